@@ -1,0 +1,43 @@
+// Protocol constants shared by the server and the browser client. A leaf module: imports nothing.
+
+/** Version of the live protocol described in doc/protocol.md. */
+export const PROTOCOL_VERSION = 1;
+
+/** Interval of application heartbeats on every transport (ms). */
+export const HEARTBEAT_MS = 2000;
+
+/**
+ * A client that hears nothing for this long treats the link as dead and reconnects.
+ * Two and a half heartbeats: one lost heartbeat is tolerated, a dead link is found within 5 s.
+ */
+export const DEAD_LINK_MS = 5000;
+
+/** Largest client-to-server message accepted (bytes). Larger WebSocket frames close with 1009. */
+export const MAX_CLIENT_MESSAGE_BYTES = 4096;
+
+/** Client message rate limit: a token bucket per connection. */
+export const CLIENT_RATE = Object.freeze({ perSecond: 20, burst: 40 });
+
+/** A connection that keeps flooding after this many rejected messages is closed (4002). */
+export const FLOOD_CLOSE_AFTER = 200;
+
+/** Longest long-poll hold the server grants (ms); larger `wait` values are clamped. */
+export const MAX_POLL_WAIT_MS = 25000;
+
+/** SSE `retry:` hint sent to EventSource (ms). */
+export const SSE_RETRY_MS = 1000;
+
+/** Close codes the server uses on WebSocket connections (doc/protocol.md, "Close codes"). */
+export const CLOSE = Object.freeze({
+  /** Normal shutdown of the server. */
+  GOING_AWAY: 1001,
+  /** A frame larger than MAX_CLIENT_MESSAGE_BYTES (sent by the ws library). */
+  TOO_BIG: 1009,
+  /** The client stayed too far behind the live stream. */
+  TOO_SLOW: 4001,
+  /** The client kept sending after being rate-limited. */
+  FLOOD: 4002,
+});
+
+/** Transport names, in the client's fallback order. */
+export const TRANSPORTS = Object.freeze(['ws', 'sse', 'poll']);

@@ -1,0 +1,114 @@
+// The error catalogue: every error scorecast reports has a stable code from this table.
+// doc/errors.md documents each code; test/core/errors.test.js checks that it does.
+
+/**
+ * @typedef {object} ErrorDef
+ * @property {string} code    Stable code, e.g. SC_ERR_BAD_JSON.
+ * @property {number} status  HTTP status when the error answers a request.
+ * @property {string} message What was wrong and what to do.
+ */
+
+/** @type {Readonly<Record<string, ErrorDef>>} */
+export const ERRORS = Object.freeze({
+  SC_ERR_BAD_JSON: {
+    code: 'SC_ERR_BAD_JSON', status: 400,
+    message: 'The message is not valid JSON; send one JSON object per frame.',
+  },
+  SC_ERR_BAD_MESSAGE: {
+    code: 'SC_ERR_BAD_MESSAGE', status: 400,
+    message: 'The message has a missing field or a field of the wrong type; see doc/protocol.md.',
+  },
+  SC_ERR_UNKNOWN_TYPE: {
+    code: 'SC_ERR_UNKNOWN_TYPE', status: 400,
+    message: 'Unknown message type; client messages are hello, ping and tap.',
+  },
+  SC_ERR_TOO_BIG: {
+    code: 'SC_ERR_TOO_BIG', status: 413,
+    message: 'The message is larger than the server accepts (4096 bytes).',
+  },
+  SC_ERR_RATE_LIMITED: {
+    code: 'SC_ERR_RATE_LIMITED', status: 429,
+    message: 'Too many messages; the message was dropped. Send at most 20 per second.',
+  },
+  SC_ERR_NO_VOTE_WINDOW: {
+    code: 'SC_ERR_NO_VOTE_WINDOW', status: 409,
+    message: 'No vote window is open; taps count only while the score asks for a vote.',
+  },
+  SC_ERR_BAD_QUERY: {
+    code: 'SC_ERR_BAD_QUERY', status: 400,
+    message: 'Bad query parameter; epoch is a string, since is an integer >= 0, wait is milliseconds >= 0.',
+  },
+  SC_ERR_UNAUTHORIZED: {
+    code: 'SC_ERR_UNAUTHORIZED', status: 401,
+    message: 'Missing or wrong conductor token; send Authorization: Bearer <token>.',
+  },
+  SC_ERR_UNKNOWN_ACTION: {
+    code: 'SC_ERR_UNKNOWN_ACTION', status: 404,
+    message: 'Unknown control action; use play, pause, stop, seek or tempo.',
+  },
+  SC_ERR_BAD_CONTROL: {
+    code: 'SC_ERR_BAD_CONTROL', status: 400,
+    message: 'Bad control arguments; see doc/protocol.md, "Control".',
+  },
+  SC_ERR_SCORE_INVALID: {
+    code: 'SC_ERR_SCORE_INVALID', status: 422,
+    message: 'The score package is invalid; fix the listed problems and load it again.',
+  },
+  SC_ERR_SCORE_NOT_FOUND: {
+    code: 'SC_ERR_SCORE_NOT_FOUND', status: 404,
+    message: 'No score package at that path; check the scores folder and the score id.',
+  },
+  SC_ERR_TOO_SLOW: {
+    code: 'SC_ERR_TOO_SLOW', status: 503,
+    message: 'The connection stayed too far behind the live stream and was closed; reconnect.',
+  },
+  SC_ERR_FLOOD: {
+    code: 'SC_ERR_FLOOD', status: 429,
+    message: 'The connection kept sending after being rate-limited and was closed.',
+  },
+  SC_ERR_BAD_REQUEST: {
+    code: 'SC_ERR_BAD_REQUEST', status: 400,
+    message: 'The request could not be read (malformed body or headers).',
+  },
+  SC_ERR_INTERNAL: {
+    code: 'SC_ERR_INTERNAL', status: 500,
+    message: 'The server failed to handle the request; it is logged. Other clients are not affected.',
+  },
+  SC_ERR_NOT_FOUND: {
+    code: 'SC_ERR_NOT_FOUND', status: 404,
+    message: 'Nothing is served at this path.',
+  },
+});
+
+/**
+ * An error value carried through decoders and answered to clients.
+ * @typedef {object} ErrorValue
+ * @property {string} code
+ * @property {string} message
+ */
+
+/**
+ * Build an error value for a catalogue code, with optional detail appended to the message.
+ * @param {keyof typeof ERRORS} code
+ * @param {string} [detail]
+ * @returns {ErrorValue}
+ */
+export function errorValue(code, detail) {
+  const def = ERRORS[code];
+  if (!def) throw new Error(`errorValue: ${code} is not in the error catalogue`);
+  return { code: def.code, message: detail ? `${def.message} (${detail})` : def.message };
+}
+
+/** An Error thrown by public APIs, carrying a catalogue code. */
+export class ScorecastError extends Error {
+  /**
+   * @param {keyof typeof ERRORS} code
+   * @param {string} [detail]
+   */
+  constructor(code, detail) {
+    super(errorValue(code, detail).message);
+    this.name = 'ScorecastError';
+    this.code = code;
+    this.statusCode = ERRORS[code].status;
+  }
+}

@@ -1,0 +1,141 @@
+// The performance state (doc/protocol.md, "State") and the pure transitions the conductor makes.
+// Each function returns a new state; unchanged branches are shared with the old one. The state
+// never holds null: in a merge patch, null means "remove the key" (RFC 7386), so an absent
+// value is written by leaving the key out.
+
+import { applyPatch } from './merge-patch.js';
+
+/** @typedef {'playing' | 'paused' | 'stopped'} Transport */
+
+/**
+ * @typedef {object} PerformanceState
+ * @property {{id: string, title: string, composer: string, bars: number, beats: number, views: string[]}} score
+ * @property {Transport} transport
+ * @property {number} beat
+ * @property {number} bar
+ * @property {number} beatInBar
+ * @property {[number, number]} time
+ * @property {number} tempo
+ * @property {number} rate
+ * @property {number} [beatT]  server time at which `beat` sounds; absent unless playing
+ * @property {Record<string, Record<string, unknown>>} cues
+ */
+
+/**
+ * Cue state of every view at `beat`: all cues at or before it, applied in order.
+ * @param {import('./manifest.js').ScoreModel} model
+ * @param {number} beat
+ * @returns {Record<string, Record<string, unknown>>}
+ */
+export function cuesAt(model, beat) {
+  /** @type {Record<string, Record<string, unknown>>} */
+  const cues = {};
+  for (const cue of model.cues) {
+    if (cue.beat > beat) break;
+    cues[cue.view] = applyPatch(cues[cue.view] ?? {}, cue.set);
+  }
+  return cues;
+}
+
+/**
+ * The state of a score before it plays: stopped on its first beat.
+ * @param {import('./manifest.js').ScoreModel} model
+ * @returns {PerformanceState}
+ */
+export function initialState(model) {
+  const { map } = model;
+  const pos = map.positionOf(0);
+  return {
+    score: {
+      id: model.id, title: model.title, composer: model.composer,
+      bars: map.lastBar, beats: map.totalBeats, views: model.views,
+    },
+    transport: 'stopped',
+    beat: 0,
+    bar: pos.bar,
+    beatInBar: pos.beatInBar,
+    time: pos.time,
+    tempo: map.tempoAt(0),
+    rate: 1,
+    cues: cuesAt(model, 0),
+  };
+}
+
+/**
+ * Move to beat `beat`. Stepping forward by one applies only that beat's cues; any other jump
+ * recomputes the cue state from the start.
+ * @param {import('./manifest.js').ScoreModel} model
+ * @param {PerformanceState} state
+ * @param {number} beat
+ * @param {number | null} beatT server time at which the beat sounds
+ * @returns {PerformanceState}
+ */
+export function atBeat(model, state, beat, beatT) {
+  const pos = model.map.positionOf(beat);
+  let cues = state.cues;
+  if (beat === state.beat + 1) {
+    for (const cue of cuesOn(model, beat)) cues = { ...cues, [cue.view]: applyPatch(cues[cue.view] ?? {}, cue.set) };
+  } else if (beat !== state.beat) {
+    cues = cuesAt(model, beat);
+  }
+  return withBeatT({
+    ...state,
+    beat,
+    bar: pos.bar,
+    beatInBar: pos.beatInBar,
+    time: pos.time,
+    tempo: model.map.tempoAt(beat) * state.rate,
+    cues,
+  }, beatT);
+}
+
+/**
+ * @param {PerformanceState} state
+ * @param {number | null} beatT
+ * @returns {PerformanceState}
+ */
+function withBeatT(state, beatT) {
+  if (beatT !== null) return { ...state, beatT };
+  if (!('beatT' in state)) return state;
+  const { beatT: _, ...rest } = state;
+  return rest;
+}
+
+/**
+ * Cues that fire exactly on `beat` (binary search: scores can hold thousands of cues).
+ * @param {import('./manifest.js').ScoreModel} model
+ * @param {number} beat
+ */
+function cuesOn(model, beat) {
+  const list = model.cues;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid].beat < beat) lo = mid + 1;
+    else hi = mid;
+  }
+  const out = [];
+  for (let i = lo; i < list.length && list[i].beat === beat; i++) out.push(list[i]);
+  return out;
+}
+
+/**
+ * @param {PerformanceState} state
+ * @param {Transport} transport
+ * @param {number | null} beatT
+ * @returns {PerformanceState}
+ */
+export function withTransport(state, transport, beatT) {
+  return withBeatT({ ...state, transport }, beatT);
+}
+
+/**
+ * @param {import('./manifest.js').ScoreModel} model
+ * @param {PerformanceState} state
+ * @param {number} rate
+ * @returns {PerformanceState}
+ */
+export function withRate(model, state, rate) {
+  return { ...state, rate, tempo: model.map.tempoAt(state.beat) * rate };
+}

@@ -1,0 +1,232 @@
+// The conductor plays a score against a monotonic clock and publishes every state change to the
+// bus. Beat N is due at anchor + (timeAt(N) - timeAt(anchorBeat)) / rate, computed from the
+// anchor each time, so timer lateness never accumulates (setInterval would drift).
+
+import { diffPatch } from '../core/merge-patch.js';
+import { atBeat, initialState, withRate, withTransport } from '../core/performance.js';
+import { ScorecastError } from '../core/errors.js';
+
+/**
+ * Time and timers, injected so tests drive them by hand.
+ * @typedef {object} Clock
+ * @property {() => number} now   monotonic milliseconds
+ * @property {() => number} wall  milliseconds since the Unix epoch
+ * @property {(fn: () => void, ms: number) => unknown} setTimer
+ * @property {(handle: unknown) => void} clearTimer
+ */
+
+/** @type {Clock} */
+export const systemClock = {
+  now: () => performance.now(),
+  wall: () => performance.timeOrigin + performance.now(),
+  setTimer: (fn, ms) => setTimeout(fn, ms),
+  clearTimer: (h) => clearTimeout(/** @type {NodeJS.Timeout} */ (h)),
+};
+
+/** Timers may fire up to this early (ms); earlier than that, the conductor waits again. */
+const EARLY_TOLERANCE_MS = 1;
+const MIN_RATE = 0.25;
+const MAX_RATE = 4;
+
+/** A new epoch name: time-ordered, unique across restarts. */
+export function newEpoch() {
+  return Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
+}
+
+/**
+ * @typedef {object} ConductorOptions
+ * @property {import('../core/manifest.js').ScoreModel} model
+ * @property {import('./bus.js').Bus} bus
+ * @property {Clock} [clock]
+ * @property {boolean} [loop]  start over at the end (the demo's autoplay)
+ * @property {string} [epoch]
+ * @property {(beat: number, dueMono: number) => void} [onBeat] observer, for tests and metrics
+ */
+
+/**
+ * @param {ConductorOptions} options
+ */
+export function createConductor({ model, bus, clock = systemClock, loop = false, epoch = newEpoch(), onBeat }) {
+  const { map } = model;
+  let state = initialState(model);
+  let seq = 0;
+  /** Fractional beat position while not playing. */
+  let pos = 0;
+  let ended = false;
+  /** While playing: the monotonic time at which the piece was at `anchorPos`. */
+  let anchorMono = 0;
+  let anchorPos = 0;
+  /** Wall time corresponding to anchorMono (sampled together). */
+  let anchorWall = 0;
+  /** @type {unknown} */
+  let timer = null;
+
+  bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
+
+  /** @param {import('../core/performance.js').PerformanceState} next */
+  function commit(next) {
+    const patch = diffPatch(state, next);
+    state = next;
+    if (patch === undefined) return;
+    seq += 1;
+    bus.publish({ epoch, seq, t: clock.wall(), patch, state });
+  }
+
+  /** @param {number} beat a beat index, or totalBeats for the end of the piece */
+  const dueMono = (beat) => anchorMono + (map.timeAt(beat) - map.timeAt(anchorPos)) / state.rate;
+  /** @param {number} mono */
+  const wallOf = (mono) => anchorWall + (mono - anchorMono);
+
+  /** @param {number} at start playing from position `at` now */
+  function anchor(at) {
+    anchorMono = clock.now();
+    anchorWall = clock.wall();
+    anchorPos = at;
+  }
+
+  function currentPos() {
+    if (state.transport !== 'playing') return pos;
+    const p = map.beatAt(map.timeAt(anchorPos) + (clock.now() - anchorMono) * state.rate);
+    return Math.min(Math.max(p, state.beat), state.beat + 0.999999);
+  }
+
+  function cancel() {
+    if (timer !== null) clock.clearTimer(timer);
+    timer = null;
+  }
+
+  /** @param {number} beat next beat due (totalBeats = the end) */
+  function arm(beat) {
+    const wait = () => {
+      const remaining = dueMono(beat) - clock.now();
+      if (remaining > EARLY_TOLERANCE_MS) { timer = clock.setTimer(wait, remaining); return; }
+      timer = null;
+      if (beat < map.totalBeats) fire(beat);
+      else finish();
+    };
+    timer = clock.setTimer(wait, Math.max(0, dueMono(beat) - clock.now()));
+  }
+
+  /** @param {number} beat */
+  function fire(beat) {
+    const due = dueMono(beat);
+    onBeat?.(beat, due);
+    commit(atBeat(model, state, beat, wallOf(due)));
+    arm(beat + 1);
+  }
+
+  function finish() {
+    const end = dueMono(map.totalBeats);
+    if (loop) {
+      // Re-anchor on the ideal end time, not on now: the loop keeps the beat grid.
+      anchorWall = wallOf(end);
+      anchorMono = end;
+      anchorPos = 0;
+      fire(0);
+      return;
+    }
+    ended = true;
+    pos = state.beat;
+    commit(withTransport(state, 'stopped', null));
+  }
+
+  /** @param {number} beat */
+  function checkBeat(beat) {
+    if (!(Number.isInteger(beat) && beat >= 0 && beat < map.totalBeats)) {
+      throw new ScorecastError('SC_ERR_BAD_CONTROL', `beat must be an integer in 0..${map.totalBeats - 1}`);
+    }
+  }
+
+  return {
+    get epoch() { return epoch; },
+    get seq() { return seq; },
+    get state() { return state; },
+    model,
+
+    play() {
+      if (state.transport === 'playing') return state;
+      if (ended) { pos = 0; ended = false; }
+      anchor(pos);
+      const playing = withTransport(state, 'playing', null);
+      if (Number.isInteger(pos)) {
+        // Starting on a beat: that beat sounds now (one published change, not two).
+        const beat = pos;
+        onBeat?.(beat, anchorMono);
+        commit(atBeat(model, playing, beat, anchorWall));
+        arm(beat + 1);
+      } else {
+        const beatStartMono = anchorMono - (map.timeAt(pos) - map.timeAt(Math.floor(pos))) / state.rate;
+        commit({ ...playing, beatT: wallOf(beatStartMono) });
+        arm(Math.floor(pos) + 1);
+      }
+      return state;
+    },
+
+    pause() {
+      if (state.transport !== 'playing') return state;
+      pos = currentPos();
+      cancel();
+      commit(withTransport(state, 'paused', null));
+      return state;
+    },
+
+    stop() {
+      cancel();
+      pos = 0;
+      ended = false;
+      commit(atBeat(model, withTransport(state, 'stopped', null), 0, null));
+      return state;
+    },
+
+    /** @param {number} beat global beat index */
+    seek(beat) {
+      checkBeat(beat);
+      ended = false;
+      if (state.transport === 'playing') {
+        cancel();
+        anchor(beat);
+        onBeat?.(beat, anchorMono);
+        commit(atBeat(model, state, beat, anchorWall));
+        arm(beat + 1);
+      } else {
+        pos = beat;
+        commit(atBeat(model, state, beat, null));
+      }
+      return state;
+    },
+
+    /** @param {number} rate tempo factor, 1 = as written */
+    setRate(rate) {
+      if (!(typeof rate === 'number' && rate >= MIN_RATE && rate <= MAX_RATE)) {
+        throw new ScorecastError('SC_ERR_BAD_CONTROL', `rate must be a number in ${MIN_RATE}..${MAX_RATE}`);
+      }
+      if (state.transport === 'playing') {
+        const p = currentPos();
+        cancel();
+        anchor(p);
+        const beatStartMono = anchorMono - (map.timeAt(p) - map.timeAt(state.beat)) / rate;
+        commit({ ...withRate(model, state, rate), beatT: wallOf(beatStartMono) });
+        arm(state.beat + 1);
+      } else {
+        commit(withRate(model, state, rate));
+      }
+      return state;
+    },
+
+    /** Global beat index of bar `bar`, beat `beatInBar` (default: the bar's first beat). */
+    beatOf(/** @type {number} */ bar, /** @type {number | undefined} */ beatInBar) {
+      const info = map.bars.find((b) => b.bar === bar);
+      if (!info) throw new ScorecastError('SC_ERR_BAD_CONTROL', `bar must be in ${map.firstBar}..${map.lastBar}`);
+      try {
+        return map.beatOf(bar, beatInBar ?? info.firstBeatInBar);
+      } catch (err) {
+        throw new ScorecastError('SC_ERR_BAD_CONTROL', /** @type {Error} */ (err).message.replace(/^tempo map: /, ''));
+      }
+    },
+
+    /** Stop the timers; the conductor publishes nothing more. */
+    dispose() { cancel(); },
+  };
+}
+
+/** @typedef {ReturnType<typeof createConductor>} Conductor */

@@ -1,0 +1,57 @@
+// Configuration from the environment and matching command-line flags (flags win).
+
+import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * @typedef {object} Config
+ * @property {number} port
+ * @property {string} host
+ * @property {string} scoreDir
+ * @property {string} token
+ * @property {boolean} tokenGenerated
+ * @property {boolean} autoplay
+ * @property {boolean} loop
+ * @property {string} logLevel
+ */
+
+/**
+ * @param {string[]} argv
+ * @param {Record<string, string | undefined>} env
+ * @returns {Config}
+ */
+export function readConfig(argv, env) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      score: { type: 'string' },
+      token: { type: 'string' },
+      autoplay: { type: 'boolean' },
+      loop: { type: 'boolean' },
+      'log-level': { type: 'string' },
+    },
+    strict: true,
+  });
+  const portText = values.port ?? env.PORT ?? '8080';
+  const port = Number(portText);
+  if (!(Number.isInteger(port) && port >= 0 && port < 65536)) throw new Error(`PORT/--port must be 0..65535, got "${portText}"`);
+  const given = values.token ?? env.SCORECAST_TOKEN;
+  if (given !== undefined && given.length < 8) throw new Error('SCORECAST_TOKEN/--token must be at least 8 characters');
+  const autoplay = values.autoplay ?? env.SCORECAST_AUTOPLAY === '1';
+  return {
+    port,
+    host: values.host ?? env.HOST ?? '0.0.0.0',
+    scoreDir: path.resolve(values.score ?? env.SCORECAST_SCORE ?? path.join(ROOT, 'scores', 'demo')),
+    token: given ?? randomBytes(18).toString('base64url'),
+    tokenGenerated: given === undefined,
+    autoplay,
+    loop: values.loop ?? autoplay,
+    logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
+  };
+}

@@ -1,0 +1,76 @@
+// Conductor control: POST /api/control/:action with a bearer token. Audience clients can only
+// read; without the token nothing changes.
+
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ScorecastError } from '../core/errors.js';
+
+/**
+ * Compare a presented token with the expected one in constant time (hashing first makes the
+ * lengths equal, so the length of the token does not leak either).
+ * @param {string | undefined} presented
+ * @param {string} expected
+ */
+export function tokenMatches(presented, expected) {
+  if (typeof presented !== 'string') return false;
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/**
+ * @param {unknown} body
+ * @returns {Record<string, unknown>}
+ */
+function args(body) {
+  if (body === undefined || body === null || body === '') return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw new ScorecastError('SC_ERR_BAD_CONTROL', 'the body must be a JSON object');
+  return /** @type {Record<string, unknown>} */ (body);
+}
+
+/**
+ * The actions, by name. Each returns nothing; the route answers the new state.
+ * @type {Record<string, (c: import('./conductor.js').Conductor, a: Record<string, unknown>) => void>}
+ */
+const ACTIONS = {
+  play: (c) => { c.play(); },
+  pause: (c) => { c.pause(); },
+  stop: (c) => { c.stop(); },
+  seek: (c, a) => {
+    if (a.bar !== undefined) {
+      if (!Number.isInteger(a.bar)) throw new ScorecastError('SC_ERR_BAD_CONTROL', 'bar must be an integer');
+      if (a.beat !== undefined && !Number.isInteger(a.beat)) throw new ScorecastError('SC_ERR_BAD_CONTROL', 'beat must be an integer (beat in the bar)');
+      c.seek(c.beatOf(/** @type {number} */ (a.bar), /** @type {number | undefined} */ (a.beat)));
+    } else if (a.beat !== undefined) {
+      c.seek(/** @type {number} */ (a.beat));
+    } else {
+      throw new ScorecastError('SC_ERR_BAD_CONTROL', 'seek needs {beat} or {bar, beat?}');
+    }
+  },
+  tempo: (c, a) => {
+    if (a.rate !== undefined) c.setRate(/** @type {number} */ (a.rate));
+    else if (typeof a.bpm === 'number' && a.bpm > 0) c.setRate(a.bpm / c.model.map.tempoAt(c.state.beat));
+    else throw new ScorecastError('SC_ERR_BAD_CONTROL', 'tempo needs {rate} (0.25..4) or {bpm} (> 0)');
+  },
+};
+
+/**
+ * @param {import('fastify').FastifyInstance} app
+ * @param {{ conductor: import('./conductor.js').Conductor, token: string }} options
+ */
+export function controlRoutes(app, { conductor, token }) {
+  app.post('/api/control/:action', {
+    // Authenticate before the body is parsed: a caller without the token learns nothing.
+    onRequest: async (req) => {
+      const header = req.headers.authorization;
+      const presented = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+      if (!tokenMatches(presented, token)) throw new ScorecastError('SC_ERR_UNAUTHORIZED');
+    },
+  }, async (req) => {
+    const { action } = /** @type {{ action: string }} */ (req.params);
+    const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
+    if (!run) throw new ScorecastError('SC_ERR_UNKNOWN_ACTION', action.slice(0, 32));
+    run(conductor, args(req.body));
+    req.log.info({ action, epoch: conductor.epoch, seq: conductor.seq }, 'control');
+    return { epoch: conductor.epoch, seq: conductor.seq, state: conductor.state };
+  });
+}

@@ -1,0 +1,374 @@
+// The hub: takes state changes from the bus, serializes each one once, keeps a bounded history
+// for resync, and fans the same bytes out to every connection. It knows transports only through
+// the Link interface below; polling uses resync() and waitForChange() and holds no connection.
+
+import { encode, decodeClientMessage } from '../core/protocol.js';
+import { errorValue } from '../core/errors.js';
+import { applyPatch } from '../core/merge-patch.js';
+import {
+  CLIENT_RATE, CLOSE, DEAD_LINK_MS, FLOOD_CLOSE_AFTER, HEARTBEAT_MS, MAX_CLIENT_MESSAGE_BYTES,
+} from '../core/constants.js';
+
+/**
+ * What a transport provides for one connection.
+ * @typedef {object} Link
+ * @property {string} kind                           transport name: 'ws' | 'sse'
+ * @property {(bytes: Buffer) => void} send         write one message in this kind's framing
+ * @property {() => number} buffered                bytes accepted but not yet on the network
+ * @property {(code: number, reason: string) => void} close
+ */
+
+/**
+ * One serialized server message. `bytes` caches its framing per transport kind, so a change is
+ * serialized once and framed once per kind, whatever the number of connections.
+ * @typedef {object} Message
+ * @property {string} type    the envelope's type
+ * @property {number} seq
+ * @property {string} id      `epoch:seq` for snapshot and delta, '' for messages without state
+ * @property {string} text    the JSON envelope
+ * @property {Map<string, Buffer>} bytes
+ */
+
+/**
+ * @typedef {object} HubMetrics
+ * @property {(kind: string, messages: number, bytes: number) => void} [sent]
+ * @property {(kind: string, delta: number) => void} [clients]
+ * @property {(seconds: number) => void} [pushLag] time from a change to its last socket write
+ * @property {(kind: string, reason: string) => void} [dropped]
+ */
+
+/**
+ * @typedef {object} HubOptions
+ * @property {import('./bus.js').Bus} bus
+ * @property {() => number} [now]        wall clock (ms since the Unix epoch)
+ * @property {number} [historySize]      deltas kept for resync
+ * @property {number} [historyBytes]     and at most this many bytes of them
+ * @property {number} [behindBytes]      a connection with more unsent bytes stops getting deltas
+ * @property {number} [dropBytes]        ... and is closed past this many
+ * @property {number} [behindMs]         ... or after being behind this long
+ * @property {HubMetrics} [metrics]
+ * @property {(msg: object) => void} [onTap] receives valid taps (votes come with score packages)
+ */
+
+/**
+ * Frames a message for one transport kind.
+ * @typedef {(msg: Message) => Buffer} Framer
+ */
+
+/** @type {Framer} */
+const frameText = (msg) => Buffer.from(msg.text);
+
+/**
+ * @param {HubOptions} options
+ */
+export function createHub({
+  bus,
+  now = () => performance.timeOrigin + performance.now(),
+  historySize = 512,
+  historyBytes = 16 * 1024 * 1024,
+  behindBytes = 512 * 1024,
+  dropBytes = 8 * 1024 * 1024,
+  behindMs = 10_000,
+  metrics = {},
+  onTap,
+}) {
+  /** @type {Map<string, Framer>} */
+  const framers = new Map([['ws', frameText]]);
+  /** @type {Set<Session>} */
+  const sessions = new Set();
+  /** @type {Message[]} the history, oldest first, contiguous seqs */
+  let ring = [];
+  let ringBytes = 0;
+  let epoch = '';
+  let seq = -1;
+  /** @type {any} */
+  let state = null;
+  /** @type {Message | null} */
+  let snapshotCache = null;
+  /** Long polls waiting for the next change. */
+  /** @type {Set<() => void>} */
+  const waiters = new Set();
+
+  /**
+   * @param {Record<string, unknown> & { type: string }} envelope
+   * @param {boolean} [withId] a state message: carries `epoch:seq` as its id
+   * @returns {Message}
+   */
+  const message = (envelope, withId = false) => ({
+    type: envelope.type, seq, id: withId ? `${epoch}:${seq}` : '', text: encode(envelope), bytes: new Map(),
+  });
+
+  /**
+   * This kind's framing of a message, built once.
+   * @param {Message} msg
+   * @param {string} kind
+   */
+  function framed(msg, kind) {
+    let b = msg.bytes.get(kind);
+    if (!b) {
+      const framer = framers.get(kind) ?? frameText;
+      b = framer(msg);
+      msg.bytes.set(kind, b);
+    }
+    return b;
+  }
+
+  function snapshot() {
+    if (!snapshotCache || snapshotCache.id !== `${epoch}:${seq}`) {
+      snapshotCache = message({ type: 'snapshot', epoch, seq, t: now(), state }, true);
+    }
+    return snapshotCache;
+  }
+
+  /**
+   * Messages that bring a client holding (e, s) up to date (doc/protocol.md, "Resync").
+   * @param {string | null} e
+   * @param {number} s
+   * @returns {Message[]}
+   */
+  function resync(e, s) {
+    if (e === epoch) {
+      if (s === seq) return [];
+      const oldest = ring.length > 0 ? ring[0].seq : seq + 1;
+      if (s < seq && s + 1 >= oldest) return ring.slice(s + 1 - oldest);
+    }
+    return [snapshot()];
+  }
+
+  /** @param {Message} msg */
+  function remember(msg) {
+    ring.push(msg);
+    ringBytes += msg.text.length;
+    let drop = 0;
+    while (ring.length - drop > historySize || (ringBytes > historyBytes && ring.length - drop > 1)) {
+      ringBytes -= ring[drop].text.length;
+      drop++;
+    }
+    if (drop > 0) ring = ring.slice(drop);
+  }
+
+  /**
+   * Send one message to every connection that keeps up; manage those that do not.
+   * @param {Message} msg
+   * @param {boolean} isState  a snapshot or delta (behind connections recover on these)
+   */
+  function broadcast(msg, isState) {
+    const t = now();
+    /** @type {Map<string, {n: number, bytes: number}>} */
+    const counts = new Map();
+    for (const session of sessions) {
+      const { link } = session;
+      const queued = link.buffered();
+      let out = msg;
+      if (session.behind) {
+        if (queued > dropBytes || t - session.behindSince > behindMs) { session.drop(); continue; }
+        if (!isState || queued > behindBytes / 2) continue;
+        // Latest state wins: the connection drained, it gets the newest state whole.
+        session.behind = false;
+        out = snapshot();
+      } else if (queued > behindBytes) {
+        session.behind = true;
+        session.behindSince = t;
+        continue;
+      }
+      const bytes = framed(out, link.kind);
+      link.send(bytes);
+      const c = counts.get(link.kind);
+      if (c) { c.n++; c.bytes += bytes.length; } else counts.set(link.kind, { n: 1, bytes: bytes.length });
+    }
+    for (const [kind, c] of counts) metrics.sent?.(kind, c.n, c.bytes);
+  }
+
+  /** @param {import('./bus.js').StateChange} change */
+  function onChange(change) {
+    const fresh = change.epoch !== epoch || change.seq !== seq + 1 || change.patch === null;
+    epoch = change.epoch;
+    seq = change.seq;
+    state = change.state ?? applyPatch(state, change.patch);
+    if (fresh) {
+      // A new epoch, or a gap the bus could not fill: history restarts here.
+      ring = [];
+      ringBytes = 0;
+      broadcast(snapshot(), true);
+    } else {
+      const msg = message({ type: 'delta', epoch, seq, t: change.t, patch: change.patch }, true);
+      remember(msg);
+      broadcast(msg, true);
+    }
+    metrics.pushLag?.((now() - change.t) / 1000);
+    for (const wake of waiters) wake();
+    waiters.clear();
+  }
+
+  const latest = bus.latest();
+  if (latest) onChange({ ...latest, patch: null });
+  const unsubscribe = bus.subscribe(onChange);
+
+  const heartbeatTimer = setInterval(() => {
+    broadcast(message({ type: 'heartbeat', epoch, seq, t: now() }), false);
+  }, HEARTBEAT_MS);
+  heartbeatTimer.unref?.();
+
+  /** One connection's bookkeeping. */
+  class Session {
+    /** @param {Link} link */
+    constructor(link) {
+      this.link = link;
+      this.behind = false;
+      this.behindSince = 0;
+      /** @type {number} */
+      this.tokens = CLIENT_RATE.burst;
+      this.refilled = now();
+      this.rejected = 0;
+      this.closed = false;
+    }
+
+    /** @param {Message} msg */
+    send(msg) {
+      if (!this.closed) this.link.send(framed(msg, this.link.kind));
+    }
+
+    /** @param {import('../core/errors.js').ErrorValue} error */
+    sendError(error) {
+      this.send(message({ type: 'error', t: now(), ...error }));
+    }
+
+    /**
+     * Bring this connection up to date from what it holds.
+     * @param {string | null} e
+     * @param {number} s
+     */
+    resync(e, s) {
+      for (const msg of resync(e, s)) this.send(msg);
+    }
+
+    /** Token bucket: CLIENT_RATE per second, CLIENT_RATE.burst at once. */
+    allow() {
+      const t = now();
+      this.tokens = Math.min(CLIENT_RATE.burst, this.tokens + ((t - this.refilled) / 1000) * CLIENT_RATE.perSecond);
+      this.refilled = t;
+      if (this.tokens >= 1) { this.tokens -= 1; return true; }
+      return false;
+    }
+
+    /**
+     * A message from the client (WebSocket). Never throws; every refusal is an error envelope.
+     * @param {string | Buffer | ArrayBuffer | Buffer[]} raw
+     * @param {boolean} isBinary
+     */
+    receive(raw, isBinary) {
+      if (this.closed) return;
+      if (!this.allow()) {
+        this.rejected++;
+        if (this.rejected >= FLOOD_CLOSE_AFTER) { this.close(CLOSE.FLOOD, 'SC_ERR_FLOOD'); return; }
+        // Answer only the first refusals of a burst: a flood must not make us flood back.
+        if (this.rejected <= CLIENT_RATE.burst) this.sendError(errorValue('SC_ERR_RATE_LIMITED'));
+        return;
+      }
+      const data = Array.isArray(raw) ? Buffer.concat(raw) : raw;
+      const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+      if (size > MAX_CLIENT_MESSAGE_BYTES) { this.sendError(errorValue('SC_ERR_TOO_BIG')); return; }
+      const decoded = decodeClientMessage(typeof data === 'string' ? data : new Uint8Array(data), isBinary);
+      if (!decoded.ok) { this.sendError(decoded.error); return; }
+      const msg = decoded.value;
+      switch (msg.type) {
+        case 'hello':
+          this.resync(msg.epoch, msg.seq);
+          break;
+        case 'ping':
+          this.send(message({ type: 'pong', id: msg.id, t0: msg.t0, t: now() }));
+          break;
+        case 'tap':
+          if (onTap) onTap(msg);
+          else this.sendError(errorValue('SC_ERR_NO_VOTE_WINDOW'));
+          break;
+      }
+    }
+
+    /**
+     * @param {number} code
+     * @param {string} reason
+     */
+    close(code, reason) {
+      if (this.closed) return;
+      this.detach();
+      this.link.close(code, reason);
+    }
+
+    drop() {
+      metrics.dropped?.(this.link.kind, 'too_slow');
+      this.close(CLOSE.TOO_SLOW, 'SC_ERR_TOO_SLOW');
+    }
+
+    detach() {
+      if (this.closed) return;
+      this.closed = true;
+      sessions.delete(this);
+      metrics.clients?.(this.link.kind, -1);
+    }
+  }
+
+  return {
+    get epoch() { return epoch; },
+    get seq() { return seq; },
+    get state() { return state; },
+    get size() { return sessions.size; },
+
+    /**
+     * Register how a transport frames messages (SSE adds `id:` and `data:` lines).
+     * @param {string} kind
+     * @param {Framer} framer
+     */
+    setFramer(kind, framer) { framers.set(kind, framer); },
+
+    /**
+     * A new connection: it gets a welcome, then what it needs to be live.
+     * @param {Link} link
+     * @param {{ epoch: string | null, seq: number }} holds
+     */
+    attach(link, holds) {
+      const session = new Session(link);
+      sessions.add(session);
+      metrics.clients?.(link.kind, 1);
+      session.send(message({
+        type: 'welcome', epoch, seq, t: now(), transport: link.kind,
+        heartbeatMs: HEARTBEAT_MS, deadLinkMs: DEAD_LINK_MS, maxMessageBytes: MAX_CLIENT_MESSAGE_BYTES,
+      }));
+      session.resync(holds.epoch, holds.seq);
+      return session;
+    },
+
+    resync,
+
+    /** A heartbeat message for the current seq (polling answers it to a live client). */
+    heartbeat: () => message({ type: 'heartbeat', epoch, seq, t: now() }),
+
+    /**
+     * Resolve at the next change or after `ms`, whichever is first.
+     * @param {number} ms
+     * @returns {Promise<void>}
+     */
+    waitForChange(ms) {
+      return new Promise((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          waiters.delete(done);
+          resolve();
+        }
+        waiters.add(done);
+      });
+    },
+
+    /** Close every connection (server shutdown) and stop listening to the bus. */
+    close() {
+      clearInterval(heartbeatTimer);
+      unsubscribe();
+      for (const wake of waiters) wake();
+      for (const s of [...sessions]) s.close(CLOSE.GOING_AWAY, 'server shutting down');
+    },
+  };
+}
+
+/** @typedef {ReturnType<typeof createHub>} Hub */
+/** @typedef {ReturnType<Hub['attach']>} HubSession */

@@ -1,0 +1,41 @@
+// Prometheus metrics (prom-client): connections by transport, messages and bytes sent, push lag,
+// plus the default process metrics (event-loop lag, heap, RSS, CPU).
+
+import client from 'prom-client';
+
+/**
+ * @returns {{ registry: import('prom-client').Registry, hooks: import('./hub.js').HubMetrics }}
+ */
+export function createMetrics() {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
+  const clients = new client.Gauge({
+    name: 'scorecast_clients', help: 'Open connections by transport (poll: long polls being held)',
+    labelNames: ['transport'], registers: [registry],
+  });
+  const messages = new client.Counter({
+    name: 'scorecast_messages_sent_total', help: 'Messages sent to clients', labelNames: ['transport'], registers: [registry],
+  });
+  const bytes = new client.Counter({
+    name: 'scorecast_bytes_sent_total', help: 'Bytes of messages sent to clients (payload and framing)', labelNames: ['transport'], registers: [registry],
+  });
+  const dropped = new client.Counter({
+    name: 'scorecast_connections_dropped_total', help: 'Connections the server closed', labelNames: ['transport', 'reason'], registers: [registry],
+  });
+  const lag = new client.Histogram({
+    name: 'scorecast_push_lag_seconds',
+    help: 'Time from a state change to its last socket write on this server',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
+  for (const t of ['ws', 'sse', 'poll']) clients.set({ transport: t }, 0);
+  return {
+    registry,
+    hooks: {
+      sent: (kind, n, b) => { messages.inc({ transport: kind }, n); bytes.inc({ transport: kind }, b); },
+      clients: (kind, delta) => { clients.inc({ transport: kind }, delta); },
+      pushLag: (s) => { lag.observe(s); },
+      dropped: (kind, reason) => { dropped.inc({ transport: kind, reason }); },
+    },
+  };
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// Reads the configuration, builds the app, listens, and prints where the audience goes.
+
+import os from 'node:os';
+import QRCode from 'qrcode';
+import { readConfig } from './config.js';
+import { loadScore } from './score-loader.js';
+import { buildApp } from './app.js';
+
+/** Addresses phones on the venue network can use (non-internal IPv4). */
+function lanAddresses() {
+  return Object.values(os.networkInterfaces()).flat()
+    .filter((i) => i && i.family === 'IPv4' && !i.internal)
+    .map((i) => /** @type {os.NetworkInterfaceInfo} */ (i).address);
+}
+
+async function main() {
+  let config;
+  try {
+    config = readConfig(process.argv.slice(2), process.env);
+  } catch (err) {
+    process.stderr.write(`scorecast: ${/** @type {Error} */ (err).message}\n`);
+    process.exit(2);
+  }
+  let score;
+  try {
+    score = await loadScore(config.scoreDir);
+  } catch (err) {
+    process.stderr.write(`scorecast: cannot load the score in ${config.scoreDir}: ${/** @type {Error} */ (err).message}\n`);
+    process.exit(1);
+  }
+  const { app } = await buildApp({
+    score, token: config.token, autoplay: config.autoplay, loop: config.loop,
+    logger: { level: config.logLevel },
+  });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+
+  const wildcard = config.host === '0.0.0.0' || config.host === '::';
+  const hosts = wildcard ? [...lanAddresses(), 'localhost'] : [config.host];
+  const audienceUrl = `http://${hosts[0]}:${port}/`;
+  const lines = [
+    '',
+    `scorecast is playing "${score.model.title}"${config.autoplay ? ' (autoplay, looping)' : ' (waiting for the conductor)'}`,
+    `  audience:  ${hosts.map((h) => `http://${h}:${port}/`).join('  ')}`,
+    `  conductor token: ${config.token}${config.tokenGenerated ? '  (generated; set SCORECAST_TOKEN to choose one)' : ''}`,
+    `  control:   curl -X POST -H 'Authorization: Bearer <token>' http://localhost:${port}/api/control/play`,
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+  if (process.env.SCORECAST_QR !== '0') {
+    process.stdout.write(`${await QRCode.toString(audienceUrl, { type: 'terminal', small: true })}\n`);
+  }
+
+  let closing = false;
+  /** @param {string} signal */
+  const shutdown = async (signal) => {
+    if (closing) process.exit(1);
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  if (process.send) process.send({ type: 'listening', port, token: config.token });
+}
+
+main();

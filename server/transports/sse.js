@@ -1,0 +1,44 @@
+// Server-Sent Events transport at /live/sse. Resume point from Last-Event-ID (EventSource's own
+// reconnects) or the query; state messages carry `id: epoch:seq`, others carry none.
+
+import { decodeResyncQuery, parseEventId } from '../../core/protocol.js';
+import { MAX_POLL_WAIT_MS, SSE_RETRY_MS } from '../../core/constants.js';
+
+/** @type {import('../hub.js').Framer} */
+export function frameSse(msg) {
+  const head = msg.id ? `id: ${msg.id}\n` : msg.type === 'heartbeat' ? ': hb\n' : '';
+  return Buffer.from(`${head}data: ${msg.text}\n\n`);
+}
+
+/**
+ * @param {import('fastify').FastifyInstance} app
+ * @param {import('../hub.js').Hub} hub
+ */
+export function sseRoutes(app, hub) {
+  hub.setFramer('sse', frameSse);
+
+  app.get('/live/sse', (req, reply) => {
+    const query = decodeResyncQuery(/** @type {Record<string, unknown>} */ (req.query), MAX_POLL_WAIT_MS);
+    if (!query.ok) return reply.code(400).send(query.error);
+    const resume = parseEventId(req.headers['last-event-id']) ?? { epoch: query.value.epoch, seq: query.value.since };
+
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      // nginx must not buffer the stream (infra/ proxies it later).
+      'x-accel-buffering': 'no',
+    });
+    res.write(`retry: ${SSE_RETRY_MS}\n\n`);
+    res.socket?.setNoDelay(true);
+    const session = hub.attach({
+      kind: 'sse',
+      send: (bytes) => { res.write(bytes); },
+      buffered: () => res.writableLength,
+      close: () => { res.end(); },
+    }, resume);
+    res.on('close', () => session.detach());
+  });
+}

@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { describe, it, expect } from 'vitest';
+import { ERRORS, ScorecastError, errorValue } from '../../core/errors.js';
+import { CLOSE } from '../../core/constants.js';
+
+const errorsDoc = readFileSync(new URL('../../doc/errors.md', import.meta.url), 'utf8');
+const protocolDoc = readFileSync(new URL('../../doc/protocol.md', import.meta.url), 'utf8');
+
+describe('error catalogue', () => {
+  it.each(Object.keys(ERRORS))('%s is documented in doc/errors.md', (code) => {
+    expect(errorsDoc).toContain(`\`${code}\``);
+  });
+
+  it('every code is its own key, with a status and a message that says what to do', () => {
+    for (const [key, def] of Object.entries(ERRORS)) {
+      expect(def.code).toBe(key);
+      expect(def.status).toBeGreaterThanOrEqual(400);
+      expect(def.message.length).toBeGreaterThan(20);
+    }
+  });
+
+  it.each(Object.entries(CLOSE))('close code %s (%i) is documented in doc/protocol.md', (name, value) => {
+    expect(protocolDoc).toMatch(new RegExp(`\\| ${value} \\|`));
+  });
+
+  it('ScorecastError carries code and status', () => {
+    const err = new ScorecastError('SC_ERR_UNAUTHORIZED');
+    expect(err.code).toBe('SC_ERR_UNAUTHORIZED');
+    expect(err.statusCode).toBe(401);
+    expect(errorValue('SC_ERR_BAD_QUERY', 'since').message).toMatch(/\(since\)$/);
+    expect(() => errorValue(/** @type {any} */ ('SC_ERR_NOPE'))).toThrow(/not in the error catalogue/);
+  });
+});

@@ -1,0 +1,147 @@
+import { describe, it, expect } from 'vitest';
+import { buildScoreModel } from '../../core/manifest.js';
+import { createMemoryBus } from '../../server/bus.js';
+import { createConductor } from '../../server/conductor.js';
+import { applyPatch } from '../../core/merge-patch.js';
+import { createFakeClock } from '../helpers/fake-clock.js';
+
+/** @param {object} [extra] */
+function model(extra = {}) {
+  const r = buildScoreModel({
+    id: 'c', title: 'C', bars: 4, meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+    cues: [{ at: 0, set: { text: 'start' } }, { at: 8, set: { text: 'half' } }], ...extra,
+  });
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.value;
+}
+
+/** @param {Parameters<typeof createFakeClock>[0]} [clockOptions] @param {object} [extra] @param {boolean} [loop] */
+function setup(clockOptions, extra, loop = false) {
+  const clock = createFakeClock(clockOptions);
+  const bus = createMemoryBus();
+  /** @type {import('../../server/bus.js').StateChange[]} */
+  const changes = [];
+  bus.subscribe((c) => changes.push(c));
+  /** @type {{ beat: number, at: number, due: number }[]} */
+  const fired = [];
+  const conductor = createConductor({
+    model: model(extra), bus, clock, loop, epoch: 'e1',
+    onBeat: (beat, due) => fired.push({ beat, at: clock.now(), due }),
+  });
+  return { clock, bus, changes, fired, conductor };
+}
+
+describe('conductor', () => {
+  it('keeps every beat within 2 ms of its ideal time over a 10-minute piece with late timers', () => {
+    // 300 bars of 4/4 with tempo and time-signature changes: about 10 minutes.
+    const extra = {
+      bars: 300,
+      meter: [
+        { bar: 1, time: '4/4', tempo: 120 },
+        { bar: 61, time: '3/4', tempo: 96 },
+        { bar: 151, time: '7/8', tempo: 150 },
+        { bar: 231, beat: 4, tempo: 84.5 },
+      ],
+      cues: [],
+    };
+    let n = 0;
+    // Timers fire 0 to 1.9 ms late (deterministic pseudo-random), like a busy event loop.
+    const s = setup({ lateness: () => ((n++ * 7919) % 20) / 10.5 }, extra);
+    const map = s.conductor.model.map;
+    expect(map.durationMs).toBeGreaterThan(9.5 * 60000);
+    const start = s.clock.now();
+    s.conductor.play();
+    s.clock.advance(map.durationMs + 2000);
+    expect(s.fired.length).toBe(map.totalBeats);
+    let worst = 0;
+    for (const f of s.fired) {
+      const ideal = start + map.timeAt(f.beat);
+      expect(f.due).toBeCloseTo(ideal, 6);
+      worst = Math.max(worst, Math.abs(f.at - ideal));
+    }
+    expect(worst).toBeLessThanOrEqual(2);
+    expect(s.conductor.state.transport).toBe('stopped');
+  });
+
+  it('publishes each change with seq + 1 and a patch that rebuilds the state', () => {
+    const s = setup();
+    s.conductor.play();
+    s.clock.advance(3000);
+    s.conductor.pause();
+    expect(s.changes.map((c) => c.seq)).toEqual(s.changes.map((_, i) => i));
+    let state = s.changes[0].state;
+    for (const c of s.changes.slice(1)) state = applyPatch(state, c.patch);
+    expect(state).toEqual(s.conductor.state);
+    expect(s.conductor.state).toMatchObject({ transport: 'paused', beat: 6 });
+  });
+
+  it('pauses mid-beat and resumes for the rest of that beat only', () => {
+    const s = setup();
+    s.conductor.play();
+    s.clock.advance(1200); // beats at 0, 500, 1000; 200 ms into beat 2
+    s.conductor.pause();
+    s.clock.advance(5000);
+    expect(s.conductor.state.beat).toBe(2);
+    const resumed = s.clock.now();
+    s.conductor.play();
+    s.clock.advance(400);
+    expect(s.fired.at(-1)).toMatchObject({ beat: 3 });
+    expect(/** @type {any} */ (s.fired.at(-1)).at).toBeCloseTo(resumed + 300, 6);
+  });
+
+  it('seeks while playing and while stopped, recomputing cues', () => {
+    const s = setup();
+    s.conductor.seek(9);
+    expect(s.conductor.state).toMatchObject({ transport: 'stopped', beat: 9, bar: 3, beatInBar: 2 });
+    expect(s.conductor.state.cues.audience).toEqual({ text: 'half' });
+    s.conductor.play();
+    expect(s.fired.at(-1)).toMatchObject({ beat: 9 });
+    s.conductor.seek(1);
+    expect(s.conductor.state.cues.audience).toEqual({ text: 'start' });
+    s.clock.advance(500);
+    expect(s.conductor.state.beat).toBe(2);
+    expect(() => s.conductor.seek(16)).toThrow(/beat must be an integer in 0..15/);
+    expect(() => s.conductor.beatOf(5)).toThrow(/bar must be in 1..4/);
+    expect(s.conductor.beatOf(2, 3)).toBe(6);
+  });
+
+  it('changes tempo from now on without a jump', () => {
+    const s = setup();
+    s.conductor.play();
+    s.clock.advance(1250); // 250 ms into beat 2 at 500 ms a beat
+    s.conductor.setRate(2); // 250 ms a beat: the rest of beat 2 (half a beat) takes 125 ms
+    const t = s.clock.now();
+    s.clock.advance(130);
+    expect(s.fired.at(-1)).toMatchObject({ beat: 3 });
+    expect(/** @type {any} */ (s.fired.at(-1)).at).toBeCloseTo(t + 125, 6);
+    expect(s.conductor.state.tempo).toBe(240);
+    expect(() => s.conductor.setRate(10)).toThrow(/rate must be/);
+  });
+
+  it('stops at the end, or loops on the beat grid when asked', () => {
+    const once = setup();
+    once.conductor.play();
+    once.clock.advance(9000);
+    expect(once.conductor.state).toMatchObject({ transport: 'stopped', beat: 15 });
+    once.conductor.play();
+    expect(once.conductor.state).toMatchObject({ transport: 'playing', beat: 0 });
+
+    const looping = setup(undefined, undefined, true);
+    const start = looping.clock.now();
+    looping.conductor.play();
+    looping.clock.advance(8000 * 3 + 100);
+    const secondLoop = looping.fired.filter((f) => f.beat === 0);
+    expect(secondLoop.map((f) => f.at - start)).toEqual([0, 8000, 16000, 24000]);
+    expect(looping.conductor.state.cues.audience).toEqual({ text: 'start' });
+  });
+
+  it('stop returns to the first beat and cancels the timers', () => {
+    const s = setup();
+    s.conductor.play();
+    s.clock.advance(2100);
+    s.conductor.stop();
+    expect(s.conductor.state).toMatchObject({ transport: 'stopped', beat: 0 });
+    expect(s.conductor.state).not.toHaveProperty('beatT');
+    expect(s.clock.pending).toBe(0);
+  });
+});
