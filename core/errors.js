@@ -88,7 +88,8 @@ export const ERRORS = Object.freeze({
  */
 
 /**
- * Build an error value for a catalogue code, with optional detail appended to the message.
+ * Build an error value for a catalogue code, with optional detail appended to the message
+ * (a detail starting with a newline is a list of problems, one per line).
  * @param {keyof typeof ERRORS} code
  * @param {string} [detail]
  * @returns {ErrorValue}
@@ -96,7 +97,9 @@ export const ERRORS = Object.freeze({
 export function errorValue(code, detail) {
   const def = ERRORS[code];
   if (!def) throw new Error(`errorValue: ${code} is not in the error catalogue`);
-  return { code: def.code, message: detail ? `${def.message} (${detail})` : def.message };
+  if (!detail) return { code: def.code, message: def.message };
+  // A list of problems (one per line) follows the message; a short detail goes in brackets.
+  return { code: def.code, message: detail.startsWith('\n') ? `${def.message}${detail}` : `${def.message} (${detail})` };
 }
 
 /** An Error thrown by public APIs, carrying a catalogue code. */

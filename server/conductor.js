@@ -213,8 +213,12 @@ export function createConductor({ model, bus, clock = systemClock, loop = false,
       return state;
     },
 
-    /** Global beat index of bar `bar`, beat `beatInBar` (default: the bar's first beat). */
-    beatOf(/** @type {number} */ bar, /** @type {number | undefined} */ beatInBar) {
+    /**
+     * Global beat index of bar `bar`, beat `beatInBar` (default: the bar's first beat).
+     * @param {number} bar
+     * @param {number} [beatInBar]
+     */
+    beatOf(bar, beatInBar) {
       const info = map.bars.find((b) => b.bar === bar);
       if (!info) throw new ScorecastError('SC_ERR_BAD_CONTROL', `bar must be in ${map.firstBar}..${map.lastBar}`);
       try {

@@ -67,7 +67,7 @@ export async function loadScore(packageDir) {
   }
 
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     const lines = doc.errors.map((e) => describe('score.yaml', e.linePos?.[0]?.line ?? null, 'syntax', e.message.split('\n')[0]));
     throw new ScorecastError('SC_ERR_SCORE_INVALID', `\n${lines.join('\n')}`);

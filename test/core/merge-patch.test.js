@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { applyPatch, diffPatch, deepEqual } from '../../core/merge-patch.js';
 
 // RFC 7386 appendix A: the test cases of the specification.
+/** @type {[any, any, any][]} */
 const RFC_CASES = [
   [{ a: 'b' }, { a: 'c' }, { a: 'c' }],
   [{ a: 'b' }, { b: 'c' }, { a: 'b', b: 'c' }],

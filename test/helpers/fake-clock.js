@@ -26,10 +26,11 @@ export function createFakeClock({ start = 1000, wallStart = 1_700_000_000_000, l
     advance(/** @type {number} */ ms) {
       const end = now + ms;
       for (;;) {
+        /** @type {[number, { at: number, fn: () => void }] | null} */
         let first = null;
         for (const [id, t] of timers) if (t.at <= end && (!first || t.at < first[1].at)) first = [id, t];
         if (!first) break;
-        const [id, t] = /** @type {[number, { at: number, fn: () => void }]} */ (first);
+        const [id, t] = first;
         timers.delete(id);
         now = Math.max(now, t.at);
         t.fn();

@@ -1,0 +1,27 @@
+// Start a real scorecast app on a loopback port for integration tests.
+
+import { buildApp } from '../../server/app.js';
+import { buildScoreModel } from '../../core/manifest.js';
+
+export const TOKEN = 'test-token-0123456789';
+
+/**
+ * @param {{ tempo?: number, bars?: number, cueBytes?: number, autoplay?: boolean,
+ *   hubOptions?: Partial<import('../../server/hub.js').HubOptions> }} [options]
+ *   cueBytes: size of a text payload carried by a cue on every beat (load for backpressure tests)
+ */
+export async function startServer({ tempo = 600, bars = 64, cueBytes = 0, autoplay = true, hubOptions } = {}) {
+  const cues = [];
+  for (let beat = 0; beat < bars * 4; beat++) {
+    if (cueBytes > 0 || beat % 4 === 0) cues.push({ at: beat, set: { text: `beat ${beat}`, ...(cueBytes ? { load: `${beat}`.padEnd(cueBytes, '.') } : {}) } });
+  }
+  const r = buildScoreModel({ id: 'itest', title: 'Integration', bars, meter: [{ bar: 1, time: '4/4', tempo }], cues });
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  const { app, conductor, hub } = await buildApp({
+    score: { dir: '.', model: r.value, assets: [] }, token: TOKEN, autoplay, loop: true, hubOptions,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = /** @type {import('node:net').AddressInfo} */ (app.server.address());
+  const base = `http://127.0.0.1:${address.port}`;
+  return { app, conductor, hub, base, wsBase: base.replace('http', 'ws'), close: () => app.close() };
+}

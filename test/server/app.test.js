@@ -1,0 +1,88 @@
+import path from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { describe, it, expect, afterEach } from 'vitest';
+import { buildApp } from '../../server/app.js';
+import { loadScore } from '../../server/score-loader.js';
+
+const PKG = new URL('../fixtures/pkg/', import.meta.url).pathname;
+/** @type {import('fastify').FastifyInstance[]} */
+let apps = [];
+afterEach(async () => { for (const a of apps) await a.close(); apps = []; });
+
+/** @param {string} [clientDir] */
+async function build(clientDir) {
+  const score = await loadScore(PKG);
+  const { app } = await buildApp({ score, token: 'tok-123456789', ...(clientDir ? { clientDir } : {}) });
+  apps.push(app);
+  return app;
+}
+
+describe('app routes', () => {
+  it('answers /healthz and /metrics in Prometheus format', async () => {
+    const app = await build();
+    const health = await app.inject('/healthz');
+    expect(health.json()).toMatchObject({ status: 'ok', seq: 0, transport: 'stopped', clients: 0 });
+    const metrics = await app.inject('/metrics');
+    expect(metrics.headers['content-type']).toMatch(/^text\/plain/);
+    for (const name of ['scorecast_clients{transport="ws"}', 'scorecast_push_lag_seconds_bucket', 'nodejs_eventloop_lag_seconds', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes']) {
+      expect(metrics.body).toContain(name);
+    }
+  });
+
+  it('describes the score and its assets with content-hashed URLs', async () => {
+    const app = await build();
+    const score = (await app.inject('/api/score')).json();
+    expect(score).toMatchObject({ id: 'fixture-pkg', views: ['audience', 'score'], beats: 8 });
+    expect(score.assets).toEqual([{ path: 'audio/click.wav', url: expect.stringMatching(/^\/scores\/fixture-pkg\/audio\/click\.wav\?v=[0-9a-f]{16}$/), bytes: 15, preload: true }]);
+    const res = await app.inject(score.assets[0].url);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('RIFF-fake-audio');
+    expect(res.headers['content-type']).toBe('audio/wav');
+    expect(res.headers['cache-control']).toContain('immutable');
+  });
+
+  it.each([
+    '/scores/fixture-pkg/notes.txt',
+    '/scores/fixture-pkg/score.yaml',
+    '/scores/fixture-pkg/../../package.json',
+    '/scores/fixture-pkg/..%2F..%2Fpackage.json',
+    '/scores/fixture-pkg/%2e%2e/%2e%2e/package.json',
+    '/scores/fixture-pkg//etc/passwd',
+    '/scores/fixture-pkg/%2Fetc%2Fpasswd',
+    '/scores/fixture-pkg/audio/..%5C..%5Cscore.yaml',
+    '/scores/other/audio/click.wav',
+    '/scores/..%2f..%2f/audio/click.wav',
+  ])('path trick %s gets 404', async (url) => {
+    const app = await build();
+    const res = await app.inject(url);
+    expect(res.statusCode).toBe(404);
+    expect(res.body).not.toContain('secret');
+    expect(res.body).not.toContain('"dependencies"');
+  });
+
+  it('serves the built client at / and at known views, 404 at unknown views', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-client-'));
+    writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>scorecast</title>');
+    const app = await build(dir);
+    expect((await app.inject('/')).body).toContain('<title>scorecast</title>');
+    expect((await app.inject('/view/score')).statusCode).toBe(200);
+    const unknown = await app.inject('/view/nope');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe('SC_ERR_NOT_FOUND');
+  });
+
+  it('says how to build the client when it is missing', async () => {
+    const app = await build(path.join(os.tmpdir(), 'does-not-exist-sc'));
+    const res = await app.inject('/');
+    expect(res.statusCode).toBe(503);
+    expect(res.body).toMatch(/npm run build/);
+  });
+
+  it('answers unknown routes with SC_ERR_NOT_FOUND', async () => {
+    const app = await build();
+    const res = await app.inject('/nothing/here');
+    expect(res.statusCode).toBe(404);
+    expect(res.json().code).toBe('SC_ERR_NOT_FOUND');
+  });
+});

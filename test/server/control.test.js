@@ -1,0 +1,106 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { buildApp } from '../../server/app.js';
+import { tokenMatches } from '../../server/control.js';
+import { smallModel } from '../helpers/fixtures.js';
+
+const TOKEN = 'right-token-123456';
+/** @type {Awaited<ReturnType<typeof buildApp>>[]} */
+let apps = [];
+afterEach(async () => { for (const a of apps) await a.app.close(); apps = []; });
+
+async function build() {
+  const built = await buildApp({ score: { dir: '.', model: smallModel(), assets: [] }, token: TOKEN });
+  apps.push(built);
+  return built;
+}
+
+/**
+ * @param {import('fastify').FastifyInstance} app
+ * @param {string} action
+ * @param {unknown} [body]
+ * @param {string | null} [token]
+ */
+function control(app, action, body, token = TOKEN) {
+  /** @type {Record<string, string>} */
+  const headers = token === null ? {} : { authorization: `Bearer ${token}` };
+  return app.inject({ method: 'POST', url: `/api/control/${action}`, headers, ...(body === undefined ? {} : { payload: /** @type {any} */ (body) }) });
+}
+
+describe('control', () => {
+  it.each([
+    ['no token', null],
+    ['a wrong token', 'wrong-token-123456'],
+    ['an empty token', ''],
+    ['a prefix of the token', TOKEN.slice(0, -1)],
+  ])('with %s: 401 and nothing changes', async (_, token) => {
+    const { app, hub, conductor } = await build();
+    const before = { seq: hub.seq, state: conductor.state };
+    for (const action of ['play', 'seek', 'tempo', 'stop', 'nonsense']) {
+      const res = await control(app, action, { beat: 3 }, token);
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({ code: 'SC_ERR_UNAUTHORIZED' });
+    }
+    expect({ seq: hub.seq, state: conductor.state }).toEqual(before);
+  });
+
+  it('rejects another auth scheme', async () => {
+    const { app } = await build();
+    const res = await app.inject({ method: 'POST', url: '/api/control/play', headers: { authorization: `Basic ${TOKEN}` } });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('with the token, each action changes the state stream', async () => {
+    const { app, conductor, hub } = await build();
+    let res = await control(app, 'play');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ epoch: hub.epoch, seq: hub.seq, state: { transport: 'playing', beat: 0 } });
+    res = await control(app, 'seek', { bar: 3, beat: 2 });
+    expect(res.json().state).toMatchObject({ beat: 9, bar: 3, beatInBar: 2, transport: 'playing' });
+    res = await control(app, 'tempo', { bpm: 60 });
+    expect(res.json().state).toMatchObject({ tempo: 60, rate: 0.5 });
+    res = await control(app, 'tempo', { rate: 2 });
+    expect(res.json().state.tempo).toBe(240);
+    res = await control(app, 'pause');
+    expect(res.json().state.transport).toBe('paused');
+    res = await control(app, 'seek', { beat: 4 });
+    expect(res.json().state).toMatchObject({ beat: 4, transport: 'paused' });
+    res = await control(app, 'stop');
+    expect(res.json().state).toMatchObject({ beat: 0, transport: 'stopped' });
+    expect(hub.seq).toBe(res.json().seq);
+    expect(hub.state).toEqual(conductor.state);
+  });
+
+  it.each([
+    ['seek without a position', 'seek', {}, 400, 'SC_ERR_BAD_CONTROL'],
+    ['seek past the end', 'seek', { beat: 999 }, 400, 'SC_ERR_BAD_CONTROL'],
+    ['seek to a bar that does not exist', 'seek', { bar: 99 }, 400, 'SC_ERR_BAD_CONTROL'],
+    ['seek with a string', 'seek', { beat: '3' }, 400, 'SC_ERR_BAD_CONTROL'],
+    ['a tempo out of range', 'tempo', { rate: 100 }, 400, 'SC_ERR_BAD_CONTROL'],
+    ['a tempo of the wrong type', 'tempo', { bpm: 'fast' }, 400, 'SC_ERR_BAD_CONTROL'],
+    ['a body that is an array', 'seek', [1, 2], 400, 'SC_ERR_BAD_CONTROL'],
+    ['an unknown action', 'explode', undefined, 404, 'SC_ERR_UNKNOWN_ACTION'],
+    ['a prototype key as action', '__proto__', undefined, 404, 'SC_ERR_UNKNOWN_ACTION'],
+  ])('%s: clear error, state unchanged', async (_, action, body, status, code) => {
+    const { app, hub } = await build();
+    const seq = hub.seq;
+    const res = await control(app, action, body);
+    expect(res.statusCode).toBe(status);
+    expect(res.json().code).toBe(code);
+    expect(hub.seq).toBe(seq);
+  });
+
+  it('a malformed JSON body is a 400, not a crash', async () => {
+    const { app } = await build();
+    const res = await app.inject({
+      method: 'POST', url: '/api/control/seek', payload: '{"beat":', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('SC_ERR_BAD_REQUEST');
+  });
+
+  it('compares tokens exactly', () => {
+    expect(tokenMatches(TOKEN, TOKEN)).toBe(true);
+    expect(tokenMatches(`${TOKEN} `, TOKEN)).toBe(false);
+    expect(tokenMatches(undefined, TOKEN)).toBe(false);
+  });
+});

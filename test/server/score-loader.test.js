@@ -1,0 +1,74 @@
+import path from 'node:path';
+import os from 'node:os';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { describe, it, expect } from 'vitest';
+import { loadScore } from '../../server/score-loader.js';
+
+/** @param {string} yaml @param {Record<string, string>} [files] */
+function pkg(yaml, files = {}) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-pkg-'));
+  writeFileSync(path.join(dir, 'score.yaml'), yaml);
+  for (const [name, body] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), body);
+  }
+  return dir;
+}
+
+const GOOD = `id: ok
+title: OK
+bars: 2
+meter:
+  - { bar: 1, time: 4/4, tempo: 60 }
+cues:
+  - { at: 0, set: { text: hi } }
+`;
+
+describe('score loader', () => {
+  it('loads the demo and the seed profile shipped in scores/', async () => {
+    const demo = await loadScore('scores/demo');
+    expect(demo.model.id).toBe('demo');
+    expect(demo.model.map.segments.length).toBeGreaterThan(1); // it has a tempo change
+    const seed = await loadScore('scores/seed-profile');
+    expect(seed.model.map.totalBeats).toBe(16);
+    expect(seed.model.map.tempoAt(0)).toBe(80);
+    expect(seed.model.cues.filter((c) => c.beat % 2 === 0)).toHaveLength(8);
+    for (const c of seed.model.cues) expect(JSON.stringify(c.set).length).toBeGreaterThan(17_000);
+  });
+
+  it('names the line of a cue after the last beat and says what to do', async () => {
+    const dir = pkg(`${GOOD}  - { at: 300, set: { text: late } }\n`);
+    await expect(loadScore(dir)).rejects.toThrow(/score\.yaml line 8: cues\[1\]: is at beat 300, after the last beat \(7\); move it or extend the score/);
+  });
+
+  it('reports YAML syntax errors with a line', async () => {
+    const dir = pkg('id: x\ntitle: [unclosed\n');
+    await expect(loadScore(dir)).rejects.toMatchObject({ code: 'SC_ERR_SCORE_INVALID', message: expect.stringMatching(/score\.yaml line \d+: syntax/) });
+  });
+
+  it('reports a missing asset', async () => {
+    const dir = pkg(`${GOOD}assets:\n  - { path: audio/missing.wav }\n`);
+    await expect(loadScore(dir)).rejects.toThrow(/assets\[0\]\.path: audio\/missing\.wav does not exist/);
+  });
+
+  it('refuses an asset path outside the package', async () => {
+    const dir = pkg(`${GOOD}assets:\n  - { path: ../../etc/passwd }\n`);
+    await expect(loadScore(dir)).rejects.toThrow(/line 9: assets\[0\]\.path: must be a relative path inside the package/);
+  });
+
+  it('reports a missing package as SC_ERR_SCORE_NOT_FOUND', async () => {
+    await expect(loadScore(path.join(os.tmpdir(), 'no-such-package-sc'))).rejects.toMatchObject({ code: 'SC_ERR_SCORE_NOT_FOUND' });
+  });
+
+  it('lists every problem, not only the first', async () => {
+    const dir = pkg('id: Bad Id\nbars: 0\nmeter: []\n');
+    const err = await loadScore(dir).catch((e) => e);
+    expect(err.message.split('\n').filter((/** @type {string} */ l) => l.startsWith('score.yaml')).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('loads assets with their hash', async () => {
+    const dir = pkg(`${GOOD}assets:\n  - { path: a/b.wav, preload: true }\n`, { 'a/b.wav': 'data' });
+    const s = await loadScore(dir);
+    expect(s.assets[0]).toMatchObject({ path: 'a/b.wav', bytes: 4, preload: true, hash: expect.stringMatching(/^[0-9a-f]{16}$/) });
+  });
+});

@@ -1,0 +1,122 @@
+// WebSocket behaviour that needs real sockets: stalled readers, oversized frames, floods, dead links.
+
+import { describe, it, expect, afterEach } from 'vitest';
+import { startServer } from '../helpers/server.js';
+import { openWs } from '../helpers/live-clients.js';
+import { CLOSE, MAX_CLIENT_MESSAGE_BYTES } from '../../core/constants.js';
+
+/** @type {(() => unknown)[]} */
+let cleanup = [];
+afterEach(async () => { for (const f of cleanup.reverse()) await f(); cleanup = []; });
+
+/** @param {Parameters<typeof startServer>[0]} [options] */
+async function server(options) {
+  const s = await startServer(options);
+  cleanup.push(s.close);
+  return s;
+}
+
+/** @param {string} wsBase @param {Parameters<typeof openWs>[2]} [options] */
+async function client(wsBase, options) {
+  const c = await openWs(wsBase, {}, options);
+  cleanup.push(c.close);
+  return c;
+}
+
+/** @param {import('ws').WebSocket} ws */
+const closed = (ws) => new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+
+/** Seqs of state messages must run +1 with no gap or repeat. @param {any[]} messages */
+function assertContiguous(messages) {
+  let seq = -1;
+  for (const m of messages) {
+    if (m.type === 'snapshot') seq = m.seq;
+    else if (m.type === 'delta') { expect(m.seq).toBe(seq + 1); seq = m.seq; }
+  }
+  return seq;
+}
+
+describe('WebSocket transport', () => {
+  it('a stalled reader delays nobody else and recovers with a snapshot', async () => {
+    // 200 KB a beat at 600 bpm (2 MB/s): the paused socket's kernel buffers fill within seconds.
+    const s = await server({ tempo: 600, cueBytes: 200_000, hubOptions: { behindBytes: 256 * 1024, behindMs: 60_000, dropBytes: 64 * 1024 * 1024 } });
+    const fast = await client(s.wsBase);
+    const slow = await client(s.wsBase);
+    await slow.waitFor((m) => m.type === 'snapshot');
+    /** @type {import('node:net').Socket} */ (/** @type {any} */ (slow.ws)._socket).pause();
+    // The fast client keeps getting every change while the slow one is stalled.
+    const startSeq = s.hub.seq;
+    await fast.waitFor((m) => m.type === 'delta' && m.seq >= startSeq + 30, 15_000);
+    const behindSeq = s.hub.seq;
+    await fast.waitFor((m) => m.type === 'delta' && m.seq === behindSeq, 5000);
+    /** @type {import('node:net').Socket} */ (/** @type {any} */ (slow.ws)._socket).resume();
+    const snap = await slow.waitFor((m) => m.type === 'snapshot' && m.seq > behindSeq - 5, 15_000);
+    await slow.waitFor((m) => m.type === 'delta' && m.seq === snap.seq + 1, 5000);
+    const behind = slow.messages.filter((m) => m.type === 'snapshot');
+    expect(behind.length).toBe(2); // the first one on connect, one after the stall
+    assertContiguous(fast.messages);
+    expect(fast.messages.filter((m) => m.type === 'snapshot')).toHaveLength(1);
+  }, 40_000);
+
+  it('closes a connection that sends a frame over the size limit with 1009; others go on', async () => {
+    const s = await server();
+    const bad = await client(s.wsBase);
+    const good = await client(s.wsBase);
+    const done = closed(bad.ws);
+    bad.ws.send('x'.repeat(MAX_CLIENT_MESSAGE_BYTES + 1));
+    expect(await done).toMatchObject({ code: CLOSE.TOO_BIG });
+    const seq = s.hub.seq;
+    await good.waitFor((m) => m.type === 'delta' && m.seq > seq + 2);
+    assertContiguous(good.messages);
+  });
+
+  it('answers malformed frames with errors and keeps serving the sender and everyone else', async () => {
+    const s = await server();
+    const c = await client(s.wsBase);
+    const other = await client(s.wsBase);
+    for (const raw of ['nope', '{"type":"zap"}', '{"type":"ping","id":"x","t0":1}', '[]']) c.ws.send(raw);
+    c.ws.send(Buffer.from([0xff, 0x00]), { binary: true });
+    await c.waitFor((m) => m.type === 'error' && m.code === 'SC_ERR_BAD_MESSAGE' && m.message.includes('binary'));
+    expect(c.messages.filter((m) => m.type === 'error').map((m) => m.code))
+      .toEqual(['SC_ERR_BAD_JSON', 'SC_ERR_UNKNOWN_TYPE', 'SC_ERR_BAD_MESSAGE', 'SC_ERR_BAD_MESSAGE', 'SC_ERR_BAD_MESSAGE']);
+    c.ws.send('{"type":"ping","id":9,"t0":5}');
+    await c.waitFor((m) => m.type === 'pong' && m.id === 9);
+    const seq = s.hub.seq;
+    await c.waitFor((m) => m.type === 'delta' && m.seq > seq + 1);
+    await other.waitFor((m) => m.type === 'delta' && m.seq > seq + 1);
+    assertContiguous(c.messages);
+  });
+
+  it('closes a flooding connection with 4002; the others keep their stream', async () => {
+    const s = await server();
+    const flooder = await client(s.wsBase);
+    const other = await client(s.wsBase);
+    const done = closed(flooder.ws);
+    for (let i = 0; i < 400; i++) flooder.ws.send('{"type":"ping","id":1,"t0":1}');
+    expect(await done).toEqual({ code: CLOSE.FLOOD, reason: 'SC_ERR_FLOOD' });
+    expect(flooder.messages.some((m) => m.code === 'SC_ERR_RATE_LIMITED')).toBe(true);
+    const seq = s.hub.seq;
+    await other.waitFor((m) => m.type === 'delta' && m.seq > seq + 1);
+    assertContiguous(other.messages);
+  });
+
+  it('finds a dead link (no pong) within 5 s and forgets it', async () => {
+    const s = await server();
+    const dead = await client(s.wsBase, { autoPong: false });
+    await dead.waitFor((m) => m.type === 'snapshot');
+    expect(s.hub.size).toBe(1);
+    const started = Date.now();
+    await closed(dead.ws);
+    expect(Date.now() - started).toBeLessThanOrEqual(5000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(s.hub.size).toBe(0);
+  }, 10_000);
+
+  it('refuses upgrades on other paths', async () => {
+    const s = await server();
+    const WebSocket = (await import('ws')).default;
+    const ws = new WebSocket(`${s.wsBase}/elsewhere`);
+    const status = await new Promise((resolve) => ws.on('unexpected-response', (req, res) => resolve(res.statusCode)));
+    expect(status).toBe(404);
+  });
+});
