@@ -1,0 +1,399 @@
+// The connection manager: picks a transport, keeps the state stream in order, notices dead links
+// and reconnects. Everything platform-specific is injected (STYLE.md habit 2), so vitest drives it
+// in Node with fake sockets and a hand-turned clock.
+
+import { DEAD_LINK_MS, HEARTBEAT_MS } from '../../core/constants.js';
+import { BACKOFF, backoffDelay } from './backoff.js';
+import { StreamState } from './stream-state.js';
+import { TRANSPORT_ORDER, createTransport, isTransportName, nextTransportName } from './transports/index.js';
+
+/** Attempts in a row that end before delivering any message, after which the next transport is tried. */
+export const FAILURES_BEFORE_FALLBACK = 2;
+
+/** Length of the log of applied changes kept for tests and debugging. */
+export const EVENT_LOG_SIZE = 500;
+
+/**
+ * After asking for a resync, further gaps are expected until the answer arrives; ask again only
+ * if nothing was applied for this long (one heartbeat period: the next heartbeat shows the gap).
+ */
+export const RESYNC_RETRY_MS = HEARTBEAT_MS;
+
+/** @typedef {'connecting' | 'live' | 'reconnecting' | 'offline'} LinkState */
+
+/**
+ * @typedef {object} AppliedEvent one applied snapshot or delta
+ * @property {string} epoch
+ * @property {number} seq
+ * @property {'snapshot' | 'delta'} type
+ */
+
+/**
+ * @typedef {object} EventTargetLike the page's `window`, for online/offline/visibilitychange/pageshow
+ * @property {(type: string, listener: () => void) => void} addEventListener
+ * @property {(type: string, listener: () => void) => void} removeEventListener
+ */
+
+/**
+ * Everything platform-specific the connection uses.
+ * @typedef {object} ConnectionEnv
+ * @property {import('./transports/index.js').WebSocketCtor} [WebSocket] missing: that transport is skipped
+ * @property {import('./transports/index.js').EventSourceCtor} [EventSource]
+ * @property {import('./transports/index.js').FetchFn} [fetch]
+ * @property {import('./transports/index.js').Timers} timers
+ * @property {() => number} now milliseconds, monotonic (performance.now in a browser)
+ * @property {() => number} random uniform in [0, 1)
+ * @property {EventTargetLike} window
+ * @property {{ readonly visibilityState: string }} document
+ * @property {import('./transports/index.js').Log} [log] default: silent
+ */
+
+/**
+ * @typedef {object} ConnectionOptions
+ * @property {string} baseUrl http(s) origin of the server, e.g. `location.origin`
+ * @property {ConnectionEnv} env
+ * @property {string} [transport] transport to start with (`?transport=` in the page URL); fallback
+ *   still applies if it does not work. Unknown names are ignored.
+ * @property {string} [view] the view this client shows, sent in hellos
+ * @property {number} [deadLinkMs] silence after which the link is dead; default DEAD_LINK_MS
+ * @property {{ baseMs: number, capMs: number }} [backoff] default BACKOFF
+ */
+
+/**
+ * What listeners receive: `state` and `link` pass the connection, `pong` the server's answer to
+ * a ping (for clock sync, later).
+ * @typedef {{ state: Connection, link: Connection, pong: import('../../core/protocol.js').Envelope }} ConnectionEvents
+ */
+
+/** A live connection to the scorecast server. Construct, subscribe with on(), then start(). */
+export class Connection {
+  #env;
+  #baseUrl;
+  #view;
+  #deadLinkMs;
+  #backoff;
+  #log;
+  #stream = new StreamState();
+  /** @type {import('./transports/index.js').Position} */
+  #position;
+  /** @type {AppliedEvent[]} */
+  #events = [];
+  /** @type {Map<keyof ConnectionEvents, Set<(detail: any) => void>>} */
+  #listeners = new Map();
+
+  /** @type {LinkState} */
+  #link = 'connecting';
+  /** Name of the transport in use, or about to be tried. */
+  #name;
+  /**
+   * The first transport that delivered a message. From then on it is kept for the page's
+   * lifetime: its later failures are the network's, not the transport's.
+   * @type {string | null}
+   */
+  #working = null;
+  /** @type {import('./transports/index.js').Transport | null} */
+  #transport = null;
+  /** Whether the current transport has delivered a message since it was opened. */
+  #delivered = false;
+  #everLive = false;
+  #failures = 0;
+  #attempt = 0;
+  #offline = false;
+  #started = false;
+  #lastMessageAt = -Infinity;
+  /** @type {number | null} when the pending resync was asked for */
+  #resyncAt = null;
+  /** @type {any} */
+  #retryTimer = null;
+  /** @type {any} */
+  #deadTimer = null;
+  /** @type {Array<[string, () => void]>} */
+  #windowListeners;
+
+  /** @param {ConnectionOptions} options */
+  constructor(options) {
+    if (!options || typeof options.baseUrl !== 'string' || !options.env) {
+      throw new TypeError('Connection: pass { baseUrl, env }; see ConnectionOptions in client/src/connection.js');
+    }
+    this.#env = options.env;
+    this.#baseUrl = options.baseUrl;
+    this.#view = options.view;
+    this.#deadLinkMs = options.deadLinkMs ?? DEAD_LINK_MS;
+    this.#backoff = options.backoff ?? BACKOFF;
+    this.#log = options.env.log ?? (() => {});
+    const forced = options.transport;
+    if (forced !== undefined && !isTransportName(forced)) {
+      this.#log(`unknown transport "${forced}" ignored; use one of ${TRANSPORT_ORDER.join(', ')}`);
+    }
+    this.#name = isTransportName(forced) ? forced : TRANSPORT_ORDER[0];
+    const stream = this.#stream;
+    // A live view: polling reads it before each request, so it always resumes from what we hold.
+    this.#position = Object.freeze({
+      get epoch() { return stream.epoch; },
+      get seq() { return stream.seq; },
+    });
+    this.#windowListeners = [
+      ['online', () => { this.#offline = false; this.#wake('online'); }],
+      ['offline', () => { this.#offline = true; this.#setLink('offline'); }],
+      ['visibilitychange', () => {
+        if (this.#env.document.visibilityState === 'visible') this.#wake('visible');
+      }],
+      ['pageshow', () => this.#wake('pageshow')],
+    ];
+  }
+
+  /** The held state, or null before the first snapshot. Do not mutate it. */
+  get state() { return this.#stream.state; }
+  /** @returns {string | null} */
+  get epoch() { return this.#stream.epoch; }
+  get seq() { return this.#stream.seq; }
+  /** Name of the transport in use (or being tried). */
+  get transport() { return this.#name; }
+  /** @returns {LinkState} */
+  get linkState() { return this.#link; }
+  /** The last EVENT_LOG_SIZE applied changes, oldest first (a copy). */
+  get events() { return this.#events.slice(); }
+
+  /**
+   * Subscribe to changes.
+   * @template {keyof ConnectionEvents} K
+   * @param {K} type
+   * @param {(detail: ConnectionEvents[K]) => void} listener
+   * @returns {() => void} unsubscribe
+   */
+  on(type, listener) {
+    let set = this.#listeners.get(type);
+    if (!set) this.#listeners.set(type, (set = new Set()));
+    set.add(listener);
+    return () => { set.delete(listener); };
+  }
+
+  /** Connect and listen to the page's network and visibility events. Idempotent. */
+  start() {
+    if (this.#started) return;
+    this.#started = true;
+    for (const [type, fn] of this.#windowListeners) this.#env.window.addEventListener(type, fn);
+    this.#connect();
+  }
+
+  /** Close the link and stop reconnecting. */
+  stop() {
+    if (!this.#started) return;
+    this.#started = false;
+    for (const [type, fn] of this.#windowListeners) this.#env.window.removeEventListener(type, fn);
+    this.#clearRetry();
+    this.#dropTransport();
+  }
+
+  /**
+   * Send a client message (ping, tap) on the current transport.
+   * @param {import('../../core/protocol.js').ClientMessage} message
+   * @returns {boolean} false when the transport cannot send (not WebSocket, or not open)
+   */
+  send(message) {
+    const t = this.#transport;
+    return t?.send ? t.send(message) : false;
+  }
+
+  /**
+   * Reconnect now, skipping any pending backoff (STYLE.md habit 7). Does nothing while the link
+   * is live and was heard from within the dead-link time. An attempt already under way is let run
+   * (its dead-link timer bounds it: `pageshow` also fires on every first load), except on `online`:
+   * that attempt may have been made on the network that just went away.
+   * @param {'online' | 'visible' | 'pageshow'} why
+   */
+  #wake(why) {
+    if (!this.#started) return;
+    if (this.#transport && (this.#delivered ? this.#isLive() : why !== 'online')) return;
+    this.#log(`reconnecting at once (${why})`);
+    this.#dropTransport();
+    this.#setLink(this.#waitingState());
+    this.#connect();
+  }
+
+  #connect() {
+    // Whatever made us connect now, a pending backoff retry is superseded.
+    this.#clearRetry();
+    const t = createTransport(this.#name, {
+      baseUrl: this.#baseUrl,
+      view: this.#view,
+      WebSocket: this.#env.WebSocket,
+      EventSource: this.#env.EventSource,
+      fetch: this.#env.fetch,
+      timers: this.#env.timers,
+      now: this.#env.now,
+      log: this.#log,
+    });
+    this.#transport = t;
+    this.#delivered = false;
+    this.#resyncAt = null;
+    // Callbacks of a transport we have let go of are ignored: only the current one counts.
+    t.onopen = () => {};
+    t.onmessage = (envelope) => { if (this.#transport === t) this.#onMessage(envelope); };
+    t.onclose = (info) => { if (this.#transport === t) this.#onClose(info); };
+    // Armed before the first message too: a connection attempt that hangs (a blocked WebSocket
+    // that never opens nor fails) is a failure after the same time.
+    this.#armDeadLink();
+    this.#emit('link', this);
+    t.open(this.#position);
+  }
+
+  /** @param {import('../../core/protocol.js').Envelope} envelope */
+  #onMessage(envelope) {
+    this.#lastMessageAt = this.#env.now();
+    this.#armDeadLink();
+    if (!this.#delivered) {
+      this.#delivered = true;
+      this.#everLive = true;
+      this.#attempt = 0;
+      this.#failures = 0;
+      if (this.#working === null) this.#working = this.#name;
+    }
+    // A message is proof the link works, whatever the browser's online flag says.
+    this.#offline = false;
+    this.#setLink('live');
+    if (envelope.type === 'pong') {
+      this.#emit('pong', envelope);
+      return;
+    }
+    if (envelope.type === 'error') {
+      this.#log('the server refused a message', envelope);
+      return;
+    }
+    const verdict = this.#stream.receive(envelope);
+    if (verdict === 'applied') {
+      this.#resyncAt = null;
+      this.#events.push({ epoch: /** @type {string} */ (this.#stream.epoch), seq: this.#stream.seq, type: /** @type {'snapshot' | 'delta'} */ (envelope.type) });
+      if (this.#events.length > EVENT_LOG_SIZE) this.#events.shift();
+      this.#emit('state', this);
+    } else if (verdict === 'resync') {
+      this.#resync(envelope);
+    }
+  }
+
+  /** @param {import('../../core/protocol.js').Envelope} cause */
+  #resync(cause) {
+    const now = this.#env.now();
+    if (this.#resyncAt !== null && now - this.#resyncAt < RESYNC_RETRY_MS) return;
+    this.#resyncAt = now;
+    const t = this.#transport;
+    if (!t) return;
+    this.#log(`resync: hold ${this.#stream.epoch}:${this.#stream.seq}, got ${cause.type} ${cause.epoch}:${cause.seq}`);
+    if (!t.resync(this.#position)) {
+      // The transport could not ask (socket closing): a new connection carries the resume point.
+      this.#dropTransport();
+      this.#connect();
+    }
+  }
+
+  /** @param {import('./transports/index.js').CloseInfo} info */
+  #onClose(info) {
+    const delivered = this.#delivered;
+    this.#log(`${this.#name} closed: ${info.reason}`);
+    this.#dropTransport();
+    if (info.fatal) {
+      this.#fallBack();
+    } else if (!delivered && this.#working === null && !this.#offline) {
+      // Only while searching for a transport that works: once one has delivered, it is kept for
+      // the page's lifetime and failures are the network's, not the transport's. Failures while
+      // the browser says it is offline say nothing about the transport either.
+      this.#failures += 1;
+      if (this.#failures >= FAILURES_BEFORE_FALLBACK) this.#fallBack();
+    }
+    this.#setLink(this.#waitingState());
+    this.#scheduleRetry();
+  }
+
+  #fallBack() {
+    const next = nextTransportName(this.#name);
+    this.#log(`falling back from ${this.#name} to ${next}`);
+    this.#name = next;
+    this.#failures = 0;
+  }
+
+  #onDeadLink() {
+    this.#deadTimer = null;
+    if (!this.#transport) return;
+    if (!this.#delivered) {
+      this.#onClose({ reason: 'no message in time', fatal: false });
+      return;
+    }
+    // An open socket that went silent (a phone that lost its access point): reconnect at once.
+    this.#log(`${this.#name} silent for ${this.#silenceMs()} ms: dead link`);
+    this.#dropTransport();
+    this.#setLink(this.#waitingState());
+    this.#connect();
+  }
+
+  #scheduleRetry() {
+    this.#clearRetry();
+    const delay = backoffDelay(this.#attempt, this.#env.random, this.#backoff);
+    this.#attempt += 1;
+    this.#retryTimer = this.#env.timers.setTimeout(() => {
+      this.#retryTimer = null;
+      if (this.#started) this.#connect();
+    }, delay);
+  }
+
+  #clearRetry() {
+    if (this.#retryTimer !== null) this.#env.timers.clearTimeout(this.#retryTimer);
+    this.#retryTimer = null;
+  }
+
+  #armDeadLink() {
+    if (this.#deadTimer !== null) this.#env.timers.clearTimeout(this.#deadTimer);
+    this.#deadTimer = this.#env.timers.setTimeout(() => this.#onDeadLink(), this.#silenceMs());
+  }
+
+  /** Longest normal silence on the current transport. */
+  #silenceMs() {
+    return this.#deadLinkMs + (this.#transport?.holdMs ?? 0);
+  }
+
+  /**
+   * Live and heard from lately. The time is checked too: in a background tab timers are throttled,
+   * so the dead-link timer of a link that died meanwhile may not have fired yet.
+   */
+  #isLive() {
+    return this.#transport !== null && this.#link === 'live'
+      && this.#env.now() - this.#lastMessageAt < this.#silenceMs();
+  }
+
+  /** Close the current transport, if any, without counting it as a failure. */
+  #dropTransport() {
+    if (this.#deadTimer !== null) this.#env.timers.clearTimeout(this.#deadTimer);
+    this.#deadTimer = null;
+    const t = this.#transport;
+    this.#transport = null;
+    if (t) t.close();
+  }
+
+  /** @returns {LinkState} */
+  #waitingState() {
+    if (this.#offline) return 'offline';
+    return this.#everLive ? 'reconnecting' : 'connecting';
+  }
+
+  /** @param {LinkState} state */
+  #setLink(state) {
+    if (this.#link === state) return;
+    this.#link = state;
+    this.#emit('link', this);
+  }
+
+  /**
+   * @template {keyof ConnectionEvents} K
+   * @param {K} type
+   * @param {ConnectionEvents[K]} detail
+   */
+  #emit(type, detail) {
+    for (const listener of this.#listeners.get(type) ?? []) {
+      // A failing view must not break the link.
+      try {
+        listener(detail);
+      } catch (err) {
+        this.#log(`a ${type} listener threw`, err);
+      }
+    }
+  }
+}
