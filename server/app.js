@@ -114,12 +114,13 @@ export async function buildApp({
     return sendIndex(reply);
   });
 
-  app.addHook('onClose', async () => {
+  // preClose, not onClose: open WebSocket and SSE connections would keep server.close() waiting.
+  app.addHook('preClose', async () => {
     conductor.dispose();
     ws.close();
     hub.close();
-    await bus.close();
   });
+  app.addHook('onClose', async () => { await bus.close(); });
 
   if (autoplay) conductor.play();
   return { app, conductor, hub };

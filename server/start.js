@@ -59,6 +59,8 @@ async function main() {
     if (closing) process.exit(1);
     closing = true;
     app.log.info({ signal }, 'shutting down');
+    // Clients get a 1001 close; a peer that never answers must not hold the process.
+    setTimeout(() => process.exit(0), 5000).unref();
     await app.close();
     process.exit(0);
   };

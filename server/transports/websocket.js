@@ -76,7 +76,10 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
     close() {
       clearInterval(pinger);
       server.off('upgrade', onUpgrade);
-      for (const ws of sockets) ws.close(CLOSE.GOING_AWAY, 'server shutting down');
+      for (const ws of sockets) {
+        ws.close(CLOSE.GOING_AWAY, 'server shutting down');
+        setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+      }
     },
   };
 }

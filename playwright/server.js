@@ -1,0 +1,66 @@
+// Starts `server/start.js` as a child process on a chosen port, as a user would, so a test can
+// stop and restart it mid-piece.
+
+import { fork } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const TOKEN = 'playwright-token-123';
+
+/** @returns {Promise<number>} a free loopback port */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {net.AddressInfo} */ (srv.address());
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+/**
+ * @param {{ port: number, score?: string, autoplay?: boolean }} options
+ */
+export async function startServer({ port, score = 'scores/demo', autoplay = true }) {
+  const args = ['--port', String(port), '--host', '127.0.0.1', '--score', path.join(ROOT, score), '--log-level', 'warn'];
+  if (autoplay) args.push('--autoplay');
+  const child = fork(path.join(ROOT, 'server', 'start.js'), args, {
+    env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_QR: '0' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('server did not start within 10 s')), 10_000);
+    child.once('message', () => { clearTimeout(timer); resolve(undefined); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}`)); });
+  });
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    base,
+    /** @param {string} action @param {object} [body] */
+    async control(action, body) {
+      const res = await fetch(`${base}/api/control/${action}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      if (!res.ok) throw new Error(`control ${action}: ${res.status}`);
+      return res.json();
+    },
+    /** The server's current epoch, seq and state (a snapshot, by a short poll). */
+    async snapshot() {
+      const res = await fetch(`${base}/live/poll`);
+      const [snap] = await res.json();
+      return snap;
+    },
+    stop() {
+      return new Promise((resolve) => {
+        if (child.exitCode !== null) { resolve(undefined); return; }
+        child.once('exit', () => resolve(undefined));
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}

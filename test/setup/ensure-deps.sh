@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs when it is missing: Debian's Chromium for Playwright
+# (Playwright cannot download its own browser here). Run by `npm test`; idempotent and quiet.
+set -euo pipefail
+
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+
+if [ ${#need[@]} -gt 0 ]; then
+  echo "test setup: installing ${need[*]} from Debian's packages" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
