@@ -165,7 +165,7 @@ export function buildScoreModel(raw) {
         beat = c.at;
       } else if (Number.isInteger(c.bar)) {
         try {
-          beat = m.beatOf(c.bar, c.beat ?? m.bars.find((b) => b.bar === c.bar)?.firstBeatInBar ?? 1);
+          beat = m.beatOf(c.bar, c.beat ?? m.barInfo(c.bar)?.firstBeatInBar ?? 1);
         } catch (err) {
           problem(f, `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; the score has bars ${m.firstBar}..${m.lastBar}`);
           return;

@@ -67,8 +67,22 @@ function lastAtOrBefore(items, x, key) {
 }
 
 /**
- * Build a tempo map. Throws a clear Error for an inconsistent spec (this is a public API;
- * score validation reports the same problems with file and field names).
+ * One bar in performance order (repeats expanded): what notation and beat maps produce.
+ * @typedef {object} BarSpec
+ * @property {number} bar              written bar number, the label a musician sees (repeats reuse it)
+ * @property {[number, number]} time   time signature
+ * @property {number} [beats]          beats sounding in this bar; default time[0] (fewer for a pickup)
+ * @property {number} [firstBeatInBar] number of its first beat; default 1, or time[0] - beats + 1
+ *                                     for a short first bar (a pickup ends on the last beats)
+ * @property {{ beat: number, bpm: number }[]} [tempo] tempo changes at beats of this bar (from 1);
+ *                                     the first bar must set the tempo at its first beat
+ */
+
+/**
+ * Build a tempo map from the simple form of a manifest: bars 1..N (and a pickup bar 0), with
+ * time-signature changes at bars and tempo changes at bars or beats.
+ * Throws a clear Error for an inconsistent spec (score validation reports the same problems with
+ * file and field names).
  * @param {TempoMapSpec} spec
  */
 export function createTempoMap(spec) {
@@ -95,28 +109,84 @@ export function createTempoMap(spec) {
     throw new Error('tempo map: a pickup must be shorter than a full bar');
   }
 
-  /** @type {BarInfo[]} */
-  const bars = [];
+  /** @type {BarSpec[]} */
+  const sequence = [];
   /** @type {[number, number]} */
   let time = /** @type {[number, number]} */ (first.time);
-  let beat = 0;
   let ci = 0;
   for (let bar = firstBar; bar <= spec.bars; bar++) {
-    while (ci < changes.length && changes[ci].bar <= bar) {
-      const t = changes[ci].time;
-      if (t) time = [t[0], t[1]];
+    /** @type {{ beat: number, bpm: number }[]} */
+    const tempo = [];
+    // The first change (at bar 1) also opens the pickup bar 0.
+    while (ci < changes.length && (changes[ci].bar <= bar || changes[ci] === first)) {
+      const c = changes[ci];
+      if (c.time) time = [c.time[0], c.time[1]];
+      // The first tempo holds from the very first beat, pickup included.
+      const beatInBar = c === first && bar === firstBar ? null : (c.beat ?? 1);
+      if (c.tempo !== undefined) tempo.push({ beat: beatInBar ?? -1, bpm: c.tempo });
       ci++;
     }
     const isPickup = bar === 0;
     const beats = isPickup ? pickup : time[0];
-    bars.push({ bar, startBeat: beat, beats, firstBeatInBar: isPickup ? time[0] - pickup + 1 : 1, time });
-    beat += beats;
+    const firstBeatInBar = isPickup ? time[0] - pickup + 1 : 1;
+    for (const t of tempo) if (t.beat === -1) t.beat = firstBeatInBar;
+    sequence.push({ bar, time, beats, firstBeatInBar, ...(tempo.length ? { tempo } : {}) });
   }
-  const totalBeats = beat;
+  return createTempoMapFromBars(sequence);
+}
 
-  /** @param {number} bar @param {number} beatInBar */
+/**
+ * Build a tempo map from bars in performance order.
+ * @param {BarSpec[]} sequence
+ */
+export function createTempoMapFromBars(sequence) {
+  if (!Array.isArray(sequence) || sequence.length === 0) throw new Error('tempo map: there are no bars');
+
+  /** @type {BarInfo[]} */
+  const bars = [];
+  /** @type {TempoSegment[]} */
+  const segments = [];
+  let beat = 0;
+  sequence.forEach((spec, i) => {
+    const { bar, time } = spec;
+    if (!Number.isInteger(bar)) throw new Error(`tempo map: bar ${i}: bar must be an integer`);
+    if (!(Array.isArray(time) && isPosInt(time[0]) && isPosInt(time[1]))) throw new Error(`tempo map: bar ${bar}: time must be two integers > 0`);
+    const beats = spec.beats ?? time[0];
+    if (!isPosInt(beats)) throw new Error(`tempo map: bar ${bar}: beats must be an integer > 0`);
+    const firstBeatInBar = spec.firstBeatInBar ?? (i === 0 && beats < time[0] ? time[0] - beats + 1 : 1);
+    for (const t of spec.tempo ?? []) {
+      const offset = t.beat - firstBeatInBar;
+      if (!(Number.isInteger(t.beat) && offset >= 0 && offset < beats)) throw new Error(`tempo map: bar ${bar} has no beat ${t.beat} for a tempo change`);
+      if (!(typeof t.bpm === 'number' && t.bpm > 0 && t.bpm <= 1000)) throw new Error(`tempo map: bar ${bar}: tempo must be a number of beats per minute in (0, 1000]`);
+      const at = beat + offset;
+      const prev = segments[segments.length - 1];
+      if (prev && prev.beat === at) prev.bpm = t.bpm;
+      else segments.push({ beat: at, ms: 0, bpm: t.bpm });
+    }
+    if (i === 0 && (segments.length === 0 || segments[0].beat !== 0)) {
+      throw new Error('tempo map: the first bar must set the tempo on its first beat');
+    }
+    bars.push({ bar, startBeat: beat, beats, firstBeatInBar, time });
+    beat += beats;
+  });
+  const totalBeats = beat;
+  for (let i = 1; i < segments.length; i++) {
+    const p = segments[i - 1];
+    segments[i].ms = p.ms + (segments[i].beat - p.beat) * 60000 / p.bpm;
+  }
+  /** First occurrence of each written bar number (seeking to a repeated bar goes to its first playing). */
+  /** @type {Map<number, BarInfo>} */
+  const firstOf = new Map();
+  for (const b of bars) if (!firstOf.has(b.bar)) firstOf.set(b.bar, b);
+  const written = [...firstOf.keys()];
+
+  /**
+   * Global beat index of beat `beatInBar` of the first playing of written bar `bar`.
+   * @param {number} bar
+   * @param {number} beatInBar
+   */
   const beatOf = (bar, beatInBar) => {
-    const info = bars[bar - firstBar];
+    const info = firstOf.get(bar);
     if (!info) throw new Error(`tempo map: no bar ${bar}`);
     const offset = beatInBar - info.firstBeatInBar;
     if (!(Number.isInteger(beatInBar) && offset >= 0 && offset < info.beats)) {
@@ -124,22 +194,6 @@ export function createTempoMap(spec) {
     }
     return info.startBeat + offset;
   };
-
-  /** @type {TempoSegment[]} */
-  const segments = [];
-  for (const c of changes) {
-    if (c.tempo === undefined) continue;
-    // The first tempo holds from the very first beat, pickup included.
-    const at = segments.length === 0 ? 0 : beatOf(c.bar, c.beat ?? 1);
-    const prev = segments[segments.length - 1];
-    if (prev && prev.beat === at) prev.bpm = c.tempo;
-    else segments.push({ beat: at, ms: 0, bpm: c.tempo });
-  }
-  for (let i = 1; i < segments.length; i++) {
-    const p = segments[i - 1];
-    segments[i].ms = p.ms + (segments[i].beat - p.beat) * 60000 / p.bpm;
-  }
-  const durationMs = timeAtBeat(totalBeats);
 
   /**
    * Milliseconds from the start of the piece to (fractional) beat `b`.
@@ -152,9 +206,10 @@ export function createTempoMap(spec) {
 
   return {
     totalBeats,
-    durationMs,
-    firstBar,
-    lastBar: spec.bars,
+    durationMs: timeAtBeat(totalBeats),
+    firstBar: Math.min(...written),
+    lastBar: Math.max(...written),
+    /** Bars in performance order. */
     bars,
     segments,
     timeAt: timeAtBeat,
@@ -184,8 +239,13 @@ export function createTempoMap(spec) {
       const info = bars[lastAtOrBefore(bars, i, (x) => x.startBeat)];
       return { beat: i, bar: info.bar, beatInBar: info.firstBeatInBar + (i - info.startBeat), time: info.time };
     },
+    /**
+     * The first playing of written bar `bar`, or undefined.
+     * @param {number} bar
+     */
+    barInfo: (bar) => firstOf.get(bar),
     beatOf,
   };
 }
 
-/** @typedef {ReturnType<typeof createTempoMap>} TempoMap */
+/** @typedef {ReturnType<typeof createTempoMapFromBars>} TempoMap */

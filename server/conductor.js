@@ -219,7 +219,7 @@ export function createConductor({ model, bus, clock = systemClock, loop = false,
      * @param {number} [beatInBar]
      */
     beatOf(bar, beatInBar) {
-      const info = map.bars.find((b) => b.bar === bar);
+      const info = map.barInfo(bar);
       if (!info) throw new ScorecastError('SC_ERR_BAD_CONTROL', `bar must be in ${map.firstBar}..${map.lastBar}`);
       try {
         return map.beatOf(bar, beatInBar ?? info.firstBeatInBar);

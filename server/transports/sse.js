@@ -40,5 +40,7 @@ export function sseRoutes(app, hub) {
       close: () => { res.end(); },
     }, resume);
     res.on('close', () => session.detach());
+    // A write racing a client's disconnect must not become an unhandled 'error' event.
+    res.on('error', (err) => { req.log.debug({ err: err.message }, 'sse write failed'); session.detach(); });
   });
 }

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { createTempoMap } from '../../core/tempo-map.js';
+import { createTempoMap, createTempoMapFromBars } from '../../core/tempo-map.js';
 
 describe('tempo map', () => {
   it('converts beats to time at a single tempo', () => {
@@ -65,5 +65,39 @@ describe('tempo map', () => {
     const b = map.totalBeats;
     const expected = 199 * 4 * 60000 / 97 + (b - 199 * 4) * 60000 / 131;
     expect(Math.abs(map.timeAt(b) - expected)).toBeLessThan(1e-6);
+  });
+
+  it('plays bars in performance order: a repeat reuses written bar numbers', () => {
+    // |: 1 2 :| 3, with a tempo change on beat 3 of bar 3 (hand-computed times)
+    const map = createTempoMapFromBars([
+      { bar: 1, time: [2, 4], tempo: [{ beat: 1, bpm: 60 }] },
+      { bar: 2, time: [2, 4] },
+      { bar: 1, time: [2, 4] },
+      { bar: 2, time: [2, 4] },
+      { bar: 3, time: [4, 4], tempo: [{ beat: 3, bpm: 120 }] },
+    ]);
+    expect(map.totalBeats).toBe(12);
+    expect(map.positionOf(4)).toMatchObject({ bar: 1, beatInBar: 1 });
+    expect(map.positionOf(9)).toMatchObject({ bar: 3, beatInBar: 2 });
+    expect(map.timeAt(10)).toBe(10_000);
+    expect(map.timeAt(12)).toBe(11_000);
+    expect(map.beatOf(2, 1)).toBe(2); // the first playing of bar 2
+    expect(map.firstBar).toBe(1);
+    expect(map.lastBar).toBe(3);
+  });
+
+  it('a short first bar is a pickup ending on the last beats of its signature', () => {
+    const map = createTempoMapFromBars([
+      { bar: 0, time: [4, 4], beats: 1, tempo: [{ beat: 4, bpm: 60 }] },
+      { bar: 1, time: [4, 4] },
+    ]);
+    expect(map.positionOf(0)).toMatchObject({ bar: 0, beatInBar: 4 });
+    expect(map.timeAt(5)).toBe(5000);
+  });
+
+  it('refuses a bar sequence without a starting tempo or with a misplaced change', () => {
+    expect(() => createTempoMapFromBars([])).toThrow(/no bars/);
+    expect(() => createTempoMapFromBars([{ bar: 1, time: [4, 4] }])).toThrow(/first bar must set the tempo/);
+    expect(() => createTempoMapFromBars([{ bar: 1, time: [4, 4], tempo: [{ beat: 5, bpm: 60 }] }])).toThrow(/bar 1 has no beat 5/);
   });
 });

@@ -98,6 +98,18 @@ describe('control', () => {
     expect(res.json().code).toBe('SC_ERR_BAD_REQUEST');
   });
 
+  it('an oversized body is refused with 413 SC_ERR_TOO_BIG, nothing changes', async () => {
+    const { app, hub } = await build();
+    const seq = hub.seq;
+    const res = await app.inject({
+      method: 'POST', url: '/api/control/seek', payload: JSON.stringify({ beat: 1, pad: 'x'.repeat(100_000) }),
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().code).toBe('SC_ERR_TOO_BIG');
+    expect(hub.seq).toBe(seq);
+  });
+
   it('compares tokens exactly', () => {
     expect(tokenMatches(TOKEN, TOKEN)).toBe(true);
     expect(tokenMatches(`${TOKEN} `, TOKEN)).toBe(false);
