@@ -2,22 +2,22 @@
 // conductor plays. Pure: the server reads and parses the file; this checks the parsed value.
 // Every problem names the field, what is wrong and what to do.
 
-import { createTempoMap } from './tempo-map.js';
-
-/**
- * @typedef {object} CueSpec
- * @property {number} [at]    global beat index (0-based); or bar + beat
- * @property {number} [bar]
- * @property {number} [beat]  beat in bar, from 1 (default 1)
- * @property {string} [view]  view the cue is for (default "audience")
- * @property {Record<string, unknown>} set  merge patch applied to the view's cue state
- */
+import { createTempoMap, createTempoMapFromBars } from './tempo-map.js';
 
 /**
  * @typedef {object} Cue
  * @property {number} beat   global beat index
  * @property {string} view
- * @property {Record<string, unknown>} set
+ * @property {Record<string, unknown>} set  merge patch into the view's cue state
+ */
+
+/**
+ * @typedef {object} Vote
+ * @property {string} id
+ * @property {string[]} tiles
+ * @property {number} open    beat the window opens
+ * @property {number} close   beat the window closes (the tally decides then)
+ * @property {Record<string, { seek: number }>} decides  per winning tile, what happens
  */
 
 /**
@@ -27,14 +27,23 @@ import { createTempoMap } from './tempo-map.js';
  */
 
 /**
+ * @typedef {object} PagesSpec  an image score view
+ * @property {string[]} files   page images, in order
+ * @property {string} beatmap   CSV or JSON beat map
+ */
+
+/**
  * @typedef {object} ScoreModel
  * @property {string} id
  * @property {string} title
  * @property {string} composer
- * @property {{id: string, name: string}[]} parts
+ * @property {{id: string, name: string, source?: string}[]} parts
  * @property {string[]} views
+ * @property {{ file: string } | null} notation
+ * @property {Record<string, PagesSpec> | null} pages
  * @property {import('./tempo-map.js').TempoMap} map
  * @property {Cue[]} cues          sorted by beat, stable within a beat
+ * @property {Vote[]} votes
  * @property {Asset[]} assets
  */
 
@@ -42,6 +51,13 @@ import { createTempoMap } from './tempo-map.js';
  * @typedef {object} Problem
  * @property {string} field  e.g. "cues[3].bar"
  * @property {string} message
+ */
+
+/**
+ * @typedef {object} BuildOptions
+ * @property {import('./tempo-map.js').BarSpec[]} [bars] bars in performance order, from the
+ *   engraved notation or the beat maps; required when the manifest has `notation`
+ * @property {(path: string) => string} [assetUrl] URL of a package file (content-hashed by the server)
  */
 
 const ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -78,12 +94,17 @@ export function isSafeRelativePath(p) {
   return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
 }
 
+const NOTATION_RE = /\.(musicxml|xml|mxl|mei)$/i;
+const BEATMAP_RE = /\.(csv|json)$/i;
+
 /**
- * Validate a parsed manifest and build the score model.
+ * Validate a parsed manifest and build the score model. Every problem is collected, not only
+ * the first; positions (bar/beat) are checked against the score's own tempo map.
  * @param {unknown} raw
+ * @param {BuildOptions} [options]
  * @returns {{ ok: true, value: ScoreModel } | { ok: false, problems: Problem[] }}
  */
-export function buildScoreModel(raw) {
+export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   /** @type {Problem[]} */
   const problems = [];
   /** @param {string} field @param {string} message */
@@ -94,89 +115,68 @@ export function buildScoreModel(raw) {
   if (typeof raw.title !== 'string' || raw.title.trim() === '') problem('title', 'is missing; give the piece a title');
   if (raw.composer !== undefined && typeof raw.composer !== 'string') problem('composer', 'must be text');
 
-  /** @type {{id: string, name: string}[]} */
+  /** @type {{id: string, name: string, source?: string}[]} */
   const parts = [];
   if (raw.parts !== undefined) {
-    if (!Array.isArray(raw.parts)) problem('parts', 'must be a list of {id, name}');
+    if (!Array.isArray(raw.parts)) problem('parts', 'must be a list of {id, name, source?}');
     else raw.parts.forEach((p, i) => {
       if (!isObject(p) || typeof p.id !== 'string' || !ID_RE.test(p.id)) problem(`parts[${i}].id`, 'must be an id of lower-case letters, digits, "-" or "_"');
       else if (p.id === 'audience' || p.id === 'score') problem(`parts[${i}].id`, `"${p.id}" is a reserved view name; choose another part id`);
-      else parts.push({ id: p.id, name: typeof p.name === 'string' ? p.name : p.id });
+      else if (p.source !== undefined && !(typeof p.source === 'string' && p.source.length > 0 && p.source.length <= 64)) problem(`parts[${i}].source`, 'must be the part\'s id in the notation file, e.g. P1');
+      else parts.push({ id: p.id, name: typeof p.name === 'string' ? p.name : p.id, ...(p.source ? { source: p.source } : {}) });
     });
   }
   const views = ['audience', 'score', ...parts.map((p) => p.id)];
   if (new Set(views).size !== views.length) problem('parts', 'part ids must be unique');
 
-  if (!Number.isInteger(raw.bars) || raw.bars < 1) problem('bars', 'must be the number of bars, an integer >= 1');
-  if (raw.pickup !== undefined && !(Number.isInteger(raw.pickup) && raw.pickup >= 0)) problem('pickup', 'must be the number of beats in the pickup bar (0 for none)');
-
-  /** @type {import('./tempo-map.js').MeterChange[]} */
-  const changes = [];
-  if (!Array.isArray(raw.meter) || raw.meter.length === 0) {
-    problem('meter', 'is missing; list at least one entry like {bar: 1, time: 4/4, tempo: 96}');
-  } else {
-    raw.meter.forEach((m, i) => {
-      if (!isObject(m)) { problem(`meter[${i}]`, 'must be a mapping like {bar: 9, tempo: 120}'); return; }
-      if (!Number.isInteger(m.bar)) { problem(`meter[${i}].bar`, 'must be a bar number'); return; }
-      /** @type {import('./tempo-map.js').MeterChange} */
-      const c = { bar: m.bar };
-      if (m.beat !== undefined) {
-        if (!(Number.isInteger(m.beat) && m.beat >= 1)) problem(`meter[${i}].beat`, 'must be a beat in the bar, from 1');
-        else c.beat = m.beat;
+  /** @type {{ file: string } | null} */
+  let notation = null;
+  if (raw.notation !== undefined) {
+    if (!isObject(raw.notation) || !isSafeRelativePath(raw.notation.file)) problem('notation.file', 'must be a relative path inside the package, e.g. quartet.musicxml');
+    else if (!NOTATION_RE.test(raw.notation.file)) problem('notation.file', 'must be MusicXML (.musicxml, .xml, .mxl) or MEI (.mei)');
+    else notation = { file: raw.notation.file };
+  }
+  /** @type {Record<string, PagesSpec> | null} */
+  let pages = null;
+  if (raw.pages !== undefined) {
+    if (notation) problem('pages', 'a score has either notation or page images, not both; remove one');
+    else if (!isObject(raw.pages)) problem('pages', 'must map views to {files: [...], beatmap: file}');
+    else {
+      pages = {};
+      for (const [view, spec] of Object.entries(raw.pages)) {
+        const f = `pages.${view}`;
+        if (view === 'audience' || !views.includes(view)) { problem(f, `"${view}" is not a score or part view (${views.slice(1).join(', ')})`); continue; }
+        if (!isObject(spec) || !Array.isArray(spec.files) || spec.files.length === 0) { problem(`${f}.files`, 'must list the page images in order'); continue; }
+        const bad = spec.files.findIndex((/** @type {unknown} */ x) => !isSafeRelativePath(x));
+        if (bad >= 0) { problem(`${f}.files[${bad}]`, 'must be a relative path inside the package'); continue; }
+        if (!isSafeRelativePath(spec.beatmap) || !BEATMAP_RE.test(spec.beatmap)) { problem(`${f}.beatmap`, 'must be a .csv or .json file inside the package'); continue; }
+        pages[view] = { files: spec.files, beatmap: spec.beatmap };
       }
-      if (m.time !== undefined) {
-        const t = parseTime(m.time);
-        if (!t) problem(`meter[${i}].time`, 'must be a time signature like 3/4');
-        else c.time = t;
-      }
-      if (m.tempo !== undefined) {
-        if (!(typeof m.tempo === 'number' && m.tempo > 0 && m.tempo <= 1000)) problem(`meter[${i}].tempo`, 'must be beats per minute, a number in (0, 1000]');
-        else c.tempo = m.tempo;
-      }
-      if (c.time === undefined && c.tempo === undefined) problem(`meter[${i}]`, 'changes nothing; give time, tempo or both');
-      changes.push(c);
-    });
+    }
   }
 
   /** @type {import('./tempo-map.js').TempoMap | null} */
   let map = null;
-  if (problems.length === 0) {
-    try {
-      map = createTempoMap({ bars: raw.bars, pickup: raw.pickup ?? 0, changes });
-    } catch (err) {
-      problem('meter', `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}`);
+  if (notation) {
+    for (const key of ['meter', 'bars', 'pickup']) {
+      if (raw[key] !== undefined) problem(key, 'comes from the notation when the score has `notation`; remove it');
     }
+    if (!bars && problems.length === 0) problem('notation', 'has not been engraved yet (internal: build the model with the engraved bars)');
+    if (bars && problems.length === 0) {
+      try {
+        map = createTempoMapFromBars(bars);
+      } catch (err) {
+        problem('notation', `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; check the notation file`);
+      }
+    }
+  } else {
+    map = meterMap(raw, problem);
   }
 
   /** @type {Cue[]} */
   const cues = [];
-  if (raw.cues !== undefined && !Array.isArray(raw.cues)) problem('cues', 'must be a list of cues');
-  else if (map) {
-    const m = map;
-    (raw.cues ?? []).forEach((/** @type {unknown} */ c, /** @type {number} */ i) => {
-      const f = `cues[${i}]`;
-      if (!isObject(c)) { problem(f, 'must be a mapping like {bar: 1, view: audience, set: {text: Hello}}'); return; }
-      const view = c.view ?? 'audience';
-      if (!views.includes(view)) { problem(`${f}.view`, `"${view}" is not a view of this score (${views.join(', ')})`); return; }
-      if (!isObject(c.set)) { problem(`${f}.set`, 'must be a mapping of what the view shows, e.g. {text: Hello}'); return; }
-      let beat;
-      if (c.at !== undefined) {
-        if (!(Number.isInteger(c.at) && c.at >= 0)) { problem(`${f}.at`, 'must be a beat index >= 0'); return; }
-        beat = c.at;
-      } else if (Number.isInteger(c.bar)) {
-        try {
-          beat = m.beatOf(c.bar, c.beat ?? m.barInfo(c.bar)?.firstBeatInBar ?? 1);
-        } catch (err) {
-          problem(f, `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; the score has bars ${m.firstBar}..${m.lastBar}`);
-          return;
-        }
-      } else { problem(f, 'needs a position: bar (and beat) or at'); return; }
-      if (beat >= m.totalBeats) { problem(f, `is at beat ${beat}, after the last beat (${m.totalBeats - 1}); move it or extend the score`); return; }
-      cues.push({ beat, view, set: c.set });
-    });
-  }
-  cues.sort((a, b) => a.beat - b.beat);
-
+  /** @type {Vote[]} */
+  const votes = [];
   /** @type {Asset[]} */
   const assets = [];
   if (raw.assets !== undefined && !Array.isArray(raw.assets)) problem('assets', 'must be a list of {path, preload}');
@@ -185,11 +185,146 @@ export function buildScoreModel(raw) {
     else assets.push({ path: a.path, preload: a.preload === true });
   });
 
+  if (raw.cues !== undefined && !Array.isArray(raw.cues)) problem('cues', 'must be a list of cues');
+  else if (map) {
+    const m = map;
+    /**
+     * Beat index of a position {at} or {bar, beat?}, or null (with a problem) when invalid.
+     * @param {any} pos
+     * @param {string} f
+     */
+    const position = (pos, f) => {
+      if (!isObject(pos)) { problem(f, 'needs a position: bar (and beat) or at'); return null; }
+      let beat;
+      if (pos.at !== undefined) {
+        if (!(Number.isInteger(pos.at) && pos.at >= 0)) { problem(`${f}.at`, 'must be a beat index >= 0'); return null; }
+        beat = pos.at;
+      } else if (Number.isInteger(pos.bar)) {
+        try {
+          beat = m.beatOf(pos.bar, pos.beat ?? m.barInfo(pos.bar)?.firstBeatInBar ?? 1);
+        } catch (err) {
+          problem(f, `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; the score has bars ${m.firstBar}..${m.lastBar}`);
+          return null;
+        }
+      } else { problem(f, 'needs a position: bar (and beat) or at'); return null; }
+      if (beat >= m.totalBeats) { problem(f, `is at beat ${beat}, after the last beat (${m.totalBeats - 1}); move it or extend the score`); return null; }
+      return beat;
+    };
+
+    (raw.cues ?? []).forEach((/** @type {unknown} */ c, /** @type {number} */ i) => {
+      const f = `cues[${i}]`;
+      if (!isObject(c)) { problem(f, 'must be a mapping like {bar: 1, view: audience, set: {text: Hello}}'); return; }
+      const kinds = ['set', 'audio', 'vote'].filter((k) => c[k] !== undefined);
+      if (kinds.length !== 1) { problem(f, 'needs exactly one of set, audio or vote'); return; }
+      const view = c.view ?? 'audience';
+      if (!views.includes(view)) { problem(`${f}.view`, `"${view}" is not a view of this score (${views.join(', ')})`); return; }
+      const beat = position(c, f);
+      if (beat === null) return;
+      if (c.set !== undefined) {
+        if (!isObject(c.set)) { problem(`${f}.set`, 'must be a mapping of what the view shows, e.g. {text: Hello}'); return; }
+        cues.push({ beat, view, set: c.set });
+      } else if (c.audio !== undefined) {
+        if (!isSafeRelativePath(c.audio)) { problem(`${f}.audio`, 'must be the path of an audio file inside the package'); return; }
+        if (!assets.some((a) => a.path === c.audio)) assets.push({ path: c.audio, preload: true });
+        cues.push({ beat, view, set: { audio: { src: assetUrl(c.audio), beat } } });
+      } else {
+        const vote = checkVote(c.vote, `${f}.vote`, beat, position, problem);
+        if (!vote) return;
+        if (votes.some((v) => v.id === vote.id)) { problem(`${f}.vote.id`, `"${vote.id}" is used by another vote; vote ids must be unique`); return; }
+        votes.push(vote);
+        cues.push({ beat, view, set: { vote: { id: vote.id, tiles: vote.tiles, closes: vote.close } } });
+        cues.push({ beat: vote.close, view, set: { vote: null } });
+      }
+    });
+  }
+  cues.sort((a, b) => a.beat - b.beat);
+
   if (problems.length > 0 || !map) return { ok: false, problems };
   return {
     ok: true,
     value: {
-      id: raw.id, title: raw.title, composer: raw.composer ?? '', parts, views, map, cues, assets,
+      id: raw.id, title: raw.title, composer: raw.composer ?? '', parts, views, notation, pages, map, cues, votes, assets,
     },
   };
+}
+
+/**
+ * The tempo map of a score without notation, from `bars`, `pickup` and `meter`.
+ * @param {Record<string, any>} raw
+ * @param {(field: string, message: string) => void} problem
+ */
+function meterMap(raw, problem) {
+  let ok = true;
+  /** @param {string} field @param {string} message */
+  const bad = (field, message) => { ok = false; problem(field, message); };
+  if (!Number.isInteger(raw.bars) || raw.bars < 1) bad('bars', 'must be the number of bars, an integer >= 1');
+  if (raw.pickup !== undefined && !(Number.isInteger(raw.pickup) && raw.pickup >= 0)) bad('pickup', 'must be the number of beats in the pickup bar (0 for none)');
+  /** @type {import('./tempo-map.js').MeterChange[]} */
+  const changes = [];
+  if (!Array.isArray(raw.meter) || raw.meter.length === 0) {
+    bad('meter', 'is missing; list at least one entry like {bar: 1, time: 4/4, tempo: 96}');
+  } else {
+    raw.meter.forEach((/** @type {unknown} */ m, /** @type {number} */ i) => {
+      if (!isObject(m)) { bad(`meter[${i}]`, 'must be a mapping like {bar: 9, tempo: 120}'); return; }
+      if (!Number.isInteger(m.bar)) { bad(`meter[${i}].bar`, 'must be a bar number'); return; }
+      /** @type {import('./tempo-map.js').MeterChange} */
+      const c = { bar: m.bar };
+      if (m.beat !== undefined) {
+        if (!(Number.isInteger(m.beat) && m.beat >= 1)) bad(`meter[${i}].beat`, 'must be a beat in the bar, from 1');
+        else c.beat = m.beat;
+      }
+      if (m.time !== undefined) {
+        const t = parseTime(m.time);
+        if (!t) bad(`meter[${i}].time`, 'must be a time signature like 3/4');
+        else c.time = t;
+      }
+      if (m.tempo !== undefined) {
+        if (!(typeof m.tempo === 'number' && m.tempo > 0 && m.tempo <= 1000)) bad(`meter[${i}].tempo`, 'must be beats per minute, a number in (0, 1000]');
+        else c.tempo = m.tempo;
+      }
+      if (c.time === undefined && c.tempo === undefined) bad(`meter[${i}]`, 'changes nothing; give time, tempo or both');
+      changes.push(c);
+    });
+  }
+  if (!ok) return null;
+  try {
+    return createTempoMap({ bars: raw.bars, pickup: raw.pickup ?? 0, changes });
+  } catch (err) {
+    problem('meter', `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}`);
+    return null;
+  }
+}
+
+/**
+ * @param {unknown} v
+ * @param {string} f
+ * @param {number} open
+ * @param {(pos: any, f: string) => number | null} position
+ * @param {(field: string, message: string) => void} problem
+ * @returns {Vote | null}
+ */
+function checkVote(v, f, open, position, problem) {
+  if (!isObject(v)) { problem(f, 'must be a mapping like {id: ending, tiles: [a, b], close: {bar: 15}}'); return null; }
+  if (typeof v.id !== 'string' || !ID_RE.test(v.id)) { problem(`${f}.id`, 'must be an id of lower-case letters, digits, "-" or "_"'); return null; }
+  const tiles = v.tiles;
+  if (!Array.isArray(tiles) || tiles.length < 2 || !tiles.every((t) => typeof t === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(t)) || new Set(tiles).size !== tiles.length) {
+    problem(`${f}.tiles`, 'must list at least two distinct tile ids to vote between');
+    return null;
+  }
+  const close = position(v.close, `${f}.close`);
+  if (close === null) return null;
+  if (close <= open) { problem(`${f}.close`, `is at beat ${close}, not after the vote opens (beat ${open}); close it later`); return null; }
+  /** @type {Record<string, { seek: number }>} */
+  const decides = {};
+  if (v.decides !== undefined) {
+    if (!isObject(v.decides)) { problem(`${f}.decides`, 'must map tiles to actions, e.g. {a: {seek: {bar: 17}}}'); return null; }
+    for (const [tile, action] of Object.entries(v.decides)) {
+      if (!tiles.includes(tile)) { problem(`${f}.decides.${tile}`, `"${tile}" is not one of the vote's tiles (${tiles.join(', ')})`); return null; }
+      if (!isObject(action) || action.seek === undefined) { problem(`${f}.decides.${tile}`, 'must be an action like {seek: {bar: 17}}'); return null; }
+      const seek = position(action.seek, `${f}.decides.${tile}.seek`);
+      if (seek === null) return null;
+      decides[tile] = { seek };
+    }
+  }
+  return { id: v.id, tiles, open, close, decides };
 }

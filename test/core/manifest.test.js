@@ -62,4 +62,61 @@ describe('score manifest', () => {
     expect(isSafeRelativePath('audio/a.wav')).toBe(true);
     for (const p of ['/etc/passwd', '../x', 'a/../../x', 'a\\b', 'a//b', './a', '', 'a/\0']) expect(isSafeRelativePath(p)).toBe(false);
   });
+
+  it('takes timing from the engraved bars when the score has notation', () => {
+    const raw = { id: 'n', title: 'N', notation: { file: 'q.musicxml' }, parts: [{ id: 'violin', source: 'P1' }], cues: [{ bar: 2, set: { text: 'x' } }] };
+    expect(problems(raw)).toEqual(['notation: has not been engraved yet (internal: build the model with the engraved bars)']);
+    const bars = [{ bar: 1, time: /** @type {[number, number]} */ ([3, 4]), tempo: [{ beat: 1, bpm: 60 }] }, { bar: 2, time: /** @type {[number, number]} */ ([3, 4]) }];
+    const r = buildScoreModel(raw, { bars });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.map.totalBeats).toBe(6);
+    expect(r.value.cues[0].beat).toBe(3);
+    expect(r.value.parts[0]).toEqual({ id: 'violin', name: 'violin', source: 'P1' });
+    expect(problems({ ...raw, meter: [{ bar: 1, time: '4/4', tempo: 60 }] })).toContain('meter: comes from the notation when the score has `notation`; remove it');
+    expect(problems({ ...raw, notation: { file: 'q.pdf' } })).toContain('notation.file: must be MusicXML (.musicxml, .xml, .mxl) or MEI (.mei)');
+  });
+
+  it('checks image-score pages per view', () => {
+    const ok = buildScoreModel({ ...base(), pages: { score: { files: ['p/1.png'], beatmap: 'b/score.csv' } } });
+    expect(ok.ok && ok.value.pages).toEqual({ score: { files: ['p/1.png'], beatmap: 'b/score.csv' } });
+    expect(problems({ ...base(), pages: { flute: { files: ['p/1.png'], beatmap: 'b.csv' } } })[0]).toMatch(/pages\.flute: "flute" is not a score or part view/);
+    expect(problems({ ...base(), pages: { score: { files: ['../1.png'], beatmap: 'b.csv' } } })[0]).toMatch(/pages\.score\.files\[0\]: must be a relative path/);
+    expect(problems({ ...base(), pages: { score: { files: ['1.png'], beatmap: 'b.txt' } } })[0]).toMatch(/beatmap: must be a \.csv or \.json/);
+    expect(problems({ ...base(), notation: { file: 'a.mei' }, pages: {} })).toContain('pages: a score has either notation or page images, not both; remove one');
+  });
+
+  it('turns an audio cue into a cue-state patch with the asset URL, and lists the asset', () => {
+    const r = buildScoreModel({ ...base(), cues: [{ bar: 2, audio: 'clips/bell.wav' }] }, { assetUrl: (p) => `/scores/piece/h/${p}` });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.cues).toEqual([{ beat: 4, view: 'audience', set: { audio: { src: '/scores/piece/h/clips/bell.wav', beat: 4 } } }]);
+    expect(r.value.assets).toContainEqual({ path: 'clips/bell.wav', preload: true });
+  });
+
+  it('opens and closes a vote window and resolves what it decides', () => {
+    const vote = { id: 'ending', tiles: ['a', 'b'], close: { bar: 3 }, decides: { a: { seek: { bar: 4 } }, b: { seek: { at: 1 } } } };
+    const r = buildScoreModel({ ...base(), cues: [{ bar: 2, vote }] });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.value.votes).toEqual([{ id: 'ending', tiles: ['a', 'b'], open: 4, close: 8, decides: { a: { seek: 12 }, b: { seek: 1 } } }]);
+    expect(r.value.cues).toEqual([
+      { beat: 4, view: 'audience', set: { vote: { id: 'ending', tiles: ['a', 'b'], closes: 8 } } },
+      { beat: 8, view: 'audience', set: { vote: null } },
+    ]);
+  });
+
+  it.each([
+    [{ id: 'v', tiles: ['a'], close: { bar: 3 } }, /tiles: must list at least two distinct tile ids/],
+    [{ id: 'v', tiles: ['a', 'a'], close: { bar: 3 } }, /tiles: must list at least two distinct/],
+    [{ id: 'v', tiles: ['a', 'b'], close: { bar: 1 } }, /close: is at beat 0, not after the vote opens \(beat 4\)/],
+    [{ id: 'v', tiles: ['a', 'b'], close: { bar: 3 }, decides: { c: { seek: { bar: 1 } } } }, /decides\.c: "c" is not one of the vote's tiles/],
+    [{ id: 'v', tiles: ['a', 'b'], close: { bar: 3 }, decides: { a: { seek: { bar: 12 } } } }, /decides\.a\.seek: no bar 12/],
+    [{ id: 'v', tiles: ['a', 'b'] }, /close: needs a position/],
+  ])('reports a broken vote %j', (vote, expected) => {
+    const found = problems({ ...base(), cues: [{ bar: 2, vote }] });
+    expect(found.some((p) => expected.test(p)), found.join('\n')).toBe(true);
+  });
+
+  it('needs exactly one of set, audio or vote in a cue', () => {
+    expect(problems({ ...base(), cues: [{ bar: 1, set: {}, audio: 'a.wav' }] })).toContain('cues[0]: needs exactly one of set, audio or vote');
+    expect(problems({ ...base(), cues: [{ bar: 1 }] })).toContain('cues[0]: needs exactly one of set, audio or vote');
+  });
 });
