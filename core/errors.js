@@ -52,7 +52,7 @@ export const ERRORS = Object.freeze({
   },
   SC_ERR_SCORE_INVALID: {
     code: 'SC_ERR_SCORE_INVALID', status: 422,
-    message: 'The score package is invalid; fix the listed problems and load it again.',
+    message: 'The score package is invalid; fix the listed problems and try again.',
   },
   SC_ERR_SCORE_NOT_FOUND: {
     code: 'SC_ERR_SCORE_NOT_FOUND', status: 404,

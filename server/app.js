@@ -1,7 +1,7 @@
 // Builds the Fastify application and wires the modules together. Never listens: start.js does,
 // and tests use app.inject() or listen on port 0.
 
-import { readFileSync, existsSync, createReadStream } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
@@ -11,23 +11,24 @@ import { createMemoryBus } from './bus.js';
 import { createConductor, systemClock } from './conductor.js';
 import { createHub } from './hub.js';
 import { createMetrics } from './metrics.js';
-import { controlRoutes } from './control.js';
+import { controlRoutes, requireToken } from './control.js';
+import { scoreRoutes } from './score-routes.js';
+import { loadPackage } from './score-package.js';
+import { watchPackage } from './watch.js';
 import { attachWebSocket } from './transports/websocket.js';
 import { sseRoutes } from './transports/sse.js';
 import { pollRoutes } from './transports/poll.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CLIENT_DIR = path.join(ROOT, 'dist', 'client');
-
-const MIME = /** @type {Record<string, string>} */ ({
-  '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg', '.svg': 'image/svg+xml',
-  '.png': 'image/png', '.json': 'application/json', '.txt': 'text/plain; charset=utf-8',
-});
+export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
 
 /**
  * @typedef {object} AppOptions
- * @property {import('./score-loader.js').LoadedScore} score
+ * @property {import('./score-package.js').ScorePackage} score  the loaded package
  * @property {string} token                conductor token
+ * @property {string} [cacheDir]           engraving cache (reloads use it)
+ * @property {boolean} [watch]             reload the package when its files change
  * @property {boolean} [autoplay]          play at once and loop (the demo)
  * @property {boolean} [loop]
  * @property {import('./conductor.js').Clock} [clock]
@@ -42,7 +43,7 @@ const MIME = /** @type {Record<string, string>} */ ({
  */
 export async function buildApp({
   score, token, autoplay = false, loop = autoplay, clock = systemClock, bus = createMemoryBus(),
-  logger = false, clientDir = CLIENT_DIR, hubOptions = {},
+  logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false,
 }) {
   const app = Fastify({ logger, bodyLimit: 64 * 1024, return503OnClosing: true });
   const metrics = createMetrics();
@@ -70,26 +71,40 @@ export async function buildApp({
     return metrics.registry.metrics();
   });
 
-  const { model } = score;
-  app.get('/api/score', async () => ({
-    id: model.id, title: model.title, composer: model.composer, views: model.views, parts: model.parts,
-    bars: model.map.lastBar, beats: model.map.totalBeats,
-    assets: score.assets.map((a) => ({ path: a.path, url: a.url, bytes: a.bytes, preload: a.preload })),
+  let current = score;
+  /** @type {{ problems: string[], at: number | null }} */
+  const lastReload = { problems: [], at: null };
+  /**
+   * Load the package again. A broken package never replaces a working one: the server keeps
+   * playing what it has and the problems are kept for the conductor.
+   */
+  async function reload() {
+    try {
+      const next = await loadPackage(current.dir, { cacheDir });
+      current = next;
+      lastReload.problems = [];
+      conductor.load(next.model, { keepPosition: true });
+      app.log.info({ score: next.model.id, epoch: conductor.epoch }, 'score reloaded');
+    } catch (err) {
+      const e = /** @type {Error & { code?: string }} */ (err);
+      lastReload.problems = e.message.split('\n').slice(1).filter(Boolean);
+      if (lastReload.problems.length === 0) lastReload.problems = [e.message];
+      app.log.warn({ code: e.code, problems: lastReload.problems }, 'score reload refused; still playing the previous version');
+      throw err;
+    } finally {
+      lastReload.at = clock.wall();
+    }
+  }
+  scoreRoutes(app, { current: () => current });
+  app.get('/api/status', { onRequest: requireToken(token) }, async () => ({
+    score: current.model.id, dir: current.dir, epoch: hub.epoch, seq: hub.seq, clients: hub.size,
+    warnings: current.warnings, reload: lastReload,
   }));
-
-  // Only assets the manifest declares are served: nothing else in or outside the package.
-  const assetsByPath = new Map(score.assets.map((a) => [a.path, a]));
-  app.get('/scores/:id/*', async (req, reply) => {
-    const { id, '*': rest } = /** @type {{ id: string, '*': string }} */ (req.params);
-    const asset = id === model.id ? assetsByPath.get(rest) : undefined;
-    if (!asset) throw new ScorecastError('SC_ERR_NOT_FOUND');
-    const v = /** @type {{ v?: string }} */ (req.query).v;
-    reply.header('cache-control', v === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');
-    reply.header('etag', `"${asset.hash}"`);
-    reply.header('content-length', asset.bytes);
-    reply.type(MIME[path.extname(asset.path)] ?? 'application/octet-stream');
-    return reply.send(createReadStream(asset.file));
+  app.post('/api/reload', { onRequest: requireToken(token) }, async () => {
+    await reload();
+    return { epoch: conductor.epoch, seq: conductor.seq, score: current.model.id, warnings: current.warnings };
   });
+  const watcher = watch ? watchPackage(score.dir, () => reload().catch(() => {}), app.log) : null;
 
   controlRoutes(app, { conductor, token });
   sseRoutes(app, hub);
@@ -110,12 +125,13 @@ export async function buildApp({
   app.get('/', (req, reply) => sendIndex(reply));
   app.get('/view/:view', (req, reply) => {
     const { view } = /** @type {{ view: string }} */ (req.params);
-    if (!model.views.includes(view)) throw new ScorecastError('SC_ERR_NOT_FOUND', `no view "${view.slice(0, 64)}" in this score`);
+    if (!current.model.views.includes(view)) throw new ScorecastError('SC_ERR_NOT_FOUND', `no view "${view.slice(0, 64)}" in this score`);
     return sendIndex(reply);
   });
 
   // preClose, not onClose: open WebSocket and SSE connections would keep server.close() waiting.
   app.addHook('preClose', async () => {
+    watcher?.close();
     conductor.dispose();
     ws.close();
     hub.close();
@@ -123,5 +139,5 @@ export async function buildApp({
   app.addHook('onClose', async () => { await bus.close(); });
 
   if (autoplay) conductor.play();
-  return { app, conductor, hub };
+  return { app, conductor, hub, reload };
 }

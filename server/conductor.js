@@ -46,8 +46,10 @@ export function newEpoch() {
 /**
  * @param {ConductorOptions} options
  */
-export function createConductor({ model, bus, clock = systemClock, loop = false, epoch = newEpoch(), onBeat }) {
-  const { map } = model;
+export function createConductor({ model: firstModel, bus, clock = systemClock, loop = false, epoch: firstEpoch = newEpoch(), onBeat }) {
+  let model = firstModel;
+  let map = model.map;
+  let epoch = firstEpoch;
   let state = initialState(model);
   let seq = 0;
   /** Fractional beat position while not playing. */
@@ -141,7 +143,38 @@ export function createConductor({ model, bus, clock = systemClock, loop = false,
     get epoch() { return epoch; },
     get seq() { return seq; },
     get state() { return state; },
-    model,
+    get model() { return model; },
+
+    /**
+     * Play another score, or a new version of this one: a new epoch (clients resync by snapshot).
+     * With keepPosition, the performance goes on from the same beat (clamped to the new score)
+     * in the same transport state: a composer's edit must not lose their place.
+     * @param {import('../core/manifest.js').ScoreModel} next
+     * @param {{ keepPosition?: boolean, epoch?: string }} [options]
+     */
+    load(next, { keepPosition = false, epoch: nextEpoch = newEpoch() } = {}) {
+      const wasPlaying = state.transport === 'playing';
+      const at = Math.min(Math.floor(currentPos()), next.map.totalBeats - 1);
+      const wasPaused = state.transport === 'paused';
+      const rate = state.rate;
+      cancel();
+      model = next;
+      map = next.map;
+      epoch = nextEpoch;
+      seq = 0;
+      ended = false;
+      pos = 0;
+      state = initialState(next);
+      if (keepPosition) {
+        state = withRate(model, state, rate);
+        pos = at;
+        state = atBeat(model, state, at, null);
+        if (wasPaused) state = withTransport(state, 'paused', null);
+      }
+      bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
+      if (keepPosition && wasPlaying) this.play();
+      return state;
+    },
 
     play() {
       if (state.transport === 'playing') return state;

@@ -16,6 +16,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * @property {boolean} tokenGenerated
  * @property {boolean} autoplay
  * @property {boolean} loop
+ * @property {boolean} watch  reload the score package when its files change
  * @property {string} logLevel
  */
 
@@ -34,6 +35,7 @@ export function readConfig(argv, env) {
       token: { type: 'string' },
       autoplay: { type: 'boolean' },
       loop: { type: 'boolean' },
+      watch: { type: 'boolean' },
       'log-level': { type: 'string' },
     },
     strict: true,
@@ -52,6 +54,7 @@ export function readConfig(argv, env) {
     tokenGenerated: given === undefined,
     autoplay,
     loop: values.loop ?? autoplay,
+    watch: values.watch ?? env.SCORECAST_WATCH === '1',
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
   };
 }

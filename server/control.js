@@ -54,18 +54,24 @@ const ACTIONS = {
 };
 
 /**
+ * An onRequest hook that refuses requests without the conductor token. It runs before the body
+ * is parsed: a caller without the token learns nothing and changes nothing.
+ * @param {string} token
+ */
+export function requireToken(token) {
+  return async (/** @type {import('fastify').FastifyRequest} */ req) => {
+    const header = req.headers.authorization;
+    const presented = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+    if (!tokenMatches(presented, token)) throw new ScorecastError('SC_ERR_UNAUTHORIZED');
+  };
+}
+
+/**
  * @param {import('fastify').FastifyInstance} app
  * @param {{ conductor: import('./conductor.js').Conductor, token: string }} options
  */
 export function controlRoutes(app, { conductor, token }) {
-  app.post('/api/control/:action', {
-    // Authenticate before the body is parsed: a caller without the token learns nothing.
-    onRequest: async (req) => {
-      const header = req.headers.authorization;
-      const presented = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
-      if (!tokenMatches(presented, token)) throw new ScorecastError('SC_ERR_UNAUTHORIZED');
-    },
-  }, async (req) => {
+  app.post('/api/control/:action', { onRequest: requireToken(token) }, async (req) => {
     const { action } = /** @type {{ action: string }} */ (req.params);
     const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
     if (!run) throw new ScorecastError('SC_ERR_UNKNOWN_ACTION', action.slice(0, 32));

@@ -4,8 +4,9 @@
 import os from 'node:os';
 import QRCode from 'qrcode';
 import { readConfig } from './config.js';
-import { loadScore } from './score-loader.js';
-import { buildApp } from './app.js';
+import { pathToFileURL } from 'node:url';
+import { loadPackage } from './score-package.js';
+import { buildApp, CACHE_DIR } from './app.js';
 
 /** Addresses phones on the venue network can use (non-internal IPv4). */
 function lanAddresses() {
@@ -14,23 +15,27 @@ function lanAddresses() {
     .map((i) => /** @type {os.NetworkInterfaceInfo} */ (i).address);
 }
 
-async function main() {
+/**
+ * Start the server from command-line flags and the environment.
+ * @param {string[]} argv
+ */
+export async function main(argv) {
   let config;
   try {
-    config = readConfig(process.argv.slice(2), process.env);
+    config = readConfig(argv, process.env);
   } catch (err) {
     process.stderr.write(`scorecast: ${/** @type {Error} */ (err).message}\n`);
     process.exit(2);
   }
   let score;
   try {
-    score = await loadScore(config.scoreDir);
+    score = await loadPackage(config.scoreDir, { cacheDir: CACHE_DIR });
   } catch (err) {
     process.stderr.write(`scorecast: cannot load the score in ${config.scoreDir}: ${/** @type {Error} */ (err).message}\n`);
     process.exit(1);
   }
   const { app } = await buildApp({
-    score, token: config.token, autoplay: config.autoplay, loop: config.loop,
+    score, token: config.token, autoplay: config.autoplay, loop: config.loop, watch: config.watch,
     logger: { level: config.logLevel },
   });
   await app.listen({ port: config.port, host: config.host });
@@ -69,4 +74,4 @@ async function main() {
   if (process.send) process.send({ type: 'listening', port, token: config.token });
 }
 
-main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main(process.argv.slice(2));

@@ -5,6 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ambience, encodeWav, writeFileMkdir } from './wav.js';
+import { generateDemoAudio } from './demo-audio.js';
 
 const SCORES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -21,3 +22,5 @@ for (const a of AUDIO) {
   await writeFileMkdir(file, encodeWav(ambience(a.seconds, a.rate), a.rate));
   process.stdout.write(`generated ${a.file} (${bytes} bytes)\n`);
 }
+
+await generateDemoAudio();

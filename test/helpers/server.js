@@ -2,6 +2,7 @@
 
 import { buildApp } from '../../server/app.js';
 import { buildScoreModel } from '../../core/manifest.js';
+import { packageOf } from './fixtures.js';
 
 export const TOKEN = 'test-token-0123456789';
 
@@ -18,7 +19,7 @@ export async function startServer({ tempo = 600, bars = 64, cueBytes = 0, autopl
   const r = buildScoreModel({ id: 'itest', title: 'Integration', bars, meter: [{ bar: 1, time: '4/4', tempo }], cues });
   if (!r.ok) throw new Error(JSON.stringify(r.problems));
   const { app, conductor, hub } = await buildApp({
-    score: { dir: '.', model: r.value, assets: [] }, token: TOKEN, autoplay, loop: true, hubOptions,
+    score: packageOf(r.value), token: TOKEN, autoplay, loop: true, hubOptions,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = /** @type {import('node:net').AddressInfo} */ (app.server.address());

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../server/app.js';
-import { loadScore } from '../../server/score-loader.js';
+import { loadPackage } from '../../server/score-package.js';
 
 const PKG = new URL('../fixtures/pkg/', import.meta.url).pathname;
 /** @type {import('fastify').FastifyInstance[]} */
@@ -12,7 +12,7 @@ afterEach(async () => { for (const a of apps) await a.close(); apps = []; });
 
 /** @param {string} [clientDir] */
 async function build(clientDir) {
-  const score = await loadScore(PKG);
+  const score = await loadPackage(PKG, { cacheDir: mkdtempSync(path.join(os.tmpdir(), 'sc-cache-')) });
   const { app } = await buildApp({ score, token: 'tok-123456789', ...(clientDir ? { clientDir } : {}) });
   apps.push(app);
   return app;
@@ -34,7 +34,7 @@ describe('app routes', () => {
     const app = await build();
     const score = (await app.inject('/api/score')).json();
     expect(score).toMatchObject({ id: 'fixture-pkg', views: ['audience', 'score'], beats: 8 });
-    expect(score.assets).toEqual([{ path: 'audio/click.wav', url: expect.stringMatching(/^\/scores\/fixture-pkg\/audio\/click\.wav\?v=[0-9a-f]{16}$/), bytes: 15, preload: true }]);
+    expect(score.assets).toEqual([{ path: 'audio/click.wav', url: expect.stringMatching(/^\/scores\/fixture-pkg\/[0-9a-f]{16}\/audio\/click\.wav$/), bytes: 15, preload: true }]);
     const res = await app.inject(score.assets[0].url);
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe('RIFF-fake-audio');
@@ -42,8 +42,17 @@ describe('app routes', () => {
     expect(res.headers['cache-control']).toContain('immutable');
   });
 
+  it('answers a conditional request with 304', async () => {
+    const app = await build();
+    const { assets } = (await app.inject('/api/score')).json();
+    const first = await app.inject(assets[0].url);
+    const again = await app.inject({ url: assets[0].url, headers: { 'if-none-match': String(first.headers.etag) } });
+    expect(again.statusCode).toBe(304);
+  });
+
   it.each([
     '/scores/fixture-pkg/notes.txt',
+    '/scores/fixture-pkg/audio/click.wav',
     '/scores/fixture-pkg/score.yaml',
     '/scores/fixture-pkg/../../package.json',
     '/scores/fixture-pkg/..%2F..%2Fpackage.json',

@@ -144,4 +144,27 @@ describe('conductor', () => {
     expect(s.conductor.state).not.toHaveProperty('beatT');
     expect(s.clock.pending).toBe(0);
   });
+
+  it('loads a new score: a new epoch from seq 0, keeping the position when asked', () => {
+    const s = setup();
+    s.conductor.play();
+    s.clock.advance(2600); // beat 5
+    const before = s.conductor.epoch;
+    s.conductor.load(model({ bars: 8, cues: [{ at: 0, set: { text: 'new' } }] }), { keepPosition: true });
+    expect(s.conductor.epoch).not.toBe(before);
+    const first = s.changes.find((c) => c.epoch === s.conductor.epoch);
+    expect(first).toMatchObject({ seq: 0, patch: null });
+    expect(s.conductor.state).toMatchObject({ transport: 'playing', beat: 5 });
+    expect(s.conductor.state.cues.audience).toEqual({ text: 'new' });
+    s.clock.advance(500);
+    expect(s.conductor.state.beat).toBe(6);
+    const seqs = s.changes.filter((c) => c.epoch === s.conductor.epoch).map((c) => c.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i));
+
+    s.conductor.load(model({ bars: 1, cues: [] }), { keepPosition: true });
+    expect(s.conductor.state.beat).toBe(3); // clamped to the shorter score
+    s.conductor.load(model(), {});
+    expect(s.conductor.state).toMatchObject({ transport: 'stopped', beat: 0 });
+    expect(s.clock.pending).toBe(0);
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { tokenMatches } from '../../server/control.js';
-import { smallModel } from '../helpers/fixtures.js';
+import { packageOf, smallModel } from '../helpers/fixtures.js';
 
 const TOKEN = 'right-token-123456';
 /** @type {Awaited<ReturnType<typeof buildApp>>[]} */
@@ -9,7 +9,7 @@ let apps = [];
 afterEach(async () => { for (const a of apps) await a.app.close(); apps = []; });
 
 async function build() {
-  const built = await buildApp({ score: { dir: '.', model: smallModel(), assets: [] }, token: TOKEN });
+  const built = await buildApp({ score: packageOf(smallModel()), token: TOKEN });
   apps.push(built);
   return built;
 }

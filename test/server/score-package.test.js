@@ -2,7 +2,11 @@ import path from 'node:path';
 import os from 'node:os';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
-import { loadScore } from '../../server/score-loader.js';
+import { loadPackage } from '../../server/score-package.js';
+
+const CACHE = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
+/** @param {string} dir */
+const loadScore = (dir) => loadPackage(dir, { cacheDir: CACHE });
 
 /** @param {string} yaml @param {Record<string, string>} [files] */
 function pkg(yaml, files = {}) {
@@ -24,12 +28,14 @@ cues:
   - { at: 0, set: { text: hi } }
 `;
 
-describe('score loader', () => {
+describe('score package loader', () => {
   it('loads the demo and the seed profile shipped in scores/', async () => {
     const demo = await loadScore('scores/demo');
     expect(demo.model.id).toBe('demo');
     expect(demo.model.map.segments.length).toBeGreaterThan(1); // it has a tempo change
     const seed = await loadScore('scores/seed-profile');
+    expect(seed.assets[0]).toMatchObject({ path: 'generated/ambience.wav', preload: true });
+    expect(seed.assets[0].bytes).toBeGreaterThan(1_800_000);
     expect(seed.model.map.totalBeats).toBe(16);
     expect(seed.model.map.tempoAt(0)).toBe(80);
     expect(seed.model.cues.filter((c) => c.beat % 2 === 0)).toHaveLength(8);
@@ -66,9 +72,10 @@ describe('score loader', () => {
     expect(err.message.split('\n').filter((/** @type {string} */ l) => l.startsWith('score.yaml')).length).toBeGreaterThanOrEqual(4);
   });
 
-  it('loads assets with their hash', async () => {
+  it('gives assets content-hashed URLs and lists them as the only files served', async () => {
     const dir = pkg(`${GOOD}assets:\n  - { path: a/b.wav, preload: true }\n`, { 'a/b.wav': 'data' });
     const s = await loadScore(dir);
-    expect(s.assets[0]).toMatchObject({ path: 'a/b.wav', bytes: 4, preload: true, hash: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(s.assets[0]).toMatchObject({ path: 'a/b.wav', bytes: 4, preload: true, url: expect.stringMatching(/^\/scores\/ok\/[0-9a-f]{16}\/a\/b\.wav$/) });
+    expect(s.files.get(s.assets[0].url)?.file).toBe(path.join(dir, 'a/b.wav'));
   });
 });

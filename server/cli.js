@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// `scorecast` command: start (default), check <dir>, import-zscore <dir> <out>.
+
+import path from 'node:path';
+import { main as start } from './start.js';
+import { loadPackage } from './score-package.js';
+import { CACHE_DIR } from './app.js';
+
+const USAGE = `usage:
+  scorecast [start] [--score DIR] [--port N] [--host H] [--autoplay] [--watch]   serve a score
+  scorecast check DIR                       validate a score package (engraves it if needed)
+  scorecast import-zscore DIR OUT           convert a ZScore export into a score package
+`;
+
+/**
+ * Validate a package and print what is wrong, one problem per line.
+ * @param {string[]} args
+ */
+async function check(args) {
+  if (args.length !== 1) { process.stderr.write(USAGE); return 2; }
+  try {
+    const pkg = await loadPackage(args[0], { cacheDir: CACHE_DIR });
+    const { model } = pkg;
+    process.stdout.write(`${path.relative(process.cwd(), pkg.dir) || '.'}: "${model.title}" is valid: ${model.map.lastBar} bars, ${model.map.totalBeats} beats, `
+      + `${Math.round(model.map.durationMs / 1000)} s, views ${model.views.join(', ')}, ${model.cues.length} cues, ${model.votes.length} votes\n`);
+    for (const w of pkg.warnings) process.stdout.write(`warning: ${w}\n`);
+    return 0;
+  } catch (err) {
+    const e = /** @type {Error & { code?: string }} */ (err);
+    process.stderr.write(`${e.code ?? 'error'}: ${e.message}\n`);
+    return 1;
+  }
+}
+
+/** @param {string[]} argv */
+async function run(argv) {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'check': return check(rest);
+    case 'import-zscore': {
+      const { run: importZScore } = await import('./import/cli.js');
+      return importZScore(rest);
+    }
+    case 'help': case '--help': case '-h':
+      process.stdout.write(USAGE);
+      return 0;
+    case 'start':
+      await start(rest);
+      return null;
+    default:
+      if (command === undefined || command.startsWith('--')) { await start(argv); return null; }
+      process.stderr.write(`scorecast: unknown command "${command}"\n${USAGE}`);
+      return 2;
+  }
+}
+
+const code = await run(process.argv.slice(2));
+if (code !== null) process.exitCode = code;

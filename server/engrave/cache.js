@@ -1,0 +1,125 @@
+// The engraving cache: one folder per content hash, holding the pages and engraved.json. A
+// folder is written under a temporary name and renamed into place only when complete, so a
+// folder with the hash's name is whole; one that is damaged afterwards (a file deleted, a
+// truncated engraved.json) is detected on load, removed and engraved again.
+
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { FORMAT_VERSION } from './options.js';
+
+/** The index of a cache entry: what engraveScore returns, without the SVG text. */
+export const INDEX = 'engraved.json';
+
+/**
+ * @typedef {object} CacheEntry
+ * @property {number} format
+ * @property {string} hash
+ * @property {string} verovio
+ * @property {import('../../core/tempo-map.js').BarSpec[]} bars
+ * @property {Record<string, import('./beat-map.js').View>} views
+ * @property {string[]} warnings
+ * @property {Record<string, number>} files  page files and their sizes in bytes
+ */
+
+/** Beat fields stored as columns: a 56-page score has 24,000 beats, and JSON of one array per
+ * field parses several times faster than one object per beat (the warm load's main cost). */
+const COLUMNS = /** @type {const} */ (['page', 'system', 'bar', 'x0', 'x1', 'y0', 'y1']);
+
+/**
+ * @param {import('./beat-map.js').View} view
+ */
+function pack(view) {
+  return { pages: view.pages, beats: Object.fromEntries(COLUMNS.map((c) => [c, view.beats.map((b) => b[c])])) };
+}
+
+/**
+ * @param {{ pages: import('./beat-map.js').View['pages'], beats: Record<string, number[]> }} packed
+ * @returns {import('./beat-map.js').View}
+ */
+function unpack({ pages, beats: c }) {
+  const n = c.page.length;
+  if (!Array.isArray(pages) || COLUMNS.some((k) => !Array.isArray(c[k]) || c[k].length !== n)) throw new Error('damaged beat map');
+  /** @type {import('./beat-map.js').Beat[]} */
+  const beats = new Array(n);
+  for (let i = 0; i < n; i++) {
+    beats[i] = { beat: i, page: c.page[i], system: c.system[i], bar: c.bar[i], x0: c.x0[i], x1: c.x1[i], y0: c.y0[i], y1: c.y1[i] };
+  }
+  return { pages, beats };
+}
+
+/**
+ * Read a complete cache entry, or null (a damaged entry is removed).
+ * @param {string} dir
+ * @param {string} hash
+ * @returns {Promise<CacheEntry | null>}
+ */
+export async function readEntry(dir, hash) {
+  let text;
+  try {
+    text = await readFile(path.join(dir, INDEX), 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const entry = JSON.parse(text);
+    if (entry.format !== FORMAT_VERSION || entry.hash !== hash || typeof entry.views?.score !== 'object' || !Array.isArray(entry.bars)) {
+      throw new Error('not an entry of this version');
+    }
+    const sizes = await Promise.all(Object.keys(entry.files).map(async (f) => (await stat(path.join(dir, f))).size));
+    if (Object.values(entry.files).some((size, i) => size !== sizes[i])) throw new Error('a page file changed size');
+    return { ...entry, views: Object.fromEntries(Object.entries(entry.views).map(([k, v]) => [k, unpack(/** @type {any} */ (v))])) };
+  } catch {
+    await rm(dir, { recursive: true, force: true });
+    return null;
+  }
+}
+
+/**
+ * A fresh temporary folder for an entry, after removing ones left by dead processes.
+ * @param {string} cacheDir
+ * @param {string} hash
+ */
+export async function tempDir(cacheDir, hash) {
+  await mkdir(cacheDir, { recursive: true });
+  const prefix = `.tmp-${hash}-`;
+  for (const name of await readdir(cacheDir)) {
+    const pid = Number(name.startsWith(prefix) ? name.slice(prefix.length).split('-')[0] : NaN);
+    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) await rm(path.join(cacheDir, name), { recursive: true, force: true });
+  }
+  return mkdtemp(path.join(cacheDir, `${prefix}${process.pid}-`));
+}
+
+/** @param {number} pid */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return /** @type {NodeJS.ErrnoException} */ (err).code === 'EPERM';
+  }
+}
+
+/**
+ * Write the index into `tmp` and move it to `dir`. If another process got there first, its
+ * entry (of the same content) is kept.
+ * @param {string} tmp
+ * @param {string} dir
+ * @param {Omit<CacheEntry, 'files'>} entry
+ * @returns {Promise<CacheEntry>}
+ */
+export async function commitEntry(tmp, dir, entry) {
+  /** @type {Record<string, number>} */
+  const files = {};
+  for (const name of (await readdir(tmp)).sort()) files[name] = (await stat(path.join(tmp, name))).size;
+  const full = { ...entry, files };
+  const views = Object.fromEntries(Object.entries(entry.views).map(([k, v]) => [k, pack(v)]));
+  await writeFile(path.join(tmp, INDEX), JSON.stringify({ ...full, views }));
+  try {
+    await rename(tmp, dir);
+  } catch (err) {
+    const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+    await rm(tmp, { recursive: true, force: true });
+  }
+  return full;
+}

@@ -1,0 +1,60 @@
+// Verovio options for the views, and the version of our own output format. Both go into the
+// cache key: change either and every score is engraved again.
+
+/**
+ * Bump when what we write changes (beat maps, file names, SVG post-processing), so old cache
+ * entries are not read as new ones.
+ */
+export const FORMAT_VERSION = 1;
+
+/** Seed of Verovio's id generator: element ids are the same on every engraving of a file. */
+export const XML_ID_SEED = 20240601;
+
+// Pages are A4 portrait: 2100 x 2970 SVG user units (0.1 mm) whatever the notation size.
+// Verovio lays out a page of pageWidth x pageHeight at scale 100, where a staff is 72 units
+// high, and `scale` shrinks the output, so pageWidth = 2100 * 100 / scale keeps the page A4.
+const A4 = { width: 2100, height: 2970 };
+
+/**
+ * @param {number} scale  notation size in percent: staff height 7.2 mm at 100
+ */
+const a4At = (scale) => ({
+  scale,
+  pageWidth: Math.round((A4.width * 100) / scale),
+  pageHeight: Math.round((A4.height * 100) / scale),
+});
+
+const COMMON = Object.freeze({
+  xmlIdSeed: XML_ID_SEED,
+  // The client scales pages to the screen: a viewBox and no fixed size.
+  svgViewBox: true,
+  svgRemoveXlink: true,
+  svgFormatRaw: true,
+  // Title and composer on the first page, page numbers on the others; no engraver credit.
+  header: 'auto',
+  footer: 'none',
+  // Every page the same size, so page turns do not jump.
+  adjustPageHeight: false,
+  pageMarginTop: 100,
+  pageMarginBottom: 100,
+  pageMarginLeft: 100,
+  pageMarginRight: 100,
+});
+
+/**
+ * Full score: staff 5.4 mm (a chamber score's size), every staff in every system (condensing
+ * would move a part's staff from system to system), encoded system breaks kept when they fit.
+ */
+export const SCORE_LAYOUT = Object.freeze({ ...COMMON, ...a4At(75), breaks: 'smart', condense: 'none' });
+
+/** A part: staff 7.2 mm, as printed parts are; the score's breaks do not apply to it. */
+export const PART_LAYOUT = Object.freeze({ ...COMMON, ...a4At(100), breaks: 'auto' });
+
+/** Options for the first, layout-free load that reads the notation and times it. */
+export const IMPORT_OPTIONS = Object.freeze({ xmlIdSeed: XML_ID_SEED, breaks: 'none' });
+
+/** Timemap with measure starts (bars in performance order) and rests (beats of silent bars). */
+export const TIMEMAP_OPTIONS = Object.freeze({ includeMeasures: true, includeRests: true });
+
+/** Brotli quality for the precompressed pages: 11 takes about 1 s per page for 10% less. */
+export const BROTLI_QUALITY = 5;

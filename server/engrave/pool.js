@@ -1,0 +1,148 @@
+// A small pool of engraving workers (worker.js). Verovio is synchronous and a 56-page score
+// takes many seconds, so it runs off the event loop that plays the beats. A worker that dies
+// (an exception in Verovio, a timeout, a crash) fails its task only and is replaced on demand;
+// idle workers exit after a while, since a Verovio instance keeps hundreds of MB of wasm memory.
+
+import { Worker } from 'node:worker_threads';
+
+/**
+ * @typedef {object} Job
+ * @property {number} id
+ * @property {string} kind
+ * @property {unknown} task
+ * @property {(data: any) => void} onProgress
+ * @property {(data: any) => void} resolve
+ * @property {(err: PoolError) => void} reject
+ * @property {AbortSignal | undefined} signal
+ * @property {Promise<unknown> | undefined} input  sent to the task when it resolves
+ * @property {number} timeoutMs
+ * @property {NodeJS.Timeout | null} timer
+ * @property {boolean} timedOut
+ */
+
+/**
+ * @typedef {object} Slot
+ * @property {Worker} worker
+ * @property {Job | null} job
+ * @property {NodeJS.Timeout | null} idleTimer
+ * @property {string} failure  why the worker is going away, if it is
+ */
+
+/** Why a task did not complete: 'failed' (the worker threw), 'timeout', 'crashed', 'closed', 'aborted'. */
+export class PoolError extends Error {
+  /**
+   * @param {'failed' | 'timeout' | 'crashed' | 'closed' | 'aborted'} reason
+   * @param {string} message
+   */
+  constructor(reason, message) {
+    super(message);
+    this.name = 'PoolError';
+    this.reason = reason;
+  }
+}
+
+/**
+ * @param {{ size: number, idleMs?: number, url?: URL }} options
+ */
+export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js', import.meta.url) }) {
+  /** @type {Slot[]} */
+  const slots = [];
+  /** @type {Job[]} */
+  const queue = [];
+  let nextId = 1;
+  let closed = false;
+
+  function spawn() {
+    /** @type {Slot} */
+    const slot = { worker: new Worker(url), job: null, idleTimer: null, failure: '' };
+    slot.worker.unref();
+    slot.worker.on('message', (/** @type {{ id: number, type: string, data: any }} */ msg) => {
+      const job = slot.job;
+      if (!job || msg.id !== job.id) return;
+      if (msg.type === 'progress') job.onProgress(msg.data);
+      else if (msg.type === 'done') { settle(slot); job.resolve(msg.data); pump(); }
+      else if (msg.type === 'failed') slot.failure = msg.data;
+    });
+    slot.worker.on('error', (err) => { slot.failure ||= err.message; });
+    slot.worker.on('exit', (code) => {
+      slots.splice(slots.indexOf(slot), 1);
+      const job = slot.job;
+      if (slot.idleTimer) clearTimeout(slot.idleTimer);
+      if (job) {
+        if (job.timer) clearTimeout(job.timer);
+        slot.job = null;
+        if (job.timedOut) job.reject(new PoolError('timeout', `took longer than ${Math.round(job.timeoutMs / 1000)} s`));
+        else if (closed) job.reject(new PoolError('closed', 'the engraver was closed'));
+        else if (slot.failure) job.reject(new PoolError('failed', slot.failure));
+        else job.reject(new PoolError('crashed', `the engraving worker stopped (exit code ${code})`));
+      }
+      pump();
+    });
+    slots.push(slot);
+    return slot;
+  }
+
+  /** @param {Slot} slot */
+  function settle(slot) {
+    const job = slot.job;
+    if (job?.timer) clearTimeout(job.timer);
+    slot.job = null;
+    slot.worker.unref();
+    if (slot.idleTimer) clearTimeout(slot.idleTimer);
+    slot.idleTimer = setTimeout(() => slot.worker.terminate(), idleMs);
+    slot.idleTimer.unref();
+  }
+
+  function pump() {
+    while (queue.length > 0 && !closed) {
+      const job = /** @type {Job} */ (queue[0]);
+      if (job.signal?.aborted) {
+        queue.shift();
+        job.reject(new PoolError('aborted', 'the engraving was abandoned'));
+        continue;
+      }
+      const slot = slots.find((s) => !s.job && !s.failure) ?? (slots.length < size ? spawn() : null);
+      if (!slot) return;
+      queue.shift();
+      if (slot.idleTimer) clearTimeout(slot.idleTimer);
+      slot.job = job;
+      slot.worker.ref();
+      job.timer = setTimeout(() => { job.timedOut = true; slot.worker.terminate(); }, job.timeoutMs);
+      slot.worker.postMessage({ id: job.id, kind: job.kind, task: job.task });
+      job.input?.then((data) => { if (slot.job === job) slot.worker.postMessage({ id: job.id, type: 'input', data }); });
+    }
+  }
+
+  return {
+    /**
+     * Run a task on the next free worker. `input`, when it resolves, is sent to the running task.
+     * @param {string} kind
+     * @param {unknown} task
+     * @param {{ onProgress?: (data: any) => void, signal?: AbortSignal, input?: Promise<unknown>, timeoutMs?: number }} [options]
+     * @returns {Promise<any>}
+     */
+    run(kind, task, { onProgress = () => {}, signal, input, timeoutMs = 300_000 } = {}) {
+      if (closed) return Promise.reject(new PoolError('closed', 'the engraver was closed'));
+      return new Promise((resolve, reject) => {
+        queue.push({ id: nextId++, kind, task, onProgress, resolve, reject, signal, input, timeoutMs, timer: null, timedOut: false });
+        pump();
+      });
+    },
+    /** Start idle workers up to the pool's size now (Verovio takes 0.5 s to start), for tasks to come. */
+    prestart() {
+      while (!closed && slots.length < size) settle(spawn());
+    },
+    /** Stop every worker; running and queued tasks fail with reason 'closed'. */
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.reject(new PoolError('closed', 'the engraver was closed'));
+      await Promise.all(slots.map((s) => s.worker.terminate()));
+    },
+    /** Workers alive now (for tests and the benchmark). */
+    get size() { return slots.length; },
+    /** Thread ids of the workers alive now. */
+    get threadIds() { return slots.map((s) => s.worker.threadId); },
+  };
+}
+
+/** @typedef {ReturnType<typeof createPool>} Pool */

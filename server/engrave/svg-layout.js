@@ -1,0 +1,170 @@
+// Where Verovio drew things on a page: systems, measures and the x of every note and rest, in the
+// page's SVG user units (the root viewBox). Reads Verovio's own SVG (svgViewBox, svgFormatRaw):
+// a root <svg viewBox>, an inner <svg class="definition-scale" viewBox> in tenths of those
+// units, a <g class="page-margin" transform="translate(...)">, then <g class="system"> >
+// <g class="measure"> > <g class="staff"> with five <path> staff lines, and notes as
+// <g class="note"> > <g class="notehead"> > <use transform="translate(x, y) ...">.
+
+/**
+ * @typedef {object} MeasureBox
+ * @property {string} id
+ * @property {number} page      0-based
+ * @property {number} system    0-based within the page
+ * @property {number} left      staff lines' start (the system's start for its first measure)
+ * @property {number} right     the measure's right barline
+ * @property {number} lead      where music starts: after clef, key and time signature
+ * @property {number} y0        top of the system (top line of its first staff)
+ * @property {number} y1        bottom of the system (bottom line of its last staff)
+ * @property {number | null} mRest  x of a whole-bar rest, drawn centered
+ */
+
+/**
+ * @typedef {object} PageLayout
+ * @property {number} width
+ * @property {number} height
+ * @property {MeasureBox[]} measures
+ * @property {Map<string, number>} x   note or rest id -> x of its head
+ */
+
+const TAG = /<(\/?)(svg|g|path|use)\b([^>]*?)(\/?)>/g;
+const ATTR_RE = (/** @type {string} */ name) => new RegExp(`\\s${name}="([^"]*)"`);
+const CLASS = ATTR_RE('class');
+const ID = ATTR_RE('id');
+const VIEWBOX = ATTR_RE('viewBox');
+const D = ATTR_RE('d');
+const TRANSLATE = /translate\(\s*(-?[\d.]+)[\s,]+(-?[\d.]+)\s*\)/;
+const X = ATTR_RE('x');
+const LINE = /^M\s*(-?[\d.]+)\s+(-?[\d.]+)\s*L\s*(-?[\d.]+)\s+(-?[\d.]+)$/;
+
+/** Glyph widths in staff spaces (SMuFL Leipzig): what follows a clef, key or time signature. */
+const LEAD_WIDTH = /** @type {Record<string, number>} */ ({ clef: 2.8, keySig: 1.2, meterSig: 2.2 });
+/** Half the width of a whole rest, in staff spaces. */
+const REST_HALF = 0.6;
+
+/**
+ * @param {string} svg  one page from Verovio's renderToSVG
+ * @param {number} page 0-based page number
+ * @returns {PageLayout}
+ */
+export function readPageLayout(svg, page) {
+  let width = 0;
+  let height = 0;
+  let scale = 1;
+  let dx = 0;
+  let dy = 0;
+  /** @type {{ cls: string, id: string }[]} */
+  const stack = [];
+  /** @type {MeasureBox[]} */
+  const measures = [];
+  /** @type {Map<string, number>} */
+  const x = new Map();
+  /** @type {MeasureBox | null} */
+  let measure = null;
+  let system = -1;
+  let space = 0;
+  let lastLineY = NaN;
+
+  // Glyph definitions (<defs>) come first and hold <g>s and <path>s that are not on the page.
+  const defsEnd = svg.indexOf('</defs>');
+  const root = VIEWBOX.exec(svg.slice(0, svg.indexOf('>') + 1))?.[1].split(/\s+/).map(Number);
+  if (root) { width = root[2]; height = root[3]; }
+  stack.push({ cls: 'svg', id: '' });
+  TAG.lastIndex = defsEnd === -1 ? svg.indexOf('>') + 1 : defsEnd;
+  for (let m = TAG.exec(svg); m; m = TAG.exec(svg)) {
+    const [, closing, tag, attrs, selfClosing] = m;
+    if (closing) {
+      if (tag === 'g' || tag === 'svg') {
+        const top = stack.pop();
+        if (top?.cls === 'measure') measure = null;
+      }
+      continue;
+    }
+    if (tag === 'svg') {
+      const vb = VIEWBOX.exec(attrs)?.[1].split(/\s+/).map(Number);
+      if (vb && vb[2] > 0) scale = width / vb[2];
+      if (!selfClosing) stack.push({ cls: 'svg', id: '' });
+      continue;
+    }
+    if (tag === 'g') {
+      const cls = CLASS.exec(attrs)?.[1].split(' ')[0] ?? '';
+      if (cls === 'page-margin') {
+        const t = TRANSLATE.exec(attrs);
+        if (t) { dx = Number(t[1]); dy = Number(t[2]); }
+      }
+      if (selfClosing) continue;
+      const id = ID.exec(attrs)?.[1] ?? '';
+      stack.push({ cls, id });
+      if (cls === 'system') system++;
+      else if (cls === 'measure') {
+        measure = { id, page, system, left: Infinity, right: -Infinity, lead: -Infinity, y0: Infinity, y1: -Infinity, mRest: null };
+        measures.push(measure);
+      }
+      continue;
+    }
+    const parent = stack[stack.length - 1]?.cls;
+    if (tag === 'path') {
+      if (parent !== 'staff' || !measure) continue;
+      const line = LINE.exec(D.exec(attrs)?.[1] ?? '');
+      if (!line || line[2] !== line[4]) continue;
+      const [x1, y, x2] = [Number(line[1]), Number(line[2]), Number(line[3])];
+      if (!space && !Number.isNaN(lastLineY) && y > lastLineY) space = y - lastLineY;
+      lastLineY = y;
+      measure.left = Math.min(measure.left, x1);
+      measure.right = Math.max(measure.right, x2);
+      measure.y0 = Math.min(measure.y0, y);
+      measure.y1 = Math.max(measure.y1, y);
+      continue;
+    }
+    if (tag !== 'use' || !measure) continue;
+    const t = TRANSLATE.exec(attrs);
+    const ux = t ? Number(t[1]) : Number(X.exec(attrs)?.[1] ?? NaN);
+    if (Number.isNaN(ux)) continue;
+    if (parent === 'notehead') {
+      const note = stack[stack.length - 2];
+      if (note?.cls === 'note' && note.id) x.set(note.id, Math.min(x.get(note.id) ?? Infinity, ux));
+    } else if (parent === 'rest') {
+      const rest = stack[stack.length - 1];
+      if (rest.id) x.set(rest.id, Math.min(x.get(rest.id) ?? Infinity, ux));
+    } else if (parent === 'mRest') {
+      measure.mRest = ux + REST_HALF * (space || 180);
+    } else if (parent && LEAD_WIDTH[parent]) {
+      measure.lead = Math.max(measure.lead, ux + LEAD_WIDTH[parent] * (space || 180));
+    }
+  }
+  return toPageUnits({ width, height, measures, x }, scale, dx, dy);
+}
+
+/**
+ * Convert inner (definition-scale) coordinates to the page's viewBox units, and give each
+ * measure its system's vertical extent.
+ * @param {PageLayout} layout
+ * @param {number} scale
+ * @param {number} dx
+ * @param {number} dy
+ * @returns {PageLayout}
+ */
+function toPageUnits(layout, scale, dx, dy) {
+  const px = (/** @type {number} */ v) => Math.round((v + dx) * scale * 10) / 10;
+  const py = (/** @type {number} */ v) => Math.round((v + dy) * scale * 10) / 10;
+  /** @type {Map<number, { y0: number, y1: number }>} */
+  const systems = new Map();
+  for (const m of layout.measures) {
+    const s = systems.get(m.system) ?? { y0: Infinity, y1: -Infinity };
+    s.y0 = Math.min(s.y0, m.y0);
+    s.y1 = Math.max(s.y1, m.y1);
+    systems.set(m.system, s);
+  }
+  for (const m of layout.measures) {
+    const s = /** @type {{ y0: number, y1: number }} */ (systems.get(m.system));
+    const left = Number.isFinite(m.left) ? m.left : 0;
+    const right = Number.isFinite(m.right) ? m.right : left;
+    m.left = px(left);
+    m.right = px(right);
+    m.lead = px(Math.min(Math.max(m.lead, left), right));
+    m.mRest = m.mRest === null ? null : px(m.mRest);
+    m.y0 = py(Number.isFinite(s.y0) ? s.y0 : 0);
+    m.y1 = py(Number.isFinite(s.y1) ? s.y1 : 0);
+  }
+  for (const [id, v] of layout.x) layout.x.set(id, px(v));
+  return layout;
+}

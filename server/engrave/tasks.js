@@ -1,0 +1,173 @@
+// The work done inside an engraving worker: a score task reads the notation, times it and
+// engraves the full score; a part task engraves one part from the MEI the score task cut out.
+// Synchronous on purpose: a worker does one task at a time and never blocks the server.
+
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { readNotation } from './source.js';
+import { checkParts, extractStaves, staffNumbersOf } from './parts.js';
+import { parseXml } from './xml.js';
+import { deriveTiming } from './timing.js';
+import { readPageLayout } from './svg-layout.js';
+import { mapView } from './beat-map.js';
+import { BROTLI_QUALITY, IMPORT_OPTIONS, PART_LAYOUT, SCORE_LAYOUT, TIMEMAP_OPTIONS, XML_ID_SEED } from './options.js';
+
+/**
+ * The subset of Verovio's toolkit we use (verovio/esm VerovioToolkit).
+ * @typedef {object} Toolkit
+ * @property {() => void} resetOptions
+ * @property {(options: object) => void} setOptions
+ * @property {(seed: number) => void} resetXmlIdSeed
+ * @property {(data: string) => boolean} loadData
+ * @property {(options?: object) => void} redoLayout
+ * @property {() => number} getPageCount
+ * @property {(page: number) => string} renderToSVG
+ * @property {(options?: object) => import('./timing.js').TimemapEntry[]} renderToTimemap
+ * @property {(options?: object) => string} getMEI
+ * @property {() => string} getLog
+ */
+
+/**
+ * A view as engraved: its pages, and where its measures and notes are (beat-map.js makes the
+ * beat map from this and the score's timing).
+ * @typedef {object} EngravedView
+ * @property {{ file: string, width: number, height: number }[]} pages
+ * @property {import('./svg-layout.js').MeasureBox[]} measures
+ * @property {string[]} ids  note and rest ids ...
+ * @property {number[]} xs   ... and their x
+ */
+
+/**
+ * @typedef {object} ScoreTask
+ * @property {string} file
+ * @property {Uint8Array} bytes
+ * @property {import('./parts.js').PartRequest[]} parts
+ * @property {string} outDir
+ */
+
+/**
+ * @typedef {object} PartTask
+ * @property {string} file
+ * @property {string} id
+ * @property {string} mei
+ * @property {string} outDir
+ */
+
+/** @typedef {{ ok: false, problems: string[] }} Problems */
+
+/**
+ * What a score task tells the pool on the way: first the parts' documents, as soon as they are
+ * cut out, so that other workers engrave them while this one times and engraves the score; then
+ * the timing (JSON), which the part tasks wait for to make their beat maps.
+ * @typedef {{ parts: { id: string, mei: string }[] } | { timing: string }} ScoreProgress
+ */
+
+/**
+ * Read, time and engrave the full score.
+ * @param {Toolkit} tk
+ * @param {ScoreTask} task
+ * @param {(progress: ScoreProgress) => void} progress
+ * @returns {Problems | { ok: true, bars: import('../../core/tempo-map.js').BarSpec[], warnings: string[], view: import('./beat-map.js').View }}
+ */
+export function scoreTask(tk, task, progress) {
+  const name = path.basename(task.file);
+  const problem = (/** @type {string} */ text) => ({ ok: /** @type {const} */ (false), problems: [`${name}: ${text}`] });
+  const src = readNotation(task.file, Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength));
+  if (!src.ok) return src;
+  const checked = checkParts(name, src.value, task.parts);
+  if (!checked.ok) return checked;
+
+  if (!load(tk, IMPORT_OPTIONS, src.value.text)) return problem(`Verovio could not read it (${firstLogLine(tk)}); open it in your notation program and export it again`);
+  const meiText = tk.getMEI();
+  const mei = parseXml(meiText);
+  if (!mei.ok) return problem(`Verovio's reading of it is not well-formed (line ${mei.line}: ${mei.message}); report this file`);
+  const parts = [];
+  for (const part of checked.parts) {
+    const staves = staffNumbersOf(mei.root, src.value.format, part.source);
+    if (staves.length === 0) return problem(`Verovio did not keep part ${part.source} apart from the others; report this file`);
+    parts.push({ id: part.id, mei: extractStaves(meiText, mei.root, new Set(staves)) });
+  }
+  progress({ parts });
+
+  const timed = deriveTiming(mei.root, tk.renderToTimemap(TIMEMAP_OPTIONS));
+  if (!timed.ok) return { ok: false, problems: timed.problems.map((p) => `${name}: ${p}`) };
+  progress({ timing: JSON.stringify(timed.timing) });
+  tk.resetOptions();
+  tk.setOptions(SCORE_LAYOUT);
+  tk.redoLayout();
+  const mapped = mapView(timed.timing, 'score', engraveView(tk, 'score', task.outDir));
+  return { ok: true, bars: timed.timing.bars, warnings: [...timed.warnings, ...mapped.warnings], view: mapped.view };
+}
+
+/**
+ * Engrave one part from its MEI, then map its beats once the score's timing comes.
+ * @param {Toolkit} tk
+ * @param {PartTask} task
+ * @param {() => Promise<string | null>} timing JSON of the score's Timing; null if the score failed
+ * @returns {Promise<Problems | { ok: true, warnings: string[], view: import('./beat-map.js').View }>}
+ */
+export async function partTask(tk, task, timing) {
+  const name = path.basename(task.file);
+  if (!load(tk, PART_LAYOUT, task.mei)) {
+    return { ok: false, problems: [`${name}: part "${task.id}" could not be engraved (${firstLogLine(tk)}); report this file`] };
+  }
+  const engraved = engraveView(tk, task.id, task.outDir);
+  const json = await timing();
+  if (json === null) return { ok: false, problems: [`${name}: the score could not be timed, so neither can part "${task.id}"; see the score's problems`] };
+  const { view, warnings } = mapView(JSON.parse(json), task.id, engraved);
+  return { ok: true, warnings, view };
+}
+
+/**
+ * Load a document with these options and the fixed id seed: ids depend on the seed and on the
+ * calls made since it was set, so every load starts from the same state.
+ * @param {Toolkit} tk
+ * @param {object} options
+ * @param {string} data
+ * @returns {boolean} whether Verovio read it and has something to engrave
+ */
+function load(tk, options, data) {
+  tk.resetOptions();
+  tk.setOptions(options);
+  tk.resetXmlIdSeed(XML_ID_SEED);
+  return Boolean(tk.loadData(data)) && tk.getPageCount() > 0;
+}
+
+/**
+ * Render every page of the loaded document to `<view>-<n>.svg` (and .br, .gz), and read where
+ * its measures and notes are.
+ * @param {Toolkit} tk
+ * @param {string} name
+ * @param {string} outDir
+ * @returns {EngravedView}
+ */
+function engraveView(tk, name, outDir) {
+  /** @type {EngravedView} */
+  const view = { pages: [], measures: [], ids: [], xs: [] };
+  const count = tk.getPageCount();
+  for (let p = 1; p <= count; p++) {
+    const svg = tk.renderToSVG(p);
+    const file = `${name}-${p}.svg`;
+    const data = Buffer.from(svg);
+    writeFileSync(path.join(outDir, file), data);
+    writeFileSync(path.join(outDir, `${file}.br`), brotliCompressSync(data, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+    }));
+    writeFileSync(path.join(outDir, `${file}.gz`), gzipSync(data));
+    const page = readPageLayout(svg, p - 1);
+    view.pages.push({ file, width: page.width, height: page.height });
+    view.measures.push(...page.measures);
+    for (const [id, x] of page.x) { view.ids.push(id); view.xs.push(x); }
+  }
+  return view;
+}
+
+/**
+ * The first error or warning Verovio logged, for a problem message.
+ * @param {Toolkit} tk
+ */
+function firstLogLine(tk) {
+  const lines = tk.getLog().split('\n').map((l) => l.trim()).filter(Boolean);
+  return (lines.find((l) => l.startsWith('[Error]')) ?? lines[0] ?? 'no reason given').replace(/^\[\w+\]\s*/, '');
+}

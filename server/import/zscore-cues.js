@@ -1,0 +1,99 @@
+// Cues of an imported ZScore score, from the script rows of its BeatInfo files. Each row sits on
+// a beat of one instrument; ZScore's exporter writes a bar's scripts into the part's file, again
+// into the full score's, and all of them into the score-level file, so the same script at the
+// same beat is read once. Only `web:` scripts drive the audience page; what they do that has a
+// scorecast counterpart becomes a cue, everything else is listed with the reason.
+
+import { applyOps, convertWebCalls, parseWebCalls, splitWebResource, zscoreScriptBeat } from './zscore-script.js';
+
+/**
+ * @typedef {object} ReportItem
+ * @property {string} source  "file line N"
+ * @property {string} what
+ * @property {string} [result]  what it became (converted items)
+ * @property {string} [reason]  why not (items not converted)
+ */
+
+/**
+ * @typedef {object} ImportedCue
+ * @property {number} at
+ * @property {Record<string, unknown>} set  merge patch of the audience view
+ */
+
+/** Why scripts for other ZScore clients stay behind. */
+const KIND_REASONS = /** @type {Record<string, string>} */ ({
+  max: "a Max/MSP message (OSC to ZScore's Max patch); scorecast sends nothing to Max",
+  sce: "a script for ZScore's scripting engine (server-side JavaScript); scorecast has no scripting engine",
+  javascript: "a script for ZScore's INScore clients; scorecast does not drive INScore",
+  transition: "an INScore transition (fade of a scene element); scorecast does not drive INScore",
+});
+
+/**
+ * @param {import('./zscore-csv.js').BeatInfoRow[]} rows  script rows, score-level file first
+ * @param {(instrument: string, beatNo: number) => number | undefined} beatIndex
+ * @param {Map<number, import('./zscore-script.js').Preset>} presets
+ * @returns {{ cues: ImportedCue[], converted: ReportItem[], skipped: ReportItem[], notes: string[], used: Set<number> }}
+ */
+export function cuesFromScripts(rows, beatIndex, presets) {
+  /** @type {ReportItem[]} */
+  const converted = [];
+  /** @type {ReportItem[]} */
+  const skipped = [];
+  /** @type {string[]} */
+  const notes = [];
+  /** @type {Set<number>} */
+  const used = new Set();
+  /** @type {{ at: number, order: number, ops: import('./zscore-script.js').Op[], source: string, what: string, note: string }[]} */
+  const pending = [];
+  /** @type {Set<string>} */
+  const seen = new Set();
+  let duplicates = 0;
+
+  for (const row of rows) {
+    const source = `${row.file} line ${row.line}`;
+    const what = row.resource;
+    const at = beatIndex(row.instrumentName, row.beatNo);
+    if (at === undefined) { skipped.push({ source, what, reason: `it is on beat ${row.beatNo} of ${row.instrumentName}, which is not a beat of the imported score` }); continue; }
+    const key = `${at}\u0000${row.resource}`;
+    if (seen.has(key)) { duplicates++; continue; }
+    seen.add(key);
+    if (row.script !== 'web') {
+      skipped.push({ source, what, reason: KIND_REASONS[/** @type {string} */ (row.script)] });
+      continue;
+    }
+    const split = splitWebResource(row.resource);
+    if (!split.ok) { skipped.push({ source, what, reason: split.message }); continue; }
+    const { beat, reset, body } = split.value;
+    if (reset === 'only') {
+      skipped.push({ source, what, reason: 'a reset-only script: ZScore runs it only when it jumps to a position, to restore the page; scorecast rebuilds a view\'s state at any seek from the cues before it' });
+      continue;
+    }
+    let target = at;
+    let note = reset === 'both' ? 'a ZScore reset point too: scorecast restores state at a seek from earlier cues' : '';
+    if (beat !== null) {
+      const beatNo = zscoreScriptBeat(row.beatNo, beat);
+      const t = beatIndex(row.instrumentName, beatNo);
+      if (t === undefined) notes.push(`${source}: beat=${beat} points at beat ${beatNo} of ${row.instrumentName}, which does not exist; the cue stays on the row's own beat, as in ZScore`);
+      else target = t;
+      note = [note, `beat=${beat}: from ZScore beat ${row.beatNo} to ${beatNo}`].filter(Boolean).join('; ');
+    }
+    const parsed = parseWebCalls(body);
+    if (!parsed.ok) { skipped.push({ source, what, reason: `could not read the script (${parsed.message}); only calls like webScore.setInstructions('a', 'b', 'c') with literal arguments are understood` }); continue; }
+    const result = convertWebCalls(parsed.calls, { source, presets, used });
+    skipped.push(...result.skipped);
+    if (result.ops.length > 0) pending.push({ at: target, order: pending.length, ops: result.ops, source, what: result.converted.join('; '), note });
+  }
+  if (duplicates > 0) notes.push(`${duplicates} script row${duplicates === 1 ? '' : 's'} repeated a script already read at the same beat (ZScore's exporter writes each script for the part, the full score and the score-level file); each was converted once`);
+
+  pending.sort((a, b) => a.at - b.at || a.order - b.order);
+  /** @type {Map<string, string>} */
+  const tiles = new Map();
+  /** @type {ImportedCue[]} */
+  const cues = [];
+  for (const p of pending) {
+    const set = applyOps(p.ops, tiles);
+    cues.push({ at: p.at, set });
+    converted.push({ source: p.source, what: p.what, result: `cue at beat ${p.at}: set ${JSON.stringify(set)}${p.note ? ` (${p.note})` : ''}` });
+  }
+  return { cues, converted, skipped, notes, used };
+}

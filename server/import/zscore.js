@@ -1,0 +1,257 @@
+// Import a ZScore export folder as a scorecast score package (doc/zscore-import.md): page images
+// and BeatInfo CSVs per part and page, the score-level BeatInfo CSV with the script rows, and the
+// YAML configuration. Everything is read and checked before anything is written; bad input throws
+// SC_ERR_SCORE_INVALID with one problem per line, each naming its file and line.
+
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { checkBeatMap, describeBeatMapProblem } from '../../core/beatmap.js';
+import { ScorecastError } from '../../core/errors.js';
+import { createPackageWriter, outputDirProblem } from './package-dir.js';
+import { readZScoreConfig } from './zscore-config.js';
+import { cuesFromScripts } from './zscore-cues.js';
+import { parseBeatInfoCsv } from './zscore-csv.js';
+import { renderManifest } from './zscore-manifest.js';
+import { renderReport } from './zscore-report.js';
+import { compareBeatTimes, meterFromBeats } from './zscore-timing.js';
+import { FULL_SCORE, compareViews, readViews, slug } from './zscore-views.js';
+
+const PAGE_FILE_RE = /^(.+)_page(\d+)(_BeatInfo\.csv|\.png)$/;
+const SCORE_FILE_RE = /_BeatInfo\.csv$/;
+/** Problems listed in one error; a broken export can have thousands of rows. */
+const MAX_PROBLEMS = 40;
+
+/**
+ * Import the ZScore export in `inDir` into a new package folder `outDir` (missing or empty).
+ * Writes score.yaml, pages/, beatmaps/ and import-report.md.
+ * @param {string} inDir
+ * @param {string} outDir
+ * @returns {Promise<{ report: import('./zscore-report.js').ImportReport }>}
+ */
+export async function importZScore(inDir, outDir) {
+  const outProblem = await outputDirProblem(outDir);
+  if (outProblem) throw invalid([outProblem]);
+
+  let entries;
+  try {
+    entries = (await readdir(inDir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch (err) {
+    const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+    const what = code === 'ENOENT' ? 'no such folder' : code === 'ENOTDIR' ? 'is not a folder' : /** @type {Error} */ (err).message;
+    throw invalid([`${inDir}: ${what}; give the folder ZScore exported the score to`]);
+  }
+
+  /** @type {string[]} */
+  const problems = [];
+  /** @type {import('./zscore-cues.js').ReportItem[]} */
+  const converted = [];
+  /** @type {import('./zscore-cues.js').ReportItem[]} */
+  const notConverted = [];
+  /** @type {string[]} */
+  const notes = [];
+
+  // The score-level file: its name is the score's, its rows carry every part and the scripts.
+  const scoreFiles = entries.filter((e) => e.isFile() && SCORE_FILE_RE.test(e.name) && !PAGE_FILE_RE.test(e.name)).map((e) => e.name);
+  if (scoreFiles.length === 0) throw invalid([`${inDir}: there is no score-level <Score>_BeatInfo.csv; ZScore's export writes one beside the page files (for a score "Mini": Mini_BeatInfo.csv)`]);
+  if (scoreFiles.length > 1) throw invalid([`${inDir}: there are ${scoreFiles.length} score-level BeatInfo files (${scoreFiles.join(', ')}); keep only the one of the score to import`]);
+  const scoreFile = scoreFiles[0];
+  const scoreCsv = parseBeatInfoCsv(await readFile(path.join(inDir, scoreFile), 'utf8'), scoreFile);
+  problems.push(...scoreCsv.problems.map(describe));
+  const scoreName = scoreCsv.rows[0]?.scoreName || scoreFile.replace(SCORE_FILE_RE, '').replace(/^\d+_/, '');
+  for (const row of scoreCsv.rows) {
+    if (row.scoreName !== scoreName) problems.push(`${row.file} line ${row.line}: scoreName is "${row.scoreName}" but the file's first row says "${scoreName}"; keep one score per export`);
+  }
+
+  // Page files by part; YAML configuration; everything else is listed, not dropped.
+  /** @type {Map<string, import('./zscore-views.js').PartFiles>} */
+  const parts = new Map();
+  /** @type {string[]} */
+  const configFiles = [];
+  for (const e of entries) {
+    if (e.name === scoreFile) continue;
+    const m = PAGE_FILE_RE.exec(e.name);
+    if (!e.isFile()) notConverted.push({ source: e.name, what: `${e.name}/`, reason: 'a folder: the importer reads the files of the export folder itself' });
+    else if (m && m[1].startsWith(`${scoreName}_`) && m[1].length > scoreName.length + 1) {
+      const instrument = m[1].slice(scoreName.length + 1);
+      const part = parts.get(instrument) ?? { instrument, pages: new Map() };
+      parts.set(instrument, part);
+      const page = part.pages.get(Number(m[2])) ?? {};
+      if (m[3] === '.png') page.png = e.name;
+      else page.csv = e.name;
+      part.pages.set(Number(m[2]), page);
+    } else if (m) notConverted.push({ source: e.name, what: e.name, reason: `a page of another score: this export is of "${scoreName}", whose pages are named ${scoreName}_<Part>_page<N>` });
+    else if (/\.ya?ml$/i.test(e.name)) configFiles.push(e.name);
+    else if (/_InScoreMap\.txt$/.test(e.name)) notConverted.push({ source: e.name, what: e.name, reason: "an INScore map: the beat positions of the BeatInfo CSV again, for ZScore's INScore clients" });
+    else notConverted.push({ source: e.name, what: e.name, reason: "not part of ZScore's page export (page PNGs, BeatInfo CSVs, YAML configuration)" });
+  }
+  if (parts.size === 0) {
+    problems.push(`${inDir}: no page files of "${scoreName}"; ZScore exports each part's pages as ${scoreName}_<Part>_page<N>.png with ${scoreName}_<Part>_page<N>_BeatInfo.csv`);
+    throw invalid(problems);
+  }
+
+  // Views in score order: the full score, then parts as the score-level file lists them.
+  const order = [...new Set(scoreCsv.rows.map((r) => r.instrumentName))];
+  const rank = (/** @type {string} */ name) => (name === FULL_SCORE ? -1 : order.includes(name) ? order.indexOf(name) : order.length);
+  const partList = [...parts.values()].sort((a, b) => rank(a.instrument) - rank(b.instrument) || (a.instrument < b.instrument ? -1 : 1));
+  const read = await readViews(inDir, scoreName, partList);
+  problems.push(...read.problems);
+  notes.push(...read.notes);
+  const views = read.views;
+  for (const name of order) {
+    if (parts.has(name)) continue;
+    const first = scoreCsv.rows.find((r) => r.instrumentName === name && !r.script);
+    if (first) notConverted.push({ source: `${scoreFile} line ${first.line}`, what: `beats of instrument "${name}"`, reason: `there are no page files ${scoreName}_${name}_page<N>.png and _BeatInfo.csv, so it has no view` });
+  }
+
+  // YAML configuration: presets for webScore.reset(N); the rest is listed.
+  /** @type {Map<number, import('./zscore-script.js').Preset>} */
+  const presets = new Map();
+  for (const file of configFiles) {
+    const config = readZScoreConfig(await readFile(path.join(inDir, file), 'utf8'), file);
+    problems.push(...config.problems.map(describe));
+    notConverted.push(...config.skipped);
+    notes.push(...config.notes);
+    if (config.scoreName !== null && config.scoreName !== scoreName) notes.push(`${file}: scoreName is "${config.scoreName}" but the BeatInfo files are of "${scoreName}"; its presets were used anyway`);
+    for (const p of config.presets) {
+      if (presets.has(p.id)) notes.push(`${p.file} line ${p.line}: preset ${p.id} is also in ${presets.get(p.id)?.file}; the first one is used`);
+      else presets.set(p.id, p);
+    }
+  }
+  if (configFiles.length === 0) notes.push('no YAML configuration in the export folder: webScore.reset(N) scripts have no presets to run');
+
+  if (problems.length > 0 || views.length !== partList.length) throw invalid(problems);
+  problems.push(...compareViews(views));
+  if (problems.length > 0) throw invalid(problems);
+
+  // Timing, from the first view (all views agree).
+  const ref = views[0];
+  const timed = ref.beats.map((b) => ({ bar: b.bar, time: b.time, bpm: b.bpm, startMs: b.startMs, source: b.source }));
+  const meter = meterFromBeats(timed);
+  if (!meter.ok) throw invalid(meter.problems.map((p) => `${p.source}: ${p.message}`));
+  const { map } = meter.value;
+  const totalBeats = map.totalBeats;
+  const timeMismatches = compareBeatTimes(map, timed);
+  if (meter.value.pickup > 0) converted.push({ source: ref.beats[0].source, what: `bar 0: ${meter.value.pickup}-beat upbeat`, result: `pickup: ${meter.value.pickup}` });
+  meter.value.meter.forEach((e, i) => {
+    converted.push({ source: meter.value.sources[i], what: meterText(e), result: `meter: ${JSON.stringify(e).replace(/"/g, '')}` });
+  });
+  const firstBeatNo = ref.beats[0].beatNo;
+  notes.push(`ZScore numbers the beats of ${ref.instrument} from ${firstBeatNo}${firstBeatNo === 0 ? ' (the opening upbeat)' : ''}: scorecast beat = beatNo - ${firstBeatNo}, counted in performance order`);
+
+  // Cues from the script rows: the score-level file's first, then those only in page files.
+  const beatIndex = (/** @type {string} */ instrument, /** @type {number} */ beatNo) => (views.find((v) => v.instrument === instrument) ?? ref).index.get(beatNo);
+  const cueResult = cuesFromScripts([...scoreCsv.rows.filter((r) => r.script), ...read.scriptRows], beatIndex, presets);
+  notConverted.push(...cueResult.skipped);
+  notes.push(...cueResult.notes);
+  for (const p of presets.values()) {
+    if (cueResult.used.has(p.id)) continue;
+    const what = p.scripts.length ? `preset ${p.id}: ${p.scripts.map((s) => s.text).join(' ')}` : `preset ${p.id}: config ${p.config.map((c) => c.name).join(', ')}`;
+    notConverted.push({ source: `${p.file} line ${p.line}`, what, reason: "no web: script at a beat runs it (ZScore's conductor can also run presets by hand); scorecast has no presets: add a cue to score.yaml where it is needed" });
+  }
+
+  // Beat maps, checked with the same rules the server applies.
+  /** @type {Record<string, { files: string[], beatmap: string }>} */
+  const pages = {};
+  /** @type {Record<string, string>} */
+  const beatmaps = {};
+  for (const v of views) {
+    const file = `beatmaps/${v.id}.json`;
+    const value = {
+      pages: v.pages.map((p) => ({ file: p.out, width: p.width, height: p.height })),
+      beats: v.beats.map((b, i) => ({ beat: i, page: b.page, system: b.system, bar: b.bar, x0: b.x0, x1: b.x1, y0: b.y0, y1: b.y1 })),
+    };
+    const checked = checkBeatMap(value, { file, totalBeats, pageCount: v.pages.length });
+    if (!checked.ok) { problems.push(...checked.problems.map(describeBeatMapProblem)); continue; }
+    beatmaps[file] = beatMapJson(value);
+    pages[v.id] = { files: v.pages.map((p) => p.out), beatmap: file };
+    for (const p of v.pages) converted.push({ source: p.png, what: p.png, result: `${p.out} (${p.width}x${p.height}), page ${p.no} of view ${v.id}` });
+    const systems = new Set(v.beats.map((b) => `${b.page}:${b.system}`)).size;
+    converted.push({ source: v.pages.map((p) => p.csv).join(', '), what: `beat positions of ${v.instrument}`, result: `${file}: ${v.beats.length} beats on ${v.pages.length} page${v.pages.length === 1 ? '' : 's'} in ${systems} system${systems === 1 ? '' : 's'}` });
+    const wide = v.beats.find((b) => b.x1 > v.pages[b.page].width);
+    if (wide) notes.push(`${wide.source}: xEndPxl ${wide.x1} is beyond the width of ${v.pages[wide.page].png} (${v.pages[wide.page].width} px); ZScore measures x in points of the Illustrator artboard, so the PNG may have been exported at another scale: scale the beat map's x to match`);
+  }
+  if (problems.length > 0) throw invalid(problems);
+  if (views.every((v) => v.beats.every((b) => b.y0 === b.y1))) {
+    notes.push("yStartPxl equals yEndPxl for every beat (ZScore's exporter writes a fixed 100): the beat maps' y0/y1 mark no staff height, and systems were found where the beats go back to the left");
+  }
+  for (const v of views) notes.push(`ZScore instrument "${v.instrument}" is the view \`${v.id}\` (${v.id === 'score' ? 'the full score' : `part id ${v.id}`})`);
+  converted.push(...cueResult.converted);
+
+  const id = slug(scoreName, 'zscore-import');
+  const manifest = renderManifest({
+    comment: `Imported from ZScore's export of "${scoreName}" by scorecast import-zscore; import-report.md lists what was and was not converted.`,
+    id, title: scoreName,
+    parts: views.filter((v) => v.id !== 'score').map((v) => ({ id: v.id, name: v.instrument })),
+    pages, pickup: meter.value.pickup, bars: meter.value.bars, meter: meter.value.meter, cues: cueResult.cues,
+  });
+
+  notConverted.sort(bySource);
+  const writer = createPackageWriter(outDir);
+  /** @type {import('./zscore-report.js').ImportReport} */
+  const report = {
+    file: path.join(writer.root, 'import-report.md'),
+    source: inDir,
+    score: {
+      id, title: scoreName, totalBeats, bars: meter.value.bars, pickup: meter.value.pickup, cues: cueResult.cues.length,
+      views: views.map((v) => ({ id: v.id, instrument: v.instrument, pages: v.pages.length })),
+    },
+    converted, notConverted, timeMismatches, notes,
+  };
+  for (const v of views) for (const p of v.pages) await writer.write(p.out, p.bytes);
+  for (const [file, text] of Object.entries(beatmaps)) await writer.write(file, text);
+  await writer.write('score.yaml', manifest);
+  await writer.write('import-report.md', renderReport(report));
+  return { report };
+}
+
+/**
+ * @param {import('./zscore-csv.js').SourceProblem} p
+ */
+function describe(p) {
+  return `${p.file}${p.line ? ` line ${p.line}` : ''}: ${p.message}`;
+}
+
+/**
+ * Order report items by file, then line.
+ * @param {{ source: string }} a
+ * @param {{ source: string }} b
+ */
+function bySource(a, b) {
+  const [fa, la] = splitSource(a.source);
+  const [fb, lb] = splitSource(b.source);
+  return fa < fb ? -1 : fa > fb ? 1 : la - lb;
+}
+
+/**
+ * @param {string} source "file line N" or "file"
+ * @returns {[string, number]}
+ */
+function splitSource(source) {
+  const m = /^(.*) line (\d+)$/.exec(source);
+  return m ? [m[1], Number(m[2])] : [source, 0];
+}
+
+/**
+ * @param {string[]} lines
+ */
+function invalid(lines) {
+  const shown = lines.slice(0, MAX_PROBLEMS);
+  if (lines.length > MAX_PROBLEMS) shown.push(`... and ${lines.length - MAX_PROBLEMS} more problems`);
+  return new ScorecastError('SC_ERR_SCORE_INVALID', `\n${shown.join('\n')}`);
+}
+
+/**
+ * @param {import('./zscore-timing.js').MeterEntry} e
+ */
+function meterText(e) {
+  return [`bar ${e.bar}${e.beat ? ` beat ${e.beat}` : ''}:`, e.time ? `time ${e.time}` : '', e.tempo !== undefined ? `tempo ${e.tempo}` : ''].filter(Boolean).join(' ');
+}
+
+/**
+ * A beat map as JSON with one page and one beat per line.
+ * @param {{ pages: object[], beats: object[] }} value
+ */
+function beatMapJson(value) {
+  const list = (/** @type {object[]} */ items) => items.map((x) => `    ${JSON.stringify(x)}`).join(',\n');
+  return `{\n  "pages": [\n${list(value.pages)}\n  ],\n  "beats": [\n${list(value.beats)}\n  ]\n}\n`;
+}

@@ -1,0 +1,78 @@
+// Score routes: the current score's description, its views' pages and beat maps, and every file
+// of the package by its content-hashed URL. The package may be replaced while the server runs
+// (reload); routes always read the current one.
+
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { ScorecastError } from '../core/errors.js';
+
+/**
+ * Which precompressed variant to send for an Accept-Encoding header.
+ * @param {string | undefined} accept
+ * @returns {'br' | 'gzip' | null}
+ */
+export function pickEncoding(accept) {
+  if (!accept) return null;
+  /** @type {Map<string, number>} */
+  const q = new Map();
+  for (const part of accept.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    q.set(name, qp ? Number(qp.slice(2)) : 1);
+  }
+  const star = q.get('*') ?? 0;
+  const br = q.get('br') ?? star;
+  const gzip = q.get('gzip') ?? star;
+  if (br > 0 && br >= gzip) return 'br';
+  if (gzip > 0) return 'gzip';
+  return null;
+}
+
+/** @param {string} file */
+const exists = (file) => access(file).then(() => true, () => false);
+
+/**
+ * @param {import('fastify').FastifyInstance} app
+ * @param {{ current: () => import('./score-package.js').ScorePackage }} options
+ */
+export function scoreRoutes(app, { current }) {
+  app.get('/api/score', async () => {
+    const { model, assets, views } = current();
+    return {
+      id: model.id, title: model.title, composer: model.composer, views: model.views, parts: model.parts,
+      bars: model.map.lastBar, beats: model.map.totalBeats,
+      notation: Object.fromEntries(Object.entries(views).map(([v, p]) => [v, { pages: p.pages.length }])),
+      assets: assets.map((a) => ({ path: a.path, url: a.url, bytes: a.bytes, preload: a.preload })),
+    };
+  });
+
+  app.get('/api/score/views/:view', async (req) => {
+    const { view } = /** @type {{ view: string }} */ (req.params);
+    const pages = Object.hasOwn(current().views, view) ? current().views[view] : undefined;
+    if (!pages) throw new ScorecastError('SC_ERR_NOT_FOUND', `no pages for view "${view.slice(0, 64)}"`);
+    return pages;
+  });
+
+  // A URL either names a file the package loader listed, or nothing: no path is ever resolved
+  // against the file system, so "..", encoded or absolute paths cannot reach anything.
+  app.get('/scores/*', async (req, reply) => {
+    const url = `/scores/${/** @type {{ '*': string }} */ (req.params)['*']}`;
+    const served = current().files.get(url);
+    if (!served) throw new ScorecastError('SC_ERR_NOT_FOUND');
+    reply.header('cache-control', 'public, max-age=31536000, immutable');
+    reply.header('etag', `"${served.etag}"`);
+    reply.type(served.type);
+    if (req.headers['if-none-match'] === `"${served.etag}"`) return reply.code(304).send();
+    let file = served.file;
+    if (served.br || served.gz) {
+      reply.header('vary', 'accept-encoding');
+      const enc = pickEncoding(req.headers['accept-encoding']);
+      const variant = enc === 'br' ? served.br : enc === 'gzip' ? served.gz : undefined;
+      if (variant && await exists(variant)) {
+        reply.header('content-encoding', enc);
+        file = variant;
+      }
+    }
+    return reply.send(createReadStream(file));
+  });
+}

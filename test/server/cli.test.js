@@ -1,0 +1,44 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import path from 'node:path';
+import os from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { describe, it, expect } from 'vitest';
+
+const run = promisify(execFile);
+const CLI = new URL('../../server/cli.js', import.meta.url).pathname;
+
+/** @param {string[]} args */
+async function cli(args) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = /** @type {any} */ (err);
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('scorecast check', () => {
+  it('says a valid package is valid', async () => {
+    const r = await cli(['check', 'scores/seed-profile']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/is valid: 4 bars, 16 beats/);
+  });
+
+  it('lists every problem of a broken package with file and line, and exits 1', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
+    writeFileSync(path.join(dir, 'score.yaml'), 'id: Bad\ntitle: T\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\ncues:\n  - { bar: 7, set: { text: x } }\n');
+    const r = await cli(['check', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/SC_ERR_SCORE_INVALID/);
+    expect(r.stderr).toMatch(/score\.yaml line 1: id: must be lower-case/);
+    expect(r.stderr).toMatch(/score\.yaml line 7: cues\[0\]: no bar 7; the score has bars 1\.\.2/);
+  });
+
+  it('exits 2 with usage on a wrong command', async () => {
+    const r = await cli(['frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command "frobnicate"/);
+  });
+});

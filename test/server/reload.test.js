@@ -1,0 +1,88 @@
+// A score that changes while the server runs is reloaded; a broken one never replaces the score
+// that is playing, and the conductor is told what is wrong.
+
+import path from 'node:path';
+import os from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { describe, it, expect, afterEach } from 'vitest';
+import { buildApp } from '../../server/app.js';
+import { loadPackage } from '../../server/score-package.js';
+
+const TOKEN = 'reload-token-12345';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+/** @param {string} text */
+const manifest = (text) => `id: live
+title: Live edit
+bars: 8
+meter:
+  - { bar: 1, time: 4/4, tempo: 600 }
+cues:
+  - { at: 0, set: { text: "${text}" } }
+`;
+
+/** @type {(() => Promise<unknown>)[]} */
+let cleanup = [];
+afterEach(async () => { for (const f of cleanup) await f(); cleanup = []; });
+
+/** @param {boolean} watch */
+async function setup(watch) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-live-'));
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
+  writeFileSync(path.join(dir, 'score.yaml'), manifest('first'));
+  const built = await buildApp({ score: await loadPackage(dir, { cacheDir }), token: TOKEN, cacheDir, watch, autoplay: true });
+  cleanup.push(() => built.app.close());
+  return { dir, ...built };
+}
+
+/** @param {() => boolean} cond */
+async function until(cond, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('score reload', () => {
+  it('a saved edit reloads the score in a new epoch, keeping the position and transport', async () => {
+    const { dir, conductor, hub } = await setup(true);
+    await until(() => conductor.state.beat >= 3);
+    const epoch = hub.epoch;
+    writeFileSync(path.join(dir, 'score.yaml'), manifest('second'));
+    await until(() => hub.epoch !== epoch);
+    expect(conductor.state.cues.audience).toEqual({ text: 'second' });
+    expect(conductor.state.transport).toBe('playing');
+    expect(conductor.state.beat).toBeGreaterThanOrEqual(3);
+    expect(hub.state).toEqual(conductor.state);
+  });
+
+  it('a broken edit keeps the playing score and reports the problems to the conductor', async () => {
+    const { dir, app, conductor, hub } = await setup(false);
+    const epoch = hub.epoch;
+    writeFileSync(path.join(dir, 'score.yaml'), `${manifest('x')}  - { at: 99, set: { text: late } }\n`);
+    const res = await app.inject({ method: 'POST', url: '/api/reload', headers: auth });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'SC_ERR_SCORE_INVALID' });
+    expect(res.json().message).toMatch(/score\.yaml line 8: cues\[1\]: is at beat 99, after the last beat \(31\)/);
+    expect(hub.epoch).toBe(epoch);
+    expect(conductor.state.cues.audience).toEqual({ text: 'first' });
+    const status = (await app.inject({ url: '/api/status', headers: auth })).json();
+    expect(status.reload.problems).toEqual([expect.stringMatching(/^score\.yaml line 8: cues\[1\]/)]);
+    expect(status.score).toBe('live');
+
+    writeFileSync(path.join(dir, 'score.yaml'), manifest('fixed'));
+    const ok = await app.inject({ method: 'POST', url: '/api/reload', headers: auth });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().epoch).not.toBe(epoch);
+    expect((await app.inject({ url: '/api/status', headers: auth })).json().reload.problems).toEqual([]);
+  });
+
+  it('reload and status need the conductor token', async () => {
+    const { app, hub } = await setup(false);
+    const epoch = hub.epoch;
+    expect((await app.inject({ method: 'POST', url: '/api/reload' })).statusCode).toBe(401);
+    expect((await app.inject({ url: '/api/status', headers: { authorization: 'Bearer nope-nope-nope' } })).statusCode).toBe(401);
+    expect(hub.epoch).toBe(epoch);
+  });
+});
