@@ -34,6 +34,14 @@ export const ERRORS = Object.freeze({
     code: 'SC_ERR_NO_VOTE_WINDOW', status: 409,
     message: 'No vote window is open; taps count only while the score asks for a vote.',
   },
+  SC_ERR_UNKNOWN_TILE: {
+    code: 'SC_ERR_UNKNOWN_TILE', status: 400,
+    message: 'That tile is not part of the open vote.',
+  },
+  SC_ERR_ALREADY_VOTED: {
+    code: 'SC_ERR_ALREADY_VOTED', status: 409,
+    message: 'This device has already voted in this window; one vote per device.',
+  },
   SC_ERR_BAD_QUERY: {
     code: 'SC_ERR_BAD_QUERY', status: 400,
     message: 'Bad query parameter; epoch is a string, since is an integer >= 0, wait is milliseconds >= 0.',

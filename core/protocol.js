@@ -12,13 +12,13 @@ import { errorValue } from './errors.js';
 /**
  * @typedef {{ type: 'hello', epoch: string | null, seq: number, view?: string }} HelloMessage
  * @typedef {{ type: 'ping', id: number, t0: number }} PingMessage
- * @typedef {{ type: 'tap', tile: string | number, window?: string }} TapMessage
+ * @typedef {{ type: 'tap', tile: string | number, window?: string, device?: string }} TapMessage
  * @typedef {HelloMessage | PingMessage | TapMessage} ClientMessage
  */
 
 /**
  * @typedef {object} Envelope
- * @property {'welcome'|'snapshot'|'delta'|'heartbeat'|'pong'|'error'} type
+ * @property {'welcome'|'snapshot'|'delta'|'heartbeat'|'pong'|'error'|'voted'} type
  * @property {string} [epoch]
  * @property {number} [seq]
  * @property {number} t
@@ -99,9 +99,13 @@ export function decodeClientMessage(raw, isBinary = false) {
       if (msg.window !== undefined && !(typeof msg.window === 'string' && msg.window.length <= MAX_ID_LEN)) {
         return fail('SC_ERR_BAD_MESSAGE', 'tap.window must be a short string');
       }
+      if (msg.device !== undefined && !(typeof msg.device === 'string' && msg.device.length <= MAX_ID_LEN)) {
+        return fail('SC_ERR_BAD_MESSAGE', 'tap.device must be a short string');
+      }
       /** @type {TapMessage} */
       const tap = { type: 'tap', tile };
       if (msg.window !== undefined) tap.window = msg.window;
+      if (msg.device !== undefined) tap.device = msg.device;
       return ok(tap);
     }
     case undefined:
@@ -145,6 +149,7 @@ export function checkEnvelope(msg) {
       return ok(msg);
     case 'pong':
     case 'error':
+    case 'voted':
       return ok(msg);
     default:
       return fail('SC_ERR_UNKNOWN_TYPE', String(msg.type).slice(0, MAX_ID_LEN));

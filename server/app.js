@@ -12,6 +12,7 @@ import { createConductor, systemClock } from './conductor.js';
 import { createHub } from './hub.js';
 import { createMetrics } from './metrics.js';
 import { controlRoutes, requireToken } from './control.js';
+import { tapRoutes } from './taps.js';
 import { scoreRoutes } from './score-routes.js';
 import { loadPackage } from './score-package.js';
 import { watchPackage } from './watch.js';
@@ -47,8 +48,11 @@ export async function buildApp({
 }) {
   const app = Fastify({ logger, bodyLimit: 64 * 1024, return503OnClosing: true });
   const metrics = createMetrics();
-  const conductor = createConductor({ model: score.model, bus, clock, loop });
-  const hub = createHub({ bus, now: clock.wall, metrics: metrics.hooks, ...hubOptions });
+  const conductor = createConductor({
+    model: score.model, bus, clock, loop,
+    onVote: (outcome) => app.log.info({ vote: outcome }, 'vote closed'),
+  });
+  const hub = createHub({ bus, now: clock.wall, metrics: metrics.hooks, onTap: (tap) => conductor.vote(tap), ...hubOptions });
   const ws = attachWebSocket(app.server, hub, { log: app.log });
 
   app.setErrorHandler((err, req, reply) => {
@@ -107,6 +111,7 @@ export async function buildApp({
   const watcher = watch ? watchPackage(score.dir, () => reload().catch(() => {}), app.log) : null;
 
   controlRoutes(app, { conductor, token });
+  tapRoutes(app, { conductor, now: clock.wall });
   sseRoutes(app, hub);
   pollRoutes(app, hub, metrics.hooks);
 

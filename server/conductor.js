@@ -5,6 +5,7 @@
 import { diffPatch } from '../core/merge-patch.js';
 import { atBeat, initialState, withRate, withTransport } from '../core/performance.js';
 import { ScorecastError } from '../core/errors.js';
+import { createBallot } from '../core/votes.js';
 
 /**
  * Time and timers, injected so tests drive them by hand.
@@ -41,13 +42,15 @@ export function newEpoch() {
  * @property {boolean} [loop]  start over at the end (the demo's autoplay)
  * @property {string} [epoch]
  * @property {(beat: number, dueMono: number) => void} [onBeat] observer, for tests and metrics
+ * @property {(outcome: import('../core/votes.js').Outcome) => void} [onVote] a vote window closed
  */
 
 /**
  * @param {ConductorOptions} options
  */
-export function createConductor({ model: firstModel, bus, clock = systemClock, loop = false, epoch: firstEpoch = newEpoch(), onBeat }) {
+export function createConductor({ model: firstModel, bus, clock = systemClock, loop = false, epoch: firstEpoch = newEpoch(), onBeat, onVote }) {
   let model = firstModel;
+  let ballot = createBallot(model.votes);
   let map = model.map;
   let epoch = firstEpoch;
   let state = initialState(model);
@@ -109,9 +112,33 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
     timer = clock.setTimer(wait, Math.max(0, dueMono(beat) - clock.now()));
   }
 
-  /** @param {number} beat */
-  function fire(beat) {
-    const due = dueMono(beat);
+  /**
+   * The ballot follows the performance to `beat`. When a window closes there, the tally may
+   * send the performance elsewhere: returns the beat to play instead, or null.
+   * @param {number} beat
+   * @param {boolean} natural reached by playing on (a conductor's seek overrides the vote)
+   */
+  function voteAt(beat, natural) {
+    const outcome = ballot.at(beat);
+    if (!outcome) return null;
+    onVote?.(outcome);
+    if (!natural || outcome.seek === null || outcome.seek === beat) return null;
+    ballot.at(outcome.seek);
+    return outcome.seek;
+  }
+
+  /** @param {number} scheduled */
+  function fire(scheduled) {
+    const due = dueMono(scheduled);
+    let beat = scheduled;
+    const decided = voteAt(scheduled, true);
+    if (decided !== null) {
+      // The decided beat sounds when the scheduled one would have: the grid goes on.
+      anchorWall = wallOf(due);
+      anchorMono = due;
+      anchorPos = decided;
+      beat = decided;
+    }
     onBeat?.(beat, due);
     commit(atBeat(model, state, beat, wallOf(due)));
     arm(beat + 1);
@@ -160,6 +187,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       cancel();
       model = next;
       map = next.map;
+      ballot = createBallot(next.votes);
       epoch = nextEpoch;
       seq = 0;
       ended = false;
@@ -168,6 +196,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       if (keepPosition) {
         state = withRate(model, state, rate);
         pos = at;
+        voteAt(at, false);
         state = atBeat(model, state, at, null);
         if (wasPaused) state = withTransport(state, 'paused', null);
       }
@@ -184,6 +213,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       if (Number.isInteger(pos)) {
         // Starting on a beat: that beat sounds now (one published change, not two).
         const beat = pos;
+        voteAt(beat, false);
         onBeat?.(beat, anchorMono);
         commit(atBeat(model, playing, beat, anchorWall));
         arm(beat + 1);
@@ -207,6 +237,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       cancel();
       pos = 0;
       ended = false;
+      voteAt(0, false);
       commit(atBeat(model, withTransport(state, 'stopped', null), 0, null));
       return state;
     },
@@ -215,6 +246,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
     seek(beat) {
       checkBeat(beat);
       ended = false;
+      voteAt(beat, false);
       if (state.transport === 'playing') {
         cancel();
         anchor(beat);
@@ -260,6 +292,15 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
         throw new ScorecastError('SC_ERR_BAD_CONTROL', /** @type {Error} */ (err).message.replace(/^tempo map: /, ''));
       }
     },
+
+    /**
+     * Count a tap as a vote in the open window.
+     * @param {{ tile: string | number, window?: string, device?: string }} tap
+     */
+    vote(tap) { return ballot.cast(tap); },
+
+    /** Tallies of the open vote window and outcomes of the closed ones. */
+    votes() { return ballot.report(); },
 
     /** Stop the timers; the conductor publishes nothing more. */
     dispose() { cancel(); },

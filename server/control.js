@@ -79,4 +79,6 @@ export function controlRoutes(app, { conductor, token }) {
     req.log.info({ action, epoch: conductor.epoch, seq: conductor.seq }, 'control');
     return { epoch: conductor.epoch, seq: conductor.seq, state: conductor.state };
   });
+
+  app.get('/api/votes', { onRequest: requireToken(token) }, async () => conductor.votes());
 }

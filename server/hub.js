@@ -5,6 +5,7 @@
 import { encode, decodeClientMessage } from '../core/protocol.js';
 import { errorValue } from '../core/errors.js';
 import { applyPatch } from '../core/merge-patch.js';
+import { createTokenBucket } from '../core/token-bucket.js';
 import {
   CLIENT_RATE, CLOSE, DEAD_LINK_MS, FLOOD_CLOSE_AFTER, HEARTBEAT_MS, MAX_CLIENT_MESSAGE_BYTES,
 } from '../core/constants.js';
@@ -47,7 +48,8 @@ import {
  * @property {number} [dropBytes]        ... and is closed past this many
  * @property {number} [behindMs]         ... or after being behind this long
  * @property {HubMetrics} [metrics]
- * @property {(msg: object) => void} [onTap] receives valid taps (votes come with score packages)
+ * @property {(tap: import('../core/protocol.js').TapMessage) => { ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }} [onTap]
+ *   counts a valid tap as a vote (the sender gets `voted` or an error)
  */
 
 /**
@@ -216,9 +218,7 @@ export function createHub({
       this.link = link;
       this.behind = false;
       this.behindSince = 0;
-      /** @type {number} */
-      this.tokens = CLIENT_RATE.burst;
-      this.refilled = now();
+      this.bucket = createTokenBucket(CLIENT_RATE, now());
       this.rejected = 0;
       this.closed = false;
     }
@@ -242,15 +242,6 @@ export function createHub({
       for (const msg of resync(e, s)) this.send(msg);
     }
 
-    /** Token bucket: CLIENT_RATE per second, CLIENT_RATE.burst at once. */
-    allow() {
-      const t = now();
-      this.tokens = Math.min(CLIENT_RATE.burst, this.tokens + ((t - this.refilled) / 1000) * CLIENT_RATE.perSecond);
-      this.refilled = t;
-      if (this.tokens >= 1) { this.tokens -= 1; return true; }
-      return false;
-    }
-
     /**
      * A message from the client (WebSocket). Never throws; every refusal is an error envelope.
      * @param {string | Buffer | ArrayBuffer | Buffer[]} raw
@@ -258,7 +249,7 @@ export function createHub({
      */
     receive(raw, isBinary) {
       if (this.closed) return;
-      if (!this.allow()) {
+      if (!this.bucket.take(now())) {
         this.rejected++;
         if (this.rejected >= FLOOD_CLOSE_AFTER) { this.close(CLOSE.FLOOD, 'SC_ERR_FLOOD'); return; }
         // Answer only the first refusals of a burst: a flood must not make us flood back.
@@ -278,10 +269,12 @@ export function createHub({
         case 'ping':
           this.send(message({ type: 'pong', id: msg.id, t0: msg.t0, t: now() }));
           break;
-        case 'tap':
-          if (onTap) onTap(msg);
-          else this.sendError(errorValue('SC_ERR_NO_VOTE_WINDOW'));
+        case 'tap': {
+          const result = onTap ? onTap(msg) : { ok: /** @type {const} */ (false), error: errorValue('SC_ERR_NO_VOTE_WINDOW') };
+          if (result.ok) this.send(message({ type: 'voted', t: now(), window: result.id, tile: String(msg.tile) }));
+          else this.sendError(result.error);
           break;
+        }
       }
     }
 

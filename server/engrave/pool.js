@@ -26,12 +26,16 @@ import { Worker } from 'node:worker_threads';
  * @property {Job | null} job
  * @property {NodeJS.Timeout | null} idleTimer
  * @property {string} failure  why the worker is going away, if it is
+ * @property {boolean} failedAtStart  the worker could not start its engraver
  */
 
-/** Why a task did not complete: 'failed' (the worker threw), 'timeout', 'crashed', 'closed', 'aborted'. */
+/**
+ * Why a task did not complete: 'failed' (the task threw), 'unavailable' (the worker could not
+ * start), 'timeout', 'crashed' (the worker exited), 'closed', 'aborted'.
+ */
 export class PoolError extends Error {
   /**
-   * @param {'failed' | 'timeout' | 'crashed' | 'closed' | 'aborted'} reason
+   * @param {'failed' | 'unavailable' | 'timeout' | 'crashed' | 'closed' | 'aborted'} reason
    * @param {string} message
    */
   constructor(reason, message) {
@@ -54,14 +58,14 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
 
   function spawn() {
     /** @type {Slot} */
-    const slot = { worker: new Worker(url), job: null, idleTimer: null, failure: '' };
+    const slot = { worker: new Worker(url), job: null, idleTimer: null, failure: '', failedAtStart: false };
     slot.worker.unref();
     slot.worker.on('message', (/** @type {{ id: number, type: string, data: any }} */ msg) => {
       const job = slot.job;
       if (!job || msg.id !== job.id) return;
       if (msg.type === 'progress') job.onProgress(msg.data);
       else if (msg.type === 'done') { settle(slot); job.resolve(msg.data); pump(); }
-      else if (msg.type === 'failed') slot.failure = msg.data;
+      else if (msg.type === 'failed') { slot.failure = msg.data.message; slot.failedAtStart = msg.data.atStart; }
     });
     slot.worker.on('error', (err) => { slot.failure ||= err.message; });
     slot.worker.on('exit', (code) => {
@@ -73,7 +77,7 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
         slot.job = null;
         if (job.timedOut) job.reject(new PoolError('timeout', `took longer than ${Math.round(job.timeoutMs / 1000)} s`));
         else if (closed) job.reject(new PoolError('closed', 'the engraver was closed'));
-        else if (slot.failure) job.reject(new PoolError('failed', slot.failure));
+        else if (slot.failure) job.reject(new PoolError(slot.failedAtStart ? 'unavailable' : 'failed', slot.failure));
         else job.reject(new PoolError('crashed', `the engraving worker stopped (exit code ${code})`));
       }
       pump();

@@ -1,6 +1,7 @@
 // An engraving worker thread: one Verovio toolkit, initialised once (about 0.5 s), doing one
 // task at a time for the pool (pool.js). Messages in: { id, kind: 'score' | 'part', task }, and
-// { id, type: 'input', data } for a running task; out: { id, type: 'progress' | 'done' | 'failed', data }.
+// { id, type: 'input', data } for a running task; out: { id, type: 'progress' | 'done' | 'failed', data }, where a failure's
+// data is { message, atStart } (atStart: Verovio itself did not start).
 
 import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
@@ -49,15 +50,22 @@ port.on('message', async (/** @type {{ id: number, type?: 'input', data?: unknow
     else inputs.set(id, { value: msg.data });
     return;
   }
+  let tk;
   try {
-    const tk = await ready;
+    tk = await ready;
+  } catch (err) {
+    port.postMessage({ id, type: 'failed', data: { message: `Verovio did not start: ${err instanceof Error ? err.message : String(err)}`, atStart: true } });
+    port.close();
+    process.exit(1);
+  }
+  try {
     const result = kind === 'score'
       ? scoreTask(tk, task, (data) => port.postMessage({ id, type: 'progress', data }))
       : await partTask(tk, task, () => inputOf(id));
     inputs.delete(id);
     port.postMessage({ id, type: 'done', data: result });
   } catch (err) {
-    port.postMessage({ id, type: 'failed', data: err instanceof Error ? err.message : String(err) });
+    port.postMessage({ id, type: 'failed', data: { message: err instanceof Error ? err.message : String(err), atStart: false } });
     // After an exception inside Verovio its wasm instance may be broken: leave, and let the
     // pool start a fresh worker.
     port.close();

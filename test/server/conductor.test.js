@@ -167,4 +167,34 @@ describe('conductor', () => {
     expect(s.conductor.state).toMatchObject({ transport: 'stopped', beat: 0 });
     expect(s.clock.pending).toBe(0);
   });
+
+  it('at the close of a vote window, the winning tile sends the performance where it decides', () => {
+    const vote = { id: 'route', tiles: ['a', 'b'], close: { bar: 3 }, decides: { a: { seek: { bar: 4 } } } };
+    /** @type {import('../../core/votes.js').Outcome[]} */
+    const outcomes = [];
+    const clock = createFakeClock();
+    const bus = createMemoryBus();
+    /** @type {{ beat: number, at: number }[]} */
+    const fired = [];
+    const conductor = createConductor({
+      model: model({ cues: [{ bar: 2, vote }] }), bus, clock, epoch: 'v',
+      onBeat: (beat) => fired.push({ beat, at: clock.now() }), onVote: (o) => outcomes.push(o),
+    });
+    const start = clock.now();
+    conductor.play();
+    clock.advance(2100); // in the window (beats 4..7)
+    expect(conductor.state.cues.audience.vote).toEqual({ id: 'route', tiles: ['a', 'b'], closes: 8 });
+    expect(conductor.vote({ tile: 'a', device: 'phone-0001' })).toMatchObject({ ok: true });
+    expect(conductor.vote({ tile: 'b', device: 'phone-0002' })).toMatchObject({ ok: true });
+    expect(conductor.vote({ tile: 'a', device: 'phone-0003' })).toMatchObject({ ok: true });
+    expect(conductor.votes().open?.tally).toEqual({ a: 2, b: 1 });
+    clock.advance(2000); // beat 8 is due at 4000 ms: the vote closes and 'a' wins
+    expect(outcomes).toEqual([{ id: 'route', tally: { a: 2, b: 1 }, winner: 'a', seek: 12 }]);
+    const jump = fired.findIndex((f) => f.beat === 12);
+    expect(fired[jump - 1].beat).toBe(7);
+    expect(fired[jump].at - start).toBeCloseTo(4000, 6); // on the grid, where beat 8 would have been
+    expect(conductor.state).toMatchObject({ bar: 4, beatInBar: 1 });
+    expect(conductor.state.cues.audience.vote).toBeUndefined();
+    conductor.dispose();
+  });
 });

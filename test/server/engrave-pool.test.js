@@ -39,6 +39,7 @@ describe('engraving pool', () => {
     ['fail', 'failed', 'Verovio threw'],
     ['exit', 'crashed', 'exit code 3'],
     ['throw', 'failed', 'uncaught in worker'],
+    ['nostart', 'unavailable', 'Verovio did not start'],
   ])('a worker that does "%s" fails its task (%s) and is replaced', async (kind, reason, message) => {
     const pool = makePool();
     const err = await pool.run(kind, null).catch((e) => e);

@@ -1,0 +1,107 @@
+// Vote counting: one vote per device per window, only while the window is open, only for the
+// window's tiles. Pure: the server feeds it taps and the beat; it answers with error values.
+
+import { errorValue } from './errors.js';
+
+/**
+ * @typedef {object} VoteWindow
+ * @property {import('./manifest.js').Vote} vote
+ * @property {Map<string, number>} tally     tile -> votes
+ * @property {Set<string>} devices           devices that have voted
+ */
+
+/**
+ * @typedef {object} Outcome
+ * @property {string} id
+ * @property {Record<string, number>} tally
+ * @property {string | null} winner   null when nobody voted
+ * @property {number | null} seek     beat the winner sends the performance to, if any
+ */
+
+const DEVICE_RE = /^[A-Za-z0-9_-]{8,64}$/;
+
+/**
+ * The winner of a tally: most votes; a tie goes to the tile listed first in the score (a rule
+ * the composer can see and plan for). Null when nobody voted.
+ * @param {string[]} tiles
+ * @param {Map<string, number>} tally
+ */
+export function winnerOf(tiles, tally) {
+  let best = null;
+  let most = 0;
+  for (const tile of tiles) {
+    const n = tally.get(tile) ?? 0;
+    if (n > most) { best = tile; most = n; }
+  }
+  return best;
+}
+
+/**
+ * The vote windows of one score performance.
+ * @param {import('./manifest.js').Vote[]} votes
+ */
+export function createBallot(votes) {
+  /** @type {VoteWindow | null} */
+  let open = null;
+  /** @type {Outcome[]} */
+  const outcomes = [];
+
+  /** @param {VoteWindow} w @returns {Outcome} */
+  const outcomeOf = (w) => {
+    const winner = winnerOf(w.vote.tiles, w.tally);
+    return {
+      id: w.vote.id,
+      tally: Object.fromEntries(w.vote.tiles.map((t) => [t, w.tally.get(t) ?? 0])),
+      winner,
+      seek: winner !== null ? (w.vote.decides[winner]?.seek ?? null) : null,
+    };
+  };
+
+  return {
+    /** The open window's id, or null. */
+    get openId() { return open ? open.vote.id : null; },
+
+    /**
+     * Move to `beat`: opens the window that starts there; returns the outcome of a window that
+     * closes there (or that the performance left by a seek), for the conductor to act on.
+     * @param {number} beat
+     * @returns {Outcome | null}
+     */
+    at(beat) {
+      /** @type {Outcome | null} */
+      let closed = null;
+      if (open && (beat >= open.vote.close || beat < open.vote.open)) {
+        closed = outcomeOf(open);
+        outcomes.push(closed);
+        open = null;
+      }
+      if (!open) {
+        const v = votes.find((x) => beat >= x.open && beat < x.close);
+        if (v) open = { vote: v, tally: new Map(), devices: new Set() };
+      }
+      return closed;
+    },
+
+    /**
+     * Count one tap as a vote.
+     * @param {{ tile: string | number, window?: string, device?: string }} tap
+     * @returns {{ ok: true, id: string, tally: Record<string, number> } | { ok: false, error: import('./errors.js').ErrorValue }}
+     */
+    cast(tap) {
+      if (!open) return { ok: false, error: errorValue('SC_ERR_NO_VOTE_WINDOW') };
+      if (tap.window !== undefined && tap.window !== open.vote.id) return { ok: false, error: errorValue('SC_ERR_NO_VOTE_WINDOW', `window "${tap.window}" is not open; "${open.vote.id}" is`) };
+      if (typeof tap.device !== 'string' || !DEVICE_RE.test(tap.device)) return { ok: false, error: errorValue('SC_ERR_BAD_MESSAGE', 'tap.device must be the device id, 8-64 of [A-Za-z0-9_-]') };
+      const tile = String(tap.tile);
+      if (!open.vote.tiles.includes(tile)) return { ok: false, error: errorValue('SC_ERR_UNKNOWN_TILE', `"${tile.slice(0, 64)}"; vote for one of ${open.vote.tiles.join(', ')}`) };
+      if (open.devices.has(tap.device)) return { ok: false, error: errorValue('SC_ERR_ALREADY_VOTED') };
+      open.devices.add(tap.device);
+      open.tally.set(tile, (open.tally.get(tile) ?? 0) + 1);
+      return { ok: true, id: open.vote.id, tally: Object.fromEntries(open.vote.tiles.map((t) => [t, /** @type {VoteWindow} */ (open).tally.get(t) ?? 0])) };
+    },
+
+    /** Tallies of the open window and the outcomes of closed ones, for the conductor. */
+    report() {
+      return { open: open ? outcomeOf(open) : null, closed: [...outcomes] };
+    },
+  };
+}
