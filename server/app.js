@@ -70,6 +70,11 @@ export async function buildApp({
   app.get('/healthz', async () => ({
     status: 'ok', epoch: hub.epoch, seq: hub.seq, transport: conductor.state.transport, clients: hub.size,
   }));
+  // Clock sync for clients without a WebSocket (ping/pong does it there): one round trip each.
+  app.get('/api/time', async (req, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { t: clock.wall() };
+  });
   app.get('/metrics', async (req, reply) => {
     reply.header('content-type', metrics.registry.contentType);
     return metrics.registry.metrics();

@@ -30,6 +30,15 @@ describe('app routes', () => {
     }
   });
 
+  it('tells the server time for clock sync, uncached', async () => {
+    const app = await build();
+    const before = Date.now();
+    const res = await app.inject('/api/time');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.json().t).toBeGreaterThanOrEqual(before - 50);
+    expect(res.json().t).toBeLessThanOrEqual(Date.now() + 50);
+  });
+
   it('describes the score and its assets with content-hashed URLs', async () => {
     const app = await build();
     const score = (await app.inject('/api/score')).json();

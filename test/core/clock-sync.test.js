@@ -1,0 +1,84 @@
+import { describe, it, expect } from 'vitest';
+import { createClockSync } from '../../core/clock-sync.js';
+
+/** A deterministic pseudo-random stream in [0, 1). @param {number} seed */
+function rng(seed) {
+  let x = seed >>> 0;
+  return () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x / 2 ** 32;
+  };
+}
+
+/**
+ * Simulate round trips against a server whose clock is `offset` ms ahead of the client's.
+ * @param {ReturnType<typeof createClockSync>} sync
+ * @param {{ offset: number, up: () => number, down: () => number, count: number, start?: number, every?: number }} o
+ */
+function run(sync, { offset, up, down, count, start = 0, every = 500 }) {
+  let t0 = start;
+  for (let i = 0; i < count; i++) {
+    const u = up();
+    const d = down();
+    sync.add({ t0, t: t0 + u + offset, t1: t0 + u + d });
+    t0 += every;
+  }
+  return t0;
+}
+
+describe('clock sync', () => {
+  it('with symmetric delays, finds the offset exactly', () => {
+    const sync = createClockSync();
+    run(sync, { offset: 1234.5, up: () => 20, down: () => 20, count: 5 });
+    expect(sync.estimate()).toMatchObject({ offset: 1234.5, error: 20 });
+    expect(sync.serverTime(100)).toBe(1334.5);
+  });
+
+  it('with asymmetric delays, is off by half the asymmetry and says so in its error bound', () => {
+    const sync = createClockSync();
+    run(sync, { offset: -500, up: () => 30, down: () => 10, count: 8 });
+    const e = /** @type {import('../../core/clock-sync.js').SyncEstimate} */ (sync.estimate());
+    expect(e.offset - -500).toBeCloseTo(10, 9);
+    expect(Math.abs(e.offset - -500)).toBeLessThanOrEqual(e.error);
+  });
+
+  it('with jittery congested WiFi delays, keeps the best round trip and lands within a few ms', () => {
+    const r = rng(42);
+    // Base 4 ms each way, plus heavy-tailed queueing delay (up to seconds) on either leg.
+    const leg = () => 4 + (r() < 0.7 ? r() * 10 : -Math.log(1 - r()) * 300);
+    const sync = createClockSync();
+    run(sync, { offset: 98765.4, up: leg, down: leg, count: 40 });
+    const e = /** @type {import('../../core/clock-sync.js').SyncEstimate} */ (sync.estimate());
+    expect(Math.abs(e.offset - 98765.4)).toBeLessThanOrEqual(e.error);
+    expect(e.error).toBeLessThan(10);
+  });
+
+  it('recovers after a roam changes the path: inconsistent samples restart the window', () => {
+    const sync = createClockSync();
+    const t = run(sync, { offset: 0, up: () => 2, down: () => 2, count: 10 });
+    // The new access point: the client's clock was adjusted by 250 ms meanwhile (or the path is
+    // very asymmetric now); the old low-RTT samples no longer describe it.
+    run(sync, { offset: 250, up: () => 15, down: () => 15, count: 4, start: t });
+    const e = /** @type {import('../../core/clock-sync.js').SyncEstimate} */ (sync.estimate());
+    expect(e.offset).toBeCloseTo(250, 9);
+  });
+
+  it('a single outlier does not move the estimate', () => {
+    const sync = createClockSync();
+    const t = run(sync, { offset: 10, up: () => 3, down: () => 3, count: 10 });
+    sync.add({ t0: t, t: t + 900, t1: t + 1000 }); // one round trip stuck in a queue
+    expect(sync.estimate()?.offset).toBe(10);
+  });
+
+  it('drops samples older than maxAgeMs and refuses impossible ones', () => {
+    const sync = createClockSync({ maxAgeMs: 5000 });
+    run(sync, { offset: 0, up: () => 1, down: () => 1, count: 3 });
+    run(sync, { offset: 0, up: () => 8, down: () => 8, count: 3, start: 100_000 });
+    expect(sync.estimate()).toMatchObject({ error: 8, samples: 3 });
+    expect(sync.add({ t0: 10, t: 5, t1: 9 })).toBe(false);
+    expect(sync.add({ t0: 10, t: Number.NaN, t1: 12 })).toBe(false);
+    sync.reset();
+    expect(sync.estimate()).toBeNull();
+    expect(sync.serverTime(1)).toBeNull();
+  });
+});
