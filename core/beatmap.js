@@ -245,6 +245,9 @@ function checkBeats(beats, atField, { file, totalBeats, pageCount }) {
     if (b.x0 > b.x1) problem(atField(i, 'x0'), `x0 ${b.x0} is right of x1 ${b.x1}; x0..x1 is the beat's range from left to right`);
     const prev = beats[i - 1];
     if (!prev) return;
+    // A repeat (or a jump back) in performance order returns to where that bar is drawn: the
+    // position may go back exactly where the bar number does.
+    if (b.bar < prev.bar) return;
     if (b.page < prev.page) problem(atField(i, 'page'), `page goes back from ${prev.page} to ${b.page}; beats run through the pages in order`);
     else if (b.page === prev.page && b.system < prev.system) problem(atField(i, 'system'), `system goes back from ${prev.system} to ${b.system} on page ${b.page}; systems run down the page in order`);
     else if (b.page === prev.page && b.system === prev.system && b.x0 < prev.x0) {

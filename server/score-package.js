@@ -169,6 +169,10 @@ export async function loadPackage(packageDir, { cacheDir }) {
   if (engraved) {
     const eng = engraved;
     for (const [view, v] of Object.entries(eng.views)) {
+      // The engraver's beat maps obey the same rules as a composer's (a bug there must not
+      // reach the musicians' screens as a cursor in the wrong place).
+      const checked = checkBeatMap({ pages: v.pages, beats: v.beats }, { file: `${model.notation?.file} (${view} view)`, totalBeats: model.map.totalBeats, pageCount: v.pages.length });
+      if (!checked.ok) { problems.push(...checked.problems.map(describeBeatMapProblem)); continue; }
       views[view] = {
         pages: v.pages.map((p) => {
           const url = `/scores/${model.id}/${eng.hash}/${p.file}`;

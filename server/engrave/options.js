@@ -45,10 +45,13 @@ const COMMON = Object.freeze({
  * Full score: staff 5.4 mm (a chamber score's size), every staff in every system (condensing
  * would move a part's staff from system to system), encoded system breaks kept when they fit.
  */
-export const SCORE_LAYOUT = Object.freeze({ ...COMMON, ...a4At(75), breaks: 'smart', condense: 'none' });
+export const SCORE_LAYOUT = Object.freeze({ ...COMMON, ...a4At(75), breaks: 'smart', condense: 'none', breaksNoWidow: true });
 
-/** A part: staff 7.2 mm, as printed parts are; the score's breaks do not apply to it. */
-export const PART_LAYOUT = Object.freeze({ ...COMMON, ...a4At(100), breaks: 'auto' });
+/**
+ * A part: staff 7.2 mm, as printed parts are; the score's breaks do not apply to it. No widows:
+ * a last page holding one bar is a page turn for nothing.
+ */
+export const PART_LAYOUT = Object.freeze({ ...COMMON, ...a4At(100), breaks: 'auto', breaksNoWidow: true });
 
 /** Options for the first, layout-free load that reads the notation and times it. */
 export const IMPORT_OPTIONS = Object.freeze({ xmlIdSeed: XML_ID_SEED, breaks: 'none' });

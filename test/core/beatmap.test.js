@@ -90,6 +90,14 @@ describe('parseBeatMapCsv', () => {
     expect(lines(pageBack)).toContain(`${FILE} line 6: page: page goes back from 1 to 0; beats run through the pages in order`);
   });
 
+  it('lets the position go back where the bar number does (a repeat in performance order)', () => {
+    // |: bar 1 | bar 2 :| bar 3 on one page: the repeat returns to bar 1's position
+    const repeat = csv(['0,0,0,1,30,60,100,180', '1,0,0,2,60,90,100,180', '2,0,0,1,30,60,100,180', '3,0,0,2,60,90,100,180', '4,0,1,3,30,60,240,320']);
+    expect(lines(repeat)).toEqual([]);
+    const notARepeat = csv(['0,0,0,1,30,60,100,180', '1,0,0,2,60,90,100,180', '2,0,0,2,30,60,100,180', '3,0,0,2,60,90,100,180', '4,0,1,3,30,60,240,320']);
+    expect(lines(notARepeat)).toContain(`${FILE} line 4: x0: x0 30 is left of the previous beat's (60) in the same system; start a new system there or fix the positions`);
+  });
+
   it('names the file and both counts when the beats do not match the score', () => {
     expect(lines(csv(GOOD_ROWS, { totalBeats: 8 }))).toEqual([`${FILE}: has 5 beats but the score has 8; add the missing beats or fix the meter`]);
     expect(lines(csv(GOOD_ROWS, { totalBeats: 4 }))).toEqual([`${FILE}: has 5 beats but the score has 4; remove the extra beats or fix the meter`]);

@@ -42,6 +42,22 @@ describe('score package loader', () => {
     for (const c of seed.model.cues) expect(JSON.stringify(c.set).length).toBeGreaterThan(17_000);
   });
 
+  it('engraves the demo quartet: one page per view, a full beat map each, the vote and the clip', async () => {
+    const demo = await loadScore('scores/demo');
+    expect(demo.model.views).toEqual(['audience', 'score', 'violin1', 'violin2', 'viola', 'cello']);
+    expect(demo.model.map.lastBar).toBe(32);
+    expect(demo.model.map.positionOf(demo.model.map.beatOf(25, 1)).time).toEqual([3, 4]);
+    expect(demo.model.map.tempoAt(0)).toBe(96);
+    expect(demo.model.map.tempoAt(demo.model.map.beatOf(17, 1))).toBe(72);
+    for (const view of ['score', 'violin1', 'violin2', 'viola', 'cello']) {
+      expect(demo.views[view].pages, view).toHaveLength(1);
+      expect(demo.views[view].beats).toHaveLength(demo.model.map.totalBeats);
+      expect(demo.files.get(demo.views[view].pages[0].url)?.br).toMatch(/\.svg\.br$/);
+    }
+    expect(demo.model.votes).toHaveLength(1);
+    expect(demo.assets.map((a) => a.path)).toContain('generated/bell.wav');
+  });
+
   it('names the line of a cue after the last beat and says what to do', async () => {
     const dir = pkg(`${GOOD}  - { at: 300, set: { text: late } }\n`);
     await expect(loadScore(dir)).rejects.toThrow(/score\.yaml line 8: cues\[1\]: is at beat 300, after the last beat \(7\); move it or extend the score/);
