@@ -3,6 +3,7 @@ import os from 'node:os';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { loadPackage } from '../../server/score-package.js';
+import { importZScore } from '../../server/import/zscore.js';
 
 const CACHE = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
 /** @param {string} dir */
@@ -93,5 +94,33 @@ describe('score package loader', () => {
     const s = await loadScore(dir);
     expect(s.assets[0]).toMatchObject({ path: 'a/b.wav', bytes: 4, preload: true, url: expect.stringMatching(/^\/scores\/ok\/[0-9a-f]{16}\/a\/b\.wav$/) });
     expect(s.files.get(s.assets[0].url)?.file).toBe(path.join(dir, 'a/b.wav'));
+  });
+
+  it('loads an image score: pages with their sizes and a CSV beat map checked against the score', async () => {
+    const png = Buffer.alloc(33);
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png);
+    png.writeUInt32BE(13, 8);
+    png.write('IHDR', 12, 'latin1');
+    png.writeUInt32BE(1200, 16);
+    png.writeUInt32BE(800, 20);
+    const rows = Array.from({ length: 8 }, (_, b) => `${b},0,${b < 4 ? 0 : 1},${Math.floor(b / 4) + 1},${100 + (b % 4) * 200},${300 + (b % 4) * 200},${b < 4 ? 50 : 400},${b < 4 ? 350 : 700}`);
+    const manifest = `${GOOD}pages:\n  score: { files: [pages/p1.png], beatmap: beatmaps/score.csv }\n`;
+    const dir = pkg(manifest, { 'pages/p1.png': '', 'beatmaps/score.csv': ['beat,page,system,bar,x0,x1,y0,y1', ...rows].join('\n') });
+    writeFileSync(path.join(dir, 'pages/p1.png'), png);
+    const s = await loadScore(dir);
+    expect(s.views.score.pages).toEqual([{ url: expect.stringMatching(/^\/scores\/ok\/[0-9a-f]{16}\/pages\/p1\.png$/), width: 1200, height: 800 }]);
+    expect(s.views.score.beats[5]).toEqual({ beat: 5, page: 0, system: 1, bar: 2, x0: 300, x1: 500, y0: 400, y1: 700 });
+
+    writeFileSync(path.join(dir, 'beatmaps/score.csv'), ['beat,page,system,bar,x0,x1,y0,y1', ...rows.slice(0, 7)].join('\n'));
+    await expect(loadScore(dir)).rejects.toThrow(/beatmaps\/score\.csv: has 7 beats but the score has 8; add the missing beats or fix the meter/);
+  });
+
+  it('loads what import-zscore writes', async () => {
+    const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'sc-import-')), 'mini');
+    await importZScore(new URL('../fixtures/zscore/mini', import.meta.url).pathname, out);
+    const s = await loadScore(out);
+    expect(Object.keys(s.views).sort()).toEqual(['cello', 'score', 'violin']);
+    expect(s.views.violin.pages).toHaveLength(2);
+    for (const v of Object.values(s.views)) expect(v.beats).toHaveLength(s.model.map.totalBeats);
   });
 });
