@@ -1,0 +1,60 @@
+// Linux /proc readers for the fan-out benchmark: a process's CPU time and resident memory, and
+// the whole machine's busy time. The benchmark measures the server from outside, so the numbers
+// include everything the process does (event loop, GC, kernel time in its socket writes).
+
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ; 100 on Linux unless told otherwise). */
+export const CLK_TCK = (() => {
+  try {
+    const n = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    return Number.isInteger(n) && n > 0 ? n : 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU time a process has used so far, user + system (proc(5): /proc/<pid>/stat fields 14, 15).
+ * @param {number} pid
+ * @returns {number} milliseconds, in steps of 1000 / CLK_TCK; NaN when the process is gone
+ */
+export function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Resident set size of a process now (VmRSS of /proc/<pid>/status).
+ * @param {number} pid
+ * @returns {number} bytes; NaN when the process is gone
+ */
+export function rssBytes(pid) {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * The machine's CPU time so far, all cores (first line of /proc/stat), in ms. `softirqMs` is
+ * kept apart because it is not in any process's time: on loopback most of TCP's receive work
+ * runs as a softirq inside the sender's write, and /proc charges it to no process.
+ * @returns {{ busyMs: number, totalMs: number, softirqMs: number, stealMs: number }}
+ */
+export function machineMs() {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+  // user nice system idle iowait irq softirq steal
+  const t = line.trim().split(/\s+/).slice(1, 9).map((n) => (Number(n) * 1000) / CLK_TCK);
+  const total = t.reduce((a, b) => a + b, 0);
+  return { busyMs: total - t[3] - t[4], totalMs: total, softirqMs: t[6], stealMs: t[7] };
+}
