@@ -112,6 +112,21 @@ describe('WebSocket transport', () => {
     expect(s.hub.size).toBe(0);
   }, 10_000);
 
+  it('keeps a live client that answers pings, on a busy stream and on an idle one', async () => {
+    const busy = await server();
+    const idle = await server({ autoplay: false });
+    const a = await client(busy.wsBase);
+    const b = await client(idle.wsBase);
+    let pings = 0;
+    a.ws.on('ping', () => { pings++; });
+    b.ws.on('ping', () => { pings++; });
+    await new Promise((r) => setTimeout(r, 4600));
+    expect(a.ws.readyState).toBe(a.ws.OPEN);
+    expect(b.ws.readyState).toBe(b.ws.OPEN);
+    expect(pings).toBeGreaterThanOrEqual(4);
+    expect(busy.hub.size + idle.hub.size).toBe(2);
+  }, 10_000);
+
   it('refuses upgrades on other paths', async () => {
     const s = await server();
     const WebSocket = (await import('ws')).default;
