@@ -1,0 +1,126 @@
+// Markdown report of a fan-out run (bench/fanout.js): one row per trial, then ours/floor ratios
+// and the issue's targets. Printed to paste into bench/RESULTS.md.
+
+/** The issue's targets. Ratios are ours / floor, measured in the same run. */
+export const TARGETS = Object.freeze({
+  errors: 0,
+  p99Ratio: 1.25,
+  cpuRatio: 1.25,
+  maxMs: 253,
+  rssMB: 250,
+});
+
+/**
+ * @typedef {object} ReportInput
+ * @property {string} command
+ * @property {string} server     which server code ran as `ours`
+ * @property {{ cpus: number, model: string, memGiB: number, node: string, kernel: string }} machine
+ * @property {string} profile
+ * @property {import('./score-schedule.js').ScoreSchedule} schedule
+ * @property {import('./fanout.js').TrialResult[]} trials
+ * @property {number} discarded  trials run again because the machine was busy with other jobs
+ * @property {number} maxNoise   the threshold for that (% of one core)
+ */
+
+/** @param {number} v @param {number} [digits] */
+const f = (v, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
+
+/** @param {number[]} values */
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** @param {import('./fanout.js').TrialResult} t */
+function errorText(t) {
+  const kinds = Object.entries(t.errors).filter(([k, v]) => v > 0 && k !== 'overflow').map(([k, v]) => `${k} ${v}`);
+  const overflow = t.errors.overflow ? ` (overflow ${t.errors.overflow})` : '';
+  return `${t.errorCount}${kinds.length ? ` (${kinds.join(', ')})` : ''}${overflow}`;
+}
+
+/**
+ * @param {boolean} ok
+ * @param {string} text
+ */
+const judge = (ok, text) => `${ok ? 'PASS' : '**MISS**'} ${text}`;
+
+/**
+ * @param {ReportInput} input
+ * @returns {string}
+ */
+export function formatReport({ command, server, machine, profile, schedule, trials, discarded, maxNoise }) {
+  const lines = [];
+  const sizes = [...new Set(schedule.deltaBytes)].sort((a, b) => a - b);
+  lines.push(
+    `### Profile ${profile} (${schedule.id}): ${schedule.atMs.length} deltas per ${schedule.loopMs} ms loop, ` +
+      `${sizes[0]}..${sizes[sizes.length - 1]} bytes each`,
+    '',
+    `Command: \`${command}\``,
+    '',
+    `Our server: ${server}`,
+    '',
+    `Machine: ${machine.cpus} x ${machine.model}, ${machine.memGiB} GiB, Node ${machine.node}, Linux ${machine.kernel}`,
+    '',
+    '| target | clients | deltas recorded | per client | errors | avg | p50 | p90 | p95 | p99 | max | server CPU ms (% of a core) | RSS end / peak MB | client CPU % | others % | machine busy % (softirq, steal) |',
+    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  );
+  for (const t of trials) {
+    const l = t.latency;
+    const noisy = t.otherPct > maxNoise ? ' (noisy)' : '';
+    lines.push(`| ${t.target}${t.crashed ? ' (CRASHED)' : ''}${noisy} | ${t.clients} | ${t.msgs} | ${t.perClientMin}..${t.perClientMax} of ~${t.broadcasts} | ${errorText(t)} | ` +
+      `${f(l.avg)} | ${f(l.p50)} | ${f(l.p90)} | ${f(l.p95)} | ${f(l.p99)} | ${f(l.max)} | ` +
+      `${f(t.serverCpuMs, 0)} (${f(t.serverCpuPct, 0)}%) | ${f(t.rssEndMB, 0)} / ${f(t.rssPeakMB, 0)} | ${f(t.clientCpuPct, 0)} | ${f(t.otherPct, 0)} | ${f(t.machineBusyPct, 0)} (${f(t.softirqPct, 0)}, ${f(t.stealPct, 0)}) |`);
+  }
+  lines.push(
+    '',
+    'Latency in ms: receive time minus the envelope\'s `t`, for every delta of every client whose `t` is in the window. ' +
+      'CPU and "others" are % of one core (the machine has two); "others" is CPU used by neither the server nor the clients ' +
+      `(other jobs on this shared machine, softirq). ${discarded} trial(s) with others > ${maxNoise}% were run again; ` +
+      'trials marked (noisy) stayed above that after the last retry and are left out of the ratios when a quiet trial exists.',
+    '',
+  );
+
+  const counts = [...new Set(trials.map((t) => t.clients))];
+  /**
+   * The trials of one cell, the quiet ones if there are any.
+   * @param {number} n
+   * @param {string} target
+   */
+  const used = (n, target) => {
+    const all = trials.filter((t) => t.clients === n && t.target === target);
+    const quiet = all.filter((t) => !(t.otherPct > maxNoise));
+    return quiet.length > 0 ? quiet : all;
+  };
+  /** @param {number} n @param {string} target @param {(t: import('./fanout.js').TrialResult) => number} pick */
+  const med = (n, target, pick) => median(used(n, target).map(pick));
+  /** @param {number} n @param {string} target */
+  const has = (n, target) => trials.some((t) => t.clients === n && t.target === target);
+  const pairs = counts.flatMap((n) => ['ours', 'floor-ka', 'floor-kc'].filter((x) => has(n, 'floor') && has(n, x)).map((x) => ({ n, x })));
+  if (pairs.length > 0) {
+    const repeats = Math.max(...trials.map((t) => trials.filter((u) => u.clients === t.clients && u.target === t.target).length));
+    lines.push(
+      `Ratios to the floor${repeats > 1 ? ' (medians of the quiet runs of each; "runs" says how many were used)' : ''}, and the issue's targets (for ours):`,
+      '',
+      '| clients | target | runs (target/floor) | p99 ratio | max ratio | CPU ratio | errors = 0 | p99 <= 1.25x | CPU <= 1.25x | max <= 253 ms | RSS <= 250 MB |',
+      '| ---: | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |',
+    );
+    for (const { n, x } of pairs) {
+      const p99 = med(n, x, (t) => t.latency.p99) / med(n, 'floor', (t) => t.latency.p99);
+      const max = med(n, x, (t) => t.latency.max) / med(n, 'floor', (t) => t.latency.max);
+      const cpu = med(n, x, (t) => t.serverCpuMs) / med(n, 'floor', (t) => t.serverCpuMs);
+      const ratios = `| ${n} | ${x} | ${used(n, x).length}/${used(n, 'floor').length} | ${f(p99, 2)} | ${f(max, 2)} | ${f(cpu, 2)} |`;
+      if (x !== 'ours') { lines.push(`${ratios} | | | | |`); continue; }
+      const ours = trials.filter((t) => t.clients === n && t.target === 'ours');
+      const errors = Math.max(...ours.map((t) => t.errorCount + (t.crashed ? 1 : 0)));
+      const oursMax = med(n, 'ours', (t) => t.latency.max);
+      const rss = Math.max(...ours.map((t) => t.rssPeakMB));
+      lines.push(`${ratios} ${judge(errors === TARGETS.errors, String(errors))} | ` +
+        `${judge(p99 <= TARGETS.p99Ratio, f(p99, 2))} | ${judge(cpu <= TARGETS.cpuRatio, f(cpu, 2))} | ` +
+        `${judge(oursMax <= TARGETS.maxMs, `${f(oursMax)} ms`)} | ${judge(rss <= TARGETS.rssMB, `${f(rss, 0)} MB`)} |`);
+    }
+    lines.push('');
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,459 @@
+#!/usr/bin/env node
+// Fan-out benchmark (`npm run bench:fanout`): N WebSocket clients in separate processes receive
+// a score's live stream from our server and from a bare `ws` server that pushes the same bytes on
+// the same schedule (the floor, bench/floor-server.js). Reports push latency, errors, and the
+// server's CPU time and RSS over a measured window that starts after every client is connected,
+// then our/floor ratios and the targets of the issue. Results and how to read them: RESULTS.md.
+//
+//   node bench/fanout.js [--profile seed|small] [--clients 100,1000,1500] [--duration 15s]
+//                        [--client-procs 1] [--repeat 3] [--targets floor,ours] [--cpu-prof]
+//                        [--max-noise 25] [--retries 2] [--server-root DIR]
+//   node bench/fanout.js --report bench/out/fanout-….json     print a saved run's report again
+//
+// --server-root runs server/start.js of another checkout (e.g. a `git archive` of a commit); the
+// score packages always come from this one.
+//
+// Targets: `floor` (bench/floor-server.js), `ours` (server/start.js), and two diagnostics:
+// `floor-ka`, the floor plus our heartbeats and protocol pings, and `floor-kc`, the same
+// keepalive written as one syscall per socket (see floor-server.js).
+//
+// Exits non-zero only when a process crashes or cannot start; a missed target is a result.
+
+import { execFileSync, fork } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { measureSchedule } from './score-schedule.js';
+import { cpuMs, machineMs, rssBytes } from './proc-stats.js';
+import { summarize } from './latency-stats.js';
+import { formatReport } from './fanout-report.js';
+import { HEARTBEAT_MS } from '../core/constants.js';
+
+const BENCH = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(BENCH, '..');
+const TOKEN = 'benchtoken123';
+
+/**
+ * @typedef {object} Profile
+ * @property {string} scoreDir
+ * @property {number[]} clients  default client counts
+ */
+
+/** @type {Record<string, Profile>} */
+const PROFILES = {
+  seed: { scoreDir: path.join(ROOT, 'scores', 'seed-profile'), clients: [100, 1000, 1500] },
+  small: { scoreDir: path.join(BENCH, 'scores', 'small-delta'), clients: [5000] },
+};
+
+/** Clients opened per RAMP_EVERY_MS, over all client processes. */
+const RAMP_BATCH = 100;
+const RAMP_EVERY_MS = 50;
+/** RSS is sampled this often during the window. */
+const RSS_EVERY_MS = 250;
+const START_TIMEOUT_MS = 30_000;
+const EXIT_TIMEOUT_MS = 10_000;
+/** Longest wait for other jobs on the machine to quiet down before a trial. */
+const QUIET_WAIT_MS = 120_000;
+
+/** @typedef {'floor' | 'ours' | 'floor-ka' | 'floor-kc'} Target */
+const TARGET_NAMES = ['floor', 'ours', 'floor-ka', 'floor-kc'];
+
+/**
+ * @typedef {object} TrialOptions
+ * @property {Target} target
+ * @property {number} clients
+ * @property {number} clientProcs
+ * @property {string} scoreDir
+ * @property {string} serverRoot  checkout whose server/start.js is `ours`
+ * @property {import('./score-schedule.js').ScoreSchedule} schedule
+ * @property {number} durationMs  measured window
+ * @property {number} settleMs    wait after the last client is ready, before the window
+ * @property {number} graceMs     wait after the window for its last deltas to arrive
+ * @property {string | null} cpuProfDir  run the server with --cpu-prof into this folder
+ */
+
+/**
+ * @typedef {object} TrialResult
+ * @property {Target} target
+ * @property {number} clients
+ * @property {number} clientProcs
+ * @property {number} ready         clients that got their snapshot
+ * @property {number} connectMs
+ * @property {number} msgs          deltas recorded in the window, all clients
+ * @property {number} broadcasts    deltas the schedule sends in the window (msgs = clients x this)
+ * @property {number} avgBytes      mean size of a recorded delta
+ * @property {number} perClientMin
+ * @property {number} perClientMax
+ * @property {Record<string, number>} errors by kind (see ClientErrors in load-client.js)
+ * @property {number} errorCount    sum of the kinds that are errors (clients not ready are `connect`)
+ * @property {import('./latency-stats.js').LatencySummary} latency ms
+ * @property {number} serverCpuMs   user + system over the window
+ * @property {number} serverCpuPct  of one core
+ * @property {number} clientCpuPct  all client processes, of one core
+ * @property {number} machineBusyPct  both cores, of the whole machine (100 = both cores busy)
+ * @property {number} softirqPct    of the whole machine: network work charged to no process
+ * @property {number} stealPct      of the whole machine: time the hypervisor gave elsewhere
+ * @property {number} otherPct      % of one core busy with neither the server nor the clients
+ *   (other people's jobs on this shared machine, plus softirq): the trial's noise
+ * @property {number} rssEndMB
+ * @property {number} rssPeakMB     highest of the samples every RSS_EVERY_MS in the window
+ * @property {number} durationMs
+ * @property {number[]} loadavg     1, 5, 15 min, before the trial
+ * @property {string | null} crashed what crashed, if anything
+ */
+
+/** Children alive now, killed if we exit early. @type {Set<import('node:child_process').ChildProcess>} */
+const children = new Set();
+process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
+for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM'])) process.on(sig, () => process.exit(130));
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+const wall = () => performance.timeOrigin + performance.now();
+
+/**
+ * Wait for a message of `type` from a child, failing when it exits first or after `ms`.
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {string} type
+ * @param {number} ms
+ * @param {string} what for the error message
+ * @returns {Promise<any>}
+ */
+function waitFor(child, type, ms, what) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { done(); reject(new Error(`${what}: no '${type}' within ${ms} ms`)); }, ms);
+    /** @param {any} msg */
+    const onMessage = (msg) => { if (msg?.type === type) { done(); resolve(msg); } };
+    /** @param {number | null} code @param {string | null} signal */
+    const onExit = (code, signal) => { done(); reject(new Error(`${what} exited (${signal ?? code}) before '${type}'`)); };
+    function done() {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    }
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+/**
+ * Stop a child: SIGTERM, then SIGKILL if it has not exited in time.
+ * @param {import('node:child_process').ChildProcess} child
+ */
+async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) { children.delete(child); return; }
+  const exited = new Promise((resolve) => { child.once('exit', resolve); });
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+  children.delete(child);
+}
+
+/**
+ * @param {Pick<TrialOptions, 'target' | 'scoreDir' | 'serverRoot' | 'schedule' | 'cpuProfDir'>} o
+ */
+function startServer(o) {
+  const execArgv = o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [];
+  const child = o.target !== 'ours'
+    ? fork(path.join(BENCH, 'floor-server.js'), [
+      '--port', '0', '--schedule', JSON.stringify(o.schedule), '--max-seconds', '1800',
+      '--keepalive-ms', o.target === 'floor' ? '0' : String(HEARTBEAT_MS),
+      ...(o.target === 'floor-kc' ? ['--keepalive-corked'] : []),
+    ], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv })
+    : fork(path.join(o.serverRoot, 'server', 'start.js'), [
+      '--score', o.scoreDir, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn',
+    ], {
+      cwd: o.serverRoot, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv,
+    });
+  children.add(child);
+  return child;
+}
+
+/**
+ * Count the deltas the schedule sends with `t` in a window of `ms` (one per beat; the start
+ * phase does not matter for whole loops, and rounds for the rest).
+ * @param {import('./score-schedule.js').ScoreSchedule} s
+ * @param {number} ms
+ */
+function broadcastsIn(s, ms) {
+  return Math.round((ms / s.loopMs) * s.atMs.length);
+}
+
+/**
+ * One server, one set of clients, one measured window.
+ * @param {TrialOptions} o
+ * @returns {Promise<TrialResult>}
+ */
+async function runTrial(o) {
+  const loadavg = os.loadavg();
+  /** @type {string | null} */
+  let crashed = null;
+  let stopping = false;
+  const server = startServer(o);
+  server.on('exit', (code, signal) => { if (!stopping) crashed ??= `${o.target} server exited (${signal ?? code})`; });
+  const clientsList = [];
+  try {
+    const listening = await waitFor(server, 'listening', START_TIMEOUT_MS, `${o.target} server`);
+    const serverPid = /** @type {number} */ (server.pid);
+    const url = `ws://127.0.0.1:${listening.port}/live`;
+
+    const procs = Math.max(1, Math.min(o.clientProcs, o.clients));
+    const minGapMs = Math.min(...o.schedule.atMs.map((t, i, a) => (i + 1 < a.length ? a[i + 1] : o.schedule.loopMs) - t));
+    const rampMs = Math.ceil(o.clients / RAMP_BATCH) * RAMP_EVERY_MS;
+    const connectTimeoutMs = START_TIMEOUT_MS + 2 * rampMs;
+    const maxSeconds = Math.ceil((connectTimeoutMs + o.settleMs + o.durationMs + o.graceMs) / 1000) + 120;
+    for (let p = 0; p < procs; p++) {
+      const count = Math.floor(o.clients / procs) + (p < o.clients % procs ? 1 : 0);
+      const child = fork(path.join(BENCH, 'load-client.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+      children.add(child);
+      child.on('exit', (code, signal) => { if (!stopping) crashed ??= `load client ${p} exited (${signal ?? code})`; });
+      clientsList.push(child);
+      child.send({
+        type: 'connect', url, count, batch: Math.ceil(RAMP_BATCH / procs), everyMs: RAMP_EVERY_MS,
+        timeoutMs: connectTimeoutMs, maxSamples: count * (Math.ceil(o.durationMs / minGapMs) + 4), maxSeconds,
+      });
+    }
+    const readies = await Promise.all(clientsList.map((c, p) => waitFor(c, 'ready', connectTimeoutMs + 5000, `load client ${p}`)));
+    const ready = readies.reduce((n, r) => n + r.ready, 0);
+    const connectMs = Math.max(...readies.map((r) => r.connectMs));
+
+    // Announce the window now, a whole settle time ahead: a busy client process may read its IPC
+    // late, and it must know the window before the first delta in it arrives.
+    const from = wall() + o.settleMs;
+    const to = from + o.durationMs;
+    for (const c of clientsList) c.send({ type: 'window', from, to });
+    const clientPids = clientsList.map((c) => /** @type {number} */ (c.pid));
+    const clientCpu = () => clientPids.reduce((n, pid) => n + cpuMs(pid), 0);
+
+    await sleep(from - wall());
+    const cpu0 = cpuMs(serverPid);
+    const clientCpu0 = clientCpu();
+    const machine0 = machineMs();
+    let rssPeak = rssBytes(serverPid);
+    const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, rssBytes(serverPid)); }, RSS_EVERY_MS);
+    await sleep(to - wall());
+    const cpu1 = cpuMs(serverPid);
+    const clientCpu1 = clientCpu();
+    const machine1 = machineMs();
+    const rssEnd = rssBytes(serverPid);
+    clearInterval(sampler);
+    rssPeak = Math.max(rssPeak, rssEnd);
+
+    await sleep(o.graceMs);
+    stopping = true;
+    const results = await Promise.all(clientsList.map((c, p) => {
+      const r = waitFor(c, 'result', EXIT_TIMEOUT_MS * 3, `load client ${p}`);
+      c.send({ type: 'stop' });
+      return r;
+    }));
+
+    /** @type {Record<string, number>} */
+    const errors = {};
+    for (const r of results) for (const [k, v] of Object.entries(r.errors)) errors[k] = (errors[k] ?? 0) + /** @type {number} */ (v);
+    const errorCount = Object.entries(errors).reduce((n, [k, v]) => (k === 'overflow' ? n : n + v), 0);
+    const msgs = results.reduce((n, r) => n + r.msgs, 0);
+    const bytes = results.reduce((n, r) => n + r.bytes, 0);
+    const wallMs = to - from;
+    const machineBusy = machine1.busyMs - machine0.busyMs;
+    const machineTotal = machine1.totalMs - machine0.totalMs;
+    return {
+      target: o.target,
+      clients: o.clients,
+      clientProcs: procs,
+      ready,
+      connectMs,
+      msgs,
+      broadcasts: broadcastsIn(o.schedule, o.durationMs),
+      avgBytes: msgs > 0 ? bytes / msgs : NaN,
+      perClientMin: Math.min(...results.map((r) => r.perClientMin)),
+      perClientMax: Math.max(...results.map((r) => r.perClientMax)),
+      errors,
+      errorCount,
+      latency: summarize(results.map((r) => r.samples)),
+      serverCpuMs: cpu1 - cpu0,
+      serverCpuPct: (100 * (cpu1 - cpu0)) / wallMs,
+      clientCpuPct: (100 * (clientCpu1 - clientCpu0)) / wallMs,
+      machineBusyPct: machineTotal > 0 ? (100 * machineBusy) / machineTotal : NaN,
+      softirqPct: machineTotal > 0 ? (100 * (machine1.softirqMs - machine0.softirqMs)) / machineTotal : NaN,
+      stealPct: machineTotal > 0 ? (100 * (machine1.stealMs - machine0.stealMs)) / machineTotal : NaN,
+      otherPct: (100 * (machineBusy - (cpu1 - cpu0) - (clientCpu1 - clientCpu0))) / wallMs,
+      rssEndMB: rssEnd / 2 ** 20,
+      rssPeakMB: rssPeak / 2 ** 20,
+      durationMs: wallMs,
+      loadavg,
+      crashed,
+    };
+  } finally {
+    stopping = true;
+    await Promise.all([...clientsList.map(stopChild), stopChild(server)]);
+  }
+}
+
+/**
+ * The commit a checkout is at, and whether its working tree differs ("+changes").
+ * A `git archive` copy has no .git: say so.
+ * @param {string} dir
+ */
+function gitCommit(dir) {
+  try {
+    const head = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['-C', dir, 'status', '--porcelain', '--', 'server', 'core'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return `${head}${dirty ? ' + uncommitted changes in server/ or core/' : ''}`;
+  } catch {
+    return 'not a git checkout';
+  }
+}
+
+/**
+ * Wait until the machine is quiet: at most `maxPct` % of one core busy over a second (nothing of
+ * ours runs between trials, so that is other people's work). Gives up after `limitMs`.
+ * @param {number} maxPct
+ * @param {number} limitMs
+ * @returns {Promise<number>} the last busy % of one core seen
+ */
+async function waitForQuiet(maxPct, limitMs) {
+  const cores = os.cpus().length;
+  const until = performance.now() + limitMs;
+  let pct = NaN;
+  for (let i = 0; i < 600 && performance.now() < until; i++) {
+    const a = machineMs();
+    await sleep(1000);
+    const b = machineMs();
+    pct = (100 * cores * (b.busyMs - a.busyMs)) / Math.max(1, b.totalMs - a.totalMs);
+    if (pct <= maxPct) break;
+    if (i === 0) process.stderr.write(`(machine busy: ${pct.toFixed(0)}% of a core, waiting) `);
+  }
+  return pct;
+}
+
+/**
+ * @param {string} text "15s", "1500ms", "2m" or a number of seconds
+ * @returns {number} milliseconds
+ */
+function parseDuration(text) {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (!m) throw new Error(`--duration: expected e.g. 15s or 1500ms, got "${text}"`);
+  const n = Number(m[1]);
+  return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      profile: { type: 'string', default: 'seed' },
+      clients: { type: 'string' },
+      duration: { type: 'string', default: '15s' },
+      'client-procs': { type: 'string', default: '1' },
+      repeat: { type: 'string', default: '3' },
+      targets: { type: 'string', default: 'floor,ours' },
+      settle: { type: 'string', default: '2s' },
+      grace: { type: 'string', default: '3s' },
+      'max-noise': { type: 'string', default: '25' },
+      retries: { type: 'string', default: '2' },
+      'cpu-prof': { type: 'boolean', default: false },
+      out: { type: 'string' },
+      'server-root': { type: 'string', default: ROOT },
+      report: { type: 'string' },
+    },
+    strict: true,
+  });
+  if (values.report) {
+    // Print the report of a saved run again (e.g. after changing how it is summarized).
+    const saved = JSON.parse(readFileSync(values.report, 'utf8'));
+    process.stdout.write(formatReport({
+      ...saved, server: `${saved.serverRoot === ROOT ? 'this checkout' : saved.serverRoot} (${saved.serverCommit})`,
+      discarded: saved.discarded.length,
+    }));
+    return;
+  }
+  const profileName = /** @type {string} */ (values.profile);
+  const profile = PROFILES[profileName];
+  if (!profile) throw new Error(`--profile: expected ${Object.keys(PROFILES).join(' or ')}, got "${profileName}"`);
+  const clients = values.clients ? values.clients.split(',').map((s) => Number(s.replace(/_/g, ''))) : profile.clients;
+  if (!clients.every((n) => Number.isInteger(n) && n > 0 && n <= 10_000)) {
+    throw new Error('--clients: expected a comma-separated list of integers in 1..10000');
+  }
+  const clientProcs = Number(values['client-procs']);
+  const repeat = Number(values.repeat);
+  if (!(Number.isInteger(clientProcs) && clientProcs >= 1 && clientProcs <= 4)) throw new Error('--client-procs: 1..4');
+  if (!(Number.isInteger(repeat) && repeat >= 1 && repeat <= 10)) throw new Error('--repeat: 1..10');
+  const targets = /** @type {Target[]} */ (String(values.targets).split(','));
+  if (!targets.every((t) => TARGET_NAMES.includes(t))) throw new Error(`--targets: a comma-separated list of ${TARGET_NAMES.join(', ')}`);
+  const durationMs = parseDuration(/** @type {string} */ (values.duration));
+  const maxNoise = Number(values['max-noise']);
+  const retries = Number(values.retries);
+  if (!(maxNoise >= 0)) throw new Error('--max-noise: a percentage of one core, e.g. 25');
+  if (!(Number.isInteger(retries) && retries >= 0 && retries <= 5)) throw new Error('--retries: 0..5');
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const outDir = path.join(BENCH, 'out');
+  mkdirSync(outDir, { recursive: true });
+  const cpuProfDir = values['cpu-prof'] ? path.join(outDir, `prof-${stamp}`) : null;
+
+  const serverRoot = path.resolve(/** @type {string} */ (values['server-root']));
+  // The floor needs our schedule: measure it on the wire from our server, one loop of the piece.
+  process.stderr.write(`measuring what our server sends for ${path.relative(ROOT, profile.scoreDir)} (one loop) ... `);
+  const probe = startServer({ target: 'ours', scoreDir: profile.scoreDir, serverRoot, schedule: /** @type {any} */ (null), cpuProfDir: null });
+  let schedule;
+  try {
+    const { port } = await waitFor(probe, 'listening', START_TIMEOUT_MS, 'our server');
+    schedule = await measureSchedule(`ws://127.0.0.1:${port}/live`);
+  } finally {
+    await stopChild(probe);
+  }
+  process.stderr.write('done\n');
+  const command = ['node', 'bench/fanout.js', ...process.argv.slice(2)].join(' ');
+  process.stderr.write(`${command}\nscore ${schedule.id}: ${schedule.atMs.length} deltas per ${schedule.loopMs} ms loop, ` +
+    `${Math.min(...schedule.deltaBytes)}..${Math.max(...schedule.deltaBytes)} bytes; snapshot ${schedule.snapshotBytes} bytes\n`);
+
+  /** @type {TrialResult[]} */
+  const trials = [];
+  /** Trials run again because other jobs on the machine were busy during their window. */
+  /** @type {TrialResult[]} */
+  const discarded = [];
+  const settleMs = parseDuration(/** @type {string} */ (values.settle));
+  const graceMs = parseDuration(/** @type {string} */ (values.grace));
+  for (const n of clients) {
+    for (let r = 0; r < repeat; r++) {
+      for (const target of targets) {
+        for (let attempt = 0; attempt <= retries; attempt++) {
+          process.stderr.write(`  ${target} x ${n} (run ${r + 1}/${repeat}${attempt ? `, retry ${attempt}` : ''}) ... `);
+          await waitForQuiet(maxNoise, QUIET_WAIT_MS);
+          const result = await runTrial({
+            target, clients: n, clientProcs, scoreDir: profile.scoreDir, serverRoot, schedule, durationMs, settleMs, graceMs, cpuProfDir,
+          });
+          const l = result.latency;
+          const noisy = result.otherPct > maxNoise;
+          process.stderr.write(`p99 ${l.p99.toFixed(1)} ms, max ${l.max.toFixed(1)} ms, cpu ${result.serverCpuMs} ms, errors ${result.errorCount}, ` +
+            `others ${result.otherPct.toFixed(0)}% of a core${noisy ? ' (noisy)' : ''}${result.crashed ? `, CRASHED: ${result.crashed}` : ''}\n`);
+          if (noisy && attempt < retries && !result.crashed) { discarded.push(result); continue; }
+          trials.push(result);
+          break;
+        }
+      }
+    }
+  }
+
+  const machine = {
+    cpus: os.cpus().length, model: os.cpus()[0]?.model ?? '?', memGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version, kernel: os.release(),
+  };
+  const serverCommit = gitCommit(serverRoot);
+  const outFile = values.out ?? path.join(outDir, `fanout-${profileName}-${stamp}.json`);
+  writeFileSync(outFile, JSON.stringify({
+    command, date: new Date().toISOString(), machine, serverRoot, serverCommit, profile: profileName, schedule, durationMs, maxNoise, trials, discarded,
+  }, null, 2));
+  process.stdout.write(formatReport({
+    command, machine, server: `${serverRoot === ROOT ? 'this checkout' : serverRoot} (${serverCommit})`, profile: profileName, schedule, trials, discarded: discarded.length, maxNoise,
+  }));
+  process.stderr.write(`wrote ${path.relative(process.cwd(), outFile)}\n`);
+  if (trials.some((t) => t.crashed)) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  process.stderr.write(`\nfanout: ${err.stack ?? err}\n`);
+  process.exit(1);
+});

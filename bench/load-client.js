@@ -1,0 +1,230 @@
+#!/usr/bin/env node
+// The load side of the fan-out benchmark: one process holding many WebSocket clients, driven by
+// bench/fanout.js over IPC. The same code measures the floor and our server.
+//
+// Push latency of a delta = receive time - the envelope's `t` (server wall time when the change
+// was made), both `performance.timeOrigin + performance.now()` on this machine. At 1,500 clients
+// this process reads 27 MB per big broadcast, so it must do as little per message as it can:
+// it reads `type`, `seq` and `t` from the first bytes of the frame (the envelope begins
+// `{"type":"delta","epoch":"…","seq":N,"t":…`) and never parses the rest, and it skips
+// UTF-8 validation. It measures; it does not apply the patches.
+//
+// IPC (advanced serialization), parent -> child:
+//   {type:'connect', url, count, batch, everyMs, timeoutMs, maxSamples, maxSeconds}
+//   {type:'window', from, to}   record deltas whose `t` is in [from, to)
+//   {type:'stop'}               reply with the result, close every socket, exit
+// child -> parent: {type:'ready', ...ConnectReport}, {type:'result', ...ClientResult}
+
+import { pathToFileURL } from 'node:url';
+import WebSocket from 'ws';
+
+/**
+ * @typedef {object} ConnectOptions
+ * @property {string} url         ws://127.0.0.1:P/live
+ * @property {number} count       clients to open
+ * @property {number} batch       opened together, every `everyMs`
+ * @property {number} everyMs
+ * @property {number} timeoutMs   give up waiting for the last snapshots after this long
+ * @property {number} maxSamples  latency samples kept (preallocated)
+ * @property {number} maxSeconds  the process exits on its own after this long
+ */
+
+/**
+ * @typedef {object} ConnectReport
+ * @property {number} ready      clients that got their snapshot
+ * @property {number} failed     clients that did not (error, close or timeout)
+ * @property {number} connectMs  from the first open to the last snapshot (or the timeout)
+ */
+
+/**
+ * Problems one client process saw. Every field but `overflow` counts toward the errors.
+ * @typedef {object} ClientErrors
+ * @property {number} connect     error or close before the snapshot, or no snapshot in time
+ * @property {number} closed      an open client was closed by the server or the network
+ * @property {number} socket      'error' events on open clients
+ * @property {number} gaps        a delta whose seq was not the previous seq + 1
+ * @property {number} resyncs     a snapshot after the first one (the server thought us behind)
+ * @property {number} malformed   a message whose head could not be read
+ * @property {number} overflow    samples dropped because the sample buffer was full (not an error)
+ */
+
+/**
+ * @typedef {object} ClientResult
+ * @property {Float64Array} samples   latency (ms) of every delta with `t` in the window
+ * @property {number} msgs            deltas recorded
+ * @property {number} bytes           bytes of those deltas
+ * @property {number} perClientMin    fewest deltas one client recorded
+ * @property {number} perClientMax    most deltas one client recorded
+ * @property {ClientErrors} errors
+ */
+
+/** Bytes of a frame's head that hold `type`, `epoch` (at most 64 characters), `seq` and `t`. */
+const HEAD_BYTES = 200;
+
+const wall = () => performance.timeOrigin + performance.now();
+
+/**
+ * What the head of a server envelope says. Fields are -1 / '' when absent.
+ * @typedef {{ type: string, seq: number, t: number }} Head
+ */
+
+/**
+ * Read `type`, `seq` and `t` from the head of a JSON envelope without parsing the rest.
+ * @param {Buffer} data
+ * @returns {Head | null} null when the head is not an envelope
+ */
+export function readHead(data) {
+  const head = data.toString('latin1', 0, Math.min(data.length, HEAD_BYTES));
+  if (!head.startsWith('{"type":"')) return null;
+  const typeEnd = head.indexOf('"', 9);
+  if (typeEnd < 0) return null;
+  const type = head.slice(9, typeEnd);
+  const s = head.indexOf('"seq":', typeEnd);
+  const seq = s < 0 ? -1 : parseInt(head.slice(s + 6, s + 24), 10);
+  const ti = head.indexOf('"t":', s < 0 ? typeEnd : s);
+  const t = ti < 0 ? -1 : parseFloat(head.slice(ti + 4, ti + 40));
+  return { type, seq: Number.isFinite(seq) ? seq : -1, t: Number.isFinite(t) ? t : -1 };
+}
+
+/**
+ * Open the clients and measure. Resolves when the clients are ready (or the timeout passed).
+ * @param {ConnectOptions} options
+ */
+export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples }) {
+  const samples = new Float64Array(maxSamples);
+  let nSamples = 0;
+  let bytes = 0;
+  let from = Infinity;
+  let to = -Infinity;
+  let stopping = false;
+  /** @type {ClientErrors} */
+  const errors = { connect: 0, closed: 0, socket: 0, gaps: 0, resyncs: 0, malformed: 0, overflow: 0 };
+  /** Per client: last seq held (-1: no snapshot yet). */
+  const lastSeq = new Float64Array(count).fill(-1);
+  /** Per client: deltas recorded in the window. */
+  const recorded = new Uint32Array(count);
+  /** @type {WebSocket[]} */
+  const sockets = [];
+  let ready = 0;
+  let failed = 0;
+  const started = performance.now();
+  /** @type {(report: ConnectReport) => void} */
+  let resolveReady = () => {};
+  /** @type {Promise<ConnectReport>} */
+  const whenReady = new Promise((resolve) => { resolveReady = resolve; });
+  let settled = false;
+  function settle() {
+    if (settled || ready + failed < count) return;
+    settled = true;
+    resolveReady({ ready, failed, connectMs: performance.now() - started });
+  }
+
+  /** @param {number} i */
+  function open(i) {
+    const ws = new WebSocket(url, { perMessageDeflate: false, skipUTF8Validation: true, handshakeTimeout: timeoutMs });
+    sockets.push(ws);
+    let isReady = false;
+    let isFailed = false;
+    const fail = () => {
+      if (isReady || isFailed) return;
+      isFailed = true;
+      errors.connect++;
+      failed++;
+      settle();
+    };
+    ws.on('message', (/** @type {Buffer} */ data) => {
+      const now = wall();
+      const head = readHead(data);
+      if (!head) { errors.malformed++; return; }
+      if (head.type === 'delta') {
+        if (head.seq < 0 || head.t < 0) { errors.malformed++; return; }
+        if (lastSeq[i] >= 0 && head.seq !== lastSeq[i] + 1) errors.gaps++;
+        lastSeq[i] = head.seq;
+        if (head.t >= from && head.t < to) {
+          if (nSamples < maxSamples) {
+            samples[nSamples++] = now - head.t;
+            bytes += data.length;
+            recorded[i]++;
+          } else errors.overflow++;
+        }
+      } else if (head.type === 'snapshot') {
+        if (head.seq < 0) { errors.malformed++; return; }
+        lastSeq[i] = head.seq;
+        if (isReady) errors.resyncs++;
+        else if (!isFailed) { isReady = true; ready++; settle(); }
+      }
+    });
+    ws.on('error', () => { if (isReady) errors.socket++; else fail(); });
+    ws.on('close', () => { if (isReady) { if (!stopping) errors.closed++; } else fail(); });
+  }
+
+  // Ramp: `batch` clients every `everyMs`, bounded by `count`.
+  let opened = 0;
+  const ramp = setInterval(() => {
+    const end = Math.min(count, opened + batch);
+    for (; opened < end; opened++) open(opened);
+    if (opened >= count) clearInterval(ramp);
+  }, everyMs);
+  const giveUp = setTimeout(() => {
+    if (settled) return;
+    settled = true;
+    clearInterval(ramp);
+    const missing = count - ready - failed;
+    errors.connect += missing;
+    resolveReady({ ready, failed: failed + missing, connectMs: performance.now() - started });
+  }, timeoutMs);
+  giveUp.unref();
+
+  return {
+    whenReady,
+    /**
+     * Record deltas whose `t` is in [start, end).
+     * @param {number} start
+     * @param {number} end
+     */
+    window(start, end) { from = start; to = end; },
+    /** @returns {ClientResult} */
+    stop() {
+      stopping = true;
+      clearInterval(ramp);
+      let min = Infinity;
+      let max = 0;
+      for (let i = 0; i < count; i++) {
+        if (lastSeq[i] < 0) continue;
+        min = Math.min(min, recorded[i]);
+        max = Math.max(max, recorded[i]);
+      }
+      const result = {
+        samples: samples.slice(0, nSamples), msgs: nSamples, bytes,
+        perClientMin: Number.isFinite(min) ? min : 0, perClientMax: max, errors: { ...errors },
+      };
+      for (const ws of sockets) ws.terminate();
+      return result;
+    },
+  };
+}
+
+function main() {
+  const send = /** @type {(msg: object) => void} */ (process.send?.bind(process));
+  if (!send) throw new Error('load-client: run me from bench/fanout.js (needs an IPC channel)');
+  /** @type {ReturnType<typeof createLoad> | null} */
+  let load = null;
+  process.on('message', (/** @type {any} */ msg) => {
+    if (msg.type === 'connect' && !load) {
+      const options = /** @type {ConnectOptions} */ (msg);
+      // Bounded even when orphaned.
+      setTimeout(() => process.exit(3), options.maxSeconds * 1000).unref();
+      load = createLoad(options);
+      load.whenReady.then((report) => send({ type: 'ready', ...report }));
+    } else if (msg.type === 'window' && load) {
+      load.window(msg.from, msg.to);
+    } else if (msg.type === 'stop' && load) {
+      const result = load.stop();
+      // Exit once the result is written to the channel (it can be megabytes of samples).
+      process.send?.({ type: 'result', ...result }, undefined, {}, () => process.exit(0));
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();
