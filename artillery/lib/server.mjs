@@ -1,0 +1,71 @@
+// Starts the scorecast server under test on a loopback port: `node server/start.js --score
+// scores/seed-profile --host 127.0.0.1 --autoplay`, forked with IPC so it tells us its port.
+
+import { fork, spawnSync } from 'node:child_process';
+import { existsSync, createWriteStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { childEnv } from './env.mjs';
+
+const START_TIMEOUT_MS = 30_000;
+
+/** The built client and the seed profile's generated audio must exist: `npm run build` makes them. */
+export function ensureBuilt(root, { log = console.log } = {}) {
+  const need = [
+    path.join(root, 'dist', 'client', 'index.html'),
+    path.join(root, 'scores', 'seed-profile', 'generated', 'ambience.wav'),
+  ];
+  const missing = need.filter((f) => !existsSync(f));
+  if (missing.length === 0) return false;
+  log(`qa: ${missing.map((f) => path.relative(root, f)).join(', ')} missing: running npm run build in ${root}`);
+  const r = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit', env: childEnv() });
+  if (r.status !== 0) throw new Error(`npm run build in ${root} failed (exit ${r.status})`);
+  return true;
+}
+
+/**
+ * @param {{ root: string, score?: string, logFile?: string, log?: (s: string) => void }} options
+ * @returns {Promise<{ pid: number, port: number, url: string, command: string, stop: () => Promise<void> }>}
+ */
+export async function startServer({ root, score = 'scores/seed-profile', logFile, log = console.log }) {
+  ensureBuilt(root, { log });
+  const args = ['--score', score, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'];
+  const token = `qa-${randomBytes(12).toString('hex')}`;
+  const child = fork(path.join(root, 'server', 'start.js'), args, {
+    cwd: root,
+    env: childEnv({ SCORECAST_QR: '0', SCORECAST_TOKEN: token, NODE_ENV: 'production' }),
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  const out = logFile ? createWriteStream(logFile) : null;
+  let tail = '';
+  const keep = (d) => { out?.write(d); tail = (tail + d).slice(-4000); };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`server did not start in ${START_TIMEOUT_MS} ms:\n${tail}`)); }, START_TIMEOUT_MS);
+    child.on('message', (m) => {
+      if (m && m.type === 'listening') { clearTimeout(timer); resolve(m.port); }
+    });
+    child.on('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? signal}) before listening:\n${tail}`)); });
+  });
+  child.removeAllListeners('exit');
+  let exited = false;
+  const exitPromise = new Promise((r) => child.on('exit', () => { exited = true; r(); }));
+  return {
+    pid: /** @type {number} */ (child.pid),
+    port,
+    url: `http://127.0.0.1:${port}`,
+    command: `SCORECAST_QR=0 SCORECAST_TOKEN=... node server/start.js ${args.join(' ').replace('--port 0', '--port <free>')}`,
+    get exited() { return exited; },
+    async stop() {
+      if (!exited) {
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 8000);
+        await exitPromise;
+        clearTimeout(t);
+      }
+      out?.end();
+    },
+  };
+}
