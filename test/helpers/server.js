@@ -1,5 +1,6 @@
 // Start a real scorecast app on a loopback port for integration tests.
 
+import { afterEach } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { buildScoreModel } from '../../core/manifest.js';
 import { packageOf } from './fixtures.js';
@@ -25,4 +26,24 @@ export async function startServer({ tempo = 600, bars = 64, cueBytes = 0, autopl
   const address = /** @type {import('node:net').AddressInfo} */ (app.server.address());
   const base = `http://127.0.0.1:${address.port}`;
   return { app, conductor, hub, base, wsBase: base.replace('http', 'ws'), close: () => app.close() };
+}
+
+/**
+ * For a test file: servers (and anything else given to `defer`) are closed after each test,
+ * last opened first.
+ */
+export function useServers() {
+  /** @type {(() => unknown)[]} */
+  let cleanup = [];
+  afterEach(async () => { for (const f of cleanup.reverse()) await f(); cleanup = []; });
+  return {
+    /** @param {() => unknown} fn */
+    defer(fn) { cleanup.push(fn); },
+    /** @param {Parameters<typeof startServer>[0]} [options] */
+    async server(options) {
+      const s = await startServer(options);
+      cleanup.push(s.close);
+      return s;
+    },
+  };
 }

@@ -1,22 +1,13 @@
 // The protocol conformance suite (doc/protocol.md): the same cases against every transport.
 
-import { describe, it, expect, afterEach } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import WebSocket from 'ws';
 import { applyPatch } from '../../core/merge-patch.js';
 import { TRANSPORTS } from '../../core/constants.js';
-import { startServer } from '../helpers/server.js';
+import { startServer, useServers } from '../helpers/server.js';
 import { OPENERS } from '../helpers/live-clients.js';
 
-/** @type {(() => unknown)[]} */
-let cleanup = [];
-afterEach(async () => { for (const f of cleanup.reverse()) await f(); cleanup = []; });
-
-/** @param {Parameters<typeof startServer>[0]} [options] */
-async function server(options) {
-  const s = await startServer(options);
-  cleanup.push(s.close);
-  return s;
-}
+const { server, defer } = useServers();
 
 /**
  * @param {string} kind
@@ -25,7 +16,7 @@ async function server(options) {
  */
 async function open(kind, s, holds) {
   const c = await OPENERS[kind](s.base, s.wsBase, holds);
-  cleanup.push(c.close);
+  defer(c.close);
   return c;
 }
 
@@ -132,7 +123,7 @@ describe('all transports together', () => {
   it('SSE state events carry id epoch:seq and other events carry none', async () => {
     const s = await server();
     const c = await OPENERS.sse(s.base, s.wsBase);
-    cleanup.push(c.close);
+    defer(c.close);
     await c.waitFor((m) => m.type === 'delta');
     for (const m of c.messages) {
       if (m.type === 'snapshot' || m.type === 'delta') expect(m._id).toBe(`${m.epoch}:${m.seq}`);
@@ -148,7 +139,7 @@ describe('all transports together', () => {
     const { epoch, seq } = s.hub;
     const { openSse } = await import('../helpers/live-clients.js');
     const c = await openSse(s.base, { lastEventId: `${epoch}:${seq - 2}`, epoch: 'ignored', seq: 0 });
-    cleanup.push(c.close);
+    defer(c.close);
     await c.waitFor((m) => m.seq === seq && m.type === 'delta');
     expect(stateRows(c.messages).map((r) => r[1])).toEqual([seq - 1, seq]);
   });

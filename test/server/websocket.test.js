@@ -1,25 +1,16 @@
 // WebSocket behaviour that needs real sockets: stalled readers, oversized frames, floods, dead links.
 
-import { describe, it, expect, afterEach } from 'vitest';
-import { startServer } from '../helpers/server.js';
+import { describe, it, expect } from 'vitest';
+import { useServers } from '../helpers/server.js';
 import { openWs } from '../helpers/live-clients.js';
 import { CLOSE, MAX_CLIENT_MESSAGE_BYTES } from '../../core/constants.js';
 
-/** @type {(() => unknown)[]} */
-let cleanup = [];
-afterEach(async () => { for (const f of cleanup.reverse()) await f(); cleanup = []; });
-
-/** @param {Parameters<typeof startServer>[0]} [options] */
-async function server(options) {
-  const s = await startServer(options);
-  cleanup.push(s.close);
-  return s;
-}
+const { server, defer } = useServers();
 
 /** @param {string} wsBase @param {Parameters<typeof openWs>[2]} [options] */
 async function client(wsBase, options) {
   const c = await openWs(wsBase, {}, options);
-  cleanup.push(c.close);
+  defer(c.close);
   return c;
 }
 
