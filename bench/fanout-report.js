@@ -63,19 +63,20 @@ export function formatReport({ command, server, machine, profile, schedule, tria
     '',
     `Machine: ${machine.cpus} x ${machine.model}, ${machine.memGiB} GiB, Node ${machine.node}, Linux ${machine.kernel}`,
     '',
-    '| target | clients | deltas recorded | per client | errors | avg | p50 | p90 | p95 | p99 | max | server CPU ms (% of a core) | RSS end / peak MB | client CPU % | others % | machine busy % (softirq, steal) |',
-    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| target | clients | deltas recorded | per client | errors | avg | p50 | p90 | p95 | p99 | max | big delta to last client (median) | server CPU ms (% of a core) | RSS end / peak MB | client CPU % | others % | machine busy % (softirq, steal) |',
+    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const t of trials) {
     const l = t.latency;
     const noisy = t.otherPct > maxNoise ? ' (noisy)' : '';
     lines.push(`| ${t.target}${t.crashed ? ' (CRASHED)' : ''}${noisy} | ${t.clients} | ${t.msgs} | ${t.perClientMin}..${t.perClientMax} of ~${t.broadcasts} | ${errorText(t)} | ` +
-      `${f(l.avg)} | ${f(l.p50)} | ${f(l.p90)} | ${f(l.p95)} | ${f(l.p99)} | ${f(l.max)} | ` +
+      `${f(l.avg)} | ${f(l.p50)} | ${f(l.p90)} | ${f(l.p95)} | ${f(l.p99)} | ${f(l.max)} | ${f(t.completion?.median ?? NaN)} | ` +
       `${f(t.serverCpuMs, 0)} (${f(t.serverCpuPct, 0)}%) | ${f(t.rssEndMB, 0)} / ${f(t.rssPeakMB, 0)} | ${f(t.clientCpuPct, 0)} | ${f(t.otherPct, 0)} | ${f(t.machineBusyPct, 0)} (${f(t.softirqPct, 0)}, ${f(t.stealPct, 0)}) |`);
   }
   lines.push(
     '',
     'Latency in ms: receive time minus the envelope\'s `t`, for every delta of every client whose `t` is in the window. ' +
+      '"Big delta to last client": for each delta of at least half the largest size, the latency of its last client; the median over the window. ' +
       'CPU and "others" are % of one core (the machine has two); "others" is CPU used by neither the server nor the clients ' +
       `(other jobs on this shared machine, softirq). ${discarded} trial(s) with others > ${maxNoise}% were run again; ` +
       'trials marked (noisy) stayed above that after the last retry and are left out of the ratios when a quiet trial exists.',
@@ -97,20 +98,21 @@ export function formatReport({ command, server, machine, profile, schedule, tria
   const med = (n, target, pick) => median(used(n, target).map(pick));
   /** @param {number} n @param {string} target */
   const has = (n, target) => trials.some((t) => t.clients === n && t.target === target);
-  const pairs = counts.flatMap((n) => ['ours', 'floor-ka', 'floor-kc'].filter((x) => has(n, 'floor') && has(n, x)).map((x) => ({ n, x })));
+  const pairs = counts.flatMap((n) => ['ours', 'floor-ka', 'floor-kc', 'floor-kr'].filter((x) => has(n, 'floor') && has(n, x)).map((x) => ({ n, x })));
   if (pairs.length > 0) {
     const repeats = Math.max(...trials.map((t) => trials.filter((u) => u.clients === t.clients && u.target === t.target).length));
     lines.push(
       `Ratios to the floor${repeats > 1 ? ' (medians of the quiet runs of each; "runs" says how many were used)' : ''}, and the issue's targets (for ours):`,
       '',
-      '| clients | target | runs (target/floor) | p99 ratio | max ratio | CPU ratio | errors = 0 | p99 <= 1.25x | CPU <= 1.25x | max <= 253 ms | RSS <= 250 MB |',
-      '| ---: | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |',
+      '| clients | target | runs (target/floor) | p99 ratio | max ratio | big delta to last client ratio | CPU ratio | errors = 0 | p99 <= 1.25x | CPU <= 1.25x | max <= 253 ms | RSS <= 250 MB |',
+      '| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |',
     );
     for (const { n, x } of pairs) {
       const p99 = med(n, x, (t) => t.latency.p99) / med(n, 'floor', (t) => t.latency.p99);
       const max = med(n, x, (t) => t.latency.max) / med(n, 'floor', (t) => t.latency.max);
       const cpu = med(n, x, (t) => t.serverCpuMs) / med(n, 'floor', (t) => t.serverCpuMs);
-      const ratios = `| ${n} | ${x} | ${used(n, x).length}/${used(n, 'floor').length} | ${f(p99, 2)} | ${f(max, 2)} | ${f(cpu, 2)} |`;
+      const done = med(n, x, (t) => t.completion?.median ?? NaN) / med(n, 'floor', (t) => t.completion?.median ?? NaN);
+      const ratios = `| ${n} | ${x} | ${used(n, x).length}/${used(n, 'floor').length} | ${f(p99, 2)} | ${f(max, 2)} | ${f(done, 2)} | ${f(cpu, 2)} |`;
       if (x !== 'ours') { lines.push(`${ratios} | | | | |`); continue; }
       const ours = trials.filter((t) => t.clients === n && t.target === 'ours');
       const errors = Math.max(...ours.map((t) => t.errorCount + (t.crashed ? 1 : 0)));

@@ -13,9 +13,9 @@
 // --server-root runs server/start.js of another checkout (e.g. a `git archive` of a commit); the
 // score packages always come from this one.
 //
-// Targets: `floor` (bench/floor-server.js), `ours` (server/start.js), and two diagnostics:
-// `floor-ka`, the floor plus our heartbeats and protocol pings, and `floor-kc`, the same
-// keepalive written as one syscall per socket (see floor-server.js).
+// Targets: `floor` (bench/floor-server.js), `ours` (server/start.js), and three diagnostics, the
+// floor plus liveness traffic done three ways (see floor-server.js): `floor-ka` (heartbeat and
+// ping, separate writes), `floor-kc` (both in one write) and `floor-kr` (what ours does now).
 //
 // Exits non-zero only when a process crashes or cannot start; a missed target is a result.
 
@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { measureSchedule } from './score-schedule.js';
 import { cpuMs, machineMs, rssBytes } from './proc-stats.js';
-import { summarize } from './latency-stats.js';
+import { completion, summarize } from './latency-stats.js';
 import { formatReport } from './fanout-report.js';
 import { HEARTBEAT_MS } from '../core/constants.js';
 
@@ -57,8 +57,10 @@ const EXIT_TIMEOUT_MS = 10_000;
 /** Longest wait for other jobs on the machine to quiet down before a trial. */
 const QUIET_WAIT_MS = 120_000;
 
-/** @typedef {'floor' | 'ours' | 'floor-ka' | 'floor-kc'} Target */
-const TARGET_NAMES = ['floor', 'ours', 'floor-ka', 'floor-kc'];
+/** @typedef {'floor' | 'ours' | 'floor-ka' | 'floor-kc' | 'floor-kr'} Target */
+const TARGET_NAMES = ['floor', 'ours', 'floor-ka', 'floor-kc', 'floor-kr'];
+/** The floor's keepalive mode for each diagnostic variant (bench/floor-server.js). */
+const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({ 'floor-ka': 'separate', 'floor-kc': 'corked', 'floor-kr': 'ride' });
 
 /**
  * @typedef {object} TrialOptions
@@ -89,6 +91,8 @@ const TARGET_NAMES = ['floor', 'ours', 'floor-ka', 'floor-kc'];
  * @property {Record<string, number>} errors by kind (see ClientErrors in load-client.js)
  * @property {number} errorCount    sum of the kinds that are errors (clients not ready are `connect`)
  * @property {import('./latency-stats.js').LatencySummary} latency ms
+ * @property {{ broadcasts: number, median: number }} completion  ms to the last client of a big
+ *   delta, median over the window's big deltas (robust to a noisy moment; see latency-stats.js)
  * @property {number} serverCpuMs   user + system over the window
  * @property {number} serverCpuPct  of one core
  * @property {number} clientCpuPct  all client processes, of one core
@@ -161,7 +165,7 @@ function startServer(o) {
     ? fork(path.join(BENCH, 'floor-server.js'), [
       '--port', '0', '--schedule', JSON.stringify(o.schedule), '--max-seconds', '1800',
       '--keepalive-ms', o.target === 'floor' ? '0' : String(HEARTBEAT_MS),
-      ...(o.target === 'floor-kc' ? ['--keepalive-corked'] : []),
+      '--keepalive', KEEPALIVE_OF[o.target] ?? 'separate',
     ], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv })
     : fork(path.join(o.serverRoot, 'server', 'start.js'), [
       '--score', o.scoreDir, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn',
@@ -274,6 +278,7 @@ async function runTrial(o) {
       errors,
       errorCount,
       latency: summarize(results.map((r) => r.samples)),
+      completion: completion(results),
       serverCpuMs: cpu1 - cpu0,
       serverCpuPct: (100 * (cpu1 - cpu0)) / wallMs,
       clientCpuPct: (100 * (clientCpu1 - clientCpu0)) / wallMs,

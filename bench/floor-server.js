@@ -9,12 +9,15 @@
 // both servers: the same `{"type":"delta","epoch":…,"seq":N,"t":…` head, then padding.
 //
 //   node bench/floor-server.js --port 0 --schedule '<ScoreSchedule JSON>' [--max-seconds 900]
-//                              [--keepalive-ms 2000 [--keepalive-corked]]
-// --keepalive-ms adds what our server does besides the deltas (doc/protocol.md, "Heartbeats"):
-// a heartbeat envelope to every socket and a protocol ping to every socket, each from its own
-// timer as in server/hub.js and server/transports/websocket.js ("floor-ka" in bench/fanout.js).
-// With --keepalive-corked, one timer writes both to a corked socket: one syscall per socket
-// instead of two ("floor-kc"). Both are diagnostic variants, not the floor.
+//                              [--keepalive-ms 2000 --keepalive separate|corked|ride]
+// --keepalive-ms adds the liveness traffic of doc/protocol.md ("Heartbeats"), in one of three
+// ways, as diagnostic variants (not the floor; their names in bench/fanout.js in brackets):
+//   separate  [floor-ka] a heartbeat envelope and a protocol ping to every socket, each from its
+//             own timer: what server/hub.js and transports/websocket.js did until 409bec4.
+//   corked    [floor-kc] both from one timer, written to a corked socket: one syscall, not two.
+//   ride      [floor-kr] what ours does since 409bec4: a heartbeat only after keepaliveMs with no
+//             other message; each ping rides in the same write as the socket's next message, or
+//             goes alone after keepaliveMs / 4 when none came.
 // With an IPC channel it sends {type: 'listening', port} once listening, like server/start.js.
 
 import http from 'node:http';
@@ -43,12 +46,22 @@ export function envelope(type, seq, bytes) {
   return Buffer.from(head + '~'.repeat(pad) + tail);
 }
 
+/** @typedef {'separate' | 'corked' | 'ride'} KeepaliveMode */
+const KEEPALIVE_MODES = ['separate', 'corked', 'ride'];
+
+/**
+ * ws's underlying net.Socket (private, but stable across ws 8): corking it around two frames
+ * makes them one writev.
+ * @param {import('ws').WebSocket} ws
+ */
+const rawSocket = (ws) => /** @type {import('node:net').Socket} */ (/** @type {any} */ (ws)._socket);
+
 /**
  * Start the floor server. Resolves when it listens.
- * @param {{ port?: number, host?: string, schedule: ScoreSchedule, maxSeconds?: number, keepaliveMs?: number, keepaliveCorked?: boolean }} options
+ * @param {{ port?: number, host?: string, schedule: ScoreSchedule, maxSeconds?: number, keepaliveMs?: number, keepalive?: KeepaliveMode }} options
  * @returns {Promise<{ port: number, close: () => Promise<void> }>}
  */
-export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSeconds = 900, keepaliveMs = 0, keepaliveCorked = false }) {
+export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSeconds = 900, keepaliveMs = 0, keepalive: mode = 'separate' }) {
   const server = http.createServer((req, res) => { res.writeHead(404).end(); });
   const wss = new WebSocketServer({ server, path: '/live', perMessageDeflate: false, clientTracking: false });
   /** @type {Set<import('ws').WebSocket>} */
@@ -57,7 +70,7 @@ export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSe
 
   wss.on('connection', (ws) => {
     sockets.add(ws);
-    ws.on('close', () => { sockets.delete(ws); });
+    ws.on('close', () => { sockets.delete(ws); pingDue.delete(ws); });
     ws.on('error', () => { /* the close event follows */ });
     // The same two first messages as ours (sizes from the schedule): welcome, then a snapshot.
     ws.send(envelope('welcome', seq, schedule.welcomeBytes), { binary: false });
@@ -72,10 +85,28 @@ export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSe
   /** @type {NodeJS.Timeout | undefined} */
   let timer;
   const dueAt = (/** @type {number} */ i) => start + Math.floor(i / beats) * schedule.loopMs + schedule.atMs[i % beats];
+  /** Sockets whose next message carries a ping ('ride' mode). @type {Set<import('ws').WebSocket>} */
+  const pingDue = new Set();
+  let lastBroadcast = 0;
+  /** @param {Buffer} buf */
+  function broadcast(buf) {
+    lastBroadcast = performance.now();
+    if (pingDue.size === 0) {
+      for (const ws of sockets) ws.send(buf, { binary: false });
+      return;
+    }
+    for (const ws of sockets) {
+      if (!pingDue.delete(ws)) { ws.send(buf, { binary: false }); continue; }
+      const raw = rawSocket(ws);
+      raw.cork();
+      ws.send(buf, { binary: false });
+      ws.ping();
+      raw.uncork();
+    }
+  }
   function tick() {
     seq++;
-    const buf = envelope('delta', seq, schedule.deltaBytes[next % beats]);
-    for (const ws of sockets) ws.send(buf, { binary: false });
+    broadcast(envelope('delta', seq, schedule.deltaBytes[next % beats]));
     next++;
     arm();
   }
@@ -86,23 +117,34 @@ export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSe
   /** @type {NodeJS.Timeout[]} */
   const keepalive = [];
   const heartbeat = () => Buffer.from(JSON.stringify({ type: 'heartbeat', epoch: EPOCH, seq, t: wall() }));
-  if (keepaliveMs > 0 && !keepaliveCorked) {
+  if (keepaliveMs > 0 && mode === 'separate') {
     keepalive.push(setInterval(() => {
       const hb = heartbeat();
       for (const ws of sockets) ws.send(hb, { binary: false });
     }, keepaliveMs));
     keepalive.push(setInterval(() => { for (const ws of sockets) ws.ping(); }, keepaliveMs));
-  } else if (keepaliveMs > 0) {
+  } else if (keepaliveMs > 0 && mode === 'corked') {
     keepalive.push(setInterval(() => {
       const hb = heartbeat();
       for (const ws of sockets) {
-        // ws writes each frame inside its own cork(); an outer cork makes the two frames one writev.
-        const socket = /** @type {import('node:net').Socket} */ (/** @type {any} */ (ws)._socket);
-        socket.cork();
+        const raw = rawSocket(ws);
+        raw.cork();
         ws.ping();
         ws.send(hb, { binary: false });
-        socket.uncork();
+        raw.uncork();
       }
+    }, keepaliveMs));
+  } else if (keepaliveMs > 0 && mode === 'ride') {
+    keepalive.push(setInterval(() => {
+      if (performance.now() - lastBroadcast >= keepaliveMs) broadcast(heartbeat());
+    }, keepaliveMs / 2));
+    keepalive.push(setInterval(() => {
+      for (const ws of sockets) pingDue.add(ws);
+      const straggler = setTimeout(() => {
+        for (const ws of pingDue) ws.ping();
+        pingDue.clear();
+      }, keepaliveMs / 4);
+      straggler.unref();
     }, keepaliveMs));
   }
   // Bounded even when orphaned: the benchmark never needs it longer.
@@ -135,15 +177,16 @@ async function main() {
       schedule: { type: 'string' },
       'max-seconds': { type: 'string', default: '900' },
       'keepalive-ms': { type: 'string', default: '0' },
-      'keepalive-corked': { type: 'boolean', default: false },
+      keepalive: { type: 'string', default: 'separate' },
     },
     strict: true,
   });
   if (!values.schedule) throw new Error('floor-server: --schedule <ScoreSchedule JSON> is required');
   const schedule = /** @type {ScoreSchedule} */ (JSON.parse(values.schedule));
+  if (!KEEPALIVE_MODES.includes(/** @type {string} */ (values.keepalive))) throw new Error(`floor-server: --keepalive must be one of ${KEEPALIVE_MODES.join(', ')}`);
   const floor = await startFloor({
     port: Number(values.port), host: values.host, schedule, maxSeconds: Number(values['max-seconds']),
-    keepaliveMs: Number(values['keepalive-ms']), keepaliveCorked: values['keepalive-corked'],
+    keepaliveMs: Number(values['keepalive-ms']), keepalive: /** @type {KeepaliveMode} */ (values.keepalive),
   });
   const stop = () => { floor.close().then(() => process.exit(0)); };
   process.on('SIGTERM', stop);

@@ -31,3 +31,28 @@ export function summarize(parts) {
     count, avg: sum / count, p50: rank(0.5), p90: rank(0.9), p95: rank(0.95), p99: rank(0.99), max: all[count - 1],
   };
 }
+
+/**
+ * Fan-out completion: for each broadcast (one seq), the latency of its last client. Returns the
+ * median over the broadcasts of the largest deltas (at least half the size of the largest), so
+ * one broadcast hit by another job on the machine moves it little, unlike p99 and max.
+ * @param {{ samples: Float64Array, seqs: Float64Array, sizes: Uint32Array }[]} parts
+ * @returns {{ broadcasts: number, median: number }}
+ */
+export function completion(parts) {
+  /** @type {Map<number, { last: number, bytes: number }>} */
+  const bySeq = new Map();
+  let biggest = 0;
+  for (const { samples, seqs, sizes } of parts) {
+    for (let i = 0; i < samples.length; i++) {
+      const b = bySeq.get(seqs[i]);
+      if (b) b.last = Math.max(b.last, samples[i]);
+      else bySeq.set(seqs[i], { last: samples[i], bytes: sizes[i] });
+      biggest = Math.max(biggest, sizes[i]);
+    }
+  }
+  const lasts = [...bySeq.values()].filter((b) => b.bytes * 2 >= biggest).map((b) => b.last).sort((a, b) => a - b);
+  if (lasts.length === 0) return { broadcasts: 0, median: NaN };
+  const mid = lasts.length >> 1;
+  return { broadcasts: lasts.length, median: lasts.length % 2 ? lasts[mid] : (lasts[mid - 1] + lasts[mid]) / 2 };
+}

@@ -51,6 +51,8 @@ import WebSocket from 'ws';
 /**
  * @typedef {object} ClientResult
  * @property {Float64Array} samples   latency (ms) of every delta with `t` in the window
+ * @property {Float64Array} seqs      the seq of each sample (to group them by broadcast)
+ * @property {Uint32Array} sizes      the size in bytes of each sample's delta
  * @property {number} msgs            deltas recorded
  * @property {number} bytes           bytes of those deltas
  * @property {number} perClientMin    fewest deltas one client recorded
@@ -92,6 +94,8 @@ export function readHead(data) {
  */
 export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples }) {
   const samples = new Float64Array(maxSamples);
+  const seqs = new Float64Array(maxSamples);
+  const sizes = new Uint32Array(maxSamples);
   let nSamples = 0;
   let bytes = 0;
   let from = Infinity;
@@ -142,7 +146,9 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples }
         lastSeq[i] = head.seq;
         if (head.t >= from && head.t < to) {
           if (nSamples < maxSamples) {
-            samples[nSamples++] = now - head.t;
+            samples[nSamples] = now - head.t;
+            seqs[nSamples] = head.seq;
+            sizes[nSamples++] = data.length;
             bytes += data.length;
             recorded[i]++;
           } else errors.overflow++;
@@ -195,7 +201,7 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples }
         max = Math.max(max, recorded[i]);
       }
       const result = {
-        samples: samples.slice(0, nSamples), msgs: nSamples, bytes,
+        samples: samples.slice(0, nSamples), seqs: seqs.slice(0, nSamples), sizes: sizes.slice(0, nSamples), msgs: nSamples, bytes,
         perClientMin: Number.isFinite(min) ? min : 0, perClientMax: max, errors: { ...errors },
       };
       for (const ws of sockets) ws.terminate();

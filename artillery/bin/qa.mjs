@@ -157,6 +157,7 @@ async function cmdStress() {
         log(`  ${n} users broke a budget: running it again to confirm (${attempt}/${confirm})`);
         await sleep(5000);
       }
+      if (rec.passed && attempt > 0) (result.flaky ??= []).push(n);
       stepMs = Math.max(stepMs, Date.now() - s0);
       writeFileSync(path.join(dir, 'stress.json'), `${JSON.stringify(result, null, 2)}\n`);
       if (!rec.passed) {
@@ -174,6 +175,7 @@ async function cmdStress() {
   if (!result.breakingPoint && !result.stopped) result.stopped = `no budget broke up to ${result.lastGood} users (the maximum asked)`;
   result.finishedAt = new Date().toISOString();
   writeFileSync(path.join(dir, 'stress.json'), `${JSON.stringify(result, null, 2)}\n`);
+  if (result.flaky) log(`qa stress ${transport}: borderline at ${result.flaky.join(', ')} users: a budget broke once, the confirming run passed`);
   log(`\nqa stress ${transport}: ${result.breakingPoint ? `breaking point ${result.breakingPoint} users (${result.breakingBudgets.join('; ')}); last good ${result.lastGood ?? 'none'}` : result.stopped}`);
   if (!opt['no-report']) report([dir], dir);
   const failBelow = opt['fail-below'] ? Number(opt['fail-below']) : 0;

@@ -309,7 +309,7 @@ function machineLine(k) {
   const parts = [];
   if (m.serverCpu?.avg != null) parts.push(`server CPU ${f0(m.serverCpu.avg)}% avg, ${f0(m.serverCpu.peak)}% peak (of one core)`);
   if (m.rssStart) parts.push(`server RSS ${mb(m.rssStart)} → max ${mb(m.rssMax)}`);
-  if (m.fanoutAvgMs != null) parts.push(`server fan-out (change → last socket write) ${ms(m.fanoutAvgMs)} ms avg`);
+  if (m.fanoutAvgMs != null && ['ws', 'sse', 'mixed'].includes(k.rec.scenario)) parts.push(`server fan-out (change → last socket write) ${ms(m.fanoutAvgMs)} ms avg`);
   if (m.lagMax != null) parts.push(`server event-loop delay max ${ms(m.lagMax)} ms (median of per-second p99 ${ms(m.lagP99Median)} ms)`);
   if (m.loadgenCpu?.avg != null) parts.push(`load generator (Artillery) CPU ${f0(m.loadgenCpu.avg)}% avg, ${f0(m.loadgenCpu.peak)}% peak (of one core), RSS max ${mb(m.loadgenRssMax)}`);
   const cl = k.trace.length ? Math.max(0, Math.max(...k.trace.map((t) => t.loopMaxMs)) - CLIENT_LAG_RESOLUTION_MS) : null;
@@ -411,6 +411,8 @@ function usersPlot(title, cases, metricOf, budget, breakAt) {
   });
 }
 
+/** Steps that broke a budget and then passed when run again. */
+const flakySteps = (st) => [...new Set(st.steps.filter((x) => x.attempt > 0 && x.passed).map((x) => x.users))];
 const summaryOf = (name) => (k) => k.measured?.summaries?.[name];
 const pollSum = (k) => k.measured?.summaries?.['poll.response_time'] ?? k.measured?.summaries?.['http.response_time'];
 
@@ -492,7 +494,7 @@ export function writeReport(inputs, outDir) {
   for (const st of found.stresses) {
     const r = st.rec;
     h(2, `Stress: ${r.transport} (${path.basename(st.dir)})`, `stress-${r.transport}`);
-    p(`Command: ${r.command}. ${r.breakingPoint ? `Breaking point: ${r.breakingPoint} users (${(r.breakingBudgets || []).join('; ')}); last step within budget: ${r.lastGood ?? 'none'}.` : r.stopped ?? ''}`);
+    p(`Command: ${r.command}. ${r.breakingPoint ? `Breaking point: ${r.breakingPoint} users (${(r.breakingBudgets || []).join('; ')}); last step within budget: ${r.lastGood ?? 'none'}.` : r.stopped ? `${r.stopped}.` : ''}${flakySteps(st).length ? ` Borderline: at ${flakySteps(st).join(', ')} users a budget broke once and the confirming run passed.` : ''}`);
     const rows = st.steps.filter((x) => x.data).map((x) => {
       const k = x.data;
       const s = k.measured?.summaries || {};
