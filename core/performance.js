@@ -17,8 +17,30 @@ import { applyPatch } from './merge-patch.js';
  * @property {[number, number]} time
  * @property {number} tempo
  * @property {number} rate
- * @property {number} [beatT]  server time at which `beat` sounds; absent unless playing
+ * @property {number} [beatT]  server time at which `beat` sounds; absent unless playing (and
+ *   during a count-in, when `beat` has not sounded yet)
+ * @property {NextBeat} [next] the beat that follows and when, while playing
+ * @property {CountIn} [countIn] a count-in before `next` sounds
  * @property {Record<string, Record<string, unknown>>} cues
+ */
+
+/**
+ * The beat the conductor will play next, announced with the current one so that every client
+ * can show it at `t` on the server's clock instead of when its message arrives, and start its
+ * audio on time. It already follows repeats, a vote's jump (the tally so far) and the loop;
+ * a conductor's command or a late vote can still change it, which the next change says.
+ * @typedef {object} NextBeat
+ * @property {number} beat
+ * @property {number} bar
+ * @property {number} beatInBar
+ * @property {number} t          server time at which it sounds
+ * @property {string[]} [audio]  audio clips (URLs) whose cue is on that beat
+ */
+
+/**
+ * A count-in: `beats` clicks `beatMs` apart, the first at `t`; the performance starts on the
+ * beat after the last click (`next`).
+ * @typedef {{ t: number, beats: number, beatMs: number }} CountIn
  */
 
 /**
@@ -95,10 +117,55 @@ export function atBeat(model, state, beat, beatT) {
  * @returns {PerformanceState}
  */
 function withBeatT(state, beatT) {
-  if (beatT !== null) return { ...state, beatT };
-  if (!('beatT' in state)) return state;
-  const { beatT: _, ...rest } = state;
-  return rest;
+  if (beatT !== null) {
+    if (state.countIn === undefined) return { ...state, beatT };
+    const { countIn: _, ...rest } = state;
+    return { ...rest, beatT };
+  }
+  return without(state, ['beatT', 'next', 'countIn']);
+}
+
+/**
+ * @param {PerformanceState} state
+ * @param {Array<'beatT' | 'next' | 'countIn'>} keys
+ * @returns {PerformanceState}
+ */
+function without(state, keys) {
+  if (!keys.some((k) => k in state)) return state;
+  const copy = { ...state };
+  for (const k of keys) delete copy[k];
+  return copy;
+}
+
+/**
+ * Announce the next beat (null: none, the piece ends).
+ * @param {import('./manifest.js').ScoreModel} model
+ * @param {PerformanceState} state
+ * @param {number | null} beat
+ * @param {number} t server time at which it sounds
+ * @returns {PerformanceState}
+ */
+export function withNext(model, state, beat, t) {
+  if (beat === null) return without(state, ['next']);
+  const pos = model.map.positionOf(beat);
+  /** @type {NextBeat} */
+  const next = { beat, bar: pos.bar, beatInBar: pos.beatInBar, t };
+  const audio = cuesOn(model, beat).flatMap((c) => {
+    const a = /** @type {{ audio?: { src?: unknown } }} */ (c.set).audio;
+    return a && typeof a.src === 'string' ? [a.src] : [];
+  });
+  if (audio.length > 0) next.audio = audio;
+  return { ...state, next };
+}
+
+/**
+ * Playing, but counting in before `state.beat` sounds.
+ * @param {PerformanceState} state
+ * @param {CountIn} countIn
+ * @returns {PerformanceState}
+ */
+export function withCountIn(state, countIn) {
+  return { ...without(state, ['beatT']), transport: 'playing', countIn };
 }
 
 /**

@@ -83,6 +83,16 @@ export function createBallot(votes) {
     },
 
     /**
+     * What `at(beat)` would decide if the tally were taken now, without closing anything: lets
+     * the conductor announce the beat after a window's close one beat ahead.
+     * @param {number} beat
+     * @returns {Outcome | null}
+     */
+    preview(beat) {
+      return open && (beat >= open.vote.close || beat < open.vote.open) ? outcomeOf(open) : null;
+    },
+
+    /**
      * Count one tap as a vote.
      * @param {{ tile: string | number, window?: string, device?: string }} tap
      * @returns {{ ok: true, id: string, tally: Record<string, number> } | { ok: false, error: import('./errors.js').ErrorValue }}

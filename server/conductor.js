@@ -3,7 +3,7 @@
 // anchor each time, so timer lateness never accumulates (setInterval would drift).
 
 import { diffPatch } from '../core/merge-patch.js';
-import { atBeat, initialState, withRate, withTransport } from '../core/performance.js';
+import { atBeat, initialState, withCountIn, withNext, withRate, withTransport } from '../core/performance.js';
 import { ScorecastError } from '../core/errors.js';
 import { createBallot } from '../core/votes.js';
 
@@ -28,6 +28,8 @@ export const systemClock = {
 const EARLY_TOLERANCE_MS = 1;
 const MIN_RATE = 0.25;
 const MAX_RATE = 4;
+/** Longest count-in, in bars. */
+export const MAX_COUNT_IN_BARS = 4;
 
 /** A new epoch name: time-ordered, unique across restarts. */
 export function newEpoch() {
@@ -77,16 +79,36 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
     bus.publish({ epoch, seq, t: clock.wall(), patch, state });
   }
 
-  /** @param {number} beat a beat index, or totalBeats for the end of the piece */
-  const dueMono = (beat) => anchorMono + (map.timeAt(beat) - map.timeAt(anchorPos)) / state.rate;
+  /**
+   * @param {number} beat a beat index, or totalBeats for the end of the piece
+   * @param {number} [rate] default: the state's
+   */
+  const dueMono = (beat, rate = state.rate) => anchorMono + (map.timeAt(beat) - map.timeAt(anchorPos)) / rate;
   /** @param {number} mono */
   const wallOf = (mono) => anchorWall + (mono - anchorMono);
 
-  /** @param {number} at start playing from position `at` now */
-  function anchor(at) {
-    anchorMono = clock.now();
-    anchorWall = clock.wall();
+  /**
+   * @param {number} at start playing from position `at` now (or `delayMs` from now)
+   * @param {number} [delayMs]
+   */
+  function anchor(at, delayMs = 0) {
+    anchorMono = clock.now() + delayMs;
+    anchorWall = clock.wall() + delayMs;
     anchorPos = at;
+  }
+
+  /**
+   * Announce what follows `beat` while playing: the next beat in performance order (after a vote
+   * window's close, the jump the tally so far decides; after the end, the loop's first beat).
+   * @param {import('../core/performance.js').PerformanceState} s
+   * @param {number} beat the beat sounding (or about to, after a count-in)
+   */
+  function announce(s, beat) {
+    const after = beat + 1;
+    if (after >= map.totalBeats) return withNext(model, s, loop ? 0 : null, wallOf(dueMono(map.totalBeats, s.rate)));
+    const outcome = ballot.preview(after);
+    const to = outcome && outcome.seek !== null ? outcome.seek : after;
+    return withNext(model, s, to, wallOf(dueMono(after, s.rate)));
   }
 
   function currentPos() {
@@ -140,7 +162,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       beat = decided;
     }
     onBeat?.(beat, due);
-    commit(atBeat(model, state, beat, wallOf(due)));
+    commit(announce(atBeat(model, state, beat, wallOf(due)), beat));
     arm(beat + 1);
   }
 
@@ -205,21 +227,38 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       return state;
     },
 
-    play() {
+    /**
+     * Play from where the performance is. With a count-in (bars, when starting on a beat), the
+     * clicks come first, one per beat at the tempo of that beat, and the beat sounds after them.
+     * @param {{ countIn?: number }} [options]
+     */
+    play({ countIn = 0 } = {}) {
+      if (!(Number.isInteger(countIn) && countIn >= 0 && countIn <= MAX_COUNT_IN_BARS)) {
+        throw new ScorecastError('SC_ERR_BAD_CONTROL', `countIn must be a whole number of bars in 0..${MAX_COUNT_IN_BARS}`);
+      }
       if (state.transport === 'playing') return state;
       if (ended) { pos = 0; ended = false; }
-      anchor(pos);
       const playing = withTransport(state, 'playing', null);
-      if (Number.isInteger(pos)) {
+      if (Number.isInteger(pos) && countIn > 0) {
+        const beat = pos;
+        const beatMs = (map.timeAt(beat + 1) - map.timeAt(beat)) / state.rate;
+        const beats = countIn * map.positionOf(beat).time[0];
+        voteAt(beat, false);
+        anchor(beat, beats * beatMs);
+        commit(withNext(model, withCountIn(atBeat(model, playing, beat, null), { t: anchorWall - beats * beatMs, beats, beatMs }), beat, anchorWall));
+        arm(beat);
+      } else if (Number.isInteger(pos)) {
         // Starting on a beat: that beat sounds now (one published change, not two).
         const beat = pos;
+        anchor(pos);
         voteAt(beat, false);
         onBeat?.(beat, anchorMono);
-        commit(atBeat(model, playing, beat, anchorWall));
+        commit(announce(atBeat(model, playing, beat, anchorWall), beat));
         arm(beat + 1);
       } else {
+        anchor(pos);
         const beatStartMono = anchorMono - (map.timeAt(pos) - map.timeAt(Math.floor(pos))) / state.rate;
-        commit({ ...playing, beatT: wallOf(beatStartMono) });
+        commit(announce({ ...playing, beatT: wallOf(beatStartMono) }, Math.floor(pos)));
         arm(Math.floor(pos) + 1);
       }
       return state;
@@ -251,7 +290,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
         cancel();
         anchor(beat);
         onBeat?.(beat, anchorMono);
-        commit(atBeat(model, state, beat, anchorWall));
+        commit(announce(atBeat(model, state, beat, anchorWall), beat));
         arm(beat + 1);
       } else {
         pos = beat;
@@ -270,7 +309,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
         cancel();
         anchor(p);
         const beatStartMono = anchorMono - (map.timeAt(p) - map.timeAt(state.beat)) / rate;
-        commit({ ...withRate(model, state, rate), beatT: wallOf(beatStartMono) });
+        commit(announce({ ...withRate(model, state, rate), beatT: wallOf(beatStartMono) }, state.beat));
         arm(state.beat + 1);
       } else {
         commit(withRate(model, state, rate));

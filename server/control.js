@@ -32,7 +32,7 @@ function args(body) {
  * @type {Record<string, (c: import('./conductor.js').Conductor, a: Record<string, unknown>) => void>}
  */
 const ACTIONS = {
-  play: (c) => { c.play(); },
+  play: (c, a) => { c.play(a.countIn === undefined ? {} : { countIn: /** @type {number} */ (a.countIn) }); },
   pause: (c) => { c.pause(); },
   stop: (c) => { c.stop(); },
   seek: (c, a) => {

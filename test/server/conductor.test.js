@@ -197,4 +197,85 @@ describe('conductor', () => {
     expect(conductor.state.cues.audience.vote).toBeUndefined();
     conductor.dispose();
   });
+
+  it('announces the next beat and when it sounds, so clients show it on time', () => {
+    const s = setup();
+    const wall0 = s.clock.wall();
+    s.conductor.play();
+    // 4/4 at 120: beat 1 sounds 500 ms after beat 0.
+    expect(s.conductor.state.next).toEqual({ beat: 1, bar: 1, beatInBar: 2, t: wall0 + 500 });
+    s.clock.advance(1600); // beat 3
+    expect(s.conductor.state.next).toEqual({ beat: 4, bar: 2, beatInBar: 1, t: wall0 + 2000 });
+    // Every announcement came true: the beat it names sounded at its time.
+    let announced = null;
+    for (const c of s.changes) {
+      if (announced && c.state.beatT !== undefined) expect({ beat: c.state.beat, t: c.state.beatT }).toEqual(announced);
+      announced = c.state.next ? { beat: c.state.next.beat, t: c.state.next.t } : null;
+    }
+    s.conductor.setRate(2);
+    expect(s.conductor.state.next?.t).toBeCloseTo(wall0 + 1600 + 200, 6); // the last 400 ms of beat 3, twice as fast
+    s.conductor.pause();
+    expect(s.conductor.state.next).toBeUndefined();
+    s.conductor.seek(14);
+    expect(s.conductor.state.next).toBeUndefined();
+    s.conductor.play();
+    expect(s.conductor.state.next?.beat).toBe(15);
+    s.clock.advance(300); // beat 15, the last: nothing follows
+    expect(s.conductor.state.beat).toBe(15);
+    expect(s.conductor.state.next).toBeUndefined();
+  });
+
+  it('announces the loop and audio clips one beat ahead', () => {
+    const s = setup(undefined, { cues: [{ at: 0, set: { text: 'a' } }, { at: 1, audio: 'bell.wav' }] }, true);
+    s.conductor.play();
+    expect(s.conductor.state.next).toMatchObject({ beat: 1, audio: ['bell.wav'] });
+    s.clock.advance(500);
+    expect(s.conductor.state.next).toEqual({ beat: 2, bar: 1, beatInBar: 3, t: expect.any(Number) });
+    s.clock.advance(7000); // beat 15 (the last), looping: beat 0 follows
+    expect(s.conductor.state.beat).toBe(15);
+    expect(s.conductor.state.next).toMatchObject({ beat: 0, bar: 1, beatInBar: 1 });
+  });
+
+  it('announces the jump a vote will decide, and corrects it if the last votes change the result', () => {
+    const vote = { id: 'route', tiles: ['a', 'b'], close: { bar: 3 }, decides: { a: { seek: { bar: 4 } } } };
+    const clock = createFakeClock();
+    const conductor = createConductor({ model: model({ cues: [{ bar: 2, vote }] }), bus: createMemoryBus(), clock, epoch: 'v' });
+    conductor.play();
+    clock.advance(3100); // beat 6: nobody voted, beat 8 follows
+    expect(conductor.state.next?.beat).toBe(7);
+    conductor.vote({ tile: 'a', device: 'phone-0001' });
+    clock.advance(500); // beat 7, the window's last: the tally so far says 'a', so bar 4 (beat 12)
+    expect(conductor.state.next).toMatchObject({ beat: 12, bar: 4, beatInBar: 1 });
+    conductor.vote({ tile: 'b', device: 'phone-0002' }); // a tie now goes to 'a' still
+    conductor.vote({ tile: 'b', device: 'phone-0003' }); // 'b' wins: it decides nothing
+    clock.advance(500);
+    expect(conductor.state).toMatchObject({ beat: 8, bar: 3 });
+    conductor.dispose();
+  });
+
+  it('counts in before the first beat, at the tempo of that beat', () => {
+    const s = setup();
+    const wall0 = s.clock.wall();
+    s.conductor.seek(4);
+    s.conductor.play({ countIn: 1 });
+    // One bar of 4/4 at 120: four clicks 500 ms apart, beat 4 sounds after them.
+    expect(s.conductor.state).toMatchObject({ transport: 'playing', beat: 4, countIn: { t: wall0, beats: 4, beatMs: 500 } });
+    expect(s.conductor.state.next).toMatchObject({ beat: 4, bar: 2, beatInBar: 1, t: wall0 + 2000 });
+    expect(s.conductor.state.beatT).toBeUndefined();
+    s.clock.advance(1999);
+    expect(s.fired).toEqual([]);
+    s.clock.advance(1);
+    expect(s.fired.map((f) => f.beat)).toEqual([4]);
+    expect(s.conductor.state).toMatchObject({ beat: 4, beatT: wall0 + 2000, next: { beat: 5 } });
+    expect(s.conductor.state.countIn).toBeUndefined();
+    // Paused during a count-in, it waits on the same beat.
+    s.conductor.stop();
+    s.conductor.play({ countIn: 2 });
+    s.clock.advance(1000);
+    s.conductor.pause();
+    expect(s.conductor.state).toMatchObject({ transport: 'paused', beat: 0 });
+    expect(s.conductor.state.countIn).toBeUndefined();
+    expect(s.clock.pending).toBe(0);
+    expect(() => s.conductor.play({ countIn: 9 })).toThrow(/countIn/);
+  });
 });

@@ -78,6 +78,9 @@ describe('control', () => {
     ['a tempo out of range', 'tempo', { rate: 100 }, 400, 'SC_ERR_BAD_CONTROL'],
     ['a tempo of the wrong type', 'tempo', { bpm: 'fast' }, 400, 'SC_ERR_BAD_CONTROL'],
     ['a body that is an array', 'seek', [1, 2], 400, 'SC_ERR_BAD_CONTROL'],
+    ['a count-in that is not whole bars', 'play', { countIn: 1.5 }, 400, 'SC_ERR_BAD_CONTROL'],
+    ['a count-in that is too long', 'play', { countIn: 99 }, 400, 'SC_ERR_BAD_CONTROL'],
+    ['a count-in of the wrong type', 'play', { countIn: '1' }, 400, 'SC_ERR_BAD_CONTROL'],
     ['an unknown action', 'explode', undefined, 404, 'SC_ERR_UNKNOWN_ACTION'],
     ['a prototype key as action', '__proto__', undefined, 404, 'SC_ERR_UNKNOWN_ACTION'],
   ])('%s: clear error, state unchanged', async (_, action, body, status, code) => {
@@ -87,6 +90,15 @@ describe('control', () => {
     expect(res.statusCode).toBe(status);
     expect(res.json().code).toBe(code);
     expect(hub.seq).toBe(seq);
+  });
+
+  it('play with a count-in: clicks first, the beat after them', async () => {
+    const { app } = await build();
+    const res = await control(app, 'play', { countIn: 1 });
+    expect(res.statusCode).toBe(200);
+    const { state } = res.json();
+    expect(state).toMatchObject({ transport: 'playing', beat: 0, countIn: { beats: 4 }, next: { beat: 0 } });
+    expect(state.next.t - state.countIn.t).toBeCloseTo(4 * state.countIn.beatMs, 6);
   });
 
   it('a malformed JSON body is a 400, not a crash', async () => {
