@@ -1,27 +1,143 @@
-// Entry point of the page: wires the connection to the view.
+// Entry point of the page: wires the connection, the server clock, the beat clock and the view.
 
 import { Connection } from './connection.js';
 import { browserEnv } from './browser-env.js';
-import { forcedTransport, viewFromPath } from './route.js';
+import { forcedTransport, viewFromPath, DEFAULT_VIEW } from './route.js';
 import { loadScore } from './score-assets.js';
 import { createView } from './view.js';
+import { createServerClock } from './clock.js';
+import { createBeatClock } from './beat-clock.js';
+import { createAudioCues, clipsOf } from './audio.js';
+import { createAudienceView, deviceId, keepAwake } from './audience.js';
 
 /** @type {import('./transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast] ${message}`, detail ?? '');
 
+/** Entries kept in the logs that browser tests read. */
+const LOG_SIZE = 500;
+
 const viewName = viewFromPath(location.pathname);
+document.body.dataset.view = viewName;
 const ui = createView(document, viewName);
+const env = browserEnv(log);
 const connection = new Connection({
   baseUrl: location.origin,
-  env: browserEnv(log),
+  env,
   transport: forcedTransport(location.search),
   view: viewName,
 });
-connection.on('state', (c) => ui.renderState(c));
-connection.on('link', (c) => ui.renderLink(c));
+const now = () => performance.now();
+/** The page's wall clock: on the server's machine (browser tests), the server's clock itself. */
+const wall = () => performance.timeOrigin + performance.now();
 
-// For browser tests: a read-only view of the connection. `events` lets a test check that no
-// change was missed or applied twice.
+// Clock sync: WebSocket ping/pong when that is the link, GET /api/time otherwise.
+let pingId = 0;
+/** @type {Map<number, (pong: any) => void>} */
+const waiting = new Map();
+connection.on('pong', (pong) => {
+  const id = /** @type {any} */ (pong).id;
+  waiting.get(id)?.(pong);
+  waiting.delete(id);
+});
+/** @returns {Promise<import('../../core/clock-sync.js').SyncSample | null>} */
+async function probe() {
+  if (connection.transport === 'ws' && connection.linkState === 'live') {
+    const id = ++pingId;
+    const t0 = now();
+    const pong = new Promise((resolve) => {
+      waiting.set(id, resolve);
+      setTimeout(() => { waiting.delete(id); resolve(null); }, 2000);
+    });
+    if (connection.send({ type: 'ping', id, t0 })) {
+      const answer = /** @type {any} */ (await pong);
+      return answer && typeof answer.t === 'number' ? { t0, t: answer.t, t1: now() } : null;
+    }
+    waiting.delete(id);
+  }
+  const t0 = now();
+  const res = await fetch('/api/time', { cache: 'no-store' });
+  const body = await res.json();
+  const t1 = now();
+  return typeof body?.t === 'number' ? { t0, t: body.t, t1 } : null;
+}
+const clock = createServerClock({ probe, now, timers: window, wall });
+
+// The beats this page showed, and when (page wall clock and its server-time estimate).
+/** @type {Array<{ beat: number | null, bar: number | null, beatInBar: number | null, count: number, at: number, server: number, predicted: boolean }>} */
+const shown = [];
+const beatClock = createBeatClock({
+  getState: () => connection.state,
+  clock,
+  timers: window,
+  now,
+  onChange(pos) {
+    ui.renderPosition(pos);
+    shown.push({ beat: pos.beat, bar: pos.bar, beatInBar: pos.beatInBar, count: pos.count, at: wall(), server: clock.serverNow(), predicted: pos.predicted });
+    if (shown.length > LOG_SIZE) shown.shift();
+  },
+});
+
+// Audio cues on the Web Audio clock, once the person has tapped to join.
+const audio = createAudioCues({
+  createContext: () => new AudioContext({ latencyHint: 'interactive' }),
+  fetchBytes: (url) => fetch(url).then((r) => r.arrayBuffer()),
+  clock,
+  now,
+  log,
+});
+/** @type {string[]} */
+let audioUrls = [];
+
+const device = deviceId(safeStorage(), Math.random);
+const audience = viewName === DEFAULT_VIEW ? createAudienceView(document, { onVote: vote }) : null;
+
+/**
+ * Cast a vote: over HTTP whatever the live transport (one path, the answer in the response).
+ * @param {string} tile @param {string} window
+ */
+async function vote(tile, window) {
+  try {
+    const res = await fetch('/api/tap', {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tile, window, device }),
+    });
+    const body = await res.json().catch(() => ({}));
+    audience?.voteAnswer(window, res.ok ? { ok: true, tile } : { ok: false, code: body?.code });
+  } catch (err) {
+    log('vote failed', err);
+    audience?.voteAnswer(window, { ok: false });
+  }
+}
+
+connection.on('state', (c) => {
+  ui.renderState(c);
+  beatClock.update();
+  const state = c.state;
+  audience?.render(state?.cues?.audience);
+  for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT);
+});
+let wasLive = false;
+connection.on('link', (c) => {
+  ui.renderLink(c);
+  const live = c.linkState === 'live';
+  // Back after a loss (perhaps through another access point): measure the clock again at once.
+  if (live && !wasLive) clock.burst();
+  wasLive = live;
+});
+
+if (audience) {
+  const join = /** @type {HTMLElement} */ (document.getElementById('join'));
+  join.hidden = false;
+  /** @type {HTMLElement} */ (document.getElementById('join-button')).addEventListener('click', () => {
+    join.hidden = true;
+    document.body.dataset.joined = 'true';
+    audio.unlock().then(() => audio.preload(audioUrls)).catch((err) => log('audio unavailable', err));
+    keepAwake(navigator, document, log);
+  });
+}
+
+// For browser tests: a read-only view of the page. `events` lets a test check that no change was
+// missed or applied twice; `shown` when each beat was shown; `audio` every clip started.
 Object.defineProperty(window, 'scorecast', {
   value: Object.freeze({
     get state() { return connection.state; },
@@ -30,13 +146,29 @@ Object.defineProperty(window, 'scorecast', {
     get transport() { return connection.transport; },
     get linkState() { return connection.linkState; },
     get events() { return connection.events; },
+    get shown() { return shown.slice(); },
+    get clock() { return { offset: clock.offset, error: clock.error, samples: clock.samples }; },
+    get audio() { return audio.history; },
+    get device() { return device; },
     view: viewName,
   }),
 });
 
 ui.renderLink(connection);
 connection.start();
+clock.start();
 
 loadScore((url) => fetch(url), log).then((info) => {
   if (info?.title) ui.setFallbackTitle(info.title);
+  audioUrls = (info?.assets ?? []).filter((a) => /\.(wav|mp3|ogg|oga|m4a|aac|flac|opus|webm)$/i.test(a.url)).map((a) => a.url);
+  if (audio.unlocked) audio.preload(audioUrls);
 });
+
+/** localStorage, or null where the browser refuses it. */
+function safeStorage() {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}

@@ -8,6 +8,8 @@ const TRANSPORT_STATES = new Set(['playing', 'paused', 'stopped']);
 /**
  * @typedef {object} View
  * @property {(source: { state: any, epoch: string | null, seq: number }) => void} renderState
+ * @property {(pos: import('./beat-clock.js').Position) => void} renderPosition bar, beat and
+ *   count-in as the beat clock shows them (on the server's time, not on arrival)
  * @property {(source: { linkState: string, transport: string }) => void} renderLink
  * @property {(title: string) => void} setFallbackTitle title to show until the state has one
  */
@@ -34,6 +36,7 @@ export function createView(doc, viewName) {
   const link = el('link');
   const via = el('via');
   const seq = el('seq');
+  const countIn = el('count-in');
   let fallbackTitle = '';
   /** @type {any} */
   let lastState = null;
@@ -51,17 +54,26 @@ export function createView(doc, viewName) {
     renderState({ state, epoch, seq: held }) {
       lastState = state;
       renderTitle(state);
-      setText(bar, numberText(state?.bar));
-      setText(beat, numberText(state?.beatInBar));
       const ts = TRANSPORT_STATES.has(state?.transport) ? state.transport : UNKNOWN;
       setText(transportState, ts);
       transportState.dataset.state = ts;
       const c = state?.cues?.[viewName];
       setText(cueText, typeof c?.text === 'string' ? c.text : '');
       // Colours come from the score; a value the browser does not understand is ignored by it.
-      cue.style.color = typeof c?.color === 'string' ? c.color : '';
-      cue.style.background = typeof c?.background === 'string' ? c.background : '';
+      // In the audience view the whole page takes the cue's colours (a phone is one pixel of a
+      // hall full of them); elsewhere only the cue box does.
+      const painted = viewName === 'audience' ? doc.body : cue;
+      painted.style.color = typeof c?.color === 'string' ? c.color : '';
+      painted.style.background = typeof c?.background === 'string' ? c.background : '';
       setText(seq, epoch === null ? UNKNOWN : `${epoch}:${held}`);
+    },
+    renderPosition(pos) {
+      setText(bar, numberText(pos.bar));
+      setText(beat, numberText(pos.beatInBar));
+      const counting = pos.count > 0;
+      if (countIn.hidden === counting) countIn.hidden = !counting;
+      setText(countIn, counting ? String(pos.count) : '');
+      doc.body.dataset.counting = String(counting);
     },
     renderLink({ linkState, transport }) {
       setText(link, linkState);

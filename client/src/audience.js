@@ -1,0 +1,150 @@
+// The audience view's own parts: the grid of tiles the score lights, votes by tapping a tile
+// while a vote window is open, and the join tap (audio unlock, screen wake lock).
+
+/** Tile states a score may use (doc/score-format.md); anything else shows as dark. */
+const TILE_STATES = new Set(['dark', 'dim', 'lit']);
+const DEVICE_KEY = 'scorecast-device';
+const DEVICE_RE = /^[A-Za-z0-9_-]{8,64}$/;
+
+/**
+ * A stable id for this browser, kept in localStorage (one vote per device per window). Without
+ * storage (private mode), an id for this page's life.
+ * @param {{ getItem(k: string): string | null, setItem(k: string, v: string): void } | null} storage
+ * @param {() => number} random
+ */
+export function deviceId(storage, random) {
+  try {
+    const kept = storage?.getItem(DEVICE_KEY);
+    if (kept && DEVICE_RE.test(kept)) return kept;
+  } catch { /* storage refused: fall through */ }
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  let id = '';
+  for (let i = 0; i < 20; i++) id += alphabet[Math.floor(random() * alphabet.length)];
+  try { storage?.setItem(DEVICE_KEY, id); } catch { /* kept for this page only */ }
+  return id;
+}
+
+/**
+ * @typedef {{ id: string, state: string, text: string }} Tile
+ * @typedef {{ id: string, tiles: string[] }} VoteWindow
+ */
+
+/**
+ * The tiles and open vote window of an audience cue state, checked (it comes from the network).
+ * @param {any} cue
+ * @returns {{ tiles: Tile[], vote: VoteWindow | null }}
+ */
+export function tilesOf(cue) {
+  /** @type {Tile[]} */
+  const tiles = [];
+  if (Array.isArray(cue?.tiles)) {
+    for (const t of cue.tiles) {
+      if (!t || (typeof t.id !== 'string' && typeof t.id !== 'number')) continue;
+      tiles.push({
+        id: String(t.id),
+        state: TILE_STATES.has(t.state) ? t.state : 'dark',
+        text: typeof t.text === 'string' ? t.text : '',
+      });
+    }
+  }
+  const v = cue?.vote;
+  const vote = v && typeof v.id === 'string' && Array.isArray(v.tiles)
+    ? { id: v.id, tiles: v.tiles.map(String) }
+    : null;
+  return { tiles, vote };
+}
+
+/**
+ * What a vote answer means for the person who tapped.
+ * @param {{ ok: boolean, tile?: string, code?: string }} answer
+ */
+export function voteMessage(answer) {
+  if (answer.ok) return `Your vote: ${answer.tile}. Counted.`;
+  switch (answer.code) {
+    case 'SC_ERR_ALREADY_VOTED': return 'You have already voted in this round.';
+    case 'SC_ERR_NO_VOTE_WINDOW': return 'Voting has closed.';
+    case 'SC_ERR_RATE_LIMITED': return 'Too many taps: wait a moment.';
+    default: return 'Your vote did not reach the server. Tap again.';
+  }
+}
+
+/**
+ * Bind the audience parts of index.html.
+ * @param {Document} doc
+ * @param {{ onVote: (tile: string, window: string) => void }} handlers
+ */
+export function createAudienceView(doc, { onVote }) {
+  const grid = /** @type {HTMLElement} */ (doc.getElementById('tiles'));
+  const status = /** @type {HTMLElement} */ (doc.getElementById('vote-status'));
+  let lastKey = '';
+  /** The window this page voted in, and for which tile: shown until the window closes. */
+  let voted = { window: '', tile: '' };
+
+  grid.addEventListener('click', (event) => {
+    const button = /** @type {HTMLElement | null} */ (/** @type {HTMLElement} */ (event.target).closest('button[data-vote]'));
+    if (!button || button.getAttribute('aria-disabled') === 'true') return;
+    onVote(/** @type {string} */ (button.dataset.tile), /** @type {string} */ (button.dataset.vote));
+  });
+
+  return {
+    /** @param {any} cue the audience cue state */
+    render(cue) {
+      const { tiles, vote } = tilesOf(cue);
+      if (!vote && voted.window) {
+        voted = { window: '', tile: '' };
+        status.textContent = '';
+      }
+      if (vote && !voted.window && status.textContent === '') status.textContent = 'Tap a tile to vote.';
+      const key = JSON.stringify([tiles, vote, voted]);
+      if (key === lastKey) return;
+      lastKey = key;
+      grid.dataset.count = String(tiles.length);
+      grid.hidden = tiles.length === 0;
+      const nodes = tiles.map((t) => {
+        const votable = vote !== null && vote.tiles.includes(t.id);
+        const node = doc.createElement(votable ? 'button' : 'div');
+        node.className = 'tile';
+        node.dataset.tile = t.id;
+        node.dataset.state = t.state;
+        node.textContent = t.text;
+        if (votable && vote) {
+          node.setAttribute('type', 'button');
+          node.dataset.vote = vote.id;
+          const mine = voted.window === vote.id && voted.tile === t.id;
+          node.setAttribute('aria-pressed', String(mine));
+          if (voted.window === vote.id) node.setAttribute('aria-disabled', 'true');
+          node.setAttribute('aria-label', `Vote ${t.text || t.id}`);
+        } else {
+          node.setAttribute('aria-hidden', 'true');
+        }
+        return node;
+      });
+      grid.replaceChildren(...nodes);
+    },
+    /**
+     * The server's answer to this page's vote.
+     * @param {string} window @param {{ ok: boolean, tile?: string, code?: string }} answer
+     */
+    voteAnswer(window, answer) {
+      if (answer.ok || answer.code === 'SC_ERR_ALREADY_VOTED') voted = { window, tile: answer.tile ?? '' };
+      status.textContent = voteMessage(answer);
+      lastKey = '';
+    },
+  };
+}
+
+/**
+ * Keep the screen on while the page is shown (Screen Wake Lock; secure contexts only). The
+ * browser releases the lock when the page is hidden, so it is asked for again on return.
+ * @param {any} nav navigator
+ * @param {Document} doc
+ * @param {(message: string, detail?: unknown) => void} log
+ */
+export function keepAwake(nav, doc, log) {
+  if (!nav?.wakeLock?.request) return;
+  const ask = () => {
+    nav.wakeLock.request('screen').catch((/** @type {unknown} */ err) => log('wake lock refused', err));
+  };
+  ask();
+  doc.addEventListener('visibilitychange', () => { if (doc.visibilityState === 'visible') ask(); });
+}

@@ -1,0 +1,147 @@
+// Audio cues on the Web Audio clock: a clip whose cue is on a beat starts when that beat sounds
+// on the server's clock, not when a message happens to arrive. The conductor announces the next
+// beat's clips one beat ahead (state.next.audio), so there is time to schedule them; a clip
+// learnt only from the current beat's cue state plays if it is still nearly on time, and never
+// again after a resync (each clip is started once per beat time).
+
+/** A clip learnt this late (ms after its beat) is skipped rather than played out of time. */
+export const LATE_LIMIT_MS = 120;
+
+/**
+ * @typedef {object} AudioLike the part of an AudioContext used here (a fake in unit tests)
+ * @property {number} currentTime
+ * @property {string} state
+ * @property {() => Promise<void>} resume
+ * @property {(data: ArrayBuffer) => Promise<any>} decodeAudioData
+ * @property {() => any} createBufferSource
+ * @property {any} destination
+ * @property {() => { contextTime?: number, performanceTime?: number }} [getOutputTimestamp]
+ */
+
+/**
+ * @typedef {object} Scheduled one clip start, kept for tests and debugging
+ * @property {string} url
+ * @property {number} serverT   server time at which the clip should sound
+ * @property {number} when      AudioContext time it was started at
+ * @property {number} offset    seconds skipped into the clip (late by that much)
+ */
+
+/**
+ * @param {object} o
+ * @param {() => AudioLike} o.createContext   called on the first unlock (needs a user gesture)
+ * @param {(url: string) => Promise<ArrayBuffer>} o.fetchBytes
+ * @param {import('./clock.js').ServerClock} o.clock
+ * @param {() => number} o.now                page time, the clock of `o.clock` and of performance.now
+ * @param {(message: string, detail?: unknown) => void} [o.log]
+ */
+export function createAudioCues({ createContext, fetchBytes, clock, now, log = () => {} }) {
+  /** @type {AudioLike | null} */
+  let ctx = null;
+  /** @type {Map<string, Promise<any>>} */
+  const buffers = new Map();
+  /** Keys `url@serverT` already started. @type {Set<string>} */
+  const started = new Set();
+  /** @type {Scheduled[]} */
+  const history = [];
+
+  /** @param {string} url */
+  function buffer(url) {
+    let b = buffers.get(url);
+    if (!b && ctx) {
+      const c = ctx;
+      b = fetchBytes(url).then((bytes) => c.decodeAudioData(bytes));
+      b.catch((err) => { buffers.delete(url); log(`could not load audio ${url}`, err); });
+      buffers.set(url, b);
+    }
+    return b;
+  }
+
+  /**
+   * AudioContext time at which page time `local` falls.
+   * @param {AudioLike} c
+   * @param {number} local
+   */
+  function contextTimeOf(c, local) {
+    const ts = c.getOutputTimestamp?.();
+    if (ts && typeof ts.contextTime === 'number' && typeof ts.performanceTime === 'number' && ts.performanceTime > 0) {
+      return ts.contextTime + (local - ts.performanceTime) / 1000;
+    }
+    return c.currentTime + (local - now()) / 1000;
+  }
+
+  return {
+    /** Whether audio may play (after a user gesture). */
+    get unlocked() { return ctx !== null && ctx.state === 'running'; },
+    /** The clip starts so far, oldest first. */
+    get history() { return history.slice(); },
+
+    /** Call from a user gesture (the join tap): creates and resumes the context. */
+    async unlock() {
+      if (!ctx) ctx = createContext();
+      if (ctx.state !== 'running') await ctx.resume();
+    },
+
+    /**
+     * Fetch and decode clips before they are needed.
+     * @param {string[]} urls
+     */
+    preload(urls) {
+      for (const url of urls) buffer(url);
+    },
+
+    /**
+     * Start `url` so that it sounds at server time `serverT`. Once per (url, serverT).
+     * @param {string} url
+     * @param {number} serverT
+     * @returns {Promise<boolean>} whether it was started
+     */
+    async play(url, serverT) {
+      const key = `${url}@${Math.round(serverT)}`;
+      if (!ctx || started.has(key)) return false;
+      if (clock.serverNow() - serverT > LATE_LIMIT_MS) return false;
+      started.add(key);
+      if (started.size > 256) started.delete(started.values().next().value ?? '');
+      const c = ctx;
+      let decoded;
+      try {
+        decoded = await buffer(url);
+      } catch {
+        started.delete(key);
+        return false;
+      }
+      const when = contextTimeOf(c, clock.toLocal(serverT));
+      const late = Math.max(0, c.currentTime - when);
+      if (late * 1000 > LATE_LIMIT_MS) return false;
+      const source = c.createBufferSource();
+      source.buffer = decoded;
+      source.connect(c.destination);
+      source.start(Math.max(when, c.currentTime), late);
+      history.push({ url, serverT, when, offset: late });
+      if (history.length > 100) history.shift();
+      return true;
+    },
+  };
+}
+
+/**
+ * The clips to start for a state: the next beat's (ahead of time) and the current beat's own
+ * cue (if the page learnt it late). `view` is the view whose cue state holds the clips.
+ * @param {any} state
+ * @param {string} view
+ * @returns {Array<{ url: string, serverT: number }>}
+ */
+export function clipsOf(state, view) {
+  if (!state || state.transport !== 'playing') return [];
+  /** @type {Array<{ url: string, serverT: number }>} */
+  const out = [];
+  const next = state.next;
+  const ahead = next?.audio?.[view];
+  if (typeof next?.t === 'number' && Array.isArray(ahead)) {
+    for (const url of ahead) if (typeof url === 'string') out.push({ url, serverT: next.t });
+  }
+  const a = state.cues?.[view]?.audio;
+  if (a && typeof a.src === 'string' && a.beat === state.beat && typeof state.beatT === 'number') {
+    out.push({ url: a.src, serverT: state.beatT });
+  }
+  return out;
+}

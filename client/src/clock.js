@@ -1,0 +1,101 @@
+// The page's estimate of the server's clock (doc/protocol.md, "Clock sync"): round trips taken in
+// a quick burst when the page starts or its link comes back, then one every few seconds, fed to
+// the min-RTT filter of core/clock-sync.js. How a round trip is made (WebSocket ping or
+// GET /api/time) is the caller's: `probe` answers one sample or null.
+
+import { createClockSync } from '../../core/clock-sync.js';
+
+/** Round trips in a burst, and the gap between them. */
+export const BURST = 6;
+export const BURST_GAP_MS = 120;
+/** Between bursts: one round trip every this many ms keeps the estimate fresh. */
+export const PROBE_EVERY_MS = 4000;
+
+/**
+ * @typedef {object} ClockDriverOptions
+ * @property {() => Promise<import('../../core/clock-sync.js').SyncSample | null>} probe one round trip
+ * @property {() => number} now          the page's monotonic clock (performance.now)
+ * @property {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (h: any) => void }} timers
+ * @property {() => number} [wall]       the page's wall clock (performance.timeOrigin + now), for a
+ *   first guess before any round trip has come back
+ */
+
+/**
+ * @param {ClockDriverOptions} options
+ */
+export function createServerClock({ probe, now, timers, wall = () => Date.now() }) {
+  const sync = createClockSync();
+  /** @type {any} */
+  let timer = null;
+  let left = 0;
+  let running = false;
+  let busy = false;
+  /** Offset guessed from a message's `t` before the first round trip: latency ignored. */
+  let guess = 0;
+  let guessed = false;
+
+  async function step() {
+    timer = null;
+    if (!running) return;
+    if (!busy) {
+      busy = true;
+      try {
+        const sample = await probe();
+        if (sample) sync.add(sample);
+      } catch {
+        // A failed round trip is no sample; the next one will do.
+      } finally {
+        busy = false;
+      }
+    }
+    if (!running) return;
+    left = Math.max(0, left - 1);
+    timer = timers.setTimeout(step, left > 0 ? BURST_GAP_MS : PROBE_EVERY_MS);
+  }
+
+  return {
+    /** Begin with a burst. */
+    start() {
+      if (running) return;
+      running = true;
+      left = BURST;
+      step();
+    },
+    stop() {
+      running = false;
+      if (timer !== null) timers.clearTimeout(timer);
+      timer = null;
+    },
+    /** A burst now, e.g. when the link comes back (perhaps through another access point). */
+    burst() {
+      if (!running) return;
+      left = BURST;
+      if (timer !== null) timers.clearTimeout(timer);
+      step();
+    },
+    /**
+     * Until a round trip is back, guess from a server message's `t` (an upper bound on the
+     * offset: it ignores the message's latency).
+     * @param {number} serverT
+     */
+    hint(serverT) {
+      if (guessed || !Number.isFinite(serverT)) return;
+      guessed = true;
+      guess = serverT - now();
+    },
+    /** server time = page time + offset (ms) */
+    get offset() { return sync.estimate()?.offset ?? (guessed ? guess : wall() - now()); },
+    /** Half the best round trip: the true offset is within ± this. Infinity before a sample. */
+    get error() { return sync.estimate()?.error ?? Infinity; },
+    get samples() { return sync.estimate()?.samples ?? 0; },
+    /** Server time now. */
+    serverNow() { return now() + this.offset; },
+    /**
+     * The page time (same clock as `now`) at which the server's clock reads `serverT`.
+     * @param {number} serverT
+     */
+    toLocal(serverT) { return serverT - this.offset; },
+  };
+}
+
+/** @typedef {ReturnType<typeof createServerClock>} ServerClock */
