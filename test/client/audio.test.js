@@ -1,0 +1,118 @@
+import { describe, it, expect } from 'vitest';
+import { createAudioCues, clipsOf, LATE_LIMIT_MS } from '../../client/src/audio.js';
+
+const T = 1_700_000_000_000;
+
+/** An AudioContext whose clock is page time / 1000 + `base`, recording every start. */
+function fakeContext(/** @type {{ t: number }} */ page, base = 50) {
+  /** @type {Array<{ when: number, offset: number, buffer: unknown }>} */
+  const starts = [];
+  const ctx = {
+    state: 'suspended',
+    get currentTime() { return base + page.t / 1000; },
+    destination: {},
+    async resume() { ctx.state = 'running'; },
+    async decodeAudioData(/** @type {ArrayBuffer} */ bytes) { return { decoded: bytes.byteLength }; },
+    createBufferSource() {
+      const src = { buffer: /** @type {unknown} */ (null), connect() {}, start(/** @type {number} */ when, /** @type {number} */ offset) { starts.push({ when, offset, buffer: src.buffer }); } };
+      return src;
+    },
+    getOutputTimestamp: () => ({ contextTime: base + page.t / 1000, performanceTime: page.t }),
+  };
+  return { ctx, starts };
+}
+
+function setup(offset = 5_000) {
+  const page = { t: 1_000 };
+  const { ctx, starts } = fakeContext(page);
+  /** @type {string[]} */
+  const fetched = [];
+  const clock = /** @type {import('../../client/src/clock.js').ServerClock} */ (/** @type {unknown} */ ({
+    serverNow: () => page.t + offset, toLocal: (/** @type {number} */ t) => t - offset,
+  }));
+  const audio = createAudioCues({
+    createContext: () => ctx, fetchBytes: async (url) => { fetched.push(url); return new ArrayBuffer(8); }, clock, now: () => page.t,
+  });
+  return { page, ctx, starts, fetched, audio, offset };
+}
+
+describe('audio cues', () => {
+  it('nothing plays before the join tap unlocks audio', async () => {
+    const s = setup();
+    expect(await s.audio.play('/bell.wav', s.page.t + s.offset + 500)).toBe(false);
+    expect(s.starts).toEqual([]);
+    await s.audio.unlock();
+    expect(s.audio.unlocked).toBe(true);
+  });
+
+  it('a clip announced ahead starts at the AudioContext time of its server time', async () => {
+    const s = setup();
+    await s.audio.unlock();
+    const serverT = s.page.t + s.offset + 640; // 640 ms from now
+    expect(await s.audio.play('/bell.wav', serverT)).toBe(true);
+    expect(s.starts).toHaveLength(1);
+    expect(s.starts[0].when).toBeCloseTo(s.ctx.currentTime + 0.64, 9);
+    expect(s.starts[0].offset).toBe(0);
+    expect(s.audio.history[0]).toMatchObject({ url: '/bell.wav', serverT });
+  });
+
+  it('once per clip and beat: the announcement and the beat\'s own cue (or a resync) do not start it twice', async () => {
+    const s = setup();
+    await s.audio.unlock();
+    const serverT = s.page.t + s.offset + 300;
+    await s.audio.play('/bell.wav', serverT);
+    s.page.t += 310;
+    expect(await s.audio.play('/bell.wav', serverT)).toBe(false);
+    expect(s.starts).toHaveLength(1);
+    expect(s.fetched).toEqual(['/bell.wav']);
+    // The next loop's bell, at another time, plays.
+    expect(await s.audio.play('/bell.wav', serverT + 60_000)).toBe(true);
+  });
+
+  it('a little late: starts now, skipping the part already past; too late: skipped', async () => {
+    const s = setup();
+    await s.audio.unlock();
+    const now = s.page.t + s.offset;
+    expect(await s.audio.play('/a.wav', now - 50)).toBe(true);
+    expect(s.starts[0].when).toBeCloseTo(s.ctx.currentTime, 9);
+    expect(s.starts[0].offset).toBeCloseTo(0.05, 9);
+    expect(await s.audio.play('/b.wav', now - LATE_LIMIT_MS - 1)).toBe(false);
+    expect(s.starts).toHaveLength(1);
+  });
+
+  it('a clip that fails to load is not started, and is fetched again next time', async () => {
+    const page = { t: 0 };
+    const { ctx, starts } = fakeContext(page);
+    let fail = true;
+    const clock = /** @type {any} */ ({ serverNow: () => page.t, toLocal: (/** @type {number} */ t) => t });
+    const audio = createAudioCues({ createContext: () => ctx, fetchBytes: async () => { if (fail) throw new Error('offline'); return new ArrayBuffer(1); }, clock, now: () => page.t });
+    await audio.unlock();
+    expect(await audio.play('/a.wav', 500)).toBe(false);
+    fail = false;
+    expect(await audio.play('/a.wav', 500)).toBe(true);
+    expect(starts).toHaveLength(1);
+  });
+});
+
+describe('clipsOf', () => {
+  const state = {
+    transport: 'playing', beat: 118, beatT: T,
+    next: { beat: 119, t: T + 600, audio: { audience: ['/bell.wav'], cello: ['/drone.wav'] } },
+    cues: { audience: { audio: { src: '/gong.wav', beat: 118 } } },
+  };
+
+  it('the view\'s clips of the next beat, at its time, and the current beat\'s own cue', () => {
+    expect(clipsOf(state, 'audience')).toEqual([{ url: '/bell.wav', serverT: T + 600 }, { url: '/gong.wav', serverT: T }]);
+    expect(clipsOf(state, 'cello')).toEqual([{ url: '/drone.wav', serverT: T + 600 }]);
+    expect(clipsOf(state, 'viola')).toEqual([]);
+  });
+
+  it('an audio cue of an earlier beat (still in the cue state) is not played again', () => {
+    expect(clipsOf({ ...state, beat: 119, next: undefined }, 'audience')).toEqual([]);
+  });
+
+  it('nothing when not playing, or for a state that is not one', () => {
+    expect(clipsOf({ ...state, transport: 'paused' }, 'audience')).toEqual([]);
+    for (const bad of [null, 7, {}, { transport: 'playing', next: { t: 'x', audio: { audience: [3] } } }]) expect(clipsOf(bad, 'audience')).toEqual([]);
+  });
+});

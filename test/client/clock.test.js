@@ -1,0 +1,85 @@
+import { describe, it, expect } from 'vitest';
+import { createServerClock, BURST, BURST_GAP_MS, PROBE_EVERY_MS } from '../../client/src/clock.js';
+import { FakeClock } from './fakes.js';
+
+/**
+ * A server whose clock is `offset` ahead of the page, reached with the given one-way delays.
+ * Probes resolve at once (the delays are only in the timestamps).
+ */
+function setup({ offset = 12_345, up = () => 10, down = () => 10 } = {}) {
+  const page = new FakeClock();
+  let probes = 0;
+  let failing = false;
+  const clock = createServerClock({
+    now: page.now,
+    timers: page,
+    wall: () => 1e12 + page.now(),
+    probe: async () => {
+      probes++;
+      if (failing) throw new Error('no route');
+      const t0 = page.now();
+      const u = up();
+      const d = down();
+      return { t0, t: t0 + u + offset, t1: t0 + u + d };
+    },
+  });
+  return { page, clock, offset, get probes() { return probes; }, fail(/** @type {boolean} */ f) { failing = f; } };
+}
+
+/** Let the awaited probe settle, then move the fake time. */
+async function advance(/** @type {FakeClock} */ page, /** @type {number} */ ms) {
+  for (let left = ms; left > 0; left -= 10) {
+    await Promise.resolve();
+    await Promise.resolve();
+    page.advance(Math.min(10, left));
+  }
+  await Promise.resolve();
+}
+
+describe('server clock', () => {
+  it('a burst of round trips at start, then one every few seconds', async () => {
+    const s = setup();
+    s.clock.start();
+    await advance(s.page, BURST * BURST_GAP_MS + 10);
+    expect(s.probes).toBe(BURST);
+    await advance(s.page, PROBE_EVERY_MS);
+    expect(s.probes).toBe(BURST + 1);
+    s.clock.stop();
+    await advance(s.page, 3 * PROBE_EVERY_MS);
+    expect(s.probes).toBe(BURST + 1);
+  });
+
+  it('converts between page and server time with the best round trip\'s offset', async () => {
+    let n = 0;
+    // Round trips of 20..80 ms with asymmetric legs; the 20 ms one (10/10) is exact.
+    const s = setup({ up: () => [30, 10, 50, 25][n % 4], down: () => [10, 10, 30, 5][n++ % 4] });
+    s.clock.start();
+    await advance(s.page, BURST * BURST_GAP_MS);
+    expect(s.clock.offset).toBeCloseTo(s.offset, 9);
+    expect(s.clock.error).toBe(10);
+    expect(s.clock.serverNow()).toBeCloseTo(s.page.now() + s.offset, 9);
+    expect(s.clock.toLocal(s.clock.serverNow() + 500)).toBeCloseTo(s.page.now() + 500, 9);
+  });
+
+  it('guesses from a message\'s time before any round trip, and from the wall clock before that', () => {
+    const s = setup();
+    expect(s.clock.offset).toBe(1e12);
+    expect(s.clock.error).toBe(Infinity);
+    s.clock.hint(s.page.now() + 777);
+    expect(s.clock.offset).toBe(777);
+  });
+
+  it('keeps probing after failed round trips, and a burst comes at once when asked (link back)', async () => {
+    const s = setup();
+    s.fail(true);
+    s.clock.start();
+    await advance(s.page, BURST * BURST_GAP_MS + PROBE_EVERY_MS);
+    expect(s.clock.samples).toBe(0);
+    s.fail(false);
+    const before = s.probes;
+    s.clock.burst();
+    await advance(s.page, BURST * BURST_GAP_MS);
+    expect(s.probes - before).toBeGreaterThanOrEqual(BURST);
+    expect(s.clock.offset).toBeCloseTo(s.offset, 9);
+  });
+});
