@@ -5,6 +5,7 @@ import { FakeClock } from './fakes.js';
 /**
  * A server whose clock is `offset` ahead of the page, reached with the given one-way delays.
  * Probes resolve at once (the delays are only in the timestamps).
+ * @param {{ offset?: number, up?: () => number, down?: () => number }} [options]
  */
 function setup({ offset = 12_345, up = () => 10, down = () => 10 } = {}) {
   const page = new FakeClock();
