@@ -34,7 +34,7 @@ import { applyPatch } from './merge-patch.js';
  * @property {number} bar
  * @property {number} beatInBar
  * @property {number} t          server time at which it sounds
- * @property {string[]} [audio]  audio clips (URLs) whose cue is on that beat
+ * @property {Record<string, string[]>} [audio]  by view, the audio clips (URLs) whose cue is on that beat
  */
 
 /**
@@ -150,11 +150,13 @@ export function withNext(model, state, beat, t) {
   const pos = model.map.positionOf(beat);
   /** @type {NextBeat} */
   const next = { beat, bar: pos.bar, beatInBar: pos.beatInBar, t };
-  const audio = cuesOn(model, beat).flatMap((c) => {
+  /** @type {Record<string, string[]>} */
+  const audio = {};
+  for (const c of cuesOn(model, beat)) {
     const a = /** @type {{ audio?: { src?: unknown } }} */ (c.set).audio;
-    return a && typeof a.src === 'string' ? [a.src] : [];
-  });
-  if (audio.length > 0) next.audio = audio;
+    if (a && typeof a.src === 'string') (audio[c.view] ??= []).push(a.src);
+  }
+  if (Object.keys(audio).length > 0) next.audio = audio;
   return { ...state, next };
 }
 

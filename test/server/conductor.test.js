@@ -209,8 +209,9 @@ describe('conductor', () => {
     // Every announcement came true: the beat it names sounded at its time.
     let announced = null;
     for (const c of s.changes) {
-      if (announced && c.state.beatT !== undefined) expect({ beat: c.state.beat, t: c.state.beatT }).toEqual(announced);
-      announced = c.state.next ? { beat: c.state.next.beat, t: c.state.next.t } : null;
+      const state = /** @type {import('../../core/performance.js').PerformanceState} */ (c.state);
+      if (announced && state.beatT !== undefined) expect({ beat: state.beat, t: state.beatT }).toEqual(announced);
+      announced = state.next ? { beat: state.next.beat, t: state.next.t } : null;
     }
     s.conductor.setRate(2);
     expect(s.conductor.state.next?.t).toBeCloseTo(wall0 + 1600 + 200, 6); // the last 400 ms of beat 3, twice as fast
@@ -228,7 +229,7 @@ describe('conductor', () => {
   it('announces the loop and audio clips one beat ahead', () => {
     const s = setup(undefined, { cues: [{ at: 0, set: { text: 'a' } }, { at: 1, audio: 'bell.wav' }] }, true);
     s.conductor.play();
-    expect(s.conductor.state.next).toMatchObject({ beat: 1, audio: ['bell.wav'] });
+    expect(s.conductor.state.next).toMatchObject({ beat: 1, audio: { audience: ['bell.wav'] } });
     s.clock.advance(500);
     expect(s.conductor.state.next).toEqual({ beat: 2, bar: 1, beatInBar: 3, t: expect.any(Number) });
     s.clock.advance(7000); // beat 15 (the last), looping: beat 0 follows
