@@ -1,11 +1,9 @@
 // Builds the Fastify application and wires the modules together. Never listens: start.js does,
 // and tests use app.inject() or listen on port 0.
 
-import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
-import fastifyStatic from '@fastify/static';
 import { ERRORS, ScorecastError } from '../core/errors.js';
 import { createMemoryBus } from './bus.js';
 import { createConductor, systemClock } from './conductor.js';
@@ -14,6 +12,7 @@ import { createMetrics } from './metrics.js';
 import { controlRoutes, requireToken } from './control.js';
 import { tapRoutes } from './taps.js';
 import { scoreRoutes } from './score-routes.js';
+import { clientFiles } from './client-files.js';
 import { loadPackage } from './score-package.js';
 import { watchPackage } from './watch.js';
 import { attachWebSocket } from './transports/websocket.js';
@@ -120,24 +119,8 @@ export async function buildApp({
   sseRoutes(app, hub);
   pollRoutes(app, hub, metrics.hooks);
 
-  const indexFile = path.join(clientDir, 'index.html');
-  const indexHtml = existsSync(indexFile) ? readFileSync(indexFile) : null;
-  if (existsSync(path.join(clientDir, 'assets'))) {
-    await app.register(fastifyStatic, {
-      root: path.join(clientDir, 'assets'), prefix: '/assets/', immutable: true, maxAge: '365d', wildcard: true,
-    });
-  }
-  /** @param {import('fastify').FastifyReply} reply */
-  const sendIndex = (reply) => {
-    if (!indexHtml) return reply.code(503).type('text/plain').send('The client is not built: run npm run build (npm start does it).');
-    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
-  };
-  app.get('/', (req, reply) => sendIndex(reply));
-  app.get('/view/:view', (req, reply) => {
-    const { view } = /** @type {{ view: string }} */ (req.params);
-    if (!current.model.views.includes(view)) throw new ScorecastError('SC_ERR_NOT_FOUND', `no view "${view.slice(0, 64)}" in this score`);
-    return sendIndex(reply);
-  });
+  // index.html at / and every view, the hashed /assets/ (precompressed), the worker at /sw.js.
+  await clientFiles(app, { clientDir, hasView: (view) => current.model.views.includes(view) });
 
   // preClose, not onClose: open WebSocket and SSE connections would keep server.close() waiting.
   app.addHook('preClose', async () => {

@@ -6,9 +6,13 @@ import { forcedTransport, viewFromPath, DEFAULT_VIEW } from './route.js';
 import { loadScore } from './score-assets.js';
 import { createView } from './view.js';
 import { createServerClock } from './clock.js';
-import { createBeatClock } from './beat-clock.js';
+import { createBeatClock, positionAt } from './beat-clock.js';
 import { createAudioCues, clipsOf } from './audio.js';
 import { createAudienceView, deviceId, keepAwake } from './audience.js';
+import { registerServiceWorker } from './sw-register.js';
+import { createPartView } from './notation/part-view.js';
+import { createScoreView } from './notation/score-view.js';
+import './notation/notation.css';
 
 /** @type {import('./transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast] ${message}`, detail ?? '');
@@ -65,13 +69,48 @@ const clock = createServerClock({ probe, now, timers: window, wall });
 // The beats this page showed, and when (page wall clock and its server-time estimate).
 /** @type {Array<{ beat: number | null, bar: number | null, beatInBar: number | null, count: number, at: number, server: number, predicted: boolean }>} */
 const shown = [];
+// The notation of this view, when the score has some for it (parts and the full score).
+/** @type {import('./notation/view-base.js').NotationView | null} */
+let notation = null;
+/** The epoch the notation was drawn for: a new epoch may be a new score (reload). */
+let notationEpoch = /** @type {string | null} */ (null);
+const notationRoot = /** @type {HTMLElement} */ (document.getElementById('notation'));
+
+/** @param {import('./beat-clock.js').Position} pos */
+function drawCursor(pos) {
+  if (!notation || pos.beat === null) return;
+  notation.update(pos.beat, pos.count > 0 ? 0 : pos.fraction);
+}
+
+async function mountNotation() {
+  if (viewName === DEFAULT_VIEW) return;
+  const epoch = connection.epoch;
+  const res = await fetch(`/api/score/views/${encodeURIComponent(viewName)}`);
+  if (!res.ok) return; // a view without notation (cue text only)
+  const data = await res.json();
+  if (epoch !== connection.epoch) return; // another score came meanwhile: its own mount follows
+  const loadPage = (/** @type {string} */ url) => fetch(url).then((r) => {
+    if (!r.ok) throw new Error(`${url}: ${r.status}`);
+    return r.text();
+  });
+  notation?.destroy();
+  notation = (viewName === 'score' ? createScoreView : createPartView)(notationRoot, data, { loadPage });
+  notationRoot.hidden = false;
+  document.body.dataset.notation = 'true';
+  drawCursor(positionAt(connection.state, clock.serverNow()));
+  performance.mark('scorecast:notation');
+}
+
 const beatClock = createBeatClock({
   getState: () => connection.state,
   clock,
   timers: window,
   now,
+  onFrame: viewName === DEFAULT_VIEW ? null : drawCursor,
+  requestFrame: (fn) => requestAnimationFrame(fn),
   onChange(pos) {
     ui.renderPosition(pos);
+    drawCursor(pos);
     shown.push({ beat: pos.beat, bar: pos.bar, beatInBar: pos.beatInBar, count: pos.count, at: wall(), server: clock.serverNow(), predicted: pos.predicted });
     if (shown.length > LOG_SIZE) shown.shift();
   },
@@ -109,8 +148,18 @@ async function vote(tile, window) {
   }
 }
 
+let firstState = true;
 connection.on('state', (c) => {
   ui.renderState(c);
+  if (c.state && c.epoch !== notationEpoch) {
+    notationEpoch = c.epoch;
+    mountNotation().catch((err) => log('notation unavailable', err));
+  }
+  if (firstState && c.state) {
+    firstState = false;
+    // Navigation to the first state drawn: the first-render budget (doc/client.md) reads it.
+    performance.mark('scorecast:first-render');
+  }
   beatClock.update();
   const state = c.state;
   audience?.render(state?.cues?.audience);
@@ -157,6 +206,9 @@ Object.defineProperty(window, 'scorecast', {
 ui.renderLink(connection);
 connection.start();
 clock.start();
+// Caches the shell and the score's files, so a phone that reloads or rejoins does not download
+// them again (secure contexts only: skipped quietly over plain HTTP).
+registerServiceWorker(log);
 
 loadScore((url) => fetch(url), log).then((info) => {
   if (info?.title) ui.setFallbackTitle(info.title);

@@ -1,0 +1,140 @@
+// The part view (issue 4, part 2): two panes stacked, as in ZScore. While line k plays its pane
+// is active and the other pane already shows line k + 1, dimmed and labelled "next"; when play
+// reaches it, nothing under the player's eyes moves and only the pane just left is refilled
+// (systems.js, panePlan). A beat cursor follows the beat map. Per animation frame only the
+// cursor's transform is written; panes change on line changes only.
+
+import { buildSystems, panePlan } from './systems.js';
+import { createPageSource, cropTo } from './page-svg.js';
+import { createCursor } from './cursor.js';
+import { motionPreference, showProblem } from './view-base.js';
+
+/** @typedef {import('./view-base.js').NotationViewOptions} NotationViewOptions */
+/** @typedef {import('./view-base.js').NotationView} NotationView */
+
+/**
+ * @typedef {object} Pane
+ * @property {HTMLElement} el
+ * @property {HTMLElement} paper
+ * @property {HTMLElement} label
+ * @property {SVGSVGElement | null} page  drawn, or null while loading/empty
+ * @property {number} token  bumped on every refill, so a late load does not land in the wrong pane
+ */
+
+/**
+ * @param {HTMLElement} root  the view draws into a new child of root
+ * @param {unknown} notation  `{ pages, beats }` from `GET /api/score/views/:view`
+ * @param {NotationViewOptions} options
+ * @returns {NotationView}
+ */
+export function createPartView(root, notation, { loadPage, reducedMotion }) {
+  if (typeof loadPage !== 'function') throw new TypeError('createPartView: options.loadPage must be a function (url) => Promise<svg text>');
+  const doc = root.ownerDocument;
+  const box = doc.createElement('div');
+  box.className = 'sc-notation sc-part';
+  root.append(box);
+  const built = buildSystems(notation);
+  if (!built.ok) return showProblem(box, built.message);
+  const layout = built.value;
+  const { lines } = layout;
+  const source = createPageSource(doc, loadPage);
+  const cursor = createCursor(doc);
+  const reduce = motionPreference(doc, reducedMotion);
+
+  // Both panes keep one size whatever line they show (the tallest crop sets it): a shorter line
+  // in the other pane must not move the one being read.
+  const aspect = lines.reduce((min, l) => Math.min(min, l.crop.width / l.crop.height), Infinity);
+  /** @type {Pane[]} */
+  const panes = [0, 1].map((i) => {
+    const el = doc.createElement('section');
+    el.className = 'sc-pane';
+    el.dataset.pane = String(i);
+    el.setAttribute('role', 'img');
+    if (Number.isFinite(aspect)) el.style.aspectRatio = String(aspect);
+    const paper = doc.createElement('div');
+    paper.className = 'sc-pane-paper';
+    const label = doc.createElement('span');
+    label.className = 'sc-pane-label';
+    label.setAttribute('aria-hidden', 'true');
+    el.append(paper, label);
+    box.append(el);
+    return { el, paper, label, page: null, token: 0 };
+  });
+
+  /** @type {import('./systems.js').PanePlan | null} */
+  let plan = null;
+  let beat = NaN;
+  let fraction = 0;
+  let destroyed = false;
+
+  const place = () => {
+    const c = plan && panes[plan.active].page ? layout.cursorAt(beat, reduce() ? 0 : fraction) : null;
+    cursor.show(c && c.line === plan?.current ? c : null, layout.pages[c?.page ?? 0].width);
+  };
+
+  /** @param {number} i @param {number} lineIndex */
+  const fill = (i, lineIndex) => {
+    const pane = panes[i];
+    const token = ++pane.token;
+    pane.page = null;
+    pane.paper.replaceChildren();
+    if (lineIndex < 0) {
+      pane.el.dataset.line = '';
+      pane.el.dataset.state = 'empty';
+      return;
+    }
+    const line = lines[lineIndex];
+    pane.el.dataset.line = String(lineIndex);
+    pane.el.dataset.state = 'loading';
+    source.render(layout.pages[line.page]).then((p) => {
+      if (destroyed || token !== pane.token) return;
+      cropTo(p, line.crop);
+      p.setAttribute('aria-hidden', 'true');
+      pane.paper.replaceChildren(p);
+      pane.page = p;
+      pane.el.dataset.state = 'ready';
+      if (plan?.active === i) {
+        cursor.attach(p);
+        place();
+      }
+    }, (/** @type {unknown} */ err) => {
+      if (destroyed || token !== pane.token) return;
+      pane.el.dataset.state = 'error';
+      pane.paper.textContent = `page ${line.page + 1} could not be loaded: ${err instanceof Error ? err.message : String(err)}`;
+    });
+  };
+
+  /** @param {import('./systems.js').PanePlan} next */
+  const apply = (next) => {
+    next.changed.forEach((changed, i) => { if (changed) fill(i, next.lines[i]); });
+    plan = next;
+    panes.forEach((pane, i) => {
+      const l = lines[next.lines[i]];
+      const role = i === next.active ? 'active' : 'next';
+      pane.el.dataset.role = role;
+      pane.label.textContent = role === 'next' ? (l ? `next · bar ${l.firstBar}` : 'end') : '';
+      pane.el.setAttribute('aria-label', l ? `${role === 'active' ? 'now' : 'next'}: bars ${l.firstBar} to ${l.lastBar}` : 'end of the part');
+    });
+    cursor.attach(panes[next.active].page);
+    // The line after next goes into the pane the player is about to leave: have its page ready.
+    const ahead = lines[next.current + 2];
+    if (ahead) source.warm(layout.pages[ahead.page]);
+  };
+
+  return {
+    error: null,
+    update(b, f = 0) {
+      if (destroyed || !Number.isFinite(b) || lines.length === 0) return;
+      const at = layout.lineOf(b);
+      const current = at >= 0 ? at : b < 0 ? 0 : lines.length - 1;
+      if (!plan || plan.current !== current) apply(panePlan(current, lines.length, plan));
+      beat = b;
+      fraction = f;
+      place();
+    },
+    destroy() {
+      destroyed = true;
+      box.remove();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+// The full score view (issue 4, part 3), for conductors and composers: every page stacked, each
+// scaled to the width, the current system tinted and the beat cursor across it. When play moves
+// to a system that is not wholly in sight it is scrolled into view: on line changes only, never
+// per beat, so a conductor who scrolls ahead is not pulled back until the next system begins.
+
+import { buildSystems } from './systems.js';
+import { createPageSource, cropTo } from './page-svg.js';
+import { createCursor } from './cursor.js';
+import { motionPreference, showProblem } from './view-base.js';
+
+/**
+ * @typedef {object} ScorePage
+ * @property {HTMLElement} el
+ * @property {'idle' | 'loading' | 'ready' | 'error'} state
+ * @property {SVGSVGElement | null} svg
+ */
+
+/**
+ * @param {HTMLElement} root  the view draws into a new child of root
+ * @param {unknown} notation  `{ pages, beats }` from `GET /api/score/views/score`
+ * @param {import('./view-base.js').NotationViewOptions} options
+ * @returns {import('./view-base.js').NotationView}
+ */
+export function createScoreView(root, notation, { loadPage, reducedMotion }) {
+  if (typeof loadPage !== 'function') throw new TypeError('createScoreView: options.loadPage must be a function (url) => Promise<svg text>');
+  const doc = root.ownerDocument;
+  const win = doc.defaultView;
+  const box = doc.createElement('div');
+  box.className = 'sc-notation sc-score';
+  root.append(box);
+  const built = buildSystems(notation);
+  if (!built.ok) return showProblem(box, built.message);
+  const layout = built.value;
+  const source = createPageSource(doc, loadPage);
+  const cursor = createCursor(doc);
+  const reduce = motionPreference(doc, reducedMotion);
+
+  // The current system's band: a faint tint to find the place at a glance, and what is scrolled to.
+  const band = doc.createElement('div');
+  band.className = 'sc-system-band';
+  band.setAttribute('aria-hidden', 'true');
+
+  /** @type {ScorePage[]} */
+  const pages = layout.pages.map((page, i) => {
+    const el = doc.createElement('section');
+    el.className = 'sc-page';
+    el.dataset.page = String(i);
+    el.dataset.state = 'idle';
+    el.setAttribute('role', 'img');
+    el.setAttribute('aria-label', `page ${i + 1} of ${layout.pages.length}`);
+    // Reserve the page's height before it loads: pages arriving must not shift the score.
+    el.style.aspectRatio = `${page.width} / ${page.height}`;
+    box.append(el);
+    return { el, state: 'idle', svg: null };
+  });
+
+  let current = -1;
+  let beat = NaN;
+  let fraction = 0;
+  let destroyed = false;
+
+  const place = () => {
+    const c = layout.cursorAt(beat, reduce() ? 0 : fraction);
+    const line = layout.lines[current];
+    cursor.show(c && line && pages[line.page].svg ? c : null, layout.pages[c?.page ?? 0].width);
+  };
+
+  /** @param {number} i */
+  const load = (i) => {
+    const page = pages[i];
+    if (!page || page.state === 'loading' || page.state === 'ready') return;
+    page.state = page.el.dataset.state = 'loading';
+    source.render(layout.pages[i]).then((p) => {
+      if (destroyed) return;
+      const { width, height } = layout.pages[i];
+      cropTo(p, { x: 0, y: 0, width, height });
+      p.setAttribute('aria-hidden', 'true');
+      page.el.prepend(p);
+      page.svg = p;
+      page.state = page.el.dataset.state = 'ready';
+      if (layout.lines[current]?.page === i) {
+        cursor.attach(p);
+        place();
+      }
+    }, () => {
+      if (destroyed) return;
+      page.state = page.el.dataset.state = 'error';
+    });
+  };
+
+  // Load pages as they come near the screen; where that cannot be observed, all of them.
+  const observer = win && 'IntersectionObserver' in win
+    ? new win.IntersectionObserver((entries) => {
+      for (const e of entries) if (e.isIntersecting) load(Number(/** @type {HTMLElement} */ (e.target).dataset.page));
+    }, { rootMargin: '50% 0px' })
+    : null;
+  if (observer) for (const p of pages) observer.observe(p.el);
+  else pages.forEach((_, i) => load(i));
+
+  const keepInView = () => {
+    if (!win) return;
+    const r = band.getBoundingClientRect();
+    const frame = box.parentElement?.getBoundingClientRect();
+    const top = Math.max(0, frame?.top ?? 0);
+    const bottom = Math.min(win.innerHeight, frame?.bottom ?? Infinity);
+    const inView = r.top >= top && (r.bottom <= bottom || r.height > bottom - top && r.top < bottom);
+    if (!inView) band.scrollIntoView({ block: 'start', behavior: reduce() ? 'instant' : 'smooth' });
+  };
+
+  /** @param {number} k */
+  const moveTo = (k) => {
+    const line = layout.lines[k];
+    const previous = layout.lines[current];
+    current = k;
+    box.dataset.line = String(k);
+    if (previous && previous.page !== line.page) delete pages[previous.page].el.dataset.current;
+    const page = pages[line.page];
+    page.el.dataset.current = 'true';
+    const { height } = layout.pages[line.page];
+    band.style.top = `${(line.crop.y / height) * 100}%`;
+    band.style.height = `${(line.crop.height / height) * 100}%`;
+    if (band.parentElement !== page.el) page.el.append(band);
+    load(line.page);
+    const after = layout.lines[k + 1];
+    if (after) load(after.page);
+    cursor.attach(page.svg);
+    keepInView();
+  };
+
+  return {
+    error: null,
+    update(b, f = 0) {
+      if (destroyed || !Number.isFinite(b) || layout.lines.length === 0) return;
+      const at = layout.lineOf(b);
+      const k = at >= 0 ? at : b < 0 ? 0 : layout.lines.length - 1;
+      if (k !== current) moveTo(k);
+      beat = b;
+      fraction = f;
+      place();
+    },
+    destroy() {
+      destroyed = true;
+      observer?.disconnect();
+      box.remove();
+    },
+  };
+}
