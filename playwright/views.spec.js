@@ -145,3 +145,89 @@ test('first render within 1 s of navigation on loopback', async ({ page }) => {
     expect(ms).toBeLessThanOrEqual(1000);
   }
 });
+
+/**
+ * The beat map of a view, as the server gives it.
+ * @param {string} view
+ */
+const beatMap = async (view) => (await fetch(`${server.base}/api/score/views/${view}`)).json();
+
+test('part view: two panes of real notation, the next line prepared, the cursor on the beat map', async ({ page }) => {
+  await page.setViewportSize(DESKTOP);
+  await server.control('pause');
+  await server.control('seek', { bar: 3, beat: 2 });
+  await page.goto(`${server.base}/view/violin1`);
+  await expect(page.locator('#bar')).toHaveText('3');
+  const panes = page.locator('section.sc-pane');
+  await expect(panes).toHaveCount(2);
+  const active = page.locator('section.sc-pane[data-role="active"]');
+  const next = page.locator('section.sc-pane[data-role="next"]');
+  await expect(active).toHaveAttribute('data-state', 'ready');
+  await expect(next).toHaveAttribute('data-state', 'ready');
+  // Drawn for real: Verovio's noteheads in both panes.
+  expect(await active.locator('g.note').count()).toBeGreaterThan(4);
+  expect(await next.locator('g.note').count()).toBeGreaterThan(4);
+  const activeLine = Number(await active.getAttribute('data-line'));
+  expect(Number(await next.getAttribute('data-line'))).toBe(activeLine + 1);
+  // The cursor stands in the x-range the beat map gives for bar 3 beat 2 (global beat 9).
+  const map = await beatMap('violin1');
+  const b = map.beats.find((/** @type {any} */ x) => x.beat === 9);
+  const cursor = active.locator('line.sc-cursor');
+  await expect(cursor).toHaveAttribute('data-beat', '9');
+  const x = Number(/translate\(([-\d.]+)/.exec(await cursor.getAttribute('transform') ?? '')?.[1]);
+  expect(x).toBeGreaterThanOrEqual(b.x0 - 0.1);
+  expect(x).toBeLessThanOrEqual(b.x1 + 0.1);
+  await attachScreenshot('part-violin1-desktop', page);
+  await page.setViewportSize(PHONE);
+  await attachScreenshot('part-violin1-phone', page);
+
+  // Playing on into the next line: the pane that was "next" becomes active without being redrawn.
+  const nextPane = await next.getAttribute('data-pane');
+  const before = await next.evaluate((el) => { /** @type {any} */ (el.querySelector('svg')).dataset.mark = 'kept'; return el.getAttribute('data-line'); });
+  const firstOfNext = map.beats.find((/** @type {any} */ x) => x.system === Number(before) && x.page === 0)?.beat ?? null;
+  expect(firstOfNext).not.toBeNull();
+  await server.control('seek', { beat: firstOfNext - 1 });
+  await server.control('play');
+  await expect(page.locator(`section.sc-pane[data-pane="${nextPane}"]`)).toHaveAttribute('data-role', 'active', { timeout: 5000 });
+  expect(await page.locator(`section.sc-pane[data-pane="${nextPane}"] svg[data-mark="kept"]`).count()).toBe(1);
+});
+
+test('full score view: every staff drawn, the cursor follows the beat', async ({ page }) => {
+  await page.setViewportSize(DESKTOP);
+  await server.control('pause');
+  await server.control('seek', { bar: 5 });
+  await page.goto(`${server.base}/view/score`);
+  await expect(page.locator('#bar')).toHaveText('5');
+  const pageEl = page.locator('.sc-page[data-state="ready"]').first();
+  await expect(pageEl).toBeVisible();
+  expect(await pageEl.locator('g.staff').count()).toBeGreaterThanOrEqual(4 * 4);
+  expect(await pageEl.locator('g.note').count()).toBeGreaterThan(50);
+  const map = await beatMap('score');
+  const beat = map.beats.find((/** @type {any} */ x) => x.bar === 5);
+  await expect(page.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat.beat));
+  await attachScreenshot('score-desktop', page);
+  await page.setViewportSize(PHONE);
+  await attachScreenshot('score-phone', page);
+});
+
+test('reduced motion: the cursor steps from beat to beat instead of gliding', async ({ page }) => {
+  /** Distinct cursor positions seen within each beat, sampled every frame for 1.5 s. */
+  const positionsPerBeat = () => page.evaluate(() => new Promise((resolve) => {
+    /** @type {Record<string, Set<string>>} */
+    const seen = {};
+    const end = performance.now() + 1500;
+    const sample = () => {
+      const c = document.querySelector('section.sc-pane[data-role="active"] line.sc-cursor');
+      const beat = c?.getAttribute('data-beat');
+      if (c && beat) (seen[beat] ??= new Set()).add(c.getAttribute('transform') ?? '');
+      if (performance.now() < end) requestAnimationFrame(sample);
+      else resolve(Object.values(seen).map((s) => s.size));
+    };
+    requestAnimationFrame(sample);
+  }));
+  await page.goto(`${server.base}/view/violin1`);
+  await expect(page.locator('section.sc-pane[data-role="active"] line.sc-cursor')).toHaveAttribute('data-beat', /\d+/);
+  expect(Math.max(.../** @type {number[]} */ (await positionsPerBeat()))).toBeGreaterThan(3);
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  expect(Math.max(.../** @type {number[]} */ (await positionsPerBeat()))).toBe(1);
+});
