@@ -36,6 +36,7 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  * @property {boolean | object} [logger]   Fastify logger options
  * @property {string} [clientDir]          built client (dist/client)
  * @property {Partial<import('./hub.js').HubOptions>} [hubOptions]
+ * @property {{ cert: string | Buffer, key: string | Buffer }} [https]  serve HTTPS (PEM contents)
  */
 
 /**
@@ -43,9 +44,11 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  */
 export async function buildApp({
   score, token, autoplay = false, loop = autoplay, clock = systemClock, bus = createMemoryBus(),
-  logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false,
+  logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false, https,
 }) {
-  const app = Fastify({ logger, bodyLimit: 64 * 1024, return503OnClosing: true });
+  const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify({
+    logger, bodyLimit: 64 * 1024, return503OnClosing: true, ...(https ? { https } : {}),
+  })));
   const metrics = createMetrics();
   const conductor = createConductor({
     model: score.model, bus, clock, loop,

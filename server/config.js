@@ -18,6 +18,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * @property {boolean} loop
  * @property {boolean} watch  reload the score package when its files change
  * @property {string} logLevel
+ * @property {{ cert: string, key: string } | null} tls  certificate and key files: serve HTTPS
  */
 
 /**
@@ -37,6 +38,8 @@ export function readConfig(argv, env) {
       loop: { type: 'boolean' },
       watch: { type: 'boolean' },
       'log-level': { type: 'string' },
+      cert: { type: 'string' },
+      key: { type: 'string' },
     },
     strict: true,
   });
@@ -46,6 +49,9 @@ export function readConfig(argv, env) {
   const given = values.token ?? env.SCORECAST_TOKEN;
   if (given !== undefined && given.length < 8) throw new Error('SCORECAST_TOKEN/--token must be at least 8 characters');
   const autoplay = values.autoplay ?? env.SCORECAST_AUTOPLAY === '1';
+  const cert = values.cert ?? env.SCORECAST_CERT;
+  const key = values.key ?? env.SCORECAST_KEY;
+  if ((cert === undefined) !== (key === undefined)) throw new Error('HTTPS needs both a certificate and its key: --cert FILE --key FILE (or SCORECAST_CERT and SCORECAST_KEY)');
   return {
     port,
     host: values.host ?? env.HOST ?? '0.0.0.0',
@@ -56,5 +62,6 @@ export function readConfig(argv, env) {
     loop: values.loop ?? autoplay,
     watch: values.watch ?? env.SCORECAST_WATCH === '1',
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
+    tls: cert !== undefined && key !== undefined ? { cert: path.resolve(cert), key: path.resolve(key) } : null,
   };
 }

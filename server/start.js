@@ -2,6 +2,7 @@
 // Reads the configuration, builds the app, listens, and prints where the audience goes.
 
 import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import QRCode from 'qrcode';
 import { readConfig } from './config.js';
 import { pathToFileURL } from 'node:url';
@@ -34,23 +35,39 @@ export async function main(argv) {
     process.stderr.write(`scorecast: cannot load the score in ${config.scoreDir}: ${/** @type {Error} */ (err).message}\n`);
     process.exit(1);
   }
-  const { app } = await buildApp({
-    score, token: config.token, autoplay: config.autoplay, loop: config.loop, watch: config.watch,
-    logger: { level: config.logLevel },
-  });
+  let https;
+  if (config.tls) {
+    try {
+      https = { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) };
+    } catch (err) {
+      process.stderr.write(`scorecast: cannot read the HTTPS certificate or key: ${/** @type {Error} */ (err).message}\n`);
+      process.exit(2);
+    }
+  }
+  let app;
+  try {
+    ({ app } = await buildApp({
+      score, token: config.token, autoplay: config.autoplay, loop: config.loop, watch: config.watch,
+      logger: { level: config.logLevel }, https,
+    }));
+  } catch (err) {
+    process.stderr.write(`scorecast: cannot start: ${/** @type {Error} */ (err).message}\n`);
+    process.exit(2);
+  }
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 
   const wildcard = config.host === '0.0.0.0' || config.host === '::';
   const hosts = wildcard ? [...lanAddresses(), 'localhost'] : [config.host];
-  const audienceUrl = `http://${hosts[0]}:${port}/`;
+  const scheme = https ? 'https' : 'http';
+  const audienceUrl = `${scheme}://${hosts[0]}:${port}/`;
   const lines = [
     '',
     `scorecast is playing "${score.model.title}"${config.autoplay ? ' (autoplay, looping)' : ' (waiting for the conductor)'}`,
-    `  audience:  ${hosts.map((h) => `http://${h}:${port}/`).join('  ')}`,
+    `  audience:  ${hosts.map((h) => `${scheme}://${h}:${port}/`).join('  ')}`,
     `  conductor token: ${config.token}${config.tokenGenerated ? '  (generated; set SCORECAST_TOKEN to choose one)' : ''}`,
-    `  control:   curl -X POST -H 'Authorization: Bearer <token>' http://localhost:${port}/api/control/play`,
+    `  control:   curl -X POST -H 'Authorization: Bearer <token>' ${scheme}://localhost:${port}/api/control/play`,
     '',
   ];
   process.stdout.write(lines.join('\n'));

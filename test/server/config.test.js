@@ -1,0 +1,33 @@
+import { describe, it, expect } from 'vitest';
+import path from 'node:path';
+import { readConfig } from '../../server/config.js';
+
+describe('configuration', () => {
+  it('defaults: port 8080 on all interfaces, the demo, a generated token, plain HTTP', () => {
+    const c = readConfig([], {});
+    expect(c).toMatchObject({ port: 8080, host: '0.0.0.0', tokenGenerated: true, autoplay: false, tls: null });
+    expect(c.scoreDir).toMatch(/scores[/\\]demo$/);
+    expect(c.token.length).toBeGreaterThanOrEqual(16);
+  });
+
+  it('flags win over the environment', () => {
+    const c = readConfig(['--port', '9000', '--token', 'flag-token-1'], { PORT: '7000', SCORECAST_TOKEN: 'env-token-12' });
+    expect(c).toMatchObject({ port: 9000, token: 'flag-token-1', tokenGenerated: false });
+  });
+
+  it('HTTPS from a certificate and its key, by flags or environment', () => {
+    expect(readConfig(['--cert', 'c.pem', '--key', 'k.pem'], {}).tls).toEqual({ cert: path.resolve('c.pem'), key: path.resolve('k.pem') });
+    expect(readConfig([], { SCORECAST_CERT: '/etc/c.pem', SCORECAST_KEY: '/etc/k.pem' }).tls).toEqual({ cert: path.resolve('/etc/c.pem'), key: path.resolve('/etc/k.pem') });
+  });
+
+  it.each([
+    [['--port', '70000'], {}, /PORT\/--port must be 0..65535/],
+    [['--port', 'eighty'], {}, /PORT\/--port/],
+    [['--token', 'short'], {}, /at least 8 characters/],
+    [['--cert', 'c.pem'], {}, /both a certificate and its key/],
+    [[], { SCORECAST_KEY: 'k.pem' }, /both a certificate and its key/],
+    [['--colour'], {}, /Unknown option/],
+  ])('refuses %j %j with a clear message', (argv, env, message) => {
+    expect(() => readConfig(/** @type {string[]} */ (argv), env)).toThrow(message);
+  });
+});
