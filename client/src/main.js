@@ -157,7 +157,7 @@ connection.on('state', (c) => {
   }
   if (firstState && c.state) {
     firstState = false;
-    // Navigation to the first state drawn: the first-render budget (doc/client.md) reads it.
+    // Navigation to the first state drawn: the first-render budget (playwright/views.spec.js) reads it.
     performance.mark('scorecast:first-render');
   }
   beatClock.update();
