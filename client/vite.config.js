@@ -1,6 +1,7 @@
 // Build of the browser client: `vite build --config client/vite.config.js` writes dist/client,
-// which the server serves as static files (index.html for `/` and `/view/:view`, the hashed
-// files under /assets/, the service worker at /sw.js).
+// which the server serves as static files (index.html for `/` and `/view/:view`, conduct.html
+// for `/conduct`, preview.html for `/preview`, the hashed files under /assets/, the service
+// worker at /sw.js).
 
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -24,7 +25,7 @@ const SW_ENTRY = 'sw';
  * @param {{ fileName: string }} file
  * @returns {boolean} whether a bundle file belongs in the worker's precache
  */
-const isShellFile = ({ fileName }) => fileName === 'index.html' || fileName.startsWith('assets/');
+const isShellFile = ({ fileName }) => fileName === 'index.html' || (fileName.startsWith('assets/') && !/^assets\/(?:conduct|preview)-/.test(fileName));
 
 /**
  * Prepend the precache list of this build to the service worker:
@@ -113,7 +114,13 @@ export default defineConfig({
     // One chunk and no dynamic imports: there is nothing for the modulepreload polyfill to do.
     modulePreload: { polyfill: false },
     rolldownOptions: {
-      input: { index: path.join(clientDir, 'index.html'), [SW_ENTRY]: path.join(clientDir, 'src', 'sw.js') },
+      // Each page its own bundle: the audience page (index) carries nothing of the console's.
+      input: {
+        index: path.join(clientDir, 'index.html'),
+        conduct: path.join(clientDir, 'conduct.html'),
+        preview: path.join(clientDir, 'preview.html'),
+        [SW_ENTRY]: path.join(clientDir, 'src', 'sw.js'),
+      },
       output: {
         // A service worker's URL is its identity: it must stay /sw.js from build to build.
         entryFileNames: (chunk) => (chunk.name === SW_ENTRY ? 'sw.js' : 'assets/[name]-[hash].js'),

@@ -28,6 +28,8 @@ function readOnce(file) {
  */
 export async function clientFiles(app, { clientDir, hasView }) {
   const index = readOnce(path.join(clientDir, 'index.html'));
+  const conduct = readOnce(path.join(clientDir, 'conduct.html'));
+  const preview = readOnce(path.join(clientDir, 'preview.html'));
   const worker = readOnce(path.join(clientDir, 'sw.js'));
   const assetsDir = path.join(clientDir, 'assets');
 
@@ -72,6 +74,14 @@ export async function clientFiles(app, { clientDir, hasView }) {
     if (!hasView(view)) throw new ScorecastError('SC_ERR_NOT_FOUND', `no view "${view.slice(0, 64)}" in this score`);
     return sendIndex(req, reply);
   });
+  // The conductor's console and the composer's preview: pages of their own (their bundles stay
+  // out of the audience page). Without the token they show only a sign-in form.
+  for (const [url, file] of /** @type {const} */ ([['/conduct', conduct], ['/preview', preview]])) {
+    app.get(url, (req, reply) => {
+      if (!file) return reply.code(503).type('text/plain').send(NOT_BUILT);
+      return sendFile(req, reply, file, 'text/html; charset=utf-8');
+    });
+  }
   // Scope `/` comes from serving the worker at the root; client/src/sw-register.js registers it.
   app.get('/sw.js', (req, reply) => {
     if (!worker) throw new ScorecastError('SC_ERR_NOT_FOUND', 'no service worker in this build');

@@ -41,8 +41,11 @@ const SCORES_MAX_ENTRIES = 400;
 const NAVIGATION_TIMEOUT_MS = 3000;
 /** The shell: the server sends the same index.html at / and at every view. */
 const SHELL_URL = '/';
-/** Pages the server answers with the shell (mirrors server/app.js). */
-const PAGE_PATH = /^\/(?:view\/[^/]+|conduct|preview)?$/;
+/**
+ * Pages the server answers with the shell (mirrors server/client-files.js). The console and the
+ * preview are pages of their own, for operators on a working network: not cached.
+ */
+const PAGE_PATH = /^\/(?:view\/[^/]+)?$/;
 
 sw.addEventListener('install', (/** @type {SwExtendableEvent} */ event) => {
   event.waitUntil((async () => {

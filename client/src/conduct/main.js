@@ -1,0 +1,3 @@
+// The conduct page (issue 5).
+
+document.getElementById('app')?.append('conduct');

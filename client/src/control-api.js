@@ -1,0 +1,100 @@
+// The conductor's calls to the server (doc/protocol.md, "Control"), shared by the console and
+// the composer preview. Every call carries the bearer token; answers that are not 2xx become a
+// ControlError with the server's code and message, so a page can say what went wrong.
+
+/** A refused or failed control call. */
+export class ControlError extends Error {
+  /** @param {number} status @param {string} code @param {string} message */
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/**
+ * @param {object} o
+ * @param {string} o.token
+ * @param {(url: string, init?: RequestInit) => Promise<Response>} [o.fetch]
+ */
+export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(url, init) }) {
+  /**
+   * @param {'GET' | 'POST'} method
+   * @param {string} url
+   * @param {object} [body]
+   * @returns {Promise<any>}
+   */
+  async function call(method, url, body) {
+    /** @type {Record<string, string>} */
+    const headers = { authorization: `Bearer ${token}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res;
+    try {
+      res = await doFetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+    } catch {
+      throw new ControlError(0, 'SC_ERR_NETWORK', 'The server cannot be reached.');
+    }
+    const answer = await res.json().catch(() => null);
+    if (!res.ok) {
+      throw new ControlError(res.status, answer?.code ?? 'SC_ERR_INTERNAL', answer?.message ?? `The server answered ${res.status}.`);
+    }
+    return answer;
+  }
+
+  /** @param {string} action @param {object} [body] */
+  const control = (action, body) => call('POST', `/api/control/${action}`, body);
+
+  return {
+    /** Check the token (and the address's sign-in budget): resolves with the server status. */
+    status: () => call('GET', '/api/status'),
+    votes: () => call('GET', '/api/votes'),
+    clients: () => call('GET', '/api/clients'),
+    /** @param {{ countIn?: number }} [o] */
+    play: (o) => control('play', o),
+    pause: () => control('pause'),
+    stop: () => control('stop'),
+    /** @param {{ bar: number, beat?: number } | { beat: number }} to */
+    seek: (to) => control('seek', to),
+    /** @param {{ rate: number } | { bpm: number }} t */
+    tempo: (t) => control('tempo', t),
+    reload: () => call('POST', '/api/reload'),
+  };
+}
+
+/** @typedef {ReturnType<typeof createControlApi>} ControlApi */
+
+const TOKEN_KEY = 'scorecast-token';
+
+/**
+ * The token for this tab: from the URL fragment (`#token=…`, as `scorecast preview` opens it: a
+ * fragment is never sent to the server nor logged), else from sessionStorage (kept for reloads
+ * of this tab only). The fragment is removed from the address bar once read.
+ * @param {Location} location
+ * @param {History} history
+ * @param {Storage | null} storage
+ * @returns {string | null}
+ */
+export function takeToken(location, history, storage) {
+  const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (fromHash) {
+    try { storage?.setItem(TOKEN_KEY, fromHash); } catch { /* this page only */ }
+    history.replaceState(null, '', location.pathname + location.search);
+    return fromHash;
+  }
+  try {
+    return storage?.getItem(TOKEN_KEY) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {Storage | null} storage
+ * @param {string | null} token null: forget it (sign out, or refused)
+ */
+export function keepToken(storage, token) {
+  try {
+    if (token === null) storage?.removeItem(TOKEN_KEY);
+    else storage?.setItem(TOKEN_KEY, token);
+  } catch { /* this page only */ }
+}

@@ -1,0 +1,3 @@
+// The preview page (issue 5).
+
+document.getElementById('app')?.append('preview');
