@@ -13,7 +13,10 @@ import { errorValue } from './errors.js';
  * @typedef {{ type: 'hello', epoch: string | null, seq: number, view?: string }} HelloMessage
  * @typedef {{ type: 'ping', id: number, t0: number }} PingMessage
  * @typedef {{ type: 'tap', tile: string | number, window?: string, device?: string }} TapMessage
- * @typedef {HelloMessage | PingMessage | TapMessage} ClientMessage
+ * @typedef {{ type: 'report', push: number[], display: number[] }} ReportMessage
+ *   what a client measured lately (ms): push latency (receipt on the synced clock minus the
+ *   envelope's `t`) and display lag (when it showed a beat minus the beat's server time)
+ * @typedef {HelloMessage | PingMessage | TapMessage | ReportMessage} ClientMessage
  */
 
 /**
@@ -28,6 +31,10 @@ import { errorValue } from './errors.js';
 
 const EPOCH_RE = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_ID_LEN = 64;
+/** Samples of each kind in one report, and the range a sample may take (ms). */
+export const REPORT_MAX_SAMPLES = 32;
+const REPORT_RANGE = [-60_000, 600_000];
+const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * @template T
@@ -107,6 +114,18 @@ export function decodeClientMessage(raw, isBinary = false) {
       if (msg.window !== undefined) tap.window = msg.window;
       if (msg.device !== undefined) tap.device = msg.device;
       return ok(tap);
+    }
+    case 'report': {
+      /** @type {number[][]} */
+      const lists = [];
+      for (const key of ['push', 'display']) {
+        const list = msg[key] ?? [];
+        const fine = Array.isArray(list) && list.length <= REPORT_MAX_SAMPLES
+          && list.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= REPORT_RANGE[0] && x <= REPORT_RANGE[1]);
+        if (!fine) return fail('SC_ERR_BAD_MESSAGE', `report.${key} must be at most ${REPORT_MAX_SAMPLES} numbers (ms) in ${REPORT_RANGE[0]}..${REPORT_RANGE[1]}`);
+        lists.push(list);
+      }
+      return ok({ type: 'report', push: lists[0], display: lists[1] });
     }
     case undefined:
       return fail('SC_ERR_BAD_MESSAGE', 'missing type');
@@ -193,12 +212,14 @@ export function formatEventId(epoch, seq) {
  * Validate the query of a polling or resync request: `epoch`, `since` (or `seq`), `wait`.
  * @param {Record<string, unknown>} query
  * @param {number} maxWaitMs
- * @returns {Result<{ epoch: string | null, since: number, wait: number }>}
+ * @returns {Result<{ epoch: string | null, since: number, wait: number, view?: string, client?: string }>} `view`: which view the client shows; `client`: a polling client's id (to count polling clients)
  */
 export function decodeResyncQuery(query, maxWaitMs) {
   const epochRaw = query.epoch;
   const sinceRaw = query.since ?? query.seq;
   const waitRaw = query.wait;
+  const viewRaw = query.view;
+  const clientRaw = query.client;
   let epoch = null;
   if (epochRaw !== undefined && epochRaw !== '') {
     if (!isEpoch(epochRaw)) return fail('SC_ERR_BAD_QUERY', 'epoch');
@@ -214,5 +235,15 @@ export function decodeResyncQuery(query, maxWaitMs) {
     if (typeof waitRaw !== 'string' || !/^\d{1,9}$/.test(waitRaw)) return fail('SC_ERR_BAD_QUERY', 'wait');
     wait = Math.min(Number(waitRaw), maxWaitMs);
   }
-  return ok({ epoch, since, wait });
+  /** @type {{ epoch: string | null, since: number, wait: number, view?: string, client?: string }} */
+  const value = { epoch, since, wait };
+  if (viewRaw !== undefined && viewRaw !== '') {
+    if (typeof viewRaw !== 'string' || !ID_RE.test(viewRaw)) return fail('SC_ERR_BAD_QUERY', 'view');
+    value.view = viewRaw;
+  }
+  if (clientRaw !== undefined && clientRaw !== '') {
+    if (typeof clientRaw !== 'string' || !ID_RE.test(clientRaw)) return fail('SC_ERR_BAD_QUERY', 'client');
+    value.client = clientRaw;
+  }
+  return ok(value);
 }

@@ -19,5 +19,14 @@ export function createTokenBucket({ perSecond, burst }, now) {
       if (tokens >= 1) { tokens -= 1; return true; }
       return false;
     },
+    /**
+     * Whether a token could be taken now, without taking it.
+     * @param {number} t ms, not before the previous call
+     */
+    available(t) {
+      tokens = Math.min(burst, tokens + ((t - refilled) / 1000) * perSecond);
+      refilled = t;
+      return tokens >= 1;
+    },
   };
 }

@@ -9,7 +9,8 @@ import { createMemoryBus } from './bus.js';
 import { createConductor, systemClock } from './conductor.js';
 import { createHub } from './hub.js';
 import { createMetrics } from './metrics.js';
-import { controlRoutes, requireToken } from './control.js';
+import { controlRoutes, createSignInLimiter, requireToken } from './control.js';
+import { audienceRoutes, createClientStats } from './audience.js';
 import { tapRoutes } from './taps.js';
 import { scoreRoutes } from './score-routes.js';
 import { clientFiles } from './client-files.js';
@@ -54,7 +55,13 @@ export async function buildApp({
     model: score.model, bus, clock, loop,
     onVote: (outcome) => app.log.info({ vote: outcome }, 'vote closed'),
   });
-  const hub = createHub({ bus, now: clock.wall, metrics: metrics.hooks, onTap: (tap) => conductor.vote(tap), ...hubOptions });
+  const clientStats = createClientStats({ now: clock.wall });
+  const hub = createHub({
+    bus, now: clock.wall, metrics: metrics.hooks, onTap: (tap) => conductor.vote(tap),
+    onReport: (kind, view, report) => clientStats.add(kind, report), ...hubOptions,
+  });
+  // One budget of failed sign-ins per address, across every route that needs the token.
+  const auth = createSignInLimiter({ now: clock.now });
   const ws = attachWebSocket(app.server, hub, { log: app.log });
 
   app.setErrorHandler((err, req, reply) => {
@@ -107,17 +114,18 @@ export async function buildApp({
     }
   }
   scoreRoutes(app, { current: () => current });
-  app.get('/api/status', { onRequest: requireToken(token) }, async () => ({
+  app.get('/api/status', { onRequest: requireToken(token, auth) }, async () => ({
     score: current.model.id, dir: current.dir, epoch: hub.epoch, seq: hub.seq, clients: hub.size,
     warnings: current.warnings, reload: lastReload,
   }));
-  app.post('/api/reload', { onRequest: requireToken(token) }, async () => {
+  app.post('/api/reload', { onRequest: requireToken(token, auth) }, async () => {
     await reload();
     return { epoch: conductor.epoch, seq: conductor.seq, score: current.model.id, warnings: current.warnings };
   });
   const watcher = watch ? watchPackage(score.dir, () => reload().catch(() => {}), app.log) : null;
 
-  controlRoutes(app, { conductor, token });
+  controlRoutes(app, { conductor, token, auth });
+  audienceRoutes(app, { hub, stats: clientStats, token, now: clock.wall, auth });
   tapRoutes(app, { conductor, now: clock.wall });
   sseRoutes(app, hub);
   pollRoutes(app, hub, metrics.hooks);

@@ -3,6 +3,41 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ScorecastError } from '../core/errors.js';
+import { createTokenBucket } from '../core/token-bucket.js';
+
+/** Failed sign-ins allowed per address: 5 at once, then one more every 12 s (5 a minute). */
+export const SIGN_IN_RATE = Object.freeze({ perSecond: 1 / 12, burst: 5 });
+/** Addresses remembered (bounded memory; the oldest are forgotten first). */
+const MAX_ADDRESSES = 10_000;
+
+/**
+ * Rate limit of failed sign-ins, per address: guessing the token is slow, and an address that
+ * has used up its tries gets 429 SC_ERR_RATE_LIMITED (even with the right token) until one
+ * comes back. Requests with the right token cost nothing.
+ * @param {{ now?: () => number, rate?: { perSecond: number, burst: number } }} [options]
+ */
+export function createSignInLimiter({ now = () => performance.now(), rate = SIGN_IN_RATE } = {}) {
+  /** @type {Map<string, ReturnType<typeof createTokenBucket>>} */
+  const failures = new Map();
+  return {
+    /** @param {string} ip */
+    allowed(ip) {
+      return failures.get(ip)?.available(now()) ?? true;
+    },
+    /** @param {string} ip */
+    failed(ip) {
+      let b = failures.get(ip);
+      if (!b) {
+        if (failures.size >= MAX_ADDRESSES) failures.delete(/** @type {string} */ (failures.keys().next().value));
+        b = createTokenBucket(rate, now());
+        failures.set(ip, b);
+      }
+      b.take(now());
+    },
+  };
+}
+
+/** @typedef {ReturnType<typeof createSignInLimiter>} SignInLimiter */
 
 /**
  * Compare a presented token with the expected one in constant time (hashing first makes the
@@ -55,23 +90,29 @@ const ACTIONS = {
 
 /**
  * An onRequest hook that refuses requests without the conductor token. It runs before the body
- * is parsed: a caller without the token learns nothing and changes nothing.
+ * is parsed: a caller without the token learns nothing and changes nothing. With a limiter,
+ * failures count against the caller's address.
  * @param {string} token
+ * @param {SignInLimiter} [limiter]
  */
-export function requireToken(token) {
+export function requireToken(token, limiter) {
   return async (/** @type {import('fastify').FastifyRequest} */ req) => {
+    if (limiter && !limiter.allowed(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED', 'too many failed sign-ins from this address; wait a minute');
     const header = req.headers.authorization;
     const presented = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
-    if (!tokenMatches(presented, token)) throw new ScorecastError('SC_ERR_UNAUTHORIZED');
+    if (!tokenMatches(presented, token)) {
+      limiter?.failed(req.ip);
+      throw new ScorecastError('SC_ERR_UNAUTHORIZED');
+    }
   };
 }
 
 /**
  * @param {import('fastify').FastifyInstance} app
- * @param {{ conductor: import('./conductor.js').Conductor, token: string }} options
+ * @param {{ conductor: import('./conductor.js').Conductor, token: string, auth?: SignInLimiter }} options
  */
-export function controlRoutes(app, { conductor, token }) {
-  app.post('/api/control/:action', { onRequest: requireToken(token) }, async (req) => {
+export function controlRoutes(app, { conductor, token, auth }) {
+  app.post('/api/control/:action', { onRequest: requireToken(token, auth) }, async (req) => {
     const { action } = /** @type {{ action: string }} */ (req.params);
     const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
     if (!run) throw new ScorecastError('SC_ERR_UNKNOWN_ACTION', action.slice(0, 32));
@@ -80,5 +121,5 @@ export function controlRoutes(app, { conductor, token }) {
     return { epoch: conductor.epoch, seq: conductor.seq, state: conductor.state };
   });
 
-  app.get('/api/votes', { onRequest: requireToken(token) }, async () => conductor.votes());
+  app.get('/api/votes', { onRequest: requireToken(token, auth) }, async () => conductor.votes());
 }

@@ -50,6 +50,8 @@ import {
  * @property {HubMetrics} [metrics]
  * @property {(tap: import('../core/protocol.js').TapMessage) => { ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }} [onTap]
  *   counts a valid tap as a vote (the sender gets `voted` or an error)
+ * @property {(kind: string, view: string, report: import('../core/protocol.js').ReportMessage) => void} [onReport]
+ *   what a client measured (push latency, display lag), for the conductor's console
  */
 
 /**
@@ -59,6 +61,12 @@ import {
 
 /** @type {Framer} */
 const frameText = (msg) => Buffer.from(msg.text);
+
+const VIEW_RE = /^[A-Za-z0-9_-]{1,64}$/;
+/** A polling client counts as connected this long after its last poll. */
+export const POLLER_TTL_MS = 30_000;
+/** Polling clients remembered at most (bounded memory whatever the ids sent). */
+const MAX_POLLERS = 100_000;
 
 /**
  * @param {HubOptions} options
@@ -73,6 +81,7 @@ export function createHub({
   behindMs = 10_000,
   metrics = {},
   onTap,
+  onReport,
 }) {
   /** @type {Map<string, Framer>} */
   const framers = new Map([['ws', frameText]]);
@@ -92,6 +101,9 @@ export function createHub({
   /** Long polls waiting for the next change. */
   /** @type {Set<() => void>} */
   const waiters = new Set();
+  /** Polling clients (stateless on the wire) by their id: view and last poll time. */
+  /** @type {Map<string, { view: string, at: number }>} */
+  const pollers = new Map();
 
   /**
    * @param {Record<string, unknown> & { type: string }} envelope
@@ -219,9 +231,10 @@ export function createHub({
 
   /** One connection's bookkeeping. */
   class Session {
-    /** @param {Link} link */
-    constructor(link) {
+    /** @param {Link} link @param {string} view */
+    constructor(link, view) {
       this.link = link;
+      this.view = view;
       this.behind = false;
       this.behindSince = 0;
       this.bucket = createTokenBucket(CLIENT_RATE, now());
@@ -270,7 +283,11 @@ export function createHub({
       const msg = decoded.value;
       switch (msg.type) {
         case 'hello':
+          if (msg.view !== undefined && VIEW_RE.test(msg.view)) this.view = msg.view;
           this.resync(msg.epoch, msg.seq);
+          break;
+        case 'report':
+          onReport?.(this.link.kind, this.view, msg);
           break;
         case 'ping':
           this.send(message({ type: 'pong', id: msg.id, t0: msg.t0, t: now() }));
@@ -321,12 +338,51 @@ export function createHub({
     setFramer(kind, framer) { framers.set(kind, framer); },
 
     /**
+     * Who is connected: by transport and by view. Polling clients count when they polled within
+     * POLLER_TTL_MS with a `client` id (clients without one cannot be told apart).
+     * @returns {{ total: number, byTransport: Record<string, number>, byView: Record<string, number> }}
+     */
+    audience() {
+      /** @type {Record<string, number>} */
+      const byTransport = {};
+      /** @type {Record<string, number>} */
+      const byView = {};
+      const add = (/** @type {string} */ kind, /** @type {string} */ view) => {
+        byTransport[kind] = (byTransport[kind] ?? 0) + 1;
+        byView[view] = (byView[view] ?? 0) + 1;
+      };
+      for (const s of sessions) add(s.link.kind, s.view);
+      const since = now() - POLLER_TTL_MS;
+      for (const [id, p] of pollers) {
+        if (p.at < since) pollers.delete(id);
+        else add('poll', p.view);
+      }
+      return { total: Object.values(byTransport).reduce((a, b) => a + b, 0), byTransport, byView };
+    },
+
+    /**
+     * A poll from client `id` showing `view` (bounded: the oldest are forgotten first).
+     * @param {string} id @param {string} view
+     */
+    notePoller(id, view) {
+      pollers.delete(id);
+      if (pollers.size >= MAX_POLLERS) pollers.delete(/** @type {string} */ (pollers.keys().next().value));
+      pollers.set(id, { view, at: now() });
+    },
+
+    /**
+     * A report from a client that cannot send on its stream (SSE, polling): POST /api/report.
+     * @param {string} kind @param {string} view @param {import('../core/protocol.js').ReportMessage} report
+     */
+    report(kind, view, report) { onReport?.(kind, view, report); },
+
+    /**
      * A new connection: it gets a welcome, then what it needs to be live.
      * @param {Link} link
-     * @param {{ epoch: string | null, seq: number }} holds
+     * @param {{ epoch: string | null, seq: number, view?: string }} holds
      */
     attach(link, holds) {
-      const session = new Session(link);
+      const session = new Session(link, holds.view ?? 'unknown');
       sessions.add(session);
       metrics.clients?.(link.kind, 1);
       session.send(message({

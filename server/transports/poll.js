@@ -13,7 +13,8 @@ export function pollRoutes(app, hub, metrics = {}) {
   app.get('/live/poll', async (req, reply) => {
     const query = decodeResyncQuery(/** @type {Record<string, unknown>} */ (req.query), MAX_POLL_WAIT_MS);
     if (!query.ok) return reply.code(400).header('cache-control', 'no-store').send(query.error);
-    const { epoch, since, wait } = query.value;
+    const { epoch, since, wait, view, client } = query.value;
+    if (client !== undefined) hub.notePoller(client, view ?? 'unknown');
     let messages = hub.resync(epoch, since);
     if (messages.length === 0 && wait > 0) {
       metrics.clients?.('poll', 1);

@@ -38,7 +38,7 @@ export function sseRoutes(app, hub) {
       send: (bytes) => { res.write(bytes); },
       buffered: () => res.writableLength,
       close: () => { res.end(); },
-    }, resume);
+    }, { ...resume, view: query.value.view });
     res.on('close', () => session.detach());
     // A write racing a client's disconnect must not become an unhandled 'error' event.
     res.on('error', (err) => { req.log.debug({ err: err.message }, 'sse write failed'); session.detach(); });

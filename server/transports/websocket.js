@@ -74,7 +74,7 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
           ws.close(code, reason);
           setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
         },
-      }, { epoch: query.value.epoch, seq: query.value.since });
+      }, { epoch: query.value.epoch, seq: query.value.since, view: query.value.view });
       ws.on('message', (data, isBinary) => session.receive(/** @type {Buffer} */ (data), isBinary));
       ws.on('pong', () => { live.alive = true; });
       ws.on('close', () => { sockets.delete(live); session.detach(); });

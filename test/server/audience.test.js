@@ -1,0 +1,119 @@
+// The conductor's picture of the audience: connections by transport and view, and the latency
+// the clients measured themselves; sign-in rate limits.
+
+import { describe, it, expect } from 'vitest';
+import WebSocket from 'ws';
+import { useServers, TOKEN } from '../helpers/server.js';
+import { createSignInLimiter, SIGN_IN_RATE } from '../../server/control.js';
+import { buildApp } from '../../server/app.js';
+import { packageOf, smallModel } from '../helpers/fixtures.js';
+import { createFakeClock } from '../helpers/fake-clock.js';
+
+const servers = useServers();
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+/** @param {string} url */
+async function openWs(url) {
+  const ws = new WebSocket(url);
+  servers.defer(() => ws.terminate());
+  await new Promise((resolve, reject) => { ws.once('message', resolve); ws.once('error', reject); });
+  return ws;
+}
+
+describe('GET /api/clients', () => {
+  it('counts connections by transport and view, polling clients by their id', async () => {
+    const s = await servers.server();
+    await openWs(`${s.wsBase}/live?view=violin1`);
+    const ws = await openWs(`${s.wsBase}/live`);
+    ws.send(JSON.stringify({ type: 'hello', epoch: null, seq: 0, view: 'cello' }));
+    const sse = new AbortController();
+    servers.defer(() => sse.abort());
+    const res = await fetch(`${s.base}/live/sse?view=score`, { signal: sse.signal });
+    expect(res.status).toBe(200);
+    for (const id of ['phone-a', 'phone-b', 'phone-a']) await (await fetch(`${s.base}/live/poll?view=audience&client=${id}`)).text();
+    await expect.poll(async () => (await (await fetch(`${s.base}/api/clients`, { headers: auth })).json()).total).toBe(5);
+    const clients = await (await fetch(`${s.base}/api/clients`, { headers: auth })).json();
+    expect(clients.byTransport).toEqual({ ws: 2, sse: 1, poll: 2 });
+    expect(clients.byView).toEqual({ violin1: 1, cello: 1, score: 1, audience: 2 });
+  });
+
+  it('needs the token', async () => {
+    const s = await servers.server();
+    expect((await fetch(`${s.base}/api/clients`)).status).toBe(401);
+  });
+
+  it('a bad view or client id in the query is a 400, not a count', async () => {
+    const s = await servers.server();
+    for (const q of ['view=a%20b', 'client=' + 'x'.repeat(65), 'client=<script>']) {
+      const res = await fetch(`${s.base}/live/poll?${q}`);
+      expect(res.status).toBe(400);
+      expect((await res.json()).code).toBe('SC_ERR_BAD_QUERY');
+    }
+  });
+});
+
+describe('client reports', () => {
+  it('latency measured by the clients, over WebSocket and POST /api/report, by transport', async () => {
+    const s = await servers.server();
+    const ws = await openWs(`${s.wsBase}/live?view=audience`);
+    ws.send(JSON.stringify({ type: 'report', push: [3, 5, 4, 40], display: [0.5, 1, 2] }));
+    let res = await fetch(`${s.base}/api/report`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ transport: 'poll', view: 'audience', push: [250, 310], display: [] }),
+    });
+    expect(res.status).toBe(204);
+    await expect.poll(async () => Object.keys((await (await fetch(`${s.base}/api/clients`, { headers: auth })).json()).latency)).toEqual(['ws', 'poll']);
+    const { latency } = await (await fetch(`${s.base}/api/clients`, { headers: auth })).json();
+    expect(latency.ws.push).toEqual({ n: 4, p50: 5, p95: 40, max: 40 });
+    expect(latency.ws.display).toMatchObject({ n: 3, max: 2 });
+    expect(latency.poll.push).toMatchObject({ n: 2, max: 310 });
+    expect(latency.poll.display.n).toBe(0);
+    // Refused reports say why, and count nothing.
+    for (const body of [
+      { transport: 'ws', push: [1] },
+      { transport: 'poll', push: 'fast' },
+      { transport: 'poll', push: new Array(33).fill(1) },
+      { transport: 'poll', push: [1e9] },
+      [1, 2],
+    ]) {
+      res = await fetch(`${s.base}/api/report`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status).toBe(400);
+      expect((await res.json()).code).toBe('SC_ERR_BAD_MESSAGE');
+    }
+    ws.send(JSON.stringify({ type: 'report', push: ['x'] }));
+    const err = await new Promise((resolve) => ws.on('message', (d) => { const m = JSON.parse(String(d)); if (m.type === 'error') resolve(m); }));
+    expect(err).toMatchObject({ code: 'SC_ERR_BAD_MESSAGE' });
+    const after = await (await fetch(`${s.base}/api/clients`, { headers: auth })).json();
+    expect(after.latency.poll.push.n).toBe(2);
+    expect(after.latency.ws.push.n).toBe(4);
+  });
+});
+
+describe('sign-in rate limit', () => {
+  it('after 5 wrong tokens from an address: 429 for it, even with the right token, until a try comes back', async () => {
+    const clock = createFakeClock();
+    const { app } = await buildApp({ score: packageOf(smallModel()), token: TOKEN, clock });
+    servers.defer(() => app.close());
+    /** @param {string} token @param {string} [ip] */
+    const status = (token, ip = '10.0.0.7') => app.inject({ method: 'GET', url: '/api/status', headers: { authorization: `Bearer ${token}` }, remoteAddress: ip }).then((r) => r.statusCode);
+    for (let i = 0; i < SIGN_IN_RATE.burst; i++) expect(await status('wrong-token-xyz')).toBe(401);
+    expect(await status('wrong-token-xyz')).toBe(429);
+    expect(await status(TOKEN)).toBe(429);
+    // Another address is not affected; control calls count too.
+    expect(await status(TOKEN, '10.0.0.8')).toBe(200);
+    const res = await app.inject({ method: 'POST', url: '/api/control/play', headers: { authorization: 'Bearer nope-nope-nope' }, remoteAddress: '10.0.0.7' });
+    expect(res.statusCode).toBe(429);
+    expect(res.json().code).toBe('SC_ERR_RATE_LIMITED');
+    clock.advance(1000 / SIGN_IN_RATE.perSecond);
+    expect(await status(TOKEN)).toBe(200);
+    expect(await status(TOKEN)).toBe(200); // the right token costs nothing
+  });
+
+  it('forgets the oldest addresses beyond its bound', () => {
+    const limiter = createSignInLimiter({ now: () => 0 });
+    for (let i = 0; i < 5; i++) limiter.failed('a');
+    expect(limiter.allowed('a')).toBe(false);
+    for (let i = 0; i < 10_000; i++) limiter.failed(`ip-${i}`);
+    expect(limiter.allowed('a')).toBe(true);
+  });
+});
