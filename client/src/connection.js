@@ -54,7 +54,8 @@ export const RESYNC_RETRY_MS = HEARTBEAT_MS;
  * @property {ConnectionEnv} env
  * @property {string} [transport] transport to start with (`?transport=` in the page URL); fallback
  *   still applies if it does not work. Unknown names are ignored.
- * @property {string} [view] the view this client shows, sent in hellos
+ * @property {string} [view] the view this client shows, sent in live URLs and hellos
+ * @property {string} [clientId] this page's id, sent by polling (the server counts pollers by it)
  * @property {number} [deadLinkMs] silence after which the link is dead; default DEAD_LINK_MS
  * @property {{ baseMs: number, capMs: number }} [backoff] default BACKOFF
  */
@@ -62,7 +63,7 @@ export const RESYNC_RETRY_MS = HEARTBEAT_MS;
 /**
  * What listeners receive: `state` and `link` pass the connection, `pong` the server's answer to
  * a ping (for clock sync, later).
- * @typedef {{ state: Connection, link: Connection, pong: import('../../core/protocol.js').Envelope }} ConnectionEvents
+ * @typedef {{ state: Connection, link: Connection, pong: import('../../core/protocol.js').Envelope, message: import('../../core/protocol.js').Envelope }} ConnectionEvents
  */
 
 /** A live connection to the scorecast server. Construct, subscribe with on(), then start(). */
@@ -70,6 +71,7 @@ export class Connection {
   #env;
   #baseUrl;
   #view;
+  #clientId;
   #deadLinkMs;
   #backoff;
   #log;
@@ -118,6 +120,7 @@ export class Connection {
     this.#env = options.env;
     this.#baseUrl = options.baseUrl;
     this.#view = options.view;
+    this.#clientId = options.clientId;
     this.#deadLinkMs = options.deadLinkMs ?? DEAD_LINK_MS;
     this.#backoff = options.backoff ?? BACKOFF;
     this.#log = options.env.log ?? (() => {});
@@ -217,6 +220,7 @@ export class Connection {
     const t = createTransport(this.#name, {
       baseUrl: this.#baseUrl,
       view: this.#view,
+      clientId: this.#clientId,
       WebSocket: this.#env.WebSocket,
       EventSource: this.#env.EventSource,
       fetch: this.#env.fetch,
@@ -252,6 +256,7 @@ export class Connection {
     // A message is proof the link works, whatever the browser's online flag says.
     this.#offline = false;
     this.#setLink('live');
+    this.#emit('message', envelope);
     if (envelope.type === 'pong') {
       this.#emit('pong', envelope);
       return;

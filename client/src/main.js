@@ -24,11 +24,14 @@ const viewName = viewFromPath(location.pathname);
 document.body.dataset.view = viewName;
 const ui = createView(document, viewName);
 const env = browserEnv(log);
+/** This page's id (not the device's): polling sends it so the server can count polling pages. */
+const pageId = `p${Math.random().toString(36).slice(2, 12)}`;
 const connection = new Connection({
   baseUrl: location.origin,
   env,
   transport: forcedTransport(location.search),
   view: viewName,
+  clientId: pageId,
 });
 const now = () => performance.now();
 /** The page's wall clock: on the server's machine (browser tests), the server's clock itself. */
@@ -69,6 +72,27 @@ const clock = createServerClock({ probe, now, timers: window, wall });
 // The beats this page showed, and when (page wall clock and its server-time estimate).
 /** @type {Array<{ beat: number | null, bar: number | null, beatInBar: number | null, count: number, at: number, server: number, predicted: boolean }>} */
 const shown = [];
+// What this page measured, reported to the server every REPORT_EVERY_MS for the conductor's
+// console (doc/protocol.md, "Client reports"): push latency and display lag, in ms.
+const REPORT_EVERY_MS = 10_000;
+const REPORT_SAMPLES = 16;
+const measured = { push: /** @type {number[]} */ ([]), display: /** @type {number[]} */ ([]) };
+connection.on('message', (m) => {
+  if ((m.type === 'delta' || m.type === 'snapshot') && clock.samples > 0) measured.push.push(clock.serverNow() - m.t);
+});
+setInterval(() => {
+  const round = (/** @type {number[]} */ xs) => xs.slice(-REPORT_SAMPLES).map((x) => Math.round(x * 10) / 10);
+  const report = { push: round(measured.push), display: round(measured.display) };
+  measured.push = [];
+  measured.display = [];
+  if (report.push.length + report.display.length === 0 || connection.linkState !== 'live') return;
+  if (connection.transport === 'ws' && connection.send({ type: 'report', ...report })) return;
+  fetch('/api/report', {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...report, transport: connection.transport, view: viewName }),
+  }).catch(() => { /* a lost report is no loss */ });
+}, REPORT_EVERY_MS);
+
 // The notation of this view, when the score has some for it (parts and the full score).
 /** @type {import('./notation/view-base.js').NotationView | null} */
 let notation = null;
@@ -110,6 +134,7 @@ const beatClock = createBeatClock({
   requestFrame: (fn) => requestAnimationFrame(fn),
   onChange(pos) {
     ui.renderPosition(pos);
+    if (pos.changeAt !== null && pos.count === 0 && clock.samples > 0) measured.display.push(clock.serverNow() - pos.changeAt);
     drawCursor(pos);
     shown.push({ beat: pos.beat, bar: pos.bar, beatInBar: pos.beatInBar, count: pos.count, at: wall(), server: clock.serverNow(), predicted: pos.predicted });
     if (shown.length > LOG_SIZE) shown.shift();

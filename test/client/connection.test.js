@@ -63,7 +63,7 @@ function live(epoch = 'E', seq = 1, state = { bar: 1, beatInBar: 1 }, options = 
 describe('state stream', () => {
   it('applies a snapshot, then consecutive deltas as merge patches', () => {
     const { conn, socket, onState } = live('E', 3, { bar: 1, beatInBar: 1, cues: { audience: { text: 'a', color: '#fff' } } });
-    expect(socket.url).toBe('ws://score.test/live');
+    expect(socket.url).toBe('ws://score.test/live?view=audience');
     socket.serverSend(msg.delta('E', 4, { beatInBar: 2 }));
     socket.serverSend(msg.delta('E', 5, { bar: 2, beatInBar: 1, cues: { audience: { text: 'b', color: null } } }));
     expect(conn.state).toEqual({ bar: 2, beatInBar: 1, cues: { audience: { text: 'b' } } });
@@ -155,24 +155,24 @@ describe('resync', () => {
     const h = setup({ transport: 'sse' });
     h.conn.start();
     const first = h.es();
-    expect(first.url).toBe('http://score.test/live/sse');
+    expect(first.url).toBe('http://score.test/live/sse?view=audience');
     first.serverOpen();
     first.serverSend(msg.snapshot('E', 1, {}));
     first.serverSend(msg.delta('E', 3, {}));
     expect(first.closed).toBe(true);
     expect(h.ES.instances).toHaveLength(2);
-    expect(h.es().url).toBe('http://score.test/live/sse?epoch=E&seq=1');
+    expect(h.es().url).toBe('http://score.test/live/sse?epoch=E&seq=1&view=audience');
     expect(h.conn.linkState).toBe('live');
   });
 
   it('on polling, the next poll carries the held epoch and seq', async () => {
     const h = setup({ transport: 'poll' });
     h.conn.start();
-    expect(h.requests[0].url).toBe(`http://score.test/live/poll?wait=${POLL_WAIT_MS}`);
+    expect(h.requests[0].url).toBe(`http://score.test/live/poll?wait=${POLL_WAIT_MS}&view=audience`);
     h.requests[0].respond(200, [msg.snapshot('E', 1, { beat: 1 }), msg.delta('E', 3, { beat: 3 })]);
     await flush();
     expect(h.conn.seq).toBe(1);
-    expect(h.requests[1].url).toBe(`http://score.test/live/poll?epoch=E&since=1&wait=${POLL_WAIT_MS}`);
+    expect(h.requests[1].url).toBe(`http://score.test/live/poll?epoch=E&since=1&wait=${POLL_WAIT_MS}&view=audience`);
     h.requests[1].respond(200, [msg.delta('E', 2, { beat: 2 }), msg.delta('E', 3, { beat: 3 })]);
     await flush();
     expect(h.conn.state).toEqual({ beat: 3 });
@@ -191,7 +191,7 @@ describe('dead link', () => {
     clock.advance(1);
     expect(socket.closedByClient).toBe(true);
     expect(WS.instances).toHaveLength(2);
-    expect(WS.instances[1].url).toBe('ws://score.test/live?epoch=E&seq=7');
+    expect(WS.instances[1].url).toBe('ws://score.test/live?epoch=E&seq=7&view=audience');
     expect(conn.linkState).toBe('reconnecting');
     WS.instances[1].serverSend(msg.welcome('E', 7));
     expect(conn.linkState).toBe('live');
@@ -269,7 +269,7 @@ describe('reconnect at once', () => {
     expect(h.conn.linkState).toBe('offline');
     h.fire('online');
     expect(h.WS.instances).toHaveLength(2);
-    expect(h.ws().url).toBe('ws://score.test/live?epoch=E&seq=2');
+    expect(h.ws().url).toBe('ws://score.test/live?epoch=E&seq=2&view=audience');
     expect(h.conn.linkState).toBe('reconnecting');
     // Only the new attempt's dead-link timer is left: the backoff was cancelled.
     expect(h.clock.pendingDelays()).toEqual([DEAD_LINK_MS]);

@@ -13,6 +13,7 @@ function harness() {
   const deps = {
     baseUrl: 'https://score.test',
     view: 'audience',
+    clientId: 'page-1',
     WebSocket: /** @type {any} */ (WS),
     EventSource: /** @type {any} */ (ES),
     fetch: /** @type {any} */ (fetch),
@@ -43,8 +44,8 @@ const drivers = {
       for (const m of messages) socket.serverSend(m);
     },
     async fail(h) { h.WS.instances.at(-1)?.serverClose(1006); },
-    fresh: 'wss://score.test/live',
-    resumed: 'wss://score.test/live?epoch=E&seq=5',
+    fresh: 'wss://score.test/live?view=audience',
+    resumed: 'wss://score.test/live?epoch=E&seq=5&view=audience',
     api: 'WebSocket',
   },
   sse: {
@@ -54,8 +55,8 @@ const drivers = {
       for (const m of messages) source.serverSend(m);
     },
     async fail(h) { h.ES.instances.at(-1)?.serverError(); },
-    fresh: 'https://score.test/live/sse',
-    resumed: 'https://score.test/live/sse?epoch=E&seq=5',
+    fresh: 'https://score.test/live/sse?view=audience',
+    resumed: 'https://score.test/live/sse?epoch=E&seq=5&view=audience',
     api: 'EventSource',
   },
   poll: {
@@ -68,8 +69,8 @@ const drivers = {
       h.requests.at(-1)?.respond(500, { code: 'SC_ERR_X' });
       await flush();
     },
-    fresh: 'https://score.test/live/poll?wait=20000',
-    resumed: 'https://score.test/live/poll?epoch=E&since=5&wait=20000',
+    fresh: 'https://score.test/live/poll?wait=20000&view=audience&client=page-1',
+    resumed: 'https://score.test/live/poll?epoch=E&since=5&wait=20000&view=audience&client=page-1',
     api: 'fetch',
   },
 };

@@ -71,7 +71,8 @@ import { PollTransport } from './poll.js';
  * What a transport may use: everything platform-specific is injected.
  * @typedef {object} TransportDeps
  * @property {string} baseUrl http(s) origin of the server, e.g. `location.origin`
- * @property {string} [view] sent in WebSocket hellos
+ * @property {string} [view] which view the page shows: in live URLs and WebSocket hellos
+ * @property {string} [clientId] this page's id, sent by polling (so the server can count pollers)
  * @property {WebSocketCtor} [WebSocket]
  * @property {EventSourceCtor} [EventSource]
  * @property {FetchFn} [fetch]

@@ -6,7 +6,7 @@
  * @param {string} baseUrl http(s) origin of the server
  * @param {string} path e.g. `/live`
  * @param {import('./index.js').Position} from
- * @param {{ seqParam?: string, websocket?: boolean, extra?: Record<string, string> }} [options]
+ * @param {{ seqParam?: string, websocket?: boolean, extra?: Record<string, string | undefined> }} [options]
  *   seqParam: name of the seq parameter (`seq`, or `since` for polling); websocket: ws(s) scheme
  * @returns {string}
  */
@@ -17,6 +17,6 @@ export function liveUrl(baseUrl, path, from, options = {}) {
     url.searchParams.set('epoch', from.epoch);
     url.searchParams.set(options.seqParam ?? 'seq', String(from.seq));
   }
-  for (const [key, value] of Object.entries(options.extra ?? {})) url.searchParams.set(key, value);
+  for (const [key, value] of Object.entries(options.extra ?? {})) if (value !== undefined) url.searchParams.set(key, value);
   return url.href;
 }

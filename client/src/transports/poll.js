@@ -73,7 +73,7 @@ export class PollTransport {
     if (!fetch) return;
     const url = liveUrl(this.#deps.baseUrl, '/live/poll', this.#from, {
       seqParam: 'since',
-      extra: { wait: String(POLL_WAIT_MS) },
+      extra: { wait: String(POLL_WAIT_MS), view: this.#deps.view, client: this.#deps.clientId },
     });
     const abort = new AbortController();
     this.#abort = abort;

@@ -35,7 +35,7 @@ export class SseTransport {
     }
     let source;
     try {
-      source = new Ctor(liveUrl(this.#deps.baseUrl, '/live/sse', from));
+      source = new Ctor(liveUrl(this.#deps.baseUrl, '/live/sse', from, { extra: { view: this.#deps.view } }));
     } catch (err) {
       this.onclose({ reason: `EventSource refused: ${String(err)}`, fatal: true });
       return;
