@@ -76,6 +76,7 @@ const shown = [];
 // console (doc/protocol.md, "Client reports"): push latency and display lag, in ms.
 const REPORT_EVERY_MS = 10_000;
 const REPORT_SAMPLES = 16;
+let lastShownBeat = -2;
 const measured = { push: /** @type {number[]} */ ([]), display: /** @type {number[]} */ ([]) };
 connection.on('message', (m) => {
   if ((m.type === 'delta' || m.type === 'snapshot') && clock.samples > 0) measured.push.push(clock.serverNow() - m.t);
@@ -134,7 +135,11 @@ const beatClock = createBeatClock({
   requestFrame: (fn) => requestAnimationFrame(fn),
   onChange(pos) {
     ui.renderPosition(pos);
-    if (pos.changeAt !== null && pos.count === 0 && clock.samples > 0) measured.display.push(clock.serverNow() - pos.changeAt);
+    // Display lag of beats reached by playing on (not the first one a page sees, nor a seek's).
+    if (pos.changeAt !== null && pos.count === 0 && pos.beat !== null && pos.beat === lastShownBeat + 1 && clock.samples > 0) {
+      measured.display.push(clock.serverNow() - pos.changeAt);
+    }
+    lastShownBeat = pos.beat ?? -2;
     drawCursor(pos);
     shown.push({ beat: pos.beat, bar: pos.bar, beatInBar: pos.beatInBar, count: pos.count, at: wall(), server: clock.serverNow(), predicted: pos.predicted });
     if (shown.length > LOG_SIZE) shown.shift();

@@ -1,0 +1,67 @@
+// The console's live panels: vote tallies, and the audience by view and transport with the
+// latency the clients measured themselves. Answers come from the network: checked as they are used.
+
+import { h } from './dom.js';
+
+/** @param {unknown} n */
+const ms = (n) => (typeof n === 'number' && Number.isFinite(n) ? `${Math.round(n)} ms` : '–');
+
+/**
+ * @param {HTMLElement} box
+ * @param {any} votes `GET /api/votes`: { open: Outcome | null, closed: Outcome[] }
+ */
+export function renderVotes(box, votes) {
+  const open = votes?.open;
+  const closed = Array.isArray(votes?.closed) ? votes.closed : [];
+  const nodes = [];
+  if (open && open.tally && typeof open.tally === 'object') {
+    const entries = Object.entries(open.tally).map(([tile, n]) => [tile, Number(n) || 0]);
+    const total = entries.reduce((a, [, n]) => a + /** @type {number} */ (n), 0);
+    nodes.push(h('p', { class: 'vote-open' }, `Open: ${String(open.id)}, ${total} vote${total === 1 ? '' : 's'}${open.winner ? `; leading: ${open.winner}` : ''}`));
+    const list = h('ul', { class: 'tally', 'data-vote': String(open.id) });
+    for (const [tile, n] of entries) {
+      const share = total > 0 ? Math.round((100 * /** @type {number} */ (n)) / total) : 0;
+      list.append(h('li', { 'data-tile': String(tile), 'data-count': String(n) },
+        h('span', { class: 'tile-name' }, String(tile)),
+        h('span', { class: 'meter', style: `--share: ${share}%`, 'aria-hidden': 'true' }),
+        h('span', { class: 'count' }, `${n}`)));
+    }
+    nodes.push(list);
+  } else {
+    nodes.push(h('p', { class: 'muted' }, 'No vote window is open.'));
+  }
+  if (closed.length > 0) {
+    const list = h('ul', { class: 'closed' });
+    for (const o of closed.slice(-5).reverse()) {
+      const tally = o?.tally && typeof o.tally === 'object' ? Object.entries(o.tally).map(([t, n]) => `${t} ${n}`).join(', ') : '';
+      list.append(h('li', {}, `${String(o?.id)}: ${o?.winner ? `${o.winner} won` : 'no votes'} (${tally})`));
+    }
+    nodes.push(h('h3', {}, 'Closed'), list);
+  }
+  box.replaceChildren(...nodes);
+}
+
+/**
+ * @param {HTMLElement} box
+ * @param {any} a `GET /api/clients`
+ */
+export function renderAudience(box, a) {
+  const count = (/** @type {unknown} */ obj) => (obj && typeof obj === 'object' ? Object.entries(obj) : []);
+  const table = (/** @type {string} */ caption, /** @type {string[]} */ head, /** @type {string[][]} */ rows, /** @type {string} */ id) => h('table', { id },
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, ...head.map((x) => h('th', { scope: 'col' }, x)))),
+    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((x, i) => (i === 0 ? h('th', { scope: 'row' }, x) : h('td', {}, x)))))));
+  const latency = count(a?.latency).map(([kind, l]) => {
+    const x = /** @type {any} */ (l);
+    return [kind, String(x?.push?.n ?? 0), ms(x?.push?.p50), ms(x?.push?.p95), ms(x?.push?.max), ms(x?.display?.p95), ms(x?.display?.max)];
+  });
+  box.replaceChildren(
+    h('p', { id: 'clients-total', class: 'big-number' }, `${Number(a?.total) || 0} connected`),
+    h('div', { class: 'tables' },
+      table('By view', ['view', 'clients'], count(a?.byView).map(([v, n]) => [v, String(n)]), 'by-view'),
+      table('By transport', ['transport', 'clients'], count(a?.byTransport).map(([v, n]) => [v, String(n)]), 'by-transport')),
+    latency.length > 0
+      ? table('As the clients measured it, last minute', ['transport', 'samples', 'push p50', 'push p95', 'push max', 'shown late p95', 'shown late max'], latency, 'latency')
+      : h('p', { class: 'muted' }, 'No latency reports yet (pages report every 10 s).'),
+  );
+}
