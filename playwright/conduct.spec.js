@@ -106,3 +106,17 @@ test('live panels: the audience by view and transport, their measured latency, t
   await expect(console_.locator('#latency')).toContainText('poll', { timeout: 15_000 });
   await test.info().attach('conduct-panels', { body: await console_.screenshot(), contentType: 'image/png' });
 });
+
+test('load another score from the scores folder (two clicks: it stops the performance)', async ({ page }) => {
+  await signIn(page);
+  const item = page.locator('#scores li[data-score="seed-profile"]');
+  await expect(item).toBeVisible();
+  await expect(page.locator('#scores li[data-score="demo"]')).toContainText('(playing)');
+  await item.locator('button.load').click();
+  await expect(item.locator('button.load')).toHaveText('Stop and load?');
+  expect((await server.snapshot()).state.score.id).toBe('demo');
+  await item.locator('button.load').click();
+  await expect.poll(async () => (await server.snapshot()).state.score.id).toBe('seed-profile');
+  await expect(page.locator('#score-title')).not.toHaveText('First Light');
+  await expect(page.locator('#scores li[data-score="seed-profile"]')).toContainText('(playing)');
+});

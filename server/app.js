@@ -11,6 +11,7 @@ import { createHub } from './hub.js';
 import { createMetrics } from './metrics.js';
 import { controlRoutes, createSignInLimiter, requireToken } from './control.js';
 import { audienceRoutes, createClientStats } from './audience.js';
+import { libraryRoutes } from './library.js';
 import { tapRoutes } from './taps.js';
 import { scoreRoutes } from './score-routes.js';
 import { clientFiles } from './client-files.js';
@@ -38,6 +39,8 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  * @property {string} [clientDir]          built client (dist/client)
  * @property {Partial<import('./hub.js').HubOptions>} [hubOptions]
  * @property {{ cert: string | Buffer, key: string | Buffer }} [https]  serve HTTPS (PEM contents)
+ * @property {string} [scoresDir]          the folder of scores the conductor may load (default: the
+ *   folder that holds `score`'s package)
  */
 
 /**
@@ -46,6 +49,7 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
 export async function buildApp({
   score, token, autoplay = false, loop = autoplay, clock = systemClock, bus = createMemoryBus(),
   logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false, https,
+  scoresDir = path.dirname(score.dir),
 }) {
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify({
     logger, bodyLimit: 64 * 1024, return503OnClosing: true, ...(https ? { https } : {}),
@@ -122,7 +126,26 @@ export async function buildApp({
     await reload();
     return { epoch: conductor.epoch, seq: conductor.seq, score: current.model.id, warnings: current.warnings };
   });
-  const watcher = watch ? watchPackage(score.dir, () => reload().catch(() => {}), app.log) : null;
+  let watcher = watch ? watchPackage(score.dir, () => reload().catch(() => {}), app.log) : null;
+
+  /**
+   * Play another package from the scores folder, from its start (a new epoch). A package that
+   * does not load leaves the current one playing; the error lists its problems.
+   * @param {string} dir
+   */
+  async function switchTo(dir) {
+    const next = await loadPackage(dir, { cacheDir });
+    current = next;
+    lastReload.problems = [];
+    conductor.load(next.model);
+    if (watcher) {
+      watcher.close();
+      watcher = watchPackage(next.dir, () => reload().catch(() => {}), app.log);
+    }
+    app.log.info({ score: next.model.id, epoch: conductor.epoch }, 'score loaded');
+    return { epoch: conductor.epoch, seq: conductor.seq, score: next.model.id, warnings: next.warnings };
+  }
+  libraryRoutes(app, { scoresDir, token, auth, currentDir: () => current.dir, switchTo });
 
   controlRoutes(app, { conductor, token, auth });
   audienceRoutes(app, { hub, stats: clientStats, token, now: clock.wall, auth });

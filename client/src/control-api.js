@@ -58,6 +58,10 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
     /** @param {{ rate: number } | { bpm: number }} t */
     tempo: (t) => control('tempo', t),
     reload: () => call('POST', '/api/reload'),
+    /** The scores folder: `{ scores: [{ name, id, title, current }] }`. */
+    scores: () => call('GET', '/api/scores'),
+    /** @param {string} name a folder name from scores() */
+    load: (name) => call('POST', '/api/load', { score: name }),
   };
 }
 

@@ -9,7 +9,7 @@ import { createServerClock } from '../clock.js';
 import { createBeatClock } from '../beat-clock.js';
 import { ControlError, createControlApi, keepToken, takeToken } from '../control-api.js';
 import { h, setText } from './dom.js';
-import { renderAudience, renderVotes } from './panels.js';
+import { renderAudience, renderScores, renderVotes } from './panels.js';
 
 /** @type {import('../transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast console] ${message}`, detail ?? '');
@@ -89,6 +89,7 @@ function consoleFor(api) {
     count: h('span', { id: 'count-in' }, ''),
     result: h('p', { id: 'result', role: 'status', class: 'result' }, ''),
     votes: h('div', { id: 'votes' }),
+    scores: h('div', { id: 'scores' }),
     audience: h('div', { id: 'audience' }),
   };
   const countIn = /** @type {HTMLSelectElement} */ (h('select', { id: 'count-in-bars', 'aria-label': 'Count-in' },
@@ -147,6 +148,7 @@ function consoleFor(api) {
         button('stop', 'Stop', () => act('Stop', () => api.stop()))),
       seekForm, tempoForm, el.result),
     h('section', { class: 'panel', 'aria-label': 'Votes' }, h('h2', {}, 'Votes'), el.votes),
+    h('section', { class: 'panel', 'aria-label': 'Scores' }, h('h2', {}, 'Scores'), el.scores),
     h('section', { class: 'panel wide', 'aria-label': 'Audience' }, h('h2', {}, 'Audience'), el.audience),
   );
 
@@ -197,6 +199,19 @@ function consoleFor(api) {
   };
   refresh();
   setInterval(refresh, PANEL_EVERY_MS);
+
+  // The scores folder: loading another score stops this one, so it takes a second click.
+  const showScores = async () => {
+    try {
+      renderScores(el.scores, await api.scores(), (name, title) => act(`Load ${title}`, async () => {
+        await api.load(name);
+        await showScores();
+      }));
+    } catch (err) {
+      setText(el.scores, messageOf(err));
+    }
+  };
+  showScores();
 
   // For browser tests, as on the other pages.
   Object.defineProperty(window, 'scorecast', {

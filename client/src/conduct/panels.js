@@ -65,3 +65,35 @@ export function renderAudience(box, a) {
       : h('p', { class: 'muted' }, 'No latency reports yet (pages report every 10 s).'),
   );
 }
+
+/**
+ * The scores folder, each with a Load button that asks to be pressed again (a load stops the
+ * performance that is playing).
+ * @param {HTMLElement} box
+ * @param {any} answer `GET /api/scores`
+ * @param {(name: string, title: string) => void} load
+ */
+export function renderScores(box, answer, load) {
+  const scores = Array.isArray(answer?.scores) ? answer.scores : [];
+  const list = h('ul', { class: 'scores' });
+  for (const s of scores) {
+    const name = String(s?.name ?? '');
+    const title = typeof s?.title === 'string' ? s.title : name;
+    const item = h('li', { 'data-score': name }, h('span', {}, title), s?.current ? h('span', { class: 'muted' }, ' (playing)') : null);
+    if (!s?.current) {
+      const b = h('button', { type: 'button', class: 'load', 'aria-label': `Load ${title}` }, 'Load');
+      b.addEventListener('click', () => {
+        if (b.dataset.armed !== 'true') {
+          b.dataset.armed = 'true';
+          b.textContent = 'Stop and load?';
+          setTimeout(() => { b.dataset.armed = 'false'; b.textContent = 'Load'; }, 4000);
+          return;
+        }
+        load(name, title);
+      });
+      item.append(' ', b);
+    }
+    list.append(item);
+  }
+  box.replaceChildren(scores.length > 0 ? list : h('p', { class: 'muted' }, 'No scores in the scores folder.'));
+}
