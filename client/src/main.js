@@ -134,14 +134,18 @@ const beatClock = createBeatClock({
   onFrame: viewName === DEFAULT_VIEW ? null : drawCursor,
   requestFrame: (fn) => requestAnimationFrame(fn),
   onChange(pos) {
+    // When the page changed what it shows: taken before drawing, which every page then does in
+    // the same task (the browser paints it at its next frame).
+    const at = wall();
+    const server = clock.serverNow();
     ui.renderPosition(pos);
     // Display lag of beats reached by playing on (not the first one a page sees, nor a seek's).
     if (pos.changeAt !== null && pos.count === 0 && pos.beat !== null && pos.beat === lastShownBeat + 1 && clock.samples > 0) {
-      measured.display.push(clock.serverNow() - pos.changeAt);
+      measured.display.push(server - pos.changeAt);
     }
     lastShownBeat = pos.beat ?? -2;
     drawCursor(pos);
-    shown.push({ beat: pos.beat, bar: pos.bar, beatInBar: pos.beatInBar, count: pos.count, at: wall(), server: clock.serverNow(), predicted: pos.predicted });
+    shown.push({ beat: pos.beat, bar: pos.bar, beatInBar: pos.beatInBar, count: pos.count, at, server, predicted: pos.predicted });
     if (shown.length > LOG_SIZE) shown.shift();
   },
 });
