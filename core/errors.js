@@ -86,6 +86,14 @@ export const ERRORS = Object.freeze({
     code: 'SC_ERR_NOT_FOUND', status: 404,
     message: 'Nothing is served at this path.',
   },
+  SC_ERR_SAVE_UNREADABLE: {
+    code: 'SC_ERR_SAVE_UNREADABLE', status: 422,
+    message: 'The saved performance cannot be read (not JSON, truncated, edited, or a newer format); the server started fresh and kept the file aside for you to look at.',
+  },
+  SC_ERR_SAVE_MISMATCH: {
+    code: 'SC_ERR_SAVE_MISMATCH', status: 409,
+    message: 'The saved performance is for another score, or for another version of this one; the server started fresh and kept the file aside.',
+  },
 });
 
 /**

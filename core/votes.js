@@ -37,6 +37,52 @@ export function winnerOf(tiles, tally) {
 }
 
 /**
+ * What a ballot holds, as plain JSON: enough to go on after a server restart with the same
+ * tally and without letting a device that voted vote again.
+ * @typedef {object} BallotRecord
+ * @property {{ id: string, tally: Record<string, number>, devices: string[] } | null} open
+ * @property {Outcome[]} closed
+ */
+
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Why `record` cannot be a ballot of these vote windows, or null when it can.
+ * @param {import('./manifest.js').Vote[]} votes
+ * @param {unknown} record
+ * @returns {string | null}
+ */
+function recordProblem(votes, record) {
+  if (!isObject(record) || !Array.isArray(record.closed)) return 'ballot: expected {open, closed: []}';
+  for (const [i, o] of record.closed.entries()) {
+    if (!(isObject(o) && typeof o.id === 'string' && isObject(o.tally) && (o.winner === null || typeof o.winner === 'string')
+      && (o.seek === null || Number.isInteger(o.seek)))) return `ballot: closed[${i}] is not an outcome {id, tally, winner, seek}`;
+  }
+  const open = record.open;
+  if (open === null) return null;
+  if (!(isObject(open) && typeof open.id === 'string' && isObject(open.tally) && Array.isArray(open.devices))) {
+    return 'ballot: open must be null or {id, tally, devices: []}';
+  }
+  const vote = votes.find((v) => v.id === open.id);
+  if (!vote) return `ballot: the score has no vote window "${open.id.slice(0, 64)}"`;
+  let total = 0;
+  for (const [tile, n] of Object.entries(open.tally)) {
+    if (!vote.tiles.includes(tile)) return `ballot: "${vote.id}" has no tile "${tile.slice(0, 64)}"`;
+    if (!(Number.isInteger(n) && /** @type {number} */ (n) >= 0)) return `ballot: the tally of "${tile}" must be a whole number >= 0`;
+    total += /** @type {number} */ (n);
+  }
+  if (!open.devices.every((d) => typeof d === 'string' && DEVICE_RE.test(d))) return 'ballot: devices must be device ids';
+  if (new Set(open.devices).size !== open.devices.length || open.devices.length !== total) {
+    return `ballot: ${open.devices.length} devices voted but the tally counts ${total} votes`;
+  }
+  return null;
+}
+
+/**
  * The vote windows of one score performance.
  * @param {import('./manifest.js').Vote[]} votes
  */
@@ -112,6 +158,31 @@ export function createBallot(votes) {
     /** Tallies of the open window and the outcomes of closed ones, for the conductor. */
     report() {
       return { open: open ? outcomeOf(open) : null, closed: [...outcomes] };
+    },
+
+    /** @returns {BallotRecord} */
+    record() {
+      return {
+        open: open ? { id: open.vote.id, tally: Object.fromEntries(open.tally), devices: [...open.devices] } : null,
+        closed: outcomes.map((o) => ({ ...o, tally: { ...o.tally } })),
+      };
+    },
+
+    /**
+     * Take up a recorded ballot (replacing what this one holds). The record comes from a file:
+     * it is checked against the score's windows, and refused with the reason.
+     * @param {unknown} record
+     * @returns {{ ok: true } | { ok: false, problem: string }}
+     */
+    restore(record) {
+      const problem = recordProblem(votes, record);
+      if (problem !== null) return { ok: false, problem };
+      const r = /** @type {BallotRecord} */ (record);
+      outcomes.length = 0;
+      outcomes.push(...r.closed.map((o) => ({ id: o.id, tally: { ...o.tally }, winner: o.winner, seek: o.seek })));
+      const vote = r.open && votes.find((v) => v.id === /** @type {{ id: string }} */ (r.open).id);
+      open = r.open && vote ? { vote, tally: new Map(Object.entries(r.open.tally)), devices: new Set(r.open.devices) } : null;
+      return { ok: true };
     },
   };
 }

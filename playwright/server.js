@@ -3,6 +3,7 @@
 
 import { fork } from 'node:child_process';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,7 +29,8 @@ export async function startServer({ port, score = 'scores/demo', autoplay = true
   const args = ['--port', String(port), '--host', '127.0.0.1', '--score', path.join(ROOT, score), '--log-level', 'warn'];
   if (autoplay) args.push('--autoplay');
   const child = fork(path.join(ROOT, 'server', 'start.js'), args, {
-    env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_QR: '0' },
+    // Each start is a fresh performance, saved apart from the repository's .cache/performance.json.
+    env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_QR: '0', SCORECAST_RESUME: '0', SCORECAST_STATE_FILE: path.join(os.tmpdir(), `scorecast-playwright-${port}.json`) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   await new Promise((resolve, reject) => {
@@ -36,14 +38,50 @@ export async function startServer({ port, score = 'scores/demo', autoplay = true
     child.once('message', () => { clearTimeout(timer); resolve(undefined); });
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}`)); });
   });
-  const base = `http://127.0.0.1:${port}`;
+  return serverHandle(child, `http://127.0.0.1:${port}`, TOKEN);
+}
+
+/**
+ * Start `scorecast preview DIR` as a composer would (a token of its own, loopback, no browser
+ * opened); resolves with the server and the preview URL it printed.
+ * @param {{ port: number, dir: string }} options
+ */
+export async function startPreview({ port, dir }) {
+  /** @type {NodeJS.ProcessEnv} */
+  const env = { ...process.env, SCORECAST_QR: '0' };
+  delete env.SCORECAST_TOKEN;
+  const child = fork(path.join(ROOT, 'server', 'cli.js'), ['preview', dir, '--port', String(port), '--no-open', '--log-level', 'warn'], {
+    env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  let out = '';
+  const url = await new Promise((resolve, reject) => {
+    // The first run engraves the notation into the (shared) cache: a few seconds.
+    const timer = setTimeout(() => reject(new Error(`preview did not start within 30 s:\n${out}`)), 30_000);
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const m = /preview: +(\S+)\n/.exec(out);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`preview exited with ${code}:\n${out}`)); });
+  });
+  const { origin, hash } = new URL(url);
+  const token = new URLSearchParams(hash.slice(1)).get('token') ?? '';
+  return { ...serverHandle(child, origin, token), url, token, output: () => out };
+}
+
+/**
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {string} base
+ * @param {string} token
+ */
+function serverHandle(child, base, token) {
   return {
     base,
     /** @param {string} action @param {object} [body] */
     async control(action, body) {
       const res = await fetch(`${base}/api/control/${action}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,
       });
       if (!res.ok) throw new Error(`control ${action}: ${res.status}`);

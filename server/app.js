@@ -17,6 +17,7 @@ import { scoreRoutes } from './score-routes.js';
 import { clientFiles } from './client-files.js';
 import { loadPackage } from './score-package.js';
 import { watchPackage } from './watch.js';
+import { attachPersistence } from './persist.js';
 import { attachWebSocket } from './transports/websocket.js';
 import { sseRoutes } from './transports/sse.js';
 import { pollRoutes } from './transports/poll.js';
@@ -39,6 +40,8 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  * @property {string} [clientDir]          built client (dist/client)
  * @property {Partial<import('./hub.js').HubOptions>} [hubOptions]
  * @property {{ cert: string | Buffer, key: string | Buffer }} [https]  serve HTTPS (PEM contents)
+ * @property {import('./persist.js').PersistenceOptions | null} [persist]  save the performance to
+ *   this file as it changes and resume it at start (default: not saved)
  * @property {string} [scoresDir]          the folder of scores the conductor may load (default: the
  *   folder that holds `score`'s package)
  */
@@ -48,7 +51,7 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  */
 export async function buildApp({
   score, token, autoplay = false, loop = autoplay, clock = systemClock, bus = createMemoryBus(),
-  logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false, https,
+  logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false, https, persist = null,
   scoresDir = path.dirname(score.dir),
 }) {
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify({
@@ -58,6 +61,7 @@ export async function buildApp({
   const conductor = createConductor({
     model: score.model, bus, clock, loop,
     onVote: (outcome) => app.log.info({ vote: outcome }, 'vote closed'),
+    onVoteCast: () => persistence?.changed(),
   });
   const clientStats = createClientStats({ now: clock.wall });
   const hub = createHub({
@@ -96,6 +100,10 @@ export async function buildApp({
   let current = score;
   /** @type {{ problems: string[], at: number | null }} */
   const lastReload = { problems: [], at: null };
+  /** @type {import('./persist.js').Persistence | null} */
+  const persistence = persist ? await attachPersistence({
+    ...persist, conductor, bus, clock, log: app.log, scoreDir: () => current.dir,
+  }) : null;
   /**
    * Load the package again. A broken package never replaces a working one: the server keeps
    * playing what it has and the problems are kept for the conductor.
@@ -121,6 +129,7 @@ export async function buildApp({
   app.get('/api/status', { onRequest: requireToken(token, auth) }, async () => ({
     score: current.model.id, dir: current.dir, epoch: hub.epoch, seq: hub.seq, clients: hub.size,
     warnings: current.warnings, reload: lastReload,
+    resume: persistence ? persistence.status() : { resumed: false, note: 'the performance is not saved (no state file, or the autoplay demo)' },
   }));
   app.post('/api/reload', { onRequest: requireToken(token, auth) }, async () => {
     await reload();
@@ -160,6 +169,7 @@ export async function buildApp({
   app.addHook('preClose', async () => {
     watcher?.close();
     conductor.dispose();
+    await persistence?.close();
     ws.close();
     hub.close();
   });

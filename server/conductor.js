@@ -8,6 +8,21 @@ import { ScorecastError } from '../core/errors.js';
 import { createBallot } from '../core/votes.js';
 
 /**
+ * A performance as plain JSON, to go on from after a restart (server/persist.js saves it).
+ * @typedef {object} PerformanceRecord
+ * @property {import('../core/performance.js').Transport} transport
+ * @property {number} beat    the position: the beat sounding (playing), or where the performance
+ *   holds (fractional when paused mid-beat)
+ * @property {number} [beatT] playing: server wall time (ms since the Unix epoch) at which `beat`
+ *   sounded (or sounds, after a count-in); the beat grid follows from it, the tempo map and `rate`
+ * @property {number} rate
+ * @property {boolean} [ended] stopped by reaching the end (play starts over)
+ * @property {import('../core/votes.js').BallotRecord} ballot
+ */
+
+const TRANSPORTS = ['playing', 'paused', 'stopped'];
+
+/**
  * Time and timers, injected so tests drive them by hand.
  * @typedef {object} Clock
  * @property {() => number} now   monotonic milliseconds
@@ -45,12 +60,13 @@ export function newEpoch() {
  * @property {string} [epoch]
  * @property {(beat: number, dueMono: number) => void} [onBeat] observer, for tests and metrics
  * @property {(outcome: import('../core/votes.js').Outcome) => void} [onVote] a vote window closed
+ * @property {() => void} [onVoteCast] a vote was counted (the tally is not in the state)
  */
 
 /**
  * @param {ConductorOptions} options
  */
-export function createConductor({ model: firstModel, bus, clock = systemClock, loop = false, epoch: firstEpoch = newEpoch(), onBeat, onVote }) {
+export function createConductor({ model: firstModel, bus, clock = systemClock, loop = false, epoch: firstEpoch = newEpoch(), onBeat, onVote, onVoteCast }) {
   let model = firstModel;
   let ballot = createBallot(model.votes);
   let map = model.map;
@@ -179,6 +195,73 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
     ended = true;
     pos = state.beat;
     commit(withTransport(state, 'stopped', null));
+  }
+
+  /**
+   * Play on from a performance at `beat`, which sounded at wall time `beatT`, through the time
+   * that has passed since, exactly as the timers would have: vote windows open and close on the
+   * way (a recorded tally decides its jump), the end loops or stops. The beat reached sounds on
+   * the same grid.
+   * @param {number} from
+   * @param {number} beatT
+   */
+  function playOnFrom(from, beatT) {
+    const nowMono = clock.now();
+    const nowWall = clock.wall();
+    const rate = state.rate;
+    const span = (/** @type {number} */ a, /** @type {number} */ b) => (map.timeAt(b) - map.timeAt(a)) / rate;
+    let at = from;
+    // Restarted before the beat was due (during a count-in): it sounds now.
+    let t = Math.min(beatT, nowWall);
+    let wrapped = false;
+    const edges = model.votes.flatMap((v) => [v.open, v.close]);
+    let edge = map.totalBeats;
+    for (;;) {
+      edge = Math.min(map.totalBeats, ...edges.filter((b) => b > at));
+      if (t + span(at, edge) > nowWall) break;
+      t += span(at, edge);
+      if (edge < map.totalBeats) {
+        at = voteAt(edge, true) ?? edge;
+        continue;
+      }
+      if (!loop) {
+        ended = true;
+        pos = map.totalBeats - 1;
+        state = withTransport(atBeat(model, state, pos, null), 'stopped', null);
+        return;
+      }
+      if (wrapped) {
+        // From the second time round nobody has voted: every round is the same, skip them.
+        const round = span(0, map.totalBeats);
+        t += Math.floor((nowWall - t) / round) * round;
+      }
+      wrapped = true;
+      at = voteAt(0, true) ?? 0;
+    }
+    anchorPos = at;
+    anchorWall = t;
+    anchorMono = nowMono - (nowWall - t);
+    const p = map.beatAt(map.timeAt(at) + (nowWall - t) * rate);
+    // 1e-9: a beat due exactly now has sounded, whatever the rounding of timeAt and beatAt.
+    const beat = Math.max(at, Math.min(Math.floor(p + 1e-9), edge - 1));
+    state = announce(atBeat(model, withTransport(state, 'playing', null), beat, wallOf(dueMono(beat))), beat);
+    arm(beat + 1);
+  }
+
+  /**
+   * Why `record` cannot be resumed with this score, or null.
+   * @param {unknown} record
+   */
+  function recordProblem(record) {
+    if (record === null || typeof record !== 'object') return 'expected an object';
+    const r = /** @type {Record<string, unknown>} */ (record);
+    if (!TRANSPORTS.includes(/** @type {string} */ (r.transport))) return `transport must be one of ${TRANSPORTS.join(', ')}`;
+    const beat = /** @type {number} */ (r.beat);
+    if (!(typeof beat === 'number' && beat >= 0 && beat < map.totalBeats)) return `beat must be in 0..${map.totalBeats - 1}`;
+    if (r.transport === 'playing' && !(Number.isInteger(beat) && Number.isFinite(r.beatT))) return 'a playing record needs a whole beat and its time beatT';
+    if (!(typeof r.rate === 'number' && r.rate >= MIN_RATE && r.rate <= MAX_RATE)) return `rate must be in ${MIN_RATE}..${MAX_RATE}`;
+    if (r.ended !== undefined && typeof r.ended !== 'boolean') return 'ended must be true or false';
+    return null;
   }
 
   /** @param {number} beat */
@@ -336,10 +419,63 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
      * Count a tap as a vote in the open window.
      * @param {{ tile: string | number, window?: string, device?: string }} tap
      */
-    vote(tap) { return ballot.cast(tap); },
+    vote(tap) {
+      const result = ballot.cast(tap);
+      if (result.ok) onVoteCast?.();
+      return result;
+    },
 
     /** Tallies of the open vote window and outcomes of the closed ones. */
     votes() { return ballot.report(); },
+
+    /**
+     * The performance as plain JSON, for resume(): where it is and, while playing, when its
+     * beat sounded, so that the position after a restart follows from the time gone by.
+     * @returns {PerformanceRecord}
+     */
+    record() {
+      const playing = state.transport === 'playing';
+      return {
+        transport: state.transport,
+        beat: playing ? state.beat : pos,
+        ...(playing ? { beatT: wallOf(dueMono(state.beat)) } : {}),
+        rate: state.rate,
+        ...(ended ? { ended } : {}),
+        ballot: ballot.record(),
+      };
+    },
+
+    /**
+     * Go on with a recorded performance of this score, in a new epoch (clients resync by
+     * snapshot). Playing: at the beat the performance has reached by now (the time since the
+     * record's beat sounded, through the tempo map at its rate, following vote windows, the
+     * loop or the end), on the same beat grid; paused or stopped: where it was. The vote window
+     * that was open keeps its tally and its voters. Throws SC_ERR_SAVE_MISMATCH, changing
+     * nothing, when the record does not fit this score.
+     * @param {PerformanceRecord} record
+     * @param {{ epoch?: string }} [options]
+     */
+    resume(record, { epoch: nextEpoch = newEpoch() } = {}) {
+      const problem = recordProblem(record);
+      if (problem !== null) throw new ScorecastError('SC_ERR_SAVE_MISMATCH', problem);
+      const nextBallot = createBallot(model.votes);
+      const restored = nextBallot.restore(record.ballot);
+      if (!restored.ok) throw new ScorecastError('SC_ERR_SAVE_MISMATCH', restored.problem);
+      cancel();
+      ballot = nextBallot;
+      epoch = nextEpoch;
+      seq = 0;
+      ended = record.transport !== 'playing' && record.ended === true;
+      pos = record.beat;
+      state = withRate(model, initialState(model), record.rate);
+      if (record.transport === 'playing') {
+        playOnFrom(record.beat, /** @type {number} */ (record.beatT));
+      } else {
+        state = withTransport(atBeat(model, state, Math.floor(pos), null), record.transport, null);
+      }
+      bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
+      return state;
+    },
 
     /** Stop the timers; the conductor publishes nothing more. */
     dispose() { cancel(); },

@@ -19,6 +19,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * @property {boolean} watch  reload the score package when its files change
  * @property {string} logLevel
  * @property {{ cert: string, key: string } | null} tls  certificate and key files: serve HTTPS
+ * @property {string | null} stateFile  where the performance is saved as it changes (null: not
+ *   saved; the autoplay demo starts from the top anyway, and must not overwrite a real save)
+ * @property {boolean} resume  take up the saved performance at start
  */
 
 /**
@@ -40,6 +43,8 @@ export function readConfig(argv, env) {
       'log-level': { type: 'string' },
       cert: { type: 'string' },
       key: { type: 'string' },
+      'state-file': { type: 'string' },
+      'no-resume': { type: 'boolean' },
     },
     strict: true,
   });
@@ -63,5 +68,7 @@ export function readConfig(argv, env) {
     watch: values.watch ?? env.SCORECAST_WATCH === '1',
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
     tls: cert !== undefined && key !== undefined ? { cert: path.resolve(cert), key: path.resolve(key) } : null,
+    stateFile: autoplay ? null : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? path.join(ROOT, '.cache', 'performance.json')),
+    resume: !(values['no-resume'] ?? env.SCORECAST_RESUME === '0'),
   };
 }

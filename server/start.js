@@ -17,6 +17,15 @@ function lanAddresses() {
 }
 
 /**
+ * How the performance starts, for the banner: a resumed one says where it came back.
+ * @param {import('../core/performance.js').PerformanceState} state
+ */
+function resumedAs(state) {
+  if (state.transport === 'stopped' && state.beat === 0) return ' (waiting for the conductor)';
+  return ` (resumed ${state.transport} at bar ${state.bar}, beat ${state.beatInBar})`;
+}
+
+/**
  * Start the server from command-line flags and the environment.
  * @param {string[]} argv
  */
@@ -45,10 +54,12 @@ export async function main(argv) {
     }
   }
   let app;
+  let conductor;
   try {
-    ({ app } = await buildApp({
+    ({ app, conductor } = await buildApp({
       score, token: config.token, autoplay: config.autoplay, loop: config.loop, watch: config.watch,
       logger: { level: config.logLevel }, https,
+      persist: config.stateFile ? { file: config.stateFile, resume: config.resume } : null,
     }));
   } catch (err) {
     process.stderr.write(`scorecast: cannot start: ${/** @type {Error} */ (err).message}\n`);
@@ -64,7 +75,7 @@ export async function main(argv) {
   const audienceUrl = `${scheme}://${hosts[0]}:${port}/`;
   const lines = [
     '',
-    `scorecast is playing "${score.model.title}"${config.autoplay ? ' (autoplay, looping)' : ' (waiting for the conductor)'}`,
+    `scorecast is playing "${score.model.title}"${config.autoplay ? ' (autoplay, looping)' : resumedAs(conductor.state)}`,
     `  audience:  ${hosts.map((h) => `${scheme}://${h}:${port}/`).join('  ')}`,
     `  conductor token: ${config.token}${config.tokenGenerated ? '  (generated; set SCORECAST_TOKEN to choose one)' : ''}`,
     `  control:   curl -X POST -H 'Authorization: Bearer <token>' ${scheme}://localhost:${port}/api/control/play`,

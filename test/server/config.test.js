@@ -20,6 +20,16 @@ describe('configuration', () => {
     expect(readConfig([], { SCORECAST_CERT: '/etc/c.pem', SCORECAST_KEY: '/etc/k.pem' }).tls).toEqual({ cert: path.resolve('/etc/c.pem'), key: path.resolve('/etc/k.pem') });
   });
 
+  it('saves the performance to .cache/performance.json and resumes it, unless told otherwise', () => {
+    const c = readConfig([], {});
+    expect(c.stateFile).toMatch(/[/\\]\.cache[/\\]performance\.json$/);
+    expect(c.resume).toBe(true);
+    expect(readConfig(['--state-file', 's.json', '--no-resume'], {})).toMatchObject({ stateFile: path.resolve('s.json'), resume: false });
+    expect(readConfig([], { SCORECAST_STATE_FILE: '/var/sc.json', SCORECAST_RESUME: '0' })).toMatchObject({ stateFile: path.resolve('/var/sc.json'), resume: false });
+    // The autoplay demo starts from the top anyway, and must not overwrite a real save.
+    expect(readConfig(['--autoplay', '--state-file', 's.json'], {}).stateFile).toBeNull();
+  });
+
   it.each([
     [['--port', '70000'], {}, /PORT\/--port must be 0..65535/],
     [['--port', 'eighty'], {}, /PORT\/--port/],

@@ -1,0 +1,428 @@
+// Resume after restart (issue 5, item 3): the performance is saved as it changes to a small
+// JSON file, so that a server restarted mid-piece comes back at the beat the piece has reached.
+// Writes are atomic (temp file, then rename) and coalesced: a beat is a change, but at 600 bpm
+// that would be ten files a second, so beats are written at most every SAVE_INTERVAL_MS;
+// transport changes, seeks, jumps, new epochs and votes are written at once. The file carries
+// a format version and a sha256 of its payload: a truncated, edited or foreign file is refused
+// with the reason, kept aside for someone to look at, and the server starts fresh.
+
+import { createHash } from 'node:crypto';
+import * as fsp from 'node:fs/promises';
+import path from 'node:path';
+import { errorValue } from '../core/errors.js';
+
+export const SAVE_FORMAT = 'scorecast-performance';
+export const SAVE_VERSION = 1;
+/** At most one coalesced write per interval (ms) while beats stream. */
+export const SAVE_INTERVAL_MS = 250;
+/** A save holds a position and one window's voters: far below this. Larger is not ours. */
+const MAX_SAVE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * @typedef {object} SavePayload
+ * @property {number} savedAt   server wall time of the write (ms since the Unix epoch)
+ * @property {string} epoch     the epoch that was playing
+ * @property {number} seq
+ * @property {{ id: string, title: string, dir: string | null, fingerprint: string }} score
+ * @property {import('./conductor.js').PerformanceRecord} performance
+ */
+
+/**
+ * @typedef {{ ok: true, payload: SavePayload }
+ *   | { ok: false, missing: true }
+ *   | { ok: false, missing: false, code: 'SC_ERR_SAVE_UNREADABLE' | 'SC_ERR_SAVE_MISMATCH', problem: string }} ReadResult
+ */
+
+/**
+ * What `GET /api/status` shows as `resume`.
+ * @typedef {object} ResumeStatus
+ * @property {boolean} resumed
+ * @property {string} file
+ * @property {number} [beat]       resumed: the beat it came back at
+ * @property {string} [transport]  resumed
+ * @property {number} [savedAt]    resumed: when the save it came back from was written
+ * @property {string} [code]       a save that was refused: SC_ERR_SAVE_UNREADABLE or SC_ERR_SAVE_MISMATCH
+ * @property {string} [problem]    why it was refused
+ * @property {string | null} [keptAs]  where the refused file now is (null: it could not be moved, and
+ *   nothing is saved so that it is not overwritten)
+ * @property {string} [note]       why nothing was resumed, when that is no problem
+ * @property {{ at: number | null, error?: string }} lastWrite
+ */
+
+/** Every write names the score's version: computed once per model. */
+/** @type {WeakMap<import('../core/manifest.js').ScoreModel, string>} */
+const fingerprints = new WeakMap();
+
+/** @param {string} text */
+const sha256 = (text) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * Names one version of a score as far as a saved position is concerned: its beats in
+ * performance order, its tempo and its vote windows. Cue contents are left out on purpose:
+ * a typo fixed in a cue's text between a crash and the restart must not lose the place.
+ * @param {import('../core/manifest.js').ScoreModel} model
+ */
+export function scoreFingerprint(model) {
+  const known = fingerprints.get(model);
+  if (known !== undefined) return known;
+  const { map } = model;
+  const structure = {
+    bars: map.bars.map((b) => [b.bar, b.beats, b.firstBeatInBar, b.time]),
+    tempo: map.segments.map((s) => [s.beat, s.bpm]),
+    votes: model.votes.map((v) => [v.id, v.tiles, v.open, v.close, v.decides]),
+  };
+  const fingerprint = `${map.totalBeats}:${sha256(JSON.stringify(structure)).slice(0, 16)}`;
+  fingerprints.set(model, fingerprint);
+  return fingerprint;
+}
+
+/**
+ * The file's text: a format name and version, the sha256 of the payload's JSON, the payload.
+ * @param {SavePayload} payload
+ */
+export function encodeSave(payload) {
+  const body = JSON.stringify(payload);
+  return `{"format":"${SAVE_FORMAT}","version":${SAVE_VERSION},"sha256":"${sha256(body)}","payload":${body}}\n`;
+}
+
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, any>}
+ */
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Read a save's text. Never throws: a file that cannot be trusted is an error value with the
+ * reason.
+ * @param {string} text
+ * @returns {ReadResult}
+ */
+export function decodeSave(text) {
+  /** @param {string} problem @returns {ReadResult} */
+  const bad = (problem) => ({ ok: false, missing: false, code: 'SC_ERR_SAVE_UNREADABLE', problem });
+  /** @type {unknown} */
+  let file;
+  try {
+    file = JSON.parse(text);
+  } catch {
+    return bad(text.trim() === '' ? 'the file is empty (a write cut short?)' : 'the file is not valid JSON (truncated or partly written?)');
+  }
+  if (!isObject(file) || file.format !== SAVE_FORMAT) return bad(`not a scorecast performance save (no "format": "${SAVE_FORMAT}")`);
+  if (!Number.isInteger(file.version) || file.version < 1) return bad(`unknown format version ${JSON.stringify(file.version)}`);
+  if (file.version > SAVE_VERSION) return bad(`format version ${file.version} is newer than this server reads (${SAVE_VERSION}); a newer scorecast wrote it`);
+  if (!isObject(file.payload) || typeof file.sha256 !== 'string') return bad('the file has no payload or no sha256');
+  // Re-serializing gives back the exact text that was hashed: JSON.stringify wrote it, and a
+  // parse/stringify round trip of JSON.stringify's output is the identity.
+  if (sha256(JSON.stringify(file.payload)) !== file.sha256) return bad('the sha256 does not match the payload: the file was edited or partly written');
+  const p = file.payload;
+  if (!(typeof p.savedAt === 'number' && typeof p.epoch === 'string' && Number.isInteger(p.seq)
+    && isObject(p.score) && typeof p.score.id === 'string' && typeof p.score.fingerprint === 'string'
+    && isObject(p.performance))) {
+    return bad('the payload lacks savedAt, epoch, seq, score {id, fingerprint} or performance');
+  }
+  return { ok: true, payload: /** @type {SavePayload} */ (p) };
+}
+
+/**
+ * Why a valid save cannot be resumed with `model`, or null when it can.
+ * @param {SavePayload} payload
+ * @param {import('../core/manifest.js').ScoreModel} model
+ */
+export function saveMismatch(payload, model) {
+  const { score } = payload;
+  const where = typeof score.dir === 'string' ? ` (${score.dir})` : '';
+  if (score.id !== model.id) return `the save is for score "${score.id}"${where}; this server plays "${model.id}"`;
+  if (score.fingerprint !== scoreFingerprint(model)) {
+    return `the save is for another version of "${model.id}": its bars, tempo or vote windows have changed since it was saved`;
+  }
+  return null;
+}
+
+/**
+ * @typedef {Pick<typeof fsp, 'open' | 'rename' | 'unlink' | 'mkdir'>} WriteOps
+ */
+
+let tmpCounter = 0;
+
+/**
+ * Replace `file` with `text` so that a reader (or a restart after a crash at any moment) sees
+ * either the old file or the new one, never a mix: write a temp file beside it, sync it, rename.
+ * @param {string} file
+ * @param {string} text
+ * @param {WriteOps} [ops]  injected by tests to make a step fail
+ */
+export async function writeFileAtomic(file, text, ops = fsp) {
+  await ops.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}-${++tmpCounter}.tmp`;
+  try {
+    const handle = await ops.open(tmp, 'w');
+    try {
+      await handle.writeFile(text);
+      // In the thread pool, not on the event loop: the beat timers do not wait for the disk.
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await ops.rename(tmp, file);
+  } catch (err) {
+    await ops.unlink(tmp).catch(() => {});
+    throw err;
+  }
+}
+
+/**
+ * @param {string} file
+ * @returns {Promise<ReadResult>}
+ */
+export async function readSave(file) {
+  /** @param {string} problem @returns {ReadResult} */
+  const bad = (problem) => ({ ok: false, missing: false, code: 'SC_ERR_SAVE_UNREADABLE', problem });
+  try {
+    const info = await fsp.stat(file);
+    if (!info.isFile()) return bad('it is not a file');
+    if (info.size > MAX_SAVE_BYTES) return bad(`it is ${info.size} bytes, more than a save can be (${MAX_SAVE_BYTES})`);
+    return decodeSave(await fsp.readFile(file, 'utf8'));
+  } catch (err) {
+    const e = /** @type {NodeJS.ErrnoException} */ (err);
+    if (e.code === 'ENOENT') return { ok: false, missing: true };
+    return bad(`it cannot be read: ${e.code ?? e.message}`);
+  }
+}
+
+/**
+ * Move a refused save out of the way, so that the next write does not overwrite it before
+ * someone has looked: `performance.json.bad-2025-11-22T10-15-03.123Z`.
+ * @param {string} file
+ * @param {number} wall  the time to name it by
+ * @returns {Promise<string>} the new name
+ */
+export async function keepAside(file, wall) {
+  const base = `${file}.bad-${new Date(wall).toISOString().replace(/:/g, '-')}`;
+  for (let n = 0; ; n++) {
+    const target = n === 0 ? base : `${base}-${n}`;
+    const taken = await fsp.stat(target).then(() => true, () => false);
+    if (taken && n < 100) continue;
+    await fsp.rename(file, target);
+    return target;
+  }
+}
+
+/**
+ * @typedef {object} SaverOptions
+ * @property {(text: string) => Promise<void>} write
+ * @property {() => string} text      the file's text now (called when a write starts, so a
+ *   coalesced write carries the newest state)
+ * @property {Pick<import('./conductor.js').Clock, 'now' | 'setTimer' | 'clearTimer'>} clock
+ * @property {number} [intervalMs]
+ * @property {(err: unknown) => void} [onError]
+ * @property {(at: number) => void} [onWritten]  monotonic time the write started
+ */
+
+/**
+ * Coalesces changes into writes: one write at a time; the first change after a quiet interval
+ * is written at once, the next ones at most every `intervalMs`; an urgent change is written as
+ * soon as the write in progress (if any) is done.
+ * @param {SaverOptions} options
+ */
+export function createSaver({ write, text, clock, intervalMs = SAVE_INTERVAL_MS, onError = () => {}, onWritten = () => {} }) {
+  let dirty = false;
+  let urgentPending = false;
+  let lastStart = -Infinity;
+  /** @type {Promise<void> | null} */
+  let writing = null;
+  /** @type {unknown} */
+  let timer = null;
+  let closed = false;
+
+  function cancelTimer() {
+    if (timer !== null) clock.clearTimer(timer);
+    timer = null;
+  }
+
+  function start() {
+    cancelTimer();
+    if (!dirty || writing) return;
+    dirty = false;
+    lastStart = clock.now();
+    const at = lastStart;
+    writing = (async () => {
+      try {
+        await write(text());
+        onWritten(at);
+      } catch (err) {
+        onError(err);
+      }
+    })().finally(() => {
+      writing = null;
+      if (dirty && !closed) schedule(urgentPending);
+      urgentPending = false;
+    });
+  }
+
+  /** @param {boolean} urgent */
+  function schedule(urgent) {
+    if (writing) { urgentPending ||= urgent; return; }
+    const wait = urgent ? 0 : lastStart + intervalMs - clock.now();
+    if (wait <= 0) start();
+    else if (timer === null) timer = clock.setTimer(() => { timer = null; start(); }, wait);
+  }
+
+  return {
+    /**
+     * The performance changed.
+     * @param {boolean} [urgent] write it as soon as possible (not a plain beat)
+     */
+    changed(urgent = false) {
+      if (closed) return;
+      dirty = true;
+      schedule(urgent);
+    },
+
+    /** Write the newest state now (after the write in progress) and wait for it. */
+    async flush() {
+      cancelTimer();
+      while (writing) await writing;
+      dirty = true;
+      start();
+      while (writing) await writing;
+    },
+
+    /** Resolves once no write is in progress (one a finished write started is waited for too). */
+    async idle() {
+      while (writing) await writing;
+    },
+
+    /** Last write: flush, then accept no more changes. */
+    async close() {
+      closed = true;
+      await this.flush();
+    },
+
+    get pending() { return dirty || writing !== null; },
+  };
+}
+
+/**
+ * @typedef {object} PersistenceOptions
+ * @property {string} file
+ * @property {boolean} [resume]  take up the saved performance (default true); false starts fresh
+ *   (and the next write replaces the file)
+ * @property {number} [intervalMs]
+ */
+
+/**
+ * Resume the saved performance if it is valid and for this score (refusing it otherwise, with
+ * the reason), then save the performance as it changes.
+ * @param {PersistenceOptions & {
+ *   conductor: import('./conductor.js').Conductor,
+ *   bus: import('./bus.js').Bus,
+ *   clock: import('./conductor.js').Clock,
+ *   log: { info: Function, warn: Function, error: Function },
+ *   scoreDir?: () => string | null,
+ * }} options
+ */
+export async function attachPersistence({ file, resume = true, intervalMs, conductor, bus, clock, log, scoreDir = () => null }) {
+  /** @type {Omit<ResumeStatus, 'lastWrite'>} */
+  let outcome = { resumed: false, file };
+  let saving = true;
+  if (!resume) {
+    outcome.note = 'resume is off (--no-resume or SCORECAST_RESUME=0): started fresh';
+  } else {
+    const read = await readSave(file);
+    /** @type {{ code: 'SC_ERR_SAVE_UNREADABLE' | 'SC_ERR_SAVE_MISMATCH', problem: string } | null} */
+    let refused = null;
+    if (read.ok) {
+      const mismatch = saveMismatch(read.payload, conductor.model);
+      if (mismatch !== null) {
+        refused = { code: 'SC_ERR_SAVE_MISMATCH', problem: mismatch };
+      } else {
+        try {
+          const state = conductor.resume(read.payload.performance);
+          outcome = { resumed: true, file, beat: state.beat, transport: state.transport, savedAt: read.payload.savedAt };
+          log.info({ file, beat: state.beat, transport: state.transport, savedAt: read.payload.savedAt, epoch: conductor.epoch }, 'resumed the saved performance');
+        } catch (err) {
+          // The checksum held, yet the record does not fit this score: written by a buggy
+          // version, or by hand with the sum recomputed. Not to be guessed at.
+          refused = { code: 'SC_ERR_SAVE_MISMATCH', problem: `the saved performance does not fit the score: ${/** @type {Error} */ (err).message}` };
+        }
+      }
+    } else if (read.missing) {
+      outcome.note = 'no saved performance: started fresh';
+    } else {
+      refused = { code: read.code, problem: read.problem };
+    }
+    if (refused) {
+      /** @type {string | null} */
+      let keptAs = null;
+      try {
+        keptAs = await keepAside(file, clock.wall());
+      } catch (err) {
+        saving = false;
+        log.error({ file, err }, 'cannot move the refused save aside; not saving, so that it is not overwritten');
+      }
+      outcome = { resumed: false, file, ...refused, keptAs };
+      log.warn({ file, code: refused.code, problem: refused.problem, keptAs, hint: errorValue(refused.code).message }, `saved performance not used: ${refused.problem}`);
+    }
+  }
+
+  /** @type {{ at: number | null, error?: string }} */
+  const lastWrite = { at: null };
+  let failing = false;
+  const saver = createSaver({
+    clock,
+    intervalMs,
+    write: (text) => writeFileAtomic(file, text),
+    text: () => encodeSave({
+      savedAt: clock.wall(),
+      epoch: conductor.epoch,
+      seq: conductor.seq,
+      score: { id: conductor.model.id, title: conductor.model.title, dir: scoreDir(), fingerprint: scoreFingerprint(conductor.model) },
+      performance: conductor.record(),
+    }),
+    onWritten: () => {
+      lastWrite.at = clock.wall();
+      delete lastWrite.error;
+      if (failing) log.info({ file }, 'saving the performance again');
+      failing = false;
+    },
+    onError: (err) => {
+      lastWrite.error = /** @type {Error} */ (err).message;
+      // Once per failing streak: a full disk must not flood the log four times a second.
+      if (!failing) log.error({ file, err }, 'cannot save the performance; resume after a restart may go back to an older position');
+      failing = true;
+    },
+  });
+
+  let lastBeat = conductor.state.beat;
+  /** @type {(() => void) | null} */
+  let unsubscribe = null;
+  if (saving) {
+    unsubscribe = bus.subscribe((change) => {
+      const patch = /** @type {Record<string, unknown> | null} */ (change.patch);
+      const beat = /** @type {{ beat: number }} */ (change.state).beat;
+      // A beat after the last one is the stream; anything else (a new epoch, play, pause, a
+      // tempo, a seek, a jump, the loop) is written at once.
+      const urgent = patch === null || 'transport' in patch || 'rate' in patch || 'countIn' in patch
+        || (typeof patch.beat === 'number' && patch.beat !== lastBeat + 1);
+      lastBeat = beat;
+      saver.changed(urgent);
+    });
+    saver.changed(true);
+  }
+
+  return {
+    /** @returns {ResumeStatus} */
+    status: () => ({ ...outcome, lastWrite: { ...lastWrite } }),
+    /** Something not in the state changed (a vote): write it soon. */
+    changed() { if (saving) saver.changed(true); },
+    /** Resolves once the writes asked for so far are on disk (tests). */
+    idle: () => (saving ? saver.idle() : Promise.resolve()),
+    /** Stop listening and write the final state (shutdown). */
+    async close() {
+      unsubscribe?.();
+      if (saving) await saver.close();
+    },
+  };
+}
+
+/** @typedef {Awaited<ReturnType<typeof attachPersistence>>} Persistence */

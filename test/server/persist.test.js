@@ -1,0 +1,293 @@
+// The save file: format and integrity, atomic writes, coalescing, and what happens at start
+// with a good, missing or bad file.
+
+import path from 'node:path';
+import os from 'node:os';
+import * as fsp from 'node:fs/promises';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { describe, it, expect } from 'vitest';
+import { buildScoreModel } from '../../core/manifest.js';
+import { createMemoryBus } from '../../server/bus.js';
+import { createConductor } from '../../server/conductor.js';
+import {
+  attachPersistence, createSaver, decodeSave, encodeSave, readSave, scoreFingerprint, writeFileAtomic,
+} from '../../server/persist.js';
+import { createFakeClock } from '../helpers/fake-clock.js';
+
+const WALL0 = 1_700_000_000_000;
+
+/** @param {object} [extra] */
+function model(extra = {}) {
+  const r = buildScoreModel({
+    id: 'saved', title: 'Saved', bars: 8, meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+    cues: [{ at: 0, set: { text: 'start' } }, { bar: 2, vote: { id: 'v', tiles: ['a', 'b'], close: { bar: 3 } } }], ...extra,
+  });
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.value;
+}
+
+const tmpDir = () => mkdtempSync(path.join(os.tmpdir(), 'sc-persist-'));
+/** Let the saver's promise chain (and real file writes) run. */
+const settle = () => new Promise((r) => setTimeout(r, 5));
+
+/** @returns {import('../../server/persist.js').SavePayload} */
+function payload(performance = {}) {
+  const m = model();
+  return {
+    savedAt: WALL0, epoch: 'e1', seq: 3,
+    score: { id: 'saved', title: 'Saved', dir: '/scores/saved', fingerprint: scoreFingerprint(m) },
+    performance: { transport: 'paused', beat: 6, rate: 1, ballot: { open: null, closed: [] }, ...performance },
+  };
+}
+
+function fakeLog() {
+  /** @type {{ level: string, obj: any, msg: string }[]} */
+  const lines = [];
+  /** @param {string} level */
+  const at = (level) => (/** @type {any} */ obj, /** @type {string} */ msg) => { lines.push({ level, obj, msg }); };
+  return { lines, info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** @param {{ file: string, resume?: boolean, extra?: object, wall?: number }} o */
+async function start({ file, resume, extra, wall = WALL0 + 10_000 }) {
+  const clock = createFakeClock({ wallStart: wall });
+  const bus = createMemoryBus();
+  const conductor = createConductor({ model: model(extra), bus, clock, epoch: 'fresh' });
+  const log = fakeLog();
+  const persistence = await attachPersistence({ file, resume, conductor, bus, clock, log, scoreDir: () => '/scores/saved' });
+  return { clock, conductor, persistence, log };
+}
+
+describe('save file format', () => {
+  it('round-trips a payload through the file', async () => {
+    const file = path.join(tmpDir(), 'deep', 'performance.json');
+    await writeFileAtomic(file, encodeSave(payload()));
+    expect(await readSave(file)).toEqual({ ok: true, payload: payload() });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ format: 'scorecast-performance', version: 1, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  });
+
+  it('fingerprints what a position means: bars, tempo and vote windows, not cue texts', () => {
+    const base = scoreFingerprint(model());
+    expect(base).toMatch(/^32:[0-9a-f]{16}$/);
+    expect(scoreFingerprint(model())).toBe(base);
+    expect(scoreFingerprint(model({ cues: [{ at: 0, set: { text: 'typo fixed' } }, { bar: 2, vote: { id: 'v', tiles: ['a', 'b'], close: { bar: 3 } } }] }))).toBe(base);
+    expect(scoreFingerprint(model({ meter: [{ bar: 1, time: '4/4', tempo: 121 }] }))).not.toBe(base);
+    expect(scoreFingerprint(model({ meter: [{ bar: 1, time: '3/4', tempo: 120 }] }))).not.toBe(base);
+    expect(scoreFingerprint(model({ cues: [{ bar: 2, vote: { id: 'v', tiles: ['a', 'c'], close: { bar: 3 } } }] }))).not.toBe(base);
+  });
+
+  const good = encodeSave(payload());
+  it.each([
+    ['empty', '', /the file is empty/],
+    ['truncated', good.slice(0, Math.floor(good.length / 2)), /not valid JSON \(truncated or partly written\?\)/],
+    ['edited (the beat changed, the sum kept)', good.replace('"beat":6', '"beat":7'), /sha256 does not match the payload: the file was edited or partly written/],
+    ['from a newer scorecast', good.replace('"version":1', '"version":2'), /format version 2 is newer than this server reads \(1\)/],
+    ['of an unknown version', good.replace('"version":1', '"version":"one"'), /unknown format version "one"/],
+    ['another JSON file', '{"name":"scorecast"}', /not a scorecast performance save/],
+    ['without a sum', good.replace(/"sha256":"[0-9a-f]+",/, ''), /no payload or no sha256/],
+    ['with a payload that lacks fields', encodeSave(/** @type {any} */ ({ savedAt: 1 })), /payload lacks savedAt/],
+  ])('refuses a file that is %s, with the reason', (_, text, reason) => {
+    const r = decodeSave(text);
+    expect(r).toMatchObject({ ok: false, missing: false, code: 'SC_ERR_SAVE_UNREADABLE' });
+    expect(/** @type {{ problem: string }} */ (r).problem).toMatch(reason);
+  });
+
+  it('tells a missing file from a bad one', async () => {
+    const dir = tmpDir();
+    expect(await readSave(path.join(dir, 'none.json'))).toEqual({ ok: false, missing: true });
+    expect(await readSave(dir)).toMatchObject({ ok: false, missing: false, problem: 'it is not a file' });
+  });
+});
+
+describe('atomic writes', () => {
+  it('a failed write leaves the previous file whole and no temp file behind', async () => {
+    const dir = tmpDir();
+    const file = path.join(dir, 'performance.json');
+    await writeFileAtomic(file, 'old');
+    const failRename = { ...fsp, rename: async () => { throw new Error('disk gone'); } };
+    await expect(writeFileAtomic(file, 'new', failRename)).rejects.toThrow('disk gone');
+    /** @type {any} */
+    const failWrite = {
+      ...fsp,
+      /** @param {string} p @param {string} flags */
+      open: async (p, flags) => {
+        const h = await fsp.open(p, flags);
+        return { writeFile: async () => { await h.writeFile('ne'); throw new Error('no space left'); }, datasync: () => h.datasync(), close: () => h.close() };
+      },
+    };
+    await expect(writeFileAtomic(file, 'new', failWrite)).rejects.toThrow('no space left');
+    expect(readFileSync(file, 'utf8')).toBe('old');
+    expect(readdirSync(dir)).toEqual(['performance.json']);
+  });
+
+  it('a reader never sees a partial file while writes go on', async () => {
+    const file = path.join(tmpDir(), 'performance.json');
+    const texts = Array.from({ length: 30 }, (_, i) => encodeSave(payload({ beat: i % 30, ballot: { open: null, closed: [], pad: 'x'.repeat(50_000 + i) } })));
+    await writeFileAtomic(file, texts[0]);
+    let reads = 0;
+    let writing = true;
+    const reader = (async () => {
+      while (writing) {
+        expect((await readSave(file)).ok).toBe(true);
+        reads++;
+      }
+    })();
+    for (const t of texts) await writeFileAtomic(file, t);
+    writing = false;
+    await reader;
+    expect(reads).toBeGreaterThan(0);
+  });
+});
+
+describe('coalesced saving', () => {
+  /** @param {{ slow?: boolean }} [o] */
+  function saver({ slow = false } = {}) {
+    const clock = createFakeClock();
+    let version = 0;
+    /** @type {{ text: string, at: number }[]} */
+    const writes = [];
+    /** @type {(() => void)[]} */
+    const inFlight = [];
+    const s = createSaver({
+      clock,
+      text: () => `v${version}`,
+      write: (text) => {
+        writes.push({ text, at: clock.now() });
+        return slow ? new Promise((r) => { inFlight.push(() => r(undefined)); }) : Promise.resolve();
+      },
+    });
+    return { clock, s, writes, inFlight, bump() { version++; s.changed(); } };
+  }
+
+  it('writes a stream of beats at most every 250 ms, the first at once and the newest last', async () => {
+    const { clock, s, writes, bump } = saver();
+    const t0 = clock.now();
+    // 600 bpm for 2 s: 20 changes.
+    for (let i = 0; i < 20; i++) {
+      bump();
+      await settle();
+      clock.advance(100);
+      await settle();
+    }
+    clock.advance(300);
+    await settle();
+    expect(writes.map((w) => w.at - t0)).toEqual([0, 250, 500, 750, 1000, 1250, 1500, 1750, 2000]);
+    expect(writes.at(-1)?.text).toBe('v20');
+    expect(s.pending).toBe(false);
+  });
+
+  it('writes an urgent change at once, and after the write in progress when there is one', async () => {
+    const { clock, s, writes, inFlight } = saver({ slow: true });
+    s.changed();
+    expect(writes).toHaveLength(1);
+    clock.advance(10);
+    s.changed(true);
+    s.changed(true);
+    expect(writes).toHaveLength(1); // one write at a time
+    inFlight.shift()?.();
+    await settle();
+    expect(writes.map((w) => w.at)).toEqual([1000, 1010]); // the two urgent changes in one write
+    inFlight.shift()?.();
+    await settle();
+    expect(s.pending).toBe(false);
+  });
+
+  it('flushes the newest state on close, and then ignores changes', async () => {
+    const { clock, s, writes, bump } = saver();
+    bump();
+    bump(); // within the interval: waits for the timer
+    await settle();
+    expect(writes.map((w) => w.text)).toEqual(['v1']);
+    await s.close();
+    expect(writes.map((w) => w.text)).toEqual(['v1', 'v2']);
+    bump();
+    clock.advance(1000);
+    await settle();
+    expect(writes).toHaveLength(2);
+    expect(clock.pending).toBe(0);
+  });
+});
+
+describe('resume at start', () => {
+  it('takes up a valid save for this score and says so', async () => {
+    const file = path.join(tmpDir(), 'performance.json');
+    writeFileSync(file, encodeSave(payload()));
+    const { conductor, persistence, log } = await start({ file });
+    expect(conductor.state).toMatchObject({ transport: 'paused', beat: 6 });
+    expect(conductor.epoch).not.toBe('fresh');
+    expect(persistence.status()).toMatchObject({ resumed: true, file, beat: 6, transport: 'paused', savedAt: WALL0 });
+    expect(log.lines.filter((l) => l.level === 'warn')).toEqual([]);
+    await persistence.close();
+    const saved = await readSave(file);
+    expect(saved).toMatchObject({ ok: true, payload: { epoch: conductor.epoch, savedAt: WALL0 + 10_000, score: { id: 'saved', dir: '/scores/saved' }, performance: { transport: 'paused', beat: 6 } } });
+    expect(persistence.status().lastWrite).toEqual({ at: WALL0 + 10_000 });
+  });
+
+  it('starts fresh without a save, and with resume off (replacing the save)', async () => {
+    const dir = tmpDir();
+    const file = path.join(dir, 'performance.json');
+    const none = await start({ file });
+    expect(none.persistence.status()).toMatchObject({ resumed: false, note: expect.stringMatching(/no saved performance/) });
+    await none.persistence.close();
+
+    writeFileSync(file, encodeSave(payload()));
+    const off = await start({ file, resume: false });
+    expect(off.conductor.state).toMatchObject({ transport: 'stopped', beat: 0 });
+    expect(off.persistence.status()).toMatchObject({ resumed: false, note: expect.stringMatching(/resume is off/) });
+    await off.persistence.close();
+    expect(await readSave(file)).toMatchObject({ ok: true, payload: { performance: { transport: 'stopped', beat: 0 } } });
+    expect(readdirSync(dir)).toEqual(['performance.json']);
+  });
+
+  const good = encodeSave(payload());
+  it.each([
+    ['corrupt', '{"format":"scorecast-perf\u0000\u0000', 'SC_ERR_SAVE_UNREADABLE', /not valid JSON/],
+    ['truncated', good.slice(0, 100), 'SC_ERR_SAVE_UNREADABLE', /not valid JSON/],
+    ['edited', good.replace('"beat":6', '"beat":2'), 'SC_ERR_SAVE_UNREADABLE', /sha256 does not match/],
+    ['from a future version', good.replace('"version":1', '"version":7'), 'SC_ERR_SAVE_UNREADABLE', /format version 7 is newer/],
+    ['for another score', encodeSave({ ...payload(), score: { ...payload().score, id: 'other', dir: '/scores/other' } }), 'SC_ERR_SAVE_MISMATCH', /the save is for score "other" \(\/scores\/other\); this server plays "saved"/],
+    ['for another version of the score', encodeSave({ ...payload(), score: { ...payload().score, fingerprint: '32:0000000000000000' } }), 'SC_ERR_SAVE_MISMATCH', /another version of "saved": its bars, tempo or vote windows have changed/],
+    ['summed but not fitting the score', encodeSave(payload({ beat: 99 })), 'SC_ERR_SAVE_MISMATCH', /does not fit the score: .*beat must be in 0\.\.31/],
+  ])('a %s save is refused with the reason, kept aside, and the server starts fresh', async (_, text, code, reason) => {
+    const dir = tmpDir();
+    const file = path.join(dir, 'performance.json');
+    writeFileSync(file, text);
+    const { conductor, persistence, log } = await start({ file });
+    expect(conductor.state).toMatchObject({ transport: 'stopped', beat: 0 });
+    expect(conductor.epoch).toBe('fresh');
+    const status = persistence.status();
+    expect(status).toMatchObject({ resumed: false, code, problem: expect.stringMatching(reason), keptAs: `${file}.bad-2023-11-14T22-13-30.000Z` });
+    expect(readFileSync(/** @type {string} */ (status.keptAs), 'utf8')).toBe(text);
+    const warning = log.lines.find((l) => l.level === 'warn');
+    expect(warning?.msg).toMatch(reason);
+    expect(warning?.obj).toMatchObject({ code, keptAs: status.keptAs });
+    // The fresh performance is saved in its place; the bad file stays where it was put.
+    await persistence.close();
+    expect(await readSave(file)).toMatchObject({ ok: true, payload: { epoch: 'fresh' } });
+    expect(readdirSync(dir).sort()).toEqual(['performance.json', path.basename(/** @type {string} */ (status.keptAs))]);
+  });
+
+  it('keeps every bad file: a second one the same millisecond gets its own name', async () => {
+    const dir = tmpDir();
+    const file = path.join(dir, 'performance.json');
+    writeFileSync(file, 'first');
+    await (await start({ file, wall: WALL0 })).persistence.close();
+    writeFileSync(file, 'second');
+    const again = await start({ file, wall: WALL0 });
+    expect(again.persistence.status().keptAs).toMatch(/\.bad-2023-11-14T22-13-20\.000Z-1$/);
+    expect(existsSync(`${file}.bad-2023-11-14T22-13-20.000Z`)).toBe(true);
+  });
+
+  it('writes a vote at once, with its voter', async () => {
+    const file = path.join(tmpDir(), 'performance.json');
+    const { conductor, persistence, clock } = await start({ file });
+    conductor.seek(5);
+    await persistence.idle();
+    clock.advance(10);
+    expect(conductor.vote({ tile: 'b', device: 'phone-0001' })).toMatchObject({ ok: true });
+    persistence.changed(); // app.js calls it from the conductor's onVoteCast
+    await persistence.idle();
+    expect(await readSave(file)).toMatchObject({ ok: true, payload: { performance: { beat: 5, ballot: { open: { id: 'v', tally: { b: 1 }, devices: ['phone-0001'] } } } } });
+    await persistence.close();
+  });
+});

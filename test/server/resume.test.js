@@ -1,0 +1,199 @@
+// Resume after restart, end to end: the app reports what it resumed, and the real server
+// (server/start.js in a child process) killed mid-piece comes back at the right beat.
+
+import path from 'node:path';
+import os from 'node:os';
+import { fork } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, it, expect, afterEach } from 'vitest';
+import { buildApp } from '../../server/app.js';
+import { encodeSave, readSave, scoreFingerprint } from '../../server/persist.js';
+import { packageOf, smallModel } from '../helpers/fixtures.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const TOKEN = 'resume-token-123456';
+const auth = { authorization: `Bearer ${TOKEN}` };
+/** 240 bpm: 250 ms a beat, 64 bars (64 s): long enough never to end during a test. */
+const BEAT_MS = 250;
+
+/** @type {(() => unknown)[]} */
+let cleanup = [];
+afterEach(async () => { for (const f of cleanup.reverse()) await f(); cleanup = []; });
+
+const tmpDir = () => mkdtempSync(path.join(os.tmpdir(), 'sc-resume-'));
+
+describe('resume in the app', () => {
+  /** @param {import('../../server/persist.js').PersistenceOptions | null} persist */
+  async function build(persist) {
+    const built = await buildApp({ score: packageOf(smallModel()), token: TOKEN, persist });
+    cleanup.push(() => built.app.close());
+    return built;
+  }
+
+  it('reports what it resumed in /api/status, and saves on close', async () => {
+    const file = path.join(tmpDir(), 'performance.json');
+    const model = smallModel();
+    writeFileSync(file, encodeSave({
+      savedAt: 1_700_000_000_000, epoch: 'before', seq: 9,
+      score: { id: model.id, title: model.title, dir: '.', fingerprint: scoreFingerprint(model) },
+      performance: { transport: 'paused', beat: 7, rate: 1.5, ballot: { open: null, closed: [] } },
+    }));
+    const { app, hub } = await build({ file });
+    expect(hub.state).toMatchObject({ transport: 'paused', beat: 7, rate: 1.5 });
+    expect(hub.epoch).not.toBe('before');
+    const status = (await app.inject({ url: '/api/status', headers: auth })).json();
+    expect(status.resume).toMatchObject({ resumed: true, beat: 7, transport: 'paused', savedAt: 1_700_000_000_000, file });
+    await app.inject({ method: 'POST', url: '/api/control/seek', headers: auth, payload: { beat: 3 } });
+    await app.close();
+    expect(await readSave(file)).toMatchObject({ ok: true, payload: { epoch: hub.epoch, performance: { transport: 'paused', beat: 3, rate: 1.5 } } });
+  });
+
+  it('shows a refused save as a problem in /api/status', async () => {
+    const file = path.join(tmpDir(), 'performance.json');
+    writeFileSync(file, '{"format":"scorecast-performance","version":1,"sha2');
+    const { app, hub } = await build({ file });
+    expect(hub.state).toMatchObject({ transport: 'stopped', beat: 0 });
+    const { resume } = (await app.inject({ url: '/api/status', headers: auth })).json();
+    expect(resume).toMatchObject({ resumed: false, code: 'SC_ERR_SAVE_UNREADABLE', problem: expect.stringMatching(/not valid JSON/), keptAs: expect.stringMatching(/performance\.json\.bad-/) });
+  });
+
+  it('saves nothing unless asked (tests, the preview, the autoplay demo)', async () => {
+    const { app } = await build(null);
+    const { resume } = (await app.inject({ url: '/api/status', headers: auth })).json();
+    expect(resume).toMatchObject({ resumed: false, note: expect.stringMatching(/not saved/) });
+  });
+});
+
+/**
+ * The real server in a child process, as `node server/start.js` runs it.
+ * @param {string[]} args
+ */
+async function spawnServer(args) {
+  const child = fork(path.join(ROOT, 'server', 'start.js'), ['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...args], {
+    env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_QR: '0' },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  // The log (pino, on stdout) and anything on stderr.
+  let output = '';
+  child.stdout?.on('data', (d) => { output += d; });
+  child.stderr?.on('data', (d) => { output += d; });
+  /** @type {Promise<number | null>} */
+  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  cleanup.push(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); return exited; });
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start within 15 s\n${output}`)), 15_000);
+    child.on('message', (/** @type {any} */ m) => { if (m?.type === 'listening') { clearTimeout(timer); resolve(m.port); } });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}\n${output}`)); });
+  });
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    child,
+    exited,
+    get output() { return output; },
+    /** @param {string} action */
+    control: (action) => fetch(`${base}/api/control/${action}`, { method: 'POST', headers: auth }).then((r) => r.json()),
+    /** @returns {Promise<{ epoch: string, t: number, state: any }>} */
+    snapshot: () => fetch(`${base}/live/poll`).then((r) => r.json()).then(([s]) => s),
+    status: () => fetch(`${base}/api/status`, { headers: auth }).then((r) => r.json()),
+  };
+}
+
+/** A score package of its own: no notation, 240 bpm. */
+function scorePackage() {
+  const dir = tmpDir();
+  writeFileSync(path.join(dir, 'score.yaml'), `id: crash-test
+title: Crash test
+bars: 64
+meter:
+  - { bar: 1, time: 4/4, tempo: 240 }
+cues:
+  - { at: 0, set: { text: "go" } }
+  - { bar: 9, set: { text: "bar 9" } }
+`);
+  return dir;
+}
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+describe('the real server restarted mid-piece', () => {
+  it('killed (SIGKILL), it comes back in a new epoch within one beat of where the piece is now, on its beat grid', async () => {
+    const score = scorePackage();
+    const file = path.join(tmpDir(), 'performance.json');
+    const args = ['--score', score, '--state-file', file];
+    const first = await spawnServer(args);
+    await first.control('play');
+    await sleep(1100);
+    const before = await first.snapshot();
+    expect(before.state).toMatchObject({ transport: 'playing' });
+    const killedAt = Date.now();
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // The crash came between two coalesced writes (one every 250 ms while beats stream).
+    const last = /** @type {{ ok: true, payload: import('../../server/persist.js').SavePayload }} */ (await readSave(file));
+    expect(last.ok).toBe(true);
+    expect(killedAt - last.payload.savedAt).toBeLessThan(750);
+
+    const second = await spawnServer(args);
+    const after = await second.snapshot();
+    expect(after.epoch).not.toBe(before.epoch);
+    expect(after.state.transport).toBe('playing');
+    // Where the piece is at the moment the new server answered, by the first server's grid.
+    const expected = before.state.beat + Math.floor((after.t - before.state.beatT) / BEAT_MS);
+    expect(Math.abs(after.state.beat - expected)).toBeLessThanOrEqual(1);
+    expect(after.state.beat).toBeGreaterThan(before.state.beat);
+    // Same grid: the beat sounded a whole number of beats after the one seen before the crash.
+    const beats = (after.state.beatT - before.state.beatT) / BEAT_MS;
+    expect(beats).toBeCloseTo(after.state.beat - before.state.beat, 6);
+    const { resume } = await second.status();
+    expect(resume).toMatchObject({ resumed: true, transport: 'playing', file });
+    expect(resume.beat).toBeGreaterThan(before.state.beat);
+    expect(second.output).not.toMatch(/saved performance not used/);
+  }, 30_000);
+
+  it('stopped (SIGTERM), it flushes the save on the way out and comes back paused where it was', async () => {
+    const score = scorePackage();
+    const file = path.join(tmpDir(), 'performance.json');
+    const args = ['--score', score, '--state-file', file];
+    const first = await spawnServer(args);
+    await first.control('play');
+    await sleep(600);
+    const paused = (await first.control('pause')).state;
+    await sleep(400);
+    const savedBefore = /** @type {{ ok: true, payload: import('../../server/persist.js').SavePayload }} */ (await readSave(file));
+    expect(savedBefore.payload.performance).toMatchObject({ transport: 'paused' });
+    // Paused mid-beat: the save keeps the fraction, so that play goes on for the rest of the beat.
+    expect(Math.floor(savedBefore.payload.performance.beat)).toBe(paused.beat);
+    const signalledAt = Date.now();
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    const saved = /** @type {{ ok: true, payload: import('../../server/persist.js').SavePayload }} */ (await readSave(file));
+    // Nothing changed while paused: only the shutdown flush wrote after the signal.
+    expect(saved.payload.savedAt).toBeGreaterThanOrEqual(signalledAt - 5);
+    expect(saved.payload.performance).toEqual(savedBefore.payload.performance);
+
+    const second = await spawnServer(args);
+    expect((await second.snapshot()).state).toMatchObject({ transport: 'paused', beat: paused.beat, bar: paused.bar });
+    expect((await second.status()).resume).toMatchObject({ resumed: true, beat: paused.beat, savedAt: saved.payload.savedAt });
+  }, 30_000);
+
+  it('a damaged save is reported, kept aside, and the server starts fresh; --no-resume starts fresh too', async () => {
+    const score = scorePackage();
+    const file = path.join(tmpDir(), 'performance.json');
+    writeFileSync(file, '{"format":"scorecast-performance","version":1,"sha256":"00","payload":{"savedAt":1}}');
+    const first = await spawnServer(['--score', score, '--state-file', file]);
+    expect((await first.snapshot()).state).toMatchObject({ transport: 'stopped', beat: 0 });
+    const { resume } = await first.status();
+    expect(resume).toMatchObject({ resumed: false, code: 'SC_ERR_SAVE_UNREADABLE', problem: expect.stringMatching(/sha256 does not match/) });
+    expect(readFileSync(resume.keptAs, 'utf8')).toMatch(/"sha256":"00"/);
+    expect(first.output).toMatch(/saved performance not used: the sha256 does not match/);
+    await first.control('play');
+    first.child.kill('SIGTERM');
+    await first.exited;
+
+    const second = await spawnServer(['--score', score, '--state-file', file, '--no-resume']);
+    expect((await second.snapshot()).state).toMatchObject({ transport: 'stopped', beat: 0 });
+    expect((await second.status()).resume).toMatchObject({ resumed: false, note: expect.stringMatching(/resume is off/) });
+  }, 30_000);
+});
