@@ -8,6 +8,7 @@ import { errorValue } from './errors.js';
  * @property {import('./manifest.js').Vote} vote
  * @property {Map<string, number>} tally     tile -> votes
  * @property {Set<string>} devices           devices that have voted
+ * @property {boolean} [manual]               opened by the conductor: stays open until closed
  */
 
 /**
@@ -40,8 +41,9 @@ export function winnerOf(tiles, tally) {
  * What a ballot holds, as plain JSON: enough to go on after a server restart with the same
  * tally and without letting a device that voted vote again.
  * @typedef {object} BallotRecord
- * @property {{ id: string, tally: Record<string, number>, devices: string[] } | null} open
+ * @property {{ id: string, tally: Record<string, number>, devices: string[], manual?: boolean } | null} open
  * @property {Outcome[]} closed
+ * @property {string} [closedEarly] a scheduled window the conductor closed early
  */
 
 /**
@@ -91,6 +93,12 @@ export function createBallot(votes) {
   let open = null;
   /** @type {Outcome[]} */
   const outcomes = [];
+  /**
+   * A scheduled window the conductor closed early: not opened again until the performance
+   * leaves its beats.
+   * @type {string | null}
+   */
+  let closedEarly = null;
 
   /** @param {VoteWindow} w @returns {Outcome} */
   const outcomeOf = (w) => {
@@ -116,17 +124,53 @@ export function createBallot(votes) {
     at(beat) {
       /** @type {Outcome | null} */
       let closed = null;
-      if (open && (beat >= open.vote.close || beat < open.vote.open)) {
+      if (open && !open.manual && (beat >= open.vote.close || beat < open.vote.open)) {
         closed = outcomeOf(open);
         outcomes.push(closed);
         open = null;
       }
-      if (!open) {
-        const v = votes.find((x) => beat >= x.open && beat < x.close);
-        if (v) open = { vote: v, tally: new Map(), devices: new Set() };
-      }
+      const v = votes.find((x) => beat >= x.open && beat < x.close);
+      if (closedEarly !== null && v?.id !== closedEarly) closedEarly = null;
+      if (!open && v && v.id !== closedEarly) open = { vote: v, tally: new Map(), devices: new Set() };
       return closed;
     },
+
+    /**
+     * The conductor opens window `id` now, whatever the beat; it stays open until closeNow().
+     * A window already open is closed first (its outcome is returned, not acted on).
+     * @param {string} id
+     * @returns {{ ok: true, closed: Outcome | null } | { ok: false, error: import('./errors.js').ErrorValue }}
+     */
+    openNow(id) {
+      const vote = votes.find((x) => x.id === id);
+      if (!vote) return { ok: false, error: errorValue('SC_ERR_BAD_CONTROL', `the score has no vote window "${String(id).slice(0, 64)}"; it has ${votes.map((x) => x.id).join(', ') || 'none'}`) };
+      if (open?.vote.id === id) { open.manual = true; return { ok: true, closed: null }; }
+      /** @type {Outcome | null} */
+      let closed = null;
+      if (open) {
+        closed = outcomeOf(open);
+        outcomes.push(closed);
+      }
+      open = { vote, tally: new Map(), devices: new Set(), manual: true };
+      closedEarly = null;
+      return { ok: true, closed };
+    },
+
+    /**
+     * The conductor closes the open window now: its outcome, for the conductor to act on.
+     * @returns {{ ok: true, outcome: Outcome } | { ok: false, error: import('./errors.js').ErrorValue }}
+     */
+    closeNow() {
+      if (!open) return { ok: false, error: errorValue('SC_ERR_NO_VOTE_WINDOW') };
+      const outcome = outcomeOf(open);
+      outcomes.push(outcome);
+      if (!open.manual) closedEarly = open.vote.id;
+      open = null;
+      return { ok: true, outcome };
+    },
+
+    /** Whether the open window was opened by the conductor. */
+    get manual() { return open?.manual === true; },
 
     /**
      * What `at(beat)` would decide if the tally were taken now, without closing anything: lets
@@ -135,7 +179,7 @@ export function createBallot(votes) {
      * @returns {Outcome | null}
      */
     preview(beat) {
-      return open && (beat >= open.vote.close || beat < open.vote.open) ? outcomeOf(open) : null;
+      return open && !open.manual && (beat >= open.vote.close || beat < open.vote.open) ? outcomeOf(open) : null;
     },
 
     /**
@@ -163,7 +207,8 @@ export function createBallot(votes) {
     /** @returns {BallotRecord} */
     record() {
       return {
-        open: open ? { id: open.vote.id, tally: Object.fromEntries(open.tally), devices: [...open.devices] } : null,
+        open: open ? { id: open.vote.id, tally: Object.fromEntries(open.tally), devices: [...open.devices], ...(open.manual ? { manual: true } : {}) } : null,
+        ...(closedEarly !== null ? { closedEarly } : {}),
         closed: outcomes.map((o) => ({ ...o, tally: { ...o.tally } })),
       };
     },
@@ -181,7 +226,8 @@ export function createBallot(votes) {
       outcomes.length = 0;
       outcomes.push(...r.closed.map((o) => ({ id: o.id, tally: { ...o.tally }, winner: o.winner, seek: o.seek })));
       const vote = r.open && votes.find((v) => v.id === /** @type {{ id: string }} */ (r.open).id);
-      open = r.open && vote ? { vote, tally: new Map(Object.entries(r.open.tally)), devices: new Set(r.open.devices) } : null;
+      open = r.open && vote ? { vote, tally: new Map(Object.entries(r.open.tally)), devices: new Set(r.open.devices), ...(r.open.manual === true ? { manual: true } : {}) } : null;
+      closedEarly = typeof r.closedEarly === 'string' && votes.some((v) => v.id === r.closedEarly) ? r.closedEarly : null;
       return { ok: true };
     },
   };

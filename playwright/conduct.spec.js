@@ -120,3 +120,22 @@ test('load another score from the scores folder (two clicks: it stops the perfor
   await expect(page.locator('#score-title')).not.toHaveText('First Light');
   await expect(page.locator('#scores li[data-score="seed-profile"]')).toContainText('(playing)');
 });
+
+test('open a vote window from the console, a phone votes, close it: the winner decides on the next beat', async ({ browser }) => {
+  const console_ = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await signIn(console_);
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await phone.goto(`${server.base}/`);
+  await phone.click('#join-button');
+  await server.control('play');
+  await console_.click('button.vote-open[data-vote="ending"]');
+  const soft = phone.locator('button.tile[data-tile="soft"]');
+  await expect(soft).toBeVisible();
+  await soft.click();
+  await expect(console_.locator('.tally li[data-tile="soft"]')).toHaveAttribute('data-count', '1');
+  await console_.click('#vote-close');
+  // soft skips to bar 29 (the score's `decides`).
+  await expect.poll(async () => (await server.snapshot()).state.bar, { timeout: 5000 }).toBeGreaterThanOrEqual(29);
+  await expect(console_.locator('#votes .closed')).toContainText('ending: soft won');
+  await expect(phone.locator('button.tile[data-tile="soft"]')).toHaveCount(0);
+});

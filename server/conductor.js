@@ -46,6 +46,16 @@ const MAX_RATE = 4;
 /** Longest count-in, in bars. */
 export const MAX_COUNT_IN_BARS = 4;
 
+/**
+ * A ScorecastError carrying an error value's code and message.
+ * @param {import('../core/errors.js').ErrorValue} e
+ */
+function scorecastError(e) {
+  const err = new ScorecastError(/** @type {keyof typeof import('../core/errors.js').ERRORS} */ (e.code));
+  err.message = e.message;
+  return err;
+}
+
 /** A new epoch name: time-ordered, unique across restarts. */
 export function newEpoch() {
   return Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
@@ -69,6 +79,32 @@ export function newEpoch() {
 export function createConductor({ model: firstModel, bus, clock = systemClock, loop = false, epoch: firstEpoch = newEpoch(), onBeat, onVote, onVoteCast }) {
   let model = firstModel;
   let ballot = createBallot(model.votes);
+  /** A closed vote's jump, taken at the next beat (null: none). */
+  /** @type {number | null} */
+  let pendingJump = null;
+
+  /**
+   * The audience sees a vote window exactly while the ballot has it open: the score's own cues
+   * open and close it on their beats, and the conductor may open one at another time or close
+   * it early (both outside the cue timeline).
+   * @param {import('../core/performance.js').PerformanceState} s
+   */
+  function mirrorVotes(s) {
+    const openId = ballot.openId;
+    let cues = s.cues;
+    for (const [view, cue] of Object.entries(cues)) {
+      const v = /** @type {{ id?: unknown } | undefined} */ (cue.vote);
+      if (v && v.id !== openId) {
+        const { vote: _, ...rest } = cue;
+        cues = { ...cues, [view]: rest };
+      }
+    }
+    if (openId !== null && ballot.manual && !Object.values(cues).some((c) => /** @type {{ id?: unknown } | undefined} */ (c.vote)?.id === openId)) {
+      const vote = model.votes.find((x) => x.id === openId);
+      if (vote) cues = { ...cues, audience: { ...(cues.audience ?? {}), vote: { id: vote.id, tiles: vote.tiles } } };
+    }
+    return cues === s.cues ? s : { ...s, cues };
+  }
   let map = model.map;
   let epoch = firstEpoch;
   let state = initialState(model);
@@ -88,6 +124,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
 
   /** @param {import('../core/performance.js').PerformanceState} next */
   function commit(next) {
+    next = mirrorVotes(next);
     const patch = diffPatch(state, next);
     state = next;
     if (patch === undefined) return;
@@ -121,6 +158,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
    */
   function announce(s, beat) {
     const after = beat + 1;
+    if (pendingJump !== null) return withNext(model, s, pendingJump, wallOf(dueMono(after, s.rate)));
     if (after >= map.totalBeats) return withNext(model, s, loop ? 0 : null, wallOf(dueMono(map.totalBeats, s.rate)));
     const outcome = ballot.preview(after);
     const to = outcome && outcome.seek !== null ? outcome.seek : after;
@@ -169,7 +207,13 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
   function fire(scheduled) {
     const due = dueMono(scheduled);
     let beat = scheduled;
-    const decided = voteAt(scheduled, true);
+    let decided = voteAt(scheduled, true);
+    if (pendingJump !== null) {
+      // A vote the conductor closed decides the beat after the one that was sounding.
+      decided = pendingJump;
+      pendingJump = null;
+      ballot.at(decided);
+    }
     if (decided !== null) {
       // The decided beat sounds when the scheduled one would have: the grid goes on.
       anchorWall = wallOf(due);
@@ -293,6 +337,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       model = next;
       map = next.map;
       ballot = createBallot(next.votes);
+      pendingJump = null;
       epoch = nextEpoch;
       seq = 0;
       ended = false;
@@ -357,6 +402,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
 
     stop() {
       cancel();
+      pendingJump = null;
       pos = 0;
       ended = false;
       voteAt(0, false);
@@ -367,6 +413,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
     /** @param {number} beat global beat index */
     seek(beat) {
       checkBeat(beat);
+      pendingJump = null;
       ended = false;
       voteAt(beat, false);
       if (state.transport === 'playing') {
@@ -413,6 +460,40 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       } catch (err) {
         throw new ScorecastError('SC_ERR_BAD_CONTROL', /** @type {Error} */ (err).message.replace(/^tempo map: /, ''));
       }
+    },
+
+    /**
+     * Open the score's vote window `id` now, whatever the beat; it stays open until closeVote().
+     * @param {string} id
+     */
+    openVote(id) {
+      const r = ballot.openNow(id);
+      if (!r.ok) throw scorecastError(r.error);
+      if (r.closed) onVote?.(r.closed);
+      commit(state);
+      onVoteCast?.();
+      return state;
+    },
+
+    /**
+     * Close the open vote window now. What the winner decides happens as the tally would at
+     * the window's close: playing, on the next beat of the grid; otherwise at once.
+     */
+    closeVote() {
+      const r = ballot.closeNow();
+      if (!r.ok) throw scorecastError(r.error);
+      onVote?.(r.outcome);
+      const seek = r.outcome.seek;
+      if (seek !== null && state.transport === 'playing' && state.countIn === undefined) {
+        pendingJump = seek;
+        commit(announce(state, state.beat));
+      } else if (seek !== null) {
+        this.seek(seek);
+      } else {
+        commit(state);
+      }
+      onVoteCast?.();
+      return state;
     },
 
     /**
@@ -463,6 +544,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       if (!restored.ok) throw new ScorecastError('SC_ERR_SAVE_MISMATCH', restored.problem);
       cancel();
       ballot = nextBallot;
+      pendingJump = null;
       epoch = nextEpoch;
       seq = 0;
       ended = record.transport !== 'playing' && record.ended === true;
@@ -473,6 +555,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       } else {
         state = withTransport(atBeat(model, state, Math.floor(pos), null), record.transport, null);
       }
+      state = mirrorVotes(state);
       bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
       return state;
     },

@@ -81,6 +81,13 @@ const ACTIONS = {
       throw new ScorecastError('SC_ERR_BAD_CONTROL', 'seek needs {beat} or {bar, beat?}');
     }
   },
+  // {open: id} opens the score's vote window now; {close: true} closes the open one (its winner
+  // decides as at the window's close).
+  vote: (c, a) => {
+    if (typeof a.open === 'string' && a.close === undefined) c.openVote(a.open);
+    else if (a.close === true && a.open === undefined) c.closeVote();
+    else throw new ScorecastError('SC_ERR_BAD_CONTROL', 'vote needs {open: "<vote id>"} or {close: true}');
+  },
   tempo: (c, a) => {
     if (a.rate !== undefined) c.setRate(/** @type {number} */ (a.rate));
     else if (typeof a.bpm === 'number' && a.bpm > 0) c.setRate(a.bpm / c.model.map.tempoAt(c.state.beat));
@@ -121,5 +128,9 @@ export function controlRoutes(app, { conductor, token, auth }) {
     return { epoch: conductor.epoch, seq: conductor.seq, state: conductor.state };
   });
 
-  app.get('/api/votes', { onRequest: requireToken(token, auth) }, async () => conductor.votes());
+  // The open window's tally, closed outcomes, and the score's windows (for the console to open).
+  app.get('/api/votes', { onRequest: requireToken(token, auth) }, async () => ({
+    ...conductor.votes(),
+    windows: conductor.model.votes.map((v) => ({ id: v.id, tiles: v.tiles, open: v.open, close: v.close })),
+  }));
 }

@@ -49,8 +49,13 @@ export function tilesOf(cue) {
   }
   const v = cue?.vote;
   const vote = v && typeof v.id === 'string' && Array.isArray(v.tiles)
-    ? { id: v.id, tiles: v.tiles.map(String) }
+    ? { id: v.id, tiles: /** @type {string[]} */ (v.tiles.map(String)) }
     : null;
+  // A window the conductor opened at another moment of the piece: the tiles on show are not
+  // the ones to vote for, so the vote's own tiles are shown instead.
+  if (vote && !vote.tiles.some((id) => tiles.some((t) => t.id === id))) {
+    return { tiles: vote.tiles.map((id) => ({ id, state: 'lit', text: id })), vote };
+  }
   return { tiles, vote };
 }
 

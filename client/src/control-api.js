@@ -57,6 +57,10 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
     seek: (to) => control('seek', to),
     /** @param {{ rate: number } | { bpm: number }} t */
     tempo: (t) => control('tempo', t),
+    /** @param {string} id open the score's vote window `id` now */
+    openVote: (id) => control('vote', { open: id }),
+    /** Close the open vote window now (its winner decides). */
+    closeVote: () => control('vote', { close: true }),
     reload: () => call('POST', '/api/reload'),
     /** The scores folder: `{ scores: [{ name, id, title, current }] }`. */
     scores: () => call('GET', '/api/scores'),

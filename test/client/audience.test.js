@@ -33,6 +33,11 @@ describe('tilesOf', () => {
     });
   });
 
+  it('a vote whose tiles are not on show (opened by the conductor elsewhere in the piece) shows its own tiles', () => {
+    const cue = { tiles: [{ id: 't1', state: 'dim' }, { id: 't2', state: 'dark' }], vote: { id: 'ending', tiles: ['soft', 'bright'] } };
+    expect(tilesOf(cue).tiles).toEqual([{ id: 'soft', state: 'lit', text: 'soft' }, { id: 'bright', state: 'lit', text: 'bright' }]);
+  });
+
   it('keeps what it can of a cue from the network: unknown states show dark, broken tiles are left out', () => {
     const cue = { tiles: [{ id: 1, state: 'blinding' }, null, { state: 'lit' }, 'x', { id: 't2', state: 'dim', text: 5 }], vote: { id: 7 } };
     expect(tilesOf(cue)).toEqual({ tiles: [{ id: '1', state: 'dark', text: '' }, { id: 't2', state: 'dim', text: '' }], vote: null });

@@ -279,4 +279,85 @@ describe('conductor', () => {
     expect(s.clock.pending).toBe(0);
     expect(() => s.conductor.play({ countIn: 9 })).toThrow(/countIn/);
   });
+
+  describe('vote windows opened and closed by the conductor', () => {
+    const vote = { id: 'route', tiles: ['a', 'b'], close: { bar: 3 }, decides: { a: { seek: { bar: 4 } } } };
+    function setupVote() {
+      const clock = createFakeClock();
+      /** @type {import('../../core/votes.js').Outcome[]} */
+      const outcomes = [];
+      /** @type {{ beat: number, at: number }[]} */
+      const fired = [];
+      const conductor = createConductor({
+        model: model({ cues: [{ bar: 2, vote }] }), bus: createMemoryBus(), clock, epoch: 'm',
+        onBeat: (beat) => fired.push({ beat, at: clock.now() }), onVote: (o) => outcomes.push(o),
+      });
+      return { clock, conductor, outcomes, fired };
+    }
+
+    it('opens a window at any beat; it stays open until closed, and its winner jumps on the next beat of the grid', () => {
+      const { clock, conductor, outcomes, fired } = setupVote();
+      const start = clock.now();
+      conductor.play();
+      conductor.openVote('route');
+      expect(conductor.state.cues.audience.vote).toEqual({ id: 'route', tiles: ['a', 'b'] });
+      expect(conductor.vote({ tile: 'a', device: 'phone-0001' })).toMatchObject({ ok: true });
+      clock.advance(5000); // past the scheduled window (beats 4..7): still open, nothing decided
+      expect(conductor.state.beat).toBe(10);
+      expect(conductor.state.cues.audience.vote).toEqual({ id: 'route', tiles: ['a', 'b'] });
+      expect(outcomes).toEqual([]);
+      clock.advance(100);
+      conductor.closeVote();
+      expect(outcomes).toEqual([{ id: 'route', tally: { a: 1, b: 0 }, winner: 'a', seek: 12 }]);
+      expect(conductor.state.cues.audience.vote).toBeUndefined();
+      expect(conductor.state.next).toMatchObject({ beat: 12, t: expect.any(Number) });
+      clock.advance(400); // beat 11 would have sounded at 5500 ms: beat 12 sounds then instead
+      const jump = fired.at(-1);
+      expect(jump?.beat).toBe(12);
+      expect((jump?.at ?? 0) - start).toBeCloseTo(5500, 6);
+      expect(() => conductor.closeVote()).toThrow(expect.objectContaining({ code: 'SC_ERR_NO_VOTE_WINDOW' }));
+      conductor.dispose();
+    });
+
+    it('closes the score\'s window early: it does not open again until the performance leaves its beats', () => {
+      const { clock, conductor, outcomes } = setupVote();
+      conductor.play();
+      clock.advance(2600); // beat 5, in the window
+      expect(conductor.state.cues.audience.vote).toMatchObject({ id: 'route' });
+      conductor.closeVote();
+      expect(outcomes).toEqual([{ id: 'route', tally: { a: 0, b: 0 }, winner: null, seek: null }]);
+      expect(conductor.state.cues.audience.vote).toBeUndefined();
+      clock.advance(500); // beat 6: still in its beats, still closed
+      expect(conductor.state.beat).toBe(6);
+      expect(conductor.state.cues.audience.vote).toBeUndefined();
+      expect(conductor.vote({ tile: 'a', device: 'phone-0001' })).toMatchObject({ ok: false, error: { code: 'SC_ERR_NO_VOTE_WINDOW' } });
+      conductor.seek(0);
+      conductor.seek(4); // back into it later: it opens again
+      expect(conductor.state.cues.audience.vote).toMatchObject({ id: 'route' });
+      conductor.dispose();
+    });
+
+    it('paused, a closed vote\'s jump happens at once; an unknown window is refused', () => {
+      const { conductor } = setupVote();
+      conductor.openVote('route');
+      conductor.vote({ tile: 'a', device: 'phone-0001' });
+      conductor.closeVote();
+      expect(conductor.state).toMatchObject({ transport: 'stopped', beat: 12, bar: 4 });
+      expect(() => conductor.openVote('nope')).toThrow(expect.objectContaining({ code: 'SC_ERR_BAD_CONTROL' }));
+      conductor.dispose();
+    });
+
+    it('a manually opened window survives a restart (record and resume)', () => {
+      const { conductor } = setupVote();
+      conductor.openVote('route');
+      conductor.vote({ tile: 'b', device: 'phone-0002' });
+      const record = conductor.record();
+      const other = setupVote();
+      other.conductor.resume(record);
+      expect(other.conductor.state.cues.audience.vote).toEqual({ id: 'route', tiles: ['a', 'b'] });
+      expect(other.conductor.vote({ tile: 'b', device: 'phone-0002' })).toMatchObject({ ok: false, error: { code: 'SC_ERR_ALREADY_VOTED' } });
+      other.conductor.dispose();
+      conductor.dispose();
+    });
+  });
 });

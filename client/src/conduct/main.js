@@ -191,7 +191,10 @@ function consoleFor(api) {
   const refresh = async () => {
     try {
       const [votes, audience] = await Promise.all([api.votes(), api.clients()]);
-      renderVotes(el.votes, votes);
+      renderVotes(el.votes, votes, {
+        open: (id) => act(`Open vote ${id}`, () => api.openVote(id).then(refresh)),
+        close: () => act('Close the vote', () => api.closeVote().then(refresh)),
+      });
       renderAudience(el.audience, audience);
     } catch (err) {
       if (err instanceof ControlError && err.status === 401) { keepToken(storage, null); location.reload(); }

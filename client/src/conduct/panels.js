@@ -8,10 +8,16 @@ const ms = (n) => (typeof n === 'number' && Number.isFinite(n) ? `${Math.round(n
 
 /**
  * @param {HTMLElement} box
- * @param {any} votes `GET /api/votes`: { open: Outcome | null, closed: Outcome[] }
+ * @param {any} votes `GET /api/votes`: { open: Outcome | null, closed: Outcome[], windows }
+ * @param {{ open: (id: string) => void, close: () => void }} act
  */
-export function renderVotes(box, votes) {
+export function renderVotes(box, votes, act) {
+  // Redrawn only when something changed: a button must not be replaced under a click.
+  const key = JSON.stringify(votes);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
   const open = votes?.open;
+  const windows = Array.isArray(votes?.windows) ? votes.windows : [];
   const closed = Array.isArray(votes?.closed) ? votes.closed : [];
   const nodes = [];
   if (open && open.tally && typeof open.tally === 'object') {
@@ -27,8 +33,21 @@ export function renderVotes(box, votes) {
         h('span', { class: 'count' }, `${n}`)));
     }
     nodes.push(list);
+    const close = h('button', { type: 'button', id: 'vote-close' }, 'Close the vote now');
+    close.addEventListener('click', () => act.close());
+    nodes.push(h('div', { class: 'row' }, close));
   } else {
     nodes.push(h('p', { class: 'muted' }, 'No vote window is open.'));
+  }
+  if (windows.length > 0 && !open) {
+    const row = h('div', { class: 'row' });
+    for (const w of windows) {
+      const id = String(w?.id ?? '');
+      const b = h('button', { type: 'button', class: 'vote-open', 'data-vote': id }, `Open “${id}” now`);
+      b.addEventListener('click', () => act.open(id));
+      row.append(b);
+    }
+    nodes.push(row);
   }
   if (closed.length > 0) {
     const list = h('ul', { class: 'closed' });
