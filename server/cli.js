@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `scorecast` command: start (default), check <dir>, import-zscore <dir> <out>.
+// `scorecast` command: start (default), preview <dir>, check <dir>, import-zscore <dir> <out>.
 
 import path from 'node:path';
 import { main as start } from './start.js';
@@ -8,6 +8,7 @@ import { CACHE_DIR } from './app.js';
 
 const USAGE = `usage:
   scorecast [start] [--score DIR] [--port N] [--host H] [--autoplay] [--watch]   serve a score
+  scorecast preview DIR [--port N] [--no-open]   preview a score package as you edit it
   scorecast check DIR                       validate a score package (engraves it if needed)
   scorecast import-zscore DIR OUT           convert a ZScore export into a score package
 `;
@@ -37,6 +38,10 @@ async function run(argv) {
   const [command, ...rest] = argv;
   switch (command) {
     case 'check': return check(rest);
+    case 'preview': {
+      const { runPreview } = await import('./preview.js');
+      return runPreview(rest);
+    }
     case 'import-zscore': {
       const { run: importZScore } = await import('./import/cli.js');
       return importZScore(rest);

@@ -1,6 +1,6 @@
-// Score routes: the current score's description, its views' pages and beat maps, and every file
-// of the package by its content-hashed URL. The package may be replaced while the server runs
-// (reload); routes always read the current one.
+// Score routes: the current score's description and timeline, its views' pages and beat maps,
+// and every file of the package by its content-hashed URL. The package may be replaced while the
+// server runs (reload); routes always read the current one.
 
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
@@ -32,6 +32,53 @@ export function pickEncoding(accept) {
 const exists = (file) => access(file).then(() => true, () => false);
 
 /**
+ * @typedef {object} Timeline  the piece laid out for the composer's scrubber (beats are global
+ *   indices in performance order, as `seek {beat}` takes them)
+ * @property {number} beats
+ * @property {{ bar: number, beat: number, time?: string }[]} bars  every bar's first beat; a
+ *   repeated bar at each playing; `time` where the time signature changes
+ * @property {{ beat: number, bpm: number }[]} tempo  written tempo changes
+ * @property {{ beat: number, view: string, kind: 'set' | 'audio' | 'vote', text?: string, close?: number }[]} cues
+ *   `text` when the cue shows some (cut to TIMELINE_TEXT chars), `close` for a vote window
+ */
+
+/** Cue text in the timeline is a reminder, not the cue. */
+const TIMELINE_TEXT = 60;
+/** @type {WeakMap<import('../core/manifest.js').ScoreModel, Timeline>} */
+const timelines = new WeakMap();
+
+/**
+ * @param {import('../core/manifest.js').ScoreModel} model
+ * @returns {Timeline}
+ */
+export function timelineOf(model) {
+  const known = timelines.get(model);
+  if (known) return known;
+  const { map } = model;
+  let time = '';
+  const bars = map.bars.map((b) => {
+    const t = b.time.join('/');
+    const changed = t !== time;
+    time = t;
+    return changed ? { bar: b.bar, beat: b.startBeat, time: t } : { bar: b.bar, beat: b.startBeat };
+  });
+  /** @type {Timeline['cues']} */
+  const cues = [];
+  for (const { beat, view, set } of model.cues) {
+    const vote = /** @type {{ closes?: unknown } | null | undefined} */ (set.vote);
+    if (vote === null) continue; // a window's close: its opening carries it
+    /** @type {Timeline['cues'][number]} */
+    const cue = { beat, view, kind: set.audio !== undefined ? 'audio' : vote !== undefined ? 'vote' : 'set' };
+    if (typeof set.text === 'string') cue.text = set.text.slice(0, TIMELINE_TEXT);
+    if (vote && typeof vote.closes === 'number') cue.close = vote.closes;
+    cues.push(cue);
+  }
+  const timeline = { beats: map.totalBeats, bars, tempo: map.segments.map((s) => ({ beat: s.beat, bpm: s.bpm })), cues };
+  timelines.set(model, timeline);
+  return timeline;
+}
+
+/**
  * @param {import('fastify').FastifyInstance} app
  * @param {{ current: () => import('./score-package.js').ScorePackage }} options
  */
@@ -45,6 +92,10 @@ export function scoreRoutes(app, { current }) {
       assets: assets.map((a) => ({ path: a.path, url: a.url, bytes: a.bytes, preload: a.preload })),
     };
   });
+
+  // Its own route rather than part of /api/score, which every phone fetches: only the preview
+  // needs it.
+  app.get('/api/score/timeline', async () => timelineOf(current().model));
 
   app.get('/api/score/views/:view', async (req) => {
     const { view } = /** @type {{ view: string }} */ (req.params);

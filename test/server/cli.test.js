@@ -42,3 +42,12 @@ describe('scorecast check', () => {
     expect(r.stderr).toMatch(/unknown command "frobnicate"/);
   });
 });
+
+describe('scorecast preview', () => {
+  it('exits 2 with its usage when the package is missing, starting nothing', async () => {
+    const r = await cli(['preview']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/which score package\?/);
+    expect(r.stderr).toMatch(/usage: scorecast preview DIR/);
+  });
+});

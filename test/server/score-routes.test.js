@@ -6,6 +6,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import Fastify from 'fastify';
 import { scoreRoutes, pickEncoding } from '../../server/score-routes.js';
 import { packageOf, smallModel } from '../helpers/fixtures.js';
+import { buildScoreModel } from '../../core/manifest.js';
 
 /** @type {import('fastify').FastifyInstance[]} */
 let apps = [];
@@ -60,5 +61,38 @@ describe('score routes', () => {
     [undefined, null],
   ])('Accept-Encoding %s picks %s', (header, expected) => {
     expect(pickEncoding(header)).toBe(expected);
+  });
+});
+
+describe('score timeline', () => {
+  it('lays out bars, meter and tempo changes and cues for the preview\'s scrubber', async () => {
+    const built = buildScoreModel({
+      id: 'tl', title: 'Timeline', bars: 4, parts: [{ id: 'vn', name: 'Violin' }],
+      meter: [{ bar: 1, time: '4/4', tempo: 96 }, { bar: 3, time: '3/4' }, { bar: 4, tempo: 72 }],
+      cues: [
+        { bar: 1, set: { text: 'Listen' } },
+        { bar: 2, set: { tiles: [{ id: 'a', state: 'lit' }] } },
+        { bar: 2, view: 'vn', set: { text: 'x'.repeat(100) } },
+        { bar: 3, audio: 'bell.wav' },
+        { bar: 3, vote: { id: 'end', tiles: ['a', 'b'], close: { bar: 4, beat: 2 } } },
+      ],
+    });
+    if (!built.ok) throw new Error(JSON.stringify(built.problems));
+    const app = Fastify();
+    scoreRoutes(app, { current: () => packageOf(built.value) });
+    apps.push(app);
+    const t = (await app.inject('/api/score/timeline')).json();
+    expect(t.beats).toBe(14);
+    expect(t.bars).toEqual([{ bar: 1, beat: 0, time: '4/4' }, { bar: 2, beat: 4 }, { bar: 3, beat: 8, time: '3/4' }, { bar: 4, beat: 11 }]);
+    expect(t.tempo).toEqual([{ beat: 0, bpm: 96 }, { beat: 11, bpm: 72 }]);
+    expect(t.cues).toEqual([
+      { beat: 0, view: 'audience', kind: 'set', text: 'Listen' },
+      { beat: 4, view: 'audience', kind: 'set' },
+      { beat: 4, view: 'vn', kind: 'set', text: 'x'.repeat(60) },
+      { beat: 8, view: 'audience', kind: 'audio' },
+      { beat: 8, view: 'audience', kind: 'vote', close: 12 },
+    ]);
+    // Not part of /api/score, which every phone loads.
+    expect((await app.inject('/api/score')).json().timeline).toBeUndefined();
   });
 });
