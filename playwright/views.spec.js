@@ -43,30 +43,33 @@ test('ten pages show each new beat within 15 ms of each other (p95), on the serv
     pages.push(page);
   }
   for (const page of pages) await expect(page.locator('#link')).toHaveText('live');
-  // Let every clock settle (a burst of round trips), then record about 12 beats.
-  await pages[0].waitForTimeout(8000);
+  // Let every clock settle (a burst of round trips), then record about 24 beats.
+  await pages[0].waitForTimeout(3000);
+  const from = Date.now();
+  await pages[0].waitForTimeout(15_000);
   const records = await Promise.all(pages.map(sc));
   // `at` is the page's own wall clock when it showed the beat: on this machine, the server's.
   /** @type {Map<string, number[]>} */
   const byBeat = new Map();
   for (const r of records) {
     for (const s of r.shown) {
-      if (s.beat === null || s.at < Date.now() - 7000) continue;
+      if (s.beat === null || s.at < from) continue;
       const key = `${s.beat}:${Math.round(s.server / 1000)}`;
       byBeat.set(key, [...(byBeat.get(key) ?? []), s.at]);
     }
   }
   const spreads = [...byBeat.values()].filter((ats) => ats.length === pages.length).map((ats) => Math.max(...ats) - Math.min(...ats));
-  expect(spreads.length).toBeGreaterThanOrEqual(8);
+  expect(spreads.length).toBeGreaterThanOrEqual(18);
   const p95 = quantile(spreads, 0.95);
   test.info().annotations.push({ type: 'sync', description: `${spreads.length} beats on 10 pages: spread p50 ${quantile(spreads, 0.5).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${Math.max(...spreads).toFixed(1)} ms; clock errors ${records.map((r) => r.clock.error.toFixed(1)).join(', ')} ms` });
   expect(p95).toBeLessThanOrEqual(15);
-  // And each page showed the beats at the times the server gave them, not later.
-  for (const r of records) {
-    for (const s of r.shown.filter((/** @type {any} */ x) => x.predicted && x.at > Date.now() - 7000)) {
-      expect(Math.abs(s.at - s.server)).toBeLessThan(15);
-    }
-  }
+  // And each page showed each beat when it was due on the server's clock (`at` is the page's
+  // wall clock, which on this machine is the server's): late by at most 15 ms (p95).
+  const late = records.flatMap((r) => r.shown.filter((/** @type {any} */ x) => x.at >= from && x.due !== null).map((/** @type {any} */ x) => x.at - x.due));
+  expect(late.length).toBeGreaterThanOrEqual(18 * pages.length);
+  test.info().annotations.push({ type: 'lateness', description: `shown after the beat's server time: p50 ${quantile(late, 0.5).toFixed(1)} ms, p95 ${quantile(late, 0.95).toFixed(1)} ms` });
+  expect(quantile(late, 0.95)).toBeLessThanOrEqual(15);
+  expect(Math.min(...late)).toBeGreaterThan(-5); // never shown early
   await context.close();
 });
 

@@ -70,7 +70,11 @@ async function probe() {
 const clock = createServerClock({ probe, now, timers: window, wall });
 
 // The beats this page showed, and when (page wall clock and its server-time estimate).
-/** @type {Array<{ beat: number | null, bar: number | null, beatInBar: number | null, count: number, at: number, server: number, predicted: boolean }>} */
+/**
+ * `at`: the page's wall clock when it showed the change; `server`: its estimate of the server's
+ * clock then; `due`: the server time the change was due (the beat's time), or null.
+ * @type {Array<{ beat: number | null, bar: number | null, beatInBar: number | null, count: number, at: number, server: number, due: number | null, predicted: boolean }>}
+ */
 const shown = [];
 // What this page measured, reported to the server every REPORT_EVERY_MS for the conductor's
 // console (doc/protocol.md, "Client reports"): push latency and display lag, in ms.
@@ -145,7 +149,7 @@ const beatClock = createBeatClock({
     }
     lastShownBeat = pos.beat ?? -2;
     drawCursor(pos);
-    shown.push({ beat: pos.beat, bar: pos.bar, beatInBar: pos.beatInBar, count: pos.count, at, server, predicted: pos.predicted });
+    shown.push({ beat: pos.beat, bar: pos.bar, beatInBar: pos.beatInBar, count: pos.count, at, server, due: pos.changeAt, predicted: pos.predicted });
     if (shown.length > LOG_SIZE) shown.shift();
   },
 });
