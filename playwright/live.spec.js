@@ -3,6 +3,7 @@
 
 import { test, expect } from '@playwright/test';
 import { freePort, startServer } from './server.js';
+import { startFirewall } from './firewall.js';
 
 /** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
 
@@ -74,12 +75,13 @@ test('follows the beat over WebSocket and ends equal to the server', async ({ pa
 test('rides out a lost access point: back at the live beat, nothing missed or repeated', async ({ page, context }) => {
   await page.goto(`${server.base}/`);
   await expect(page.locator('#link')).toHaveText(/live/);
-  for (const outageMs of [3000, 6000, 4000]) {
+  for (const outageMs of [3000, 6000, 4000, 8000]) {
     // The WebSocket stays open and silent, as on a phone whose access point vanished.
     await context.setOffline(true);
     await page.waitForTimeout(outageMs);
     await context.setOffline(false);
-    const took = await reachesServer(page, server, 4000);
+    // At the live beat within 1 s of coming back.
+    const took = await reachesServer(page, server, 1000);
     test.info().annotations.push({ type: 'resync', description: `${outageMs} ms offline: live again in ${took} ms` });
   }
   await server.control('pause');
@@ -87,6 +89,30 @@ test('rides out a lost access point: back at the live beat, nothing missed or re
   const mine = await held(page);
   expect(mine.state).toEqual((await server.snapshot()).state);
   expectNoGapOrRepeat(mine.events);
+});
+
+test('roams onto a network that blocks WebSocket: moves to SSE, at the live beat, nothing missed or repeated', async ({ page, context }) => {
+  const firewall = await startFirewall({ target: port });
+  try {
+    await page.goto(`${firewall.base}/`);
+    await expect(page.locator('#via')).toHaveText('ws');
+    await expect(page.locator('#link')).toHaveText(/live/);
+    await context.setOffline(true);
+    // The new access point's firewall refuses WebSocket upgrades; plain HTTP gets through.
+    firewall.blockWebSockets(true);
+    await page.waitForTimeout(4000);
+    await context.setOffline(false);
+    await expect(page.locator('#via')).toHaveText('sse', { timeout: 15_000 });
+    const took = await reachesServer(page, server, 5000);
+    test.info().annotations.push({ type: 'roam', description: `on SSE and at the live beat ${took} ms after the switch` });
+    await server.control('pause');
+    await reachesServer(page, server, 3000);
+    const mine = await held(page);
+    expect(mine.state).toEqual((await server.snapshot()).state);
+    expectNoGapOrRepeat(mine.events);
+  } finally {
+    await firewall.close();
+  }
 });
 
 test('falls back to SSE when WebSocket is blocked, and to polling when SSE is blocked too', async ({ browser }) => {

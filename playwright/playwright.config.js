@@ -11,7 +11,8 @@ export default defineConfig({
   fullyParallel: false,
   retries: 0,
   timeout: 90_000,
-  reporter: [['list']],
+  // The HTML report keeps the screenshots each test attaches (playwright-report/index.html).
+  reporter: [['list'], ['html', { open: 'never', outputFolder: '../playwright-report' }]],
   outputDir: '../test-results',
   use: {
     launchOptions: {

@@ -10,6 +10,15 @@ import { TRANSPORT_ORDER, createTransport, isTransportName, nextTransportName } 
 /** Attempts in a row that end before delivering any message, after which the next transport is tried. */
 export const FAILURES_BEFORE_FALLBACK = 2;
 
+/**
+ * Failed attempts in a row of a transport that has worked before, after which the connection
+ * asks whether plain HTTP gets through: if it does, this transport is blocked where the page is
+ * now (a phone that roamed onto a network whose firewall refuses WebSockets), and the next one
+ * is tried; if not, the network is down and the transport is kept.
+ */
+export const FAILURES_BEFORE_BLOCK_CHECK = 3;
+
+
 /** Length of the log of applied changes kept for tests and debugging. */
 export const EVENT_LOG_SIZE = 500;
 
@@ -299,14 +308,33 @@ export class Connection {
     if (info.fatal) {
       this.#fallBack();
     } else if (!delivered && this.#working === null && !this.#offline) {
-      // Only while searching for a transport that works: once one has delivered, it is kept for
-      // the page's lifetime and failures are the network's, not the transport's. Failures while
-      // the browser says it is offline say nothing about the transport either.
+      // While searching for a transport that works. Failures while the browser says it is
+      // offline say nothing about the transport.
       this.#failures += 1;
       if (this.#failures >= FAILURES_BEFORE_FALLBACK) this.#fallBack();
+    } else if (!delivered && !this.#offline) {
+      // A transport that has worked: its failures are usually the network's (a lost access
+      // point), and it is kept, unless plain HTTP gets through while it does not.
+      this.#failures += 1;
+      if (this.#failures === FAILURES_BEFORE_BLOCK_CHECK) this.#checkBlocked();
     }
     this.#setLink(this.#waitingState());
     this.#scheduleRetry();
+  }
+
+  /** Does plain HTTP reach the server while the current transport does not? Then move on. */
+  #checkBlocked() {
+    const fetch = this.#env.fetch;
+    const name = this.#name;
+    if (!fetch || name === TRANSPORT_ORDER[TRANSPORT_ORDER.length - 1]) return;
+    // Once per streak of failures; a check that hangs (a blackholed network) decides nothing.
+    fetch(new URL('/api/time', this.#baseUrl).href, { signal: new AbortController().signal, headers: {} }).then((res) => {
+      const reached = res.status >= 200 && res.status < 300;
+      if (!reached || !this.#started || this.#name !== name || this.#delivered) return;
+      this.#log(`HTTP reaches the server but ${name} does not: it is blocked here`);
+      this.#working = null;
+      this.#fallBack();
+    }, () => { /* the network is down: keep the transport */ });
   }
 
   #fallBack() {

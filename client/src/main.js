@@ -249,6 +249,8 @@ clock.start();
 registerServiceWorker(log);
 
 loadScore((url) => fetch(url), log).then((info) => {
+  // Every asset the score marks preload is in the browser's cache: the page-load budget's end.
+  performance.mark('scorecast:assets-loaded');
   if (info?.title) ui.setFallbackTitle(info.title);
   audioUrls = (info?.assets ?? []).filter((a) => /\.(wav|mp3|ogg|oga|m4a|aac|flac|opus|webm)$/i.test(a.url)).map((a) => a.url);
   if (audio.unlocked) audio.preload(audioUrls);

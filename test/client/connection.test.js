@@ -400,6 +400,37 @@ describe('transport fallback', () => {
     expect(h.ES.instances).toHaveLength(0);
   });
 
+  it('moves on from a transport that worked when it keeps failing while plain HTTP gets through (blocked where the phone roamed)', async () => {
+    const h = live('E', 1, {}, { random: () => 0 });
+    h.socket.serverClose(1006);
+    for (let i = 0; i < 3; i++) {
+      h.clock.advance(0);
+      h.ws().serverClose(1006);
+    }
+    await flush();
+    const check = h.requests.find((r) => r.url === 'http://score.test/api/time');
+    expect(check).toBeDefined();
+    check?.respond(200, { t: 1 });
+    await flush();
+    expect(h.conn.transport).toBe('sse');
+    h.clock.advance(0);
+    expect(h.es().url).toBe('http://score.test/live/sse?epoch=E&seq=1&view=audience');
+  });
+
+  it('keeps a transport that worked when HTTP does not get through either (the network is down)', async () => {
+    const h = live('E', 1, {}, { random: () => 0 });
+    h.socket.serverClose(1006);
+    for (let i = 0; i < 3; i++) {
+      h.clock.advance(0);
+      h.ws().serverClose(1006);
+    }
+    await flush();
+    expect(h.requests.filter((r) => r.url.endsWith('/api/time'))).toHaveLength(1);
+    h.requests.find((r) => r.url.endsWith('/api/time'))?.fail(new TypeError('network error'));
+    await flush();
+    expect(h.conn.transport).toBe('ws');
+  });
+
   it('does not count failures while the browser is offline', () => {
     const h = setup({ random: () => 0 });
     h.conn.start();
