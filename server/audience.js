@@ -6,14 +6,13 @@
 import { CLIENT_RATE } from '../core/constants.js';
 import { ScorecastError, errorValue } from '../core/errors.js';
 import { decodeClientMessage } from '../core/protocol.js';
-import { createTokenBucket } from '../core/token-bucket.js';
+import { createAddressLimiter } from './address-limit.js';
 import { requireToken } from './control.js';
 
 /** Samples kept per transport and kind: the newest win (bounded memory). */
 const MAX_SAMPLES = 4096;
 /** The console shows the last minute. */
 export const REPORT_WINDOW_MS = 60_000;
-const MAX_ADDRESSES = 10_000;
 const VIEW_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
@@ -89,16 +88,9 @@ export function audienceRoutes(app, { hub, stats, token, now, auth }) {
     ...hub.audience(), latency: stats.summary(), windowMs: REPORT_WINDOW_MS,
   }));
 
-  /** @type {Map<string, ReturnType<typeof createTokenBucket>>} */
-  const buckets = new Map();
+  const limiter = createAddressLimiter(CLIENT_RATE, now);
   app.post('/api/report', { bodyLimit: 4096 }, async (req, reply) => {
-    let bucket = buckets.get(req.ip);
-    if (!bucket) {
-      if (buckets.size >= MAX_ADDRESSES) buckets.delete(/** @type {string} */ (buckets.keys().next().value));
-      bucket = createTokenBucket(CLIENT_RATE, now());
-      buckets.set(req.ip, bucket);
-    }
-    if (!bucket.take(now())) throw new ScorecastError('SC_ERR_RATE_LIMITED');
+    if (!limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
     const body = /** @type {Record<string, unknown>} */ (req.body ?? {});
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE', 'expected a JSON object'));
     const transport = body.transport === 'sse' || body.transport === 'poll' ? body.transport : null;

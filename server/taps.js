@@ -2,29 +2,19 @@
 // The same rules as a WebSocket tap: the same decoder, the same ballot, the same errors.
 
 import { decodeClientMessage } from '../core/protocol.js';
-import { createTokenBucket } from '../core/token-bucket.js';
+import { createAddressLimiter } from './address-limit.js';
 import { CLIENT_RATE } from '../core/constants.js';
 import { ERRORS, ScorecastError, errorValue } from '../core/errors.js';
-
-/** Addresses remembered for rate limiting; the oldest are forgotten past this (bounded memory). */
-const MAX_ADDRESSES = 10_000;
 
 /**
  * @param {import('fastify').FastifyInstance} app
  * @param {{ conductor: import('./conductor.js').Conductor, now: () => number }} options
  */
 export function tapRoutes(app, { conductor, now }) {
-  /** @type {Map<string, ReturnType<typeof createTokenBucket>>} */
-  const buckets = new Map();
+  const limiter = createAddressLimiter(CLIENT_RATE, now);
 
   app.post('/api/tap', { bodyLimit: 4096 }, async (req, reply) => {
-    let bucket = buckets.get(req.ip);
-    if (!bucket) {
-      if (buckets.size >= MAX_ADDRESSES) buckets.delete(/** @type {string} */ (buckets.keys().next().value));
-      bucket = createTokenBucket(CLIENT_RATE, now());
-      buckets.set(req.ip, bucket);
-    }
-    if (!bucket.take(now())) throw new ScorecastError('SC_ERR_RATE_LIMITED');
+    if (!limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
     const decoded = decodeClientMessage(JSON.stringify({ ...(/** @type {object} */ (req.body ?? {})), type: 'tap' }));
     if (!decoded.ok) return reply.code(400).send(decoded.error);
     if (decoded.value.type !== 'tap') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));

@@ -21,6 +21,23 @@ export const PROBE_EVERY_MS = 4000;
  */
 
 /**
+ * A round trip over HTTP (GET /api/time), for pages that have no ping on their own stream.
+ * @param {(url: string, init?: RequestInit) => Promise<Response>} fetch
+ * @param {() => number} now  the page's monotonic clock, as given to createServerClock
+ * @returns {ClockDriverOptions['probe']}
+ */
+export function httpTimeProbe(fetch, now) {
+  return async () => {
+    const t0 = now();
+    const res = await fetch('/api/time', { cache: 'no-store' });
+    // The answer is a few bytes: it has arrived with its headers. Reading it may wait on the page.
+    const t1 = now();
+    const body = res.ok ? await res.json() : null;
+    return typeof body?.t === 'number' && Number.isFinite(body.t) ? { t0, t: body.t, t1 } : null;
+  };
+}
+
+/**
  * @param {ClockDriverOptions} options
  */
 export function createServerClock({ probe, now, timers, wall = () => Date.now() }) {

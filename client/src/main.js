@@ -5,7 +5,7 @@ import { browserEnv } from './browser-env.js';
 import { forcedTransport, viewFromPath, DEFAULT_VIEW } from './route.js';
 import { loadScore } from './score-assets.js';
 import { createView } from './view.js';
-import { createServerClock } from './clock.js';
+import { createServerClock, httpTimeProbe } from './clock.js';
 import { createBeatClock, positionAt } from './beat-clock.js';
 import { createAudioCues, clipsOf } from './audio.js';
 import { createAudienceView, deviceId, keepAwake } from './audience.js';
@@ -61,12 +61,9 @@ async function probe() {
     }
     waiting.delete(id);
   }
-  const t0 = now();
-  const res = await fetch('/api/time', { cache: 'no-store' });
-  const body = await res.json();
-  const t1 = now();
-  return typeof body?.t === 'number' ? { t0, t: body.t, t1 } : null;
+  return timeOverHttp();
 }
+const timeOverHttp = httpTimeProbe((url, init) => fetch(url, init), now);
 const clock = createServerClock({ probe, now, timers: window, wall });
 
 // The beats this page showed, and when (page wall clock and its server-time estimate).

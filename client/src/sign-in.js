@@ -2,6 +2,7 @@
 // else a form, checked against the server with GET /api/status before the page shows anything.
 
 import { ControlError, createControlApi, keepToken, takeToken } from './control-api.js';
+import { h, setText } from './dom.js';
 
 /**
  * What a refused or failed control call means for the person at the page.
@@ -36,34 +37,26 @@ export async function signIn(root, { title, storage }) {
     }
   }
   return new Promise((resolve) => {
-    const doc = root.ownerDocument;
-    /** @type {(tag: string, props?: Record<string, string>, ...children: (Node | string)[]) => HTMLElement} */
-    const el = (tag, props = {}, ...children) => {
-      const node = doc.createElement(tag);
-      for (const [k, v] of Object.entries(props)) node.setAttribute(k, v);
-      node.append(...children);
-      return node;
-    };
-    const input = /** @type {HTMLInputElement} */ (el('input', {
-      id: 'token', name: 'token', type: 'password', autocomplete: 'current-password', required: '', spellcheck: 'false',
+    const input = /** @type {HTMLInputElement} */ (h('input', {
+      id: 'token', name: 'token', type: 'password', autocomplete: 'current-password', required: true, spellcheck: 'false',
     }));
-    const error = el('p', { id: 'sign-in-error', class: 'error', role: 'alert' }, problem);
-    const button = /** @type {HTMLButtonElement} */ (el('button', { type: 'submit' }, 'Sign in'));
-    const form = el('form', { id: 'sign-in', class: 'sign-in' },
-      el('h1', {}, title),
-      el('p', { class: 'muted' }, 'The token is printed by the server when it starts (or set with SCORECAST_TOKEN).'),
-      el('label', { for: 'token' }, 'Token'), input, button, error);
+    const error = h('p', { id: 'sign-in-error', class: 'error', role: 'alert' }, problem);
+    const button = /** @type {HTMLButtonElement} */ (h('button', { type: 'submit' }, 'Sign in'));
+    const form = h('form', { id: 'sign-in', class: 'sign-in' },
+      h('h1', {}, title),
+      h('p', { class: 'muted' }, 'The token is printed by the server when it starts (or set with SCORECAST_TOKEN).'),
+      h('label', { for: 'token' }, 'Token'), input, button, error);
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const token = input.value.trim();
       if (!token) return;
-      error.textContent = 'Checking…';
+      setText(error, 'Checking…');
       button.disabled = true;
       const api = createControlApi({ token });
       try {
         await api.status();
       } catch (err) {
-        error.textContent = controlErrorMessage(err);
+        setText(error, controlErrorMessage(err));
         button.disabled = false;
         input.select();
         return;
@@ -74,4 +67,14 @@ export async function signIn(root, { title, storage }) {
     root.replaceChildren(form);
     input.focus();
   });
+}
+
+/**
+ * Forget this tab's token and start again at the sign-in form (the Sign out button, or a call
+ * the server refused with 401).
+ * @param {Storage | null} storage
+ */
+export function signOut(storage) {
+  keepToken(storage, null);
+  location.reload();
 }

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { createServerClock, BURST, BURST_GAP_MS, PROBE_EVERY_MS } from '../../client/src/clock.js';
+import { createServerClock, httpTimeProbe, BURST, BURST_GAP_MS, PROBE_EVERY_MS } from '../../client/src/clock.js';
 import { FakeClock } from './fakes.js';
 
 /**
@@ -82,5 +82,26 @@ describe('server clock', () => {
     await advance(s.page, BURST * BURST_GAP_MS);
     expect(s.probes - before).toBeGreaterThanOrEqual(BURST);
     expect(s.clock.offset).toBeCloseTo(s.offset, 9);
+  });
+});
+
+describe('httpTimeProbe', () => {
+  it('one round trip over GET /api/time, the time taken when the answer arrived', async () => {
+    let t = 100;
+    /** @type {string[]} */
+    const urls = [];
+    const fetch = /** @type {any} */ (async (/** @type {string} */ url) => {
+      urls.push(url);
+      t += 30;
+      return { ok: true, json: async () => { t += 50; return { t: 5000 }; } };
+    });
+    expect(await httpTimeProbe(fetch, () => t)()).toEqual({ t0: 100, t: 5000, t1: 130 });
+    expect(urls).toEqual(['/api/time']);
+  });
+
+  it('an answer that is not a time is no sample', async () => {
+    for (const res of [{ ok: false, json: async () => ({ t: 1 }) }, { ok: true, json: async () => ({ t: 'now' }) }, { ok: true, json: async () => null }]) {
+      expect(await httpTimeProbe(/** @type {any} */ (async () => res), () => 0)()).toBeNull();
+    }
   });
 });

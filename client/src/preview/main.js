@@ -7,11 +7,13 @@
 
 import { Connection } from '../connection.js';
 import { browserEnv } from '../browser-env.js';
-import { createServerClock } from '../clock.js';
+import { createServerClock, httpTimeProbe } from '../clock.js';
 import { createBeatClock } from '../beat-clock.js';
-import { ControlError, keepToken } from '../control-api.js';
-import { controlErrorMessage, signIn } from '../sign-in.js';
-import { h, setText } from '../conduct/dom.js';
+import { ControlError } from '../control-api.js';
+import { controlErrorMessage, signIn, signOut } from '../sign-in.js';
+import { createTransportControls } from '../transport-controls.js';
+import { createPositionReadout } from '../position-readout.js';
+import { button, h, setText } from '../dom.js';
 import { createTimeline } from './timeline.js';
 import { createFrames } from './frames.js';
 
@@ -32,12 +34,6 @@ const storage = (() => { try { return window.sessionStorage; } catch { return nu
 
 signIn(root, { title: 'Composer preview', storage }).then(preview);
 
-/** Forget the token and start again at the sign-in form. */
-function signOut() {
-  keepToken(storage, null);
-  location.reload();
-}
-
 /** @param {import('../control-api.js').ControlApi} api */
 function preview(api) {
   const el = {
@@ -46,65 +42,26 @@ function preview(api) {
     link: h('span', { id: 'link', 'data-state': 'connecting' }, 'connecting'),
     problems: h('section', { id: 'problems', class: 'problems', 'aria-labelledby': 'problems-title', hidden: true }),
     warnings: h('details', { id: 'warnings', class: 'warnings', hidden: true }),
-    bar: h('span', { id: 'bar', class: 'big' }, '–'),
-    beat: h('span', { id: 'beat', class: 'big' }, '–'),
-    transport: h('span', { id: 'transport-state', 'data-state': '–' }, '–'),
-    tempo: h('span', { id: 'tempo' }, '–'),
-    count: h('span', { id: 'count-in' }, ''),
-    result: h('p', { id: 'result', class: 'result', role: 'status' }),
     timeline: h('div', { id: 'timeline' }),
     phone: h('div', { id: 'phone', class: 'pv-phone' }),
     views: h('div', { id: 'views', class: 'pv-views' }),
   };
-  const countIn = /** @type {HTMLSelectElement} */ (h('select', { id: 'count-in-bars', 'aria-label': 'Count-in' },
-    h('option', { value: '0' }, 'no count-in'), h('option', { value: '1' }, 'count-in: 1 bar'), h('option', { value: '2' }, 'count-in: 2 bars')));
-  const rate = /** @type {HTMLInputElement} */ (h('input', { id: 'rate', type: 'number', min: '0.25', max: '4', step: '0.05', value: '1', 'aria-label': 'Tempo factor' }));
-
-  /**
-   * Run a control call and say what came of it.
-   * @param {string} what
-   * @param {() => Promise<unknown>} call
-   */
-  const act = async (what, call) => {
-    setText(el.result, `${what}…`);
-    try {
-      await call();
-      setText(el.result, `${what}: done`);
-      el.result.dataset.ok = 'true';
-    } catch (err) {
-      if (err instanceof ControlError && err.status === 401) { signOut(); return; }
-      setText(el.result, `${what}: ${controlErrorMessage(err)}`);
-      el.result.dataset.ok = 'false';
-    }
-  };
-  /** @param {string} id @param {string} label @param {() => void} fn */
-  const button = (id, label, fn) => {
-    const b = h('button', { id, type: 'button' }, label);
-    b.addEventListener('click', fn);
-    return b;
-  };
-  const tempoForm = h('form', { id: 'tempo-form', class: 'row' }, h('label', { for: 'rate', class: 'label' }, 'Tempo ×'), rate, h('button', { type: 'submit' }, 'Set'));
-  tempoForm.addEventListener('submit', (e) => {
-    e.preventDefault();
-    act(`Tempo × ${rate.value}`, () => api.tempo({ rate: Number(rate.value) }));
-  });
+  const pos = createPositionReadout();
+  const transport = createTransportControls({ api, signOut: () => signOut(storage) });
+  const { act } = transport;
 
   root.replaceChildren(
     h('header', { class: 'pv-head' },
       h('div', { class: 'pv-titles' }, el.title, el.dir),
       h('p', { class: 'status', role: 'status' }, el.link),
-      button('sign-out', 'Sign out', signOut)),
+      button('sign-out', 'Sign out', () => signOut(storage))),
     el.problems,
     h('section', { class: 'pv-transport', 'aria-label': 'Transport' },
-      h('div', { class: 'row' },
-        button('play', 'Play', () => act('Play', () => api.play({ countIn: Number(countIn.value) }))),
-        countIn,
-        button('pause', 'Pause', () => act('Pause', () => api.pause())),
-        button('stop', 'Stop', () => act('Stop', () => api.stop()))),
-      tempoForm,
-      h('p', { class: 'pv-pos' }, h('span', { class: 'label' }, 'Bar '), el.bar, h('span', { class: 'label' }, ' Beat '), el.beat,
-        ' ', el.count, ' ', el.transport, ' · ', el.tempo),
-      el.result),
+      transport.buttons,
+      transport.tempoForm,
+      h('p', { class: 'pv-pos' }, h('span', { class: 'label' }, 'Bar '), pos.bar, h('span', { class: 'label' }, ' Beat '), pos.beat,
+        ' ', pos.count, ' ', pos.transport, ' · ', pos.tempo),
+      transport.result),
     h('section', { class: 'pv-timeline', 'aria-label': 'Timeline' }, el.timeline,
       h('p', { class: 'muted hint' }, 'Click or drag to seek to a barline (Shift: to the beat). Arrow keys: a bar (Shift: a beat).')),
     h('div', { class: 'pv-stage' },
@@ -125,24 +82,17 @@ function preview(api) {
   const connection = new Connection({ baseUrl: location.origin, env: browserEnv(log), view: 'preview' });
   const now = () => performance.now();
   const clock = createServerClock({
-    now, timers: window, wall: () => performance.timeOrigin + performance.now(),
-    probe: async () => {
-      const t0 = now();
-      const body = await (await fetch('/api/time', { cache: 'no-store' })).json();
-      return typeof body?.t === 'number' ? { t0, t: body.t, t1: now() } : null;
-    },
+    now, timers: window, wall: () => performance.timeOrigin + performance.now(), probe: httpTimeProbe(fetch, now),
   });
   const reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
   const beats = createBeatClock({
     getState: () => connection.state, clock, timers: window, now,
     requestFrame: (fn) => requestAnimationFrame(fn),
     // The playhead glides, unless motion is to be kept down: then it steps with the beat.
-    onFrame: (pos) => { if (pos.beat !== null && !reduceMotion.matches) timeline.show(pos.beat, pos.count > 0 ? 0 : pos.fraction); },
-    onChange(pos) {
-      setText(el.bar, pos.bar === null ? '–' : String(pos.bar));
-      setText(el.beat, pos.beatInBar === null ? '–' : String(pos.beatInBar));
-      setText(el.count, pos.count > 0 ? `count-in ${pos.count}/${pos.countOf}` : '');
-      if (pos.beat !== null) timeline.show(pos.beat, 0);
+    onFrame: (at) => { if (at.beat !== null && !reduceMotion.matches) timeline.show(at.beat, at.count > 0 ? 0 : at.fraction); },
+    onChange(at) {
+      pos.showPosition(at);
+      if (at.beat !== null) timeline.show(at.beat, 0);
     },
   });
 
@@ -155,10 +105,8 @@ function preview(api) {
     if (!s) return;
     history.push({ epoch: String(c.epoch), seq: c.seq, transport: s.transport, beat: s.beat, bar: s.bar, at: Date.now() });
     if (history.length > HISTORY_SIZE) history.shift();
-    setText(el.transport, String(s.transport ?? '–'));
-    el.transport.dataset.state = String(s.transport ?? '–');
-    setText(el.tempo, typeof s.tempo === 'number' ? `♩ = ${Math.round(s.tempo * 10) / 10} (× ${s.rate})` : '–');
-    if (document.activeElement !== rate && typeof s.rate === 'number') rate.value = String(s.rate);
+    pos.showState(s);
+    transport.showRate(s.rate);
     if (c.epoch !== epoch) {
       // A new version of the score (or a restarted server): its bars, cues and parts may differ.
       epoch = c.epoch;
@@ -206,7 +154,7 @@ function preview(api) {
       showProblems(status.reload?.problems ?? [], status.reload?.at ?? null, null);
       showWarnings(status.warnings ?? []);
     } catch (err) {
-      if (err instanceof ControlError && err.status === 401) { signOut(); return; }
+      if (err instanceof ControlError && err.status === 401) { signOut(storage); return; }
       showProblems([], null, controlErrorMessage(err));
     }
     statusTimer = setTimeout(checkStatus, STATUS_EVERY_MS);

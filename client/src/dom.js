@@ -1,4 +1,5 @@
-// A few lines of DOM building for the console: no framework for two pages of controls.
+// A few lines of DOM building for the console and the composer preview: no framework for two
+// pages of controls.
 
 /**
  * Create an element with attributes and children (strings become text).
@@ -15,6 +16,19 @@ export function h(tag, attrs = {}, ...children) {
   }
   for (const c of children) if (c !== null && c !== undefined) node.append(c);
   return node;
+}
+
+/**
+ * A plain button (not a form's submit) that calls `onClick`.
+ * @param {string} id
+ * @param {string} label
+ * @param {() => void} onClick
+ * @returns {HTMLElement}
+ */
+export function button(id, label, onClick) {
+  const b = h('button', { id, type: 'button' }, label);
+  b.addEventListener('click', onClick);
+  return b;
 }
 
 /**

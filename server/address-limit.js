@@ -1,0 +1,36 @@
+// A token bucket per client address, for HTTP routes any page may call (taps, reports). The
+// addresses are bounded: past MAX_ADDRESSES the one seen first is forgotten, so a flood from many
+// addresses costs memory up to the bound and no more (a forgotten address starts a full bucket).
+
+import { createTokenBucket } from '../core/token-bucket.js';
+
+/** Addresses remembered; the oldest are forgotten past this. */
+export const MAX_ADDRESSES = 10_000;
+
+/**
+ * @param {{ perSecond: number, burst: number }} rate  per address
+ * @param {() => number} now  ms
+ */
+export function createAddressLimiter(rate, now) {
+  /** @type {Map<string, ReturnType<typeof createTokenBucket>>} */
+  const buckets = new Map();
+  return {
+    /**
+     * Take a token for a request from `ip`: false when that address is over its rate.
+     * @param {string} ip
+     */
+    take(ip) {
+      let bucket = buckets.get(ip);
+      if (!bucket) {
+        if (buckets.size >= MAX_ADDRESSES) buckets.delete(/** @type {string} */ (buckets.keys().next().value));
+        bucket = createTokenBucket(rate, now());
+        buckets.set(ip, bucket);
+      }
+      return bucket.take(now());
+    },
+    /** How many addresses are remembered. */
+    get size() { return buckets.size; },
+  };
+}
+
+/** @typedef {ReturnType<typeof createAddressLimiter>} AddressLimiter */
