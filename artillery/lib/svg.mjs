@@ -2,6 +2,9 @@
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
+/** A white outline behind a label drawn over the plot, so that lines crossing it do not hide it. */
+const HALO = ' stroke="#fff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"';
+
 export const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
 
 /** Round tick values: 1, 2, 5 x 10^k. */
@@ -15,17 +18,21 @@ function niceTicks(lo, hi, count = 5) {
   return ticks;
 }
 
+/** Trailing zeros of a decimal fraction only: "10.0" -> "10", "2.50" -> "2.5", "100" stays "100". */
+const trimZeros = (s) => (s.includes('.') ? s.replace(/\.?0+$/, '') : s);
+
 function fmt(v) {
   if (v === 0) return '0';
   const a = Math.abs(v);
-  if (a >= 1e6) return `${(v / 1e6).toPrecision(3).replace(/\.?0+$/, '')}M`;
-  if (a >= 1e4) return `${(v / 1e3).toPrecision(3).replace(/\.?0+$/, '')}k`;
+  // (Stripping zeros from a whole number turned 100k into "1k" and 150k into "15k".)
+  if (a >= 1e6) return `${trimZeros((v / 1e6).toPrecision(3))}M`;
+  if (a >= 1e4) return `${trimZeros((v / 1e3).toPrecision(3))}k`;
   if (a >= 1) return String(Number(v.toPrecision(4)));
   return String(Number(v.toPrecision(2)));
 }
 
 /**
- * @param {{ title: string, xLabel: string, yLabel: string, series: { name: string, points: [number, number][], color?: string, dash?: string, marker?: boolean, axis?: 'right' }[],
+ * @param {{ title: string, xLabel: string, yLabel: string, series: { name: string, points: [number, number][], color?: string, dash?: string, marker?: boolean, line?: boolean, axis?: 'right' }[],
  *   yLog?: boolean, width?: number, height?: number, hLines?: { y: number, label: string, color?: string }[],
  *   bands?: { x0: number, x1: number, label: string }[], vLines?: { x: number, label: string, color?: string }[],
  *   xMin?: number, xMax?: number, yMin?: number, yMax?: number, rightLabel?: string, rightMax?: number, xTicks?: number[] }} c
@@ -93,7 +100,17 @@ export function lineChart(c) {
     const y = yPos(t).toFixed(1);
     out.push(`<line x1="${M.l}" x2="${M.l + pw}" y1="${y}" y2="${y}" stroke="#e5e5e5"/><text x="${M.l - 6}" y="${y}" dy="3.5" text-anchor="end" fill="#444">${fmt(t)}</text>`);
   }
-  const xt = c.xTicks ?? niceTicks(x0, x1, 6).filter((t) => t >= x0 && t <= x1);
+  // Given ticks (e.g. every user count of a stress ramp) are thinned so that labels never overlap:
+  // from the right, so the largest value is always labelled.
+  let xt = c.xTicks ?? niceTicks(x0, x1, 6).filter((t) => t >= x0 && t <= x1);
+  if (c.xTicks) {
+    const kept = [];
+    for (const t of [...xt].filter((v) => v >= x0 && v <= x1).sort((a, b) => b - a)) {
+      const last = kept.at(-1);
+      if (last === undefined || xPos(last) - xPos(t) >= (fmt(last).length + fmt(t).length) * 3.4 + 8) kept.push(t);
+    }
+    xt = kept.reverse();
+  }
   for (const t of xt) {
     const x = xPos(t).toFixed(1);
     out.push(`<line x1="${x}" x2="${x}" y1="${M.t + ph}" y2="${M.t + ph + 4}" stroke="#444"/><text x="${x}" y="${M.t + ph + 16}" text-anchor="middle" fill="#444">${fmt(t)}</text>`);
@@ -101,16 +118,19 @@ export function lineChart(c) {
   out.push(`<line x1="${M.l}" x2="${M.l}" y1="${M.t}" y2="${M.t + ph}" stroke="#444"/><line x1="${M.l}" x2="${M.l + pw}" y1="${M.t + ph}" y2="${M.t + ph}" stroke="#444"/>`);
   out.push(`<text x="${M.l + pw / 2}" y="${M.t + ph + 32}" text-anchor="middle" fill="#222">${esc(c.xLabel)}</text>`);
   out.push(`<text transform="translate(14 ${M.t + ph / 2}) rotate(-90)" text-anchor="middle" fill="#222">${esc(c.yLabel)}${c.yLog ? ' (log scale)' : ''}</text>`);
-  // threshold lines
+  // threshold lines; their labels go on top of the series, drawn last
+  const labels = [];
   for (const h of c.hLines ?? []) {
     if (h.y < y0 || h.y > y1) continue;
     const y = yPos(h.y).toFixed(1);
-    out.push(`<line x1="${M.l}" x2="${M.l + pw}" y1="${y}" y2="${y}" stroke="${h.color ?? '#b00'}" stroke-dasharray="6 4"/><text x="${M.l + pw - 4}" y="${y}" dy="-4" text-anchor="end" fill="${h.color ?? '#b00'}">${esc(h.label)}</text>`);
+    out.push(`<line x1="${M.l}" x2="${M.l + pw}" y1="${y}" y2="${y}" stroke="${h.color ?? '#b00'}" stroke-dasharray="6 4"/>`);
+    labels.push(`<text x="${M.l + pw - 4}" y="${y}" dy="-4" text-anchor="end" fill="${h.color ?? '#b00'}"${HALO}>${esc(h.label)}</text>`);
   }
   for (const v of c.vLines ?? []) {
     if (v.x < x0 || v.x > x1) continue;
     const x = xPos(v.x).toFixed(1);
-    out.push(`<line x1="${x}" x2="${x}" y1="${M.t}" y2="${M.t + ph}" stroke="${v.color ?? '#b00'}" stroke-dasharray="3 3"/><text x="${x}" y="${M.t + 10}" dx="3" fill="${v.color ?? '#b00'}">${esc(v.label)}</text>`);
+    out.push(`<line x1="${x}" x2="${x}" y1="${M.t}" y2="${M.t + ph}" stroke="${v.color ?? '#b00'}" stroke-dasharray="3 3"/>`);
+    labels.push(`<text x="${x}" y="${M.t + 10}" dx="3" fill="${v.color ?? '#b00'}"${HALO}>${esc(v.label)}</text>`);
   }
   // right axis (e.g. clients)
   let rPos = null;
@@ -131,9 +151,12 @@ export function lineChart(c) {
     const pts = s.points.filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]) && (!c.yLog || s.axis === 'right' || p[1] > 0));
     if (pts.length === 0) return;
     const d = pts.map((p, j) => `${j ? 'L' : 'M'}${xPos(p[0]).toFixed(1)} ${pos(p[1]).toFixed(1)}`).join('');
-    out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="1.6"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`);
-    if (s.marker || pts.length <= 12) for (const p of pts) out.push(`<circle cx="${xPos(p[0]).toFixed(1)}" cy="${pos(p[1]).toFixed(1)}" r="2.6" fill="${color}"/>`);
+    if (s.line !== false) out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="1.6"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`);
+    // Markers only (line: false): hollow, larger, so they read as separate runs, not a curve.
+    if (s.line === false) for (const p of pts) out.push(`<circle cx="${xPos(p[0]).toFixed(1)}" cy="${pos(p[1]).toFixed(1)}" r="4" fill="none" stroke="${color}" stroke-width="1.6"/>`);
+    else if (s.marker || pts.length <= 12) for (const p of pts) out.push(`<circle cx="${xPos(p[0]).toFixed(1)}" cy="${pos(p[1]).toFixed(1)}" r="2.6" fill="${color}"/>`);
   });
+  out.push(...labels);
   // legend, below the x label, wrapped to the width
   let lx = M.l;
   let ly = M.t + ph + 50;
@@ -142,7 +165,10 @@ export function lineChart(c) {
     const label = s.axis === 'right' ? `${s.name} (right)` : s.name;
     const w = 28 + label.length * 6;
     if (lx + w > W - 8 && lx > M.l) { lx = M.l; ly += 15; }
-    out.push(`<line x1="${lx}" x2="${lx + 16}" y1="${ly - 4}" y2="${ly - 4}" stroke="${color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/><text x="${lx + 20}" y="${ly}" fill="#222">${esc(label)}</text>`);
+    const key = s.line === false
+      ? `<circle cx="${lx + 8}" cy="${ly - 4}" r="4" fill="none" stroke="${color}" stroke-width="1.6"/>`
+      : `<line x1="${lx}" x2="${lx + 16}" y1="${ly - 4}" y2="${ly - 4}" stroke="${color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`;
+    out.push(`${key}<text x="${lx + 20}" y="${ly}" fill="#222">${esc(label)}</text>`);
     lx += w;
   });
   out.push('</svg>');

@@ -432,7 +432,8 @@ export function pollInit(context, ee, next) {
   context.vars.epoch = '';
   context.vars.seq = 0;
   context.vars.polls = between(num(context.vars.polls, 23), context.vars.pollsMax);
-  pollSeen.set(context._uid, Date.now());
+  // Not counted as an active poller yet: it loads the page first (counted as active.page), and
+  // was counted twice, as page and as poller, until its first poll.
   next();
 }
 
