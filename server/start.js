@@ -2,7 +2,9 @@
 // Reads the configuration, builds the app, listens, and prints where the audience goes.
 
 import os from 'node:os';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { readSave } from './persist.js';
 import QRCode from 'qrcode';
 import { readConfig } from './config.js';
 import { pathToFileURL } from 'node:url';
@@ -26,6 +28,24 @@ function resumedAs(state) {
 }
 
 /**
+ * The package of the saved performance, when it is another score of the same scores folder (the
+ * conductor's console loaded it before the restart): the restart goes on with that score. Any
+ * doubt (no save, an unreadable one, a folder outside the scores folder or gone) answers null,
+ * and the persistence then judges the save against `--score` as usual.
+ * @param {import('./config.js').Config} config
+ * @returns {Promise<string | null>}
+ */
+async function scoreToResume(config) {
+  if (!config.stateFile || !config.resume) return null;
+  const read = await readSave(config.stateFile);
+  if (!read.ok || typeof read.payload.score?.dir !== 'string') return null;
+  const saved = path.resolve(read.payload.score.dir);
+  const library = path.dirname(path.resolve(config.scoreDir));
+  if (saved === path.resolve(config.scoreDir) || path.dirname(saved) !== library) return null;
+  return existsSync(path.join(saved, 'score.yaml')) ? saved : null;
+}
+
+/**
  * Start the server from command-line flags and the environment.
  * @param {string[]} argv
  */
@@ -37,8 +57,11 @@ export async function main(argv) {
     process.stderr.write(`scorecast: ${/** @type {Error} */ (err).message}\n`);
     process.exit(2);
   }
-  let score;
-  try {
+  const resumeDir = await scoreToResume(config);
+  // A saved score that no longer loads: start with --score's, which the save does not fit (it is
+  // then reported and kept aside).
+  let score = resumeDir ? await loadPackage(resumeDir, { cacheDir: CACHE_DIR }).catch(() => null) : null;
+  if (!score) try {
     score = await loadPackage(config.scoreDir, { cacheDir: CACHE_DIR });
   } catch (err) {
     process.stderr.write(`scorecast: cannot load the score in ${config.scoreDir}: ${/** @type {Error} */ (err).message}\n`);

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import os from 'node:os';
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../server/app.js';
@@ -93,6 +93,8 @@ async function spawnServer(args) {
     get output() { return output; },
     /** @param {string} action */
     control: (action) => fetch(`${base}/api/control/${action}`, { method: 'POST', headers: auth }).then((r) => r.json()),
+    /** @param {string} url @param {object} body */
+    post: (url, body) => fetch(`${base}${url}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json()),
     /** @returns {Promise<{ epoch: string, t: number, state: any }>} */
     snapshot: () => fetch(`${base}/live/poll`).then((r) => r.json()).then(([s]) => s),
     status: () => fetch(`${base}/api/status`, { headers: auth }).then((r) => r.json()),
@@ -150,6 +152,27 @@ describe('the real server restarted mid-piece', () => {
     expect(resume).toMatchObject({ resumed: true, transport: 'playing', file });
     expect(resume.beat).toBeGreaterThan(before.state.beat);
     expect(second.output).not.toMatch(/saved performance not used/);
+  }, 30_000);
+
+  it('after the console loaded another score of the scores folder, the restart goes on with that score', async () => {
+    const library = tmpDir();
+    for (const [name, id] of [['first', 'first-piece'], ['second', 'second-piece']]) {
+      mkdirSync(path.join(library, name));
+      writeFileSync(path.join(library, name, 'score.yaml'), `id: ${id}\ntitle: ${id}\nbars: 64\nmeter: [{ bar: 1, time: 4/4, tempo: 240 }]\n`);
+    }
+    const file = path.join(tmpDir(), 'performance.json');
+    const args = ['--score', path.join(library, 'first'), '--state-file', file];
+    const first = await spawnServer(args);
+    const loaded = await first.post('/api/load', { score: 'second' });
+    expect(loaded).toMatchObject({ score: 'second-piece' });
+    await first.control('play');
+    await sleep(600);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await spawnServer(args);
+    const after = await second.snapshot();
+    expect(after.state).toMatchObject({ transport: 'playing', score: { id: 'second-piece' } });
+    expect((await second.status()).resume).toMatchObject({ resumed: true });
   }, 30_000);
 
   it('stopped (SIGTERM), it flushes the save on the way out and comes back paused where it was', async () => {
