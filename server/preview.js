@@ -59,13 +59,15 @@ export function planPreview(argv, env, platform = process.platform) {
   const dir = path.resolve(positionals[0]);
   // A preview starts where the composer says, never by resuming a saved performance (which could
   // be playing), and keeps its own save apart from the performance's (.cache/performance.json).
-  const startArgs = ['--score', dir, '--watch', '--no-resume', '--state-file', previewStateFile(dir), '--host', values.host ?? '127.0.0.1'];
+  // `--name=value`, never `--name value`: a value that starts with "-" (a folder, or a random
+  // token: base64url has "-") would otherwise be read as a flag.
+  const startArgs = [`--score=${dir}`, '--watch', '--no-resume', `--state-file=${previewStateFile(dir)}`, `--host=${values.host ?? '127.0.0.1'}`];
   for (const name of /** @type {const} */ (['port', 'log-level', 'cert', 'key'])) {
-    if (values[name] !== undefined) startArgs.push(`--${name}`, values[name]);
+    if (values[name] !== undefined) startArgs.push(`--${name}=${values[name]}`);
   }
   // The token goes by flag so that the printed URL and the server agree: the given one, or one
   // made here.
-  startArgs.push('--token', values.token ?? env.SCORECAST_TOKEN ?? randomBytes(18).toString('base64url'));
+  startArgs.push(`--token=${values.token ?? env.SCORECAST_TOKEN ?? randomBytes(18).toString('base64url')}`);
   const startEnv = {
     ...env,
     // A preview waits for the composer's play, whatever the environment asks of performances.

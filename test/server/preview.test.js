@@ -10,7 +10,7 @@ function plan(argv, env = {}, platform = 'linux') {
 }
 
 /** @param {string[]} args @param {string} name */
-const flag = (args, name) => args[args.indexOf(name) + 1];
+const flag = (args, name) => args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
 
 describe('scorecast preview: arguments', () => {
   it('serves the package on loopback, watching it, waiting for play, with a token of its own', () => {
@@ -25,6 +25,12 @@ describe('scorecast preview: arguments', () => {
     expect(p.env.SCORECAST_AUTOPLAY).toBeUndefined();
     expect(p.env.SCORECAST_QR).toBe('0');
     expect(p.open).toBe(true);
+  });
+
+  it('passes values that start with "-" (generated tokens may) as values, not flags', () => {
+    expect(plan(['d', '--token=-starts-with-dash']).config.token).toBe('-starts-with-dash');
+    // base64url tokens start with "-" one time in 64: many generated ones all work.
+    for (let i = 0; i < 300; i++) expect(plan(['d']).config.token).toMatch(/^[A-Za-z0-9_-]{24}$/);
   });
 
   it('never resumes a saved performance, and keeps its save apart from the performance\'s', () => {
