@@ -185,6 +185,9 @@ async function vote(tile, window) {
 
 let firstState = true;
 connection.on('state', (c) => {
+  // The beat first: a change that arrives before its timer (a late page) is shown at once, and
+  // the rest of the page is drawn after it.
+  beatClock.update();
   ui.renderState(c);
   if (c.state && c.epoch !== notationEpoch) {
     notationEpoch = c.epoch;
@@ -195,7 +198,6 @@ connection.on('state', (c) => {
     // Navigation to the first state drawn: the first-render budget (playwright/views.spec.js) reads it.
     performance.mark('scorecast:first-render');
   }
-  beatClock.update();
   const state = c.state;
   audience?.render(state?.cues?.audience);
   for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT);
