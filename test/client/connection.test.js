@@ -400,7 +400,8 @@ describe('transport fallback', () => {
     expect(h.ES.instances).toHaveLength(0);
   });
 
-  it('moves on from a transport that worked when it keeps failing while plain HTTP gets through (blocked where the phone roamed)', async () => {
+  /** Live on WebSocket, then the link lost and three attempts failing (the block check's threshold). */
+  async function liveThenFailing() {
     const h = live('E', 1, {}, { random: () => 0 });
     h.socket.serverClose(1006);
     for (let i = 0; i < 3; i++) {
@@ -408,6 +409,11 @@ describe('transport fallback', () => {
       h.ws().serverClose(1006);
     }
     await flush();
+    return h;
+  }
+
+  it('moves on from a transport that worked when it keeps failing while plain HTTP gets through (blocked where the phone roamed)', async () => {
+    const h = await liveThenFailing();
     const check = h.requests.find((r) => r.url === 'http://score.test/api/time');
     expect(check).toBeDefined();
     check?.respond(200, { t: 1 });
@@ -418,13 +424,7 @@ describe('transport fallback', () => {
   });
 
   it('keeps a transport that worked when HTTP does not get through either (the network is down)', async () => {
-    const h = live('E', 1, {}, { random: () => 0 });
-    h.socket.serverClose(1006);
-    for (let i = 0; i < 3; i++) {
-      h.clock.advance(0);
-      h.ws().serverClose(1006);
-    }
-    await flush();
+    const h = await liveThenFailing();
     expect(h.requests.filter((r) => r.url.endsWith('/api/time'))).toHaveLength(1);
     h.requests.find((r) => r.url.endsWith('/api/time'))?.fail(new TypeError('network error'));
     await flush();
