@@ -4,10 +4,9 @@
 // (systems.js, panePlan). A beat cursor follows the beat map. Per animation frame only the
 // cursor's transform is written; panes change on line changes only.
 
-import { buildSystems, panePlan } from './systems.js';
-import { createPageSource, cropTo } from './page-svg.js';
-import { createCursor } from './cursor.js';
-import { motionPreference, showProblem } from './view-base.js';
+import { panePlan } from './systems.js';
+import { cropTo } from './page-svg.js';
+import { mountView } from './view-base.js';
 
 /** @typedef {import('./view-base.js').NotationViewOptions} NotationViewOptions */
 /** @typedef {import('./view-base.js').NotationView} NotationView */
@@ -29,17 +28,10 @@ import { motionPreference, showProblem } from './view-base.js';
  */
 export function createPartView(root, notation, { loadPage, reducedMotion }) {
   if (typeof loadPage !== 'function') throw new TypeError('createPartView: options.loadPage must be a function (url) => Promise<svg text>');
-  const doc = root.ownerDocument;
-  const box = doc.createElement('div');
-  box.className = 'sc-notation sc-part';
-  root.append(box);
-  const built = buildSystems(notation);
-  if (!built.ok) return showProblem(box, built.message);
-  const layout = built.value;
+  const mounted = mountView(root, notation, 'part', { loadPage, reducedMotion });
+  if (!mounted.ok) return mounted.view;
+  const { doc, box, layout, source, cursor, reduce } = mounted;
   const { lines } = layout;
-  const source = createPageSource(doc, loadPage);
-  const cursor = createCursor(doc);
-  const reduce = motionPreference(doc, reducedMotion);
 
   // Both panes keep one size whatever line they show (the tallest crop sets it): a shorter line
   // in the other pane must not move the one being read.

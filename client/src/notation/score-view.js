@@ -3,10 +3,8 @@
 // to a system that is not wholly in sight it is scrolled into view: on line changes only, never
 // per beat, so a conductor who scrolls ahead is not pulled back until the next system begins.
 
-import { buildSystems } from './systems.js';
-import { createPageSource, cropTo } from './page-svg.js';
-import { createCursor } from './cursor.js';
-import { motionPreference, showProblem } from './view-base.js';
+import { cropTo } from './page-svg.js';
+import { mountView } from './view-base.js';
 
 /**
  * @typedef {object} ScorePage
@@ -23,17 +21,10 @@ import { motionPreference, showProblem } from './view-base.js';
  */
 export function createScoreView(root, notation, { loadPage, reducedMotion }) {
   if (typeof loadPage !== 'function') throw new TypeError('createScoreView: options.loadPage must be a function (url) => Promise<svg text>');
-  const doc = root.ownerDocument;
+  const mounted = mountView(root, notation, 'score', { loadPage, reducedMotion });
+  if (!mounted.ok) return mounted.view;
+  const { doc, box, layout, source, cursor, reduce } = mounted;
   const win = doc.defaultView;
-  const box = doc.createElement('div');
-  box.className = 'sc-notation sc-score';
-  root.append(box);
-  const built = buildSystems(notation);
-  if (!built.ok) return showProblem(box, built.message);
-  const layout = built.value;
-  const source = createPageSource(doc, loadPage);
-  const cursor = createCursor(doc);
-  const reduce = motionPreference(doc, reducedMotion);
 
   // The current system's band: a faint tint to find the place at a glance, and what is scrolled to.
   const band = doc.createElement('div');

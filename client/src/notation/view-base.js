@@ -1,5 +1,9 @@
 // What the part view and the score view share: the reduced-motion preference, the answer to
-// notation that cannot be drawn, and the shape of a view.
+// notation that cannot be drawn, how a view is mounted, and the shape of a view.
+
+import { buildSystems } from './systems.js';
+import { createPageSource } from './page-svg.js';
+import { createCursor } from './cursor.js';
 
 /**
  * @typedef {object} NotationViewOptions
@@ -41,4 +45,26 @@ export function showProblem(box, message) {
   p.textContent = `The notation cannot be shown (${message}).`;
   box.append(p);
   return { error: message, update() {}, destroy() { box.remove(); } };
+}
+
+/**
+ * What both views start with: their own box in `root`, the systems of the notation, the page
+ * source, the cursor and the motion preference; or, for notation that cannot be drawn, the
+ * problem shown and a view that does nothing.
+ * @param {HTMLElement} root
+ * @param {unknown} notation
+ * @param {string} kind  `part` or `score` (the box's class `sc-<kind>`)
+ * @param {NotationViewOptions} options
+ */
+export function mountView(root, notation, kind, { loadPage, reducedMotion }) {
+  const doc = root.ownerDocument;
+  const box = doc.createElement('div');
+  box.className = `sc-notation sc-${kind}`;
+  root.append(box);
+  const built = buildSystems(notation);
+  if (!built.ok) return { ok: /** @type {const} */ (false), view: showProblem(box, built.message) };
+  return {
+    ok: /** @type {const} */ (true), doc, box, layout: built.value,
+    source: createPageSource(doc, loadPage), cursor: createCursor(doc), reduce: motionPreference(doc, reducedMotion),
+  };
 }
