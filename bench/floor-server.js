@@ -15,9 +15,10 @@
 //   separate  [floor-ka] a heartbeat envelope and a protocol ping to every socket, each from its
 //             own timer: what server/hub.js and transports/websocket.js did until 409bec4.
 //   corked    [floor-kc] both from one timer, written to a corked socket: one syscall, not two.
-//   ride      [floor-kr] what ours does since 409bec4: a heartbeat only after keepaliveMs with no
-//             other message; each ping rides in the same write as the socket's next message, or
-//             goes alone after keepaliveMs / 4 when none came.
+//   ride      [floor-kr] what ours does now (server/transports/websocket.js): a heartbeat only
+//             after keepaliveMs with no other message; a socket silent (no pong, no message) for
+//             1.25 x keepaliveMs gets a ping, riding in the same write as its next message or
+//             alone one tick (keepaliveMs / 8) later; the silence is checked every tick.
 // With an IPC channel it sends {type: 'listening', port} once listening, like server/start.js.
 
 import http from 'node:http';
@@ -70,7 +71,13 @@ export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSe
 
   wss.on('connection', (ws) => {
     sockets.add(ws);
-    ws.on('close', () => { sockets.delete(ws); pingDue.delete(ws); });
+    if (mode === 'ride' && keepaliveMs > 0) {
+      const heard = () => { heardAt.set(ws, performance.now()); pinged.delete(ws); pingDue.delete(ws); };
+      heard();
+      ws.on('pong', heard);
+      ws.on('message', heard);
+    }
+    ws.on('close', () => { sockets.delete(ws); pingDue.delete(ws); pinged.delete(ws); heardAt.delete(ws); });
     ws.on('error', () => { /* the close event follows */ });
     // The same two first messages as ours (sizes from the schedule): welcome, then a snapshot.
     ws.send(envelope('welcome', seq, schedule.welcomeBytes), { binary: false });
@@ -87,6 +94,10 @@ export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSe
   const dueAt = (/** @type {number} */ i) => start + Math.floor(i / beats) * schedule.loopMs + schedule.atMs[i % beats];
   /** Sockets whose next message carries a ping ('ride' mode). @type {Set<import('ws').WebSocket>} */
   const pingDue = new Set();
+  /** Sockets pinged since their last frame ('ride' mode). @type {Set<import('ws').WebSocket>} */
+  const pinged = new Set();
+  /** performance.now() of each socket's last frame ('ride' mode). @type {Map<import('ws').WebSocket, number>} */
+  const heardAt = new Map();
   let lastBroadcast = 0;
   /** @param {Buffer} buf */
   function broadcast(buf) {
@@ -138,14 +149,15 @@ export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSe
     keepalive.push(setInterval(() => {
       if (performance.now() - lastBroadcast >= keepaliveMs) broadcast(heartbeat());
     }, keepaliveMs / 2));
+    const tick = keepaliveMs / 8;
     keepalive.push(setInterval(() => {
-      for (const ws of sockets) pingDue.add(ws);
-      const straggler = setTimeout(() => {
-        for (const ws of pingDue) ws.ping();
-        pingDue.clear();
-      }, keepaliveMs / 4);
-      straggler.unref();
-    }, keepaliveMs));
+      const now = performance.now();
+      for (const ws of sockets) {
+        if (pingDue.delete(ws)) { ws.ping(); continue; }
+        const at = heardAt.get(ws) ?? now;
+        if (now - at >= keepaliveMs * 1.25 && !pinged.has(ws)) { pinged.add(ws); pingDue.add(ws); }
+      }
+    }, tick));
   }
   // Bounded even when orphaned: the benchmark never needs it longer.
   const deadline = setTimeout(() => { close(); }, maxSeconds * 1000);

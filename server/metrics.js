@@ -4,11 +4,19 @@
 import client from 'prom-client';
 
 /**
+ * prom-client samples event-loop delay with a timer of this period (ms); its lag values include
+ * it. At 10 ms (prom-client's default) the timer alone cost 5-6 ms of CPU a second on these
+ * machines, more than the beats of a score; at 50 ms it costs 1 ms, and a stall still shows
+ * at its full length (bench/RESULTS.md, "Idle cost").
+ */
+export const LOOP_LAG_RESOLUTION_MS = 50;
+
+/**
  * @returns {{ registry: import('prom-client').Registry, hooks: import('./hub.js').HubMetrics }}
  */
 export function createMetrics() {
   const registry = new client.Registry();
-  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
+  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: LOOP_LAG_RESOLUTION_MS });
   const clients = new client.Gauge({
     name: 'scorecast_clients', help: 'Open connections by transport (poll: long polls being held)',
     labelNames: ['transport'], registers: [registry],

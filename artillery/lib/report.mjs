@@ -7,9 +7,10 @@ import path from 'node:path';
 import { QA_DIR } from './env.mjs';
 import { lineChart } from './svg.mjs';
 import { RAMP_S } from './plans.mjs';
+import { LOOP_LAG_RESOLUTION_MS } from '../../server/metrics.js';
 
-/** prom-client samples event-loop delay with a 10 ms timer; its values include those 10 ms. */
-const LAG_RESOLUTION_MS = 10;
+/** prom-client samples the server's event-loop delay with this timer period; its values include it. */
+const LAG_RESOLUTION_MS = LOOP_LAG_RESOLUTION_MS;
 /** monitorEventLoopDelay in the load generator's processor, same correction. */
 const CLIENT_LAG_RESOLUTION_MS = 10;
 
@@ -489,7 +490,7 @@ export function writeReport(inputs, outDir) {
     const host = allCases[0]?.rec.host;
     p(`Server: ${anyRec.server?.command ?? ''}; source ${anyRec.server?.source ?? '?'}. ${host ? `Load generator: Artillery ${host.artillery} on Node ${host.node}, on the same machine as the server (${host.cpus} cores, ${host.memGiB} GiB).` : ''}`);
   }
-  p('How to read: every latency is in milliseconds. "scorecast" rows are ours; the rows under them are the seed report (ZScore, 2019) for the same kind of request and the same number of clients, where it has one. Push latency = time of receipt − the envelope\'s t (server wall time when the change was produced); page load = the whole page (HTML, JS, CSS, /api/score and the preload audio, ≈ 1.9 MB) for one client; poll = one /live/poll response. Error % = failed pages / pages, failed polls / polls, failed clients / clients (push rows). Throughput = samples per second of the measured run. Server CPU is % of one core (from /proc), RSS the server\'s resident memory, loop lag the server\'s event-loop delay (prom-client, less its 10 ms sampling interval). Each case ran a small warm-up first; its numbers are shown apart and are not in the tables. Budgets: page load p99 ≤ 5 s, push latency max ≤ 1 s, no failed client. Percentiles (median, p90, p95, p99) are Artillery\'s, read from a sketch with 1% relative accuracy (DDSketch) and shown as Artillery reported and checked them; min, max and avg are exact, so a p99 may read up to 1% above the max.');
+  p('How to read: every latency is in milliseconds. "scorecast" rows are ours; the rows under them are the seed report (ZScore, 2019) for the same kind of request and the same number of clients, where it has one. Push latency = time of receipt − the envelope\'s t (server wall time when the change was produced); page load = the whole page (HTML, JS, CSS, /api/score and the preload audio, ≈ 1.9 MB) for one client; poll = one /live/poll response. Error % = failed pages / pages, failed polls / polls, failed clients / clients (push rows). Throughput = samples per second of the measured run. Server CPU is % of one core (from /proc), RSS the server\'s resident memory, loop lag the server\'s event-loop delay (prom-client, less its ' + LAG_RESOLUTION_MS + ' ms sampling interval). Each case ran a small warm-up first; its numbers are shown apart and are not in the tables. Budgets: page load p99 ≤ 5 s, push latency max ≤ 1 s, no failed client. Percentiles (median, p90, p95, p99) are Artillery\'s, read from a sketch with 1% relative accuracy (DDSketch) and shown as Artillery reported and checked them; min, max and avg are exact, so a p99 may read up to 1% above the max.');
 
   // ---- campaign summary
   for (const camp of found.campaigns) {

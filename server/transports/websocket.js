@@ -3,19 +3,31 @@
 
 import { WebSocketServer } from 'ws';
 import { decodeResyncQuery } from '../../core/protocol.js';
-import { CLOSE, HEARTBEAT_MS, MAX_CLIENT_MESSAGE_BYTES, MAX_POLL_WAIT_MS } from '../../core/constants.js';
+import { CLOSE, DEAD_LINK_MS, MAX_CLIENT_MESSAGE_BYTES, MAX_POLL_WAIT_MS } from '../../core/constants.js';
 
 /** After a close frame, a connection that has not closed within this time is cut (ms). */
 const CLOSE_GRACE_MS = 2000;
 
 /**
- * A ping waits this long for a message to ride along with before it is sent on its own (ms).
- * Sent in the same write as a message, a ping costs no extra system call; at 1,500 clients the
- * separate pings cost as much CPU as the music (bench/RESULTS.md, "floor-ka" and "floor-kc").
+ * Liveness (doc/protocol.md, "Heartbeats and dead links"). Any frame from the client (a message
+ * or a pong) proves the link; a socket silent for PING_AFTER_MS gets a protocol ping, and one
+ * silent for DEAD_AFTER_MS is cut. One timer checks every socket each LIVENESS_TICK_MS, so a dead
+ * link is found at most DEAD_AFTER_MS + LIVENESS_TICK_MS = DEAD_LINK_MS after its last frame.
+ * A ping goes out within two ticks of PING_AFTER_MS (riding with a message if one comes, which
+ * costs no extra system call), so the client has at least 1,750 ms to answer.
+ * Pinging only silent sockets rather than every socket every 2 s reads a frame from a quiet
+ * client every ~2.8 s instead of every 2 s: at 1,500 clients the pong reads were as costly as the
+ * music itself (bench/RESULTS.md).
  */
-const PING_RIDE_MS = HEARTBEAT_MS / 4;
+export const LIVENESS_TICK_MS = 250;
+export const PING_AFTER_MS = 2500;
+export const DEAD_AFTER_MS = DEAD_LINK_MS - LIVENESS_TICK_MS;
 
-/** @typedef {import('ws').WebSocket & { alive?: boolean, pingDue?: boolean }} LiveSocket */
+/**
+ * @typedef {import('ws').WebSocket & { heardAt: number, pinged: boolean, pingDue: boolean }} LiveSocket
+ *   heardAt: performance.now() of the last frame from the client; pinged: a ping went out since;
+ *   pingDue: the ping waits to ride with the next message
+ */
 
 /**
  * Send a message, and the socket's due ping in the same write (the socket is corked around
@@ -31,6 +43,13 @@ function sendWithPing(ws, bytes) {
   ws.send(bytes, { binary: false });
   ws.ping();
   raw?.uncork();
+}
+
+/** @param {LiveSocket} ws */
+function heard(ws) {
+  ws.heardAt = performance.now();
+  ws.pinged = false;
+  ws.pingDue = false;
 }
 
 /**
@@ -63,8 +82,7 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const live = /** @type {LiveSocket} */ (ws);
-      live.alive = true;
-      live.pingDue = false;
+      heard(live);
       sockets.add(live);
       const session = hub.attach({
         kind: 'ws',
@@ -75,8 +93,8 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
           setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
         },
       }, { epoch: query.value.epoch, seq: query.value.since, view: query.value.view });
-      ws.on('message', (data, isBinary) => session.receive(/** @type {Buffer} */ (data), isBinary));
-      ws.on('pong', () => { live.alive = true; });
+      ws.on('message', (data, isBinary) => { heard(live); session.receive(/** @type {Buffer} */ (data), isBinary); });
+      ws.on('pong', () => heard(live));
       ws.on('close', () => { sockets.delete(live); session.detach(); });
       ws.on('error', (err) => {
         // Oversized frames arrive here (ws closes them with 1009); the session is detached on close.
@@ -87,31 +105,22 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
 
   server.on('upgrade', onUpgrade);
 
-  // One timer for every socket: a socket that did not answer the previous ping is dead. The new
-  // ping rides along with the next message, or goes alone after PING_RIDE_MS when none came,
-  // so the client still has at least 1.5 s to answer and a dead link is found within 4.5 s.
-  /** @type {NodeJS.Timeout | null} */
-  let straggler = null;
-  const pinger = setInterval(() => {
+  // One timer for every socket. A ping marked due waits one tick for a message to ride with.
+  const checker = setInterval(() => {
+    const now = performance.now();
     for (const ws of sockets) {
-      if (!ws.alive) { ws.terminate(); continue; }
-      ws.alive = false;
-      ws.pingDue = true;
+      const silent = now - ws.heardAt;
+      if (silent >= DEAD_AFTER_MS) { ws.terminate(); continue; }
+      if (ws.pingDue) { ws.pingDue = false; ws.ping(); continue; }
+      if (silent >= PING_AFTER_MS && !ws.pinged) { ws.pinged = true; ws.pingDue = true; }
     }
-    straggler = setTimeout(() => {
-      for (const ws of sockets) {
-        if (ws.pingDue) { ws.pingDue = false; ws.ping(); }
-      }
-    }, PING_RIDE_MS);
-    straggler.unref();
-  }, HEARTBEAT_MS);
-  pinger.unref();
+  }, LIVENESS_TICK_MS);
+  checker.unref();
 
   return {
     get size() { return sockets.size; },
     close() {
-      clearInterval(pinger);
-      if (straggler) clearTimeout(straggler);
+      clearInterval(checker);
       server.off('upgrade', onUpgrade);
       for (const ws of sockets) {
         ws.close(CLOSE.GOING_AWAY, 'server shutting down');

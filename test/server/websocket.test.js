@@ -3,7 +3,8 @@
 import { describe, it, expect } from 'vitest';
 import { useServers } from '../helpers/server.js';
 import { openWs } from '../helpers/live-clients.js';
-import { CLOSE, MAX_CLIENT_MESSAGE_BYTES } from '../../core/constants.js';
+import { CLOSE, DEAD_LINK_MS, MAX_CLIENT_MESSAGE_BYTES } from '../../core/constants.js';
+import { DEAD_AFTER_MS } from '../../server/transports/websocket.js';
 
 const { server, defer } = useServers();
 
@@ -98,25 +99,51 @@ describe('WebSocket transport', () => {
     expect(s.hub.size).toBe(1);
     const started = Date.now();
     await closed(dead.ws);
-    expect(Date.now() - started).toBeLessThanOrEqual(5000);
+    expect(Date.now() - started).toBeLessThanOrEqual(DEAD_LINK_MS);
     await new Promise((r) => setTimeout(r, 50));
     expect(s.hub.size).toBe(0);
   }, 10_000);
 
-  it('keeps a live client that answers pings, on a busy stream and on an idle one', async () => {
+  it('a client that talks is not pinged; when it falls silent it is cut within 5 s of its last frame', async () => {
+    const s = await server();
+    const c = await client(s.wsBase, { autoPong: false });
+    await c.waitFor((m) => m.type === 'snapshot');
+    let pings = 0;
+    c.ws.on('ping', () => { pings++; });
+    // A clock ping every second for 6 s: its messages alone prove the link.
+    let lastSent = 0;
+    for (let i = 0; i < 6; i++) {
+      c.ws.send(JSON.stringify({ type: 'ping', id: i, t0: i }));
+      lastSent = Date.now();
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(pings).toBe(0);
+    expect(c.ws.readyState).toBe(c.ws.OPEN);
+    // Silent now, and deaf to pings: cut within DEAD_LINK_MS of the last message (scheduling slack).
+    await closed(c.ws);
+    const after = Date.now() - lastSent;
+    expect(pings).toBe(1);
+    expect(after).toBeGreaterThanOrEqual(DEAD_AFTER_MS);
+    expect(after).toBeLessThanOrEqual(DEAD_LINK_MS + 100);
+  }, 15_000);
+
+  it('keeps a silent client that answers pings, on a busy stream and on an idle one', async () => {
     const busy = await server();
     const idle = await server({ autoplay: false });
     const a = await client(busy.wsBase);
     const b = await client(idle.wsBase);
-    let pings = 0;
-    a.ws.on('ping', () => { pings++; });
-    b.ws.on('ping', () => { pings++; });
-    await new Promise((r) => setTimeout(r, 4600));
+    let pingsA = 0;
+    let pingsB = 0;
+    a.ws.on('ping', () => { pingsA++; });
+    b.ws.on('ping', () => { pingsB++; });
+    // A ping after each 2.5 s of silence: two in 6.5 s, each answered.
+    await new Promise((r) => setTimeout(r, 6500));
     expect(a.ws.readyState).toBe(a.ws.OPEN);
     expect(b.ws.readyState).toBe(b.ws.OPEN);
-    expect(pings).toBeGreaterThanOrEqual(4);
+    expect(pingsA).toBe(2);
+    expect(pingsB).toBe(2);
     expect(busy.hub.size + idle.hub.size).toBe(2);
-  }, 10_000);
+  }, 12_000);
 
   it('refuses upgrades on other paths', async () => {
     const s = await server();
