@@ -171,6 +171,52 @@ export async function writeFileAtomic(file, text, ops = fsp) {
 }
 
 /**
+ * Is the process `pid` running? (Signal 0 checks without sending anything.)
+ * @param {number} pid
+ */
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return /** @type {NodeJS.ErrnoException} */ (err).code === 'EPERM';
+  }
+}
+
+/**
+ * Remove temp files a writer left beside `file` when it was killed mid-write (SIGKILL, power
+ * loss): `performance.json.<pid>-<n>.tmp` of a process no longer running. Those of a running
+ * process (a server sharing the file by mistake) are left alone.
+ * @param {string} file
+ * @returns {Promise<string[]>} the names removed
+ */
+export async function removeStaleTemps(file) {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.`;
+  /** @type {string[]} */
+  let names;
+  try {
+    names = await fsp.readdir(dir);
+  } catch {
+    return [];
+  }
+  /** @type {string[]} */
+  const removed = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d{1,10})-\d{1,15}\.tmp$/.exec(name.slice(prefix.length));
+    if (!m || Number(m[1]) === process.pid || running(Number(m[1]))) continue;
+    try {
+      await fsp.unlink(path.join(dir, name));
+      removed.push(name);
+    } catch {
+      // Gone already, or not ours to remove: nothing to do.
+    }
+  }
+  return removed;
+}
+
+/**
  * @param {string} file
  * @returns {Promise<ReadResult>}
  */
@@ -325,6 +371,8 @@ export async function attachPersistence({ file, resume = true, intervalMs, condu
   /** @type {Omit<ResumeStatus, 'lastWrite'>} */
   let outcome = { resumed: false, file };
   let saving = true;
+  const stale = await removeStaleTemps(file);
+  if (stale.length > 0) log.info({ file, removed: stale }, 'removed temp files of an interrupted save');
   if (!resume) {
     outcome.note = 'resume is off (--no-resume or SCORECAST_RESUME=0): started fresh';
   } else {

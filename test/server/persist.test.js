@@ -5,12 +5,13 @@ import path from 'node:path';
 import os from 'node:os';
 import * as fsp from 'node:fs/promises';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { describe, it, expect } from 'vitest';
 import { buildScoreModel } from '../../core/manifest.js';
 import { createMemoryBus } from '../../server/bus.js';
 import { createConductor } from '../../server/conductor.js';
 import {
-  attachPersistence, createSaver, decodeSave, encodeSave, readSave, scoreFingerprint, writeFileAtomic,
+  attachPersistence, createSaver, decodeSave, encodeSave, readSave, removeStaleTemps, scoreFingerprint, writeFileAtomic,
 } from '../../server/persist.js';
 import { createFakeClock } from '../helpers/fake-clock.js';
 
@@ -136,6 +137,27 @@ describe('atomic writes', () => {
     writing = false;
     await reader;
     expect(reads).toBeGreaterThan(0);
+  });
+});
+
+describe('temp files of an interrupted save', () => {
+  it('are removed at start when their writer is gone; a running writer\'s are kept', async () => {
+    const dir = tmpDir();
+    const file = path.join(dir, 'performance.json');
+    // A process that has exited: its pid is free (unless reused within this test, which the
+    // kernel avoids by counting pids upward).
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const deadPid = Number(gone.stdout);
+    writeFileSync(path.join(dir, `performance.json.${deadPid}-3.tmp`), '{"half":');
+    writeFileSync(path.join(dir, `performance.json.${process.pid}-1.tmp`), '{"mine":');
+    writeFileSync(path.join(dir, 'performance.json.bad-2025-11-22T10-15-03.123Z'), 'kept aside');
+    writeFileSync(path.join(dir, 'other.json.1-1.tmp'), 'not ours');
+    const { log } = await start({ file });
+    expect(readdirSync(dir).sort()).toEqual([
+      `performance.json.${process.pid}-1.tmp`, 'performance.json.bad-2025-11-22T10-15-03.123Z', 'other.json.1-1.tmp',
+    ].sort());
+    expect(log.lines.find((l) => l.msg.includes('interrupted save'))?.obj.removed).toEqual([`performance.json.${deadPid}-3.tmp`]);
+    expect(await removeStaleTemps(path.join(dir, 'missing', 'performance.json'))).toEqual([]);
   });
 });
 
