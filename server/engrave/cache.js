@@ -3,12 +3,22 @@
 // folder with the hash's name is whole; one that is damaged afterwards (a file deleted, a
 // truncated engraved.json) is detected on load, removed and engraved again.
 
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FORMAT_VERSION } from './options.js';
 
 /** The index of a cache entry: what engraveScore returns, without the SVG text. */
 export const INDEX = 'engraved.json';
+
+/**
+ * The cache is kept under this many bytes (1 GiB: some twenty concert-length scores with their
+ * parts), least recently used entries first out. An entry a running process has loaded is
+ * never removed, whatever the size: a server serves its pages from there.
+ */
+export const CACHE_MAX_BYTES = 1024 ** 3;
+
+/** A marker a process leaves in each entry it uses: `.use-<pid>`. */
+const USE_PREFIX = '.use-';
 
 /**
  * @typedef {object} CacheEntry
@@ -122,4 +132,64 @@ export async function commitEntry(tmp, dir, entry) {
     await rm(tmp, { recursive: true, force: true });
   }
   return full;
+}
+
+/**
+ * Mark an entry as used by this process now: its index's mtime is the last use (for pruning)
+ * and `.use-<pid>` keeps it while this process runs. Best effort: a read-only cache still works.
+ * @param {string} dir
+ */
+export async function markUse(dir) {
+  const now = new Date();
+  await Promise.all([
+    utimes(path.join(dir, INDEX), now, now),
+    writeFile(path.join(dir, `${USE_PREFIX}${process.pid}`), ''),
+  ]).catch(() => {});
+}
+
+/**
+ * Remove least recently used entries until the cache holds at most `maxBytes`, sparing every
+ * entry in use by a running process (its `.use-<pid>` marker) and the newest one. Temporary
+ * folders are left to tempDir.
+ * @param {string} cacheDir
+ * @param {{ maxBytes?: number }} [options]
+ * @returns {Promise<{ removed: string[], keptBytes: number }>}
+ */
+export async function pruneCache(cacheDir, { maxBytes = CACHE_MAX_BYTES } = {}) {
+  /** @type {{ name: string, bytes: number, lastUse: number, inUse: boolean }[]} */
+  const entries = [];
+  for (const name of await readdir(cacheDir).catch(() => /** @type {string[]} */ ([]))) {
+    if (!/^[0-9a-f]{32}$/.test(name)) continue;
+    const dir = path.join(cacheDir, name);
+    try {
+      const files = await readdir(dir);
+      let bytes = 0;
+      let inUse = false;
+      for (const f of files) {
+        if (f.startsWith(USE_PREFIX)) {
+          const pid = Number(f.slice(USE_PREFIX.length));
+          if (Number.isInteger(pid) && (pid === process.pid || alive(pid))) inUse = true;
+          continue;
+        }
+        bytes += (await stat(path.join(dir, f))).size;
+      }
+      const lastUse = (await stat(path.join(dir, INDEX)).catch(() => stat(dir))).mtimeMs;
+      entries.push({ name, bytes, lastUse, inUse });
+    } catch {
+      // Removed meanwhile by another process: nothing to count.
+    }
+  }
+  entries.sort((a, b) => b.lastUse - a.lastUse);
+  /** @type {string[]} */
+  const removed = [];
+  let keptBytes = 0;
+  for (const [i, e] of entries.entries()) {
+    if (i === 0 || e.inUse || keptBytes + e.bytes <= maxBytes) {
+      keptBytes += e.bytes;
+      continue;
+    }
+    await rm(path.join(cacheDir, e.name), { recursive: true, force: true });
+    removed.push(e.name);
+  }
+  return { removed, keptBytes };
 }

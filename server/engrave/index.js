@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScorecastError } from '../../core/errors.js';
-import { commitEntry, readEntry, tempDir } from './cache.js';
+import { commitEntry, markUse, pruneCache, readEntry, tempDir } from './cache.js';
 import { FORMAT_VERSION, PART_LAYOUT, SCORE_LAYOUT } from './options.js';
 import { PoolError, createPool } from './pool.js';
 import { EXTENSIONS } from './source.js';
@@ -100,7 +100,10 @@ export async function engraveScore({ file, parts = [], cacheDir }) {
   const dir = path.join(path.resolve(cacheDir), hash);
 
   const cached = await readEntry(dir, hash);
-  if (cached) return { hash, dir, bars: cached.bars, views: cached.views, warnings: cached.warnings, cached: true };
+  if (cached) {
+    await markUse(dir);
+    return { hash, dir, bars: cached.bars, views: cached.views, warnings: cached.warnings, cached: true };
+  }
 
   let running = inflight.get(dir);
   if (!running) {
@@ -156,6 +159,9 @@ async function engrave({ file, name, bytes, requests, cacheDir, hash, dir }) {
       warnings.push(...part.warnings);
     }
     await commitEntry(tmp, dir, { format: FORMAT_VERSION, hash, verovio: verovio(), bars: score.bars, views, warnings });
+    await markUse(dir);
+    // A new entry may push the cache over its size: the least recently used unused ones go.
+    await pruneCache(cacheDir).catch(() => {});
     return { hash, dir, bars: score.bars, views, warnings, cached: false };
   } catch (err) {
     abort.abort();
