@@ -68,6 +68,7 @@ export async function buildApp({
     bus, now: clock.wall, metrics: metrics.hooks, onTap: (tap) => conductor.vote(tap),
     onReport: (kind, view, report) => clientStats.add(kind, report), ...hubOptions,
   });
+  metrics.observeHistory(() => hub.history);
   // One budget of failed sign-ins per address, across every route that needs the token.
   const auth = createSignInLimiter({ now: clock.now });
   const ws = attachWebSocket(app.server, hub, { log: app.log });

@@ -329,6 +329,8 @@ export function createHub({
     get seq() { return seq; },
     get state() { return state; },
     get size() { return sessions.size; },
+    /** The resync history: deltas held and their JSON bytes (bounded by historySize/historyBytes). */
+    get history() { return { deltas: ring.length, bytes: ringBytes }; },
 
     /**
      * Register how a transport frames messages (SSE adds `id:` and `data:` lines).

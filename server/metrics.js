@@ -12,7 +12,7 @@ import client from 'prom-client';
 export const LOOP_LAG_RESOLUTION_MS = 50;
 
 /**
- * @returns {{ registry: import('prom-client').Registry, hooks: import('./hub.js').HubMetrics }}
+ * @returns {{ registry: import('prom-client').Registry, hooks: import('./hub.js').HubMetrics, observeHistory: (read: () => { deltas: number, bytes: number }) => void }}
  */
 export function createMetrics() {
   const registry = new client.Registry();
@@ -37,8 +37,23 @@ export function createMetrics() {
     registers: [registry],
   });
   for (const t of ['ws', 'sse', 'poll']) clients.set({ transport: t }, 0);
+  /** @type {() => { deltas: number, bytes: number }} */
+  let history = () => ({ deltas: 0, bytes: 0 });
+  new client.Gauge({
+    name: 'scorecast_history_deltas', help: 'Deltas held for resync (bounded: a soak is warm once this stops growing)',
+    registers: [registry], collect() { this.set(history().deltas); },
+  });
+  new client.Gauge({
+    name: 'scorecast_history_bytes', help: 'Bytes of the deltas held for resync (JSON text, before framing)',
+    registers: [registry], collect() { this.set(history().bytes); },
+  });
   return {
     registry,
+    /**
+     * Where the history gauges read from (the hub is built after the metrics).
+     * @param {() => { deltas: number, bytes: number }} read
+     */
+    observeHistory(read) { history = read; },
     hooks: {
       sent: (kind, n, b) => { messages.inc({ transport: kind }, n); bytes.inc({ transport: kind }, b); },
       clients: (kind, delta) => { clients.inc({ transport: kind }, delta); },

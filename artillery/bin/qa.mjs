@@ -20,6 +20,7 @@ import { OUT_DIR, REPO_ROOT, SCENARIO_DIR, ensureInstalled, setup, isLoopbackHos
 import { runCase, runArtillery, acquireServer, oneLine } from '../lib/run-case.mjs';
 import { SCENARIOS, soakPlan } from '../lib/plans.mjs';
 import { createSampler } from '../lib/sampler.mjs';
+import { soakRss } from '../lib/soak.mjs';
 import { writeReport } from '../lib/report.mjs';
 
 const argv = process.argv.slice(2);
@@ -243,21 +244,6 @@ async function cmdSoak() {
 }
 
 const fmtMB = (b) => (b ? `${(b / 2 ** 20).toFixed(1)} MB` : '?');
-
-/** RSS after warm-up (median of the first minute) against the end (median of the last minute). */
-export function soakRss(samplesFile) {
-  const rows = readFileSync(samplesFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-    .map((s) => ({ ts: s.ts, phase: s.phase, rss: s.serverProc?.rss ?? s.server?.rss }))
-    .filter((s) => s.phase === 'measured' && s.rss);
-  if (rows.length < 2) return { baseline: null, end: null, max: null, growthPct: null };
-  const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[Math.floor(b.length / 2)]; };
-  const first = rows[0].ts;
-  const last = rows.at(-1).ts;
-  const win = Math.min(60_000, (last - first) / 4);
-  const baseline = median(rows.filter((s) => s.ts <= first + win).map((s) => s.rss));
-  const end = median(rows.filter((s) => s.ts >= last - win).map((s) => s.rss));
-  return { baseline, end, max: Math.max(...rows.map((s) => s.rss)), growthPct: ((end - baseline) / baseline) * 100, windowS: win / 1000 };
-}
 
 function report(inputs, dflt) {
   const out = path.resolve(opt.out && command === 'report' ? opt.out : dflt ?? path.join(OUT_DIR, 'report'));

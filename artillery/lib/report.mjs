@@ -569,7 +569,9 @@ export function writeReport(inputs, outDir) {
     const r = so.rec;
     h(2, `Soak (${path.basename(so.dir)})`, 'soak');
     p(`Command: ${r.command}. ${r.plan}. Verdict: ${r.passed ? 'passed' : `FAILED: ${r.broken.join('; ')}`}.`);
-    p(`RSS after warm-up (median of the first ${r.rss.windowS == null ? '?' : Math.round(r.rss.windowS)} s of the measured part) ${mb(r.rss.baseline)}, at the end ${mb(r.rss.end)}: ${r.rss.growthPct == null ? '?' : `${r.rss.growthPct.toFixed(1)}%`} (budget ≤ 10%); max ${mb(r.rss.max)}.`);
+    const from = r.rss.baselineFrom && r.startedAt ? ` from minute ${((r.rss.baselineFrom - Date.parse(r.startedAt)) / 60000).toFixed(1)}` : '';
+    const why = r.rss.historyFullAt == null ? '' : r.rss.historyFilled ? `, once the warm-up was over and the resync history full (${r.rss.historyDeltas} deltas)` : ', the run being too short for the resync history to fill';
+    p(`RSS after warm-up (median of the first ${r.rss.windowS == null ? '?' : Math.round(r.rss.windowS)} s counted${from}${why}) ${mb(r.rss.baseline)}, at the end ${mb(r.rss.end)}: ${r.rss.growthPct == null ? '?' : `${r.rss.growthPct.toFixed(1)}%`} (budget ≤ 10%); max ${mb(r.rss.max)}.`);
     const soakRows = (prefix) => caseRows('mixed', so.measured, prefix).map((x) => { const q = x.sum || {}; return [x.label, f0(prefix ? q.count : x.samples), ms(q.mean), ms(q.min), ms(q.median), ms(q.max), ms(q.p90), ms(q.p95), ms(q.p99), prefix ? '' : pct(x.errorsPct), prefix ? '' : x.throughput != null ? `${f1(x.throughput)} ${x.unit}` : '']; });
     table(['measured part (after warm-up)', 'Samples', 'Avg', 'Min', 'Median', 'Max', 'p90', 'p95', 'p99', 'Error %', 'Throughput'], soakRows('measured.'));
     table(['whole soak (warm-up included)', 'Samples', 'Avg', 'Min', 'Median', 'Max', 'p90', 'p95', 'p99', 'Error %', 'Throughput'], soakRows(''));

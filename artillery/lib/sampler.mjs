@@ -139,6 +139,8 @@ export function parseMetrics(text) {
       case 'nodejs_heap_size_used_bytes': m.heapUsed = value; break;
       case 'nodejs_heap_size_total_bytes': m.heapTotal = value; break;
       case 'nodejs_external_memory_bytes': m.external = value; break;
+      case 'scorecast_history_deltas': m.historyDeltas = value; break;
+      case 'scorecast_history_bytes': m.historyBytes = value; break;
       case 'nodejs_eventloop_lag_seconds': m.lagS = value; break;
       case 'nodejs_eventloop_lag_max_seconds': m.lagMaxS = value; break;
       case 'nodejs_eventloop_lag_p99_seconds': m.lagP99S = value; break;

@@ -30,6 +30,20 @@ describe('app routes', () => {
     }
   });
 
+  it('shows the resync history in /metrics, growing with each change', async () => {
+    const app = await build();
+    /** @param {string} name */
+    const gauge = async (name) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await app.inject('/metrics')).body)?.[1]);
+    expect(await gauge('scorecast_history_deltas')).toBe(0);
+    expect(await gauge('scorecast_history_bytes')).toBe(0);
+    const auth = { authorization: 'Bearer tok-123456789' };
+    for (const beat of [2, 4, 6]) {
+      expect((await app.inject({ method: 'POST', url: '/api/control/seek', headers: auth, payload: { beat } })).statusCode).toBe(200);
+    }
+    expect(await gauge('scorecast_history_deltas')).toBe(3);
+    expect(await gauge('scorecast_history_bytes')).toBeGreaterThan(3 * 20);
+  });
+
   it('tells the server time for clock sync, uncached', async () => {
     const app = await build();
     const before = Date.now();
