@@ -122,7 +122,12 @@ export async function main(argv) {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
-  if (process.send) process.send({ type: 'listening', port, token: config.token });
+  if (process.send) {
+    // Started by a harness (tests, QA, benchmarks) over IPC: when it goes, so do we, whether it
+    // stopped us or died (no orphan server left playing).
+    process.on('disconnect', () => shutdown('disconnect'));
+    process.send({ type: 'listening', port, token: config.token });
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main(process.argv.slice(2));

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { mkdirSync, writeFileSync, readFileSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { OUT_DIR, REPO_ROOT, SCENARIO_DIR, ensureInstalled, setup, isLoopbackHost, sleep } from '../lib/env.mjs';
-import { runCase, runArtillery, acquireServer, oneLine } from '../lib/run-case.mjs';
+import { runCase, runArtillery, acquireServer, oneLine, stopChildren } from '../lib/run-case.mjs';
 import { SCENARIOS, soakPlan } from '../lib/plans.mjs';
 import { createSampler } from '../lib/sampler.mjs';
 import { soakRss } from '../lib/soak.mjs';
@@ -296,6 +296,15 @@ async function main() {
     case 'smoke': return cmdSmoke();
     default: throw new Error(`unknown command "${command}" (setup, run, campaign, stress, soak, report, smoke)`);
   }
+}
+
+// Interrupted: stop Artillery; the server we forked exits when our IPC channel closes.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    log(`qa: ${signal}: stopping Artillery and the server`);
+    stopChildren();
+    setTimeout(() => process.exit(130), 500);
+  });
 }
 
 main().then((code) => { process.exitCode = code; }, (err) => {

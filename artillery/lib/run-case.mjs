@@ -32,6 +32,14 @@ export function parseChecks(log) {
  * @param {{ scenarioFile: string, target: string, overrides: object, outJson: string, logFile: string,
  *   traceFile?: string, onSpawn?: (pid: number) => void, maxMs?: number, echo?: boolean }} o
  */
+/** Artillery processes running now, so that an interrupted qa run can stop them (stopChildren). */
+const running = new Set();
+
+/** Stop every Artillery process this qa run started (on SIGINT/SIGTERM). */
+export function stopChildren() {
+  for (const child of running) child.kill('SIGTERM');
+}
+
 export function runArtillery({ scenarioFile, target, overrides, outJson, logFile, traceFile, onSpawn, maxMs = 3 * 3600_000, echo = false }) {
   const args = [ARTILLERY_BIN, 'run', scenarioFile, '--target', target, '--overrides', JSON.stringify(overrides), '--output', outJson];
   const command = `ARTILLERY_DISABLE_TELEMETRY=true artillery run ${path.relative(QA_DIR, scenarioFile)} --target ${target} --overrides '${JSON.stringify(overrides)}' --output ${path.relative(QA_DIR, outJson)}`;
@@ -40,6 +48,7 @@ export function runArtillery({ scenarioFile, target, overrides, outJson, logFile
     const child = spawn(process.execPath, args, {
       cwd: QA_DIR, env: childEnv(traceFile ? { QA_TRACE_FILE: traceFile } : {}), stdio: ['ignore', 'pipe', 'pipe'],
     });
+    running.add(child);
     onSpawn?.(/** @type {number} */ (child.pid));
     const log = createWriteStream(logFile);
     let text = '';
@@ -48,6 +57,7 @@ export function runArtillery({ scenarioFile, target, overrides, outJson, logFile
     child.stderr.on('data', take);
     const killer = setTimeout(() => { take(`\nqa: artillery ran longer than ${maxMs} ms: killed\n`); child.kill('SIGKILL'); }, maxMs);
     child.on('close', (code, signal) => {
+      running.delete(child);
       clearTimeout(killer);
       log.end();
       resolve({ exitCode: code ?? (signal ? 128 : 1), signal, checks: parseChecks(text), ms: Date.now() - t0, command, pid: child.pid });
