@@ -98,7 +98,9 @@ test('roams onto a network that blocks WebSocket: moves to SSE, at the live beat
     await expect(page.locator('#via')).toHaveText('ws');
     await expect(page.locator('#link')).toHaveText(/live/);
     await context.setOffline(true);
-    // The new access point's firewall refuses WebSocket upgrades; plain HTTP gets through.
+    // The phone is on another network now: its old connections are gone without a word, and the
+    // new access point's firewall refuses WebSocket upgrades; plain HTTP gets through.
+    firewall.roam();
     firewall.blockWebSockets(true);
     await page.waitForTimeout(4000);
     await context.setOffline(false);

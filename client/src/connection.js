@@ -18,6 +18,9 @@ export const FAILURES_BEFORE_FALLBACK = 2;
  */
 export const FAILURES_BEFORE_BLOCK_CHECK = 3;
 
+/** A block check that has no answer within this long decides nothing (ms); the next streak asks again. */
+export const BLOCK_CHECK_TIMEOUT_MS = 3000;
+
 
 /** Length of the log of applied changes kept for tests and debugging. */
 export const EVENT_LOG_SIZE = 500;
@@ -78,6 +81,8 @@ export const RESYNC_RETRY_MS = HEARTBEAT_MS;
 /** A live connection to the scorecast server. Construct, subscribe with on(), then start(). */
 export class Connection {
   #env;
+  /** A block check is under way (#checkBlocked). */
+  #checking = false;
   #baseUrl;
   #view;
   #clientId;
@@ -145,7 +150,9 @@ export class Connection {
       get seq() { return stream.seq; },
     });
     this.#windowListeners = [
-      ['online', () => { this.#offline = false; this.#wake('online'); }],
+      // Back on a network, perhaps another one: the failures before say nothing about it, so the
+      // backoff starts over (a phone that roamed tries again within seconds, not tens of them).
+      ['online', () => { this.#offline = false; this.#attempt = 0; this.#wake('online'); }],
       ['offline', () => { this.#offline = true; this.#setLink('offline'); }],
       ['visibilitychange', () => {
         if (this.#env.document.visibilityState === 'visible') this.#wake('visible');
@@ -316,7 +323,7 @@ export class Connection {
       // A transport that has worked: its failures are usually the network's (a lost access
       // point), and it is kept, unless plain HTTP gets through while it does not.
       this.#failures += 1;
-      if (this.#failures === FAILURES_BEFORE_BLOCK_CHECK) this.#checkBlocked();
+      if (this.#failures % FAILURES_BEFORE_BLOCK_CHECK === 0) this.#checkBlocked();
     }
     this.#setLink(this.#waitingState());
     this.#scheduleRetry();
@@ -327,14 +334,23 @@ export class Connection {
     const fetch = this.#env.fetch;
     const name = this.#name;
     if (!fetch || name === TRANSPORT_ORDER[TRANSPORT_ORDER.length - 1]) return;
-    // Once per streak of failures; a check that hangs (a blackholed network) decides nothing.
-    fetch(new URL('/api/time', this.#baseUrl).href, { signal: new AbortController().signal, headers: {} }).then((res) => {
+    // One at a time, every FAILURES_BEFORE_BLOCK_CHECK failures. A check that hangs (a
+    // blackholed network, or a pooled connection of the network the phone left) is given up
+    // after BLOCK_CHECK_TIMEOUT_MS and decides nothing; the next streak asks again.
+    if (this.#checking) return;
+    this.#checking = true;
+    const abort = new AbortController();
+    const timers = this.#env.timers;
+    const timer = timers.setTimeout(() => abort.abort(), BLOCK_CHECK_TIMEOUT_MS);
+    const done = () => { this.#checking = false; timers.clearTimeout(timer); };
+    fetch(new URL('/api/time', this.#baseUrl).href, { signal: abort.signal, headers: {} }).then((res) => {
+      done();
       const reached = res.status >= 200 && res.status < 300;
       if (!reached || !this.#started || this.#name !== name || this.#delivered) return;
       this.#log(`HTTP reaches the server but ${name} does not: it is blocked here`);
       this.#working = null;
       this.#fallBack();
-    }, () => { /* the network is down: keep the transport */ });
+    }, () => { done(); /* the network is down, or no answer in time: keep the transport */ });
   }
 
   #fallBack() {

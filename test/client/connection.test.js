@@ -1,5 +1,5 @@
 import { describe, it, expect, vi } from 'vitest';
-import { Connection, RESYNC_RETRY_MS } from '../../client/src/connection.js';
+import { BLOCK_CHECK_TIMEOUT_MS, Connection, RESYNC_RETRY_MS } from '../../client/src/connection.js';
 import { DEAD_LINK_MS } from '../../core/constants.js';
 import { POLL_WAIT_MS } from '../../client/src/transports/poll.js';
 import { FakeClock, fakeWebSocketClass, fakeEventSourceClass, fakeFetch, flush, msg } from './fakes.js';
@@ -232,7 +232,8 @@ describe('reconnect backoff', () => {
     const delays = [];
     for (let n = 0; n < 8; n++) {
       socket.serverClose(1006);
-      const [delay] = h.clock.pendingDelays();
+      // The retry is the timer set last (a block check's timeout may be pending before it).
+      const delay = /** @type {number} */ (h.clock.pendingDelays().at(-1));
       delays.push(delay);
       h.clock.advance(delay);
       socket = h.ws();
@@ -273,6 +274,22 @@ describe('reconnect at once', () => {
     expect(h.conn.linkState).toBe('reconnecting');
     // Only the new attempt's dead-link timer is left: the backoff was cancelled.
     expect(h.clock.pendingDelays()).toEqual([DEAD_LINK_MS]);
+  });
+
+  it('on online, the backoff starts over: attempts made on the network that went away do not slow the new one', () => {
+    const h = setup({ random: () => 0.999 });
+    h.conn.start();
+    h.fire('offline');
+    // Attempts fail while offline; the backoff grows.
+    for (let i = 0; i < 5; i++) {
+      h.ws().serverClose(1006);
+      h.clock.advance(/** @type {number} */ (h.clock.pendingDelays().at(-1)));
+    }
+    h.ws().serverClose(1006);
+    expect(h.clock.pendingDelays().at(-1)).toBe(10_000 * 0.999);
+    h.fire('online');
+    h.ws().serverClose(1006);
+    expect(h.clock.pendingDelays().at(-1)).toBe(500 * 0.999);
   });
 
   it('on pageshow', () => {
@@ -421,6 +438,28 @@ describe('transport fallback', () => {
     expect(h.conn.transport).toBe('sse');
     h.clock.advance(0);
     expect(h.es().url).toBe('http://score.test/live/sse?epoch=E&seq=1&view=audience');
+  });
+
+  it('gives up a block check that hangs, keeps the transport, and asks again after the next failures', async () => {
+    // A pooled connection of the network the phone left can hang a request for minutes.
+    const h = await liveThenFailing();
+    const checks = () => h.requests.filter((r) => r.url.endsWith('/api/time'));
+    expect(checks()).toHaveLength(1);
+    h.clock.advance(BLOCK_CHECK_TIMEOUT_MS);
+    await flush();
+    expect(checks()[0].signal.aborted).toBe(true);
+    expect(h.conn.transport).toBe('ws');
+    // Two more failures make no check; the third does, and this one gets through.
+    for (let i = 0; i < 3; i++) {
+      expect(checks()).toHaveLength(1);
+      h.clock.advance(0);
+      h.ws().serverClose(1006);
+    }
+    await flush();
+    expect(checks()).toHaveLength(2);
+    checks()[1].respond(200, { t: 1 });
+    await flush();
+    expect(h.conn.transport).toBe('sse');
   });
 
   it('keeps a transport that worked when HTTP does not get through either (the network is down)', async () => {
