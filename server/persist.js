@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { errorValue } from '../core/errors.js';
+import { isRunning } from './pid.js';
 
 export const SAVE_FORMAT = 'scorecast-performance';
 export const SAVE_VERSION = 1;
@@ -171,19 +172,6 @@ export async function writeFileAtomic(file, text, ops = fsp) {
 }
 
 /**
- * Is the process `pid` running? (Signal 0 checks without sending anything.)
- * @param {number} pid
- */
-function running(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return /** @type {NodeJS.ErrnoException} */ (err).code === 'EPERM';
-  }
-}
-
-/**
  * Remove temp files a writer left beside `file` when it was killed mid-write (SIGKILL, power
  * loss): `performance.json.<pid>-<n>.tmp` of a process no longer running. Those of a running
  * process (a server sharing the file by mistake) are left alone.
@@ -205,7 +193,7 @@ export async function removeStaleTemps(file) {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const m = /^(\d{1,10})-\d{1,15}\.tmp$/.exec(name.slice(prefix.length));
-    if (!m || Number(m[1]) === process.pid || running(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || isRunning(Number(m[1]))) continue;
     try {
       await fsp.unlink(path.join(dir, name));
       removed.push(name);

@@ -6,6 +6,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FORMAT_VERSION } from './options.js';
+import { isRunning } from '../pid.js';
 
 /** The index of a cache entry: what engraveScore returns, without the SVG text. */
 export const INDEX = 'engraved.json';
@@ -94,19 +95,9 @@ export async function tempDir(cacheDir, hash) {
   const prefix = `.tmp-${hash}-`;
   for (const name of await readdir(cacheDir)) {
     const pid = Number(name.startsWith(prefix) ? name.slice(prefix.length).split('-')[0] : NaN);
-    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) await rm(path.join(cacheDir, name), { recursive: true, force: true });
+    if (Number.isInteger(pid) && pid !== process.pid && !isRunning(pid)) await rm(path.join(cacheDir, name), { recursive: true, force: true });
   }
   return mkdtemp(path.join(cacheDir, `${prefix}${process.pid}-`));
-}
-
-/** @param {number} pid */
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return /** @type {NodeJS.ErrnoException} */ (err).code === 'EPERM';
-  }
 }
 
 /**
@@ -168,7 +159,7 @@ export async function pruneCache(cacheDir, { maxBytes = CACHE_MAX_BYTES } = {}) 
       for (const f of files) {
         if (f.startsWith(USE_PREFIX)) {
           const pid = Number(f.slice(USE_PREFIX.length));
-          if (Number.isInteger(pid) && (pid === process.pid || alive(pid))) inUse = true;
+          if (Number.isInteger(pid) && (pid === process.pid || isRunning(pid))) inUse = true;
           continue;
         }
         bytes += (await stat(path.join(dir, f))).size;

@@ -160,8 +160,9 @@ async function engrave({ file, name, bytes, requests, cacheDir, hash, dir }) {
     }
     await commitEntry(tmp, dir, { format: FORMAT_VERSION, hash, verovio: verovio(), bars: score.bars, views, warnings });
     await markUse(dir);
-    // A new entry may push the cache over its size: the least recently used unused ones go.
-    await pruneCache(cacheDir).catch(() => {});
+    // A new entry may push the cache over its size: the least recently used unused ones go, in
+    // the background (the caller does not wait for a walk of the whole cache).
+    pruneCache(cacheDir).catch(() => {});
     return { hash, dir, bars: score.bars, views, warnings, cached: false };
   } catch (err) {
     abort.abort();
