@@ -98,7 +98,7 @@ export function formatReport({ command, server, machine, profile, schedule, tria
   const med = (n, target, pick) => median(used(n, target).map(pick));
   /** @param {number} n @param {string} target */
   const has = (n, target) => trials.some((t) => t.clients === n && t.target === target);
-  const pairs = counts.flatMap((n) => ['ours', 'floor-ka', 'floor-kc', 'floor-kr'].filter((x) => has(n, 'floor') && has(n, x)).map((x) => ({ n, x })));
+  const pairs = counts.flatMap((n) => ['ours', 'base', 'floor-ka', 'floor-kc', 'floor-kr'].filter((x) => has(n, 'floor') && has(n, x)).map((x) => ({ n, x })));
   if (pairs.length > 0) {
     const repeats = Math.max(...trials.map((t) => trials.filter((u) => u.clients === t.clients && u.target === t.target).length));
     lines.push(

@@ -7,15 +7,17 @@
 //
 //   node bench/fanout.js [--profile seed|small] [--clients 100,1000,1500] [--duration 15s]
 //                        [--client-procs 1] [--repeat 3] [--targets floor,ours] [--cpu-prof]
-//                        [--max-noise 25] [--retries 2] [--server-root DIR]
+//                        [--max-noise 25] [--retries 2] [--server-root DIR] [--base-root DIR]
 //   node bench/fanout.js --report bench/out/fanout-….json     print a saved run's report again
 //
 // --server-root runs server/start.js of another checkout (e.g. a `git archive` of a commit); the
-// score packages always come from this one.
+// score packages always come from this one. --base-root names a second checkout that runs as the
+// target `base`, so a change is measured against the code before it in the same run.
 //
 // Targets: `floor` (bench/floor-server.js), `ours` (server/start.js), and three diagnostics, the
 // floor plus liveness traffic done three ways (see floor-server.js): `floor-ka` (heartbeat and
-// ping, separate writes), `floor-kc` (both in one write) and `floor-kr` (what ours does now).
+// ping, separate writes), `floor-kc` (both in one write) and `floor-kr` (what ours does now);
+// `base` is our server from --base-root.
 //
 // Exits non-zero only when a process crashes or cannot start; a missed target is a result.
 
@@ -57,8 +59,8 @@ const EXIT_TIMEOUT_MS = 10_000;
 /** Longest wait for other jobs on the machine to quiet down before a trial. */
 const QUIET_WAIT_MS = 120_000;
 
-/** @typedef {'floor' | 'ours' | 'floor-ka' | 'floor-kc' | 'floor-kr'} Target */
-const TARGET_NAMES = ['floor', 'ours', 'floor-ka', 'floor-kc', 'floor-kr'];
+/** @typedef {'floor' | 'ours' | 'base' | 'floor-ka' | 'floor-kc' | 'floor-kr'} Target */
+const TARGET_NAMES = ['floor', 'ours', 'base', 'floor-ka', 'floor-kc', 'floor-kr'];
 /** The floor's keepalive mode for each diagnostic variant (bench/floor-server.js). */
 const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({ 'floor-ka': 'separate', 'floor-kc': 'corked', 'floor-kr': 'ride' });
 
@@ -69,6 +71,7 @@ const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({ 'floor-ka': 'separ
  * @property {number} clientProcs
  * @property {string} scoreDir
  * @property {string} serverRoot  checkout whose server/start.js is `ours`
+ * @property {string | null} baseRoot  checkout whose server/start.js is `base`
  * @property {import('./score-schedule.js').ScoreSchedule} schedule
  * @property {number} durationMs  measured window
  * @property {number} settleMs    wait after the last client is ready, before the window
@@ -157,20 +160,21 @@ async function stopChild(child) {
 }
 
 /**
- * @param {Pick<TrialOptions, 'target' | 'scoreDir' | 'serverRoot' | 'schedule' | 'cpuProfDir'>} o
+ * @param {Pick<TrialOptions, 'target' | 'scoreDir' | 'serverRoot' | 'schedule' | 'cpuProfDir'> & { baseRoot?: string | null }} o
  */
 function startServer(o) {
   const execArgv = o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [];
-  const child = o.target !== 'ours'
+  const root = o.target === 'base' ? /** @type {string} */ (o.baseRoot) : o.serverRoot;
+  const child = o.target !== 'ours' && o.target !== 'base'
     ? fork(path.join(BENCH, 'floor-server.js'), [
       '--port', '0', '--schedule', JSON.stringify(o.schedule), '--max-seconds', '1800',
       '--keepalive-ms', o.target === 'floor' ? '0' : String(HEARTBEAT_MS),
       '--keepalive', KEEPALIVE_OF[o.target] ?? 'separate',
     ], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv })
-    : fork(path.join(o.serverRoot, 'server', 'start.js'), [
+    : fork(path.join(root, 'server', 'start.js'), [
       '--score', o.scoreDir, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn',
     ], {
-      cwd: o.serverRoot, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN },
+      cwd: root, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv,
     });
   children.add(child);
@@ -362,6 +366,7 @@ async function main() {
       'cpu-prof': { type: 'boolean', default: false },
       out: { type: 'string' },
       'server-root': { type: 'string', default: ROOT },
+      'base-root': { type: 'string' },
       report: { type: 'string' },
     },
     strict: true,
@@ -399,6 +404,8 @@ async function main() {
   const cpuProfDir = values['cpu-prof'] ? path.join(outDir, `prof-${stamp}`) : null;
 
   const serverRoot = path.resolve(/** @type {string} */ (values['server-root']));
+  const baseRoot = values['base-root'] ? path.resolve(values['base-root']) : null;
+  if (targets.includes('base') !== (baseRoot !== null)) throw new Error('--targets base and --base-root DIR go together');
   // The floor needs our schedule: measure it on the wire from our server, one loop of the piece.
   process.stderr.write(`measuring what our server sends for ${path.relative(ROOT, profile.scoreDir)} (one loop) ... `);
   const probe = startServer({ target: 'ours', scoreDir: profile.scoreDir, serverRoot, schedule: /** @type {any} */ (null), cpuProfDir: null });
@@ -428,7 +435,7 @@ async function main() {
           process.stderr.write(`  ${target} x ${n} (run ${r + 1}/${repeat}${attempt ? `, retry ${attempt}` : ''}) ... `);
           await waitForQuiet(maxNoise, QUIET_WAIT_MS);
           const result = await runTrial({
-            target, clients: n, clientProcs, scoreDir: profile.scoreDir, serverRoot, schedule, durationMs, settleMs, graceMs, cpuProfDir,
+            target, clients: n, clientProcs, scoreDir: profile.scoreDir, serverRoot, baseRoot, schedule, durationMs, settleMs, graceMs, cpuProfDir,
           });
           const l = result.latency;
           const noisy = result.otherPct > maxNoise;
@@ -446,7 +453,7 @@ async function main() {
     cpus: os.cpus().length, model: os.cpus()[0]?.model ?? '?', memGiB: Math.round(os.totalmem() / 2 ** 30),
     node: process.version, kernel: os.release(),
   };
-  const serverCommit = gitCommit(serverRoot);
+  const serverCommit = gitCommit(serverRoot) + (baseRoot ? `; base: ${baseRoot} (${gitCommit(baseRoot)})` : '');
   const outFile = values.out ?? path.join(outDir, `fanout-${profileName}-${stamp}.json`);
   writeFileSync(outFile, JSON.stringify({
     command, date: new Date().toISOString(), machine, serverRoot, serverCommit, profile: profileName, schedule, durationMs, maxNoise, trials, discarded,
