@@ -17,8 +17,9 @@
 //   corked    [floor-kc] both from one timer, written to a corked socket: one syscall, not two.
 //   ride      [floor-kr] what ours does now (server/transports/websocket.js): a heartbeat only
 //             after keepaliveMs with no other message; a socket silent (no pong, no message) for
-//             1.25 x keepaliveMs gets a ping, riding in the same write as its next message or
-//             alone one tick (keepaliveMs / 8) later; the silence is checked every tick.
+//             keepaliveMs owes a ping, which rides in the same write as its next message of at
+//             most 4 KB, or goes alone once the silence reaches 1.5 x keepaliveMs; the silence is
+//             checked every tick (keepaliveMs / 8).
 // With an IPC channel it sends {type: 'listening', port} once listening, like server/start.js.
 
 import http from 'node:http';
@@ -29,6 +30,8 @@ import { WebSocketServer } from 'ws';
 /** @typedef {import('./score-schedule.js').ScoreSchedule} ScoreSchedule */
 
 const EPOCH = 'floor';
+/** A ping rides only with messages up to this size ('ride' mode; as transports/websocket.js). */
+const RIDE_MAX_BYTES = 4096;
 const wall = () => performance.timeOrigin + performance.now();
 
 /**
@@ -102,12 +105,13 @@ export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSe
   /** @param {Buffer} buf */
   function broadcast(buf) {
     lastBroadcast = performance.now();
-    if (pingDue.size === 0) {
+    if (pingDue.size === 0 || buf.length > RIDE_MAX_BYTES) {
       for (const ws of sockets) ws.send(buf, { binary: false });
       return;
     }
     for (const ws of sockets) {
       if (!pingDue.delete(ws)) { ws.send(buf, { binary: false }); continue; }
+      pinged.add(ws);
       const raw = rawSocket(ws);
       raw.cork();
       ws.send(buf, { binary: false });
@@ -153,9 +157,12 @@ export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSe
     keepalive.push(setInterval(() => {
       const now = performance.now();
       for (const ws of sockets) {
-        if (pingDue.delete(ws)) { ws.ping(); continue; }
-        const at = heardAt.get(ws) ?? now;
-        if (now - at >= keepaliveMs * 1.25 && !pinged.has(ws)) { pinged.add(ws); pingDue.add(ws); }
+        const silent = now - (heardAt.get(ws) ?? now);
+        if (silent < keepaliveMs || pinged.has(ws)) continue;
+        if (silent < keepaliveMs * 1.5) { pingDue.add(ws); continue; }
+        pingDue.delete(ws);
+        pinged.add(ws);
+        ws.ping();
       }
     }, tick));
   }

@@ -10,34 +10,43 @@ const CLOSE_GRACE_MS = 2000;
 
 /**
  * Liveness (doc/protocol.md, "Heartbeats and dead links"). Any frame from the client (a message
- * or a pong) proves the link; a socket silent for PING_AFTER_MS gets a protocol ping, and one
- * silent for DEAD_AFTER_MS is cut. One timer checks every socket each LIVENESS_TICK_MS, so a dead
- * link is found at most DEAD_AFTER_MS + LIVENESS_TICK_MS = DEAD_LINK_MS after its last frame.
- * A ping goes out within two ticks of PING_AFTER_MS (riding with a message if one comes, which
- * costs no extra system call), so the client has at least 1,750 ms to answer.
- * Pinging only silent sockets rather than every socket every 2 s reads a frame from a quiet
- * client every ~2.8 s instead of every 2 s: at 1,500 clients the pong reads were as costly as the
- * music itself (bench/RESULTS.md).
+ * or a pong) proves the link. A socket silent for PING_AFTER_MS owes a protocol ping, which rides
+ * in the same write as its next small message (at most RIDE_MAX_BYTES: behind a big one, on a
+ * slow link, the ping would wait for the whole message and the answer come late); if no such
+ * message goes out before the silence reaches PING_ALONE_AFTER_MS, the ping goes alone, in a
+ * write of its own. A socket silent for DEAD_AFTER_MS is cut. One timer checks every socket each
+ * LIVENESS_TICK_MS, so a dead link is found at most DEAD_AFTER_MS + LIVENESS_TICK_MS =
+ * DEAD_LINK_MS after its last frame, and the client has at least DEAD_AFTER_MS -
+ * PING_ALONE_AFTER_MS - LIVENESS_TICK_MS = 1,500 ms to answer a ping.
+ * Why this shape (bench/RESULTS.md): at 1,500 clients, pinging every socket every 2 s cost as
+ * much CPU as the music itself; pinging only silent sockets halved that; then most pings still
+ * went alone, each a system call, because they waited only one tick (250 ms) for a message while
+ * the seed profile sends one every 750 ms, so the ride window is now a whole second. Riding with
+ * big messages too saved a little more CPU but made the load client answer pongs in the middle of
+ * reading the big messages, which raised push latency (p99 +20%).
  */
 export const LIVENESS_TICK_MS = 250;
-export const PING_AFTER_MS = 2500;
+export const PING_AFTER_MS = 2000;
+export const PING_ALONE_AFTER_MS = 3000;
 export const DEAD_AFTER_MS = DEAD_LINK_MS - LIVENESS_TICK_MS;
+export const RIDE_MAX_BYTES = 4096;
 
 /**
  * @typedef {import('ws').WebSocket & { heardAt: number, pinged: boolean, pingDue: boolean }} LiveSocket
  *   heardAt: performance.now() of the last frame from the client; pinged: a ping went out since;
- *   pingDue: the ping waits to ride with the next message
+ *   pingDue: a ping is owed and waits to ride with the next message
  */
 
 /**
- * Send a message, and the socket's due ping in the same write (the socket is corked around
- * both; `_socket` is ws's underlying net.Socket).
+ * Send a message, and the socket's owed ping in the same write if the message is small (the
+ * socket is corked around both; `_socket` is ws's underlying net.Socket).
  * @param {LiveSocket} ws
  * @param {Buffer} bytes
  */
 function sendWithPing(ws, bytes) {
-  if (!ws.pingDue) { ws.send(bytes, { binary: false }); return; }
+  if (!ws.pingDue || bytes.length > RIDE_MAX_BYTES) { ws.send(bytes, { binary: false }); return; }
   ws.pingDue = false;
+  ws.pinged = true;
   const raw = /** @type {{ _socket?: import('node:net').Socket }} */ (/** @type {unknown} */ (ws))._socket;
   raw?.cork();
   ws.send(bytes, { binary: false });
@@ -105,14 +114,18 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
 
   server.on('upgrade', onUpgrade);
 
-  // One timer for every socket. A ping marked due waits one tick for a message to ride with.
+  // One timer for every socket: owe a ping, send it alone when no message took it, cut the dead.
   const checker = setInterval(() => {
     const now = performance.now();
     for (const ws of sockets) {
       const silent = now - ws.heardAt;
+      if (silent < PING_AFTER_MS) continue;
       if (silent >= DEAD_AFTER_MS) { ws.terminate(); continue; }
-      if (ws.pingDue) { ws.pingDue = false; ws.ping(); continue; }
-      if (silent >= PING_AFTER_MS && !ws.pinged) { ws.pinged = true; ws.pingDue = true; }
+      if (ws.pinged) continue;
+      if (silent < PING_ALONE_AFTER_MS) { ws.pingDue = true; continue; }
+      ws.pingDue = false;
+      ws.pinged = true;
+      ws.ping();
     }
   }, LIVENESS_TICK_MS);
   checker.unref();

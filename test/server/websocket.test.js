@@ -4,7 +4,7 @@ import { describe, it, expect } from 'vitest';
 import { useServers } from '../helpers/server.js';
 import { openWs } from '../helpers/live-clients.js';
 import { CLOSE, DEAD_LINK_MS, MAX_CLIENT_MESSAGE_BYTES } from '../../core/constants.js';
-import { DEAD_AFTER_MS } from '../../server/transports/websocket.js';
+import { DEAD_AFTER_MS, LIVENESS_TICK_MS, PING_AFTER_MS, PING_ALONE_AFTER_MS } from '../../server/transports/websocket.js';
 
 const { server, defer } = useServers();
 
@@ -127,23 +127,40 @@ describe('WebSocket transport', () => {
     expect(after).toBeLessThanOrEqual(DEAD_LINK_MS + 100);
   }, 15_000);
 
-  it('keeps a silent client that answers pings, on a busy stream and on an idle one', async () => {
-    const busy = await server();
+  it('keeps a silent client that answers pings; on a busy stream each ping rides with a message', async () => {
+    // 80 bpm: a message every 750 ms, as in the seed profile. Idle: only heartbeats.
+    const busy = await server({ tempo: 80 });
     const idle = await server({ autoplay: false });
     const a = await client(busy.wsBase);
     const b = await client(idle.wsBase);
-    let pingsA = 0;
-    let pingsB = 0;
-    a.ws.on('ping', () => { pingsA++; });
-    b.ws.on('ping', () => { pingsB++; });
-    // A ping after each 2.5 s of silence: two in 6.5 s, each answered.
-    await new Promise((r) => setTimeout(r, 6500));
+    await a.waitFor((m) => m.type === 'snapshot');
+    await b.waitFor((m) => m.type === 'snapshot');
+    /** @type {number[]} */ const pingsA = [];
+    /** @type {number[]} */ const pingsB = [];
+    const t0 = performance.now();
+    a.ws.on('ping', () => { pingsA.push(performance.now()); });
+    b.ws.on('ping', () => { pingsB.push(performance.now()); });
+    // What arrives on the wire: a ping written alone is a read of exactly its two bytes.
+    const PING_FRAME = Buffer.from([0x89, 0x00]);
+    let alonePingsA = 0;
+    /** @type {import('node:net').Socket} */ (/** @type {any} */ (a.ws)._socket).on('data', (chunk) => { if (PING_FRAME.equals(chunk)) alonePingsA++; });
+    await new Promise((r) => setTimeout(r, 7000));
     expect(a.ws.readyState).toBe(a.ws.OPEN);
     expect(b.ws.readyState).toBe(b.ws.OPEN);
-    expect(pingsA).toBe(2);
-    expect(pingsB).toBe(2);
     expect(busy.hub.size + idle.hub.size).toBe(2);
-  }, 12_000);
+    // A ping after PING_AFTER_MS of silence (each pong is the client's last frame), and none later
+    // than PING_ALONE_AFTER_MS and a tick (plus scheduling slack).
+    for (const times of [pingsA, pingsB]) {
+      expect(times.length).toBeGreaterThanOrEqual(2);
+      const gaps = times.map((t, i) => t - (i === 0 ? t0 : times[i - 1])).slice(1);
+      for (const gap of gaps) {
+        expect(gap).toBeGreaterThanOrEqual(PING_AFTER_MS - 20);
+        expect(gap).toBeLessThanOrEqual(PING_ALONE_AFTER_MS + LIVENESS_TICK_MS + 150);
+      }
+    }
+    // The busy stream had a message within every ride window: no ping needed a write of its own.
+    expect(alonePingsA).toBe(0);
+  }, 15_000);
 
   it('refuses upgrades on other paths', async () => {
     const s = await server();
