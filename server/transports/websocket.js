@@ -1,9 +1,16 @@
 // WebSocket transport at /live, on the `ws` library with noServer: the HTTP server's upgrade
 // event is routed here. Same envelope and resync rule as SSE and polling (doc/protocol.md).
 
-import { WebSocketServer } from 'ws';
+import * as wsLibrary from 'ws';
 import { decodeResyncQuery } from '../../core/protocol.js';
 import { CLOSE, DEAD_LINK_MS, MAX_CLIENT_MESSAGE_BYTES, MAX_POLL_WAIT_MS } from '../../core/constants.js';
+
+const { WebSocketServer } = wsLibrary;
+/**
+ * ws's frame builder (`Sender.frame`, public in ws but missing from @types/ws).
+ * @type {{ frame: (data: Buffer, options: { fin: boolean, opcode: number, mask: boolean, readOnly: boolean, rsv1: boolean }) => Buffer[] }}
+ */
+const Sender = /** @type {any} */ (wsLibrary).Sender;
 
 /** After a close frame, a connection that has not closed within this time is cut (ms). */
 const CLOSE_GRACE_MS = 2000;
@@ -38,20 +45,33 @@ export const RIDE_MAX_BYTES = 4096;
  */
 
 /**
- * Send a message, and the socket's owed ping in the same write if the message is small (the
- * socket is corked around both; `_socket` is ws's underlying net.Socket).
- * @param {LiveSocket} ws
- * @param {Buffer} bytes
+ * A message as one whole WebSocket text frame (RFC 6455: FIN, opcode 1, unmasked as a server's
+ * frames are), framed by ws's own `Sender.frame`. The hub builds it once per message and the same
+ * bytes are written to every socket: `ws.send` would frame the message again for each socket,
+ * with a header buffer, a cork and a two-buffer write each time.
+ * @type {import('../hub.js').Framer}
  */
-function sendWithPing(ws, bytes) {
-  if (!ws.pingDue || bytes.length > RIDE_MAX_BYTES) { ws.send(bytes, { binary: false }); return; }
+export const frameWs = (msg) => Buffer.concat(Sender.frame(Buffer.from(msg.text), { fin: true, opcode: 1, mask: false, readOnly: false, rsv1: false }));
+
+/**
+ * Write a framed message (frameWs) to the socket, and the socket's owed ping in the same write if
+ * the message is small (the socket is corked around both). `_socket` is ws's underlying
+ * net.Socket; ws writes its own frames (pings, close) to it the same way, in order: with
+ * per-message deflate off, ws never holds frames back. Nothing is written once the closing
+ * handshake has begun.
+ * @param {LiveSocket} ws
+ * @param {Buffer} frame
+ */
+function sendFrame(ws, frame) {
+  if (ws.readyState !== ws.OPEN) return;
+  const raw = /** @type {{ _socket: import('node:net').Socket }} */ (/** @type {unknown} */ (ws))._socket;
+  if (!ws.pingDue || frame.length > RIDE_MAX_BYTES) { raw.write(frame); return; }
   ws.pingDue = false;
   ws.pinged = true;
-  const raw = /** @type {{ _socket?: import('node:net').Socket }} */ (/** @type {unknown} */ (ws))._socket;
-  raw?.cork();
-  ws.send(bytes, { binary: false });
+  raw.cork();
+  raw.write(frame);
   ws.ping();
-  raw?.uncork();
+  raw.uncork();
 }
 
 /** @param {LiveSocket} ws */
@@ -71,6 +91,7 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES, perMessageDeflate: false, clientTracking: false });
   /** @type {Set<LiveSocket>} */
   const sockets = new Set();
+  hub.setFramer('ws', frameWs);
 
   /**
    * @param {import('node:http').IncomingMessage} req
@@ -95,7 +116,7 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
       sockets.add(live);
       const session = hub.attach({
         kind: 'ws',
-        send: (bytes) => sendWithPing(live, bytes),
+        send: (frame) => sendFrame(live, frame),
         buffered: () => ws.bufferedAmount,
         close: (code, reason) => {
           ws.close(code, reason);

@@ -17,6 +17,19 @@ export function smallModel({ tempo = 120, bars = 4 } = {}) {
 }
 
 /**
+ * The text of what a link was sent: JSON as is, or the payload of one whole unmasked WebSocket
+ * text frame (what the hub sends to 'ws' links once the WebSocket transport is attached).
+ * @param {Buffer} b
+ */
+function payloadOf(b) {
+  if (b[0] !== 0x81) return b.toString();
+  const len7 = b[1] & 0x7f;
+  const [offset, length] = len7 === 126 ? [4, b.readUInt16BE(2)] : len7 === 127 ? [10, Number(b.readBigUInt64BE(2))] : [2, len7];
+  if (b[1] & 0x80 || offset + length !== b.length) throw new Error('not one whole unmasked frame');
+  return b.subarray(offset).toString();
+}
+
+/**
  * A Link that records what it was sent; `queued` simulates bytes not yet on the network.
  * @param {string} [kind]
  */
@@ -34,7 +47,7 @@ export function fakeLink(kind = 'ws') {
     /** @param {number} code @param {string} reason */
     close(code, reason) { link.closed = { code, reason }; },
     /** Envelopes received, parsed. */
-    get messages() { return link.sent.map((b) => JSON.parse(b.toString())); },
+    get messages() { return link.sent.map((b) => JSON.parse(payloadOf(b))); },
     /** @param {string} type */
     ofType(type) { return link.messages.filter((m) => m.type === type); },
   };

@@ -4,7 +4,11 @@ import { describe, it, expect } from 'vitest';
 import { useServers } from '../helpers/server.js';
 import { openWs } from '../helpers/live-clients.js';
 import { CLOSE, DEAD_LINK_MS, MAX_CLIENT_MESSAGE_BYTES } from '../../core/constants.js';
-import { DEAD_AFTER_MS, LIVENESS_TICK_MS, PING_AFTER_MS, PING_ALONE_AFTER_MS } from '../../server/transports/websocket.js';
+import { DEAD_AFTER_MS, LIVENESS_TICK_MS, PING_AFTER_MS, PING_ALONE_AFTER_MS, frameWs } from '../../server/transports/websocket.js';
+import * as wsLibrary from 'ws';
+
+/** ws's frame parser (public in ws, missing from @types/ws). */
+const Receiver = /** @type {any} */ (wsLibrary).Receiver;
 
 const { server, defer } = useServers();
 
@@ -29,6 +33,21 @@ function assertContiguous(messages) {
 }
 
 describe('WebSocket transport', () => {
+  it('frames a message once as one whole text frame that ws itself decodes, at every length encoding', () => {
+    // 7-bit, 16-bit and 64-bit payload lengths; a multi-byte character counts in bytes.
+    for (const size of [0, 125, 126, 18_000, 65_535, 65_536, 200_000]) {
+      const text = JSON.stringify({ type: 'delta', pad: 'é'.repeat(Math.max(0, Math.floor((size - 20) / 2))) });
+      const frame = frameWs(/** @type {any} */ ({ text }));
+      const receiver = new Receiver({ isServer: false });
+      /** @type {string[]} */
+      const got = [];
+      receiver.on('message', (/** @type {Buffer} */ data, /** @type {boolean} */ isBinary) => { expect(isBinary).toBe(false); got.push(data.toString()); });
+      receiver.on('error', (/** @type {Error} */ err) => { throw err; });
+      receiver.write(frame);
+      expect(got).toEqual([text]);
+    }
+  });
+
   it('a stalled reader delays nobody else and recovers with a snapshot', async () => {
     // 200 KB a beat at 600 bpm (2 MB/s): the paused socket's kernel buffers fill within seconds.
     const s = await server({ tempo: 600, cueBytes: 200_000, hubOptions: { behindBytes: 256 * 1024, behindMs: 60_000, dropBytes: 64 * 1024 * 1024 } });
