@@ -11,6 +11,14 @@ import { pathToFileURL } from 'node:url';
 import { loadPackage } from './score-package.js';
 import { buildApp, CACHE_DIR } from './app.js';
 
+/**
+ * Connections the kernel holds for us before we accept them (capped by net.core.somaxconn).
+ * When an access point comes back, every phone on it reconnects at once: with Node's default of
+ * 511, a storm of 1,500 reconnects overflowed the queue and the connections refused had to wait
+ * for TCP's one-second SYN retry (`npm run bench:storm`, bench/RESULTS.md).
+ */
+export const LISTEN_BACKLOG = 4096;
+
 /** Addresses phones on the venue network can use (non-internal IPv4). */
 function lanAddresses() {
   return Object.values(os.networkInterfaces()).flat()
@@ -88,7 +96,7 @@ export async function main(argv) {
     process.stderr.write(`scorecast: cannot start: ${/** @type {Error} */ (err).message}\n`);
     process.exit(2);
   }
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 
