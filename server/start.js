@@ -10,6 +10,7 @@ import { readConfig } from './config.js';
 import { pathToFileURL } from 'node:url';
 import { loadPackage } from './score-package.js';
 import { buildApp, CACHE_DIR } from './app.js';
+import { openFilesLimit, openFilesWarning } from './limits.js';
 
 /**
  * Connections the kernel holds for us before we accept them (capped by net.core.somaxconn).
@@ -113,6 +114,8 @@ export async function main(argv) {
     '',
   ];
   process.stdout.write(lines.join('\n'));
+  const fdWarning = openFilesWarning(openFilesLimit());
+  if (fdWarning) process.stderr.write(`scorecast: ${fdWarning}\n`);
   if (process.env.SCORECAST_QR !== '0') {
     process.stdout.write(`${await QRCode.toString(audienceUrl, { type: 'terminal', small: true })}\n`);
   }
