@@ -60,11 +60,11 @@ export const frameWs = (msg) => Buffer.concat(Sender.frame(Buffer.from(msg.text)
  * per-message deflate off, ws never holds frames back. Nothing is written once the closing
  * handshake has begun.
  * @param {LiveSocket} ws
+ * @param {import('node:net').Socket} raw  ws's socket
  * @param {Buffer} frame
  */
-function sendFrame(ws, frame) {
+function sendFrame(ws, raw, frame) {
   if (ws.readyState !== ws.OPEN) return;
-  const raw = /** @type {{ _socket: import('node:net').Socket }} */ (/** @type {unknown} */ (ws))._socket;
   if (!ws.pingDue || frame.length > RIDE_MAX_BYTES) { raw.write(frame); return; }
   ws.pingDue = false;
   ws.pinged = true;
@@ -73,6 +73,12 @@ function sendFrame(ws, frame) {
   ws.ping();
   raw.uncork();
 }
+
+/**
+ * ws's underlying net.Socket (private, stable across ws 8).
+ * @param {import('ws').WebSocket} ws
+ */
+const rawSocket = (ws) => /** @type {{ _socket: import('node:net').Socket }} */ (/** @type {unknown} */ (ws))._socket;
 
 /** @param {LiveSocket} ws */
 function heard(ws) {
@@ -112,12 +118,15 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const live = /** @type {LiveSocket} */ (ws);
+      const raw = rawSocket(ws);
       heard(live);
       sockets.add(live);
       const session = hub.attach({
         kind: 'ws',
-        send: (frame) => sendFrame(live, frame),
-        buffered: () => ws.bufferedAmount,
+        send: (frame) => sendFrame(live, raw, frame),
+        // What ws's bufferedAmount adds to this is always 0 here: ws holds frames back only
+        // while compressing, and per-message deflate is off.
+        buffered: () => raw.writableLength,
         close: (code, reason) => {
           ws.close(code, reason);
           setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
