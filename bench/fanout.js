@@ -8,6 +8,7 @@
 //   node bench/fanout.js [--profile seed|small] [--clients 100,1000,1500] [--duration 15s]
 //                        [--client-procs 1] [--repeat 3] [--targets floor,ours] [--cpu-prof]
 //                        [--max-noise 25] [--retries 2] [--server-root DIR] [--base-root DIR]
+//                        [--settle 30s] [--grace 3s]
 //   node bench/fanout.js --report bench/out/fanout-….json     print a saved run's report again
 //
 // --server-root runs server/start.js of another checkout (e.g. a `git archive` of a commit); the
@@ -231,6 +232,10 @@ async function runTrial(o) {
 
     // Announce the window now, a whole settle time ahead: a busy client process may read its IPC
     // late, and it must know the window before the first delta in it arrives.
+    // The settle time is long (30 s) so that the window sees the steady state: some 8-25 s after
+    // the heap grew with the clients' connections, V8's memory reducer runs three full
+    // collections in a row (once; RSS falls 30-40 MB), which cost ours 100+ ms of CPU in whichever
+    // window it landed (bench/RESULTS.md); the floor's heap is too small to be shrunk.
     const from = wall() + o.settleMs;
     const to = from + o.durationMs;
     for (const c of clientsList) c.send({ type: 'window', from, to });
@@ -359,7 +364,7 @@ async function main() {
       'client-procs': { type: 'string', default: '1' },
       repeat: { type: 'string', default: '3' },
       targets: { type: 'string', default: 'floor,ours' },
-      settle: { type: 'string', default: '2s' },
+      settle: { type: 'string', default: '30s' },
       grace: { type: 'string', default: '3s' },
       'max-noise': { type: 'string', default: '25' },
       retries: { type: 'string', default: '2' },
