@@ -20,6 +20,8 @@ export const TARGETS = Object.freeze({
  * @property {import('./fanout.js').TrialResult[]} trials
  * @property {number} discarded  trials run again because the machine was busy with other jobs
  * @property {number} maxNoise   the threshold for that (% of one core)
+ * @property {number} [settleMs]       wait from the last client ready to the window
+ * @property {number} [timelineStepMs] step of each trial's CPU timeline (absent in older runs)
  */
 
 /** @param {number} v @param {number} [digits] */
@@ -50,7 +52,7 @@ const judge = (ok, text) => `${ok ? 'PASS' : '**MISS**'} ${text}`;
  * @param {ReportInput} input
  * @returns {string}
  */
-export function formatReport({ command, server, machine, profile, schedule, trials, discarded, maxNoise }) {
+export function formatReport({ command, server, machine, profile, schedule, trials, discarded, maxNoise, settleMs, timelineStepMs }) {
   const lines = [];
   const sizes = [...new Set(schedule.deltaBytes)].sort((a, b) => a - b);
   lines.push(
@@ -124,5 +126,40 @@ export function formatReport({ command, server, machine, profile, schedule, tria
     }
     lines.push('');
   }
+  if (timelineStepMs && settleMs !== undefined && trials.some((t) => t.timeline?.length)) {
+    lines.push(...settling(trials, counts, timelineStepMs, settleMs));
+  }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * How each server settles after its clients connected: server CPU per step, the median over the
+ * trials of each cell, with the measured window in bold. A window that starts before a server's
+ * CPU has come down to its steady level measures a transient, not the steady state.
+ * @param {import('./fanout.js').TrialResult[]} trials
+ * @param {number[]} counts
+ * @param {number} stepMs
+ * @param {number} settleMs
+ * @returns {string[]}
+ */
+function settling(trials, counts, stepMs, settleMs) {
+  const first = Math.round(settleMs / stepMs);
+  const lines = [
+    `Server CPU ms per ${stepMs / 1000} s from the last client connected (median of the trials; the window in bold):`,
+    '',
+  ];
+  for (const n of counts) {
+    for (const target of [...new Set(trials.filter((t) => t.clients === n).map((t) => t.target))]) {
+      const rows = trials.filter((t) => t.clients === n && t.target === target && t.timeline?.length).map((t) => t.timeline);
+      if (rows.length === 0) continue;
+      const steps = Math.min(...rows.map((r) => r.length));
+      const cells = Array.from({ length: steps }, (_, i) => {
+        const v = f(median(rows.map((r) => r[i])), 0);
+        return i >= first ? `**${v}**` : v;
+      });
+      lines.push(`- ${target} x ${n}: ${cells.join(' ')}`);
+    }
+  }
+  lines.push('');
+  return lines;
 }

@@ -5,12 +5,14 @@
 // server's CPU time and RSS over a measured window that starts after every client is connected,
 // then our/floor ratios and the targets of the issue. Results and how to read them: RESULTS.md.
 //
-//   node bench/fanout.js [--profile seed|small] [--clients 100,1000,1500] [--duration 15s]
+//   node bench/fanout.js [--profile seed|small] [--clients 100,1000,1500] [--duration loops]
 //                        [--client-procs 1] [--repeat 3] [--targets floor,ours] [--cpu-prof]
 //                        [--max-noise 25] [--retries 2] [--server-root DIR] [--base-root DIR]
-//                        [--settle 30s] [--grace 3s]
+//                        [--settle 60s] [--grace 3s]
 //   node bench/fanout.js --report bench/out/fanout-….json     print a saved run's report again
 //
+// --duration `loops` (the default) measures whole loops of the piece, at least 15 s: a window that
+// is not whole loops holds more or fewer big deltas depending on where it starts.
 // --server-root runs server/start.js of another checkout (e.g. a `git archive` of a commit); the
 // score packages always come from this one. --base-root names a second checkout that runs as the
 // target `base`, so a change is measured against the code before it in the same run.
@@ -55,6 +57,10 @@ const RAMP_BATCH = 100;
 const RAMP_EVERY_MS = 50;
 /** RSS is sampled this often during the window. */
 const RSS_EVERY_MS = 250;
+/** The CPU timeline's step: half a loop of the seed profile, so each step holds 4 of its big deltas. */
+const TIMELINE_STEP_MS = 6000;
+/** The shortest window `--duration loops` picks. */
+const MIN_WINDOW_MS = 15_000;
 const START_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 10_000;
 /** Longest wait for other jobs on the machine to quiet down before a trial. */
@@ -105,6 +111,8 @@ const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({ 'floor-ka': 'separ
  * @property {number} stealPct      of the whole machine: time the hypervisor gave elsewhere
  * @property {number} otherPct      % of one core busy with neither the server nor the clients
  *   (other people's jobs on this shared machine, plus softirq): the trial's noise
+ * @property {number[]} timeline  server CPU ms in each TIMELINE_STEP_MS from the last client ready
+ *   to the end of the window: shows the settling (bench/RESULTS.md, "steady state")
  * @property {number} rssEndMB
  * @property {number} rssPeakMB     highest of the samples every RSS_EVERY_MS in the window
  * @property {number} durationMs
@@ -232,15 +240,26 @@ async function runTrial(o) {
 
     // Announce the window now, a whole settle time ahead: a busy client process may read its IPC
     // late, and it must know the window before the first delta in it arrives.
-    // The settle time is long (30 s) so that the window sees the steady state: some 8-25 s after
-    // the heap grew with the clients' connections, V8's memory reducer runs three full
-    // collections in a row (once; RSS falls 30-40 MB), which cost ours 100+ ms of CPU in whichever
-    // window it landed (bench/RESULTS.md); the floor's heap is too small to be shrunk.
-    const from = wall() + o.settleMs;
+    // The settle time is long (60 s) so that the window sees the steady state. Our server's heap
+    // grows while the score loads and the clients connect; some 20-35 s later V8's memory reducer
+    // runs three full collections in a row (once; RSS falls 30-40 MB), and for about 12 s after
+    // that the server runs 30-70% above its steady CPU (the heap grows back, code is compiled
+    // again). The floor's heap is too small to be shrunk. Each trial's `timeline` shows it.
+    const readyAt = wall();
+    const from = readyAt + o.settleMs;
     const to = from + o.durationMs;
     for (const c of clientsList) c.send({ type: 'window', from, to });
     const clientPids = clientsList.map((c) => /** @type {number} */ (c.pid));
     const clientCpu = () => clientPids.reduce((n, pid) => n + cpuMs(pid), 0);
+    /** @type {number[]} */
+    const timeline = [];
+    let stepCpu = cpuMs(serverPid);
+    const stepper = setInterval(() => {
+      const now = cpuMs(serverPid);
+      timeline.push(now - stepCpu);
+      stepCpu = now;
+    }, TIMELINE_STEP_MS);
+    stepper.unref();
 
     await sleep(from - wall());
     const cpu0 = cpuMs(serverPid);
@@ -254,6 +273,9 @@ async function runTrial(o) {
     const machine1 = machineMs();
     const rssEnd = rssBytes(serverPid);
     clearInterval(sampler);
+    clearInterval(stepper);
+    // The window ends on a step boundary: its last step is taken here if the interval did not.
+    if (timeline.length < Math.round((to - readyAt) / TIMELINE_STEP_MS)) timeline.push(cpu1 - stepCpu);
     rssPeak = Math.max(rssPeak, rssEnd);
 
     await sleep(o.graceMs);
@@ -295,6 +317,7 @@ async function runTrial(o) {
       softirqPct: machineTotal > 0 ? (100 * (machine1.softirqMs - machine0.softirqMs)) / machineTotal : NaN,
       stealPct: machineTotal > 0 ? (100 * (machine1.stealMs - machine0.stealMs)) / machineTotal : NaN,
       otherPct: (100 * (machineBusy - (cpu1 - cpu0) - (clientCpu1 - clientCpu0))) / wallMs,
+      timeline,
       rssEndMB: rssEnd / 2 ** 20,
       rssPeakMB: rssPeak / 2 ** 20,
       durationMs: wallMs,
@@ -360,11 +383,11 @@ async function main() {
     options: {
       profile: { type: 'string', default: 'seed' },
       clients: { type: 'string' },
-      duration: { type: 'string', default: '15s' },
+      duration: { type: 'string', default: 'loops' },
       'client-procs': { type: 'string', default: '1' },
       repeat: { type: 'string', default: '3' },
       targets: { type: 'string', default: 'floor,ours' },
-      settle: { type: 'string', default: '30s' },
+      settle: { type: 'string', default: '60s' },
       grace: { type: 'string', default: '3s' },
       'max-noise': { type: 'string', default: '25' },
       retries: { type: 'string', default: '2' },
@@ -398,7 +421,8 @@ async function main() {
   if (!(Number.isInteger(repeat) && repeat >= 1 && repeat <= 10)) throw new Error('--repeat: 1..10');
   const targets = /** @type {Target[]} */ (String(values.targets).split(','));
   if (!targets.every((t) => TARGET_NAMES.includes(t))) throw new Error(`--targets: a comma-separated list of ${TARGET_NAMES.join(', ')}`);
-  const durationMs = parseDuration(/** @type {string} */ (values.duration));
+  const durationArg = /** @type {string} */ (values.duration);
+  const fixedDurationMs = durationArg === 'loops' ? null : parseDuration(durationArg);
   const maxNoise = Number(values['max-noise']);
   const retries = Number(values.retries);
   if (!(maxNoise >= 0)) throw new Error('--max-noise: a percentage of one core, e.g. 25');
@@ -422,6 +446,7 @@ async function main() {
     await stopChild(probe);
   }
   process.stderr.write('done\n');
+  const durationMs = fixedDurationMs ?? Math.ceil(MIN_WINDOW_MS / schedule.loopMs) * schedule.loopMs;
   const command = ['node', 'bench/fanout.js', ...process.argv.slice(2)].join(' ');
   process.stderr.write(`${command}\nscore ${schedule.id}: ${schedule.atMs.length} deltas per ${schedule.loopMs} ms loop, ` +
     `${Math.min(...schedule.deltaBytes)}..${Math.max(...schedule.deltaBytes)} bytes; snapshot ${schedule.snapshotBytes} bytes\n`);
@@ -461,10 +486,11 @@ async function main() {
   const serverCommit = gitCommit(serverRoot) + (baseRoot ? `; base: ${baseRoot} (${gitCommit(baseRoot)})` : '');
   const outFile = values.out ?? path.join(outDir, `fanout-${profileName}-${stamp}.json`);
   writeFileSync(outFile, JSON.stringify({
-    command, date: new Date().toISOString(), machine, serverRoot, serverCommit, profile: profileName, schedule, durationMs, maxNoise, trials, discarded,
+    command, date: new Date().toISOString(), machine, serverRoot, serverCommit, profile: profileName, schedule, durationMs, settleMs, timelineStepMs: TIMELINE_STEP_MS, maxNoise, trials, discarded,
   }, null, 2));
   process.stdout.write(formatReport({
     command, machine, server: `${serverRoot === ROOT ? 'this checkout' : serverRoot} (${serverCommit})`, profile: profileName, schedule, trials, discarded: discarded.length, maxNoise,
+    settleMs, timelineStepMs: TIMELINE_STEP_MS,
   }));
   process.stderr.write(`wrote ${path.relative(process.cwd(), outFile)}\n`);
   if (trials.some((t) => t.crashed)) process.exitCode = 1;
