@@ -4,7 +4,7 @@
 import { describe, it, expect } from 'vitest';
 import { formatReport } from '../../bench/fanout-report.js';
 
-const latency = (p99) => ({ avg: 10, p50: 10, p90: 20, p95: 25, p99, max: p99 + 5, count: 100 });
+const latency = (/** @type {number} */ p99) => ({ avg: 10, p50: 10, p90: 20, p95: 25, p99, max: p99 + 5, count: 100 });
 
 /**
  * @param {'floor' | 'ours'} target
