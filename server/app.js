@@ -60,6 +60,7 @@ export async function buildApp({
   const metrics = createMetrics();
   const conductor = createConductor({
     model: score.model, bus, clock, loop,
+    onBeat: (beat, due) => metrics.beatLate(clock.now() - due),
     onVote: (outcome) => app.log.info({ vote: outcome }, 'vote closed'),
     onVoteCast: () => persistence?.changed(),
   });

@@ -5,14 +5,17 @@ import client from 'prom-client';
 
 /**
  * prom-client samples event-loop delay with a timer of this period (ms); its lag values include
- * it. At 10 ms (prom-client's default) the timer alone cost 5-6 ms of CPU a second on these
- * machines, more than the beats of a score; at 50 ms it costs 1 ms, and a stall still shows
- * at its full length (bench/RESULTS.md, "Idle cost").
+ * it. Each of its wakeups costs about 0.08 ms of CPU on these machines whatever the load: at 10 ms
+ * (prom-client's default) 5-6 ms of CPU a second, more than the beats of a score, at 50 ms 1.7 ms
+ * a second, which was half of an idle server's CPU and 5% of a 1,500-client one's (bench/RESULTS.md,
+ * "Idle cost"). At 250 ms a stall longer than 250 ms shows at no less than its length minus 250 ms,
+ * a shorter one only when the sample falls in it; what the music feels is measured exactly and
+ * for free by `scorecast_beat_lateness_seconds`, the delay of every beat's timer.
  */
-export const LOOP_LAG_RESOLUTION_MS = 50;
+export const LOOP_LAG_RESOLUTION_MS = 250;
 
 /**
- * @returns {{ registry: import('prom-client').Registry, hooks: import('./hub.js').HubMetrics, observeHistory: (read: () => { deltas: number, bytes: number }) => void }}
+ * @returns {{ registry: import('prom-client').Registry, hooks: import('./hub.js').HubMetrics, observeHistory: (read: () => { deltas: number, bytes: number }) => void, beatLate: (ms: number) => void }}
  */
 export function createMetrics() {
   const registry = new client.Registry();
@@ -36,6 +39,12 @@ export function createMetrics() {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [registry],
   });
+  const beatLateness = new client.Histogram({
+    name: 'scorecast_beat_lateness_seconds',
+    help: 'How late the conductor ran each beat against its ideal time (the event loop\'s delay as the music feels it)',
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
   for (const t of ['ws', 'sse', 'poll']) clients.set({ transport: t }, 0);
   /** @type {() => { deltas: number, bytes: number }} */
   let history = () => ({ deltas: 0, bytes: 0 });
@@ -54,6 +63,11 @@ export function createMetrics() {
      * @param {() => { deltas: number, bytes: number }} read
      */
     observeHistory(read) { history = read; },
+    /**
+     * A beat ran `ms` after its ideal time (the conductor fires a beat at most 1 ms early).
+     * @param {number} ms
+     */
+    beatLate(ms) { beatLateness.observe(Math.max(0, ms) / 1000); },
     hooks: {
       sent: (kind, n, b) => { messages.inc({ transport: kind }, n); bytes.inc({ transport: kind }, b); },
       clients: (kind, delta) => { clients.inc({ transport: kind }, delta); },

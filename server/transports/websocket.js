@@ -97,6 +97,8 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES, perMessageDeflate: false, clientTracking: false });
   /** @type {Set<LiveSocket>} */
   const sockets = new Set();
+  /** @type {ReturnType<typeof setInterval> | null} */
+  let checker = null;
   hub.setFramer('ws', frameWs);
 
   /**
@@ -121,6 +123,10 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
       const raw = rawSocket(ws);
       heard(live);
       sockets.add(live);
+      if (checker === null) {
+        checker = setInterval(check, LIVENESS_TICK_MS);
+        checker.unref();
+      }
       const session = hub.attach({
         kind: 'ws',
         send: (frame) => sendFrame(live, raw, frame),
@@ -134,7 +140,11 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
       }, { epoch: query.value.epoch, seq: query.value.since, view: query.value.view });
       ws.on('message', (data, isBinary) => { heard(live); session.receive(/** @type {Buffer} */ (data), isBinary); });
       ws.on('pong', () => heard(live));
-      ws.on('close', () => { sockets.delete(live); session.detach(); });
+      ws.on('close', () => {
+        sockets.delete(live);
+        session.detach();
+        if (sockets.size === 0 && checker !== null) { clearInterval(checker); checker = null; }
+      });
       ws.on('error', (err) => {
         // Oversized frames arrive here (ws closes them with 1009); the session is detached on close.
         log?.warn({ err: err.message, code: /** @type {any} */ (err).code }, 'websocket error');
@@ -144,8 +154,9 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
 
   server.on('upgrade', onUpgrade);
 
-  // One timer for every socket: owe a ping, send it alone when no message took it, cut the dead.
-  const checker = setInterval(() => {
+  // One timer for every socket, running while there are sockets: owe a ping, send it alone when
+  // no message took it, cut the dead.
+  function check() {
     const now = performance.now();
     for (const ws of sockets) {
       const silent = now - ws.heardAt;
@@ -157,13 +168,13 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
       ws.pinged = true;
       ws.ping();
     }
-  }, LIVENESS_TICK_MS);
-  checker.unref();
+  }
 
   return {
     get size() { return sockets.size; },
     close() {
-      clearInterval(checker);
+      if (checker !== null) clearInterval(checker);
+      checker = null;
       server.off('upgrade', onUpgrade);
       for (const ws of sockets) {
         ws.close(CLOSE.GOING_AWAY, 'server shutting down');

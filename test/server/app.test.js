@@ -4,16 +4,17 @@ import os from 'node:os';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { loadPackage } from '../../server/score-package.js';
+import { createFakeClock } from '../helpers/fake-clock.js';
 
 const PKG = new URL('../fixtures/pkg/', import.meta.url).pathname;
 /** @type {import('fastify').FastifyInstance[]} */
 let apps = [];
 afterEach(async () => { for (const a of apps) await a.close(); apps = []; });
 
-/** @param {string} [clientDir] */
-async function build(clientDir) {
+/** @param {string} [clientDir] @param {Partial<import('../../server/app.js').AppOptions>} [options] */
+async function build(clientDir, options = {}) {
   const score = await loadPackage(PKG, { cacheDir: mkdtempSync(path.join(os.tmpdir(), 'sc-cache-')) });
-  const { app } = await buildApp({ score, token: 'tok-123456789', ...(clientDir ? { clientDir } : {}) });
+  const { app } = await buildApp({ score, token: 'tok-123456789', ...(clientDir ? { clientDir } : {}), ...options });
   apps.push(app);
   return app;
 }
@@ -28,6 +29,23 @@ describe('app routes', () => {
     for (const name of ['scorecast_clients{transport="ws"}', 'scorecast_push_lag_seconds_bucket', 'nodejs_eventloop_lag_seconds', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes']) {
       expect(metrics.body).toContain(name);
     }
+  });
+
+  it('shows in /metrics how late each beat ran against its ideal time', async () => {
+    // Every timer fires 30 ms late: each beat the timers run is counted in the 0.05 s bucket.
+    const clock = createFakeClock({ lateness: () => 30 });
+    const app = await build(undefined, { clock });
+    /** @param {string} series */
+    const value = async (series) => Number(new RegExp(`^${series.replace(/[{}.+]/g, '\\$&')} (\\S+)$`, 'm').exec((await app.inject('/metrics')).body)?.[1]);
+    expect(await value('scorecast_beat_lateness_seconds_count')).toBe(0);
+    const auth = { authorization: 'Bearer tok-123456789' };
+    expect((await app.inject({ method: 'POST', url: '/api/control/play', headers: auth })).statusCode).toBe(200);
+    clock.advance(5000);
+    const count = await value('scorecast_beat_lateness_seconds_count');
+    // The first beat sounds on `play` (not late); the timers ran the rest.
+    expect(count).toBeGreaterThan(3);
+    expect(await value('scorecast_beat_lateness_seconds_bucket{le="0.025"}')).toBe(1);
+    expect(await value('scorecast_beat_lateness_seconds_bucket{le="0.05"}')).toBe(count);
   });
 
   it('shows the resync history in /metrics, growing with each change', async () => {

@@ -1,9 +1,9 @@
-import { describe, it, expect, afterEach } from 'vitest';
+import { describe, it, expect, afterEach, vi } from 'vitest';
 import { createMemoryBus } from '../../server/bus.js';
 import { createConductor } from '../../server/conductor.js';
 import { createHub } from '../../server/hub.js';
 import { applyPatch } from '../../core/merge-patch.js';
-import { CLIENT_RATE, CLOSE, FLOOD_CLOSE_AFTER } from '../../core/constants.js';
+import { CLIENT_RATE, CLOSE, FLOOD_CLOSE_AFTER, HEARTBEAT_MS } from '../../core/constants.js';
 import { createFakeClock } from '../helpers/fake-clock.js';
 import { fakeLink, smallModel } from '../helpers/fixtures.js';
 
@@ -221,5 +221,37 @@ describe('hub client messages', () => {
     expect(link.closed).toEqual({ code: CLOSE.FLOOD, reason: 'SC_ERR_FLOOD' });
     expect(hub.size).toBe(1);
     expect(other.closed).toBeNull();
+  });
+});
+
+describe('hub heartbeats', () => {
+  afterEach(() => { vi.useRealTimers(); });
+
+  it('sends none while the music flows; one after each HEARTBEAT_MS of silence, timed from the last message', () => {
+    vi.useFakeTimers();
+    const { conductor, hub } = setup();
+    const link = fakeLink();
+    hub.attach(link, { epoch: null, seq: -1 });
+    // A change every 750 ms (80 bpm) for 6 s: no heartbeat.
+    for (let i = 0; i < 8; i++) {
+      conductor.seek(i);
+      vi.advanceTimersByTime(750);
+    }
+    expect(link.ofType('heartbeat')).toHaveLength(0);
+    // Silence: the first heartbeat HEARTBEAT_MS after the last change (750 ms of it have passed).
+    vi.advanceTimersByTime(HEARTBEAT_MS - 750 - 1);
+    expect(link.ofType('heartbeat')).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    expect(link.ofType('heartbeat')).toHaveLength(1);
+    expect(link.ofType('heartbeat')[0]).toMatchObject({ epoch: hub.epoch, seq: hub.seq });
+    vi.advanceTimersByTime(3 * HEARTBEAT_MS);
+    expect(link.ofType('heartbeat')).toHaveLength(4);
+    // A change pushes the next heartbeat back by a whole interval.
+    vi.advanceTimersByTime(HEARTBEAT_MS / 2);
+    conductor.seek(20);
+    vi.advanceTimersByTime(HEARTBEAT_MS - 1);
+    expect(link.ofType('heartbeat')).toHaveLength(4);
+    vi.advanceTimersByTime(1);
+    expect(link.ofType('heartbeat')).toHaveLength(5);
   });
 });

@@ -123,6 +123,21 @@ describe('WebSocket transport', () => {
     expect(s.hub.size).toBe(0);
   }, 10_000);
 
+  it('still finds a dead link after every socket had left (the liveness timer runs only while sockets exist)', async () => {
+    const s = await server();
+    const first = await client(s.wsBase);
+    await first.waitFor((m) => m.type === 'snapshot');
+    first.ws.close();
+    await closed(first.ws);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(s.hub.size).toBe(0);
+    const dead = await client(s.wsBase, { autoPong: false });
+    await dead.waitFor((m) => m.type === 'snapshot');
+    const started = Date.now();
+    await closed(dead.ws);
+    expect(Date.now() - started).toBeLessThanOrEqual(DEAD_LINK_MS);
+  }, 10_000);
+
   it('a client that talks is not pinged; when it falls silent it is cut within 5 s of its last frame', async () => {
     const s = await server();
     const c = await client(s.wsBase, { autoPong: false });
