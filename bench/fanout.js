@@ -11,8 +11,9 @@
 //                        [--settle 60s] [--grace 3s]
 //   node bench/fanout.js --report bench/out/fanout-….json     print a saved run's report again
 //
-// --duration `loops` (the default) measures whole loops of the piece, at least 15 s: a window that
-// is not whole loops holds more or fewer big deltas depending on where it starts.
+// --duration `loops` (the default) measures whole loops of the piece and whole 6 s steps of the
+// CPU timeline, at least 15 s (24 s for both profiles): a window that is not whole loops holds
+// more or fewer big deltas depending on where it starts.
 // --server-root runs server/start.js of another checkout (e.g. a `git archive` of a commit); the
 // score packages always come from this one. --base-root names a second checkout that runs as the
 // target `base`, so a change is measured against the code before it in the same run.
@@ -30,15 +31,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { measureSchedule } from './score-schedule.js';
+import { measureSchedule, wholeLoopsWindow } from './score-schedule.js';
 import { cpuMs, machineMs, rssBytes } from './proc-stats.js';
 import { completion, summarize } from './latency-stats.js';
 import { formatReport } from './fanout-report.js';
-import { HEARTBEAT_MS } from '../core/constants.js';
+import { children, startServer, stopChild, waitFor } from './servers.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
-const TOKEN = 'benchtoken123';
 
 /**
  * @typedef {object} Profile
@@ -120,74 +120,20 @@ const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({ 'floor-ka': 'separ
  * @property {string | null} crashed what crashed, if anything
  */
 
-/** Children alive now, killed if we exit early. @type {Set<import('node:child_process').ChildProcess>} */
-const children = new Set();
-process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
-for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM'])) process.on(sig, () => process.exit(130));
-
 /** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 const wall = () => performance.timeOrigin + performance.now();
 
 /**
- * Wait for a message of `type` from a child, failing when it exits first or after `ms`.
- * @param {import('node:child_process').ChildProcess} child
- * @param {string} type
- * @param {number} ms
- * @param {string} what for the error message
- * @returns {Promise<any>}
- */
-function waitFor(child, type, ms, what) {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { done(); reject(new Error(`${what}: no '${type}' within ${ms} ms`)); }, ms);
-    /** @param {any} msg */
-    const onMessage = (msg) => { if (msg?.type === type) { done(); resolve(msg); } };
-    /** @param {number | null} code @param {string | null} signal */
-    const onExit = (code, signal) => { done(); reject(new Error(`${what} exited (${signal ?? code}) before '${type}'`)); };
-    function done() {
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-    }
-    child.on('message', onMessage);
-    child.on('exit', onExit);
-  });
-}
-
-/**
- * Stop a child: SIGTERM, then SIGKILL if it has not exited in time.
- * @param {import('node:child_process').ChildProcess} child
- */
-async function stopChild(child) {
-  if (child.exitCode !== null || child.signalCode !== null) { children.delete(child); return; }
-  const exited = new Promise((resolve) => { child.once('exit', resolve); });
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
-  children.delete(child);
-}
-
-/**
  * @param {Pick<TrialOptions, 'target' | 'scoreDir' | 'serverRoot' | 'schedule' | 'cpuProfDir'> & { baseRoot?: string | null }} o
  */
-function startServer(o) {
-  const execArgv = o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [];
-  const root = o.target === 'base' ? /** @type {string} */ (o.baseRoot) : o.serverRoot;
-  const child = o.target !== 'ours' && o.target !== 'base'
-    ? fork(path.join(BENCH, 'floor-server.js'), [
-      '--port', '0', '--schedule', JSON.stringify(o.schedule), '--max-seconds', '1800',
-      '--keepalive-ms', o.target === 'floor' ? '0' : String(HEARTBEAT_MS),
-      '--keepalive', KEEPALIVE_OF[o.target] ?? 'separate',
-    ], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv })
-    : fork(path.join(root, 'server', 'start.js'), [
-      '--score', o.scoreDir, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn',
-    ], {
-      cwd: root, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv,
-    });
-  children.add(child);
-  return child;
+function startTarget(o) {
+  return startServer({
+    target: o.target, scoreDir: o.scoreDir, schedule: o.schedule,
+    root: o.target === 'base' ? /** @type {string} */ (o.baseRoot) : o.serverRoot,
+    keepalive: /** @type {any} */ (KEEPALIVE_OF[o.target] ?? null),
+    execArgv: o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [],
+  });
 }
 
 /**
@@ -210,7 +156,7 @@ async function runTrial(o) {
   /** @type {string | null} */
   let crashed = null;
   let stopping = false;
-  const server = startServer(o);
+  const server = startTarget(o);
   server.on('exit', (code, signal) => { if (!stopping) crashed ??= `${o.target} server exited (${signal ?? code})`; });
   const clientsList = [];
   try {
@@ -437,7 +383,7 @@ async function main() {
   if (targets.includes('base') !== (baseRoot !== null)) throw new Error('--targets base and --base-root DIR go together');
   // The floor needs our schedule: measure it on the wire from our server, one loop of the piece.
   process.stderr.write(`measuring what our server sends for ${path.relative(ROOT, profile.scoreDir)} (one loop) ... `);
-  const probe = startServer({ target: 'ours', scoreDir: profile.scoreDir, serverRoot, schedule: /** @type {any} */ (null), cpuProfDir: null });
+  const probe = startTarget({ target: 'ours', scoreDir: profile.scoreDir, serverRoot, schedule: /** @type {any} */ (null), cpuProfDir: null });
   let schedule;
   try {
     const { port } = await waitFor(probe, 'listening', START_TIMEOUT_MS, 'our server');
@@ -446,7 +392,7 @@ async function main() {
     await stopChild(probe);
   }
   process.stderr.write('done\n');
-  const durationMs = fixedDurationMs ?? Math.ceil(MIN_WINDOW_MS / schedule.loopMs) * schedule.loopMs;
+  const durationMs = fixedDurationMs ?? wholeLoopsWindow(schedule.loopMs, TIMELINE_STEP_MS, MIN_WINDOW_MS);
   const command = ['node', 'bench/fanout.js', ...process.argv.slice(2)].join(' ');
   process.stderr.write(`${command}\nscore ${schedule.id}: ${schedule.atMs.length} deltas per ${schedule.loopMs} ms loop, ` +
     `${Math.min(...schedule.deltaBytes)}..${Math.max(...schedule.deltaBytes)} bytes; snapshot ${schedule.snapshotBytes} bytes\n`);

@@ -95,3 +95,19 @@ export function measureSchedule(url, timeoutMs = 120_000) {
     });
   });
 }
+
+/**
+ * The shortest measuring window of at least `minMs` that is whole loops of the piece and whole
+ * steps of a timeline, so that every window and every step holds the same part of the music.
+ * @param {number} loopMs
+ * @param {number} stepMs
+ * @param {number} minMs
+ * @returns {number} ms
+ */
+export function wholeLoopsWindow(loopMs, stepMs, minMs) {
+  const loop = Math.max(1, Math.round(loopMs));
+  let [a, b] = [loop, stepMs];
+  while (b !== 0) [a, b] = [b, a % b];
+  const unit = (loop / a) * stepMs;
+  return Math.ceil(minMs / unit) * unit;
+}

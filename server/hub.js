@@ -219,7 +219,7 @@ export function createHub({
   // A heartbeat goes out only when nothing else has for HEARTBEAT_MS: a busy stream is its own
   // heartbeat (at 1,500 clients the idle heartbeats cost as much CPU as the music). Every
   // broadcast pushes this timer back, so while the music plays it never wakes the server (each
-  // wakeup costs about 0.1 ms of CPU on these machines: bench/RESULTS.md, "Idle cost"), and a
+  // wakeup costs about 0.08 ms of CPU on these machines: bench/RESULTS.md, "Idle cost"), and a
   // connection that keeps up never waits longer than HEARTBEAT_MS for a message.
   const heartbeatTimer = setInterval(() => {
     broadcast(message({ type: 'heartbeat', epoch, seq, t: now() }), false);

@@ -1,8 +1,10 @@
-// The fan-out report (bench/fanout-report.js): the ratios the targets are judged on, and
-// the settling timeline that shows whether the window measured the steady state.
+// The fan-out benchmark: its report (bench/fanout-report.js), with the ratios the targets
+// are judged on and the settling timeline that shows whether the window measured the steady
+// state, and the window it measures (whole loops of the piece).
 
 import { describe, it, expect } from 'vitest';
 import { formatReport } from '../../bench/fanout-report.js';
+import { wholeLoopsWindow } from '../../bench/score-schedule.js';
 
 const latency = (/** @type {number} */ p99) => ({ avg: 10, p50: 10, p90: 20, p95: 25, p99, max: p99 + 5, count: 100 });
 
@@ -49,5 +51,14 @@ describe('fan-out report', () => {
   it('prints no timeline for runs saved before it was recorded', () => {
     const old = input([trial('floor', 300, []), trial('ours', 380, [])]);
     expect(formatReport(old)).not.toContain('Server CPU ms per');
+  });
+});
+
+describe('fan-out window', () => {
+  it('is whole loops of the piece and whole timeline steps, at least the minimum', () => {
+    expect(wholeLoopsWindow(12_000, 6000, 15_000)).toBe(24_000); // seed profile: 2 loops, 4 steps
+    expect(wholeLoopsWindow(4000, 6000, 15_000)).toBe(24_000); // small deltas: 6 loops, 4 steps
+    expect(wholeLoopsWindow(12_000.4, 6000, 15_000)).toBe(24_000); // a loop measured on the wire
+    expect(wholeLoopsWindow(30_000, 6000, 15_000)).toBe(30_000);
   });
 });

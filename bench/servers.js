@@ -1,0 +1,95 @@
+// The servers the benchmarks measure, as child processes: ours (server/start.js of a checkout,
+// autoplaying a score) and the floor (bench/floor-server.js, a bare `ws` server on our schedule).
+// Waits for their IPC messages, stops them with SIGTERM then SIGKILL, and never leaves one behind
+// when a benchmark exits early.
+
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HEARTBEAT_MS } from '../core/constants.js';
+
+const BENCH = path.dirname(fileURLToPath(import.meta.url));
+/** The conductor token of every server a benchmark starts. */
+export const TOKEN = 'benchtoken123';
+
+/** Children alive now, killed if the benchmark exits early. @type {Set<import('node:child_process').ChildProcess>} */
+export const children = new Set();
+process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
+for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM'])) process.on(sig, () => process.exit(130));
+
+/** Longest wait for a child to exit after SIGTERM before it is killed. */
+const EXIT_TIMEOUT_MS = 10_000;
+
+/**
+ * Wait for a message of `type` from a child, failing when it exits first or after `ms`.
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {string} type
+ * @param {number} ms
+ * @param {string} what for the error message
+ * @returns {Promise<any>}
+ */
+export function waitFor(child, type, ms, what) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { done(); reject(new Error(`${what}: no '${type}' within ${ms} ms`)); }, ms);
+    /** @param {any} msg */
+    const onMessage = (msg) => { if (msg?.type === type) { done(); resolve(msg); } };
+    /** @param {number | null} code @param {string | null} signal */
+    const onExit = (code, signal) => { done(); reject(new Error(`${what} exited (${signal ?? code}) before '${type}'`)); };
+    function done() {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    }
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+/**
+ * Stop a child: SIGTERM, then SIGKILL if it has not exited in time.
+ * @param {import('node:child_process').ChildProcess} child
+ */
+export async function stopChild(child) {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => { child.once('exit', resolve); });
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+  children.delete(child);
+}
+
+/**
+ * What to start. `ours` and `base` run server/start.js of `root`; every other target is the floor,
+ * with the liveness traffic of a diagnostic variant when `keepalive` is set (floor-server.js).
+ * @typedef {object} ServerSpec
+ * @property {string} target
+ * @property {string} scoreDir   the score ours autoplays (looping)
+ * @property {string} root       checkout whose server/start.js runs (ours, base)
+ * @property {import('./score-schedule.js').ScoreSchedule | null} schedule  the floor's schedule
+ * @property {'separate' | 'corked' | 'ride' | null} [keepalive]
+ * @property {string[]} [execArgv]  Node flags of the server process (e.g. --cpu-prof)
+ */
+
+/**
+ * Start a server; it sends `{type: 'listening', port}` over IPC once it listens.
+ * @param {ServerSpec} o
+ */
+export function startServer(o) {
+  const execArgv = o.execArgv ?? [];
+  const child = o.target !== 'ours' && o.target !== 'base'
+    ? fork(path.join(BENCH, 'floor-server.js'), [
+      '--port', '0', '--schedule', JSON.stringify(o.schedule), '--max-seconds', '1800',
+      '--keepalive-ms', o.keepalive ? String(HEARTBEAT_MS) : '0',
+      '--keepalive', o.keepalive ?? 'separate',
+    ], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv })
+    : fork(path.join(o.root, 'server', 'start.js'), [
+      '--score', o.scoreDir, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn',
+    ], {
+      cwd: o.root, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv,
+    });
+  children.add(child);
+  return child;
+}
