@@ -31,11 +31,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { measureSchedule, wholeLoopsWindow } from './score-schedule.js';
+import { wholeLoopsWindow } from './score-schedule.js';
 import { cpuMs, machineMs, rssBytes } from './proc-stats.js';
 import { completion, summarize } from './latency-stats.js';
 import { formatReport } from './fanout-report.js';
-import { children, startServer, stopChild, waitFor } from './servers.js';
+import { children, probeSchedule, startServer, stopChild, waitFor } from './servers.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
@@ -383,14 +383,7 @@ async function main() {
   if (targets.includes('base') !== (baseRoot !== null)) throw new Error('--targets base and --base-root DIR go together');
   // The floor needs our schedule: measure it on the wire from our server, one loop of the piece.
   process.stderr.write(`measuring what our server sends for ${path.relative(ROOT, profile.scoreDir)} (one loop) ... `);
-  const probe = startTarget({ target: 'ours', scoreDir: profile.scoreDir, serverRoot, schedule: /** @type {any} */ (null), cpuProfDir: null });
-  let schedule;
-  try {
-    const { port } = await waitFor(probe, 'listening', START_TIMEOUT_MS, 'our server');
-    schedule = await measureSchedule(`ws://127.0.0.1:${port}/live`);
-  } finally {
-    await stopChild(probe);
-  }
+  const schedule = await probeSchedule(profile.scoreDir, serverRoot, START_TIMEOUT_MS);
   process.stderr.write('done\n');
   const durationMs = fixedDurationMs ?? wholeLoopsWindow(schedule.loopMs, TIMELINE_STEP_MS, MIN_WINDOW_MS);
   const command = ['node', 'bench/fanout.js', ...process.argv.slice(2)].join(' ');

@@ -16,8 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { cpuMs } from './proc-stats.js';
-import { measureSchedule } from './score-schedule.js';
-import { startServer, stopChild, waitFor } from './servers.js';
+import { probeSchedule, startServer, stopChild, waitFor } from './servers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SCORE = path.join(ROOT, 'scores', 'seed-profile');
@@ -60,14 +59,7 @@ async function main() {
   const baseRoot = values['base-root'] ? path.resolve(values['base-root']) : null;
 
   process.stderr.write('measuring what our server sends for scores/seed-profile (one loop) ... ');
-  const probe = startServer({ target: 'ours', scoreDir: SCORE, root: ROOT, schedule: null });
-  let schedule;
-  try {
-    const { port } = await waitFor(probe, 'listening', START_TIMEOUT_MS, 'our server');
-    schedule = await measureSchedule(`ws://127.0.0.1:${port}/live`);
-  } finally {
-    await stopChild(probe);
-  }
+  const schedule = await probeSchedule(SCORE, ROOT, START_TIMEOUT_MS);
   process.stderr.write('done\n');
 
   const targets = ['floor', 'ours', ...(baseRoot ? ['base'] : [])];
@@ -95,7 +87,7 @@ async function main() {
     '',
     '| target | CPU ms per second, each trial | median | ratio to the floor |',
     '| --- | --- | ---: | ---: |',
-    ...targets.map((t) => `| ${t} | ${perSecond[t].map((v) => v.toFixed(2)).join(', ')} | ${median(perSecond[t]).toFixed(2)} | ${(median(perSecond[t]) / floor).toFixed(1)} |`),
+    ...targets.map((t) => `| ${t} | ${perSecond[t].map((v) => v.toFixed(2)).join(', ')} | ${median(perSecond[t]).toFixed(2)} | ${floor > 0 ? (median(perSecond[t]) / floor).toFixed(1) : '-'} |`),
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -7,6 +7,7 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEARTBEAT_MS } from '../core/constants.js';
+import { measureSchedule } from './score-schedule.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 /** The conductor token of every server a benchmark starts. */
@@ -92,4 +93,22 @@ export function startServer(o) {
     });
   children.add(child);
   return child;
+}
+
+/**
+ * What our server sends for a score, measured on the wire over one loop (the floor replays it):
+ * starts ours on the score, listens, stops it.
+ * @param {string} scoreDir
+ * @param {string} root  checkout whose server/start.js runs
+ * @param {number} [startTimeoutMs]
+ * @returns {Promise<import('./score-schedule.js').ScoreSchedule>}
+ */
+export async function probeSchedule(scoreDir, root, startTimeoutMs = 30_000) {
+  const probe = startServer({ target: 'ours', scoreDir, root, schedule: null });
+  try {
+    const { port } = await waitFor(probe, 'listening', startTimeoutMs, 'our server');
+    return await measureSchedule(`ws://127.0.0.1:${port}/live`);
+  } finally {
+    await stopChild(probe);
+  }
 }
