@@ -188,9 +188,9 @@ async function runTrial(o) {
     // late, and it must know the window before the first delta in it arrives.
     // The settle time is long (60 s) so that the window sees the steady state. Our server's heap
     // grows while the score loads and the clients connect; some 20-35 s later V8's memory reducer
-    // runs three full collections in a row (once; RSS falls 30-40 MB), and for about 12 s after
-    // that the server runs 30-70% above its steady CPU (the heap grows back, code is compiled
-    // again). The floor's heap is too small to be shrunk. Each trial's `timeline` shows it.
+    // runs three full collections in a row (once; RSS falls 30-40 MB), and for about 12 s from
+    // then on the server runs up to 80% above its steady CPU (bench/RESULTS.md). The floor's heap
+    // is too small to be shrunk. Each trial's `timeline` shows it.
     const readyAt = wall();
     const from = readyAt + o.settleMs;
     const to = from + o.durationMs;
