@@ -1,6 +1,8 @@
 // Markdown report of a fan-out run (bench/fanout.js): one row per trial, then ours/floor ratios
 // and the targets. Printed to paste into bench/RESULTS.md.
 
+import { median } from './latency-stats.js';
+
 /** The targets. Ratios are ours / floor, measured in the same run. */
 export const TARGETS = Object.freeze({
   errors: 0,
@@ -26,14 +28,6 @@ export const TARGETS = Object.freeze({
 
 /** @param {number} v @param {number} [digits] */
 const f = (v, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
-
-/** @param {number[]} values */
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 /** @param {import('./fanout.js').TrialResult} t */
 function errorText(t) {

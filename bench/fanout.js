@@ -33,7 +33,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { wholeLoopsWindow } from './score-schedule.js';
 import { cpuMs, machineMs, rssBytes } from './proc-stats.js';
-import { completion, summarize } from './latency-stats.js';
+import { completion, parseDuration, summarize } from './latency-stats.js';
 import { formatReport } from './fanout-report.js';
 import { children, probeSchedule, startServer, stopChild, waitFor } from './servers.js';
 
@@ -311,17 +311,6 @@ async function waitForQuiet(maxPct, limitMs) {
     if (i === 0) process.stderr.write(`(machine busy: ${pct.toFixed(0)}% of a core, waiting) `);
   }
   return pct;
-}
-
-/**
- * @param {string} text "15s", "1500ms", "2m" or a number of seconds
- * @returns {number} milliseconds
- */
-function parseDuration(text) {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (!m) throw new Error(`--duration: expected e.g. 15s or 1500ms, got "${text}"`);
-  const n = Number(m[1]);
-  return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
 }
 
 async function main() {

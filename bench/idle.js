@@ -3,7 +3,7 @@
 // connected, against the floor (bench/floor-server.js, a bare `ws` server waking on the same
 // schedule) measured at the same time. What is left when nobody listens is the server's fixed
 // cost: its timers (each wakeup costs about 0.08 ms of CPU on these machines), metrics sampling,
-// the beats. At 100 clients the floor itself uses only 3-4 ms a second, so this fixed cost is
+// the beats. At 100 clients the floor itself uses only 2.5-3 ms a second, so this fixed cost is
 // most of our ratio to it there (bench/RESULTS.md, "Idle cost").
 //
 //   node bench/idle.js [--duration 60s] [--warmup 40s] [--repeat 2] [--base-root DIR]
@@ -16,6 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { cpuMs } from './proc-stats.js';
+import { median, parseDuration } from './latency-stats.js';
 import { probeSchedule, startServer, stopChild, waitFor } from './servers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,23 +25,6 @@ const START_TIMEOUT_MS = 30_000;
 
 /** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
-
-/**
- * @param {string} text "60s", "1500ms", "2m"
- * @returns {number} ms
- */
-function parseDuration(text) {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text.trim());
-  if (!m) throw new Error(`expected a duration such as 60s, got "${text}"`);
-  return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 's' ? 1000 : 60_000);
-}
-
-/** @param {number[]} xs */
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 async function main() {
   const { values } = parseArgs({

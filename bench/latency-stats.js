@@ -1,4 +1,4 @@
-// Summary statistics of latency samples for the fan-out benchmark.
+// Summary statistics of the benchmarks: latency samples, medians, and durations from the command line.
 
 /**
  * @typedef {object} LatencySummary
@@ -55,4 +55,27 @@ export function completion(parts) {
   if (lasts.length === 0) return { broadcasts: 0, median: NaN };
   const mid = lasts.length >> 1;
   return { broadcasts: lasts.length, median: lasts.length % 2 ? lasts[mid] : (lasts[mid - 1] + lasts[mid]) / 2 };
+}
+
+/**
+ * The median of some numbers (NaN when there are none).
+ * @param {number[]} values
+ */
+export function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/**
+ * A duration given on a benchmark's command line.
+ * @param {string} text "15s", "1500ms", "2m" or a number of seconds
+ * @returns {number} milliseconds
+ */
+export function parseDuration(text) {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (!m) throw new Error(`expected a duration such as 15s or 1500ms, got "${text}"`);
+  const n = Number(m[1]);
+  return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
 }
