@@ -94,6 +94,18 @@ export const ERRORS = Object.freeze({
     code: 'SC_ERR_SAVE_MISMATCH', status: 409,
     message: 'The saved performance is for another score, or for another version of this one; the server started fresh and kept the file aside.',
   },
+  SC_ERR_SAVE_OTHER_START: {
+    code: 'SC_ERR_SAVE_OTHER_START', status: 409,
+    message: 'The saved performance belongs to a server started with another --score; the score named on the command line plays, and the save is kept aside.',
+  },
+  SC_ERR_SAVE_NOT_UNDER_WAY: {
+    code: 'SC_ERR_SAVE_NOT_UNDER_WAY', status: 409,
+    message: 'The console had switched to another score, but it never played (stopped at its first beat); the score named on the command line plays, and the save is kept aside.',
+  },
+  SC_ERR_STATE_FILE_IN_USE: {
+    code: 'SC_ERR_STATE_FILE_IN_USE', status: 409,
+    message: 'Another running server holds this state file; give this server one of its own with --state-file PATH (or SCORECAST_STATE_FILE).',
+  },
 });
 
 /**

@@ -29,7 +29,7 @@ export async function startServer({ port, score = 'scores/demo', autoplay = true
   const args = ['--port', String(port), '--host', '127.0.0.1', '--score', path.join(ROOT, score), '--log-level', 'warn'];
   if (autoplay) args.push('--autoplay');
   const child = fork(path.join(ROOT, 'server', 'start.js'), args, {
-    // Each start is a fresh performance, saved apart from the repository's .cache/performance.json.
+    // Each start is a fresh performance, saved apart from the performances' saves in .cache/.
     env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_QR: '0', SCORECAST_RESUME: '0', SCORECAST_STATE_FILE: path.join(os.tmpdir(), `scorecast-playwright-${port}.json`) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

@@ -178,5 +178,7 @@ export async function buildApp({
   app.addHook('onClose', async () => { await bus.close(); });
 
   if (autoplay) conductor.play();
-  return { app, conductor, hub, reload };
+  // What became of the save at start (null: not saved), for the start banner.
+  const resume = persistence ? persistence.status() : null;
+  return { app, conductor, hub, reload, resume };
 }

@@ -1,7 +1,7 @@
 // Configuration from the environment and matching command-line flags (flags win).
 
 import { parseArgs } from 'node:util';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,6 +23,21 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  *   saved; the autoplay demo starts from the top anyway, and must not overwrite a real save)
  * @property {boolean} resume  take up the saved performance at start
  */
+
+/**
+ * Where a server started with `--score scoreDir` saves its performance unless told otherwise:
+ * one file per score folder, `.cache/performance-<folder name>-<hash of its path>.json`. Two
+ * servers on two scores (two rooms, a rehearsal beside the concert) then never share a save, and
+ * a restart with the same `--score` finds its own; the hash tells apart two folders of the same
+ * name. Keyed by the folder named at start, not by the score playing: after the console switched
+ * to another score, the restart with the same command finds the save that says so.
+ * @param {string} scoreDir  resolved
+ */
+export function defaultStateFile(scoreDir) {
+  const name = path.basename(scoreDir).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 64) || 'score';
+  const hash = createHash('sha256').update(scoreDir).digest('hex').slice(0, 8);
+  return path.join(ROOT, '.cache', `performance-${name}-${hash}.json`);
+}
 
 /**
  * @param {string[]} argv
@@ -57,10 +72,11 @@ export function readConfig(argv, env) {
   const cert = values.cert ?? env.SCORECAST_CERT;
   const key = values.key ?? env.SCORECAST_KEY;
   if ((cert === undefined) !== (key === undefined)) throw new Error('HTTPS needs both a certificate and its key: --cert FILE --key FILE (or SCORECAST_CERT and SCORECAST_KEY)');
+  const scoreDir = path.resolve(values.score ?? env.SCORECAST_SCORE ?? path.join(ROOT, 'scores', 'demo'));
   return {
     port,
     host: values.host ?? env.HOST ?? '0.0.0.0',
-    scoreDir: path.resolve(values.score ?? env.SCORECAST_SCORE ?? path.join(ROOT, 'scores', 'demo')),
+    scoreDir,
     token: given ?? randomBytes(18).toString('base64url'),
     tokenGenerated: given === undefined,
     autoplay,
@@ -68,7 +84,7 @@ export function readConfig(argv, env) {
     watch: values.watch ?? env.SCORECAST_WATCH === '1',
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
     tls: cert !== undefined && key !== undefined ? { cert: path.resolve(cert), key: path.resolve(key) } : null,
-    stateFile: autoplay ? null : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? path.join(ROOT, '.cache', 'performance.json')),
+    stateFile: autoplay ? null : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? defaultStateFile(scoreDir)),
     resume: !(values['no-resume'] ?? env.SCORECAST_RESUME === '0'),
   };
 }

@@ -11,6 +11,7 @@ import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { errorValue } from '../core/errors.js';
 import { isRunning } from './pid.js';
+import { lockStateFile } from './state-lock.js';
 
 export const SAVE_FORMAT = 'scorecast-performance';
 export const SAVE_VERSION = 1;
@@ -26,12 +27,17 @@ const MAX_SAVE_BYTES = 64 * 1024 * 1024;
  * @property {number} seq
  * @property {{ id: string, title: string, dir: string | null, fingerprint: string }} score
  * @property {import('./conductor.js').PerformanceRecord} performance
+ * @property {string | null} [start]  the resolved `--score` of the server that saved: the start
+ *   the save belongs to (null or absent: not known, as in saves written before issue 23, which
+ *   are taken to belong to the score they hold)
  */
+
+/** @typedef {'SC_ERR_SAVE_UNREADABLE' | 'SC_ERR_SAVE_MISMATCH' | 'SC_ERR_SAVE_OTHER_START' | 'SC_ERR_SAVE_NOT_UNDER_WAY'} SaveRefusal */
 
 /**
  * @typedef {{ ok: true, payload: SavePayload }
  *   | { ok: false, missing: true }
- *   | { ok: false, missing: false, code: 'SC_ERR_SAVE_UNREADABLE' | 'SC_ERR_SAVE_MISMATCH', problem: string }} ReadResult
+ *   | { ok: false, missing: false, code: 'SC_ERR_SAVE_UNREADABLE', problem: string }} ReadResult
  */
 
 /**
@@ -42,7 +48,8 @@ const MAX_SAVE_BYTES = 64 * 1024 * 1024;
  * @property {number} [beat]       resumed: the beat it came back at
  * @property {string} [transport]  resumed
  * @property {number} [savedAt]    resumed: when the save it came back from was written
- * @property {string} [code]       a save that was refused: SC_ERR_SAVE_UNREADABLE or SC_ERR_SAVE_MISMATCH
+ * @property {string} [code]       a save that was not taken up: SC_ERR_SAVE_UNREADABLE,
+ *   SC_ERR_SAVE_MISMATCH, SC_ERR_SAVE_OTHER_START or SC_ERR_SAVE_NOT_UNDER_WAY
  * @property {string} [problem]    why it was refused
  * @property {string | null} [keptAs]  where the refused file now is (null: it could not be moved, and
  *   nothing is saved so that it is not overwritten)
@@ -137,6 +144,74 @@ export function saveMismatch(payload, model) {
     return `the save is for another version of "${model.id}": its bars, tempo or vote windows have changed since it was saved`;
   }
   return null;
+}
+
+/**
+ * The start a save belongs to: the resolved `--score` of the server that wrote it. Saves from
+ * before issue 23 do not say; they are taken to belong to the score they hold.
+ * @param {SavePayload} payload
+ * @returns {string | null}
+ */
+export function startOf(payload) {
+  if (typeof payload.start === 'string') return path.resolve(payload.start);
+  return typeof payload.score.dir === 'string' ? path.resolve(payload.score.dir) : null;
+}
+
+/**
+ * Was the performance under way: playing, or paused or stopped past its first beat? A console
+ * that loaded a score and never played it has nothing worth coming back to.
+ * @param {import('./conductor.js').PerformanceRecord} performance
+ */
+export const underWay = (performance) => performance.transport === 'playing'
+  || (typeof performance.beat === 'number' && performance.beat > 0);
+
+/**
+ * The package a server started with `--score start` goes on with, when its save says that the
+ * console had switched to another score of the same folder and played it: that score's folder.
+ * Otherwise null, and `--score` plays. The save must belong to this start (the same `--score`):
+ * a save for another start never overrides the command line.
+ * @param {SavePayload} payload
+ * @param {string} start  the resolved `--score`
+ * @returns {string | null}
+ */
+export function switchedScore(payload, start) {
+  const dir = payload.score.dir;
+  if (typeof dir !== 'string' || startOf(payload) !== path.resolve(start)) return null;
+  const saved = path.resolve(dir);
+  if (saved === path.resolve(start) || path.dirname(saved) !== path.dirname(path.resolve(start))) return null;
+  return underWay(payload.performance) ? saved : null;
+}
+
+/**
+ * Why a save that fits its score is still not taken up by a server started with `--score start`
+ * now playing the package in `loadedDir`, or null when it is. Two reasons: it belongs to another
+ * start; or the console had switched to another score that this server did not load (it never
+ * played, or it cannot be loaded now: `switchProblem` says why).
+ * @param {SavePayload} payload
+ * @param {{ start: string, loadedDir: string | null, switchProblem?: string | null }} run
+ * @returns {{ code: SaveRefusal, problem: string } | null}
+ */
+export function startRefusal(payload, { start, loadedDir, switchProblem = null }) {
+  const saveStart = startOf(payload);
+  const { dir, title } = payload.score;
+  const playing = `"${title}"${typeof dir === 'string' ? ` (${dir})` : ''}`;
+  if (saveStart !== null && saveStart !== path.resolve(start)) {
+    return {
+      code: 'SC_ERR_SAVE_OTHER_START',
+      problem: `the save belongs to a server started with --score ${saveStart} (it held "${title}"${typeof dir === 'string' && path.resolve(dir) !== saveStart ? `, the console's switch to ${dir}` : ''}); this server was started with --score ${start}, which plays`,
+    };
+  }
+  if (typeof dir !== 'string' || loadedDir === null || path.resolve(dir) === path.resolve(loadedDir)) return null;
+  if (!underWay(payload.performance)) {
+    return {
+      code: 'SC_ERR_SAVE_NOT_UNDER_WAY',
+      problem: `the console had switched to ${playing}, which never played (stopped at its first beat); --score ${start} plays`,
+    };
+  }
+  return {
+    code: 'SC_ERR_SAVE_MISMATCH',
+    problem: `the console had switched to ${playing}, which cannot be loaded now${switchProblem ? `: ${switchProblem}` : ''}; --score ${start} plays`,
+  };
 }
 
 /**
@@ -342,6 +417,12 @@ export function createSaver({ write, text, clock, intervalMs = SAVE_INTERVAL_MS,
  * @property {boolean} [resume]  take up the saved performance (default true); false starts fresh
  *   (and the next write replaces the file)
  * @property {number} [intervalMs]
+ * @property {string} [start]  the resolved `--score` this server was started with: recorded in
+ *   every save, and a save for another start is not taken up (unset: not checked; tests)
+ * @property {string | null} [switchProblem]  why the score the save had switched to could not be
+ *   loaded (start.js tried)
+ * @property {{ file: string, release: () => void }} [lock]  the state file's lock, taken by the
+ *   caller (start.js takes it before it reads the save); otherwise taken here
  */
 
 /**
@@ -355,7 +436,9 @@ export function createSaver({ write, text, clock, intervalMs = SAVE_INTERVAL_MS,
  *   scoreDir?: () => string | null,
  * }} options
  */
-export async function attachPersistence({ file, resume = true, intervalMs, conductor, bus, clock, log, scoreDir = () => null }) {
+export async function attachPersistence({
+  file, resume = true, intervalMs, conductor, bus, clock, log, scoreDir = () => null, start, switchProblem = null, lock = lockStateFile(file),
+}) {
   /** @type {Omit<ResumeStatus, 'lastWrite'>} */
   let outcome = { resumed: false, file };
   let saving = true;
@@ -365,11 +448,14 @@ export async function attachPersistence({ file, resume = true, intervalMs, condu
     outcome.note = 'resume is off (--no-resume or SCORECAST_RESUME=0): started fresh';
   } else {
     const read = await readSave(file);
-    /** @type {{ code: 'SC_ERR_SAVE_UNREADABLE' | 'SC_ERR_SAVE_MISMATCH', problem: string } | null} */
+    /** @type {{ code: SaveRefusal, problem: string } | null} */
     let refused = null;
     if (read.ok) {
-      const mismatch = saveMismatch(read.payload, conductor.model);
-      if (mismatch !== null) {
+      const notOurs = start === undefined ? null : startRefusal(read.payload, { start, loadedDir: scoreDir(), switchProblem });
+      const mismatch = notOurs === null ? saveMismatch(read.payload, conductor.model) : null;
+      if (notOurs !== null) {
+        refused = notOurs;
+      } else if (mismatch !== null) {
         refused = { code: 'SC_ERR_SAVE_MISMATCH', problem: mismatch };
       } else {
         try {
@@ -414,6 +500,7 @@ export async function attachPersistence({ file, resume = true, intervalMs, condu
       seq: conductor.seq,
       score: { id: conductor.model.id, title: conductor.model.title, dir: scoreDir(), fingerprint: scoreFingerprint(conductor.model) },
       performance: conductor.record(),
+      start: start ?? null,
     }),
     onWritten: () => {
       lastWrite.at = clock.wall();
@@ -456,7 +543,11 @@ export async function attachPersistence({ file, resume = true, intervalMs, condu
     /** Stop listening and write the final state (shutdown). */
     async close() {
       unsubscribe?.();
-      if (saving) await saver.close();
+      try {
+        if (saving) await saver.close();
+      } finally {
+        lock.release();
+      }
     },
   };
 }

@@ -58,7 +58,7 @@ export function planPreview(argv, env, platform = process.platform) {
   const loopback = values.host === undefined;
   const dir = path.resolve(positionals[0]);
   // A preview starts where the composer says, never by resuming a saved performance (which could
-  // be playing), and keeps its own save apart from the performance's (.cache/performance.json).
+  // be playing), and keeps its own save apart from the performances' (in .cache/).
   // `--name=value`, never `--name value`: a value that starts with "-" (a folder, or a random
   // token: base64url has "-") would otherwise be read as a flag.
   const startArgs = [`--score=${dir}`, '--watch', '--no-resume', `--state-file=${previewStateFile(dir)}`, `--host=${values.host ?? '127.0.0.1'}`];

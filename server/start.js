@@ -4,7 +4,8 @@
 import os from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readSave } from './persist.js';
+import { readSave, switchedScore } from './persist.js';
+import { lockStateFile } from './state-lock.js';
 import QRCode from 'qrcode';
 import { readConfig } from './config.js';
 import { pathToFileURL } from 'node:url';
@@ -37,21 +38,34 @@ function resumedAs(state) {
 }
 
 /**
- * The package of the saved performance, when it is another score of the same scores folder (the
- * conductor's console loaded it before the restart): the restart goes on with that score. Any
- * doubt (no save, an unreadable one, a folder outside the scores folder or gone) answers null,
- * and the persistence then judges the save against `--score` as usual.
+ * The banner's lines about the save: the file in use and, when a save was there and not taken
+ * up, why (the operator sees at a glance that the piece named is the one that plays).
+ * @param {string | null} stateFile
+ * @param {import('./persist.js').ResumeStatus | null} resume
+ * @returns {string[]}
+ */
+export function saveLines(stateFile, resume) {
+  if (!stateFile || !resume) return ['  save:      none (the autoplay demo starts from the top and is not saved)'];
+  const lines = [`  save:      ${stateFile}`];
+  if (resume.code) {
+    lines.push(`  not resumed (${resume.code}): ${resume.problem}`);
+    lines.push(resume.keptAs ? `    the save is kept as ${resume.keptAs}` : '    the save could not be moved aside: nothing is saved until it is');
+  }
+  return lines;
+}
+
+/**
+ * The package of the saved performance, when the console had switched to another score of the
+ * same scores folder and played it, and the save belongs to this start (the same `--score`): the
+ * restart goes on with that score (persist.js switchedScore). Otherwise null, and `--score` plays;
+ * the persistence then says why the save was not taken up.
  * @param {import('./config.js').Config} config
  * @returns {Promise<string | null>}
  */
 async function scoreToResume(config) {
   if (!config.stateFile || !config.resume) return null;
   const read = await readSave(config.stateFile);
-  if (!read.ok || typeof read.payload.score?.dir !== 'string') return null;
-  const saved = path.resolve(read.payload.score.dir);
-  const library = path.dirname(path.resolve(config.scoreDir));
-  if (saved === path.resolve(config.scoreDir) || path.dirname(saved) !== library) return null;
-  return existsSync(path.join(saved, 'score.yaml')) ? saved : null;
+  return read.ok ? switchedScore(read.payload, config.scoreDir) : null;
 }
 
 /**
@@ -66,10 +80,27 @@ export async function main(argv) {
     process.stderr.write(`scorecast: ${/** @type {Error} */ (err).message}\n`);
     process.exit(2);
   }
+  // Hold the save before reading it: a second server on the same file stops here.
+  /** @type {ReturnType<typeof lockStateFile> | undefined} */
+  let lock;
+  if (config.stateFile) {
+    try {
+      lock = lockStateFile(config.stateFile);
+    } catch (err) {
+      process.stderr.write(`scorecast: cannot start: ${/** @type {Error} */ (err).message}\n`);
+      process.exit(2);
+    }
+    process.on('exit', () => lock?.release());
+  }
   const resumeDir = await scoreToResume(config);
-  // A saved score that no longer loads: start with --score's, which the save does not fit (it is
-  // then reported and kept aside).
-  let score = resumeDir ? await loadPackage(resumeDir, { cacheDir: CACHE_DIR }).catch(() => null) : null;
+  // A saved score that no longer loads: start with --score's; the save is then reported (with
+  // why that score did not load) and kept aside.
+  /** @type {string | null} */
+  let switchProblem = null;
+  let score = resumeDir ? await loadPackage(resumeDir, { cacheDir: CACHE_DIR }).catch((/** @type {Error} */ err) => {
+    switchProblem = existsSync(path.join(resumeDir, 'score.yaml')) ? err.message.split('\n')[0] : 'its folder or score.yaml is gone';
+    return null;
+  }) : null;
   if (!score) try {
     score = await loadPackage(config.scoreDir, { cacheDir: CACHE_DIR });
   } catch (err) {
@@ -87,11 +118,13 @@ export async function main(argv) {
   }
   let app;
   let conductor;
+  /** @type {import('./persist.js').ResumeStatus | null} */
+  let resume;
   try {
-    ({ app, conductor } = await buildApp({
+    ({ app, conductor, resume } = await buildApp({
       score, token: config.token, autoplay: config.autoplay, loop: config.loop, watch: config.watch,
       logger: { level: config.logLevel }, https,
-      persist: config.stateFile ? { file: config.stateFile, resume: config.resume } : null,
+      persist: config.stateFile && lock ? { file: config.stateFile, resume: config.resume, start: config.scoreDir, switchProblem, lock } : null,
     }));
   } catch (err) {
     process.stderr.write(`scorecast: cannot start: ${/** @type {Error} */ (err).message}\n`);
@@ -108,6 +141,8 @@ export async function main(argv) {
   const lines = [
     '',
     `scorecast is playing "${score.model.title}"${config.autoplay ? ' (autoplay, looping)' : resumedAs(conductor.state)}`,
+    `  score:     ${score.dir}${path.resolve(score.dir) === config.scoreDir ? '' : `  (the console's switch, resumed; --score was ${config.scoreDir})`}`,
+    ...saveLines(config.stateFile, resume),
     `  audience:  ${hosts.map((h) => `${scheme}://${h}:${port}/`).join('  ')}`,
     `  conductor token: ${config.token}${config.tokenGenerated ? '  (generated; set SCORECAST_TOKEN to choose one)' : ''}`,
     `  control:   curl -X POST -H 'Authorization: Bearer <token>' ${scheme}://localhost:${port}/api/control/play`,

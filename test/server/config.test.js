@@ -20,9 +20,17 @@ describe('configuration', () => {
     expect(readConfig([], { SCORECAST_CERT: '/etc/c.pem', SCORECAST_KEY: '/etc/k.pem' }).tls).toEqual({ cert: path.resolve('/etc/c.pem'), key: path.resolve('/etc/k.pem') });
   });
 
-  it('saves the performance to .cache/performance.json and resumes it, unless told otherwise', () => {
+  it('saves the performance to a file of its --score in .cache and resumes it, unless told otherwise', () => {
     const c = readConfig([], {});
-    expect(c.stateFile).toMatch(/[/\\]\.cache[/\\]performance\.json$/);
+    expect(c.stateFile).toMatch(/[/\\]\.cache[/\\]performance-demo-[0-9a-f]{8}\.json$/);
+    // One save per score folder: two servers on two scores never share one, even when the
+    // folders have the same name.
+    const a = readConfig(['--score', '/srv/room1/piece'], {}).stateFile;
+    const b = readConfig(['--score', '/srv/room2/piece'], {}).stateFile;
+    expect(a).toMatch(/performance-piece-[0-9a-f]{8}\.json$/);
+    expect(b).toMatch(/performance-piece-[0-9a-f]{8}\.json$/);
+    expect(a).not.toBe(b);
+    expect(readConfig(['--score', '/srv/room1/piece/'], {}).stateFile).toBe(a);
     expect(c.resume).toBe(true);
     expect(readConfig(['--state-file', 's.json', '--no-resume'], {})).toMatchObject({ stateFile: path.resolve('s.json'), resume: false });
     expect(readConfig([], { SCORECAST_STATE_FILE: '/var/sc.json', SCORECAST_RESUME: '0' })).toMatchObject({ stateFile: path.resolve('/var/sc.json'), resume: false });

@@ -11,7 +11,7 @@ import { buildScoreModel } from '../../core/manifest.js';
 import { createMemoryBus } from '../../server/bus.js';
 import { createConductor } from '../../server/conductor.js';
 import {
-  attachPersistence, createSaver, decodeSave, encodeSave, readSave, removeStaleTemps, scoreFingerprint, writeFileAtomic,
+  attachPersistence, createSaver, decodeSave, encodeSave, readSave, removeStaleTemps, scoreFingerprint, startRefusal, switchedScore, writeFileAtomic,
 } from '../../server/persist.js';
 import { createFakeClock } from '../helpers/fake-clock.js';
 
@@ -155,6 +155,8 @@ describe('temp files of an interrupted save', () => {
     const { log } = await start({ file });
     expect(readdirSync(dir).sort()).toEqual([
       `performance.json.${process.pid}-1.tmp`, 'performance.json.bad-2025-11-22T10-15-03.123Z', 'other.json.1-1.tmp',
+      // This server's hold on the file (state-lock.js).
+      'performance.json.lock',
     ].sort());
     expect(log.lines.find((l) => l.msg.includes('interrupted save'))?.obj.removed).toEqual([`performance.json.${deadPid}-3.tmp`]);
     expect(await removeStaleTemps(path.join(dir, 'missing', 'performance.json'))).toEqual([]);
@@ -311,5 +313,49 @@ describe('resume at start', () => {
     await persistence.idle();
     expect(await readSave(file)).toMatchObject({ ok: true, payload: { performance: { beat: 5, ballot: { open: { id: 'v', tally: { b: 1 }, devices: ['phone-0001'] } } } } });
     await persistence.close();
+  });
+});
+
+describe('which start a save belongs to (issue 23)', () => {
+  const lib = path.resolve('/srv/scores');
+  /**
+   * @param {string | null | undefined} start
+   * @param {string} dir
+   * @param {Partial<import('../../server/conductor.js').PerformanceRecord>} [performance]
+   * @returns {import('../../server/persist.js').SavePayload}
+   */
+  const save = (start, dir, performance = {}) => ({
+    savedAt: WALL0, epoch: 'e', seq: 1,
+    score: { id: path.basename(dir), title: path.basename(dir), dir, fingerprint: 'f' },
+    performance: { transport: 'playing', beat: 12, rate: 1, ballot: { open: null, closed: [] }, ...performance },
+    ...(start === undefined ? {} : { start }),
+  });
+  const a = path.join(lib, 'a');
+  const c = path.join(lib, 'c');
+
+  it('goes on with the console\'s switch only for the same --score, and only when it was under way', () => {
+    expect(switchedScore(save(a, c), a)).toBe(c);
+    expect(switchedScore(save(a, c, { transport: 'paused', beat: 3.5 }), a)).toBe(c);
+    expect(switchedScore(save(a, c, { transport: 'stopped', beat: 0 }), a)).toBeNull();
+    expect(switchedScore(save(a, c), path.join(lib, 'b'))).toBeNull();
+    // Not a score of the same folder: never loaded from a save.
+    expect(switchedScore(save(a, '/elsewhere/c'), a)).toBeNull();
+    // Its own score: nothing to switch to.
+    expect(switchedScore(save(a, a), a)).toBeNull();
+  });
+
+  it('says why a save is not taken up', () => {
+    expect(startRefusal(save(a, a), { start: path.join(lib, 'b'), loadedDir: path.join(lib, 'b') })).toMatchObject({ code: 'SC_ERR_SAVE_OTHER_START' });
+    expect(startRefusal(save(a, c, { transport: 'stopped', beat: 0 }), { start: a, loadedDir: a })).toMatchObject({ code: 'SC_ERR_SAVE_NOT_UNDER_WAY' });
+    expect(startRefusal(save(a, c), { start: a, loadedDir: a, switchProblem: 'its folder or score.yaml is gone' }))
+      .toMatchObject({ code: 'SC_ERR_SAVE_MISMATCH', problem: expect.stringContaining('cannot be loaded now: its folder or score.yaml is gone') });
+    expect(startRefusal(save(a, c), { start: a, loadedDir: c })).toBeNull();
+    expect(startRefusal(save(a, a, { transport: 'stopped', beat: 0 }), { start: a, loadedDir: a })).toBeNull();
+  });
+
+  it('takes a save written before saves named their start to belong to the score it holds', () => {
+    expect(startRefusal(save(undefined, a), { start: a, loadedDir: a })).toBeNull();
+    expect(startRefusal(save(undefined, c), { start: a, loadedDir: a })).toMatchObject({ code: 'SC_ERR_SAVE_OTHER_START' });
+    expect(switchedScore(save(undefined, c), a)).toBeNull();
   });
 });

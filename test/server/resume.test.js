@@ -4,7 +4,7 @@
 import path from 'node:path';
 import os from 'node:os';
 import { fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../server/app.js';
@@ -116,6 +116,19 @@ cues:
   return dir;
 }
 
+/** Two score packages side by side in one folder, `a` and `b` (ids piece-a, piece-b), 240 bpm. */
+function twoScores() {
+  const library = tmpDir();
+  for (const name of ['a', 'b']) {
+    mkdirSync(path.join(library, name));
+    writeFileSync(path.join(library, name, 'score.yaml'), `id: piece-${name}\ntitle: Piece ${name}\nbars: 64\nmeter: [{ bar: 1, time: 4/4, tempo: 240 }]\n`);
+  }
+  return library;
+}
+
+/** @param {string} text */
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -137,7 +150,12 @@ describe('the real server restarted mid-piece', () => {
     expect(last.ok).toBe(true);
     expect(killedAt - last.payload.savedAt).toBeLessThan(750);
 
+    // The killed server's hold on the file is left behind, naming a pid that is gone: the next
+    // start takes it over.
+    expect(Number(readFileSync(`${file}.lock`, 'utf8').split('\n')[0])).toBe(first.child.pid);
+
     const second = await spawnServer(args);
+    expect(Number(readFileSync(`${file}.lock`, 'utf8').split('\n')[0])).toBe(second.child.pid);
     const after = await second.snapshot();
     expect(after.epoch).not.toBe(before.epoch);
     expect(after.state.transport).toBe('playing');
@@ -154,7 +172,7 @@ describe('the real server restarted mid-piece', () => {
     expect(second.output).not.toMatch(/saved performance not used/);
   }, 30_000);
 
-  it('after the console loaded another score of the scores folder, the restart goes on with that score', async () => {
+  it('after the console loaded another score of the scores folder and played it, the restart with the same --score goes on with that score at the right beat', async () => {
     const library = tmpDir();
     for (const [name, id] of [['first', 'first-piece'], ['second', 'second-piece']]) {
       mkdirSync(path.join(library, name));
@@ -167,13 +185,35 @@ describe('the real server restarted mid-piece', () => {
     expect(loaded).toMatchObject({ score: 'second-piece' });
     await first.control('play');
     await sleep(600);
+    const before = await first.snapshot();
     first.child.kill('SIGKILL');
     await first.exited;
     const second = await spawnServer(args);
     const after = await second.snapshot();
     expect(after.state).toMatchObject({ transport: 'playing', score: { id: 'second-piece' } });
+    const expected = before.state.beat + Math.floor((after.t - before.state.beatT) / BEAT_MS);
+    expect(Math.abs(after.state.beat - expected)).toBeLessThanOrEqual(1);
     expect((await second.status()).resume).toMatchObject({ resumed: true });
+    expect(second.output).toMatch(new RegExp(`score: +${escape(path.join(library, 'second'))} +\\(the console's switch, resumed; --score was ${escape(path.join(library, 'first'))}\\)`));
   }, 30_000);
+
+  it('a score the console loaded but never played is not resumed: --score plays, and the banner and status say why', async () => {
+    const library = twoScores();
+    const file = path.join(tmpDir(), 'performance.json');
+    const args = ['--score', path.join(library, 'a'), '--state-file', file];
+    const first = await spawnServer(args);
+    expect(await first.post('/api/load', { score: 'b' })).toMatchObject({ score: 'piece-b' });
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = await spawnServer(args);
+    expect((await second.snapshot()).state).toMatchObject({ transport: 'stopped', beat: 0, score: { id: 'piece-a' } });
+    const { resume } = await second.status();
+    expect(resume).toMatchObject({ resumed: false, code: 'SC_ERR_SAVE_NOT_UNDER_WAY', problem: expect.stringMatching(/never played/) });
+    expect(readFileSync(resume.keptAs, 'utf8')).toMatch(/"piece-b"/);
+    expect(second.output).toMatch(/not resumed \(SC_ERR_SAVE_NOT_UNDER_WAY\): the console had switched to "Piece b"/);
+  }, 30_000);
+
 
   it('stopped (SIGTERM), it flushes the save on the way out and comes back paused where it was', async () => {
     const score = scorePackage();
@@ -218,5 +258,86 @@ describe('the real server restarted mid-piece', () => {
     const second = await spawnServer(['--score', score, '--state-file', file, '--no-resume']);
     expect((await second.snapshot()).state).toMatchObject({ transport: 'stopped', beat: 0 });
     expect((await second.status()).resume).toMatchObject({ resumed: false, note: expect.stringMatching(/resume is off/) });
+  }, 30_000);
+});
+
+describe('the score named is the score that plays (issue 23)', () => {
+  it('a save made under another --score never overrides the command line: b plays, and the banner and status say why a\'s save was set aside', async () => {
+    const library = twoScores();
+    const file = path.join(tmpDir(), 'performance.json');
+    // Started on a, stopped with nothing played: the save holds a at beat 0.
+    const first = await spawnServer(['--score', path.join(library, 'a'), '--state-file', file]);
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(0);
+    expect(await readSave(file)).toMatchObject({ ok: true, payload: { score: { id: 'piece-a' }, start: path.join(library, 'a') } });
+
+    const second = await spawnServer(['--score', path.join(library, 'b'), '--state-file', file]);
+    expect((await second.snapshot()).state).toMatchObject({ score: { id: 'piece-b' } });
+    const { resume } = await second.status();
+    expect(resume).toMatchObject({
+      resumed: false, code: 'SC_ERR_SAVE_OTHER_START',
+      problem: expect.stringContaining(`started with --score ${path.join(library, 'a')}`),
+    });
+    // Kept aside, never lost.
+    expect(readFileSync(resume.keptAs, 'utf8')).toMatch(/"piece-a"/);
+    expect(second.output).toMatch(/scorecast is playing "Piece b"/);
+    expect(second.output).toMatch(new RegExp(`score: +${escape(path.join(library, 'b'))}\n`));
+    expect(second.output).toMatch(new RegExp(`save: +${escape(file)}\n`));
+    expect(second.output).toMatch(/not resumed \(SC_ERR_SAVE_OTHER_START\): the save belongs to a server started with --score/);
+    expect(second.output).toMatch(/the save is kept as .*performance\.json\.bad-/);
+  }, 30_000);
+
+  it('by default each --score has its own save: a then b serves b, and a\'s save is still there for a', async () => {
+    const library = twoScores();
+    const started = [];
+    for (const name of ['a', 'b']) {
+      const server = await spawnServer(['--score', path.join(library, name)]);
+      const file = /save: +(\S+)/.exec(server.output)?.[1] ?? '';
+      // In the project's .cache: removed after the test, with its lock and anything kept aside.
+      cleanup.push(() => { for (const f of readdirSync(path.dirname(file)).filter((n) => n.startsWith(path.basename(file)))) rmSync(path.join(path.dirname(file), f)); });
+      expect((await server.snapshot()).state).toMatchObject({ score: { id: `piece-${name}` } });
+      expect((await server.status()).resume).toMatchObject({ resumed: false, note: expect.stringMatching(/no saved performance/) });
+      if (name === 'a') await server.control('play');
+      await sleep(300);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      started.push(file);
+    }
+    expect(started[0]).not.toBe(started[1]);
+    expect(started.map((f) => path.dirname(f))).toEqual([path.join(ROOT, '.cache'), path.join(ROOT, '.cache')]);
+    const again = await spawnServer(['--score', path.join(library, 'a')]);
+    expect((await again.snapshot()).state).toMatchObject({ transport: 'playing', score: { id: 'piece-a' } });
+    expect((await again.status()).resume).toMatchObject({ resumed: true, file: started[0] });
+  }, 30_000);
+
+  it('a second server on the same state file refuses to start, naming the file and --state-file; with a file of its own it runs', async () => {
+    const library = twoScores();
+    const file = path.join(tmpDir(), 'performance.json');
+    const first = await spawnServer(['--score', path.join(library, 'a'), '--state-file', file]);
+    const refused = fork(path.join(ROOT, 'server', 'start.js'), ['--port', '0', '--host', '127.0.0.1', '--score', path.join(library, 'b'), '--state-file', file], {
+      env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_QR: '0' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    refused.stderr?.on('data', (d) => { stderr += d; });
+    refused.stdout?.resume();
+    /** @type {boolean} */
+    let listened = false;
+    refused.on('message', () => { listened = true; });
+    const code = await new Promise((resolve) => refused.once('exit', resolve));
+    expect(listened).toBe(false);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`${file} is held by the server running as pid ${first.child.pid}`);
+    expect(stderr).toContain('--state-file');
+    // The first server's save and hold are untouched.
+    expect(Number(readFileSync(`${file}.lock`, 'utf8').split('\n')[0])).toBe(first.child.pid);
+    expect((await first.snapshot()).state).toMatchObject({ score: { id: 'piece-a' } });
+
+    const own = await spawnServer(['--score', path.join(library, 'b'), '--state-file', path.join(tmpDir(), 'b.json')]);
+    expect((await own.snapshot()).state).toMatchObject({ score: { id: 'piece-b' } });
+    expect((await first.snapshot()).state).toMatchObject({ score: { id: 'piece-a' } });
+    // On the way out each server lets go of its file.
+    first.child.kill('SIGTERM');
+    await first.exited;
+    expect(existsSync(`${file}.lock`)).toBe(false);
   }, 30_000);
 });
