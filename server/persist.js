@@ -1,4 +1,4 @@
-// Resume after restart (issue 5, item 3): the performance is saved as it changes to a small
+// Resume after restart (README, "Resume after restart"): the performance is saved as it changes to a small
 // JSON file, so that a server restarted mid-piece comes back at the beat the piece has reached.
 // Writes are atomic (temp file, then rename) and coalesced: a beat is a change, but at 600 bpm
 // that would be ten files a second, so beats are written at most every SAVE_INTERVAL_MS;
@@ -28,7 +28,7 @@ const MAX_SAVE_BYTES = 64 * 1024 * 1024;
  * @property {{ id: string, title: string, dir: string | null, fingerprint: string }} score
  * @property {import('./conductor.js').PerformanceRecord} performance
  * @property {string | null} [start]  the resolved `--score` of the server that saved: the start
- *   the save belongs to (null or absent: not known, as in saves written before issue 23, which
+ *   the save belongs to (null or absent: not known, as in saves written before saves named their start, which
  *   are taken to belong to the score they hold)
  */
 
@@ -147,8 +147,8 @@ export function saveMismatch(payload, model) {
 }
 
 /**
- * The start a save belongs to: the resolved `--score` of the server that wrote it. Saves from
- * before issue 23 do not say; they are taken to belong to the score they hold.
+ * The start a save belongs to: the resolved `--score` of the server that wrote it. Saves written
+ * before saves named their start do not say; they are taken to belong to the score they hold.
  * @param {SavePayload} payload
  * @returns {string | null}
  */

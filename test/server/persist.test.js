@@ -316,7 +316,7 @@ describe('resume at start', () => {
   });
 });
 
-describe('which start a save belongs to (issue 23)', () => {
+describe('which start a save belongs to', () => {
   const lib = path.resolve('/srv/scores');
   /**
    * @param {string | null | undefined} start

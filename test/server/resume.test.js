@@ -261,7 +261,7 @@ describe('the real server restarted mid-piece', () => {
   }, 30_000);
 });
 
-describe('the score named is the score that plays (issue 23)', () => {
+describe('the score named is the score that plays', () => {
   it('a save made under another --score never overrides the command line: b plays, and the banner and status say why a\'s save was set aside', async () => {
     const library = twoScores();
     const file = path.join(tmpDir(), 'performance.json');
