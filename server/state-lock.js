@@ -1,7 +1,7 @@
 // One save per running server (README, "Resume after restart"): a server holds its state file
-// with a lock file beside it (`performance.json.lock`, naming its pid). A second server on the same file would overwrite
-// the first one's save four times a second, and a restart of either could come back with the
-// other's piece and position; it refuses to start instead. A lock left by a process that no
+// with a lock file beside it (`performance.json.lock`, naming its pid). A second server on the
+// same file would overwrite the first one's save four times a second, and a restart of either
+// could come back with the other's piece and position; it refuses to start instead. A lock left by a process that no
 // longer runs (kill -9, power loss) is taken over.
 
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
