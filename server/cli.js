@@ -11,6 +11,15 @@ const USAGE = `usage:
   scorecast preview DIR [--port N] [--no-open]   preview a score package as you edit it
   scorecast check DIR                       validate a score package (engraves it if needed)
   scorecast import-zscore DIR OUT           convert a ZScore export into a score package
+Every command answers --help (or -h) with its own options.
+`;
+
+const CHECK_USAGE = `usage: scorecast check DIR
+
+Validates the score package in DIR (engraving its notation if needed, as the server would) and
+prints a summary and its warnings; exits 1 with every problem (file, line, field, fix), one per
+line, when it is not valid.
+  -h, --help  this text
 `;
 
 /**
@@ -18,7 +27,8 @@ const USAGE = `usage:
  * @param {string[]} args
  */
 async function check(args) {
-  if (args.length !== 1) { process.stderr.write(USAGE); return 2; }
+  if (args.includes('--help') || args.includes('-h')) { process.stdout.write(CHECK_USAGE); return 0; }
+  if (args.length !== 1 || args[0].startsWith('-')) { process.stderr.write(CHECK_USAGE); return 2; }
   try {
     const pkg = await loadPackage(args[0], { cacheDir: CACHE_DIR });
     const { model } = pkg;

@@ -7,6 +7,27 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** What `scorecast start --help` (and `node server/start.js --help`) prints. */
+export const START_USAGE = `usage: scorecast [start] [options]   (or: node server/start.js [options])
+
+Serves a score package: audience page, views, console, live updates. Flags win over the
+environment variable named after each.
+  --score DIR        the score package (SCORECAST_SCORE; default scores/demo)
+  --port N           PORT, default 8080; 0 picks a free port
+  --host H           HOST, default 0.0.0.0 (all interfaces: phones reach it on the venue network)
+  --token T          SCORECAST_TOKEN, the conductor token (at least 8 characters; generated and
+                     printed when unset)
+  --autoplay         SCORECAST_AUTOPLAY=1: play at once and loop (the demo); not saved
+  --loop             loop at the end of the piece (default: with --autoplay)
+  --watch            SCORECAST_WATCH=1: reload the package when one of its files changes
+  --state-file PATH  SCORECAST_STATE_FILE, where the performance is saved (default: one file per
+                     --score folder in .cache/); see README, "Resume after restart"
+  --no-resume        SCORECAST_RESUME=0: start fresh instead of taking up the save
+  --cert FILE --key FILE   SCORECAST_CERT and SCORECAST_KEY: serve HTTPS
+  --log-level L      LOG_LEVEL: fatal, error, warn, info (default), debug, trace, silent
+  -h, --help         this text
+`;
+
 /**
  * @typedef {object} Config
  * @property {number} port
@@ -22,6 +43,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * @property {string | null} stateFile  where the performance is saved as it changes (null: not
  *   saved; the autoplay demo starts from the top anyway, and must not overwrite a real save)
  * @property {boolean} resume  take up the saved performance at start
+ * @property {boolean} help  print the usage and do nothing else
  */
 
 /**
@@ -60,6 +82,7 @@ export function readConfig(argv, env) {
       key: { type: 'string' },
       'state-file': { type: 'string' },
       'no-resume': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
@@ -86,5 +109,6 @@ export function readConfig(argv, env) {
     tls: cert !== undefined && key !== undefined ? { cert: path.resolve(cert), key: path.resolve(key) } : null,
     stateFile: autoplay ? null : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? defaultStateFile(scoreDir)),
     resume: !(values['no-resume'] ?? env.SCORECAST_RESUME === '0'),
+    help: values.help ?? false,
   };
 }

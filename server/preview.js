@@ -16,6 +16,7 @@ export const PREVIEW_USAGE = `usage: scorecast preview DIR [--port N] [--host H]
   --port     default PORT or 8080; 0 picks a free port
   --host     default 127.0.0.1 (this machine only); 0.0.0.0 lets phones on the network join
   --no-open  print the preview URL without opening a browser
+  -h, --help this text
 `;
 
 /**
@@ -48,6 +49,7 @@ export function planPreview(argv, env, platform = process.platform) {
         cert: { type: 'string' },
         key: { type: 'string' },
         'no-open': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (err) {
@@ -142,6 +144,10 @@ function freePort(host) {
  * @returns {Promise<number | null>} an exit code when it could not start, else null
  */
 export async function runPreview(argv) {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(PREVIEW_USAGE);
+    return 0;
+  }
   const plan = planPreview(argv, process.env);
   if (!plan.ok) {
     process.stderr.write(`scorecast preview: ${plan.message}\n${PREVIEW_USAGE}`);

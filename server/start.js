@@ -7,7 +7,8 @@ import path from 'node:path';
 import { readSave, switchedScore } from './persist.js';
 import { lockStateFile } from './state-lock.js';
 import QRCode from 'qrcode';
-import { readConfig } from './config.js';
+import { readConfig, START_USAGE } from './config.js';
+import { nodeVersionProblem } from './node-version.js';
 import { pathToFileURL } from 'node:url';
 import { loadPackage } from './score-package.js';
 import { buildApp, CACHE_DIR } from './app.js';
@@ -73,11 +74,21 @@ async function scoreToResume(config) {
  * @param {string[]} argv
  */
 export async function main(argv) {
+  // Asked for help: the usage, whatever else the line says.
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(START_USAGE);
+    process.exit(0);
+  }
+  const nodeProblem = nodeVersionProblem(process.versions.node);
+  if (nodeProblem) {
+    process.stderr.write(`scorecast: ${nodeProblem.message}\n`);
+    if (nodeProblem.fatal) process.exit(1);
+  }
   let config;
   try {
     config = readConfig(argv, process.env);
   } catch (err) {
-    process.stderr.write(`scorecast: ${/** @type {Error} */ (err).message}\n`);
+    process.stderr.write(`scorecast: ${/** @type {Error} */ (err).message}\nrun with --help for the options\n`);
     process.exit(2);
   }
   // Hold the save before reading it: a second server on the same file stops here.

@@ -43,6 +43,29 @@ describe('scorecast check', () => {
   });
 });
 
+describe('--help', () => {
+  it.each([
+    [['--help'], /usage:\n {2}scorecast \[start\]/],
+    [['help'], /usage:\n {2}scorecast \[start\]/],
+    [['check', '--help'], /usage: scorecast check DIR/],
+    [['preview', '--help'], /usage: scorecast preview DIR/],
+    [['preview', '-h'], /usage: scorecast preview DIR/],
+    [['import-zscore', '--help'], /usage: scorecast import-zscore/],
+    [['start', '--help'], /usage: scorecast \[start\] \[options\][\s\S]*--state-file PATH/],
+    [['start', '-h', '--port', '1'], /usage: scorecast \[start\] \[options\]/],
+  ])('scorecast %j prints its usage and exits 0, starting nothing', async (args, usage) => {
+    const r = await cli(/** @type {string[]} */ (args));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(usage);
+    expect(r.stdout).not.toMatch(/scorecast is playing/);
+  });
+
+  it('node server/start.js --help does the same', async () => {
+    const { stdout } = await run(process.execPath, [new URL('../../server/start.js', import.meta.url).pathname, '--help']);
+    expect(stdout).toMatch(/usage: scorecast \[start\] \[options\]   \(or: node server\/start\.js/);
+  });
+});
+
 describe('scorecast preview', () => {
   it('exits 2 with its usage when the package is missing, starting nothing', async () => {
     const r = await cli(['preview']);
