@@ -23,7 +23,7 @@ export const PACKAGE_LIMITS = Object.freeze({
   /** Cues of the timeline (a vote counts as one). */
   cues: 20_000,
   /** One cue's patch as JSON: every phone receives it (the seed profile's updates are 18 KB). */
-  cueBytes: 64 * KIB,
+  cueBytes: 256 * KIB,
   /** Nesting of objects and lists in a cue's patch. */
   cueDepth: 16,
   /** Tiles in one cue's `tiles` list. */
@@ -40,6 +40,8 @@ export const PACKAGE_LIMITS = Object.freeze({
   pageUnits: 100_000,
   /** Pixels of one raster page (a tablet decodes it: 600 dpi A4 is 35 million). */
   pagePixels: 64_000_000,
+  /** The notation file (a 56-page, 5-part MusicXML score is about 5 MB). */
+  notationBytes: 64 * MIB,
   /** One page image file. */
   pageBytes: 32 * MIB,
   /** One beat-map file (50,000 rows of eight numbers fit in about 4 MiB). */

@@ -164,7 +164,7 @@ describe('score manifest bounds (doc/score-format.md, "Limits")', () => {
 
   it('bounds a cue: its size as JSON, its nesting and its tiles; a vote\'s tiles', () => {
     const at = { at: 0 };
-    expect(problems(withOver({ cues: [{ ...at, set: { text: 'x'.repeat(L.cueBytes) } }] }))[0]).toMatch(/^cues\[0\]\.set: is 64 KiB as JSON, more than the 64 KiB a cue may send to every phone; put large content in an asset file$/);
+    expect(problems(withOver({ cues: [{ ...at, set: { text: 'x'.repeat(L.cueBytes) } }] }))[0]).toBe('cues[0].set: is 256 KiB as JSON, more than the 256 KiB a cue may send to every phone; put large content in an asset file');
     /** @type {Record<string, unknown>} */
     let deep = { text: 'bottom' };
     for (let i = 0; i < L.cueDepth; i++) deep = { deeper: deep };
