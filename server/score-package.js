@@ -66,6 +66,9 @@ const TYPES = /** @type {Record<string, string>} */ ({
   '.txt': 'text/plain; charset=utf-8', '.css': 'text/css', '.woff2': 'font/woff2',
 });
 
+/** Problems listed when a load is refused. */
+const MAX_PROBLEMS = 200;
+
 /** @param {string} p */
 const typeOf = (p) => TYPES[path.extname(p).toLowerCase()] ?? 'application/octet-stream';
 
@@ -152,11 +155,18 @@ export async function loadPackage(packageDir, { cacheDir }) {
   const files = new Map();
   let totalBytes = manifest.bytes;
 
-  /** The problems as lines, with the manifest's line for each field problem. */
+  /**
+   * The problems as lines, with the manifest's line for each field problem; the first
+   * MAX_PROBLEMS of them (a package wrong everywhere says so in those).
+   */
   async function described() {
-    const fieldProblems = /** @type {FieldProblem[]} */ (problems.filter((p) => typeof p !== 'string'));
+    const shown = problems.slice(0, MAX_PROBLEMS);
+    const fieldProblems = /** @type {FieldProblem[]} */ (shown.filter((p) => typeof p !== 'string'));
     const lines = await describeProblems(fieldProblems, manifest.linesOf);
-    return problems.map((p) => (typeof p === 'string' ? p : /** @type {string} */ (lines[fieldProblems.indexOf(p)])));
+    let k = 0;
+    const out = shown.map((p) => (typeof p === 'string' ? p : /** @type {string} */ (lines[k++])));
+    if (problems.length > MAX_PROBLEMS) out.push(`and ${problems.length - MAX_PROBLEMS} more problems`);
+    return out;
   }
   const refuse = async () => new ScorecastError('SC_ERR_SCORE_INVALID', `\n${(await described()).join('\n')}`);
 

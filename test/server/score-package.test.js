@@ -207,3 +207,14 @@ describe('score package loader: bounds and links (issue 16)', () => {
       .rejects.toThrow(/\np1\.svg: is 0\.001 x 400; a page's width/);
   });
 });
+
+describe('score package loader: a package wrong everywhere', () => {
+  it('lists its first 200 problems with their lines, and how many more', async () => {
+    const dir = pkg(`${GOOD}${Array.from({ length: 300 }, (_, i) => `  - { at: ${1000 + i}, set: { text: late } }\n`).join('')}`);
+    const lines = (await loadScore(dir).catch((e) => e)).message.split('\n').slice(1);
+    expect(lines).toHaveLength(201);
+    expect(lines[0]).toBe('score.yaml line 8: cues[1]: is at beat 1000, after the last beat (7); move it or extend the score');
+    expect(lines[199]).toMatch(/^score\.yaml line 207: cues\[200\]: is at beat 1199/);
+    expect(lines[200]).toBe('and 100 more problems');
+  });
+});
