@@ -1,7 +1,7 @@
 import path from 'node:path';
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { linkSync, mkdtempSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdtempSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { loadPackage } from '../../server/score-package.js';
 import { importZScore } from '../../server/import/zscore.js';
@@ -216,5 +216,33 @@ describe('score package loader: a package wrong everywhere', () => {
     expect(lines[0]).toBe('score.yaml line 8: cues[1]: is at beat 1000, after the last beat (7); move it or extend the score');
     expect(lines[199]).toMatch(/^score\.yaml line 207: cues\[200\]: is at beat 1199/);
     expect(lines[200]).toBe('and 100 more problems');
+  });
+});
+
+const UNION_ROSE = '/work/shared/zscore/union-rose';
+
+describe.skipIf(!existsSync(UNION_ROSE))('the bounds and a real piece', () => {
+  it('loads Union Rose\'s full score as ZScore exported it: 56 pages, 897 beats', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-union-rose-'));
+    mkdirSync(path.join(dir, 'pages'));
+    /** @type {Map<number, string>} */
+    const rows = new Map();
+    for (let page = 1; page <= 56; page++) {
+      copyFileSync(path.join(UNION_ROSE, `Union_Rose_FullScore_page${page}.png`), path.join(dir, `pages/${page}.png`));
+      const lines = readFileSync(path.join(UNION_ROSE, `Union_Rose_FullScore_page${page}_BeatInfo.csv`), 'utf8').split(/\r\n?|\n/).slice(1);
+      for (const line of lines) {
+        const c = line.split(',');
+        // Beat rows name a page resource; a page opens with the previous page's last beat again.
+        if (c.length < 22 || !c[22]?.startsWith('/') || rows.has(Number(c[10]))) continue;
+        rows.set(Number(c[10]), [c[10], page - 1, 0, c[5], c[17], c[18], c[19], c[20]].join(','));
+      }
+    }
+    writeFileSync(path.join(dir, 'score.csv'), ['beat,page,system,bar,x0,x1,y0,y1', ...rows.values()].join('\n'));
+    writeFileSync(path.join(dir, 'score.yaml'), `id: union-rose\ntitle: Union Rose\npickup: 1\nbars: 56\nmeter: [{ bar: 1, time: 16/4, tempo: 80 }]\n`
+      + `pages:\n  score: { files: [${Array.from({ length: 56 }, (_, i) => `pages/${i + 1}.png`).join(', ')}], beatmap: score.csv }\n`);
+    const s = await loadScore(dir);
+    expect(s.model.map.totalBeats).toBe(897);
+    expect(s.views.score.pages).toHaveLength(56);
+    expect(s.views.score.pages[0]).toMatchObject({ width: expect.any(Number), height: expect.any(Number) });
   });
 });
