@@ -60,9 +60,12 @@ function manifest({ text }) {
     /** @type {number | null} */
     let line = null;
     visit(doc, { Alias(_, node) { if (node.range) line = lines.linePos(node.range[0]).line; return visit.BREAK; } });
-    const message = /Excessive alias count/.test(/** @type {Error} */ (err).message)
+    const text = /** @type {Error} */ (err).message;
+    const message = /Excessive alias count/.test(text)
       ? `aliases (*name) expand to more than ${MAX_ALIAS_COUNT} copies; write the values out, or use fewer aliases`
-      : `${/** @type {Error} */ (err).message}; check the anchors (&name) and aliases (*name)`;
+      : /circular/i.test(text)
+        ? 'an alias (*name) is inside the value it names, which makes the value endless; write the values out'
+        : `${text.split('\n')[0]}; check the anchors (&name) and aliases (*name)`;
     return { ok: false, problems: [`score.yaml${line ? ` line ${line}` : ''}: aliases: ${message}`] };
   }
 }

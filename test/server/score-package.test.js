@@ -176,6 +176,11 @@ describe('score package loader: bounds and links (issue 16)', () => {
     });
   });
 
+  it('answers an alias inside the value it names (an endless value) with its line', async () => {
+    const dir = pkg(`${GOOD}  - { at: 1, set: &s { x: *s } }\n`);
+    await expect(loadScore(dir)).rejects.toThrow(/\nscore\.yaml line 8: aliases: an alias \(\*name\) is inside the value it names, which makes the value endless; write the values out$/);
+  });
+
   it('bounds the size of score.yaml and of a beat map, naming the file', async () => {
     const big = pkg(`${GOOD}# ${'x'.repeat(PACKAGE_LIMITS.manifestBytes)}\n`);
     await expect(loadScore(big)).rejects.toThrow(/\nscore\.yaml: is 2\.0 MiB, more than the 2 MiB a file of its kind may be/);
