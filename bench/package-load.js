@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Score package load benchmark (`npm run bench:package`, issue 16): how long the event loop that
-// plays the beats stalls while a package loads, for the largest packages the bounds allow
+// Score package load benchmark (`npm run bench:package`): how long the event loop that plays
+// the beats stalls while a package loads, for the largest packages the bounds allow
 // (doc/score-format.md, "Limits"), against a small package in the same run. Also the same parse
 // work done on the main thread (as before the parse worker), to show what the worker saves.
 //

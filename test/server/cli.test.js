@@ -36,7 +36,7 @@ describe('scorecast check', () => {
     expect(r.stderr).toMatch(/score\.yaml line 7: cues\[0\]: no bar 7; the score has bars 1\.\.2/);
   });
 
-  it('refuses a package of 100,000,000 bars with a clear error and exit code 1, not an abort (issue 16)', async () => {
+  it('refuses a package of 100,000,000 bars with a clear error and exit code 1, not an abort', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
     writeFileSync(path.join(dir, 'score.yaml'), 'id: big\ntitle: Big\nbars: 100000000\nmeter: [{ bar: 1, time: 4/4, tempo: 96 }]\n');
     const r = await cli(['check', dir]);

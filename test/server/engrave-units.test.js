@@ -134,7 +134,7 @@ describe('timing', () => {
   });
 });
 
-describe('timing bounds (issue 16)', () => {
+describe('timing bounds', () => {
   it('refuses more bars or beats than a package may have, before any page is engraved', () => {
     const many = Array.from({ length: 10_001 }, (_, i) => ({ id: `m${i}`, n: String(i + 1) }));
     const r = deriveTiming(mei(many), timemap(many.map((m) => [m.id, 4])));

@@ -1,4 +1,4 @@
-// Opening a package's files without leaving the package (issue 16, finding 4): real paths inside
+// Opening a package's files without leaving the package (doc/score-format.md, "Limits"): real paths inside
 // the package's real folder, no link followed at open, one name per file, regular files only.
 
 import path from 'node:path';

@@ -78,7 +78,7 @@ describe('score reload', () => {
     expect((await app.inject({ url: '/api/status', headers: auth })).json().reload.problems).toEqual([]);
   });
 
-  it('a score.yaml of 100,000,000 bars is refused with its file, line and field, on reload and under --watch; the server plays on (issue 16)', async () => {
+  it('a score.yaml of 100,000,000 bars is refused with its file, line and field, on reload and under --watch; the server plays on', async () => {
     const { dir, app, conductor, hub } = await setup(true);
     await until(() => conductor.state.beat >= 1);
     const epoch = hub.epoch;

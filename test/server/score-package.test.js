@@ -127,7 +127,7 @@ describe('score package loader', () => {
   });
 });
 
-describe('score package loader: bounds and links (issue 16)', () => {
+describe('score package loader: bounds and links', () => {
   const outside = mkdtempSync(path.join(os.tmpdir(), 'sc-secret-'));
   const secret = path.join(outside, 'passwd');
   writeFileSync(secret, 'root:x:0:0:secret\n');

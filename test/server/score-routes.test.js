@@ -97,7 +97,7 @@ describe('score timeline', () => {
   });
 });
 
-describe('score files never leave their folder (issue 16)', () => {
+describe('score files never leave their folder', () => {
   it('refuses a file that became a link since the load, and a hard link, answering 404', async () => {
     const { app, url, svg, pkg } = setup();
     const pkgFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'sc-secret-')), 'passwd');

@@ -1,5 +1,5 @@
 // The package watcher reloads once per burst of saves and never runs two reloads at once: a
-// save during a long reload is answered by one more reload after it (issue 16).
+// save during a long reload is answered by one more reload after it.
 
 import path from 'node:path';
 import os from 'node:os';
