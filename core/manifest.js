@@ -165,7 +165,7 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
       if (raw[key] !== undefined) problem(key, 'comes from the notation when the score has `notation`; remove it');
     }
     if (!bars && problems.length === 0) problem('notation', 'has not been engraved yet (internal: build the model with the engraved bars)');
-    if (bars && problems.length === 0 && tooLong(bars.length, bars.reduce((n, b) => n + (b.beats ?? b.time?.[0] ?? 0), 0), 'notation', problem)) {
+    if (bars && problems.length === 0 && withinBounds(bars.length, bars.reduce((n, b) => n + (b.beats ?? b.time?.[0] ?? 0), 0), 'notation', problem)) {
       try {
         map = createTempoMapFromBars(bars);
       } catch (err) {
@@ -313,7 +313,7 @@ function meterMap(raw, problem) {
   if (!ok) return null;
   try {
     const map = createTempoMap({ bars: raw.bars, pickup: raw.pickup ?? 0, changes });
-    return tooLong(map.bars.length, map.totalBeats, 'meter', problem) ? map : null;
+    return withinBounds(map.bars.length, map.totalBeats, 'meter', problem) ? map : null;
   } catch (err) {
     problem('meter', `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}`);
     return null;
@@ -366,7 +366,7 @@ function checkVote(v, f, open, position, problem) {
  * @param {string} field
  * @param {(field: string, message: string) => void} problem
  */
-function tooLong(bars, beats, field, problem) {
+function withinBounds(bars, beats, field, problem) {
   if (bars > LIMITS.bars) problem(field, `has ${bars} bars in performance order, more than the ${LIMITS.bars} a package may have; split the piece into movements`);
   else if (beats > LIMITS.beats) problem(field, `has ${beats} beats in performance order, more than the ${LIMITS.beats} a package may have; split the piece into movements`);
   else return true;
