@@ -57,6 +57,7 @@ export const PACKAGE_LIMITS = Object.freeze({
  * @param {number} n
  */
 export function formatBytes(n) {
+  if (n >= 1024 * MIB && n % (1024 * MIB) === 0) return `${n / (1024 * MIB)} GiB`;
   if (n >= MIB && n % MIB === 0) return `${n / MIB} MiB`;
   if (n >= MIB) return `${(n / MIB).toFixed(1)} MiB`;
   if (n >= KIB) return `${Math.round(n / KIB)} KiB`;

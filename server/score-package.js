@@ -156,6 +156,27 @@ export async function loadPackage(packageDir, { cacheDir }) {
   let totalBytes = manifest.bytes;
 
   /**
+   * Count an opened file toward the package's total; past the bound it is closed unread, and so
+   * is every file after it (the problem is reported once).
+   * @param {{ handle: import('node:fs/promises').FileHandle, size: number }} opened
+   */
+  async function withinTotal(opened) {
+    totalBytes += opened.size;
+    if (totalBytes <= LIMITS.packageBytes) return true;
+    await opened.handle.close();
+    overTotal();
+    return false;
+  }
+  let toldTotal = false;
+  function overTotal() {
+    if (!toldTotal) problems.push(`${path.basename(dir)}: its files come to more than the ${formatBytes(LIMITS.packageBytes)} a package may be (the rest were not read); keep only what the performance needs`);
+    toldTotal = true;
+  }
+  /** Files named in the manifest that were not read, the package being past its total. */
+  /** @type {Set<string>} */
+  const unread = new Set();
+
+  /**
    * The problems as lines, with the manifest's line for each field problem; the first
    * MAX_PROBLEMS of them (a package wrong everywhere says so in those).
    */
@@ -182,24 +203,33 @@ export async function loadPackage(packageDir, { cacheDir }) {
       problems.push({ field, message: opened.missing ? `${rel} does not exist in the package; add the file or fix the path` : `${rel} ${opened.reason}` });
       return null;
     }
-    totalBytes += opened.size;
-    return opened;
+    return (await withinTotal(opened)) ? opened : null;
   }
 
   /** @type {Map<string, { url: string, bytes: number }>} */
   const hashed = new Map();
   const named = assetPaths(raw);
-  // More than the bound is reported by the manifest check; none of them is read.
-  for (const rel of named.length <= LIMITS.assets ? named : []) {
-    // Unsafe paths are reported by the manifest check; they are never read.
-    if (!isSafeRelativePath(rel)) continue;
+  // More than the bound is reported by the manifest check, and unsafe paths: none is read.
+  const toRead = named.length <= LIMITS.assets ? named.filter((rel) => isSafeRelativePath(rel)) : [];
+  // Sizes first: a package past its total is refused before gigabytes of assets are hashed.
+  let assetBytes = 0;
+  for (const rel of toRead) {
+    const opened = await openInPackage(root, rel, LIMITS.assetBytes);
+    if (opened.ok) { assetBytes += opened.size; await opened.handle.close(); }
+  }
+  if (totalBytes + assetBytes > LIMITS.packageBytes) {
+    overTotal();
+    for (const rel of toRead) unread.add(rel);
+  }
+  for (const rel of toRead) {
+    if (unread.has(rel)) continue;
     const opened = await openInPackage(root, rel, LIMITS.assetBytes);
     if (!opened.ok) {
       // A missing file is reported with its field once the model is built.
       if (!opened.missing) problems.push(`${rel}: ${opened.reason}`);
       continue;
     }
-    totalBytes += opened.size;
+    if (!(await withinTotal(opened))) { unread.add(rel); continue; }
     const hash = await hashStream(opened.handle);
     const url = `/scores/${id}/${hash}/${rel}`;
     hashed.set(rel, { url, bytes: opened.size });
@@ -237,8 +267,8 @@ export async function loadPackage(packageDir, { cacheDir }) {
   const assets = [];
   for (const [i, a] of model.assets.entries()) {
     const h = hashed.get(a.path);
-    if (!h) problems.push({ field: `assets[${i}].path`, message: `${a.path} does not exist in the package; add the file or remove the entry` });
-    else assets.push({ path: a.path, url: h.url, bytes: h.bytes, preload: a.preload });
+    if (!h && !unread.has(a.path)) problems.push({ field: `assets[${i}].path`, message: `${a.path} does not exist in the package; add the file or remove the entry` });
+    else if (h) assets.push({ path: a.path, url: h.url, bytes: h.bytes, preload: a.preload });
   }
 
   /** @type {Record<string, ViewPages>} */
@@ -288,9 +318,6 @@ export async function loadPackage(packageDir, { cacheDir }) {
     });
     if (!parsed.ok) { problems.push(...parsed.problems.map(describeBeatMapProblem)); continue; }
     views[view] = { pages, beats: parsed.value.beats };
-  }
-  if (totalBytes > LIMITS.packageBytes) {
-    problems.push(`${path.basename(dir)}: its files are ${formatBytes(totalBytes)} together, more than the ${formatBytes(LIMITS.packageBytes)} a package may be; keep only what the performance needs`);
   }
   if (problems.length > 0) throw await refuse();
   return { dir, model, assets, views, files, warnings };

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, linkSync, mkdtempSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdtempSync, mkdirSync, readFileSync, realpathSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { loadPackage } from '../../server/score-package.js';
 import { importZScore } from '../../server/import/zscore.js';
@@ -187,6 +187,13 @@ describe('score package loader: bounds and links', () => {
     const manifest = `${GOOD}pages:\n  score: { files: [p1.svg], beatmap: score.csv }\n`;
     const dir = pkg(manifest, { 'p1.svg': '<svg viewBox="0 0 800 400"/>', 'score.csv': 'x'.repeat(PACKAGE_LIMITS.beatMapBytes + 1) });
     await expect(loadScore(dir)).rejects.toThrow(/score\.yaml line 9: pages\.score\.beatmap: score\.csv is 8\.0 MiB, more than the 8 MiB/);
+  });
+
+  it('refuses a package past its total size before hashing any asset (sparse files of 1 GiB)', async () => {
+    const dir = pkg(`${GOOD}assets:\n  - { path: a.wav }\n  - { path: b.wav }\n  - { path: c.wav }\n`, { 'a.wav': '', 'b.wav': '', 'c.wav': '' });
+    for (const f of ['a.wav', 'b.wav', 'c.wav']) truncateSync(path.join(dir, f), PACKAGE_LIMITS.assetBytes);
+    const err = await loadScore(dir).catch((e) => e);
+    expect(err.message.split('\n').slice(1)).toEqual([`${path.basename(dir)}: its files come to more than the 2 GiB a package may be (the rest were not read); keep only what the performance needs`]);
   });
 
   it('refuses a page whose size is not a number or absurd, and a beat box off its page', async () => {
