@@ -4,6 +4,8 @@
 // image-score importers that must build a tempo map from what their source says about each beat.
 // Pure: no I/O; runs in Node and the browser.
 
+import { PACKAGE_LIMITS as LIMITS } from './package-limits.js';
+
 /**
  * @typedef {object} BeatEntry
  * @property {number} beat    global beat index, 0-based in performance order
@@ -46,6 +48,8 @@
  * @property {string} file           named in every problem, e.g. "beatmaps/violin1.csv"
  * @property {number} [totalBeats]   beats of the performance; the map must have exactly these
  * @property {number} [pageCount]    page files of the view; page indexes must be below it
+ * @property {{ width: number, height: number }[]} [pageSizes]  of the view's page files, when
+ *   known: every beat's box must lie on its page
  */
 
 /** The header of the CSV form, in order. */
@@ -58,9 +62,10 @@ const NUMBER_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
  * closing quote, `""` inside it is one quote). Lines end with LF, CRLF or a lone CR (old Mac
  * exports); each row carries the line it starts on. Blank lines are left out.
  * @param {string} text
+ * @param {number} [maxRows]  stop with a problem past this many rows (a bound on untrusted input)
  * @returns {{ ok: true, rows: { line: number, cells: string[] }[] } | { ok: false, line: number, message: string }}
  */
-export function parseCsv(text) {
+export function parseCsv(text, maxRows = Infinity) {
   /** @type {{ line: number, cells: string[] }[]} */
   const rows = [];
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -94,6 +99,7 @@ export function parseCsv(text) {
     if (src[i] === '\r') i++;
     if (src[i] === '\n') i++;
     if (!(cells.length === 1 && cells[0].trim() === '')) rows.push({ line: start, cells });
+    if (rows.length > maxRows) return { ok: false, line: start, message: `has more than ${maxRows} rows` };
     line++;
   }
   return { ok: true, rows };
@@ -105,12 +111,16 @@ export function parseCsv(text) {
  * @param {BeatMapOptions} options
  * @returns {BeatMapResult}
  */
-export function parseBeatMapCsv(text, { file, totalBeats, pageCount }) {
+export function parseBeatMapCsv(text, { file, totalBeats, pageCount, pageSizes }) {
   /** @type {BeatMapProblem[]} */
   const problems = [];
   if (typeof text !== 'string') return { ok: false, problems: [{ file, message: 'is not text; a CSV beat map is a text file' }] };
-  const csv = parseCsv(text);
-  if (!csv.ok) return { ok: false, problems: [{ file, line: csv.line, message: csv.message }] };
+  // A header and a row per beat, at most: a longer file is refused before all of it is read.
+  const csv = parseCsv(text, LIMITS.beats + 1);
+  if (!csv.ok) {
+    const message = /^has more/.test(csv.message) ? `has more rows than the ${LIMITS.beats} beats a score may have; give one row per beat` : csv.message;
+    return { ok: false, problems: [{ file, line: csv.line, message }] };
+  }
   const [header, ...rows] = csv.rows;
   const expected = BEATMAP_CSV_COLUMNS.join(',');
   if (!header) return { ok: false, problems: [{ file, message: `is empty; start with the header ${expected} and one row per beat` }] };
@@ -146,7 +156,7 @@ export function parseBeatMapCsv(text, { file, totalBeats, pageCount }) {
     }
   }
   if (problems.length > 0) return { ok: false, problems };
-  const more = checkBeats(beats, (i, field) => ({ file, line: lines[i], field }), { file, totalBeats, pageCount });
+  const more = checkBeats(beats, (i, field) => ({ file, line: lines[i], field }), { file, totalBeats, pageCount, pageSizes });
   return more.length > 0 ? { ok: false, problems: more } : { ok: true, value: { beats } };
 }
 
@@ -157,7 +167,7 @@ export function parseBeatMapCsv(text, { file, totalBeats, pageCount }) {
  * @param {BeatMapOptions} options
  * @returns {BeatMapResult}
  */
-export function checkBeatMap(value, { file, totalBeats, pageCount }) {
+export function checkBeatMap(value, { file, totalBeats, pageCount, pageSizes }) {
   /** @type {BeatMapProblem[]} */
   const problems = [];
   /** @param {string} field @param {string} message */
@@ -178,7 +188,7 @@ export function checkBeatMap(value, { file, totalBeats, pageCount }) {
         if (!isObject(p)) { problem(f, 'must be {"file", "width", "height"}'); return; }
         if (typeof p.file !== 'string' || p.file === '') { problem(`${f}.file`, 'must be the page file, e.g. "pages/violin1-1.png"'); return; }
         for (const k of /** @type {const} */ (['width', 'height'])) {
-          if (!(typeof p[k] === 'number' && Number.isFinite(p[k]) && p[k] > 0)) { problem(`${f}.${k}`, 'must be a number > 0 (page units: SVG user units or image pixels)'); return; }
+          if (!(typeof p[k] === 'number' && Number.isFinite(p[k]) && p[k] >= 1 && p[k] <= LIMITS.pageUnits)) { problem(`${f}.${k}`, `must be a number from 1 to ${LIMITS.pageUnits} (page units: SVG user units or image pixels)`); return; }
         }
         /** @type {BeatMapPage[]} */ (pages).push({ file: p.file, width: p.width, height: p.height });
       });
@@ -192,6 +202,8 @@ export function checkBeatMap(value, { file, totalBeats, pageCount }) {
   const beats = [];
   if (!Array.isArray(value.beats)) {
     problem('beats', 'must be a list with one entry per beat, {"beat", "page", "system", "bar", "x0", "x1", "y0", "y1"}');
+  } else if (value.beats.length > LIMITS.beats) {
+    problem('beats', `lists ${value.beats.length} beats, more than the ${LIMITS.beats} a score may have; give one entry per beat`);
   } else {
     value.beats.forEach((/** @type {unknown} */ b, /** @type {number} */ i) => {
       const f = `beats[${i}]`;
@@ -210,7 +222,8 @@ export function checkBeatMap(value, { file, totalBeats, pageCount }) {
   }
   if (problems.length > 0) return { ok: false, problems };
   const known = pages ? Math.min(pages.length, pageCount ?? Infinity) : pageCount;
-  const more = checkBeats(beats, (i, field) => ({ file, field: `beats[${i}].${field}` }), { file, totalBeats, pageCount: known });
+  const sizes = pageSizes ?? pages;
+  const more = checkBeats(beats, (i, field) => ({ file, field: `beats[${i}].${field}` }), { file, totalBeats, pageCount: known, pageSizes: sizes });
   if (more.length > 0) return { ok: false, problems: more };
   return { ok: true, value: pages ? { pages, beats } : { beats } };
 }
@@ -222,7 +235,7 @@ export function checkBeatMap(value, { file, totalBeats, pageCount }) {
  * @param {BeatMapOptions} options
  * @returns {BeatMapProblem[]}
  */
-function checkBeats(beats, atField, { file, totalBeats, pageCount }) {
+function checkBeats(beats, atField, { file, totalBeats, pageCount, pageSizes }) {
   /** @type {BeatMapProblem[]} */
   const problems = [];
   /** @param {Omit<BeatMapProblem, 'message'>} where @param {string} message */
@@ -243,6 +256,16 @@ function checkBeats(beats, atField, { file, totalBeats, pageCount }) {
     if (b.system < 0) problem(atField(i, 'system'), `system ${b.system} is not a system index; systems count from 0 on each page`);
     if (b.bar < 0) problem(atField(i, 'bar'), `bar ${b.bar} is not a bar number; bars count from 1 (0 is a pickup bar)`);
     if (b.x0 > b.x1) problem(atField(i, 'x0'), `x0 ${b.x0} is right of x1 ${b.x1}; x0..x1 is the beat's range from left to right`);
+    if (b.y0 > b.y1) problem(atField(i, 'y0'), `y0 ${b.y0} is below y1 ${b.y1}; y0..y1 is the system's extent from top to bottom`);
+    const size = pageSizes?.[b.page];
+    if (size) {
+      for (const [k, v, most] of /** @type {const} */ ([['x0', b.x0, size.width], ['x1', b.x1, size.width], ['y0', b.y0, size.height], ['y1', b.y1, size.height]])) {
+        if (v < 0 || v > most) {
+          problem(atField(i, k), `${k} ${v} is off page ${b.page} (${size.width} x ${size.height}); positions are in page units from its top left corner`);
+          break;
+        }
+      }
+    }
     const prev = beats[i - 1];
     if (!prev) return;
     // A repeat (or a jump back) in performance order returns to where that bar is drawn: the

@@ -3,6 +3,7 @@
 // Every problem names the field, what is wrong and what to do.
 
 import { createTempoMap, createTempoMapFromBars } from './tempo-map.js';
+import { PACKAGE_LIMITS as LIMITS, formatBytes } from './package-limits.js';
 
 /**
  * @typedef {object} Cue
@@ -119,6 +120,7 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   const parts = [];
   if (raw.parts !== undefined) {
     if (!Array.isArray(raw.parts)) problem('parts', 'must be a list of {id, name, source?}');
+    else if (raw.parts.length > LIMITS.parts) problem('parts', `lists ${raw.parts.length} parts, more than the ${LIMITS.parts} a package may have`);
     else raw.parts.forEach((p, i) => {
       if (!isObject(p) || typeof p.id !== 'string' || !ID_RE.test(p.id)) problem(`parts[${i}].id`, 'must be an id of lower-case letters, digits, "-" or "_"');
       else if (p.id === 'audience' || p.id === 'score') problem(`parts[${i}].id`, `"${p.id}" is a reserved view name; choose another part id`);
@@ -147,6 +149,7 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
         const f = `pages.${view}`;
         if (view === 'audience' || !views.includes(view)) { problem(f, `"${view}" is not a score or part view (${views.slice(1).join(', ')})`); continue; }
         if (!isObject(spec) || !Array.isArray(spec.files) || spec.files.length === 0) { problem(`${f}.files`, 'must list the page images in order'); continue; }
+        if (spec.files.length > LIMITS.pagesPerView) { problem(`${f}.files`, `lists ${spec.files.length} pages, more than the ${LIMITS.pagesPerView} a view may have`); continue; }
         const bad = spec.files.findIndex((/** @type {unknown} */ x) => !isSafeRelativePath(x));
         if (bad >= 0) { problem(`${f}.files[${bad}]`, 'must be a relative path inside the package'); continue; }
         if (!isSafeRelativePath(spec.beatmap) || !BEATMAP_RE.test(spec.beatmap)) { problem(`${f}.beatmap`, 'must be a .csv or .json file inside the package'); continue; }
@@ -162,7 +165,7 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
       if (raw[key] !== undefined) problem(key, 'comes from the notation when the score has `notation`; remove it');
     }
     if (!bars && problems.length === 0) problem('notation', 'has not been engraved yet (internal: build the model with the engraved bars)');
-    if (bars && problems.length === 0) {
+    if (bars && problems.length === 0 && withinBounds(bars.length, bars.reduce((n, b) => n + (b.beats ?? b.time?.[0] ?? 0), 0), 'notation', problem)) {
       try {
         map = createTempoMapFromBars(bars);
       } catch (err) {
@@ -180,12 +183,26 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   /** @type {Asset[]} */
   const assets = [];
   if (raw.assets !== undefined && !Array.isArray(raw.assets)) problem('assets', 'must be a list of {path, preload}');
+  else if (raw.assets?.length > LIMITS.assets) problem('assets', `lists ${raw.assets.length} files, more than the ${LIMITS.assets} a package may have`);
   else (raw.assets ?? []).forEach((/** @type {unknown} */ a, /** @type {number} */ i) => {
     if (!isObject(a) || !isSafeRelativePath(a.path)) problem(`assets[${i}].path`, 'must be a relative path inside the package folder (no "..", no leading "/")');
     else assets.push({ path: a.path, preload: a.preload === true });
   });
 
+  if (map) {
+    // Every view with pages has a beat map of one row per beat: bound them all together before
+    // the server reads any.
+    const mapped = notation ? parts.length + 1 : Object.keys(pages ?? {}).length;
+    if (mapped * map.totalBeats > LIMITS.beatMapRows) {
+      problem(notation ? 'parts' : 'pages', `${mapped} views with pages of ${map.totalBeats} beats need ${mapped * map.totalBeats} beat-map rows, more than the ${LIMITS.beatMapRows} a package may have; split the piece into movements`);
+    }
+  }
+
+  // Sets, not list searches: 20,000 vote or audio cues would cost 10^8 comparisons otherwise.
+  const voteIds = new Set();
+  const assetPaths = new Set(assets.map((a) => a.path));
   if (raw.cues !== undefined && !Array.isArray(raw.cues)) problem('cues', 'must be a list of cues');
+  else if (Array.isArray(raw.cues) && raw.cues.length > LIMITS.cues) problem('cues', `lists ${raw.cues.length} cues, more than the ${LIMITS.cues} a package may have; split the piece into movements`);
   else if (map) {
     const m = map;
     /**
@@ -222,15 +239,18 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
       if (beat === null) return;
       if (c.set !== undefined) {
         if (!isObject(c.set)) { problem(`${f}.set`, 'must be a mapping of what the view shows, e.g. {text: Hello}'); return; }
+        const tooBig = patchTooBig(c.set);
+        if (tooBig) { problem(`${f}.set`, tooBig); return; }
         cues.push({ beat, view, set: c.set });
       } else if (c.audio !== undefined) {
         if (!isSafeRelativePath(c.audio)) { problem(`${f}.audio`, 'must be the path of an audio file inside the package'); return; }
-        if (!assets.some((a) => a.path === c.audio)) assets.push({ path: c.audio, preload: true });
+        if (!assetPaths.has(c.audio)) { assetPaths.add(c.audio); assets.push({ path: c.audio, preload: true }); }
         cues.push({ beat, view, set: { audio: { src: assetUrl(c.audio), beat } } });
       } else {
         const vote = checkVote(c.vote, `${f}.vote`, beat, position, problem);
         if (!vote) return;
-        if (votes.some((v) => v.id === vote.id)) { problem(`${f}.vote.id`, `"${vote.id}" is used by another vote; vote ids must be unique`); return; }
+        if (voteIds.has(vote.id)) { problem(`${f}.vote.id`, `"${vote.id}" is used by another vote; vote ids must be unique`); return; }
+        voteIds.add(vote.id);
         votes.push(vote);
         cues.push({ beat, view, set: { vote: { id: vote.id, tiles: vote.tiles, closes: vote.close } } });
         cues.push({ beat: vote.close, view, set: { vote: null } });
@@ -238,6 +258,7 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
     });
   }
   cues.sort((a, b) => a.beat - b.beat);
+  if (assets.length > LIMITS.assets) problem('cues', `name ${assets.length} files with the assets, more than the ${LIMITS.assets} a package may have`);
 
   if (problems.length > 0 || !map) return { ok: false, problems };
   return {
@@ -258,11 +279,14 @@ function meterMap(raw, problem) {
   /** @param {string} field @param {string} message */
   const bad = (field, message) => { ok = false; problem(field, message); };
   if (!Number.isInteger(raw.bars) || raw.bars < 1) bad('bars', 'must be the number of bars, an integer >= 1');
+  else if (raw.bars > LIMITS.bars) bad('bars', `is ${raw.bars}, more than the ${LIMITS.bars} bars a package may have; split the piece into movements`);
   if (raw.pickup !== undefined && !(Number.isInteger(raw.pickup) && raw.pickup >= 0)) bad('pickup', 'must be the number of beats in the pickup bar (0 for none)');
   /** @type {import('./tempo-map.js').MeterChange[]} */
   const changes = [];
   if (!Array.isArray(raw.meter) || raw.meter.length === 0) {
     bad('meter', 'is missing; list at least one entry like {bar: 1, time: 4/4, tempo: 96}');
+  } else if (raw.meter.length > LIMITS.meterChanges) {
+    bad('meter', `lists ${raw.meter.length} changes, more than the ${LIMITS.meterChanges} a package may have`);
   } else {
     raw.meter.forEach((/** @type {unknown} */ m, /** @type {number} */ i) => {
       if (!isObject(m)) { bad(`meter[${i}]`, 'must be a mapping like {bar: 9, tempo: 120}'); return; }
@@ -288,7 +312,8 @@ function meterMap(raw, problem) {
   }
   if (!ok) return null;
   try {
-    return createTempoMap({ bars: raw.bars, pickup: raw.pickup ?? 0, changes });
+    const map = createTempoMap({ bars: raw.bars, pickup: raw.pickup ?? 0, changes });
+    return withinBounds(map.bars.length, map.totalBeats, 'meter', problem) ? map : null;
   } catch (err) {
     problem('meter', `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}`);
     return null;
@@ -307,6 +332,10 @@ function checkVote(v, f, open, position, problem) {
   if (!isObject(v)) { problem(f, 'must be a mapping like {id: ending, tiles: [a, b], close: {bar: 15}}'); return null; }
   if (typeof v.id !== 'string' || !ID_RE.test(v.id)) { problem(`${f}.id`, 'must be an id of lower-case letters, digits, "-" or "_"'); return null; }
   const tiles = v.tiles;
+  if (Array.isArray(tiles) && tiles.length > LIMITS.voteTiles) {
+    problem(`${f}.tiles`, `lists ${tiles.length} tiles, more than the ${LIMITS.voteTiles} a vote may have`);
+    return null;
+  }
   if (!Array.isArray(tiles) || tiles.length < 2 || !tiles.every((t) => typeof t === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(t)) || new Set(tiles).size !== tiles.length) {
     problem(`${f}.tiles`, 'must list at least two distinct tile ids to vote between');
     return null;
@@ -327,4 +356,43 @@ function checkVote(v, f, open, position, problem) {
     }
   }
   return { id: v.id, tiles, open, close, decides };
+}
+
+/**
+ * Whether a piece of `bars` bars and `beats` beats (performance order) is within the bounds;
+ * reports the problem at `field` when not.
+ * @param {number} bars
+ * @param {number} beats
+ * @param {string} field
+ * @param {(field: string, message: string) => void} problem
+ */
+function withinBounds(bars, beats, field, problem) {
+  if (bars > LIMITS.bars) problem(field, `has ${bars} bars in performance order, more than the ${LIMITS.bars} a package may have; split the piece into movements`);
+  else if (beats > LIMITS.beats) problem(field, `has ${beats} beats in performance order, more than the ${LIMITS.beats} a package may have; split the piece into movements`);
+  else return true;
+  return false;
+}
+
+/**
+ * Why a cue's patch is too big for every phone to receive, or null: its JSON size, its nesting
+ * and its tiles are bounded.
+ * @param {Record<string, unknown>} set
+ * @returns {string | null}
+ */
+function patchTooBig(set) {
+  if (Array.isArray(set.tiles) && set.tiles.length > LIMITS.tiles) return `tiles: lists ${set.tiles.length} tiles, more than the ${LIMITS.tiles} a cue may set`;
+  /** @type {[unknown, number][]} */
+  const stack = [[set, 1]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [v, depth] = /** @type {[unknown, number]} */ (stack.pop());
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > LIMITS.cueDepth) return `nests deeper than ${LIMITS.cueDepth} levels; a cue sets flat values`;
+    // Each node costs at least two bytes of JSON: past this count the size check fails anyway.
+    if (++nodes > LIMITS.cueBytes) break;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  const bytes = JSON.stringify(set).length;
+  if (bytes > LIMITS.cueBytes) return `is ${formatBytes(bytes)} as JSON, more than the ${formatBytes(LIMITS.cueBytes)} a cue may send to every phone; put large content in an asset file`;
+  return null;
 }

@@ -1,4 +1,8 @@
-// Page image sizes from file headers, without an image library: PNG, JPEG and SVG.
+// Page image sizes from file headers, without an image library: PNG, JPEG and SVG. The sizes
+// are as the file says (NaN, zero or absurd included): the package loader bounds them.
+
+/** An SVG number, exponent included ("1e308" is read whole, for the bounds to refuse). */
+const NUM = '[-+]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][-+]?\\d+)?';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -32,10 +36,10 @@ export function imageSize(data, name) {
   }
   if (name.toLowerCase().endsWith('.svg')) {
     const head = data.toString('utf8', 0, Math.min(data.length, 4096));
-    const vb = /viewBox\s*=\s*"\s*[-\d.]+[\s,]+[-\d.]+[\s,]+([\d.]+)[\s,]+([\d.]+)\s*"/.exec(head);
+    const vb = new RegExp(`viewBox\\s*=\\s*"\\s*${NUM}[\\s,]+${NUM}[\\s,]+(${NUM})[\\s,]+(${NUM})\\s*"`).exec(head);
     if (vb) return { width: Number(vb[1]), height: Number(vb[2]) };
-    const w = /\swidth\s*=\s*"([\d.]+)/.exec(head);
-    const h = /\sheight\s*=\s*"([\d.]+)/.exec(head);
+    const w = new RegExp(`\\swidth\\s*=\\s*"(${NUM})`).exec(head);
+    const h = new RegExp(`\\sheight\\s*=\\s*"(${NUM})`).exec(head);
     if (w && h) return { width: Number(w[1]), height: Number(h[1]) };
   }
   return null;

@@ -2,19 +2,22 @@
 // beat maps, and the assets, each given a content-hashed URL. The result lists every file the
 // server may serve for the package; nothing else in or outside the folder can be read.
 
-import { readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { buildScoreModel } from '../core/manifest.js';
-import { checkBeatMap, describeBeatMapProblem, parseBeatMapCsv } from '../core/beatmap.js';
+import { buildScoreModel, isSafeRelativePath } from '../core/manifest.js';
+import { checkBeatMap, describeBeatMapProblem } from '../core/beatmap.js';
 import { ScorecastError } from '../core/errors.js';
+import { PACKAGE_LIMITS as LIMITS, formatBytes } from '../core/package-limits.js';
 import { readManifest, describeProblems } from './manifest-file.js';
 import { engraveScore } from './engrave/index.js';
 import { imageSize } from './image-size.js';
+import { openInPackage, readAll, realRoot } from './package-files.js';
+import { parseBeatMap } from './package-parse.js';
 
 /**
  * @typedef {object} ServedFile
- * @property {string} file       absolute path
+ * @property {string} file       real path (no links), as the loader opened it
+ * @property {string} root       real path of the folder it must stay in (package-files.js)
  * @property {string} type       content type
  * @property {string} etag
  * @property {string} [br]       precompressed brotli variant
@@ -63,11 +66,11 @@ const TYPES = /** @type {Record<string, string>} */ ({
   '.txt': 'text/plain; charset=utf-8', '.css': 'text/css', '.woff2': 'font/woff2',
 });
 
+/** Problems listed when a load is refused. */
+const MAX_PROBLEMS = 200;
+
 /** @param {string} p */
 const typeOf = (p) => TYPES[path.extname(p).toLowerCase()] ?? 'application/octet-stream';
-
-/** @param {Buffer} data */
-const hashOf = (data) => createHash('sha256').update(data).digest('hex').slice(0, 16);
 
 /**
  * @param {unknown} v
@@ -89,85 +92,190 @@ function assetPaths(raw) {
 }
 
 /**
+ * A problem at a field of the manifest, given its line when the load is refused.
+ * @typedef {{ field: string, message: string }} FieldProblem
+ */
+
+/**
+ * Hash a file's content in slices, giving the event loop a turn between them (hashing 32 MiB in
+ * one call holds it for tens of milliseconds).
+ * @param {Buffer} data
+ */
+async function hashInSlices(data) {
+  const hash = createHash('sha256');
+  const slice = 4 * 1024 * 1024;
+  for (let i = 0; i < data.length; i += slice) {
+    hash.update(data.subarray(i, i + slice));
+    if (i + slice < data.length) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * Hash an opened file as it streams (an asset may be hundreds of MB: it is never held whole).
+ * @param {import('node:fs/promises').FileHandle} handle  closed at the end
+ */
+async function hashStream(handle) {
+  const hash = createHash('sha256');
+  for await (const chunk of handle.createReadStream({ highWaterMark: 1024 * 1024 })) hash.update(chunk);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * Why a page's size is not one a tablet can show, or null.
+ * @param {{ width: number, height: number }} size
+ * @param {boolean} raster
+ */
+function pageSizeProblem({ width, height }, raster) {
+  const ok = (/** @type {number} */ n) => Number.isFinite(n) && n >= 1 && n <= LIMITS.pageUnits;
+  if (!ok(width) || !ok(height)) return `is ${width} x ${height}; a page's width and height are from 1 to ${LIMITS.pageUnits} units; export the page again`;
+  if (raster && width * height > LIMITS.pagePixels) return `is ${width} x ${height} pixels, more than the ${LIMITS.pagePixels} a tablet can be asked to decode; export it at a lower resolution`;
+  return null;
+}
+
+/**
  * Load, engrave (or read from the cache) and validate the package in `packageDir`.
  * Throws ScorecastError SC_ERR_SCORE_NOT_FOUND or SC_ERR_SCORE_INVALID listing every problem.
+ * Every file is read inside the package only (package-files.js) and within its bound
+ * (core/package-limits.js); the untrusted text is parsed in a worker (package-parse.js).
  * @param {string} packageDir
  * @param {{ cacheDir: string }} options
  * @returns {Promise<ScorePackage>}
  */
 export async function loadPackage(packageDir, { cacheDir }) {
   const dir = path.resolve(packageDir);
-  const { raw, lineOf } = await readManifest(dir);
+  const manifest = await readManifest(dir);
+  const { raw, root } = manifest;
   const id = isObject(raw) && typeof raw.id === 'string' ? raw.id : 'score';
-  /** @type {string[]} */
+  /** @type {(string | FieldProblem)[]} */
   const problems = [];
   /** @type {string[]} */
   const warnings = [];
   /** @type {Map<string, ServedFile>} */
   const files = new Map();
+  let totalBytes = manifest.bytes;
 
   /**
-   * Read a package file named in the manifest; record a problem when it is missing.
+   * Count an opened file toward the package's total; past the bound it is closed unread, and so
+   * is every file after it (the problem is reported once).
+   * @param {{ handle: import('node:fs/promises').FileHandle, size: number }} opened
+   */
+  async function withinTotal(opened) {
+    totalBytes += opened.size;
+    if (totalBytes <= LIMITS.packageBytes) return true;
+    await opened.handle.close();
+    overTotal();
+    return false;
+  }
+  let toldTotal = false;
+  function overTotal() {
+    if (!toldTotal) problems.push(`${path.basename(dir)}: its files come to more than the ${formatBytes(LIMITS.packageBytes)} a package may be (the rest were not read); keep only what the performance needs`);
+    toldTotal = true;
+  }
+  /** Files named in the manifest that were not read, the package being past its total. */
+  /** @type {Set<string>} */
+  const unread = new Set();
+
+  /**
+   * The problems as lines, with the manifest's line for each field problem; the first
+   * MAX_PROBLEMS of them (a package wrong everywhere says so in those).
+   */
+  async function described() {
+    const shown = problems.slice(0, MAX_PROBLEMS);
+    const fieldProblems = /** @type {FieldProblem[]} */ (shown.filter((p) => typeof p !== 'string'));
+    const lines = await describeProblems(fieldProblems, manifest.linesOf);
+    let k = 0;
+    const out = shown.map((p) => (typeof p === 'string' ? p : /** @type {string} */ (lines[k++])));
+    if (problems.length > MAX_PROBLEMS) out.push(`and ${problems.length - MAX_PROBLEMS} more problems`);
+    return out;
+  }
+  const refuse = async () => new ScorecastError('SC_ERR_SCORE_INVALID', `\n${(await described()).join('\n')}`);
+
+  /**
+   * Open a package file named in the manifest; record a problem when it cannot be.
    * @param {string} rel
    * @param {string} field
+   * @param {number} maxBytes
    */
-  async function readPackageFile(rel, field) {
-    try {
-      return await readFile(path.join(dir, rel));
-    } catch {
-      problems.push(`score.yaml${lineOf(field)}: ${field}: ${rel} does not exist in the package; add the file or fix the path`);
+  async function openPackageFile(rel, field, maxBytes) {
+    const opened = await openInPackage(root, rel, maxBytes);
+    if (!opened.ok) {
+      problems.push({ field, message: opened.missing ? `${rel} does not exist in the package; add the file or fix the path` : `${rel} ${opened.reason}` });
       return null;
     }
+    return (await withinTotal(opened)) ? opened : null;
   }
 
   /** @type {Map<string, { url: string, bytes: number }>} */
   const hashed = new Map();
-  for (const rel of assetPaths(raw)) {
-    // Unsafe paths are reported by the manifest check; they are never read.
-    if (rel.split('/').includes('..') || path.isAbsolute(rel) || rel.includes('\\')) continue;
-    const data = await readFile(path.join(dir, rel)).catch(() => null);
-    if (!data) continue;
-    const hash = hashOf(data);
+  const named = assetPaths(raw);
+  // More than the bound is reported by the manifest check, and unsafe paths: none is read.
+  const toRead = named.length <= LIMITS.assets ? named.filter((rel) => isSafeRelativePath(rel)) : [];
+  // Sizes first: a package past its total is refused before gigabytes of assets are hashed.
+  let assetBytes = 0;
+  for (const rel of toRead) {
+    const opened = await openInPackage(root, rel, LIMITS.assetBytes);
+    if (opened.ok) { assetBytes += opened.size; await opened.handle.close(); }
+  }
+  if (totalBytes + assetBytes > LIMITS.packageBytes) {
+    overTotal();
+    for (const rel of toRead) unread.add(rel);
+  }
+  for (const rel of toRead) {
+    if (unread.has(rel)) continue;
+    const opened = await openInPackage(root, rel, LIMITS.assetBytes);
+    if (!opened.ok) {
+      // A missing file is reported with its field once the model is built.
+      if (!opened.missing) problems.push(`${rel}: ${opened.reason}`);
+      continue;
+    }
+    if (!(await withinTotal(opened))) { unread.add(rel); continue; }
+    const hash = await hashStream(opened.handle);
     const url = `/scores/${id}/${hash}/${rel}`;
-    hashed.set(rel, { url, bytes: data.length });
-    files.set(url, { file: path.join(dir, rel), type: typeOf(rel), etag: hash });
+    hashed.set(rel, { url, bytes: opened.size });
+    files.set(url, { file: opened.real, root, type: typeOf(rel), etag: hash });
   }
 
   /** @type {import('../core/tempo-map.js').BarSpec[] | undefined} */
   let bars;
   /** @type {Awaited<ReturnType<typeof engraveScore>> | null} */
   let engraved = null;
-  if (isObject(raw) && isObject(raw.notation) && typeof raw.notation.file === 'string' && !raw.notation.file.split('/').includes('..')) {
-    const parts = (Array.isArray(raw.parts) ? raw.parts : []).filter(isObject)
+  if (isObject(raw) && isObject(raw.notation) && isSafeRelativePath(raw.notation.file)) {
+    const parts = (Array.isArray(raw.parts) ? raw.parts.slice(0, LIMITS.parts) : []).filter(isObject)
       .map((p) => ({ id: String(p.id), ...(typeof p.source === 'string' ? { source: p.source } : {}) }));
-    try {
-      engraved = await engraveScore({ file: path.join(dir, raw.notation.file), parts, cacheDir });
-      bars = engraved.bars;
-      warnings.push(...engraved.warnings);
-    } catch (err) {
-      if (!(err instanceof ScorecastError)) throw err;
-      problems.push(...err.message.split('\n').slice(1).filter(Boolean));
-      if (problems.length === 0) problems.push(`${raw.notation.file}: ${err.message}`);
+    const opened = await openPackageFile(raw.notation.file, 'notation.file', LIMITS.notationBytes);
+    if (opened) {
+      try {
+        const bytes = await readAll(opened.handle);
+        engraved = await engraveScore({ file: opened.real, bytes, parts, cacheDir });
+        bars = engraved.bars;
+        warnings.push(...engraved.warnings);
+      } catch (err) {
+        if (!(err instanceof ScorecastError)) throw err;
+        const listed = err.message.split('\n').slice(1).filter(Boolean);
+        problems.push(...(listed.length > 0 ? listed : [`${raw.notation.file}: ${err.message}`]));
+      }
     }
   }
 
   const built = buildScoreModel(raw, { bars, assetUrl: (p) => hashed.get(p)?.url ?? p });
-  if (!built.ok) problems.push(...describeProblems(built.problems, lineOf));
-  if (problems.length > 0 || !built.ok) throw new ScorecastError('SC_ERR_SCORE_INVALID', `\n${problems.join('\n')}`);
+  if (!built.ok) problems.push(...built.problems);
+  if (problems.length > 0 || !built.ok) throw await refuse();
   const model = built.value;
 
   /** @type {LoadedAsset[]} */
   const assets = [];
   for (const [i, a] of model.assets.entries()) {
     const h = hashed.get(a.path);
-    if (!h) problems.push(`score.yaml${lineOf(`assets[${i}].path`)}: assets[${i}].path: ${a.path} does not exist in the package; add the file or remove the entry`);
-    else assets.push({ path: a.path, url: h.url, bytes: h.bytes, preload: a.preload });
+    if (!h && !unread.has(a.path)) problems.push({ field: `assets[${i}].path`, message: `${a.path} does not exist in the package; add the file or remove the entry` });
+    else if (h) assets.push({ path: a.path, url: h.url, bytes: h.bytes, preload: a.preload });
   }
 
   /** @type {Record<string, ViewPages>} */
   const views = {};
   if (engraved) {
     const eng = engraved;
+    const engRoot = (await realRoot(eng.dir)) ?? eng.dir;
     for (const [view, v] of Object.entries(eng.views)) {
       // The engraver's beat maps obey the same rules as a composer's (a bug there must not
       // reach the musicians' screens as a cursor in the wrong place).
@@ -176,8 +284,8 @@ export async function loadPackage(packageDir, { cacheDir }) {
       views[view] = {
         pages: v.pages.map((p) => {
           const url = `/scores/${model.id}/${eng.hash}/${p.file}`;
-          const file = path.join(eng.dir, p.file);
-          files.set(url, { file, type: typeOf(p.file), etag: `${eng.hash}-${p.file}`, br: `${file}.br`, gz: `${file}.gz` });
+          const file = path.join(engRoot, p.file);
+          files.set(url, { file, root: engRoot, type: typeOf(p.file), etag: `${eng.hash}-${p.file}`, br: `${file}.br`, gz: `${file}.gz` });
           return { url, width: p.width, height: p.height };
         }),
         beats: v.beats,
@@ -188,38 +296,29 @@ export async function loadPackage(packageDir, { cacheDir }) {
     /** @type {ViewPages['pages']} */
     const pages = [];
     for (const [i, rel] of spec.files.entries()) {
-      const data = await readPackageFile(rel, `pages.${view}.files[${i}]`);
-      if (!data) continue;
+      const opened = await openPackageFile(rel, `pages.${view}.files[${i}]`, LIMITS.pageBytes);
+      if (!opened) continue;
+      const data = await readAll(opened.handle);
       const size = imageSize(data, rel);
       if (!size) { problems.push(`${rel}: is not a PNG, JPEG or SVG image I can read; export the page as PNG or SVG`); continue; }
-      const hash = hashOf(data);
+      const bad = pageSizeProblem(size, !rel.toLowerCase().endsWith('.svg'));
+      if (bad) { problems.push(`${rel}: ${bad}`); continue; }
+      const hash = await hashInSlices(data);
       const url = `/scores/${model.id}/${hash}/${rel}`;
-      files.set(url, { file: path.join(dir, rel), type: typeOf(rel), etag: hash });
+      files.set(url, { file: opened.real, root, type: typeOf(rel), etag: hash });
       pages.push({ url, ...size });
     }
-    const text = await readPackageFile(spec.beatmap, `pages.${view}.beatmap`);
-    if (!text) continue;
-    const parsed = spec.beatmap.toLowerCase().endsWith('.csv')
-      ? parseBeatMapCsv(text.toString('utf8'), { file: spec.beatmap, totalBeats: model.map.totalBeats, pageCount: spec.files.length })
-      : parseJsonBeatMap(text.toString('utf8'), spec.beatmap);
+    const opened = await openPackageFile(spec.beatmap, `pages.${view}.beatmap`, LIMITS.beatMapBytes);
+    if (!opened) continue;
+    const bytes = await readAll(opened.handle);
+    const parsed = await parseBeatMap(bytes, spec.beatmap.toLowerCase().endsWith('.csv') ? 'csv' : 'json', {
+      file: spec.beatmap, totalBeats: model.map.totalBeats, pageCount: spec.files.length,
+      // Boxes are checked against the pages only when every page could be read.
+      ...(pages.length === spec.files.length ? { pageSizes: pages.map(({ width, height }) => ({ width, height })) } : {}),
+    });
     if (!parsed.ok) { problems.push(...parsed.problems.map(describeBeatMapProblem)); continue; }
-    const checked = checkBeatMap(parsed.value, { file: spec.beatmap, totalBeats: model.map.totalBeats, pageCount: spec.files.length });
-    if (!checked.ok) { problems.push(...checked.problems.map(describeBeatMapProblem)); continue; }
-    views[view] = { pages, beats: checked.value.beats };
+    views[view] = { pages, beats: parsed.value.beats };
   }
-  if (problems.length > 0) throw new ScorecastError('SC_ERR_SCORE_INVALID', `\n${problems.join('\n')}`);
+  if (problems.length > 0) throw await refuse();
   return { dir, model, assets, views, files, warnings };
-}
-
-/**
- * @param {string} text
- * @param {string} file
- * @returns {{ ok: true, value: unknown } | { ok: false, problems: { file: string, message: string }[] }}
- */
-function parseJsonBeatMap(text, file) {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (err) {
-    return { ok: false, problems: [{ file, message: `is not valid JSON (${/** @type {Error} */ (err).message}); export the beat map again` }] };
-  }
 }

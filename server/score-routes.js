@@ -2,9 +2,9 @@
 // and every file of the package by its content-hashed URL. The package may be replaced while the
 // server runs (reload); routes always read the current one.
 
-import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { ScorecastError } from '../core/errors.js';
+import { openServed } from './package-files.js';
 
 /**
  * Which precompressed variant to send for an Accept-Encoding header.
@@ -105,7 +105,8 @@ export function scoreRoutes(app, { current }) {
   });
 
   // A URL either names a file the package loader listed, or nothing: no path is ever resolved
-  // against the file system, so "..", encoded or absolute paths cannot reach anything.
+  // against the file system, so "..", encoded or absolute paths cannot reach anything. The file
+  // is opened without following links: one swapped in since the load is refused (404).
   app.get('/scores/*', async (req, reply) => {
     const url = `/scores/${/** @type {{ '*': string }} */ (req.params)['*']}`;
     const served = current().files.get(url);
@@ -124,6 +125,11 @@ export function scoreRoutes(app, { current }) {
         file = variant;
       }
     }
-    return reply.send(createReadStream(file));
+    const handle = await openServed(served.root, file);
+    if (!handle) {
+      req.log.warn({ file }, 'a score file became a link or left its folder since the load; not served');
+      throw new ScorecastError('SC_ERR_NOT_FOUND');
+    }
+    return reply.send(handle.createReadStream());
   });
 }

@@ -11,13 +11,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScorecastError } from '../../core/errors.js';
+import { PACKAGE_LIMITS } from '../../core/package-limits.js';
 import { commitEntry, markUse, pruneCache, readEntry, tempDir } from './cache.js';
 import { FORMAT_VERSION, PART_LAYOUT, SCORE_LAYOUT } from './options.js';
 import { PoolError, createPool } from './pool.js';
 import { EXTENSIONS } from './source.js';
 
-/** Largest notation file engraved: a 56-page, 5-part MusicXML score is about 5 MB. */
-const MAX_FILE_BYTES = 64 * 1024 * 1024;
+/** Largest notation file engraved (doc/score-format.md, "Limits"). */
+const MAX_FILE_BYTES = PACKAGE_LIMITS.notationBytes;
 
 /**
  * @typedef {import('./beat-map.js').View} View
@@ -37,6 +38,8 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /**
  * @typedef {object} EngraveOptions
  * @property {string} file      absolute path of a .musicxml, .xml, .mxl or .mei file
+ * @property {Buffer} [bytes]   its content, when the caller has read it (the package loader
+ *                              reads it without following links); default: read from `file`
  * @property {import('./parts.js').PartRequest[]} [parts]  our part ids; source: MusicXML part id
  *                              (P1...) or MEI staff number(s); default: the score's parts in order
  * @property {string} cacheDir  e.g. <repo>/.cache/engrave
@@ -77,16 +80,16 @@ const invalid = (name, lines) => new ScorecastError('SC_ERR_SCORE_INVALID', `\n$
  * @param {EngraveOptions} options
  * @returns {Promise<EngravedScore>}
  */
-export async function engraveScore({ file, parts = [], cacheDir }) {
+export async function engraveScore({ file, bytes: given, parts = [], cacheDir }) {
   if (typeof file !== 'string' || !path.isAbsolute(file)) throw new TypeError('engraveScore: file must be an absolute path');
   if (typeof cacheDir !== 'string' || cacheDir === '') throw new TypeError('engraveScore: cacheDir is required');
   const name = path.basename(file);
   if (!Object.hasOwn(EXTENSIONS, path.extname(file).toLowerCase())) {
     throw invalid(name, [`"${path.extname(file) || '(none)'}" is not a notation file extension we engrave; use MusicXML (.musicxml, .xml), compressed MusicXML (.mxl) or MEI (.mei)`]);
   }
-  let bytes;
+  let bytes = given;
   try {
-    bytes = await readFile(file);
+    bytes ??= await readFile(file);
   } catch (err) {
     throw invalid(name, [`cannot be read (${/** @type {NodeJS.ErrnoException} */ (err).code ?? 'error'}); check the notation file's path in score.yaml`]);
   }

@@ -46,9 +46,10 @@ export class PoolError extends Error {
 }
 
 /**
- * @param {{ size: number, idleMs?: number, url?: URL }} options
+ * @param {{ size: number, idleMs?: number, url?: URL, resourceLimits?: import('node:worker_threads').ResourceLimits }} options
+ *   resourceLimits: each worker's heap bounds (a worker past them exits, failing its task only)
  */
-export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js', import.meta.url) }) {
+export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js', import.meta.url), resourceLimits }) {
   /** @type {Slot[]} */
   const slots = [];
   /** @type {Job[]} */
@@ -58,7 +59,7 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
 
   function spawn() {
     /** @type {Slot} */
-    const slot = { worker: new Worker(url), job: null, idleTimer: null, failure: '', failedAtStart: false };
+    const slot = { worker: new Worker(url, resourceLimits ? { resourceLimits } : {}), job: null, idleTimer: null, failure: '', failedAtStart: false };
     slot.worker.unref();
     slot.worker.on('message', (/** @type {{ id: number, type: string, data: any }} */ msg) => {
       const job = slot.job;

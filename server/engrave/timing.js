@@ -9,6 +9,7 @@
 
 import { childrenNamed, localName, walk } from './xml.js';
 import { createTempoMapFromBars } from '../../core/tempo-map.js';
+import { PACKAGE_LIMITS } from '../../core/package-limits.js';
 
 /** Verovio's tempo when the notation has none (quarter notes a minute). */
 const DEFAULT_QBPM = 120;
@@ -146,6 +147,11 @@ export function deriveTiming(meiRoot, timemap) {
     if (current && ids.length) current.push([e.qstamp - played[played.length - 1].q0, ids]);
   }
   if (played.length === 0) return { ok: false, problems: ['has no measures that Verovio can time'] };
+  // The bounds of doc/score-format.md, "Limits", before any page is engraved (a page holds at
+  // least one bar, so this bounds the pages too).
+  if (played.length > PACKAGE_LIMITS.bars) {
+    return { ok: false, problems: [`has ${played.length} bars in performance order, more than the ${PACKAGE_LIMITS.bars} a package may have; split the piece into movements`] };
+  }
 
   // A pickup numbered 1 before a bar 2 (some programs count it): number it 0, as musicians do.
   const firstN = parseInt(byId.get(played[0].id)?.n ?? '', 10);
@@ -214,6 +220,10 @@ export function deriveTiming(meiRoot, timemap) {
     lastUnit = m.time[1];
     bars.push({ bar, time: m.time, beats, ...(tempo.length ? { tempo } : {}) });
     length.push(q);
+  }
+  const beats = bars.reduce((n, b) => n + (b.beats ?? b.time[0]), 0);
+  if (beats > PACKAGE_LIMITS.beats) {
+    return { ok: false, problems: [`has ${beats} beats in performance order, more than the ${PACKAGE_LIMITS.beats} a package may have; split the piece into movements`] };
   }
   try {
     createTempoMapFromBars(bars);

@@ -13,7 +13,7 @@ const GOOD_ROWS = [
 ];
 const FILE = 'beatmaps/violin1.csv';
 
-/** @param {string[]} rows @param {{ totalBeats?: number, pageCount?: number }} [o] */
+/** @param {string[]} rows @param {import('../../core/beatmap.js').BeatMapOptions | {}} [o] */
 const csv = (rows, o = {}) => parseBeatMapCsv([HEADER, ...rows].join('\n'), { file: FILE, ...o });
 
 /** @param {ReturnType<typeof csv>} r */
@@ -159,7 +159,7 @@ describe('checkBeatMap', () => {
     const m = /** @type {any} */ (jsonMap());
     expect(check(m, { pageCount: 3 })).toEqual([`${FILE_JSON}: pages: lists 2 pages but the view has 3 page files; list each page once, in order`]);
     m.pages[1].width = 0;
-    expect(check(m)).toEqual([`${FILE_JSON}: pages[1].width: must be a number > 0 (page units: SVG user units or image pixels)`]);
+    expect(check(m)).toEqual([`${FILE_JSON}: pages[1].width: must be a number from 1 to 100000 (page units: SVG user units or image pixels)`]);
     expect(check({ ...jsonMap(), pages: [] })[0]).toMatch(/pages: must list the pages in order/);
   });
 
@@ -199,5 +199,38 @@ describe('barsFromBeats', () => {
     expect(map.totalBeats).toBe(8);
     expect(map.timeAt(6)).toBe(3000);
     expect(map.timeAt(7)).toBeCloseTo(3000 + 60000 / 90);
+  });
+});
+
+describe('beat-map bounds: pages and boxes', () => {
+  const sizes = [{ width: 800, height: 400 }, { width: 800, height: 400 }];
+
+  it('refuses a beat box off its page (CSV: the view\'s page sizes; JSON: its pages)', () => {
+    expect(lines(csv(GOOD_ROWS, { pageSizes: sizes }))).toEqual([]);
+    expect(lines(csv(replaceRow(4, '4,1,0,2,110,900,100,180'), { pageSizes: sizes })))
+      .toEqual([`${FILE} line 6: x1: x1 900 is off page 1 (800 x 400); positions are in page units from its top left corner`]);
+    expect(lines(csv(replaceRow(0, '0,0,0,0,30,60,-5,180'), { pageSizes: sizes })))
+      .toEqual([`${FILE} line 2: y0: y0 -5 is off page 0 (800 x 400); positions are in page units from its top left corner`]);
+    const m = jsonMap();
+    m.beats[2].y1 = 401;
+    expect(lines(checkBeatMap(m, { file: 'v.json' }))).toEqual(['v.json: beats[2].y1: y1 401 is off page 0 (800 x 400); positions are in page units from its top left corner']);
+  });
+
+  it('refuses y0 below y1', () => {
+    expect(lines(csv(replaceRow(1, '1,0,0,1,60,120,180,100'))))
+      .toEqual([`${FILE} line 3: y0: y0 180 is below y1 100; y0..y1 is the system's extent from top to bottom`]);
+  });
+
+  it.each([['NaN', NaN], ['zero', 0], ['a millionth', 1e-6], ['absurdly wide', 1e9], ['infinite', Infinity]])('refuses a page size that is %s', (_, width) => {
+    const m = jsonMap();
+    m.pages[0].width = width;
+    expect(lines(checkBeatMap(m, { file: 'v.json' }))).toEqual(['v.json: pages[0].width: must be a number from 1 to 100000 (page units: SVG user units or image pixels)']);
+  });
+
+  it('refuses a map longer than any score before reading all of it', () => {
+    const rows = Array.from({ length: 50_002 }, (_, b) => `${b},0,0,1,0,1,0,1`);
+    expect(lines(csv(rows))).toEqual([`${FILE} line 50002: has more rows than the 50000 beats a score may have; give one row per beat`]);
+    const m = { beats: rows.map((r) => ({ ...jsonMap().beats[0], beat: Number(r.split(',')[0]) })) };
+    expect(lines(checkBeatMap(m, { file: 'v.json' }))).toEqual(['v.json: beats: lists 50002 beats, more than the 50000 a score may have; give one entry per beat']);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { buildScoreModel, isSafeRelativePath } from '../../core/manifest.js';
+import { PACKAGE_LIMITS } from '../../core/package-limits.js';
 
 const base = () => ({
   id: 'piece', title: 'Piece', bars: 4,
@@ -12,9 +13,12 @@ const base = () => ({
   ],
 });
 
-/** @param {unknown} raw */
-function problems(raw) {
-  const r = buildScoreModel(raw);
+/**
+ * @param {unknown} raw
+ * @param {import('../../core/tempo-map.js').BarSpec[]} [bars]
+ */
+function problems(raw, bars) {
+  const r = buildScoreModel(raw, { bars });
   return r.ok ? [] : r.problems.map((p) => `${p.field}: ${p.message}`);
 }
 
@@ -118,5 +122,68 @@ describe('score manifest', () => {
   it('needs exactly one of set, audio or vote in a cue', () => {
     expect(problems({ ...base(), cues: [{ bar: 1, set: {}, audio: 'a.wav' }] })).toContain('cues[0]: needs exactly one of set, audio or vote');
     expect(problems({ ...base(), cues: [{ bar: 1 }] })).toContain('cues[0]: needs exactly one of set, audio or vote');
+  });
+});
+
+describe('score manifest bounds (doc/score-format.md, "Limits")', () => {
+  const L = PACKAGE_LIMITS;
+  /** @param {Record<string, unknown>} over */
+  const withOver = (over) => ({ ...base(), ...over });
+
+  it('refuses a bar count past the bound before building the bars (1e8 bars took gigabytes)', () => {
+    expect(problems(withOver({ bars: 100_000_000 }))).toEqual([
+      `bars: is 100000000, more than the ${L.bars} bars a package may have; split the piece into movements`,
+    ]);
+  });
+
+  it('keeps a 1,000-bar symphony movement with 30 parts and a full score', () => {
+    const parts = Array.from({ length: 30 }, (_, i) => ({ id: `p${i}` }));
+    const r = buildScoreModel({ ...base(), bars: 1000, parts, cues: [{ bar: 999, set: { text: 'coda' } }] });
+    expect(r.ok).toBe(true);
+  });
+
+  it('refuses a piece of more beats than the bound, however few its bars', () => {
+    expect(problems(withOver({ bars: 2, meter: [{ bar: 1, time: [60_000, 4], tempo: 120 }], cues: [] })))
+      .toEqual([`meter: has 120000 beats in performance order, more than the ${L.beats} a package may have; split the piece into movements`]);
+  });
+
+  it('bounds the engraved bars as it bounds the manifest', () => {
+    const bars = Array.from({ length: L.bars + 1 }, (_, i) => ({ bar: i + 1, time: /** @type {[number, number]} */ ([4, 4]), ...(i === 0 ? { tempo: [{ beat: 1, bpm: 60 }] } : {}) }));
+    expect(problems({ id: 'x', title: 'X', notation: { file: 'x.mei' } }, bars))
+      .toEqual([`notation: has ${L.bars + 1} bars in performance order, more than the ${L.bars} a package may have; split the piece into movements`]);
+  });
+
+  it('bounds the list of parts, of meter changes, of cues and of assets', () => {
+    const many = (/** @type {number} */ n, /** @type {(i: number) => unknown} */ f) => Array.from({ length: n }, (_, i) => f(i));
+    expect(problems(withOver({ parts: many(L.parts + 1, (i) => ({ id: `p${i}` })), cues: [] }))).toEqual([`parts: lists ${L.parts + 1} parts, more than the ${L.parts} a package may have`]);
+    expect(problems(withOver({ meter: many(L.meterChanges + 1, () => ({ bar: 1, time: '4/4', tempo: 60 })) }))[0]).toMatch(/^meter: lists 50001 changes, more than the 50000/);
+    expect(problems(withOver({ cues: many(L.cues + 1, () => ({ at: 0, set: {} })) }))).toEqual([`cues: lists ${L.cues + 1} cues, more than the ${L.cues} a package may have; split the piece into movements`]);
+    expect(problems(withOver({ assets: many(L.assets + 1, (i) => ({ path: `a/${i}.wav` })) }))).toEqual([`assets: lists ${L.assets + 1} files, more than the ${L.assets} a package may have`]);
+    expect(problems(withOver({ cues: many(L.assets + 1, (i) => ({ at: 0, audio: `a/${i}.wav` })) }))).toEqual([`cues: name ${L.assets + 1} files with the assets, more than the ${L.assets} a package may have`]);
+  });
+
+  it('bounds a cue: its size as JSON, its nesting and its tiles; a vote\'s tiles', () => {
+    const at = { at: 0 };
+    expect(problems(withOver({ cues: [{ ...at, set: { text: 'x'.repeat(L.cueBytes) } }] }))[0]).toBe('cues[0].set: is 256 KiB as JSON, more than the 256 KiB a cue may send to every phone; put large content in an asset file');
+    /** @type {Record<string, unknown>} */
+    let deep = { text: 'bottom' };
+    for (let i = 0; i < L.cueDepth; i++) deep = { deeper: deep };
+    expect(problems(withOver({ cues: [{ ...at, set: deep }] }))).toEqual([`cues[0].set: nests deeper than ${L.cueDepth} levels; a cue sets flat values`]);
+    const tiles = Array.from({ length: L.tiles + 1 }, (_, i) => ({ id: `t${i}`, state: 'lit' }));
+    expect(problems(withOver({ cues: [{ ...at, set: { tiles } }] }))).toEqual([`cues[0].set: tiles: lists ${L.tiles + 1} tiles, more than the ${L.tiles} a cue may set`]);
+    const vote = { id: 'v', tiles: Array.from({ length: L.voteTiles + 1 }, (_, i) => `t${i}`), close: { bar: 2 } };
+    expect(problems(withOver({ cues: [{ ...at, vote }] }))).toEqual([`cues[0].vote.tiles: lists ${L.voteTiles + 1} tiles, more than the ${L.voteTiles} a vote may have`]);
+  });
+
+  it('bounds the pages of a view, and the beat-map rows of all views together', () => {
+    const files = Array.from({ length: L.pagesPerView + 1 }, (_, i) => `p/${i}.png`);
+    expect(problems(withOver({ cues: [], pages: { score: { files, beatmap: 'b.csv' } } })))
+      .toEqual([`pages.score.files: lists ${L.pagesPerView + 1} pages, more than the ${L.pagesPerView} a view may have`]);
+    const parts = Array.from({ length: 20 }, (_, i) => ({ id: `p${i}` }));
+    const pages = Object.fromEntries(['score', ...parts.map((p) => p.id)].map((v) => [v, { files: ['a.png'], beatmap: `${v}.csv` }]));
+    // 21 views of 2,500 bars of 4/4: 21 x 10,000 = 210,000 rows, within; 21 x 40,000 is not.
+    expect(problems(withOver({ parts, pages, bars: 2500, cues: [] }))).toEqual([]);
+    expect(problems(withOver({ parts, pages, bars: 10_000, cues: [] })))
+      .toEqual([`pages: 21 views with pages of 40000 beats need 840000 beat-map rows, more than the ${L.beatMapRows} a package may have; split the piece into movements`]);
   });
 });

@@ -36,6 +36,15 @@ describe('scorecast check', () => {
     expect(r.stderr).toMatch(/score\.yaml line 7: cues\[0\]: no bar 7; the score has bars 1\.\.2/);
   });
 
+  it('refuses a package of 100,000,000 bars with a clear error and exit code 1, not an abort', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
+    writeFileSync(path.join(dir, 'score.yaml'), 'id: big\ntitle: Big\nbars: 100000000\nmeter: [{ bar: 1, time: 4/4, tempo: 96 }]\n');
+    const r = await cli(['check', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('SC_ERR_SCORE_INVALID: The score package is invalid; fix the listed problems and try again.\n'
+      + 'score.yaml line 3: bars: is 100000000, more than the 10000 bars a package may have; split the piece into movements\n');
+  });
+
   it('exits 2 with usage on a wrong command', async () => {
     const r = await cli(['frobnicate']);
     expect(r.code).toBe(2);

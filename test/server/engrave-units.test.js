@@ -134,6 +134,17 @@ describe('timing', () => {
   });
 });
 
+describe('timing bounds', () => {
+  it('refuses more bars or beats than a package may have, before any page is engraved', () => {
+    const many = Array.from({ length: 10_001 }, (_, i) => ({ id: `m${i}`, n: String(i + 1) }));
+    const r = deriveTiming(mei(many), timemap(many.map((m) => [m.id, 4])));
+    expect(r).toEqual({ ok: false, problems: ['has 10001 bars in performance order, more than the 10000 a package may have; split the piece into movements'] });
+    const long = Array.from({ length: 2_000 }, (_, i) => ({ id: `m${i}`, n: String(i + 1), ...(i === 0 ? { meter: '30/4' } : {}) }));
+    expect(deriveTiming(mei(long), timemap(long.map((m) => [m.id, 30]))))
+      .toEqual({ ok: false, problems: ['has 60000 beats in performance order, more than the 50000 a package may have; split the piece into movements'] });
+  });
+});
+
 describe('beat map', () => {
   const box = (/** @type {string} */ id, /** @type {Partial<import('../../server/engrave/svg-layout.js').MeasureBox>} */ more = {}) => ({
     id, page: 0, system: 0, left: 100, right: 500, lead: 100, y0: 10, y1: 90, mRest: null, ...more,

@@ -78,6 +78,29 @@ describe('score reload', () => {
     expect((await app.inject({ url: '/api/status', headers: auth })).json().reload.problems).toEqual([]);
   });
 
+  it('a score.yaml of 100,000,000 bars is refused with its file, line and field, on reload and under --watch; the server plays on', async () => {
+    const { dir, app, conductor, hub } = await setup(true);
+    await until(() => conductor.state.beat >= 1);
+    const epoch = hub.epoch;
+    writeFileSync(path.join(dir, 'score.yaml'), manifest('huge').replace('bars: 8', 'bars: 100000000'));
+    // The watcher's reload is refused first; the conductor sees why.
+    /** @type {string[]} */
+    let problems = [];
+    for (let i = 0; i < 100 && problems.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      problems = (await app.inject({ url: '/api/status', headers: auth })).json().reload.problems;
+    }
+    expect(problems).toEqual(['score.yaml line 3: bars: is 100000000, more than the 10000 bars a package may have; split the piece into movements']);
+    const res = await app.inject({ method: 'POST', url: '/api/reload', headers: auth });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'SC_ERR_SCORE_INVALID' });
+    expect(res.json().message).toMatch(/\nscore\.yaml line 3: bars: is 100000000, more than the 10000 bars a package may have; split the piece into movements$/);
+    expect((await app.inject('/healthz')).json()).toMatchObject({ status: 'ok', epoch });
+    expect(conductor.state.cues.audience).toEqual({ text: 'first' });
+    const beat = conductor.state.beat;
+    await until(() => conductor.state.beat > beat);
+  });
+
   it('reload and status need the conductor token', async () => {
     const { app, hub } = await setup(false);
     const epoch = hub.epoch;

@@ -1,9 +1,11 @@
 import path from 'node:path';
 import os from 'node:os';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, linkSync, mkdtempSync, mkdirSync, readFileSync, realpathSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { loadPackage } from '../../server/score-package.js';
 import { importZScore } from '../../server/import/zscore.js';
+import { PACKAGE_LIMITS } from '../../core/package-limits.js';
 
 const CACHE = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
 /** @param {string} dir */
@@ -122,5 +124,137 @@ describe('score package loader', () => {
     expect(Object.keys(s.views).sort()).toEqual(['cello', 'score', 'violin']);
     expect(s.views.violin.pages).toHaveLength(2);
     for (const v of Object.values(s.views)) expect(v.beats).toHaveLength(s.model.map.totalBeats);
+  });
+});
+
+describe('score package loader: bounds and links', () => {
+  const outside = mkdtempSync(path.join(os.tmpdir(), 'sc-secret-'));
+  const secret = path.join(outside, 'passwd');
+  writeFileSync(secret, 'root:x:0:0:secret\n');
+
+  it('refuses a symbolic link to a file outside the package, and never lists it to serve', async () => {
+    const dir = pkg(`${GOOD}assets:\n  - { path: notes.txt }\n`);
+    symlinkSync(secret, path.join(dir, 'notes.txt'));
+    await expect(loadScore(dir)).rejects.toMatchObject({
+      code: 'SC_ERR_SCORE_INVALID', message: expect.stringMatching(/\nnotes\.txt: leads outside the package \(a link\); put the file itself in the package/),
+    });
+  });
+
+  it('refuses a folder linked from outside, an audio cue through it and a linked score.yaml', async () => {
+    const dir = pkg(`${GOOD}  - { at: 1, audio: clips/bell.wav }\n`);
+    mkdirSync(path.join(outside, 'clips'), { recursive: true });
+    writeFileSync(path.join(outside, 'clips/bell.wav'), 'RIFF');
+    symlinkSync(path.join(outside, 'clips'), path.join(dir, 'clips'));
+    await expect(loadScore(dir)).rejects.toThrow(/\nclips\/bell\.wav: leads outside the package/);
+    const linked = mkdtempSync(path.join(os.tmpdir(), 'sc-pkg-'));
+    writeFileSync(path.join(outside, 'score.yaml'), GOOD);
+    symlinkSync(path.join(outside, 'score.yaml'), path.join(linked, 'score.yaml'));
+    await expect(loadScore(linked)).rejects.toThrow(/\nscore\.yaml: leads outside the package/);
+  });
+
+  it('keeps a link that stays inside the package, serving the file it names', async () => {
+    const dir = pkg(`${GOOD}assets:\n  - { path: alias.wav }\n`, { 'real/a.wav': 'data' });
+    symlinkSync('real/a.wav', path.join(dir, 'alias.wav'));
+    const s = await loadScore(dir);
+    expect(s.files.get(s.assets[0].url)?.file).toBe(path.join(realpathSync(dir), 'real/a.wav'));
+  });
+
+  it('refuses a hard link (a second name, which may be a file elsewhere) and a FIFO, without hanging', async () => {
+    const dir = pkg(`${GOOD}assets:\n  - { path: hard.txt }\n`);
+    linkSync(path.join(outside, 'passwd'), path.join(dir, 'hard.txt'));
+    await expect(loadScore(dir)).rejects.toThrow(/\nhard\.txt: has 2 names \(a hard link, which may lead outside the package\); put a copy of the file in the package/);
+    const fifo = pkg(`${GOOD}assets:\n  - { path: pipe.wav }\n`);
+    execFileSync('mkfifo', [path.join(fifo, 'pipe.wav')]);
+    await expect(loadScore(fifo)).rejects.toThrow(/\npipe\.wav: is not a regular file/);
+  });
+
+  it('answers a YAML alias bomb with the line of the first alias', async () => {
+    const lol = (/** @type {string} */ a, /** @type {string} */ b) => `${a}: &${a} [${Array(9).fill(`*${b}`).join(', ')}]\n`;
+    const dir = pkg(`${GOOD}x: &x [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n${lol('y', 'x')}${lol('z', 'y')}${lol('w', 'z')}`);
+    await expect(loadScore(dir)).rejects.toMatchObject({
+      code: 'SC_ERR_SCORE_INVALID', message: expect.stringMatching(/\nscore\.yaml line 9: aliases: aliases \(\*name\) expand to more than 100 copies/),
+    });
+  });
+
+  it('answers an alias inside the value it names (an endless value) with its line', async () => {
+    const dir = pkg(`${GOOD}  - { at: 1, set: &s { x: *s } }\n`);
+    await expect(loadScore(dir)).rejects.toThrow(/\nscore\.yaml line 8: aliases: an alias \(\*name\) is inside the value it names, which makes the value endless; write the values out$/);
+  });
+
+  it('bounds the size of score.yaml and of a beat map, naming the file', async () => {
+    const big = pkg(`${GOOD}# ${'x'.repeat(PACKAGE_LIMITS.manifestBytes)}\n`);
+    await expect(loadScore(big)).rejects.toThrow(/\nscore\.yaml: is 2\.0 MiB, more than the 2 MiB a file of its kind may be/);
+    const manifest = `${GOOD}pages:\n  score: { files: [p1.svg], beatmap: score.csv }\n`;
+    const dir = pkg(manifest, { 'p1.svg': '<svg viewBox="0 0 800 400"/>', 'score.csv': 'x'.repeat(PACKAGE_LIMITS.beatMapBytes + 1) });
+    await expect(loadScore(dir)).rejects.toThrow(/score\.yaml line 9: pages\.score\.beatmap: score\.csv is 8\.0 MiB, more than the 8 MiB/);
+  });
+
+  it('refuses a package past its total size before hashing any asset (sparse files of 1 GiB)', async () => {
+    const dir = pkg(`${GOOD}assets:\n  - { path: a.wav }\n  - { path: b.wav }\n  - { path: c.wav }\n`, { 'a.wav': '', 'b.wav': '', 'c.wav': '' });
+    for (const f of ['a.wav', 'b.wav', 'c.wav']) truncateSync(path.join(dir, f), PACKAGE_LIMITS.assetBytes);
+    const err = await loadScore(dir).catch((e) => e);
+    expect(err.message.split('\n').slice(1)).toEqual([`${path.basename(dir)}: its files come to more than the 2 GiB a package may be (the rest were not read); keep only what the performance needs`]);
+  });
+
+  it('refuses a page whose size is not a number or absurd, and a beat box off its page', async () => {
+    const rows = Array.from({ length: 8 }, (_, b) => `${b},0,0,${Math.floor(b / 4) + 1},${b * 90},${b * 90 + 180},10,390`);
+    const manifest = `${GOOD}pages:\n  score: { files: [p1.svg], beatmap: score.csv }\n`;
+    const csv = ['beat,page,system,bar,x0,x1,y0,y1', ...rows].join('\n');
+    await expect(loadScore(pkg(manifest, { 'p1.svg': '<svg viewBox="0 0 800 400"/>', 'score.csv': csv })))
+      .rejects.toThrow(/\nscore\.csv line 9: x1: x1 810 is off page 0 \(800 x 400\); positions are in page units from its top left corner/);
+    await expect(loadScore(pkg(manifest, { 'p1.svg': '<svg viewBox="0 0 . 400"/>', 'score.csv': csv })))
+      .rejects.toThrow(/\np1\.svg: is not a PNG, JPEG or SVG image I can read/);
+    const png = Buffer.alloc(33);
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png);
+    png.writeUInt32BE(13, 8);
+    png.write('IHDR', 12, 'latin1');
+    png.writeUInt32BE(20_000, 16);
+    png.writeUInt32BE(20_000, 20);
+    const raster = pkg(manifest.replace('p1.svg', 'p1.png'), { 'score.csv': csv });
+    writeFileSync(path.join(raster, 'p1.png'), png);
+    await expect(loadScore(raster)).rejects.toThrow(/\np1\.png: is 20000 x 20000 pixels, more than the 64000000 a tablet can be asked to decode; export it at a lower resolution/);
+    await expect(loadScore(pkg(manifest, { 'p1.svg': '<svg viewBox="0 0 1e308 400"/>', 'score.csv': csv })))
+      .rejects.toThrow(/\np1\.svg: is 1e\+308 x 400; a page's width/);
+    await expect(loadScore(pkg(manifest, { 'p1.svg': '<svg width="0.001" height="400"/>', 'score.csv': csv })))
+      .rejects.toThrow(/\np1\.svg: is 0\.001 x 400; a page's width/);
+  });
+});
+
+describe('score package loader: a package wrong everywhere', () => {
+  it('lists its first 200 problems with their lines, and how many more', async () => {
+    const dir = pkg(`${GOOD}${Array.from({ length: 300 }, (_, i) => `  - { at: ${1000 + i}, set: { text: late } }\n`).join('')}`);
+    const lines = (await loadScore(dir).catch((e) => e)).message.split('\n').slice(1);
+    expect(lines).toHaveLength(201);
+    expect(lines[0]).toBe('score.yaml line 8: cues[1]: is at beat 1000, after the last beat (7); move it or extend the score');
+    expect(lines[199]).toMatch(/^score\.yaml line 207: cues\[200\]: is at beat 1199/);
+    expect(lines[200]).toBe('and 100 more problems');
+  });
+});
+
+const UNION_ROSE = '/work/shared/zscore/union-rose';
+
+describe.skipIf(!existsSync(UNION_ROSE))('the bounds and a real piece', () => {
+  it('loads Union Rose\'s full score as ZScore exported it: 56 pages, 897 beats', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-union-rose-'));
+    mkdirSync(path.join(dir, 'pages'));
+    /** @type {Map<number, string>} */
+    const rows = new Map();
+    for (let page = 1; page <= 56; page++) {
+      copyFileSync(path.join(UNION_ROSE, `Union_Rose_FullScore_page${page}.png`), path.join(dir, `pages/${page}.png`));
+      const lines = readFileSync(path.join(UNION_ROSE, `Union_Rose_FullScore_page${page}_BeatInfo.csv`), 'utf8').split(/\r\n?|\n/).slice(1);
+      for (const line of lines) {
+        const c = line.split(',');
+        // Beat rows name a page resource; a page opens with the previous page's last beat again.
+        if (c.length < 22 || !c[22]?.startsWith('/') || rows.has(Number(c[10]))) continue;
+        rows.set(Number(c[10]), [c[10], page - 1, 0, c[5], c[17], c[18], c[19], c[20]].join(','));
+      }
+    }
+    writeFileSync(path.join(dir, 'score.csv'), ['beat,page,system,bar,x0,x1,y0,y1', ...rows.values()].join('\n'));
+    writeFileSync(path.join(dir, 'score.yaml'), `id: union-rose\ntitle: Union Rose\npickup: 1\nbars: 56\nmeter: [{ bar: 1, time: 16/4, tempo: 80 }]\n`
+      + `pages:\n  score: { files: [${Array.from({ length: 56 }, (_, i) => `pages/${i + 1}.png`).join(', ')}], beatmap: score.csv }\n`);
+    const s = await loadScore(dir);
+    expect(s.model.map.totalBeats).toBe(897);
+    expect(s.views.score.pages).toHaveLength(56);
+    expect(s.views.score.pages[0]).toMatchObject({ width: expect.any(Number), height: expect.any(Number) });
   });
 });

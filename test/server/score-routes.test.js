@@ -1,7 +1,7 @@
 import path from 'node:path';
 import os from 'node:os';
 import zlib from 'node:zlib';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { describe, it, expect, afterEach } from 'vitest';
 import Fastify from 'fastify';
 import { scoreRoutes, pickEncoding } from '../../server/score-routes.js';
@@ -21,12 +21,12 @@ function setup() {
   writeFileSync(`${file}.gz`, zlib.gzipSync(svg));
   const pkg = packageOf(smallModel());
   const url = '/scores/fixture/abc123/score-1.svg';
-  pkg.files.set(url, { file, type: 'image/svg+xml', etag: 'abc123-score-1', br: `${file}.br`, gz: `${file}.gz` });
+  pkg.files.set(url, { file, root: dir, type: 'image/svg+xml', etag: 'abc123-score-1', br: `${file}.br`, gz: `${file}.gz` });
   pkg.views.score = { pages: [{ url, width: 10, height: 10 }], beats: [] };
   const app = Fastify();
   scoreRoutes(app, { current: () => pkg });
   apps.push(app);
-  return { app, url, svg };
+  return { app, url, svg, pkg };
 }
 
 describe('score routes', () => {
@@ -94,5 +94,31 @@ describe('score timeline', () => {
     ]);
     // Not part of /api/score, which every phone loads.
     expect((await app.inject('/api/score')).json().timeline).toBeUndefined();
+  });
+});
+
+describe('score files never leave their folder', () => {
+  it('refuses a file that became a link since the load, and a hard link, answering 404', async () => {
+    const { app, url, svg, pkg } = setup();
+    const pkgFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'sc-secret-')), 'passwd');
+    writeFileSync(pkgFile, 'root:x:0:0:secret\n');
+    const plain = await app.inject({ url, headers: { 'accept-encoding': 'identity' } });
+    expect(plain.body).toBe(svg);
+    // The loader listed <dir>/score-1.svg; replace it (and its variants) with links out.
+    const served = /** @type {import('../../server/score-package.js').ServedFile} */ (pkg.files.get(url));
+    for (const f of [served.file, `${served.file}.br`, `${served.file}.gz`]) {
+      rmSync(f);
+      symlinkSync(pkgFile, f);
+    }
+    for (const enc of ['identity', 'br', 'gzip']) {
+      const res = await app.inject({ url, headers: { 'accept-encoding': enc } });
+      expect(res.statusCode, enc).toBe(404);
+      expect(res.body).not.toContain('secret');
+    }
+    for (const f of [served.file, `${served.file}.br`, `${served.file}.gz`]) {
+      rmSync(f);
+      linkSync(pkgFile, f);
+    }
+    expect((await app.inject({ url, headers: { 'accept-encoding': 'identity' } })).statusCode).toBe(404);
   });
 });
