@@ -11,6 +11,7 @@ import { ScorecastError } from '../core/errors.js';
 import { readManifest, describeProblems } from './manifest-file.js';
 import { engraveScore } from './engrave/index.js';
 import { imageSize } from './image-size.js';
+import { sanitizeSvgPages } from './sanitize-svg-pages.js';
 
 /**
  * @typedef {object} ServedFile
@@ -19,6 +20,7 @@ import { imageSize } from './image-size.js';
  * @property {string} etag
  * @property {string} [br]       precompressed brotli variant
  * @property {string} [gz]       precompressed gzip variant
+ * @property {Buffer} [body]     what is served instead of the file (an SVG after cleaning)
  */
 
 /**
@@ -68,6 +70,9 @@ const typeOf = (p) => TYPES[path.extname(p).toLowerCase()] ?? 'application/octet
 
 /** @param {Buffer} data */
 const hashOf = (data) => createHash('sha256').update(data).digest('hex').slice(0, 16);
+
+/** @param {string} p */
+const isSvg = (p) => path.extname(p).toLowerCase() === '.svg';
 
 /**
  * @param {unknown} v
@@ -120,18 +125,41 @@ export async function loadPackage(packageDir, { cacheDir }) {
     }
   }
 
+  /**
+   * SVG files are served only as cleaned (sanitize-svg.js), at the URL of what is served; a file
+   * that cannot be cleaned is a problem of the package.
+   * @param {{ rel: string, data: Buffer, add: (url: string, served: ServedFile, bytes: number) => void }[]} list
+   */
+  async function serveCleanSvgs(list) {
+    const results = await sanitizeSvgPages(list.map((s) => s.data));
+    for (const [i, { rel, add }] of list.entries()) {
+      const r = results[i];
+      if (!r.ok) { problems.push(`${rel}: ${r.reason}; export it again as a plain SVG file`); continue; }
+      if (r.removed > 0) warnings.push(`${rel}: ${r.removed} element(s) or attribute(s) removed (scripts, event handlers, links or references outside the page)`);
+      const body = Buffer.from(r.svg);
+      const hash = hashOf(body);
+      add(`/scores/${id}/${hash}/${rel}`, { file: path.join(dir, rel), type: typeOf(rel), etag: hash, body }, body.length);
+    }
+  }
+
   /** @type {Map<string, { url: string, bytes: number }>} */
   const hashed = new Map();
+  /** @type {Parameters<typeof serveCleanSvgs>[0]} */
+  const svgAssets = [];
   for (const rel of assetPaths(raw)) {
     // Unsafe paths are reported by the manifest check; they are never read.
     if (rel.split('/').includes('..') || path.isAbsolute(rel) || rel.includes('\\')) continue;
     const data = await readFile(path.join(dir, rel)).catch(() => null);
     if (!data) continue;
+    const add = (/** @type {string} */ url, /** @type {ServedFile} */ served, /** @type {number} */ bytes) => {
+      hashed.set(rel, { url, bytes });
+      files.set(url, served);
+    };
+    if (isSvg(rel)) { svgAssets.push({ rel, data, add }); continue; }
     const hash = hashOf(data);
-    const url = `/scores/${id}/${hash}/${rel}`;
-    hashed.set(rel, { url, bytes: data.length });
-    files.set(url, { file: path.join(dir, rel), type: typeOf(rel), etag: hash });
+    add(`/scores/${id}/${hash}/${rel}`, { file: path.join(dir, rel), type: typeOf(rel), etag: hash }, data.length);
   }
+  if (svgAssets.length > 0) await serveCleanSvgs(svgAssets);
 
   /** @type {import('../core/tempo-map.js').BarSpec[] | undefined} */
   let bars;
@@ -184,6 +212,8 @@ export async function loadPackage(packageDir, { cacheDir }) {
       };
     }
   }
+  /** @type {Parameters<typeof serveCleanSvgs>[0]} */
+  const svgPages = [];
   for (const [view, spec] of Object.entries(model.pages ?? {})) {
     /** @type {ViewPages['pages']} */
     const pages = [];
@@ -192,6 +222,12 @@ export async function loadPackage(packageDir, { cacheDir }) {
       if (!data) continue;
       const size = imageSize(data, rel);
       if (!size) { problems.push(`${rel}: is not a PNG, JPEG or SVG image I can read; export the page as PNG or SVG`); continue; }
+      if (isSvg(rel)) {
+        const page = { url: '', ...size };
+        pages.push(page);
+        svgPages.push({ rel, data, add: (url, served) => { page.url = url; files.set(url, served); } });
+        continue;
+      }
       const hash = hashOf(data);
       const url = `/scores/${model.id}/${hash}/${rel}`;
       files.set(url, { file: path.join(dir, rel), type: typeOf(rel), etag: hash });
@@ -207,6 +243,7 @@ export async function loadPackage(packageDir, { cacheDir }) {
     if (!checked.ok) { problems.push(...checked.problems.map(describeBeatMapProblem)); continue; }
     views[view] = { pages, beats: checked.value.beats };
   }
+  if (svgPages.length > 0) await serveCleanSvgs(svgPages);
   if (problems.length > 0) throw new ScorecastError('SC_ERR_SCORE_INVALID', `\n${problems.join('\n')}`);
   return { dir, model, assets, views, files, warnings };
 }

@@ -1,0 +1,99 @@
+// Cleans an SVG page from a score package before any browser sees it. Packages come from others
+// (doc/security.md), and the notation views inline their pages into the page's own document,
+// so a script, an event handler or a link in a page would run with the page's rights (in the
+// preview: beside the conductor token). DOMPurify's SVG allow-list does the cleaning, on the
+// document as an XML parser reads it (as the browser will: client/src/notation/page-svg.js
+// parses pages as image/svg+xml), and the result is written back with an XML serializer, so
+// what was checked is exactly what is served: no second parse of HTML-serialized text can turn
+// it into something else. On top of DOMPurify's list, nothing may point outside the page: links
+// and <use> only to `#fragment`s, <image> only to `#fragment`s or inline raster data, CSS only
+// `url(#fragment)`, no @import.
+
+import createDOMPurify from 'dompurify';
+import { JSDOM } from 'jsdom';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** @typedef {{ ok: true, svg: string, removed: number } | { ok: false, reason: string }} SanitizeResult */
+
+// Verovio draws every glyph as <use href="#id">, which DOMPurify leaves out by default (an
+// external <use> can pull in a whole other document): it is allowed back here, with its href
+// held to fragments below. Animation can rewrite an href after cleaning (<animate>, <set>),
+// and notation does not need it.
+/** @type {import('dompurify').Config & { RETURN_DOM: true }} */
+const CONFIG = {
+  USE_PROFILES: { svg: true, svgFilters: true },
+  ADD_TAGS: ['use'],
+  ADD_ATTR: ['xml:lang', 'xml:space'],
+  FORBID_TAGS: ['animate', 'animateColor', 'animateMotion', 'animateTransform', 'set', 'discard'],
+  FORBID_ATTR: ['xml:base', 'target'],
+  RETURN_DOM: true,
+};
+
+const FRAGMENT_RE = /^#[\w.:-]*$/;
+// Raster images embedded in the page (a scanned page in an SVG wrapper): no fetch, no script.
+const RASTER_DATA_RE = /^data:image\/(?:png|jpeg|gif|webp|avif);base64,[A-Za-z0-9+/=\s]*$/;
+const URL_RE = /url\s*\(/gi;
+const FRAGMENT_URL_RE = /^url\s*\(\s*(['"]?)#[\w.:-]*\1\s*\)/i;
+
+/**
+ * Whether CSS text (a style attribute, a <style> element, a presentation attribute such as fill)
+ * can only refer to things inside the page. Backslashes are refused outright: a CSS escape can
+ * spell url( or an at-rule import without the letters.
+ * @param {string} css
+ */
+export function isContainedCss(css) {
+  if (css.includes('\\') || /@import|image-set\s*\(|expression\s*\(|-moz-binding|behavior\s*:/i.test(css)) return false;
+  for (const m of css.matchAll(URL_RE)) {
+    if (!FRAGMENT_URL_RE.test(css.slice(m.index))) return false;
+  }
+  return true;
+}
+
+/** @type {{ purify: import('dompurify').DOMPurify, window: any } | null} */
+let shared = null;
+
+function purifier() {
+  if (shared) return shared;
+  const { window } = new JSDOM('');
+  const purify = createDOMPurify(/** @type {any} */ (window));
+  purify.addHook('afterSanitizeAttributes', (node) => {
+    for (const attr of [...node.attributes]) {
+      const value = attr.value.trim();
+      if (attr.localName === 'href' || attr.localName === 'src') {
+        const ok = FRAGMENT_RE.test(value) || (node.localName === 'image' && RASTER_DATA_RE.test(value));
+        if (!ok) node.removeAttributeNode(attr);
+      } else if (!isContainedCss(attr.value)) {
+        node.removeAttributeNode(attr);
+      }
+    }
+  });
+  purify.addHook('uponSanitizeElement', (node, data) => {
+    // A <style> whose text reaches outside the page goes as a whole: a rule cannot be cut out
+    // of CSS safely without parsing it.
+    if (data.tagName === 'style' && !isContainedCss(node.textContent ?? '')) node.textContent = '';
+  });
+  shared = { purify, window };
+  return shared;
+}
+
+/**
+ * Clean one SVG page. Never throws: a page that is not a well-formed SVG document is an error
+ * value naming what is wrong.
+ * @param {string} text  the page as found in the package
+ * @returns {SanitizeResult}
+ */
+export function sanitizeSvg(text) {
+  const { purify, window } = purifier();
+  const parsed = new window.DOMParser().parseFromString(text, 'image/svg+xml');
+  const root = parsed.documentElement;
+  const error = parsed.getElementsByTagName('parsererror')[0];
+  if (error) return { ok: false, reason: `is not well-formed XML (${(error.textContent ?? '').trim().slice(0, 120)})` };
+  if (root.localName !== 'svg' || root.namespaceURI !== SVG_NS) return { ok: false, reason: 'is not an SVG document (its root element is not <svg> in the SVG namespace)' };
+  const body = /** @type {Element} */ (/** @type {unknown} */ (purify.sanitize(root, CONFIG)));
+  // DOMPurify counts the <body> it wraps the page in as removed.
+  const removed = purify.removed.filter((r) => !('element' in r && r.element?.nodeName === 'BODY')).length;
+  const svg = body.firstElementChild;
+  if (!svg || svg.localName !== 'svg') return { ok: false, reason: 'has nothing left after removing what a page may not contain' };
+  return { ok: true, svg: new window.XMLSerializer().serializeToString(svg), removed };
+}
