@@ -7,7 +7,7 @@
 // what was checked is exactly what is served: no second parse of HTML-serialized text can turn
 // it into something else. On top of DOMPurify's list, nothing may point outside the page: links
 // and <use> only to `#fragment`s, <image> only to `#fragment`s or inline raster data, CSS only
-// `url(#fragment)`, no @import.
+// `url(#fragment)` or inline image and font data, no @import.
 
 import createDOMPurify from 'dompurify';
 import { JSDOM } from 'jsdom';
@@ -34,7 +34,10 @@ const FRAGMENT_RE = /^#[\w.:-]*$/;
 // Raster images embedded in the page (a scanned page in an SVG wrapper): no fetch, no script.
 const RASTER_DATA_RE = /^data:image\/(?:png|jpeg|gif|webp|avif);base64,[A-Za-z0-9+/=\s]*$/;
 const URL_RE = /url\s*\(/gi;
-const FRAGMENT_URL_RE = /^url\s*\(\s*(['"]?)#[\w.:-]*\1\s*\)/i;
+// Inline data stays inside the page too: Verovio embeds its text font (Leipzig) in an
+// @font-face as a data: URL.
+const INLINE_DATA = String.raw`data:(?:image\/(?:png|jpeg|gif|webp|avif)|font\/(?:woff2?|ttf|otf)|application\/(?:font-woff2?|x-font-ttf|x-font-opentype|vnd\.ms-opentype))(?:;charset=[\w-]+)?;base64,[A-Za-z0-9+/=\s]*`;
+const CONTAINED_URL_RE = new RegExp(String.raw`^url\s*\(\s*(['"]?)(?:#[\w.:-]*|${INLINE_DATA})\1\s*\)`, 'i');
 
 /**
  * Whether CSS text (a style attribute, a <style> element, a presentation attribute such as fill)
@@ -45,13 +48,15 @@ const FRAGMENT_URL_RE = /^url\s*\(\s*(['"]?)#[\w.:-]*\1\s*\)/i;
 export function isContainedCss(css) {
   if (css.includes('\\') || /@import|image-set\s*\(|expression\s*\(|-moz-binding|behavior\s*:/i.test(css)) return false;
   for (const m of css.matchAll(URL_RE)) {
-    if (!FRAGMENT_URL_RE.test(css.slice(m.index))) return false;
+    if (!CONTAINED_URL_RE.test(css.slice(m.index))) return false;
   }
   return true;
 }
 
 /** @type {{ purify: import('dompurify').DOMPurify, window: any } | null} */
 let shared = null;
+/** <style> elements emptied by the current sanitizeSvg call (DOMPurify does not count them). */
+let emptied = 0;
 
 function purifier() {
   if (shared) return shared;
@@ -71,7 +76,10 @@ function purifier() {
   purify.addHook('uponSanitizeElement', (node, data) => {
     // A <style> whose text reaches outside the page goes as a whole: a rule cannot be cut out
     // of CSS safely without parsing it.
-    if (data.tagName === 'style' && !isContainedCss(node.textContent ?? '')) node.textContent = '';
+    if (data.tagName === 'style' && !isContainedCss(node.textContent ?? '')) {
+      node.textContent = '';
+      emptied++;
+    }
   });
   shared = { purify, window };
   return shared;
@@ -85,6 +93,7 @@ function purifier() {
  */
 export function sanitizeSvg(text) {
   const { purify, window } = purifier();
+  emptied = 0;
   const parsed = new window.DOMParser().parseFromString(text, 'image/svg+xml');
   const root = parsed.documentElement;
   const error = parsed.getElementsByTagName('parsererror')[0];
@@ -92,7 +101,7 @@ export function sanitizeSvg(text) {
   if (root.localName !== 'svg' || root.namespaceURI !== SVG_NS) return { ok: false, reason: 'is not an SVG document (its root element is not <svg> in the SVG namespace)' };
   const body = /** @type {Element} */ (/** @type {unknown} */ (purify.sanitize(root, CONFIG)));
   // DOMPurify counts the <body> it wraps the page in as removed.
-  const removed = purify.removed.filter((r) => !('element' in r && r.element?.nodeName === 'BODY')).length;
+  const removed = purify.removed.filter((r) => !('element' in r && r.element?.nodeName === 'BODY')).length + emptied;
   const svg = body.firstElementChild;
   if (!svg || svg.localName !== 'svg') return { ok: false, reason: 'has nothing left after removing what a page may not contain' };
   return { ok: true, svg: new window.XMLSerializer().serializeToString(svg), removed };

@@ -21,7 +21,8 @@ function plainHost(host) {
  *   (the built pages have none: check dist/client/*.html after a Vite upgrade).
  * - style-src 'unsafe-inline': engraved pages carry a <style> element (Verovio's) and are
  *   inlined; CSS that could fetch is held to 'self' by img-src and font-src.
- * - img-src data: for the favicon (`data:,`) and raster images inside SVG pages.
+ * - img-src and font-src data: for the favicon (`data:,`), raster images inside SVG pages and
+ *   the text font Verovio embeds in engraved pages; data: URLs fetch nothing.
  * - connect-src: the live transports (WebSocket, SSE, polling) and the API, to this host only.
  *   'self' covers ws: and wss: to the same host in CSP Level 3; the explicit sources are for
  *   browsers that predate it.
@@ -36,7 +37,7 @@ export function pagePolicy(host) {
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
     "media-src 'self'",
-    "font-src 'self'",
+    "font-src 'self' data:",
     `connect-src 'self'${live}`,
     "worker-src 'self'",
     "manifest-src 'self'",

@@ -3,6 +3,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { mkdtempSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
+import { JSDOM } from 'jsdom';
 import { isContainedCss, sanitizeSvg } from '../../server/sanitize-svg.js';
 import { loadPackage } from '../../server/score-package.js';
 
@@ -70,8 +71,12 @@ describe('sanitizeSvg', () => {
     expect(isContainedCss('@import "x.css"')).toBe(false);
     expect(isContainedCss('fill: u\\72l(x)')).toBe(false);
     expect(isContainedCss('background-image: image-set("x.png" 1x)')).toBe(false);
+    expect(isContainedCss("@font-face { src: url(data:application/font-woff2;charset=utf-8;base64,d09GMgAB) }")).toBe(true);
+    expect(isContainedCss('@font-face { src: url(data:text/html;base64,PHNjcmlwdD4=) }')).toBe(false);
+    expect(isContainedCss('fill: url(data:image/svg+xml;base64,PHN2Zz4=)')).toBe(false);
     const out = clean(SVG('<style>@font-face { src: url(/x.woff) }</style><rect style="fill: url(x.png)" fill="url(https://a/b)"/>'));
     expect(out).toBe(SVG('<style/><rect/>'));
+    expect(sanitizeSvg(SVG('<style>@import "x.css";</style>'))).toMatchObject({ ok: true, removed: 1 });
   });
 
   it('keeps an engraved page as it was', async () => {
@@ -81,6 +86,13 @@ describe('sanitizeSvg', () => {
     const r = sanitizeSvg(text);
     expect(r).toMatchObject({ ok: true, removed: 0 });
     expect(census(r.ok ? r.svg : '')).toEqual(census(text));
+    // Everything as an XML parser reads the page, the embedded text font too.
+    const { window } = new JSDOM('');
+    const original = new window.XMLSerializer().serializeToString(new window.DOMParser().parseFromString(text, 'image/svg+xml').documentElement);
+    expect(original).toContain('@font-face');
+    // (DOMPurify trims attribute values: Verovio writes `points="... "`.)
+    const trimmed = (/** @type {string} */ svg) => svg.replace(/="\s+/g, '="').replace(/\s+"(?=[\s/>])/g, '"');
+    expect(r.ok && trimmed(r.svg) === trimmed(original)).toBe(true);
   }, 60_000);
 
   it('answers an error value for text that is not an SVG document', () => {
