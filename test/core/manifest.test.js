@@ -29,7 +29,7 @@ describe('score manifest', () => {
   });
 
   it('takes cue colours written as names, #hex, rgb() or hsl(), and null to clear them', () => {
-    const m = base();
+    const m = /** @type {any} */ (base());
     const colours = ['white', 'DodgerBlue', 'transparent', '#fff', '#ffff', '#1e90ff', '#1e90ff80', 'rgb(0, 0, 0)',
       'rgba(225,225,225,0.7)', 'rgb(10% 20% 30% / 50%)', 'hsl(210deg 100% 56%)', 'hsla(210, 100%, 56%, .5)', null];
     m.cues = colours.map((c, i) => ({ at: i, set: { color: c, background: c } }));
@@ -42,7 +42,7 @@ describe('score manifest', () => {
     { url: 'x' }, 'red\\,', 'a'.repeat(65),
   ])('refuses a cue colour that is not just a colour: %j', (bad) => {
     expect(isColour(bad)).toBe(false);
-    const m = base();
+    const m = /** @type {any} */ (base());
     m.cues.push({ at: 1, set: { text: 'x', background: bad } });
     m.cues.push({ at: 2, set: { color: bad } });
     expect(problems(m)).toEqual([
