@@ -62,15 +62,14 @@ function purifier() {
   if (shared) return shared;
   const { window } = new JSDOM('');
   const purify = createDOMPurify(/** @type {any} */ (window));
-  purify.addHook('afterSanitizeAttributes', (node) => {
-    for (const attr of [...node.attributes]) {
-      const value = attr.value.trim();
-      if (attr.localName === 'href' || attr.localName === 'src') {
-        const ok = FRAGMENT_RE.test(value) || (node.localName === 'image' && RASTER_DATA_RE.test(value));
-        if (!ok) node.removeAttributeNode(attr);
-      } else if (!isContainedCss(attr.value)) {
-        node.removeAttributeNode(attr);
-      }
+  // Called by DOMPurify for each attribute it is about to keep (the name lower-cased):
+  // an attribute left out here is removed like one off its list.
+  purify.addHook('uponSanitizeAttribute', (node, data) => {
+    const value = data.attrValue.trim();
+    if (/(?:^|:)href$|^src$/.test(data.attrName)) {
+      if (!(FRAGMENT_RE.test(value) || (node.localName === 'image' && RASTER_DATA_RE.test(value)))) data.keepAttr = false;
+    } else if (/[(\\@]/.test(value) && !isContainedCss(value)) {
+      data.keepAttr = false;
     }
   });
   purify.addHook('uponSanitizeElement', (node, data) => {
