@@ -14,6 +14,7 @@ import { previewStateFile } from '../server/preview.js';
 
 const HOSTILE = fileURLToPath(new URL('../test/fixtures/hostile', import.meta.url));
 const HOSTILE_PAGE = path.join(HOSTILE, 'pages', 'score-1.svg');
+const DEMO = fileURLToPath(new URL('../scores/demo', import.meta.url));
 
 // page.route does not see requests a service worker answers; these tests replace responses.
 test.use({ serviceWorkers: 'block' });
@@ -46,11 +47,18 @@ function watch(page) {
   return { violations, stolen, blocked };
 }
 
-test('the pages run under the policy without a violation', async ({ page }) => {
-  test.setTimeout(120_000);
+test('the pages, their service worker and the preview of the demo run under the policy without a violation', async ({ browser }) => {
+  test.setTimeout(150_000);
+  // Service workers allowed here: the worker and the pages it serves from its cache are checked too.
+  const context = await browser.newContext({ serviceWorkers: 'allow' });
+  const page = await context.newPage();
+  const seen = watch(page);
   const server = await startServer({ port: await freePort() });
+  const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'sc-csp-demo-')), 'demo');
+  cpSync(DEMO, dir, { recursive: true });
+  /** @type {Awaited<ReturnType<typeof startPreview>> | null} */
+  let preview = null;
   try {
-    const seen = watch(page);
     for (const url of ['/', '/view/score', '/view/violin1']) {
       await page.goto(`${server.base}${url}`);
       await expect(page.locator('#link')).toHaveText(/live/);
@@ -61,12 +69,33 @@ test('the pages run under the policy without a violation', async ({ page }) => {
         await expect(page.locator('#join')).toBeHidden();
       }
     }
+    // The page again, now from the worker's cache.
+    await page.goto(`${server.base}/`);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 10_000 });
+    await page.reload();
+    await expect(page.locator('#link')).toHaveText(/live/);
     await page.goto(`${server.base}/conduct#token=${TOKEN}`);
     await expect(page.locator('#play')).toBeVisible();
     await expect(page.locator('#link')).toHaveText(/live/);
+    await page.click('#play');
+    await expect(page.locator('#transport-state')).toHaveText('playing');
+
+    preview = await startPreview({ port: await freePort(), dir });
+    await page.goto(preview.url);
+    await expect(page.locator('#score-title')).toHaveText('First Light');
+    await expect(page.locator('.pv-frame')).toHaveCount(6);
+    for (const view of ['violin1', 'score']) {
+      await expect(page.frameLocator(`.pv-frame[data-view="${view}"] iframe`).locator('#notation g.note').first()).toBeAttached({ timeout: 15_000 });
+    }
+    await page.locator('#play').click();
+    await expect(page.locator('#transport-state')).toHaveText('playing');
     expect(seen.violations).toEqual([]);
   } finally {
+    await context.close();
     await server.stop();
+    await preview?.stop();
+    rmSync(path.dirname(dir), { recursive: true, force: true });
+    rmSync(previewStateFile(dir), { force: true });
   }
 });
 
