@@ -54,14 +54,16 @@ export function isContainedCss(css) {
 }
 
 /** @type {{ purify: import('dompurify').DOMPurify, window: any } | null} */
-let shared = null;
+let instance = null;
 /** <style> elements emptied by the current sanitizeSvg call (DOMPurify does not count them). */
 let emptied = 0;
 
 function purifier() {
-  if (shared) return shared;
+  if (instance) return instance;
   const { window } = new JSDOM('');
   const purify = createDOMPurify(/** @type {any} */ (window));
+  // An unsupported DOM makes DOMPurify hand back its input untouched: fail closed instead.
+  if (!purify.isSupported) throw new Error('DOMPurify does not support this DOM (jsdom); SVG pages cannot be cleaned');
   // Called by DOMPurify for each attribute it is about to keep (the name lower-cased):
   // an attribute left out here is removed like one off its list.
   purify.addHook('uponSanitizeAttribute', (node, data) => {
@@ -80,8 +82,8 @@ function purifier() {
       emptied++;
     }
   });
-  shared = { purify, window };
-  return shared;
+  instance = { purify, window };
+  return instance;
 }
 
 /**
@@ -91,7 +93,14 @@ function purifier() {
  * @returns {SanitizeResult}
  */
 export function sanitizeSvg(text) {
-  const { purify, window } = purifier();
+  /** @type {ReturnType<typeof purifier>} */
+  let shared;
+  try {
+    shared = purifier();
+  } catch (err) {
+    return { ok: false, reason: `could not be checked (${/** @type {Error} */ (err).message})` };
+  }
+  const { purify, window } = shared;
   emptied = 0;
   const parsed = new window.DOMParser().parseFromString(text, 'image/svg+xml');
   const root = parsed.documentElement;
@@ -99,6 +108,8 @@ export function sanitizeSvg(text) {
   if (error) return { ok: false, reason: `is not well-formed XML (${(error.textContent ?? '').trim().slice(0, 120)})` };
   if (root.localName !== 'svg' || root.namespaceURI !== SVG_NS) return { ok: false, reason: 'is not an SVG document (its root element is not <svg> in the SVG namespace)' };
   const body = /** @type {Element} */ (/** @type {unknown} */ (purify.sanitize(root, CONFIG)));
+  // What DOMPurify returns is its own <body> around the clean copy, never the input itself.
+  if (body === /** @type {unknown} */ (root) || body.localName !== 'body') return { ok: false, reason: 'could not be cleaned' };
   // DOMPurify counts the <body> it wraps the page in as removed.
   const removed = purify.removed.filter((r) => !('element' in r && r.element?.nodeName === 'BODY')).length + emptied;
   const svg = body.firstElementChild;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { mkdtempSync } from 'node:fs';
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, vi } from 'vitest';
 import { JSDOM } from 'jsdom';
 import { isContainedCss, sanitizeSvg } from '../../server/sanitize-svg.js';
 import { loadPackage } from '../../server/score-package.js';
@@ -106,5 +106,17 @@ describe('sanitizeSvg', () => {
     const lol = '<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>';
     const r = sanitizeSvg(`${lol}<svg xmlns="http://www.w3.org/2000/svg"><text>&c;</text></svg>`);
     expect(r.ok ? r.svg.length : 0).toBeLessThan(1000);
+  });
+
+  it('fails closed when DOMPurify cannot work on the DOM it is given (it would hand the page back untouched)', async () => {
+    vi.resetModules();
+    vi.doMock('dompurify', () => ({ default: () => ({ isSupported: false, removed: [], addHook() {}, sanitize: (/** @type {unknown} */ x) => x }) }));
+    try {
+      const fresh = await import('../../server/sanitize-svg.js');
+      expect(fresh.sanitizeSvg(HOSTILE)).toEqual({ ok: false, reason: expect.stringMatching(/could not be checked \(DOMPurify does not support this DOM/) });
+    } finally {
+      vi.doUnmock('dompurify');
+      vi.resetModules();
+    }
   });
 });
