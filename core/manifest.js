@@ -95,6 +95,23 @@ export function isSafeRelativePath(p) {
   return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
 }
 
+// Cue colours reach every phone as CSS (client/src/view.js sets style.color and
+// style.background), and a package may come from someone else: colours only, never url(...)
+// (which would make every phone fetch an outside address) or any other CSS.
+const COLOUR_RE = /^(?:[a-z]{3,32}|#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})|(?:rgba?|hsla?)\((?:[\d\s,./%+-]|deg|grad|rad|turn|none)*\))$/i;
+/** The cue fields that are colours. */
+export const COLOUR_FIELDS = Object.freeze(['color', 'background']);
+const COLOUR_HINT = 'must be a colour: a name (white), #rgb, #rrggbb, rgb(...) or hsl(...); url(...) and other CSS are not allowed';
+
+/**
+ * A CSS colour written plainly: a colour name, #hex, or an rgb()/rgba()/hsl()/hsla() of numbers.
+ * @param {unknown} v
+ * @returns {v is string}
+ */
+export function isColour(v) {
+  return typeof v === 'string' && v.length <= 64 && COLOUR_RE.test(v.trim());
+}
+
 const NOTATION_RE = /\.(musicxml|xml|mxl|mei)$/i;
 const BEATMAP_RE = /\.(csv|json)$/i;
 
@@ -241,6 +258,8 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
         if (!isObject(c.set)) { problem(`${f}.set`, 'must be a mapping of what the view shows, e.g. {text: Hello}'); return; }
         const tooBig = patchTooBig(c.set);
         if (tooBig) { problem(`${f}.set`, tooBig); return; }
+        const badColour = COLOUR_FIELDS.find((k) => c.set[k] !== undefined && c.set[k] !== null && !isColour(c.set[k]));
+        if (badColour) { problem(`${f}.set.${badColour}`, COLOUR_HINT); return; }
         cues.push({ beat, view, set: c.set });
       } else if (c.audio !== undefined) {
         if (!isSafeRelativePath(c.audio)) { problem(`${f}.audio`, 'must be the path of an audio file inside the package'); return; }

@@ -15,6 +15,7 @@ import { libraryRoutes } from './library.js';
 import { tapRoutes } from './taps.js';
 import { scoreRoutes } from './score-routes.js';
 import { clientFiles } from './client-files.js';
+import { securityHeaders } from './security-headers.js';
 import { loadPackage } from './score-package.js';
 import { watchPackage } from './watch.js';
 import { attachPersistence } from './persist.js';
@@ -57,6 +58,7 @@ export async function buildApp({
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify({
     logger, bodyLimit: 64 * 1024, return503OnClosing: true, ...(https ? { https } : {}),
   })));
+  securityHeaders(app);
   const metrics = createMetrics();
   const conductor = createConductor({
     model: score.model, bus, clock, loop,

@@ -11,6 +11,7 @@ import { PACKAGE_LIMITS as LIMITS, formatBytes } from '../core/package-limits.js
 import { readManifest, describeProblems } from './manifest-file.js';
 import { engraveScore } from './engrave/index.js';
 import { imageSize } from './image-size.js';
+import { sanitizeSvgPages } from './sanitize-svg-pages.js';
 import { openInPackage, readAll, realRoot } from './package-files.js';
 import { parseBeatMap } from './package-parse.js';
 
@@ -22,6 +23,7 @@ import { parseBeatMap } from './package-parse.js';
  * @property {string} etag
  * @property {string} [br]       precompressed brotli variant
  * @property {string} [gz]       precompressed gzip variant
+ * @property {Buffer} [body]     what is served instead of the file (an SVG after cleaning)
  */
 
 /**
@@ -71,6 +73,9 @@ const MAX_PROBLEMS = 200;
 
 /** @param {string} p */
 const typeOf = (p) => TYPES[path.extname(p).toLowerCase()] ?? 'application/octet-stream';
+
+/** @param {string} p */
+const isSvg = (p) => path.extname(p).toLowerCase() === '.svg';
 
 /**
  * @param {unknown} v
@@ -206,8 +211,28 @@ export async function loadPackage(packageDir, { cacheDir }) {
     return (await withinTotal(opened)) ? opened : null;
   }
 
+  /**
+   * SVG files are served only as cleaned (sanitize-svg.js), at the URL of what is served; a file
+   * that cannot be cleaned is a problem of the package.
+   * @param {{ rel: string, data: Buffer, add: (url: string, served: ServedFile, bytes: number) => void }[]} list
+   * @param {string} scoreId
+   */
+  async function serveCleanSvgs(list, scoreId) {
+    const results = await sanitizeSvgPages(list.map((s) => s.data));
+    for (const [i, { rel, add }] of list.entries()) {
+      const r = results[i];
+      if (!r.ok) { problems.push(`${rel}: ${r.reason}; export it again as a plain SVG file`); continue; }
+      if (r.removed > 0) warnings.push(`${rel}: ${r.removed} element(s) or attribute(s) removed (scripts, event handlers, links or references outside the page)`);
+      const body = Buffer.from(r.svg);
+      const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
+      add(`/scores/${scoreId}/${hash}/${rel}`, { file: path.join(root, rel), root, type: typeOf(rel), etag: hash, body }, body.length);
+    }
+  }
+
   /** @type {Map<string, { url: string, bytes: number }>} */
   const hashed = new Map();
+  /** @type {Parameters<typeof serveCleanSvgs>[0]} */
+  const svgAssets = [];
   const named = assetPaths(raw);
   // More than the bound is reported by the manifest check, and unsafe paths: none is read.
   const toRead = named.length <= LIMITS.assets ? named.filter((rel) => isSafeRelativePath(rel)) : [];
@@ -230,11 +255,17 @@ export async function loadPackage(packageDir, { cacheDir }) {
       continue;
     }
     if (!(await withinTotal(opened))) { unread.add(rel); continue; }
+    if (isSvg(rel)) {
+      const data = await readAll(opened.handle);
+      svgAssets.push({ rel, data, add: (url, served, bytes) => { hashed.set(rel, { url, bytes }); files.set(url, served); } });
+      continue;
+    }
     const hash = await hashStream(opened.handle);
     const url = `/scores/${id}/${hash}/${rel}`;
     hashed.set(rel, { url, bytes: opened.size });
     files.set(url, { file: opened.real, root, type: typeOf(rel), etag: hash });
   }
+  if (svgAssets.length > 0) await serveCleanSvgs(svgAssets, id);
 
   /** @type {import('../core/tempo-map.js').BarSpec[] | undefined} */
   let bars;
@@ -295,6 +326,8 @@ export async function loadPackage(packageDir, { cacheDir }) {
   for (const [view, spec] of Object.entries(model.pages ?? {})) {
     /** @type {ViewPages['pages']} */
     const pages = [];
+    /** @type {Parameters<typeof serveCleanSvgs>[0]} */
+    const svgPages = [];
     for (const [i, rel] of spec.files.entries()) {
       const opened = await openPackageFile(rel, `pages.${view}.files[${i}]`, LIMITS.pageBytes);
       if (!opened) continue;
@@ -303,11 +336,18 @@ export async function loadPackage(packageDir, { cacheDir }) {
       if (!size) { problems.push(`${rel}: is not a PNG, JPEG or SVG image I can read; export the page as PNG or SVG`); continue; }
       const bad = pageSizeProblem(size, !rel.toLowerCase().endsWith('.svg'));
       if (bad) { problems.push(`${rel}: ${bad}`); continue; }
+      if (isSvg(rel)) {
+        const page = { url: '', ...size };
+        pages.push(page);
+        svgPages.push({ rel, data, add: (url, served) => { page.url = url; files.set(url, served); } });
+        continue;
+      }
       const hash = await hashInSlices(data);
       const url = `/scores/${model.id}/${hash}/${rel}`;
       files.set(url, { file: opened.real, root, type: typeOf(rel), etag: hash });
       pages.push({ url, ...size });
     }
+    if (svgPages.length > 0) await serveCleanSvgs(svgPages, model.id);
     const opened = await openPackageFile(spec.beatmap, `pages.${view}.beatmap`, LIMITS.beatMapBytes);
     if (!opened) continue;
     const bytes = await readAll(opened.handle);

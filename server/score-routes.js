@@ -115,6 +115,8 @@ export function scoreRoutes(app, { current }) {
     reply.header('etag', `"${served.etag}"`);
     reply.type(served.type);
     if (req.headers['if-none-match'] === `"${served.etag}"`) return reply.code(304).send();
+    // A cleaned SVG: the file itself is never sent.
+    if (served.body) return reply.send(served.body);
     let file = served.file;
     if (served.br || served.gz) {
       reply.header('vary', 'accept-encoding');

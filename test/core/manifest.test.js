@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { buildScoreModel, isSafeRelativePath } from '../../core/manifest.js';
 import { PACKAGE_LIMITS } from '../../core/package-limits.js';
+import { buildScoreModel, isColour, isSafeRelativePath } from '../../core/manifest.js';
 
 const base = () => ({
   id: 'piece', title: 'Piece', bars: 4,
@@ -30,6 +30,29 @@ describe('score manifest', () => {
     expect(r.value.map.totalBeats).toBe(16);
     expect(r.value.cues.map((c) => c.beat)).toEqual([0, 4, 9]);
     expect(r.value.cues[2].view).toBe('violin');
+  });
+
+  it('takes cue colours written as names, #hex, rgb() or hsl(), and null to clear them', () => {
+    const m = /** @type {any} */ (base());
+    const colours = ['white', 'DodgerBlue', 'transparent', '#fff', '#ffff', '#1e90ff', '#1e90ff80', 'rgb(0, 0, 0)',
+      'rgba(225,225,225,0.7)', 'rgb(10% 20% 30% / 50%)', 'hsl(210deg 100% 56%)', 'hsla(210, 100%, 56%, .5)', null];
+    m.cues = colours.map((c, i) => ({ at: i, set: { color: c, background: c } }));
+    expect(problems(m)).toEqual([]);
+  });
+
+  it.each([
+    'url(http://127.0.0.2/track.png)', 'red url(x.png)', 'URL(x)', '#000; background-image: url(x)', 'image-set("x.png" 1x)',
+    'rgb(0 0 0) , url(x)', 'rgb(url(x))', 'var(--x)', 'expression(alert(1))', 'linear-gradient(red, blue)', '#12345', '', 42,
+    { url: 'x' }, 'red\\,', 'a'.repeat(65),
+  ])('refuses a cue colour that is not just a colour: %j', (bad) => {
+    expect(isColour(bad)).toBe(false);
+    const m = /** @type {any} */ (base());
+    m.cues.push({ at: 1, set: { text: 'x', background: bad } });
+    m.cues.push({ at: 2, set: { color: bad } });
+    expect(problems(m)).toEqual([
+      'cues[3].set.background: must be a colour: a name (white), #rgb, #rrggbb, rgb(...) or hsl(...); url(...) and other CSS are not allowed',
+      'cues[4].set.color: must be a colour: a name (white), #rgb, #rrggbb, rgb(...) or hsl(...); url(...) and other CSS are not allowed',
+    ]);
   });
 
   it('reports a cue after the last beat with the fix', () => {

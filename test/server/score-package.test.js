@@ -125,6 +125,30 @@ describe('score package loader', () => {
     expect(s.views.violin.pages).toHaveLength(2);
     for (const v of Object.values(s.views)) expect(v.beats).toHaveLength(s.model.map.totalBeats);
   });
+
+  it('serves a package\'s SVG pages and SVG assets only as cleaned, and says what it removed', async () => {
+    const s = await loadScore(new URL('../fixtures/hostile', import.meta.url).pathname);
+    const [page] = s.views.score.pages;
+    expect(page).toEqual({ url: expect.stringMatching(/^\/scores\/hostile\/[0-9a-f]{16}\/pages\/score-1\.svg$/), width: 1200, height: 800 });
+    const asset = s.assets.find((a) => a.path === 'pages/logo.svg');
+    for (const url of [page.url, asset?.url ?? '']) {
+      const body = s.files.get(url)?.body?.toString() ?? '';
+      expect(body, url).toMatch(/^<svg /);
+      expect(body, url).not.toMatch(/script|pwned|javascript|onload|foreignObject/i);
+    }
+    expect(s.files.get(page.url)?.body?.toString()).toContain('<use id="legit-use" href="#notehead"');
+    expect(s.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^pages\/score-1\.svg: \d+ element\(s\) or attribute\(s\) removed/)]));
+  });
+
+  it('refuses an SVG page that is not a well-formed SVG document', async () => {
+    const rows = Array.from({ length: 8 }, (_, b) => `${b},0,0,${Math.floor(b / 4) + 1},${b * 10},${b * 10 + 10},0,10`);
+    const manifest = `${GOOD}pages:\n  score: { files: [pages/p1.svg], beatmap: beatmaps/score.csv }\n`;
+    const dir = pkg(manifest, {
+      'pages/p1.svg': '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="10"><g></svg>',
+      'beatmaps/score.csv': ['beat,page,system,bar,x0,x1,y0,y1', ...rows].join('\n'),
+    });
+    await expect(loadScore(dir)).rejects.toThrow(/pages\/p1\.svg: is not well-formed XML .*; export it again as a plain SVG file/);
+  });
 });
 
 describe('score package loader: bounds and links', () => {

@@ -45,6 +45,21 @@ describe('score routes', () => {
     expect(plain.body).toBe(svg);
   });
 
+  it('sends the cleaned copy of a page, never the file it came from', async () => {
+    const { app, url } = setup();
+    const pkg = packageOf(smallModel());
+    const served = /** @type {import('../../server/score-package.js').ServedFile} */ ({ file: '/etc/hostname', type: 'image/svg+xml', etag: 'clean', body: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') });
+    pkg.files.set(url, served);
+    const other = Fastify();
+    scoreRoutes(other, { current: () => pkg });
+    apps.push(other);
+    const res = await other.inject({ url, headers: { 'accept-encoding': 'br' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.body).toBe('<svg xmlns="http://www.w3.org/2000/svg"/>');
+    expect((await app.inject(url)).statusCode).toBe(200);
+  });
+
   it('describes the pages and beat map of a view', async () => {
     const { app, url } = setup();
     expect((await app.inject('/api/score/views/score')).json()).toEqual({ pages: [{ url, width: 10, height: 10 }], beats: [] });

@@ -85,7 +85,8 @@ function parseSvg(text, url) {
   if (root.localName !== 'svg' || root.namespaceURI !== SVG_NS || parsed.getElementsByTagName('parsererror').length > 0) {
     throw new Error(`page ${url} is not an SVG document`);
   }
-  // Pages come from the score package, but nothing in notation needs scripts or HTML islands.
+  // The server serves package SVG cleaned (server/sanitize-svg.js) and every page carries a
+  // Content-Security-Policy; this is only a last guard, for pages from elsewhere (the dev server).
   for (const el of [...root.querySelectorAll('script, foreignObject')]) el.remove();
   for (const el of [root, ...root.querySelectorAll('*')]) {
     for (const a of [...el.attributes]) {
