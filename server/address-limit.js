@@ -4,6 +4,15 @@
 
 import { createTokenBucket } from '../core/token-bucket.js';
 
+/**
+ * Phones one address may stand for, by default: device credentials issued to it an hour, votes
+ * it casts per window, polling ids and reporting clients it has counted at once. Phones on the
+ * venue WiFi have an address each; a few share one behind a phone's hotspot or a small router.
+ * A venue whose phones all share one address (a NAT, a reverse proxy) raises it to its audience
+ * size with `--phones-per-address` (doc/security.md); 0 is no limit.
+ */
+export const PHONES_PER_ADDRESS = 32;
+
 /** Addresses remembered; the oldest are forgotten past this. */
 export const MAX_ADDRESSES = 10_000;
 

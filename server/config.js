@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PHONES_PER_ADDRESS } from './address-limit.js';
+import { CONNECTIONS_PER_ADDRESS } from './connection-limit.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -22,6 +24,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * @property {string | null} stateFile  where the performance is saved as it changes (null: not
  *   saved; the autoplay demo starts from the top anyway, and must not overwrite a real save)
  * @property {boolean} resume  take up the saved performance at start
+ * @property {number} phonesPerAddress  phones one address may stand for (credentials an hour,
+ *   votes per window, polling and reporting clients); 0: no limit. doc/security.md
+ * @property {number} connectionsPerAddress  connections one address may hold open; 0: no limit
  */
 
 /**
@@ -45,6 +50,8 @@ export function readConfig(argv, env) {
       key: { type: 'string' },
       'state-file': { type: 'string' },
       'no-resume': { type: 'boolean' },
+      'phones-per-address': { type: 'string' },
+      'connections-per-address': { type: 'string' },
     },
     strict: true,
   });
@@ -57,6 +64,13 @@ export function readConfig(argv, env) {
   const cert = values.cert ?? env.SCORECAST_CERT;
   const key = values.key ?? env.SCORECAST_KEY;
   if ((cert === undefined) !== (key === undefined)) throw new Error('HTTPS needs both a certificate and its key: --cert FILE --key FILE (or SCORECAST_CERT and SCORECAST_KEY)');
+  /** @param {string} flag @param {string | undefined} text @param {number} fallback */
+  const count = (flag, text, fallback) => {
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!(/^\d{1,9}$/.test(text) && Number.isSafeInteger(n))) throw new Error(`${flag} must be a whole number >= 0 (0: no limit), got "${text}"`);
+    return n;
+  };
   return {
     port,
     host: values.host ?? env.HOST ?? '0.0.0.0',
@@ -70,5 +84,7 @@ export function readConfig(argv, env) {
     tls: cert !== undefined && key !== undefined ? { cert: path.resolve(cert), key: path.resolve(key) } : null,
     stateFile: autoplay ? null : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? path.join(ROOT, '.cache', 'performance.json')),
     resume: !(values['no-resume'] ?? env.SCORECAST_RESUME === '0'),
+    phonesPerAddress: count('SCORECAST_PHONES_PER_ADDRESS/--phones-per-address', values['phones-per-address'] ?? env.SCORECAST_PHONES_PER_ADDRESS, PHONES_PER_ADDRESS),
+    connectionsPerAddress: count('SCORECAST_CONNECTIONS_PER_ADDRESS/--connections-per-address', values['connections-per-address'] ?? env.SCORECAST_CONNECTIONS_PER_ADDRESS, CONNECTIONS_PER_ADDRESS),
   };
 }

@@ -91,6 +91,7 @@ export async function main(argv) {
     ({ app, conductor } = await buildApp({
       score, token: config.token, autoplay: config.autoplay, loop: config.loop, watch: config.watch,
       logger: { level: config.logLevel }, https,
+      phonesPerAddress: config.phonesPerAddress, connectionsPerAddress: config.connectionsPerAddress,
       persist: config.stateFile ? { file: config.stateFile, resume: config.resume } : null,
     }));
   } catch (err) {
