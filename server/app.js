@@ -52,6 +52,7 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  * @property {number} [phonesPerAddress]   phones one address may stand for: device credentials an
  *   hour, votes per window, polling ids and reporting clients counted (0: no limit; doc/security.md)
  * @property {number} [connectionsPerAddress]  connections one address may hold open (0: no limit)
+ * @property {Partial<typeof HTTP_TIMEOUTS>} [httpTimeouts]  default HTTP_TIMEOUTS (tests shorten them)
  */
 
 /**
@@ -61,8 +62,9 @@ export async function buildApp({
   score, token, autoplay = false, loop = autoplay, clock = systemClock, bus = createMemoryBus(),
   logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false, https, persist = null,
   scoresDir = path.dirname(score.dir), phonesPerAddress = PHONES_PER_ADDRESS, connectionsPerAddress = CONNECTIONS_PER_ADDRESS,
+  httpTimeouts = {},
 }) {
-  const { keepAliveTimeout, requestTimeout, ...serverTimeouts } = HTTP_TIMEOUTS;
+  const { keepAliveTimeout, requestTimeout, ...serverTimeouts } = { ...HTTP_TIMEOUTS, ...httpTimeouts };
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify({
     logger, bodyLimit: 64 * 1024, return503OnClosing: true, keepAliveTimeout, requestTimeout,
     ...(https ? { https: { ...https, ...serverTimeouts } } : { http: serverTimeouts }),
