@@ -13,6 +13,7 @@ import { ERRORS } from '../core/errors.js';
  * closed after `keepAliveTimeout` (Fastify's default is 72 s; a phone reconnects in one round
  * trip, and idle sockets count against the address's connections).
  */
+/** @type {Readonly<{ headersTimeout: number, requestTimeout: number, connectionsCheckingInterval: number, keepAliveTimeout: number }>} */
 export const HTTP_TIMEOUTS = Object.freeze({
   headersTimeout: 10_000,
   requestTimeout: 30_000,
