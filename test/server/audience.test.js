@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { useServers, TOKEN } from '../helpers/server.js';
 import { createSignInLimiter, SIGN_IN_RATE } from '../../server/control.js';
 import { buildApp } from '../../server/app.js';
+import { MAX_SAMPLES_PER_CLIENT } from '../../server/audience.js';
 import { packageOf, smallModel } from '../helpers/fixtures.js';
 import { createFakeClock } from '../helpers/fake-clock.js';
 
@@ -86,6 +87,37 @@ describe('client reports', () => {
     const after = await (await fetch(`${s.base}/api/clients`, { headers: auth })).json();
     expect(after.latency.poll.push.n).toBe(2);
     expect(after.latency.ws.push.n).toBe(4);
+  });
+});
+
+describe('each client weighs a bounded share of the figures', () => {
+  it('one connection sending many 600 s reports does not move the p50 of four honest ones', async () => {
+    const s = await servers.server();
+    const honest = await Promise.all([1, 2, 3, 4].map(() => openWs(`${s.wsBase}/live`)));
+    const liar = await openWs(`${s.wsBase}/live`);
+    for (const ws of honest) ws.send(JSON.stringify({ type: 'report', push: new Array(32).fill(5), display: [] }));
+    for (let i = 0; i < 20; i++) liar.send(JSON.stringify({ type: 'report', push: new Array(32).fill(600_000), display: [] }));
+    await expect.poll(async () => (await (await fetch(`${s.base}/api/clients`, { headers: auth })).json()).latency.ws?.push.n, { timeout: 3000 })
+      .toBe(4 * 32 + MAX_SAMPLES_PER_CLIENT);
+    const { latency } = await (await fetch(`${s.base}/api/clients`, { headers: auth })).json();
+    expect(latency.ws.push.p50).toBe(5);
+  });
+
+  it('pages posting reports from one address count up to its cap; a known page goes on', async () => {
+    const s = await servers.server({ appOptions: { phonesPerAddress: 4 } });
+    /** @param {string} client */
+    const post = (client) => fetch(`${s.base}/api/report`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ transport: 'poll', view: 'audience', client, push: [100], display: [] }),
+    });
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push((await post(`page-${i}`)).status);
+    expect(statuses).toEqual([204, 204, 204, 204, 429, 429]);
+    const refused = await post('page-9');
+    expect((await refused.json()).code).toBe('SC_ERR_ADDRESS_LIMIT');
+    expect((await post('page-0')).status).toBe(204);
+    const { latency } = await (await fetch(`${s.base}/api/clients`, { headers: auth })).json();
+    expect(latency.poll.push.n).toBe(5);
   });
 });
 
