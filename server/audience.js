@@ -4,7 +4,7 @@
 // time). Clients send a few samples every few seconds (doc/protocol.md, "Client reports").
 
 import { CLIENT_RATE } from '../core/constants.js';
-import { ScorecastError, errorValue } from '../core/errors.js';
+import { ERRORS, ScorecastError, errorValue } from '../core/errors.js';
 import { decodeClientMessage } from '../core/protocol.js';
 import { createAddressLimiter } from './address-limit.js';
 import { requireToken } from './control.js';
@@ -15,6 +15,11 @@ import { requireToken } from './control.js';
  * replaces its own (issue 16, finding 7: one connection set the console's p50 to 600 s).
  */
 export const MAX_SAMPLES_PER_CLIENT = 96;
+/**
+ * A client's reports count at most once per this long (pages report every 10 s): a burst of
+ * reports weighs what one does.
+ */
+export const MIN_REPORT_INTERVAL_MS = 5000;
 /** Reporting clients remembered at most (bounded memory; the longest silent are forgotten). */
 export const MAX_REPORTERS = 4096;
 /** The console shows the last minute. */
@@ -24,13 +29,15 @@ const VIEW_RE = /^[A-Za-z0-9_-]{1,64}$/;
 /**
  * @typedef {{ n: number, p50: number | null, p95: number | null, max: number | null }} Summary
  * @typedef {{ at: number[], v: number[] }} Samples
- * @typedef {{ kind: string, address: string, at: number, push: Samples, display: Samples }} Reporter
+ * @typedef {{ kind: string, address: string, at: number, counted: number, push: Samples, display: Samples }} Reporter
+ *   at: its last report; counted: its last report that counted
  */
 
 /**
  * The clients' own latency figures, each client's weight bounded: a client (a WebSocket
- * connection, or a page posting reports) counts its newest MAX_SAMPLES_PER_CLIENT samples of each
- * kind, and an address has at most `reportersPerAddress` clients reporting at once.
+ * connection, or a page posting reports) counts one report per MIN_REPORT_INTERVAL_MS and its
+ * newest MAX_SAMPLES_PER_CLIENT samples of each kind, and an address has at most
+ * `reportersPerAddress` clients reporting at once.
  * @param {{ now: () => number, reportersPerAddress?: number }} options  0: no limit
  */
 export function createClientStats({ now, reportersPerAddress = 0 }) {
@@ -86,26 +93,30 @@ export function createClientStats({ now, reportersPerAddress = 0 }) {
      * @param {import('../core/protocol.js').ReportMessage} report
      * @param {{ address: string, client: unknown }} from  `client`: what tells this client apart
      *   (its WebSocket session, or its address and page id)
-     * @returns {boolean} false when the address already has reportersPerAddress clients reporting
+     * @returns {import('../core/errors.js').ErrorValue | null} why the report was not counted, or null
      */
     add(kind, report, from) {
       expire();
       const t = now();
       let r = reporters.get(from.client);
       if (r) {
+        if (t - r.counted < MIN_REPORT_INTERVAL_MS) return errorValue('SC_ERR_RATE_LIMITED', `one report per ${MIN_REPORT_INTERVAL_MS / 1000} s counts`);
         reporters.delete(from.client);
       } else {
-        if (reportersPerAddress > 0 && (perAddress.get(from.address) ?? 0) >= reportersPerAddress) return false;
+        if (reportersPerAddress > 0 && (perAddress.get(from.address) ?? 0) >= reportersPerAddress) {
+          return errorValue('SC_ERR_ADDRESS_LIMIT', `${reportersPerAddress} reporting clients from this address`);
+        }
         if (reporters.size >= MAX_REPORTERS) forget(reporters.keys().next().value);
-        r = { kind, address: from.address, at: t, push: { at: [], v: [] }, display: { at: [], v: [] } };
+        r = { kind, address: from.address, at: t, counted: t, push: { at: [], v: [] }, display: { at: [], v: [] } };
         perAddress.set(from.address, (perAddress.get(from.address) ?? 0) + 1);
       }
       r.at = t;
+      r.counted = t;
       r.kind = kind;
       keep(r.push, report.push, t);
       keep(r.display, report.display, t);
       reporters.set(from.client, r);
-      return true;
+      return null;
     },
     /** @returns {Record<string, { push: Summary, display: Summary }>} by transport, last minute */
     summary() {
@@ -150,9 +161,8 @@ export function audienceRoutes(app, { hub, stats, token, now, auth }) {
     if (decoded.value.type !== 'report') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));
     // A page is its address and its id: pages behind one NAT are told apart by their ids, and
     // an address has at most reportersPerAddress of them.
-    if (!hub.report(transport, view, decoded.value, { address: req.ip, connection: `${req.ip} ${client}` })) {
-      throw new ScorecastError('SC_ERR_ADDRESS_LIMIT', 'reporting clients');
-    }
+    const refused = hub.report(transport, view, decoded.value, { address: req.ip, connection: `${req.ip} ${client}` });
+    if (refused) return reply.code(ERRORS[refused.code]?.status ?? 429).send(refused);
     return reply.code(204).send();
   });
 }

@@ -51,9 +51,10 @@ import {
  * @property {HubMetrics} [metrics]
  * @property {(tap: import('../core/protocol.js').TapMessage, from: import('./vote-guard.js').TapSource) => import('./vote-guard.js').TapResult} [onTap]
  *   counts a valid tap as a vote (the sender gets `voted` or an error)
- * @property {(kind: string, view: string, report: import('../core/protocol.js').ReportMessage, from: Source) => boolean | void} [onReport]
- *   what a client measured (push latency, display lag), for the conductor's console; false when
- *   the sender's address is over its cap of reporting clients
+ * @property {(kind: string, view: string, report: import('../core/protocol.js').ReportMessage, from: Source) => import('../core/errors.js').ErrorValue | null | void} [onReport]
+ *   what a client measured (push latency, display lag), for the conductor's console; an error
+ *   when the report was not counted (the client reports too often, its address has too many
+ *   reporting clients)
  * @property {number} [pollersPerAddress]  polling client ids counted per address (0: no limit):
  *   invented ids cannot inflate the audience figure beyond it
  */
@@ -331,7 +332,10 @@ export function createHub({
           this.resync(msg.epoch, msg.seq);
           break;
         case 'report':
-          if (onReport?.(this.link.kind, this.view, msg, this.source) === false) this.sendError(errorValue('SC_ERR_ADDRESS_LIMIT', 'reporting clients'));
+        {
+          const refused = onReport?.(this.link.kind, this.view, msg, this.source);
+          if (refused) this.sendError(refused);
+        }
           break;
         case 'ping':
           this.reply(message({ type: 'pong', id: msg.id, t0: msg.t0, t: now() }));
@@ -434,9 +438,9 @@ export function createHub({
      * A report from a client that cannot send on its stream (SSE, polling): POST /api/report.
      * @param {string} kind @param {string} view @param {import('../core/protocol.js').ReportMessage} report
      * @param {Source} from
-     * @returns {boolean} false when the sender's address is over its cap of reporting clients
+     * @returns {import('../core/errors.js').ErrorValue | null} why it was not counted, or null
      */
-    report(kind, view, report, from) { return onReport?.(kind, view, report, from) !== false; },
+    report(kind, view, report, from) { return onReport?.(kind, view, report, from) ?? null; },
 
     /**
      * A new connection: it gets a welcome, then what it needs to be live.

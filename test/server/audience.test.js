@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { useServers, TOKEN } from '../helpers/server.js';
 import { createSignInLimiter, SIGN_IN_RATE } from '../../server/control.js';
 import { buildApp } from '../../server/app.js';
-import { MAX_SAMPLES_PER_CLIENT } from '../../server/audience.js';
+import { MAX_SAMPLES_PER_CLIENT, MIN_REPORT_INTERVAL_MS, createClientStats } from '../../server/audience.js';
 import { packageOf, smallModel } from '../helpers/fixtures.js';
 import { createFakeClock } from '../helpers/fake-clock.js';
 
@@ -96,14 +96,27 @@ describe('each client weighs a bounded share of the figures', () => {
     const honest = await Promise.all([1, 2, 3, 4].map(() => openWs(`${s.wsBase}/live`)));
     const liar = await openWs(`${s.wsBase}/live`);
     for (const ws of honest) ws.send(JSON.stringify({ type: 'report', push: new Array(32).fill(5), display: [] }));
+    /** @type {string[]} */
+    const refusals = [];
+    liar.on('message', (d) => { const m = JSON.parse(String(d)); if (m.type === 'error') refusals.push(m.code); });
     for (let i = 0; i < 20; i++) liar.send(JSON.stringify({ type: 'report', push: new Array(32).fill(600_000), display: [] }));
-    await expect.poll(async () => (await (await fetch(`${s.base}/api/clients`, { headers: auth })).json()).latency.ws?.push.n, { timeout: 3000 })
-      .toBe(4 * 32 + MAX_SAMPLES_PER_CLIENT);
+    // A burst of reports weighs what one does.
+    await expect.poll(() => refusals.length, { timeout: 3000 }).toBe(19);
+    expect(new Set(refusals)).toEqual(new Set(['SC_ERR_RATE_LIMITED']));
     const { latency } = await (await fetch(`${s.base}/api/clients`, { headers: auth })).json();
-    expect(latency.ws.push.p50).toBe(5);
+    expect(latency.ws.push).toMatchObject({ n: 5 * 32, p50: 5 });
   });
 
-  it('pages posting reports from one address count up to its cap; a known page goes on', async () => {
+  it('a client that reports as often as it may still weighs at most its newest samples', () => {
+    let t = 0;
+    const stats = createClientStats({ now: () => t });
+    const from = { address: '10.5.0.1', client: 'liar' };
+    for (let i = 0; i < 24; i++, t += MIN_REPORT_INTERVAL_MS) expect(stats.add('ws', { type: 'report', push: new Array(32).fill(600_000), display: [] }, from)).toBeNull();
+    expect(stats.summary().ws.push.n).toBe(MAX_SAMPLES_PER_CLIENT);
+    expect(MAX_SAMPLES_PER_CLIENT).toBeLessThanOrEqual(96);
+  });
+
+  it('pages posting reports from one address count up to its cap', async () => {
     const s = await servers.server({ appOptions: { phonesPerAddress: 4 } });
     /** @param {string} client */
     const post = (client) => fetch(`${s.base}/api/report`, {
@@ -115,9 +128,10 @@ describe('each client weighs a bounded share of the figures', () => {
     expect(statuses).toEqual([204, 204, 204, 204, 429, 429]);
     const refused = await post('page-9');
     expect((await refused.json()).code).toBe('SC_ERR_ADDRESS_LIMIT');
-    expect((await post('page-0')).status).toBe(204);
+    // A known page is not refused for the cap, only for reporting again within 5 s.
+    expect((await (await post('page-0')).json()).code).toBe('SC_ERR_RATE_LIMITED');
     const { latency } = await (await fetch(`${s.base}/api/clients`, { headers: auth })).json();
-    expect(latency.poll.push.n).toBe(5);
+    expect(latency.poll.push.n).toBe(4);
   });
 });
 
