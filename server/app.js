@@ -177,7 +177,7 @@ export async function buildApp({
   libraryRoutes(app, { scoresDir, token, auth, currentDir: () => current.dir, switchTo });
 
   controlRoutes(app, { conductor, token, auth });
-  audienceRoutes(app, { hub, stats: clientStats, token, now: clock.wall, auth });
+  audienceRoutes(app, { hub, stats: clientStats, token, now: clock.wall, auth, phonesPerAddress });
   tapRoutes(app, { guard: votes, credentials, devicesPerAddress: phonesPerAddress, now: clock.wall });
   sseRoutes(app, hub);
   pollRoutes(app, hub, metrics.hooks);

@@ -3,10 +3,9 @@
 // synced clock minus the envelope's `t`; display lag: when a beat was shown minus its server
 // time). Clients send a few samples every few seconds (doc/protocol.md, "Client reports").
 
-import { CLIENT_RATE } from '../core/constants.js';
 import { ERRORS, ScorecastError, errorValue } from '../core/errors.js';
 import { decodeClientMessage } from '../core/protocol.js';
-import { createAddressLimiter } from './address-limit.js';
+import { audienceRate, createAddressLimiter } from './address-limit.js';
 import { requireToken } from './control.js';
 
 /**
@@ -139,16 +138,18 @@ export function createClientStats({ now, reportersPerAddress = 0 }) {
  * figures. `POST /api/report`: a report from a client without a WebSocket (same body as the
  * WebSocket `report` message, plus `transport` and `view`).
  * @param {import('fastify').FastifyInstance} app
- * @param {{ hub: import('./hub.js').Hub, stats: ReturnType<typeof createClientStats>, token: string, now: () => number, auth?: import('./control.js').SignInLimiter }} options
+ * @param {{ hub: import('./hub.js').Hub, stats: ReturnType<typeof createClientStats>, token: string, now: () => number, auth?: import('./control.js').SignInLimiter, phonesPerAddress: number }} options
+ *   phonesPerAddress sets the address's request rate (audienceRate; 0: no limit)
  */
-export function audienceRoutes(app, { hub, stats, token, now, auth }) {
+export function audienceRoutes(app, { hub, stats, token, now, auth, phonesPerAddress }) {
   app.get('/api/clients', { onRequest: requireToken(token, auth) }, async () => ({
     ...hub.audience(), latency: stats.summary(), windowMs: REPORT_WINDOW_MS,
   }));
 
-  const limiter = createAddressLimiter(CLIENT_RATE, now);
+  const rate = audienceRate(phonesPerAddress);
+  const limiter = rate ? createAddressLimiter(rate, now) : null;
   app.post('/api/report', { bodyLimit: 4096 }, async (req, reply) => {
-    if (!limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
+    if (limiter && !limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
     const body = /** @type {Record<string, unknown>} */ (req.body ?? {});
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE', 'expected a JSON object'));
     const transport = body.transport === 'sse' || body.transport === 'poll' ? body.transport : null;

@@ -4,8 +4,7 @@
 // same errors as a WebSocket tap.
 
 import { decodeClientMessage } from '../core/protocol.js';
-import { createAddressLimiter } from './address-limit.js';
-import { CLIENT_RATE } from '../core/constants.js';
+import { audienceRate, createAddressLimiter } from './address-limit.js';
 import { ERRORS, ScorecastError, errorValue } from '../core/errors.js';
 
 /** Credentials one address may be issued: `perAddress` at once, and `perAddress` more an hour. */
@@ -18,23 +17,25 @@ export const DEVICE_REFILL_MS = 3_600_000;
  *   credentials: import('./device-credential.js').DeviceCredentials,
  *   devicesPerAddress: number,
  *   now: () => number,
- * }} options  devicesPerAddress: 0 for no limit
+ * }} options  devicesPerAddress: the phones one address may stand for (0: no limit); it sets the
+ *   credentials issued per hour and the address's request rate (audienceRate)
  */
 export function tapRoutes(app, { guard, credentials, devicesPerAddress, now }) {
-  const limiter = createAddressLimiter(CLIENT_RATE, now);
+  const rate = audienceRate(devicesPerAddress);
+  const limiter = rate ? createAddressLimiter(rate, now) : null;
   const issued = devicesPerAddress > 0
     ? createAddressLimiter({ perSecond: devicesPerAddress / (DEVICE_REFILL_MS / 1000), burst: devicesPerAddress }, now)
     : null;
 
   app.post('/api/device', { bodyLimit: 1024 }, async (req, reply) => {
-    if (!limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
+    if (limiter && !limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
     if (issued && !issued.take(req.ip)) throw new ScorecastError('SC_ERR_ADDRESS_LIMIT', `${devicesPerAddress} device credentials an hour from this address`);
     reply.header('cache-control', 'no-store');
     return { device: credentials.issue().credential };
   });
 
   app.post('/api/tap', { bodyLimit: 4096 }, async (req, reply) => {
-    if (!limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
+    if (limiter && !limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
     const decoded = decodeClientMessage(JSON.stringify({ ...(/** @type {object} */ (req.body ?? {})), type: 'tap' }));
     if (!decoded.ok) return reply.code(400).send(decoded.error);
     if (decoded.value.type !== 'tap') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));
