@@ -331,12 +331,11 @@ export function createHub({
           if (msg.view !== undefined && VIEW_RE.test(msg.view)) this.view = msg.view;
           this.resync(msg.epoch, msg.seq);
           break;
-        case 'report':
-        {
+        case 'report': {
           const refused = onReport?.(this.link.kind, this.view, msg, this.source);
           if (refused) this.sendError(refused);
-        }
           break;
+        }
         case 'ping':
           this.reply(message({ type: 'pong', id: msg.id, t0: msg.t0, t: now() }));
           break;
