@@ -18,8 +18,14 @@ export function frameworkErrors(err, req, reply) {
   let code = 'SC_ERR_INTERNAL';
   /** @type {string | undefined} */
   let detail;
-  if (err.code === 'FST_ERR_BAD_URL') { code = 'SC_ERR_BAD_REQUEST'; detail = 'the URL is not valid percent-encoding'; } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') code = 'SC_ERR_URL_TOO_LONG';
-  else if (err.code?.startsWith('FST_ERR_CTP_')) { code = 'SC_ERR_BAD_REQUEST'; detail = err.message; } else req.log.error({ err }, 'request failed before routing');
+  if (err.code === 'FST_ERR_BAD_URL') {
+    code = 'SC_ERR_BAD_REQUEST';
+    detail = 'the URL is not valid percent-encoding';
+  } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    code = 'SC_ERR_URL_TOO_LONG';
+  } else {
+    req.log.error({ err }, 'request failed before routing');
+  }
   return reply.code(ERRORS[code].status).send(errorValue(code, detail));
 }
 
