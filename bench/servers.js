@@ -88,7 +88,7 @@ export function startServer(o) {
     : fork(path.join(o.root, 'server', 'start.js'), [
       '--score', o.scoreDir, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn',
     ], {
-      cwd: o.root, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN },
+      cwd: o.root, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_CONNECTIONS_PER_ADDRESS: '0', SCORECAST_PHONES_PER_ADDRESS: '0', SCORECAST_TOKEN: TOKEN },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv,
     });
   children.add(child);

@@ -213,7 +213,7 @@ async function main() {
   const command = ['node', 'bench/storm.js', ...process.argv.slice(2)].join(' ');
   const server = fork(path.join(ROOT, 'server', 'start.js'), [
     '--score', path.join(ROOT, 'scores', 'seed-profile'), '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn',
-  ], { cwd: ROOT, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  ], { cwd: ROOT, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_CONNECTIONS_PER_ADDRESS: '0', SCORECAST_PHONES_PER_ADDRESS: '0', SCORECAST_TOKEN: TOKEN }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   /** @type {import('node:child_process').ChildProcess | null} */
   let load = null;
   try {

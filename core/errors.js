@@ -20,7 +20,7 @@ export const ERRORS = Object.freeze({
   },
   SC_ERR_UNKNOWN_TYPE: {
     code: 'SC_ERR_UNKNOWN_TYPE', status: 400,
-    message: 'Unknown message type; client messages are hello, ping and tap.',
+    message: 'Unknown message type; client messages are hello, ping, tap and report.',
   },
   SC_ERR_TOO_BIG: {
     code: 'SC_ERR_TOO_BIG', status: 413,
@@ -52,7 +52,7 @@ export const ERRORS = Object.freeze({
   },
   SC_ERR_UNKNOWN_ACTION: {
     code: 'SC_ERR_UNKNOWN_ACTION', status: 404,
-    message: 'Unknown control action; use play, pause, stop, seek or tempo.',
+    message: 'Unknown control action; use play, pause, stop, seek, tempo or vote.',
   },
   SC_ERR_BAD_CONTROL: {
     code: 'SC_ERR_BAD_CONTROL', status: 400,
@@ -105,6 +105,30 @@ export const ERRORS = Object.freeze({
   SC_ERR_STATE_FILE_IN_USE: {
     code: 'SC_ERR_STATE_FILE_IN_USE', status: 409,
     message: 'Another running server holds this state file; give this server one of its own with --state-file PATH (or SCORECAST_STATE_FILE).',
+  },
+  SC_ERR_BAD_DEVICE: {
+    code: 'SC_ERR_BAD_DEVICE', status: 403,
+    message: 'The tap has no device credential, or one this server did not issue; get one with POST /api/device and send it as `device`.',
+  },
+  SC_ERR_ADDRESS_LIMIT: {
+    code: 'SC_ERR_ADDRESS_LIMIT', status: 429,
+    message: 'Too many devices, votes, connections or clients from this network address; a venue whose phones share one address raises the limits (doc/security.md).',
+  },
+  SC_ERR_TIMEOUT: {
+    code: 'SC_ERR_TIMEOUT', status: 408,
+    message: 'The request (headers or body) did not arrive in time; the connection was closed.',
+  },
+  SC_ERR_HEADERS_TOO_BIG: {
+    code: 'SC_ERR_HEADERS_TOO_BIG', status: 431,
+    message: 'The request headers are larger than the server accepts (16 KB); send fewer or smaller cookies and headers.',
+  },
+  SC_ERR_URL_TOO_LONG: {
+    code: 'SC_ERR_URL_TOO_LONG', status: 414,
+    message: 'A part of the path is longer than the server accepts (100 characters); check the URL.',
+  },
+  SC_ERR_METHOD_NOT_ALLOWED: {
+    code: 'SC_ERR_METHOD_NOT_ALLOWED', status: 405,
+    message: 'This path does not answer that method; the Allow header lists the ones it does.',
   },
 });
 

@@ -35,6 +35,8 @@ const MAX_ID_LEN = 64;
 export const REPORT_MAX_SAMPLES = 32;
 const REPORT_RANGE = [-60_000, 600_000];
 const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
+/** Throws on bytes that are not UTF-8 (RFC 6455 requires it of text frames). */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * @template T
@@ -70,7 +72,12 @@ export const isEpoch = (v) => typeof v === 'string' && EPOCH_RE.test(v);
  */
 export function decodeClientMessage(raw, isBinary = false) {
   if (isBinary) return fail('SC_ERR_BAD_MESSAGE', 'binary frames are not accepted');
-  const text = typeof raw === 'string' ? raw : new TextDecoder().decode(raw);
+  let text;
+  try {
+    text = typeof raw === 'string' ? raw : utf8.decode(raw);
+  } catch {
+    return fail('SC_ERR_BAD_MESSAGE', 'text frames must be UTF-8');
+  }
   if (text.length > MAX_CLIENT_MESSAGE_BYTES) return fail('SC_ERR_TOO_BIG');
   let msg;
   try {

@@ -3,6 +3,28 @@
 // addresses costs memory up to the bound and no more (a forgotten address starts a full bucket).
 
 import { createTokenBucket } from '../core/token-bucket.js';
+import { CLIENT_RATE } from '../core/constants.js';
+
+/**
+ * Phones one address may stand for, by default: device credentials issued to it an hour, votes
+ * it casts per window, polling ids and reporting clients it has counted at once. Phones on the
+ * venue WiFi have an address each; a few share one behind a phone's hotspot or a small router.
+ * A venue whose phones all share one address (a NAT, a reverse proxy) raises it to its audience
+ * size with `--phones-per-address` (doc/security.md); 0 is no limit.
+ */
+export const PHONES_PER_ADDRESS = 32;
+
+/**
+ * The request rate one address may send to the audience's HTTP routes (device, tap, report):
+ * one connection's rate (CLIENT_RATE) for up to 40 phones, then half a request a second and a
+ * burst of one per phone (a NAT's audience all voting as a window opens). Null: no limit.
+ * @param {number} phonesPerAddress  0: no limit
+ * @returns {{ perSecond: number, burst: number } | null}
+ */
+export function audienceRate(phonesPerAddress) {
+  if (phonesPerAddress <= 0) return null;
+  return { perSecond: Math.max(CLIENT_RATE.perSecond, phonesPerAddress / 2), burst: Math.max(CLIENT_RATE.burst, phonesPerAddress) };
+}
 
 /** Addresses remembered; the oldest are forgotten past this. */
 export const MAX_ADDRESSES = 10_000;

@@ -20,6 +20,11 @@ import { loadPackage } from './score-package.js';
 import { watchPackage } from './watch.js';
 import { attachPersistence } from './persist.js';
 import { attachWebSocket } from './transports/websocket.js';
+import { createDeviceCredentials, secretFromToken } from './device-credential.js';
+import { createVoteGuard } from './vote-guard.js';
+import { CONNECTIONS_PER_ADDRESS, HTTP_TIMEOUTS, limitConnections } from './connection-limit.js';
+import { PHONES_PER_ADDRESS } from './address-limit.js';
+import { clientErrorHandler, frameworkErrors, methodNotAllowed } from './http-errors.js';
 import { sseRoutes } from './transports/sse.js';
 import { pollRoutes } from './transports/poll.js';
 
@@ -45,6 +50,10 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  *   this file as it changes and resume it at start (default: not saved)
  * @property {string} [scoresDir]          the folder of scores the conductor may load (default: the
  *   folder that holds `score`'s package)
+ * @property {number} [phonesPerAddress]   phones one address may stand for: device credentials an
+ *   hour, votes per window, polling ids and reporting clients counted (0: no limit; doc/security.md)
+ * @property {number} [connectionsPerAddress]  connections one address may hold open (0: no limit)
+ * @property {Partial<typeof HTTP_TIMEOUTS>} [httpTimeouts]  default HTTP_TIMEOUTS (tests shorten them)
  */
 
 /**
@@ -53,12 +62,17 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
 export async function buildApp({
   score, token, autoplay = false, loop = autoplay, clock = systemClock, bus = createMemoryBus(),
   logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false, https, persist = null,
-  scoresDir = path.dirname(score.dir),
+  scoresDir = path.dirname(score.dir), phonesPerAddress = PHONES_PER_ADDRESS, connectionsPerAddress = CONNECTIONS_PER_ADDRESS,
+  httpTimeouts = {},
 }) {
+  const { keepAliveTimeout, requestTimeout, ...serverTimeouts } = { ...HTTP_TIMEOUTS, ...httpTimeouts };
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify({
-    logger, bodyLimit: 64 * 1024, return503OnClosing: true, ...(https ? { https } : {}),
+    logger, bodyLimit: 64 * 1024, return503OnClosing: true, keepAliveTimeout, requestTimeout,
+    ...(https ? { https: { ...https, ...serverTimeouts } } : { http: serverTimeouts }),
+    frameworkErrors, clientErrorHandler,
   })));
   securityHeaders(app);
+  limitConnections(app.server, { perAddress: connectionsPerAddress, plain: !https });
   const metrics = createMetrics();
   const conductor = createConductor({
     model: score.model, bus, clock, loop,
@@ -66,10 +80,13 @@ export async function buildApp({
     onVote: (outcome) => app.log.info({ vote: outcome }, 'vote closed'),
     onVoteCast: () => persistence?.changed(),
   });
-  const clientStats = createClientStats({ now: clock.wall });
+  const clientStats = createClientStats({ now: clock.wall, reportersPerAddress: phonesPerAddress });
+  const credentials = createDeviceCredentials({ secret: secretFromToken(token) });
+  const votes = createVoteGuard({ conductor, credentials, votesPerAddress: phonesPerAddress });
   const hub = createHub({
-    bus, now: clock.wall, metrics: metrics.hooks, onTap: (tap) => conductor.vote(tap),
-    onReport: (kind, view, report) => clientStats.add(kind, report), ...hubOptions,
+    bus, now: clock.wall, metrics: metrics.hooks, onTap: (tap, from) => votes.cast(tap, from),
+    onReport: (kind, view, report, from) => clientStats.add(kind, report, { address: from.address, client: from.connection }),
+    pollersPerAddress: phonesPerAddress, ...hubOptions,
   });
   metrics.observeHistory(() => hub.history);
   // One budget of failed sign-ins per address, across every route that needs the token.
@@ -86,7 +103,8 @@ export async function buildApp({
     const code = status === 413 ? 'SC_ERR_TOO_BIG' : status < 500 ? 'SC_ERR_BAD_REQUEST' : 'SC_ERR_INTERNAL';
     return reply.code(status).send({ code, message: status < 500 ? e.message : ERRORS.SC_ERR_INTERNAL.message });
   });
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: 'SC_ERR_NOT_FOUND', message: ERRORS.SC_ERR_NOT_FOUND.message }));
+  app.setNotFoundHandler((req, reply) => methodNotAllowed(app, req, reply)
+    ?? reply.code(404).send({ code: 'SC_ERR_NOT_FOUND', message: ERRORS.SC_ERR_NOT_FOUND.message }));
 
   app.get('/healthz', async () => ({
     status: 'ok', epoch: hub.epoch, seq: hub.seq, transport: conductor.state.transport, clients: hub.size,
@@ -161,8 +179,8 @@ export async function buildApp({
   libraryRoutes(app, { scoresDir, token, auth, currentDir: () => current.dir, switchTo });
 
   controlRoutes(app, { conductor, token, auth });
-  audienceRoutes(app, { hub, stats: clientStats, token, now: clock.wall, auth });
-  tapRoutes(app, { conductor, now: clock.wall });
+  audienceRoutes(app, { hub, stats: clientStats, token, now: clock.wall, auth, phonesPerAddress });
+  tapRoutes(app, { guard: votes, credentials, devicesPerAddress: phonesPerAddress, now: clock.wall });
   sseRoutes(app, hub);
   pollRoutes(app, hub, metrics.hooks);
 

@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PHONES_PER_ADDRESS } from './address-limit.js';
+import { CONNECTIONS_PER_ADDRESS } from './connection-limit.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -25,6 +27,9 @@ environment variable named after each.
   --no-resume        SCORECAST_RESUME=0: start fresh instead of taking up the save
   --cert FILE --key FILE   SCORECAST_CERT and SCORECAST_KEY: serve HTTPS
   --log-level L      LOG_LEVEL: fatal, error, warn, info (default), debug, trace, silent
+  --phones-per-address N       SCORECAST_PHONES_PER_ADDRESS (default 32; 0: no limit): device
+                     credentials, votes, polling and reporting clients one address stands for
+  --connections-per-address N  SCORECAST_CONNECTIONS_PER_ADDRESS (default 512; 0: no limit)
   -h, --help         this text
 `;
 
@@ -44,6 +49,9 @@ environment variable named after each.
  *   saved; the autoplay demo starts from the top anyway, and must not overwrite a real save)
  * @property {boolean} resume  take up the saved performance at start
  * @property {boolean} help  print the usage and do nothing else
+ * @property {number} phonesPerAddress  phones one address may stand for (credentials an hour,
+ *   votes per window, polling and reporting clients); 0: no limit. doc/security.md
+ * @property {number} connectionsPerAddress  connections one address may hold open; 0: no limit
  */
 
 /**
@@ -83,6 +91,8 @@ export function readConfig(argv, env) {
       'state-file': { type: 'string' },
       'no-resume': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      'phones-per-address': { type: 'string' },
+      'connections-per-address': { type: 'string' },
     },
     strict: true,
   });
@@ -96,6 +106,13 @@ export function readConfig(argv, env) {
   const key = values.key ?? env.SCORECAST_KEY;
   if ((cert === undefined) !== (key === undefined)) throw new Error('HTTPS needs both a certificate and its key: --cert FILE --key FILE (or SCORECAST_CERT and SCORECAST_KEY)');
   const scoreDir = path.resolve(values.score ?? env.SCORECAST_SCORE ?? path.join(ROOT, 'scores', 'demo'));
+  /** @param {string} flag @param {string | undefined} text @param {number} fallback */
+  const count = (flag, text, fallback) => {
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!(/^\d{1,9}$/.test(text) && Number.isSafeInteger(n))) throw new Error(`${flag} must be a whole number >= 0 (0: no limit), got "${text}"`);
+    return n;
+  };
   return {
     port,
     host: values.host ?? env.HOST ?? '0.0.0.0',
@@ -110,5 +127,7 @@ export function readConfig(argv, env) {
     stateFile: autoplay ? null : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? defaultStateFile(scoreDir)),
     resume: !(values['no-resume'] ?? env.SCORECAST_RESUME === '0'),
     help: values.help ?? false,
+    phonesPerAddress: count('SCORECAST_PHONES_PER_ADDRESS/--phones-per-address', values['phones-per-address'] ?? env.SCORECAST_PHONES_PER_ADDRESS, PHONES_PER_ADDRESS),
+    connectionsPerAddress: count('SCORECAST_CONNECTIONS_PER_ADDRESS/--connections-per-address', values['connections-per-address'] ?? env.SCORECAST_CONNECTIONS_PER_ADDRESS, CONNECTIONS_PER_ADDRESS),
   };
 }

@@ -11,9 +11,11 @@ export const SIGN_IN_RATE = Object.freeze({ perSecond: 1 / 12, burst: 5 });
 const MAX_ADDRESSES = 10_000;
 
 /**
- * Rate limit of failed sign-ins, per address: guessing the token is slow, and an address that
- * has used up its tries gets 429 SC_ERR_RATE_LIMITED (even with the right token) until one
- * comes back. Requests with the right token cost nothing.
+ * Budget of failed sign-ins, per address: an address that has used up its tries gets 429
+ * SC_ERR_RATE_LIMITED for every wrong token until a try comes back. The right token is never
+ * refused (issue 16: behind nginx or a venue NAT, everyone shares the guesser's address and the
+ * conductor would be locked out); requests with it cost nothing. doc/security.md says what this
+ * does and does not stop (the token's length is what keeps it from being guessed).
  * @param {{ now?: () => number, rate?: { perSecond: number, burst: number } }} [options]
  */
 export function createSignInLimiter({ now = () => performance.now(), rate = SIGN_IN_RATE } = {}) {
@@ -98,19 +100,19 @@ const ACTIONS = {
 /**
  * An onRequest hook that refuses requests without the conductor token. It runs before the body
  * is parsed: a caller without the token learns nothing and changes nothing. With a limiter,
- * failures count against the caller's address.
+ * failures count against the caller's address and, past its budget, answer 429 instead of 401;
+ * the right token always passes.
  * @param {string} token
  * @param {SignInLimiter} [limiter]
  */
 export function requireToken(token, limiter) {
   return async (/** @type {import('fastify').FastifyRequest} */ req) => {
-    if (limiter && !limiter.allowed(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED', 'too many failed sign-ins from this address; wait a minute');
     const header = req.headers.authorization;
     const presented = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
-    if (!tokenMatches(presented, token)) {
-      limiter?.failed(req.ip);
-      throw new ScorecastError('SC_ERR_UNAUTHORIZED');
-    }
+    if (tokenMatches(presented, token)) return;
+    if (limiter && !limiter.allowed(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED', 'too many wrong tokens from this address; wait a minute (the right token still works)');
+    limiter?.failed(req.ip);
+    throw new ScorecastError('SC_ERR_UNAUTHORIZED');
   };
 }
 

@@ -17,6 +17,7 @@ import {
  * @property {(bytes: Buffer) => void} send         write one message in this kind's framing
  * @property {() => number} buffered                bytes accepted but not yet on the network
  * @property {(code: number, reason: string) => void} close
+ * @property {string} [address]                     the peer's network address (per-address caps)
  */
 
 /**
@@ -48,10 +49,20 @@ import {
  * @property {number} [dropBytes]        ... and is closed past this many
  * @property {number} [behindMs]         ... or after being behind this long
  * @property {HubMetrics} [metrics]
- * @property {(tap: import('../core/protocol.js').TapMessage) => { ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }} [onTap]
+ * @property {(tap: import('../core/protocol.js').TapMessage, from: import('./vote-guard.js').TapSource) => import('./vote-guard.js').TapResult} [onTap]
  *   counts a valid tap as a vote (the sender gets `voted` or an error)
- * @property {(kind: string, view: string, report: import('../core/protocol.js').ReportMessage) => void} [onReport]
- *   what a client measured (push latency, display lag), for the conductor's console
+ * @property {(kind: string, view: string, report: import('../core/protocol.js').ReportMessage, from: Source) => import('../core/errors.js').ErrorValue | null | void} [onReport]
+ *   what a client measured (push latency, display lag), for the conductor's console; an error
+ *   when the report was not counted (the client reports too often, its address has too many
+ *   reporting clients)
+ * @property {number} [pollersPerAddress]  polling client ids counted per address (0: no limit):
+ *   invented ids cannot inflate the audience figure beyond it
+ */
+
+/**
+ * Who sent a client message: the peer's address, and what tells its sender apart (the
+ * connection's session, or for HTTP reports the address and page id).
+ * @typedef {{ address: string, connection: unknown }} Source
  */
 
 /**
@@ -82,6 +93,7 @@ export function createHub({
   metrics = {},
   onTap,
   onReport,
+  pollersPerAddress = 0,
 }) {
   /** @type {Map<string, Framer>} */
   const framers = new Map([['ws', frameText]]);
@@ -100,8 +112,19 @@ export function createHub({
   /** @type {Set<() => void>} */
   const waiters = new Set();
   /** Polling clients (stateless on the wire) by their id: view and last poll time. */
-  /** @type {Map<string, { view: string, at: number }>} */
+  /** @type {Map<string, { view: string, at: number, address: string }>} */
   const pollers = new Map();
+  /** Polling client ids per address, for pollersPerAddress. */
+  /** @type {Map<string, number>} */
+  const pollersAt = new Map();
+  /** @param {string} id */
+  function forgetPoller(id) {
+    const p = pollers.get(id);
+    if (!p) return;
+    pollers.delete(id);
+    const n = (pollersAt.get(p.address) ?? 1) - 1;
+    if (n > 0) pollersAt.set(p.address, n); else pollersAt.delete(p.address);
+  }
 
   /**
    * @param {Record<string, unknown> & { type: string }} envelope
@@ -241,6 +264,8 @@ export function createHub({
       this.bucket = createTokenBucket(CLIENT_RATE, now());
       this.rejected = 0;
       this.closed = false;
+      /** Who sent what this connection receives: its address, and itself as the connection. */
+      this.source = { address: link.address ?? '', connection: this };
     }
 
     /** @param {Message} msg */
@@ -248,9 +273,28 @@ export function createHub({
       if (!this.closed) this.link.send(framed(msg, this.link.kind));
     }
 
+    /**
+     * A direct answer to this client (pong, voted, error, a hello's resync). It obeys the
+     * "behind" rule like a broadcast (doc/protocol.md, "Backpressure"): a connection that is
+     * behind, or whose unsent bytes pass behindBytes, gets nothing more until it drains, and
+     * then the newest state whole; a client that never reads cannot grow our buffers by asking.
+     * @param {Message} msg
+     * @returns {boolean} whether it was sent
+     */
+    reply(msg) {
+      if (this.closed || this.behind) return false;
+      if (this.link.buffered() > behindBytes) {
+        this.behind = true;
+        this.behindSince = now();
+        return false;
+      }
+      this.send(msg);
+      return true;
+    }
+
     /** @param {import('../core/errors.js').ErrorValue} error */
     sendError(error) {
-      this.send(message({ type: 'error', t: now(), ...error }));
+      this.reply(message({ type: 'error', t: now(), ...error }));
     }
 
     /**
@@ -259,7 +303,7 @@ export function createHub({
      * @param {number} s
      */
     resync(e, s) {
-      for (const msg of resync(e, s)) this.send(msg);
+      for (const msg of resync(e, s)) if (!this.reply(msg)) return;
     }
 
     /**
@@ -287,15 +331,17 @@ export function createHub({
           if (msg.view !== undefined && VIEW_RE.test(msg.view)) this.view = msg.view;
           this.resync(msg.epoch, msg.seq);
           break;
-        case 'report':
-          onReport?.(this.link.kind, this.view, msg);
+        case 'report': {
+          const refused = onReport?.(this.link.kind, this.view, msg, this.source);
+          if (refused) this.sendError(refused);
           break;
+        }
         case 'ping':
-          this.send(message({ type: 'pong', id: msg.id, t0: msg.t0, t: now() }));
+          this.reply(message({ type: 'pong', id: msg.id, t0: msg.t0, t: now() }));
           break;
         case 'tap': {
-          const result = onTap ? onTap(msg) : { ok: /** @type {const} */ (false), error: errorValue('SC_ERR_NO_VOTE_WINDOW') };
-          if (result.ok) this.send(message({ type: 'voted', t: now(), window: result.id, tile: String(msg.tile) }));
+          const result = onTap ? onTap(msg, this.source) : { ok: /** @type {const} */ (false), error: errorValue('SC_ERR_NO_VOTE_WINDOW') };
+          if (result.ok) this.reply(message({ type: 'voted', t: now(), window: result.id, tile: String(msg.tile) }));
           else this.sendError(result.error);
           break;
         }
@@ -357,27 +403,43 @@ export function createHub({
       for (const s of sessions) add(s.link.kind, s.view);
       const since = now() - POLLER_TTL_MS;
       for (const [id, p] of pollers) {
-        if (p.at < since) pollers.delete(id);
+        if (p.at < since) forgetPoller(id);
         else add('poll', p.view);
       }
       return { total: Object.values(byTransport).reduce((a, b) => a + b, 0), byTransport, byView };
     },
 
     /**
-     * A poll from client `id` showing `view` (bounded: the oldest are forgotten first).
-     * @param {string} id @param {string} view
+     * A poll from client `id` showing `view`, from `address` (bounded: the oldest are forgotten
+     * first). An address counts at most pollersPerAddress ids at once; an id that comes from
+     * another address (a phone that roamed) counts there.
+     * @param {string} id @param {string} view @param {string} [address]
+     * @returns {boolean} false when the id was not counted (the address is over its cap)
      */
-    notePoller(id, view) {
-      pollers.delete(id);
-      if (pollers.size >= MAX_POLLERS) pollers.delete(/** @type {string} */ (pollers.keys().next().value));
-      pollers.set(id, { view, at: now() });
+    notePoller(id, view, address = '') {
+      // The map is in order of last poll (a poll moves its id to the end): ids that stopped
+      // polling are at the front, and go first, at a cost of one step per id forgotten.
+      const since = now() - POLLER_TTL_MS;
+      for (const [other, p] of pollers) {
+        if (p.at >= since) break;
+        forgetPoller(other);
+      }
+      const moved = pollers.get(id)?.address !== address;
+      if (moved && pollersPerAddress > 0 && (pollersAt.get(address) ?? 0) >= pollersPerAddress) return false;
+      forgetPoller(id);
+      if (pollers.size >= MAX_POLLERS) forgetPoller(/** @type {string} */ (pollers.keys().next().value));
+      pollers.set(id, { view, at: now(), address });
+      pollersAt.set(address, (pollersAt.get(address) ?? 0) + 1);
+      return true;
     },
 
     /**
      * A report from a client that cannot send on its stream (SSE, polling): POST /api/report.
      * @param {string} kind @param {string} view @param {import('../core/protocol.js').ReportMessage} report
+     * @param {Source} from
+     * @returns {import('../core/errors.js').ErrorValue | null} why it was not counted, or null
      */
-    report(kind, view, report) { onReport?.(kind, view, report); },
+    report(kind, view, report, from) { return onReport?.(kind, view, report, from) ?? null; },
 
     /**
      * A new connection: it gets a welcome, then what it needs to be live.

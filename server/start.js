@@ -135,6 +135,7 @@ export async function main(argv) {
     ({ app, conductor, resume } = await buildApp({
       score, token: config.token, autoplay: config.autoplay, loop: config.loop, watch: config.watch,
       logger: { level: config.logLevel }, https,
+      phonesPerAddress: config.phonesPerAddress, connectionsPerAddress: config.connectionsPerAddress,
       persist: config.stateFile && lock ? { file: config.stateFile, resume: config.resume, start: config.scoreDir, switchProblem, lock } : null,
     }));
   } catch (err) {

@@ -1,24 +1,46 @@
-// Taps (votes) over HTTP, for clients on SSE or polling, which cannot send on their stream.
-// The same rules as a WebSocket tap: the same decoder, the same ballot, the same errors.
+// Device credentials and taps (votes) over HTTP. `POST /api/device` issues a phone its signed
+// credential; `POST /api/tap` is for clients on SSE or polling, which cannot send on their
+// stream, and for any page that prefers one path: the same decoder, the same vote guard and the
+// same errors as a WebSocket tap.
 
 import { decodeClientMessage } from '../core/protocol.js';
-import { createAddressLimiter } from './address-limit.js';
-import { CLIENT_RATE } from '../core/constants.js';
+import { audienceRate, createAddressLimiter } from './address-limit.js';
 import { ERRORS, ScorecastError, errorValue } from '../core/errors.js';
+
+/** Credentials one address may be issued: `perAddress` at once, and `perAddress` more an hour. */
+export const DEVICE_REFILL_MS = 3_600_000;
 
 /**
  * @param {import('fastify').FastifyInstance} app
- * @param {{ conductor: import('./conductor.js').Conductor, now: () => number }} options
+ * @param {{
+ *   guard: import('./vote-guard.js').VoteGuard,
+ *   credentials: import('./device-credential.js').DeviceCredentials,
+ *   devicesPerAddress: number,
+ *   now: () => number,
+ * }} options  devicesPerAddress: the phones one address may stand for (0: no limit); it sets the
+ *   credentials issued per hour and the address's request rate (audienceRate)
  */
-export function tapRoutes(app, { conductor, now }) {
-  const limiter = createAddressLimiter(CLIENT_RATE, now);
+export function tapRoutes(app, { guard, credentials, devicesPerAddress, now }) {
+  const rate = audienceRate(devicesPerAddress);
+  const limiter = rate ? createAddressLimiter(rate, now) : null;
+  const issued = devicesPerAddress > 0
+    ? createAddressLimiter({ perSecond: devicesPerAddress / (DEVICE_REFILL_MS / 1000), burst: devicesPerAddress }, now)
+    : null;
+
+  app.post('/api/device', { bodyLimit: 1024 }, async (req, reply) => {
+    if (limiter && !limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
+    if (issued && !issued.take(req.ip)) throw new ScorecastError('SC_ERR_ADDRESS_LIMIT', `${devicesPerAddress} device credentials an hour from this address`);
+    reply.header('cache-control', 'no-store');
+    return { device: credentials.issue().credential };
+  });
 
   app.post('/api/tap', { bodyLimit: 4096 }, async (req, reply) => {
-    if (!limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
+    if (limiter && !limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
     const decoded = decodeClientMessage(JSON.stringify({ ...(/** @type {object} */ (req.body ?? {})), type: 'tap' }));
     if (!decoded.ok) return reply.code(400).send(decoded.error);
     if (decoded.value.type !== 'tap') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));
-    const result = conductor.vote(decoded.value);
+    // The connection is the TCP socket: keep-alive requests on it are one connection.
+    const result = guard.cast(decoded.value, { address: req.ip, connection: req.raw.socket });
     if (!result.ok) return reply.code(ERRORS[result.error.code]?.status ?? 400).send(result.error);
     return { type: 'voted', window: result.id, tile: String(decoded.value.tile) };
   });

@@ -33,7 +33,8 @@ export async function startServer({ root, score = 'scores/seed-profile', logFile
   const token = `qa-${randomBytes(12).toString('hex')}`;
   const child = fork(path.join(root, 'server', 'start.js'), args, {
     cwd: root,
-    env: childEnv({ SCORECAST_QR: '0', SCORECAST_TOKEN: token, NODE_ENV: 'production' }),
+    env: childEnv({ SCORECAST_QR: '0', // Every load client comes from loopback: no per-address caps (doc/security.md).
+      SCORECAST_CONNECTIONS_PER_ADDRESS: '0', SCORECAST_PHONES_PER_ADDRESS: '0', SCORECAST_TOKEN: token, NODE_ENV: 'production' }),
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const out = logFile ? createWriteStream(logFile) : null;

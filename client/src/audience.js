@@ -4,24 +4,86 @@
 /** Tile states a score may use (doc/score-format.md); anything else shows as dark. */
 const TILE_STATES = new Set(['dark', 'dim', 'lit']);
 const DEVICE_KEY = 'scorecast-device';
-const DEVICE_RE = /^[A-Za-z0-9_-]{8,64}$/;
+/** A device credential as the server issues it (doc/protocol.md, "Device credentials"). */
+const CREDENTIAL_RE = /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/;
 
 /**
- * A stable id for this browser, kept in localStorage (one vote per device per window). Without
- * storage (private mode), an id for this page's life.
- * @param {{ getItem(k: string): string | null, setItem(k: string, v: string): void } | null} storage
- * @param {() => number} random
+ * @typedef {{ getItem(k: string): string | null, setItem(k: string, v: string): void, removeItem?(k: string): void }} StorageLike
+ * @typedef {(url: string, init?: { method?: string, headers?: Record<string, string>, body?: string }) => Promise<{ ok: boolean, status: number, json(): Promise<any> }>} FetchLike
+ * @typedef {{ ok: true, tile: string } | { ok: false, code?: string }} VoteAnswer
  */
-export function deviceId(storage, random) {
+
+/**
+ * Votes for this browser. Its device is a credential the server issued and signed (one vote per
+ * device per window; an id cannot be invented), kept in localStorage so that a reload is the same
+ * device. Without storage (private mode), a credential for this page's life. Every vote goes over
+ * HTTP whatever the live transport: one path, the answer in the response.
+ * @param {{ fetch: FetchLike, storage: StorageLike | null, log?: import('./transports/index.js').Log }} options
+ */
+export function createVoter({ fetch, storage, log = () => {} }) {
+  /** @type {string | null} */
+  let credential = null;
   try {
     const kept = storage?.getItem(DEVICE_KEY);
-    if (kept && DEVICE_RE.test(kept)) return kept;
-  } catch { /* storage refused: fall through */ }
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-  let id = '';
-  for (let i = 0; i < 20; i++) id += alphabet[Math.floor(random() * alphabet.length)];
-  try { storage?.setItem(DEVICE_KEY, id); } catch { /* kept for this page only */ }
-  return id;
+    if (kept && CREDENTIAL_RE.test(kept)) credential = kept;
+  } catch { /* storage refused: ask the server */ }
+  /** @type {Promise<{ device: string } | { code: string }> | null} */
+  let asking = null;
+
+  /** This browser's credential, from storage or the server (one request at a time). */
+  function obtain() {
+    if (credential) return Promise.resolve({ device: credential });
+    asking ??= fetch('/api/device', { method: 'POST' })
+      .then(async (res) => {
+        const body = await res.json().catch(() => ({}));
+        if (!res.ok || typeof body?.device !== 'string' || !CREDENTIAL_RE.test(body.device)) return { code: String(body?.code ?? 'SC_ERR_BAD_DEVICE') };
+        credential = body.device;
+        try { storage?.setItem(DEVICE_KEY, body.device); } catch { /* kept for this page only */ }
+        return { device: body.device };
+      })
+      .catch((err) => { log('no device credential', err); return { code: 'SC_ERR_BAD_DEVICE' }; })
+      .finally(() => { asking = null; });
+    return asking;
+  }
+
+  /** @param {string} tile @param {string} window @param {string} device @returns {Promise<VoteAnswer>} */
+  async function send(tile, window, device) {
+    const res = await fetch('/api/tap', {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tile, window, device }),
+    });
+    const body = await res.json().catch(() => ({}));
+    return res.ok ? { ok: true, tile } : { ok: false, code: body?.code };
+  }
+
+  return {
+    /** The credential this browser votes with, once it has one. */
+    get device() { return credential; },
+    /** Get a credential now (at page load), so that the first vote needs one request only. */
+    prepare: () => obtain().then(() => {}),
+    /**
+     * Cast a vote. A credential the server no longer knows (it was restarted with another
+     * conductor token) is replaced once, and the vote sent again.
+     * @param {string} tile @param {string} window
+     * @returns {Promise<VoteAnswer>}
+     */
+    async vote(tile, window) {
+      try {
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const got = await obtain();
+          if (!('device' in got)) return { ok: false, code: got.code };
+          const answer = await send(tile, window, got.device);
+          if (answer.ok || answer.code !== 'SC_ERR_BAD_DEVICE') return answer;
+          credential = null;
+          try { storage?.removeItem?.(DEVICE_KEY); } catch { /* nothing kept */ }
+        }
+        return { ok: false, code: 'SC_ERR_BAD_DEVICE' };
+      } catch (err) {
+        log('vote failed', err);
+        return { ok: false };
+      }
+    },
+  };
 }
 
 /**
@@ -69,6 +131,7 @@ export function voteMessage(answer) {
     case 'SC_ERR_ALREADY_VOTED': return 'You have already voted in this round.';
     case 'SC_ERR_NO_VOTE_WINDOW': return 'Voting has closed.';
     case 'SC_ERR_RATE_LIMITED': return 'Too many taps: wait a moment.';
+    case 'SC_ERR_ADDRESS_LIMIT': return 'Too many votes from this network: yours was not counted.';
     default: return 'Your vote did not reach the server. Tap again.';
   }
 }

@@ -8,7 +8,7 @@ import { createView } from './view.js';
 import { createServerClock, httpTimeProbe } from './clock.js';
 import { createBeatClock, positionAt } from './beat-clock.js';
 import { createAudioCues, clipsOf } from './audio.js';
-import { createAudienceView, deviceId, keepAwake } from './audience.js';
+import { createAudienceView, createVoter, keepAwake } from './audience.js';
 import { registerServiceWorker } from './sw-register.js';
 import { createPartView } from './notation/part-view.js';
 import { createScoreView } from './notation/score-view.js';
@@ -91,7 +91,7 @@ setInterval(() => {
   if (connection.transport === 'ws' && connection.send({ type: 'report', ...report })) return;
   fetch('/api/report', {
     method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...report, transport: connection.transport, view: viewName }),
+    body: JSON.stringify({ ...report, transport: connection.transport, view: viewName, client: pageId }),
   }).catch(() => { /* a lost report is no loss */ });
 }, REPORT_EVERY_MS);
 
@@ -162,25 +162,16 @@ const audio = createAudioCues({
 /** @type {string[]} */
 let audioUrls = [];
 
-const device = deviceId(safeStorage(), Math.random);
+const voter = createVoter({ fetch: (url, init) => fetch(url, init), storage: safeStorage(), log });
 const audience = viewName === DEFAULT_VIEW ? createAudienceView(document, { onVote: vote }) : null;
+if (audience) voter.prepare();
 
 /**
- * Cast a vote: over HTTP whatever the live transport (one path, the answer in the response).
+ * Cast a vote with this browser's device credential (client/src/audience.js).
  * @param {string} tile @param {string} window
  */
 async function vote(tile, window) {
-  try {
-    const res = await fetch('/api/tap', {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ tile, window, device }),
-    });
-    const body = await res.json().catch(() => ({}));
-    audience?.voteAnswer(window, res.ok ? { ok: true, tile } : { ok: false, code: body?.code });
-  } catch (err) {
-    log('vote failed', err);
-    audience?.voteAnswer(window, { ok: false });
-  }
+  audience?.voteAnswer(window, await voter.vote(tile, window));
 }
 
 let firstState = true;
@@ -235,7 +226,7 @@ Object.defineProperty(window, 'scorecast', {
     get shown() { return shown.slice(); },
     get clock() { return { offset: clock.offset, error: clock.error, samples: clock.samples }; },
     get audio() { return audio.history; },
-    get device() { return device; },
+    get device() { return voter.device; },
     view: viewName,
   }),
 });

@@ -14,7 +14,8 @@ export function pollRoutes(app, hub, metrics = {}) {
     const query = decodeResyncQuery(/** @type {Record<string, unknown>} */ (req.query), MAX_POLL_WAIT_MS);
     if (!query.ok) return reply.code(400).header('cache-control', 'no-store').send(query.error);
     const { epoch, since, wait, view, client } = query.value;
-    if (client !== undefined) hub.notePoller(client, view ?? 'unknown');
+    // An id over its address's cap is not counted; the poll is answered all the same.
+    if (client !== undefined) hub.notePoller(client, view ?? 'unknown', req.ip);
     let messages = hub.resync(epoch, since);
     if (messages.length === 0 && wait > 0) {
       metrics.clients?.('poll', 1);

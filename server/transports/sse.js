@@ -35,6 +35,7 @@ export function sseRoutes(app, hub) {
     res.socket?.setNoDelay(true);
     const session = hub.attach({
       kind: 'sse',
+      address: req.ip,
       send: (bytes) => { res.write(bytes); },
       buffered: () => res.writableLength,
       close: () => { res.end(); },

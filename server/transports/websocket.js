@@ -94,7 +94,11 @@ function heard(ws) {
  */
 export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
   // Per-message deflate stays off: compression would make every socket's bytes different.
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES, perMessageDeflate: false, clientTracking: false });
+  // UTF-8 is checked by the decoder, which answers SC_ERR_BAD_MESSAGE and keeps the connection
+  // (ws would close it with 1007, outside the error catalogue).
+  const wss = new WebSocketServer({
+    noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES, perMessageDeflate: false, clientTracking: false, skipUTF8Validation: true,
+  });
   /** @type {Set<LiveSocket>} */
   const sockets = new Set();
   /** @type {ReturnType<typeof setInterval> | null} */
@@ -129,6 +133,7 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
       }
       const session = hub.attach({
         kind: 'ws',
+        address: req.socket.remoteAddress ?? '',
         send: (frame) => sendFrame(live, raw, frame),
         // What ws's bufferedAmount adds to this is always 0 here: ws holds frames back only
         // while compressing, and per-message deflate is off.

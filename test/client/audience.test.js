@@ -1,26 +1,78 @@
 import { describe, it, expect } from 'vitest';
-import { deviceId, tilesOf, voteMessage } from '../../client/src/audience.js';
+import { createVoter, tilesOf, voteMessage } from '../../client/src/audience.js';
 
 function memoryStorage(/** @type {Record<string, string>} */ init = {}) {
   const data = { ...init };
   return { data, getItem: (/** @type {string} */ k) => data[k] ?? null, setItem: (/** @type {string} */ k, /** @type {string} */ v) => { data[k] = v; } };
 }
 
-describe('device id', () => {
-  it('is made once and kept: the same browser is the same device in every vote', () => {
+const CREDENTIAL = `${'a'.repeat(22)}.${'b'.repeat(22)}`;
+const OTHER = `${'c'.repeat(22)}.${'d'.repeat(22)}`;
+
+/**
+ * A fake server: issues `credentials` in turn from POST /api/device, answers taps with `tapAnswer`.
+ * @param {{ credentials?: string[], tapAnswer?: (body: any) => { status: number, body: object } }} [options]
+ */
+function fakeServer({ credentials = [CREDENTIAL], tapAnswer = () => ({ status: 200, body: { type: 'voted' } }) } = {}) {
+  /** @type {Array<{ url: string, body: any }>} */
+  const calls = [];
+  let issued = 0;
+  /** @type {import('../../client/src/audience.js').FetchLike} */
+  const fetch = async (url, init) => {
+    const body = init?.body ? JSON.parse(init.body) : null;
+    calls.push({ url, body });
+    const answer = url === '/api/device'
+      ? (issued < credentials.length ? { status: 200, body: { device: credentials[issued++] } } : { status: 429, body: { code: 'SC_ERR_ADDRESS_LIMIT' } })
+      : tapAnswer(body);
+    return { ok: answer.status < 300, status: answer.status, json: async () => answer.body };
+  };
+  return { fetch, calls };
+}
+
+describe('voter: device credentials', () => {
+  it('asks the server for a credential once, keeps it, and sends it with every vote', async () => {
     const storage = memoryStorage();
-    const id = deviceId(storage, Math.random);
-    expect(id).toMatch(/^[A-Za-z0-9_-]{20}$/);
-    expect(deviceId(storage, () => 0.5)).toBe(id);
+    const server = fakeServer();
+    const voter = createVoter({ fetch: server.fetch, storage });
+    await Promise.all([voter.prepare(), voter.prepare()]);
+    expect(voter.device).toBe(CREDENTIAL);
+    expect(storage.data['scorecast-device']).toBe(CREDENTIAL);
+    expect(await voter.vote('soft', 'ending')).toEqual({ ok: true, tile: 'soft' });
+    expect(server.calls).toEqual([{ url: '/api/device', body: null }, { url: '/api/tap', body: { tile: 'soft', window: 'ending', device: CREDENTIAL } }]);
+    // A reload is the same device: no new credential.
+    const again = fakeServer({ credentials: [OTHER] });
+    const reloaded = createVoter({ fetch: again.fetch, storage });
+    await reloaded.vote('bright', 'ending');
+    expect(again.calls.map((c) => c.url)).toEqual(['/api/tap']);
+    expect(again.calls[0].body.device).toBe(CREDENTIAL);
   });
 
-  it('replaces a stored value the server would refuse, and works without storage', () => {
-    const storage = memoryStorage({ 'scorecast-device': 'bad id!' });
-    expect(deviceId(storage, () => 0)).toBe('A'.repeat(20));
-    expect(storage.data['scorecast-device']).toBe('A'.repeat(20));
+  it('an old self-made id in storage is replaced by an issued credential', async () => {
+    const storage = memoryStorage({ 'scorecast-device': 'AAAAAAAAAAAAAAAAAAAA' });
+    const voter = createVoter({ fetch: fakeServer().fetch, storage });
+    await voter.vote('soft', 'ending');
+    expect(storage.data['scorecast-device']).toBe(CREDENTIAL);
+  });
+
+  it('a credential the server no longer knows is replaced once and the vote sent again', async () => {
+    const storage = memoryStorage({ 'scorecast-device': OTHER });
+    const server = fakeServer({ tapAnswer: (body) => (body.device === OTHER ? { status: 403, body: { code: 'SC_ERR_BAD_DEVICE' } } : { status: 200, body: {} }) });
+    const voter = createVoter({ fetch: server.fetch, storage });
+    expect(await voter.vote('soft', 'ending')).toEqual({ ok: true, tile: 'soft' });
+    expect(server.calls.map((c) => c.url)).toEqual(['/api/tap', '/api/device', '/api/tap']);
+    expect(storage.data['scorecast-device']).toBe(CREDENTIAL);
+  });
+
+  it('says why when no credential can be had, and works without storage', async () => {
+    const voter = createVoter({ fetch: fakeServer({ credentials: [] }).fetch, storage: null });
+    expect(await voter.vote('soft', 'ending')).toEqual({ ok: false, code: 'SC_ERR_ADDRESS_LIMIT' });
     const refusing = { getItem() { throw new Error('denied'); }, setItem() { throw new Error('denied'); } };
-    expect(deviceId(refusing, () => 0)).toBe('A'.repeat(20));
-    expect(deviceId(null, () => 0.99)).toMatch(/^[A-Za-z0-9_-]{20}$/);
+    const private_ = createVoter({ fetch: fakeServer().fetch, storage: refusing });
+    expect(await private_.vote('soft', 'ending')).toEqual({ ok: true, tile: 'soft' });
+    expect(private_.device).toBe(CREDENTIAL);
+    const offline = createVoter({ fetch: async () => { throw new Error('offline'); }, storage: null });
+    expect(await offline.vote('soft', 'ending')).toMatchObject({ ok: false });
+    expect(voteMessage({ ok: false, code: 'SC_ERR_ADDRESS_LIMIT' })).toMatch(/not counted/);
   });
 });
 

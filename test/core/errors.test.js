@@ -23,6 +23,11 @@ describe('error catalogue', () => {
     expect(protocolDoc).toMatch(new RegExp(`\\| ${value} \\|`));
   });
 
+  it('the messages that list what a client may send name every message type and control action', () => {
+    for (const type of ['hello', 'ping', 'tap', 'report']) expect(ERRORS.SC_ERR_UNKNOWN_TYPE.message).toContain(type);
+    for (const action of ['play', 'pause', 'stop', 'seek', 'tempo', 'vote']) expect(ERRORS.SC_ERR_UNKNOWN_ACTION.message).toContain(action);
+  });
+
   it('ScorecastError carries code and status', () => {
     const err = new ScorecastError('SC_ERR_UNAUTHORIZED');
     expect(err.code).toBe('SC_ERR_UNAUTHORIZED');

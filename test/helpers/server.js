@@ -9,10 +9,11 @@ export const TOKEN = 'test-token-0123456789';
 
 /**
  * @param {{ tempo?: number, bars?: number, cueBytes?: number, autoplay?: boolean,
- *   hubOptions?: Partial<import('../../server/hub.js').HubOptions> }} [options]
+ *   hubOptions?: Partial<import('../../server/hub.js').HubOptions>,
+ *   appOptions?: Partial<import('../../server/app.js').AppOptions> }} [options]
  *   cueBytes: size of a text payload carried by a cue on every beat (load for backpressure tests)
  */
-export async function startServer({ tempo = 600, bars = 64, cueBytes = 0, autoplay = true, hubOptions } = {}) {
+export async function startServer({ tempo = 600, bars = 64, cueBytes = 0, autoplay = true, hubOptions, appOptions = {} } = {}) {
   const cues = [];
   for (let beat = 0; beat < bars * 4; beat++) {
     if (cueBytes > 0 || beat % 4 === 0) cues.push({ at: beat, set: { text: `beat ${beat}`, ...(cueBytes ? { load: `${beat}`.padEnd(cueBytes, '.') } : {}) } });
@@ -20,7 +21,7 @@ export async function startServer({ tempo = 600, bars = 64, cueBytes = 0, autopl
   const r = buildScoreModel({ id: 'itest', title: 'Integration', bars, meter: [{ bar: 1, time: '4/4', tempo }], cues });
   if (!r.ok) throw new Error(JSON.stringify(r.problems));
   const { app, conductor, hub } = await buildApp({
-    score: packageOf(r.value), token: TOKEN, autoplay, loop: true, hubOptions,
+    score: packageOf(r.value), token: TOKEN, autoplay, loop: true, hubOptions, ...appOptions,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = /** @type {import('node:net').AddressInfo} */ (app.server.address());

@@ -38,7 +38,15 @@ describe('configuration', () => {
     expect(readConfig(['--autoplay', '--state-file', 's.json'], {}).stateFile).toBeNull();
   });
 
+  it('per-address caps: 32 phones and 512 connections by default; a venue behind one NAT raises them (0: no limit)', () => {
+    expect(readConfig([], {})).toMatchObject({ phonesPerAddress: 32, connectionsPerAddress: 512 });
+    expect(readConfig(['--phones-per-address', '800', '--connections-per-address', '0'], {})).toMatchObject({ phonesPerAddress: 800, connectionsPerAddress: 0 });
+    expect(readConfig([], { SCORECAST_PHONES_PER_ADDRESS: '500', SCORECAST_CONNECTIONS_PER_ADDRESS: '2000' })).toMatchObject({ phonesPerAddress: 500, connectionsPerAddress: 2000 });
+  });
+
   it.each([
+    [['--phones-per-address=-1'], {}, /--phones-per-address must be a whole number >= 0/],
+    [[], { SCORECAST_CONNECTIONS_PER_ADDRESS: 'lots' }, /--connections-per-address must be a whole number/],
     [['--port', '70000'], {}, /PORT\/--port must be 0..65535/],
     [['--port', 'eighty'], {}, /PORT\/--port/],
     [['--token', 'short'], {}, /at least 8 characters/],

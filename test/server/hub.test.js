@@ -177,6 +177,45 @@ describe('hub fan-out', () => {
   });
 });
 
+describe('direct replies obey the behind rule', () => {
+  it('a connection that does not read gets no pong and no hello resync; when it drains, the newest state whole', () => {
+    const { clock, conductor, hub } = setup({ behindBytes: 1000 });
+    const link = fakeLink();
+    const session = hub.attach(link, { epoch: null, seq: 0 });
+    conductor.play();
+    clock.advance(500);
+    link.queued = 5000; // it stopped reading, and asks
+    const before = link.sent.length;
+    for (let i = 0; i < 30; i++) {
+      session.receive(JSON.stringify({ type: 'ping', id: i, t0: 1 }), false);
+      session.receive(JSON.stringify({ type: 'hello', epoch: null, seq: 0 }), false);
+    }
+    session.receive('not json', false);
+    expect(link.sent.length).toBe(before);
+    link.queued = 0;
+    clock.advance(500);
+    expect(link.messages.slice(before).map((m) => m.type)).toEqual(['snapshot']);
+    session.receive(JSON.stringify({ type: 'ping', id: 99, t0: 1 }), false);
+    expect(link.messages.at(-1)).toMatchObject({ type: 'pong', id: 99 });
+  });
+});
+
+describe('the audience figure', () => {
+  it('invented polling ids from one address count up to its cap; other addresses count on', () => {
+    const { clock, hub } = setup({ pollersPerAddress: 32 });
+    for (let i = 0; i < 5000; i++) hub.notePoller(`fake-${i}`, 'audience', '10.9.0.1');
+    for (let i = 0; i < 3; i++) hub.notePoller(`phone-${i}`, 'audience', '10.9.0.2');
+    expect(hub.audience()).toMatchObject({ total: 35, byTransport: { poll: 35 } });
+    // Ids that stop polling make room for new ones after the poller TTL.
+    clock.advance(31_000);
+    expect(hub.notePoller('fresh', 'audience', '10.9.0.1')).toBe(true);
+    expect(hub.audience().total).toBe(1);
+    // A phone that roams to another address keeps one count.
+    hub.notePoller('fresh', 'audience', '10.9.0.3');
+    expect(hub.audience().total).toBe(1);
+  });
+});
+
 describe('hub client messages', () => {
   it('answers ping with pong and hello with a resync', () => {
     const { clock, conductor, hub } = setup();

@@ -33,6 +33,19 @@ function assertContiguous(messages) {
 }
 
 describe('WebSocket transport', () => {
+  it('a text frame that is not UTF-8 is refused with SC_ERR_BAD_MESSAGE; the connection stays open (no 1007)', async () => {
+    const s = await server();
+    const c = await client(s.wsBase);
+    await c.waitFor((m) => m.type === 'snapshot');
+    // ws checks UTF-8 on its side too: send the raw frame through its Sender with a text opcode.
+    c.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
+    const err = await c.waitFor((m) => m.type === 'error');
+    expect(err).toMatchObject({ code: 'SC_ERR_BAD_MESSAGE', message: expect.stringContaining('UTF-8') });
+    c.ws.send(JSON.stringify({ type: 'ping', id: 7, t0: 1 }));
+    expect(await c.waitFor((m) => m.type === 'pong')).toMatchObject({ id: 7 });
+    expect(c.ws.readyState).toBe(c.ws.OPEN);
+  });
+
   it('frames a message once as one whole text frame that ws itself decodes, at every length encoding', () => {
     // 7-bit, 16-bit and 64-bit payload lengths; a multi-byte character counts in bytes.
     for (const size of [0, 125, 126, 18_000, 65_535, 65_536, 200_000]) {
