@@ -128,7 +128,9 @@ function timerScheduler(timers, now) {
  * @param {import('./clock.js').ServerClock} o.clock
  * @param {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (h: any) => void }} o.timers
  * @param {() => number} o.now                        page time, same clock as o.clock's
- * @param {(pos: Position) => void} o.onChange        the beat, bar or click shown changed
+ * @param {(pos: Position, frameTime: number) => void} o.onChange  the beat, bar or click shown
+ *   changed; `frameTime` (page time) is the start of the display frame it is drawn in, or the
+ *   time it was written when no frame is used (a timer)
  * @param {((pos: Position) => void) | null} [o.onFrame] every frame while playing
  * @param {(fn: () => void) => any} [o.requestFrame]  for onFrame without a frame scheduler
  * @param {import('./frame-scheduler.js').FrameScheduler} [o.frames]
@@ -157,7 +159,7 @@ export function createBeatClock({ getState, clock, timers, now, onChange, onFram
     const key = `${pos.beat}|${pos.bar}|${pos.beatInBar}|${pos.count}|${state?.transport}|${on}`;
     if (key !== lastKey) {
       lastKey = key;
-      onChange(pos);
+      onChange(pos, frameTime);
     }
     if (on) arm(state, serverT);
     if (on && onFrame && !framePending && state?.transport === 'playing') {

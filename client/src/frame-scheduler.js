@@ -5,7 +5,11 @@
 // frames line up (one browser, one screen, or phones whose vsyncs happen to agree), and at worst
 // the neighbouring one; a timer's lateness (a busy main thread, a throttled phone) no longer adds
 // to the spread, up to WAKE_AHEAD_MS of it. A page that gets no frames (a hidden tab) is not left
-// behind: a fallback timer runs the change without a frame.
+// behind: a fallback timer runs the change without a frame. And a page whose frames come rarely
+// (Chromium gives a tab that is not the window's front one about one frame a second, though it
+// says it is visible) would be late on every beat: each wake checks whether its first frame came
+// promptly, and while frames do not, changes run from their timer at the due time, as without
+// frames.
 
 /** A display frame (ms) until the page has measured its own. */
 export const DEFAULT_FRAME_MS = 1000 / 60;
@@ -13,6 +17,8 @@ export const DEFAULT_FRAME_MS = 1000 / 60;
 export const WAKE_AHEAD_MS = 100;
 /** A change is run from a timer if no frame came this long after it was due (ms). */
 export const FALLBACK_MS = 100;
+/** Frames are prompt when each runs within this many frames of its request. */
+const PROMPT_FRAMES = 1.5;
 /** Frame intervals kept to estimate the display's frame length. */
 const INTERVALS = 15;
 
@@ -22,6 +28,7 @@ const INTERVALS = 15;
  *   frame nearest page time `local` (or from a timer if no frame comes); returns cancel
  * @property {(fn: (frameTime: number) => void) => () => void} next run `fn` on the next frame
  * @property {number} frameMs  the display's frame length as measured (ms)
+ * @property {boolean} [prompt] whether frames came promptly at the last wake (else timers run changes)
  * @property {(frameTime: number) => number} shownAt  the page time a frame stands for: its
  *   start plus half a frame, so that a change due at t is shown on the frame nearest t
  */
@@ -38,6 +45,8 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
   const intervals = [];
   let lastFrame = NaN;
   let frameMs = DEFAULT_FRAME_MS;
+  /** Whether frames came promptly at the last wake: until they do, timers run the changes. */
+  let prompt = false;
 
   /** @param {number} ts */
   function measure(ts) {
@@ -72,18 +81,37 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
       if (fallback !== null) timers.clearTimeout(fallback);
       fn(ts);
     };
+    let requestedAt = NaN;
+    /** Every frame of this wake came within PROMPT_FRAMES of its request (so far). */
+    let quick = true;
+    let cancelled = false;
+    // The frames go on after a timer ran the change, to learn whether they come promptly.
     const frame = (/** @type {number} */ ts) => {
-      if (done) return;
+      if (cancelled) return;
+      if (now() - requestedAt > PROMPT_FRAMES * frameMs) quick = false;
       measure(ts);
-      if (shownAt(ts) >= local) finish(ts);
-      else requestFrame(frame);
+      if (shownAt(ts) >= local) {
+        prompt = quick;
+        finish(ts);
+      } else request();
+    };
+    const request = () => {
+      requestedAt = now();
+      requestFrame(frame);
     };
     const t = now();
-    if (local - WAKE_AHEAD_MS <= t) requestFrame(frame);
-    else wake = timers.setTimeout(() => { wake = null; if (!done) requestFrame(frame); }, local - WAKE_AHEAD_MS - t);
-    fallback = timers.setTimeout(() => { fallback = null; finish(now()); }, Math.max(local, t) + FALLBACK_MS - t);
+    if (local - WAKE_AHEAD_MS <= t) request();
+    else wake = timers.setTimeout(() => { wake = null; if (!done) request(); }, local - WAKE_AHEAD_MS - t);
+    const late = prompt ? FALLBACK_MS : 0;
+    fallback = timers.setTimeout(() => {
+      fallback = null;
+      // No frame in time: frames are not to be waited for, until a wake shows they come again.
+      if (late > 0 && !done) prompt = false;
+      finish(now());
+    }, Math.max(local, t) + late - t);
     return () => {
       done = true;
+      cancelled = true;
       if (wake !== null) timers.clearTimeout(wake);
       if (fallback !== null) timers.clearTimeout(fallback);
     };
@@ -93,6 +121,7 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
     at,
     next: (fn) => at(-Infinity, fn),
     get frameMs() { return frameMs; },
+    get prompt() { return prompt; },
     shownAt,
   };
 }

@@ -150,15 +150,15 @@ const beatClock = createBeatClock({
   frames,
   ready: () => gate.open,
   onFrame: viewName === DEFAULT_VIEW ? null : drawCursor,
-  onChange(pos) {
+  onChange(pos, frameTime) {
     if (pos.joining) {
       ui.renderPosition(pos);
       return;
     }
-    // When the page changed what it shows: taken before drawing, which every page then does in
-    // the same task (the browser paints it at its next frame).
-    const at = wall();
-    const server = clock.serverNow();
+    // When the page shows the change: the start of the display frame it is drawn in (a change
+    // written from a timer, without a frame, is drawn at the browser's next frame).
+    const at = performance.timeOrigin + frameTime;
+    const server = frameTime + clock.offset;
     ui.renderPosition(pos);
     // Display lag of beats reached by playing on (not the first one a page sees, nor a seek's).
     if (pos.changeAt !== null && pos.count === 0 && pos.beat !== null && pos.beat === lastShownBeat + 1 && clock.samples > 0) {

@@ -7,9 +7,10 @@ import { FakeClock } from './fakes.js';
  * A page on a display with frames every `period` ms starting at `phase`, whose timers fire
  * `lateness` ms late (a busy main thread) and whose frame callbacks run `cbDelay` ms into the
  * frame. `visible: false`: no frames at all (a hidden tab).
- * @param {{ period?: number, phase?: number, lateness?: number, cbDelay?: number, visible?: boolean }} [o]
+ * @param {{ period?: number, phase?: number, lateness?: number, cbDelay?: number, visible?: boolean, every?: number }} [o]
  */
-function display({ period = DEFAULT_FRAME_MS, phase = 0, lateness = 0, cbDelay = 1, visible = true } = {}) {
+function display({ period = DEFAULT_FRAME_MS, phase = 0, lateness = 0, cbDelay = 1, visible = true, every = 1 } = {}) {
+  const shown = { visible };
   const clock = new FakeClock();
   const timers = {
     /** @param {() => void} fn @param {number} ms */
@@ -19,13 +20,14 @@ function display({ period = DEFAULT_FRAME_MS, phase = 0, lateness = 0, cbDelay =
   };
   /** @param {(ts: number) => void} fn */
   const requestFrame = (fn) => {
-    if (!visible) return;
-    const k = Math.floor((clock.now() - phase) / period) + 1;
+    if (!shown.visible) return;
+    // `every`: only one frame in so many reaches this page (a throttled background tab).
+    const k = Math.ceil((Math.floor((clock.now() - phase) / period) + 1) / every) * every;
     const v = phase + k * period;
     clock.setTimeout(() => fn(v), v - clock.now() + cbDelay);
   };
   const frames = createFrameScheduler({ requestFrame, now: clock.now, timers });
-  return { clock, timers, frames, requestFrame };
+  return { clock, timers, frames, requestFrame, shown };
 }
 
 describe('frame scheduler', () => {
@@ -46,6 +48,8 @@ describe('frame scheduler', () => {
     const chosen = [];
     for (const lateness of [0, 7, 19, WAKE_AHEAD_MS - 12]) {
       const d = display({ lateness, phase: 3.1 });
+      d.frames.at(4000, () => {}); // frames come promptly on this page
+      d.clock.advance(4200);
       d.frames.at(5000, (ts) => chosen.push(ts));
       d.clock.advance(6000);
     }
@@ -59,13 +63,27 @@ describe('frame scheduler', () => {
     expect(d.frames.frameMs).toBeCloseTo(1000 / 120, 6);
   });
 
-  it('a hidden page, which gets no frames, still runs the change from a timer', () => {
-    const d = display({ visible: false });
+  it('a page hidden after its frames came promptly still runs the change, from a timer', () => {
+    const d = display();
+    d.frames.at(500, () => {});
+    d.clock.advance(600);
+    expect(d.frames.prompt).toBe(true);
+    d.shown.visible = false;
     /** @type {number[]} */
     const ran = [];
     d.frames.at(1000, () => ran.push(d.clock.now()));
     d.clock.advance(2000);
     expect(ran).toEqual([1000 + FALLBACK_MS]);
+  });
+
+  it('a page whose frames come rarely (a tab behind another) runs each change from its timer, on time', () => {
+    const d = display({ every: 60 });
+    /** @type {number[]} */
+    const ran = [];
+    for (const due of [1000, 1600, 2200, 2800]) d.clock.advance(due - 200 - d.clock.now()), d.frames.at(due, () => ran.push(d.clock.now()));
+    d.clock.advance(1000);
+    expect(d.frames.prompt).toBe(false);
+    expect(ran).toEqual([1000, 1600, 2200, 2800]);
   });
 
   it('a cancelled change does not run', () => {
