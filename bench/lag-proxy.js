@@ -28,14 +28,32 @@ export async function startLagProxy({ target, latencyMs, jitterMs, random = Math
    */
   function pipe(from, to) {
     let last = 0;
-    from.on('data', (chunk) => {
-      const at = Math.max(last, performance.now() + delay());
-      last = at;
-      setTimeout(() => { if (!to.destroyed) to.write(chunk); }, at - performance.now());
-    });
-    from.on('end', () => setTimeout(() => to.end(), Math.max(0, last - performance.now()) + 1));
+    /** @type {Array<{ at: number, chunk: Buffer | null }>} null: the end */
+    const queue = [];
+    /** @type {NodeJS.Timeout | null} */
+    let timer = null;
+    // One timer per direction, draining in order: separate timers of fractional delays may fire
+    // out of order.
+    const drain = () => {
+      timer = null;
+      while (queue.length > 0 && queue[0].at <= performance.now()) {
+        const { chunk } = /** @type {{ at: number, chunk: Buffer | null }} */ (queue.shift());
+        if (to.destroyed) return;
+        if (chunk) to.write(chunk);
+        else to.end();
+      }
+      if (queue.length > 0) timer = setTimeout(drain, Math.max(1, queue[0].at - performance.now()));
+    };
+    /** @param {Buffer | null} chunk */
+    const push = (chunk) => {
+      last = Math.max(last, performance.now() + delay());
+      queue.push({ at: last, chunk });
+      if (timer === null) timer = setTimeout(drain, Math.max(0, queue[0].at - performance.now()));
+    };
+    from.on('data', (chunk) => push(chunk));
+    from.on('end', () => push(null));
     from.on('error', () => to.destroy());
-    from.on('close', () => setTimeout(() => to.destroy(), Math.max(0, last - performance.now()) + 1));
+    from.on('close', () => { if (queue.length === 0) to.destroy(); else setTimeout(() => to.destroy(), last - performance.now() + 50); });
   }
 
   const server = net.createServer((client) => {
