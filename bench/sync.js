@@ -12,6 +12,7 @@
 //                      [--root DIR] [--label NAME] [--out FILE]
 
 import { parseArgs } from 'node:util';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -172,7 +173,8 @@ async function runProfile({ root, pages, seconds, stagger, profile, browser }) {
     }
     await new Promise((r) => setTimeout(r, seconds * 1000));
     const logs = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__beats)));
-    return { profile, written: spreads(logs, 'write'), drawn: spreads(logs, 'frame') };
+    // The machine is shared: the load average over the last minute says how noisy the run was.
+    return { profile, load1: Math.round(os.loadavg()[0] * 10) / 10, written: spreads(logs, 'write'), drawn: spreads(logs, 'frame') };
   } finally {
     for (const c of contexts) await c.close().catch(() => {});
     await proxy?.close();

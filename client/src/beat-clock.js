@@ -164,7 +164,7 @@ export function createBeatClock({ getState, clock, timers, now, onChange, onFram
     if (on) arm(state, serverT);
     if (on && onFrame && !framePending && state?.transport === 'playing') {
       framePending = true;
-      if (frames) frames.next(frame);
+      if (frames?.everyFrame) frames.everyFrame(frame);
       else if (requestFrame) requestFrame(() => frame(now()));
       else framePending = false;
     }
@@ -179,7 +179,7 @@ export function createBeatClock({ getState, clock, timers, now, onChange, onFram
     if (ready()) onFrame(positionAt(state, serverT));
     if (state?.transport === 'playing' && ready()) {
       framePending = true;
-      if (frames) frames.next(frame);
+      if (frames?.everyFrame) frames.everyFrame(frame);
       else if (requestFrame) requestFrame(() => frame(now()));
     }
   }

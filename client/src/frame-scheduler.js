@@ -27,6 +27,9 @@ const INTERVALS = 15;
  * @property {(local: number, fn: (frameTime: number) => void) => () => void} at run `fn` on the
  *   frame nearest page time `local` (or from a timer if no frame comes); returns cancel
  * @property {(fn: (frameTime: number) => void) => () => void} next run `fn` on the next frame
+ *   (at once from a timer where frames are not prompt)
+ * @property {(fn: (frameTime: number) => void) => () => void} [everyFrame] the next frame of a
+ *   frame loop: waits FALLBACK_MS for it even where frames are not prompt
  * @property {number} frameMs  the display's frame length as measured (ms)
  * @property {boolean} [prompt] whether frames came promptly at the last wake (else timers run changes)
  * @property {(frameTime: number) => number} shownAt  the page time a frame stands for: its
@@ -67,8 +70,9 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
   /**
    * @param {number} local  run on the first frame with shownAt(ts) >= local
    * @param {(frameTime: number) => void} fn
+   * @param {number} [atLeast] wait at least this long (ms) for a frame before the timer runs it
    */
-  function at(local, fn) {
+  function at(local, fn, atLeast = 0) {
     let done = false;
     /** @type {any} */
     let wake = null;
@@ -102,7 +106,7 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
     const t = now();
     if (local - WAKE_AHEAD_MS <= t) request();
     else wake = timers.setTimeout(() => { wake = null; if (!done) request(); }, local - WAKE_AHEAD_MS - t);
-    const late = prompt ? FALLBACK_MS : 0;
+    const late = Math.max(atLeast, prompt ? FALLBACK_MS : 0);
     fallback = timers.setTimeout(() => {
       fallback = null;
       // No frame in time: frames are not to be waited for, until a wake shows they come again.
@@ -120,6 +124,8 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
   return {
     at,
     next: (fn) => at(-Infinity, fn),
+    // A frame loop (a moving cursor) never spins on timers where frames are rare.
+    everyFrame: (fn) => at(-Infinity, fn, FALLBACK_MS),
     get frameMs() { return frameMs; },
     get prompt() { return prompt; },
     shownAt,

@@ -86,6 +86,15 @@ describe('frame scheduler', () => {
     expect(ran).toEqual([1000, 1600, 2200, 2800]);
   });
 
+  it('a frame loop (a moving cursor) on a page with rare frames does not spin on timers', () => {
+    const d = display({ every: 60 });
+    let runs = 0;
+    const loop = () => { runs++; if (d.clock.now() < 2000) d.frames.everyFrame?.(loop); };
+    d.frames.everyFrame?.(loop);
+    d.clock.advance(2000);
+    expect(runs).toBeLessThanOrEqual(2000 / FALLBACK_MS + 2);
+  });
+
   it('a cancelled change does not run', () => {
     const d = display();
     let ran = 0;
