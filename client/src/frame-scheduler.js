@@ -16,7 +16,9 @@ export const DEFAULT_FRAME_MS = 1000 / 60;
 /** How long before a change the timer wakes the page to wait for the right frame (ms). */
 export const WAKE_AHEAD_MS = 100;
 /** A change is run from a timer if no frame came this long after it was due (ms). */
-export const FALLBACK_MS = 100;
+export const FALLBACK_MS = 25;
+/** Wakes in a row whose frames all came promptly before frames are trusted again (after a stall). */
+export const PROMPT_STREAK = 4;
 /** Frames are prompt when each runs within this many frames of its request. */
 const PROMPT_FRAMES = 1.5;
 /** Frame intervals kept to estimate the display's frame length. */
@@ -48,8 +50,9 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
   const intervals = [];
   let lastFrame = NaN;
   let frameMs = DEFAULT_FRAME_MS;
-  /** Whether frames came promptly at the last wake: until they do, timers run the changes. */
-  let prompt = false;
+  /** Wakes in a row whose frames came promptly: until PROMPT_STREAK, timers run the changes. */
+  let streak = 0;
+  const isPrompt = () => streak >= PROMPT_STREAK;
 
   /** @param {number} ts */
   function measure(ts) {
@@ -89,13 +92,14 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
     /** Every frame of this wake came within PROMPT_FRAMES of its request (so far). */
     let quick = true;
     let cancelled = false;
+    let stalled = false;
     // The frames go on after a timer ran the change, to learn whether they come promptly.
     const frame = (/** @type {number} */ ts) => {
       if (cancelled) return;
       if (now() - requestedAt > PROMPT_FRAMES * frameMs) quick = false;
       measure(ts);
       if (shownAt(ts) >= local) {
-        prompt = quick;
+        if (!done || !stalled) streak = quick ? streak + 1 : 0;
         finish(ts);
       } else request();
     };
@@ -106,11 +110,11 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
     const t = now();
     if (local - WAKE_AHEAD_MS <= t) request();
     else wake = timers.setTimeout(() => { wake = null; if (!done) request(); }, local - WAKE_AHEAD_MS - t);
-    const late = Math.max(atLeast, prompt ? FALLBACK_MS : 0);
+    const late = Math.max(atLeast, isPrompt() ? FALLBACK_MS : 0);
     fallback = timers.setTimeout(() => {
       fallback = null;
       // No frame in time: frames are not to be waited for, until a wake shows they come again.
-      if (late > 0 && !done) prompt = false;
+      if (isPrompt() && !done) { streak = 0; stalled = true; }
       finish(now());
     }, Math.max(local, t) + late - t);
     return () => {
@@ -127,7 +131,7 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
     // A frame loop (a moving cursor) never spins on timers where frames are rare.
     everyFrame: (fn) => at(-Infinity, fn, FALLBACK_MS),
     get frameMs() { return frameMs; },
-    get prompt() { return prompt; },
+    get prompt() { return isPrompt(); },
     shownAt,
   };
 }
