@@ -33,8 +33,10 @@ export const LATE_LIMIT_MS = 120;
  * @param {import('./clock.js').ServerClock} o.clock
  * @param {() => number} o.now                page time, the clock of `o.clock` and of performance.now
  * @param {(message: string, detail?: unknown) => void} [o.log]
+ * @param {import('./audio-latency.js').OutputCompensation} [o.output] when given, sounds start
+ *   early by the device's output delay, to leave the speaker on the beat (client/src/audio-latency.js)
  */
-export function createAudioCues({ createContext, fetchBytes, clock, now, log = () => {} }) {
+export function createAudioCues({ createContext, fetchBytes, clock, now, log = () => {}, output }) {
   /** @type {AudioLike | null} */
   let ctx = null;
   /** @type {Map<string, Promise<any>>} */
@@ -62,6 +64,7 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
    * @param {number} local
    */
   function contextTimeOf(c, local) {
+    if (output) return output.contextTimeFor(c, local, now());
     const ts = c.getOutputTimestamp?.();
     if (ts && typeof ts.contextTime === 'number' && typeof ts.performanceTime === 'number' && ts.performanceTime > 0) {
       return ts.contextTime + (local - ts.performanceTime) / 1000;
@@ -72,6 +75,8 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
   return {
     /** Whether audio may play (after a user gesture). */
     get unlocked() { return ctx !== null && ctx.state === 'running'; },
+    /** The context, once unlocked (the output's latency is read from it). */
+    get context() { return ctx; },
     /** The clip starts so far, oldest first. */
     get history() { return history.slice(); },
 

@@ -15,6 +15,7 @@
  * @property {number} countOf           clicks in the count-in, 0 when none
  * @property {boolean} predicted        shown from `next`, before its own message came
  * @property {number | null} changeAt   server time at which the shown beat (or click) began
+ * @property {boolean} [joining]        the page is still measuring its clock: no beat shown
  */
 
 /** @type {Position} */
@@ -95,67 +96,115 @@ const num = (n) => (typeof n === 'number' && Number.isFinite(n) ? n : null);
 /** @param {number} x */
 const clamp01 = (x) => Math.min(Math.max(x, 0), 0.999);
 
+/** What a page shows while its clock is not yet good enough (client/src/join-gate.js). */
+export const JOINING = Object.freeze({ ...NOTHING, joining: true });
+
 /**
- * Drives the display: a timer set for the server time of each change (the next beat, the next
- * click), plus, when asked, a callback every animation frame while playing (a moving cursor).
+ * Without a frame scheduler: each change at its timer, drawn at the browser's next frame.
+ * @param {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (h: any) => void }} timers
+ * @param {() => number} now
+ * @returns {import('./frame-scheduler.js').FrameScheduler}
+ */
+function timerScheduler(timers, now) {
+  return {
+    at(local, fn) {
+      const h = timers.setTimeout(() => fn(now()), Math.max(0, local - now()));
+      return () => timers.clearTimeout(h);
+    },
+    next(fn) { fn(now()); return () => {}; },
+    frameMs: 0,
+    shownAt: (ts) => ts,
+  };
+}
+
+/**
+ * Drives the display: each change (the next beat, the next click) at its server time, on the
+ * animation frame nearest it when a frame scheduler is given (client/src/frame-scheduler.js),
+ * else from a timer; plus, when asked, a callback every animation frame while playing (a moving
+ * cursor). While `ready()` is false (the join gate: the clock is still being measured) it shows
+ * JOINING, never a beat that may be off.
  * @param {object} o
  * @param {() => any} o.getState
  * @param {import('./clock.js').ServerClock} o.clock
  * @param {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (h: any) => void }} o.timers
  * @param {() => number} o.now                        page time, same clock as o.clock's
- * @param {(pos: Position) => void} o.onChange        the beat, bar or click shown changed
+ * @param {(pos: Position, frameTime: number) => void} o.onChange  the beat, bar or click shown
+ *   changed; `frameTime` (page time) is the start of the display frame it is drawn in, or the
+ *   time it was written when no frame is used (a timer)
  * @param {((pos: Position) => void) | null} [o.onFrame] every frame while playing
- * @param {(fn: () => void) => any} [o.requestFrame]
+ * @param {(fn: () => void) => any} [o.requestFrame]  for onFrame without a frame scheduler
+ * @param {import('./frame-scheduler.js').FrameScheduler} [o.frames]
+ * @param {() => boolean} [o.ready]                   false: show JOINING
  */
-export function createBeatClock({ getState, clock, timers, now, onChange, onFrame = null, requestFrame }) {
-  /** @type {any} */
-  let timer = null;
+export function createBeatClock({ getState, clock, timers, now, onChange, onFrame = null, requestFrame, frames, ready = () => true }) {
+  const scheduler = frames ?? timerScheduler(timers, now);
+  /** The pending change, and the pending render asked for by update(). @type {(() => void) | null} */
+  let cancel = null;
+  /** @type {(() => void) | null} */
+  let pendingUpdate = null;
   let framePending = false;
   let lastKey = '';
+  let stopped = false;
 
-  function update() {
-    const serverNow = clock.serverNow();
+  /**
+   * Show what is due at the page time a frame stands for.
+   * @param {number} frameTime
+   */
+  function render(frameTime) {
+    if (stopped) return;
+    const serverT = clock.serverNow() + (scheduler.shownAt(frameTime) - now());
     const state = getState();
-    const pos = positionAt(state, serverNow);
-    const key = `${pos.beat}|${pos.bar}|${pos.beatInBar}|${pos.count}|${state?.transport}`;
+    const on = ready();
+    const pos = on ? positionAt(state, serverT) : JOINING;
+    const key = `${pos.beat}|${pos.bar}|${pos.beatInBar}|${pos.count}|${state?.transport}|${on}`;
     if (key !== lastKey) {
       lastKey = key;
-      onChange(pos);
+      onChange(pos, frameTime);
     }
-    arm(state, serverNow);
-    if (onFrame && requestFrame && !framePending && state?.transport === 'playing') {
+    if (on) arm(state, serverT);
+    if (on && onFrame && !framePending && state?.transport === 'playing') {
       framePending = true;
-      requestFrame(frame);
+      if (frames?.everyFrame) frames.everyFrame(frame);
+      else if (requestFrame) requestFrame(() => frame(now()));
+      else framePending = false;
     }
   }
 
-  function frame() {
+  /** @param {number} frameTime */
+  function frame(frameTime) {
     framePending = false;
-    if (!onFrame) return;
+    if (!onFrame || stopped) return;
     const state = getState();
-    onFrame(positionAt(state, clock.serverNow()));
-    if (state?.transport === 'playing' && requestFrame) {
+    const serverT = clock.serverNow() + (scheduler.shownAt(frameTime) - now());
+    if (ready()) onFrame(positionAt(state, serverT));
+    if (state?.transport === 'playing' && ready()) {
       framePending = true;
-      requestFrame(frame);
+      if (frames?.everyFrame) frames.everyFrame(frame);
+      else if (requestFrame) requestFrame(() => frame(now()));
     }
   }
 
-  /** @param {any} state @param {number} serverNow */
-  function arm(state, serverNow) {
-    if (timer !== null) timers.clearTimeout(timer);
-    timer = null;
-    const at = nextChangeAt(state, serverNow);
+  /** @param {any} state @param {number} serverT */
+  function arm(state, serverT) {
+    cancel?.();
+    cancel = null;
+    const at = nextChangeAt(state, serverT);
     if (at === null) return;
-    // A timer may fire a little early; update() then simply arms again for what is left.
-    timer = timers.setTimeout(update, Math.max(0, clock.toLocal(at) - now()));
+    // A timer may fire a little early; render() then simply arms again for what is left.
+    cancel = scheduler.at(clock.toLocal(at), render);
   }
 
   return {
-    /** Call when the held state changed (or the clock estimate moved). */
-    update,
+    /** Call when the held state changed, the clock estimate moved or the join gate turned. */
+    update() {
+      pendingUpdate?.();
+      pendingUpdate = scheduler.next(render);
+    },
     stop() {
-      if (timer !== null) timers.clearTimeout(timer);
-      timer = null;
+      stopped = true;
+      cancel?.();
+      pendingUpdate?.();
+      cancel = null;
       onFrame = null;
     },
   };

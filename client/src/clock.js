@@ -47,6 +47,13 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
   let left = 0;
   let running = false;
   let busy = false;
+  /** Round trips that came back since the last burst began (and since the window last restarted). */
+  let fresh = 0;
+  let resets = sync.resets;
+  /** Bumped by burst(): a round trip begun before it is not fresh. */
+  let generation = 0;
+  /** @type {Set<() => void>} */
+  const listeners = new Set();
   /** Offset guessed from a message's `t` before the first round trip: latency ignored. */
   let guess = 0;
   let guessed = false;
@@ -54,19 +61,25 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
   async function step() {
     timer = null;
     if (!running) return;
+    left = Math.max(0, left - 1);
     if (!busy) {
       busy = true;
+      const gen = generation;
       try {
         const sample = await probe();
-        if (sample) sync.add(sample);
+        if (sample && sync.add(sample)) {
+          // A restarted window (a roam) keeps only the samples after it.
+          if (sync.resets !== resets) { resets = sync.resets; fresh = 1; } else if (gen === generation) fresh += 1;
+          for (const fn of listeners) fn();
+        }
       } catch {
         // A failed round trip is no sample; the next one will do.
       } finally {
         busy = false;
       }
     }
-    if (!running) return;
-    left = Math.max(0, left - 1);
+    // A burst() while this round trip was out has armed its own timer: one chain of steps only.
+    if (!running || timer !== null) return;
     timer = timers.setTimeout(step, left > 0 ? BURST_GAP_MS : PROBE_EVERY_MS);
   }
 
@@ -85,10 +98,27 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
     },
     /** A burst now, e.g. when the link comes back (perhaps through another access point). */
     burst() {
+      fresh = 0;
+      generation += 1;
+      this.more();
+    },
+    /** Another burst, keeping the round trips counted since the last burst() (a join still waiting). */
+    more() {
       if (!running) return;
       left = BURST;
       if (timer !== null) timers.clearTimeout(timer);
       step();
+    },
+    /** Whether a burst is under way. */
+    get bursting() { return running && left > 0; },
+    /**
+     * Call `fn` after each round trip that came back.
+     * @param {() => void} fn
+     * @returns {() => void} unsubscribe
+     */
+    onSample(fn) {
+      listeners.add(fn);
+      return () => { listeners.delete(fn); };
     },
     /**
      * Until a round trip is back, guess from a server message's `t` (an upper bound on the
@@ -101,10 +131,15 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
       guess = serverT - now();
     },
     /** server time = page time + offset (ms) */
-    get offset() { return sync.estimate()?.offset ?? (guessed ? guess : wall() - now()); },
-    /** Half the best round trip: the true offset is within ± this. Infinity before a sample. */
-    get error() { return sync.estimate()?.error ?? Infinity; },
+    get offset() { return sync.estimate(now())?.offset ?? (guessed ? guess : wall() - now()); },
+    /**
+     * The true offset is within ± this (ms): half the best round trip, widened by the drift
+     * possible since it was taken. Infinity before a sample.
+     */
+    get error() { return sync.estimate(now())?.error ?? Infinity; },
     get samples() { return sync.estimate()?.samples ?? 0; },
+    /** Round trips back since the last burst() (or start()): what a join gate waits for. */
+    get fresh() { return fresh; },
     /** Server time now. */
     serverNow() { return now() + this.offset; },
     /**

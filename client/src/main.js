@@ -7,7 +7,11 @@ import { loadScore } from './score-assets.js';
 import { createView } from './view.js';
 import { createServerClock, httpTimeProbe } from './clock.js';
 import { createBeatClock, positionAt } from './beat-clock.js';
+import { createFrameScheduler } from './frame-scheduler.js';
+import { createJoinGate } from './join-gate.js';
 import { createAudioCues, clipsOf } from './audio.js';
+import { createOutputCompensation } from './audio-latency.js';
+import { createTapAlong } from './tap-along.js';
 import { createAudienceView, createVoter, keepAwake } from './audience.js';
 import { registerServiceWorker } from './sw-register.js';
 import { createPartView } from './notation/part-view.js';
@@ -65,6 +69,17 @@ async function probe() {
 }
 const timeOverHttp = httpTimeProbe((url, init) => fetch(url, init), now);
 const clock = createServerClock({ probe, now, timers: window, wall });
+// No beat until the clock is good enough, again after every reconnect and every return of the
+// tab; beats change on the animation frame nearest their server time.
+const frames = createFrameScheduler({ requestFrame: (fn) => requestAnimationFrame(fn), now, timers: window });
+const gate = createJoinGate({
+  clock, now, timers: window,
+  onChange(state) {
+    ui.renderJoin(state);
+    beatClock.update();
+    if (gate.open) playClips(connection.state);
+  },
+});
 
 // The beats this page showed, and when (page wall clock and its server-time estimate).
 /**
@@ -132,13 +147,18 @@ const beatClock = createBeatClock({
   clock,
   timers: window,
   now,
+  frames,
+  ready: () => gate.open,
   onFrame: viewName === DEFAULT_VIEW ? null : drawCursor,
-  requestFrame: (fn) => requestAnimationFrame(fn),
-  onChange(pos) {
-    // When the page changed what it shows: taken before drawing, which every page then does in
-    // the same task (the browser paints it at its next frame).
-    const at = wall();
-    const server = clock.serverNow();
+  onChange(pos, frameTime) {
+    if (pos.joining) {
+      ui.renderPosition(pos);
+      return;
+    }
+    // When the page shows the change: the start of the display frame it is drawn in (a change
+    // written from a timer, without a frame, is drawn at the browser's next frame).
+    const at = performance.timeOrigin + frameTime;
+    const server = frameTime + clock.offset;
     ui.renderPosition(pos);
     // Display lag of beats reached by playing on (not the first one a page sees, nor a seek's).
     if (pos.changeAt !== null && pos.count === 0 && pos.beat !== null && pos.beat === lastShownBeat + 1 && clock.samples > 0) {
@@ -152,13 +172,17 @@ const beatClock = createBeatClock({
 });
 
 // Audio cues on the Web Audio clock, once the person has tapped to join.
+const output = createOutputCompensation({ storage: safeStorage() });
 const audio = createAudioCues({
   createContext: () => new AudioContext({ latencyHint: 'interactive' }),
   fetchBytes: (url) => fetch(url).then((r) => r.arrayBuffer()),
   clock,
   now,
   log,
+  // Sound leaves the speaker on the beat: the device's output delay is compensated.
+  output,
 });
+const tapAlong = createTapAlong({ getContext: () => audio.context, output, now, target: document, timers: window });
 /** @type {string[]} */
 let audioUrls = [];
 
@@ -191,15 +215,32 @@ connection.on('state', (c) => {
   }
   const state = c.state;
   audience?.render(state?.cues?.audience);
-  for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT);
+  playClips(state);
 });
+/** @param {any} state */
+function playClips(state) {
+  // Not on a clock still being measured: a clip would sound off the beat.
+  if (!gate.open) return;
+  for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT);
+}
 let wasLive = false;
 connection.on('link', (c) => {
   ui.renderLink(c);
   const live = c.linkState === 'live';
-  // Back after a loss (perhaps through another access point): measure the clock again at once.
-  if (live && !wasLive) clock.burst();
+  // Back after a loss (perhaps through another access point): measure the clock again at once,
+  // and show beats again when it is good enough.
+  if (live && !wasLive && document.visibilityState === 'visible') gate.rejoin();
+  else if (!live && wasLive) gate.hold();
   wasLive = live;
+});
+// A tab in the background may have been frozen or throttled for minutes (a phone asleep): its
+// estimate may be stale, so it joins again when shown (or restored from the back/forward cache).
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState !== 'visible') gate.hold();
+  else if (connection.linkState === 'live') gate.rejoin();
+});
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted && connection.linkState === 'live') gate.rejoin();
 });
 
 if (audience) {
@@ -224,8 +265,17 @@ Object.defineProperty(window, 'scorecast', {
     get linkState() { return connection.linkState; },
     get events() { return connection.events; },
     get shown() { return shown.slice(); },
-    get clock() { return { offset: clock.offset, error: clock.error, samples: clock.samples }; },
+    get clock() { return { offset: clock.offset, error: clock.error, samples: clock.samples, fresh: clock.fresh }; },
+    get join() { return gate.state; },
     get audio() { return audio.history; },
+    // Sound: what this device assumes of its output's delay, its calibration offset (ms; sounds
+    // start this much earlier still), and a tap-along that measures it (client/src/tap-along.js).
+    get audioLatency() { return audio.context ? output.describe(audio.context, now()) : null; },
+    audioOffset: (/** @type {number | undefined} */ ms) => {
+      if (ms !== undefined) output.setOffset(ms);
+      return output.offsetMs;
+    },
+    tapAlong,
     get device() { return voter.device; },
     view: viewName,
   }),

@@ -12,6 +12,8 @@ const TRANSPORT_STATES = new Set(['playing', 'paused', 'stopped']);
  *   count-in as the beat clock shows them (on the server's time, not on arrival)
  * @property {(source: { linkState: string, transport: string }) => void} renderLink
  * @property {(title: string) => void} setFallbackTitle title to show until the state has one
+ * @property {(state: import('./join-gate.js').JoinState) => void} renderJoin whether the page is
+ *   still measuring its clock (joining: no beat shown), or shows beats on time (or approximately)
  */
 
 /**
@@ -37,6 +39,7 @@ export function createView(doc, viewName) {
   const via = el('via');
   const seq = el('seq');
   const countIn = el('count-in');
+  const joining = el('joining');
   let fallbackTitle = '';
   /** @type {any} */
   let lastState = null;
@@ -79,6 +82,10 @@ export function createView(doc, viewName) {
       setText(link, linkState);
       link.dataset.state = linkState;
       setText(via, transport);
+    },
+    renderJoin(state) {
+      doc.body.dataset.timing = state;
+      joining.hidden = state !== 'joining';
     },
     setFallbackTitle(text) {
       fallbackTitle = text;

@@ -116,3 +116,21 @@ describe('clipsOf', () => {
     for (const bad of [null, 7, {}, { transport: 'playing', next: { t: 'x', audio: { audience: [3] } } }]) expect(clipsOf(bad, 'audience')).toEqual([]);
   });
 });
+
+describe('audio cues leave the speaker on the beat', () => {
+  it('with output compensation, a clip starts earlier by the device\'s output delay', async () => {
+    const { createOutputCompensation } = await import('../../client/src/audio-latency.js');
+    const page = { t: 1_000 };
+    const { ctx, starts } = fakeContext(page);
+    // A Bluetooth headset: 200 ms reported, and no output timestamp.
+    const c = /** @type {any} */ (Object.assign(ctx, { outputLatency: 0.2, baseLatency: 0.01 }));
+    delete c.getOutputTimestamp;
+    const clock = /** @type {any} */ ({ serverNow: () => page.t, toLocal: (/** @type {number} */ t) => t });
+    const audio = createAudioCues({
+      createContext: () => c, fetchBytes: async () => new ArrayBuffer(8), clock, now: () => page.t, output: createOutputCompensation(),
+    });
+    await audio.unlock();
+    expect(await audio.play('/bell.wav', page.t + 640)).toBe(true);
+    expect(starts[0].when).toBeCloseTo(c.currentTime + 0.64 - 0.21, 9);
+  });
+});

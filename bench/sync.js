@@ -1,0 +1,230 @@
+// Sync benchmark (issue 20): N audience pages in Chromium join a playing performance one after
+// another, and a script the bench puts in each page records when the page changed the beat it
+// shows: the wall-clock time it wrote it into the DOM ("written"), and the display frame it is
+// drawn in ("drawn": the frame whose callbacks wrote it, else the next one). For every beat, the
+// spread is the last page's time minus the first's. A page's first record is the position it showed on joining (the middle
+// of a beat, not a change); from its second on, every change counts, so each page's first beat
+// is in the figures. Profiles: loopback, and through bench/lag-proxy.js (latency and jitter on
+// each direction, in order). `--root DIR` runs another checkout's server and client (built there)
+// for a same-run baseline. Loopback only; every wait is bounded.
+//
+//   node bench/sync.js [--pages 10] [--seconds 30] [--stagger 700] [--profiles loopback,wifi-light,wifi-busy]
+//                      [--root DIR] [--label NAME] [--out FILE]
+
+import { parseArgs } from 'node:util';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { chromium } from '@playwright/test';
+import { startServer, stopChild, waitFor } from './servers.js';
+import { startLagProxy } from './lag-proxy.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** One-way latency ± jitter (ms) of each profile; WiFi from issue 20 (5-60 ms of jitter). */
+export const PROFILES = {
+  loopback: null,
+  'wifi-light': { latencyMs: 10, jitterMs: 5 },
+  'wifi-busy': { latencyMs: 35, jitterMs: 25 },
+};
+
+const HELP = `Usage: node bench/sync.js [options]   (npm run bench:sync)
+
+N audience pages join a playing performance one after another; reports the spread (last page
+minus first) of the time each beat changed, p50/p95/p99/max, from each page's first beat on.
+
+  --pages N         pages (default 10)
+  --seconds S       measured after the last page joined (default 30)
+  --stagger MS      between two pages joining (default 700)
+  --profiles LIST   loopback, wifi-light (10 ± 5 ms each way), wifi-busy (35 ± 25 ms)
+                    (default all three)
+  --root DIR        the checkout whose server and built client run (default this one)
+  --label NAME      name in the output (default: the root's folder name)
+  --out FILE        also write the results as JSON
+  -h, --help        this text
+`;
+
+/**
+ * @param {number[]} xs sorted ascending
+ * @param {number} p 0..1
+ */
+export function quantile(xs, p) {
+  if (xs.length === 0) return NaN;
+  const i = Math.min(xs.length - 1, Math.max(0, Math.ceil(p * xs.length) - 1));
+  return xs[i];
+}
+
+/**
+ * Installed in every page before its own scripts: records each change of the beat shown, when it
+ * was written into the DOM and in which display frame it is drawn: the frame whose
+ * requestAnimationFrame callbacks wrote it, or else (a write from a timer or a message) the next
+ * frame. The same measurement for any version of the client.
+ */
+function recordBeats() {
+  const w = /** @type {any} */ (window);
+  /** @type {Array<{ key: string, write: number, frame: number }>} */
+  const log = [];
+  w.__beats = log;
+  const origin = performance.timeOrigin;
+  const raf = window.requestAnimationFrame.bind(window);
+  /** @type {number | null} */
+  let inFrame = null;
+  window.requestAnimationFrame = (cb) => raf((ts) => {
+    inFrame = ts;
+    try { cb(ts); } finally {
+      // Mutation records of this callback are delivered before this microtask runs.
+      queueMicrotask(() => { inFrame = null; });
+    }
+  });
+  const start = () => {
+    const bar = document.getElementById('bar');
+    const beat = document.getElementById('beat');
+    if (!bar || !beat) return;
+    let last = `${bar.textContent}.${beat.textContent}`;
+    new MutationObserver(() => {
+      const key = `${bar.textContent}.${beat.textContent}`;
+      if (key === last) return;
+      last = key;
+      if (bar.textContent === '–' || beat.textContent === '–') return;
+      const rec = { key, write: origin + performance.now(), frame: NaN };
+      if (inFrame !== null) rec.frame = origin + inFrame;
+      else raf((ts) => { rec.frame = origin + ts; });
+      log.push(rec);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  };
+  document.addEventListener('DOMContentLoaded', start);
+}
+
+/**
+ * Spread per beat across pages. `pages[i]` is page i's log; its first record is its join (the
+ * position shown on arrival, not a change). A beat is a position key; the same key met again
+ * more than 2 s later (the piece looped) is another beat.
+ * @param {Array<Array<{ key: string, write: number, frame: number }>>} pages
+ * @param {'write' | 'frame'} field
+ */
+export function spreads(pages, field) {
+  /** @type {Array<{ key: string, t: number, page: number, first: boolean }>} */
+  const recs = [];
+  pages.forEach((log, page) => {
+    log.slice(1).forEach((r, i) => { if (Number.isFinite(r[field])) recs.push({ key: r.key, t: r[field], page, first: i === 0 }); });
+  });
+  recs.sort((a, b) => a.t - b.t);
+  /** @type {Array<{ key: string, ts: number[], first: boolean }>} */
+  const beats = [];
+  /** @type {Map<string, { key: string, ts: number[], first: boolean }>} */
+  const open = new Map();
+  for (const r of recs) {
+    let b = open.get(r.key);
+    if (!b || r.t - b.ts[0] > 2000) {
+      b = { key: r.key, ts: [], first: false };
+      open.set(r.key, b);
+      beats.push(b);
+    }
+    b.ts.push(r.t);
+    if (r.first) b.first = true;
+  }
+  const counted = beats.filter((b) => b.ts.length >= 2);
+  const all = counted.map((b) => Math.max(...b.ts) - Math.min(...b.ts)).sort((a, b) => a - b);
+  const firsts = counted.filter((b) => b.first).map((b) => Math.max(...b.ts) - Math.min(...b.ts));
+  if (process.env.SYNC_DEBUG) {
+    for (const b of counted) {
+      const lo = Math.min(...b.ts);
+      if (Math.max(...b.ts) - lo > 17) console.error(field, b.key, b.first ? 'first' : '', b.ts.map((t) => Math.round(t - lo)).join(' '));
+    }
+  }
+  const r1 = (/** @type {number} */ x) => Math.round(x * 10) / 10;
+  return {
+    beats: all.length,
+    p50: r1(quantile(all, 0.5)), p95: r1(quantile(all, 0.95)), p99: r1(quantile(all, 0.99)), max: r1(all[all.length - 1] ?? NaN),
+    // The worst spread of a beat that was some page's first change.
+    firstBeatMax: r1(firsts.length ? Math.max(...firsts) : NaN),
+  };
+}
+
+/**
+ * One profile: a server, perhaps a proxy, N pages joining in turn.
+ * @param {{ root: string, pages: number, seconds: number, stagger: number, profile: keyof typeof PROFILES, browser: import('@playwright/test').Browser }} o
+ */
+async function runProfile({ root, pages, seconds, stagger, profile, browser }) {
+  const child = startServer({ target: 'base', root, scoreDir: path.join(root, 'scores', 'demo'), schedule: null });
+  /** @type {import('./lag-proxy.js').LagProxy | null} */
+  let proxy = null;
+  /** @type {import('@playwright/test').BrowserContext[]} */
+  const contexts = [];
+  try {
+    const { port } = await waitFor(child, 'listening', 30_000, 'server');
+    const lag = PROFILES[profile];
+    if (lag) proxy = await startLagProxy({ target: port, ...lag });
+    const base = `http://127.0.0.1:${proxy ? proxy.port : port}`;
+    // Let the performance get going (autoplay), then pages join one by one, mid-piece.
+    await new Promise((r) => setTimeout(r, 1500));
+    /** @type {import('@playwright/test').Page[]} */
+    const opened = [];
+    for (let i = 0; i < pages; i++) {
+      // A context each: its own renderer, like a phone of its own.
+      const context = await browser.newContext();
+      contexts.push(context);
+      const page = await context.newPage();
+      await page.addInitScript(recordBeats);
+      await page.goto(`${base}/`, { timeout: 30_000 });
+      opened.push(page);
+      await new Promise((r) => setTimeout(r, stagger));
+    }
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const logs = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__beats)));
+    // The machine is shared: the load average over the last minute says how noisy the run was.
+    return { profile, load1: Math.round(os.loadavg()[0] * 10) / 10, written: spreads(logs, 'write'), drawn: spreads(logs, 'frame') };
+  } finally {
+    for (const c of contexts) await c.close().catch(() => {});
+    await proxy?.close();
+    await stopChild(child);
+  }
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      pages: { type: 'string', default: '10' },
+      seconds: { type: 'string', default: '30' },
+      stagger: { type: 'string', default: '700' },
+      profiles: { type: 'string', default: 'loopback,wifi-light,wifi-busy' },
+      root: { type: 'string', default: ROOT },
+      label: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const profiles = /** @type {Array<keyof typeof PROFILES>} */ (values.profiles.split(','));
+  for (const p of profiles) if (!(p in PROFILES)) throw new Error(`unknown profile ${p}: use ${Object.keys(PROFILES).join(', ')}`);
+  const root = path.resolve(values.root);
+  const label = values.label ?? path.basename(root);
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+  });
+  const results = [];
+  try {
+    for (const profile of profiles) {
+      const r = await runProfile({ root, pages: Number(values.pages), seconds: Number(values.seconds), stagger: Number(values.stagger), profile, browser });
+      const row = { label, pages: Number(values.pages), ...r };
+      results.push(row);
+      console.log(JSON.stringify(row));
+    }
+  } finally {
+    await browser.close();
+  }
+  if (values.out) {
+    mkdirSync(path.dirname(values.out), { recursive: true });
+    writeFileSync(values.out, `${JSON.stringify({ at: new Date().toISOString(), results }, null, 2)}\n`);
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((err) => { console.error(err); process.exit(1); });
+}

@@ -1,0 +1,110 @@
+// The join gate: a page shows no beat until its estimate of the server's clock is good enough to
+// show it on time. Until then it says it is joining. It closes again whenever the estimate may
+// have gone stale: the link was lost (perhaps a roam to another access point), or the tab was
+// hidden (timers throttled or frozen, the phone perhaps asleep), and reopens after a fresh burst
+// of round trips. The estimate is good enough when JOIN_MIN_SAMPLES round trips came back since
+// the burst and the error bound (half the best round trip, core/clock-sync.js) is at most
+// JOIN_ERROR_MS: two pages that both pass differ by at most twice that, and on loopback or a quiet
+// WiFi by far less. A link that never offers a round trip that quick (a congested access point)
+// still shows beats after JOIN_MAX_WAIT_MS, with the best estimate it has ('approximate').
+
+/** Round trips since the burst before the gate opens. */
+export const JOIN_MIN_SAMPLES = 3;
+/** Error bound of the clock estimate (ms) at which the gate opens: a round trip of at most 20 ms. */
+export const JOIN_ERROR_MS = 10;
+/** After this long (ms) without meeting the bound, the gate opens with the best estimate so far. */
+export const JOIN_MAX_WAIT_MS = 3000;
+
+/** @typedef {'joining' | 'on-time' | 'approximate'} JoinState */
+
+/**
+ * @typedef {object} GateClock what the gate reads of the server clock (client/src/clock.js)
+ * @property {number} fresh    round trips back since the last burst()
+ * @property {number} error    error bound of the estimate now (ms)
+ * @property {boolean} bursting
+ * @property {() => void} burst   forget what is fresh, measure again now
+ * @property {() => void} more    measure again now, keeping what is fresh
+ * @property {(fn: () => void) => () => void} onSample
+ */
+
+/**
+ * @param {object} o
+ * @param {GateClock} o.clock
+ * @param {() => number} o.now   page time (ms)
+ * @param {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (h: any) => void }} o.timers
+ * @param {(state: JoinState) => void} [o.onChange]
+ */
+export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
+  /** @type {JoinState} */
+  let state = 'joining';
+  /** Waiting for round trips (false while held: link down, tab hidden). */
+  let waiting = false;
+  let since = 0;
+  /** @type {any} */
+  let deadline = null;
+
+  /** @param {JoinState} next */
+  function set(next) {
+    if (state === next) return;
+    state = next;
+    onChange(state);
+  }
+
+  function clearDeadline() {
+    if (deadline !== null) timers.clearTimeout(deadline);
+    deadline = null;
+  }
+
+  function check() {
+    if (!waiting) return;
+    if (clock.fresh >= JOIN_MIN_SAMPLES && clock.error <= JOIN_ERROR_MS) {
+      open('on-time');
+    } else if (now() - since >= JOIN_MAX_WAIT_MS && clock.fresh > 0 && Number.isFinite(clock.error)) {
+      open('approximate');
+    } else if (!clock.bursting && clock.fresh > 0) {
+      // The burst is spent and the bound not met: round trips come quickly until the deadline.
+      clock.more();
+    }
+  }
+
+  /** @param {JoinState} how */
+  function open(how) {
+    waiting = false;
+    clearDeadline();
+    set(how);
+  }
+
+  const unsubscribe = clock.onSample(check);
+
+  return {
+    /** @returns {JoinState} */
+    get state() { return state; },
+    /** Whether beats may be shown. */
+    get open() { return state !== 'joining'; },
+
+    /** Measure the clock afresh and open when it is good enough (start, link back, tab shown). */
+    rejoin() {
+      waiting = true;
+      since = now();
+      set('joining');
+      clearDeadline();
+      deadline = timers.setTimeout(() => { deadline = null; check(); }, JOIN_MAX_WAIT_MS);
+      clock.burst();
+    },
+
+    /** Close and wait for rejoin() (link lost, tab hidden): the estimate may be stale by then. */
+    hold() {
+      waiting = false;
+      clearDeadline();
+      set('joining');
+    },
+
+    stop() {
+      waiting = false;
+      clearDeadline();
+      unsubscribe();
+    },
+  };
+}
+
+/** @typedef {ReturnType<typeof createJoinGate>} JoinGate */

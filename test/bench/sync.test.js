@@ -1,0 +1,59 @@
+import { describe, it, expect } from 'vitest';
+import net from 'node:net';
+import { spreads, quantile } from '../../bench/sync.js';
+import { startLagProxy } from '../../bench/lag-proxy.js';
+
+describe('bench:sync figures', () => {
+  it('spread per beat from each page\'s first change on; the join record is not a change', () => {
+    const rec = (/** @type {string} */ key, /** @type {number} */ t) => ({ key, write: t, frame: t });
+    const pages = [
+      [rec('1.1', 0), rec('1.2', 1000), rec('1.3', 1500)],
+      [rec('1.2', 990), rec('1.3', 1504)], // joined during 1.2: its 1.2 is no change
+      [rec('1.1', 400), rec('1.2', 1012), rec('1.3', 1510)],
+    ];
+    const r = spreads(pages, 'write');
+    expect(r.beats).toBe(2);
+    expect(r).toMatchObject({ p50: 10, max: 12, firstBeatMax: 12 });
+  });
+
+  it('the same position met again after the piece looped is another beat', () => {
+    const rec = (/** @type {string} */ key, /** @type {number} */ t) => ({ key, write: t, frame: t });
+    const r = spreads([
+      [rec('j', 0), rec('1.1', 100), rec('1.1', 90_100)],
+      [rec('j', 0), rec('1.1', 103), rec('1.1', 90_105)],
+    ], 'frame');
+    expect(r.beats).toBe(2);
+    expect(r.max).toBe(5);
+  });
+
+  it('quantile: the smallest value with at least p of them at or below it', () => {
+    expect(quantile([1, 2, 3, 4], 0.5)).toBe(2);
+    expect(quantile([1, 2, 3, 4], 0.99)).toBe(4);
+    expect(quantile([], 0.5)).toBeNaN();
+  });
+});
+
+describe('lag proxy', () => {
+  it('delays each direction by latency ± jitter and keeps the bytes in order', async () => {
+    const echo = net.createServer((s) => s.pipe(s));
+    await new Promise((r) => echo.listen(0, '127.0.0.1', () => r(undefined)));
+    const target = /** @type {net.AddressInfo} */ (echo.address()).port;
+    const proxy = await startLagProxy({ target, latencyMs: 20, jitterMs: 15 });
+    try {
+      const sock = net.connect(proxy.port, '127.0.0.1');
+      await new Promise((r) => sock.once('connect', r));
+      let got = '';
+      const started = performance.now();
+      const done = new Promise((resolve) => sock.on('data', (d) => { got += d; if (got.length >= 200) resolve(performance.now() - started); }));
+      for (let i = 0; i < 20; i++) { sock.write(String(i % 10).repeat(10)); await new Promise((r) => setTimeout(r, 2)); }
+      const took = /** @type {number} */ (await done);
+      expect(got).toBe(Array.from({ length: 20 }, (_, i) => String(i % 10).repeat(10)).join(''));
+      // Two legs of at least 5 ms each.
+      expect(took).toBeGreaterThanOrEqual(10);
+      sock.destroy();
+    } finally {
+      await proxy.close();
+      await new Promise((r) => echo.close(() => r(undefined)));
+    }
+  });
+});
