@@ -4,6 +4,7 @@
 // strategies (strategyConfig.yml). Only web presets can become cues, through webScore.reset(N).
 
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { indentFlowContinuations } from './zscore-yaml.js';
 
 /**
  * @typedef {object} ZScoreConfig
@@ -32,8 +33,20 @@ const KEY_REASONS = /** @type {Record<string, string>} */ ({
 export function readZScoreConfig(text, file) {
   /** @type {ZScoreConfig} */
   const out = { scoreName: null, presets: [], skipped: [], notes: [], problems: [] };
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: true });
+  let lineCounter = new LineCounter();
+  let doc = parseDocument(text, { lineCounter, prettyErrors: true });
+  if (doc.errors.length > 0) {
+    // ZScore's reader (SnakeYAML) takes flow mappings whose lines are not indented past their
+    // key; read them as it does when that is the only thing wrong (zscore-yaml.js).
+    const lenient = indentFlowContinuations(text);
+    const counter = new LineCounter();
+    const again = lenient.lines > 0 ? parseDocument(lenient.text, { lineCounter: counter, prettyErrors: true }) : null;
+    if (again && again.errors.length === 0) {
+      out.notes.push(`${file}: ${lenient.lines} line${lenient.lines === 1 ? '' : 's'} inside multi-line flow mappings ({ ... } over several lines) are not indented past their key; ZScore's YAML reader (SnakeYAML) accepts that, so they were read as it reads them`);
+      doc = again;
+      lineCounter = counter;
+    }
+  }
   if (doc.errors.length > 0) {
     out.problems.push(...doc.errors.map((e) => ({ file, line: e.linePos?.[0]?.line, message: `YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}; fix the YAML syntax` })));
     return out;

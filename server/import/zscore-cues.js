@@ -86,12 +86,10 @@ export function cuesFromScripts(rows, beatIndex, presets) {
   if (duplicates > 0) notes.push(`${duplicates} script row${duplicates === 1 ? '' : 's'} repeated a script already read at the same beat (ZScore's exporter writes each script for the part, the full score and the score-level file); each was converted once`);
 
   pending.sort((a, b) => a.at - b.at || a.order - b.order);
-  /** @type {Map<string, string>} */
-  const tiles = new Map();
   /** @type {ImportedCue[]} */
   const cues = [];
   for (const p of pending) {
-    const set = applyOps(p.ops, tiles);
+    const set = applyOps(p.ops);
     cues.push({ at: p.at, set });
     converted.push({ source: p.source, what: p.what, result: `cue at beat ${p.at}: set ${JSON.stringify(set)}${p.note ? ` (${p.note})` : ''}` });
   }

@@ -2,8 +2,9 @@
 // ZScore's server evaluates (Nashorn) against its audience-page model `webScore`
 // (szcore .../score/web/audience/WebAudienceScore.java), e.g.
 //   web:beat=2:reset=both:webScore.setInstructions('Now'|'play'|'');webScore.reset(3)
-// with ZScore's escapes: "|" for a comma, "@C@" for a literal comma, curly quotes for quotes
-// (ScoreLoader.processWebAudienceElement). We read the calls as data, never run them.
+// with ZScore's escapes: "|" for a comma, "@C@" for a literal comma, "@Q@" for an apostrophe
+// inside a quoted text ('you@Q@ve'), curly quotes for quotes (ScoreLoader.processWebAudienceElement).
+// We read the calls as data, never run them.
 
 /**
  * @typedef {object} WebScript
@@ -29,7 +30,7 @@
  */
 
 /**
- * @typedef {{ type: 'set', set: Record<string, unknown> } | { type: 'tiles', ids: string[], state: string } | { type: 'reset' }} Op
+ * @typedef {{ type: 'set', set: Record<string, unknown> } | { type: 'reset' }} Op
  */
 
 /**
@@ -62,7 +63,8 @@ export function splitWebResource(resource) {
     reset = /** @type {'only' | 'both'} */ (m[1]);
     s = s.slice(m[0].length);
   }
-  const body = s.replaceAll('|', ',').replace(/[\u2018\u2019]/g, "'").replaceAll('@C@', ',');
+  // @Q@ stands inside a quoted string: it becomes an escaped apostrophe, so the string goes on.
+  const body = s.replaceAll('|', ',').replace(/[\u2018\u2019]/g, "'").replaceAll('@C@', ',').replaceAll('@Q@', "\\'");
   return { ok: true, value: { beat, reset, body } };
 }
 
@@ -220,11 +222,9 @@ export function convertWebCalls(calls, ctx) {
       ops.push({ type: 'reset' });
       converted.push(c.text);
     } else if (c.method === 'setVisible') {
-      const [ids, visible] = a;
-      if (a.length === 2 && Array.isArray(ids) && ids.length > 0 && ids.every((id) => typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id)) && typeof visible === 'boolean') {
-        ops.push({ type: 'tiles', ids: /** @type {string[]} */ (ids), state: visible ? 'visible' : 'hidden' });
-        converted.push(c.text);
-      } else skip(c, 'setVisible takes ([element ids], true|false) with ids of letters, digits, "-" or "_"');
+      // ZScore's setVisible shows or hides the page's shapes (its element states: centreShape,
+      // innerCircle, outerCircle in Union Rose), never tiles (WebAudienceScoreProcessor.setVisible).
+      skip(c, "shows or hides a shape of ZScore's audience page (the rose's centre and circles), not a tile; scorecast's audience view does not draw ZScore's shapes");
     } else if (c.method === 'reset' && a.length === 1 && Number.isInteger(a[0])) {
       const id = /** @type {number} */ (a[0]);
       const preset = ctx.presets.get(id);
@@ -294,24 +294,16 @@ export function plainText(html) {
 }
 
 /**
- * Apply cue operations to a patch of the audience view. `tiles` is the list of every element
- * state set so far (a merge patch replaces a list whole, so each cue carries the full list).
+ * Apply cue operations to a patch of the audience view.
  * @param {Op[]} ops
- * @param {Map<string, string>} tiles  element id -> state, carried from cue to cue
  * @returns {Record<string, unknown>}
  */
-export function applyOps(ops, tiles) {
+export function applyOps(ops) {
   /** @type {Record<string, unknown>} */
   const patch = {};
   for (const op of ops) {
     if (op.type === 'set') Object.assign(patch, op.set);
-    else if (op.type === 'tiles') {
-      for (const id of op.ids) tiles.set(id, op.state);
-      patch.tiles = [...tiles].map(([id, state]) => ({ id, state }));
-    } else {
-      tiles.clear();
-      Object.assign(patch, { text: null, color: null, background: null, tiles: null });
-    }
+    else Object.assign(patch, { text: null, color: null, background: null });
   }
   return patch;
 }
