@@ -45,6 +45,7 @@ import { createTempoMap, createTempoMapFromBars } from './tempo-map.js';
  * @property {Cue[]} cues          sorted by beat, stable within a beat
  * @property {Vote[]} votes
  * @property {Asset[]} assets
+ * @property {import('./page-choice.js').PageChoice[]} pageChoices  sorted by beat
  */
 
 /**
@@ -239,11 +240,19 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   }
   cues.sort((a, b) => a.beat - b.beat);
 
+  /** @type {import('./page-choice.js').PageChoice[]} */
+  const pageChoices = [];
+  if (raw.pageChoices !== undefined && map) {
+    const m = map;
+    const pageCount = pages ? Math.min(...parts.map((p) => pages?.[p.id]?.files.length ?? 0)) : 0;
+    checkPageChoices(raw.pageChoices, { pageCount, votes, totalBeats: m.totalBeats, problem, out: pageChoices });
+  }
+
   if (problems.length > 0 || !map) return { ok: false, problems };
   return {
     ok: true,
     value: {
-      id: raw.id, title: raw.title, composer: raw.composer ?? '', parts, views, notation, pages, map, cues, votes, assets,
+      id: raw.id, title: raw.title, composer: raw.composer ?? '', parts, views, notation, pages, map, cues, votes, assets, pageChoices,
     },
   };
 }
@@ -327,4 +336,41 @@ function checkVote(v, f, open, position, problem) {
     }
   }
   return { id: v.id, tiles, open, close, decides };
+}
+
+/**
+ * `pageChoices`: pages the audience chooses (core/page-choice.js), e.g.
+ * `{ slot: 9, at: 112, from: [1, 8], groups: [1], vote: slot-9, tiles: { t2-1: 1 } }`.
+ * @param {unknown} list
+ * @param {{ pageCount: number, votes: Vote[], totalBeats: number, problem: (field: string, message: string) => void,
+ *   out: import('./page-choice.js').PageChoice[] }} ctx  pageCount: pages of the part with fewest
+ */
+function checkPageChoices(list, { pageCount, votes, totalBeats, problem, out }) {
+  if (!Array.isArray(list)) { problem('pageChoices', 'must be a list like [{slot: 9, at: 112, from: [1, 8], groups: [1]}]'); return; }
+  const page = (/** @type {unknown} */ n) => Number.isInteger(n) && /** @type {number} */ (n) >= 1 && /** @type {number} */ (n) <= pageCount;
+  list.forEach((c, i) => {
+    const f = `pageChoices[${i}]`;
+    if (!isObject(c)) { problem(f, 'must be a mapping like {slot: 9, at: 112, from: [1, 8], groups: [1]}'); return; }
+    if (pageCount === 0) { problem(f, 'needs page images for every part (pages: ...): a choice fills a page of each part'); return; }
+    if (!page(c.slot)) { problem(`${f}.slot`, `must be a page number of every part, 1..${pageCount}`); return; }
+    if (!(Number.isInteger(c.at) && c.at >= 0 && c.at < totalBeats)) { problem(`${f}.at`, `must be the beat of the decision, 0..${totalBeats - 1}`); return; }
+    if (!(Array.isArray(c.from) && c.from.length === 2 && page(c.from[0]) && page(c.from[1]) && c.from[0] <= c.from[1])) { problem(`${f}.from`, `must be [first, last] page numbers, within 1..${pageCount}`); return; }
+    if (!(Array.isArray(c.groups) && c.groups.length >= 1 && c.groups.length <= 64 && c.groups.every((g) => Number.isInteger(g) && g >= 1 && g <= 64))) { problem(`${f}.groups`, 'must list how many parts play each chosen page, e.g. [1] or [2, 1]'); return; }
+    const vote = c.vote === undefined ? null : votes.find((v) => v.id === c.vote);
+    if (vote === undefined) { problem(`${f}.vote`, `"${String(c.vote).slice(0, 64)}" is not a vote of this score`); return; }
+    if (vote && vote.close > c.at) { problem(`${f}.vote`, `"${vote.id}" closes at beat ${vote.close}, after the decision (beat ${c.at}); close it at or before the decision`); return; }
+    /** @type {Record<string, number>} */
+    const tiles = {};
+    if (c.tiles !== undefined) {
+      if (!isObject(c.tiles)) { problem(`${f}.tiles`, 'must map tiles to pages, e.g. {t2-1: 1}'); return; }
+      for (const [tile, n] of Object.entries(c.tiles)) {
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(tile) || !page(n)) { problem(`${f}.tiles.${tile.slice(0, 64)}`, `must be a page number 1..${pageCount}`); return; }
+        tiles[tile] = n;
+      }
+    }
+    if (c.seed !== undefined && !Number.isInteger(c.seed)) { problem(`${f}.seed`, 'must be a whole number'); return; }
+    if (out.some((o) => o.slot === c.slot)) { problem(`${f}.slot`, `page ${c.slot} is chosen by another entry; one choice a slot`); return; }
+    out.push({ slot: c.slot, at: c.at, from: [c.from[0], c.from[1]], groups: [...c.groups], vote: vote ? vote.id : null, tiles, seed: c.seed ?? 0 });
+  });
+  out.sort((a, b) => a.at - b.at);
 }
