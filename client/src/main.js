@@ -123,6 +123,7 @@ async function mountNotation() {
   notation = (viewName === 'score' ? createScoreView : createPartView)(notationRoot, data, { loadPage });
   notationRoot.hidden = false;
   document.body.dataset.notation = 'true';
+  notation.setPages?.(connection.state?.pages?.[viewName]);
   drawCursor(positionAt(connection.state, clock.serverNow()));
   performance.mark('scorecast:notation');
 }
@@ -189,6 +190,7 @@ connection.on('state', (c) => {
   // the rest of the page is drawn after it.
   beatClock.update();
   ui.renderState(c);
+  notation?.setPages?.(c.state?.pages?.[viewName]);
   if (c.state && c.epoch !== notationEpoch) {
     notationEpoch = c.epoch;
     mountNotation().catch((err) => log('notation unavailable', err));
