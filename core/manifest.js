@@ -340,7 +340,8 @@ function checkVote(v, f, open, position, problem) {
 
 /**
  * `pageChoices`: pages the audience chooses (core/page-choice.js), e.g.
- * `{ slot: 9, at: 112, from: [1, 8], groups: [1], vote: slot-9, tiles: { t2-1: 1 } }`.
+ * `{ slot: 9, at: 112, from: [1, 8], groups: [1], vote: slot-9, tiles: { t2-1: 1 } }`; `from` may
+ * list several ranges, `[[1, 8], [17, 24]]`.
  * @param {unknown} list
  * @param {{ pageCount: number, votes: Vote[], totalBeats: number, problem: (field: string, message: string) => void,
  *   out: import('./page-choice.js').PageChoice[] }} ctx  pageCount: pages of the part with fewest
@@ -354,7 +355,8 @@ function checkPageChoices(list, { pageCount, votes, totalBeats, problem, out }) 
     if (pageCount === 0) { problem(f, 'needs page images for every part (pages: ...): a choice fills a page of each part'); return; }
     if (!page(c.slot)) { problem(`${f}.slot`, `must be a page number of every part, 1..${pageCount}`); return; }
     if (!(Number.isInteger(c.at) && c.at >= 0 && c.at < totalBeats)) { problem(`${f}.at`, `must be the beat of the decision, 0..${totalBeats - 1}`); return; }
-    if (!(Array.isArray(c.from) && c.from.length === 2 && page(c.from[0]) && page(c.from[1]) && c.from[0] <= c.from[1])) { problem(`${f}.from`, `must be [first, last] page numbers, within 1..${pageCount}`); return; }
+    const ranges = Array.isArray(c.from) && c.from.every((r) => Array.isArray(r)) ? c.from : [c.from];
+    if (!(ranges.length >= 1 && ranges.length <= 64 && ranges.every((r) => Array.isArray(r) && r.length === 2 && page(r[0]) && page(r[1]) && r[0] <= r[1]))) { problem(`${f}.from`, `must be [first, last] page numbers (or a list of them), within 1..${pageCount}`); return; }
     if (!(Array.isArray(c.groups) && c.groups.length >= 1 && c.groups.length <= 64 && c.groups.every((g) => Number.isInteger(g) && g >= 1 && g <= 64))) { problem(`${f}.groups`, 'must list how many parts play each chosen page, e.g. [1] or [2, 1]'); return; }
     const vote = c.vote === undefined ? null : votes.find((v) => v.id === c.vote);
     if (vote === undefined) { problem(`${f}.vote`, `"${String(c.vote).slice(0, 64)}" is not a vote of this score`); return; }
@@ -370,7 +372,7 @@ function checkPageChoices(list, { pageCount, votes, totalBeats, problem, out }) 
     }
     if (c.seed !== undefined && !Number.isInteger(c.seed)) { problem(`${f}.seed`, 'must be a whole number'); return; }
     if (out.some((o) => o.slot === c.slot)) { problem(`${f}.slot`, `page ${c.slot} is chosen by another entry; one choice a slot`); return; }
-    out.push({ slot: c.slot, at: c.at, from: [c.from[0], c.from[1]], groups: [...c.groups], vote: vote ? vote.id : null, tiles, seed: c.seed ?? 0 });
+    out.push({ slot: c.slot, at: c.at, from: ranges.map((r) => /** @type {[number, number]} */ ([r[0], r[1]])), groups: [...c.groups], vote: vote ? vote.id : null, tiles, seed: c.seed ?? 0 });
   });
   out.sort((a, b) => a.at - b.at);
 }

@@ -11,7 +11,7 @@
  * @typedef {object} PageChoice  a decision of the score (manifest `pageChoices`)
  * @property {number} slot      the page (1-based) of every part view that the choice fills
  * @property {number} at        the beat at which it is decided
- * @property {[number, number]} from  first and last page (1-based) a random choice takes from
+ * @property {[number, number][]} from  ranges of pages (first, last; 1-based) a random choice takes from
  * @property {number[]} groups  how many parts play each chosen page (ZScore's strategy list)
  * @property {string | null} vote  the vote window whose tally picks the pages, or null
  * @property {Record<string, number>} tiles  tile -> page (1-based) it stands for
@@ -74,8 +74,8 @@ export function decidePageChoice(choice, { scoreId, parts, tally, played }) {
     .slice(0, need)
     .map(([tile]) => tile);
   const pages = voted.map((t) => choice.tiles[t]);
-  const [lo, hi] = choice.from;
-  while (pages.length < need) pages.push(lo + Math.floor(random() * (hi - lo + 1)));
+  const pool = choice.from.flatMap(([lo, hi]) => Array.from({ length: hi - lo + 1 }, (_, k) => lo + k));
+  while (pages.length < need) pages.push(pool[Math.floor(random() * pool.length)]);
   // Fisher-Yates on a copy: which parts play is the strategy's random part.
   const dealt = [...parts];
   for (let i = dealt.length - 1; i > 0; i--) {

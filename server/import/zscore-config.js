@@ -13,6 +13,8 @@ import { indentFlowContinuations } from './zscore-yaml.js';
  * @property {import('./zscore-script.js').Skipped[]} skipped  everything that cannot be converted
  * @property {string[]} notes
  * @property {import('./zscore-csv.js').SourceProblem[]} problems
+ * @property {{ value: unknown, line: number } | null} rndStrategy       as written, for zscore-rose.js
+ * @property {{ value: unknown, line: number } | null} pageRangeMapping  as written, for zscore-rose.js
  */
 
 /** What each known top-level key of ZScore's configuration is, and why it stays behind. */
@@ -32,7 +34,7 @@ const KEY_REASONS = /** @type {Record<string, string>} */ ({
  */
 export function readZScoreConfig(text, file) {
   /** @type {ZScoreConfig} */
-  const out = { scoreName: null, presets: [], skipped: [], notes: [], problems: [] };
+  const out = { scoreName: null, presets: [], skipped: [], notes: [], problems: [], rndStrategy: null, pageRangeMapping: null };
   let lineCounter = new LineCounter();
   let doc = parseDocument(text, { lineCounter, prettyErrors: true });
   if (doc.errors.length > 0) {
@@ -72,6 +74,7 @@ export function readZScoreConfig(text, file) {
     } else if (key === 'presets' && isSeq(value)) {
       for (const item of value.items) readPreset(item, engine);
     } else {
+      if (key === 'rndStrategy' || key === 'pageRangeMapping') out[key] = { value: /** @type {any} */ (value)?.toJSON?.() ?? null, line: lineOf(pair.key) };
       skip(pair.key, key, KEY_REASONS[key] ?? `ZScore setting "${key}" has no scorecast counterpart`);
     }
   }

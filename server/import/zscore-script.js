@@ -81,12 +81,14 @@ export function zscoreScriptBeat(beatNo, n) {
 }
 
 /**
- * Read a script as a list of `webScore.method(args)` calls with literal arguments (strings,
- * numbers, booleans, null, arrays, objects). Anything else is refused with the reason.
+ * Read a script as a list of `webScore.method(args)` calls (or calls on `object`, e.g. `sce`)
+ * with literal arguments (strings, numbers, booleans, null, arrays, objects). Anything else is
+ * refused with the reason.
  * @param {string} js
+ * @param {string} [object]
  * @returns {{ ok: true, calls: Call[] } | { ok: false, message: string }}
  */
-export function parseWebCalls(js) {
+export function parseWebCalls(js, object = 'webScore') {
   let i = 0;
   /** @param {string} message */
   const fail = (message) => { throw new SyntaxError(`${message} at character ${i + 1}`); };
@@ -161,7 +163,7 @@ export function parseWebCalls(js) {
       while (js[i] === ';') { i++; ws(); }
       if (i >= js.length) break;
       const start = i;
-      if (ident() !== 'webScore') fail('expected a call on webScore');
+      if (ident() !== object) fail(`expected a call on ${object}`);
       eat('.');
       const method = ident();
       eat('(');

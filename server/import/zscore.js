@@ -9,6 +9,7 @@ import { checkBeatMap, describeBeatMapProblem } from '../../core/beatmap.js';
 import { ScorecastError } from '../../core/errors.js';
 import { createPackageWriter, outputDirProblem } from './package-dir.js';
 import { readZScoreConfig } from './zscore-config.js';
+import { readRose } from './zscore-rose.js';
 import { cuesFromScripts } from './zscore-cues.js';
 import { parseBeatInfoCsv } from './zscore-csv.js';
 import { renderManifest } from './zscore-manifest.js';
@@ -125,8 +126,15 @@ export async function importZScore(inDir, outDir) {
   // YAML configuration: presets for webScore.reset(N); the rest is listed.
   /** @type {Map<number, import('./zscore-script.js').Preset>} */
   const presets = new Map();
+  /** The page strategy and the tile-to-page mapping, for the page choices (zscore-rose.js). */
+  /** @type {Record<'rndStrategy' | 'pageRangeMapping', { value: unknown, line: number, file: string }[]>} */
+  const roseConfig = { rndStrategy: [], pageRangeMapping: [] };
   for (const file of configFiles) {
     const config = readZScoreConfig(await readFile(path.join(inDir, file), 'utf8'), file);
+    for (const key of /** @type {const} */ (['rndStrategy', 'pageRangeMapping'])) {
+      const found = config[key];
+      if (found) roseConfig[key].push({ ...found, file });
+    }
     problems.push(...config.problems.map(describe));
     notConverted.push(...config.skipped);
     notes.push(...config.notes);
@@ -169,6 +177,25 @@ export async function importZScore(inDir, outDir) {
   const cueResult = cuesFromScripts([...scoreCsv.rows.filter((r) => r.script), ...read.scriptRows], beatIndex, presets);
   notConverted.push(...cueResult.skipped);
   notes.push(...cueResult.notes);
+  // The audience's tiles and the pages their votes choose.
+  const pageStarts = ref.pages.map((_, k) => ref.beats.findIndex((b) => b.page === k));
+  const [rndStrategy = null] = roseConfig.rndStrategy;
+  const [pageRangeMapping = null] = roseConfig.pageRangeMapping;
+  const rose = readRose({ calls: cueResult.calls, rndStrategy, pageRangeMapping, pageStarts, totalBeats });
+  const consumed = new Set(rose.consumed.map((c) => `${c.source}\u0000${c.what}`));
+  for (const key of /** @type {const} */ (['rndStrategy', 'pageRangeMapping'])) {
+    const [used, ...copies] = roseConfig[key];
+    if (!used || !consumed.has(`${used.file} line ${used.line}\u0000${key}`)) continue;
+    for (const copy of copies) {
+      if (JSON.stringify(copy.value) !== JSON.stringify(used.value)) continue;
+      consumed.add(`${copy.file} line ${copy.line}\u0000${key}`);
+      notes.push(`${copy.file} line ${copy.line}: ${key} is the same as in ${used.file}; it was read once`);
+    }
+  }
+  for (let i = notConverted.length - 1; i >= 0; i--) {
+    if (consumed.has(`${notConverted[i].source}\u0000${notConverted[i].what}`)) notConverted.splice(i, 1);
+  }
+  notes.push(...rose.notes);
   for (const p of presets.values()) {
     if (cueResult.used.has(p.id)) continue;
     const what = p.scripts.length ? `preset ${p.id}: ${p.scripts.map((s) => s.text).join(' ')}` : `preset ${p.id}: config ${p.config.map((c) => c.name).join(', ')}`;
@@ -202,14 +229,16 @@ export async function importZScore(inDir, outDir) {
     notes.push(`yStartPxl equals yEndPxl for ${flat.length} beats of ${[...new Set(flat)].join(', ')} (ZScore's exporter writes a fixed 100, which marks no staff): their beat boxes span the whole page height, so the page is shown whole and the cursor crosses every staff of the system; systems were found where the beats go back to the left`);
   }
   for (const v of views) notes.push(`ZScore instrument "${v.instrument}" is the view \`${v.id}\` (${v.id === 'score' ? 'the full score' : `part id ${v.id}`})`);
-  converted.push(...cueResult.converted);
+  converted.push(...cueResult.converted, ...rose.converted);
 
   const id = slug(scoreName, 'zscore-import');
   const manifest = renderManifest({
     comment: `Imported from ZScore's export of "${scoreName}" by scorecast import-zscore; import-report.md lists what was and was not converted.`,
     id, title: scoreName,
     parts: views.filter((v) => v.id !== 'score').map((v) => ({ id: v.id, name: v.instrument })),
-    pages, pickup: meter.value.pickup, bars: meter.value.bars, meter: meter.value.meter, cues: cueResult.cues,
+    pages, pickup: meter.value.pickup, bars: meter.value.bars, meter: meter.value.meter,
+    cues: [...cueResult.cues, ...rose.cues].sort((a, b) => a.at - b.at),
+    pageChoices: rose.pageChoices.map((c) => ({ slot: c.slot, at: c.at, from: c.from.length === 1 ? c.from[0] : c.from, groups: c.groups, ...(c.vote ? { vote: c.vote } : {}), ...(Object.keys(c.tiles).length ? { tiles: c.tiles } : {}) })),
   });
 
   notConverted.sort(bySource);
@@ -219,7 +248,7 @@ export async function importZScore(inDir, outDir) {
     file: path.join(writer.root, 'import-report.md'),
     source: inDir,
     score: {
-      id, title: scoreName, totalBeats, bars: meter.value.bars, pickup: meter.value.pickup, cues: cueResult.cues.length,
+      id, title: scoreName, totalBeats, bars: meter.value.bars, pickup: meter.value.pickup, cues: cueResult.cues.length + rose.cues.length,
       views: views.map((v) => ({ id: v.id, instrument: v.instrument, pages: v.pages.length })),
     },
     converted, notConverted, timeMismatches, notes,

@@ -107,6 +107,7 @@ describe('manifest: pageChoices', () => {
     expect(problems({ slot: 4, at: 12, from: [1, 3], groups: [1], vote: 'pick', tiles: { x: 1 } })).toEqual([]);
     expect(problems({ slot: 5, at: 12, from: [1, 3], groups: [1] })[0]).toMatch(/^pageChoices\[0\]\.slot: must be a page number of every part, 1\.\.4/);
     expect(problems({ slot: 4, at: 12, from: [3, 1], groups: [1] })[0]).toMatch(/^pageChoices\[0\]\.from/);
+    expect(problems({ slot: 4, at: 12, from: [[1, 1], [3, 4]], groups: [1] })).toEqual([]);
     expect(problems({ slot: 4, at: 12, from: [1, 3], groups: [0] })[0]).toMatch(/^pageChoices\[0\]\.groups/);
     expect(problems({ slot: 4, at: 12, from: [1, 3], groups: [1], vote: 'nope' })[0]).toMatch(/"nope" is not a vote/);
     expect(problems({ slot: 4, at: 8, from: [1, 3], groups: [1], vote: 'pick' })[0]).toMatch(/closes at beat 12, after the decision/);

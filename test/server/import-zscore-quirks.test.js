@@ -37,7 +37,7 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
   it('takes the export as ZScore wrote it, and the package is valid', async () => {
     const { report } = await imported;
     expect(report.score.title).toBe('Mini Rose');
-    expect(report.score.totalBeats).toBe(9);
+    expect(report.score.totalBeats).toBe(13);
     expect(buildScoreModel(manifest(out)).ok).toBe(true);
   });
 
@@ -45,12 +45,12 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(readFileSync(path.join(dir, 'Mini_Rose_Violin1_page1_BeatInfo.csv'), 'utf8')).not.toContain('\n');
     const { report } = await imported;
     expect(report.timeMismatches).toEqual([]);
-    expect(readJson(out, 'beatmaps/violin1.json').beats).toHaveLength(9);
+    expect(readJson(out, 'beatmaps/violin1.json').beats).toHaveLength(13);
   });
 
   it('finds page files named with the title\'s spaces as underscores', async () => {
     await imported;
-    expect(manifest(out).pages.violin1.files).toEqual(['pages/violin1-1.png', 'pages/violin1-2.png']);
+    expect(manifest(out).pages.violin1.files).toEqual(['pages/violin1-1.png', 'pages/violin1-2.png', 'pages/violin1-3.png']);
   });
 
   it('reads a byte-identical second score-level BeatInfo once, and says so', async () => {
@@ -86,7 +86,8 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
 
   it('turns @Q@ into an apostrophe and @C@ into a comma, and keeps the three instruction lines', async () => {
     await imported;
-    expect(manifest(out).cues).toEqual([
+    const texts = manifest(out).cues.filter((/** @type {any} */ c) => c.set?.text !== undefined);
+    expect(texts).toEqual([
       { at: 2, set: { text: 'You can select\nany tile, anytime.\nHowever,' } },
       { at: 6, set: { text: "The choices you've made\n?" } },
     ]);
@@ -96,7 +97,7 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     const { report } = await imported;
     expect(manifest(out).parts).toEqual([{ id: 'violin1', name: 'Violin1' }, { id: 'cello', name: 'Cello' }]);
     expect(Object.keys(manifest(out).pages)).toEqual(['score', 'violin1', 'cello']);
-    expect(report.notConverted).toContainEqual(expect.objectContaining({ what: 'the 2 page images of AV', reason: expect.stringMatching(/script lane/) }));
+    expect(report.notConverted).toContainEqual(expect.objectContaining({ what: 'the 3 page images of AV', reason: expect.stringMatching(/script lane/) }));
   });
 
   it('does not make tiles of ZScore\'s shapes (centreShape, innerCircle, outerCircle)', async () => {
@@ -110,6 +111,25 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     const score = readJson(out, 'beatmaps/score.json');
     expect(score.beats[0]).toEqual({ beat: 0, page: 0, system: 0, bar: 0, x0: 30, x1: 70, y0: 0, y1: 400 });
     expect(readJson(out, 'beatmaps/violin1.json').beats[5]).toEqual({ beat: 5, page: 1, system: 0, bar: 2, x0: 68, x1: 108, y0: 0, y1: 80 });
+  });
+
+  it('turns the active rows and tile texts into the audience\'s tiles, and the page strategy into a page choice the votes decide', async () => {
+    const { report } = await imported;
+    const m = manifest(out);
+    expect(m.cues.filter((/** @type {any} */ c) => c.set?.tiles || c.vote)).toEqual([
+      // setActiveRows([1]) on beat 0 (beat=-1 from beat 1), the texts on beat 1
+      { at: 0, set: { tiles: [{ id: 't1-1', state: 'lit', text: '' }, { id: 't1-2', state: 'lit', text: '' }] } },
+      { at: 1, set: { tiles: [{ id: 't1-1', state: 'lit', text: 'hope' }, { id: 't1-2', state: 'lit', text: 'fear' }] } },
+      // page 3 is prepared when page 2 starts (beat 5): the audience votes until then
+      { at: 1, vote: { id: 'page-3', tiles: ['t1-1', 't1-2'], close: { at: 5 } } },
+    ]);
+    // sce.setRndStrategy([1|1]) on beat 3: two pages, one part each
+    expect(m.pageChoices).toEqual([{ slot: 3, at: 5, from: [1, 2], groups: [1, 1], vote: 'page-3', tiles: { 't1-1': 1, 't1-2': 2 } }]);
+    const built = buildScoreModel(m);
+    expect(built.ok && built.value.pageChoices).toHaveLength(1);
+    const missing = report.notConverted.map((i) => i.what).filter((w) => /setActiveRows|setTileTexts|setRndStrategy|^rndStrategy$|^pageRangeMapping$/.test(w));
+    expect(missing).toEqual([]);
+    expect(report.converted.map((i) => i.what)).toEqual(expect.arrayContaining(['rndStrategy', 'pageRangeMapping', 'sce:beat=3:sce.setRndStrategy([1|1])']));
   });
 
   it('lists ZScore\'s blank pages and INScore maps with their reasons', async () => {
@@ -141,6 +161,10 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
       const text = JSON.stringify(m.cues);
       expect(text).toContain("The choices you've made");
       expect(text).not.toMatch(/@Q@|@C@|centreShape/);
+      // the audience chooses pages: 28 slots of the random ranges, 21 decided by a vote window
+      expect(built.ok && built.value.pageChoices).toHaveLength(28);
+      expect(built.ok && built.value.votes).toHaveLength(21);
+      expect(m.pageChoices[0]).toMatchObject({ slot: 9, from: [1, 8], groups: [1] });
       // every page shown whole: no beat box is a strip at y = 100
       expect(readJson(out, 'beatmaps/violin1.json').beats.every((/** @type {{ y0: number, y1: number }} */ b) => b.y0 === 0 && b.y1 === 211)).toBe(true);
     } finally {
