@@ -1,0 +1,71 @@
+// A ZScore piece imported as ZScore exported it (test/fixtures/zscore/rose, the quirks of Union
+// Rose): ten phones vote for the tiles, and at the decision beat the part views turn to the
+// pages the votes chose. Screenshots of the audience (phone) and a part (tablet) go into the
+// HTML report.
+
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test, expect } from '@playwright/test';
+import { importZScore } from '../server/import/zscore.js';
+import { freePort, startServer, TOKEN } from './server.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PACKAGE = `.cache/playwright-zscore-rose-${process.pid}`;
+const PHONE = { width: 390, height: 844 };
+const TABLET = { width: 1024, height: 768 };
+
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let server;
+test.beforeAll(async () => {
+  rmSync(path.join(ROOT, PACKAGE), { recursive: true, force: true });
+  await importZScore(path.join(ROOT, 'test/fixtures/zscore/rose'), path.join(ROOT, PACKAGE));
+});
+test.afterAll(() => { rmSync(path.join(ROOT, PACKAGE), { recursive: true, force: true }); });
+test.beforeEach(async () => { server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false }); });
+test.afterEach(async () => { await server.stop(); });
+
+/** @param {string} name @param {import('@playwright/test').Page} page */
+async function attachScreenshot(name, page) {
+  await test.info().attach(name, { body: await page.screenshot(), contentType: 'image/png' });
+}
+
+test('ten phones vote; at the decision beat the part views turn to the voted pages', async ({ browser }) => {
+  // Beat 2: the vote for page 3 is open (beats 1..5), the tiles carry their words.
+  await server.control('seek', { beat: 2 });
+  const phones = [];
+  for (let i = 0; i < 10; i++) {
+    const context = await browser.newContext({ viewport: PHONE });
+    const page = await context.newPage();
+    await page.goto(`${server.base}/`);
+    await page.locator('#join-button').click();
+    phones.push(page);
+  }
+  await expect(phones[0].locator('button.tile')).toHaveText(['hope', 'fear']);
+  // Seven for "fear" (page 2), three for "hope" (page 1).
+  for (const [i, page] of phones.entries()) {
+    await page.locator(`button.tile[data-tile="${i < 7 ? 't1-2' : 't1-1'}"]`).click();
+    await expect(page.locator('#vote-status')).toHaveText(/Counted/);
+  }
+  await attachScreenshot('rose-audience-voted-phone', phones[0]);
+  const votes = await (await fetch(`${server.base}/api/votes`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
+  expect(votes.open).toMatchObject({ id: 'page-3', tally: { 't1-1': 3, 't1-2': 7 } });
+
+  const tablet = await browser.newContext({ viewport: TABLET });
+  const parts = { violin1: await tablet.newPage(), cello: await tablet.newPage() };
+  for (const [id, page] of Object.entries(parts)) await page.goto(`${server.base}/view/${id}`);
+  // Before the decision the next pane of page 2 is the score's own page.
+  await expect(parts.violin1.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-page', '1');
+  await server.control('play');
+  // The decision: beat 5 (page 2 starts, page 3 is prepared); strategy [1, 1]: one part plays
+  // the most voted page (2), the other the next (1).
+  await expect(parts.violin1.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-page', '2', { timeout: 10_000 });
+  const next = await Promise.all(Object.values(parts).map((p) => p.locator('.sc-pane[data-role="next"]').getAttribute('data-page')));
+  expect(next.sort()).toEqual(['1', '2']);
+  await expect(parts.violin1.locator('.sc-pane[data-role="next"]')).toHaveAttribute('data-state', 'ready');
+  await attachScreenshot('rose-part-violin1-tablet', parts.violin1);
+  await attachScreenshot('rose-part-cello-tablet', parts.cello);
+  await attachScreenshot('rose-audience-after-phone', phones[0]);
+  await Promise.all(phones.map((p) => p.context().close()));
+  await tablet.close();
+});
