@@ -3,7 +3,7 @@
 // pages the votes chose. Screenshots of the audience (phone) and a part (tablet) go into the
 // HTML report.
 
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
@@ -12,6 +12,8 @@ import { freePort, startServer, TOKEN } from './server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGE = `.cache/playwright-zscore-rose-${process.pid}`;
+const UNION_ROSE = path.resolve(ROOT, '../shared/zscore/union-rose');
+const UNION_ROSE_PACKAGE = `.cache/playwright-union-rose-${process.pid}`;
 const PHONE = { width: 390, height: 844 };
 const TABLET = { width: 1024, height: 768 };
 
@@ -21,9 +23,11 @@ test.beforeAll(async () => {
   rmSync(path.join(ROOT, PACKAGE), { recursive: true, force: true });
   await importZScore(path.join(ROOT, 'test/fixtures/zscore/rose'), path.join(ROOT, PACKAGE));
 });
-test.afterAll(() => { rmSync(path.join(ROOT, PACKAGE), { recursive: true, force: true }); });
-test.beforeEach(async () => { server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false }); });
-test.afterEach(async () => { await server.stop(); });
+test.afterAll(() => {
+  rmSync(path.join(ROOT, PACKAGE), { recursive: true, force: true });
+  rmSync(path.join(ROOT, UNION_ROSE_PACKAGE), { recursive: true, force: true });
+});
+test.afterEach(async () => { await server?.stop(); });
 
 /** @param {string} name @param {import('@playwright/test').Page} page */
 async function attachScreenshot(name, page) {
@@ -31,6 +35,7 @@ async function attachScreenshot(name, page) {
 }
 
 test('ten phones vote; at the decision beat the part views turn to the voted pages', async ({ browser }) => {
+  server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
   // Beat 2: the vote for page 3 is open (beats 1..5), the tiles carry their words.
   await server.control('seek', { beat: 2 });
   const phones = [];
@@ -41,12 +46,15 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
     await page.locator('#join-button').click();
     phones.push(page);
   }
-  await expect(phones[0].locator('button.tile')).toHaveText(['hope', 'fear']);
-  // Seven for "fear" (page 2), three for "hope" (page 1).
+  // The tiles are a rose (the export has the rose's shapes): one ring of two, words on the arcs.
+  await expect(phones[0].locator('#tiles svg.rose g.tile[role="button"]')).toHaveText(['hope', 'fear']);
+  // Seven for "fear" (page 2), three for "hope" (page 1). A tap lands on the sector itself; the
+  // bounding box's centre of a ring sector can lie outside it, so the tap is dispatched to it.
   for (const [i, page] of phones.entries()) {
-    await page.locator(`button.tile[data-tile="${i < 7 ? 't1-2' : 't1-1'}"]`).click();
+    await page.locator(`g.tile[data-tile="${i < 7 ? 't1-2' : 't1-1'}"]`).dispatchEvent('click');
     await expect(page.locator('#vote-status')).toHaveText(/Counted/);
   }
+  await expect(phones[0].locator('g.tile[data-tile="t1-2"]')).toHaveAttribute('aria-pressed', 'true');
   await attachScreenshot('rose-audience-voted-phone', phones[0]);
   const votes = await (await fetch(`${server.base}/api/votes`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
   expect(votes.open).toMatchObject({ id: 'page-3', tally: { 't1-1': 3, 't1-2': 7 } });
@@ -68,4 +76,27 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   await attachScreenshot('rose-audience-after-phone', phones[0]);
   await Promise.all(phones.map((p) => p.context().close()));
   await tablet.close();
+});
+
+test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part at tablet size', async ({ browser }) => {
+  test.skip(!existsSync(UNION_ROSE), `${UNION_ROSE} is absent (the real export is test material outside the repository)`);
+  rmSync(path.join(ROOT, UNION_ROSE_PACKAGE), { recursive: true, force: true });
+  await importZScore(UNION_ROSE, path.join(ROOT, UNION_ROSE_PACKAGE));
+  server = await startServer({ port: await freePort(), score: UNION_ROSE_PACKAGE, autoplay: false });
+  const phone = await (await browser.newContext({ viewport: PHONE })).newPage();
+  await phone.goto(`${server.base}/`);
+  await phone.locator('#join-button').click();
+  await expect(phone.locator('#tiles svg.rose g.tile')).toHaveCount(64);
+  const rings = await phone.locator('#tiles svg.rose g.tile').evaluateAll((gs) => new Set(gs.map((g) => /** @type {HTMLElement} */ (g).dataset.tile?.split('-')[0])).size);
+  expect(rings).toBe(8);
+  await attachScreenshot('union-rose-audience-start-phone', phone);
+  // Bar 9: the second ring carries its words and takes votes; its instructions in three lines.
+  await server.control('seek', { bar: 9, beat: 4 });
+  await expect(phone.locator('g.tile[data-tile="t2-1"][role="button"]')).toHaveText('inadequate');
+  await expect(phone.locator('#cue-text')).toHaveText('Vote for a tile !!\nThe tile with most votes\nwill be played next');
+  await attachScreenshot('union-rose-audience-vote-phone', phone);
+  const part = await (await browser.newContext({ viewport: TABLET })).newPage();
+  await part.goto(`${server.base}/view/violin1`);
+  await expect(part.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-state', 'ready');
+  await attachScreenshot('union-rose-violin1-tablet', part);
 });

@@ -94,28 +94,61 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     }
   }
 
-  // The timeline of the tiles: active rows, tile texts, strategy groups.
+  // The timeline of the tiles: visible and active rows, tile texts, strategy groups. Tiles are
+  // keyed by id in the audience state ({ t2-1: { state, text } }): a change is a small patch.
+  const seen = [...tilePage.keys(), ...calls.flatMap((c) => (c.kind === 'web' && c.method === 'setTileTexts' && Array.isArray(c.args[0]) ? c.args[0].map(String) : []))]
+    .map((id) => TILE_RE.exec(id)).filter((m) => m !== null).map((m) => [Number(m[1]), Number(m[2])]);
+  // Tiles are drawn when the scripts use them; a pageRangeMapping alone draws nothing.
+  const usesTiles = calls.some((c) => c.kind === 'web' && /^(setActiveRows|deactivateRows|setTileTexts|setVisibleRows)$/.test(c.method));
+  const maxRow = usesTiles ? Math.min(16, Math.max(0, ...seen.map(([r]) => r))) : 0;
+  const maxCol = Math.min(32, Math.max(0, ...seen.map(([, c]) => c)));
+  // ZScore draws its tiles as a rose when the page has the rose's shapes (Union Rose's centre and
+  // circles, shown with setVisible); other pieces get a grid.
+  const rose = calls.some((c) => c.kind === 'web' && c.method === 'setVisible' && Array.isArray(c.args[0]) && c.args[0].some((id) => ['centreShape', 'innerCircle', 'outerCircle'].includes(String(id))));
   /** @type {Map<string, string>} */
   const texts = new Map();
   /** @type {Set<number>} */
   let active = new Set();
-  let activeSince = 0;
+  /** @type {Set<number>} */
+  const gone = new Set();
   /** @type {{ at: number, groups: number[] }[]} */
   const strategies = [];
-  let lastTiles = '[]';
+  /** @type {Map<string, { state: string, text: string }>} */
+  let shownTiles = new Map();
   /** @type {{ at: number, tiles: string[] }[]} */
   const activeAt = [{ at: 0, tiles: [] }];
   const rows = (/** @type {unknown} */ a) => (Array.isArray(a) ? a.filter((r) => Number.isInteger(r) && r >= 1 && r <= 64) : []);
-  const tilesOfActive = () => [...tilePage.keys()].filter((t) => active.has(Number(TILE_RE.exec(t)?.[1])))
-    .sort((a, b) => Number(TILE_RE.exec(a)?.[1]) - Number(TILE_RE.exec(b)?.[1]) || Number(TILE_RE.exec(a)?.[2]) - Number(TILE_RE.exec(b)?.[2]));
-  const flush = (/** @type {number} */ at) => {
-    const tiles = tilesOfActive();
-    const key = JSON.stringify(tiles.map((t) => [t, texts.get(t) ?? '']));
-    if (key === lastTiles) return;
-    lastTiles = key;
-    result.cues.push({ at, set: { tiles: tiles.length ? tiles.map((id) => ({ id, state: 'lit', text: texts.get(id) ?? '' })) : null } });
-    activeAt.push({ at, tiles });
+  /** Every tile of a row still on show, with its state: lit (votable: an active row) or dim. */
+  const current = () => {
+    /** @type {Map<string, { state: string, text: string }>} */
+    const out = new Map();
+    for (let r = 1; r <= maxRow; r++) {
+      if (gone.has(r)) continue;
+      for (let c = 1; c <= maxCol; c++) out.set(`t${r}-${c}`, { state: active.has(r) ? 'lit' : 'dim', text: texts.get(`t${r}-${c}`) ?? '' });
+    }
+    return out;
   };
+  const flush = (/** @type {number} */ at) => {
+    const next = current();
+    /** @type {Record<string, unknown>} */
+    const patch = {};
+    for (const [id, t] of next) {
+      const was = shownTiles.get(id);
+      if (!was) patch[id] = t;
+      else if (was.state !== t.state || was.text !== t.text) patch[id] = { ...(was.state !== t.state ? { state: t.state } : {}), ...(was.text !== t.text ? { text: t.text } : {}) };
+    }
+    for (const id of shownTiles.keys()) if (!next.has(id)) patch[id] = null;
+    shownTiles = next;
+    if (Object.keys(patch).length > 0) result.cues.push({ at, set: { tiles: patch } });
+    const lit = [...next].filter(([id, t]) => t.state === 'lit' && tilePage.has(id)).map(([id]) => id);
+    if (JSON.stringify(lit) !== JSON.stringify(activeAt[activeAt.length - 1].tiles)) activeAt.push({ at, tiles: lit });
+  };
+  if (maxRow > 0 && maxCol > 0) {
+    // ZScore starts with every tile visible and none active (resetState).
+    shownTiles = current();
+    result.cues.push({ at: 0, set: { ...(rose ? { layout: { rings: maxRow, slices: maxCol } } : {}), tiles: Object.fromEntries(shownTiles) } });
+    result.notes.push(`the audience's ${maxRow * maxCol} tiles (${maxRow} rows of ${maxCol}) are drawn as ${rose ? `a rose of ${maxRow} rings (layout: { rings: ${maxRow}, slices: ${maxCol} }), as ZScore draws the page with the rose's shapes` : 'a grid'}`);
+  }
   for (let i = 0; i < calls.length; i++) {
     const c = calls[i];
     const use = (/** @type {string} */ what) => {
@@ -124,24 +157,22 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     };
     if (c.kind === 'web' && c.method === 'setActiveRows' && rows(c.args[0]).length > 0) {
       active = new Set(rows(c.args[0]));
-      activeSince = c.at;
-      use(`at beat ${c.at} the audience's tiles are those of row${active.size > 1 ? 's' : ''} ${[...active].join(', ')}`);
+      use(`at beat ${c.at} the tiles of row${active.size > 1 ? 's' : ''} ${[...active].join(', ')} are lit, to vote for`);
     } else if (c.kind === 'web' && c.method === 'deactivateRows' && rows(c.args[0]).length > 0) {
-      for (const r of rows(c.args[0])) active.delete(r);
-      use(`at beat ${c.at} row${rows(c.args[0]).length > 1 ? 's' : ''} ${rows(c.args[0]).join(', ')} leave the audience's tiles`);
+      for (const r of rows(c.args[0])) { active.delete(r); gone.add(r); }
+      use(`at beat ${c.at} the tiles of row${rows(c.args[0]).length > 1 ? 's' : ''} ${rows(c.args[0]).join(', ')} leave the audience's page`);
     } else if (c.kind === 'web' && c.method === 'setTileTexts' && Array.isArray(c.args[0]) && Array.isArray(c.args[1])) {
       const ids = c.args[0].map(String);
       const values = c.args[1].map(String);
       ids.forEach((id, k) => texts.set(id, values[Math.min(k, values.length - 1)] ?? ''));
-      use(`the texts of tiles ${ids[0]}..${ids[ids.length - 1]}`);
+      use(`the words of tiles ${ids[0]}..${ids[ids.length - 1]}`);
     } else if (c.kind === 'sce' && c.method === 'setRndStrategy' && Array.isArray(c.args[0]) && c.args[0].length > 0 && c.args[0].every((g) => Number.isInteger(g) && g >= 1 && g <= 64)) {
       strategies.push({ at: c.at, groups: /** @type {number[]} */ (c.args[0]) });
       result.consumed.push({ source: c.source, what: c.text });
       result.converted.push({ source: c.source, what: c.text, result: `from beat ${c.at}, page choices deal the parts into groups of ${c.args[0].join(', ')}` });
     }
-    if (calls[i + 1]?.at !== c.at) flush(c.at);
+    if (maxRow > 0 && calls[i + 1]?.at !== c.at) flush(c.at);
   }
-  void activeSince;
 
   // The slots: pages of ranges with isRndActive, decided when the page before starts.
   const strategy = rndStrategy && isObject(rndStrategy.value) ? rndStrategy.value : null;
@@ -164,7 +195,7 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
       const groups = [...strategies].reverse().find((s) => s.at <= at)?.groups ?? [2];
       // Votes between the previous decision (or the rows' activation) and this one.
       const shown = [...activeAt].reverse().find((a) => a.at <= at);
-      const tiles = (shown?.tiles ?? []).filter((t) => tilePage.has(t));
+      const tiles = shown?.tiles ?? [];
       const open = Math.max(lastDecision, shown?.at ?? 0, 0);
       /** @type {Record<string, number>} */
       const tileMap = Object.fromEntries(tiles.map((t) => [t, /** @type {number} */ (tilePage.get(t))]));

@@ -117,11 +117,13 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     const { report } = await imported;
     const m = manifest(out);
     expect(m.cues.filter((/** @type {any} */ c) => c.set?.tiles || c.vote)).toEqual([
-      // setActiveRows([1]) on beat 0 (beat=-1 from beat 1), the texts on beat 1
-      { at: 0, set: { tiles: [{ id: 't1-1', state: 'lit', text: '' }, { id: 't1-2', state: 'lit', text: '' }] } },
-      { at: 1, set: { tiles: [{ id: 't1-1', state: 'lit', text: 'hope' }, { id: 't1-2', state: 'lit', text: 'fear' }] } },
+      // every tile on show from the start, keyed by id; a rose, since the page has the rose's shapes
+      { at: 0, set: { layout: { rings: 1, slices: 2 }, tiles: { 't1-1': { state: 'dim', text: '' }, 't1-2': { state: 'dim', text: '' } } } },
+      // setActiveRows([1]) on beat 0 (beat=-1 from beat 1): a small patch per tile
+      { at: 0, set: { tiles: { 't1-1': { state: 'lit' }, 't1-2': { state: 'lit' } } } },
       // page 3 is prepared when page 2 starts (beat 5): the audience votes until then
-      { at: 1, vote: { id: 'page-3', tiles: ['t1-1', 't1-2'], close: { at: 5 } } },
+      { at: 0, vote: { id: 'page-3', tiles: ['t1-1', 't1-2'], close: { at: 5 } } },
+      { at: 1, set: { tiles: { 't1-1': { text: 'hope' }, 't1-2': { text: 'fear' } } } },
     ]);
     // sce.setRndStrategy([1|1]) on beat 3: two pages, one part each
     expect(m.pageChoices).toEqual([{ slot: 3, at: 5, from: [1, 2], groups: [1, 1], vote: 'page-3', tiles: { 't1-1': 1, 't1-2': 2 } }]);
@@ -165,6 +167,9 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
       expect(built.ok && built.value.pageChoices).toHaveLength(28);
       expect(built.ok && built.value.votes).toHaveLength(21);
       expect(m.pageChoices[0]).toMatchObject({ slot: 9, from: [1, 8], groups: [1] });
+      // the rose: 64 tiles in 8 rings, keyed by id
+      expect(m.cues[0].set.layout).toEqual({ rings: 8, slices: 8 });
+      expect(Object.keys(m.cues[0].set.tiles)).toHaveLength(64);
       // every page shown whole: no beat box is a strip at y = 100
       expect(readJson(out, 'beatmaps/violin1.json').beats.every((/** @type {{ y0: number, y1: number }} */ b) => b.y0 === 0 && b.y1 === 211)).toBe(true);
     } finally {
