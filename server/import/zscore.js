@@ -10,6 +10,7 @@ import { ScorecastError } from '../../core/errors.js';
 import { createPackageWriter, outputDirProblem } from './package-dir.js';
 import { readZScoreConfig } from './zscore-config.js';
 import { readRose } from './zscore-rose.js';
+import { withTempoRamps } from './zscore-tempo.js';
 import { cuesFromScripts } from './zscore-cues.js';
 import { parseBeatInfoCsv } from './zscore-csv.js';
 import { renderManifest } from './zscore-manifest.js';
@@ -192,10 +193,14 @@ export async function importZScore(inDir, outDir) {
       notes.push(`${copy.file} line ${copy.line}: ${key} is the same as in ${used.file}; it was read once`);
     }
   }
+  notes.push(...rose.notes);
+  // Scripted tempo (sce.timedAction('tempo', ...)) as tempo changes on the grid.
+  const ramped = withTempoRamps(cueResult.calls, ref.beats, meter.value.meter);
+  for (const c of ramped.consumed) consumed.add(`${c.source}\u0000${c.what}`);
   for (let i = notConverted.length - 1; i >= 0; i--) {
     if (consumed.has(`${notConverted[i].source}\u0000${notConverted[i].what}`)) notConverted.splice(i, 1);
   }
-  notes.push(...rose.notes);
+  if (ramped.ramps > 0) notes.push(`${ramped.ramps} scripted tempo ramp${ramped.ramps === 1 ? '' : 's'} (sce.timedAction('tempo', ...)) became tempo changes a beat apart in \`meter\`; ZScore's BeatInfo times do not include them, so the timing check above compares the written tempo`);
   for (const p of presets.values()) {
     if (cueResult.used.has(p.id)) continue;
     const what = p.scripts.length ? `preset ${p.id}: ${p.scripts.map((s) => s.text).join(' ')}` : `preset ${p.id}: config ${p.config.map((c) => c.name).join(', ')}`;
@@ -229,14 +234,14 @@ export async function importZScore(inDir, outDir) {
     notes.push(`yStartPxl equals yEndPxl for ${flat.length} beats of ${[...new Set(flat)].join(', ')} (ZScore's exporter writes a fixed 100, which marks no staff): their beat boxes span the whole page height, so the page is shown whole and the cursor crosses every staff of the system; systems were found where the beats go back to the left`);
   }
   for (const v of views) notes.push(`ZScore instrument "${v.instrument}" is the view \`${v.id}\` (${v.id === 'score' ? 'the full score' : `part id ${v.id}`})`);
-  converted.push(...cueResult.converted, ...rose.converted);
+  converted.push(...cueResult.converted, ...rose.converted, ...ramped.converted);
 
   const id = slug(scoreName, 'zscore-import');
   const manifest = renderManifest({
     comment: `Imported from ZScore's export of "${scoreName}" by scorecast import-zscore; import-report.md lists what was and was not converted.`,
     id, title: scoreName,
     parts: views.filter((v) => v.id !== 'score').map((v) => ({ id: v.id, name: v.instrument })),
-    pages, pickup: meter.value.pickup, bars: meter.value.bars, meter: meter.value.meter,
+    pages, pickup: meter.value.pickup, bars: meter.value.bars, meter: ramped.meter,
     cues: [...cueResult.cues, ...rose.cues].sort((a, b) => a.at - b.at),
     pageChoices: rose.pageChoices.map((c) => ({ slot: c.slot, at: c.at, from: c.from.length === 1 ? c.from[0] : c.from, groups: c.groups, ...(c.vote ? { vote: c.vote } : {}), ...(Object.keys(c.tiles).length ? { tiles: c.tiles } : {}) })),
   });

@@ -134,6 +134,16 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(report.converted.map((i) => i.what)).toEqual(expect.arrayContaining(['rndStrategy', 'pageRangeMapping', 'sce:beat=3:sce.setRndStrategy([1|1])']));
   });
 
+  it('turns a scripted tempo ramp into tempo changes on the beats it spans', async () => {
+    const { report } = await imported;
+    // From q=80 to 40 over 2 beats from bar 3 beat 1: 60, then 40, which stays.
+    expect(manifest(out).meter).toEqual([{ bar: 1, time: '4/4', tempo: 80 }, { bar: 3, tempo: 60 }, { bar: 3, beat: 2, tempo: 40 }]);
+    const built = buildScoreModel(manifest(out));
+    expect(built.ok && built.value.map.tempoAt(12)).toBe(40);
+    expect(report.notConverted.some((i) => /timedAction/.test(i.what))).toBe(false);
+    expect(report.converted).toContainEqual(expect.objectContaining({ what: "sce:beat=1:sce.timedAction('tempo'| 40| 2)", result: expect.stringMatching(/from 80 to 40 over 2 beats from beat 9/) }));
+  });
+
   it('lists ZScore\'s blank pages and INScore maps with their reasons', async () => {
     const { report } = await imported;
     expect(report.notConverted).toContainEqual(expect.objectContaining({ source: 'Violin1_pagex.png', reason: expect.stringMatching(/blank page/) }));
