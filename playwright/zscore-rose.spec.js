@@ -41,6 +41,12 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   const phones = [];
   for (let i = 0; i < 10; i++) {
     const context = await browser.newContext({ viewport: PHONE });
+    // A SpeechSynthesis stand-in that records what the phone says (headless Chromium has no voices).
+    await context.addInitScript(() => {
+      const said = /** @type {any[]} */ ([]);
+      Object.defineProperty(window, 'speechSynthesis', { value: { speak: (/** @type {any} */ u) => said.push({ text: u.text, volume: u.volume, rate: Math.round(u.rate * 100) / 100, lang: u.lang }), cancel() {}, getVoices: () => [] } });
+      Object.defineProperty(window, 'said', { value: said });
+    });
     const page = await context.newPage();
     await page.goto(`${server.base}/`);
     await page.locator('#join-button').click();
@@ -55,6 +61,11 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
     await expect(page.locator('#vote-status')).toHaveText(/Counted/);
   }
   await expect(phones[0].locator('g.tile[data-tile="t1-2"]')).toHaveAttribute('aria-pressed', 'true');
+  // Speech is on (from beat 1): every tap says the word, as often as one taps, voted or not.
+  await phones[0].locator('g.tile[data-tile="t1-2"]').dispatchEvent('click');
+  expect(await phones[0].evaluate(() => /** @type {any} */ (window).said)).toEqual([
+    { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' }, { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' },
+  ]);
   await attachScreenshot('rose-audience-voted-phone', phones[0]);
   const votes = await (await fetch(`${server.base}/api/votes`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
   expect(votes.open).toMatchObject({ id: 'page-3', tally: { 't1-1': 3, 't1-2': 7 } });

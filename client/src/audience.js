@@ -2,6 +2,7 @@
 // by tapping a tile while a vote window is open, and the join tap (audio unlock, screen wake lock).
 
 import { drawRose, roseLayout } from './rose.js';
+import { speechOf } from './speech.js';
 
 /** Tile states a score may use (doc/score-format.md); anything else shows as dark. */
 const TILE_STATES = new Set(['dark', 'dim', 'lit']);
@@ -83,9 +84,9 @@ export function voteMessage(answer) {
 /**
  * Bind the audience parts of index.html.
  * @param {Document} doc
- * @param {{ onVote: (tile: string, window: string) => void }} handlers
+ * @param {{ onVote: (tile: string, window: string) => void, onSpeak?: (word: string, speech: import('./speech.js').Speech) => void }} handlers
  */
-export function createAudienceView(doc, { onVote }) {
+export function createAudienceView(doc, { onVote, onSpeak }) {
   const grid = /** @type {HTMLElement} */ (doc.getElementById('tiles'));
   const status = /** @type {HTMLElement} */ (doc.getElementById('vote-status'));
   let lastKey = '';
@@ -96,7 +97,12 @@ export function createAudienceView(doc, { onVote }) {
 
   /** @param {Event} event */
   const tap = (event) => {
-    const button = /** @type {HTMLElement | null} */ (/** @type {HTMLElement} */ (event.target).closest('[data-vote]'));
+    const target = /** @type {HTMLElement} */ (event.target);
+    // While the piece speaks, every tap on a lit tile says its word (as often as one likes).
+    const speaking = /** @type {HTMLElement | null} */ (target.closest('[data-speak]'));
+    const speech = speechOf(lastCue);
+    if (speaking && speech?.enabled) onSpeak?.(/** @type {string} */ (speaking.dataset.speak), speech);
+    const button = /** @type {HTMLElement | null} */ (target.closest('[data-vote]'));
     if (!button || button.getAttribute('aria-disabled') === 'true') return;
     onVote(/** @type {string} */ (button.dataset.tile), /** @type {string} */ (button.dataset.vote));
   };
@@ -117,24 +123,27 @@ export function createAudienceView(doc, { onVote }) {
       }
       if (vote && !voted.window && status.textContent === '') status.textContent = 'Tap a tile to vote.';
       const rose = roseLayout(cue?.layout);
-      const key = JSON.stringify([tiles, vote, voted, rose]);
+      const speaks = speechOf(cue)?.enabled === true;
+      const key = JSON.stringify([tiles, vote, voted, rose, speaks]);
       if (key === lastKey) return;
       lastKey = key;
       grid.dataset.count = String(tiles.length);
       grid.hidden = tiles.length === 0;
       if (rose) {
         grid.dataset.layout = 'rose';
-        drawRose(grid, rose, tiles, vote, voted);
+        drawRose(grid, rose, tiles, vote, voted, speaks);
         return;
       }
       delete grid.dataset.layout;
       const nodes = tiles.map((t) => {
         const votable = vote !== null && vote.tiles.includes(t.id);
-        const node = doc.createElement(votable ? 'button' : 'div');
+        const speaking = speaks && t.state === 'lit' && t.text !== '';
+        const node = doc.createElement(votable || speaking ? 'button' : 'div');
         node.className = 'tile';
         node.dataset.tile = t.id;
         node.dataset.state = t.state;
         node.textContent = t.text;
+        if (speaking) node.dataset.speak = t.text;
         if (votable && vote) {
           node.setAttribute('type', 'button');
           node.dataset.vote = vote.id;
@@ -142,6 +151,9 @@ export function createAudienceView(doc, { onVote }) {
           node.setAttribute('aria-pressed', String(mine));
           if (voted.window === vote.id) node.setAttribute('aria-disabled', 'true');
           node.setAttribute('aria-label', `Vote ${t.text || t.id}`);
+        } else if (speaking) {
+          node.setAttribute('type', 'button');
+          node.setAttribute('aria-label', `Say ${t.text}`);
         } else {
           node.setAttribute('aria-hidden', 'true');
         }

@@ -9,6 +9,7 @@ import { createServerClock, httpTimeProbe } from './clock.js';
 import { createBeatClock, positionAt } from './beat-clock.js';
 import { createAudioCues, clipsOf } from './audio.js';
 import { createAudienceView, deviceId, keepAwake } from './audience.js';
+import { speakTile } from './speech.js';
 import { registerServiceWorker } from './sw-register.js';
 import { createPartView } from './notation/part-view.js';
 import { createScoreView } from './notation/score-view.js';
@@ -164,7 +165,10 @@ const audio = createAudioCues({
 let audioUrls = [];
 
 const device = deviceId(safeStorage(), Math.random);
-const audience = viewName === DEFAULT_VIEW ? createAudienceView(document, { onVote: vote }) : null;
+const audience = viewName === DEFAULT_VIEW ? createAudienceView(document, {
+  onVote: vote,
+  onSpeak: (word, speech) => { speakTile(window.speechSynthesis, window.SpeechSynthesisUtterance, speech, word); },
+}) : null;
 
 /**
  * Cast a vote: over HTTP whatever the live transport (one path, the answer in the response).

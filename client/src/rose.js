@@ -61,8 +61,9 @@ export function sectorPath({ r0, r1, a0, a1 }) {
  * @param {{ id: string, state: string, text: string }[]} tiles
  * @param {{ id: string, tiles: string[] } | null} vote
  * @param {{ window: string, tile: string }} voted
+ * @param {boolean} [speaks]  a tap on a lit tile says its word (speech.js)
  */
-export function drawRose(box, layout, tiles, vote, voted) {
+export function drawRose(box, layout, tiles, vote, voted, speaks = false) {
   const doc = box.ownerDocument;
   const svg = doc.createElementNS(SVG, 'svg');
   svg.setAttribute('viewBox', '-100 -100 200 200');
@@ -109,6 +110,7 @@ export function drawRose(box, layout, tiles, vote, voted) {
       text.append(tp);
       g.append(text);
     }
+    if (speaks && t.state === 'lit' && t.text) g.dataset.speak = t.text;
     if (votable && vote) {
       g.dataset.vote = vote.id;
       g.setAttribute('role', 'button');
@@ -117,6 +119,10 @@ export function drawRose(box, layout, tiles, vote, voted) {
       const mine = voted.window === vote.id && voted.tile === t.id;
       g.setAttribute('aria-pressed', String(mine));
       if (voted.window === vote.id) g.setAttribute('aria-disabled', 'true');
+    } else if (g.dataset.speak) {
+      g.setAttribute('role', 'button');
+      g.setAttribute('tabindex', '0');
+      g.setAttribute('aria-label', `Say ${t.text}`);
     } else g.setAttribute('aria-hidden', 'true');
     svg.append(g);
   }

@@ -103,7 +103,8 @@ export function readZScoreConfig(text, file) {
     if (isSeq(config)) {
       for (const c of config.items) {
         const name = isMap(c) && c.items[0] && isScalar(c.items[0].key) ? String(c.items[0].key.value) : 'config';
-        preset.config.push({ name, line: lineOf(c) });
+        const value = isMap(c) && c.items[0] ? /** @type {any} */ (c.items[0].value)?.toJSON?.() ?? null : null;
+        preset.config.push({ name, line: lineOf(c), value });
       }
     }
     if (engineFile) {

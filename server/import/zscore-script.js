@@ -26,7 +26,7 @@
  * @property {string} file
  * @property {number} line
  * @property {{ text: string, line: number }[]} scripts
- * @property {{ name: string, line: number }[]} config
+ * @property {{ name: string, line: number, value?: unknown }[]} config
  */
 
 /**

@@ -10,6 +10,7 @@ import { ScorecastError } from '../../core/errors.js';
 import { createPackageWriter, outputDirProblem } from './package-dir.js';
 import { readZScoreConfig } from './zscore-config.js';
 import { readRose } from './zscore-rose.js';
+import { readSpeech } from './zscore-speech.js';
 import { withTempoRamps } from './zscore-tempo.js';
 import { cuesFromScripts } from './zscore-cues.js';
 import { parseBeatInfoCsv } from './zscore-csv.js';
@@ -194,6 +195,9 @@ export async function importZScore(inDir, outDir) {
     }
   }
   notes.push(...rose.notes);
+  // Phones that speak the tiles' words.
+  const speech = readSpeech(cueResult.calls, presets);
+  for (const c of speech.consumed) consumed.add(`${c.source}\u0000${c.what}`);
   // Scripted tempo (sce.timedAction('tempo', ...)) as tempo changes on the grid.
   const ramped = withTempoRamps(cueResult.calls, ref.beats, meter.value.meter);
   for (const c of ramped.consumed) consumed.add(`${c.source}\u0000${c.what}`);
@@ -234,7 +238,7 @@ export async function importZScore(inDir, outDir) {
     notes.push(`yStartPxl equals yEndPxl for ${flat.length} beats of ${[...new Set(flat)].join(', ')} (ZScore's exporter writes a fixed 100, which marks no staff): their beat boxes span the whole page height, so the page is shown whole and the cursor crosses every staff of the system; systems were found where the beats go back to the left`);
   }
   for (const v of views) notes.push(`ZScore instrument "${v.instrument}" is the view \`${v.id}\` (${v.id === 'score' ? 'the full score' : `part id ${v.id}`})`);
-  converted.push(...cueResult.converted, ...rose.converted, ...ramped.converted);
+  converted.push(...cueResult.converted, ...rose.converted, ...speech.converted, ...ramped.converted);
 
   const id = slug(scoreName, 'zscore-import');
   const manifest = renderManifest({
@@ -242,7 +246,7 @@ export async function importZScore(inDir, outDir) {
     id, title: scoreName,
     parts: views.filter((v) => v.id !== 'score').map((v) => ({ id: v.id, name: v.instrument })),
     pages, pickup: meter.value.pickup, bars: meter.value.bars, meter: ramped.meter,
-    cues: [...cueResult.cues, ...rose.cues].sort((a, b) => a.at - b.at),
+    cues: [...cueResult.cues, ...rose.cues, ...speech.cues].sort((a, b) => a.at - b.at),
     pageChoices: rose.pageChoices.map((c) => ({ slot: c.slot, at: c.at, from: c.from.length === 1 ? c.from[0] : c.from, groups: c.groups, ...(c.vote ? { vote: c.vote } : {}), ...(Object.keys(c.tiles).length ? { tiles: c.tiles } : {}) })),
   });
 
@@ -253,7 +257,7 @@ export async function importZScore(inDir, outDir) {
     file: path.join(writer.root, 'import-report.md'),
     source: inDir,
     score: {
-      id, title: scoreName, totalBeats, bars: meter.value.bars, pickup: meter.value.pickup, cues: cueResult.cues.length + rose.cues.length,
+      id, title: scoreName, totalBeats, bars: meter.value.bars, pickup: meter.value.pickup, cues: cueResult.cues.length + rose.cues.length + speech.cues.length,
       views: views.map((v) => ({ id: v.id, instrument: v.instrument, pages: v.pages.length })),
     },
     converted, notConverted, timeMismatches, notes,

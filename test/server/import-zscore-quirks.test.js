@@ -134,6 +134,17 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(report.converted.map((i) => i.what)).toEqual(expect.arrayContaining(['rndStrategy', 'pageRangeMapping', 'sce:beat=3:sce.setRndStrategy([1|1])']));
   });
 
+  it('makes the phones speak the tiles\' words with the load preset\'s voice', async () => {
+    const { report } = await imported;
+    expect(manifest(out).cues.filter((/** @type {any} */ c) => c.set?.speech)).toEqual([
+      { at: 0, set: { speech: { enabled: false, volume: 1, rate: 0.7, lang: 'en-GB' } } },
+      { at: 1, set: { speech: { enabled: true } } },
+      { at: 1, set: { speech: { text: 'I want @TILE_TEXT@.' } } },
+      { at: 5, set: { speech: { volume: 0.5 } } },
+    ]);
+    expect(report.notConverted.some((i) => /SpeechSynth|SpeechText|SpeechParam/.test(i.what))).toBe(false);
+  });
+
   it('turns a scripted tempo ramp into tempo changes on the beats it spans', async () => {
     const { report } = await imported;
     // From q=80 to 40 over 2 beats from bar 3 beat 1: 60, then 40, which stays.
