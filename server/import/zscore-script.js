@@ -191,9 +191,9 @@ export function parseWebCalls(js, object = 'webScore') {
 /** Why the web-page features ZScore scripts drive have no scorecast counterpart. */
 const NO_COUNTERPART = [
   [/^(set(Visible|Active)Rows|deactivateRows?|setTileTexts?|setPlaying(Next)?Tiles?|playTiles|setSelectedElement|reset(Selected|Playing|PlayingNext)Tiles|resetClickCounts|prepareNextTilesToPlay)$/,
-    "ZScore's 8x8 tile grid (rows, playing tiles, tile texts) has no scorecast counterpart; scorecast tiles have only an id and a state"],
+    "ZScore's playing, playing-next and played tile states (and rows made visible by presets) are not converted: scorecast's tiles are lit (to vote for) or dim, rows and words come from setActiveRows, deactivateRows and setTileTexts, and the votes choose the pages"],
   [/(Granulator|granulator|Speech|speech|speak|Synth|synth|Player|player|Audio|audio|Volume)/,
-    'browser sound synthesis (granulator, speech, synth, player) has no scorecast counterpart; scorecast plays audio clips (`audio` cues)'],
+    'browser sound synthesis (the granulator, synth, player) is not built yet; scorecast plays audio clips (`audio` cues) and speaks tile words (`speech`)'],
   [/^(setAction|resetActions|setZoomLevel|setStageAlpha|setAlpha|removeOverlays|setSection|activateViews|deactivateViews|setOverlay\w*)$/,
     'animations, zoom, overlays and sections of ZScore\'s audience page have no scorecast counterpart'],
 ];
@@ -237,7 +237,7 @@ export function convertWebCalls(calls, ctx) {
       for (const cfg of preset.config) {
         skipped.push({
           source: `${preset.file} line ${cfg.line}`, what: `preset ${id}: config ${cfg.name} (through ${c.text} in ${ctx.source})`,
-          reason: 'browser sound configuration (granulator, speech, synth, player) has no scorecast counterpart',
+          reason: 'browser sound configuration of a preset run by a script (granulator, speech, synth, player) is not converted; the load preset -2 gives the phones their voice',
         });
       }
       for (const s of preset.scripts) {
