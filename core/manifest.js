@@ -46,6 +46,7 @@ import { PACKAGE_LIMITS as LIMITS, formatBytes } from './package-limits.js';
  * @property {Cue[]} cues          sorted by beat, stable within a beat
  * @property {Vote[]} votes
  * @property {Asset[]} assets
+ * @property {import('./page-choice.js').PageChoice[]} pageChoices  sorted by beat
  */
 
 /**
@@ -279,11 +280,19 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   cues.sort((a, b) => a.beat - b.beat);
   if (assets.length > LIMITS.assets) problem('cues', `name ${assets.length} files with the assets, more than the ${LIMITS.assets} a package may have`);
 
+  /** @type {import('./page-choice.js').PageChoice[]} */
+  const pageChoices = [];
+  if (raw.pageChoices !== undefined && map) {
+    const m = map;
+    const pageCount = pages ? Math.min(...parts.map((p) => pages?.[p.id]?.files.length ?? 0)) : 0;
+    checkPageChoices(raw.pageChoices, { pageCount, votes, totalBeats: m.totalBeats, problem, out: pageChoices });
+  }
+
   if (problems.length > 0 || !map) return { ok: false, problems };
   return {
     ok: true,
     value: {
-      id: raw.id, title: raw.title, composer: raw.composer ?? '', parts, views, notation, pages, map, cues, votes, assets,
+      id: raw.id, title: raw.title, composer: raw.composer ?? '', parts, views, notation, pages, map, cues, votes, assets, pageChoices,
     },
   };
 }
@@ -414,4 +423,43 @@ function patchTooBig(set) {
   const bytes = JSON.stringify(set).length;
   if (bytes > LIMITS.cueBytes) return `is ${formatBytes(bytes)} as JSON, more than the ${formatBytes(LIMITS.cueBytes)} a cue may send to every phone; put large content in an asset file`;
   return null;
+}
+
+/**
+ * `pageChoices`: pages the audience chooses (core/page-choice.js), e.g.
+ * `{ slot: 9, at: 112, from: [1, 8], groups: [1], vote: slot-9, tiles: { t2-1: 1 } }`; `from` may
+ * list several ranges, `[[1, 8], [17, 24]]`.
+ * @param {unknown} list
+ * @param {{ pageCount: number, votes: Vote[], totalBeats: number, problem: (field: string, message: string) => void,
+ *   out: import('./page-choice.js').PageChoice[] }} ctx  pageCount: pages of the part with fewest
+ */
+function checkPageChoices(list, { pageCount, votes, totalBeats, problem, out }) {
+  if (!Array.isArray(list)) { problem('pageChoices', 'must be a list like [{slot: 9, at: 112, from: [1, 8], groups: [1]}]'); return; }
+  const page = (/** @type {unknown} */ n) => Number.isInteger(n) && /** @type {number} */ (n) >= 1 && /** @type {number} */ (n) <= pageCount;
+  list.forEach((c, i) => {
+    const f = `pageChoices[${i}]`;
+    if (!isObject(c)) { problem(f, 'must be a mapping like {slot: 9, at: 112, from: [1, 8], groups: [1]}'); return; }
+    if (pageCount === 0) { problem(f, 'needs page images for every part (pages: ...): a choice fills a page of each part'); return; }
+    if (!page(c.slot)) { problem(`${f}.slot`, `must be a page number of every part, 1..${pageCount}`); return; }
+    if (!(Number.isInteger(c.at) && c.at >= 0 && c.at < totalBeats)) { problem(`${f}.at`, `must be the beat of the decision, 0..${totalBeats - 1}`); return; }
+    const ranges = Array.isArray(c.from) && c.from.every((r) => Array.isArray(r)) ? c.from : [c.from];
+    if (!(ranges.length >= 1 && ranges.length <= 64 && ranges.every((r) => Array.isArray(r) && r.length === 2 && page(r[0]) && page(r[1]) && r[0] <= r[1]))) { problem(`${f}.from`, `must be [first, last] page numbers (or a list of them), within 1..${pageCount}`); return; }
+    if (!(Array.isArray(c.groups) && c.groups.length >= 1 && c.groups.length <= 64 && c.groups.every((g) => Number.isInteger(g) && g >= 1 && g <= 64))) { problem(`${f}.groups`, 'must list how many parts play each chosen page, e.g. [1] or [2, 1]'); return; }
+    const vote = c.vote === undefined ? null : votes.find((v) => v.id === c.vote);
+    if (vote === undefined) { problem(`${f}.vote`, `"${String(c.vote).slice(0, 64)}" is not a vote of this score`); return; }
+    if (vote && vote.close > c.at) { problem(`${f}.vote`, `"${vote.id}" closes at beat ${vote.close}, after the decision (beat ${c.at}); close it at or before the decision`); return; }
+    /** @type {Record<string, number>} */
+    const tiles = {};
+    if (c.tiles !== undefined) {
+      if (!isObject(c.tiles)) { problem(`${f}.tiles`, 'must map tiles to pages, e.g. {t2-1: 1}'); return; }
+      for (const [tile, n] of Object.entries(c.tiles)) {
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(tile) || !page(n)) { problem(`${f}.tiles.${tile.slice(0, 64)}`, `must be a page number 1..${pageCount}`); return; }
+        tiles[tile] = n;
+      }
+    }
+    if (c.seed !== undefined && !Number.isInteger(c.seed)) { problem(`${f}.seed`, 'must be a whole number'); return; }
+    if (out.some((o) => o.slot === c.slot)) { problem(`${f}.slot`, `page ${c.slot} is chosen by another entry; one choice a slot`); return; }
+    out.push({ slot: c.slot, at: c.at, from: ranges.map((r) => /** @type {[number, number]} */ ([r[0], r[1]])), groups: [...c.groups], vote: vote ? vote.id : null, tiles, seed: c.seed ?? 0 });
+  });
+  out.sort((a, b) => a.at - b.at);
 }

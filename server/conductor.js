@@ -6,6 +6,7 @@ import { diffPatch } from '../core/merge-patch.js';
 import { atBeat, initialState, withCountIn, withNext, withRate, withTransport } from '../core/performance.js';
 import { ScorecastError } from '../core/errors.js';
 import { createBallot } from '../core/votes.js';
+import { decidePageChoice } from '../core/page-choice.js';
 
 /**
  * A performance as plain JSON, to go on from after a restart (server/persist.js saves it).
@@ -18,6 +19,7 @@ import { createBallot } from '../core/votes.js';
  * @property {number} rate
  * @property {boolean} [ended] stopped by reaching the end (play starts over)
  * @property {import('../core/votes.js').BallotRecord} ballot
+ * @property {import('../core/page-choice.js').Decision[]} [pages] the page choices made so far
  */
 
 const TRANSPORTS = ['playing', 'paused', 'stopped'];
@@ -105,9 +107,42 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
     }
     return cues === s.cues ? s : { ...s, cues };
   }
+  /**
+   * Page choices made (slot -> decision): made when the performance reaches a choice's beat,
+   * forgotten when it goes back before it (so it is decided again on the way, with the votes
+   * then), kept in the record for a resume.
+   * @type {Map<number, import('../core/page-choice.js').Decision>}
+   */
+  const decided = new Map();
+
+  /**
+   * The state with the parts' chosen pages, `pages: {part: {slot: page}}`, after deciding the
+   * choices up to its beat. Scores without page choices have no `pages`.
+   * @param {import('../core/performance.js').PerformanceState} s
+   */
+  function withPages(s) {
+    if (model.pageChoices.length === 0) return s;
+    for (const c of model.pageChoices) {
+      if (c.at > s.beat) decided.delete(c.slot);
+      else if (!decided.has(c.slot)) {
+        const record = ballot.record();
+        const outcome = c.vote === null ? null
+          : record.open?.id === c.vote ? { tally: record.open.tally } : [...record.closed].reverse().find((o) => o.id === c.vote) ?? null;
+        const played = new Set([...decided.values()].flatMap((d) => d.tiles));
+        decided.set(c.slot, decidePageChoice(c, { scoreId: model.id, parts: model.parts.map((p) => p.id), tally: outcome?.tally ?? null, played }));
+      }
+    }
+    /** @type {Record<string, Record<string, number>>} */
+    const pages = {};
+    for (const d of [...decided.values()].sort((a, b) => a.slot - b.slot)) {
+      for (const [part, page] of Object.entries(d.parts)) (pages[part] ??= {})[String(d.slot)] = page;
+    }
+    return /** @type {import('../core/performance.js').PerformanceState} */ ({ ...s, pages });
+  }
+
   let map = model.map;
   let epoch = firstEpoch;
-  let state = initialState(model);
+  let state = withPages(initialState(model));
   let seq = 0;
   /** Fractional beat position while not playing. */
   let pos = 0;
@@ -124,7 +159,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
 
   /** @param {import('../core/performance.js').PerformanceState} next */
   function commit(next) {
-    next = mirrorVotes(next);
+    next = withPages(mirrorVotes(next));
     const patch = diffPatch(state, next);
     state = next;
     if (patch === undefined) return;
@@ -338,6 +373,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       map = next.map;
       ballot = createBallot(next.votes);
       pendingJump = null;
+      decided.clear();
       epoch = nextEpoch;
       seq = 0;
       ended = false;
@@ -350,6 +386,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
         state = atBeat(model, state, at, null);
         if (wasPaused) state = withTransport(state, 'paused', null);
       }
+      state = withPages(state);
       bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
       if (keepPosition && wasPlaying) this.play();
       return state;
@@ -523,6 +560,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
         rate: state.rate,
         ...(ended ? { ended } : {}),
         ballot: ballot.record(),
+        ...(decided.size > 0 ? { pages: [...decided.values()] } : {}),
       };
     },
 
@@ -545,6 +583,10 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       cancel();
       ballot = nextBallot;
       pendingJump = null;
+      decided.clear();
+      for (const d of Array.isArray(record.pages) ? record.pages : []) {
+        if (model.pageChoices.some((c) => c.slot === d?.slot) && d.parts !== null && typeof d.parts === 'object') decided.set(d.slot, d);
+      }
       epoch = nextEpoch;
       seq = 0;
       ended = record.transport !== 'playing' && record.ended === true;
@@ -555,7 +597,7 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       } else {
         state = withTransport(atBeat(model, state, Math.floor(pos), null), record.transport, null);
       }
-      state = mirrorVotes(state);
+      state = withPages(mirrorVotes(state));
       bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
       return state;
     },

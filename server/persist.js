@@ -524,8 +524,8 @@ export async function attachPersistence({
       const patch = /** @type {Record<string, unknown> | null} */ (change.patch);
       const beat = /** @type {{ beat: number }} */ (change.state).beat;
       // A beat after the last one is the stream; anything else (a new epoch, play, pause, a
-      // tempo, a seek, a jump, the loop) is written at once.
-      const urgent = patch === null || 'transport' in patch || 'rate' in patch || 'countIn' in patch
+      // tempo, a seek, a jump, the loop, a page choice) is written at once.
+      const urgent = patch === null || 'transport' in patch || 'rate' in patch || 'countIn' in patch || 'pages' in patch
         || (typeof patch.beat === 'number' && patch.beat !== lastBeat + 1);
       lastBeat = beat;
       saver.changed(urgent);

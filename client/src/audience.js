@@ -1,5 +1,8 @@
-// The audience view's own parts: the grid of tiles the score lights, votes by tapping a tile
-// while a vote window is open, and the join tap (audio unlock, screen wake lock).
+// The audience view's own parts: the grid of tiles the score lights (or the rose, rose.js), votes
+// by tapping a tile while a vote window is open, and the join tap (audio unlock, screen wake lock).
+
+import { drawRose, roseLayout } from './rose.js';
+import { speechOf } from './speech.js';
 
 /** Tile states a score may use (doc/score-format.md); anything else shows as dark. */
 const TILE_STATES = new Set(['dark', 'dim', 'lit']);
@@ -99,8 +102,13 @@ export function createVoter({ fetch, storage, log = () => {} }) {
 export function tilesOf(cue) {
   /** @type {Tile[]} */
   const tiles = [];
-  if (Array.isArray(cue?.tiles)) {
-    for (const t of cue.tiles) {
+  // A list, or tiles keyed by id (one tile's change is one small patch): { t1-1: { state, text } }.
+  const given = Array.isArray(cue?.tiles) ? cue.tiles
+    : cue?.tiles && typeof cue.tiles === 'object'
+      ? Object.entries(cue.tiles).filter(([, t]) => t && typeof t === 'object').map(([id, t]) => ({ ...t, id }))
+      : null;
+  if (given) {
+    for (const t of given) {
       if (!t || (typeof t.id !== 'string' && typeof t.id !== 'number')) continue;
       tiles.push({
         id: String(t.id),
@@ -139,42 +147,66 @@ export function voteMessage(answer) {
 /**
  * Bind the audience parts of index.html.
  * @param {Document} doc
- * @param {{ onVote: (tile: string, window: string) => void }} handlers
+ * @param {{ onVote: (tile: string, window: string) => void, onSpeak?: (word: string, speech: import('./speech.js').Speech) => void }} handlers
  */
-export function createAudienceView(doc, { onVote }) {
+export function createAudienceView(doc, { onVote, onSpeak }) {
   const grid = /** @type {HTMLElement} */ (doc.getElementById('tiles'));
   const status = /** @type {HTMLElement} */ (doc.getElementById('vote-status'));
   let lastKey = '';
+  /** @type {any} the cue last drawn, drawn again when the vote's answer comes */
+  let lastCue = null;
   /** The window this page voted in, and for which tile: shown until the window closes. */
   let voted = { window: '', tile: '' };
 
-  grid.addEventListener('click', (event) => {
-    const button = /** @type {HTMLElement | null} */ (/** @type {HTMLElement} */ (event.target).closest('button[data-vote]'));
+  /** @param {Event} event */
+  const tap = (event) => {
+    const target = /** @type {HTMLElement} */ (event.target);
+    // While the piece speaks, every tap on a lit tile says its word (as often as one likes).
+    const speaking = /** @type {HTMLElement | null} */ (target.closest('[data-speak]'));
+    const speech = speechOf(lastCue);
+    if (speaking && speech?.enabled) onSpeak?.(/** @type {string} */ (speaking.dataset.speak), speech);
+    const button = /** @type {HTMLElement | null} */ (target.closest('[data-vote]'));
     if (!button || button.getAttribute('aria-disabled') === 'true') return;
     onVote(/** @type {string} */ (button.dataset.tile), /** @type {string} */ (button.dataset.vote));
+  };
+  grid.addEventListener('click', tap);
+  // The rose's tiles are SVG groups with role=button: Enter and Space vote as on a button.
+  grid.addEventListener('keydown', (event) => {
+    if ((event.key === 'Enter' || event.key === ' ') && /** @type {Element} */ (event.target).tagName === 'g') { event.preventDefault(); tap(event); }
   });
 
   return {
     /** @param {any} cue the audience cue state */
     render(cue) {
+      lastCue = cue;
       const { tiles, vote } = tilesOf(cue);
       if (!vote && voted.window) {
         voted = { window: '', tile: '' };
         status.textContent = '';
       }
       if (vote && !voted.window && status.textContent === '') status.textContent = 'Tap a tile to vote.';
-      const key = JSON.stringify([tiles, vote, voted]);
+      const rose = roseLayout(cue?.layout);
+      const speaks = speechOf(cue)?.enabled === true;
+      const key = JSON.stringify([tiles, vote, voted, rose, speaks]);
       if (key === lastKey) return;
       lastKey = key;
       grid.dataset.count = String(tiles.length);
       grid.hidden = tiles.length === 0;
+      if (rose) {
+        grid.dataset.layout = 'rose';
+        drawRose(grid, rose, tiles, vote, voted, speaks);
+        return;
+      }
+      delete grid.dataset.layout;
       const nodes = tiles.map((t) => {
         const votable = vote !== null && vote.tiles.includes(t.id);
-        const node = doc.createElement(votable ? 'button' : 'div');
+        const speaking = speaks && t.state === 'lit' && t.text !== '';
+        const node = doc.createElement(votable || speaking ? 'button' : 'div');
         node.className = 'tile';
         node.dataset.tile = t.id;
         node.dataset.state = t.state;
         node.textContent = t.text;
+        if (speaking) node.dataset.speak = t.text;
         if (votable && vote) {
           node.setAttribute('type', 'button');
           node.dataset.vote = vote.id;
@@ -182,6 +214,9 @@ export function createAudienceView(doc, { onVote }) {
           node.setAttribute('aria-pressed', String(mine));
           if (voted.window === vote.id) node.setAttribute('aria-disabled', 'true');
           node.setAttribute('aria-label', `Vote ${t.text || t.id}`);
+        } else if (speaking) {
+          node.setAttribute('type', 'button');
+          node.setAttribute('aria-label', `Say ${t.text}`);
         } else {
           node.setAttribute('aria-hidden', 'true');
         }
@@ -197,6 +232,8 @@ export function createAudienceView(doc, { onVote }) {
       if (answer.ok || answer.code === 'SC_ERR_ALREADY_VOTED') voted = { window, tile: answer.tile ?? '' };
       status.textContent = voteMessage(answer);
       lastKey = '';
+      // Show the tile as voted now, not at the next change of state (a paused piece has none).
+      this.render(lastCue);
     },
   };
 }

@@ -13,6 +13,7 @@ import { createAudioCues, clipsOf } from './audio.js';
 import { createOutputCompensation } from './audio-latency.js';
 import { createTapAlong } from './tap-along.js';
 import { createAudienceView, createVoter, keepAwake } from './audience.js';
+import { speakTile } from './speech.js';
 import { registerServiceWorker } from './sw-register.js';
 import { createPartView } from './notation/part-view.js';
 import { createScoreView } from './notation/score-view.js';
@@ -138,6 +139,7 @@ async function mountNotation() {
   notation = (viewName === 'score' ? createScoreView : createPartView)(notationRoot, data, { loadPage });
   notationRoot.hidden = false;
   document.body.dataset.notation = 'true';
+  notation.setPages?.(connection.state?.pages?.[viewName]);
   drawCursor(positionAt(connection.state, clock.serverNow()));
   performance.mark('scorecast:notation');
 }
@@ -187,7 +189,10 @@ const tapAlong = createTapAlong({ getContext: () => audio.context, output, now, 
 let audioUrls = [];
 
 const voter = createVoter({ fetch: (url, init) => fetch(url, init), storage: safeStorage(), log });
-const audience = viewName === DEFAULT_VIEW ? createAudienceView(document, { onVote: vote }) : null;
+const audience = viewName === DEFAULT_VIEW ? createAudienceView(document, {
+  onVote: vote,
+  onSpeak: (word, speech) => { speakTile(window.speechSynthesis, window.SpeechSynthesisUtterance, speech, word); },
+}) : null;
 if (audience) voter.prepare();
 
 /**
@@ -204,6 +209,7 @@ connection.on('state', (c) => {
   // the rest of the page is drawn after it.
   beatClock.update();
   ui.renderState(c);
+  notation?.setPages?.(c.state?.pages?.[viewName]);
   if (c.state && c.epoch !== notationEpoch) {
     notationEpoch = c.epoch;
     mountNotation().catch((err) => log('notation unavailable', err));

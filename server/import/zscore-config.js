@@ -4,6 +4,7 @@
 // strategies (strategyConfig.yml). Only web presets can become cues, through webScore.reset(N).
 
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { indentFlowContinuations } from './zscore-yaml.js';
 
 /**
  * @typedef {object} ZScoreConfig
@@ -12,6 +13,8 @@ import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
  * @property {import('./zscore-script.js').Skipped[]} skipped  everything that cannot be converted
  * @property {string[]} notes
  * @property {import('./zscore-csv.js').SourceProblem[]} problems
+ * @property {{ value: unknown, line: number } | null} rndStrategy       as written, for zscore-rose.js
+ * @property {{ value: unknown, line: number } | null} pageRangeMapping  as written, for zscore-rose.js
  */
 
 /** What each known top-level key of ZScore's configuration is, and why it stays behind. */
@@ -31,9 +34,21 @@ const KEY_REASONS = /** @type {Record<string, string>} */ ({
  */
 export function readZScoreConfig(text, file) {
   /** @type {ZScoreConfig} */
-  const out = { scoreName: null, presets: [], skipped: [], notes: [], problems: [] };
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: true });
+  const out = { scoreName: null, presets: [], skipped: [], notes: [], problems: [], rndStrategy: null, pageRangeMapping: null };
+  let lineCounter = new LineCounter();
+  let doc = parseDocument(text, { lineCounter, prettyErrors: true });
+  if (doc.errors.length > 0) {
+    // ZScore's reader (SnakeYAML) takes flow mappings whose lines are not indented past their
+    // key; read them as it does when that is the only thing wrong (zscore-yaml.js).
+    const lenient = indentFlowContinuations(text);
+    const counter = new LineCounter();
+    const again = lenient.lines > 0 ? parseDocument(lenient.text, { lineCounter: counter, prettyErrors: true }) : null;
+    if (again && again.errors.length === 0) {
+      out.notes.push(`${file}: ${lenient.lines} line${lenient.lines === 1 ? '' : 's'} inside multi-line flow mappings ({ ... } over several lines) are not indented past their key; ZScore's YAML reader (SnakeYAML) accepts that, so they were read as it reads them`);
+      doc = again;
+      lineCounter = counter;
+    }
+  }
   if (doc.errors.length > 0) {
     out.problems.push(...doc.errors.map((e) => ({ file, line: e.linePos?.[0]?.line, message: `YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}; fix the YAML syntax` })));
     return out;
@@ -59,6 +74,7 @@ export function readZScoreConfig(text, file) {
     } else if (key === 'presets' && isSeq(value)) {
       for (const item of value.items) readPreset(item, engine);
     } else {
+      if (key === 'rndStrategy' || key === 'pageRangeMapping') out[key] = { value: /** @type {any} */ (value)?.toJSON?.() ?? null, line: lineOf(pair.key) };
       skip(pair.key, key, KEY_REASONS[key] ?? `ZScore setting "${key}" has no scorecast counterpart`);
     }
   }
@@ -87,7 +103,8 @@ export function readZScoreConfig(text, file) {
     if (isSeq(config)) {
       for (const c of config.items) {
         const name = isMap(c) && c.items[0] && isScalar(c.items[0].key) ? String(c.items[0].key.value) : 'config';
-        preset.config.push({ name, line: lineOf(c) });
+        const value = isMap(c) && c.items[0] ? /** @type {any} */ (c.items[0].value)?.toJSON?.() ?? null : null;
+        preset.config.push({ name, line: lineOf(c), value });
       }
     }
     if (engineFile) {

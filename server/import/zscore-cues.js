@@ -29,10 +29,21 @@ const KIND_REASONS = /** @type {Record<string, string>} */ ({
 });
 
 /**
+ * A call of a `web:` or `sce:` script, on the beat where it runs (the rose, page choices).
+ * @typedef {object} TimedCall
+ * @property {number} at
+ * @property {'web' | 'sce'} kind
+ * @property {string} method
+ * @property {unknown[]} args
+ * @property {string} text
+ * @property {string} source
+ */
+
+/**
  * @param {import('./zscore-csv.js').BeatInfoRow[]} rows  script rows, score-level file first
  * @param {(instrument: string, beatNo: number) => number | undefined} beatIndex
  * @param {Map<number, import('./zscore-script.js').Preset>} presets
- * @returns {{ cues: ImportedCue[], converted: ReportItem[], skipped: ReportItem[], notes: string[], used: Set<number> }}
+ * @returns {{ cues: ImportedCue[], converted: ReportItem[], skipped: ReportItem[], notes: string[], used: Set<number>, calls: TimedCall[] }}
  */
 export function cuesFromScripts(rows, beatIndex, presets) {
   /** @type {ReportItem[]} */
@@ -48,6 +59,8 @@ export function cuesFromScripts(rows, beatIndex, presets) {
   /** @type {Set<string>} */
   const seen = new Set();
   let duplicates = 0;
+  /** @type {TimedCall[]} */
+  const calls = [];
 
   for (const row of rows) {
     const source = `${row.file} line ${row.line}`;
@@ -57,6 +70,16 @@ export function cuesFromScripts(rows, beatIndex, presets) {
     const key = `${at}\u0000${row.resource}`;
     if (seen.has(key)) { duplicates++; continue; }
     seen.add(key);
+    if (row.script === 'sce') {
+      // Read for the page strategy (sce.setRndStrategy); reported as not converted here, the
+      // rose's reader takes back what it converts.
+      const split = splitWebResource(row.resource.replace(/^sce:/, 'web:'));
+      if (split.ok && split.value.reset !== 'only') {
+        const parsed = parseWebCalls(split.value.body, 'sce');
+        const t = split.value.beat === null ? at : beatIndex(row.instrumentName, zscoreScriptBeat(row.beatNo, split.value.beat));
+        if (parsed.ok && t !== undefined) for (const c of parsed.calls) calls.push({ at: t, kind: 'sce', method: c.method, args: c.args, text: what, source });
+      }
+    }
     if (row.script !== 'web') {
       skipped.push({ source, what, reason: KIND_REASONS[/** @type {string} */ (row.script)] });
       continue;
@@ -79,6 +102,7 @@ export function cuesFromScripts(rows, beatIndex, presets) {
     }
     const parsed = parseWebCalls(body);
     if (!parsed.ok) { skipped.push({ source, what, reason: `could not read the script (${parsed.message}); only calls like webScore.setInstructions('a', 'b', 'c') with literal arguments are understood` }); continue; }
+    for (const c of parsed.calls) calls.push({ at: target, kind: 'web', method: c.method, args: c.args, text: c.text, source });
     const result = convertWebCalls(parsed.calls, { source, presets, used });
     skipped.push(...result.skipped);
     if (result.ops.length > 0) pending.push({ at: target, order: pending.length, ops: result.ops, source, what: result.converted.join('; '), note });
@@ -86,14 +110,13 @@ export function cuesFromScripts(rows, beatIndex, presets) {
   if (duplicates > 0) notes.push(`${duplicates} script row${duplicates === 1 ? '' : 's'} repeated a script already read at the same beat (ZScore's exporter writes each script for the part, the full score and the score-level file); each was converted once`);
 
   pending.sort((a, b) => a.at - b.at || a.order - b.order);
-  /** @type {Map<string, string>} */
-  const tiles = new Map();
   /** @type {ImportedCue[]} */
   const cues = [];
   for (const p of pending) {
-    const set = applyOps(p.ops, tiles);
+    const set = applyOps(p.ops);
     cues.push({ at: p.at, set });
     converted.push({ source: p.source, what: p.what, result: `cue at beat ${p.at}: set ${JSON.stringify(set)}${p.note ? ` (${p.note})` : ''}` });
   }
-  return { cues, converted, skipped, notes, used };
+  calls.sort((a, b) => a.at - b.at);
+  return { cues, converted, skipped, notes, used, calls };
 }

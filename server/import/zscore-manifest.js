@@ -14,7 +14,8 @@ import { parse } from 'yaml';
  * @property {number} pickup
  * @property {number} bars
  * @property {import('./zscore-timing.js').MeterEntry[]} meter
- * @property {import('./zscore-cues.js').ImportedCue[]} cues
+ * @property {{ at: number, set?: Record<string, unknown>, vote?: Record<string, unknown> }[]} cues
+ * @property {Record<string, unknown>[]} [pageChoices]
  */
 
 const PLAIN = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
@@ -49,6 +50,7 @@ export function renderManifest(spec) {
     ...(spec.pickup ? { pickup: spec.pickup } : {}),
     bars: spec.bars, meter: spec.meter,
     ...(spec.cues.length ? { cues: spec.cues } : {}),
+    ...(spec.pageChoices?.length ? { pageChoices: spec.pageChoices } : {}),
   };
   const lines = [`# ${spec.comment}`];
   for (const [key, v] of Object.entries(value)) {

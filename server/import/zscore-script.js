@@ -2,8 +2,9 @@
 // ZScore's server evaluates (Nashorn) against its audience-page model `webScore`
 // (szcore .../score/web/audience/WebAudienceScore.java), e.g.
 //   web:beat=2:reset=both:webScore.setInstructions('Now'|'play'|'');webScore.reset(3)
-// with ZScore's escapes: "|" for a comma, "@C@" for a literal comma, curly quotes for quotes
-// (ScoreLoader.processWebAudienceElement). We read the calls as data, never run them.
+// with ZScore's escapes: "|" for a comma, "@C@" for a literal comma, "@Q@" for an apostrophe
+// inside a quoted text ('you@Q@ve'), curly quotes for quotes (ScoreLoader.processWebAudienceElement).
+// We read the calls as data, never run them.
 
 /**
  * @typedef {object} WebScript
@@ -25,11 +26,11 @@
  * @property {string} file
  * @property {number} line
  * @property {{ text: string, line: number }[]} scripts
- * @property {{ name: string, line: number }[]} config
+ * @property {{ name: string, line: number, value?: unknown }[]} config
  */
 
 /**
- * @typedef {{ type: 'set', set: Record<string, unknown> } | { type: 'tiles', ids: string[], state: string } | { type: 'reset' }} Op
+ * @typedef {{ type: 'set', set: Record<string, unknown> } | { type: 'reset' }} Op
  */
 
 /**
@@ -62,7 +63,8 @@ export function splitWebResource(resource) {
     reset = /** @type {'only' | 'both'} */ (m[1]);
     s = s.slice(m[0].length);
   }
-  const body = s.replaceAll('|', ',').replace(/[\u2018\u2019]/g, "'").replaceAll('@C@', ',');
+  // @Q@ stands inside a quoted string: it becomes an escaped apostrophe, so the string goes on.
+  const body = s.replaceAll('|', ',').replace(/[\u2018\u2019]/g, "'").replaceAll('@C@', ',').replaceAll('@Q@', "\\'");
   return { ok: true, value: { beat, reset, body } };
 }
 
@@ -79,12 +81,14 @@ export function zscoreScriptBeat(beatNo, n) {
 }
 
 /**
- * Read a script as a list of `webScore.method(args)` calls with literal arguments (strings,
- * numbers, booleans, null, arrays, objects). Anything else is refused with the reason.
+ * Read a script as a list of `webScore.method(args)` calls (or calls on `object`, e.g. `sce`)
+ * with literal arguments (strings, numbers, booleans, null, arrays, objects). Anything else is
+ * refused with the reason.
  * @param {string} js
+ * @param {string} [object]
  * @returns {{ ok: true, calls: Call[] } | { ok: false, message: string }}
  */
-export function parseWebCalls(js) {
+export function parseWebCalls(js, object = 'webScore') {
   let i = 0;
   /** @param {string} message */
   const fail = (message) => { throw new SyntaxError(`${message} at character ${i + 1}`); };
@@ -159,7 +163,7 @@ export function parseWebCalls(js) {
       while (js[i] === ';') { i++; ws(); }
       if (i >= js.length) break;
       const start = i;
-      if (ident() !== 'webScore') fail('expected a call on webScore');
+      if (ident() !== object) fail(`expected a call on ${object}`);
       eat('.');
       const method = ident();
       eat('(');
@@ -187,9 +191,9 @@ export function parseWebCalls(js) {
 /** Why the web-page features ZScore scripts drive have no scorecast counterpart. */
 const NO_COUNTERPART = [
   [/^(set(Visible|Active)Rows|deactivateRows?|setTileTexts?|setPlaying(Next)?Tiles?|playTiles|setSelectedElement|reset(Selected|Playing|PlayingNext)Tiles|resetClickCounts|prepareNextTilesToPlay)$/,
-    "ZScore's 8x8 tile grid (rows, playing tiles, tile texts) has no scorecast counterpart; scorecast tiles have only an id and a state"],
+    "ZScore's playing, playing-next and played tile states (and rows made visible by presets) are not converted: scorecast's tiles are lit (to vote for) or dim, rows and words come from setActiveRows, deactivateRows and setTileTexts, and the votes choose the pages"],
   [/(Granulator|granulator|Speech|speech|speak|Synth|synth|Player|player|Audio|audio|Volume)/,
-    'browser sound synthesis (granulator, speech, synth, player) has no scorecast counterpart; scorecast plays audio clips (`audio` cues)'],
+    'browser sound synthesis (the granulator, synth, player) is not built yet; scorecast plays audio clips (`audio` cues) and speaks tile words (`speech`)'],
   [/^(setAction|resetActions|setZoomLevel|setStageAlpha|setAlpha|removeOverlays|setSection|activateViews|deactivateViews|setOverlay\w*)$/,
     'animations, zoom, overlays and sections of ZScore\'s audience page have no scorecast counterpart'],
 ];
@@ -220,11 +224,9 @@ export function convertWebCalls(calls, ctx) {
       ops.push({ type: 'reset' });
       converted.push(c.text);
     } else if (c.method === 'setVisible') {
-      const [ids, visible] = a;
-      if (a.length === 2 && Array.isArray(ids) && ids.length > 0 && ids.every((id) => typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id)) && typeof visible === 'boolean') {
-        ops.push({ type: 'tiles', ids: /** @type {string[]} */ (ids), state: visible ? 'visible' : 'hidden' });
-        converted.push(c.text);
-      } else skip(c, 'setVisible takes ([element ids], true|false) with ids of letters, digits, "-" or "_"');
+      // ZScore's setVisible shows or hides the page's shapes (its element states: centreShape,
+      // innerCircle, outerCircle in Union Rose), never tiles (WebAudienceScoreProcessor.setVisible).
+      skip(c, "shows or hides a shape of ZScore's audience page (the rose's centre and circles), not a tile; scorecast's audience view does not draw ZScore's shapes");
     } else if (c.method === 'reset' && a.length === 1 && Number.isInteger(a[0])) {
       const id = /** @type {number} */ (a[0]);
       const preset = ctx.presets.get(id);
@@ -235,7 +237,7 @@ export function convertWebCalls(calls, ctx) {
       for (const cfg of preset.config) {
         skipped.push({
           source: `${preset.file} line ${cfg.line}`, what: `preset ${id}: config ${cfg.name} (through ${c.text} in ${ctx.source})`,
-          reason: 'browser sound configuration (granulator, speech, synth, player) has no scorecast counterpart',
+          reason: 'browser sound configuration of a preset run by a script (granulator, speech, synth, player) is not converted; the load preset -2 gives the phones their voice',
         });
       }
       for (const s of preset.scripts) {
@@ -294,24 +296,16 @@ export function plainText(html) {
 }
 
 /**
- * Apply cue operations to a patch of the audience view. `tiles` is the list of every element
- * state set so far (a merge patch replaces a list whole, so each cue carries the full list).
+ * Apply cue operations to a patch of the audience view.
  * @param {Op[]} ops
- * @param {Map<string, string>} tiles  element id -> state, carried from cue to cue
  * @returns {Record<string, unknown>}
  */
-export function applyOps(ops, tiles) {
+export function applyOps(ops) {
   /** @type {Record<string, unknown>} */
   const patch = {};
   for (const op of ops) {
     if (op.type === 'set') Object.assign(patch, op.set);
-    else if (op.type === 'tiles') {
-      for (const id of op.ids) tiles.set(id, op.state);
-      patch.tiles = [...tiles].map(([id, state]) => ({ id, state }));
-    } else {
-      tiles.clear();
-      Object.assign(patch, { text: null, color: null, background: null, tiles: null });
-    }
+    else Object.assign(patch, { text: null, color: null, background: null });
   }
   return patch;
 }

@@ -59,9 +59,10 @@ export const FULL_SCORE = 'FullScore';
  * @param {string} inDir
  * @param {string} scoreName
  * @param {PartFiles[]} parts  in view order
+ * @param {string} [filePrefix]  the score name as the file names write it (spaces as "_")
  * @returns {Promise<{ views: View[], scriptRows: import('./zscore-csv.js').BeatInfoRow[], notes: string[], problems: string[] }>}
  */
-export async function readViews(inDir, scoreName, parts) {
+export async function readViews(inDir, scoreName, parts, filePrefix = scoreName) {
   /** @type {string[]} */
   const problems = [];
   /** @type {string[]} */
@@ -88,13 +89,13 @@ export async function readViews(inDir, scoreName, parts) {
     const before = problems.length;
     const numbers = [...part.pages.keys()].sort((a, b) => a - b);
     numbers.forEach((no, k) => {
-      if (k > 0 && no !== numbers[k - 1] + 1) problems.push(`${scoreName}_${part.instrument}_page${numbers[k - 1] + 1}.png: missing; ${part.instrument} has pages ${numbers.join(', ')} (pages must follow one another)`);
+      if (k > 0 && no !== numbers[k - 1] + 1) problems.push(`${filePrefix}_${part.instrument}_page${numbers[k - 1] + 1}.png: missing; ${part.instrument} has pages ${numbers.join(', ')} (pages must follow one another)`);
     });
     /** @type {ViewPage[]} */
     const pages = [];
     for (const no of numbers) {
       const f = /** @type {{ csv?: string, png?: string }} */ (part.pages.get(no));
-      const base = `${scoreName}_${part.instrument}_page${no}`;
+      const base = `${filePrefix}_${part.instrument}_page${no}`;
       if (!f.png) { problems.push(`${base}_BeatInfo.csv: there is no page image ${base}.png beside it; export the page images with the beat info`); continue; }
       if (!f.csv) { problems.push(`${base}.png: there is no ${base}_BeatInfo.csv beside it; export the beat info with the page images`); continue; }
       const bytes = await readFile(path.join(inDir, f.png));

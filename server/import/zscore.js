@@ -9,6 +9,9 @@ import { checkBeatMap, describeBeatMapProblem } from '../../core/beatmap.js';
 import { ScorecastError } from '../../core/errors.js';
 import { createPackageWriter, outputDirProblem } from './package-dir.js';
 import { readZScoreConfig } from './zscore-config.js';
+import { readRose } from './zscore-rose.js';
+import { readSpeech } from './zscore-speech.js';
+import { withTempoRamps } from './zscore-tempo.js';
 import { cuesFromScripts } from './zscore-cues.js';
 import { parseBeatInfoCsv } from './zscore-csv.js';
 import { renderManifest } from './zscore-manifest.js';
@@ -18,6 +21,8 @@ import { FULL_SCORE, compareViews, readViews, slug } from './zscore-views.js';
 
 const PAGE_FILE_RE = /^(.+)_page(\d+)(_BeatInfo\.csv|\.png)$/;
 const SCORE_FILE_RE = /_BeatInfo\.csv$/;
+/** ZScore's blank page per instrument (`Violin1_pagex.png`), and its INScore map. */
+const PAGEX_RE = /^[^_]+_pagex(\.png|_InScoreMap\.txt)$/;
 /** Problems listed in one error; a broken export can have thousands of rows. */
 const MAX_PROBLEMS = 40;
 
@@ -51,16 +56,31 @@ export async function importZScore(inDir, outDir) {
   const notes = [];
 
   // The score-level file: its name is the score's, its rows carry every part and the scripts.
-  const scoreFiles = entries.filter((e) => e.isFile() && SCORE_FILE_RE.test(e.name) && !PAGE_FILE_RE.test(e.name)).map((e) => e.name);
+  // ZScore's export folder can hold it twice (`1_Union_Rose_BeatInfo.csv` beside
+  // `Union_Rose_BeatInfo.csv`, byte for byte the same): identical copies are read once.
+  const scoreFiles = entries.filter((e) => e.isFile() && SCORE_FILE_RE.test(e.name) && !PAGE_FILE_RE.test(e.name)).map((e) => e.name)
+    .sort((a, b) => Number(/^\d+_/.test(a)) - Number(/^\d+_/.test(b)) || (a < b ? -1 : 1));
   if (scoreFiles.length === 0) throw invalid([`${inDir}: there is no score-level <Score>_BeatInfo.csv; ZScore's export writes one beside the page files (for a score "Mini": Mini_BeatInfo.csv)`]);
-  if (scoreFiles.length > 1) throw invalid([`${inDir}: there are ${scoreFiles.length} score-level BeatInfo files (${scoreFiles.join(', ')}); keep only the one of the score to import`]);
   const scoreFile = scoreFiles[0];
-  const scoreCsv = parseBeatInfoCsv(await readFile(path.join(inDir, scoreFile), 'utf8'), scoreFile);
+  const scoreBytes = await readFile(path.join(inDir, scoreFile));
+  if (scoreFiles.length > 1) {
+    const differ = [];
+    for (const other of scoreFiles.slice(1)) {
+      if (scoreBytes.equals(await readFile(path.join(inDir, other)))) notes.push(`${other} is a byte-identical copy of ${scoreFile} (ZScore's export can write the score-level file twice); it was read once`);
+      else differ.push(other);
+    }
+    if (differ.length > 0) throw invalid([`${inDir}: there are ${differ.length + 1} different score-level BeatInfo files (${[scoreFile, ...differ].join(', ')}); keep only the one of the score to import (identical copies may stay)`]);
+  }
+  const scoreCsv = parseBeatInfoCsv(scoreBytes.toString('utf8'), scoreFile);
   problems.push(...scoreCsv.problems.map(describe));
   const scoreName = scoreCsv.rows[0]?.scoreName || scoreFile.replace(SCORE_FILE_RE, '').replace(/^\d+_/, '');
   for (const row of scoreCsv.rows) {
     if (row.scoreName !== scoreName) problems.push(`${row.file} line ${row.line}: scoreName is "${row.scoreName}" but the file's first row says "${scoreName}"; keep one score per export`);
   }
+  // ZScore names the files after the score with its spaces turned into underscores
+  // ("Union Rose" -> Union_Rose_Violin1_page1.png); the title keeps its spaces.
+  const filePrefixes = [...new Set([scoreName, fileName(scoreName)])];
+  const filePrefix = fileName(scoreName);
 
   // Page files by part; YAML configuration; everything else is listed, not dropped.
   /** @type {Map<string, import('./zscore-views.js').PartFiles>} */
@@ -68,24 +88,26 @@ export async function importZScore(inDir, outDir) {
   /** @type {string[]} */
   const configFiles = [];
   for (const e of entries) {
-    if (e.name === scoreFile) continue;
+    if (scoreFiles.includes(e.name)) continue;
     const m = PAGE_FILE_RE.exec(e.name);
     if (!e.isFile()) notConverted.push({ source: e.name, what: `${e.name}/`, reason: 'a folder: the importer reads the files of the export folder itself' });
-    else if (m && m[1].startsWith(`${scoreName}_`) && m[1].length > scoreName.length + 1) {
-      const instrument = m[1].slice(scoreName.length + 1);
+    else if (m && filePrefixes.some((p) => m[1].startsWith(`${p}_`) && m[1].length > p.length + 1)) {
+      const prefix = /** @type {string} */ (filePrefixes.find((p) => m[1].startsWith(`${p}_`)));
+      const instrument = m[1].slice(prefix.length + 1);
       const part = parts.get(instrument) ?? { instrument, pages: new Map() };
       parts.set(instrument, part);
       const page = part.pages.get(Number(m[2])) ?? {};
       if (m[3] === '.png') page.png = e.name;
       else page.csv = e.name;
       part.pages.set(Number(m[2]), page);
-    } else if (m) notConverted.push({ source: e.name, what: e.name, reason: `a page of another score: this export is of "${scoreName}", whose pages are named ${scoreName}_<Part>_page<N>` });
+    } else if (m) notConverted.push({ source: e.name, what: e.name, reason: `a page of another score: this export is of "${scoreName}", whose pages are named ${filePrefix}_<Part>_page<N>` });
     else if (/\.ya?ml$/i.test(e.name)) configFiles.push(e.name);
+    else if (PAGEX_RE.test(e.name)) notConverted.push({ source: e.name, what: e.name, reason: "ZScore's blank page of an instrument, which its players show while a part has no page to play; scorecast shows the part's own pages" });
     else if (/_InScoreMap\.txt$/.test(e.name)) notConverted.push({ source: e.name, what: e.name, reason: "an INScore map: the beat positions of the BeatInfo CSV again, for ZScore's INScore clients" });
     else notConverted.push({ source: e.name, what: e.name, reason: "not part of ZScore's page export (page PNGs, BeatInfo CSVs, YAML configuration)" });
   }
   if (parts.size === 0) {
-    problems.push(`${inDir}: no page files of "${scoreName}"; ZScore exports each part's pages as ${scoreName}_<Part>_page<N>.png with ${scoreName}_<Part>_page<N>_BeatInfo.csv`);
+    problems.push(`${inDir}: no page files of "${scoreName}"; ZScore exports each part's pages as ${filePrefix}_<Part>_page<N>.png with ${filePrefix}_<Part>_page<N>_BeatInfo.csv`);
     throw invalid(problems);
   }
 
@@ -93,25 +115,32 @@ export async function importZScore(inDir, outDir) {
   const order = [...new Set(scoreCsv.rows.map((r) => r.instrumentName))];
   const rank = (/** @type {string} */ name) => (name === FULL_SCORE ? -1 : order.includes(name) ? order.indexOf(name) : order.length);
   const partList = [...parts.values()].sort((a, b) => rank(a.instrument) - rank(b.instrument) || (a.instrument < b.instrument ? -1 : 1));
-  const read = await readViews(inDir, scoreName, partList);
+  const read = await readViews(inDir, scoreName, partList, filePrefix);
   problems.push(...read.problems);
   notes.push(...read.notes);
-  const views = read.views;
+  const allViews = read.views;
   for (const name of order) {
     if (parts.has(name)) continue;
     const first = scoreCsv.rows.find((r) => r.instrumentName === name && !r.script);
-    if (first) notConverted.push({ source: `${scoreFile} line ${first.line}`, what: `beats of instrument "${name}"`, reason: `there are no page files ${scoreName}_${name}_page<N>.png and _BeatInfo.csv, so it has no view` });
+    if (first) notConverted.push({ source: `${scoreFile} line ${first.line}`, what: `beats of instrument "${name}"`, reason: `there are no page files ${filePrefix}_${name}_page<N>.png and _BeatInfo.csv, so it has no view` });
   }
 
   // YAML configuration: presets for webScore.reset(N); the rest is listed.
   /** @type {Map<number, import('./zscore-script.js').Preset>} */
   const presets = new Map();
+  /** The page strategy and the tile-to-page mapping, for the page choices (zscore-rose.js). */
+  /** @type {Record<'rndStrategy' | 'pageRangeMapping', { value: unknown, line: number, file: string }[]>} */
+  const roseConfig = { rndStrategy: [], pageRangeMapping: [] };
   for (const file of configFiles) {
     const config = readZScoreConfig(await readFile(path.join(inDir, file), 'utf8'), file);
+    for (const key of /** @type {const} */ (['rndStrategy', 'pageRangeMapping'])) {
+      const found = config[key];
+      if (found) roseConfig[key].push({ ...found, file });
+    }
     problems.push(...config.problems.map(describe));
     notConverted.push(...config.skipped);
     notes.push(...config.notes);
-    if (config.scoreName !== null && config.scoreName !== scoreName) notes.push(`${file}: scoreName is "${config.scoreName}" but the BeatInfo files are of "${scoreName}"; its presets were used anyway`);
+    if (config.scoreName !== null && config.scoreName !== scoreName && config.presets.length > 0) notes.push(`${file}: scoreName is "${config.scoreName}" but the BeatInfo files are of "${scoreName}"; its presets were used anyway`);
     for (const p of config.presets) {
       if (presets.has(p.id)) notes.push(`${p.file} line ${p.line}: preset ${p.id} is also in ${presets.get(p.id)?.file}; the first one is used`);
       else presets.set(p.id, p);
@@ -119,9 +148,16 @@ export async function importZScore(inDir, outDir) {
   }
   if (configFiles.length === 0) notes.push('no YAML configuration in the export folder: webScore.reset(N) scripts have no presets to run');
 
-  if (problems.length > 0 || views.length !== partList.length) throw invalid(problems);
-  problems.push(...compareViews(views));
+  if (problems.length > 0 || allViews.length !== partList.length) throw invalid(problems);
+  problems.push(...compareViews(allViews));
   if (problems.length > 0) throw invalid(problems);
+  // ZScore's AV lane is the composer's script lane (electronics, audience page), not a player's
+  // part: its scripts become cues, its pages are not a view.
+  const views = allViews.filter((v) => !isAvLane(v.instrument));
+  if (views.length === 0) throw invalid([`${inDir}: the export has only the AV lane (${allViews.map((v) => v.instrument).join(', ')}); export the parts' pages too`]);
+  for (const v of allViews.filter((x) => isAvLane(x.instrument))) {
+    notConverted.push({ source: `${v.pages[0].png} … ${v.pages[v.pages.length - 1].png}`, what: `the ${v.pages.length} page images of ${v.instrument}`, reason: "ZScore's AV lane is the composer's script lane, not a part a musician plays: its scripts were read as cues, its pages are not shown" });
+  }
 
   // Timing, from the first view (all views agree).
   const ref = views[0];
@@ -139,10 +175,36 @@ export async function importZScore(inDir, outDir) {
   notes.push(`ZScore numbers the beats of ${ref.instrument} from ${firstBeatNo}${firstBeatNo === 0 ? ' (the opening upbeat)' : ''}: scorecast beat = beatNo - ${firstBeatNo}, counted in performance order`);
 
   // Cues from the script rows: the score-level file's first, then those only in page files.
-  const beatIndex = (/** @type {string} */ instrument, /** @type {number} */ beatNo) => (views.find((v) => v.instrument === instrument) ?? ref).index.get(beatNo);
+  const beatIndex = (/** @type {string} */ instrument, /** @type {number} */ beatNo) => (allViews.find((v) => v.instrument === instrument) ?? ref).index.get(beatNo);
   const cueResult = cuesFromScripts([...scoreCsv.rows.filter((r) => r.script), ...read.scriptRows], beatIndex, presets);
   notConverted.push(...cueResult.skipped);
   notes.push(...cueResult.notes);
+  // The audience's tiles and the pages their votes choose.
+  const pageStarts = ref.pages.map((_, k) => ref.beats.findIndex((b) => b.page === k));
+  const [rndStrategy = null] = roseConfig.rndStrategy;
+  const [pageRangeMapping = null] = roseConfig.pageRangeMapping;
+  const rose = readRose({ calls: cueResult.calls, rndStrategy, pageRangeMapping, pageStarts, totalBeats });
+  const consumed = new Set(rose.consumed.map((c) => `${c.source}\u0000${c.what}`));
+  for (const key of /** @type {const} */ (['rndStrategy', 'pageRangeMapping'])) {
+    const [used, ...copies] = roseConfig[key];
+    if (!used || !consumed.has(`${used.file} line ${used.line}\u0000${key}`)) continue;
+    for (const copy of copies) {
+      if (JSON.stringify(copy.value) !== JSON.stringify(used.value)) continue;
+      consumed.add(`${copy.file} line ${copy.line}\u0000${key}`);
+      notes.push(`${copy.file} line ${copy.line}: ${key} is the same as in ${used.file}; it was read once`);
+    }
+  }
+  notes.push(...rose.notes);
+  // Phones that speak the tiles' words.
+  const speech = readSpeech(cueResult.calls, presets);
+  for (const c of speech.consumed) consumed.add(`${c.source}\u0000${c.what}`);
+  // Scripted tempo (sce.timedAction('tempo', ...)) as tempo changes on the grid.
+  const ramped = withTempoRamps(cueResult.calls, ref.beats, meter.value.meter);
+  for (const c of ramped.consumed) consumed.add(`${c.source}\u0000${c.what}`);
+  for (let i = notConverted.length - 1; i >= 0; i--) {
+    if (consumed.has(`${notConverted[i].source}\u0000${notConverted[i].what}`)) notConverted.splice(i, 1);
+  }
+  if (ramped.ramps > 0) notes.push(`${ramped.ramps} scripted tempo ramp${ramped.ramps === 1 ? '' : 's'} (sce.timedAction('tempo', ...)) became tempo changes a beat apart in \`meter\`; ZScore's BeatInfo times do not include them, so the timing check above compares the written tempo`);
   for (const p of presets.values()) {
     if (cueResult.used.has(p.id)) continue;
     const what = p.scripts.length ? `preset ${p.id}: ${p.scripts.map((s) => s.text).join(' ')}` : `preset ${p.id}: config ${p.config.map((c) => c.name).join(', ')}`;
@@ -158,7 +220,7 @@ export async function importZScore(inDir, outDir) {
     const file = `beatmaps/${v.id}.json`;
     const value = {
       pages: v.pages.map((p) => ({ file: p.out, width: p.width, height: p.height })),
-      beats: v.beats.map((b, i) => ({ beat: i, page: b.page, system: b.system, bar: b.bar, x0: b.x0, x1: b.x1, y0: b.y0, y1: b.y1 })),
+      beats: v.beats.map((b, i) => ({ beat: i, page: b.page, system: b.system, bar: b.bar, x0: b.x0, x1: b.x1, ...staffSpan(b, v.pages[b.page].height) })),
     };
     const checked = checkBeatMap(value, { file, totalBeats, pageCount: v.pages.length });
     if (!checked.ok) { problems.push(...checked.problems.map(describeBeatMapProblem)); continue; }
@@ -171,18 +233,21 @@ export async function importZScore(inDir, outDir) {
     if (wide) notes.push(`${wide.source}: xEndPxl ${wide.x1} is beyond the width of ${v.pages[wide.page].png} (${v.pages[wide.page].width} px); ZScore measures x in points of the Illustrator artboard, so the PNG may have been exported at another scale: scale the beat map's x to match`);
   }
   if (problems.length > 0) throw invalid(problems);
-  if (views.every((v) => v.beats.every((b) => b.y0 === b.y1))) {
-    notes.push("yStartPxl equals yEndPxl for every beat (ZScore's exporter writes a fixed 100): the beat maps' y0/y1 mark no staff height, and systems were found where the beats go back to the left");
+  const flat = views.flatMap((v) => v.beats.filter((b) => b.y0 === b.y1).map(() => v.instrument));
+  if (flat.length > 0) {
+    notes.push(`yStartPxl equals yEndPxl for ${flat.length} beats of ${[...new Set(flat)].join(', ')} (ZScore's exporter writes a fixed 100, which marks no staff): their beat boxes span the whole page height, so the page is shown whole and the cursor crosses every staff of the system; systems were found where the beats go back to the left`);
   }
   for (const v of views) notes.push(`ZScore instrument "${v.instrument}" is the view \`${v.id}\` (${v.id === 'score' ? 'the full score' : `part id ${v.id}`})`);
-  converted.push(...cueResult.converted);
+  converted.push(...cueResult.converted, ...rose.converted, ...speech.converted, ...ramped.converted);
 
   const id = slug(scoreName, 'zscore-import');
   const manifest = renderManifest({
     comment: `Imported from ZScore's export of "${scoreName}" by scorecast import-zscore; import-report.md lists what was and was not converted.`,
     id, title: scoreName,
     parts: views.filter((v) => v.id !== 'score').map((v) => ({ id: v.id, name: v.instrument })),
-    pages, pickup: meter.value.pickup, bars: meter.value.bars, meter: meter.value.meter, cues: cueResult.cues,
+    pages, pickup: meter.value.pickup, bars: meter.value.bars, meter: ramped.meter,
+    cues: [...cueResult.cues, ...rose.cues, ...speech.cues].sort((a, b) => a.at - b.at),
+    pageChoices: rose.pageChoices.map((c) => ({ slot: c.slot, at: c.at, from: c.from.length === 1 ? c.from[0] : c.from, groups: c.groups, ...(c.vote ? { vote: c.vote } : {}), ...(Object.keys(c.tiles).length ? { tiles: c.tiles } : {}) })),
   });
 
   notConverted.sort(bySource);
@@ -192,7 +257,7 @@ export async function importZScore(inDir, outDir) {
     file: path.join(writer.root, 'import-report.md'),
     source: inDir,
     score: {
-      id, title: scoreName, totalBeats, bars: meter.value.bars, pickup: meter.value.pickup, cues: cueResult.cues.length,
+      id, title: scoreName, totalBeats, bars: meter.value.bars, pickup: meter.value.pickup, cues: cueResult.cues.length + rose.cues.length + speech.cues.length,
       views: views.map((v) => ({ id: v.id, instrument: v.instrument, pages: v.pages.length })),
     },
     converted, notConverted, timeMismatches, notes,
@@ -202,6 +267,34 @@ export async function importZScore(inDir, outDir) {
   await writer.write('score.yaml', manifest);
   await writer.write('import-report.md', renderReport(report));
   return { report };
+}
+
+/**
+ * The vertical extent of a beat box. ZScore's exporter writes yStartPxl = yEndPxl = 100 for every
+ * beat (DEFAULT_Y_POSITION in zscoreManager.jsx), a line that marks no staff; such a beat spans
+ * the page's height, as ZScore's players draw their beat lines.
+ * @param {{ y0: number, y1: number }} b
+ * @param {number} height  page height
+ */
+function staffSpan(b, height) {
+  return b.y0 === b.y1 ? { y0: 0, y1: height } : { y0: b.y0, y1: b.y1 };
+}
+
+/**
+ * ZScore's audio-visual lane: an instrument named AV, which its strategies skip as they skip the
+ * full score (Instrument.isAv in szcore).
+ * @param {string} instrument
+ */
+function isAvLane(instrument) {
+  return instrument.toUpperCase() === 'AV';
+}
+
+/**
+ * A score name as ZScore's exporter writes it in file names: spaces become underscores.
+ * @param {string} name
+ */
+function fileName(name) {
+  return name.replace(/ /g, '_');
 }
 
 /**

@@ -106,3 +106,13 @@ describe('voteMessage', () => {
     [{ ok: false }, 'Your vote did not reach the server. Tap again.'],
   ])('%o -> %s', (answer, text) => { expect(voteMessage(answer)).toBe(text); });
 });
+
+describe('tilesOf: tiles keyed by id', () => {
+  it('reads { id: { state, text } } as tiles in key order, dropping removed ones', () => {
+    const cue = { tiles: { 't1-1': { state: 'lit', text: 'hope' }, 't1-2': { state: 'dim', text: '' }, 't1-3': null }, vote: { id: 'page-3', tiles: ['t1-1'] } };
+    expect(tilesOf(cue)).toEqual({
+      tiles: [{ id: 't1-1', state: 'lit', text: 'hope' }, { id: 't1-2', state: 'dim', text: '' }],
+      vote: { id: 'page-3', tiles: ['t1-1'] },
+    });
+  });
+});

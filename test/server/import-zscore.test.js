@@ -96,9 +96,10 @@ describe('import-zscore: the Mini export', () => {
     // page 2 opens with ZScore's lead-in (a repeat of beat 7): beat 7 stays on page 1, beat 8 is next
     expect(violin.beats[7]).toEqual({ beat: 7, page: 0, system: 1, bar: 2, x0: 200, x1: 280, y0: 240, y1: 320 });
     expect(violin.beats[8]).toEqual({ beat: 8, page: 1, system: 0, bar: 3, x0: 68, x1: 138, y0: 80, y1: 160 });
-    // Cello: x goes back with the same y (ZScore writes a fixed y): still a new system
+    // Cello: x goes back with the same y (ZScore writes a fixed y): still a new system; a box at
+    // ZScore's fixed y marks no staff, so it spans the page's height (300)
     const cello = readJson(out, 'beatmaps/cello.json');
-    expect(cello.beats[8]).toEqual({ beat: 8, page: 0, system: 1, bar: 3, x0: 40, x1: 100, y0: 100, y1: 100 });
+    expect(cello.beats[8]).toEqual({ beat: 8, page: 0, system: 1, bar: 3, x0: 40, x1: 100, y0: 0, y1: 300 });
     expect(readJson(out, 'beatmaps/score.json').pages).toEqual([{ file: 'pages/score-1.png', width: 1200, height: 900 }]);
   });
 
@@ -127,10 +128,11 @@ describe('import-zscore: the Mini export', () => {
     expect(manifest(out).cues).toEqual([
       { at: 1, set: { text: 'Get ready\nlisten' } },
       // beat=2 on beat 5 is the next beat; HTML markup is dropped; the colour is the panel's
-      { at: 6, set: { text: 'Now\nplay', background: '#203040', tiles: [{ id: 'centreShape', state: 'visible' }] } },
+      // setVisible shows ZScore's shapes (centreShape), which are not tiles: not converted
+      { at: 6, set: { text: 'Now\nplay', background: '#203040' } },
       // webScore.reset(2) runs preset 2 of audienceScoreConfig.yml
-      { at: 8, set: { text: 'Slower', tiles: [{ id: 'centreShape', state: 'hidden' }, { id: 'innerCircle', state: 'hidden' }] } },
-      { at: 14, set: { text: 'Fin', color: null, background: null, tiles: null } },
+      { at: 8, set: { text: 'Slower' } },
+      { at: 14, set: { text: 'Fin', color: null, background: null } },
     ]);
   });
 
@@ -139,18 +141,20 @@ describe('import-zscore: the Mini export', () => {
     const items = report.notConverted.map((i) => `${i.source} | ${i.what} | ${i.reason}`);
     const expected = [
       /^Mini_BeatInfo\.csv line 19 \| sce:sce\.resetState\(\) \| .*scripting engine/,
+      /^Mini_BeatInfo\.csv line 21 \| webScore\.setVisible\(\['centreShape'\],true\) \| shows or hides a shape of ZScore's audience page/,
       /^Mini_BeatInfo\.csv line 44 \| webScore\.setStageAlpha\(0\.5,2\) \| /,
       /^Mini_BeatInfo\.csv line 62 \| max:beat=1:bell\|\/mini\/bell\|1 \| a Max\/MSP message/,
       /^Mini_BeatInfo\.csv line 64 \| web:reset=only:.* \| a reset-only script/,
       /^audienceScoreConfig\.yml line 4 \| preset -2: config granulator \| no web: script at a beat runs it/,
       /^audienceScoreConfig\.yml line 7 \| preset 1: webScore\.resetState\(\);/,
+      /^audienceScoreConfig\.yml line 15 \| webScore\.setVisible\(\['centreShape', 'innerCircle'\], false\) \| shows or hides a shape/,
       /^audienceScoreConfig\.yml line 16 \| webScore\.setGranulatorConfig\(\{'grain\.sizeMs': 50\}\) \| browser sound synthesis/,
       /^audienceScoreConfig\.yml line 18 \| pageRangeMapping \| /,
     ];
     expect(items).toHaveLength(expected.length);
     items.forEach((item, i) => expect(item).toMatch(expected[i]));
     const md = readFileSync(path.join(out, 'import-report.md'), 'utf8');
-    expect(md).toContain('## Not converted (8)');
+    expect(md).toContain('## Not converted (10)');
     expect(md).toContain('| Mini_BeatInfo.csv line 62 | `max:beat=1:bell\\|/mini/bell\\|1` | a Max/MSP message');
     expect(md).toContain("every beat starts within 1 ms of ZScore's startTimeMillis (17 beats checked)");
     expect(report.converted.some((c) => c.source === 'Mini_BeatInfo.csv line 20' && /cue at beat 1/.test(c.result ?? ''))).toBe(true);

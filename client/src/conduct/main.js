@@ -13,6 +13,7 @@ import { createTransportControls } from '../transport-controls.js';
 import { createPositionReadout } from '../position-readout.js';
 import { button, h, setText } from '../dom.js';
 import { renderAudience, renderScores, renderVotes } from './panels.js';
+import { renderPageChoices } from './pages-panel.js';
 
 /** @type {import('../transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast console] ${message}`, detail ?? '');
@@ -31,6 +32,7 @@ function consoleFor(api) {
     title: h('h1', { id: 'score-title' }, 'scorecast'),
     link: h('span', { id: 'link', 'data-state': 'connecting' }, 'connecting'),
     votes: h('div', { id: 'votes' }),
+    pages: h('div', { id: 'page-choices' }),
     scores: h('div', { id: 'scores' }),
     audience: h('div', { id: 'audience' }),
   };
@@ -57,6 +59,7 @@ function consoleFor(api) {
     h('section', { class: 'panel controls', 'aria-label': 'Transport' },
       transport.buttons, seekForm, transport.tempoForm, transport.result),
     h('section', { class: 'panel', 'aria-label': 'Votes' }, h('h2', {}, 'Votes'), el.votes),
+    h('section', { class: 'panel', 'aria-label': 'Pages chosen', hidden: '' }, h('h2', {}, 'Pages chosen'), el.pages),
     h('section', { class: 'panel', 'aria-label': 'Scores' }, h('h2', {}, 'Scores'), el.scores),
     h('section', { class: 'panel wide', 'aria-label': 'Audience' }, h('h2', {}, 'Audience'), el.audience),
   );
@@ -77,6 +80,7 @@ function consoleFor(api) {
     document.title = `Conductor · ${s?.score?.title ?? 'scorecast'}`;
     pos.showState(s);
     transport.showRate(s?.rate);
+    renderPageChoices(el.pages, s?.pages, (s?.score?.views ?? []).filter((/** @type {string} */ v) => v !== 'audience' && v !== 'score'));
   });
   connection.on('link', (c) => {
     setText(el.link, `${c.linkState} via ${c.transport}`);

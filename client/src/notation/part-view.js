@@ -5,6 +5,7 @@
 // cursor's transform is written; panes change on line changes only.
 
 import { panePlan } from './systems.js';
+import { chosenKey, chosenPages } from './chosen-pages.js';
 import { cropTo } from './page-svg.js';
 import { mountView } from './view-base.js';
 
@@ -58,6 +59,9 @@ export function createPartView(root, notation, { loadPage, reducedMotion }) {
   let beat = NaN;
   let fraction = 0;
   let destroyed = false;
+  /** Layout page -> page drawn: the audience's page choices (chosen-pages.js). */
+  let drawn = chosenPages(null, layout.pages.length);
+  let drawnKey = '';
 
   const place = () => {
     const c = plan && panes[plan.active].page ? layout.cursorAt(beat, reduce() ? 0 : fraction) : null;
@@ -78,7 +82,8 @@ export function createPartView(root, notation, { loadPage, reducedMotion }) {
     const line = lines[lineIndex];
     pane.el.dataset.line = String(lineIndex);
     pane.el.dataset.state = 'loading';
-    source.render(layout.pages[line.page]).then((p) => {
+    pane.el.dataset.page = String(drawn(line.page) + 1);
+    source.render(layout.pages[drawn(line.page)]).then((p) => {
       if (destroyed || token !== pane.token) return;
       cropTo(p, line.crop);
       p.setAttribute('aria-hidden', 'true');
@@ -110,7 +115,7 @@ export function createPartView(root, notation, { loadPage, reducedMotion }) {
     cursor.attach(panes[next.active].page);
     // The line after next goes into the pane the player is about to leave: have its page ready.
     const ahead = lines[next.current + 2];
-    if (ahead) source.warm(layout.pages[ahead.page]);
+    if (ahead) source.warm(layout.pages[drawn(ahead.page)]);
   };
 
   return {
@@ -123,6 +128,26 @@ export function createPartView(root, notation, { loadPage, reducedMotion }) {
       beat = b;
       fraction = f;
       place();
+    },
+    /**
+     * The pages the audience chose for this part (state.pages[part]); panes showing a page
+     * whose choice changed are drawn again.
+     * @param {unknown} chosen
+     */
+    setPages(chosen) {
+      const key = chosenKey(chosen);
+      if (destroyed || key === drawnKey) return;
+      const before = drawn;
+      drawnKey = key;
+      drawn = chosenPages(chosen, layout.pages.length);
+      if (!plan) return;
+      const shown = plan;
+      shown.lines.forEach((l, i) => {
+        const line = lines[l];
+        if (line && before(line.page) !== drawn(line.page)) fill(i, l);
+      });
+      const ahead = lines[shown.current + 2];
+      if (ahead) source.warm(layout.pages[drawn(ahead.page)]);
     },
     destroy() {
       destroyed = true;

@@ -17,6 +17,8 @@ import { createCursor } from './cursor.js';
  * @property {(beat: number, fraction?: number) => void} update
  *   show global beat `beat` (performance order) with `fraction` of it gone, in [0, 1). A beat
  *   before 0 (count-in) shows the first line without a cursor; one past the end, the last line.
+ * @property {(chosen: unknown) => void} [setPages]  the pages the audience chose for this part
+ *   (state.pages[part]; part view only)
  * @property {() => void} destroy  remove what the view added to its root
  * @property {string | null} error  why nothing is drawn (bad notation), else null
  */

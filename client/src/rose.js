@@ -1,0 +1,135 @@
+// The audience's tiles drawn as a rose (ZScore's Union Rose): `layout: { rings: N, slices: M }` in
+// the audience cue puts tile `t<ring>-<slice>` on ring `ring` (1 = the innermost) and slice
+// `slice` (1 = from twelve o'clock, clockwise). Each tile is an annular sector with its word along
+// the arc. Tiles the score has not shown are not drawn; a tile in the open vote window is a button.
+
+const SVG = 'http://www.w3.org/2000/svg';
+const TILE_RE = /^t(\d+)-(\d+)$/;
+/** Drawing units: the rose fits a 200 x 200 box around (0, 0). */
+const OUTER = 98;
+const CENTRE = 10;
+
+/**
+ * The rings and slices of a layout, or null when the cue has no rose layout.
+ * @param {unknown} layout  cue.layout
+ * @returns {{ rings: number, slices: number } | null}
+ */
+export function roseLayout(layout) {
+  if (layout === null || typeof layout !== 'object') return null;
+  const { rings, slices } = /** @type {Record<string, unknown>} */ (layout);
+  if (!Number.isInteger(rings) || !Number.isInteger(slices)) return null;
+  const r = /** @type {number} */ (rings);
+  const s = /** @type {number} */ (slices);
+  return r >= 1 && r <= 16 && s >= 2 && s <= 32 ? { rings: r, slices: s } : null;
+}
+
+/**
+ * The sector of a tile: radii and angles (radians, 0 = twelve o'clock, clockwise), or null for an
+ * id that is not on the rose.
+ * @param {string} id
+ * @param {{ rings: number, slices: number }} layout
+ */
+export function sectorOf(id, { rings, slices }) {
+  const m = TILE_RE.exec(id);
+  if (!m) return null;
+  const ring = Number(m[1]);
+  const slice = Number(m[2]);
+  if (ring < 1 || ring > rings || slice < 1 || slice > slices) return null;
+  const width = (OUTER - CENTRE) / rings;
+  const step = (2 * Math.PI) / slices;
+  return { r0: CENTRE + (ring - 1) * width, r1: CENTRE + ring * width, a0: (slice - 1) * step, a1: slice * step };
+}
+
+/** @param {number} r @param {number} a */
+const point = (r, a) => `${round(r * Math.sin(a))} ${round(-r * Math.cos(a))}`;
+/** @param {number} n */
+const round = (n) => Math.round(n * 100) / 100;
+
+/**
+ * SVG path of an annular sector.
+ * @param {{ r0: number, r1: number, a0: number, a1: number }} s
+ */
+export function sectorPath({ r0, r1, a0, a1 }) {
+  const large = a1 - a0 > Math.PI ? 1 : 0;
+  return `M ${point(r0, a0)} L ${point(r1, a0)} A ${r1} ${r1} 0 ${large} 1 ${point(r1, a1)} L ${point(r0, a1)} A ${r0} ${r0} 0 ${large} 0 ${point(r0, a0)} Z`;
+}
+
+/**
+ * Draw the rose into `box` (replacing what is there).
+ * @param {HTMLElement} box
+ * @param {{ rings: number, slices: number }} layout
+ * @param {{ id: string, state: string, text: string }[]} tiles
+ * @param {{ id: string, tiles: string[] } | null} vote
+ * @param {{ window: string, tile: string }} voted
+ * @param {boolean} [speaks]  a tap on a lit tile says its word (speech.js)
+ */
+export function drawRose(box, layout, tiles, vote, voted, speaks = false) {
+  const doc = box.ownerDocument;
+  const svg = doc.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '-100 -100 200 200');
+  svg.setAttribute('class', 'rose');
+  const defs = doc.createElementNS(SVG, 'defs');
+  svg.append(defs);
+  const centre = doc.createElementNS(SVG, 'circle');
+  centre.setAttribute('r', String(CENTRE - 1));
+  centre.setAttribute('class', 'rose-centre');
+  svg.append(centre);
+  for (const t of tiles) {
+    const s = sectorOf(t.id, layout);
+    if (!s) continue;
+    const votable = vote !== null && vote.tiles.includes(t.id);
+    const g = doc.createElementNS(SVG, 'g');
+    g.setAttribute('class', 'tile');
+    g.dataset.tile = t.id;
+    g.dataset.state = t.state;
+    const path = doc.createElementNS(SVG, 'path');
+    path.setAttribute('d', sectorPath(s));
+    g.append(path);
+    if (t.text) {
+      // The word runs along the middle of its ring, clockwise.
+      const r = (s.r0 + s.r1) / 2;
+      const arc = doc.createElementNS(SVG, 'path');
+      const text = doc.createElementNS(SVG, 'text');
+      arc.id = `rose-arc-${t.id}`;
+      // In the lower half the arc runs the other way, so that the word is not upside down.
+      const mid = (s.a0 + s.a1) / 2;
+      const lower = mid > Math.PI / 2 && mid < (3 * Math.PI) / 2;
+      arc.setAttribute('d', lower
+        ? `M ${point(r, s.a1)} A ${r} ${r} 0 0 0 ${point(r, s.a0)}`
+        : `M ${point(r, s.a0)} A ${r} ${r} 0 0 1 ${point(r, s.a1)}`);
+      if (lower) text.setAttribute('dominant-baseline', 'hanging');
+      defs.append(arc);
+      // As large as the ring allows, small enough for the word to fit its arc (about 0.6 em a letter).
+      const arcLength = r * (s.a1 - s.a0) * 0.9;
+      text.setAttribute('font-size', String(round(Math.min((s.r1 - s.r0) * 0.55, 8, arcLength / (0.6 * Math.max(1, t.text.length))))));
+      const tp = doc.createElementNS(SVG, 'textPath');
+      tp.setAttribute('href', `#${arc.id}`);
+      tp.setAttribute('startOffset', '50%');
+      tp.setAttribute('text-anchor', 'middle');
+      tp.textContent = t.text;
+      text.append(tp);
+      g.append(text);
+    }
+    if (speaks && t.state === 'lit' && t.text) g.dataset.speak = t.text;
+    if (votable && vote) {
+      g.dataset.vote = vote.id;
+      g.setAttribute('role', 'button');
+      g.setAttribute('tabindex', '0');
+      g.setAttribute('aria-label', `Vote ${t.text || t.id}`);
+      const mine = voted.window === vote.id && voted.tile === t.id;
+      g.setAttribute('aria-pressed', String(mine));
+      if (voted.window === vote.id) g.setAttribute('aria-disabled', 'true');
+    } else if (g.dataset.speak) {
+      g.setAttribute('role', 'button');
+      g.setAttribute('tabindex', '0');
+      g.setAttribute('aria-label', `Say ${t.text}`);
+    } else g.setAttribute('aria-hidden', 'true');
+    svg.append(g);
+  }
+  // Zoom on the rings the audience can vote in (ZScore zooms on the active ring): the outermost
+  // lit ring fills the box; with nothing lit, the whole rose.
+  const lit = tiles.filter((t) => t.state === 'lit').map((t) => sectorOf(t.id, layout)?.r1 ?? 0);
+  const r = lit.length ? Math.min(100, Math.max(...lit) + 4) : 100;
+  svg.setAttribute('viewBox', `${-r} ${-r} ${2 * r} ${2 * r}`);
+  box.replaceChildren(svg);
+}

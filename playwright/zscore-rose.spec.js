@@ -1,0 +1,113 @@
+// A ZScore piece imported as ZScore exported it (test/fixtures/zscore/rose, the quirks of Union
+// Rose): ten phones vote for the tiles, and at the decision beat the part views turn to the
+// pages the votes chose. Screenshots of the audience (phone) and a part (tablet) go into the
+// HTML report.
+
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test, expect } from '@playwright/test';
+import { importZScore } from '../server/import/zscore.js';
+import { freePort, startServer, TOKEN } from './server.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PACKAGE = `.cache/playwright-zscore-rose-${process.pid}`;
+const UNION_ROSE = path.resolve(ROOT, '../shared/zscore/union-rose');
+const UNION_ROSE_PACKAGE = `.cache/playwright-union-rose-${process.pid}`;
+const PHONE = { width: 390, height: 844 };
+const TABLET = { width: 1024, height: 768 };
+
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let server;
+test.beforeAll(async () => {
+  rmSync(path.join(ROOT, PACKAGE), { recursive: true, force: true });
+  await importZScore(path.join(ROOT, 'test/fixtures/zscore/rose'), path.join(ROOT, PACKAGE));
+});
+test.afterAll(() => {
+  rmSync(path.join(ROOT, PACKAGE), { recursive: true, force: true });
+  rmSync(path.join(ROOT, UNION_ROSE_PACKAGE), { recursive: true, force: true });
+});
+test.afterEach(async () => { await server?.stop(); });
+
+/** @param {string} name @param {import('@playwright/test').Page} page */
+async function attachScreenshot(name, page) {
+  await test.info().attach(name, { body: await page.screenshot(), contentType: 'image/png' });
+}
+
+test('ten phones vote; at the decision beat the part views turn to the voted pages', async ({ browser }) => {
+  server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
+  // Beat 2: the vote for page 3 is open (beats 1..5), the tiles carry their words.
+  await server.control('seek', { beat: 2 });
+  const phones = [];
+  for (let i = 0; i < 10; i++) {
+    const context = await browser.newContext({ viewport: PHONE });
+    // A SpeechSynthesis stand-in that records what the phone says (headless Chromium has no voices).
+    await context.addInitScript(() => {
+      const said = /** @type {any[]} */ ([]);
+      Object.defineProperty(window, 'speechSynthesis', { value: { speak: (/** @type {any} */ u) => said.push({ text: u.text, volume: u.volume, rate: Math.round(u.rate * 100) / 100, lang: u.lang }), cancel() {}, getVoices: () => [] } });
+      Object.defineProperty(window, 'said', { value: said });
+    });
+    const page = await context.newPage();
+    await page.goto(`${server.base}/`);
+    await page.locator('#join-button').click();
+    phones.push(page);
+  }
+  // The tiles are a rose (the export has the rose's shapes): one ring of two, words on the arcs.
+  await expect(phones[0].locator('#tiles svg.rose g.tile[role="button"]')).toHaveText(['hope', 'fear']);
+  // Seven for "fear" (page 2), three for "hope" (page 1). A tap lands on the sector itself; the
+  // bounding box's centre of a ring sector can lie outside it, so the tap is dispatched to it.
+  for (const [i, page] of phones.entries()) {
+    await page.locator(`g.tile[data-tile="${i < 7 ? 't1-2' : 't1-1'}"]`).dispatchEvent('click');
+    await expect(page.locator('#vote-status')).toHaveText(/Counted/);
+  }
+  await expect(phones[0].locator('g.tile[data-tile="t1-2"]')).toHaveAttribute('aria-pressed', 'true');
+  // Speech is on (from beat 1): every tap says the word, as often as one taps, voted or not.
+  await phones[0].locator('g.tile[data-tile="t1-2"]').dispatchEvent('click');
+  expect(await phones[0].evaluate(() => /** @type {any} */ (window).said)).toEqual([
+    { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' }, { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' },
+  ]);
+  await attachScreenshot('rose-audience-voted-phone', phones[0]);
+  const votes = await (await fetch(`${server.base}/api/votes`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
+  expect(votes.open).toMatchObject({ id: 'page-3', tally: { 't1-1': 3, 't1-2': 7 } });
+
+  const tablet = await browser.newContext({ viewport: TABLET });
+  const parts = { violin1: await tablet.newPage(), cello: await tablet.newPage() };
+  for (const [id, page] of Object.entries(parts)) await page.goto(`${server.base}/view/${id}`);
+  // Before the decision the next pane of page 2 is the score's own page.
+  await expect(parts.violin1.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-page', '1');
+  await server.control('play');
+  // The decision: beat 5 (page 2 starts, page 3 is prepared); strategy [1, 1]: one part plays
+  // the most voted page (2), the other the next (1).
+  await expect(parts.violin1.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-page', '2', { timeout: 10_000 });
+  const next = await Promise.all(Object.values(parts).map((p) => p.locator('.sc-pane[data-role="next"]').getAttribute('data-page')));
+  expect(next.sort()).toEqual(['1', '2']);
+  await expect(parts.violin1.locator('.sc-pane[data-role="next"]')).toHaveAttribute('data-state', 'ready');
+  await attachScreenshot('rose-part-violin1-tablet', parts.violin1);
+  await attachScreenshot('rose-part-cello-tablet', parts.cello);
+  await attachScreenshot('rose-audience-after-phone', phones[0]);
+  await Promise.all(phones.map((p) => p.context().close()));
+  await tablet.close();
+});
+
+test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part at tablet size', async ({ browser }) => {
+  test.skip(!existsSync(UNION_ROSE), `${UNION_ROSE} is absent (the real export is test material outside the repository)`);
+  rmSync(path.join(ROOT, UNION_ROSE_PACKAGE), { recursive: true, force: true });
+  await importZScore(UNION_ROSE, path.join(ROOT, UNION_ROSE_PACKAGE));
+  server = await startServer({ port: await freePort(), score: UNION_ROSE_PACKAGE, autoplay: false });
+  const phone = await (await browser.newContext({ viewport: PHONE })).newPage();
+  await phone.goto(`${server.base}/`);
+  await phone.locator('#join-button').click();
+  await expect(phone.locator('#tiles svg.rose g.tile')).toHaveCount(64);
+  const rings = await phone.locator('#tiles svg.rose g.tile').evaluateAll((gs) => new Set(gs.map((g) => /** @type {HTMLElement} */ (g).dataset.tile?.split('-')[0])).size);
+  expect(rings).toBe(8);
+  await attachScreenshot('union-rose-audience-start-phone', phone);
+  // Bar 9: the second ring carries its words and takes votes; its instructions in three lines.
+  await server.control('seek', { bar: 9, beat: 4 });
+  await expect(phone.locator('g.tile[data-tile="t2-1"][role="button"]')).toHaveText('inadequate');
+  await expect(phone.locator('#cue-text')).toHaveText('Vote for a tile !!\nThe tile with most votes\nwill be played next');
+  await attachScreenshot('union-rose-audience-vote-phone', phone);
+  const part = await (await browser.newContext({ viewport: TABLET })).newPage();
+  await part.goto(`${server.base}/view/violin1`);
+  await expect(part.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-state', 'ready');
+  await attachScreenshot('union-rose-violin1-tablet', part);
+});

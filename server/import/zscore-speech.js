@@ -1,0 +1,60 @@
+// Phones that speak (ZScore's speech synthesis, zsweb src/js/audio/zsSpeech.js): in Union Rose a
+// tap on a tile makes the phone say the tile's word, with the voice settings of the web score's
+// load preset (-2, `speechSynth`) and the scripts' enableSpeechSynth / disableSpeechSynth /
+// setSpeechText('I want @TILE_TEXT@.') / setSpeechSynthConfigParam / rampLinearSpeechParam.
+// They become the audience cue's `speech`: { enabled, text, volume, pitch, rate, lang }.
+
+/**
+ * @typedef {import('./zscore-cues.js').TimedCall} TimedCall
+ * @typedef {import('./zscore-cues.js').ReportItem} ReportItem
+ */
+
+/** Settings a phone's speech takes, with what each may be. */
+const PARAMS = /** @type {Record<string, (v: unknown) => boolean>} */ ({
+  volume: (v) => typeof v === 'number' && v >= 0 && v <= 1,
+  pitch: (v) => typeof v === 'number' && v >= 0 && v <= 2,
+  rate: (v) => typeof v === 'number' && v >= 0.1 && v <= 10,
+  lang: (v) => typeof v === 'string' && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(v),
+});
+
+/**
+ * @param {TimedCall[]} calls  in beat order
+ * @param {Map<number, import('./zscore-script.js').Preset>} presets
+ * @returns {{ cues: { at: number, set: Record<string, unknown> }[], converted: ReportItem[], consumed: { source: string, what: string }[] }}
+ */
+export function readSpeech(calls, presets) {
+  /** @type {{ at: number, set: Record<string, unknown> }[]} */
+  const cues = [];
+  /** @type {ReportItem[]} */
+  const converted = [];
+  /** @type {{ source: string, what: string }[]} */
+  const consumed = [];
+  const used = calls.filter((c) => c.kind === 'web' && /^(enableSpeechSynth|disableSpeechSynth|setSpeechText|setSpeechSynthConfigParam|rampLinearSpeechParam)$/.test(c.method));
+  if (used.length === 0) return { cues, converted, consumed };
+  // The load preset's voice: ZScore applies preset -2 when the audience page is reset.
+  const load = presets.get(-2)?.config.find((c) => c.name === 'speechSynth');
+  /** @type {Record<string, unknown>} */
+  const start = { enabled: false };
+  if (load && load.value && typeof load.value === 'object') {
+    for (const [k, v] of Object.entries(load.value)) if (PARAMS[k]?.(v)) start[k] = v;
+    converted.push({ source: `${presets.get(-2)?.file} line ${load.line}`, what: 'preset -2: config speechSynth', result: `the phones' voice at beat 0: speech ${JSON.stringify(start)}` });
+  }
+  cues.push({ at: 0, set: { speech: start } });
+  for (const c of used) {
+    /** @type {Record<string, unknown> | null} */
+    let patch = null;
+    let how = '';
+    if (c.method === 'enableSpeechSynth') { patch = { enabled: true }; how = 'a tap on a lit tile speaks its word'; }
+    else if (c.method === 'disableSpeechSynth') { patch = { enabled: false }; how = 'taps no longer speak'; }
+    else if (c.method === 'setSpeechText' && typeof c.args[0] === 'string') { patch = { text: c.args[0].slice(0, 200) }; how = 'what a tap says (@TILE_TEXT@ is the tile\'s word)'; }
+    else if ((c.method === 'setSpeechSynthConfigParam' || c.method === 'rampLinearSpeechParam') && typeof c.args[0] === 'string' && PARAMS[c.args[0]]?.(c.args[1])) {
+      patch = { [c.args[0]]: c.args[1] };
+      how = c.method === 'rampLinearSpeechParam' ? `set at the ramp's start (ZScore ramps it over ${c.args[2]}; scorecast steps)` : 'set';
+    }
+    if (!patch) continue;
+    cues.push({ at: c.at, set: { speech: patch } });
+    converted.push({ source: c.source, what: c.text, result: `cue at beat ${c.at}: speech ${JSON.stringify(patch)}: ${how}` });
+    consumed.push({ source: c.source, what: c.text });
+  }
+  return { cues, converted, consumed };
+}

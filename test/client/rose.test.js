@@ -1,0 +1,30 @@
+import { describe, it, expect } from 'vitest';
+import { roseLayout, sectorOf, sectorPath } from '../../client/src/rose.js';
+
+describe('the rose (tiles in rings)', () => {
+  it('reads a layout of rings and slices, nothing else', () => {
+    expect(roseLayout({ rings: 8, slices: 8 })).toEqual({ rings: 8, slices: 8 });
+    expect(roseLayout({ rings: 0, slices: 8 })).toBeNull();
+    expect(roseLayout({ rings: 8 })).toBeNull();
+    expect(roseLayout(null)).toBeNull();
+    expect(roseLayout('rings')).toBeNull();
+  });
+
+  it('puts t<ring>-<slice> on its ring (1 innermost) and slice (1 from twelve o\'clock, clockwise)', () => {
+    const layout = { rings: 8, slices: 8 };
+    const inner = /** @type {NonNullable<ReturnType<typeof sectorOf>>} */ (sectorOf('t1-1', layout));
+    const outer = /** @type {NonNullable<ReturnType<typeof sectorOf>>} */ (sectorOf('t8-3', layout));
+    expect(inner.r0).toBeLessThan(outer.r0);
+    expect(outer.r1).toBeCloseTo(98);
+    expect(inner.a0).toBe(0);
+    expect(outer.a0).toBeCloseTo(Math.PI / 2);
+    expect(outer.a1).toBeCloseTo((3 * Math.PI) / 4);
+    expect(sectorOf('t9-1', layout)).toBeNull();
+    expect(sectorOf('centreShape', layout)).toBeNull();
+  });
+
+  it('draws a sector as two arcs joined by two radii', () => {
+    const d = sectorPath({ r0: 10, r1: 20, a0: 0, a1: Math.PI / 2 });
+    expect(d).toBe('M 0 -10 L 0 -20 A 20 20 0 0 1 20 0 L 10 0 A 10 10 0 0 0 0 -10 Z');
+  });
+});
