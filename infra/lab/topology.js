@@ -103,6 +103,7 @@ export const ROUTES = Object.freeze([
  * address goes through the guest gateway (so a test can stand on either side of the firewall).
  * [namespace, source address, table]
  */
+/** @type {readonly [string, string, number][]} */
 export const SOURCE_RULES = Object.freeze([
   [NS.wired, ADDR.wiredGuest, 118],
   [NS.ap, ADDR.apGuest, 118],
@@ -241,9 +242,11 @@ export function toxicsFor(profile) {
  * @returns {string} an `nft -f` script
  */
 export function radioRuleset({ lossPermille = 0, cut = false }) {
+  /** @type {string[]} */
   const rules = [];
   if (cut) rules.push('drop');
   else if (lossPermille > 0) rules.push(`numgen random mod 1000 < ${lossPermille} drop`);
+  /** @param {string} hook @param {string} dir */
   const body = (hook, dir) => `  chain ${hook} {
     type filter hook ${hook} priority -300; policy accept;
 ${rules.map((r) => `    ${dir} "a-radio" ${r}`).join('\n')}
@@ -264,6 +267,7 @@ ${body('output', 'oifname')}
  */
 export function radioQueues(mbit) {
   // burst: at least rate/HZ (250) and a few full-size packets; 64 KiB covers up to ~500 Mbit/s.
+  /** @param {string} dev */
   const tbf = (dev) => ['qdisc', 'replace', 'dev', dev, 'root', 'tbf', 'rate', `${mbit}mbit`, 'burst', '64kb', 'latency', '50ms'];
   return [[NS.ap, tbf('a-radio')], [NS.wifi, tbf('radio')]];
 }
