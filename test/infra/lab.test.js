@@ -2,7 +2,10 @@
 // and network namespaces (CI has both); elsewhere the suite says why it did not run.
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { spawn, execFile } from 'node:child_process';
+import { spawn, execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { labSupport, up, down, isUp, cut, restore, inNs } from '../../infra/lab/lab.js';
 import { ADDR, NS, MANAGEMENT_TCP, SERVER_PORT } from '../../infra/lab/topology.js';
 
@@ -88,4 +91,23 @@ describe.skipIf(!support.ok)(support.ok ? 'venue lab (root, network namespaces)'
     expect(inNs(NS.router, ['nft', '-s', 'list', 'table', 'inet', 'scl_fw'])).toBe(before);
     expect(await probe(NS.wired, '203.0.113.5', 80)).toBe(`data:server:${SERVER_PORT} from ${ADDR.wiredGuest}`);
   }, 60_000);
+
+  // The lab's smoke cell, as `npm run lab` runs it (Artillery is installed first when missing, as
+  // qa:smoke does). It holds the lab's namespaces: it stays in this file, after the tests above.
+  it('smoke cell: wifi+firewall, 20 WebSocket clients for about 20 s, within its budgets', () => {
+    for (const c of children.splice(0)) c.kill();
+    const out = mkdtempSync(path.join(os.tmpdir(), 'lab-smoke-'));
+    try {
+      const r = spawnSync(process.execPath, ['infra/lab/cell.mjs', '--profile', 'wifi+firewall', '--clients', '20', '--suite', 'ws', '--duration', '20', '--no-warmup', '--keep-up', '--out', out], { encoding: 'utf8', timeout: 280_000 });
+      const rec = JSON.parse(readFileSync(path.join(out, 'case.json'), 'utf8'));
+      expect(rec.broken, r.stdout + r.stderr).toEqual([]);
+      expect(rec.passed).toBe(true);
+      expect(rec.runs.measured.checks.map((/** @type {{ expression: string }} */ c) => c.expression)).toEqual(['push_latency.max <= 1000', 'vusers.failed == 0']);
+      expect(rec.lab.peersOutsideLab).toEqual([]);
+      expect(readFileSync(path.join(out, 'report.md'), 'utf8')).toContain('| scorecast lab: push latency (WebSocket) | 20 |');
+      expect(r.status).toBe(0);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
