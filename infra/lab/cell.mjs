@@ -40,7 +40,7 @@ const stamp = () => new Date().toISOString().replace(/[-:]/g, '').replace('T', '
  * Start scorecast in the server namespace (seed profile, port 8080 on all its addresses).
  * @param {{ dir: string, log: (s: string) => void, clientNs: string, target: string }} o
  */
-async function startLabServer({ dir, log, clientNs, target }) {
+export async function startLabServer({ dir, log, clientNs, target }) {
   ensureBuilt(REPO_ROOT, { log });
   const args = ['server/start.js', '--score', 'scores/seed-profile', '--port', String(SERVER_PORT), '--host', '0.0.0.0', '--autoplay', '--log-level', 'warn'];
   const out = createWriteStream(path.join(dir, 'server.log'));
