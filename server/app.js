@@ -21,6 +21,7 @@ import { attachPersistence } from './persist.js';
 import { attachWebSocket } from './transports/websocket.js';
 import { sseRoutes } from './transports/sse.js';
 import { pollRoutes } from './transports/poll.js';
+import { captivePortal } from './captive-portal.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CLIENT_DIR = path.join(ROOT, 'dist', 'client');
@@ -163,6 +164,7 @@ export async function buildApp({
   tapRoutes(app, { conductor, now: clock.wall });
   sseRoutes(app, hub);
   pollRoutes(app, hub, metrics.hooks);
+  captivePortal(app, { now: clock.wall });
 
   // index.html at / and every view, the hashed /assets/ (precompressed), the worker at /sw.js.
   await clientFiles(app, { clientDir, hasView: (view) => current.model.views.includes(view) });
