@@ -5,6 +5,7 @@
 import { DEAD_LINK_MS, HEARTBEAT_MS } from '../../core/constants.js';
 import { BACKOFF, backoffDelay } from './backoff.js';
 import { StreamState } from './stream-state.js';
+import { LinkProbe, PROBE_AFTER_MS } from './link-probe.js';
 import { TRANSPORT_ORDER, createTransport, isTransportName, nextTransportName } from './transports/index.js';
 
 /** Attempts in a row that end before delivering any message, after which the next transport is tried. */
@@ -70,6 +71,8 @@ export const RESYNC_RETRY_MS = HEARTBEAT_MS;
  * @property {string} [clientId] this page's id, sent by polling (the server counts pollers by it)
  * @property {number} [deadLinkMs] silence after which the link is dead; default DEAD_LINK_MS
  * @property {{ baseMs: number, capMs: number }} [backoff] default BACKOFF
+ * @property {boolean} [probe] while a live link is silent, make fresh attempts beside it
+ *   (link-probe.js: a roaming phone is back within a fraction of a second); default false
  */
 
 /**
@@ -125,6 +128,10 @@ export class Connection {
   #deadTimer = null;
   /** @type {Array<[string, () => void]>} */
   #windowListeners;
+  /** @type {LinkProbe | null} */
+  #probe = null;
+  /** @type {any} */
+  #probeTimer = null;
 
   /** @param {ConnectionOptions} options */
   constructor(options) {
@@ -138,6 +145,14 @@ export class Connection {
     this.#deadLinkMs = options.deadLinkMs ?? DEAD_LINK_MS;
     this.#backoff = options.backoff ?? BACKOFF;
     this.#log = options.env.log ?? (() => {});
+    if (options.probe) {
+      this.#probe = new LinkProbe({
+        timers: this.#env.timers, now: this.#env.now, random: this.#env.random,
+        open: () => { const t = createTransport(this.#name, this.#transportDeps()); t.open(this.#position); return t; },
+        onWin: (t, first) => this.#adopt(t, first),
+        onGiveUp: () => { if (this.#started && !this.#transport) this.#connect(); },
+      });
+    }
     const forced = options.transport;
     if (forced !== undefined && !isTransportName(forced)) {
       this.#log(`unknown transport "${forced}" ignored; use one of ${TRANSPORT_ORDER.join(', ')}`);
@@ -201,6 +216,7 @@ export class Connection {
     this.#started = false;
     for (const [type, fn] of this.#windowListeners) this.#env.window.removeEventListener(type, fn);
     this.#clearRetry();
+    this.#probe?.stop();
     this.#dropTransport();
   }
 
@@ -233,7 +249,18 @@ export class Connection {
   #connect() {
     // Whatever made us connect now, a pending backoff retry is superseded.
     this.#clearRetry();
-    const t = createTransport(this.#name, {
+    const t = createTransport(this.#name, this.#transportDeps());
+    this.#use(t);
+    // Armed before the first message too: a connection attempt that hangs (a blocked WebSocket
+    // that never opens nor fails) is a failure after the same time.
+    this.#armDeadLink();
+    this.#emit('link', this);
+    t.open(this.#position);
+  }
+
+  /** @returns {import('./transports/index.js').TransportDeps} */
+  #transportDeps() {
+    return {
       baseUrl: this.#baseUrl,
       view: this.#view,
       clientId: this.#clientId,
@@ -243,7 +270,21 @@ export class Connection {
       timers: this.#env.timers,
       now: this.#env.now,
       log: this.#log,
-    });
+    };
+  }
+
+  /** A probe's attempt delivered first: it replaces the silent link. */
+  /** @param {import('./transports/index.js').Transport} t @param {import('../../core/protocol.js').Envelope} first */
+  #adopt(t, first) {
+    this.#log(`${this.#name}: a fresh connection answered first; it replaces the silent one`);
+    this.#clearRetry();
+    this.#dropTransport();
+    this.#use(t);
+    this.#onMessage(first);
+  }
+
+  /** @param {import('./transports/index.js').Transport} t */
+  #use(t) {
     this.#transport = t;
     this.#delivered = false;
     this.#resyncAt = null;
@@ -251,15 +292,11 @@ export class Connection {
     t.onopen = () => {};
     t.onmessage = (envelope) => { if (this.#transport === t) this.#onMessage(envelope); };
     t.onclose = (info) => { if (this.#transport === t) this.#onClose(info); };
-    // Armed before the first message too: a connection attempt that hangs (a blocked WebSocket
-    // that never opens nor fails) is a failure after the same time.
-    this.#armDeadLink();
-    this.#emit('link', this);
-    t.open(this.#position);
   }
 
   /** @param {import('../../core/protocol.js').Envelope} envelope */
   #onMessage(envelope) {
+    this.#probe?.stop();
     this.#lastMessageAt = this.#env.now();
     this.#armDeadLink();
     if (!this.#delivered) {
@@ -269,6 +306,7 @@ export class Connection {
       this.#failures = 0;
       if (this.#working === null) this.#working = this.#name;
     }
+    this.#armProbe();
     // A message is proof the link works, whatever the browser's online flag says.
     this.#offline = false;
     this.#setLink('live');
@@ -310,6 +348,8 @@ export class Connection {
   /** @param {import('./transports/index.js').CloseInfo} info */
   #onClose(info) {
     const delivered = this.#delivered;
+    // A live link that the other side closed: the network works, the backoff decides.
+    if (delivered) this.#probe?.stop();
     this.#log(`${this.#name} closed: ${info.reason}`);
     this.#dropTransport();
     if (info.fatal) {
@@ -371,6 +411,9 @@ export class Connection {
     this.#log(`${this.#name} silent for ${this.#silenceMs()} ms: dead link`);
     this.#dropTransport();
     this.#setLink(this.#waitingState());
+    // The probe's attempts are the reconnection: one more of ours would hold the browser's one
+    // connecting WebSocket per host (RFC 6455 4.1) on a lost SYN. It hands back if it gives up.
+    if (this.#probe?.active) return;
     this.#connect();
   }
 
@@ -394,6 +437,13 @@ export class Connection {
     this.#deadTimer = this.#env.timers.setTimeout(() => this.#onDeadLink(), this.#silenceMs());
   }
 
+  /** After a message on a link that holds no silence on purpose (not a long poll): probe if it goes quiet. */
+  #armProbe() {
+    if (!this.#probe || this.#transport?.holdMs !== 0) return;
+    if (this.#probeTimer !== null) this.#env.timers.clearTimeout(this.#probeTimer);
+    this.#probeTimer = this.#env.timers.setTimeout(() => { this.#probeTimer = null; this.#probe?.start(); }, PROBE_AFTER_MS);
+  }
+
   /** Longest normal silence on the current transport. */
   #silenceMs() {
     return this.#deadLinkMs + (this.#transport?.holdMs ?? 0);
@@ -412,6 +462,8 @@ export class Connection {
   #dropTransport() {
     if (this.#deadTimer !== null) this.#env.timers.clearTimeout(this.#deadTimer);
     this.#deadTimer = null;
+    if (this.#probeTimer !== null) this.#env.timers.clearTimeout(this.#probeTimer);
+    this.#probeTimer = null;
     const t = this.#transport;
     this.#transport = null;
     if (t) t.close();
