@@ -411,9 +411,6 @@ export class Connection {
     this.#log(`${this.#name} silent for ${this.#silenceMs()} ms: dead link`);
     this.#dropTransport();
     this.#setLink(this.#waitingState());
-    // The probe's attempts are the reconnection: one more of ours would hold the browser's one
-    // connecting WebSocket per host (RFC 6455 4.1) on a lost SYN. It hands back if it gives up.
-    if (this.#probe?.active) return;
     this.#connect();
   }
 
