@@ -2,7 +2,8 @@
 // a roaming phone do, whatever machine reads them (no root needed here).
 
 import { describe, it, expect } from 'vitest';
-import { routerRuleset, radioRuleset, toxicsFor, PROFILES, LINKS, ADDRESSES, NS, MANAGEMENT_TCP } from '../../infra/lab/topology.js';
+import { readFileSync } from 'node:fs';
+import { routerRuleset, radioRuleset, toxicsFor, PROFILES, LINKS, ADDRESSES, NS, MANAGEMENT_TCP, MANAGEMENT_UDP, QUEUES } from '../../infra/lab/topology.js';
 import { procAddress, inLab } from '../../infra/lab/peers.js';
 
 describe('lab topology', () => {
@@ -44,5 +45,18 @@ describe('lab topology', () => {
     expect(inLab('10.18.3.10')).toBe(true);
     expect(inLab('127.0.0.1')).toBe(true);
     expect(inLab('8.8.8.8')).toBe(false);
+  });
+
+  it('the RouterOS script drops the same management ports and sets the same queues as the lab', () => {
+    const rsc = readFileSync(new URL('../../infra/routeros/venue.rsc', import.meta.url), 'utf8');
+    const tcp = /in-interface=bridge-guest protocol=tcp dst-port=([\d,]+) comment="scorecast: guest management ports"/.exec(rsc);
+    expect(tcp?.[1].split(',').map(Number)).toEqual([...MANAGEMENT_TCP]);
+    expect(rsc).toContain(`protocol=udp dst-port=${MANAGEMENT_UDP.join(',')} comment="scorecast: guest SNMP"`);
+    expect(rsc).toContain(`target=bridge-guest max-limit=${QUEUES.guestMbit}M/${QUEUES.guestMbit}M`);
+    expect(rsc).toContain(`target=bridge max-limit=${QUEUES.mainMbit}M/${QUEUES.mainMbit}M`);
+    expect(rsc).toContain('chain=dstnat action=dst-nat in-interface=bridge-guest protocol=tcp dst-port=80');
+    // Every command line has a comment line above it.
+    const lines = rsc.split('\n');
+    lines.forEach((l, i) => { if (l.startsWith('/')) expect(lines[i - 1].startsWith('#') || lines[i - 1].startsWith('/'), `line ${i + 1}`).toBe(true); });
   });
 });
