@@ -12,7 +12,7 @@ import { cut, restore } from './lab.js';
 /** A beat shown at most this long after it was due (server time) is on time. */
 export const ON_TIME_MS = 250;
 
-const { values: o } = parseArgs({ options: { target: { type: 'string' }, pages: { type: 'string', default: '10' }, cuts: { type: 'string' }, settle: { type: 'string', default: '4000' }, seed: { type: 'string', default: '18' } } });
+const { values: o } = parseArgs({ options: { target: { type: 'string' }, pages: { type: 'string', default: '10' }, cuts: { type: 'string' }, settle: { type: 'string', default: '4000' }, seed: { type: 'string', default: '18' }, console: { type: 'boolean' } } });
 const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 let rand = Number(o.seed);
 /** Deterministic gaps between cuts, so that cuts fall at every phase of the beat. */
@@ -29,6 +29,9 @@ try {
   for (let i = 0; i < Number(o.pages); i++) {
     const context = await browser.newContext();
     const page = await context.newPage();
+    const n = i;
+    // --console: what each page's connection logs, with the time, for a page that does not come back.
+    if (o.console) page.on('console', (m) => process.stderr.write(`${Date.now()} page ${n}: ${m.text()}\n`));
     await page.goto(`${o.target}/`, { timeout: 30_000 });
     pages.push(page);
   }
@@ -38,8 +41,10 @@ try {
     await sleep(1000 + Math.round(random() * 1500));
     const tCut = Date.now();
     cut();
+    if (o.console) process.stderr.write(`${tCut} cut\n`);
     await sleep(cutMs);
     restore();
+    if (o.console) process.stderr.write(`${Date.now()} restored\n`);
     const tBack = Date.now();
     await sleep(Number(o.settle));
     const perPage = [];

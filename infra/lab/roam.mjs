@@ -24,7 +24,7 @@ const DEFAULT_CUTS = '2000,3000,4000,5000,6000,7000,8000,2500,4500,6500';
 export const pctl = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.ceil((q / 100) * s.length) - 1)] : NaN; };
 
 async function main() {
-  const { values: o } = parseArgs({ options: { profile: { type: 'string', default: 'wifi+firewall' }, pages: { type: 'string', default: '10' }, cuts: { type: 'string', default: DEFAULT_CUTS }, out: { type: 'string' }, 'keep-up': { type: 'boolean' } } });
+  const { values: o } = parseArgs({ options: { profile: { type: 'string', default: 'wifi+firewall' }, pages: { type: 'string', default: '10' }, cuts: { type: 'string', default: DEFAULT_CUTS }, out: { type: 'string' }, 'keep-up': { type: 'boolean' }, console: { type: 'boolean' } } });
   const support = labSupport();
   if (!support.ok) { process.stderr.write(`lab roam: cannot run here: ${support.reasons.join('; ')}\n`); return 2; }
   const p = PROFILES[/** @type {string} */ (o.profile)];
@@ -38,7 +38,7 @@ async function main() {
   let result;
   try {
     const driver = path.join(path.dirname(fileURLToPath(import.meta.url)), 'roam-pages.mjs');
-    const child = spawn('ip', ['netns', 'exec', p.ns, process.execPath, driver, '--target', p.target, '--pages', String(o.pages), '--cuts', String(o.cuts)], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('ip', ['netns', 'exec', p.ns, process.execPath, driver, '--target', p.target, '--pages', String(o.pages), '--cuts', String(o.cuts), ...(o.console ? ['--console'] : [])], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let text = '';
     child.stdout.on('data', (d) => { text += d; });
     const code = await new Promise((r) => child.on('close', r));
