@@ -44,6 +44,9 @@ export function inNs(ns, argv, o) {
   return run('ip', ['netns', 'exec', ns, ...argv], o);
 }
 
+/** @param {string} name */
+const have = (name) => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+
 /**
  * Can the lab run here? Root, network namespaces, and the tools (installed by ensureTools).
  * @returns {{ ok: boolean, reasons: string[] }}
@@ -54,6 +57,9 @@ export function labSupport() {
   else {
     if (typeof process.getuid === 'function' && process.getuid() !== 0) reasons.push('the lab needs root (ip netns, nft, tc); run as root or with sudo');
     if (spawnSync('ip', ['-V']).status !== 0) reasons.push('iproute2 (`ip`) is not installed');
+    if (!have('curl')) reasons.push('curl is not installed (apt-get install -y curl)');
+    if (!existsSync(TOXIPROXY_BIN) && !have('go')) reasons.push('toxiproxy is not built and Go, which builds it, is not installed (https://go.dev/dl/)');
+    if (!have('nft') && !have('apt-get')) reasons.push('nftables is not installed and there is no apt-get to install it');
     else if (reasons.length === 0) {
       const probe = 'scl-probe';
       const add = spawnSync('ip', ['netns', 'add', probe], { encoding: 'utf8' });
@@ -64,8 +70,6 @@ export function labSupport() {
   return { ok: reasons.length === 0, reasons };
 }
 
-/** @param {string} name */
-const have = (name) => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
 
 /**
  * Install nftables (apt) and build toxiproxy (Go module proxy) when they are missing.
