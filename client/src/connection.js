@@ -71,8 +71,8 @@ export const RESYNC_RETRY_MS = HEARTBEAT_MS;
  * @property {string} [clientId] this page's id, sent by polling (the server counts pollers by it)
  * @property {number} [deadLinkMs] silence after which the link is dead; default DEAD_LINK_MS
  * @property {{ baseMs: number, capMs: number }} [backoff] default BACKOFF
- * @property {boolean} [probe] while a live link is silent, make fresh attempts beside it
- *   (link-probe.js: a roaming phone is back within a fraction of a second); default false
+ * @property {boolean} [probe] while a live link is silent, ask over HTTP whether the network is
+ *   back and reconnect as soon as it is (link-probe.js: a roaming phone); needs env.fetch; default false
  */
 
 /**
@@ -145,11 +145,11 @@ export class Connection {
     this.#deadLinkMs = options.deadLinkMs ?? DEAD_LINK_MS;
     this.#backoff = options.backoff ?? BACKOFF;
     this.#log = options.env.log ?? (() => {});
-    if (options.probe) {
+    if (options.probe && this.#env.fetch) {
       this.#probe = new LinkProbe({
+        fetch: this.#env.fetch, url: new URL('/api/time', this.#baseUrl).href,
         timers: this.#env.timers, now: this.#env.now, random: this.#env.random,
-        open: () => { const t = createTransport(this.#name, this.#transportDeps()); t.open(this.#position); return t; },
-        onWin: (t, first) => this.#adopt(t, first),
+        onBack: () => this.#networkBack(),
         onGiveUp: () => { if (this.#started && !this.#transport) this.#connect(); },
       });
     }
@@ -249,18 +249,7 @@ export class Connection {
   #connect() {
     // Whatever made us connect now, a pending backoff retry is superseded.
     this.#clearRetry();
-    const t = createTransport(this.#name, this.#transportDeps());
-    this.#use(t);
-    // Armed before the first message too: a connection attempt that hangs (a blocked WebSocket
-    // that never opens nor fails) is a failure after the same time.
-    this.#armDeadLink();
-    this.#emit('link', this);
-    t.open(this.#position);
-  }
-
-  /** @returns {import('./transports/index.js').TransportDeps} */
-  #transportDeps() {
-    return {
+    const t = createTransport(this.#name, {
       baseUrl: this.#baseUrl,
       view: this.#view,
       clientId: this.#clientId,
@@ -270,21 +259,7 @@ export class Connection {
       timers: this.#env.timers,
       now: this.#env.now,
       log: this.#log,
-    };
-  }
-
-  /** A probe's attempt delivered first: it replaces the silent link. */
-  /** @param {import('./transports/index.js').Transport} t @param {import('../../core/protocol.js').Envelope} first */
-  #adopt(t, first) {
-    this.#log(`${this.#name}: a fresh connection answered first; it replaces the silent one`);
-    this.#clearRetry();
-    this.#dropTransport();
-    this.#use(t);
-    this.#onMessage(first);
-  }
-
-  /** @param {import('./transports/index.js').Transport} t */
-  #use(t) {
+    });
     this.#transport = t;
     this.#delivered = false;
     this.#resyncAt = null;
@@ -292,6 +267,11 @@ export class Connection {
     t.onopen = () => {};
     t.onmessage = (envelope) => { if (this.#transport === t) this.#onMessage(envelope); };
     t.onclose = (info) => { if (this.#transport === t) this.#onClose(info); };
+    // Armed before the first message too: a connection attempt that hangs (a blocked WebSocket
+    // that never opens nor fails) is a failure after the same time.
+    this.#armDeadLink();
+    this.#emit('link', this);
+    t.open(this.#position);
   }
 
   /** @param {import('../../core/protocol.js').Envelope} envelope */
@@ -411,7 +391,27 @@ export class Connection {
     this.#log(`${this.#name} silent for ${this.#silenceMs()} ms: dead link`);
     this.#dropTransport();
     this.#setLink(this.#waitingState());
+    // While the probe asks, an attempt of ours would lose its SYN and hold the browser's one
+    // connecting WebSocket per host: the probe's answer (or its giving up) reconnects.
+    if (this.#probe?.active) return;
     this.#connect();
+  }
+
+  /** The probe got an answer: the network is back. Reconnect now, from the held position. */
+  #networkBack() {
+    if (!this.#started) return;
+    this.#log('the server answers over HTTP again: reconnecting at once');
+    this.#dropTransport();
+    this.#attempt = 0;
+    this.#setLink(this.#waitingState());
+    this.#connect();
+  }
+
+  /** After a message on a link that holds no silence on purpose (not a long poll): probe if it goes quiet. */
+  #armProbe() {
+    if (!this.#probe || this.#transport?.holdMs !== 0) return;
+    if (this.#probeTimer !== null) this.#env.timers.clearTimeout(this.#probeTimer);
+    this.#probeTimer = this.#env.timers.setTimeout(() => { this.#probeTimer = null; this.#probe?.start(); }, PROBE_AFTER_MS);
   }
 
   #scheduleRetry() {
@@ -432,13 +432,6 @@ export class Connection {
   #armDeadLink() {
     if (this.#deadTimer !== null) this.#env.timers.clearTimeout(this.#deadTimer);
     this.#deadTimer = this.#env.timers.setTimeout(() => this.#onDeadLink(), this.#silenceMs());
-  }
-
-  /** After a message on a link that holds no silence on purpose (not a long poll): probe if it goes quiet. */
-  #armProbe() {
-    if (!this.#probe || this.#transport?.holdMs !== 0) return;
-    if (this.#probeTimer !== null) this.#env.timers.clearTimeout(this.#probeTimer);
-    this.#probeTimer = this.#env.timers.setTimeout(() => { this.#probeTimer = null; this.#probe?.start(); }, PROBE_AFTER_MS);
   }
 
   /** Longest normal silence on the current transport. */

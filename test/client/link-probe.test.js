@@ -1,22 +1,23 @@
-// Probing a silent link with fresh attempts (client/src/link-probe.js, through the connection
-// that uses it): a roaming phone is back as soon as one fresh SYN gets through, nothing missed or
-// applied twice, and no probing where the network is fine.
+// Probing a silent link over HTTP (client/src/link-probe.js, through the connection that uses
+// it): a roaming phone reconnects as soon as one fresh request gets through, from the position it
+// holds, and no probing where the network is fine or probing is off.
 
 import { describe, it, expect, vi } from 'vitest';
 import { Connection } from '../../client/src/connection.js';
 import { DEAD_LINK_MS } from '../../core/constants.js';
 import { PROBE_AFTER_MS, PROBE_EVERY_MS, PROBE_FOR_MS } from '../../client/src/link-probe.js';
-import { FakeClock, fakeWebSocketClass, msg } from './fakes.js';
+import { FakeClock, fakeWebSocketClass, fakeFetch, flush, msg } from './fakes.js';
 
-/** A connection with probing on, live over a fake WebSocket holding E:5. @param {{ probe?: boolean }} [o] */
+/** A connection live over a fake WebSocket holding E:5. @param {{ probe?: boolean }} [o] */
 function live({ probe = true } = {}) {
   const clock = new FakeClock();
   const WS = fakeWebSocketClass();
+  const { fetch, requests } = fakeFetch();
   const conn = new Connection({
     baseUrl: 'http://score.test',
     probe,
     env: {
-      WebSocket: /** @type {any} */ (WS), timers: clock, now: clock.now, random: () => 0.5,
+      WebSocket: /** @type {any} */ (WS), fetch: /** @type {any} */ (fetch), timers: clock, now: clock.now, random: () => 0.5,
       window: new EventTarget(), document: { visibilityState: 'visible' }, log: vi.fn(),
     },
   });
@@ -25,78 +26,84 @@ function live({ probe = true } = {}) {
   first.serverOpen();
   first.serverSend(msg.welcome('E', 5));
   first.serverSend(msg.snapshot('E', 5, { bar: 1 }));
-  return { conn, clock, WS, first };
+  return { conn, clock, WS, first, requests };
 }
 
 describe('link probe', () => {
-  it('opens a fresh attempt from the held seq once the live link is silent, keeping the old one', () => {
-    const { clock, WS, first } = live();
+  it('asks /api/time once the live link has been silent for PROBE_AFTER_MS, keeping the link', () => {
+    const { clock, WS, first, requests } = live();
     clock.advance(PROBE_AFTER_MS - 1);
-    expect(WS.instances).toHaveLength(1);
+    expect(requests).toHaveLength(0);
     clock.advance(1);
-    expect(WS.instances).toHaveLength(2);
-    expect(WS.instances[1].url).toContain('epoch=E&seq=5');
+    expect(requests.map((r) => r.url)).toEqual(['http://score.test/api/time']);
     expect(first.closedByClient).toBe(false);
+    expect(WS.instances).toHaveLength(1);
   });
 
-  it('replaces an attempt that got no answer every PROBE_EVERY_MS (a new SYN each time)', () => {
-    const { clock, WS } = live();
-    clock.advance(PROBE_AFTER_MS);
-    clock.advance(PROBE_EVERY_MS * 3);
-    expect(WS.instances).toHaveLength(5);
-    expect(WS.instances.slice(1, 4).every((w) => w.closedByClient)).toBe(true);
-    expect(WS.instances[4].closedByClient).toBe(false);
+  it('replaces an unanswered probe every PROBE_EVERY_MS (aborted, so the next one is a fresh SYN)', () => {
+    const { clock, requests } = live();
+    clock.advance(PROBE_AFTER_MS + PROBE_EVERY_MS * 3);
+    expect(requests).toHaveLength(4);
+    expect(requests.slice(0, 3).every((r) => r.signal.aborted)).toBe(true);
+    expect(requests[3].signal.aborted).toBe(false);
   });
 
-  it('adopts the first attempt that answers: the silent link is closed, the stream goes on without gap or repeat', () => {
-    const { conn, clock, WS, first } = live();
+  it('on an answer, reconnects at once from the held position; the replay is applied without gap or repeat', async () => {
+    const { conn, clock, WS, first, requests } = live();
     clock.advance(PROBE_AFTER_MS + PROBE_EVERY_MS);
-    const probe = WS.instances.at(-1);
-    if (!probe) throw new Error('no probe');
-    probe.serverOpen();
-    probe.serverSend(msg.welcome('E', 7));
+    requests.at(-1)?.respond(200, { t: 1 });
+    await flush();
     expect(first.closedByClient).toBe(true);
+    expect(WS.instances).toHaveLength(2);
+    const next = WS.instances[1];
+    expect(next.url).toContain('epoch=E&seq=5');
+    next.serverOpen();
+    next.serverSend(msg.welcome('E', 7));
+    next.serverSend(msg.delta('E', 6, { bar: 2 }));
+    next.serverSend(msg.delta('E', 7, { bar: 3 }));
+    next.serverSend(msg.delta('E', 6, { bar: 2 }));
     expect(conn.linkState).toBe('live');
-    // The server replays 6 and 7 on the new link; a late copy of 6 from anywhere is not applied twice.
-    probe.serverSend(msg.delta('E', 6, { bar: 2 }));
-    probe.serverSend(msg.delta('E', 7, { bar: 3 }));
-    probe.serverSend(msg.delta('E', 6, { bar: 2 }));
     expect(conn.events.map((e) => e.seq)).toEqual([5, 6, 7]);
     expect(conn.state).toEqual({ bar: 3 });
-    // No more probing once live again.
-    const n = WS.instances.length;
-    clock.advance(PROBE_AFTER_MS - 1);
-    expect(WS.instances).toHaveLength(n);
   });
 
-  it('stops and closes its attempt when the old link speaks again', () => {
-    const { clock, WS, first } = live();
+  it('stops, aborting its request, when the old link speaks again', () => {
+    const { clock, requests, first } = live();
     clock.advance(PROBE_AFTER_MS);
     first.serverSend(msg.heartbeat('E', 5));
-    expect(WS.instances[1].closedByClient).toBe(true);
+    expect(requests[0].signal.aborted).toBe(true);
     clock.advance(PROBE_EVERY_MS * 4);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('while it asks, the dead link opens no WebSocket of its own (it would only lose its SYN)', async () => {
+    const { conn, clock, WS, first, requests } = live();
+    clock.advance(DEAD_LINK_MS + 1);
+    expect(first.closedByClient).toBe(true);
+    expect(WS.instances).toHaveLength(1);
+    expect(conn.linkState).toBe('reconnecting');
+    requests.at(-1)?.respond(200, { t: 1 });
+    await flush();
     expect(WS.instances).toHaveLength(2);
+  });
+
+  it('gives up after PROBE_FOR_MS and hands back to the connection\'s own reconnects', () => {
+    const { clock, WS, requests } = live();
+    clock.advance(PROBE_AFTER_MS + PROBE_FOR_MS + PROBE_EVERY_MS);
+    expect(requests.length).toBeGreaterThan(100);
+    expect(WS.instances).toHaveLength(2);
+    const n = requests.length;
+    clock.advance(PROBE_EVERY_MS * 10);
+    expect(requests).toHaveLength(n);
   });
 
   it('does not probe a link the server closed (the backoff decides), nor when probing is off', () => {
     const a = live();
     a.first.serverClose(1006);
-    a.clock.advance(PROBE_AFTER_MS);
-    // Only the backoff's retry: random 0.5 * 500 ms.
-    expect(a.WS.instances).toHaveLength(2);
+    a.clock.advance(PROBE_AFTER_MS + PROBE_EVERY_MS);
+    expect(a.requests).toHaveLength(0);
     const b = live({ probe: false });
     b.clock.advance(PROBE_AFTER_MS + PROBE_EVERY_MS * 4);
-    expect(b.WS.instances).toHaveLength(1);
-  });
-
-  it('gives up after PROBE_FOR_MS, leaving the connection\'s own reconnects and backoff', () => {
-    const { conn, clock, WS } = live();
-    clock.advance(PROBE_AFTER_MS + PROBE_FOR_MS + PROBE_EVERY_MS);
-    const n = WS.instances.length;
-    expect(n).toBeGreaterThan(100);
-    // Only the connection's own attempts now, each a dead-link time or a backoff apart.
-    clock.advance(DEAD_LINK_MS);
-    expect(WS.instances.length - n).toBeLessThanOrEqual(2);
-    expect(conn.linkState).toBe('reconnecting');
+    expect(b.requests).toHaveLength(0);
   });
 });
