@@ -27,6 +27,7 @@ import { PHONES_PER_ADDRESS } from './address-limit.js';
 import { clientErrorHandler, frameworkErrors, methodNotAllowed } from './http-errors.js';
 import { sseRoutes } from './transports/sse.js';
 import { pollRoutes } from './transports/poll.js';
+import { captivePortal } from './captive-portal.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CLIENT_DIR = path.join(ROOT, 'dist', 'client');
@@ -183,6 +184,7 @@ export async function buildApp({
   tapRoutes(app, { guard: votes, credentials, devicesPerAddress: phonesPerAddress, now: clock.wall });
   sseRoutes(app, hub);
   pollRoutes(app, hub, metrics.hooks);
+  captivePortal(app, { now: clock.wall });
 
   // index.html at / and every view, the hashed /assets/ (precompressed), the worker at /sw.js.
   await clientFiles(app, { clientDir, hasView: (view) => current.model.views.includes(view) });

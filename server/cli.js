@@ -11,6 +11,7 @@ const USAGE = `usage:
   scorecast preview DIR [--port N] [--no-open]   preview a score package as you edit it
   scorecast check DIR                       validate a score package (engraves it if needed)
   scorecast import-zscore DIR OUT           convert a ZScore export into a score package
+  scorecast plan --users N [--score DIR]    size a venue: bandwidth, access points, router, instances
 Every command answers --help (or -h) with its own options.
 `;
 
@@ -51,6 +52,10 @@ async function run(argv) {
     case 'preview': {
       const { runPreview } = await import('./preview.js');
       return runPreview(rest);
+    }
+    case 'plan': {
+      const { runPlan } = await import('./plan.js');
+      return runPlan(rest);
     }
     case 'import-zscore': {
       const { run: importZScore } = await import('./import/cli.js');

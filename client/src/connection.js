@@ -5,6 +5,7 @@
 import { DEAD_LINK_MS, HEARTBEAT_MS } from '../../core/constants.js';
 import { BACKOFF, backoffDelay } from './backoff.js';
 import { StreamState } from './stream-state.js';
+import { LinkProbe, PROBE_AFTER_MS } from './link-probe.js';
 import { TRANSPORT_ORDER, createTransport, isTransportName, nextTransportName } from './transports/index.js';
 
 /** Attempts in a row that end before delivering any message, after which the next transport is tried. */
@@ -70,6 +71,8 @@ export const RESYNC_RETRY_MS = HEARTBEAT_MS;
  * @property {string} [clientId] this page's id, sent by polling (the server counts pollers by it)
  * @property {number} [deadLinkMs] silence after which the link is dead; default DEAD_LINK_MS
  * @property {{ baseMs: number, capMs: number }} [backoff] default BACKOFF
+ * @property {boolean} [probe] while a live link is silent, ask over HTTP whether the network is
+ *   back and reconnect as soon as it is (link-probe.js: a roaming phone); needs env.fetch; default false
  */
 
 /**
@@ -125,6 +128,10 @@ export class Connection {
   #deadTimer = null;
   /** @type {Array<[string, () => void]>} */
   #windowListeners;
+  /** @type {LinkProbe | null} */
+  #probe = null;
+  /** @type {any} */
+  #probeTimer = null;
 
   /** @param {ConnectionOptions} options */
   constructor(options) {
@@ -138,6 +145,14 @@ export class Connection {
     this.#deadLinkMs = options.deadLinkMs ?? DEAD_LINK_MS;
     this.#backoff = options.backoff ?? BACKOFF;
     this.#log = options.env.log ?? (() => {});
+    if (options.probe && this.#env.fetch) {
+      this.#probe = new LinkProbe({
+        fetch: this.#env.fetch, url: new URL('/api/time', this.#baseUrl).href,
+        timers: this.#env.timers, now: this.#env.now, random: this.#env.random,
+        onBack: () => this.#networkBack(),
+        onGiveUp: () => { if (this.#started && !this.#transport) this.#connect(); },
+      });
+    }
     const forced = options.transport;
     if (forced !== undefined && !isTransportName(forced)) {
       this.#log(`unknown transport "${forced}" ignored; use one of ${TRANSPORT_ORDER.join(', ')}`);
@@ -201,6 +216,7 @@ export class Connection {
     this.#started = false;
     for (const [type, fn] of this.#windowListeners) this.#env.window.removeEventListener(type, fn);
     this.#clearRetry();
+    this.#probe?.stop();
     this.#dropTransport();
   }
 
@@ -260,6 +276,7 @@ export class Connection {
 
   /** @param {import('../../core/protocol.js').Envelope} envelope */
   #onMessage(envelope) {
+    this.#probe?.stop();
     this.#lastMessageAt = this.#env.now();
     this.#armDeadLink();
     if (!this.#delivered) {
@@ -269,6 +286,7 @@ export class Connection {
       this.#failures = 0;
       if (this.#working === null) this.#working = this.#name;
     }
+    this.#armProbe();
     // A message is proof the link works, whatever the browser's online flag says.
     this.#offline = false;
     this.#setLink('live');
@@ -310,6 +328,8 @@ export class Connection {
   /** @param {import('./transports/index.js').CloseInfo} info */
   #onClose(info) {
     const delivered = this.#delivered;
+    // A live link that the other side closed: the network works, the backoff decides.
+    if (delivered) this.#probe?.stop();
     this.#log(`${this.#name} closed: ${info.reason}`);
     this.#dropTransport();
     if (info.fatal) {
@@ -371,7 +391,27 @@ export class Connection {
     this.#log(`${this.#name} silent for ${this.#silenceMs()} ms: dead link`);
     this.#dropTransport();
     this.#setLink(this.#waitingState());
+    // While the probe asks, an attempt of ours would lose its SYN and hold the browser's one
+    // connecting WebSocket per host: the probe's answer (or its giving up) reconnects.
+    if (this.#probe?.active) return;
     this.#connect();
+  }
+
+  /** The probe got an answer: the network is back. Reconnect now, from the held position. */
+  #networkBack() {
+    if (!this.#started) return;
+    this.#log('the server answers over HTTP again: reconnecting at once');
+    this.#dropTransport();
+    this.#attempt = 0;
+    this.#setLink(this.#waitingState());
+    this.#connect();
+  }
+
+  /** After a message on a link that holds no silence on purpose (not a long poll): probe if it goes quiet. */
+  #armProbe() {
+    if (!this.#probe || this.#transport?.holdMs !== 0) return;
+    if (this.#probeTimer !== null) this.#env.timers.clearTimeout(this.#probeTimer);
+    this.#probeTimer = this.#env.timers.setTimeout(() => { this.#probeTimer = null; this.#probe?.start(); }, PROBE_AFTER_MS);
   }
 
   #scheduleRetry() {
@@ -412,6 +452,8 @@ export class Connection {
   #dropTransport() {
     if (this.#deadTimer !== null) this.#env.timers.clearTimeout(this.#deadTimer);
     this.#deadTimer = null;
+    if (this.#probeTimer !== null) this.#env.timers.clearTimeout(this.#probeTimer);
+    this.#probeTimer = null;
     const t = this.#transport;
     this.#transport = null;
     if (t) t.close();

@@ -37,6 +37,8 @@ const connection = new Connection({
   transport: forcedTransport(location.search),
   view: viewName,
   clientId: pageId,
+  // Audience phones roam between access points: fresh attempts while the link is silent.
+  probe: true,
 });
 const now = () => performance.now();
 /** The page's wall clock: on the server's machine (browser tests), the server's clock itself. */

@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// The seed report's matrix in the venue lab: each of its test cases 1-22 as a lab cell (its
+// profile, suite and client count), then one table with our rows beside the seed's.
+//
+//   npm run lab:matrix [-- --cases 1,2,9] [--out DIR] [--no-warmup]
+//
+// Every case starts a fresh server. The whole matrix takes about 25 minutes on 2 cores (cases
+// 17-18 hold 1,000-1,500 clients). Exit 0 when every cell ran (a broken budget is a result), 2
+// when the lab cannot run here.
+
+import { parseArgs } from 'node:util';
+import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runCell, cellRows, mdTable, LAB_OUT } from './cell.mjs';
+import { loadSeedRows, seedCells } from './seed-cells.js';
+import { isUp, down } from './lab.js';
+
+const stamp = () => new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+
+async function main() {
+  const { values: o } = parseArgs({ options: { cases: { type: 'string' }, out: { type: 'string' }, 'no-warmup': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (o.help) {
+    process.stdout.write(`${readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 10).map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
+    return 0;
+  }
+  const all = seedCells(loadSeedRows());
+  const want = o.cases ? o.cases.split(',').map((s) => Number(s.trim())) : all.map((c) => c.case);
+  const cells = all.filter((c) => want.includes(c.case));
+  if (cells.length !== want.length) throw new Error(`--cases: the seed has cases ${all[0].case}-${all.at(-1)?.case}`);
+  const dir = path.resolve(o.out ?? path.join(LAB_OUT, `matrix-${stamp()}`));
+  mkdirSync(dir, { recursive: true });
+  const wasUp = isUp();
+  /** @type {{ cell: typeof cells[number], dir: string, rec: any }[]} */
+  const done = [];
+  try {
+    for (const cell of cells) {
+      console.log(`lab matrix: case ${cell.case}: ${cell.profile}, ${cell.suite}, ${cell.clients} clients`);
+      const cdir = path.join(dir, `case-${String(cell.case).padStart(2, '0')}-${cell.profile}-${cell.suite}-${cell.clients}`);
+      const rec = await runCell({ ...cell, out: cdir, warmup: !o['no-warmup'], keepUp: true, seedCase: cell.case });
+      done.push({ cell, dir: cdir, rec });
+      writeFileSync(path.join(dir, 'matrix.md'), matrixReport(done));
+    }
+  } finally {
+    if (!wasUp) down();
+  }
+  console.log(`lab matrix: ${path.join(dir, 'matrix.md')}`);
+  return 0;
+}
+
+/** @param {{ cell: any, dir: string, rec: any }[]} done */
+function matrixReport(done) {
+  const out = [
+    '# The seed report\'s matrix in the venue lab',
+    '',
+    'Each case of ZScore\'s 2019 report (rows "ZScore 2019") beside the same case in the lab (rows "scorecast lab"): same connection, firewall, kind of request and number of clients. Latencies in ms. Lab: one 2-core machine, the server and the load generator in network namespaces joined by veth links, the router\'s nftables and htb queues, WiFi from toxiproxy and a tbf radio (infra/lab/README.md).',
+    '',
+  ];
+  for (const d of done) {
+    out.push(`## Case ${d.cell.case}: ${d.cell.profile}, ${d.cell.suite}, ${d.cell.clients} clients: ${d.rec.passed ? 'budgets ok' : `BROKEN (${d.rec.broken.join('; ')})`}`, '', mdTable(cellRows(d.dir, d.rec)), '');
+  }
+  return `${out.join('\n')}\n`;
+}
+
+main().then((code) => { process.exitCode = code; }, (err) => {
+  process.stderr.write(`lab matrix: ${err.message}\n`);
+  process.exitCode = 2;
+});

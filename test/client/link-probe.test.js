@@ -1,0 +1,109 @@
+// Probing a silent link over HTTP (client/src/link-probe.js, through the connection that uses
+// it): a roaming phone reconnects as soon as one fresh request gets through, from the position it
+// holds, and no probing where the network is fine or probing is off.
+
+import { describe, it, expect, vi } from 'vitest';
+import { Connection } from '../../client/src/connection.js';
+import { DEAD_LINK_MS } from '../../core/constants.js';
+import { PROBE_AFTER_MS, PROBE_EVERY_MS, PROBE_FOR_MS } from '../../client/src/link-probe.js';
+import { FakeClock, fakeWebSocketClass, fakeFetch, flush, msg } from './fakes.js';
+
+/** A connection live over a fake WebSocket holding E:5. @param {{ probe?: boolean }} [o] */
+function live({ probe = true } = {}) {
+  const clock = new FakeClock();
+  const WS = fakeWebSocketClass();
+  const { fetch, requests } = fakeFetch();
+  const conn = new Connection({
+    baseUrl: 'http://score.test',
+    probe,
+    env: {
+      WebSocket: /** @type {any} */ (WS), fetch: /** @type {any} */ (fetch), timers: clock, now: clock.now, random: () => 0.5,
+      window: new EventTarget(), document: { visibilityState: 'visible' }, log: vi.fn(),
+    },
+  });
+  conn.start();
+  const first = WS.instances[0];
+  first.serverOpen();
+  first.serverSend(msg.welcome('E', 5));
+  first.serverSend(msg.snapshot('E', 5, { bar: 1 }));
+  return { conn, clock, WS, first, requests };
+}
+
+describe('link probe', () => {
+  it('asks /api/time once the live link has been silent for PROBE_AFTER_MS, keeping the link', () => {
+    const { clock, WS, first, requests } = live();
+    clock.advance(PROBE_AFTER_MS - 1);
+    expect(requests).toHaveLength(0);
+    clock.advance(1);
+    expect(requests.map((r) => r.url)).toEqual(['http://score.test/api/time']);
+    expect(first.closedByClient).toBe(false);
+    expect(WS.instances).toHaveLength(1);
+  });
+
+  it('replaces an unanswered probe every PROBE_EVERY_MS (aborted, so the next one is a fresh SYN)', () => {
+    const { clock, requests } = live();
+    clock.advance(PROBE_AFTER_MS + PROBE_EVERY_MS * 3);
+    expect(requests).toHaveLength(4);
+    expect(requests.slice(0, 3).every((r) => r.signal.aborted)).toBe(true);
+    expect(requests[3].signal.aborted).toBe(false);
+  });
+
+  it('on an answer, reconnects at once from the held position; the replay is applied without gap or repeat', async () => {
+    const { conn, clock, WS, first, requests } = live();
+    clock.advance(PROBE_AFTER_MS + PROBE_EVERY_MS);
+    requests.at(-1)?.respond(200, { t: 1 });
+    await flush();
+    expect(first.closedByClient).toBe(true);
+    expect(WS.instances).toHaveLength(2);
+    const next = WS.instances[1];
+    expect(next.url).toContain('epoch=E&seq=5');
+    next.serverOpen();
+    next.serverSend(msg.welcome('E', 7));
+    next.serverSend(msg.delta('E', 6, { bar: 2 }));
+    next.serverSend(msg.delta('E', 7, { bar: 3 }));
+    next.serverSend(msg.delta('E', 6, { bar: 2 }));
+    expect(conn.linkState).toBe('live');
+    expect(conn.events.map((e) => e.seq)).toEqual([5, 6, 7]);
+    expect(conn.state).toEqual({ bar: 3 });
+  });
+
+  it('stops, aborting its request, when the old link speaks again', () => {
+    const { clock, requests, first } = live();
+    clock.advance(PROBE_AFTER_MS);
+    first.serverSend(msg.heartbeat('E', 5));
+    expect(requests[0].signal.aborted).toBe(true);
+    clock.advance(PROBE_EVERY_MS * 4);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('while it asks, the dead link opens no WebSocket of its own (it would only lose its SYN)', async () => {
+    const { conn, clock, WS, first, requests } = live();
+    clock.advance(DEAD_LINK_MS + 1);
+    expect(first.closedByClient).toBe(true);
+    expect(WS.instances).toHaveLength(1);
+    expect(conn.linkState).toBe('reconnecting');
+    requests.at(-1)?.respond(200, { t: 1 });
+    await flush();
+    expect(WS.instances).toHaveLength(2);
+  });
+
+  it('gives up after PROBE_FOR_MS and hands back to the connection\'s own reconnects', () => {
+    const { clock, WS, requests } = live();
+    clock.advance(PROBE_AFTER_MS + PROBE_FOR_MS + PROBE_EVERY_MS);
+    expect(requests.length).toBeGreaterThan(100);
+    expect(WS.instances).toHaveLength(2);
+    const n = requests.length;
+    clock.advance(PROBE_EVERY_MS * 10);
+    expect(requests).toHaveLength(n);
+  });
+
+  it('does not probe a link the server closed (the backoff decides), nor when probing is off', () => {
+    const a = live();
+    a.first.serverClose(1006);
+    a.clock.advance(PROBE_AFTER_MS + PROBE_EVERY_MS);
+    expect(a.requests).toHaveLength(0);
+    const b = live({ probe: false });
+    b.clock.advance(PROBE_AFTER_MS + PROBE_EVERY_MS * 4);
+    expect(b.requests).toHaveLength(0);
+  });
+});
