@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from '../core/page-choice.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Bars that make about 56 pages of full score (measured with server/engrave's score layout). */
@@ -40,20 +41,6 @@ const TYPES = /** @type {Record<number, [string, number]>} */ ({ 1: ['16th', 0],
 const STEPS = [['C', 0], ['C', 1], ['D', 0], ['E', -1], ['E', 0], ['F', 0], ['F', 1], ['G', 0], ['A', -1], ['A', 0], ['B', -1], ['B', 0]];
 const DYNAMICS = ['pp', 'p', 'mp', 'mf', 'f', 'ff'];
 
-/**
- * A small deterministic PRNG (mulberry32).
- * @param {number} seed
- */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * The plan entry in force at `bar`.
@@ -127,7 +114,7 @@ function barNotes(part, rhythm, state, random) {
  * @param {{ bars?: number, seed?: number }} [options]
  */
 export function makeLargeScore({ bars = DEFAULT_BARS, seed = 7 } = {}) {
-  const random = rng(seed);
+  const random = seededRandom(seed);
   const rhythms = Array.from({ length: bars + 1 }, (_, bar) => barRhythm(/** @type {[number, number]} */ (planAt(Math.max(bar, 1))[1]), random, bar === 0));
   const dynamics = Array.from({ length: bars + 1 }, (_, bar) => (bar % 8 === 1 ? DYNAMICS[Math.floor(random() * DYNAMICS.length)] : ''));
   const partList = PARTS.map((p) => `<score-part id="${p.id}"><part-name>${p.name}</part-name></score-part>`).join('\n    ');
