@@ -249,7 +249,7 @@ function readEndings(form, warn, name) {
     if (form[a.end].backward || b.start === a.end + 1) continue;
     const repeat = form.findIndex((m, k) => k > a.end && k < b.start && m.backward > 0);
     if (repeat === b.start - 1) {
-      warn(`${name(a.start)}: the ending "${a.text}" stops at ${name(a.end)}, but its end repeat is at ${name(repeat)} and the next ending starts after it; the ending is taken as ${name(a.start)}-${form[repeat].n || repeat + 1}`);
+      warn(`${name(a.start)}: the ending "${a.text}" stops at ${name(a.end)}, but its end repeat is at ${name(repeat)} and the next ending starts after it; the ending is taken as bars ${form[a.start].n || a.start + 1}-${form[repeat].n || repeat + 1}`);
       a.end = repeat;
     }
   }
