@@ -8,22 +8,17 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import createVerovioModule from 'verovio/wasm';
-import { VerovioToolkit } from 'verovio/esm';
-import { readNotation } from '../../server/engrave/source.js';
-import { parseXml } from '../../server/engrave/xml.js';
-import { deriveTiming } from '../../server/engrave/timing.js';
-import { IMPORT_OPTIONS, TIMEMAP_OPTIONS, XML_ID_SEED } from '../../server/engrave/options.js';
+import { createToolkit, timeNotation } from '../../server/engrave/time-notation.js';
 import { performanceOrder } from '../../server/engrave/performance-order.js';
 import { endingNumbers } from '../../server/engrave/musicxml-form.js';
 import { createTempoMapFromBars } from '../../core/tempo-map.js';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'notation', 'form');
 
-/** @type {any} */
+/** @type {import('../../server/engrave/tasks.js').Toolkit} */
 let tk;
 beforeAll(async () => {
-  tk = new VerovioToolkit(await createVerovioModule());
+  tk = await createToolkit();
 });
 
 /**
@@ -32,15 +27,7 @@ beforeAll(async () => {
  */
 function time(name) {
   const file = path.join(dir, name);
-  const src = readNotation(file, readFileSync(file));
-  if (!src.ok) throw new Error(src.problems.join('\n'));
-  tk.resetOptions();
-  tk.setOptions(IMPORT_OPTIONS);
-  tk.resetXmlIdSeed(XML_ID_SEED);
-  if (!tk.loadData(src.value.text)) throw new Error('Verovio could not read it');
-  const mei = parseXml(tk.getMEI());
-  if (!mei.ok) throw new Error(mei.message);
-  const timed = deriveTiming(mei.root, tk.renderToTimemap(TIMEMAP_OPTIONS), src.value.form);
+  const timed = timeNotation(tk, file, readFileSync(file));
   if (!timed.ok) throw new Error(timed.problems.join('\n'));
   const map = createTempoMapFromBars(timed.timing.bars);
   return { bars: timed.timing.bars.map((b) => b.bar), seconds: map.durationMs / 1000, warnings: timed.warnings, timing: timed.timing };
