@@ -5,30 +5,37 @@ import path from 'node:path';
 import { main as start } from './start.js';
 import { loadPackage } from './score-package.js';
 import { CACHE_DIR } from './app.js';
+import { checkReport, formatCheckReport } from './check-report.js';
 
 const USAGE = `usage:
   scorecast [start] [--score DIR] [--port N] [--host H] [--autoplay] [--watch]   serve a score
   scorecast preview DIR [--port N] [--no-open]   preview a score package as you edit it
-  scorecast check DIR                       validate a score package (engraves it if needed)
+  scorecast check DIR [--json]              validate a score package (engraves it if needed); prints
+                                            the bars performed, the length and every warning
   scorecast import-zscore DIR OUT           convert a ZScore export into a score package
 `;
 
 /**
- * Validate a package and print what is wrong, one problem per line.
+ * Validate a package and print what is wrong, one problem per line; or what will be performed.
  * @param {string[]} args
  */
 async function check(args) {
-  if (args.length !== 1) { process.stderr.write(USAGE); return 2; }
+  const json = args.includes('--json');
+  const rest = args.filter((a) => a !== '--json');
+  if (rest.length !== 1) { process.stderr.write(USAGE); return 2; }
   try {
-    const pkg = await loadPackage(args[0], { cacheDir: CACHE_DIR });
-    const { model } = pkg;
-    process.stdout.write(`${path.relative(process.cwd(), pkg.dir) || '.'}: "${model.title}" is valid: ${model.map.lastBar} bars, ${model.map.totalBeats} beats, `
-      + `${Math.round(model.map.durationMs / 1000)} s, views ${model.views.join(', ')}, ${model.cues.length} cues, ${model.votes.length} votes\n`);
-    for (const w of pkg.warnings) process.stdout.write(`warning: ${w}\n`);
+    const pkg = await loadPackage(rest[0], { cacheDir: CACHE_DIR });
+    const report = checkReport(pkg, path.relative(process.cwd(), pkg.dir) || '.');
+    process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report));
     return 0;
   } catch (err) {
     const e = /** @type {Error & { code?: string }} */ (err);
-    process.stderr.write(`${e.code ?? 'error'}: ${e.message}\n`);
+    if (json) {
+      const problems = e.message.split('\n').filter(Boolean);
+      process.stdout.write(`${JSON.stringify({ valid: false, code: e.code ?? 'error', problems }, null, 2)}\n`);
+    } else {
+      process.stderr.write(`${e.code ?? 'error'}: ${e.message}\n`);
+    }
     return 1;
   }
 }

@@ -28,11 +28,11 @@ export async function createToolkit() {
  * @param {import('./tasks.js').Toolkit} tk
  * @param {string} file   its path (the name appears in problems)
  * @param {Buffer} bytes
- * @param {{ verovioOrder?: boolean }} [options]  verovioOrder: ignore the MusicXML's form and
- *                                     play repeats as Verovio expands them (for comparison)
- * @returns {{ ok: true, timing: import('./timing.js').Timing, warnings: string[], written: number } | { ok: false, problems: string[] }}
+ * @param {{ compare?: boolean }} [options]  compare: also time it with repeats as Verovio
+ *                                     expands them (`verovio`), from the same load
+ * @returns {{ ok: true, timing: import('./timing.js').Timing, warnings: string[], written: number, verovio?: ReturnType<typeof deriveTiming> } | { ok: false, problems: string[] }}
  */
-export function timeNotation(tk, file, bytes, { verovioOrder = false } = {}) {
+export function timeNotation(tk, file, bytes, { compare = false } = {}) {
   const name = path.basename(file);
   const src = readNotation(file, bytes);
   if (!src.ok) return src;
@@ -42,7 +42,9 @@ export function timeNotation(tk, file, bytes, { verovioOrder = false } = {}) {
   if (!tk.loadData(src.value.text)) return { ok: false, problems: [`${name}: Verovio could not read it`] };
   const mei = parseXml(tk.getMEI());
   if (!mei.ok) return { ok: false, problems: [`${name}: Verovio's reading of it is not well-formed (line ${mei.line}: ${mei.message})`] };
-  const timed = deriveTiming(mei.root, tk.renderToTimemap(TIMEMAP_OPTIONS), verovioOrder ? null : src.value.form);
+  const timemap = tk.renderToTimemap(TIMEMAP_OPTIONS);
+  const timed = deriveTiming(mei.root, timemap, src.value.form);
   if (!timed.ok) return { ok: false, problems: timed.problems.map((p) => `${name}: ${p}`) };
-  return { ...timed, written: src.value.form?.length ?? new Set(timed.timing.measureOf).size };
+  const written = src.value.form?.length ?? new Set(timed.timing.measureOf).size;
+  return { ...timed, written, ...(compare ? { verovio: deriveTiming(mei.root, timemap, null) } : {}) };
 }
