@@ -10,6 +10,7 @@ import { checkBeatMap, describeBeatMapProblem, parseBeatMapCsv } from '../core/b
 import { ScorecastError } from '../core/errors.js';
 import { readManifest, describeProblems } from './manifest-file.js';
 import { engraveScore } from './engrave/index.js';
+import { unknownKeys } from './manifest-schema.js';
 import { imageSize } from './image-size.js';
 
 /**
@@ -100,7 +101,7 @@ export async function loadPackage(packageDir, { cacheDir }) {
   const { raw, lineOf } = await readManifest(dir);
   const id = isObject(raw) && typeof raw.id === 'string' ? raw.id : 'score';
   /** @type {string[]} */
-  const problems = [];
+  const problems = unknownKeys(raw, lineOf);
   /** @type {string[]} */
   const warnings = [];
   /** @type {Map<string, ServedFile>} */
