@@ -2,8 +2,9 @@
 // numbered "1, 2"), D.C., D.S., Fine, To Coda and Coda from MusicXML's <sound> attributes.
 // Conventions (Gould, "Behind Bars", repeats and endings; MusicXML 4.0 <sound>):
 // - an end repeat returns to the start repeat before it; without one, to the start of its
-//   section: the bar after the previous end repeat or the previous set of endings, or the start
-//   of the piece (a minuet's second half, a binary form's B section);
+//   section: the bar after the previous end repeat or the previous set of endings (a minuet's
+//   second half, a binary form's B section), after a double bar since then (a trio; warned, as
+//   the edition should have a start repeat there), or the start of the piece;
 // - an ending is played on the passes its numbers name; the last pass leaves by the last ending;
 // - after D.C. or D.S. repeats are not taken and the last ending is played (the usual reading
 //   of "D.C. al Fine"), Fine ends the piece and To Coda jumps to the coda;
@@ -36,28 +37,25 @@ export function performanceOrder(form) {
   const plays = new Array(n).fill(0);
   /** Jumps taken back from each end repeat (or assumed one) since the section began. */
   const jumps = new Map();
-  let sectionStart = 0;
+  let sectionStart = 0; // a start repeat, the bar after the previous repeat or endings, or 0
+  let hasForward = false; // sectionStart is a start repeat
+  let afterDouble = -1; // the bar after the latest double bar since sectionStart
   let pass = 1;
   let afterJump = false; // after D.C. / D.S.
   let arrivedByJump = false;
   const usedJumps = new Set();
+  /** @param {number} at @param {boolean} [forward] */
+  const newSection = (at, forward = false) => { sectionStart = at; hasForward = forward; afterDouble = -1; };
 
   /** @param {number} from end repeat at this bar @param {string} why */
   const goBack = (from, why) => {
     jumps.set(from, (jumps.get(from) ?? 0) + 1);
     pass++;
-    if (!form[sectionStart].forward) {
-      if (sectionStart === 0) {
-        // The usual case: a repeat to the start needs no start repeat (Gould).
-      } else {
-        const crossed = [];
-        for (let k = sectionStart; k < from; k++) if (form[k].doubleBar) crossed.push(form[k].n || String(k + 1));
-        if (crossed.length) {
-          warn(`${name(from)}: ${why} has no start repeat; it is taken to go back to ${name(sectionStart)}, after the previous repeat, across the double bar${crossed.length > 1 ? 's' : ''} at bar${crossed.length > 1 ? 's' : ''} ${listOf(crossed)}; add a start repeat where the repeat begins`);
-        }
-      }
-    }
-    return sectionStart;
+    if (hasForward || afterDouble <= sectionStart) return sectionStart;
+    // No start repeat, and a double bar since the previous repeat: the section it ends begins
+    // there (a trio after its minuet). The usual case, but the edition should say so.
+    warn(`${name(from)}: ${why} has no start repeat; it is taken to go back to ${name(afterDouble)}, after the double bar at ${name(afterDouble - 1)}; add a start repeat where the repeat begins`);
+    return afterDouble;
   };
 
   let i = 0;
@@ -74,13 +72,13 @@ export function performanceOrder(form) {
         if (!group.members.some((e) => e.numbers.includes(take))) {
           warn(`${name(group.members[0].start)}: no ending is marked for pass ${take} of the repeat; it is taken to go on after the last ending (${name(group.end)})`);
           pass = 1;
-          sectionStart = i;
+          newSection(i);
         }
         continue;
       }
     }
     if (m.forward && !arrivedByJump && !afterJump) {
-      sectionStart = i;
+      newSection(i, true);
       pass = 1;
     }
     arrivedByJump = false;
@@ -101,7 +99,7 @@ export function performanceOrder(form) {
         continue;
       }
       jumps.delete(i);
-      if (!inEnding) { pass = 1; sectionStart = i + 1; }
+      if (!inEnding) { pass = 1; newSection(i + 1); }
     } else if (inEnding && inEnding.end === i && !afterJump && !m.backward) {
       // The end of an ending without an end repeat: if a later pass has its own ending, a
       // repeat is implied (a first ending always goes back).
@@ -113,7 +111,8 @@ export function performanceOrder(form) {
         continue;
       }
     }
-    if (inEnding && inEnding.group.end === i) { pass = 1; sectionStart = i + 1; jumps.clear(); }
+    if (inEnding && inEnding.group.end === i) { pass = 1; newSection(i + 1); jumps.clear(); }
+    else if (m.doubleBar && !m.backward && !inEnding && !afterJump && i + 1 < n) afterDouble = i + 1;
 
     const jump = jumpFrom(form, i, afterJump, usedJumps, warn, name);
     if (jump !== null) {
@@ -278,10 +277,4 @@ function readEndings(form, warn, name) {
   const containing = new Array(form.length).fill(undefined);
   for (const s of spans) for (let k = s.start; k <= s.end; k++) containing[k] = s;
   return { startingAt, containing };
-}
-
-/** @param {string[]} items */
-function listOf(items) {
-  if (items.length <= 4) return items.join(', ');
-  return `${items.slice(0, 3).join(', ')} and ${items.length - 3} more`;
 }

@@ -76,10 +76,10 @@ describe('performance order of MusicXML', () => {
     ]);
   });
 
-  it('warns about an end repeat that goes back across a double bar without a start repeat', () => {
-    const t = time('repeat-across-double-bar.musicxml');
-    expect(t.bars).toEqual([1, 2, 1, 2, 3, 4, 5, 6, 3, 4, 5, 6]);
-    expect(t.warnings).toEqual([expect.stringMatching(/^bar 6: the end repeat has no start repeat; it is taken to go back to bar 3.*double bar at bar 4/)]);
+  it('takes an end repeat without start repeat back to the double bar that begins its section, and warns', () => {
+    const t = time('repeat-after-double-bar.musicxml');
+    expect(t.bars).toEqual([1, 2, 1, 2, 3, 4, 5, 6, 5, 6]);
+    expect(t.warnings).toEqual([expect.stringMatching(/^bar 6: the end repeat has no start repeat; it is taken to go back to bar 5, after the double bar at bar 4/)]);
   });
 
   it('reads a first ending without its start as the bar before the second ending, and warns', () => {
