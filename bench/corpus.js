@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { createToolkit, timeNotation } from '../server/engrave/time-notation.js';
 import { createTempoMapFromBars } from '../core/tempo-map.js';
+import { performedRanges } from '../server/check-report.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(BENCH, '..');
@@ -24,7 +25,7 @@ const ROOT = path.join(BENCH, '..');
 /**
  * @typedef {object} Reference
  * @property {string} file      relative to the corpus folder
- * @property {string} order     expected bars played, as ranges of written bar numbers ("1-8 1-8 9-16")
+ * @property {string} order     expected bars played, as `scorecast check` prints them ("1-8 1-8 9-16")
  * @property {string} [note]    how the score reads, where music21 or Verovio differ
  */
 
@@ -37,27 +38,6 @@ function findCorpus() {
     if (existsSync(dir)) return dir;
   }
   return null;
-}
-
-/**
- * Bars played as ranges of written bar numbers: consecutive written bars are one range.
- * @param {import('../server/engrave/timing.js').Timing} timing
- * @param {Map<string, string>} label  measure id -> bar number as written
- */
-export function rangesOf(timing, label) {
-  /** @type {[string, string, string][]} id of the last, first label, last label */
-  const out = [];
-  const order = new Map();
-  timing.measureOf.forEach((id) => { if (!order.has(id)) order.set(id, order.size); });
-  let prev = -2;
-  for (const id of timing.measureOf) {
-    const k = order.get(id);
-    const n = label.get(id) ?? '?';
-    if (k === prev + 1 && out.length) out[out.length - 1][2] = n;
-    else out.push([id, n, n]);
-    prev = k;
-  }
-  return out.map(([, a, b]) => (a === b ? a : `${a}-${b}`)).join(' ');
 }
 
 async function main() {
@@ -86,10 +66,7 @@ async function main() {
       wrong++;
       continue;
     }
-    // Written bar labels from the timing: the bar numbers of the first playing of each measure.
-    const label = new Map();
-    ours.timing.measureOf.forEach((id, i) => { if (!label.has(id)) label.set(id, String(ours.timing.bars[i].bar)); });
-    const order = rangesOf(ours.timing, label);
+    const order = performedRanges(ours.timing.bars);
     const theirs = ours.verovio ?? { ok: false };
     const map = createTempoMapFromBars(ours.timing.bars);
     const expected = ref.order.trim().split(/\s+/).reduce((s, r) => {
@@ -100,7 +77,7 @@ async function main() {
     if (!ok) wrong++;
     rows.push({
       file: ref.file, written: ours.written, expected, played: ours.timing.bars.length, ok,
-      verovio: theirs.ok ? theirs.timing.bars.length : null,
+      verovio: theirs.ok ? theirs.timing.bars.length : null, note: ref.note ?? '',
       seconds: Math.round(map.durationMs / 1000), warnings: ours.warnings.length, ms: Math.round(ms),
       ...(ok ? {} : { order, expectedOrder: ref.order }),
       warningText: ours.warnings,
