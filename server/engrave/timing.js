@@ -49,9 +49,12 @@ const EPS = 1e-6;
 /**
  * The measures of Verovio's MEI in document order, with time signature and tempo marks.
  * @param {import('./xml.js').XmlElement} root
- * @returns {{ measures: WrittenMeasure[], initialQbpm: number | null }}
+ * @returns {{ measures: WrittenMeasure[], initialQbpm: number | null, owner: Map<string, number> }}
+ *   owner: the measure (index) of every element id inside a measure
  */
 export function writtenMeasures(root) {
+  /** @type {Map<string, number>} */
+  const owner = new Map();
   /** @type {WrittenMeasure[]} */
   const measures = [];
   /** @type {[number, number]} */
@@ -72,10 +75,12 @@ export function writtenMeasures(root) {
       const qbpm = quarterBpm(t.attrs);
       return qbpm ? [{ tstamp: Math.max(1, Number(t.attrs.tstamp ?? 1) || 1), qbpm }] : [];
     }).sort((a, b) => a.tstamp - b.tstamp);
+    const index = measures.length;
+    walk(el, (d) => { if (d !== el && d.attrs['xml:id']) owner.set(d.attrs['xml:id'], index); return true; });
     measures.push({ id: el.attrs['xml:id'] ?? '', n: el.attrs.n ?? '', time, tempo });
     return false;
   });
-  return { measures, initialQbpm };
+  return { measures, initialQbpm, owner };
 }
 
 /**
@@ -128,34 +133,51 @@ function quarterBpm(a) {
  * @returns {{ ok: true, timing: Timing, warnings: string[] } | { ok: false, problems: string[] }}
  */
 export function deriveTiming(meiRoot, timemap, form = null) {
-  const { measures, initialQbpm } = writtenMeasures(meiRoot);
+  const { measures, initialQbpm, owner } = writtenMeasures(meiRoot);
   const indexOf = new Map(measures.map((m, i) => [m.id, i]));
   /** @type {string[]} */
   const warnings = [];
 
-  // Verovio's playings: its order, and each measure's onsets and length from its first playing.
+  // Verovio's playings: its order, and each measure's length from its first playing.
   /** @type {{ id: string, q0: number }[]} */
   const played = [];
-  /** @type {Record<string, [number, string[]][]>} */
-  const onsets = {};
   /** @type {Map<string, number>} */
   const verovioLength = new Map();
-  /** @type {[number, string[]][] | null} */
-  let current = null;
+  /** @type {Map<string, number>} where each measure's first playing starts */
+  const firstQ0 = new Map();
   let end = 0;
   for (const e of timemap) {
     end = Math.max(end, e.qstamp);
-    if (e.measureOn) {
-      const id = e.measureOn.replace(/-rend\d+$/, '');
-      const prev = played[played.length - 1];
-      if (prev && !verovioLength.has(prev.id)) verovioLength.set(prev.id, e.qstamp - prev.q0);
-      played.push({ id, q0: e.qstamp });
-      // Positions come from a measure's first playing; its repeats are drawn in the same place.
-      current = id === e.measureOn && !onsets[id] ? (onsets[id] = []) : null;
-    }
-    const ids = [...(e.on ?? []), ...(e.restsOn ?? [])];
-    if (current && ids.length) current.push([e.qstamp - played[played.length - 1].q0, ids]);
+    if (!e.measureOn) continue;
+    const id = e.measureOn.replace(/-rend\d+$/, '');
+    const prev = played[played.length - 1];
+    if (prev && !verovioLength.has(prev.id)) verovioLength.set(prev.id, e.qstamp - prev.q0);
+    if (id === e.measureOn && !firstQ0.has(id)) firstQ0.set(id, e.qstamp);
+    played.push({ id, q0: e.qstamp });
   }
+  // Onsets of each measure's first playing, each note or rest counted in the measure that holds
+  // it: where Verovio's timemap is out of order (an overfull bar), an onset listed after another
+  // measure's start still belongs to its own. Its repeats are drawn in the same place.
+  /** @type {Map<string, Map<number, string[]>>} */
+  const onsetMaps = new Map();
+  const seen = new Set();
+  for (const e of timemap) {
+    for (const nid of [...(e.on ?? []), ...(e.restsOn ?? [])]) {
+      if (seen.has(nid) || /-rend\d+$/.test(nid)) continue;
+      seen.add(nid);
+      const k = owner.get(nid);
+      if (k === undefined) continue;
+      const q0 = firstQ0.get(measures[k].id);
+      if (q0 === undefined) continue;
+      const rel = +(e.qstamp - q0).toFixed(9);
+      const at = onsetMaps.get(measures[k].id) ?? new Map();
+      at.set(rel, [...(at.get(rel) ?? []), nid]);
+      onsetMaps.set(measures[k].id, at);
+    }
+  }
+  /** @type {Record<string, [number, string[]][]>} */
+  const onsets = {};
+  for (const [id, at] of onsetMaps) onsets[id] = [...at].sort((a, b) => a[0] - b[0]);
   const lastPlayed = played[played.length - 1];
   if (lastPlayed && !verovioLength.has(lastPlayed.id)) verovioLength.set(lastPlayed.id, end - lastPlayed.q0);
   if (played.length === 0 && !(form && form.length)) return { ok: false, problems: ['has no measures that Verovio can time'] };
