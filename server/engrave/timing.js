@@ -187,7 +187,16 @@ export function deriveTiming(meiRoot, timemap, form = null) {
   if (form && form.length === measures.length && measures.length > 0) {
     const performed = performanceOrder(form);
     warnings.push(...performed.warnings);
-    const lengths = form.map((m, i) => barLength(m, i, form.length, warnings));
+    /** @type {string[]} */
+    const overfull = [];
+    const lengths = form.map((m, i) => barLength(m, i, overfull));
+    // An edition with many overfull bars (early music barred in 4/4 with breves) would bury
+    // every other warning: past a few, one line says how many and shows the first.
+    if (overfull.length > 3) {
+      warnings.push(`${overfull.length} bars are overfull in some parts, each played as its time signature says, as the other parts have it; the first: ${overfull[0]}`);
+    } else {
+      warnings.push(...overfull);
+    }
     sequence = performed.order.map((index) => ({ index, q: lengths[index] }));
     // Onsets outside the bar's own length (Verovio times an overfull bar its own way) are not
     // where its beats are.
@@ -305,10 +314,9 @@ export function deriveTiming(meiRoot, timemap, form = null) {
  * signature says (musicians count the bar, they do not wait for the extra notes).
  * @param {import('./musicxml-form.js').FormMeasure} m
  * @param {number} i
- * @param {number} count
  * @param {string[]} warnings
  */
-function barLength(m, i, count, warnings) {
+function barLength(m, i, warnings) {
   if (m.quarters <= EPS) {
     warnings.push(`bar ${m.n || i + 1} is empty; it is played as a full bar of ${m.time[0]}/${m.time[1]}`);
     return m.nominal;

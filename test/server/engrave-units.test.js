@@ -134,6 +134,19 @@ describe('timing', () => {
     expect(r.warnings).toEqual(['bar 2 lasts 2.5 beats of 4/4, not a whole number; it is counted as 3']);
   });
 
+  it('sums up many overfull bars in one warning, so that the others are seen', () => {
+    const ids = ['a', 'b', 'c', 'd', 'e'];
+    const form = ids.map((id, i) => ({
+      n: String(i + 1), implicit: false, quarters: 8, nominal: 4, time: /** @type {[number, number]} */ ([4, 4]),
+      parts: [{ part: 'P1', quarters: 4 }, { part: 'P2', quarters: 8 }], forward: false, backward: 0, endingStart: null, endingStop: null,
+      doubleBar: false, dacapo: false, dalsegno: null, segno: null, coda: null, tocoda: null, fine: false, words: [],
+    }));
+    const r = deriveTiming(mei(ids.map((id, i) => ({ id, n: String(i + 1), ...(i === 0 ? { tempo: ['midi.bpm="120"'] } : {}) }))), timemap(ids.map((id) => [id, 8])), form);
+    if (!r.ok) throw new Error(r.problems.join());
+    expect(r.timing.bars.map((b) => b.beats)).toEqual([4, 4, 4, 4, 4]);
+    expect(r.warnings).toEqual(['5 bars are overfull in some parts, each played as its time signature says, as the other parts have it; the first: bar 1 is overfull in some parts (P2 has 8 beats of 4/4); it is played as 4 beats, as the other parts have it']);
+  });
+
   it('counts each onset in the measure that holds it when the timemap is out of order', () => {
     // Verovio times an overfull bar's extra notes after the next bar has started (issue 22).
     const map = [
