@@ -10,6 +10,7 @@ import { ScorecastError } from '../core/errors.js';
 import { PACKAGE_LIMITS as LIMITS, formatBytes } from '../core/package-limits.js';
 import { readManifest, describeProblems } from './manifest-file.js';
 import { engraveScore } from './engrave/index.js';
+import { unknownKeys } from './manifest-schema.js';
 import { imageSize } from './image-size.js';
 import { sanitizeSvgPages } from './sanitize-svg-pages.js';
 import { openInPackage, readAll, realRoot } from './package-files.js';
@@ -153,7 +154,7 @@ export async function loadPackage(packageDir, { cacheDir }) {
   const { raw, root } = manifest;
   const id = isObject(raw) && typeof raw.id === 'string' ? raw.id : 'score';
   /** @type {(string | FieldProblem)[]} */
-  const problems = [];
+  const problems = unknownKeys(raw);
   /** @type {string[]} */
   const warnings = [];
   /** @type {Map<string, ServedFile>} */

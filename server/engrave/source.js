@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { child, childrenNamed, localName, parseXml, spliceText, textOf, walk } from './xml.js';
 import { readZip } from './zip.js';
+import { readMusicXmlForm } from './musicxml-form.js';
 
 /** File extensions we engrave, and how they are read. */
 export const EXTENSIONS = Object.freeze({ '.musicxml': 'xml', '.xml': 'xml', '.mxl': 'mxl', '.mei': 'xml' });
@@ -15,6 +16,7 @@ export const EXTENSIONS = Object.freeze({ '.musicxml': 'xml', '.xml': 'xml', '.m
  * @property {string} text                 the XML document
  * @property {import('./xml.js').XmlElement} root
  * @property {{ source: string, name: string }[]} parts  in document order: MusicXML part ids, MEI staff numbers
+ * @property {import('./musicxml-form.js').FormMeasure[] | null} form  MusicXML's repeats, endings, jumps and bar lengths; null for MEI
  */
 
 /** @typedef {{ ok: true, value: NotationSource } | { ok: false, problems: string[] }} SourceResult */
@@ -113,7 +115,14 @@ function musicXmlSource(text, root, problem) {
     const pn = child(sp, 'part-name');
     return [sp.attrs.id, pn ? textOf(text, pn).trim() : ''];
   }));
-  return { ok: true, value: { format: 'musicxml', text: wrapBareTempo(text, parts), root, parts: parts.map((p) => ({ source: p.attrs.id ?? '', name: named.get(p.attrs.id) ?? '' })) } };
+  return {
+    ok: true,
+    value: {
+      format: 'musicxml', text: wrapBareTempo(text, parts), root,
+      parts: parts.map((p) => ({ source: p.attrs.id ?? '', name: named.get(p.attrs.id) ?? '' })),
+      form: readMusicXmlForm(text, root),
+    },
+  };
 }
 
 /**
@@ -157,5 +166,5 @@ function meiSource(text, root, problem) {
     return false;
   });
   if (parts.length === 0) return { ok: false, problems: [problem('is MEI without staves (no <staffDef> in its first <scoreDef>)', 'define the staves in the first <scoreDef>')] };
-  return { ok: true, value: { format: 'mei', text, root, parts } };
+  return { ok: true, value: { format: 'mei', text, root, parts, form: null } };
 }

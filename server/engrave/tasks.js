@@ -90,7 +90,7 @@ export function scoreTask(tk, task, progress) {
   }
   progress({ parts });
 
-  const timed = deriveTiming(mei.root, tk.renderToTimemap(TIMEMAP_OPTIONS));
+  const timed = deriveTiming(mei.root, tk.renderToTimemap(TIMEMAP_OPTIONS), src.value.form);
   if (!timed.ok) return { ok: false, problems: timed.problems.map((p) => `${name}: ${p}`) };
   progress({ timing: JSON.stringify(timed.timing) });
   tk.resetOptions();

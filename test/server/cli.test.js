@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import os from 'node:os';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 
 const run = promisify(execFile);
@@ -43,6 +43,40 @@ describe('scorecast check', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('SC_ERR_SCORE_INVALID: The score package is invalid; fix the listed problems and try again.\n'
       + 'score.yaml line 3: bars: is 100000000, more than the 10000 bars a package may have; split the piece into movements\n');
+  });
+
+  /** A package around a notation fixture of test/fixtures/notation/form. */
+  const formPackage = (/** @type {string} */ fixture) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
+    copyFileSync(new URL(`../fixtures/notation/form/${fixture}`, import.meta.url), path.join(dir, fixture));
+    writeFileSync(path.join(dir, 'score.yaml'), `id: form\ntitle: Form\ncomposer: A. Composer\nparts:\n  - { id: flute, name: Flute }\nnotation:\n  file: ${fixture}\n`);
+    return dir;
+  };
+
+  it('prints the bars performed, the length and the warnings', async () => {
+    const r = await cli(['check', formPackage('text-da-capo.musicxml')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/"Form" by A\. Composer is valid: 4 bars/);
+    expect(r.stdout).toMatch(/^performed: 4 bars, 0:08: bars 1-4$/m);
+    expect(r.stdout).toMatch(/^warning: bar 4: "D\.C\. al Fine" is written as text only/m);
+  });
+
+  it('gives the same as JSON with --json', async () => {
+    const r = await cli(['check', '--json', formPackage('ending-repeat-in-section.musicxml')]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({ valid: true, title: 'Form', playedBars: 11, writtenBars: 7, beats: 44, seconds: 22, order: '1-2 1-5 3-4 6-7', warnings: [] });
+  });
+
+  it('reports problems as JSON with --json, and exits 1', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
+    writeFileSync(path.join(dir, 'score.yaml'), 'id: bad\ntitle: T\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\ncues:\n  - { bar: 7, set: { text: x } }\n');
+    const r = await cli(['check', dir, '--json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.valid).toBe(false);
+    expect(report.code).toBe('SC_ERR_SCORE_INVALID');
+    expect(report.problems).toContainEqual(expect.stringMatching(/score\.yaml line 7: cues\[0\]: no bar 7/));
   });
 
   it('exits 2 with usage on a wrong command', async () => {

@@ -67,7 +67,8 @@ describe('part extraction from MEI', () => {
  */
 function mei(measures) {
   const body = measures.map((m) => (m.meter ? `<scoreDef><meterSig count="${m.meter.split('/')[0]}" unit="${m.meter.split('/')[1]}"/></scoreDef>` : '')
-    + `<measure xml:id="${m.id}" n="${m.n}">${(m.tempo ?? []).map((t) => `<tempo staff="1" ${t}/>`).join('')}</measure>`).join('');
+    + `<measure xml:id="${m.id}" n="${m.n}"><staff n="1"><layer><note xml:id="${m.id}-n1"/><note xml:id="${m.id}-n2"/></layer></staff>`
+    + `${(m.tempo ?? []).map((t) => `<tempo staff="1" ${t}/>`).join('')}</measure>`).join('');
   const doc = parseXml(`<mei><music><body><mdiv><score><scoreDef><staffGrp><staffDef n="1"><meterSig count="4" unit="4"/></staffDef></staffGrp></scoreDef><section>${body}</section></score></mdiv></body></music></mei>`);
   if (!doc.ok) throw new Error(doc.message);
   return doc.root;
@@ -131,6 +132,32 @@ describe('timing', () => {
     expect(r.timing.onsets).toEqual({ a: [[0, ['a-n1']]], b: [[0, ['b-n1']]] });
     expect(r.timing.bars[3].beats).toBe(3);
     expect(r.warnings).toEqual(['bar 2 lasts 2.5 beats of 4/4, not a whole number; it is counted as 3']);
+  });
+
+  it('sums up many overfull bars in one warning, so that the others are seen', () => {
+    const ids = ['a', 'b', 'c', 'd', 'e'];
+    const form = ids.map((id, i) => ({
+      n: String(i + 1), implicit: false, quarters: 8, nominal: 4, time: /** @type {[number, number]} */ ([4, 4]),
+      parts: [{ part: 'P1', quarters: 4 }, { part: 'P2', quarters: 8 }], forward: false, backward: 0, endingStart: null, endingStop: null,
+      doubleBar: false, dacapo: false, dalsegno: null, segno: null, coda: null, tocoda: null, fine: false, words: [],
+    }));
+    const r = deriveTiming(mei(ids.map((id, i) => ({ id, n: String(i + 1), ...(i === 0 ? { tempo: ['midi.bpm="120"'] } : {}) }))), timemap(ids.map((id) => [id, 8])), form);
+    if (!r.ok) throw new Error(r.problems.join());
+    expect(r.timing.bars.map((b) => b.beats)).toEqual([4, 4, 4, 4, 4]);
+    expect(r.warnings).toEqual(['5 bars are overfull in some parts, each played as its time signature says, as the other parts have it; the first: bar 1 is overfull in some parts (P2 has 8 beats of 4/4); it is played as 4 beats, as the other parts have it']);
+  });
+
+  it('counts each onset in the measure that holds it when the timemap is out of order', () => {
+    // Verovio times an overfull bar's extra notes after the next bar has started (issue 22).
+    const map = [
+      { qstamp: 0, tstamp: 0, measureOn: 'a', on: ['a-n1'] },
+      { qstamp: 4, tstamp: 0, measureOn: 'b', on: ['b-n1'] },
+      { qstamp: 6, tstamp: 0, on: ['a-n2', 'b-n2'] },
+      { qstamp: 8, tstamp: 0 },
+    ];
+    const r = deriveTiming(mei([{ id: 'a', n: '1', tempo: ['midi.bpm="120"'] }, { id: 'b', n: '2' }]), map);
+    if (!r.ok) throw new Error(r.problems.join());
+    expect(r.timing.onsets).toEqual({ a: [[0, ['a-n1']], [6, ['a-n2']]], b: [[0, ['b-n1']], [2, ['b-n2']]] });
   });
 });
 
