@@ -106,6 +106,10 @@ export const ERRORS = Object.freeze({
     code: 'SC_ERR_STATE_FILE_IN_USE', status: 409,
     message: 'Another running server holds this state file; give this server one of its own with --state-file PATH (or SCORECAST_STATE_FILE).',
   },
+  SC_ERR_NO_CONDUCTOR: {
+    code: 'SC_ERR_NO_CONDUCTOR', status: 503,
+    message: 'No active conductor answered in time (a failover under way, or no conductor node running); try again in a few seconds.',
+  },
 });
 
 /**

@@ -44,6 +44,14 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  *   this file as it changes and resume it at start (default: not saved)
  * @property {string} [scoresDir]          the folder of scores the conductor may load (default: the
  *   folder that holds `score`'s package)
+ * @property {ClusterHooks} [cluster]      a node of a cluster (server/cluster/node.js): votes and
+ *   client reports go to the active conductor, wherever it runs
+ */
+
+/**
+ * @typedef {object} ClusterHooks
+ * @property {(tap: import('../core/protocol.js').TapMessage) => Promise<{ ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }>} vote
+ * @property {(kind: string, view: string, report: import('../core/protocol.js').ReportMessage) => void} report
  */
 
 /**
@@ -52,7 +60,7 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
 export async function buildApp({
   score, token, autoplay = false, loop = autoplay, clock = systemClock, bus = createMemoryBus(),
   logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false, https, persist = null,
-  scoresDir = path.dirname(score.dir),
+  scoresDir = path.dirname(score.dir), cluster,
 }) {
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify({
     logger, bodyLimit: 64 * 1024, return503OnClosing: true, ...(https ? { https } : {}),
@@ -65,9 +73,10 @@ export async function buildApp({
     onVoteCast: () => persistence?.changed(),
   });
   const clientStats = createClientStats({ now: clock.wall });
+  const vote = cluster ? cluster.vote : (/** @type {import('../core/protocol.js').TapMessage} */ tap) => conductor.vote(tap);
   const hub = createHub({
-    bus, now: clock.wall, metrics: metrics.hooks, onTap: (tap) => conductor.vote(tap),
-    onReport: (kind, view, report) => clientStats.add(kind, report), ...hubOptions,
+    bus, now: clock.wall, metrics: metrics.hooks, onTap: vote,
+    onReport: cluster ? cluster.report : (kind, view, report) => clientStats.add(kind, report), ...hubOptions,
   });
   metrics.observeHistory(() => hub.history);
   // One budget of failed sign-ins per address, across every route that needs the token.
@@ -160,7 +169,7 @@ export async function buildApp({
 
   controlRoutes(app, { conductor, token, auth });
   audienceRoutes(app, { hub, stats: clientStats, token, now: clock.wall, auth });
-  tapRoutes(app, { conductor, now: clock.wall });
+  tapRoutes(app, { vote, now: clock.wall });
   sseRoutes(app, hub);
   pollRoutes(app, hub, metrics.hooks);
 
@@ -180,5 +189,5 @@ export async function buildApp({
   if (autoplay) conductor.play();
   // What became of the save at start (null: not saved), for the start banner.
   const resume = persistence ? persistence.status() : null;
-  return { app, conductor, hub, reload, resume };
+  return { app, conductor, hub, reload, resume, clientStats, auth, switchTo, currentDir: () => current.dir };
 }

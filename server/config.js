@@ -25,6 +25,12 @@ environment variable named after each.
   --no-resume        SCORECAST_RESUME=0: start fresh instead of taking up the save
   --cert FILE --key FILE   SCORECAST_CERT and SCORECAST_KEY: serve HTTPS
   --log-level L      LOG_LEVEL: fatal, error, warn, info (default), debug, trace, silent
+  --redis URL        SCORECAST_REDIS, redis://host:port: one node of a cluster sharing the
+                     performance through Redis (README, "Several machines"); the performance is
+                     saved in Redis, not in a state file
+  --role R           SCORECAST_ROLE, with --redis: conductor (conducts, or stands by to take
+                     over), edge (serves clients only) or both (default)
+  --node-id ID       SCORECAST_NODE_ID, this node's name in GET /api/cluster (default host-pid)
   -h, --help         this text
 `;
 
@@ -44,6 +50,8 @@ environment variable named after each.
  *   saved; the autoplay demo starts from the top anyway, and must not overwrite a real save)
  * @property {boolean} resume  take up the saved performance at start
  * @property {boolean} help  print the usage and do nothing else
+ * @property {{ url: string, role: 'conductor' | 'edge' | 'both', nodeId: string | null } | null} cluster
+ *   a node of a cluster (--redis); null: one process on its own
  */
 
 /**
@@ -82,6 +90,9 @@ export function readConfig(argv, env) {
       key: { type: 'string' },
       'state-file': { type: 'string' },
       'no-resume': { type: 'boolean' },
+      redis: { type: 'string' },
+      role: { type: 'string' },
+      'node-id': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -95,6 +106,11 @@ export function readConfig(argv, env) {
   const cert = values.cert ?? env.SCORECAST_CERT;
   const key = values.key ?? env.SCORECAST_KEY;
   if ((cert === undefined) !== (key === undefined)) throw new Error('HTTPS needs both a certificate and its key: --cert FILE --key FILE (or SCORECAST_CERT and SCORECAST_KEY)');
+  const redis = values.redis ?? env.SCORECAST_REDIS;
+  const role = values.role ?? env.SCORECAST_ROLE;
+  if (role !== undefined && redis === undefined) throw new Error('--role needs --redis URL (SCORECAST_REDIS): roles are for a cluster');
+  if (role !== undefined && !['conductor', 'edge', 'both'].includes(role)) throw new Error(`--role must be conductor, edge or both, got "${role}"`);
+  if (redis !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redis)) throw new Error(`--redis must be a URL like redis://127.0.0.1:6379, got "${redis}"`);
   const scoreDir = path.resolve(values.score ?? env.SCORECAST_SCORE ?? path.join(ROOT, 'scores', 'demo'));
   return {
     port,
@@ -107,8 +123,13 @@ export function readConfig(argv, env) {
     watch: values.watch ?? env.SCORECAST_WATCH === '1',
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
     tls: cert !== undefined && key !== undefined ? { cert: path.resolve(cert), key: path.resolve(key) } : null,
-    stateFile: autoplay ? null : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? defaultStateFile(scoreDir)),
+    stateFile: autoplay || redis !== undefined ? null : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? defaultStateFile(scoreDir)),
     resume: !(values['no-resume'] ?? env.SCORECAST_RESUME === '0'),
     help: values.help ?? false,
+    cluster: redis === undefined ? null : {
+      url: redis,
+      role: /** @type {'conductor' | 'edge' | 'both'} */ (role ?? 'both'),
+      nodeId: values['node-id'] ?? env.SCORECAST_NODE_ID ?? null,
+    },
   };
 }

@@ -48,11 +48,14 @@ import {
  * @property {number} [dropBytes]        ... and is closed past this many
  * @property {number} [behindMs]         ... or after being behind this long
  * @property {HubMetrics} [metrics]
- * @property {(tap: import('../core/protocol.js').TapMessage) => { ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }} [onTap]
- *   counts a valid tap as a vote (the sender gets `voted` or an error)
+ * @property {(tap: import('../core/protocol.js').TapMessage) => TapResult | Promise<TapResult>} [onTap]
+ *   counts a valid tap as a vote (the sender gets `voted` or an error); a cluster node answers
+ *   when the active conductor has
  * @property {(kind: string, view: string, report: import('../core/protocol.js').ReportMessage) => void} [onReport]
  *   what a client measured (push latency, display lag), for the conductor's console
  */
+
+/** @typedef {{ ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }} TapResult */
 
 /**
  * Frames a message for one transport kind.
@@ -294,9 +297,13 @@ export function createHub({
           this.send(message({ type: 'pong', id: msg.id, t0: msg.t0, t: now() }));
           break;
         case 'tap': {
+          const answer = (/** @type {TapResult} */ result) => {
+            if (result.ok) this.send(message({ type: 'voted', t: now(), window: result.id, tile: String(msg.tile) }));
+            else this.sendError(result.error);
+          };
           const result = onTap ? onTap(msg) : { ok: /** @type {const} */ (false), error: errorValue('SC_ERR_NO_VOTE_WINDOW') };
-          if (result.ok) this.send(message({ type: 'voted', t: now(), window: result.id, tile: String(msg.tile) }));
-          else this.sendError(result.error);
+          if (result instanceof Promise) void result.then(answer);
+          else answer(result);
           break;
         }
       }

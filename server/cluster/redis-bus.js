@@ -198,15 +198,11 @@ export function createRedisBus({
      */
     setRecordSource(fn) { recordSource = fn; },
 
-    /** Save the record now (after votes, which change no state). False: fenced off or failed. */
+    /** Save the record now (after votes, which change no state). False: fenced off; throws when Redis failed. */
     async saveRecord() {
-      try {
-        const ok = await cmd.eval(SAVE_SCRIPT, 2, keys.lease, keys.record, node, leaseMs, recordSource());
-        if (ok !== 1) fenced();
-        return ok === 1;
-      } catch {
-        return false;
-      }
+      const ok = await cmd.eval(SAVE_SCRIPT, 2, keys.lease, keys.record, node, leaseMs, recordSource());
+      if (ok !== 1) fenced();
+      return ok === 1;
     },
 
     /** @returns {Promise<any>} the saved record, or null */

@@ -1,0 +1,48 @@
+// Who is in the cluster: every node writes its status to one Redis hash every second; GET
+// /api/cluster reads it. A node not heard from for STALE_MS is gone (and forgotten).
+
+/** A node whose status is older than this is gone (ms). */
+export const STALE_MS = 5000;
+const EVERY_MS = 1000;
+
+/**
+ * @typedef {object} NodeStatus
+ * @property {string} id
+ * @property {'conductor' | 'standby' | 'edge'} role
+ * @property {boolean} active  holds the conductor lease
+ * @property {number} pid
+ * @property {string} host
+ * @property {number} clients  connected here (WebSocket, SSE, recent polling clients)
+ * @property {number} lagMs    the newest change's age when it arrived here
+ * @property {number} at       when this status was written (ms since the Unix epoch)
+ */
+
+/**
+ * @param {{ redis: import('./redis.js').RedisConnection, key: string, node: string, status: () => Omit<NodeStatus, 'at' | 'id'> }} options
+ */
+export function createRegistry({ redis, key, node, status }) {
+  const write = () => redis.hset(key, node, JSON.stringify({ id: node, ...status(), at: Date.now() })).catch(() => {});
+  const timer = setInterval(write, EVERY_MS);
+  timer.unref();
+  void write();
+  return {
+    /** @returns {Promise<NodeStatus[]>} every node heard from lately, by id */
+    async nodes() {
+      const all = await redis.hgetall(key);
+      const since = Date.now() - STALE_MS;
+      /** @type {NodeStatus[]} */
+      const live = [];
+      for (const [id, text] of Object.entries(all)) {
+        const s = /** @type {NodeStatus} */ (JSON.parse(text));
+        if (s.at >= since) live.push(s);
+        else await redis.hdel(key, id);
+      }
+      return live.sort((a, b) => a.id.localeCompare(b.id));
+    },
+    /** Stop writing and leave the list. */
+    async close() {
+      clearInterval(timer);
+      await redis.hdel(key, node).catch(() => {});
+    },
+  };
+}
