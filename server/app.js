@@ -44,6 +44,8 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  *   this file as it changes and resume it at start (default: not saved)
  * @property {string} [scoresDir]          the folder of scores the conductor may load (default: the
  *   folder that holds `score`'s package)
+ * @property {string[]} [trustProxy]     addresses of proxies (nginx) whose X-Forwarded-For names
+ *   the client: per-address limits then apply per client, not to the proxy
  * @property {ClusterHooks} [cluster]      a node of a cluster (server/cluster/node.js): votes and
  *   client reports go to the active conductor, wherever it runs
  */
@@ -60,10 +62,10 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
 export async function buildApp({
   score, token, autoplay = false, loop = autoplay, clock = systemClock, bus = createMemoryBus(),
   logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false, https, persist = null,
-  scoresDir = path.dirname(score.dir), cluster,
+  scoresDir = path.dirname(score.dir), cluster, trustProxy,
 }) {
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify({
-    logger, bodyLimit: 64 * 1024, return503OnClosing: true, ...(https ? { https } : {}),
+    logger, bodyLimit: 64 * 1024, return503OnClosing: true, ...(https ? { https } : {}), ...(trustProxy ? { trustProxy } : {}),
   })));
   const metrics = createMetrics();
   const conductor = createConductor({

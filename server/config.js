@@ -31,6 +31,8 @@ environment variable named after each.
   --role R           SCORECAST_ROLE, with --redis: conductor (conducts, or stands by to take
                      over), edge (serves clients only) or both (default)
   --node-id ID       SCORECAST_NODE_ID, this node's name in GET /api/cluster (default host-pid)
+  --trust-proxy A,B  SCORECAST_TRUST_PROXY, addresses (or CIDRs) of proxies such as nginx whose
+                     X-Forwarded-For names the client (per-address limits apply per client)
   -h, --help         this text
 `;
 
@@ -50,6 +52,7 @@ environment variable named after each.
  *   saved; the autoplay demo starts from the top anyway, and must not overwrite a real save)
  * @property {boolean} resume  take up the saved performance at start
  * @property {boolean} help  print the usage and do nothing else
+ * @property {string[] | null} trustProxy  proxies whose X-Forwarded-For is believed
  * @property {{ url: string, role: 'conductor' | 'edge' | 'both', nodeId: string | null } | null} cluster
  *   a node of a cluster (--redis); null: one process on its own
  */
@@ -93,6 +96,7 @@ export function readConfig(argv, env) {
       redis: { type: 'string' },
       role: { type: 'string' },
       'node-id': { type: 'string' },
+      'trust-proxy': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -126,6 +130,7 @@ export function readConfig(argv, env) {
     stateFile: autoplay || redis !== undefined ? null : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? defaultStateFile(scoreDir)),
     resume: !(values['no-resume'] ?? env.SCORECAST_RESUME === '0'),
     help: values.help ?? false,
+    trustProxy: (values['trust-proxy'] ?? env.SCORECAST_TRUST_PROXY)?.split(',').map((a) => a.trim()).filter(Boolean) ?? null,
     cluster: redis === undefined ? null : {
       url: redis,
       role: /** @type {'conductor' | 'edge' | 'both'} */ (role ?? 'both'),

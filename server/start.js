@@ -139,7 +139,7 @@ export async function main(argv) {
     if (config.cluster) cluster = await startClusterNode({ url: config.cluster.url, role: config.cluster.role, ...(config.cluster.nodeId ? { node: config.cluster.nodeId } : {}) });
     const built = await buildApp({
       score, token: config.token, autoplay: config.autoplay && !cluster, loop: config.loop, watch: config.watch,
-      logger: { level: config.logLevel }, https,
+      logger: { level: config.logLevel }, https, ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
       persist: config.stateFile && lock ? { file: config.stateFile, resume: config.resume, start: config.scoreDir, switchProblem, lock } : null,
       ...(cluster ? { bus: cluster.bus, cluster: cluster.hooks } : {}),
     });

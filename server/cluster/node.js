@@ -86,6 +86,9 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
     bus.setRecordSource(() => JSON.stringify(/** @type {ClusterRecord} */ ({ performance: conductor.record(), score: currentDir(), inbox: cursor })));
     /** @type {ReturnType<typeof serveInbox> | null} */
     let serving = null;
+    /** What this node conducted when it last stood down, for when Redis lost the record. */
+    /** @type {{ record: ClusterRecord, at: number } | null} */
+    let own = null;
 
     /** @param {import('./inbox.js').InboxRequest} req */
     async function handle(req) {
@@ -107,10 +110,10 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
 
     /** The lease is ours: go on with the performance saved in Redis (or start one). */
     async function takeOver() {
+      // Redis restarted empty: the conductor that had the lease goes on with its own record (it
+      // may have lost the lease to a standby that tried first); any other node leaves it the lease.
       /** @type {ClusterRecord | null} */
-      const record = await bus.readRecord();
-      // A state was published but no record is there: Redis restarted empty. The conductor that
-      // had the lease writes the record again with its next change; leave the lease to it.
+      const record = await bus.readRecord() ?? (own && Date.now() - own.at < 60_000 ? own.record : null);
       if (!record && bus.latest()) return false;
       const t0 = performance.now();
       if (record && record.score !== currentDir()) {
@@ -140,6 +143,7 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
     }
 
     function stepDown() {
+      own = { record: { performance: conductor.record(), score: currentDir(), inbox: cursor }, at: Date.now() };
       conductor.dispose();
       bus.deactivate();
       void serving?.stop();
