@@ -98,7 +98,8 @@ export async function buildApp({
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: 'SC_ERR_NOT_FOUND', message: ERRORS.SC_ERR_NOT_FOUND.message }));
 
   app.get('/healthz', async () => ({
-    status: 'ok', epoch: hub.epoch, seq: hub.seq, transport: conductor.state.transport, clients: hub.size,
+    // The hub's state: on a cluster's edge, the performance's (its own conductor is idle).
+    status: 'ok', epoch: hub.epoch, seq: hub.seq, transport: (hub.state ?? conductor.state).transport, clients: hub.size,
   }));
   // Clock sync for clients without a WebSocket (ping/pong does it there): one round trip each.
   app.get('/api/time', async (req, reply) => {

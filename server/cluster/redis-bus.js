@@ -184,7 +184,8 @@ export function createRedisBus({
      */
     async activate() {
       const l = await readLatest();
-      base = l ? l.change : null;
+      // Redis restarted empty: go on from the newest change this node has seen.
+      base = l ? l.change : current;
       rebase = null;
       active = true;
     },
