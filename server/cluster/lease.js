@@ -51,7 +51,7 @@ export function createLease({ redis, key, node, ttlMs = 1000, everyMs = 200, onG
         const taken = await onGain().catch((err) => { log.warn({ err: err.message }, 'conductor lease: taking over failed'); return false; });
         if (!taken) {
           held = false;
-          holdOffUntil = Date.now() + 3 * ttlMs;
+          holdOffUntil = Date.now() + ttlMs;
           await redis.eval(RELEASE_SCRIPT, 1, key, node);
         }
       }

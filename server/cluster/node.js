@@ -164,7 +164,7 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
         active: bus.active, pid: process.pid, host: os.hostname(), clients: hub.audience().total, lagMs: Math.round(bus.lagMs),
       }),
     });
-    clusterRoutes(app, { active: () => bus.active, ask: inbox.ask, nodes: registry.nodes, token, auth });
+    clusterRoutes(app, { active: () => bus.active, ask: inbox.ask, nodes: () => registry.nodes(bus.keys.lease), token, auth });
 
     // Give the lease up first: a standby takes over at once instead of after its time to live.
     app.addHook('preClose', async () => {

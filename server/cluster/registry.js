@@ -26,15 +26,21 @@ export function createRegistry({ redis, key, node, status }) {
   timer.unref();
   void write();
   return {
-    /** @returns {Promise<NodeStatus[]>} every node heard from lately, by id */
-    async nodes() {
-      const all = await redis.hgetall(key);
+    /**
+     * Every node heard from lately, by id. Who is active comes from the lease itself, not from
+     * the statuses (a conductor killed a moment ago still has a status saying it was).
+     * @param {string} leaseKey
+     * @returns {Promise<NodeStatus[]>}
+     */
+    async nodes(leaseKey) {
+      const [all, holder] = await Promise.all([redis.hgetall(key), redis.get(leaseKey)]);
       const since = Date.now() - STALE_MS;
       /** @type {NodeStatus[]} */
       const live = [];
       for (const [id, text] of Object.entries(all)) {
         const s = /** @type {NodeStatus} */ (JSON.parse(text));
-        if (s.at >= since) live.push(s);
+        const active = s.id === holder;
+        if (s.at >= since) live.push({ ...s, active, role: s.role === 'edge' ? 'edge' : active ? 'conductor' : 'standby' });
         else await redis.hdel(key, id);
       }
       return live.sort((a, b) => a.id.localeCompare(b.id));
