@@ -33,13 +33,14 @@ export const ROLES = /** @type {const} */ (['conductor', 'edge', 'both']);
  * @property {number} [leaseMs]  the conductor lease's time to live
  * @property {number} [maxLen]   state stream entries kept, about
  * @property {number} [askTimeoutMs] how long a forwarded request waits for the conductor
+ * @property {number} [connectTimeoutMs] how long to wait for Redis at start
  */
 
 /**
  * Connect to Redis and take the newest state, before the app is built (its hub starts from it).
  * @param {ClusterNodeOptions} options
  */
-export async function startClusterNode({ url, role, node = `${os.hostname()}-${process.pid}`, prefix = 'scorecast:', leaseMs = 1000, maxLen, askTimeoutMs }) {
+export async function startClusterNode({ url, role, node = `${os.hostname()}-${process.pid}`, prefix = 'scorecast:', leaseMs = 1000, maxLen, askTimeoutMs, connectTimeoutMs = 10_000 }) {
   /** @type {{ warn: (o: object, msg: string) => void, info: (o: object, msg: string) => void } | null} */
   let logger = null;
   const log = {
@@ -47,7 +48,19 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
     info: (/** @type {object} */ o, /** @type {string} */ m) => logger?.info(o, m),
   };
   const bus = createRedisBus({ url, node, prefix, leaseMs, log, ...(maxLen ? { maxLen } : {}) });
-  await bus.start();
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  const unreachable = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`cannot reach Redis at ${url} within ${connectTimeoutMs / 1000} s`)), connectTimeoutMs);
+  });
+  try {
+    await Promise.race([bus.start(), unreachable]);
+  } catch (err) {
+    await bus.close();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
   const inbox = await createInboxClient({ url, keys: bus.keys, node, redis: bus.redis, ...(askTimeoutMs ? { timeoutMs: askTimeoutMs } : {}) });
   /** @type {((kind: string, report: import('../../core/protocol.js').ReportMessage) => void) | null} */
   let localReport = null;

@@ -8,7 +8,7 @@ import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { loadPackage } from '../../server/score-package.js';
 import { startClusterNode } from '../../server/cluster/node.js';
-import { HAVE_REDIS, startRedis } from '../helpers/redis-server.js';
+import { HAVE_REDIS, freePort, startRedis } from '../helpers/redis-server.js';
 import { CLUSTER_SCORE } from '../helpers/cluster-nodes.js';
 
 const TOKEN = 'routes-token-123456';
@@ -62,5 +62,13 @@ describe.skipIf(!HAVE_REDIS)('cluster routes', () => {
     const listed = await app.inject({ url: '/api/cluster', headers: auth });
     expect(listed.statusCode).toBe(200);
     expect(listed.json().nodes).toEqual([expect.objectContaining({ id: 'edge-0', role: 'edge', active: false, pid: process.pid, clients: 0 })]);
+  });
+});
+
+describe('cluster node start', () => {
+  it('says so when Redis cannot be reached, instead of waiting for ever', async () => {
+    const port = await freePort();
+    await expect(startClusterNode({ url: `redis://127.0.0.1:${port}`, role: 'edge', connectTimeoutMs: 500 }))
+      .rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port} within 0.5 s`);
   });
 });
