@@ -112,4 +112,38 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
     edge.close();
     onStandby.close();
   }, 60_000);
+
+  it('fences off a conductor that stalled past its lease: it stands by when it wakes, and clients see one stream', async () => {
+    const quiet = ['--log-level', 'error'];
+    const own = await startRedis();
+    try {
+      const c1 = await startNode({ redis: own.url, role: 'both', id: 's1', args: quiet });
+      nodes.push(c1);
+      await until(async () => (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 's1' && n.active));
+      const c2 = await startNode({ redis: own.url, role: 'both', id: 's2', args: quiet });
+      nodes.push(c2);
+      const client = await openWs(c2.wsBase);
+      expect((await call(c2.base, '/api/control/play', { method: 'POST' })).status).toBe(200);
+      await until(() => states(client.messages).length >= 6);
+      // A stall (a paused VM, a swapping machine): the lease lapses, s2 takes over.
+      c1.child.kill('SIGSTOP');
+      await until(async () => (await call(c2.base, '/api/cluster')).body.nodes?.find((/** @type {any} */ n) => n.id === 's2')?.active === true, 5000);
+      const duringStall = states(client.messages).length;
+      c1.child.kill('SIGCONT');
+      // s1 wakes with its beat timers overdue: its publishes are refused and it stands by.
+      await until(async () => (await call(c1.base, '/api/cluster')).body.nodes?.find((/** @type {any} */ n) => n.id === 's1')?.role === 'standby', 5000);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(states(client.messages).length).toBeGreaterThan(duringStall + 3);
+      const all = states(client.messages);
+      expect(new Set(all.map((m) => m.epoch)).size).toBe(1);
+      all.slice(1).forEach((m, i) => expect(m.seq).toBe(all[i].seq + 1));
+      const listed = (await call(c1.base, '/api/cluster')).body.nodes;
+      expect(listed.filter((/** @type {any} */ n) => n.active).map((/** @type {any} */ n) => n.id)).toEqual(['s2']);
+      client.close();
+      await c1.stop();
+      await c2.stop();
+    } finally {
+      await own.stop();
+    }
+  }, 60_000);
 });
