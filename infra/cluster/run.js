@@ -141,8 +141,11 @@ export async function main(argv) {
       await Promise.race([gone, new Promise((r) => setTimeout(r, 6000))]);
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
     }
-    rmSync(dir, { recursive: true, force: true });
+    removeDir();
   };
+  // nginx's cache manager may still be writing while it exits: retry, and never fail the stop.
+  const removeDir = () => { try { rmSync(dir, { recursive: true, force: true, maxRetries: 3 }); } catch { /* left in the temp folder */ } };
+  process.on('exit', removeDir);
   process.on('SIGINT', () => { void stop().then(() => process.exit(0)); });
   process.on('SIGTERM', () => { void stop().then(() => process.exit(0)); });
   if (process.send) process.on('disconnect', () => { void stop().then(() => process.exit(0)); });
