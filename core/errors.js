@@ -130,6 +130,10 @@ export const ERRORS = Object.freeze({
     code: 'SC_ERR_METHOD_NOT_ALLOWED', status: 405,
     message: 'This path does not answer that method; the Allow header lists the ones it does.',
   },
+  SC_ERR_NO_CONDUCTOR: {
+    code: 'SC_ERR_NO_CONDUCTOR', status: 503,
+    message: 'No active conductor answered in time (a failover under way, or no conductor node running); try again in a few seconds.',
+  },
 });
 
 /**

@@ -2,6 +2,7 @@
 // and tests use app.inject() or listen on port 0.
 
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { ERRORS, ScorecastError } from '../core/errors.js';
@@ -21,7 +22,7 @@ import { watchPackage } from './watch.js';
 import { attachPersistence } from './persist.js';
 import { attachWebSocket } from './transports/websocket.js';
 import { createDeviceCredentials, secretFromToken } from './device-credential.js';
-import { createVoteGuard } from './vote-guard.js';
+import { conductorRound, createVoteGuard } from './vote-guard.js';
 import { CONNECTIONS_PER_ADDRESS, HTTP_TIMEOUTS, limitConnections } from './connection-limit.js';
 import { PHONES_PER_ADDRESS } from './address-limit.js';
 import { clientErrorHandler, frameworkErrors, methodNotAllowed } from './http-errors.js';
@@ -55,6 +56,18 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  *   hour, votes per window, polling ids and reporting clients counted (0: no limit; doc/security.md)
  * @property {number} [connectionsPerAddress]  connections one address may hold open (0: no limit)
  * @property {Partial<typeof HTTP_TIMEOUTS>} [httpTimeouts]  default HTTP_TIMEOUTS (tests shorten them)
+ * @property {string[]} [trustProxy]     addresses of proxies (nginx) whose X-Forwarded-For names
+ *   the client: per-address limits then apply per client, not to the proxy
+ * @property {ClusterHooks} [cluster]      a node of a cluster (server/cluster/node.js): votes and
+ *   client reports go to the active conductor, wherever it runs
+ */
+
+/**
+ * @typedef {object} ClusterHooks
+ * @property {(tap: { tile: string | number, window?: string, device: string }) => Promise<{ ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }>} vote
+ *   counts a tap the vote guard let through, on the active conductor
+ * @property {(kind: string, report: import('../core/protocol.js').ReportMessage, from: { address: string, client: string }) => void} report
+ *   a report this node's own limits let through, for the active conductor's figures
  */
 
 /**
@@ -64,13 +77,14 @@ export async function buildApp({
   score, token, autoplay = false, loop = autoplay, clock = systemClock, bus = createMemoryBus(),
   logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false, https, persist = null,
   scoresDir = path.dirname(score.dir), phonesPerAddress = PHONES_PER_ADDRESS, connectionsPerAddress = CONNECTIONS_PER_ADDRESS,
-  httpTimeouts = {},
+  httpTimeouts = {}, cluster, trustProxy,
 }) {
   const { keepAliveTimeout, requestTimeout, ...serverTimeouts } = { ...HTTP_TIMEOUTS, ...httpTimeouts };
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify({
     logger, bodyLimit: 64 * 1024, return503OnClosing: true, keepAliveTimeout, requestTimeout,
     ...(https ? { https: { ...https, ...serverTimeouts } } : { http: serverTimeouts }),
     frameworkErrors, clientErrorHandler,
+    ...(trustProxy ? { trustProxy } : {}),
   })));
   securityHeaders(app);
   limitConnections(app.server, { perAddress: connectionsPerAddress, plain: !https });
@@ -83,10 +97,39 @@ export async function buildApp({
   });
   const clientStats = createClientStats({ now: clock.wall, reportersPerAddress: phonesPerAddress });
   const credentials = createDeviceCredentials({ secret: secretFromToken(token) });
-  const votes = createVoteGuard({ conductor, credentials, votesPerAddress: phonesPerAddress });
-  const hub = createHub({
+  /** @type {import('./hub.js').Hub} */
+  let hub;
+  // In a cluster the vote guard runs where the tap arrives (credential, one vote per connection
+  // and window, votes per address), and the active conductor counts it; the open window is the
+  // one in the performance's state as this node has it.
+  const votes = createVoteGuard({
+    vote: cluster ? cluster.vote : (tap) => conductor.vote(tap),
+    round: cluster ? () => {
+      const open = /** @type {{ vote?: { id?: unknown } } | undefined} */ (hub?.state?.cues?.audience)?.vote?.id;
+      return typeof open === 'string' ? `${open}@${hub.epoch}` : null;
+    } : conductorRound(conductor),
+    credentials, votesPerAddress: phonesPerAddress,
+  });
+  /** A string that names a reporting connection in the conductor's figures, for a cluster. */
+  /** @type {WeakMap<object, string>} */
+  const clientKeys = new WeakMap();
+  let nextClientKey = 0;
+  const keyPrefix = randomUUID().slice(0, 8);
+  const clientKey = (/** @type {unknown} */ connection) => {
+    const c = /** @type {object} */ (connection);
+    let key = clientKeys.get(c);
+    if (key === undefined) { key = `${keyPrefix}.${++nextClientKey}`; clientKeys.set(c, key); }
+    return key;
+  };
+  hub = createHub({
     bus, now: clock.wall, metrics: metrics.hooks, onTap: (tap, from) => votes.cast(tap, from),
-    onReport: (kind, view, report, from) => clientStats.add(kind, report, { address: from.address, client: from.connection }),
+    onReport: (kind, view, report, from) => {
+      // This node's own figures hold its limits (one report per interval per client, clients per
+      // address); what passes goes to the active conductor in a cluster.
+      const refused = clientStats.add(kind, report, { address: from.address, client: from.connection });
+      if (!refused && cluster) cluster.report(kind, report, { address: from.address, client: clientKey(from.connection) });
+      return refused;
+    },
     pollersPerAddress: phonesPerAddress, ...hubOptions,
   });
   metrics.observeHistory(() => hub.history);
@@ -108,7 +151,8 @@ export async function buildApp({
     ?? reply.code(404).send({ code: 'SC_ERR_NOT_FOUND', message: ERRORS.SC_ERR_NOT_FOUND.message }));
 
   app.get('/healthz', async () => ({
-    status: 'ok', epoch: hub.epoch, seq: hub.seq, transport: conductor.state.transport, clients: hub.size,
+    // The hub's state: on a cluster's edge, the performance's (its own conductor is idle).
+    status: 'ok', epoch: hub.epoch, seq: hub.seq, transport: (hub.state ?? conductor.state).transport, clients: hub.size,
   }));
   // Clock sync for clients without a WebSocket (ping/pong does it there): one round trip each.
   app.get('/api/time', async (req, reply) => {
@@ -202,5 +246,5 @@ export async function buildApp({
   if (autoplay) conductor.play();
   // What became of the save at start (null: not saved), for the start banner.
   const resume = persistence ? persistence.status() : null;
-  return { app, conductor, hub, reload, resume };
+  return { app, conductor, hub, reload, resume, clientStats, auth, switchTo, currentDir: () => current.dir };
 }

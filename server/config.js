@@ -30,6 +30,14 @@ environment variable named after each.
   --phones-per-address N       SCORECAST_PHONES_PER_ADDRESS (default 32; 0: no limit): device
                      credentials, votes, polling and reporting clients one address stands for
   --connections-per-address N  SCORECAST_CONNECTIONS_PER_ADDRESS (default 512; 0: no limit)
+  --redis URL        SCORECAST_REDIS, redis://host:port: one node of a cluster sharing the
+                     performance through Redis (README, "Several machines"); the performance is
+                     saved in Redis, not in a state file
+  --role R           SCORECAST_ROLE, with --redis: conductor (conducts, or stands by to take
+                     over), edge (serves clients only) or both (default)
+  --node-id ID       SCORECAST_NODE_ID, this node's name in GET /api/cluster (default host-pid)
+  --trust-proxy A,B  SCORECAST_TRUST_PROXY, addresses (or CIDRs) of proxies such as nginx whose
+                     X-Forwarded-For names the client (per-address limits apply per client)
   -h, --help         this text
 `;
 
@@ -52,6 +60,9 @@ environment variable named after each.
  * @property {number} phonesPerAddress  phones one address may stand for (credentials an hour,
  *   votes per window, polling and reporting clients); 0: no limit. doc/security.md
  * @property {number} connectionsPerAddress  connections one address may hold open; 0: no limit
+ * @property {string[] | null} trustProxy  proxies whose X-Forwarded-For is believed
+ * @property {{ url: string, role: 'conductor' | 'edge' | 'both', nodeId: string | null } | null} cluster
+ *   a node of a cluster (--redis); null: one process on its own
  */
 
 /**
@@ -90,6 +101,10 @@ export function readConfig(argv, env) {
       key: { type: 'string' },
       'state-file': { type: 'string' },
       'no-resume': { type: 'boolean' },
+      redis: { type: 'string' },
+      role: { type: 'string' },
+      'node-id': { type: 'string' },
+      'trust-proxy': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       'phones-per-address': { type: 'string' },
       'connections-per-address': { type: 'string' },
@@ -105,6 +120,11 @@ export function readConfig(argv, env) {
   const cert = values.cert ?? env.SCORECAST_CERT;
   const key = values.key ?? env.SCORECAST_KEY;
   if ((cert === undefined) !== (key === undefined)) throw new Error('HTTPS needs both a certificate and its key: --cert FILE --key FILE (or SCORECAST_CERT and SCORECAST_KEY)');
+  const redis = values.redis ?? env.SCORECAST_REDIS;
+  const role = values.role ?? env.SCORECAST_ROLE;
+  if (role !== undefined && redis === undefined) throw new Error('--role needs --redis URL (SCORECAST_REDIS): roles are for a cluster');
+  if (role !== undefined && !['conductor', 'edge', 'both'].includes(role)) throw new Error(`--role must be conductor, edge or both, got "${role}"`);
+  if (redis !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redis)) throw new Error(`--redis must be a URL like redis://127.0.0.1:6379, got "${redis}"`);
   const scoreDir = path.resolve(values.score ?? env.SCORECAST_SCORE ?? path.join(ROOT, 'scores', 'demo'));
   /** @param {string} flag @param {string | undefined} text @param {number} fallback */
   const count = (flag, text, fallback) => {
@@ -124,10 +144,16 @@ export function readConfig(argv, env) {
     watch: values.watch ?? env.SCORECAST_WATCH === '1',
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
     tls: cert !== undefined && key !== undefined ? { cert: path.resolve(cert), key: path.resolve(key) } : null,
-    stateFile: autoplay ? null : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? defaultStateFile(scoreDir)),
+    stateFile: autoplay || redis !== undefined ? null : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? defaultStateFile(scoreDir)),
     resume: !(values['no-resume'] ?? env.SCORECAST_RESUME === '0'),
     help: values.help ?? false,
     phonesPerAddress: count('SCORECAST_PHONES_PER_ADDRESS/--phones-per-address', values['phones-per-address'] ?? env.SCORECAST_PHONES_PER_ADDRESS, PHONES_PER_ADDRESS),
     connectionsPerAddress: count('SCORECAST_CONNECTIONS_PER_ADDRESS/--connections-per-address', values['connections-per-address'] ?? env.SCORECAST_CONNECTIONS_PER_ADDRESS, CONNECTIONS_PER_ADDRESS),
+    trustProxy: (values['trust-proxy'] ?? env.SCORECAST_TRUST_PROXY)?.split(',').map((a) => a.trim()).filter(Boolean) ?? null,
+    cluster: redis === undefined ? null : {
+      url: redis,
+      role: /** @type {'conductor' | 'edge' | 'both'} */ (role ?? 'both'),
+      nodeId: values['node-id'] ?? env.SCORECAST_NODE_ID ?? null,
+    },
   };
 }

@@ -49,8 +49,9 @@ import {
  * @property {number} [dropBytes]        ... and is closed past this many
  * @property {number} [behindMs]         ... or after being behind this long
  * @property {HubMetrics} [metrics]
- * @property {(tap: import('../core/protocol.js').TapMessage, from: import('./vote-guard.js').TapSource) => import('./vote-guard.js').TapResult} [onTap]
- *   counts a valid tap as a vote (the sender gets `voted` or an error)
+ * @property {(tap: import('../core/protocol.js').TapMessage, from: import('./vote-guard.js').TapSource) => TapResult | Promise<TapResult>} [onTap]
+ *   counts a valid tap as a vote (the sender gets `voted` or an error); a cluster node answers
+ *   when the active conductor has
  * @property {(kind: string, view: string, report: import('../core/protocol.js').ReportMessage, from: Source) => import('../core/errors.js').ErrorValue | null | void} [onReport]
  *   what a client measured (push latency, display lag), for the conductor's console; an error
  *   when the report was not counted (the client reports too often, its address has too many
@@ -64,6 +65,8 @@ import {
  * connection's session, or for HTTP reports the address and page id).
  * @typedef {{ address: string, connection: unknown }} Source
  */
+
+/** @typedef {{ ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }} TapResult */
 
 /**
  * Frames a message for one transport kind.
@@ -340,9 +343,13 @@ export function createHub({
           this.reply(message({ type: 'pong', id: msg.id, t0: msg.t0, t: now() }));
           break;
         case 'tap': {
+          const answer = (/** @type {TapResult} */ result) => {
+            if (result.ok) this.reply(message({ type: 'voted', t: now(), window: result.id, tile: String(msg.tile) }));
+            else this.sendError(result.error);
+          };
           const result = onTap ? onTap(msg, this.source) : { ok: /** @type {const} */ (false), error: errorValue('SC_ERR_NO_VOTE_WINDOW') };
-          if (result.ok) this.reply(message({ type: 'voted', t: now(), window: result.id, tile: String(msg.tile) }));
-          else this.sendError(result.error);
+          if (result instanceof Promise) result.then(answer, () => answer({ ok: false, error: errorValue('SC_ERR_INTERNAL') }));
+          else answer(result);
           break;
         }
       }

@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { loadPackage } from './score-package.js';
 import { buildApp, CACHE_DIR } from './app.js';
 import { openFilesLimit, openFilesWarning } from './limits.js';
+import { startClusterNode } from './cluster/node.js';
 
 /**
  * Connections the kernel holds for us before we accept them (capped by net.core.somaxconn).
@@ -131,13 +132,20 @@ export async function main(argv) {
   let conductor;
   /** @type {import('./persist.js').ResumeStatus | null} */
   let resume;
+  /** @type {import('./cluster/node.js').ClusterNode | null} */
+  let cluster = null;
   try {
-    ({ app, conductor, resume } = await buildApp({
-      score, token: config.token, autoplay: config.autoplay, loop: config.loop, watch: config.watch,
-      logger: { level: config.logLevel }, https,
+    // A cluster node plays only once it holds the conductor lease (then autoplay applies).
+    if (config.cluster) cluster = await startClusterNode({ url: config.cluster.url, role: config.cluster.role, ...(config.cluster.nodeId ? { node: config.cluster.nodeId } : {}) });
+    const built = await buildApp({
+      score, token: config.token, autoplay: config.autoplay && !cluster, loop: config.loop, watch: config.watch,
+      logger: { level: config.logLevel }, https, ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
       phonesPerAddress: config.phonesPerAddress, connectionsPerAddress: config.connectionsPerAddress,
       persist: config.stateFile && lock ? { file: config.stateFile, resume: config.resume, start: config.scoreDir, switchProblem, lock } : null,
-    }));
+      ...(cluster ? { bus: cluster.bus, cluster: cluster.hooks } : {}),
+    });
+    ({ app, conductor, resume } = built);
+    cluster?.attach({ ...built, token: config.token, autoplay: config.autoplay });
   } catch (err) {
     process.stderr.write(`scorecast: cannot start: ${/** @type {Error} */ (err).message}\n`);
     process.exit(2);
@@ -154,7 +162,7 @@ export async function main(argv) {
     '',
     `scorecast is playing "${score.model.title}"${config.autoplay ? ' (autoplay, looping)' : resumedAs(conductor.state)}`,
     `  score:     ${score.dir}${path.resolve(score.dir) === config.scoreDir ? '' : `  (the console's switch, resumed; --score was ${config.scoreDir})`}`,
-    ...saveLines(config.stateFile, resume),
+    ...(cluster && config.cluster ? [`  cluster:   node ${cluster.node}, role ${config.cluster.role}, Redis ${config.cluster.url} (the performance is saved there)`] : saveLines(config.stateFile, resume)),
     `  audience:  ${hosts.map((h) => `${scheme}://${h}:${port}/`).join('  ')}`,
     `  conductor token: ${config.token}${config.tokenGenerated ? '  (generated; set SCORECAST_TOKEN to choose one)' : ''}`,
     `  control:   curl -X POST -H 'Authorization: Bearer <token>' ${scheme}://localhost:${port}/api/control/play`,

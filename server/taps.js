@@ -40,7 +40,7 @@ export function tapRoutes(app, { guard, credentials, devicesPerAddress, now }) {
     if (!decoded.ok) return reply.code(400).send(decoded.error);
     if (decoded.value.type !== 'tap') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));
     // The connection is the TCP socket: keep-alive requests on it are one connection.
-    const result = guard.cast(decoded.value, { address: req.ip, connection: req.raw.socket });
+    const result = await guard.cast(decoded.value, { address: req.ip, connection: req.raw.socket });
     if (!result.ok) return reply.code(ERRORS[result.error.code]?.status ?? 400).send(result.error);
     return { type: 'voted', window: result.id, tile: String(decoded.value.tile) };
   });

@@ -20,13 +20,27 @@ const MAX_ADDRESSES = 100_000;
  */
 
 /**
+ * The round a single process's conductor has open: a window the conductor opens again is a new
+ * round, so its key counts the windows closed before.
+ * @param {Pick<import('./conductor.js').Conductor, 'votes'>} conductor
+ * @returns {() => string | null}
+ */
+export const conductorRound = (conductor) => () => {
+  const votes = conductor.votes();
+  return votes.open ? `${votes.open.id}#${votes.closed.length}` : null;
+};
+
+/**
  * @param {{
- *   conductor: Pick<import('./conductor.js').Conductor, 'vote' | 'votes'>,
+ *   vote: (tap: { tile: string | number, window?: string, device: string }) => TapResult | Promise<TapResult>,
+ *   round: () => string | null,
  *   credentials: import('./device-credential.js').DeviceCredentials,
  *   votesPerAddress: number,
- * }} options  votesPerAddress: 0 for no limit
+ * }} options  vote: the conductor's, or a cluster node's (which asks the active conductor);
+ *   round: the open window's round as this node knows it (null: none); votesPerAddress: 0 for no
+ *   limit
  */
-export function createVoteGuard({ conductor, credentials, votesPerAddress }) {
+export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
   /** The window each connection voted in last. */
   /** @type {WeakMap<object, string>} */
   const votedOn = new WeakMap();
@@ -40,14 +54,13 @@ export function createVoteGuard({ conductor, credentials, votesPerAddress }) {
      * Count a tap as a vote, or say why not.
      * @param {{ tile: string | number, window?: string, device?: string }} tap
      * @param {TapSource} from
-     * @returns {TapResult}
+     * @returns {TapResult | Promise<TapResult>} at once from a single process's conductor; later
+     *   from a cluster's
      */
     cast(tap, from) {
       const device = credentials.verify(tap.device);
       if (device === null) return { ok: false, error: errorValue('SC_ERR_BAD_DEVICE') };
-      // A window the conductor opens again is a new round: its key counts the windows closed before.
-      const votes = conductor.votes();
-      const open = votes.open ? `${votes.open.id}#${votes.closed.length}` : null;
+      const open = round();
       if (open !== null) {
         if (open !== countedWindow) { countedWindow = open; perAddress = new Map(); }
         if (votedOn.get(from.connection) === open) {
@@ -57,16 +70,35 @@ export function createVoteGuard({ conductor, credentials, votesPerAddress }) {
           return { ok: false, error: errorValue('SC_ERR_ADDRESS_LIMIT', `${votesPerAddress} votes from this address in this window`) };
         }
       }
-      const result = conductor.vote({ tile: tap.tile, ...(tap.window !== undefined ? { window: tap.window } : {}), device });
-      if (!result.ok) return result;
-      const round = `${result.id}#${votes.closed.length}`;
-      votedOn.set(from.connection, round);
-      if (round !== countedWindow) { countedWindow = round; perAddress = new Map(); }
-      if (perAddress.size >= MAX_ADDRESSES && !perAddress.has(from.address)) {
-        perAddress.delete(/** @type {string} */ (perAddress.keys().next().value));
-      }
+      // Counted before the answer (a cluster's conductor answers later): taps in flight from one
+      // connection or address cannot pass the checks together. Given back if not counted.
+      const key = open ?? '';
+      votedOn.set(from.connection, key);
       perAddress.set(from.address, (perAddress.get(from.address) ?? 0) + 1);
-      return { ok: true, id: result.id };
+      const giveBack = () => {
+        if (countedWindow === key) perAddress.set(from.address, Math.max(0, (perAddress.get(from.address) ?? 1) - 1));
+      };
+      /** @param {TapResult} result @returns {TapResult} */
+      const settle = (result) => {
+        if (!result.ok) {
+          if (votedOn.get(from.connection) === key) votedOn.delete(from.connection);
+          giveBack();
+          return result;
+        }
+        const now = round() ?? `${result.id}#`;
+        if (now !== key) {
+          // The window was not known here before the vote (or changed meanwhile): count it in
+          // the round the conductor took it in.
+          giveBack();
+          if (now !== countedWindow) { countedWindow = now; perAddress = new Map(); }
+          votedOn.set(from.connection, now);
+          perAddress.set(from.address, (perAddress.get(from.address) ?? 0) + 1);
+        }
+        if (perAddress.size > MAX_ADDRESSES) perAddress.delete(/** @type {string} */ (perAddress.keys().next().value));
+        return { ok: true, id: result.id };
+      };
+      const result = vote({ tile: tap.tile, ...(tap.window !== undefined ? { window: tap.window } : {}), device });
+      return result instanceof Promise ? result.then(settle) : settle(result);
     },
   };
 }

@@ -49,6 +49,8 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
     status: () => call('GET', '/api/status'),
     votes: () => call('GET', '/api/votes'),
     clients: () => call('GET', '/api/clients'),
+    /** The cluster's nodes (404 on a server that is not a cluster node). */
+    cluster: () => call('GET', '/api/cluster'),
     /** @param {{ countIn?: number }} [o] */
     play: (o) => control('play', o),
     pause: () => control('pause'),

@@ -136,3 +136,28 @@ describe('app routes', () => {
     expect(res.json().code).toBe('SC_ERR_NOT_FOUND');
   });
 });
+
+describe('behind a proxy', () => {
+  /**
+   * @param {import('fastify').FastifyInstance} app @param {string} client
+   */
+  const tap = (app, client) => app.inject({ method: 'POST', url: '/api/tap', headers: { 'x-forwarded-for': client }, payload: { tile: 'a', device: 'phone-0001' } });
+  /** Spend one client's burst of taps; the next one is refused for rate. */
+  async function exhaust(/** @type {import('fastify').FastifyInstance} */ app) {
+    let last = 0;
+    for (let i = 0; i < 100 && last !== 429; i++) last = (await tap(app, '203.0.113.1')).statusCode;
+    expect(last).toBe(429);
+  }
+
+  it('with --trust-proxy, limits each client named by X-Forwarded-For on its own', async () => {
+    const app = await build(undefined, { trustProxy: ['127.0.0.1'] });
+    await exhaust(app);
+    expect((await tap(app, '203.0.113.2')).statusCode).not.toBe(429);
+  });
+
+  it('without it, every request through the proxy shares the proxy\'s budget', async () => {
+    const app = await build();
+    await exhaust(app);
+    expect((await tap(app, '203.0.113.2')).statusCode).toBe(429);
+  });
+});

@@ -57,3 +57,27 @@ describe('configuration', () => {
     expect(() => readConfig(/** @type {string[]} */ (argv), env)).toThrow(message);
   });
 });
+
+describe('cluster configuration', () => {
+  it('is one process on its own unless --redis is given', () => {
+    expect(readConfig([], {})).toMatchObject({ cluster: null, trustProxy: null });
+  });
+
+  it('reads --redis, --role (default both) and --node-id, and saves the performance in Redis, not a file', () => {
+    expect(readConfig(['--redis', 'redis://10.0.0.2:6379'], {})).toMatchObject({ cluster: { url: 'redis://10.0.0.2:6379', role: 'both', nodeId: null }, stateFile: null });
+    expect(readConfig(['--role', 'edge', '--node-id', 'edge-2'], { SCORECAST_REDIS: 'redis://r:6379' }).cluster).toEqual({ url: 'redis://r:6379', role: 'edge', nodeId: 'edge-2' });
+    expect(readConfig([], { SCORECAST_REDIS: 'redis://r:6379', SCORECAST_ROLE: 'conductor' }).cluster?.role).toBe('conductor');
+  });
+
+  it('reads the proxies to trust', () => {
+    expect(readConfig(['--trust-proxy', '127.0.0.1, 10.0.0.0/8'], {}).trustProxy).toEqual(['127.0.0.1', '10.0.0.0/8']);
+  });
+
+  it.each([
+    [['--role', 'edge'], {}, /--role needs --redis/],
+    [['--redis', 'redis://r:6379', '--role', 'leader'], {}, /--role must be conductor, edge or both/],
+    [['--redis', 'localhost:6379'], {}, /--redis must be a URL/],
+  ])('refuses %j with a clear message', (argv, env, message) => {
+    expect(() => readConfig(/** @type {string[]} */ (argv), env)).toThrow(message);
+  });
+});

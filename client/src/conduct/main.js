@@ -12,7 +12,7 @@ import { controlErrorMessage, signIn, signOut } from '../sign-in.js';
 import { createTransportControls } from '../transport-controls.js';
 import { createPositionReadout } from '../position-readout.js';
 import { button, h, setText } from '../dom.js';
-import { renderAudience, renderScores, renderVotes } from './panels.js';
+import { renderAudience, renderCluster, renderScores, renderVotes } from './panels.js';
 import { renderPageChoices } from './pages-panel.js';
 
 /** @type {import('../transports/index.js').Log} */
@@ -28,6 +28,8 @@ signIn(app, { title: 'Conductor', storage }).then(consoleFor);
 
 /** @param {import('../control-api.js').ControlApi} api */
 function consoleFor(api) {
+  // Shown only on a cluster node (with --redis): a single server answers /api/cluster with 404.
+  let isCluster = true;
   const el = {
     title: h('h1', { id: 'score-title' }, 'scorecast'),
     link: h('span', { id: 'link', 'data-state': 'connecting' }, 'connecting'),
@@ -35,7 +37,9 @@ function consoleFor(api) {
     pages: h('div', { id: 'page-choices' }),
     scores: h('div', { id: 'scores' }),
     audience: h('div', { id: 'audience' }),
+    cluster: h('div', { id: 'cluster' }),
   };
+  const clusterPanel = h('section', { class: 'panel wide', 'aria-label': 'Cluster', hidden: '' }, h('h2', {}, 'Cluster'), el.cluster);
   const pos = createPositionReadout();
   const transport = createTransportControls({ api, signOut: () => signOut(storage) });
   const { act } = transport;
@@ -62,6 +66,7 @@ function consoleFor(api) {
     h('section', { class: 'panel', 'aria-label': 'Pages chosen', hidden: '' }, h('h2', {}, 'Pages chosen'), el.pages),
     h('section', { class: 'panel', 'aria-label': 'Scores' }, h('h2', {}, 'Scores'), el.scores),
     h('section', { class: 'panel wide', 'aria-label': 'Audience' }, h('h2', {}, 'Audience'), el.audience),
+    clusterPanel,
   );
 
   // The performance, live, as every view gets it.
@@ -101,8 +106,19 @@ function consoleFor(api) {
       if (err instanceof ControlError && err.status === 401) signOut(storage);
     }
   };
+  const refreshCluster = async () => {
+    if (!isCluster) return;
+    try {
+      renderCluster(el.cluster, await api.cluster());
+      clusterPanel.hidden = false;
+    } catch (err) {
+      if (err instanceof ControlError && err.status === 404) isCluster = false;
+    }
+  };
   refresh();
+  refreshCluster();
   setInterval(refresh, PANEL_EVERY_MS);
+  setInterval(refreshCluster, 2 * PANEL_EVERY_MS);
 
   // The scores folder: loading another score stops this one, so it takes a second click.
   const showScores = async () => {

@@ -86,6 +86,25 @@ export function renderAudience(box, a) {
 }
 
 /**
+ * The cluster's nodes (README, "Several machines"): which one conducts, the standby, the edges
+ * with their clients and how late changes reach them.
+ * @param {HTMLElement} box
+ * @param {any} answer `GET /api/cluster`
+ */
+export function renderCluster(box, answer) {
+  const nodes = Array.isArray(answer?.nodes) ? answer.nodes : [];
+  box.replaceChildren(h('table', { id: 'cluster-nodes' },
+    h('thead', {}, h('tr', {}, ...['node', 'role', 'clients', 'lag', 'host', 'pid'].map((x) => h('th', { scope: 'col' }, x)))),
+    h('tbody', {}, ...nodes.map((/** @type {any} */ n) => h('tr', { 'data-node': String(n?.id), 'data-active': String(n?.active === true) },
+      h('th', { scope: 'row' }, String(n?.id)),
+      h('td', {}, `${String(n?.role)}${n?.active ? ' (active)' : ''}`),
+      h('td', {}, String(Number(n?.clients) || 0)),
+      h('td', {}, ms(n?.lagMs)),
+      h('td', {}, String(n?.host ?? '')),
+      h('td', {}, String(n?.pid ?? '')))))));
+}
+
+/**
  * The scores folder, each with a Load button that asks to be pressed again (a load stops the
  * performance that is playing).
  * @param {HTMLElement} box

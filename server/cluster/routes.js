@@ -1,0 +1,38 @@
+// The HTTP side of a cluster node: control requests that reach a node which is not the active
+// conductor are forwarded to it (through the inbox), and GET /api/cluster lists the nodes.
+
+import { ScorecastError } from '../../core/errors.js';
+import { requireToken } from '../control.js';
+
+/** Routes served by the active conductor wherever they arrive (they read or change the performance). */
+export const FORWARDED_ROUTES = new Set([
+  'POST /api/control/:action', 'GET /api/votes', 'POST /api/reload', 'GET /api/status', 'GET /api/scores', 'POST /api/load',
+]);
+/** Marks a request a node forwarded: it is never forwarded again. */
+export const FORWARDED_HEADER = 'x-scorecast-forwarded';
+
+/**
+ * @param {import('fastify').FastifyInstance} app
+ * @param {{ active: () => boolean, ask: (kind: string, body: unknown) => Promise<any>,
+ *   nodes: () => Promise<import('./registry.js').NodeStatus[]>, token: string,
+ *   auth?: import('../control.js').SignInLimiter }} options
+ */
+export function clusterRoutes(app, { active, ask, nodes, token, auth }) {
+  // preHandler: the route's own token check (onRequest) has run, so only a request with the
+  // token is forwarded, and its parsed body goes with it.
+  app.addHook('preHandler', async (req, reply) => {
+    if (!FORWARDED_ROUTES.has(`${req.method} ${req.routeOptions.url}`) || active()) return;
+    if (req.headers[FORWARDED_HEADER]) throw new ScorecastError('SC_ERR_NO_CONDUCTOR', 'this node stopped conducting');
+    const headers = { authorization: req.headers.authorization ?? '', ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}) };
+    const answer = await ask('http', { method: req.method, url: req.url, headers, body: req.body });
+    if (answer.timeout) throw new ScorecastError('SC_ERR_NO_CONDUCTOR');
+    reply.code(answer.status);
+    if (answer.type) reply.header('content-type', answer.type);
+    return reply.send(answer.body);
+  });
+
+  app.get('/api/cluster', { onRequest: requireToken(token, auth) }, async (req, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { nodes: await nodes() };
+  });
+}

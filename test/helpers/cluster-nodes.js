@@ -1,0 +1,100 @@
+// Cluster nodes as real processes (server/start.js --redis ...), for tests that kill them.
+
+import { fork } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CLUSTER_SCORE = path.join(ROOT, 'test', 'fixtures', 'cluster');
+export const CLUSTER_TOKEN = 'cluster-token-0123456789';
+
+/**
+ * Start one node; resolves when it listens.
+ * @param {{ redis: string, role: 'conductor' | 'edge' | 'both', id: string, port?: number, args?: string[] }} options
+ */
+export async function startNode({ redis, role, id, port = 0, args = [] }) {
+  const child = fork(path.join(ROOT, 'server', 'start.js'), [
+    '--score', CLUSTER_SCORE, '--host', '127.0.0.1', '--port', String(port), '--token', CLUSTER_TOKEN,
+    '--redis', redis, '--role', role, '--node-id', id, '--log-level', 'warn', ...args,
+  ], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, SCORECAST_QR: '0' } });
+  let stderr = '';
+  child.stderr?.on('data', (d) => { stderr += d; });
+  const listening = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`node ${id} did not start within 15 s: ${stderr}`)), 15_000);
+    child.on('message', (m) => {
+      const msg = /** @type {{ type: string, port: number }} */ (m);
+      if (msg.type === 'listening') { clearTimeout(timer); resolve(msg.port); }
+    });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`node ${id} exited (${code}): ${stderr}`)); });
+  });
+  const base = `http://127.0.0.1:${listening}`;
+  return {
+    id, child, port: /** @type {number} */ (listening), base, wsBase: base.replace('http', 'ws'),
+    stderr: () => stderr,
+    /** @param {NodeJS.Signals} [signal] */
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill(signal);
+      await gone;
+    },
+  };
+}
+
+/** @typedef {Awaited<ReturnType<typeof startNode>>} TestNode */
+
+/**
+ * @param {string} base
+ * @param {string} url
+ * @param {{ method?: string, body?: unknown, token?: string | null }} [options]
+ */
+export async function call(base, url, { method = 'GET', body, token = CLUSTER_TOKEN } = {}) {
+  /** @type {Record<string, string>} */
+  const headers = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${url}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  return { status: res.status, body: await res.json() };
+}
+
+/**
+ * A phone: a device credential from `base`, and a tap on a connection of its own (a phone's
+ * taps never share a connection with another phone's, and the vote guard counts one vote per
+ * connection and window).
+ * @param {string} base
+ */
+export async function phone(base) {
+  const { device } = (await call(base, '/api/device', { method: 'POST', token: null })).body;
+  return {
+    device,
+    /**
+     * @param {string} at  the node's base URL the tap goes to
+     * @param {string} tile
+     * @returns {Promise<{ status: number, body: any }>}
+     */
+    tap: (at, tile) => new Promise((resolve, reject) => {
+      const body = JSON.stringify({ tile, device });
+      const req = http.request(`${at}/api/tap`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => { text += c; });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    }),
+  };
+}
+
+/**
+ * @param {() => Promise<boolean> | boolean} cond
+ * @param {number} [ms]
+ */
+export async function until(cond, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (!await cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
