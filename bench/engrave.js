@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_BARS, makeLargeScore } from './make-large-score.js';
 import { machineMs } from './proc-stats.js';
+import { median } from '../core/stats.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(BENCH, 'out');
@@ -115,7 +116,6 @@ async function waitForQuiet(maxPct) {
   return pct;
 }
 
-const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (/** @type {number} */ ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 
 async function main() {

@@ -1,5 +1,7 @@
 // Summary statistics of the benchmarks: latency samples, medians, and durations from the command line.
 
+import { median as coreMedian, medianSorted, quantileSorted } from '../core/stats.js';
+
 /**
  * @typedef {object} LatencySummary
  * @property {number} count
@@ -26,7 +28,7 @@ export function summarize(parts) {
   if (count === 0) return { count, avg: NaN, p50: NaN, p90: NaN, p95: NaN, p99: NaN, max: NaN };
   let sum = 0;
   for (let i = 0; i < count; i++) sum += all[i];
-  const rank = (/** @type {number} */ p) => all[Math.min(count - 1, Math.max(0, Math.ceil(p * count) - 1))];
+  const rank = (/** @type {number} */ p) => quantileSorted(all, p);
   return {
     count, avg: sum / count, p50: rank(0.5), p90: rank(0.9), p95: rank(0.95), p99: rank(0.99), max: all[count - 1],
   };
@@ -53,8 +55,7 @@ export function completion(parts) {
   }
   const lasts = [...bySeq.values()].filter((b) => b.bytes * 2 >= biggest).map((b) => b.last).sort((a, b) => a - b);
   if (lasts.length === 0) return { broadcasts: 0, median: NaN };
-  const mid = lasts.length >> 1;
-  return { broadcasts: lasts.length, median: lasts.length % 2 ? lasts[mid] : (lasts[mid - 1] + lasts[mid]) / 2 };
+  return { broadcasts: lasts.length, median: medianSorted(lasts) };
 }
 
 /**
@@ -62,10 +63,7 @@ export function completion(parts) {
  * @param {number[]} values
  */
 export function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+  return coreMedian(values);
 }
 
 /**

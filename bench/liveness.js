@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import http from 'node:http';
 import WebSocket, { WebSocketServer } from 'ws';
+import { median } from '../core/stats.js';
 
 const MODES = ['none', 'ping', 'frames'];
 const HARD_LIMIT_MS = 600_000;
@@ -144,7 +145,6 @@ async function main() {
       process.stdout.write(`  ${mode} (round ${r + 1}): ${t.open} clients open, server CPU ${t.cpuMs} ms, ${t.frames} frames read\n`);
     }
   }
-  const median = (/** @type {number[]} */ xs) => { const s = [...xs].sort((x, y) => x - y); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
   const base = results.none ? median(results.none.map((t) => t.cpuMs)) : 0;
   process.stdout.write(`\n| mode | server CPU ms per ${durationMs / 1000} s (median) | frames read | µs per frame over "none" |\n| --- | ---: | ---: | ---: |\n`);
   for (const mode of modes) {

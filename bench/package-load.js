@@ -29,6 +29,7 @@ import { PACKAGE_LIMITS } from '../core/package-limits.js';
 import { buildScoreModel } from '../core/manifest.js';
 import { loadPackage } from '../server/score-package.js';
 import { closeParser } from '../server/package-parse.js';
+import { median } from '../core/stats.js';
 
 const { values: args } = parseArgs({ options: { repeat: { type: 'string', default: '3' } } });
 const REPEAT = Math.max(1, Number(args.repeat) || 3);
@@ -108,8 +109,6 @@ const CASES = {
   'main-csv': () => parseBeatMapCsv(csv, { file: 'score.csv', totalBeats: BEATS, pageCount: 1 }),
 };
 
-/** @param {number[]} xs */
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // Warm up: the parse worker starts and the code is compiled before anything is measured.
 await loadPackage(small, { cacheDir });

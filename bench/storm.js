@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { cpuMs } from './proc-stats.js';
+import { quantile } from '../core/stats.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
@@ -113,11 +114,6 @@ function follower(base) {
   return c;
 }
 
-/** @param {number[]} xs @param {number} p */
-function percentile(xs, p) {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
-}
 
 /**
  * The client side, in its own process: `node storm.js --role clients`, driven over IPC.
@@ -156,7 +152,7 @@ async function clientsRole(o) {
       storm: s + 1,
       clients: droppers.length,
       back: back.filter((x) => Number.isFinite(x)).length,
-      p50: percentile(back, 50), p95: percentile(back, 95), max: percentile(back, 100), lastBackMs,
+      p50: quantile(back, 0.5), p95: quantile(back, 0.95), max: quantile(back, 1), lastBackMs,
       gaps: droppers.reduce((n, c) => n + c.gaps, 0),
       repeats: droppers.reduce((n, c) => n + c.repeats, 0),
       unchecked: droppers.filter((c) => c.checking).length,

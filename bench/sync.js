@@ -19,6 +19,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { chromium } from '@playwright/test';
 import { startServer, stopChild, waitFor } from './servers.js';
 import { startLagProxy } from './lag-proxy.js';
+import { quantileSorted as quantile } from '../core/stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -45,15 +46,6 @@ minus first) of the time each beat changed, p50/p95/p99/max, from each page's fi
   -h, --help        this text
 `;
 
-/**
- * @param {number[]} xs sorted ascending
- * @param {number} p 0..1
- */
-export function quantile(xs, p) {
-  if (xs.length === 0) return NaN;
-  const i = Math.min(xs.length - 1, Math.max(0, Math.ceil(p * xs.length) - 1));
-  return xs[i];
-}
 
 /**
  * Installed in every page before its own scripts: records each change of the beat shown, when it

@@ -3,6 +3,7 @@
 
 import { test, expect } from '@playwright/test';
 import { freePort, startServer, TOKEN } from './server.js';
+import { quantile } from '../core/stats.js';
 
 /** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
 
@@ -23,11 +24,6 @@ const sc = (page) => page.evaluate(() => {
   return { state: s.state, shown: s.shown, clock: s.clock, audio: s.audio, transport: s.transport };
 });
 
-/** @param {number[]} xs @param {number} q */
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
 
 /** @param {string} name @param {import('@playwright/test').Page} page */
 async function attachScreenshot(name, page) {

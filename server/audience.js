@@ -7,6 +7,7 @@ import { ERRORS, ScorecastError, errorValue } from '../core/errors.js';
 import { decodeClientMessage } from '../core/protocol.js';
 import { audienceRate, createAddressLimiter } from './address-limit.js';
 import { requireToken } from './control.js';
+import { quantileSorted } from '../core/stats.js';
 
 /**
  * Samples one client weighs in the figures, per kind: its newest ones, as many as an honest page
@@ -82,8 +83,7 @@ export function createClientStats({ now, reportersPerAddress = 0 }) {
     }
     if (xs.length === 0) return { n: 0, p50: null, p95: null, max: null };
     xs.sort((a, b) => a - b);
-    const q = (/** @type {number} */ p) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))];
-    return { n: xs.length, p50: q(0.5), p95: q(0.95), max: xs[xs.length - 1] };
+    return { n: xs.length, p50: quantileSorted(xs, 0.5), p95: quantileSorted(xs, 0.95), max: xs[xs.length - 1] };
   }
 
   return {

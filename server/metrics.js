@@ -2,17 +2,7 @@
 // plus the default process metrics (event-loop lag, heap, RSS, CPU).
 
 import client from 'prom-client';
-
-/**
- * prom-client samples event-loop delay with a timer of this period (ms); its lag values include
- * it. Each of its wakeups costs about 0.08 ms of CPU on these machines whatever the load: at 10 ms
- * (prom-client's default) 5-6 ms of CPU a second, more than the beats of a score, at 50 ms 1.7 ms
- * a second, which was half of an idle server's CPU and 5% of a 1,500-client one's (bench/RESULTS.md,
- * "Idle cost"). At 250 ms a stall longer than 250 ms shows at no less than its length minus 250 ms,
- * a shorter one only when the sample falls in it; what the music feels is measured exactly and
- * for free by `scorecast_beat_lateness_seconds`, the delay of every beat's timer.
- */
-export const LOOP_LAG_RESOLUTION_MS = 250;
+import { LOOP_LAG_RESOLUTION_MS } from '../core/constants.js';
 
 /**
  * @returns {{ registry: import('prom-client').Registry, hooks: import('./hub.js').HubMetrics, observeHistory: (read: () => { deltas: number, bytes: number }) => void, beatLate: (ms: number) => void }}

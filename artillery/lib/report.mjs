@@ -7,7 +7,8 @@ import path from 'node:path';
 import { QA_DIR } from './env.mjs';
 import { lineChart } from './svg.mjs';
 import { RAMP_S } from './plans.mjs';
-import { LOOP_LAG_RESOLUTION_MS } from '../../server/metrics.js';
+import { LOOP_LAG_RESOLUTION_MS } from '../../core/constants.js';
+import { median } from '../../core/stats.js';
 
 /** prom-client samples the server's event-loop delay with this timer period; its values include it. */
 const LAG_RESOLUTION_MS = LOOP_LAG_RESOLUTION_MS;
@@ -129,7 +130,7 @@ function seedFor(seed, scenario, kind, clients) {
 
 // ---------------------------------------------------------------- numbers
 
-const median = (a) => { const b = [...a].sort((x, y) => x - y); return b.length ? b[Math.floor(b.length / 2)] : null; };
+const medianOrNull = (a) => (a.length ? median(a) : null);
 
 /** Server, load generator and machine over one phase of the samples. */
 export function machineStats(samples, phases = ['measured'], window = null) {
@@ -188,7 +189,7 @@ export function machineStats(samples, phases = ['measured'], window = null) {
   const lagMax = series((s) => s.server?.lagMaxS).map((p) => Math.max(0, p.v * 1000 - LAG_RESOLUTION_MS));
   const lagP99 = series((s) => s.server?.lagP99S).map((p) => Math.max(0, p.v * 1000 - LAG_RESOLUTION_MS));
   out.lagMax = lagMax.length ? Math.max(...lagMax) : null;
-  out.lagP99Median = median(lagP99);
+  out.lagP99Median = medianOrNull(lagP99);
   // Server-side fan-out: time from a state change to its last socket write (scorecast_push_lag_seconds).
   const lag = rows.filter((s) => s.server?.pushLagCount != null);
   if (lag.length >= 2 && lag.at(-1).server.pushLagCount > lag[0].server.pushLagCount) {

@@ -1,6 +1,7 @@
 // The soak's memory rule (npm run qa:soak): did the server's RSS grow after it was warm?
 
 import { readFileSync } from 'node:fs';
+import { median } from '../../core/stats.js';
 
 /**
  * RSS after warm-up (median of the first minute) against the end (median of the last minute).
@@ -23,7 +24,6 @@ export function soakRssOf(all) {
     .map((s) => ({ ts: s.ts, phase: s.phase, rss: s.serverProc?.rss ?? s.server?.rss }))
     .filter((s) => s.phase === 'measured' && s.rss);
   if (rows.length < 2) return { baseline: null, end: null, max: null, growthPct: null };
-  const median = (/** @type {number[]} */ a) => { const b = [...a].sort((x, y) => x - y); return b[Math.floor(b.length / 2)]; };
   const last = rows[rows.length - 1].ts;
   const most = Math.max(0, ...all.map((s) => s.server?.historyDeltas ?? 0));
   const fullAt = most > 0 ? all.find((s) => (s.server?.historyDeltas ?? 0) >= most)?.ts ?? null : null;

@@ -39,6 +39,7 @@ import { appendFileSync } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import WebSocket from 'ws';
+import { quantileSorted } from '../../core/stats.js';
 
 const wall = () => performance.timeOrigin + performance.now();
 /** When the first live client of this worker started: the start of the ramp. */
@@ -75,7 +76,7 @@ function flushTrace() {
   const metrics = {};
   for (const [name, values] of bucket) {
     values.sort((a, b) => a - b);
-    const q = (p) => values[Math.min(values.length - 1, Math.floor(p * values.length))];
+    const q = (p) => quantileSorted(values, p);
     metrics[name] = {
       n: values.length, mean: values.reduce((a, b) => a + b, 0) / values.length,
       p50: q(0.5), p95: q(0.95), p99: q(0.99), max: values[values.length - 1],

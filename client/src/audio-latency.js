@@ -14,6 +14,8 @@
 // they know nothing of are corrected per device by a calibration offset, kept in localStorage
 // and set from the console (`scorecast.audioOffset(ms)`, or measured by `scorecast.tapAlong()`).
 
+import { median } from '../../core/stats.js';
+
 /** Output latency assumed where the browser reports none (s). */
 export const FALLBACK_OUTPUT_LATENCY_S = 0.04;
 /** Where a device's calibration offset is kept. */
@@ -127,6 +129,5 @@ export function tapAlongOffset(clicks, taps) {
     if (Math.abs(best) <= 250) d.push(best);
   }
   if (d.length < 4) return null;
-  d.sort((a, b) => a - b);
-  return Math.round(d[Math.floor(d.length / 2)]);
+  return Math.round(median(d));
 }

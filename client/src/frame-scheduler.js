@@ -11,6 +11,8 @@
 // promptly, and while frames do not, changes run from their timer at the due time, as without
 // frames.
 
+import { median } from '../../core/stats.js';
+
 /** A display frame (ms) until the page has measured its own. */
 export const DEFAULT_FRAME_MS = 1000 / 60;
 /** How long before a change the timer wakes the page to wait for the right frame (ms). */
@@ -63,8 +65,7 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
     if (!(d > 4 && d < 50)) return;
     intervals.push(d);
     if (intervals.length > INTERVALS) intervals.shift();
-    const sorted = intervals.slice().sort((a, b) => a - b);
-    frameMs = sorted[Math.floor(sorted.length / 2)];
+    frameMs = median(intervals);
   }
 
   /** @param {number} ts */

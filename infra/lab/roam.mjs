@@ -16,12 +16,13 @@ import { labSupport, up, down, isUp } from './lab.js';
 import { PROFILES } from './topology.js';
 import { startLabServer, LAB_OUT } from './cell.mjs';
 import { REPO_ROOT, gitDescribe } from '../../artillery/lib/env.mjs';
+import { quantile } from '../../core/stats.js';
 
 export const GOAL_P99_MS = 1000;
 const DEFAULT_CUTS = '2000,3000,4000,5000,6000,7000,8000,2500,4500,6500';
 
 /** Nearest-rank percentile. @param {number[]} xs @param {number} q */
-export const pctl = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.ceil((q / 100) * s.length) - 1)] : NaN; };
+export const pctl = (xs, q) => quantile(xs, q / 100);
 
 async function main() {
   const { values: o } = parseArgs({ options: { profile: { type: 'string', default: 'wifi+firewall' }, pages: { type: 'string', default: '10' }, cuts: { type: 'string', default: DEFAULT_CUTS }, out: { type: 'string' }, 'keep-up': { type: 'boolean' }, console: { type: 'boolean' } } });

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import net from 'node:net';
-import { spreads, quantile } from '../../bench/sync.js';
+import { spreads } from '../../bench/sync.js';
 import { startLagProxy } from '../../bench/lag-proxy.js';
 
 describe('bench:sync figures', () => {
@@ -24,12 +24,6 @@ describe('bench:sync figures', () => {
     ], 'frame');
     expect(r.beats).toBe(2);
     expect(r.max).toBe(5);
-  });
-
-  it('quantile: the smallest value with at least p of them at or below it', () => {
-    expect(quantile([1, 2, 3, 4], 0.5)).toBe(2);
-    expect(quantile([1, 2, 3, 4], 0.99)).toBe(4);
-    expect(quantile([], 0.5)).toBeNaN();
   });
 });
 
