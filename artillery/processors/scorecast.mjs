@@ -40,6 +40,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { quantileSorted } from '../../core/stats.js';
+import { createSseParser } from '../../core/sse-parser.js';
 
 const wall = () => performance.timeOrigin + performance.now();
 /** When the first live client of this worker started: the start of the ramp. */
@@ -311,22 +312,8 @@ export async function sseListen(context, ee) {
       histogram(ee, 'sse.connect_time', wall() - t0);
       req.setTimeout(0);
       res.setEncoding('utf8');
-      let buf = '';
-      res.on('data', (chunk) => {
-        buf += chunk;
-        let end;
-        while ((end = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, end);
-          buf = buf.slice(end + 2);
-          // An event's data lines; comments (": hb"), id: and retry: lines carry no envelope.
-          let data = '';
-          for (const line of block.split('\n')) {
-            if (line.startsWith('data: ')) data += (data ? '\n' : '') + line.slice(6);
-            else if (line.startsWith('data:')) data += (data ? '\n' : '') + line.slice(5);
-          }
-          if (data) listener.receive(data);
-        }
-      });
+      // Comments (": hb"), id: and retry: lines carry no envelope.
+      res.on('data', createSseParser((event) => listener.receive(event.data)));
       res.on('end', () => settle(fail('sse_ended')));
       res.on('error', (err) => settle(fail(`sse_${/** @type {any} */ (err).code || 'error'}`)));
     });

@@ -2,6 +2,7 @@
 // `messages` (parsed envelopes in arrival order), `waitFor(predicate, ms)`, `close()`.
 
 import WebSocket from 'ws';
+import { createSseParser } from '../../core/sse-parser.js';
 
 /**
  * @typedef {object} LiveClient
@@ -65,24 +66,12 @@ export async function openSse(base, holds = {}) {
   const res = await fetch(`${base}/live/sse${q}`, { headers, signal: controller.signal });
   if (!res.ok || !res.body) throw new Error(`SSE answered ${res.status}`);
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  const push = createSseParser(({ id, data }) => c.push({ ...JSON.parse(data), _id: id }));
   (async () => {
-    let buf = '';
     for (;;) {
       const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
       if (done) return;
-      buf += value;
-      let i;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        let id = null;
-        let data = '';
-        for (const line of block.split('\n')) {
-          if (line.startsWith('id: ')) id = line.slice(4);
-          else if (line.startsWith('data: ')) data += line.slice(6);
-        }
-        if (data) c.push({ ...JSON.parse(data), _id: id });
-      }
+      push(value ?? '');
     }
   })();
   return { messages: c.messages, waitFor: c.waitFor, close: () => controller.abort() };
