@@ -9,12 +9,12 @@
 //   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--score DIR]
 
 import { fork } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { cpuMs } from './proc-stats.js';
+import { cpuMs, parentPid } from './proc-stats.js';
 import { summarize } from './latency-stats.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
@@ -126,10 +126,7 @@ function treeCpuMs(pid) {
   let total = cpuMs(pid);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) total += cpuMs(Number(entry));
-    } catch { /* gone */ }
+    if (parentPid(Number(entry)) === pid) total += cpuMs(Number(entry));
   }
   return total;
 }

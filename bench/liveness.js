@@ -13,21 +13,18 @@
 //                          [--modes none,ping,frames]
 
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import http from 'node:http';
 import WebSocket, { WebSocketServer } from 'ws';
 import { median } from '../core/stats.js';
+import { cpuMs as procCpuMs } from './proc-stats.js';
 
 const MODES = ['none', 'ping', 'frames'];
 const HARD_LIMIT_MS = 600_000;
 
 /** CPU (ms) of this process from /proc: user + system. */
-function cpuMs() {
-  const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
+const ownCpuMs = () => procCpuMs(process.pid);
 
 /**
  * The server side: `node liveness.js --role server --mode M --every-ms N`.
@@ -48,7 +45,7 @@ function server(mode, everyMs) {
   if (mode === 'ping') setInterval(() => { for (const ws of sockets) ws.ping(); }, everyMs);
   setTimeout(() => process.exit(3), HARD_LIMIT_MS).unref();
   process.on('message', (/** @type {any} */ m) => {
-    if (m === 'mark') process.send?.({ cpuMs: cpuMs(), frames });
+    if (m === 'mark') process.send?.({ cpuMs: ownCpuMs(), frames });
   });
   process.on('disconnect', () => process.exit(0));
   http1.listen(0, '127.0.0.1', () => process.send?.({ port: /** @type {import('node:net').AddressInfo} */ (http1.address()).port }));

@@ -1,6 +1,7 @@
-// Linux /proc readers for the fan-out benchmark: a process's CPU time and resident memory, and
-// the whole machine's busy time. The benchmark measures the server from outside, so the numbers
-// include everything the process does (event loop, GC, kernel time in its socket writes).
+// The Linux /proc readers of the benchmarks, the QA sampler and the lab: a process's CPU time,
+// resident memory, threads and parent, and the whole machine's busy time. They measure a process
+// from outside, so the numbers include everything it does (event loop, GC, kernel time in its
+// socket writes).
 
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -16,16 +17,47 @@ export const CLK_TCK = (() => {
 })();
 
 /**
- * CPU time a process has used so far, user + system (proc(5): /proc/<pid>/stat fields 14, 15).
+ * The fields of /proc/<pid>/stat after the command name (proc(5) field 3 is [0]), or null when
+ * the process is gone. The command name (field 2) may hold spaces and parentheses: the fields are
+ * counted after the last ')'.
+ * @param {number} pid
+ */
+function statFields(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time a process has used so far, user + system, all threads (proc(5): fields 14, 15).
  * @param {number} pid
  * @returns {number} milliseconds, in steps of 1000 / CLK_TCK; NaN when the process is gone
  */
 export function cpuMs(pid) {
+  const f = statFields(pid);
+  return f ? ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK : NaN;
+}
+
+/**
+ * The parent of a process (proc(5): field 4), or NaN when it is gone.
+ * @param {number} pid
+ */
+export function parentPid(pid) {
+  const f = statFields(pid);
+  return f ? Number(f[1]) : NaN;
+}
+
+/**
+ * A process's threads now (Threads of /proc/<pid>/status), or NaN when it is gone.
+ * @param {number} pid
+ */
+export function threadCount(pid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+    const m = /^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : NaN;
   } catch {
     return NaN;
   }
@@ -57,4 +89,12 @@ export function machineMs() {
   const t = line.trim().split(/\s+/).slice(1, 9).map((n) => (Number(n) * 1000) / CLK_TCK);
   const total = t.reduce((a, b) => a + b, 0);
   return { busyMs: total - t[3] - t[4], totalMs: total, softirqMs: t[6], stealMs: t[7] };
+}
+
+/** @type {number | undefined} */
+let cores;
+/** The machine's CPU cores as /proc/stat lists them. */
+export function cpuCount() {
+  cores ??= readFileSync('/proc/stat', 'utf8').split('\n').filter((l) => /^cpu\d+ /.test(l)).length;
+  return cores;
 }

@@ -4,42 +4,21 @@
 // that the test stays on 127.0.0.1). Writes one JSON line per sample.
 
 import { createWriteStream, readFileSync, readdirSync, readlinkSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { cpuCount, cpuMs, machineMs, rssBytes, threadCount } from '../../bench/proc-stats.js';
 
-const CLK_TCK = (() => {
-  try { return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100; } catch { return 100; }
-})();
-
-/** CPU time (user + system, all threads) and RSS of a process, from /proc. */
+/** CPU time (user + system, all threads), RSS and threads of a process, from /proc. */
 export function procStats(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const rss = /^VmRSS:\s+(\d+) kB/m.exec(status);
-    const threads = /^Threads:\s+(\d+)/m.exec(status);
-    return {
-      cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK,
-      rss: rss ? Number(rss[1]) * 1024 : null,
-      threads: threads ? Number(threads[1]) : null,
-    };
-  } catch {
-    return null;
-  }
+  const cpu = cpuMs(pid);
+  if (Number.isNaN(cpu)) return null;
+  const rss = rssBytes(pid);
+  const threads = threadCount(pid);
+  return { cpuMs: cpu, rss: Number.isNaN(rss) ? null : rss, threads: Number.isNaN(threads) ? null : threads };
 }
 
-/** Busy and total CPU time of the machine, all cores (ms). */
+/** Busy and total CPU time of the machine, all cores (ms); softirq apart (on loopback much of TCP's work runs there, charged to no process). */
 export function machineStats() {
-  const t = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1, 9).map((n) => (Number(n) * 1000) / CLK_TCK);
-  const total = t.reduce((a, b) => a + b, 0);
-  // softirq apart: on loopback much of TCP's work runs there, charged to no process.
-  return { busyMs: total - t[3] - t[4], totalMs: total, softirqMs: t[6], cores: cpuCount() };
-}
-
-let cores;
-function cpuCount() {
-  cores ??= readFileSync('/proc/stat', 'utf8').split('\n').filter((l) => /^cpu\d+ /.test(l)).length;
-  return cores;
+  const { busyMs, totalMs, softirqMs } = machineMs();
+  return { busyMs, totalMs, softirqMs, cores: cpuCount() };
 }
 
 /** Bytes and packets sent and received on every interface but loopback (machine-wide). */

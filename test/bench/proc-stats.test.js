@@ -1,0 +1,35 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { cpuCount, cpuMs, machineMs, parentPid, rssBytes, threadCount } from '../../bench/proc-stats.js';
+
+describe.skipIf(process.platform !== 'linux')('/proc readers', () => {
+  it('read this process: CPU time that grows with work, its memory, threads and parent', () => {
+    const before = cpuMs(process.pid);
+    const until = Date.now() + 60;
+    let x = 0;
+    while (Date.now() < until) x += Math.sqrt(x + 1);
+    expect(x).toBeGreaterThan(0);
+    expect(cpuMs(process.pid)).toBeGreaterThan(before);
+    expect(rssBytes(process.pid)).toBeGreaterThan(10 * 1024 * 1024);
+    expect(threadCount(process.pid)).toBeGreaterThanOrEqual(1);
+    expect(parentPid(process.pid)).toBe(process.ppid);
+  });
+
+  it('name a child by its parent, and give NaN for a process that is gone', async () => {
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10000)'], { stdio: 'ignore' });
+    await new Promise((r) => child.once('spawn', r));
+    expect(parentPid(/** @type {number} */ (child.pid))).toBe(process.pid);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    expect(cpuMs(/** @type {number} */ (child.pid))).toBeNaN();
+    expect(rssBytes(/** @type {number} */ (child.pid))).toBeNaN();
+    expect(threadCount(/** @type {number} */ (child.pid))).toBeNaN();
+  });
+
+  it('read the machine: busy within total, and its cores', () => {
+    const m = machineMs();
+    expect(m.busyMs).toBeGreaterThan(0);
+    expect(m.busyMs).toBeLessThanOrEqual(m.totalMs);
+    expect(cpuCount()).toBeGreaterThanOrEqual(1);
+  });
+});
