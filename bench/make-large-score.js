@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { seededRandom } from '../core/page-choice.js';
+import { seededRandom } from '../core/random.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Bars that make about 56 pages of full score (measured with server/engrave's score layout). */

@@ -2,6 +2,7 @@
 // warm-up run and the measured run. The scenario files hold the flows and the budgets.
 
 import { writeFileSync } from 'node:fs';
+import { seededRandom } from '../../core/random.js';
 
 export const SCENARIOS = ['poll', 'ws', 'sse', 'page', 'mixed'];
 
@@ -10,17 +11,8 @@ export const RAMP_S = 10;
 /** Page scenario: groups start at random moments within this window. */
 export const PAGE_WINDOW_MS = 10_000;
 
-/** Deterministic random numbers (mulberry32), so a plan can be repeated. */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic random numbers, so a plan can be repeated. */
+const rng = seededRandom;
 
 /** Groups of 1..5 clients, exactly `clients` in all, each starting at a random moment. */
 export function pageGroups(clients, windowMs, seed = 2019) {

@@ -1,14 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { createClockSync } from '../../core/clock-sync.js';
+import { seededRandom } from '../../core/random.js';
 
-/** A deterministic pseudo-random stream in [0, 1). @param {number} seed */
-function rng(seed) {
-  let x = seed >>> 0;
-  return () => {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    return x / 2 ** 32;
-  };
-}
+/** A deterministic pseudo-random stream in [0, 1). */
+const rng = seededRandom;
 
 /**
  * Simulate round trips against a server whose clock is `offset` ms ahead of the client's.

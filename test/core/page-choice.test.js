@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { decidePageChoice, hash32, seededRandom } from '../../core/page-choice.js';
+import { decidePageChoice } from '../../core/page-choice.js';
+import { hash32, seededRandom } from '../../core/random.js';
 
 const PARTS = ['violin1', 'violin2', 'viola', 'cello'];
 /** @type {import('../../core/page-choice.js').PageChoice} */
