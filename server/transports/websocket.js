@@ -45,40 +45,91 @@ export const RIDE_MAX_BYTES = 4096;
  */
 
 /**
+ * Whether ws still offers its frame builder: the fast path below frames each message once for
+ * every socket with it. Without it (a ws release that dropped it), messages go through `ws.send`.
+ */
+export const FAST_FRAMING = typeof Sender?.frame === 'function';
+
+/**
  * A message as one whole WebSocket text frame (RFC 6455: FIN, opcode 1, unmasked as a server's
  * frames are), framed by ws's own `Sender.frame`. The hub builds it once per message and the same
  * bytes are written to every socket: `ws.send` would frame the message again for each socket,
- * with a header buffer, a cork and a two-buffer write each time.
+ * with a header buffer, a cork and a two-buffer write each time. Without the frame builder, the
+ * message's text.
  * @type {import('../hub.js').Framer}
  */
-export const frameWs = (msg) => Buffer.concat(Sender.frame(Buffer.from(msg.text), { fin: true, opcode: 1, mask: false, readOnly: false, rsv1: false }));
+export const frameWs = FAST_FRAMING
+  ? (msg) => Buffer.concat(Sender.frame(Buffer.from(msg.text), { fin: true, opcode: 1, mask: false, readOnly: false, rsv1: false }))
+  : (msg) => Buffer.from(msg.text);
 
 /**
- * Write a framed message (frameWs) to the socket, and the socket's owed ping in the same write if
- * the message is small (the socket is corked around both). `_socket` is ws's underlying
- * net.Socket; ws writes its own frames (pings, close) to it the same way, in order: with
- * per-message deflate off, ws never holds frames back. Nothing is written once the closing
- * handshake has begun.
- * @param {LiveSocket} ws
- * @param {import('node:net').Socket} raw  ws's socket
+ * The payload of a frame made by frameWs (unmasked: a 2, 4 or 10 byte header, RFC 6455 5.2).
  * @param {Buffer} frame
  */
-function sendFrame(ws, raw, frame) {
-  if (ws.readyState !== ws.OPEN) return;
-  if (!ws.pingDue || frame.length > RIDE_MAX_BYTES) { raw.write(frame); return; }
-  ws.pingDue = false;
-  ws.pinged = true;
-  raw.cork();
-  raw.write(frame);
-  ws.ping();
-  raw.uncork();
+export function framePayload(frame) {
+  const len = frame[1] & 0x7f;
+  return frame.subarray(len === 126 ? 4 : len === 127 ? 10 : 2);
 }
 
 /**
- * ws's underlying net.Socket (private, stable across ws 8).
+ * ws's underlying net.Socket (private `_socket`, stable across ws 8), or null when it is not
+ * there or does not look like one (a ws upgrade that changed it): then the socket gets its
+ * messages through the public `ws.send`, as engine.io does, slower but never silently broken.
  * @param {import('ws').WebSocket} ws
+ * @returns {import('node:net').Socket | null}
  */
-const rawSocket = (ws) => /** @type {{ _socket: import('node:net').Socket }} */ (/** @type {unknown} */ (ws))._socket;
+export function rawSocketOf(ws) {
+  const raw = /** @type {{ _socket?: unknown }} */ (/** @type {unknown} */ (ws))._socket;
+  const r = /** @type {Partial<import('node:net').Socket> | null | undefined} */ (raw);
+  return r && typeof r.write === 'function' && typeof r.cork === 'function' && typeof r.uncork === 'function'
+    && typeof r.writableLength === 'number' ? /** @type {import('node:net').Socket} */ (raw) : null;
+}
+
+/**
+ * How the hub writes to one socket: a framed message (frameWs), with the socket's owed ping in
+ * the same write if the message is small.
+ * Fast path: the frame straight to ws's net.Socket, corked around the frame and the ping; ws
+ * writes its own frames (pings, close) to it the same way, in order: with per-message deflate
+ * off, ws never holds frames back. Fallback (no raw socket or no frame builder): `ws.send` of the
+ * text. Nothing is written once the closing handshake has begun.
+ * @param {LiveSocket} ws
+ * @param {import('node:net').Socket | null} raw  rawSocketOf(ws)
+ * @returns {{ send: (frame: Buffer) => void, buffered: () => number, fast: boolean }}
+ */
+export function socketWriter(ws, raw) {
+  if (raw && FAST_FRAMING) {
+    return {
+      fast: true,
+      send(frame) {
+        if (ws.readyState !== ws.OPEN) return;
+        if (!ws.pingDue || frame.length > RIDE_MAX_BYTES) { raw.write(frame); return; }
+        ws.pingDue = false;
+        ws.pinged = true;
+        raw.cork();
+        raw.write(frame);
+        ws.ping();
+        raw.uncork();
+      },
+      // What ws's bufferedAmount adds to this is always 0 here: ws holds frames back only while
+      // compressing, and per-message deflate is off.
+      buffered: () => raw.writableLength,
+    };
+  }
+  return {
+    fast: false,
+    send(frame) {
+      if (ws.readyState !== ws.OPEN) return;
+      const text = FAST_FRAMING ? framePayload(frame) : frame;
+      if (ws.pingDue && text.length <= RIDE_MAX_BYTES) {
+        ws.pingDue = false;
+        ws.pinged = true;
+        ws.ping();
+      }
+      ws.send(text, { binary: false });
+    },
+    buffered: () => ws.bufferedAmount,
+  };
+}
 
 /** @param {LiveSocket} ws */
 function heard(ws) {
@@ -103,6 +154,7 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
   const sockets = new Set();
   /** @type {ReturnType<typeof setInterval> | null} */
   let checker = null;
+  let warnedSlow = false;
   hub.setFramer('ws', frameWs);
 
   /**
@@ -124,7 +176,11 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const live = /** @type {LiveSocket} */ (ws);
-      const raw = rawSocket(ws);
+      const writer = socketWriter(live, rawSocketOf(ws));
+      if (!writer.fast && !warnedSlow) {
+        warnedSlow = true;
+        log?.warn({}, 'ws offers no raw socket or frame builder: WebSocket messages go through ws.send (slower)');
+      }
       heard(live);
       sockets.add(live);
       if (checker === null) {
@@ -134,10 +190,8 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
       const session = hub.attach({
         kind: 'ws',
         address: req.socket.remoteAddress ?? '',
-        send: (frame) => sendFrame(live, raw, frame),
-        // What ws's bufferedAmount adds to this is always 0 here: ws holds frames back only
-        // while compressing, and per-message deflate is off.
-        buffered: () => raw.writableLength,
+        send: writer.send,
+        buffered: writer.buffered,
         close: (code, reason) => {
           ws.close(code, reason);
           setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();

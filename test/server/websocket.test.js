@@ -4,7 +4,7 @@ import { describe, it, expect } from 'vitest';
 import { useServers } from '../helpers/server.js';
 import { openWs } from '../helpers/live-clients.js';
 import { CLOSE, DEAD_LINK_MS, MAX_CLIENT_MESSAGE_BYTES } from '../../core/constants.js';
-import { DEAD_AFTER_MS, LIVENESS_TICK_MS, PING_AFTER_MS, PING_ALONE_AFTER_MS, frameWs } from '../../server/transports/websocket.js';
+import { DEAD_AFTER_MS, LIVENESS_TICK_MS, PING_AFTER_MS, PING_ALONE_AFTER_MS, framePayload, frameWs, rawSocketOf, socketWriter } from '../../server/transports/websocket.js';
 import * as wsLibrary from 'ws';
 
 /** ws's frame parser (public in ws, missing from @types/ws). */
@@ -59,6 +59,43 @@ describe('WebSocket transport', () => {
       receiver.write(frame);
       expect(got).toEqual([text]);
     }
+  });
+
+  it('the payload of each frame is the message, at every length encoding', () => {
+    for (const size of [0, 125, 126, 65_535, 65_536, 70_000]) {
+      const text = 'x'.repeat(size);
+      expect(framePayload(frameWs(/** @type {any} */ ({ text }))).toString()).toBe(text);
+    }
+  });
+
+  it('without ws\'s raw socket, messages and owed pings still reach the client, through ws.send', async () => {
+    const wss = new wsLibrary.WebSocketServer({ port: 0, host: '127.0.0.1' });
+    defer(() => new Promise((r) => wss.close(() => r(undefined))));
+    await new Promise((r) => wss.once('listening', r));
+    const { port } = /** @type {import('node:net').AddressInfo} */ (wss.address());
+    const serverSide = new Promise((resolve) => wss.once('connection', resolve));
+    const c = new wsLibrary.WebSocket(`ws://127.0.0.1:${port}`);
+    defer(() => c.terminate());
+    /** @type {{ text: string, binary: boolean }[]} */
+    const got = [];
+    let pings = 0;
+    c.on('message', (data, binary) => got.push({ text: data.toString(), binary }));
+    c.on('ping', () => { pings++; });
+    const ws = /** @type {any} */ (await serverSide);
+    // A real socket is found; an object without one, or with something else there, is not.
+    expect(rawSocketOf(ws)).not.toBeNull();
+    expect(rawSocketOf(/** @type {any} */ ({}))).toBeNull();
+    expect(rawSocketOf(/** @type {any} */ ({ _socket: { write() {} } }))).toBeNull();
+    const writer = socketWriter(ws, null);
+    expect(writer.fast).toBe(false);
+    writer.send(frameWs(/** @type {any} */ ({ text: '{"type":"delta","seq":1}' })));
+    ws.pingDue = true;
+    writer.send(frameWs(/** @type {any} */ ({ text: '{"type":"delta","seq":2}' })));
+    await expect.poll(() => got.length).toBe(2);
+    expect(got).toEqual([{ text: '{"type":"delta","seq":1}', binary: false }, { text: '{"type":"delta","seq":2}', binary: false }]);
+    await expect.poll(() => pings).toBe(1);
+    expect(ws.pingDue).toBe(false);
+    expect(writer.buffered()).toBe(0);
   });
 
   it('a stalled reader delays nobody else and recovers with a snapshot', async () => {
