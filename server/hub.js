@@ -6,9 +6,7 @@ import { encode, decodeClientMessage } from '../core/protocol.js';
 import { errorValue } from '../core/errors.js';
 import { applyPatch } from '../core/merge-patch.js';
 import { createTokenBucket } from '../core/token-bucket.js';
-import {
-  CLIENT_RATE, CLOSE, DEAD_LINK_MS, FLOOD_CLOSE_AFTER, HEARTBEAT_MS, MAX_CLIENT_MESSAGE_BYTES,
-} from '../core/constants.js';
+import { CLIENT_RATE, CLOSE, DEAD_LINK_MS, FLOOD_CLOSE_AFTER, HEARTBEAT_MS, MAX_CLIENT_MESSAGE_BYTES, PROTOCOL_VERSION } from '../core/constants.js';
 
 /**
  * What a transport provides for one connection.
@@ -458,7 +456,7 @@ export function createHub({
       sessions.add(session);
       metrics.clients?.(link.kind, 1);
       session.send(message({
-        type: 'welcome', epoch, seq, t: now(), transport: link.kind,
+        type: 'welcome', epoch, seq, t: now(), protocol: PROTOCOL_VERSION, transport: link.kind,
         heartbeatMs: HEARTBEAT_MS, deadLinkMs: DEAD_LINK_MS, maxMessageBytes: MAX_CLIENT_MESSAGE_BYTES,
       }));
       session.resync(holds.epoch, holds.seq);

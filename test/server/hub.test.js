@@ -60,6 +60,8 @@ describe('hub resync', () => {
     const link = fakeLink();
     hub.attach(link, { epoch: 'ep1', seq: hub.seq });
     expect(link.messages.map((m) => m.type)).toEqual(['welcome']);
+    // It names the protocol version (doc/protocol.md) and the timings the client needs.
+    expect(link.messages[0]).toMatchObject({ protocol: 1, transport: link.kind, heartbeatMs: 2000 });
   });
 
   it.each([
