@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Corpus sweep (`npm run bench:corpus`, issue 22): times real editions from music21's corpus of
+// Corpus sweep (`npm run bench:corpus`): times real editions from music21's corpus of
 // public-domain MusicXML as an engraving worker does (no pages drawn) and compares the bars
 // played with a reference checked by reading each score (bench/corpus-reference.json: the
 // expected order as bar ranges, and why, where it differs from music21's expandRepeats). Also

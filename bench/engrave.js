@@ -8,7 +8,7 @@
 //
 //   node bench/engrave.js [--bars 965] [--repeat 3] [--max-noise 50]
 //
-// Targets (issue 3): cold <= 30 s, warm <= 1 s. Exits non-zero only when an engraving fails.
+// Targets: cold <= 30 s, warm <= 1 s. Exits non-zero only when an engraving fails.
 
 import { fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What cleaning an SVG page costs (server/sanitize-svg.js, issue 16): on real Verovio-engraved
+// What cleaning an SVG page costs (server/sanitize-svg.js): on real Verovio-engraved
 // pages of the demo (the full score's first page and a part's), against two baselines measured
 // in the same run: Verovio rendering the same page (renderToSVG, what the engraving pipeline
 // already spends on it) and jsdom reading and writing the page as XML (the floor of any

@@ -1,4 +1,4 @@
-// Sync benchmark (issue 20): N audience pages in Chromium join a playing performance one after
+// Sync benchmark: N audience pages in Chromium join a playing performance one after
 // another, and a script the bench puts in each page records when the page changed the beat it
 // shows: the wall-clock time it wrote it into the DOM ("written"), and the display frame it is
 // drawn in ("drawn": the frame whose callbacks wrote it, else the next one). For every beat, the
@@ -23,7 +23,7 @@ import { quantileSorted as quantile } from '../core/stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** One-way latency ± jitter (ms) of each profile; WiFi from issue 20 (5-60 ms of jitter). */
+/** One-way latency ± jitter (ms) of each profile; WiFi: 5-60 ms of jitter. */
 export const PROFILES = {
   loopback: null,
   'wifi-light': { latencyMs: 10, jitterMs: 5 },

@@ -1,4 +1,4 @@
-// Timing in a real browser (issue 20): no beat before the page's clock is good enough, the
+// Timing in a real browser: no beat before the page's clock is good enough, the
 // joining state meanwhile, again after a lost link and a return from the background; and sound
 // scheduled early by the output latency the AudioContext reports.
 

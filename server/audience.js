@@ -12,7 +12,7 @@ import { quantileSorted } from '../core/stats.js';
 /**
  * Samples one client weighs in the figures, per kind: its newest ones, as many as an honest page
  * sends in a minute (16 every 10 s). A client that reports more often, or with more samples, only
- * replaces its own (issue 16, finding 7: one connection set the console's p50 to 600 s).
+ * replaces its own (one connection set the console's p50 to 600 s).
  */
 export const MAX_SAMPLES_PER_CLIENT = 96;
 /**

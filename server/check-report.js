@@ -1,6 +1,6 @@
 // What `scorecast check` tells a composer about a package that loads: what will be performed
 // (bars in performance order, as ranges of written bars), how long it lasts, and every warning
-// (issue 22: the written bars alone hide repeats played wrong). Pure: takes a loaded package.
+// (the written bars alone hide repeats played wrong). Pure: takes a loaded package.
 
 /**
  * Bars in performance order as ranges of written bar numbers: "0-8 0-8 9-16".

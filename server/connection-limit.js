@@ -1,4 +1,4 @@
-// Bounds on connections (issue 16, finding 6): how long a request may take to arrive, and how
+// Bounds on connections: how long a request may take to arrive, and how
 // many connections one address may hold open at once.
 
 import { ERRORS } from '../core/errors.js';

@@ -13,7 +13,7 @@ const MAX_ADDRESSES = 10_000;
 /**
  * Budget of failed sign-ins, per address: an address that has used up its tries gets 429
  * SC_ERR_RATE_LIMITED for every wrong token until a try comes back. The right token is never
- * refused (issue 16: behind nginx or a venue NAT, everyone shares the guesser's address and the
+ * refused (behind nginx or a venue NAT, everyone shares the guesser's address and the
  * conductor would be locked out); requests with it cost nothing. doc/security.md says what this
  * does and does not stop (the token's length is what keeps it from being guessed).
  * @param {{ now?: () => number, rate?: { perSecond: number, burst: number } }} [options]

@@ -1,5 +1,5 @@
 // Device credentials: the server issues each phone an id it signs (HMAC-SHA256 with a secret of
-// this server), so a vote's device cannot be invented (issue 16, finding 3). A credential is
+// this server), so a vote's device cannot be invented. A credential is
 // `<id>.<mac>`: 22 characters of random id (128 bits) and 22 of its MAC (128 bits), base64url.
 // The phone keeps it in localStorage and sends it as `device` with every tap.
 

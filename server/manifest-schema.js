@@ -1,7 +1,7 @@
 // score.yaml against its JSON Schema (scores/schema/score.schema.json) before the semantic
 // checks of core/manifest.js: an unknown or misspelled key ("cue:" for "cues:", "colour:" for
-// "color:") is an error with its line and the nearest valid key, instead of being ignored
-// (issue 22). Only unknown keys are reported from here; every other rule has a clearer message
+// "color:") is an error with its line and the nearest valid key, instead of being ignored.
+// Only unknown keys are reported from here; every other rule has a clearer message
 // in core/manifest.js.
 
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// What stands between a tap and the ballot (issue 16, finding 3): the tap's device must be a
+// What stands between a tap and the ballot: the tap's device must be a
 // credential this server issued (an id cannot be invented), a connection votes at most once per
 // window whatever credentials it brings, and an address casts at most `votesPerAddress` votes
 // per window (a venue whose phones share one address raises it: doc/security.md). The ballot

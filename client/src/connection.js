@@ -1,5 +1,5 @@
 // The connection manager: picks a transport, keeps the state stream in order, notices dead links
-// and reconnects. Everything platform-specific is injected (STYLE.md habit 2), so vitest drives it
+// and reconnects. Everything platform-specific is injected, so vitest drives it
 // in Node with fake sockets and a hand-turned clock.
 
 import { DEAD_LINK_MS, HEARTBEAT_MS } from '../../core/constants.js';
@@ -231,7 +231,7 @@ export class Connection {
   }
 
   /**
-   * Reconnect now, skipping any pending backoff (STYLE.md habit 7). Does nothing while the link
+   * Reconnect now, skipping any pending backoff. Does nothing while the link
    * is live and was heard from within the dead-link time. An attempt already under way is let run
    * (its dead-link timer bounds it: `pageshow` also fires on every first load), except on `online`:
    * that attempt may have been made on the network that just went away.

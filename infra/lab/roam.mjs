@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The roaming cell: 10 audience pages in Chromium in the WiFi client namespace, the radio cut
 // silently (nftables drops, no reset) for 2 to 8 s at a time, and how long after the link's
-// return each page shows its first on-time beat. Goal (issue 18): p99 within 1 s, nothing missed
+// return each page shows its first on-time beat. Goal: p99 within 1 s, nothing missed
 // or repeated.
 //
 //   node infra/lab/roam.mjs [--profile wifi+firewall] [--pages 10] [--cuts 2000,3000,...] [--out DIR]

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes scores/demo/quartet.musicxml: "First Light", 32 bars for string quartet written for
-// scorecast (issue 3). The music lives here as text, one string of bars per part; the script
+// scorecast. The music lives here as text, one string of bars per part; the script
 // checks every bar adds up and every note lies in its instrument's range, then writes MusicXML 4.0
 // (partwise). Deterministic: run it again only to change the piece; the output is committed.
 //

@@ -1,4 +1,4 @@
-// Engraved notation (issue 3): a MusicXML, compressed MusicXML or MEI file engraved by Verovio
+// Engraved notation: a MusicXML, compressed MusicXML or MEI file engraved by Verovio
 // into SVG pages for the full score and for each part, with a beat map per view and the bars in
 // performance order for the tempo map. Engraving runs in worker threads (pool.js) and happens
 // once per content: results are cached on disk by hash (cache.js), and a warm load reads one

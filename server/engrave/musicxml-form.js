@@ -2,8 +2,8 @@
 // repeat barlines, endings and jumps (MusicXML 4.0 <barline>, <ending>, <repeat>, and the
 // <sound> attributes dacapo, dalsegno, segno, coda, tocoda, fine), and jumps written only as
 // words. performance-order.js reads it; Verovio's own expansion of repeats is not used because it
-// sends an end repeat without a start repeat to the very start and drops endings of several bars
-// (issue 22). Pure: takes the parsed document.
+// sends an end repeat without a start repeat to the very start and drops endings of several bars.
+// Pure: takes the parsed document.
 
 import { childrenNamed, localName, textOf } from './xml.js';
 

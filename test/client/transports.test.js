@@ -1,4 +1,4 @@
-// One suite, run against every transport of the registry (STYLE.md habit 11): each driver plays
+// One suite, run against every transport of the registry: each driver plays
 // the server's side of its transport.
 import { describe, it, expect, vi } from 'vitest';
 import { TRANSPORT_ORDER, createTransport, nextTransportName } from '../../client/src/transports/index.js';

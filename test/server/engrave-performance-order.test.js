@@ -1,4 +1,4 @@
-// Performance order as musicians read the score (issue 22): each fixture in
+// Performance order as musicians read the score: each fixture in
 // test/fixtures/notation/form/ is read and timed the way an engraving worker does it (our
 // MusicXML reader, Verovio's MEI and timemap, deriveTiming), and the bars played, their length
 // in time and the warnings are checked against the score as written (each fixture's comment says

@@ -148,7 +148,7 @@ describe('timing', () => {
   });
 
   it('counts each onset in the measure that holds it when the timemap is out of order', () => {
-    // Verovio times an overfull bar's extra notes after the next bar has started (issue 22).
+    // Verovio times an overfull bar's extra notes after the next bar has started.
     const map = [
       { qstamp: 0, tstamp: 0, measureOn: 'a', on: ['a-n1'] },
       { qstamp: 4, tstamp: 0, measureOn: 'b', on: ['b-n1'] },

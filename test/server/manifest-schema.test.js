@@ -1,4 +1,4 @@
-// Unknown keys of score.yaml are errors with their line and the nearest valid key (issue 22):
+// Unknown keys of score.yaml are errors with their line and the nearest valid key:
 // before, "cue:" for "cues:" loaded as a valid score with no cues.
 
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The part view (issue 4, part 2): two panes stacked, as in ZScore. While line k plays its pane
+// The part view: two panes stacked, as in ZScore. While line k plays its pane
 // is active and the other pane already shows line k + 1, dimmed and labelled "next"; when play
 // reaches it, nothing under the player's eyes moves and only the pane just left is refilled
 // (systems.js, panePlan). A beat cursor follows the beat map. Per animation frame only the

@@ -1,4 +1,4 @@
-// The full score view (issue 4, part 3), for conductors and composers: every page stacked, each
+// The full score view, for conductors and composers: every page stacked, each
 // scaled to the width, the current system tinted and the beat cursor across it. When play moves
 // to a system that is not wholly in sight it is scrolled into view: on line changes only, never
 // per beat, so a conductor who scrolls ahead is not pulled back until the next system begins.

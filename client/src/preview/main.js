@@ -1,4 +1,4 @@
-// The composer preview (`/preview`, issue 5): the audience view in a phone-sized frame, every
+// The composer preview (`/preview`): the audience view in a phone-sized frame, every
 // part and the full score side by side, transport controls and a scrubber over the whole piece.
 // The server watches the package; on a new version every frame resyncs and redraws by itself
 // (a new epoch), and this page refreshes its own picture of the score. A version that fails

@@ -23,7 +23,7 @@ import { PollTransport } from './poll.js';
  */
 
 /**
- * One way of carrying the live stream. Every transport has the same shape (STYLE.md habit 6);
+ * One way of carrying the live stream. Every transport has the same shape;
  * the connection sets the three callbacks before calling open(). After close(), no callback fires.
  * @typedef {object} Transport
  * @property {string} name
