@@ -5,6 +5,7 @@
 // Pure: no I/O; runs in Node and the browser.
 
 import { PACKAGE_LIMITS as LIMITS } from './package-limits.js';
+import { isObject } from './values.js';
 
 /**
  * @typedef {object} BeatEntry
@@ -336,8 +337,3 @@ export function barsFromBeats(beats) {
   });
 }
 
-/**
- * @param {unknown} v
- * @returns {v is Record<string, any>}
- */
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -4,6 +4,7 @@
 
 import { createTempoMap, createTempoMapFromBars } from './tempo-map.js';
 import { PACKAGE_LIMITS as LIMITS, formatBytes } from './package-limits.js';
+import { isId, isObject } from './values.js';
 
 /**
  * @typedef {object} Cue
@@ -64,12 +65,6 @@ import { PACKAGE_LIMITS as LIMITS, formatBytes } from './package-limits.js';
 
 const ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const TIME_RE = /^(\d{1,2})\/(\d{1,2})$/;
-
-/**
- * @param {unknown} v
- * @returns {v is Record<string, any>}
- */
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Parse a time signature written "3/4" or [3, 4].
@@ -364,7 +359,7 @@ function checkVote(v, f, open, position, problem) {
     problem(`${f}.tiles`, `lists ${tiles.length} tiles, more than the ${LIMITS.voteTiles} a vote may have`);
     return null;
   }
-  if (!Array.isArray(tiles) || tiles.length < 2 || !tiles.every((t) => typeof t === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(t)) || new Set(tiles).size !== tiles.length) {
+  if (!Array.isArray(tiles) || tiles.length < 2 || !tiles.every((t) => isId(t)) || new Set(tiles).size !== tiles.length) {
     problem(`${f}.tiles`, 'must list at least two distinct tile ids to vote between');
     return null;
   }
@@ -453,7 +448,7 @@ function checkPageChoices(list, { pageCount, votes, totalBeats, problem, out }) 
     if (c.tiles !== undefined) {
       if (!isObject(c.tiles)) { problem(`${f}.tiles`, 'must map tiles to pages, e.g. {t2-1: 1}'); return; }
       for (const [tile, n] of Object.entries(c.tiles)) {
-        if (!/^[A-Za-z0-9_-]{1,64}$/.test(tile) || !page(n)) { problem(`${f}.tiles.${tile.slice(0, 64)}`, `must be a page number 1..${pageCount}`); return; }
+        if (!isId(tile) || !page(n)) { problem(`${f}.tiles.${tile.slice(0, 64)}`, `must be a page number 1..${pageCount}`); return; }
         tiles[tile] = n;
       }
     }

@@ -1,12 +1,6 @@
 // JSON Merge Patch (RFC 7386): the form of every state change on the wire.
 
-/**
- * @param {unknown} v
- * @returns {v is Record<string, unknown>}
- */
-function isObject(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+import { isObject } from './values.js';
 
 /**
  * Apply a merge patch to a target and return the result (RFC 7386 section 2, MergePatch).

@@ -3,6 +3,7 @@
 
 import { MAX_CLIENT_MESSAGE_BYTES } from './constants.js';
 import { errorValue } from './errors.js';
+import { isId } from './values.js';
 
 /**
  * @template T
@@ -29,12 +30,10 @@ import { errorValue } from './errors.js';
  * @property {any} [patch]   delta only
  */
 
-const EPOCH_RE = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_ID_LEN = 64;
 /** Samples of each kind in one report, and the range a sample may take (ms). */
 export const REPORT_MAX_SAMPLES = 32;
 const REPORT_RANGE = [-60_000, 600_000];
-const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
 /** Throws on bytes that are not UTF-8 (RFC 6455 requires it of text frames). */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -62,7 +61,7 @@ const isSeq = (v) => Number.isSafeInteger(v) && /** @type {number} */ (v) >= 0;
  * @param {unknown} v
  * @returns {v is string}
  */
-export const isEpoch = (v) => typeof v === 'string' && EPOCH_RE.test(v);
+export const isEpoch = isId;
 
 /**
  * Decode one message a client sent (a WebSocket text frame).
@@ -245,11 +244,11 @@ export function decodeResyncQuery(query, maxWaitMs) {
   /** @type {{ epoch: string | null, since: number, wait: number, view?: string, client?: string }} */
   const value = { epoch, since, wait };
   if (viewRaw !== undefined && viewRaw !== '') {
-    if (typeof viewRaw !== 'string' || !ID_RE.test(viewRaw)) return fail('SC_ERR_BAD_QUERY', 'view');
+    if (!isId(viewRaw)) return fail('SC_ERR_BAD_QUERY', 'view');
     value.view = viewRaw;
   }
   if (clientRaw !== undefined && clientRaw !== '') {
-    if (typeof clientRaw !== 'string' || !ID_RE.test(clientRaw)) return fail('SC_ERR_BAD_QUERY', 'client');
+    if (!isId(clientRaw)) return fail('SC_ERR_BAD_QUERY', 'client');
     value.client = clientRaw;
   }
   return ok(value);

@@ -2,6 +2,7 @@
 // window's tiles. Pure: the server feeds it taps and the beat; it answers with error values.
 
 import { errorValue } from './errors.js';
+import { isObject } from './values.js';
 
 /**
  * @typedef {object} VoteWindow
@@ -45,12 +46,6 @@ export function winnerOf(tiles, tally) {
  * @property {Outcome[]} closed
  * @property {string} [closedEarly] a scheduled window the conductor closed early
  */
-
-/**
- * @param {unknown} v
- * @returns {v is Record<string, unknown>}
- */
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Why `record` cannot be a ballot of these vote windows, or null when it can.

@@ -8,6 +8,7 @@ import { decodeClientMessage } from '../core/protocol.js';
 import { audienceRate, createAddressLimiter } from './address-limit.js';
 import { requireToken } from './control.js';
 import { quantileSorted } from '../core/stats.js';
+import { isId } from '../core/values.js';
 
 /**
  * Samples one client weighs in the figures, per kind: its newest ones, as many as an honest page
@@ -24,7 +25,6 @@ export const MIN_REPORT_INTERVAL_MS = 5000;
 export const MAX_REPORTERS = 4096;
 /** The console shows the last minute. */
 export const REPORT_WINDOW_MS = 60_000;
-const VIEW_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * @typedef {{ n: number, p50: number | null, p95: number | null, max: number | null }} Summary
@@ -154,8 +154,8 @@ export function audienceRoutes(app, { hub, stats, token, now, auth, phonesPerAdd
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE', 'expected a JSON object'));
     const transport = body.transport === 'sse' || body.transport === 'poll' ? body.transport : null;
     if (!transport) return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE', 'report.transport must be "sse" or "poll" (WebSocket clients report on their socket)'));
-    const view = typeof body.view === 'string' && VIEW_RE.test(body.view) ? body.view : 'unknown';
-    const client = body.client === undefined ? '' : typeof body.client === 'string' && VIEW_RE.test(body.client) ? body.client : null;
+    const view = isId(body.view) ? body.view : 'unknown';
+    const client = body.client === undefined ? '' : isId(body.client) ? body.client : null;
     if (client === null) return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE', 'report.client must be the page id, 1-64 of [A-Za-z0-9_-]'));
     const decoded = decodeClientMessage(JSON.stringify({ type: 'report', push: body.push, display: body.display }));
     if (!decoded.ok) return reply.code(400).send(decoded.error);

@@ -7,6 +7,7 @@ import { errorValue } from '../core/errors.js';
 import { applyPatch } from '../core/merge-patch.js';
 import { createTokenBucket } from '../core/token-bucket.js';
 import { CLIENT_RATE, CLOSE, DEAD_LINK_MS, FLOOD_CLOSE_AFTER, HEARTBEAT_MS, MAX_CLIENT_MESSAGE_BYTES, PROTOCOL_VERSION } from '../core/constants.js';
+import { isId } from '../core/values.js';
 
 /**
  * What a transport provides for one connection.
@@ -74,7 +75,6 @@ import { CLIENT_RATE, CLOSE, DEAD_LINK_MS, FLOOD_CLOSE_AFTER, HEARTBEAT_MS, MAX_
 /** @type {Framer} */
 const frameText = (msg) => Buffer.from(msg.text);
 
-const VIEW_RE = /^[A-Za-z0-9_-]{1,64}$/;
 /** A polling client counts as connected this long after its last poll. */
 export const POLLER_TTL_MS = 30_000;
 /** Polling clients remembered at most (bounded memory whatever the ids sent). */
@@ -329,7 +329,7 @@ export function createHub({
       const msg = decoded.value;
       switch (msg.type) {
         case 'hello':
-          if (msg.view !== undefined && VIEW_RE.test(msg.view)) this.view = msg.view;
+          if (isId(msg.view)) this.view = msg.view;
           this.resync(msg.epoch, msg.seq);
           break;
         case 'report': {

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { errorValue } from '../core/errors.js';
 import { isRunning } from './pid.js';
 import { lockStateFile } from './state-lock.js';
+import { isObject } from '../core/values.js';
 
 export const SAVE_FORMAT = 'scorecast-performance';
 export const SAVE_VERSION = 1;
@@ -92,12 +93,6 @@ export function encodeSave(payload) {
   const body = JSON.stringify(payload);
   return `{"format":"${SAVE_FORMAT}","version":${SAVE_VERSION},"sha256":"${sha256(body)}","payload":${body}}\n`;
 }
-
-/**
- * @param {unknown} v
- * @returns {v is Record<string, any>}
- */
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Read a save's text. Never throws: a file that cannot be trusted is an error value with the

@@ -15,6 +15,7 @@ import { imageSize } from './image-size.js';
 import { sanitizeSvgPages } from './sanitize-svg-pages.js';
 import { openInPackage, readAll, realRoot } from './package-files.js';
 import { parseBeatMap } from './package-parse.js';
+import { isObject } from '../core/values.js';
 
 /**
  * @typedef {object} ServedFile
@@ -77,12 +78,6 @@ const typeOf = (p) => TYPES[path.extname(p).toLowerCase()] ?? 'application/octet
 
 /** @param {string} p */
 const isSvg = (p) => path.extname(p).toLowerCase() === '.svg';
-
-/**
- * @param {unknown} v
- * @returns {v is Record<string, any>}
- */
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Every package file the manifest names as an asset or audio clip (validated later).

@@ -1,10 +1,11 @@
 // Which view a page shows, from its path: the server serves the same index.html for both.
 
+import { isId } from '../../core/values.js';
+
 /** The view shown at `/`. */
 export const DEFAULT_VIEW = 'audience';
 
 /** View names are short ids, like the other ids of the protocol (core/protocol.js). */
-const VIEW_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * `/` -> `audience`, `/view/X` (or `/view/X/`) -> `X`. Anything else, or a name that is not a
@@ -21,7 +22,7 @@ export function viewFromPath(pathname) {
   } catch {
     return DEFAULT_VIEW;
   }
-  return VIEW_RE.test(name) ? name : DEFAULT_VIEW;
+  return isId(name) ? name : DEFAULT_VIEW;
 }
 
 /**

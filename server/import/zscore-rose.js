@@ -11,6 +11,8 @@
 //   a phone), and the tally picks the pages (core/page-choice.js).
 // Nothing here is particular to Union Rose: any export with these scripts and settings imports so.
 
+import { isObject } from '../../core/values.js';
+
 /**
  * @typedef {import('./zscore-cues.js').TimedCall} TimedCall
  * @typedef {import('./zscore-cues.js').ReportItem} ReportItem
@@ -35,9 +37,6 @@
  */
 
 const TILE_RE = /^t(\d+)-(\d+)$/;
-
-/** @param {unknown} v @returns {v is Record<string, any>} */
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Page numbers of a list of {start, end} ranges, in order.

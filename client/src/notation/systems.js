@@ -3,6 +3,8 @@
 // they are played ("lines"), where the beat cursor is, and which line each of the part view's two
 // panes shows. Pure: no DOM, no timers; the views in this folder do the drawing.
 
+import { isObject } from '../../../core/values.js';
+
 /**
  * A page of a view, as `GET /api/score/views/:view` lists it.
  * @typedef {object} NotationPage
@@ -242,9 +244,6 @@ export function panePlan(current, lineCount, previous = null) {
     changed: [previous?.lines[0] !== lines[0], previous?.lines[1] !== lines[1]],
   };
 }
-
-/** @param {unknown} v @returns {v is Record<string, any>} */
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** @param {unknown} v */
 const positive = (v) => typeof v === 'number' && Number.isFinite(v) && v > 0;
