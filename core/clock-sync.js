@@ -4,10 +4,17 @@
 // difference of the two one-way delays. So the sample with the smallest round trip is the most
 // trustworthy (NTP's clock filter, RFC 5905 section 10). Pure: times are passed in.
 //
+// Every round trip's interval holds the true offset, so their intersection does too, and it is
+// often far narrower than the best single interval: on a jittery link (WiFi), the sample whose
+// way out was quick bounds the offset from above and another whose way back was quick bounds it
+// from below (the intersection of NTP's and Marzullo's algorithms). The estimate is the middle
+// of the intersection; when the intervals do not all meet (a route or a clock changed), it falls
+// back to the narrowest single interval until the window restarts.
+//
 // Clocks drift: a phone's monotonic clock and the server's clock may run apart by tens of ppm
 // (more while the server's NTP slews it), so a sample's interval widens with its age, by the
-// assumed drift rate (NTP's dispersion, RFC 5905 section 10: PHI). The best sample is the one
-// with the narrowest interval now, and the error bound stays honest between refreshes.
+// assumed drift rate (NTP's dispersion, RFC 5905 section 10: PHI), and the error bound stays
+// honest between refreshes.
 
 /**
  * @typedef {object} SyncSample
@@ -19,7 +26,8 @@
 /**
  * @typedef {object} SyncEstimate
  * @property {number} offset  server time = client time + offset (ms)
- * @property {number} error   the true offset is within offset ± error (ms): half the best round trip
+ * @property {number} error   the true offset is within offset ± error (ms): half the width of the
+ *   intersection of the samples' intervals (at most half the best round trip)
  * @property {number} samples samples the estimate rests on
  */
 
@@ -53,7 +61,15 @@ export function createClockSync({ size = 16, maxAgeMs = 60_000, outliersToReset 
     /** @param {{ rtt: number, at: number }} s */
     const bound = (s) => s.rtt / 2 + phi * Math.max(0, at - s.at);
     let best = samples[0];
-    for (const s of samples) if (bound(s) < bound(best)) best = s;
+    let lo = -Infinity;
+    let hi = Infinity;
+    for (const s of samples) {
+      const b = bound(s);
+      if (b < bound(best)) best = s;
+      lo = Math.max(lo, s.offset - b);
+      hi = Math.min(hi, s.offset + b);
+    }
+    if (lo <= hi) return { offset: (lo + hi) / 2, error: (hi - lo) / 2, samples: samples.length };
     return { offset: best.offset, error: bound(best), samples: samples.length };
   }
 

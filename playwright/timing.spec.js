@@ -19,21 +19,29 @@ const sc = (page) => page.evaluate(() => {
 });
 
 /**
- * Every clock round trip of this page takes `ms` longer: HTTP time requests are held, and the
- * WebSocket's pongs are passed on late (everything else at once).
+ * Every clock round trip of this page takes `ms` longer, half on the way out and half on the way
+ * back (a slow link, not a lopsided one: the round trips of a lopsided link bound the offset
+ * tightly between them, core/clock-sync.js): HTTP time requests are held before and after the
+ * server, the WebSocket's pings and pongs are passed on late (everything else at once).
  * @param {import('@playwright/test').Page} page
  * @param {{ ms: number }} slow  read on every round trip, so a test can change it
  */
 async function slowClock(page, slow) {
+  const wait = () => new Promise((r) => setTimeout(r, slow.ms / 2));
   await page.route(/\/api\/time/, async (route) => {
-    await new Promise((r) => setTimeout(r, slow.ms));
-    await route.continue();
+    await wait();
+    const response = await route.fetch();
+    await wait();
+    await route.fulfill({ response });
   });
   await page.routeWebSocket(/\/live/, (ws) => {
     const upstream = ws.connectToServer();
-    ws.onMessage((m) => upstream.send(m));
+    ws.onMessage((m) => {
+      if (typeof m === 'string' && m.includes('"type":"ping"')) wait().then(() => upstream.send(m));
+      else upstream.send(m);
+    });
     upstream.onMessage((m) => {
-      if (typeof m === 'string' && m.includes('"type":"pong"')) setTimeout(() => ws.send(m), slow.ms);
+      if (typeof m === 'string' && m.includes('"type":"pong"')) wait().then(() => ws.send(m));
       else ws.send(m);
     });
   });
