@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { createServerClock, httpTimeProbe, BURST, BURST_GAP_MS, PROBE_EVERY_MS } from '../../client/src/clock.js';
 import { FakeClock } from './fakes.js';
+import { seededRandom } from '../../core/random.js';
 
 /**
  * A server whose clock is `offset` ahead of the page, reached with the given one-way delays.
@@ -8,6 +9,7 @@ import { FakeClock } from './fakes.js';
  * @param {{ offset?: number, up?: () => number, down?: () => number }} [options]
  */
 function setup({ offset = 12_345, up = () => 10, down = () => 10 } = {}) {
+  let current = offset;
   const page = new FakeClock();
   let probes = 0;
   let failing = false;
@@ -21,10 +23,14 @@ function setup({ offset = 12_345, up = () => 10, down = () => 10 } = {}) {
       const t0 = page.now();
       const u = up();
       const d = down();
-      return { t0, t: t0 + u + offset, t1: t0 + u + d };
+      return { t0, t: t0 + u + current, t1: t0 + u + d };
     },
   });
-  return { page, clock, offset, get probes() { return probes; }, fail(/** @type {boolean} */ f) { failing = f; } };
+  return {
+    page, clock, offset, get probes() { return probes; }, fail(/** @type {boolean} */ f) { failing = f; },
+    /** The server's clock as the page now sees it (another path after a roam, a clock step). @param {number} o */
+    shift(o) { current = o; },
+  };
 }
 
 /** Let the awaited probe settle, then move the fake time. */
@@ -64,6 +70,21 @@ describe('server clock', () => {
     expect(s.clock.error).toBeCloseTo(7.5, 1);
     expect(s.clock.serverNow()).toBeCloseTo(s.page.now() + s.clock.offset, 9);
     expect(s.clock.toLocal(s.clock.serverNow() + 500)).toBeCloseTo(s.page.now() + 500, 9);
+  });
+
+  it('after a roam, the burst asked for when the link returns has the estimate right again within 2 s', async () => {
+    const r = seededRandom(5);
+    // Busy WiFi on both sides of the roam: 10-60 ms each way.
+    const s = setup({ up: () => 10 + r() * 50, down: () => 10 + r() * 50 });
+    s.clock.start();
+    await advance(s.page, 20_000);
+    expect(Math.abs(s.clock.offset - s.offset)).toBeLessThanOrEqual(s.clock.error);
+    // The phone comes back through another access point, and its clock was stepped by 250 ms.
+    s.shift(s.offset + 250);
+    s.clock.burst();
+    await advance(s.page, 2000);
+    expect(Math.abs(s.clock.offset - (s.offset + 250))).toBeLessThanOrEqual(s.clock.error);
+    expect(s.clock.error).toBeLessThan(30);
   });
 
   it('guesses from a message\'s time before any round trip, and from the wall clock before that', () => {
