@@ -4,7 +4,8 @@
 // every number says where it came from.
 
 import path from 'node:path';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 
 /** Figures the planner relies on, each with its source. */
@@ -27,7 +28,22 @@ export const SOURCES = Object.freeze({
  * @property {number} [apMbit]
  * @property {number} [usersPerInstance]
  * @property {string} [instanceSource]
+ * @property {ClusterFigures | null} [cluster] bench:cluster's measured costs, when a run is on record
  */
+
+/**
+ * What a cluster costs per client, from a `npm run bench:cluster` run (bench/results/cluster-*.json).
+ * @typedef {object} ClusterFigures
+ * @property {number} edgeUsPerClient  CPU of an edge per connected client, µs per second (its fixed cost spread in)
+ * @property {number} proxyUsPerClient CPU of nginx per client, µs per second
+ * @property {string} source
+ */
+
+/**
+ * The share of a core an edge or the proxy is planned to use at the seed's steady load: the rest
+ * absorbs arrivals, reconnect storms and a failed edge's clients.
+ */
+export const CORE_SHARE = 0.5;
 
 /** @typedef {{ key: string, label: string, value: number | string, unit: string, source: string }} PlanLine */
 
@@ -53,7 +69,14 @@ export function planVenue(i) {
   const router = peak <= SOURCES.seedQueueMbit.value ? 'the seed\'s class (MikroTik hAP ac): peak within its 150 Mbit/s guest queue'
     : peak <= 900 ? 'a gigabit router (e.g. MikroTik RB4011, hEX S): peak above 150 Mbit/s, within a gigabit link'
       : 'a 10 GbE router and server uplink (e.g. MikroTik CCR2004): peak above a gigabit link';
-  const instances = Math.ceil(i.users / perInstance);
+  const perEdgeByCpu = i.cluster ? Math.max(1, Math.floor((CORE_SHARE * 1e6) / i.cluster.edgeUsPerClient)) : Infinity;
+  const perServer = Math.min(perInstance, perEdgeByCpu);
+  const instances = Math.ceil(i.users / perServer);
+  const instanceSource = [
+    `${perServer.toLocaleString('en-US')} users per instance, the stricter of: ${i.instanceSource ?? SOURCES.usersPerInstance.source}`,
+    i.cluster ? `an edge's CPU at ${CORE_SHARE * 100}% of a core, ${perEdgeByCpu.toLocaleString('en-US')} users (${i.cluster.source})` : 'no bench:cluster run on record',
+  ].join('; ');
+  const proxyCores = i.cluster && instances > 1 ? Math.ceil((i.users * i.cluster.proxyUsPerClient) / (CORE_SHARE * 1e6)) : 0;
   const measured = i.measuredFrom ?? 'given';
   return [
     { key: 'firstLoad', label: 'first load per user', value: i.firstLoadBytes, unit: 'bytes', source: measured },
@@ -67,12 +90,42 @@ export function planVenue(i) {
     { key: 'perApBudget', label: 'users per access point within the page budget', value: perApBudget, unit: '', source: `${apMbit} Mbit/s per access point (${i.apMbit ? 'given' : SOURCES.apMbit.source}) x ${SOURCES.pageBudgetS.value} s / first load` },
     { key: 'aps', label: 'access points to plan', value: apsByBudget, unit: '', source: 'the stricter of the two lines above' },
     { key: 'router', label: 'router class', value: router, unit: '', source: `peak bandwidth against ${SOURCES.seedQueueMbit.source}` },
-    { key: 'instances', label: instances === 1 ? 'server: one instance suffices' : 'server: edges needed', value: instances, unit: '', source: i.instanceSource ?? SOURCES.usersPerInstance.source },
+    { key: 'instances', label: instances === 1 ? 'server: one instance suffices' : 'server: edges needed', value: instances, unit: '', source: instanceSource },
+    ...(proxyCores ? [{ key: 'proxyCores', label: 'proxy (nginx) cores in front of the edges', value: proxyCores, unit: '', source: `users x ${round(/** @type {ClusterFigures} */ (i.cluster).proxyUsPerClient, 1)} µs per client-second at ${CORE_SHARE * 100}% of a core (${/** @type {ClusterFigures} */ (i.cluster).source})` }] : []),
   ];
 }
 
 /** @param {number} x @param {number} d */
 const round = (x, d) => Math.round(x * 10 ** d) / 10 ** d;
+
+/**
+ * The newest `npm run bench:cluster` run in `dir` (bench/results), as costs per client; null when
+ * there is none or it cannot be read.
+ * @param {string} dir
+ * @returns {ClusterFigures | null}
+ */
+export function clusterFigures(dir) {
+  let files;
+  try { files = readdirSync(dir).filter((f) => /^cluster-.*\.json$/.test(f)).sort(); } catch { return null; }
+  const file = files.at(-1);
+  if (!file) return null;
+  try {
+    const run = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+    const cpu = /** @type {Record<string, number>} */ (run.cluster.cpuMs);
+    const edges = Object.entries(cpu).filter(([k]) => k.startsWith('edge-')).map(([, v]) => v);
+    const seconds = run.windowMs / 1000;
+    const perEdge = run.clients / edges.length;
+    const edgeUsPerClient = (edges.reduce((a, b) => a + b, 0) / edges.length) * 1000 / (perEdge * seconds);
+    const proxyUsPerClient = (cpu.nginx * 1000) / (run.clients * seconds);
+    if (!(edgeUsPerClient > 0 && proxyUsPerClient >= 0)) return null;
+    return {
+      edgeUsPerClient, proxyUsPerClient,
+      source: `bench/results/${file}: ${run.clients.toLocaleString('en-US')} clients on ${edges.length} edges for ${seconds} s, ${round(edgeUsPerClient, 1)} µs of edge CPU per client-second`,
+    };
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Serve the package in memory and measure what an audience page loads (the page, the scripts
@@ -152,7 +205,8 @@ function manualClock() {
 export const PLAN_USAGE = `usage: scorecast plan --users N [--score DIR] [--ap-mbit M] [--json]
 
 Sizes a venue for N audience members: bandwidth per user, access points, router class and
-server instances, each number with its source. The package's first load and live updates are
+server instances (edges and proxy from the newest bench:cluster run in bench/results when there
+is one), each number with its source. The package's first load and live updates are
 measured by serving DIR here (default scores/seed-profile; needs npm run build).
   --ap-mbit M  usable WiFi throughput of one access point (default ${SOURCES.apMbit.value})
   --json       the lines as JSON
@@ -174,7 +228,8 @@ export async function runPlan(args) {
   if (!v.users || !Number.isInteger(users) || users < 1) { process.stderr.write(`plan: --users must be a whole number of at least 1\n${PLAN_USAGE}`); return 2; }
   try {
     const measured = await measurePackage(v.score ?? 'scores/seed-profile');
-    const lines = planVenue({ users, ...measured, apMbit: v['ap-mbit'] ? Number(v['ap-mbit']) : undefined });
+    const cluster = clusterFigures(fileURLToPath(new URL('../bench/results', import.meta.url)));
+    const lines = planVenue({ users, ...measured, cluster, apMbit: v['ap-mbit'] ? Number(v['ap-mbit']) : undefined });
     if (v.json) process.stdout.write(`${JSON.stringify(lines, null, 2)}\n`);
     else for (const l of lines) process.stdout.write(`${l.label}: ${typeof l.value === 'number' ? l.value.toLocaleString('en-US') : l.value}${l.unit ? ` ${l.unit}` : ''}\n    (${l.source})\n`);
     return 0;

@@ -2,7 +2,10 @@
 
 import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { planVenue } from '../../server/plan.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { clusterFigures, planVenue } from '../../server/plan.js';
 
 /**
  * By hand, for a 2,000,000-byte first load and 18,000-byte updates at 2/3 per second (the seed's
@@ -37,6 +40,34 @@ describe('scorecast plan', () => {
     const p = plan(100, { firstLoadBytes: 500_000 });
     expect(p).toMatchObject({ perApBudget: 250, aps: 1, peak: 49.6 });
     expect(p.router).toMatch(/hAP ac/);
+  });
+
+  it('with a bench:cluster run on record: edges by an edge\'s CPU per client, and the proxy\'s cores', () => {
+    // 45 µs per client-second on an edge: half a core holds 500,000 / 45 = 11,111 clients, more
+    // than the 5,000 of the stress test, which stays the limit: 20,000 users, 4 edges; nginx at
+    // 39 µs: 20,000 x 39 / 500,000 = 1.56, so 2 cores.
+    const cluster = { edgeUsPerClient: 45, proxyUsPerClient: 39, source: 'test' };
+    expect(plan(20_000, { cluster })).toMatchObject({ instances: 4, proxyCores: 2 });
+    // A costlier edge (200 µs): 2,500 per edge, 8 edges.
+    expect(plan(20_000, { cluster: { ...cluster, edgeUsPerClient: 200 } })).toMatchObject({ instances: 8 });
+    // One instance: no proxy line.
+    expect(plan(1000, { cluster })).not.toHaveProperty('proxyCores');
+  });
+
+  it('reads the newest bench:cluster run: CPU per client of the edges and of nginx', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-plan-'));
+    const run = (/** @type {number} */ edgeMs) => JSON.stringify({ clients: 1000, windowMs: 20_000, cluster: { cpuMs: { redis: 80, 'conductor-1': 190, 'edge-1': edgeMs, 'edge-2': edgeMs, 'edge-3': edgeMs, nginx: 780 } } });
+    expect(clusterFigures(dir)).toBeNull();
+    writeFileSync(path.join(dir, 'cluster-2026-11-24T102825.json'), run(600));
+    writeFileSync(path.join(dir, 'cluster-2026-11-24T104727.json'), run(300));
+    writeFileSync(path.join(dir, 'fanout-seed.json'), '{}');
+    const f = /** @type {import('../../server/plan.js').ClusterFigures} */ (clusterFigures(dir));
+    // 300 ms over 20 s for 333.3 clients: 45 µs per client-second; nginx 780 ms for 1,000: 39.
+    expect(f.edgeUsPerClient).toBeCloseTo(45, 6);
+    expect(f.proxyUsPerClient).toBeCloseTo(39, 6);
+    expect(f.source).toContain('cluster-2026-11-24T104727.json');
+    writeFileSync(path.join(dir, 'cluster-2026-11-25T000000.json'), 'not json');
+    expect(clusterFigures(dir)).toBeNull();
   });
 
   it('every line says where its number comes from', () => {
