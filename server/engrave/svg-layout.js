@@ -22,6 +22,7 @@
  * @typedef {object} PageLayout
  * @property {number} width
  * @property {number} height
+ * @property {number} staff   height of a five-line staff (0 on a page without staves)
  * @property {MeasureBox[]} measures
  * @property {Map<string, number>} x   note or rest id -> x of its head
  */
@@ -131,7 +132,7 @@ export function readPageLayout(svg, page) {
       measure.lead = Math.max(measure.lead, ux + LEAD_WIDTH[parent] * (space || 180));
     }
   }
-  return toPageUnits({ width, height, measures, x }, scale, dx, dy);
+  return toPageUnits({ width, height, staff: 4 * space, measures, x }, scale, dx, dy);
 }
 
 /**
@@ -166,5 +167,6 @@ function toPageUnits(layout, scale, dx, dy) {
     m.y1 = py(Number.isFinite(s.y1) ? s.y1 : 0);
   }
   for (const [id, v] of layout.x) layout.x.set(id, px(v));
+  layout.staff = Math.round(layout.staff * scale * 10) / 10;
   return layout;
 }
