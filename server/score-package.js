@@ -44,6 +44,8 @@ import { parseBeatMap } from './package-parse.js';
  * @property {{ url: string, width: number, height: number }[]} pages
  * @property {BeatPosition[]} beats
  * @property {number} [staff]  staff height in page units (engraved views)
+ * @property {import('./engrave/beat-map.js').SystemInk[]} [ink]  how far each system's drawing
+ *   reaches above and below its staves (engraved views)
  * @property {(ViewPages & { name: string, staff: number })[]} [layouts]  an engraved part's
  *   narrower layouts (server/engrave/options.js, PART_LAYOUTS)
  */
@@ -338,9 +340,9 @@ export async function loadPackage(packageDir, { cacheDir }) {
       const layouts = [];
       for (const l of v.layouts ?? []) {
         const more = serve(`${view}, ${l.name} layout`, l);
-        if (more) layouts.push({ name: l.name, staff: l.staff, ...more });
+        if (more) layouts.push({ name: l.name, staff: l.staff, ink: l.ink, ...more });
       }
-      views[view] = { ...served, staff: v.staff, ...(layouts.length ? { layouts } : {}) };
+      views[view] = { ...served, staff: v.staff, ink: v.ink, ...(layouts.length ? { layouts } : {}) };
     }
   }
   for (const [view, spec] of Object.entries(model.pages ?? {})) {

@@ -116,7 +116,7 @@ export function scoreRoutes(app, { current }) {
     ];
     const chosen = layout === undefined || layout === 'page' ? pages : pages.layouts.find((l) => l.name === layout);
     if (!chosen) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" has no layout "${String(layout).slice(0, 32)}"; it has ${layouts.map((l) => l.name).join(', ')}`);
-    return { pages: chosen.pages, beats: chosen.beats, staff: chosen.staff, layout: layout ?? 'page', layouts };
+    return { pages: chosen.pages, beats: chosen.beats, staff: chosen.staff, ink: chosen.ink, layout: layout ?? 'page', layouts };
   });
 
   // A URL either names a file the package loader listed, or nothing: no path is ever resolved

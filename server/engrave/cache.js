@@ -46,8 +46,8 @@ const packBeats = (view) => Object.fromEntries(COLUMNS.map((c) => [c, view.beats
  */
 function pack(view) {
   return {
-    pages: view.pages, staff: view.staff, beats: packBeats(view),
-    ...(view.layouts ? { layouts: view.layouts.map((l) => ({ name: l.name, pages: l.pages, staff: l.staff, beats: packBeats(l) })) } : {}),
+    pages: view.pages, staff: view.staff, ink: view.ink, beats: packBeats(view),
+    ...(view.layouts ? { layouts: view.layouts.map((l) => ({ name: l.name, pages: l.pages, staff: l.staff, ink: l.ink, beats: packBeats(l) })) } : {}),
   };
 }
 
@@ -68,14 +68,14 @@ function unpackBeats(c, pages) {
 }
 
 /**
- * @param {{ pages: import('./beat-map.js').View['pages'], staff: number, beats: Record<string, number[]>, layouts?: { name: string, pages: import('./beat-map.js').View['pages'], staff: number, beats: Record<string, number[]> }[] }} packed
+ * @param {{ pages: import('./beat-map.js').View['pages'], staff: number, ink: import('./beat-map.js').SystemInk[], beats: Record<string, number[]>, layouts?: { name: string, pages: import('./beat-map.js').View['pages'], staff: number, ink: import('./beat-map.js').SystemInk[], beats: Record<string, number[]> }[] }} packed
  * @returns {import('./beat-map.js').View}
  */
-function unpack({ pages, staff, beats, layouts }) {
-  if (typeof staff !== 'number') throw new Error('damaged view');
+function unpack({ pages, staff, ink, beats, layouts }) {
+  if (typeof staff !== 'number' || !Array.isArray(ink)) throw new Error('damaged view');
   return {
-    pages, staff, beats: unpackBeats(beats, pages),
-    ...(layouts ? { layouts: layouts.map((l) => ({ name: l.name, pages: l.pages, staff: l.staff, beats: unpackBeats(l.beats, l.pages) })) } : {}),
+    pages, staff, ink, beats: unpackBeats(beats, pages),
+    ...(layouts ? { layouts: layouts.map((l) => ({ name: l.name, pages: l.pages, staff: l.staff, ink: l.ink, beats: unpackBeats(l.beats, l.pages) })) } : {}),
   };
 }
 

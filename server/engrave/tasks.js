@@ -34,6 +34,7 @@ import { BROTLI_QUALITY, IMPORT_OPTIONS, PART_LAYOUTS, SCORE_LAYOUT, TIMEMAP_OPT
  * @typedef {object} EngravedView
  * @property {{ file: string, width: number, height: number }[]} pages
  * @property {number} staff  staff height in page units (0 if no page has a staff)
+ * @property {import('./beat-map.js').SystemInk[]} ink
  * @property {import('./svg-layout.js').MeasureBox[]} measures
  * @property {string[]} ids  note and rest ids ...
  * @property {number[]} xs   ... and their x
@@ -164,7 +165,7 @@ function load(tk, options, data) {
  */
 function engraveView(tk, name, outDir) {
   /** @type {EngravedView} */
-  const view = { pages: [], staff: 0, measures: [], ids: [], xs: [] };
+  const view = { pages: [], staff: 0, ink: [], measures: [], ids: [], xs: [] };
   const count = tk.getPageCount();
   for (let p = 1; p <= count; p++) {
     const svg = tk.renderToSVG(p);
@@ -178,6 +179,7 @@ function engraveView(tk, name, outDir) {
     const page = readPageLayout(svg, p - 1);
     view.pages.push({ file, width: page.width, height: page.height });
     view.staff ||= page.staff;
+    for (const i of page.ink) view.ink.push({ page: p - 1, ...i });
     view.measures.push(...page.measures);
     for (const [id, x] of page.x) { view.ids.push(id); view.xs.push(x); }
   }
