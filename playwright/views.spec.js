@@ -187,8 +187,6 @@ test('part view: two panes of real notation, the next line prepared, the cursor 
   expect(x).toBeGreaterThanOrEqual(b.x0 - 0.1);
   expect(x).toBeLessThanOrEqual(b.x1 + 0.1);
   await attachScreenshot('part-violin1-desktop', page);
-  await page.setViewportSize(PHONE);
-  await attachScreenshot('part-violin1-phone', page);
 
   // Playing on into the next line: the pane that was "next" becomes active without being redrawn.
   const nextPane = await next.getAttribute('data-pane');
@@ -199,6 +197,10 @@ test('part view: two panes of real notation, the next line prepared, the cursor 
   await server.control('play');
   await expect(page.locator(`section.sc-pane[data-pane="${nextPane}"]`)).toHaveAttribute('data-role', 'active', { timeout: 5000 });
   expect(await page.locator(`section.sc-pane[data-pane="${nextPane}"] svg[data-mark="kept"]`).count()).toBe(1);
+  // A phone draws the part's narrow layout (part-layout.spec.js tests it at every size).
+  await page.setViewportSize(PHONE);
+  await expect(page.locator('#notation')).toHaveAttribute('data-layout', 'narrow');
+  await attachScreenshot('part-violin1-phone', page);
 });
 
 test('full score view: every staff drawn, the cursor follows the beat', async ({ page }) => {
@@ -217,6 +219,30 @@ test('full score view: every staff drawn, the cursor follows the beat', async ({
   await attachScreenshot('score-desktop', page);
   await page.setViewportSize(PHONE);
   await attachScreenshot('score-phone', page);
+});
+
+test('full score view: the title and composer shown, the bar and beat in sight above the current system when play moves on (issue 22)', async ({ page }) => {
+  await page.setViewportSize(DESKTOP);
+  await server.control('pause');
+  await server.control('seek', { bar: 1 });
+  await page.goto(`${server.base}/view/score`);
+  await expect(page.locator('#title')).toHaveText('First Light');
+  await expect(page.locator('#composer')).toHaveText('scorecast ensemble');
+  await expect(page.locator('.sc-page[data-state="ready"]').first()).toBeVisible();
+  await server.control('seek', { bar: 20 });
+  await expect(page.locator('#bar')).toHaveText('20');
+  // The band is scrolled to (smoothly): wait until it stops moving.
+  const band = page.locator('.sc-system-band');
+  await expect.poll(async () => {
+    const a = (await band.boundingBox())?.y;
+    await page.waitForTimeout(200);
+    return a === (await band.boundingBox())?.y && a !== undefined && a < DESKTOP.height;
+  }, { timeout: 5000 }).toBe(true);
+  const position = await page.locator('.position').boundingBox();
+  const box = await band.boundingBox();
+  expect(position?.y).toBeGreaterThanOrEqual(0);
+  expect((position?.y ?? 0) + (position?.height ?? 0)).toBeLessThanOrEqual(box?.y ?? 0);
+  await attachScreenshot('score-desktop-bar-20', page);
 });
 
 test('reduced motion: the cursor steps from beat to beat instead of gliding', async ({ page }) => {

@@ -44,6 +44,11 @@ import { isObject } from '../core/values.js';
  * @typedef {object} ViewPages
  * @property {{ url: string, width: number, height: number }[]} pages
  * @property {BeatPosition[]} beats
+ * @property {number} [staff]  staff height in page units (engraved views)
+ * @property {import('./engrave/beat-map.js').SystemInk[]} [ink]  how far each system's drawing
+ *   reaches above and below its staves (engraved views)
+ * @property {(ViewPages & { name: string, staff: number })[]} [layouts]  an engraved part's
+ *   narrower layouts (server/engrave/options.js, PART_LAYOUTS)
  */
 
 /**
@@ -303,12 +308,17 @@ export async function loadPackage(packageDir, { cacheDir }) {
   if (engraved) {
     const eng = engraved;
     const engRoot = (await realRoot(eng.dir)) ?? eng.dir;
-    for (const [view, v] of Object.entries(eng.views)) {
+    /**
+     * @param {string} view
+     * @param {{ pages: { file: string, width: number, height: number }[], beats: BeatPosition[] }} v
+     * @returns {ViewPages | null}
+     */
+    const serve = (view, v) => {
       // The engraver's beat maps obey the same rules as a composer's (a bug there must not
       // reach the musicians' screens as a cursor in the wrong place).
       const checked = checkBeatMap({ pages: v.pages, beats: v.beats }, { file: `${model.notation?.file} (${view} view)`, totalBeats: model.map.totalBeats, pageCount: v.pages.length });
-      if (!checked.ok) { problems.push(...checked.problems.map(describeBeatMapProblem)); continue; }
-      views[view] = {
+      if (!checked.ok) { problems.push(...checked.problems.map(describeBeatMapProblem)); return null; }
+      return {
         pages: v.pages.map((p) => {
           const url = `/scores/${model.id}/${eng.hash}/${p.file}`;
           const file = path.join(engRoot, p.file);
@@ -317,6 +327,17 @@ export async function loadPackage(packageDir, { cacheDir }) {
         }),
         beats: v.beats,
       };
+    };
+    for (const [view, v] of Object.entries(eng.views)) {
+      const served = serve(view, v);
+      if (!served) continue;
+      /** @type {NonNullable<ViewPages['layouts']>} */
+      const layouts = [];
+      for (const l of v.layouts ?? []) {
+        const more = serve(`${view}, ${l.name} layout`, l);
+        if (more) layouts.push({ name: l.name, staff: l.staff, ink: l.ink, ...more });
+      }
+      views[view] = { ...served, staff: v.staff, ink: v.ink, ...(layouts.length ? { layouts } : {}) };
     }
   }
   for (const [view, spec] of Object.entries(model.pages ?? {})) {

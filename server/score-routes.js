@@ -97,11 +97,26 @@ export function scoreRoutes(app, { current }) {
   // needs it.
   app.get('/api/score/timeline', async () => timelineOf(current().model));
 
+  // An engraved part has several layouts (server/engrave/options.js, PART_LAYOUTS): the view's
+  // own pages, and narrower ones a view picks by the screen's width from `layouts`, each
+  // fetched by its own URL (?layout=<name>) so that a phone does not download every beat map.
   app.get('/api/score/views/:view', async (req) => {
     const { view } = /** @type {{ view: string }} */ (req.params);
+    const { layout } = /** @type {{ layout?: unknown }} */ (req.query ?? {});
     const pages = Object.hasOwn(current().views, view) ? current().views[view] : undefined;
     if (!pages) throw new ScorecastError('SC_ERR_NOT_FOUND', `no pages for view "${view.slice(0, 64)}"`);
-    return pages;
+    if (!pages.layouts) {
+      if (layout !== undefined) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" has one layout`);
+      return pages;
+    }
+    const url = `/api/score/views/${encodeURIComponent(view)}`;
+    const layouts = [
+      { name: 'page', staff: pages.staff ?? 0, width: pages.pages[0].width, url },
+      ...pages.layouts.map((l) => ({ name: l.name, staff: l.staff, width: l.pages[0].width, url: `${url}?layout=${encodeURIComponent(l.name)}` })),
+    ];
+    const chosen = layout === undefined || layout === 'page' ? pages : pages.layouts.find((l) => l.name === layout);
+    if (!chosen) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" has no layout "${String(layout).slice(0, 32)}"; it has ${layouts.map((l) => l.name).join(', ')}`);
+    return { pages: chosen.pages, beats: chosen.beats, staff: chosen.staff, ink: chosen.ink, layout: layout ?? 'page', layouts };
   });
 
   // A URL either names a file the package loader listed, or nothing: no path is ever resolved

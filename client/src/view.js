@@ -30,6 +30,7 @@ export function createView(doc, viewName) {
     return found;
   };
   const title = el('title');
+  const composer = doc.getElementById('composer');
   const bar = el('bar');
   const beat = el('beat');
   const transportState = el('transport-state');
@@ -51,6 +52,8 @@ export function createView(doc, viewName) {
     const text = typeof state?.score?.title === 'string' ? state.score.title : fallbackTitle;
     setText(title, text || 'scorecast');
     doc.title = text ? `${text} · scorecast` : 'scorecast';
+    const by = typeof state?.score?.composer === 'string' ? state.score.composer : '';
+    if (composer) { setText(composer, by); composer.hidden = by === ''; }
   };
 
   return {

@@ -19,6 +19,27 @@
  * @typedef {object} View
  * @property {{ file: string, width: number, height: number }[]} pages
  * @property {Beat[]} beats
+ * @property {number} staff  staff height in page units, for a view to size the notation by
+ * @property {SystemInk[]} ink  how far each system's drawing reaches, for a view to crop by
+ * @property {Layout[]} [layouts]  a part's other layouts, narrower pages for smaller screens
+ */
+
+/**
+ * A part laid out again on other pages (options.js, PART_LAYOUTS): the same bars and beats.
+ * @typedef {object} Layout
+ * @property {string} name
+ * @property {{ file: string, width: number, height: number }[]} pages
+ * @property {Beat[]} beats
+ * @property {number} staff
+ * @property {SystemInk[]} ink
+ */
+
+/**
+ * @typedef {object} SystemInk
+ * @property {number} page
+ * @property {number} system
+ * @property {number} top     page units
+ * @property {number} bottom
  */
 
 /**
@@ -45,7 +66,7 @@ export function mapView(timing, name, engraved) {
   const warnings = missing.length
     ? [`view "${name}": ${new Set(missing).size} bars are not on its pages (a multi-bar rest?); their beats point at the bar before`]
     : [];
-  return { view: { pages: engraved.pages, beats }, warnings };
+  return { view: { pages: engraved.pages, beats, staff: engraved.staff, ink: engraved.ink }, warnings };
 }
 
 /**

@@ -37,17 +37,26 @@ const USE_PREFIX = '.use-';
 const COLUMNS = /** @type {const} */ (['page', 'system', 'bar', 'x0', 'x1', 'y0', 'y1']);
 
 /**
+ * @param {{ pages: import('./beat-map.js').View['pages'], beats: import('./beat-map.js').Beat[] }} view
+ */
+const packBeats = (view) => Object.fromEntries(COLUMNS.map((c) => [c, view.beats.map((b) => b[c])]));
+
+/**
  * @param {import('./beat-map.js').View} view
  */
 function pack(view) {
-  return { pages: view.pages, beats: Object.fromEntries(COLUMNS.map((c) => [c, view.beats.map((b) => b[c])])) };
+  return {
+    pages: view.pages, staff: view.staff, ink: view.ink, beats: packBeats(view),
+    ...(view.layouts ? { layouts: view.layouts.map((l) => ({ name: l.name, pages: l.pages, staff: l.staff, ink: l.ink, beats: packBeats(l) })) } : {}),
+  };
 }
 
 /**
- * @param {{ pages: import('./beat-map.js').View['pages'], beats: Record<string, number[]> }} packed
- * @returns {import('./beat-map.js').View}
+ * @param {Record<string, number[]>} c
+ * @param {unknown} pages
+ * @returns {import('./beat-map.js').Beat[]}
  */
-function unpack({ pages, beats: c }) {
+function unpackBeats(c, pages) {
   const n = c.page.length;
   if (!Array.isArray(pages) || COLUMNS.some((k) => !Array.isArray(c[k]) || c[k].length !== n)) throw new Error('damaged beat map');
   /** @type {import('./beat-map.js').Beat[]} */
@@ -55,7 +64,19 @@ function unpack({ pages, beats: c }) {
   for (let i = 0; i < n; i++) {
     beats[i] = { beat: i, page: c.page[i], system: c.system[i], bar: c.bar[i], x0: c.x0[i], x1: c.x1[i], y0: c.y0[i], y1: c.y1[i] };
   }
-  return { pages, beats };
+  return beats;
+}
+
+/**
+ * @param {{ pages: import('./beat-map.js').View['pages'], staff: number, ink: import('./beat-map.js').SystemInk[], beats: Record<string, number[]>, layouts?: { name: string, pages: import('./beat-map.js').View['pages'], staff: number, ink: import('./beat-map.js').SystemInk[], beats: Record<string, number[]> }[] }} packed
+ * @returns {import('./beat-map.js').View}
+ */
+function unpack({ pages, staff, ink, beats, layouts }) {
+  if (typeof staff !== 'number' || !Array.isArray(ink)) throw new Error('damaged view');
+  return {
+    pages, staff, ink, beats: unpackBeats(beats, pages),
+    ...(layouts ? { layouts: layouts.map((l) => ({ name: l.name, pages: l.pages, staff: l.staff, ink: l.ink, beats: unpackBeats(l.beats, l.pages) })) } : {}),
+  };
 }
 
 /**

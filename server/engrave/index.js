@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { ScorecastError } from '../../core/errors.js';
 import { PACKAGE_LIMITS } from '../../core/package-limits.js';
 import { commitEntry, markUse, pruneCache, readEntry, tempDir } from './cache.js';
-import { FORMAT_VERSION, PART_LAYOUT, SCORE_LAYOUT } from './options.js';
+import { FORMAT_VERSION, PART_LAYOUTS, SCORE_LAYOUT } from './options.js';
 import { PoolError, createPool } from './pool.js';
 import { EXTENSIONS } from './source.js';
 
@@ -97,7 +97,7 @@ export async function engraveScore({ file, bytes: given, parts = [], cacheDir })
   const requests = parts.map((p) => ({ id: p.id, ...(p.source !== undefined ? { source: p.source } : {}) }));
   const hash = createHash('sha256')
     .update(bytes)
-    .update(JSON.stringify({ format: FORMAT_VERSION, verovio: verovio(), parts: requests, score: SCORE_LAYOUT, part: PART_LAYOUT }))
+    .update(JSON.stringify({ format: FORMAT_VERSION, verovio: verovio(), parts: requests, score: SCORE_LAYOUT, part: PART_LAYOUTS }))
     .digest('hex')
     .slice(0, 32);
   const dir = path.join(path.resolve(cacheDir), hash);

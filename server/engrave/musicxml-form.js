@@ -1,6 +1,6 @@
 // The form of a MusicXML score as written: for each measure (document order) its length, the
 // repeat barlines, endings and jumps (MusicXML 4.0 <barline>, <ending>, <repeat>, and the
-// <sound> attributes dacapo, dalsegno, segno, coda, tocoda, fine), and jumps written only as
+// <sound> attributes dacapo, dalsegno, segno, coda, tocoda, fine, with time-only), and jumps written only as
 // words. performance-order.js reads it; Verovio's own expansion of repeats is not used because it
 // sends an end repeat without a start repeat to the very start and drops endings of several bars.
 // Pure: takes the parsed document.
@@ -33,6 +33,8 @@ import { childrenNamed, localName, textOf } from './xml.js';
  * @property {string | null} coda
  * @property {string | null} tocoda
  * @property {boolean} fine
+ * @property {Partial<Record<'dacapo' | 'dalsegno' | 'tocoda' | 'fine', number[]>>} [times]
+ *   the times through this bar a jump or Fine applies on, where its <sound time-only> says
  * @property {string[]} words         jump instructions written as words only (D.C., D.S., Fine, Coda)
  */
 
@@ -203,4 +205,11 @@ function readSound(a, m) {
   if (a.coda !== undefined) m.coda = a.coda;
   if (a.tocoda !== undefined) m.tocoda = a.tocoda;
   if (a.fine !== undefined) m.fine = true;
+  // time-only="1, 3": this sound's jump or Fine applies on those times through the bar only
+  // (MusicXML 4.0 time-only, the same list syntax as ending numbers).
+  const only = a['time-only'] === undefined ? [] : endingNumbers(a['time-only']);
+  if (only.length === 0) return;
+  for (const jump of /** @type {const} */ (['dacapo', 'dalsegno', 'tocoda', 'fine'])) {
+    if (a[jump] !== undefined && (jump !== 'dacapo' || a.dacapo === 'yes')) (m.times ??= {})[jump] = only;
+  }
 }

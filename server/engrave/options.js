@@ -5,7 +5,7 @@
  * Bump when what we write changes (beat maps, file names, SVG post-processing), so old cache
  * entries are not read as new ones.
  */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 5;
 
 /** Seed of Verovio's id generator: element ids are the same on every engraving of a file. */
 export const XML_ID_SEED = 20240601;
@@ -51,7 +51,22 @@ export const SCORE_LAYOUT = Object.freeze({ ...COMMON, ...a4At(75), breaks: 'sma
  * A part: staff 7.2 mm, as printed parts are; the score's breaks do not apply to it. No widows:
  * a last page holding one bar is a page turn for nothing.
  */
-export const PART_LAYOUT = Object.freeze({ ...COMMON, ...a4At(100), breaks: 'auto', breaksNoWidow: true });
+export const PART_LAYOUT = Object.freeze({ ...COMMON, ...a4At(100), breaks: 'auto', breaksNoWidow: true, spacingNonLinear: 0.6 });
+
+/**
+ * A part's layouts, widest first: the A4 page, and narrower pages for smaller screens with the
+ * same 7.2 mm staff (issue 22). The part view shows the widest whose staff is tall enough on the
+ * screen (client/src/notation/layout-choice.js). A page width in staff heights (72 units) is
+ * what matters: 600 units (8.3 staff heights, 2-4 bars of 4/4) shown 358 CSS px wide, a phone
+ * in portrait, gives a 43 px staff; 1200 (16.7) shown 736 px wide, a tablet in portrait or a
+ * phone in landscape, 44 px. Narrow pages get narrow margins and slightly tighter spacing.
+ * @type {readonly { name: string, options: Readonly<Record<string, unknown>> }[]}
+ */
+export const PART_LAYOUTS = Object.freeze([
+  { name: 'page', options: PART_LAYOUT },
+  { name: 'medium', options: Object.freeze({ ...PART_LAYOUT, pageWidth: 1200, pageMarginLeft: 50, pageMarginRight: 50 }) },
+  { name: 'narrow', options: Object.freeze({ ...PART_LAYOUT, pageWidth: 600, pageMarginLeft: 30, pageMarginRight: 30, spacingNonLinear: 0.5 }) },
+]);
 
 /** Options for the first, layout-free load that reads the notation and times it. */
 export const IMPORT_OPTIONS = Object.freeze({ xmlIdSeed: XML_ID_SEED, breaks: 'none' });

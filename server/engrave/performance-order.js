@@ -8,6 +8,8 @@
 // - an ending is played on the passes its numbers name; the last pass leaves by the last ending;
 // - after D.C. or D.S. repeats are not taken and the last ending is played (the usual reading
 //   of "D.C. al Fine"), Fine ends the piece and To Coda jumps to the coda;
+// - a <sound time-only="..."> jump or Fine applies on the times through its bar it names, and
+//   then only (a "To Coda" on the second time, a D.C. after the last repeat), not by the rule above;
 // - jumps written only as words are not performed and are warned about.
 // Irregular sources get a warning naming the bar and what was assumed. Pure.
 
@@ -87,7 +89,7 @@ export function performanceOrder(form) {
       break;
     }
     order.push(i);
-    if (afterJump && m.fine) break;
+    if (m.fine && (m.times?.fine ? m.times.fine.includes(plays[i]) : afterJump)) break;
 
     const inEnding = endings.containing[i];
     if (m.backward && !afterJump) {
@@ -114,7 +116,7 @@ export function performanceOrder(form) {
     if (inEnding && inEnding.group.end === i) { pass = 1; newSection(i + 1); jumps.clear(); }
     else if (m.doubleBar && !m.backward && !inEnding && !afterJump && i + 1 < n) afterDouble = i + 1;
 
-    const jump = jumpFrom(form, i, afterJump, usedJumps, warn, name);
+    const jump = jumpFrom(form, i, plays[i], afterJump, usedJumps, warn, name);
     if (jump !== null) {
       afterJump = true;
       arrivedByJump = true;
@@ -139,15 +141,21 @@ export function performanceOrder(form) {
  * Where the music goes after measure i, if it holds a jump to take now.
  * @param {import('./musicxml-form.js').FormMeasure[]} form
  * @param {number} i
+ * @param {number} time  how many times bar i has been played, this one included
  * @param {boolean} afterJump
  * @param {Set<string>} used
  * @param {(text: string) => void} warn
  * @param {(i: number) => string} name
  * @returns {number | null}
  */
-function jumpFrom(form, i, afterJump, used, warn, name) {
+function jumpFrom(form, i, time, afterJump, used, warn, name) {
   const m = form[i];
-  if (afterJump && m.tocoda !== null) {
+  /** Whether a jump applies now: on the times its time-only names, else by the usual rule. */
+  const now = (/** @type {'dacapo' | 'dalsegno' | 'tocoda'} */ jump, /** @type {boolean} */ usual) => {
+    const only = m.times?.[jump];
+    return only ? only.includes(time) : usual;
+  };
+  if (m.tocoda !== null && now('tocoda', afterJump)) {
     const key = `tocoda:${i}`;
     if (!used.has(key)) {
       used.add(key);
@@ -156,11 +164,11 @@ function jumpFrom(form, i, afterJump, used, warn, name) {
       warn(`${name(i)}: "To Coda" has no coda after it; the music goes on`);
     }
   }
-  if (m.dacapo && !afterJump && !used.has(`dc:${i}`)) {
+  if (m.dacapo && now('dacapo', !afterJump) && !used.has(`dc:${i}`)) {
     used.add(`dc:${i}`);
     return 0;
   }
-  if (m.dalsegno !== null && !afterJump && !used.has(`ds:${i}`)) {
+  if (m.dalsegno !== null && now('dalsegno', !afterJump) && !used.has(`ds:${i}`)) {
     used.add(`ds:${i}`);
     const target = findMark(form, 'segno', m.dalsegno, 0);
     if (target !== null) return target;

@@ -19,14 +19,26 @@
  */
 
 /**
+ * The vertical extent of everything a system draws (slurs, beams, ledger lines, tempo marks,
+ * rehearsal marks, dynamics), for a view that shows one system to crop to without cutting
+ * them. Glyphs and text are estimated from their position and size: generous, never short.
+ * @typedef {object} Ink
+ * @property {number} system  0-based within the page
+ * @property {number} top
+ * @property {number} bottom
+ */
+
+/**
  * @typedef {object} PageLayout
  * @property {number} width
  * @property {number} height
+ * @property {number} staff   height of a five-line staff (0 on a page without staves)
  * @property {MeasureBox[]} measures
+ * @property {Ink[]} ink       how far each system's drawing reaches above and below its staves
  * @property {Map<string, number>} x   note or rest id -> x of its head
  */
 
-const TAG = /<(\/?)(svg|g|path|use)\b([^>]*?)(\/?)>/g;
+const TAG = /<(\/?)(svg|g|path|use|rect|polygon|text|tspan)\b([^>]*?)(\/?)>/g;
 const ATTR_RE = (/** @type {string} */ name) => new RegExp(`\\s${name}="([^"]*)"`);
 const CLASS = ATTR_RE('class');
 const ID = ATTR_RE('id');
@@ -35,6 +47,17 @@ const D = ATTR_RE('d');
 const TRANSLATE = /translate\(\s*(-?[\d.]+)[\s,]+(-?[\d.]+)\s*\)/;
 const X = ATTR_RE('x');
 const LINE = /^M\s*(-?[\d.]+)\s+(-?[\d.]+)\s*L\s*(-?[\d.]+)\s+(-?[\d.]+)$/;
+const Y = ATTR_RE('y');
+const HEIGHT = ATTR_RE('height');
+const POINTS = ATTR_RE('points');
+const FONT_SIZE = /\sfont-size="([\d.]+)px"/;
+const NUMBER = /-?[\d.]+/g;
+/** A glyph's reach from its origin, in staff spaces (a flag, a dynamic, a fermata). */
+const GLYPH_UP = 2;
+const GLYPH_DOWN = 1;
+/** Text reaches this share of its font size above its baseline and below it. */
+const TEXT_UP = 0.8;
+const TEXT_DOWN = 0.3;
 
 /** Glyph widths in staff spaces (SMuFL Leipzig): what follows a clef, key or time signature. */
 const LEAD_WIDTH = /** @type {Record<string, number>} */ ({ clef: 2.8, keySig: 1.2, meterSig: 2.2 });
@@ -63,6 +86,24 @@ export function readPageLayout(svg, page) {
   let system = -1;
   let space = 0;
   let lastLineY = NaN;
+  /** Ink of each system on the page, inner units. */
+  /** @type {Map<number, { top: number, bottom: number }>} */
+  const ink = new Map();
+  /** The <text> being read: its baseline and its largest font size. */
+  let text = { y: NaN, size: 0 };
+  /** @param {number} top @param {number} bottom */
+  const reach = (top, bottom) => {
+    if (!stack.some((e) => e.cls === 'system') || !Number.isFinite(top) || !Number.isFinite(bottom)) return;
+    const i = ink.get(system) ?? { top: Infinity, bottom: -Infinity };
+    i.top = Math.min(i.top, top);
+    i.bottom = Math.max(i.bottom, bottom);
+    ink.set(system, i);
+  };
+  /** @param {string} list  numbers in x y pairs */
+  const reachPairs = (list) => {
+    const ys = (list.match(NUMBER) ?? []).map(Number).filter((_, k) => k % 2 === 1);
+    if (ys.length) reach(Math.min(...ys), Math.max(...ys));
+  };
 
   // Glyph definitions (<defs>) come first and hold <g>s and <path>s that are not on the page.
   const defsEnd = svg.indexOf('</defs>');
@@ -73,6 +114,10 @@ export function readPageLayout(svg, page) {
   for (let m = TAG.exec(svg); m; m = TAG.exec(svg)) {
     const [, closing, tag, attrs, selfClosing] = m;
     if (closing) {
+      if (tag === 'text') {
+        reach(text.y - TEXT_UP * text.size, text.y + TEXT_DOWN * text.size);
+        text = { y: NaN, size: 0 };
+      }
       if (tag === 'g' || tag === 'svg') {
         const top = stack.pop();
         if (top?.cls === 'measure') measure = null;
@@ -101,8 +146,21 @@ export function readPageLayout(svg, page) {
       }
       continue;
     }
+    if (tag === 'text' || tag === 'tspan') {
+      if (tag === 'text') text = { y: Number(Y.exec(attrs)?.[1] ?? NaN), size: 0 };
+      text.size = Math.max(text.size, Number(FONT_SIZE.exec(attrs)?.[1] ?? 0));
+      continue;
+    }
+    if (tag === 'rect') {
+      const y = Number(Y.exec(attrs)?.[1] ?? NaN);
+      reach(y, y + Number(HEIGHT.exec(attrs)?.[1] ?? 0));
+      continue;
+    }
+    if (tag === 'polygon') { reachPairs(POINTS.exec(attrs)?.[1] ?? ''); continue; }
     const parent = stack[stack.length - 1]?.cls;
     if (tag === 'path') {
+      // Every path's points (a Bezier's control points too: the curve stays within them).
+      reachPairs(D.exec(attrs)?.[1] ?? '');
       if (parent !== 'staff' || !measure) continue;
       const line = LINE.exec(D.exec(attrs)?.[1] ?? '');
       if (!line || line[2] !== line[4]) continue;
@@ -115,8 +173,11 @@ export function readPageLayout(svg, page) {
       measure.y1 = Math.max(measure.y1, y);
       continue;
     }
-    if (tag !== 'use' || !measure) continue;
+    if (tag !== 'use') continue;
     const t = TRANSLATE.exec(attrs);
+    const uy = t ? Number(t[2]) : Number(Y.exec(attrs)?.[1] ?? NaN);
+    reach(uy - GLYPH_UP * (space || 180), uy + GLYPH_DOWN * (space || 180));
+    if (!measure) continue;
     const ux = t ? Number(t[1]) : Number(X.exec(attrs)?.[1] ?? NaN);
     if (Number.isNaN(ux)) continue;
     if (parent === 'notehead') {
@@ -131,7 +192,7 @@ export function readPageLayout(svg, page) {
       measure.lead = Math.max(measure.lead, ux + LEAD_WIDTH[parent] * (space || 180));
     }
   }
-  return toPageUnits({ width, height, measures, x }, scale, dx, dy);
+  return toPageUnits({ width, height, staff: 4 * space, measures, x, ink: [...ink].map(([k, v]) => ({ system: k, ...v })) }, scale, dx, dy);
 }
 
 /**
@@ -166,5 +227,7 @@ function toPageUnits(layout, scale, dx, dy) {
     m.y1 = py(Number.isFinite(s.y1) ? s.y1 : 0);
   }
   for (const [id, v] of layout.x) layout.x.set(id, px(v));
+  layout.staff = Math.round(layout.staff * scale * 10) / 10;
+  for (const i of layout.ink) { i.top = py(i.top); i.bottom = py(i.bottom); }
   return layout;
 }

@@ -11,7 +11,7 @@ import { parseXml } from './xml.js';
 import { deriveTiming } from './timing.js';
 import { readPageLayout } from './svg-layout.js';
 import { mapView } from './beat-map.js';
-import { BROTLI_QUALITY, IMPORT_OPTIONS, PART_LAYOUT, SCORE_LAYOUT, TIMEMAP_OPTIONS, XML_ID_SEED } from './options.js';
+import { BROTLI_QUALITY, IMPORT_OPTIONS, PART_LAYOUTS, SCORE_LAYOUT, TIMEMAP_OPTIONS, XML_ID_SEED } from './options.js';
 
 /**
  * The subset of Verovio's toolkit we use (verovio/esm VerovioToolkit).
@@ -33,6 +33,8 @@ import { BROTLI_QUALITY, IMPORT_OPTIONS, PART_LAYOUT, SCORE_LAYOUT, TIMEMAP_OPTI
  * beat map from this and the score's timing).
  * @typedef {object} EngravedView
  * @property {{ file: string, width: number, height: number }[]} pages
+ * @property {number} staff  staff height in page units (0 if no page has a staff)
+ * @property {import('./beat-map.js').SystemInk[]} ink
  * @property {import('./svg-layout.js').MeasureBox[]} measures
  * @property {string[]} ids  note and rest ids ...
  * @property {number[]} xs   ... and their x
@@ -101,7 +103,16 @@ export function scoreTask(tk, task, progress) {
 }
 
 /**
- * Engrave one part from its MEI, then map its beats once the score's timing comes.
+ * A part's instrument name is written once, at its start, as on printed parts: the short name
+ * before every later system takes room a narrow layout cannot spare.
+ */
+const SHORT_LABELS = /<labelAbbr\b[^>]*>[\s\S]*?<\/labelAbbr>|<labelAbbr\b[^>]*\/>/g;
+
+/**
+ * Engrave one part from its MEI in each of its layouts (options.js, PART_LAYOUTS), then map
+ * their beats once the score's timing comes. The first layout is the view's own pages, the
+ * others are its `layouts`. One load: the layouts are the same document laid out again, so
+ * element ids, and the beat maps made from them, agree.
  * @param {Toolkit} tk
  * @param {PartTask} task
  * @param {() => Promise<string | null>} timing JSON of the score's Timing; null if the score failed
@@ -109,13 +120,23 @@ export function scoreTask(tk, task, progress) {
  */
 export async function partTask(tk, task, timing) {
   const name = path.basename(task.file);
-  if (!load(tk, PART_LAYOUT, task.mei)) {
+  const [first, ...others] = PART_LAYOUTS;
+  if (!load(tk, first.options, task.mei.replace(SHORT_LABELS, ''))) {
     return { ok: false, problems: [`${name}: part "${task.id}" could not be engraved (${firstLogLine(tk)}); report this file`] };
   }
-  const engraved = engraveView(tk, task.id, task.outDir);
+  const engraved = [engraveView(tk, task.id, task.outDir)];
+  for (const layout of others) {
+    tk.setOptions(layout.options);
+    tk.redoLayout();
+    // Part ids have no "." (core/manifest.js), so these names never meet another part's.
+    engraved.push(engraveView(tk, `${task.id}.${layout.name}`, task.outDir));
+  }
   const json = await timing();
   if (json === null) return { ok: false, problems: [`${name}: the score could not be timed, so neither can part "${task.id}"; see the score's problems`] };
-  const { view, warnings } = mapView(JSON.parse(json), task.id, engraved);
+  const timed = JSON.parse(json);
+  const { view, warnings } = mapView(timed, task.id, engraved[0]);
+  // The layouts hold the same bars as the view: its warnings say all there is to say.
+  view.layouts = others.map((layout, i) => ({ name: layout.name, ...mapView(timed, task.id, engraved[i + 1]).view }));
   return { ok: true, warnings, view };
 }
 
@@ -144,7 +165,7 @@ function load(tk, options, data) {
  */
 function engraveView(tk, name, outDir) {
   /** @type {EngravedView} */
-  const view = { pages: [], measures: [], ids: [], xs: [] };
+  const view = { pages: [], staff: 0, ink: [], measures: [], ids: [], xs: [] };
   const count = tk.getPageCount();
   for (let p = 1; p <= count; p++) {
     const svg = tk.renderToSVG(p);
@@ -157,6 +178,8 @@ function engraveView(tk, name, outDir) {
     writeFileSync(path.join(outDir, `${file}.gz`), gzipSync(data));
     const page = readPageLayout(svg, p - 1);
     view.pages.push({ file, width: page.width, height: page.height });
+    view.staff ||= page.staff;
+    for (const i of page.ink) view.ink.push({ page: p - 1, ...i });
     view.measures.push(...page.measures);
     for (const [id, x] of page.x) { view.ids.push(id); view.xs.push(x); }
   }

@@ -76,6 +76,26 @@ describe('lines and crops from a hand-made map', () => {
     expect(r.systems[0].crop).toEqual({ x: 0, y: 0, width: 800, height: 400 });
   });
 
+  it('widens a crop to what the system draws beyond half-way (a tempo mark, a high slur), up to its neighbours\' staves', () => {
+    const map = repeatedMap();
+    const ink = [
+      { page: 0, system: 0, top: 20, bottom: 260 }, // a tempo mark above, nothing low
+      { page: 0, system: 1, top: 150, bottom: 660 }, // a slur reaching into system 0's staff, a low dynamic
+      { page: 1, system: 0, top: 240, bottom: 390 }, // inside the lone margin already
+    ];
+    const r = layoutOf(buildSystems({ ...map, ink }));
+    expect(r.systems[0].crop).toEqual({ x: 0, y: 0, width: 1000, height: 300 });
+    // Up to system 0's bottom line (200), not to 150; down to its ink at 660.
+    expect(r.systems[1].crop).toEqual({ x: 0, y: 200, width: 1000, height: 460 });
+    expect(r.systems[2].crop).toEqual({ x: 0, y: 240, width: 1000, height: 190 });
+    expect(layoutOf(buildSystems({ ...map, ink: [{ page: 0, system: 0, top: 'x' }, null] })).systems).toEqual(layout.systems);
+  });
+
+  it('measures a lone system\'s margin in staff heights when the staff is known (a narrow page)', () => {
+    const r = layoutOf(buildSystems({ pages: [{ url: 'a.svg', width: 600, height: 2970 }], beats: [b(0, 0, 0, 1, 50, 500, 1000, 1072)], staff: 72 }));
+    expect(r.systems[0].crop).toEqual({ x: 0, y: 1000 - 108, width: 600, height: 72 + 2 * 108 });
+  });
+
   it('keeps a repeat inside one system on one line: the eyes go back along the same staff', () => {
     const beats = [b(0, 0, 0, 1, 100, 200, 10, 50), b(1, 0, 0, 2, 200, 300, 10, 50), b(2, 0, 0, 1, 100, 200, 10, 50), b(3, 0, 0, 2, 200, 300, 10, 50), b(4, 0, 1, 3, 100, 200, 90, 130)];
     const r = layoutOf(buildSystems({ pages: [{ url: 'a.svg', width: 400, height: 200 }], beats }));

@@ -41,6 +41,7 @@ describe('performance order of MusicXML', () => {
     ['numbered-endings.musicxml', [1, 2, 1, 2, 1, 3]],
     ['da-capo-al-fine.musicxml', [1, 2, 1, 2, 3, 4, 1, 2]],
     ['dal-segno-al-coda.musicxml', [1, 2, 3, 4, 5, 2, 3, 6, 7]],
+    ['to-coda-second-time.musicxml', [1, 2, 3, 4, 1, 2, 3, 5]],
   ])('%s plays bars %j, without warnings', (name, bars) => {
     const t = time(name);
     expect(t.bars).toEqual(bars);
@@ -118,6 +119,19 @@ describe('performanceOrder', () => {
     const r = performanceOrder(form([{ forward: true }, { backward: 2 }, { backward: 2 }]));
     expect(r.order).toEqual([0, 1, 0, 1, 2, 2]);
     expect(r.warnings).toEqual([]);
+  });
+
+  it('takes a jump or Fine with time-only on the times through its bar it names, and then only', () => {
+    // To Coda on the second time through a repeat, with no D.S. or D.C. before it.
+    const coda = form([{ forward: true }, {}, { tocoda: 'c', times: { tocoda: [2] } }, { backward: 2 }, {}, { coda: 'c' }, {}]);
+    expect(performanceOrder(coda).order).toEqual([0, 1, 2, 3, 0, 1, 2, 5, 6]);
+    // Without time-only a To Coda waits for a D.C. or D.S.
+    expect(performanceOrder(form([{ forward: true }, {}, { tocoda: 'c' }, { backward: 2 }, {}, { coda: 'c' }, {}])).order).toEqual([0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6]);
+    // Fine the second time through, without a jump.
+    expect(performanceOrder(form([{ forward: true }, { fine: true, times: { fine: [2] } }, { backward: 2 }, {}])).order).toEqual([0, 1, 2, 0, 1]);
+    // A D.C. the second time through a bar that a later repeat brings back.
+    const dc = form([{ fine: true }, { forward: true }, { dacapo: true, times: { dacapo: [2] } }, { backward: 2 }, {}]);
+    expect(performanceOrder(dc).order).toEqual([0, 1, 2, 3, 1, 2, 0]);
   });
 
   it('reads ending numbers as programs write them', () => {

@@ -67,7 +67,8 @@ const totalBeats = (/** @type {import('../../core/tempo-map.js').BarSpec[]} */ b
  */
 function expectWellFormedBeatMaps(engraved) {
   const total = totalBeats(engraved.bars);
-  for (const [name, view] of Object.entries(engraved.views)) {
+  const all = Object.entries(engraved.views).flatMap(([name, v]) => [[name, v], ...(v.layouts ?? []).map((l) => [`${name}.${l.name}`, l])]);
+  for (const [name, view] of /** @type {[string, import('../../server/engrave/beat-map.js').View][]} */ (all)) {
     expect(view.beats.map((b) => b.beat), name).toEqual([...Array(total).keys()]);
     view.beats.forEach((b, i) => {
       expect(b.x1, `${name} beat ${i}`).toBeGreaterThanOrEqual(b.x0);
@@ -113,7 +114,8 @@ describe('MusicXML (duo.musicxml)', () => {
     }
     const files = await readdir(duo.dir);
     expect(files).toContain('engraved.json');
-    expect(files.filter((f) => !f.startsWith('.'))).toHaveLength(10);
+    const pageFiles = Object.values(duo.views).flatMap((v) => [v, ...(v.layouts ?? [])]).flatMap((v) => v.pages.map((p) => p.file));
+    expect(files.filter((f) => !f.startsWith('.')).sort()).toEqual(['engraved.json', ...pageFiles.flatMap((f) => [f, `${f}.br`, `${f}.gz`])].sort());
   });
 
   it('has well-formed beat maps in every view', () => expectWellFormedBeatMaps(duo));
@@ -190,6 +192,44 @@ describe('a score of several pages (64 generated bars)', () => {
     for (const view of Object.values(medium.views)) {
       expect(new Set(view.beats.map((b) => b.page)).size).toBe(view.pages.length);
     }
+  });
+});
+
+describe('layouts for smaller screens (issue 22)', () => {
+  /** @param {import('../../server/engrave/beat-map.js').View} v */
+  const systems = (v) => new Set(v.beats.map((b) => `${b.page}:${b.system}`)).size;
+
+  it('lays each part out on A4, on 1200 and on 600 units, with the same 7.2 mm staff', () => {
+    expect(medium.views.score.staff).toBe(54);
+    expect(medium.views.score.layouts).toBeUndefined();
+    for (const part of ['flute', 'cello']) {
+      const view = medium.views[part];
+      expect(view.staff).toBe(72);
+      expect(view.layouts?.map((l) => [l.name, l.pages[0].width, l.staff])).toEqual([['medium', 1200, 72], ['narrow', 600, 72]]);
+      const [mid, narrow] = /** @type {import('../../server/engrave/beat-map.js').Layout[]} */ (view.layouts);
+      // Fewer bars a line as the page narrows: 4/4 bars of eighths, about 3 on a phone's line.
+      expect(systems(mid)).toBeGreaterThan(systems(view) * 1.4);
+      expect(systems(narrow)).toBeGreaterThan(systems(mid) * 1.6);
+      expect(medium.bars.length / systems(narrow)).toBeGreaterThanOrEqual(1.5);
+    }
+  });
+
+  it('plays the same bars in every layout, drawn inside the page', () => {
+    for (const part of ['flute', 'cello']) {
+      const view = medium.views[part];
+      for (const l of view.layouts ?? []) {
+        expect(l.beats.map((b) => b.bar), `${part}.${l.name}`).toEqual(view.beats.map((b) => b.bar));
+        for (const b of l.beats) expect(b.x1, `${part}.${l.name} beat ${b.beat}`).toBeLessThanOrEqual(l.pages[0].width);
+      }
+    }
+  });
+
+  it('writes each layout\'s pages under its own name, the part alone on them', async () => {
+    const narrow = /** @type {import('../../server/engrave/beat-map.js').Layout} */ (duo.views.violin.layouts?.[1]);
+    expect(narrow.pages[0].file).toBe('violin.narrow-1.svg');
+    const svg = await readFile(path.join(duo.dir, narrow.pages[0].file), 'utf8');
+    expect(count(svg, 'staff')).toBe(count(svg, 'measure'));
+    expect(svg).not.toContain('Cello');
   });
 });
 

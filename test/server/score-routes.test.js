@@ -67,6 +67,27 @@ describe('score routes', () => {
     expect((await app.inject('/api/score/views/__proto__')).statusCode).toBe(404);
   });
 
+  it('lists an engraved part\'s layouts and serves each by ?layout=, with the list (issue 22)', async () => {
+    const { app, url, pkg } = setup();
+    const beat = { beat: 0, page: 0, system: 0, bar: 1, x0: 1, x1: 2, y0: 3, y1: 4 };
+    const ink = [{ page: 0, system: 0, top: 1, bottom: 6 }];
+    pkg.views.violin = {
+      pages: [{ url, width: 2100, height: 2970 }], beats: [beat], staff: 72, ink,
+      layouts: [{ name: 'narrow', staff: 72, ink, pages: [{ url: `${url}?n`, width: 600, height: 2970 }], beats: [{ ...beat, x0: 5 }] }],
+    };
+    const layouts = [
+      { name: 'page', staff: 72, width: 2100, url: '/api/score/views/violin' },
+      { name: 'narrow', staff: 72, width: 600, url: '/api/score/views/violin?layout=narrow' },
+    ];
+    expect((await app.inject('/api/score/views/violin')).json()).toEqual({ pages: pkg.views.violin.pages, beats: [beat], staff: 72, ink, layout: 'page', layouts });
+    const narrow = (await app.inject(layouts[1].url)).json();
+    expect(narrow).toEqual({ pages: [{ url: `${url}?n`, width: 600, height: 2970 }], beats: [{ ...beat, x0: 5 }], staff: 72, ink, layout: 'narrow', layouts });
+    const unknown = await app.inject('/api/score/views/violin?layout=huge');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().message).toContain('page, narrow');
+    expect((await app.inject('/api/score/views/score?layout=narrow')).statusCode).toBe(404);
+  });
+
   it.each([
     ['gzip, deflate, br', 'br'],
     ['br;q=0.5, gzip', 'gzip'],

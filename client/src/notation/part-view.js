@@ -2,9 +2,12 @@
 // is active and the other pane already shows line k + 1, dimmed and labelled "next"; when play
 // reaches it, nothing under the player's eyes moves and only the pane just left is refilled
 // (systems.js, panePlan). A beat cursor follows the beat map. Per animation frame only the
-// cursor's transform is written; panes change on line changes only.
+// cursor's transform is written; panes change on line changes only. An engraved part comes in
+// layouts of several page widths (issue 22): the view draws the one that suits its width
+// (layout-choice.js) and changes layout when its width changes, keeping its place.
 
 import { panePlan } from './systems.js';
+import { chooseLayout, layoutsOf } from './layout-choice.js';
 import { chosenKey, chosenPages } from './chosen-pages.js';
 import { cropTo } from './page-svg.js';
 import { mountView } from './view-base.js';
@@ -22,13 +25,89 @@ import { mountView } from './view-base.js';
  */
 
 /**
- * @param {HTMLElement} root  the view draws into a new child of root
- * @param {unknown} notation  `{ pages, beats }` from `GET /api/score/views/:view`
+ * @param {HTMLElement} root  the view draws into a new child of root, and says in its
+ *   `data-layout` which layout it draws
+ * @param {unknown} notation  `{ pages, beats, layout?, layouts? }` from `GET /api/score/views/:view`
+ * @param {NotationViewOptions} options  loadPage also loads the other layouts' JSON (by their url)
+ * @returns {NotationView}
+ */
+export function createPartView(root, notation, options) {
+  if (typeof options?.loadPage !== 'function') throw new TypeError('createPartView: options.loadPage must be a function (url) => Promise<svg text>');
+  const layouts = layoutsOf(notation);
+  if (layouts.length === 0) return createPanes(root, notation, options);
+  const given = /** @type {{ layout?: unknown }} */ (notation).layout;
+  const win = root.ownerDocument.defaultView;
+
+  /** @type {NotationView | null} */
+  let inner = null;
+  /** @type {string | null} the layout asked for last (shown, or on its way) */
+  let wanted = null;
+  let token = 0;
+  let destroyed = false;
+  let beat = NaN;
+  let fraction = 0;
+  /** @type {{ chosen: unknown } | null} */
+  let pages = null;
+
+  /** @param {string} name @param {unknown} data */
+  const show = (name, data) => {
+    inner?.destroy();
+    inner = createPanes(root, data, options);
+    root.dataset.layout = name;
+    if (pages) inner.setPages?.(pages.chosen);
+    if (Number.isFinite(beat)) inner.update(beat, fraction);
+  };
+
+  const pick = () => {
+    if (destroyed) return;
+    const choice = chooseLayout(layouts, root.clientWidth);
+    // No width yet (the view is mounted hidden): the observer calls again once it has one.
+    if (!choice || choice.name === wanted) return;
+    wanted = choice.name;
+    const t = ++token;
+    if (choice.name === given) { show(choice.name, notation); return; }
+    Promise.resolve().then(() => options.loadPage(choice.url)).then((text) => JSON.parse(text)).then((data) => {
+      if (!destroyed && t === token) show(choice.name, data);
+    }, () => {
+      // The layout could not be fetched: the one the view came with beats an empty view.
+      if (destroyed || t !== token || inner) return;
+      wanted = typeof given === 'string' ? given : null;
+      show(String(given ?? 'page'), notation);
+    });
+  };
+
+  const observer = win && 'ResizeObserver' in win ? new win.ResizeObserver(pick) : null;
+  if (observer) observer.observe(root);
+  else show(String(given ?? 'page'), notation);
+
+  return {
+    get error() { return inner?.error ?? null; },
+    update(b, f = 0) {
+      beat = b;
+      fraction = f;
+      inner?.update(b, f);
+    },
+    setPages(chosen) {
+      pages = { chosen };
+      inner?.setPages?.(chosen);
+    },
+    destroy() {
+      destroyed = true;
+      observer?.disconnect();
+      inner?.destroy();
+      delete root.dataset.layout;
+    },
+  };
+}
+
+/**
+ * The two panes over one layout.
+ * @param {HTMLElement} root
+ * @param {unknown} notation  `{ pages, beats }`
  * @param {NotationViewOptions} options
  * @returns {NotationView}
  */
-export function createPartView(root, notation, { loadPage, reducedMotion }) {
-  if (typeof loadPage !== 'function') throw new TypeError('createPartView: options.loadPage must be a function (url) => Promise<svg text>');
+function createPanes(root, notation, { loadPage, reducedMotion }) {
   const mounted = mountView(root, notation, 'part', { loadPage, reducedMotion });
   if (!mounted.ok) return mounted.view;
   const { doc, box, layout, source, cursor, reduce } = mounted;

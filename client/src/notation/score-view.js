@@ -92,7 +92,9 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
     if (!win) return;
     const r = band.getBoundingClientRect();
     const frame = box.parentElement?.getBoundingClientRect();
-    const top = Math.max(0, frame?.top ?? 0);
+    // What stays on top of the score (the sticky bar and beat) is the band's scroll margin.
+    const covered = Number.parseFloat(win.getComputedStyle(band).scrollMarginTop) || 0;
+    const top = Math.max(0, frame?.top ?? 0, covered);
     const bottom = Math.min(win.innerHeight, frame?.bottom ?? Infinity);
     const inView = r.top >= top && (r.bottom <= bottom || r.height > bottom - top && r.top < bottom);
     if (!inView) band.scrollIntoView({ block: 'start', behavior: reduce() ? 'instant' : 'smooth' });

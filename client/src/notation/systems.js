@@ -27,9 +27,21 @@ import { isObject } from '../../../core/values.js';
  */
 
 /**
+ * How far a system's drawing reaches above and below its staves (engraved views): a system
+ * whose tempo mark or slurs reach past half-way to its neighbour is cropped to include them.
+ * @typedef {object} SystemInk
+ * @property {number} page
+ * @property {number} system
+ * @property {number} top     page units
+ * @property {number} bottom
+ */
+
+/**
  * @typedef {object} Notation
  * @property {NotationPage[]} pages
  * @property {NotationBeat[]} beats
+ * @property {SystemInk[]} ink     may be empty
+ * @property {number} staff        staff height in page units, 0 when not known
  */
 
 /**
@@ -92,9 +104,13 @@ import { isObject } from '../../../core/values.js';
 /**
  * Room above the top system and below the bottom one of a page that has no neighbour to take the
  * half-gap from, as a share of the page width (pane height follows width): about one staff
- * height of an A4 Verovio page, enough for ledger lines, stems and dynamics.
+ * height of an A4 Verovio page, enough for ledger lines, stems and dynamics; or, when the staff
+ * height is known (a narrow page is as wide as a few staves), LONE_STAVES of it.
  */
 const LONE_MARGIN = 0.05;
+const LONE_STAVES = 1.5;
+/** Room kept between a system's outermost ink and the crop, in staff heights (half a space). */
+const INK_PAD = 0.125;
 
 const FIELDS = /** @type {const} */ (['beat', 'page', 'system', 'bar', 'x0', 'x1', 'y0', 'y1']);
 
@@ -107,7 +123,8 @@ const FIELDS = /** @type {const} */ (['beat', 'page', 'system', 'bar', 'x0', 'x1
 export function buildSystems(notation) {
   const checked = checkNotation(notation);
   if (!checked.ok) return checked;
-  const { pages, beats } = checked.value;
+  const { pages, beats, ink, staff } = checked.value;
+  const inkOf = new Map(ink.map((i) => [`${i.page}:${i.system}`, i]));
 
   /** @type {Map<string, SystemBox>} */
   const byKey = new Map();
@@ -128,9 +145,17 @@ export function buildSystems(notation) {
     const below = systems[i + 1]?.page === s.page ? systems[i + 1] : undefined;
     const halfAbove = above ? Math.max(0, (s.y0 - above.y1) / 2) : undefined;
     const halfBelow = below ? Math.max(0, (below.y0 - s.y1) / 2) : undefined;
-    const lone = LONE_MARGIN * page.width;
-    const top = Math.max(0, s.y0 - (halfAbove ?? halfBelow ?? lone));
-    const bottom = Math.min(page.height, s.y1 + (halfBelow ?? halfAbove ?? lone));
+    const lone = staff > 0 ? LONE_STAVES * staff : LONE_MARGIN * page.width;
+    let top = Math.max(0, s.y0 - (halfAbove ?? halfBelow ?? lone));
+    let bottom = Math.min(page.height, s.y1 + (halfBelow ?? halfAbove ?? lone));
+    // What the system draws further out (a tempo or rehearsal mark, a high slur) is kept, up to
+    // its neighbours' staves: a bit of a neighbour's ink at the edge beats a cut-off mark.
+    const drawn = inkOf.get(`${s.page}:${s.system}`);
+    if (drawn) {
+      const pad = INK_PAD * staff;
+      top = Math.max(0, Math.min(top, Math.max(drawn.top - pad, above?.y1 ?? 0)));
+      bottom = Math.min(page.height, Math.max(bottom, Math.min(drawn.bottom + pad, below?.y0 ?? page.height)));
+    }
     s.crop = { x: 0, y: top, width: page.width, height: Math.max(bottom - top, 1) };
   });
 
@@ -209,7 +234,14 @@ function checkNotation(notation) {
     if (e.x0 > e.x1 || e.y0 > e.y1) return fail(`beats[${i}] has x0 > x1 or y0 > y1`);
     cleanBeats.push(e);
   }
-  return { ok: true, value: { pages: cleanPages, beats: cleanBeats } };
+  // Optional: a view without them is cropped by the half-way rule alone.
+  const { ink, staff } = notation;
+  /** @type {SystemInk[]} */
+  const cleanInk = Array.isArray(ink)
+    ? ink.filter((i) => isObject(i) && ['page', 'system', 'top', 'bottom'].every((k) => typeof i[k] === 'number' && Number.isFinite(i[k])) && i.top <= i.bottom)
+      .map((i) => ({ page: i.page, system: i.system, top: i.top, bottom: i.bottom }))
+    : [];
+  return { ok: true, value: { pages: cleanPages, beats: cleanBeats, ink: cleanInk, staff: positive(staff) ? staff : 0 } };
 }
 
 /**

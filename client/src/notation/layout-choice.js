@@ -1,0 +1,49 @@
+// Which of a part's layouts to draw at a given width (issue 22). The server engraves each part
+// on pages of several widths with the same staff (server/engrave/options.js, PART_LAYOUTS);
+// drawn across the width the view has, a narrower page gives a taller staff and fewer bars a
+// line. A player reads a staff of about 7 mm at arm's length: on a phone 390 CSS px wide (about
+// 65 mm of glass, 0.17 mm a CSS px) that is some 40 CSS px, and on a tablet or a laptop a 40 px
+// staff is 6-10 mm. So: the widest layout whose staff is at least MIN_STAFF_PX tall, and on a
+// screen too narrow for any, the one with the tallest staff. Pure.
+
+/** The least staff height, five lines, in CSS px, that a layout is chosen for. */
+export const MIN_STAFF_PX = 40;
+
+/**
+ * A layout as `GET /api/score/views/:view` lists it (doc/protocol.md, "Score views").
+ * @typedef {object} LayoutEntry
+ * @property {string} name
+ * @property {number} staff  staff height in page units
+ * @property {number} width  page width in page units
+ * @property {string} url    where its `{ pages, beats, staff }` is
+ */
+
+/**
+ * The layouts a view's notation lists, keeping only well-formed entries; none for a view with
+ * one layout (the full score, a package's own pages).
+ * @param {unknown} notation
+ * @returns {LayoutEntry[]}
+ */
+export function layoutsOf(notation) {
+  if (notation === null || typeof notation !== 'object') return [];
+  const list = /** @type {{ layouts?: unknown }} */ (notation).layouts;
+  if (!Array.isArray(list)) return [];
+  return list.filter((l) => l !== null && typeof l === 'object' && typeof l.name === 'string' && typeof l.url === 'string'
+    && positive(l.staff) && positive(l.width));
+}
+
+/**
+ * @param {LayoutEntry[]} layouts
+ * @param {number} width  CSS px the page is drawn across
+ * @param {number} [minStaff]
+ * @returns {LayoutEntry | null}  null when there is nothing to choose from or no width yet
+ */
+export function chooseLayout(layouts, width, minStaff = MIN_STAFF_PX) {
+  if (layouts.length === 0 || !positive(width)) return null;
+  const px = (/** @type {LayoutEntry} */ l) => (l.staff * width) / l.width;
+  const widestFirst = [...layouts].sort((a, b) => b.width - a.width);
+  return widestFirst.find((l) => px(l) >= minStaff) ?? widestFirst.reduce((best, l) => (px(l) > px(best) ? l : best));
+}
+
+/** @param {unknown} v @returns {v is number} */
+const positive = (v) => typeof v === 'number' && Number.isFinite(v) && v > 0;

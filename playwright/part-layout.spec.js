@@ -1,0 +1,127 @@
+// Parts a player can read on any screen (issue 22): at phone, tablet and desktop sizes the part
+// view draws the layout whose staff is at least 40 CSS px tall (client/src/notation/
+// layout-choice.js), nothing of the notation is cut off at the pane's edges, and the cursor
+// stands on the beat the performance is at, in the layout drawn.
+
+import { test, expect } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { freePort, startServer } from './server.js';
+
+/** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
+
+/** @type {Server} */
+let server;
+test.beforeEach(async () => { server = await startServer({ port: await freePort() }); });
+test.afterEach(async () => { await server.stop(); });
+
+/** Where the screenshots go besides the report, to be looked at. */
+const SHOTS = path.resolve('test-results', 'part-layout');
+
+const SIZES = /** @type {const} */ ([
+  { name: 'phone', width: 390, height: 844, layout: 'narrow' },
+  { name: 'phone-landscape', width: 844, height: 390, layout: 'medium' },
+  { name: 'tablet', width: 768, height: 1024, layout: 'medium' },
+  { name: 'desktop', width: 1280, height: 800, layout: 'page' },
+]);
+
+/** The least staff height (five lines) in CSS px; 40 px is about 7 mm on a phone's glass. */
+const MIN_STAFF_PX = 40;
+
+for (const size of SIZES) {
+  test(`part view at ${size.width}x${size.height} (${size.name}): a staff of at least ${MIN_STAFF_PX} px, nothing clipped, the cursor on the beat`, async ({ page }) => {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await server.control('pause');
+    await server.control('seek', { bar: 3, beat: 2 });
+    await page.goto(`${server.base}/view/violin1`);
+    await expect(page.locator('#bar')).toHaveText('3');
+    const active = page.locator('section.sc-pane[data-role="active"]');
+    const next = page.locator('section.sc-pane[data-role="next"]');
+    await expect(active).toHaveAttribute('data-state', 'ready');
+    await expect(next).toHaveAttribute('data-state', 'ready');
+    await expect(page.locator('#notation')).toHaveAttribute('data-layout', size.layout);
+
+    const measured = await page.evaluate(() => {
+      const rect = (/** @type {Element} */ el) => el.getBoundingClientRect();
+      /** @type {{ pane: string, systems: number, staff: number, outside: string[] }[]} */
+      const panes = [];
+      for (const pane of document.querySelectorAll('section.sc-pane')) {
+        const box = rect(pane);
+        // The pane holds its whole page, cropped: the system it shows is the one whose staff
+        // is in it.
+        const shown = [...pane.querySelectorAll('g.system')].filter((sys) => {
+          const lines = [...sys.querySelectorAll('g.staff > path')].map(rect);
+          const mid = (Math.min(...lines.map((r) => r.top)) + Math.max(...lines.map((r) => r.bottom))) / 2;
+          return mid > box.top && mid < box.bottom;
+        });
+        // The five lines of each staff: the height from the top line to the bottom one.
+        const heights = shown.flatMap((sys) => [...sys.querySelectorAll('g.staff')]).map((s) => {
+          const lines = [...s.querySelectorAll(':scope > path')].map(rect);
+          return Math.max(...lines.map((r) => r.bottom)) - Math.min(...lines.map((r) => r.top));
+        });
+        /** @type {string[]} */
+        const outside = [];
+        // Staves, notes with their stems, beams, slurs, ties, dynamics, hairpins and rehearsal
+        // marks' boxes: drawn wholly inside the pane. (Not text: a browser measures it by the
+        // font's line box, well beyond the letters, 8 staff spaces high for the metronome note.)
+        for (const el of shown.flatMap((sys) => [...sys.querySelectorAll('g.staff > path, g.note, g.beam, g.slur, g.tie, g.dynam, g.hairpin, g.reh > rect')])) {
+          const r = rect(el);
+          if (r.width === 0 && r.height === 0) continue;
+          if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) {
+            outside.push(`${el.getAttribute('class')} ${el.id} ${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)} in ${Math.round(box.left)},${Math.round(box.top)}-${Math.round(box.right)},${Math.round(box.bottom)}`);
+          }
+        }
+        panes.push({ pane: pane.getAttribute('data-role') ?? '', systems: shown.length, staff: Math.min(...heights), outside });
+      }
+      return { panes, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth };
+    });
+    mkdirSync(SHOTS, { recursive: true });
+    const shot = await page.screenshot({ path: path.join(SHOTS, `${size.name}.png`) });
+    await test.info().attach(`part-violin1-${size.name}`, { body: shot, contentType: 'image/png' });
+
+    for (const p of measured.panes) {
+      expect(p.systems, `${p.pane} pane's systems`).toBe(1);
+      expect(p.staff, `${p.pane} pane's staff height`).toBeGreaterThanOrEqual(MIN_STAFF_PX);
+      expect(p.outside, `${p.pane} pane`).toEqual([]);
+    }
+    expect(measured.scrollWidth).toBeLessThanOrEqual(measured.innerWidth);
+
+    // The cursor stands in the x-range the drawn layout's beat map gives bar 3 beat 2 (beat 9).
+    const map = await (await fetch(`${server.base}/api/score/views/violin1${size.layout === 'page' ? '' : `?layout=${size.layout}`}`)).json();
+    const b = map.beats.find((/** @type {any} */ x) => x.beat === 9);
+    const cursor = active.locator('line.sc-cursor');
+    await expect(cursor).toHaveAttribute('data-beat', '9');
+    const x = Number(/translate\(([-\d.]+)/.exec(await cursor.getAttribute('transform') ?? '')?.[1]);
+    expect(x).toBeGreaterThanOrEqual(b.x0 - 0.1);
+    expect(x).toBeLessThanOrEqual(b.x1 + 0.1);
+    expect(Number(await active.getAttribute('data-line'))).toBe(lineOf(map.beats, 9));
+  });
+}
+
+test('part view: turning a phone from portrait to landscape changes the layout and keeps the place', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await server.control('pause');
+  await server.control('seek', { bar: 5 });
+  await page.goto(`${server.base}/view/violin1`);
+  await expect(page.locator('#notation')).toHaveAttribute('data-layout', 'narrow');
+  await expect(page.locator('section.sc-pane[data-role="active"]')).toHaveAttribute('data-state', 'ready');
+  await page.setViewportSize({ width: 844, height: 390 });
+  await expect(page.locator('#notation')).toHaveAttribute('data-layout', 'medium');
+  await expect(page.locator('section.sc-pane')).toHaveCount(2);
+  const active = page.locator('section.sc-pane[data-role="active"]');
+  await expect(active).toHaveAttribute('data-state', 'ready');
+  const map = await (await fetch(`${server.base}/api/score/views/violin1?layout=medium`)).json();
+  const beat = map.beats.find((/** @type {any} */ x) => x.bar === 5).beat;
+  await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
+});
+
+/**
+ * The line (a stretch of beats on one system) that plays `beat`, counted as the view counts them.
+ * @param {{ page: number, system: number }[]} beats
+ * @param {number} beat
+ */
+function lineOf(beats, beat) {
+  let line = 0;
+  for (let i = 1; i <= beat; i++) if (beats[i].page !== beats[i - 1].page || beats[i].system !== beats[i - 1].system) line++;
+  return line;
+}
