@@ -1,4 +1,4 @@
-// Parts a player can read on any screen (issue 22): at phone, tablet and desktop sizes the part
+// Parts a player can read on any screen: at phone, tablet and desktop sizes the part
 // view draws the layout whose staff is at least 40 CSS px tall (client/src/notation/
 // layout-choice.js), nothing of the notation is cut off at the pane's edges, and the cursor
 // stands on the beat the performance is at, in the layout drawn.

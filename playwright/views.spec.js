@@ -221,7 +221,7 @@ test('full score view: every staff drawn, the cursor follows the beat', async ({
   await attachScreenshot('score-phone', page);
 });
 
-test('full score view: the title and composer shown, the bar and beat in sight above the current system when play moves on (issue 22)', async ({ page }) => {
+test('full score view: the title and composer shown, the bar and beat in sight above the current system when play moves on', async ({ page }) => {
   await page.setViewportSize(DESKTOP);
   await server.control('pause');
   await server.control('seek', { bar: 1 });

@@ -195,7 +195,7 @@ describe('a score of several pages (64 generated bars)', () => {
   });
 });
 
-describe('layouts for smaller screens (issue 22)', () => {
+describe('layouts for smaller screens', () => {
   /** @param {import('../../server/engrave/beat-map.js').View} v */
   const systems = (v) => new Set(v.beats.map((b) => `${b.page}:${b.system}`)).size;
 

@@ -67,7 +67,7 @@ describe('score routes', () => {
     expect((await app.inject('/api/score/views/__proto__')).statusCode).toBe(404);
   });
 
-  it('lists an engraved part\'s layouts and serves each by ?layout=, with the list (issue 22)', async () => {
+  it('lists an engraved part\'s layouts and serves each by ?layout=, with the list', async () => {
     const { app, url, pkg } = setup();
     const beat = { beat: 0, page: 0, system: 0, bar: 1, x0: 1, x1: 2, y0: 3, y1: 4 };
     const ink = [{ page: 0, system: 0, top: 1, bottom: 6 }];

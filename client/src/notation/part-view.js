@@ -3,7 +3,7 @@
 // reaches it, nothing under the player's eyes moves and only the pane just left is refilled
 // (systems.js, panePlan). A beat cursor follows the beat map. Per animation frame only the
 // cursor's transform is written; panes change on line changes only. An engraved part comes in
-// layouts of several page widths (issue 22): the view draws the one that suits its width
+// layouts of several page widths: the view draws the one that suits its width
 // (layout-choice.js) and changes layout when its width changes, keeping its place.
 
 import { panePlan } from './systems.js';
