@@ -67,7 +67,7 @@ const MIN_COMPRESS_BYTES = 1024;
 
 /**
  * Write `.gz` and `.br` copies beside the hashed text assets, once, at build time, so the server
- * sends them with @fastify/static's `preCompressed` instead of compressing per request (no CPU
+ * sends them (server/client-files.js, from memory) instead of compressing per request (no CPU
  * spent per phone when a hall of them joins at once). A copy that is not smaller is not written.
  * @returns {import('vite').Plugin}
  */

@@ -72,6 +72,17 @@ test('follows the beat over WebSocket and ends equal to the server', async ({ pa
   expectNoGapOrRepeat(mine.events);
 });
 
+test('the status line says how the link is in words; the transport and held position only with ?debug', async ({ page }) => {
+  await page.goto(`${server.base}/`);
+  await expect(page.locator('#link')).toHaveText('live');
+  await expect(page.locator('footer')).not.toContainText('held', { useInnerText: true });
+  await expect(page.locator('#diagnostics')).toBeHidden();
+  await page.goto(`${server.base}/?debug`);
+  await expect(page.locator('#link')).toHaveText('live');
+  await expect(page.locator('#diagnostics')).toBeVisible();
+  await expect(page.locator('#diagnostics')).toContainText(/via ws, held \S+:\d+/);
+});
+
 test('rides out a lost access point: back at the live beat, nothing missed or repeated', async ({ page, context }) => {
   await page.goto(`${server.base}/`);
   await expect(page.locator('#link')).toHaveText(/live/);

@@ -3,10 +3,17 @@
 // What the server started with is what it serves: a rebuild needs a restart.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import fastifyStatic from '@fastify/static';
 import { ScorecastError } from '../core/errors.js';
+import { prepareServed } from './served-prepare.js';
+import { sendServed } from './send-served.js';
+
+/** Content types of what Vite writes to assets/. */
+const TYPES = /** @type {Record<string, string>} */ ({
+  '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml',
+  '.png': 'image/png', '.woff2': 'font/woff2', '.json': 'application/json', '.wasm': 'application/wasm',
+});
 
 const NOT_BUILT = 'The client is not built: run npm run build (npm start does it).';
 
@@ -33,17 +40,32 @@ export async function clientFiles(app, { clientDir, hasView }) {
   const worker = readOnce(path.join(clientDir, 'sw.js'));
   const assetsDir = path.join(clientDir, 'assets');
 
+  // The hashed build files, held in memory (the build is a few hundred KB) and sent like score
+  // files (send-served.js): one route per file found at start, so any other path under
+  // /assets/ ("..", encoded or not, the .br and .gz copies) matches no route and gets the
+  // ordinary 404. The build's .br and .gz copies are sent for the plain name when
+  // Accept-Encoding allows. @fastify/static served them from disk, with an open, a stat and a
+  // close per request: most of our CPU in a page load at 1,500 phones (bench/pageload.js).
   if (existsSync(assetsDir)) {
-    await app.register(fastifyStatic, {
-      root: assetsDir, prefix: '/assets/', immutable: true, maxAge: '365d',
-      // A route per file found at start, not a wildcard: any other path under /assets/
-      // ("..", encoded or not) matches no route and gets the ordinary 404.
-      wildcard: false,
-      // The build writes .br and .gz copies beside the text assets; they are sent for the plain
-      // name when Accept-Encoding allows, and are not URLs of their own.
-      preCompressed: true,
-      globIgnore: ['**/*.br', '**/*.gz'],
-    });
+    const root = realpathSync(assetsDir);
+    /** @type {Map<string, import('./score-package.js').ServedFile>} */
+    const files = new Map();
+    for (const name of /** @type {string[]} */ (readdirSync(root, { recursive: true }))) {
+      const file = path.join(root, name);
+      if (/\.(br|gz)$/.test(name) || !statSync(file).isFile()) continue;
+      const copy = (/** @type {string} */ ext) => (existsSync(`${file}.${ext}`) ? `${file}.${ext}` : undefined);
+      const br = copy('br');
+      const gz = copy('gz');
+      files.set(`/assets/${name.split(path.sep).join('/')}`, {
+        file, root, type: TYPES[path.extname(name).toLowerCase()] ?? 'application/octet-stream',
+        etag: createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16),
+        ...(br ? { br } : {}), ...(gz ? { gz } : {}),
+      });
+    }
+    await prepareServed(files, { memoryBytes: Infinity });
+    for (const [url, served] of files) {
+      app.route({ method: ['GET', 'HEAD'], url, handler: (req, reply) => sendServed(req, reply, served) });
+    }
   }
 
   /**

@@ -16,6 +16,7 @@ import { sanitizeSvgPages } from './sanitize-svg-pages.js';
 import { openInPackage, readAll, realRoot } from './package-files.js';
 import { parseBeatMap } from './package-parse.js';
 import { isObject } from '../core/values.js';
+import { prepareServed } from './served-prepare.js';
 
 /**
  * @typedef {object} ServedFile
@@ -25,7 +26,11 @@ import { isObject } from '../core/values.js';
  * @property {string} etag
  * @property {string} [br]       precompressed brotli variant
  * @property {string} [gz]       precompressed gzip variant
- * @property {Buffer} [body]     what is served instead of the file (an SVG after cleaning)
+ * @property {Buffer} [body]     what is served instead of the file: an SVG after cleaning, or the
+ *   file itself once read into memory (served-prepare.js)
+ * @property {{ br?: Buffer, gzip?: Buffer }} [variants]  compressed copies of `body`
+ * @property {number} [size]     bytes of the file (or `body`), set by served-prepare.js
+ * @property {number} [mtimeMs]  the file's modification time (Last-Modified)
  */
 
 /**
@@ -377,5 +382,6 @@ export async function loadPackage(packageDir, { cacheDir }) {
     views[view] = { pages, beats: parsed.value.beats };
   }
   if (problems.length > 0) throw await refuse();
+  await prepareServed(files);
   return { dir, model, assets, views, files, warnings };
 }

@@ -2,34 +2,10 @@
 // and every file of the package by its content-hashed URL. The package may be replaced while the
 // server runs (reload); routes always read the current one.
 
-import { access } from 'node:fs/promises';
 import { ScorecastError } from '../core/errors.js';
-import { openServed } from './package-files.js';
+import { sendServed } from './send-served.js';
 
-/**
- * Which precompressed variant to send for an Accept-Encoding header.
- * @param {string | undefined} accept
- * @returns {'br' | 'gzip' | null}
- */
-export function pickEncoding(accept) {
-  if (!accept) return null;
-  /** @type {Map<string, number>} */
-  const q = new Map();
-  for (const part of accept.split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    q.set(name, qp ? Number(qp.slice(2)) : 1);
-  }
-  const star = q.get('*') ?? 0;
-  const br = q.get('br') ?? star;
-  const gzip = q.get('gzip') ?? star;
-  if (br > 0 && br >= gzip) return 'br';
-  if (gzip > 0) return 'gzip';
-  return null;
-}
-
-/** @param {string} file */
-const exists = (file) => access(file).then(() => true, () => false);
+export { pickEncoding } from './send-served.js';
 
 /**
  * @typedef {object} Timeline  the piece laid out for the composer's scrubber (beats are global
@@ -122,31 +98,14 @@ export function scoreRoutes(app, { current }) {
   // A URL either names a file the package loader listed, or nothing: no path is ever resolved
   // against the file system, so "..", encoded or absolute paths cannot reach anything. The file
   // is opened without following links: one swapped in since the load is refused (404).
-  app.get('/scores/*', async (req, reply) => {
-    const url = `/scores/${/** @type {{ '*': string }} */ (req.params)['*']}`;
-    const served = current().files.get(url);
-    if (!served) throw new ScorecastError('SC_ERR_NOT_FOUND');
-    reply.header('cache-control', 'public, max-age=31536000, immutable');
-    reply.header('etag', `"${served.etag}"`);
-    reply.type(served.type);
-    if (req.headers['if-none-match'] === `"${served.etag}"`) return reply.code(304).send();
-    // A cleaned SVG: the file itself is never sent.
-    if (served.body) return reply.send(served.body);
-    let file = served.file;
-    if (served.br || served.gz) {
-      reply.header('vary', 'accept-encoding');
-      const enc = pickEncoding(req.headers['accept-encoding']);
-      const variant = enc === 'br' ? served.br : enc === 'gzip' ? served.gz : undefined;
-      if (variant && await exists(variant)) {
-        reply.header('content-encoding', enc);
-        file = variant;
-      }
-    }
-    const handle = await openServed(served.root, file);
-    if (!handle) {
-      req.log.warn({ file }, 'a score file became a link or left its folder since the load; not served');
-      throw new ScorecastError('SC_ERR_NOT_FOUND');
-    }
-    return reply.send(handle.createReadStream());
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/scores/*',
+    handler: async (req, reply) => {
+      const url = `/scores/${/** @type {{ '*': string }} */ (req.params)['*']}`;
+      const served = current().files.get(url);
+      if (!served) throw new ScorecastError('SC_ERR_NOT_FOUND');
+      return sendServed(req, reply, served);
+    },
   });
 }

@@ -5,6 +5,7 @@ import { browserEnv } from './browser-env.js';
 import { forcedTransport, viewFromPath, DEFAULT_VIEW } from './route.js';
 import { loadScore } from './score-assets.js';
 import { createView } from './view.js';
+import { debugWanted, linkDiagnostics } from './status-line.js';
 import { createServerClock, httpTimeProbe } from './clock.js';
 import { createBeatClock, positionAt } from './beat-clock.js';
 import { createFrameScheduler } from './frame-scheduler.js';
@@ -27,7 +28,7 @@ const LOG_SIZE = 500;
 
 const viewName = viewFromPath(location.pathname);
 document.body.dataset.view = viewName;
-const ui = createView(document, viewName);
+const ui = createView(document, viewName, { debug: debugWanted(location.search, safeStorage()) });
 const env = browserEnv(log);
 /** This page's id (not the device's): polling sends it so the server can count polling pages. */
 const pageId = `p${Math.random().toString(36).slice(2, 12)}`;
@@ -234,6 +235,7 @@ function playClips(state) {
 let wasLive = false;
 connection.on('link', (c) => {
   ui.renderLink(c);
+  log(linkDiagnostics(c));
   const live = c.linkState === 'live';
   // Back after a loss (perhaps through another access point): measure the clock again at once,
   // and show beats again when it is good enough.

@@ -75,21 +75,23 @@ sw.addEventListener('fetch', (/** @type {SwFetchEvent} */ event) => {
   if (route === 'page') event.respondWith(networkFirst(event));
   else if (route === 'asset') event.respondWith(cacheFirst(event, SHELL_CACHE));
   else if (route === 'score') event.respondWith(cacheFirst(event, SCORES_CACHE));
+  else if (route === 'score-range') event.respondWith(rangeFromCache(event));
   // Anything else: no respondWith, so the browser fetches it as if there were no worker.
 });
 
 /**
  * Which requests the worker answers; everything else is left to the network.
  * @param {Request} request
- * @returns {'page' | 'asset' | 'score' | null}
+ * @returns {'page' | 'asset' | 'score' | 'score-range' | null}
  */
 function routeOf(request) {
   if (request.method !== 'GET') return null;
   const url = new URL(request.url);
   if (url.origin !== sw.location.origin) return null;
   if (request.mode === 'navigate') return PAGE_PATH.test(url.pathname) ? 'page' : null;
-  // Media elements ask for byte ranges; a cached whole response is not a valid answer to those.
-  if (request.headers.has('range')) return null;
+  // Media elements ask for byte ranges; a cached whole response is not a valid answer to those,
+  // but a part of it is (score files only: the shell's files are never media).
+  if (request.headers.has('range')) return url.pathname.startsWith('/scores/') ? 'score-range' : null;
   if (url.pathname.startsWith('/assets/')) return 'asset';
   if (url.pathname.startsWith('/scores/')) return 'score';
   return null;
@@ -157,6 +159,38 @@ async function cacheFirst(event, cacheName) {
     event.waitUntil(cache.put(event.request, copy).then(() => trimScores(cacheName)).catch(() => {}));
   }
   return response;
+}
+
+/**
+ * A media element's byte range of a score file (Safari's plays nothing without 206 answers): cut
+ * from the cached whole file when there is one, so a phone off the network still plays what it
+ * has; otherwise the network answers it (the server does ranges, doc/score-format.md "Serving").
+ * One range only, as the server: any other Range header goes to the network as it is.
+ * @param {SwFetchEvent} event
+ * @returns {Promise<Response>}
+ */
+async function rangeFromCache(event) {
+  const m = /^bytes=(\d*)-(\d*)$/.exec((event.request.headers.get('range') ?? '').trim());
+  const cache = await caches.open(SCORES_CACHE);
+  const hit = m && (m[1] !== '' || m[2] !== '') ? await cache.match(event.request.url, { ignoreVary: true }) : undefined;
+  if (!m || !hit) return fetch(event.request);
+  const body = await hit.arrayBuffer();
+  const size = body.byteLength;
+  // bytes=a-b, bytes=a- or bytes=-n (the last n bytes); an end past the file is cut to it.
+  const start = m[1] === '' ? Math.max(0, size - Number(m[2])) : Number(m[1]);
+  const end = m[1] === '' || m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size || start > end) {
+    return new Response(null, { status: 416, headers: { 'content-range': `bytes */${size}` } });
+  }
+  return new Response(body.slice(start, end + 1), {
+    status: 206,
+    headers: {
+      'content-type': hit.headers.get('content-type') ?? 'application/octet-stream',
+      'content-range': `bytes ${start}-${end}/${size}`,
+      'content-length': String(end - start + 1),
+      'accept-ranges': 'bytes',
+    },
+  });
 }
 
 /**

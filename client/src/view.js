@@ -1,5 +1,7 @@
 // Renders the connection's state into the page. Plain DOM: the page is a handful of elements.
 
+import { statusWords } from './status-line.js';
+
 /** Shown where a value is not known yet. */
 const UNKNOWN = '–';
 
@@ -20,9 +22,10 @@ const TRANSPORT_STATES = new Set(['playing', 'paused', 'stopped']);
  * Bind to the elements of index.html.
  * @param {Document} doc
  * @param {string} viewName the cue of `state.cues[viewName]` is shown
+ * @param {{ debug?: boolean }} [options] show the transport and the held position
  * @returns {View}
  */
-export function createView(doc, viewName) {
+export function createView(doc, viewName, { debug = false } = {}) {
   /** @param {string} id */
   const el = (id) => {
     const found = doc.getElementById(id);
@@ -46,6 +49,7 @@ export function createView(doc, viewName) {
   let lastState = null;
 
   el('view-name').textContent = viewName;
+  el('diagnostics').hidden = !debug;
 
   /** @param {any} state */
   const renderTitle = (state) => {
@@ -82,7 +86,7 @@ export function createView(doc, viewName) {
       doc.body.dataset.counting = String(counting);
     },
     renderLink({ linkState, transport }) {
-      setText(link, linkState);
+      setText(link, statusWords(linkState));
       link.dataset.state = linkState;
       setText(via, transport);
     },

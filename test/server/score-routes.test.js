@@ -60,6 +60,19 @@ describe('score routes', () => {
     expect((await app.inject(url)).statusCode).toBe(200);
   });
 
+  it('answers a media element\'s Range and HEAD on a package file with its length (Safari needs 206)', async () => {
+    const { app, url, svg } = setup();
+    const part = await app.inject({ url, headers: { range: 'bytes=0-9', 'accept-encoding': 'identity' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.headers['content-range']).toBe(`bytes 0-9/${svg.length}`);
+    expect(part.body).toBe(svg.slice(0, 10));
+    const head = await app.inject({ method: 'HEAD', url, headers: { 'accept-encoding': 'identity' } });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-length']).toBe(String(svg.length));
+    expect(head.rawPayload.length).toBe(0);
+    expect((await app.inject({ method: 'HEAD', url: '/scores/fixture/abc123/nothing.svg' })).statusCode).toBe(404);
+  });
+
   it('describes the pages and beat map of a view', async () => {
     const { app, url } = setup();
     expect((await app.inject('/api/score/views/score')).json()).toEqual({ pages: [{ url, width: 10, height: 10 }], beats: [] });
