@@ -3,6 +3,8 @@
 // Every problem names the field, what is wrong and what to do.
 
 import { createTempoMap, createTempoMapFromBars } from './tempo-map.js';
+import { checkOscCues } from './osc-cues.js';
+import { checkPresets } from './presets.js';
 import { PACKAGE_LIMITS as LIMITS, formatBytes } from './package-limits.js';
 
 /**
@@ -47,6 +49,8 @@ import { PACKAGE_LIMITS as LIMITS, formatBytes } from './package-limits.js';
  * @property {Vote[]} votes
  * @property {Asset[]} assets
  * @property {import('./page-choice.js').PageChoice[]} pageChoices  sorted by beat
+ * @property {import('./osc-cues.js').OscCue[]} osc  sorted by beat
+ * @property {import('./presets.js').Preset[]} presets  audience patches the conductor fires by hand
  */
 
 /**
@@ -219,6 +223,8 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   // Sets, not list searches: 20,000 vote or audio cues would cost 10^8 comparisons otherwise.
   const voteIds = new Set();
   const assetPaths = new Set(assets.map((a) => a.path));
+  /** @type {import('./osc-cues.js').OscCue[]} */
+  let osc = [];
   if (raw.cues !== undefined && !Array.isArray(raw.cues)) problem('cues', 'must be a list of cues');
   else if (Array.isArray(raw.cues) && raw.cues.length > LIMITS.cues) problem('cues', `lists ${raw.cues.length} cues, more than the ${LIMITS.cues} a package may have; split the piece into movements`);
   else if (map) {
@@ -276,6 +282,7 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
         cues.push({ beat: vote.close, view, set: { vote: null } });
       }
     });
+    osc = checkOscCues(raw.osc, { position, problem });
   }
   cues.sort((a, b) => a.beat - b.beat);
   if (assets.length > LIMITS.assets) problem('cues', `name ${assets.length} files with the assets, more than the ${LIMITS.assets} a package may have`);
@@ -288,11 +295,13 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
     checkPageChoices(raw.pageChoices, { pageCount, votes, totalBeats: m.totalBeats, problem, out: pageChoices });
   }
 
+  const presets = checkPresets(raw.presets, { problem, checkSet: (set) => patchTooBig(set) ?? (COLOUR_FIELDS.some((k) => set[k] !== undefined && set[k] !== null && !isColour(set[k])) ? COLOUR_HINT : null) });
+
   if (problems.length > 0 || !map) return { ok: false, problems };
   return {
     ok: true,
     value: {
-      id: raw.id, title: raw.title, composer: raw.composer ?? '', parts, views, notation, pages, map, cues, votes, assets, pageChoices,
+      id: raw.id, title: raw.title, composer: raw.composer ?? '', parts, views, notation, pages, map, cues, votes, assets, pageChoices, osc, presets,
     },
   };
 }

@@ -16,6 +16,7 @@ import { parse } from 'yaml';
  * @property {import('./zscore-timing.js').MeterEntry[]} meter
  * @property {{ at: number, set?: Record<string, unknown>, vote?: Record<string, unknown> }[]} cues
  * @property {Record<string, unknown>[]} [pageChoices]
+ * @property {{ at: number, address: string, args: (string | number)[] }[]} [osc]
  */
 
 const PLAIN = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
@@ -51,6 +52,7 @@ export function renderManifest(spec) {
     bars: spec.bars, meter: spec.meter,
     ...(spec.cues.length ? { cues: spec.cues } : {}),
     ...(spec.pageChoices?.length ? { pageChoices: spec.pageChoices } : {}),
+    ...(spec.osc?.length ? { osc: spec.osc } : {}),
   };
   const lines = [`# ${spec.comment}`];
   for (const [key, v] of Object.entries(value)) {

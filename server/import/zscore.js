@@ -247,6 +247,7 @@ export async function importZScore(inDir, outDir) {
     parts: views.filter((v) => v.id !== 'score').map((v) => ({ id: v.id, name: v.instrument })),
     pages, pickup: meter.value.pickup, bars: meter.value.bars, meter: ramped.meter,
     cues: [...cueResult.cues, ...rose.cues, ...speech.cues].sort((a, b) => a.at - b.at),
+    osc: cueResult.osc,
     pageChoices: rose.pageChoices.map((c) => ({ slot: c.slot, at: c.at, from: c.from.length === 1 ? c.from[0] : c.from, groups: c.groups, ...(c.vote ? { vote: c.vote } : {}), ...(Object.keys(c.tiles).length ? { tiles: c.tiles } : {}) })),
   });
 

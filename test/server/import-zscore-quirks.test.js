@@ -12,6 +12,7 @@ import { buildScoreModel } from '../../core/manifest.js';
 import { importZScore } from '../../server/import/zscore.js';
 import { readZScoreConfig } from '../../server/import/zscore-config.js';
 import { indentFlowContinuations } from '../../server/import/zscore-yaml.js';
+import { unknownKeys } from '../../server/manifest-schema.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURE = path.join(HERE, '../fixtures/zscore/rose');
@@ -39,6 +40,8 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(report.score.title).toBe('Mini Rose');
     expect(report.score.totalBeats).toBe(13);
     expect(buildScoreModel(manifest(out)).ok).toBe(true);
+    // and passes `scorecast check`, whose schema knows every key the importer writes
+    expect(unknownKeys(manifest(out))).toEqual([]);
   });
 
   it('reads CSVs with old-Mac CR line endings', async () => {
@@ -153,6 +156,20 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(built.ok && built.value.map.tempoAt(12)).toBe(40);
     expect(report.notConverted.some((i) => /timedAction/.test(i.what))).toBe(false);
     expect(report.converted).toContainEqual(expect.objectContaining({ what: "sce:beat=1:sce.timedAction('tempo'| 40| 2)", result: expect.stringMatching(/from 80 to 40 over 2 beats from beat 9/) }));
+  });
+
+  it('turns max: lines into OSC cues on their beats, as ZScore addresses them (/zs/<target> cmd args)', async () => {
+    const { report } = await imported;
+    const m = manifest(out);
+    expect(m.osc).toEqual([
+      { at: 1, address: '/zs/b1', args: ['play'] },
+      { at: 3, address: '/zs/mcGroove.mcgHarmonics', args: ['send', 'int', 3] },
+    ]);
+    const built = buildScoreModel(m);
+    expect(built.ok && built.value.osc.map((c) => c.beat)).toEqual([1, 3]);
+    // a reset-only line is sent by ZScore only at a jump: listed with its reason
+    expect(report.notConverted).toContainEqual(expect.objectContaining({ what: 'max:beat=-1:reset=only:setFile|b1|UnionRose_b1.wav', reason: expect.stringMatching(/reset-only Max message/) }));
+    expect(report.notConverted.some((i) => /^max:beat=(1|3):/.test(i.what))).toBe(false);
   });
 
   it('lists ZScore\'s blank pages and INScore maps with their reasons', async () => {
