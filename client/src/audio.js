@@ -87,6 +87,12 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
     },
 
     /**
+     * The decoded sound of `url` (fetched once, shared with the clips), once unlocked.
+     * @param {string} url
+     */
+    decode(url) { return buffer(url); },
+
+    /**
      * Fetch and decode clips before they are needed.
      * @param {string[]} urls
      */

@@ -14,6 +14,7 @@ import { createOutputCompensation } from './audio-latency.js';
 import { createTapAlong } from './tap-along.js';
 import { createAudienceView, createVoter, keepAwake } from './audience.js';
 import { speakTile } from './speech.js';
+import { createPhoneSound } from './phone-sound.js';
 import { registerServiceWorker } from './sw-register.js';
 import { createPartView } from './notation/part-view.js';
 import { createScoreView } from './notation/score-view.js';
@@ -186,6 +187,11 @@ const audio = createAudioCues({
   // Sound leaves the speaker on the beat: the device's output delay is compensated.
   output,
 });
+// The phone's own sound (the granulator of an imported ZScore piece), on the same clock.
+const phoneSound = createPhoneSound({
+  audio, clock, timers: window, log,
+  contextTime: (ctx, local) => output.contextTimeFor(ctx, local, now()),
+});
 const tapAlong = createTapAlong({ getContext: () => audio.context, output, now, target: document, timers: window });
 /** @type {string[]} */
 let audioUrls = [];
@@ -230,6 +236,7 @@ function playClips(state) {
   // Not on a clock still being measured: a clip would sound off the beat.
   if (!gate.open) return;
   for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT);
+  if (viewName === DEFAULT_VIEW) phoneSound.update(state);
 }
 let wasLive = false;
 connection.on('link', (c) => {
@@ -257,7 +264,7 @@ if (audience) {
   /** @type {HTMLElement} */ (document.getElementById('join-button')).addEventListener('click', () => {
     join.hidden = true;
     document.body.dataset.joined = 'true';
-    audio.unlock().then(() => audio.preload(audioUrls)).catch((err) => log('audio unavailable', err));
+    audio.unlock().then(() => { audio.preload(audioUrls); playClips(connection.state); }).catch((err) => log('audio unavailable', err));
     keepAwake(navigator, document, log);
   });
 }
@@ -276,6 +283,8 @@ Object.defineProperty(window, 'scorecast', {
     get clock() { return { offset: clock.offset, error: clock.error, samples: clock.samples, fresh: clock.fresh }; },
     get join() { return gate.state; },
     get audio() { return audio.history; },
+    // Granulator starts (beat, server time, context time) and grains started (phone-sound.js).
+    get granulator() { return { starts: phoneSound.history, grains: phoneSound.grains }; },
     // Sound: what this device assumes of its output's delay, its calibration offset (ms; sounds
     // start this much earlier still), and a tap-along that measures it (client/src/tap-along.js).
     get audioLatency() { return audio.context ? output.describe(audio.context, now()) : null; },

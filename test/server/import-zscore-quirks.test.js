@@ -72,7 +72,9 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
   it('reads YAML with multi-line flow mappings as ZScore\'s reader (SnakeYAML) does', async () => {
     const { report } = await imported;
     expect(report.notes.some((n) => /^webscoreConfig\.yml: 11 lines inside multi-line flow mappings/.test(n))).toBe(true);
-    expect(report.notConverted.some((i) => i.source === 'audienceScoreConfig.yml line 3' && /config granulator, speechSynth/.test(i.what))).toBe(true);
+    // its load preset (-2) gives the phones their voice and granulator: read, not listed
+    expect(report.converted).toContainEqual(expect.objectContaining({ source: 'audienceScoreConfig.yml line 5', what: 'preset -2: config granulator' }));
+    expect(report.notConverted.some((i) => /^preset -2/.test(i.what))).toBe(false);
     // the values and line numbers are the ones written
     const config = readZScoreConfig(readFileSync(path.join(dir, 'webscoreConfig.yml'), 'utf8'), 'webscoreConfig.yml');
     expect(config.problems).toEqual([]);
@@ -143,9 +145,23 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
       { at: 0, set: { speech: { enabled: false, volume: 1, rate: 0.7, lang: 'en-GB' } } },
       { at: 1, set: { speech: { enabled: true } } },
       { at: 1, set: { speech: { text: 'I want @TILE_TEXT@.' } } },
-      { at: 5, set: { speech: { volume: 0.5 } } },
+      // rampLinearSpeechParam('volume', 0.5, 4): from 1 to 0.5 over 4 s (q = 80), a step a beat
+      ...[[6, 0.906], [7, 0.813], [8, 0.719], [9, 0.625], [10, 0.531], [11, 0.5]].map(([at, volume]) => ({ at, set: { speech: { volume } } })),
     ]);
     expect(report.notConverted.some((i) => /SpeechSynth|SpeechText|SpeechParam/.test(i.what))).toBe(false);
+  });
+
+  it('gives the phones ZScore\'s granulator: the load preset\'s parameters, started and ramped on their beats', async () => {
+    const { report } = await imported;
+    const cues = manifest(out).cues.filter((/** @type {any} */ c) => c.set?.granulator);
+    expect(cues[0]).toMatchObject({ at: 0, set: { granulator: { src: null, play: null, gain: 0.1, config: { masterGainVal: 0.1, maxGrains: 16, envelope: { attackTime: 0.5, releaseTime: 0.5 } } } } });
+    expect(cues.slice(1)).toEqual([
+      { at: 5, set: { granulator: { gain: 0.2, glide: 10 } } },
+      { at: 5, set: { granulator: { play: 5 } } },
+      { at: 10, set: { granulator: { gain: 0.5, glide: 8000 } } },
+    ]);
+    expect(report.notConverted.some((i) => /Granulator|granulator/.test(i.what))).toBe(false);
+    expect(report.notes.some((n) => /sound file is not in ZScore's export/.test(n))).toBe(true);
   });
 
   it('turns a scripted tempo ramp into tempo changes on the beats it spans', async () => {

@@ -147,7 +147,7 @@ describe('import-zscore: the Mini export', () => {
       /^audienceScoreConfig\.yml line 4 \| preset -2: config granulator \| no web: script at a beat runs it/,
       /^audienceScoreConfig\.yml line 7 \| preset 1: webScore\.resetState\(\);/,
       /^audienceScoreConfig\.yml line 15 \| webScore\.setVisible\(\['centreShape', 'innerCircle'\], false\) \| shows or hides a shape/,
-      /^audienceScoreConfig\.yml line 16 \| webScore\.setGranulatorConfig\(\{'grain\.sizeMs': 50\}\) \| browser sound synthesis/,
+      /^audienceScoreConfig\.yml line 16 \| webScore\.setGranulatorConfig\(\{'grain\.sizeMs': 50\}\) \| browser sound of this kind/,
       /^audienceScoreConfig\.yml line 18 \| pageRangeMapping \| /,
     ];
     expect(items).toHaveLength(expected.length);
