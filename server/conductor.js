@@ -2,7 +2,7 @@
 // bus. Beat N is due at anchor + (timeAt(N) - timeAt(anchorBeat)) / rate, computed from the
 // anchor each time, so timer lateness never accumulates (setInterval would drift).
 
-import { diffPatch } from '../core/merge-patch.js';
+import { applyPatch, diffPatch } from '../core/merge-patch.js';
 import { atBeat, initialState, withCountIn, withNext, withRate, withTransport } from '../core/performance.js';
 import { ScorecastError } from '../core/errors.js';
 import { createBallot } from '../core/votes.js';
@@ -497,6 +497,20 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       } catch (err) {
         throw new ScorecastError('SC_ERR_BAD_CONTROL', /** @type {Error} */ (err).message.replace(/^tempo map: /, ''));
       }
+    },
+
+    /**
+     * Fire the score's preset `id` now (ZScore's operator could run a web-score preset at any
+     * moment): its patch is merged into the audience view's cue state, and lasts until a cue
+     * changes what it set or a seek rebuilds the state from the cues.
+     * @param {string} id
+     */
+    firePreset(id) {
+      const preset = model.presets?.find((p) => p.id === id);
+      if (!preset) throw new ScorecastError('SC_ERR_BAD_CONTROL', `preset "${String(id).slice(0, 64)}" is not in this score (presets: ${model.presets?.map((p) => p.id).join(', ') || 'none'})`);
+      const audience = /** @type {Record<string, unknown>} */ (applyPatch(state.cues.audience ?? {}, preset.set));
+      commit({ ...state, cues: { ...state.cues, audience } });
+      return state;
     },
 
     /**

@@ -17,6 +17,7 @@ import { parse } from 'yaml';
  * @property {{ at: number, set?: Record<string, unknown>, vote?: Record<string, unknown> }[]} cues
  * @property {Record<string, unknown>[]} [pageChoices]
  * @property {{ at: number, address: string, args: (string | number)[] }[]} [osc]
+ * @property {{ id: number, name: string, set: Record<string, unknown> }[]} [presets]
  */
 
 const PLAIN = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
@@ -53,6 +54,7 @@ export function renderManifest(spec) {
     ...(spec.cues.length ? { cues: spec.cues } : {}),
     ...(spec.pageChoices?.length ? { pageChoices: spec.pageChoices } : {}),
     ...(spec.osc?.length ? { osc: spec.osc } : {}),
+    ...(spec.presets?.length ? { presets: spec.presets } : {}),
   };
   const lines = [`# ${spec.comment}`];
   for (const [key, v] of Object.entries(value)) {

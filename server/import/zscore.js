@@ -14,6 +14,7 @@ import { readSpeech } from './zscore-speech.js';
 import { withTempoRamps } from './zscore-tempo.js';
 import { readGranulator } from './zscore-granulator.js';
 import { cuesFromScripts } from './zscore-cues.js';
+import { applyOps, convertWebCalls, parseWebCalls } from './zscore-script.js';
 import { parseBeatInfoCsv } from './zscore-csv.js';
 import { renderManifest } from './zscore-manifest.js';
 import { renderReport } from './zscore-report.js';
@@ -213,8 +214,22 @@ export async function importZScore(inDir, outDir) {
   // The load preset's sound settings are read by the speech and granulator readers when a script
   // uses them; what is left of it is listed.
   const loadRead = new Set([...(speech.cues.length ? ['speechSynth'] : []), ...(granular.cues.length ? ['granulator'] : [])]);
+  // Every preset whose scripts change the audience view is one the conductor can fire from the
+  // console, as ZScore's operator could run any of them.
+  /** @type {{ id: number, name: string, set: Record<string, unknown> }[]} */
+  const packagePresets = [];
   for (const p of presets.values()) {
-    if (cueResult.used.has(p.id)) continue;
+    if (p.scripts.length === 0) continue;
+    const calls = p.scripts.flatMap((s) => { const r = parseWebCalls(s.text); return r.ok ? r.calls : []; });
+    const result = convertWebCalls(calls, { source: `${p.file} line ${p.line}`, presets, used: new Set() });
+    if (result.ops.length === 0) continue;
+    const set = applyOps(result.ops);
+    packagePresets.push({ id: p.id, name: `ZScore preset ${p.id}`, set });
+    converted.push({ source: `${p.file} line ${p.line}`, what: `preset ${p.id}`, result: `presets: { id: ${p.id}, set: ${JSON.stringify(set)} }, fired from the console` });
+  }
+  const fireable = new Set(packagePresets.map((p) => p.id));
+  for (const p of presets.values()) {
+    if (cueResult.used.has(p.id) || fireable.has(p.id)) continue;
     if (p.id === -2 && p.scripts.length === 0 && p.config.length > 0 && p.config.every((c) => loadRead.has(c.name))) continue;
     const what = p.scripts.length ? `preset ${p.id}: ${p.scripts.map((s) => s.text).join(' ')}` : `preset ${p.id}: config ${p.config.map((c) => c.name).join(', ')}`;
     notConverted.push({ source: `${p.file} line ${p.line}`, what, reason: "no web: script at a beat runs it (ZScore's conductor can also run presets by hand); scorecast has no presets: add a cue to score.yaml where it is needed" });
@@ -257,6 +272,7 @@ export async function importZScore(inDir, outDir) {
     pages, pickup: meter.value.pickup, bars: meter.value.bars, meter: ramped.meter,
     cues: [...cueResult.cues, ...rose.cues, ...speech.cues, ...granular.cues].sort((a, b) => a.at - b.at),
     osc: cueResult.osc,
+    presets: packagePresets,
     pageChoices: rose.pageChoices.map((c) => ({ slot: c.slot, at: c.at, from: c.from.length === 1 ? c.from[0] : c.from, groups: c.groups, ...(c.vote ? { vote: c.vote } : {}), ...(Object.keys(c.tiles).length ? { tiles: c.tiles } : {}) })),
   });
 
