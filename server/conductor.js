@@ -105,6 +105,13 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       const vote = model.votes.find((x) => x.id === openId);
       if (vote) cues = { ...cues, audience: { ...(cues.audience ?? {}), vote: { id: vote.id, tiles: vote.tiles } } };
     }
+    // The open window's votes per tile, as of this change (a beat at most behind): the phones
+    // darken the tiles with them. Only tiles with votes: one vote changes one small number.
+    const shown = /** @type {{ id?: unknown, counts?: unknown } | undefined} */ (cues.audience?.vote);
+    if (openId !== null && shown?.id === openId) {
+      const counts = ballot.openTally ?? {};
+      if (Object.keys(counts).length > 0) cues = { ...cues, audience: { ...cues.audience, vote: { ...shown, counts } } };
+    }
     return cues === s.cues ? s : { ...s, cues };
   }
   /**
