@@ -267,6 +267,14 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
         if (tooBig) { problem(`${f}.set`, tooBig); return; }
         const badColour = COLOUR_FIELDS.find((k) => c.set[k] !== undefined && c.set[k] !== null && !isColour(c.set[k]));
         if (badColour) { problem(`${f}.set.${badColour}`, COLOUR_HINT); return; }
+        // The granulator's sound is a file of the package, served like an audio cue's.
+        const g = c.set.granulator;
+        if (isObject(g) && g.src !== undefined && g.src !== null) {
+          if (!isSafeRelativePath(g.src)) { problem(`${f}.set.granulator.src`, 'must be the path of a sound file inside the package'); return; }
+          if (!assetPaths.has(g.src)) { assetPaths.add(g.src); assets.push({ path: g.src, preload: true }); }
+          cues.push({ beat, view, set: { ...c.set, granulator: { ...g, src: assetUrl(g.src) } } });
+          return;
+        }
         cues.push({ beat, view, set: c.set });
       } else if (c.audio !== undefined) {
         if (!isSafeRelativePath(c.audio)) { problem(`${f}.audio`, 'must be the path of an audio file inside the package'); return; }

@@ -75,12 +75,17 @@ export function newEpoch() {
  * @property {() => void} [onVoteCast] a vote was counted (the tally is not in the state)
  */
 
+/** How often the open window's vote counts go out while the performance is not playing (ms). */
+export const COUNTS_EVERY_MS = 250;
+
 /**
  * @param {ConductorOptions} options
  */
 export function createConductor({ model: firstModel, bus, clock = systemClock, loop = false, epoch: firstEpoch = newEpoch(), onBeat, onVote, onVoteCast }) {
   let model = firstModel;
   let ballot = createBallot(model.votes);
+  /** Publishes the vote counts while not playing (null: none pending). @type {unknown} */
+  let countsTimer = null;
   /** A closed vote's jump, taken at the next beat (null: none). */
   /** @type {number | null} */
   let pendingJump = null;
@@ -560,7 +565,14 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
      */
     vote(tap) {
       const result = ballot.cast(tap);
-      if (result.ok) onVoteCast?.();
+      if (result.ok) {
+        onVoteCast?.();
+        // Playing, the counts go out with the next beat; otherwise a little later, once for
+        // every vote cast meanwhile (a thousand votes are not a thousand changes).
+        if (state.transport !== 'playing' && countsTimer === null) {
+          countsTimer = clock.setTimer(() => { countsTimer = null; commit(state); }, COUNTS_EVERY_MS);
+        }
+      }
       return result;
     },
 

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { buildScoreModel } from '../../core/manifest.js';
 import { createMemoryBus } from '../../server/bus.js';
-import { createConductor } from '../../server/conductor.js';
+import { COUNTS_EVERY_MS, createConductor } from '../../server/conductor.js';
 import { applyPatch } from '../../core/merge-patch.js';
 import { createFakeClock } from '../helpers/fake-clock.js';
 
@@ -312,6 +312,21 @@ describe('conductor', () => {
       const last = patches.at(-1);
       expect(last.cues.audience.vote).toEqual({ counts: { b: 2 } });
       expect(JSON.stringify(last).length).toBeLessThan(300);
+    });
+
+    it('publishes the counts of votes cast while paused once, a moment later', () => {
+      const clock = createFakeClock();
+      const bus = createMemoryBus();
+      let changes = 0;
+      bus.subscribe(() => { changes++; });
+      const conductor = createConductor({ model: model({ cues: [{ bar: 2, vote }] }), bus, clock, epoch: 'p' });
+      conductor.seek(5);
+      const before = changes;
+      for (let i = 1; i <= 20; i++) conductor.vote({ tile: i % 2 ? 'a' : 'b', device: `phone-${String(i).padStart(4, '0')}` });
+      expect(changes).toBe(before);
+      clock.advance(COUNTS_EVERY_MS);
+      expect(changes).toBe(before + 1);
+      expect(/** @type {any} */ (conductor.state.cues.audience.vote).counts).toEqual({ a: 10, b: 10 });
     });
 
     it('opens a window at any beat; it stays open until closed, and its winner jumps on the next beat of the grid', () => {
