@@ -30,8 +30,9 @@ const LOG_SIZE = 500;
 const viewName = viewFromPath(location.pathname);
 document.body.dataset.view = viewName;
 const ui = createView(document, viewName);
-// Musicians' start signal, beat indicator and tempo (part and score views; hidden for the audience).
-const signals = createPlayerSignals(document);
+// Musicians' start signal, beat indicator and tempo (part and score views: the audience page has
+// no such strip, and does no work for it on its beats).
+const signals = viewName === DEFAULT_VIEW ? null : createPlayerSignals(document);
 const env = browserEnv(log);
 /** This page's id (not the device's): polling sends it so the server can count polling pages. */
 const pageId = `p${Math.random().toString(36).slice(2, 12)}`;
@@ -168,7 +169,7 @@ const beatClock = createBeatClock({
     const at = performance.timeOrigin + frameTime;
     const server = frameTime + clock.offset;
     ui.renderPosition(pos);
-    signals.showPosition(pos);
+    signals?.showPosition(pos);
     // Display lag of beats reached by playing on (not the first one a page sees, nor a seek's).
     if (pos.changeAt !== null && pos.count === 0 && pos.beat !== null && pos.beat === lastShownBeat + 1 && clock.samples > 0) {
       measured.display.push(server - pos.changeAt);
@@ -221,7 +222,7 @@ connection.on('state', (c) => {
   // the rest of the page is drawn after it.
   beatClock.update();
   ui.renderState(c);
-  signals.showState(c.state);
+  signals?.showState(c.state);
   notation?.setPages?.(c.state?.pages?.[viewName]);
   if (c.state && c.epoch !== notationEpoch) {
     notationEpoch = c.epoch;
