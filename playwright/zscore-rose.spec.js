@@ -171,4 +171,14 @@ test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part
   await expect(part.locator('#beat-marks .mark')).toHaveCount(16);
   await expect(part.locator('#beat-marks .mark[data-on="true"]')).toHaveCount(1);
   await attachScreenshot('union-rose-violin1-tablet', part);
+  // The conductor fires ZScore's preset 0 from the console: every phone shows its instructions.
+  const desk = await (await browser.newContext({ viewport: TABLET })).newPage();
+  await desk.goto(`${server.base}/conduct`);
+  await desk.fill('#token', TOKEN);
+  await desk.click('#sign-in button[type=submit]');
+  await desk.locator('#presets button[data-preset="0"]').click();
+  await expect(phone.locator('#cue-text')).toHaveText('get ready for\nUnion Rose\nperformance');
+  await expect(phone.locator('#cue-text .line')).toHaveCount(3);
+  await attachScreenshot('union-rose-console-presets-tablet', desk);
+  await attachScreenshot('union-rose-audience-preset-phone', phone);
 });
