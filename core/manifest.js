@@ -279,7 +279,13 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
       } else if (c.audio !== undefined) {
         if (!isSafeRelativePath(c.audio)) { problem(`${f}.audio`, 'must be the path of an audio file inside the package'); return; }
         if (!assetPaths.has(c.audio)) { assetPaths.add(c.audio); assets.push({ path: c.audio, preload: true }); }
-        cues.push({ beat, view, set: { audio: { src: assetUrl(c.audio), beat } } });
+        // A stem: a clip whose volume later cues change (`set: {stems: {<stem>: {gain, glide}}}`).
+        if (c.stem !== undefined && !(typeof c.stem === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(c.stem))) { problem(`${f}.stem`, 'must be a name of letters, digits, "-" and "_"'); return; }
+        if (c.gain !== undefined && !(typeof c.gain === 'number' && c.gain >= 0 && c.gain <= 1)) { problem(`${f}.gain`, 'must be a volume from 0 to 1'); return; }
+        const src = assetUrl(c.audio);
+        cues.push({ beat, view, set: c.stem === undefined
+          ? { audio: { src, beat, ...(c.gain !== undefined ? { gain: c.gain } : {}) } }
+          : { audio: { src, beat, stem: c.stem, ...(c.gain !== undefined ? { gain: c.gain } : {}) }, stems: { [c.stem]: { src, gain: c.gain ?? 1, glide: 0 } } } });
       } else {
         const vote = checkVote(c.vote, `${f}.vote`, beat, position, problem);
         if (!vote) return;

@@ -9,7 +9,7 @@ import { createServerClock, httpTimeProbe } from './clock.js';
 import { createBeatClock, positionAt } from './beat-clock.js';
 import { createFrameScheduler } from './frame-scheduler.js';
 import { createJoinGate } from './join-gate.js';
-import { createAudioCues, clipsOf } from './audio.js';
+import { createAudioCues, clipsOf, stemGainsOf } from './audio.js';
 import { createOutputCompensation } from './audio-latency.js';
 import { createTapAlong } from './tap-along.js';
 import { createAudienceView, createVoter, keepAwake } from './audience.js';
@@ -237,11 +237,19 @@ connection.on('state', (c) => {
   audience?.render(state?.cues?.audience);
   playClips(state);
 });
+/** The volume each stem was last given, by URL, so that a ramp is started once. */
+/** @type {Map<string, string>} */
+const stemGains = new Map();
 /** @param {any} state */
 function playClips(state) {
   // Not on a clock still being measured: a clip would sound off the beat.
   if (!gate.open) return;
-  for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT);
+  for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT, clip.gain);
+  // Volume ramps of the stems playing (a cue's `stems: {<name>: {gain, glide}}`).
+  for (const s of stemGainsOf(state, viewName)) {
+    const key = `${s.gain}/${s.glide}`;
+    if (stemGains.get(s.url) !== key && audio.setGain(s.url, s.gain, s.glide / 1000)) stemGains.set(s.url, key);
+  }
   if (viewName === DEFAULT_VIEW) phoneSound.update(state);
 }
 let wasLive = false;

@@ -226,3 +226,18 @@ describe('the granulator\'s sound file', () => {
     expect(r.ok ? [] : r.problems.map((p) => p.field)).toEqual(['cues[0].set.granulator.src']);
   });
 });
+
+describe('stems: audio cues with a volume', () => {
+  it('gives the clip its volume and names it, so that later cues ramp it', () => {
+    const r = buildScoreModel({ id: 's', title: 'S', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 60 }], cues: [{ at: 0, audio: 'a.wav', stem: 'drone', gain: 0.5 }, { at: 1, audio: 'b.wav', gain: 0.2 }] });
+    expect(r.ok && r.value.cues.map((c) => c.set)).toEqual([
+      { audio: { src: 'a.wav', beat: 0, stem: 'drone', gain: 0.5 }, stems: { drone: { src: 'a.wav', gain: 0.5, glide: 0 } } },
+      { audio: { src: 'b.wav', beat: 1, gain: 0.2 } },
+    ]);
+  });
+
+  it('refuses a volume outside 0..1 and a stem name that is not a name', () => {
+    const r = buildScoreModel({ id: 's', title: 'S', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 60 }], cues: [{ at: 0, audio: 'a.wav', gain: 2 }, { at: 0, audio: 'a.wav', stem: 'a b' }] });
+    expect(r.ok ? [] : r.problems.map((p) => p.field)).toEqual(['cues[0].gain', 'cues[1].stem']);
+  });
+});
