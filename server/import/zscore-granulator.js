@@ -28,9 +28,10 @@ function nested(name, value) {
 /**
  * @param {TimedCall[]} calls  in beat order
  * @param {Map<number, import('./zscore-script.js').Preset>} presets
+ * @param {string | null} [src]  the sound file in the package (import-zscore --granulator-sound)
  * @returns {{ cues: { at: number, set: Record<string, unknown> }[], converted: ReportItem[], consumed: { source: string, what: string }[], notes: string[] }}
  */
-export function readGranulator(calls, presets) {
+export function readGranulator(calls, presets, src = null) {
   /** @type {{ at: number, set: Record<string, unknown> }[]} */
   const cues = [];
   /** @type {ReportItem[]} */
@@ -44,7 +45,7 @@ export function readGranulator(calls, presets) {
   const preset = presets.get(-2);
   const load = preset?.config.find((c) => c.name === 'granulator');
   /** @type {Record<string, unknown>} */
-  const start = { src: null, play: null };
+  const start = { src, play: null };
   if (load && load.value && typeof load.value === 'object') {
     start.config = load.value;
     const gain = /** @type {{ masterGainVal?: unknown }} */ (load.value).masterGainVal;
@@ -52,7 +53,9 @@ export function readGranulator(calls, presets) {
     converted.push({ source: `${preset?.file} line ${load.line}`, what: 'preset -2: config granulator', result: 'the phones\' granulator at beat 0: granulator.config (grains, envelope, position and size oscillators)' });
   }
   cues.push({ at: 0, set: { granulator: start } });
-  notes.push('the granulator\'s sound file is not in ZScore\'s export (its audience page loads it from the web application): add the file to the package and give its path as `src` in the `granulator` of the audience cue at beat 0, or the phones stay silent');
+  notes.push(src
+    ? `the granulator plays ${src} (given with --granulator-sound; ZScore's export has no sound file)`
+    : 'the granulator\'s sound file is not in ZScore\'s export (its audience page loads it from the web application): import again with --granulator-sound FILE, or add the file to the package and give its path as `src` in the `granulator` of the audience cue at beat 0, or the phones stay silent');
   for (const c of used) {
     /** @type {Record<string, unknown> | null} */
     let patch = null;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { checkBeatMap, describeBeatMapProblem } from '../../core/beatmap.js';
 import { ScorecastError } from '../../core/errors.js';
 import { createPackageWriter, outputDirProblem } from './package-dir.js';
+import { PACKAGE_LIMITS } from '../../core/package-limits.js';
 import { readZScoreConfig } from './zscore-config.js';
 import { readRose } from './zscore-rose.js';
 import { readSpeech } from './zscore-speech.js';
@@ -33,11 +34,27 @@ const MAX_PROBLEMS = 40;
  * Writes score.yaml, pages/, beatmaps/ and import-report.md.
  * @param {string} inDir
  * @param {string} outDir
+ * @param {{ granulatorSound?: string }} [options]  granulatorSound: the sound file the phones'
+ *   granulator plays (ZScore's export has none), copied into the package as audio/<name>
  * @returns {Promise<{ report: import('./zscore-report.js').ImportReport }>}
  */
-export async function importZScore(inDir, outDir) {
+export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   const outProblem = await outputDirProblem(outDir);
   if (outProblem) throw invalid([outProblem]);
+  /** @type {{ out: string, bytes: Buffer } | null} */
+  let sound = null;
+  if (granulatorSound !== undefined) {
+    const ext = /\.(mp3|wav|ogg|oga|m4a|aac|flac|opus|webm)$/i.exec(granulatorSound)?.[1]?.toLowerCase();
+    if (!ext) throw invalid([`${granulatorSound}: the granulator's sound must be an audio file (.mp3, .wav, .ogg, .m4a, .aac, .flac, .opus or .webm)`]);
+    let bytes;
+    try {
+      bytes = await readFile(granulatorSound);
+    } catch (err) {
+      throw invalid([`${granulatorSound}: ${/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT' ? 'no such file' : /** @type {Error} */ (err).message}`]);
+    }
+    if (bytes.length > PACKAGE_LIMITS.assetBytes) throw invalid([`${granulatorSound}: larger than the ${PACKAGE_LIMITS.assetBytes} bytes an asset may be`]);
+    sound = { out: `audio/${slug(path.basename(granulatorSound, path.extname(granulatorSound)), 'granulator')}.${ext}`, bytes };
+  }
 
   let entries;
   try {
@@ -201,7 +218,7 @@ export async function importZScore(inDir, outDir) {
   const speech = readSpeech(cueResult.calls, presets, ref.beats.map((b) => b.startMs));
   for (const c of speech.consumed) consumed.add(`${c.source}\u0000${c.what}`);
   // Phones that sound: the granulator.
-  const granular = readGranulator(cueResult.calls, presets);
+  const granular = readGranulator(cueResult.calls, presets, sound?.out ?? null);
   for (const c of granular.consumed) consumed.add(`${c.source}\u0000${c.what}`);
   notes.push(...granular.notes);
   // Scripted tempo (sce.timedAction('tempo', ...)) as tempo changes on the grid.
@@ -290,6 +307,7 @@ export async function importZScore(inDir, outDir) {
   };
   for (const v of views) for (const p of v.pages) await writer.write(p.out, p.bytes);
   for (const [file, text] of Object.entries(beatmaps)) await writer.write(file, text);
+  if (sound && granular.cues.length > 0) await writer.write(sound.out, sound.bytes);
   await writer.write('score.yaml', manifest);
   await writer.write('import-report.md', renderReport(report));
   return { report };

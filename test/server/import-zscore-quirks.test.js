@@ -172,6 +172,18 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(report.notes.some((n) => /sound file is not in ZScore's export/.test(n))).toBe(true);
   });
 
+  it('takes the granulator\'s sound from --granulator-sound (the export has none) into the package', async () => {
+    const c = copyFixture();
+    const sound = path.join(c.root, 'Union Rose m1.mp3');
+    writeFileSync(sound, 'ID3 sound');
+    const { report } = await importZScore(c.dir, c.out, { granulatorSound: sound });
+    expect(readFileSync(path.join(c.out, 'audio/union-rose-m1.mp3'), 'utf8')).toBe('ID3 sound');
+    expect(manifest(c.out).cues.find((/** @type {any} */ x) => x.set?.granulator?.src)?.set.granulator.src).toBe('audio/union-rose-m1.mp3');
+    expect(report.notes.some((n) => /granulator plays audio\/union-rose-m1\.mp3/.test(n))).toBe(true);
+    await expect(importZScore(c.dir, path.join(c.root, 'other'), { granulatorSound: path.join(c.root, 'notes.txt') })).rejects.toThrow(/must be an audio file/);
+    rmSync(c.root, { recursive: true, force: true });
+  });
+
   it('turns a scripted tempo ramp into tempo changes on the beats it spans', async () => {
     const { report } = await imported;
     // From q=80 to 40 over 2 beats from bar 3 beat 1: 60, then 40, which stays.

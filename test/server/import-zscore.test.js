@@ -366,6 +366,8 @@ describe('scorecast import-zscore (cli)', () => {
     expect(bad.err).toMatch(/SC_ERR|invalid/i);
     expect(bad.err).toContain('Mini_Violin_page1_BeatInfo.csv: there is no page image Mini_Violin_page1.png beside it');
     expect((await cli([dir])).code).toBe(2);
-    expect((await cli(['--help'])).out).toMatch(/^usage: scorecast import-zscore/);
+    expect((await cli([dir, out, '--granulator-sound'])).code).toBe(2);
+    expect((await cli([dir, out, '--granulator-sound', path.join(dir, 'none.mp3')])).err).toMatch(/none\.mp3: no such file/);
+    expect((await cli(['--help'])).out).toMatch(/^usage: scorecast import-zscore .*--granulator-sound FILE/);
   });
 });
