@@ -3,7 +3,8 @@
 // pages the votes chose. Screenshots of the audience (phone) and a part (tablet) go into the
 // HTML report.
 
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
@@ -21,12 +22,11 @@ const TABLET = { width: 1024, height: 768 };
 let server;
 test.beforeAll(async () => {
   rmSync(path.join(ROOT, PACKAGE), { recursive: true, force: true });
-  await importZScore(path.join(ROOT, 'test/fixtures/zscore/rose'), path.join(ROOT, PACKAGE));
-  // The granulator's sound is not in ZScore's export: added as its author would (import report).
-  mkdirSync(path.join(ROOT, PACKAGE, 'audio'), { recursive: true });
-  writeFileSync(path.join(ROOT, PACKAGE, 'audio/grain.wav'), wav());
-  const yaml = path.join(ROOT, PACKAGE, 'score.yaml');
-  writeFileSync(yaml, readFileSync(yaml, 'utf8').replace('granulator: { src: null,', 'granulator: { src: audio/grain.wav,'));
+  // The granulator's sound is not in ZScore's export: given to the importer (--granulator-sound).
+  const sound = path.join(mkdtempSync(path.join(os.tmpdir(), 'sc-grain-')), 'grain.wav');
+  writeFileSync(sound, wav());
+  await importZScore(path.join(ROOT, 'test/fixtures/zscore/rose'), path.join(ROOT, PACKAGE), { granulatorSound: sound });
+  rmSync(path.dirname(sound), { recursive: true, force: true });
 });
 
 /** A short mono 16-bit WAV (0.1 s of silence at 8 kHz). */
