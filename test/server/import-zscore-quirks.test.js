@@ -244,6 +244,14 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
       // the rose: 64 tiles in 8 rings, keyed by id
       expect(m.cues[0].set.layout).toEqual({ rings: 8, slices: 8 });
       expect(Object.keys(m.cues[0].set.tiles)).toHaveLength(64);
+      // its electronics, sound, tile states and presets, all converted
+      expect(m.osc.length).toBeGreaterThan(200); // 241: every max: line once (the exporter writes each up to four times), reset-only ones apart
+      expect(m.osc[0]).toEqual({ at: 1, address: '/zs/b1', args: ['play'] });
+      expect(m.cues.filter((/** @type {any} */ c) => c.set?.granulator?.play !== undefined && c.set.granulator.play !== null)).toHaveLength(1);
+      expect(m.cues.some((/** @type {any} */ c) => Object.values(c.set?.tiles ?? {}).some((/** @type {any} */ x) => x?.state === 'played'))).toBe(true);
+      expect(m.presets.find((/** @type {any} */ p) => p.id === 0)).toEqual({ id: 0, name: 'ZScore preset 0', set: { text: 'get ready for\nUnion Rose\nperformance' } });
+      expect(report.notConverted.some((i) => /^max:(?!.*reset=only)/.test(i.what))).toBe(false);
+      expect(report.notConverted.some((i) => /Granulator|SpeechParam|playTiles|setPlayingNextTiles/.test(i.what))).toBe(false);
       // every page shown whole: no beat box is a strip at y = 100
       expect(readJson(out, 'beatmaps/violin1.json').beats.every((/** @type {{ y0: number, y1: number }} */ b) => b.y0 === 0 && b.y1 === 211)).toBe(true);
     } finally {
