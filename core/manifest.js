@@ -3,6 +3,8 @@
 // Every problem names the field, what is wrong and what to do.
 
 import { createTempoMap, createTempoMapFromBars } from './tempo-map.js';
+import { checkOscCues } from './osc-cues.js';
+import { checkPresets } from './presets.js';
 import { PACKAGE_LIMITS as LIMITS, formatBytes } from './package-limits.js';
 import { isId, isObject } from './values.js';
 
@@ -48,6 +50,8 @@ import { isId, isObject } from './values.js';
  * @property {Vote[]} votes
  * @property {Asset[]} assets
  * @property {import('./page-choice.js').PageChoice[]} pageChoices  sorted by beat
+ * @property {import('./osc-cues.js').OscCue[]} osc  sorted by beat
+ * @property {import('./presets.js').Preset[]} presets  audience patches the conductor fires by hand
  */
 
 /**
@@ -214,6 +218,8 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   // Sets, not list searches: 20,000 vote or audio cues would cost 10^8 comparisons otherwise.
   const voteIds = new Set();
   const assetPaths = new Set(assets.map((a) => a.path));
+  /** @type {import('./osc-cues.js').OscCue[]} */
+  let osc = [];
   if (raw.cues !== undefined && !Array.isArray(raw.cues)) problem('cues', 'must be a list of cues');
   else if (Array.isArray(raw.cues) && raw.cues.length > LIMITS.cues) problem('cues', `lists ${raw.cues.length} cues, more than the ${LIMITS.cues} a package may have; split the piece into movements`);
   else if (map) {
@@ -256,11 +262,25 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
         if (tooBig) { problem(`${f}.set`, tooBig); return; }
         const badColour = COLOUR_FIELDS.find((k) => c.set[k] !== undefined && c.set[k] !== null && !isColour(c.set[k]));
         if (badColour) { problem(`${f}.set.${badColour}`, COLOUR_HINT); return; }
+        // The granulator's sound is a file of the package, served like an audio cue's.
+        const g = c.set.granulator;
+        if (isObject(g) && g.src !== undefined && g.src !== null) {
+          if (!isSafeRelativePath(g.src)) { problem(`${f}.set.granulator.src`, 'must be the path of a sound file inside the package'); return; }
+          if (!assetPaths.has(g.src)) { assetPaths.add(g.src); assets.push({ path: g.src, preload: true }); }
+          cues.push({ beat, view, set: { ...c.set, granulator: { ...g, src: assetUrl(g.src) } } });
+          return;
+        }
         cues.push({ beat, view, set: c.set });
       } else if (c.audio !== undefined) {
         if (!isSafeRelativePath(c.audio)) { problem(`${f}.audio`, 'must be the path of an audio file inside the package'); return; }
         if (!assetPaths.has(c.audio)) { assetPaths.add(c.audio); assets.push({ path: c.audio, preload: true }); }
-        cues.push({ beat, view, set: { audio: { src: assetUrl(c.audio), beat } } });
+        // A stem: a clip whose volume later cues change (`set: {stems: {<stem>: {gain, glide}}}`).
+        if (c.stem !== undefined && !(typeof c.stem === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(c.stem))) { problem(`${f}.stem`, 'must be a name of letters, digits, "-" and "_"'); return; }
+        if (c.gain !== undefined && !(typeof c.gain === 'number' && c.gain >= 0 && c.gain <= 1)) { problem(`${f}.gain`, 'must be a volume from 0 to 1'); return; }
+        const src = assetUrl(c.audio);
+        cues.push({ beat, view, set: c.stem === undefined
+          ? { audio: { src, beat, ...(c.gain !== undefined ? { gain: c.gain } : {}) } }
+          : { audio: { src, beat, stem: c.stem, ...(c.gain !== undefined ? { gain: c.gain } : {}) }, stems: { [c.stem]: { src, gain: c.gain ?? 1, glide: 0 } } } });
       } else {
         const vote = checkVote(c.vote, `${f}.vote`, beat, position, problem);
         if (!vote) return;
@@ -271,6 +291,7 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
         cues.push({ beat: vote.close, view, set: { vote: null } });
       }
     });
+    osc = checkOscCues(raw.osc, { position, problem });
   }
   cues.sort((a, b) => a.beat - b.beat);
   if (assets.length > LIMITS.assets) problem('cues', `name ${assets.length} files with the assets, more than the ${LIMITS.assets} a package may have`);
@@ -283,11 +304,13 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
     checkPageChoices(raw.pageChoices, { pageCount, votes, totalBeats: m.totalBeats, problem, out: pageChoices });
   }
 
+  const presets = checkPresets(raw.presets, { problem, checkSet: (set) => patchTooBig(set) ?? (COLOUR_FIELDS.some((k) => set[k] !== undefined && set[k] !== null && !isColour(set[k])) ? COLOUR_HINT : null) });
+
   if (problems.length > 0 || !map) return { ok: false, problems };
   return {
     ok: true,
     value: {
-      id: raw.id, title: raw.title, composer: raw.composer ?? '', parts, views, notation, pages, map, cues, votes, assets, pageChoices,
+      id: raw.id, title: raw.title, composer: raw.composer ?? '', parts, views, notation, pages, map, cues, votes, assets, pageChoices, osc, presets,
     },
   };
 }

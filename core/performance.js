@@ -35,6 +35,9 @@ import { applyPatch } from './merge-patch.js';
  * @property {number} beatInBar
  * @property {number} t          server time at which it sounds
  * @property {Record<string, string[]>} [audio]  by view, the audio clips (URLs) whose cue is on that beat
+ * @property {Record<string, number>} [gains]  the volume (0..1) of those clips that have one, by URL
+ * @property {string[]} [granulator]  views whose granulator starts on that beat (a cue's
+ *   `granulator.play` equal to the beat), so that phones start it on the beat, not on arrival
  */
 
 /**
@@ -152,11 +155,20 @@ export function withNext(model, state, beat, t) {
   const next = { beat, bar: pos.bar, beatInBar: pos.beatInBar, t };
   /** @type {Record<string, string[]>} */
   const audio = {};
+  /** @type {string[]} */
+  const granulator = [];
+  /** @type {Record<string, number>} */
+  const gains = {};
   for (const c of cuesOn(model, beat)) {
     const a = /** @type {{ audio?: { src?: unknown } }} */ (c.set).audio;
     if (a && typeof a.src === 'string') (audio[c.view] ??= []).push(a.src);
+    if (a && typeof a.src === 'string' && typeof (/** @type {{ gain?: unknown }} */ (a)).gain === 'number') gains[a.src] = /** @type {number} */ ((/** @type {{ gain?: unknown }} */ (a)).gain);
+    const g = /** @type {{ granulator?: { play?: unknown } }} */ (c.set).granulator;
+    if (g && g.play === beat && !granulator.includes(c.view)) granulator.push(c.view);
   }
   if (Object.keys(audio).length > 0) next.audio = audio;
+  if (granulator.length > 0) next.granulator = granulator;
+  if (Object.keys(gains).length > 0) next.gains = gains;
   return { ...state, next };
 }
 

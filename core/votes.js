@@ -194,6 +194,15 @@ export function createBallot(votes) {
       return { ok: true, id: open.vote.id, tally: Object.fromEntries(open.vote.tiles.map((t) => [t, /** @type {VoteWindow} */ (open).tally.get(t) ?? 0])) };
     },
 
+    /** Votes per tile of the open window (tiles with votes only), or null when none is open. */
+    get openTally() {
+      if (!open) return null;
+      /** @type {Record<string, number>} */
+      const out = {};
+      for (const [tile, n] of open.tally) if (n > 0) out[tile] = n;
+      return out;
+    },
+
     /** Tallies of the open window and the outcomes of closed ones, for the conductor. */
     report() {
       return { open: open ? outcomeOf(open) : null, closed: [...outcomes] };

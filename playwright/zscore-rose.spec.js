@@ -3,7 +3,8 @@
 // pages the votes chose. Screenshots of the audience (phone) and a part (tablet) go into the
 // HTML report.
 
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
@@ -21,8 +22,43 @@ const TABLET = { width: 1024, height: 768 };
 let server;
 test.beforeAll(async () => {
   rmSync(path.join(ROOT, PACKAGE), { recursive: true, force: true });
-  await importZScore(path.join(ROOT, 'test/fixtures/zscore/rose'), path.join(ROOT, PACKAGE));
+  // The granulator's sound is not in ZScore's export: given to the importer (--granulator-sound).
+  const sound = path.join(mkdtempSync(path.join(os.tmpdir(), 'sc-grain-')), 'grain.wav');
+  writeFileSync(sound, wav());
+  await importZScore(path.join(ROOT, 'test/fixtures/zscore/rose'), path.join(ROOT, PACKAGE), { granulatorSound: sound });
+  rmSync(path.dirname(sound), { recursive: true, force: true });
 });
+
+/** A short mono 16-bit WAV (0.1 s of silence at 8 kHz). */
+function wav() {
+  const samples = 800;
+  const b = Buffer.alloc(44 + samples * 2);
+  b.write('RIFF', 0); b.writeUInt32LE(36 + samples * 2, 4); b.write('WAVEfmt ', 8);
+  b.writeUInt32LE(16, 16); b.writeUInt16LE(1, 20); b.writeUInt16LE(1, 22); b.writeUInt32LE(8000, 24);
+  b.writeUInt32LE(16000, 28); b.writeUInt16LE(2, 32); b.writeUInt16LE(16, 34); b.write('data', 36); b.writeUInt32LE(samples * 2, 40);
+  return b;
+}
+
+/**
+ * A Web Audio stand-in (headless Chromium here has no audio device): a context whose clock is the
+ * page's, recording every sound started on it, so that a test can count the grains and see when.
+ */
+function fakeWebAudio() {
+  const log = { decoded: 0, starts: /** @type {number[]} */ ([]) };
+  const param = () => ({ value: 1, setValueAtTime() {}, linearRampToValueAtTime() {}, cancelScheduledValues() {} });
+  const node = () => ({ connect() {}, disconnect() {} });
+  class FakeAudioContext {
+    constructor() { this.state = 'suspended'; this.destination = node(); this.t0 = performance.now(); this.baseLatency = 0; this.outputLatency = 0; }
+    get currentTime() { return (performance.now() - this.t0) / 1000; }
+    async resume() { this.state = 'running'; }
+    async decodeAudioData() { log.decoded++; return { duration: 2 }; }
+    createGain() { return { ...node(), gain: param() }; }
+    createBufferSource() { return { ...node(), buffer: null, playbackRate: param(), start: (/** @type {number} */ when) => { log.starts.push(when); }, stop() {} }; }
+    getOutputTimestamp() { return { contextTime: this.currentTime, performanceTime: performance.now() }; }
+  }
+  Object.defineProperty(window, 'AudioContext', { value: FakeAudioContext });
+  Object.defineProperty(window, 'soundLog', { value: log });
+}
 test.afterAll(() => {
   rmSync(path.join(ROOT, PACKAGE), { recursive: true, force: true });
   rmSync(path.join(ROOT, UNION_ROSE_PACKAGE), { recursive: true, force: true });
@@ -38,9 +74,11 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
   // Beat 2: the vote for page 3 is open (beats 1..5), the tiles carry their words.
   await server.control('seek', { beat: 2 });
+  /** @type {import("@playwright/test").Page[]} */
   const phones = [];
   for (let i = 0; i < 10; i++) {
     const context = await browser.newContext({ viewport: PHONE });
+    await context.addInitScript(fakeWebAudio);
     // A SpeechSynthesis stand-in that records what the phone says (headless Chromium has no voices).
     await context.addInitScript(() => {
       const said = /** @type {any[]} */ ([]);
@@ -66,6 +104,10 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   expect(await phones[0].evaluate(() => /** @type {any} */ (window).said)).toEqual([
     { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' }, { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' },
   ]);
+  // The votes per tile reach every phone (a moment later while paused): fills darken with them.
+  await expect(phones[9].locator('g.tile[data-tile="t1-2"]')).toHaveAttribute('data-votes', '7');
+  await expect(phones[9].locator('g.tile[data-tile="t1-1"]')).toHaveAttribute('data-votes', '3');
+  expect(Number(await phones[9].locator('g.tile[data-tile="t1-2"] path.votes').getAttribute('fill-opacity'))).toBeGreaterThan(Number(await phones[9].locator('g.tile[data-tile="t1-1"] path.votes').getAttribute('fill-opacity')));
   await attachScreenshot('rose-audience-voted-phone', phones[0]);
   const votes = await (await fetch(`${server.base}/api/votes`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
   expect(votes.open).toMatchObject({ id: 'page-3', tally: { 't1-1': 3, 't1-2': 7 } });
@@ -75,7 +117,12 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   for (const [id, page] of Object.entries(parts)) await page.goto(`${server.base}/view/${id}`);
   // Before the decision the next pane of page 2 is the score's own page.
   await expect(parts.violin1.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-page', '1');
+  // The musicians' strip: the tempo (q = 80) and one mark per beat of the 4/4 bar.
+  await expect(parts.violin1.locator('#tempo-readout')).toHaveText('♩ = 80');
+  await expect(parts.violin1.locator('#beat-marks .mark')).toHaveCount(4);
   await server.control('play');
+  // The start signal on the beat the performance starts on.
+  await expect(parts.violin1.locator('#start-signal')).toHaveAttribute('data-signal', 'go');
   // The decision: beat 5 (page 2 starts, page 3 is prepared); strategy [1, 1]: one part plays
   // the most voted page (2), the other the next (1).
   await expect(parts.violin1.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-page', '2', { timeout: 10_000 });
@@ -83,6 +130,17 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   expect(next.sort()).toEqual(['1', '2']);
   await expect(parts.violin1.locator('.sc-pane[data-role="next"]')).toHaveAttribute('data-state', 'ready');
   await attachScreenshot('rose-part-violin1-tablet', parts.violin1);
+  // The phones' granulator starts on its beat (5, playGranulator) on the server's clock: its start
+  // is the beat's own time, and its first grain is scheduled at that moment on the audio clock.
+  await expect.poll(() => phones[0].evaluate(() => /** @type {any} */ (window).scorecast.granulator.starts.length), { timeout: 10_000 }).toBe(1);
+  const sound = await phones[0].evaluate(() => {
+    const w = /** @type {any} */ (window);
+    return { start: w.scorecast.granulator.starts[0], shown: w.scorecast.shown.find((/** @type {any} */ s) => s.beat === 5), grains: w.soundLog.starts };
+  });
+  expect(sound.start.beat).toBe(5);
+  expect(Math.abs(sound.start.serverT - sound.shown.due)).toBeLessThan(1);
+  expect(Math.abs(sound.grains[0] - sound.start.at)).toBeLessThan(0.02);
+  await expect.poll(() => phones[3].evaluate(() => /** @type {any} */ (window).soundLog.starts.length)).toBeGreaterThan(20);
   await attachScreenshot('rose-part-cello-tablet', parts.cello);
   await attachScreenshot('rose-audience-after-phone', phones[0]);
   await Promise.all(phones.map((p) => p.context().close()));
@@ -109,5 +167,18 @@ test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part
   const part = await (await browser.newContext({ viewport: TABLET })).newPage();
   await part.goto(`${server.base}/view/violin1`);
   await expect(part.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-state', 'ready');
+  await expect(part.locator('#tempo-readout')).toHaveText('♩ = 80');
+  await expect(part.locator('#beat-marks .mark')).toHaveCount(16);
+  await expect(part.locator('#beat-marks .mark[data-on="true"]')).toHaveCount(1);
   await attachScreenshot('union-rose-violin1-tablet', part);
+  // The conductor fires ZScore's preset 0 from the console: every phone shows its instructions.
+  const desk = await (await browser.newContext({ viewport: TABLET })).newPage();
+  await desk.goto(`${server.base}/conduct`);
+  await desk.fill('#token', TOKEN);
+  await desk.click('#sign-in button[type=submit]');
+  await desk.locator('#presets button[data-preset="0"]').click();
+  await expect(phone.locator('#cue-text')).toHaveText('get ready for\nUnion Rose\nperformance');
+  await expect(phone.locator('#cue-text .line')).toHaveCount(3);
+  await attachScreenshot('union-rose-console-presets-tablet', desk);
+  await attachScreenshot('union-rose-audience-preset-phone', phone);
 });

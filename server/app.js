@@ -58,6 +58,7 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  * @property {Partial<typeof HTTP_TIMEOUTS>} [httpTimeouts]  default HTTP_TIMEOUTS (tests shorten them)
  * @property {string[]} [trustProxy]     addresses of proxies (nginx) whose X-Forwarded-For names
  *   the client: per-address limits then apply per client, not to the proxy
+ * @property {import('./osc-out.js').OscOut | null} [osc]  sends the score's OSC cues on their beats (--osc)
  * @property {ClusterHooks} [cluster]      a node of a cluster (server/cluster/node.js): votes and
  *   client reports go to the active conductor, wherever it runs
  */
@@ -77,7 +78,7 @@ export async function buildApp({
   score, token, autoplay = false, loop = autoplay, clock = systemClock, bus = createMemoryBus(),
   logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false, https, persist = null,
   scoresDir = path.dirname(score.dir), phonesPerAddress = PHONES_PER_ADDRESS, connectionsPerAddress = CONNECTIONS_PER_ADDRESS,
-  httpTimeouts = {}, cluster, trustProxy,
+  httpTimeouts = {}, cluster, trustProxy, osc = null,
 }) {
   const { keepAliveTimeout, requestTimeout, ...serverTimeouts } = { ...HTTP_TIMEOUTS, ...httpTimeouts };
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify({
@@ -91,7 +92,7 @@ export async function buildApp({
   const metrics = createMetrics();
   const conductor = createConductor({
     model: score.model, bus, clock, loop,
-    onBeat: (beat, due) => metrics.beatLate(clock.now() - due),
+    onBeat: (beat, due) => { metrics.beatLate(clock.now() - due); osc?.beat(conductor.model, beat); },
     onVote: (outcome) => app.log.info({ vote: outcome }, 'vote closed'),
     onVoteCast: () => persistence?.changed(),
   });

@@ -2,7 +2,7 @@
 // bus. Beat N is due at anchor + (timeAt(N) - timeAt(anchorBeat)) / rate, computed from the
 // anchor each time, so timer lateness never accumulates (setInterval would drift).
 
-import { diffPatch } from '../core/merge-patch.js';
+import { applyPatch, diffPatch } from '../core/merge-patch.js';
 import { atBeat, initialState, withCountIn, withNext, withRate, withTransport } from '../core/performance.js';
 import { ScorecastError } from '../core/errors.js';
 import { createBallot } from '../core/votes.js';
@@ -75,12 +75,17 @@ export function newEpoch() {
  * @property {() => void} [onVoteCast] a vote was counted (the tally is not in the state)
  */
 
+/** How often the open window's vote counts go out while the performance is not playing (ms). */
+export const COUNTS_EVERY_MS = 250;
+
 /**
  * @param {ConductorOptions} options
  */
 export function createConductor({ model: firstModel, bus, clock = systemClock, loop = false, epoch: firstEpoch = newEpoch(), onBeat, onVote, onVoteCast }) {
   let model = firstModel;
   let ballot = createBallot(model.votes);
+  /** Publishes the vote counts while not playing (null: none pending). @type {unknown} */
+  let countsTimer = null;
   /** A closed vote's jump, taken at the next beat (null: none). */
   /** @type {number | null} */
   let pendingJump = null;
@@ -104,6 +109,13 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
     if (openId !== null && ballot.manual && !Object.values(cues).some((c) => /** @type {{ id?: unknown } | undefined} */ (c.vote)?.id === openId)) {
       const vote = model.votes.find((x) => x.id === openId);
       if (vote) cues = { ...cues, audience: { ...(cues.audience ?? {}), vote: { id: vote.id, tiles: vote.tiles } } };
+    }
+    // The open window's votes per tile, as of this change (a beat at most behind): the phones
+    // darken the tiles with them. Only tiles with votes: one vote changes one small number.
+    const shown = /** @type {{ id?: unknown, counts?: unknown } | undefined} */ (cues.audience?.vote);
+    if (openId !== null && shown?.id === openId) {
+      const counts = ballot.openTally ?? {};
+      if (Object.keys(counts).length > 0) cues = { ...cues, audience: { ...cues.audience, vote: { ...shown, counts } } };
     }
     return cues === s.cues ? s : { ...s, cues };
   }
@@ -500,6 +512,20 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
     },
 
     /**
+     * Fire the score's preset `id` now (ZScore's operator could run a web-score preset at any
+     * moment): its patch is merged into the audience view's cue state, and lasts until a cue
+     * changes what it set or a seek rebuilds the state from the cues.
+     * @param {string} id
+     */
+    firePreset(id) {
+      const preset = model.presets?.find((p) => p.id === id);
+      if (!preset) throw new ScorecastError('SC_ERR_BAD_CONTROL', `preset "${String(id).slice(0, 64)}" is not in this score (presets: ${model.presets?.map((p) => p.id).join(', ') || 'none'})`);
+      const audience = /** @type {Record<string, unknown>} */ (applyPatch(state.cues.audience ?? {}, preset.set));
+      commit({ ...state, cues: { ...state.cues, audience } });
+      return state;
+    },
+
+    /**
      * Open the score's vote window `id` now, whatever the beat; it stays open until closeVote().
      * @param {string} id
      */
@@ -539,7 +565,14 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
      */
     vote(tap) {
       const result = ballot.cast(tap);
-      if (result.ok) onVoteCast?.();
+      if (result.ok) {
+        onVoteCast?.();
+        // Playing, the counts go out with the next beat; otherwise a little later, once for
+        // every vote cast meanwhile (a thousand votes are not a thousand changes).
+        if (state.transport !== 'playing' && countsTimer === null) {
+          countsTimer = clock.setTimer(() => { countsTimer = null; commit(state); }, COUNTS_EVERY_MS);
+        }
+      }
       return result;
     },
 

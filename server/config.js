@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PHONES_PER_ADDRESS } from './address-limit.js';
 import { CONNECTIONS_PER_ADDRESS } from './connection-limit.js';
+import { parseOscTarget } from './osc-out.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -38,6 +39,8 @@ environment variable named after each.
   --node-id ID       SCORECAST_NODE_ID, this node's name in GET /api/cluster (default host-pid)
   --trust-proxy A,B  SCORECAST_TRUST_PROXY, addresses (or CIDRs) of proxies such as nginx whose
                      X-Forwarded-For names the client (per-address limits apply per client)
+  --osc HOST:PORT    SCORECAST_OSC: send the score's OSC cues (ZScore's max: lines) over UDP to
+                     this receiver on their beats (default: off)
   -h, --help         this text
 `;
 
@@ -57,6 +60,7 @@ environment variable named after each.
  *   saved; the autoplay demo starts from the top anyway, and must not overwrite a real save)
  * @property {boolean} resume  take up the saved performance at start
  * @property {boolean} help  print the usage and do nothing else
+ * @property {{ host: string, port: number } | null} osc  where OSC cues go (--osc); null: nowhere
  * @property {number} phonesPerAddress  phones one address may stand for (credentials an hour,
  *   votes per window, polling and reporting clients); 0: no limit. doc/security.md
  * @property {number} connectionsPerAddress  connections one address may hold open; 0: no limit
@@ -105,6 +109,7 @@ export function readConfig(argv, env) {
       role: { type: 'string' },
       'node-id': { type: 'string' },
       'trust-proxy': { type: 'string' },
+      osc: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       'phones-per-address': { type: 'string' },
       'connections-per-address': { type: 'string' },
@@ -125,6 +130,7 @@ export function readConfig(argv, env) {
   if (role !== undefined && redis === undefined) throw new Error('--role needs --redis URL (SCORECAST_REDIS): roles are for a cluster');
   if (role !== undefined && !['conductor', 'edge', 'both'].includes(role)) throw new Error(`--role must be conductor, edge or both, got "${role}"`);
   if (redis !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redis)) throw new Error(`--redis must be a URL like redis://127.0.0.1:6379, got "${redis}"`);
+  const oscText = values.osc ?? env.SCORECAST_OSC;
   const scoreDir = path.resolve(values.score ?? env.SCORECAST_SCORE ?? path.join(ROOT, 'scores', 'demo'));
   /** @param {string} flag @param {string | undefined} text @param {number} fallback */
   const count = (flag, text, fallback) => {
@@ -150,6 +156,7 @@ export function readConfig(argv, env) {
     phonesPerAddress: count('SCORECAST_PHONES_PER_ADDRESS/--phones-per-address', values['phones-per-address'] ?? env.SCORECAST_PHONES_PER_ADDRESS, PHONES_PER_ADDRESS),
     connectionsPerAddress: count('SCORECAST_CONNECTIONS_PER_ADDRESS/--connections-per-address', values['connections-per-address'] ?? env.SCORECAST_CONNECTIONS_PER_ADDRESS, CONNECTIONS_PER_ADDRESS),
     trustProxy: (values['trust-proxy'] ?? env.SCORECAST_TRUST_PROXY)?.split(',').map((a) => a.trim()).filter(Boolean) ?? null,
+    osc: oscText === undefined ? null : parseOscTarget(oscText),
     cluster: redis === undefined ? null : {
       url: redis,
       role: /** @type {'conductor' | 'edge' | 'both'} */ (role ?? 'both'),

@@ -90,6 +90,11 @@ const ACTIONS = {
     else if (a.close === true && a.open === undefined) c.closeVote();
     else throw new ScorecastError('SC_ERR_BAD_CONTROL', 'vote needs {open: "<vote id>"} or {close: true}');
   },
+  // {id} fires the score's preset now (a change of the audience view, score.yaml `presets`).
+  preset: (c, a) => {
+    if (typeof a.id !== 'string' && !Number.isInteger(a.id)) throw new ScorecastError('SC_ERR_BAD_CONTROL', 'preset needs {id}, a preset of the score');
+    c.firePreset(String(a.id));
+  },
   tempo: (c, a) => {
     if (a.rate !== undefined) c.setRate(/** @type {number} */ (a.rate));
     else if (typeof a.bpm === 'number' && a.bpm > 0) c.setRate(a.bpm / c.model.map.tempoAt(c.state.beat));
@@ -134,5 +139,10 @@ export function controlRoutes(app, { conductor, token, auth }) {
   app.get('/api/votes', { onRequest: requireToken(token, auth) }, async () => ({
     ...conductor.votes(),
     windows: conductor.model.votes.map((v) => ({ id: v.id, tiles: v.tiles, open: v.open, close: v.close })),
+  }));
+
+  // The score's presets, for the console to fire (POST /api/control/preset {id}).
+  app.get('/api/presets', { onRequest: requireToken(token, auth) }, async () => ({
+    presets: (conductor.model.presets ?? []).map((p) => ({ id: p.id, name: p.name, set: p.set })),
   }));
 }

@@ -98,7 +98,12 @@ function assetPaths(raw) {
   if (!isObject(raw)) return [];
   const out = new Set();
   for (const a of Array.isArray(raw.assets) ? raw.assets : []) if (isObject(a) && typeof a.path === 'string') out.add(a.path);
-  for (const c of Array.isArray(raw.cues) ? raw.cues : []) if (isObject(c) && typeof c.audio === 'string') out.add(c.audio);
+  for (const c of Array.isArray(raw.cues) ? raw.cues : []) {
+    if (!isObject(c)) continue;
+    if (typeof c.audio === 'string') out.add(c.audio);
+    // The granulator's sound (core/manifest.js serves it like an audio cue's clip).
+    if (isObject(c.set) && isObject(c.set.granulator) && typeof c.set.granulator.src === 'string') out.add(c.set.granulator.src);
+  }
   return [...out];
 }
 

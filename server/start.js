@@ -12,6 +12,7 @@ import { nodeVersionProblem } from './node-version.js';
 import { pathToFileURL } from 'node:url';
 import { loadPackage } from './score-package.js';
 import { buildApp, CACHE_DIR } from './app.js';
+import { createOscOut } from './osc-out.js';
 import { openFilesLimit, openFilesWarning } from './limits.js';
 import { startClusterNode } from './cluster/node.js';
 
@@ -141,6 +142,7 @@ export async function main(argv) {
       score, token: config.token, autoplay: config.autoplay && !cluster, loop: config.loop, watch: config.watch,
       logger: { level: config.logLevel }, https, ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
       phonesPerAddress: config.phonesPerAddress, connectionsPerAddress: config.connectionsPerAddress,
+      osc: config.osc ? createOscOut({ ...config.osc, log: { warn: (obj, msg) => process.stderr.write(`scorecast: ${msg} (${String(/** @type {any} */ (obj).err?.message ?? '')})\n`) } }) : null,
       persist: config.stateFile && lock ? { file: config.stateFile, resume: config.resume, start: config.scoreDir, switchProblem, lock } : null,
       ...(cluster ? { bus: cluster.bus, cluster: cluster.hooks } : {}),
     });
@@ -164,6 +166,7 @@ export async function main(argv) {
     `  score:     ${score.dir}${path.resolve(score.dir) === config.scoreDir ? '' : `  (the console's switch, resumed; --score was ${config.scoreDir})`}`,
     ...(cluster && config.cluster ? [`  cluster:   node ${cluster.node}, role ${config.cluster.role}, Redis ${config.cluster.url} (the performance is saved there)`] : saveLines(config.stateFile, resume)),
     `  audience:  ${hosts.map((h) => `${scheme}://${h}:${port}/`).join('  ')}`,
+    ...(config.osc ? [`  osc:       ${config.osc.host}:${config.osc.port} (${score.model.osc.length} OSC cues of the score, sent on their beats)`] : []),
     `  conductor token: ${config.token}${config.tokenGenerated ? '  (generated; set SCORECAST_TOKEN to choose one)' : ''}`,
     `  control:   curl -X POST -H 'Authorization: Bearer <token>' ${scheme}://localhost:${port}/api/control/play`,
     '',

@@ -5,7 +5,7 @@ import { drawRose, roseLayout } from './rose.js';
 import { speechOf } from './speech.js';
 
 /** Tile states a score may use (doc/score-format.md); anything else shows as dark. */
-const TILE_STATES = new Set(['dark', 'dim', 'lit']);
+const TILE_STATES = new Set(['dark', 'dim', 'lit', 'playing', 'next', 'played']);
 const DEVICE_KEY = 'scorecast-device';
 /** A device credential as the server issues it (doc/protocol.md, "Device credentials"). */
 const CREDENTIAL_RE = /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/;
@@ -130,6 +130,20 @@ export function tilesOf(cue) {
 }
 
 /**
+ * Votes per tile in the open window, as the conductor publishes them (`vote.counts`), checked.
+ * @param {any} cue
+ * @returns {Record<string, number>}
+ */
+export function voteCounts(cue) {
+  const c = cue?.vote?.counts;
+  /** @type {Record<string, number>} */
+  const out = {};
+  if (!c || typeof c !== 'object') return out;
+  for (const [id, n] of Object.entries(c)) if (Number.isInteger(n) && n > 0) out[id] = n;
+  return out;
+}
+
+/**
  * What a vote answer means for the person who tapped.
  * @param {{ ok: boolean, tile?: string, code?: string }} answer
  */
@@ -157,6 +171,9 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
   let lastCue = null;
   /** The window this page voted in, and for which tile: shown until the window closes. */
   let voted = { window: '', tile: '' };
+  /** Every tile this page chose, one a window, in order: the rose links them with a line. */
+  /** @type {string[]} */
+  let selected = [];
 
   /** @param {Event} event */
   const tap = (event) => {
@@ -187,14 +204,16 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
       if (vote && !voted.window && status.textContent === '') status.textContent = 'Tap a tile to vote.';
       const rose = roseLayout(cue?.layout);
       const speaks = speechOf(cue)?.enabled === true;
-      const key = JSON.stringify([tiles, vote, voted, rose, speaks]);
+      const counts = voteCounts(cue);
+      const turn = typeof cue?.layout?.turn === 'number' && Number.isFinite(cue.layout.turn) ? cue.layout.turn % 360 : 0;
+      const key = JSON.stringify([tiles, vote, voted, rose, speaks, counts, selected, turn]);
       if (key === lastKey) return;
       lastKey = key;
       grid.dataset.count = String(tiles.length);
       grid.hidden = tiles.length === 0;
       if (rose) {
         grid.dataset.layout = 'rose';
-        drawRose(grid, rose, tiles, vote, voted, speaks);
+        drawRose(grid, rose, tiles, vote, voted, speaks, { counts, selected, turn });
         return;
       }
       delete grid.dataset.layout;
@@ -207,6 +226,7 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
         node.dataset.state = t.state;
         node.textContent = t.text;
         if (speaking) node.dataset.speak = t.text;
+        if (counts[t.id]) node.dataset.votes = String(counts[t.id]);
         if (votable && vote) {
           node.setAttribute('type', 'button');
           node.dataset.vote = vote.id;
@@ -230,6 +250,7 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
      */
     voteAnswer(window, answer) {
       if (answer.ok || answer.code === 'SC_ERR_ALREADY_VOTED') voted = { window, tile: answer.tile ?? '' };
+      if (answer.ok && answer.tile) selected = [...selected, answer.tile].slice(-64);
       status.textContent = voteMessage(answer);
       lastKey = '';
       // Show the tile as voted now, not at the next change of state (a paused piece has none).

@@ -14,6 +14,7 @@ export const LATE_LIMIT_MS = 120;
  * @property {() => Promise<void>} resume
  * @property {(data: ArrayBuffer) => Promise<any>} decodeAudioData
  * @property {() => any} createBufferSource
+ * @property {() => any} [createGain]   clips with a volume (stems) go through a gain node
  * @property {any} destination
  * @property {() => { contextTime?: number, performanceTime?: number }} [getOutputTimestamp]
  */
@@ -45,6 +46,9 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
   const started = new Set();
   /** @type {Scheduled[]} */
   const history = [];
+  /** The gain node of each clip started with a volume (a stem), by URL: later cues ramp it. */
+  /** @type {Map<string, any>} */
+  const gains = new Map();
 
   /** @param {string} url */
   function buffer(url) {
@@ -87,6 +91,27 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
     },
 
     /**
+     * Move the volume of the stem playing `url` to `gain` over `seconds` (a volume ramp).
+     * @param {string} url @param {number} gain @param {number} seconds
+     * @returns {boolean} whether such a stem plays
+     */
+    setGain(url, gain, seconds) {
+      const node = gains.get(url);
+      if (!node || !ctx) return false;
+      const now = ctx.currentTime;
+      node.gain.cancelScheduledValues?.(now);
+      node.gain.setValueAtTime?.(node.gain.value, now);
+      node.gain.linearRampToValueAtTime?.(Math.min(1, Math.max(0, gain)), now + Math.max(0.005, seconds));
+      return true;
+    },
+
+    /**
+     * The decoded sound of `url` (fetched once, shared with the clips), once unlocked.
+     * @param {string} url
+     */
+    decode(url) { return buffer(url); },
+
+    /**
      * Fetch and decode clips before they are needed.
      * @param {string[]} urls
      */
@@ -98,9 +123,10 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
      * Start `url` so that it sounds at server time `serverT`. Once per (url, serverT).
      * @param {string} url
      * @param {number} serverT
+     * @param {number} [gain]  its volume 0..1 (a stem: later cues may ramp it, setGain)
      * @returns {Promise<boolean>} whether it was started
      */
-    async play(url, serverT) {
+    async play(url, serverT, gain) {
       const key = `${url}@${Math.round(serverT)}`;
       if (!ctx || started.has(key)) return false;
       if (clock.serverNow() - serverT > LATE_LIMIT_MS) return false;
@@ -119,7 +145,13 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
       if (late * 1000 > LATE_LIMIT_MS) return false;
       const source = c.createBufferSource();
       source.buffer = decoded;
-      source.connect(c.destination);
+      if (typeof gain === 'number' && c.createGain) {
+        const node = c.createGain();
+        node.gain.value = Math.min(1, Math.max(0, gain));
+        node.connect(c.destination);
+        source.connect(node);
+        gains.set(url, node);
+      } else source.connect(c.destination);
       source.start(Math.max(when, c.currentTime), late);
       history.push({ url, serverT, when, offset: late });
       if (history.length > 100) history.shift();
@@ -128,25 +160,53 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
   };
 }
 
+/** @param {unknown} g a volume from the network, or undefined */
+const volume = (g) => (typeof g === 'number' && g >= 0 && g <= 1 ? g : undefined);
+
 /**
  * The clips to start for a state: the next beat's (ahead of time) and the current beat's own
- * cue (if the page learnt it late). `view` is the view whose cue state holds the clips.
+ * cue (if the page learnt it late), with their volume where the score gives one. `view` is the
+ * view whose cue state holds the clips.
  * @param {any} state
  * @param {string} view
- * @returns {Array<{ url: string, serverT: number }>}
+ * @returns {Array<{ url: string, serverT: number, gain?: number }>}
  */
 export function clipsOf(state, view) {
   if (!state || state.transport !== 'playing') return [];
-  /** @type {Array<{ url: string, serverT: number }>} */
+  /** @type {Array<{ url: string, serverT: number, gain?: number }>} */
   const out = [];
   const next = state.next;
   const ahead = next?.audio?.[view];
   if (typeof next?.t === 'number' && Array.isArray(ahead)) {
-    for (const url of ahead) if (typeof url === 'string') out.push({ url, serverT: next.t });
+    for (const url of ahead) {
+      if (typeof url !== 'string') continue;
+      const gain = volume(next.gains?.[url]);
+      out.push(gain === undefined ? { url, serverT: next.t } : { url, serverT: next.t, gain });
+    }
   }
   const a = state.cues?.[view]?.audio;
   if (a && typeof a.src === 'string' && a.beat === state.beat && typeof state.beatT === 'number') {
-    out.push({ url: a.src, serverT: state.beatT });
+    const gain = volume(a.gain);
+    out.push(gain === undefined ? { url: a.src, serverT: state.beatT } : { url: a.src, serverT: state.beatT, gain });
+  }
+  return out;
+}
+
+/**
+ * The volumes the cue state gives the view's stems: `stems: {<name>: {src, gain, glide}}`.
+ * @param {any} state
+ * @param {string} view
+ * @returns {Array<{ url: string, gain: number, glide: number }>}  glide in ms
+ */
+export function stemGainsOf(state, view) {
+  const stems = state?.cues?.[view]?.stems;
+  if (!stems || typeof stems !== 'object') return [];
+  /** @type {Array<{ url: string, gain: number, glide: number }>} */
+  const out = [];
+  for (const s of Object.values(stems)) {
+    const gain = volume(s?.gain);
+    if (typeof s?.src !== 'string' || gain === undefined) continue;
+    out.push({ url: s.src, gain, glide: typeof s.glide === 'number' && s.glide >= 0 && s.glide <= 600_000 ? s.glide : 0 });
   }
   return out;
 }

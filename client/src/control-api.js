@@ -48,6 +48,10 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
     /** Check the token (and the address's sign-in budget): resolves with the server status. */
     status: () => call('GET', '/api/status'),
     votes: () => call('GET', '/api/votes'),
+    /** The score's presets: `{ presets: [{ id, name, set }] }`. */
+    presets: () => call('GET', '/api/presets'),
+    /** @param {string} id fire the score's preset `id` now */
+    firePreset: (id) => control('preset', { id }),
     clients: () => call('GET', '/api/clients'),
     /** The cluster's nodes (404 on a server that is not a cluster node). */
     cluster: () => call('GET', '/api/cluster'),

@@ -10,11 +10,13 @@ import { createServerClock, httpTimeProbe } from './clock.js';
 import { createBeatClock, positionAt } from './beat-clock.js';
 import { createFrameScheduler } from './frame-scheduler.js';
 import { createJoinGate } from './join-gate.js';
-import { createAudioCues, clipsOf } from './audio.js';
+import { createAudioCues, clipsOf, stemGainsOf } from './audio.js';
 import { createOutputCompensation } from './audio-latency.js';
 import { createTapAlong } from './tap-along.js';
 import { createAudienceView, createVoter, keepAwake } from './audience.js';
 import { speakTile } from './speech.js';
+import { createPhoneSound } from './phone-sound.js';
+import { createPlayerSignals } from './player-signals.js';
 import { registerServiceWorker } from './sw-register.js';
 import { createPartView } from './notation/part-view.js';
 import { createScoreView } from './notation/score-view.js';
@@ -29,6 +31,9 @@ const LOG_SIZE = 500;
 const viewName = viewFromPath(location.pathname);
 document.body.dataset.view = viewName;
 const ui = createView(document, viewName, { debug: debugWanted(location.search, safeStorage()) });
+// Musicians' start signal, beat indicator and tempo (part and score views: the audience page has
+// no such strip, and does no work for it on its beats).
+const signals = viewName === DEFAULT_VIEW ? null : createPlayerSignals(document);
 const env = browserEnv(log);
 /** This page's id (not the device's): polling sends it so the server can count polling pages. */
 const pageId = `p${Math.random().toString(36).slice(2, 12)}`;
@@ -165,6 +170,7 @@ const beatClock = createBeatClock({
     const at = performance.timeOrigin + frameTime;
     const server = frameTime + clock.offset;
     ui.renderPosition(pos);
+    signals?.showPosition(pos);
     // Display lag of beats reached by playing on (not the first one a page sees, nor a seek's).
     if (pos.changeAt !== null && pos.count === 0 && pos.beat !== null && pos.beat === lastShownBeat + 1 && clock.samples > 0) {
       measured.display.push(server - pos.changeAt);
@@ -186,6 +192,11 @@ const audio = createAudioCues({
   log,
   // Sound leaves the speaker on the beat: the device's output delay is compensated.
   output,
+});
+// The phone's own sound (the granulator of an imported ZScore piece), on the same clock.
+const phoneSound = createPhoneSound({
+  audio, clock, timers: window, log,
+  contextTime: (ctx, local) => output.contextTimeFor(ctx, local, now()),
 });
 const tapAlong = createTapAlong({ getContext: () => audio.context, output, now, target: document, timers: window });
 /** @type {string[]} */
@@ -212,6 +223,7 @@ connection.on('state', (c) => {
   // the rest of the page is drawn after it.
   beatClock.update();
   ui.renderState(c);
+  signals?.showState(c.state);
   notation?.setPages?.(c.state?.pages?.[viewName]);
   if (c.state && c.epoch !== notationEpoch) {
     notationEpoch = c.epoch;
@@ -226,11 +238,20 @@ connection.on('state', (c) => {
   audience?.render(state?.cues?.audience);
   playClips(state);
 });
+/** The volume each stem was last given, by URL, so that a ramp is started once. */
+/** @type {Map<string, string>} */
+const stemGains = new Map();
 /** @param {any} state */
 function playClips(state) {
   // Not on a clock still being measured: a clip would sound off the beat.
   if (!gate.open) return;
-  for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT);
+  for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT, clip.gain);
+  // Volume ramps of the stems playing (a cue's `stems: {<name>: {gain, glide}}`).
+  for (const s of stemGainsOf(state, viewName)) {
+    const key = `${s.gain}/${s.glide}`;
+    if (stemGains.get(s.url) !== key && audio.setGain(s.url, s.gain, s.glide / 1000)) stemGains.set(s.url, key);
+  }
+  if (viewName === DEFAULT_VIEW) phoneSound.update(state);
 }
 let wasLive = false;
 connection.on('link', (c) => {
@@ -259,7 +280,7 @@ if (audience) {
   /** @type {HTMLElement} */ (document.getElementById('join-button')).addEventListener('click', () => {
     join.hidden = true;
     document.body.dataset.joined = 'true';
-    audio.unlock().then(() => audio.preload(audioUrls)).catch((err) => log('audio unavailable', err));
+    audio.unlock().then(() => { audio.preload(audioUrls); playClips(connection.state); }).catch((err) => log('audio unavailable', err));
     keepAwake(navigator, document, log);
   });
 }
@@ -278,6 +299,8 @@ Object.defineProperty(window, 'scorecast', {
     get clock() { return { offset: clock.offset, error: clock.error, samples: clock.samples, fresh: clock.fresh }; },
     get join() { return gate.state; },
     get audio() { return audio.history; },
+    // Granulator starts (beat, server time, context time) and grains started (phone-sound.js).
+    get granulator() { return { starts: phoneSound.history, grains: phoneSound.grains }; },
     // Sound: what this device assumes of its output's delay, its calibration offset (ms; sounds
     // start this much earlier still), and a tap-along that measures it (client/src/tap-along.js).
     get audioLatency() { return audio.context ? output.describe(audio.context, now()) : null; },

@@ -55,6 +55,40 @@ export function sectorPath({ r0, r1, a0, a1 }) {
 }
 
 /**
+ * The centre of a tile's sector (drawing units), where a selection line passes.
+ * @param {string} id
+ * @param {{ rings: number, slices: number }} layout
+ * @returns {[number, number] | null}
+ */
+export function sectorCentre(id, layout) {
+  const s = sectorOf(id, layout);
+  if (!s) return null;
+  const r = (s.r0 + s.r1) / 2;
+  const a = (s.a0 + s.a1) / 2;
+  return [round(r * Math.sin(a)), round(-r * Math.cos(a))];
+}
+
+/**
+ * The line that links the tiles this phone selected, in the order selected (ZScore draws the
+ * audience's path through the rose), or '' with fewer than two.
+ * @param {string[]} ids
+ * @param {{ rings: number, slices: number }} layout
+ */
+export function selectionPath(ids, layout) {
+  const points = ids.map((id) => sectorCentre(id, layout)).filter((p) => p !== null);
+  return points.length < 2 ? '' : points.map(([x, y], i) => `${i === 0 ? 'M' : 'L'} ${x} ${y}`).join(' ');
+}
+
+/**
+ * How dark a tile's fill gets with its votes: 0 with none, up to 0.6 for the tile with most.
+ * @param {number} count @param {number} most
+ */
+export function voteShade(count, most) {
+  if (!(count > 0 && most > 0)) return 0;
+  return round(0.6 * Math.min(1, count / most));
+}
+
+/**
  * Draw the rose into `box` (replacing what is there).
  * @param {HTMLElement} box
  * @param {{ rings: number, slices: number }} layout
@@ -62,18 +96,25 @@ export function sectorPath({ r0, r1, a0, a1 }) {
  * @param {{ id: string, tiles: string[] } | null} vote
  * @param {{ window: string, tile: string }} voted
  * @param {boolean} [speaks]  a tap on a lit tile says its word (speech.js)
+ * @param {{ counts?: Record<string, number>, selected?: string[], turn?: number }} [extra]
+ *   counts: votes per tile in the open window (fills darken); selected: the tiles this phone
+ *   chose, linked by a line; turn: the rose's rotation in degrees
  */
-export function drawRose(box, layout, tiles, vote, voted, speaks = false) {
+export function drawRose(box, layout, tiles, vote, voted, speaks = false, { counts = {}, selected = [], turn = 0 } = {}) {
   const doc = box.ownerDocument;
   const svg = doc.createElementNS(SVG, 'svg');
   svg.setAttribute('viewBox', '-100 -100 200 200');
   svg.setAttribute('class', 'rose');
   const defs = doc.createElementNS(SVG, 'defs');
   svg.append(defs);
+  const most = Math.max(0, ...Object.values(counts));
+  const spin = doc.createElementNS(SVG, 'g');
+  if (turn) spin.setAttribute('transform', `rotate(${round(turn)})`);
+  svg.append(spin);
   const centre = doc.createElementNS(SVG, 'circle');
   centre.setAttribute('r', String(CENTRE - 1));
   centre.setAttribute('class', 'rose-centre');
-  svg.append(centre);
+  spin.append(centre);
   for (const t of tiles) {
     const s = sectorOf(t.id, layout);
     if (!s) continue;
@@ -85,6 +126,16 @@ export function drawRose(box, layout, tiles, vote, voted, speaks = false) {
     const path = doc.createElementNS(SVG, 'path');
     path.setAttribute('d', sectorPath(s));
     g.append(path);
+    const shade = voteShade(counts[t.id] ?? 0, most);
+    if (shade > 0) {
+      // A presentation attribute, not a style: the page's CSP allows it, and it is one number.
+      const dark = doc.createElementNS(SVG, 'path');
+      dark.setAttribute('d', sectorPath(s));
+      dark.setAttribute('class', 'votes');
+      dark.setAttribute('fill-opacity', String(shade));
+      g.dataset.votes = String(counts[t.id]);
+      g.append(dark);
+    }
     if (t.text) {
       // The word runs along the middle of its ring, clockwise.
       const r = (s.r0 + s.r1) / 2;
@@ -124,7 +175,14 @@ export function drawRose(box, layout, tiles, vote, voted, speaks = false) {
       g.setAttribute('tabindex', '0');
       g.setAttribute('aria-label', `Say ${t.text}`);
     } else g.setAttribute('aria-hidden', 'true');
-    svg.append(g);
+    spin.append(g);
+  }
+  const line = selectionPath(selected.filter((id) => tiles.some((t) => t.id === id)), layout);
+  if (line) {
+    const path = doc.createElementNS(SVG, 'path');
+    path.setAttribute('d', line);
+    path.setAttribute('class', 'rose-selection');
+    spin.append(path);
   }
   // Zoom on the rings the audience can vote in (ZScore zooms on the active ring): the outermost
   // lit ring fills the box; with nothing lit, the whole rose.

@@ -1,6 +1,7 @@
 // Renders the connection's state into the page. Plain DOM: the page is a handful of elements.
 
 import { statusWords } from './status-line.js';
+import { instructionLines, showFittedLines } from './fit-lines.js';
 
 /** Shown where a value is not known yet. */
 const UNKNOWN = '–';
@@ -68,7 +69,10 @@ export function createView(doc, viewName, { debug = false } = {}) {
       setText(transportState, ts);
       transportState.dataset.state = ts;
       const c = state?.cues?.[viewName];
-      setText(cueText, typeof c?.text === 'string' ? c.text : '');
+      const text = typeof c?.text === 'string' ? c.text : '';
+      // The audience's instructions: up to three lines, each fitted to the phone's width.
+      if (viewName === 'audience') { if (cueText.textContent !== instructionLines(text).join('\n')) showFittedLines(cueText, text); }
+      else setText(cueText, text);
       // Colours come from the score; a value the browser does not understand is ignored by it.
       // In the audience view the whole page takes the cue's colours (a phone is one pixel of a
       // hall full of them); elsewhere only the cue box does.

@@ -5,12 +5,15 @@ import { ScorecastError } from '../../core/errors.js';
 import { importZScore } from './zscore.js';
 import { timingSummary } from './zscore-report.js';
 
-const USAGE = `usage: scorecast import-zscore <export-folder> <package-folder>
+const USAGE = `usage: scorecast import-zscore <export-folder> <package-folder> [--granulator-sound FILE]
 
 Reads a ZScore export (per part and page <Score>_<Part>_page<N>.png with its _BeatInfo.csv,
 <Score>_BeatInfo.csv and the YAML configuration) and writes a scorecast score package into
 <package-folder>, which must be new or empty: score.yaml, pages/, beatmaps/ and import-report.md
 (what was converted, what was not and why). See doc/zscore-import.md.
+
+  --granulator-sound FILE   the sound the phones' granulator plays (ZScore's export has none;
+                            its audience page loaded it from the web application)
 `;
 
 /**
@@ -32,10 +35,13 @@ const STDIO = { out: (t) => { process.stdout.write(t); }, err: (t) => { process.
 export async function run(argv, io = STDIO) {
   const args = argv[0] === 'import-zscore' ? argv.slice(1) : argv;
   if (args.includes('--help') || args.includes('-h')) { io.out(USAGE); return 0; }
-  if (args.length !== 2 || args.some((a) => a.startsWith('-'))) { io.err(USAGE); return 2; }
-  const [inDir, outDir] = args;
+  const soundAt = args.indexOf('--granulator-sound');
+  const granulatorSound = soundAt >= 0 ? args[soundAt + 1] : undefined;
+  const rest = soundAt >= 0 ? [...args.slice(0, soundAt), ...args.slice(soundAt + 2)] : args;
+  if (rest.length !== 2 || rest.some((a) => a.startsWith('-')) || (soundAt >= 0 && (granulatorSound === undefined || granulatorSound.startsWith('-')))) { io.err(USAGE); return 2; }
+  const [inDir, outDir] = rest;
   try {
-    const { report } = await importZScore(inDir, outDir);
+    const { report } = await importZScore(inDir, outDir, granulatorSound === undefined ? {} : { granulatorSound });
     const s = report.score;
     io.out([
       `Imported "${s.title}" from ${inDir} into ${outDir} (score id ${s.id}):`,

@@ -5,6 +5,7 @@
 // scorecast counterpart becomes a cue, everything else is listed with the reason.
 
 import { applyOps, convertWebCalls, parseWebCalls, splitWebResource, zscoreScriptBeat } from './zscore-script.js';
+import { readMaxLine } from './zscore-max.js';
 
 /**
  * @typedef {object} ReportItem
@@ -22,7 +23,6 @@ import { applyOps, convertWebCalls, parseWebCalls, splitWebResource, zscoreScrip
 
 /** Why scripts for other ZScore clients stay behind. */
 const KIND_REASONS = /** @type {Record<string, string>} */ ({
-  max: "a Max/MSP message (OSC to ZScore's Max patch); scorecast sends nothing to Max",
   sce: "a script for ZScore's scripting engine (server-side JavaScript); scorecast has no scripting engine",
   javascript: "a script for ZScore's INScore clients; scorecast does not drive INScore",
   transition: "an INScore transition (fade of a scene element); scorecast does not drive INScore",
@@ -43,7 +43,7 @@ const KIND_REASONS = /** @type {Record<string, string>} */ ({
  * @param {import('./zscore-csv.js').BeatInfoRow[]} rows  script rows, score-level file first
  * @param {(instrument: string, beatNo: number) => number | undefined} beatIndex
  * @param {Map<number, import('./zscore-script.js').Preset>} presets
- * @returns {{ cues: ImportedCue[], converted: ReportItem[], skipped: ReportItem[], notes: string[], used: Set<number>, calls: TimedCall[] }}
+ * @returns {{ cues: ImportedCue[], converted: ReportItem[], skipped: ReportItem[], notes: string[], used: Set<number>, calls: TimedCall[], osc: { at: number, address: string, args: (string | number)[] }[] }}
  */
 export function cuesFromScripts(rows, beatIndex, presets) {
   /** @type {ReportItem[]} */
@@ -61,6 +61,8 @@ export function cuesFromScripts(rows, beatIndex, presets) {
   let duplicates = 0;
   /** @type {TimedCall[]} */
   const calls = [];
+  /** @type {{ at: number, address: string, args: (string | number)[] }[]} */
+  const osc = [];
 
   for (const row of rows) {
     const source = `${row.file} line ${row.line}`;
@@ -80,8 +82,24 @@ export function cuesFromScripts(rows, beatIndex, presets) {
         if (parsed.ok && t !== undefined) for (const c of parsed.calls) calls.push({ at: t, kind: 'sce', method: c.method, args: c.args, text: what, source });
       }
     }
+    if (row.script === 'max') {
+      const line = readMaxLine(row.resource);
+      if (!line.ok) { skipped.push({ source, what, reason: line.message }); continue; }
+      if (line.value.reset === 'only') {
+        skipped.push({ source, what, reason: 'a reset-only Max message: ZScore sends it only when it jumps to a position, to set the patch up for it; scorecast sends OSC cues as their beats sound' });
+        continue;
+      }
+      let t = at;
+      if (line.value.beat !== null) t = beatIndex(row.instrumentName, zscoreScriptBeat(row.beatNo, line.value.beat)) ?? at;
+      osc.push({ at: t, address: line.value.address, args: line.value.args });
+      converted.push({ source, what, result: `OSC cue at beat ${t}: ${line.value.address} ${line.value.args.join(' ')}` });
+      continue;
+    }
     if (row.script !== 'web') {
-      skipped.push({ source, what, reason: KIND_REASONS[/** @type {string} */ (row.script)] });
+      const reason = row.script === 'sce' && /sendMaxMspRndPageUpdates/.test(row.resource)
+        ? "sends ZScore's Max patch the sound file of the page the audience chose (szcore's MaxMspConfig names the files, and it is not in the export); scorecast's OSC cues are fixed when the score is imported"
+        : KIND_REASONS[/** @type {string} */ (row.script)];
+      skipped.push({ source, what, reason });
       continue;
     }
     const split = splitWebResource(row.resource);
@@ -118,5 +136,6 @@ export function cuesFromScripts(rows, beatIndex, presets) {
     converted.push({ source: p.source, what: p.what, result: `cue at beat ${p.at}: set ${JSON.stringify(set)}${p.note ? ` (${p.note})` : ''}` });
   }
   calls.sort((a, b) => a.at - b.at);
-  return { cues, converted, skipped, notes, used, calls };
+  osc.sort((a, b) => a.at - b.at);
+  return { cues, converted, skipped, notes, used, calls, osc };
 }

@@ -16,6 +16,8 @@ import { parse } from 'yaml';
  * @property {import('./zscore-timing.js').MeterEntry[]} meter
  * @property {{ at: number, set?: Record<string, unknown>, vote?: Record<string, unknown> }[]} cues
  * @property {Record<string, unknown>[]} [pageChoices]
+ * @property {{ at: number, address: string, args: (string | number)[] }[]} [osc]
+ * @property {{ id: number, name: string, set: Record<string, unknown> }[]} [presets]
  */
 
 const PLAIN = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
@@ -51,6 +53,8 @@ export function renderManifest(spec) {
     bars: spec.bars, meter: spec.meter,
     ...(spec.cues.length ? { cues: spec.cues } : {}),
     ...(spec.pageChoices?.length ? { pageChoices: spec.pageChoices } : {}),
+    ...(spec.osc?.length ? { osc: spec.osc } : {}),
+    ...(spec.presets?.length ? { presets: spec.presets } : {}),
   };
   const lines = [`# ${spec.comment}`];
   for (const [key, v] of Object.entries(value)) {

@@ -116,6 +116,10 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
   let shownTiles = new Map();
   /** @type {{ at: number, tiles: string[] }[]} */
   const activeAt = [{ at: 0, tiles: [] }];
+  /** ZScore's playing, playing-next and played tiles (playTiles, setPlayingNextTiles). */
+  let playing = new Set();
+  let playingNext = new Set();
+  const played = new Set();
   const rows = (/** @type {unknown} */ a) => (Array.isArray(a) ? a.filter((r) => Number.isInteger(r) && r >= 1 && r <= 64) : []);
   /** Every tile of a row still on show, with its state: lit (votable: an active row) or dim. */
   const current = () => {
@@ -123,7 +127,11 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     const out = new Map();
     for (let r = 1; r <= maxRow; r++) {
       if (gone.has(r)) continue;
-      for (let c = 1; c <= maxCol; c++) out.set(`t${r}-${c}`, { state: active.has(r) ? 'lit' : 'dim', text: texts.get(`t${r}-${c}`) ?? '' });
+      for (let c = 1; c <= maxCol; c++) {
+        const id = `t${r}-${c}`;
+        const state = playing.has(id) ? 'playing' : playingNext.has(id) ? 'next' : played.has(id) ? 'played' : active.has(r) ? 'lit' : 'dim';
+        out.set(id, { state, text: texts.get(id) ?? '' });
+      }
     }
     return out;
   };
@@ -139,7 +147,8 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     for (const id of shownTiles.keys()) if (!next.has(id)) patch[id] = null;
     shownTiles = next;
     if (Object.keys(patch).length > 0) result.cues.push({ at, set: { tiles: patch } });
-    const lit = [...next].filter(([id, t]) => t.state === 'lit' && tilePage.has(id)).map(([id]) => id);
+    // The tiles of the active rows (whatever their playing state) make the vote window.
+    const lit = [...next].filter(([id]) => active.has(Number(TILE_RE.exec(id)?.[1])) && tilePage.has(id)).map(([id]) => id);
     if (JSON.stringify(lit) !== JSON.stringify(activeAt[activeAt.length - 1].tiles)) activeAt.push({ at, tiles: lit });
   };
   if (maxRow > 0 && maxCol > 0) {
@@ -160,6 +169,18 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     } else if (c.kind === 'web' && c.method === 'deactivateRows' && rows(c.args[0]).length > 0) {
       for (const r of rows(c.args[0])) { active.delete(r); gone.add(r); }
       use(`at beat ${c.at} the tiles of row${rows(c.args[0]).length > 1 ? 's' : ''} ${rows(c.args[0]).join(', ')} leave the audience's page`);
+    } else if (c.kind === 'web' && (c.method === 'playTiles' || c.method === 'setPlayingTiles') && Array.isArray(c.args[0])) {
+      // The tiles whose pages sound now; the ones that sounded before are played.
+      for (const id of playing) played.add(id);
+      playing = new Set(c.args[0].map(String).filter((id) => TILE_RE.test(id)));
+      for (const id of playing) playingNext.delete(id);
+      use(`at beat ${c.at} tile${playing.size === 1 ? '' : 's'} ${[...playing].join(', ')} playing (the tiles before: played)`);
+    } else if (c.kind === 'web' && c.method === 'setPlayingNextTiles' && Array.isArray(c.args[0])) {
+      playingNext = new Set(c.args[0].map(String).filter((id) => TILE_RE.test(id)));
+      use(`at beat ${c.at} tile${playingNext.size === 1 ? '' : 's'} ${[...playingNext].join(', ')} playing next`);
+    } else if (c.kind === 'web' && (c.method === 'resetPlayingTiles' || c.method === 'resetPlayingNextTiles') && c.args.length === 0) {
+      if (c.method === 'resetPlayingTiles') playing = new Set(); else playingNext = new Set();
+      use(`at beat ${c.at} no tile is ${c.method === 'resetPlayingTiles' ? 'playing' : 'playing next'}`);
     } else if (c.kind === 'web' && c.method === 'setTileTexts' && Array.isArray(c.args[0]) && Array.isArray(c.args[1])) {
       const ids = c.args[0].map(String);
       const values = c.args[1].map(String);

@@ -191,9 +191,9 @@ export function parseWebCalls(js, object = 'webScore') {
 /** Why the web-page features ZScore scripts drive have no scorecast counterpart. */
 const NO_COUNTERPART = [
   [/^(set(Visible|Active)Rows|deactivateRows?|setTileTexts?|setPlaying(Next)?Tiles?|playTiles|setSelectedElement|reset(Selected|Playing|PlayingNext)Tiles|resetClickCounts|prepareNextTilesToPlay)$/,
-    "ZScore's playing, playing-next and played tile states (and rows made visible by presets) are not converted: scorecast's tiles are lit (to vote for) or dim, rows and words come from setActiveRows, deactivateRows and setTileTexts, and the votes choose the pages"],
+    "a tile call scorecast does not read here (a preset's rows, a selection made by the composer, click counts): scorecast's tiles come from setActiveRows, deactivateRows, setTileTexts, playTiles and setPlayingNextTiles in the score's scripts, and each phone selects its own tiles"],
   [/(Granulator|granulator|Speech|speech|speak|Synth|synth|Player|player|Audio|audio|Volume)/,
-    'browser sound synthesis (the granulator, synth, player) is not built yet; scorecast plays audio clips (`audio` cues) and speaks tile words (`speech`)'],
+    'browser sound of this kind (ZScore\'s synth, player, or a granulator call with arguments scorecast does not read) is not converted; scorecast plays audio clips (`audio` cues), the granulator (`granulator`) and speaks tile words (`speech`)'],
   [/^(setAction|resetActions|setZoomLevel|setStageAlpha|setAlpha|removeOverlays|setSection|activateViews|deactivateViews|setOverlay\w*)$/,
     'animations, zoom, overlays and sections of ZScore\'s audience page have no scorecast counterpart'],
 ];

@@ -8,11 +8,14 @@ import path from 'node:path';
 import { checkBeatMap, describeBeatMapProblem } from '../../core/beatmap.js';
 import { ScorecastError } from '../../core/errors.js';
 import { createPackageWriter, outputDirProblem } from './package-dir.js';
+import { PACKAGE_LIMITS } from '../../core/package-limits.js';
 import { readZScoreConfig } from './zscore-config.js';
 import { readRose } from './zscore-rose.js';
 import { readSpeech } from './zscore-speech.js';
 import { withTempoRamps } from './zscore-tempo.js';
+import { readGranulator } from './zscore-granulator.js';
 import { cuesFromScripts } from './zscore-cues.js';
+import { applyOps, convertWebCalls, parseWebCalls } from './zscore-script.js';
 import { parseBeatInfoCsv } from './zscore-csv.js';
 import { renderManifest } from './zscore-manifest.js';
 import { renderReport } from './zscore-report.js';
@@ -31,11 +34,27 @@ const MAX_PROBLEMS = 40;
  * Writes score.yaml, pages/, beatmaps/ and import-report.md.
  * @param {string} inDir
  * @param {string} outDir
+ * @param {{ granulatorSound?: string }} [options]  granulatorSound: the sound file the phones'
+ *   granulator plays (ZScore's export has none), copied into the package as audio/<name>
  * @returns {Promise<{ report: import('./zscore-report.js').ImportReport }>}
  */
-export async function importZScore(inDir, outDir) {
+export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   const outProblem = await outputDirProblem(outDir);
   if (outProblem) throw invalid([outProblem]);
+  /** @type {{ out: string, bytes: Buffer } | null} */
+  let sound = null;
+  if (granulatorSound !== undefined) {
+    const ext = /\.(mp3|wav|ogg|oga|m4a|aac|flac|opus|webm)$/i.exec(granulatorSound)?.[1]?.toLowerCase();
+    if (!ext) throw invalid([`${granulatorSound}: the granulator's sound must be an audio file (.mp3, .wav, .ogg, .m4a, .aac, .flac, .opus or .webm)`]);
+    let bytes;
+    try {
+      bytes = await readFile(granulatorSound);
+    } catch (err) {
+      throw invalid([`${granulatorSound}: ${/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT' ? 'no such file' : /** @type {Error} */ (err).message}`]);
+    }
+    if (bytes.length > PACKAGE_LIMITS.assetBytes) throw invalid([`${granulatorSound}: larger than the ${PACKAGE_LIMITS.assetBytes} bytes an asset may be`]);
+    sound = { out: `audio/${slug(path.basename(granulatorSound, path.extname(granulatorSound)), 'granulator')}.${ext}`, bytes };
+  }
 
   let entries;
   try {
@@ -196,8 +215,12 @@ export async function importZScore(inDir, outDir) {
   }
   notes.push(...rose.notes);
   // Phones that speak the tiles' words.
-  const speech = readSpeech(cueResult.calls, presets);
+  const speech = readSpeech(cueResult.calls, presets, ref.beats.map((b) => b.startMs));
   for (const c of speech.consumed) consumed.add(`${c.source}\u0000${c.what}`);
+  // Phones that sound: the granulator.
+  const granular = readGranulator(cueResult.calls, presets, sound?.out ?? null);
+  for (const c of granular.consumed) consumed.add(`${c.source}\u0000${c.what}`);
+  notes.push(...granular.notes);
   // Scripted tempo (sce.timedAction('tempo', ...)) as tempo changes on the grid.
   const ramped = withTempoRamps(cueResult.calls, ref.beats, meter.value.meter);
   for (const c of ramped.consumed) consumed.add(`${c.source}\u0000${c.what}`);
@@ -205,8 +228,26 @@ export async function importZScore(inDir, outDir) {
     if (consumed.has(`${notConverted[i].source}\u0000${notConverted[i].what}`)) notConverted.splice(i, 1);
   }
   if (ramped.ramps > 0) notes.push(`${ramped.ramps} scripted tempo ramp${ramped.ramps === 1 ? '' : 's'} (sce.timedAction('tempo', ...)) became tempo changes a beat apart in \`meter\`; ZScore's BeatInfo times do not include them, so the timing check above compares the written tempo`);
+  // The load preset's sound settings are read by the speech and granulator readers when a script
+  // uses them; what is left of it is listed.
+  const loadRead = new Set([...(speech.cues.length ? ['speechSynth'] : []), ...(granular.cues.length ? ['granulator'] : [])]);
+  // Every preset whose scripts change the audience view is one the conductor can fire from the
+  // console, as ZScore's operator could run any of them.
+  /** @type {{ id: number, name: string, set: Record<string, unknown> }[]} */
+  const packagePresets = [];
   for (const p of presets.values()) {
-    if (cueResult.used.has(p.id)) continue;
+    if (p.scripts.length === 0) continue;
+    const calls = p.scripts.flatMap((s) => { const r = parseWebCalls(s.text); return r.ok ? r.calls : []; });
+    const result = convertWebCalls(calls, { source: `${p.file} line ${p.line}`, presets, used: new Set() });
+    if (result.ops.length === 0) continue;
+    const set = applyOps(result.ops);
+    packagePresets.push({ id: p.id, name: `ZScore preset ${p.id}`, set });
+    converted.push({ source: `${p.file} line ${p.line}`, what: `preset ${p.id}`, result: `presets: { id: ${p.id}, set: ${JSON.stringify(set)} }, fired from the console` });
+  }
+  const fireable = new Set(packagePresets.map((p) => p.id));
+  for (const p of presets.values()) {
+    if (cueResult.used.has(p.id) || fireable.has(p.id)) continue;
+    if (p.id === -2 && p.scripts.length === 0 && p.config.length > 0 && p.config.every((c) => loadRead.has(c.name))) continue;
     const what = p.scripts.length ? `preset ${p.id}: ${p.scripts.map((s) => s.text).join(' ')}` : `preset ${p.id}: config ${p.config.map((c) => c.name).join(', ')}`;
     notConverted.push({ source: `${p.file} line ${p.line}`, what, reason: "no web: script at a beat runs it (ZScore's conductor can also run presets by hand); scorecast has no presets: add a cue to score.yaml where it is needed" });
   }
@@ -238,7 +279,7 @@ export async function importZScore(inDir, outDir) {
     notes.push(`yStartPxl equals yEndPxl for ${flat.length} beats of ${[...new Set(flat)].join(', ')} (ZScore's exporter writes a fixed 100, which marks no staff): their beat boxes span the whole page height, so the page is shown whole and the cursor crosses every staff of the system; systems were found where the beats go back to the left`);
   }
   for (const v of views) notes.push(`ZScore instrument "${v.instrument}" is the view \`${v.id}\` (${v.id === 'score' ? 'the full score' : `part id ${v.id}`})`);
-  converted.push(...cueResult.converted, ...rose.converted, ...speech.converted, ...ramped.converted);
+  converted.push(...cueResult.converted, ...rose.converted, ...speech.converted, ...granular.converted, ...ramped.converted);
 
   const id = slug(scoreName, 'zscore-import');
   const manifest = renderManifest({
@@ -246,7 +287,9 @@ export async function importZScore(inDir, outDir) {
     id, title: scoreName,
     parts: views.filter((v) => v.id !== 'score').map((v) => ({ id: v.id, name: v.instrument })),
     pages, pickup: meter.value.pickup, bars: meter.value.bars, meter: ramped.meter,
-    cues: [...cueResult.cues, ...rose.cues, ...speech.cues].sort((a, b) => a.at - b.at),
+    cues: [...cueResult.cues, ...rose.cues, ...speech.cues, ...granular.cues].sort((a, b) => a.at - b.at),
+    osc: cueResult.osc,
+    presets: packagePresets,
     pageChoices: rose.pageChoices.map((c) => ({ slot: c.slot, at: c.at, from: c.from.length === 1 ? c.from[0] : c.from, groups: c.groups, ...(c.vote ? { vote: c.vote } : {}), ...(Object.keys(c.tiles).length ? { tiles: c.tiles } : {}) })),
   });
 
@@ -257,13 +300,14 @@ export async function importZScore(inDir, outDir) {
     file: path.join(writer.root, 'import-report.md'),
     source: inDir,
     score: {
-      id, title: scoreName, totalBeats, bars: meter.value.bars, pickup: meter.value.pickup, cues: cueResult.cues.length + rose.cues.length + speech.cues.length,
+      id, title: scoreName, totalBeats, bars: meter.value.bars, pickup: meter.value.pickup, cues: cueResult.cues.length + rose.cues.length + speech.cues.length + granular.cues.length,
       views: views.map((v) => ({ id: v.id, instrument: v.instrument, pages: v.pages.length })),
     },
     converted, notConverted, timeMismatches, notes,
   };
   for (const v of views) for (const p of v.pages) await writer.write(p.out, p.bytes);
   for (const [file, text] of Object.entries(beatmaps)) await writer.write(file, text);
+  if (sound && granular.cues.length > 0) await writer.write(sound.out, sound.bytes);
   await writer.write('score.yaml', manifest);
   await writer.write('import-report.md', renderReport(report));
   return { report };

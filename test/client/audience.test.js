@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { createVoter, tilesOf, voteMessage } from '../../client/src/audience.js';
+import { createVoter, tilesOf, voteCounts, voteMessage } from '../../client/src/audience.js';
 
 function memoryStorage(/** @type {Record<string, string>} */ init = {}) {
   const data = { ...init };
@@ -114,5 +114,17 @@ describe('tilesOf: tiles keyed by id', () => {
       tiles: [{ id: 't1-1', state: 'lit', text: 'hope' }, { id: 't1-2', state: 'dim', text: '' }],
       vote: { id: 'page-3', tiles: ['t1-1'] },
     });
+  });
+});
+
+describe('tiles that sound, and votes per tile', () => {
+  it('keeps ZScore\'s playing, playing-next and played states', () => {
+    const cue = { tiles: { 't1-1': { state: 'played' }, 't1-2': { state: 'playing' }, 't1-3': { state: 'next' }, 't1-4': { state: 'glowing' } } };
+    expect(tilesOf(cue).tiles.map((t) => t.state)).toEqual(['played', 'playing', 'next', 'dark']);
+  });
+
+  it('reads the open window\'s votes per tile, only whole counts above zero', () => {
+    expect(voteCounts({ vote: { id: 'w', tiles: ['a', 'b'], counts: { a: 3, b: 0, c: -1, d: 1.5, e: 'x' } } })).toEqual({ a: 3 });
+    expect(voteCounts({})).toEqual({});
   });
 });

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { createAudioCues, clipsOf, LATE_LIMIT_MS } from '../../client/src/audio.js';
+import { createAudioCues, clipsOf, stemGainsOf, LATE_LIMIT_MS } from '../../client/src/audio.js';
 
 const T = 1_700_000_000_000;
 
@@ -132,5 +132,37 @@ describe('audio cues leave the speaker on the beat', () => {
     await audio.unlock();
     expect(await audio.play('/bell.wav', page.t + 640)).toBe(true);
     expect(starts[0].when).toBeCloseTo(c.currentTime + 0.64 - 0.21, 9);
+  });
+});
+
+describe('stems: clips with a volume that later cues ramp', () => {
+  it('a clip with a volume starts through its own gain node at that volume, and ramps when told', async () => {
+    const { page, ctx, starts, audio, offset } = setup();
+    /** @type {{ value: number, ramps: [number, number][] }[]} */
+    const nodes = [];
+    Object.assign(ctx, {
+      createGain() {
+        const gain = { value: 1, ramps: /** @type {[number, number][]} */ ([]), cancelScheduledValues() {}, setValueAtTime() {}, linearRampToValueAtTime(/** @type {number} */ v, /** @type {number} */ at) { gain.ramps.push([v, at]); } };
+        nodes.push(gain);
+        return { gain, connect() {} };
+      },
+    });
+    await audio.unlock();
+    expect(audio.setGain('/drone.wav', 0.2, 4)).toBe(false); // not playing yet
+    expect(await audio.play('/drone.wav', page.t + offset + 100, 0.8)).toBe(true);
+    expect(starts).toHaveLength(1);
+    expect(nodes.map((n) => n.value)).toEqual([0.8]);
+    expect(audio.setGain('/drone.wav', 0.2, 4)).toBe(true);
+    expect(nodes[0].ramps).toEqual([[0.2, ctx.currentTime + 4]]);
+  });
+
+  it('takes the volume from the announcement or the cue, and the stems\' volumes from the cue state', () => {
+    const s = {
+      transport: 'playing', beat: 3, beatT: T, next: { beat: 4, t: T + 500, audio: { audience: ['/a.wav', '/b.wav'] }, gains: { '/a.wav': 0.5 } },
+      cues: { audience: { audio: { src: '/c.wav', beat: 3, gain: 0.3 }, stems: { drone: { src: '/c.wav', gain: 0.1, glide: 4000 }, bad: { src: '/d.wav', gain: 7 } } } },
+    };
+    expect(clipsOf(s, 'audience')).toEqual([{ url: '/a.wav', serverT: T + 500, gain: 0.5 }, { url: '/b.wav', serverT: T + 500 }, { url: '/c.wav', serverT: T, gain: 0.3 }]);
+    expect(stemGainsOf(s, 'audience')).toEqual([{ url: '/c.wav', gain: 0.1, glide: 4000 }]);
+    expect(stemGainsOf({}, 'audience')).toEqual([]);
   });
 });

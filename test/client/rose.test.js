@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { roseLayout, sectorOf, sectorPath } from '../../client/src/rose.js';
+import { roseLayout, sectorCentre, sectorOf, sectorPath, selectionPath, voteShade } from '../../client/src/rose.js';
 
 describe('the rose (tiles in rings)', () => {
   it('reads a layout of rings and slices, nothing else', () => {
@@ -26,5 +26,22 @@ describe('the rose (tiles in rings)', () => {
   it('draws a sector as two arcs joined by two radii', () => {
     const d = sectorPath({ r0: 10, r1: 20, a0: 0, a1: Math.PI / 2 });
     expect(d).toBe('M 0 -10 L 0 -20 A 20 20 0 0 1 20 0 L 10 0 A 10 10 0 0 0 0 -10 Z');
+  });
+
+  it('links the tiles a phone chose with a line through their centres, in the order chosen', () => {
+    const layout = { rings: 8, slices: 8 };
+    expect(selectionPath(['t1-1'], layout)).toBe('');
+    const [x1, y1] = /** @type {[number, number]} */ (sectorCentre('t1-1', layout));
+    const [x2, y2] = /** @type {[number, number]} */ (sectorCentre('t2-5', layout));
+    expect(selectionPath(['t1-1', 'centreShape', 't2-5'], layout)).toBe(`M ${x1} ${y1} L ${x2} ${y2}`);
+    expect(y1).toBeLessThan(0); // slice 1 is at twelve o'clock
+    expect(y2).toBeGreaterThan(0); // slice 5 of 8 is at six
+  });
+
+  it('darkens a tile with its share of the votes, the tile with most the darkest', () => {
+    expect(voteShade(0, 5)).toBe(0);
+    expect(voteShade(5, 5)).toBe(0.6);
+    expect(voteShade(1, 4)).toBe(0.15);
+    expect(voteShade(3, 0)).toBe(0);
   });
 });

@@ -210,3 +210,34 @@ describe('score manifest bounds (doc/score-format.md, "Limits")', () => {
       .toEqual([`pages: 21 views with pages of 40000 beats need 840000 beat-map rows, more than the ${L.beatMapRows} a package may have; split the piece into movements`]);
   });
 });
+
+describe('the granulator\'s sound file', () => {
+  it('is an asset of the package, its cue pointing at the served file', () => {
+    const r = buildScoreModel({
+      id: 'g', title: 'G', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 60 }],
+      cues: [{ at: 0, set: { granulator: { src: 'audio/grain.wav', play: null } } }, { at: 1, set: { granulator: { play: 1 } } }],
+    }, { assetUrl: (p) => `/scores/g/${p}` });
+    expect(r.ok && r.value.assets).toEqual([{ path: 'audio/grain.wav', preload: true }]);
+    expect(r.ok && r.value.cues[0].set).toEqual({ granulator: { src: '/scores/g/audio/grain.wav', play: null } });
+  });
+
+  it('may not leave the package', () => {
+    const r = buildScoreModel({ id: 'g', title: 'G', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 60 }], cues: [{ at: 0, set: { granulator: { src: '../x.wav' } } }] });
+    expect(r.ok ? [] : r.problems.map((p) => p.field)).toEqual(['cues[0].set.granulator.src']);
+  });
+});
+
+describe('stems: audio cues with a volume', () => {
+  it('gives the clip its volume and names it, so that later cues ramp it', () => {
+    const r = buildScoreModel({ id: 's', title: 'S', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 60 }], cues: [{ at: 0, audio: 'a.wav', stem: 'drone', gain: 0.5 }, { at: 1, audio: 'b.wav', gain: 0.2 }] });
+    expect(r.ok && r.value.cues.map((c) => c.set)).toEqual([
+      { audio: { src: 'a.wav', beat: 0, stem: 'drone', gain: 0.5 }, stems: { drone: { src: 'a.wav', gain: 0.5, glide: 0 } } },
+      { audio: { src: 'b.wav', beat: 1, gain: 0.2 } },
+    ]);
+  });
+
+  it('refuses a volume outside 0..1 and a stem name that is not a name', () => {
+    const r = buildScoreModel({ id: 's', title: 'S', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 60 }], cues: [{ at: 0, audio: 'a.wav', gain: 2 }, { at: 0, audio: 'a.wav', stem: 'a b' }] });
+    expect(r.ok ? [] : r.problems.map((p) => p.field)).toEqual(['cues[0].gain', 'cues[1].stem']);
+  });
+});

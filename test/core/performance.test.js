@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { buildScoreModel } from '../../core/manifest.js';
-import { atBeat, cuesAt, initialState } from '../../core/performance.js';
+import { atBeat, cuesAt, initialState, withNext } from '../../core/performance.js';
 
 function model() {
   const r = buildScoreModel({
@@ -39,5 +39,27 @@ describe('performance state', () => {
     const jumped = atBeat(m, initialState(m), 12, null);
     expect(jumped).toEqual(stepped);
     expect(atBeat(m, stepped, 2, null).cues).toEqual(cuesAt(m, 2));
+  });
+
+  it('announces a granulator that starts on the next beat, so phones start it on that beat', () => {
+    const r = buildScoreModel({
+      id: 'g', title: 'G', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 60 }],
+      cues: [{ at: 0, set: { granulator: { src: 'a.mp3', play: null } } }, { at: 2, set: { granulator: { play: 2 } } }, { at: 3, set: { granulator: { gain: 0.5 } } }],
+    });
+    if (!r.ok) throw new Error('bad fixture');
+    const s = initialState(r.value);
+    expect(withNext(r.value, s, 2, 5000).next).toMatchObject({ beat: 2, t: 5000, granulator: ['audience'] });
+    expect(withNext(r.value, s, 3, 6000).next).not.toHaveProperty('granulator');
+  });
+
+  it('announces the volume of the next beat\'s stems, so that they start at it', () => {
+    const r = buildScoreModel({
+      id: 's', title: 'S', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 60 }],
+      cues: [{ at: 1, audio: 'drone.wav', stem: 'drone', gain: 0.4 }, { at: 2, set: { stems: { drone: { gain: 0.1, glide: 2000 } } } }],
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    const next = withNext(r.value, initialState(r.value), 1, 1000).next;
+    expect(next).toMatchObject({ audio: { audience: ['drone.wav'] }, gains: { 'drone.wav': 0.4 } });
+    expect(atBeat(r.value, initialState(r.value), 2, null).cues.audience.stems).toEqual({ drone: { src: 'drone.wav', gain: 0.1, glide: 2000 } });
   });
 });

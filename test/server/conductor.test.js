@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { buildScoreModel } from '../../core/manifest.js';
 import { createMemoryBus } from '../../server/bus.js';
-import { createConductor } from '../../server/conductor.js';
+import { COUNTS_EVERY_MS, createConductor } from '../../server/conductor.js';
 import { applyPatch } from '../../core/merge-patch.js';
 import { createFakeClock } from '../helpers/fake-clock.js';
 
@@ -295,6 +295,40 @@ describe('conductor', () => {
       return { clock, conductor, outcomes, fired };
     }
 
+    it('shows the open window\'s votes per tile to the phones, a beat at most after they are cast, as small patches', () => {
+      const clock = createFakeClock();
+      const bus = createMemoryBus();
+      /** @type {any[]} */
+      const patches = [];
+      bus.subscribe((c) => { if (c.patch) patches.push(c.patch); });
+      const conductor = createConductor({ model: model({ cues: [{ bar: 2, vote }] }), bus, clock, epoch: 'c' });
+      conductor.play();
+      clock.advance(2000); // beat 4: the window opens
+      expect(conductor.state.cues.audience.vote).not.toHaveProperty('counts');
+      conductor.vote({ tile: 'b', device: 'phone-0001' });
+      conductor.vote({ tile: 'b', device: 'phone-0002' });
+      clock.advance(500);
+      expect(/** @type {any} */ (conductor.state.cues.audience.vote).counts).toEqual({ b: 2 });
+      const last = patches.at(-1);
+      expect(last.cues.audience.vote).toEqual({ counts: { b: 2 } });
+      expect(JSON.stringify(last).length).toBeLessThan(300);
+    });
+
+    it('publishes the counts of votes cast while paused once, a moment later', () => {
+      const clock = createFakeClock();
+      const bus = createMemoryBus();
+      let changes = 0;
+      bus.subscribe(() => { changes++; });
+      const conductor = createConductor({ model: model({ cues: [{ bar: 2, vote }] }), bus, clock, epoch: 'p' });
+      conductor.seek(5);
+      const before = changes;
+      for (let i = 1; i <= 20; i++) conductor.vote({ tile: i % 2 ? 'a' : 'b', device: `phone-${String(i).padStart(4, '0')}` });
+      expect(changes).toBe(before);
+      clock.advance(COUNTS_EVERY_MS);
+      expect(changes).toBe(before + 1);
+      expect(/** @type {any} */ (conductor.state.cues.audience.vote).counts).toEqual({ a: 10, b: 10 });
+    });
+
     it('opens a window at any beat; it stays open until closed, and its winner jumps on the next beat of the grid', () => {
       const { clock, conductor, outcomes, fired } = setupVote();
       const start = clock.now();
@@ -304,7 +338,7 @@ describe('conductor', () => {
       expect(conductor.vote({ tile: 'a', device: 'phone-0001' })).toMatchObject({ ok: true });
       clock.advance(5000); // past the scheduled window (beats 4..7): still open, nothing decided
       expect(conductor.state.beat).toBe(10);
-      expect(conductor.state.cues.audience.vote).toEqual({ id: 'route', tiles: ['a', 'b'] });
+      expect(conductor.state.cues.audience.vote).toEqual({ id: 'route', tiles: ['a', 'b'], counts: { a: 1 } });
       expect(outcomes).toEqual([]);
       clock.advance(100);
       conductor.closeVote();
@@ -354,7 +388,7 @@ describe('conductor', () => {
       const record = conductor.record();
       const other = setupVote();
       other.conductor.resume(record);
-      expect(other.conductor.state.cues.audience.vote).toEqual({ id: 'route', tiles: ['a', 'b'] });
+      expect(other.conductor.state.cues.audience.vote).toEqual({ id: 'route', tiles: ['a', 'b'], counts: { b: 1 } });
       expect(other.conductor.vote({ tile: 'b', device: 'phone-0002' })).toMatchObject({ ok: false, error: { code: 'SC_ERR_ALREADY_VOTED' } });
       other.conductor.dispose();
       conductor.dispose();

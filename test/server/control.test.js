@@ -2,6 +2,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { tokenMatches } from '../../server/control.js';
 import { packageOf, smallModel } from '../helpers/fixtures.js';
+import { buildScoreModel } from '../../core/manifest.js';
 
 const TOKEN = 'right-token-123456';
 /** @type {Awaited<ReturnType<typeof buildApp>>[]} */
@@ -129,5 +130,47 @@ describe('control', () => {
     expect(tokenMatches(TOKEN, TOKEN)).toBe(true);
     expect(tokenMatches(`${TOKEN} `, TOKEN)).toBe(false);
     expect(tokenMatches(undefined, TOKEN)).toBe(false);
+  });
+});
+
+describe('presets from the console', () => {
+  async function buildWithPresets() {
+    const r = buildScoreModel({
+      id: 'p', title: 'P', bars: 2, meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+      cues: [{ at: 0, set: { text: 'Listen', background: '#000' } }, { at: 4, set: { text: 'Bar 2' } }],
+      presets: [{ id: 2, name: 'Calm', set: { text: 'Breathe', background: null } }],
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    const built = await buildApp({ score: packageOf(r.value), token: TOKEN });
+    apps.push(built);
+    return built;
+  }
+
+  it('lists the score\'s presets to the conductor only', async () => {
+    const { app } = await buildWithPresets();
+    expect((await app.inject({ url: '/api/presets' })).statusCode).toBe(401);
+    const res = await app.inject({ url: '/api/presets', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.json()).toEqual({ presets: [{ id: '2', name: 'Calm', set: { text: 'Breathe', background: null } }] });
+  });
+
+  it('fires a preset: every phone gets its change as one small patch, until a cue changes it again', async () => {
+    const { app, hub, conductor } = await buildWithPresets();
+    const seq = hub.seq;
+    const res = await control(app, 'preset', { id: 2 });
+    expect(res.statusCode).toBe(200);
+    expect(conductor.state.cues.audience).toEqual({ text: 'Breathe' });
+    expect(hub.seq).toBe(seq + 1);
+    conductor.seek(4);
+    expect(conductor.state.cues.audience).toEqual({ text: 'Bar 2', background: '#000' });
+  });
+
+  it('refuses a preset the score does not have, and a request without an id', async () => {
+    const { app, conductor } = await buildWithPresets();
+    const before = conductor.state;
+    const res = await control(app, 'preset', { id: 'nope' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'SC_ERR_BAD_CONTROL', message: expect.stringMatching(/preset "nope" is not in this score \(presets: 2\)/) });
+    expect((await control(app, 'preset', {})).json()).toMatchObject({ code: 'SC_ERR_BAD_CONTROL' });
+    expect(conductor.state).toBe(before);
   });
 });

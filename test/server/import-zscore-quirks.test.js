@@ -12,6 +12,7 @@ import { buildScoreModel } from '../../core/manifest.js';
 import { importZScore } from '../../server/import/zscore.js';
 import { readZScoreConfig } from '../../server/import/zscore-config.js';
 import { indentFlowContinuations } from '../../server/import/zscore-yaml.js';
+import { unknownKeys } from '../../server/manifest-schema.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURE = path.join(HERE, '../fixtures/zscore/rose');
@@ -39,6 +40,8 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(report.score.title).toBe('Mini Rose');
     expect(report.score.totalBeats).toBe(13);
     expect(buildScoreModel(manifest(out)).ok).toBe(true);
+    // and passes `scorecast check`, whose schema knows every key the importer writes
+    expect(unknownKeys(manifest(out))).toEqual([]);
   });
 
   it('reads CSVs with old-Mac CR line endings', async () => {
@@ -69,7 +72,9 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
   it('reads YAML with multi-line flow mappings as ZScore\'s reader (SnakeYAML) does', async () => {
     const { report } = await imported;
     expect(report.notes.some((n) => /^webscoreConfig\.yml: 11 lines inside multi-line flow mappings/.test(n))).toBe(true);
-    expect(report.notConverted.some((i) => i.source === 'audienceScoreConfig.yml line 3' && /config granulator, speechSynth/.test(i.what))).toBe(true);
+    // its load preset (-2) gives the phones their voice and granulator: read, not listed
+    expect(report.converted).toContainEqual(expect.objectContaining({ source: 'audienceScoreConfig.yml line 5', what: 'preset -2: config granulator' }));
+    expect(report.notConverted.some((i) => /^preset -2/.test(i.what))).toBe(false);
     // the values and line numbers are the ones written
     const config = readZScoreConfig(readFileSync(path.join(dir, 'webscoreConfig.yml'), 'utf8'), 'webscoreConfig.yml');
     expect(config.problems).toEqual([]);
@@ -116,7 +121,7 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
   it('turns the active rows and tile texts into the audience\'s tiles, and the page strategy into a page choice the votes decide', async () => {
     const { report } = await imported;
     const m = manifest(out);
-    expect(m.cues.filter((/** @type {any} */ c) => c.set?.tiles || c.vote)).toEqual([
+    expect(m.cues.filter((/** @type {any} */ c) => (c.set?.tiles || c.vote) && c.at < 5)).toEqual([
       // every tile on show from the start, keyed by id; a rose, since the page has the rose's shapes
       { at: 0, set: { layout: { rings: 1, slices: 2 }, tiles: { 't1-1': { state: 'dim', text: '' }, 't1-2': { state: 'dim', text: '' } } } },
       // setActiveRows([1]) on beat 0 (beat=-1 from beat 1): a small patch per tile
@@ -134,15 +139,49 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(report.converted.map((i) => i.what)).toEqual(expect.arrayContaining(['rndStrategy', 'pageRangeMapping', 'sce:beat=3:sce.setRndStrategy([1|1])']));
   });
 
+  it('shows which tile sounds, which sounds next and which sounded (playTiles, setPlayingNextTiles)', async () => {
+    const tiles = manifest(out).cues.filter((/** @type {any} */ c) => c.at > 0 && c.set?.tiles).map((/** @type {any} */ c) => [c.at, c.set.tiles]);
+    expect(tiles).toContainEqual([5, { 't1-1': { state: 'playing' }, 't1-2': { state: 'next' } }]);
+    expect(tiles).toContainEqual([9, { 't1-1': { state: 'played' }, 't1-2': { state: 'playing' } }]);
+    // each a patch of the tiles that changed, far under the 300 bytes a single tile's change may take
+    for (const [, t] of tiles) expect(JSON.stringify({ cues: { audience: { tiles: t } } }).length).toBeLessThan(300);
+  });
+
   it('makes the phones speak the tiles\' words with the load preset\'s voice', async () => {
     const { report } = await imported;
     expect(manifest(out).cues.filter((/** @type {any} */ c) => c.set?.speech)).toEqual([
       { at: 0, set: { speech: { enabled: false, volume: 1, rate: 0.7, lang: 'en-GB' } } },
       { at: 1, set: { speech: { enabled: true } } },
       { at: 1, set: { speech: { text: 'I want @TILE_TEXT@.' } } },
-      { at: 5, set: { speech: { volume: 0.5 } } },
+      // rampLinearSpeechParam('volume', 0.5, 4): from 1 to 0.5 over 4 s (q = 80), a step a beat
+      ...[[6, 0.906], [7, 0.813], [8, 0.719], [9, 0.625], [10, 0.531], [11, 0.5]].map(([at, volume]) => ({ at, set: { speech: { volume } } })),
     ]);
     expect(report.notConverted.some((i) => /SpeechSynth|SpeechText|SpeechParam/.test(i.what))).toBe(false);
+  });
+
+  it('gives the phones ZScore\'s granulator: the load preset\'s parameters, started and ramped on their beats', async () => {
+    const { report } = await imported;
+    const cues = manifest(out).cues.filter((/** @type {any} */ c) => c.set?.granulator);
+    expect(cues[0]).toMatchObject({ at: 0, set: { granulator: { src: null, play: null, gain: 0.1, config: { masterGainVal: 0.1, maxGrains: 16, envelope: { attackTime: 0.5, releaseTime: 0.5 } } } } });
+    expect(cues.slice(1)).toEqual([
+      { at: 5, set: { granulator: { gain: 0.2, glide: 10 } } },
+      { at: 5, set: { granulator: { play: 5 } } },
+      { at: 10, set: { granulator: { gain: 0.5, glide: 8000 } } },
+    ]);
+    expect(report.notConverted.some((i) => /Granulator|granulator/.test(i.what))).toBe(false);
+    expect(report.notes.some((n) => /sound file is not in ZScore's export/.test(n))).toBe(true);
+  });
+
+  it('takes the granulator\'s sound from --granulator-sound (the export has none) into the package', async () => {
+    const c = copyFixture();
+    const sound = path.join(c.root, 'Union Rose m1.mp3');
+    writeFileSync(sound, 'ID3 sound');
+    const { report } = await importZScore(c.dir, c.out, { granulatorSound: sound });
+    expect(readFileSync(path.join(c.out, 'audio/union-rose-m1.mp3'), 'utf8')).toBe('ID3 sound');
+    expect(manifest(c.out).cues.find((/** @type {any} */ x) => x.set?.granulator?.src)?.set.granulator.src).toBe('audio/union-rose-m1.mp3');
+    expect(report.notes.some((n) => /granulator plays audio\/union-rose-m1\.mp3/.test(n))).toBe(true);
+    await expect(importZScore(c.dir, path.join(c.root, 'other'), { granulatorSound: path.join(c.root, 'notes.txt') })).rejects.toThrow(/must be an audio file/);
+    rmSync(c.root, { recursive: true, force: true });
   });
 
   it('turns a scripted tempo ramp into tempo changes on the beats it spans', async () => {
@@ -153,6 +192,20 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(built.ok && built.value.map.tempoAt(12)).toBe(40);
     expect(report.notConverted.some((i) => /timedAction/.test(i.what))).toBe(false);
     expect(report.converted).toContainEqual(expect.objectContaining({ what: "sce:beat=1:sce.timedAction('tempo'| 40| 2)", result: expect.stringMatching(/from 80 to 40 over 2 beats from beat 9/) }));
+  });
+
+  it('turns max: lines into OSC cues on their beats, as ZScore addresses them (/zs/<target> cmd args)', async () => {
+    const { report } = await imported;
+    const m = manifest(out);
+    expect(m.osc).toEqual([
+      { at: 1, address: '/zs/b1', args: ['play'] },
+      { at: 3, address: '/zs/mcGroove.mcgHarmonics', args: ['send', 'int', 3] },
+    ]);
+    const built = buildScoreModel(m);
+    expect(built.ok && built.value.osc.map((c) => c.beat)).toEqual([1, 3]);
+    // a reset-only line is sent by ZScore only at a jump: listed with its reason
+    expect(report.notConverted).toContainEqual(expect.objectContaining({ what: 'max:beat=-1:reset=only:setFile|b1|UnionRose_b1.wav', reason: expect.stringMatching(/reset-only Max message/) }));
+    expect(report.notConverted.some((i) => /^max:beat=(1|3):/.test(i.what))).toBe(false);
   });
 
   it('lists ZScore\'s blank pages and INScore maps with their reasons', async () => {
@@ -191,6 +244,14 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
       // the rose: 64 tiles in 8 rings, keyed by id
       expect(m.cues[0].set.layout).toEqual({ rings: 8, slices: 8 });
       expect(Object.keys(m.cues[0].set.tiles)).toHaveLength(64);
+      // its electronics, sound, tile states and presets, all converted
+      expect(m.osc.length).toBeGreaterThan(200); // 241: every max: line once (the exporter writes each up to four times), reset-only ones apart
+      expect(m.osc[0]).toEqual({ at: 1, address: '/zs/b1', args: ['play'] });
+      expect(m.cues.filter((/** @type {any} */ c) => c.set?.granulator?.play !== undefined && c.set.granulator.play !== null)).toHaveLength(1);
+      expect(m.cues.some((/** @type {any} */ c) => Object.values(c.set?.tiles ?? {}).some((/** @type {any} */ x) => x?.state === 'played'))).toBe(true);
+      expect(m.presets.find((/** @type {any} */ p) => p.id === 0)).toEqual({ id: 0, name: 'ZScore preset 0', set: { text: 'get ready for\nUnion Rose\nperformance' } });
+      expect(report.notConverted.some((i) => /^max:(?!.*reset=only)/.test(i.what))).toBe(false);
+      expect(report.notConverted.some((i) => /Granulator|SpeechParam|playTiles|setPlayingNextTiles/.test(i.what))).toBe(false);
       // every page shown whole: no beat box is a strip at y = 100
       expect(readJson(out, 'beatmaps/violin1.json').beats.every((/** @type {{ y0: number, y1: number }} */ b) => b.y0 === 0 && b.y1 === 211)).toBe(true);
     } finally {

@@ -21,7 +21,7 @@ describe('unknown keys of score.yaml', () => {
 
   it('knows every key of every kind of cue', () => {
     const raw = { id: 'x', title: 'X', ...meter, cues: [{ bar: 1, set: { text: 'a' } }, { bar: 2, audio: 'a.mp3', view: 'audience' }, { at: 0, set: {}, lenght: 2 }] };
-    expect(unknownKeys(raw)).toEqual([{ field: 'cues[2].lenght', message: 'is not a key of score.yaml here; the keys here are at, bar, beat, view, set, audio, vote' }]);
+    expect(unknownKeys(raw)).toEqual([{ field: 'cues[2].lenght', message: 'is not a key of score.yaml here; the keys here are at, bar, beat, view, set, audio, stem, gain, vote' }]);
   });
 
   it('finds nothing in a valid manifest', () => {

@@ -98,6 +98,15 @@ describe('score package loader', () => {
     expect(s.files.get(s.assets[0].url)?.file).toBe(path.join(dir, 'a/b.wav'));
   });
 
+  it('serves the granulator\'s sound file like an audio cue\'s clip, its cue pointing at the served URL', async () => {
+    const dir = pkg(`${GOOD}  - { at: 1, set: { granulator: { src: audio/m1.mp3, play: 1 } } }\n`, { 'audio/m1.mp3': 'mp3!' });
+    const s = await loadScore(dir);
+    expect(s.assets).toEqual([expect.objectContaining({ path: 'audio/m1.mp3', preload: true, url: expect.stringMatching(/^\/scores\/ok\/[0-9a-f]{16}\/audio\/m1\.mp3$/) })]);
+    expect(s.model.cues.find((c) => c.beat === 1)?.set).toEqual({ granulator: { src: s.assets[0].url, play: 1 } });
+    const missing = await loadScore(pkg(`${GOOD}  - { at: 1, set: { granulator: { src: audio/none.mp3 } } }\n`)).catch((e) => e);
+    expect(missing.message).toMatch(/audio\/none\.mp3 does not exist in the package/);
+  });
+
   it('loads an image score: pages with their sizes and a CSV beat map checked against the score', async () => {
     const png = Buffer.alloc(33);
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png);

@@ -14,6 +14,7 @@ import { createPositionReadout } from '../position-readout.js';
 import { button, h, setText } from '../dom.js';
 import { renderAudience, renderCluster, renderScores, renderVotes } from './panels.js';
 import { renderPageChoices } from './pages-panel.js';
+import { renderPresets } from './presets-panel.js';
 
 /** @type {import('../transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast console] ${message}`, detail ?? '');
@@ -35,6 +36,7 @@ function consoleFor(api) {
     link: h('span', { id: 'link', 'data-state': 'connecting' }, 'connecting'),
     votes: h('div', { id: 'votes' }),
     pages: h('div', { id: 'page-choices' }),
+    presets: h('div', { id: 'presets' }),
     scores: h('div', { id: 'scores' }),
     audience: h('div', { id: 'audience' }),
     cluster: h('div', { id: 'cluster' }),
@@ -64,6 +66,7 @@ function consoleFor(api) {
       transport.buttons, seekForm, transport.tempoForm, transport.result),
     h('section', { class: 'panel', 'aria-label': 'Votes' }, h('h2', {}, 'Votes'), el.votes),
     h('section', { class: 'panel', 'aria-label': 'Pages chosen', hidden: '' }, h('h2', {}, 'Pages chosen'), el.pages),
+    h('section', { class: 'panel', 'aria-label': 'Presets', hidden: '' }, h('h2', {}, 'Presets'), el.presets),
     h('section', { class: 'panel', 'aria-label': 'Scores' }, h('h2', {}, 'Scores'), el.scores),
     h('section', { class: 'panel wide', 'aria-label': 'Audience' }, h('h2', {}, 'Audience'), el.audience),
     clusterPanel,
@@ -132,6 +135,15 @@ function consoleFor(api) {
     }
   };
   showScores();
+
+  // The score's presets (fetched again when another score's stream starts).
+  let presetsEpoch = /** @type {string | null} */ (null);
+  connection.on('state', (c) => {
+    if (c.epoch === presetsEpoch) return;
+    presetsEpoch = c.epoch;
+    api.presets().then((answer) => renderPresets(el.presets, answer, (id, name) => act(`Preset ${name}`, () => api.firePreset(id))))
+      .catch((err) => log('presets unavailable', err));
+  });
 
   // For browser tests, as on the other pages.
   Object.defineProperty(window, 'scorecast', {

@@ -1,0 +1,52 @@
+// OSC cues of a score package: messages sent over UDP on their beat to the electronics (ZScore's
+// `max:` lines, which drove its Max/MSP patch). `osc: [{ at: 12, address: /zs/b1, args: [play] }]`
+// in score.yaml; the server sends them only when started with `--osc HOST:PORT`
+// (server/osc-out.js). Checked here like every other part of an untrusted package.
+
+/**
+ * @typedef {object} OscCue
+ * @property {number} beat
+ * @property {string} address  an OSC 1.0 address pattern without wildcards, e.g. /zs/b1
+ * @property {(string | number)[]} args  whole numbers go out as int32, others as float32
+ */
+
+/** Printable ASCII without space and the characters OSC reserves for patterns (OSC 1.0). */
+const ADDRESS_RE = /^\/[^\s#*,?[\]{}\u0000-\u001f\u007f-\uffff]{0,200}$/;
+/** Arguments a message may carry, and the length of one string argument. */
+const MAX_ARGS = 32;
+const MAX_STRING = 256;
+
+/**
+ * Whether `a` is an OSC address scorecast will send: printable, no spaces, no wildcards.
+ * @param {unknown} a
+ */
+export function isOscAddress(a) {
+  return typeof a === 'string' && ADDRESS_RE.test(a);
+}
+
+/**
+ * Check the `osc` list of a manifest.
+ * @param {unknown} list
+ * @param {{ position: (pos: any, field: string) => number | null, problem: (field: string, message: string) => void }} ctx
+ *   position: the beat index of {at} or {bar, beat?} (with a problem when invalid)
+ * @returns {OscCue[]} sorted by beat, stable within a beat
+ */
+export function checkOscCues(list, { position, problem }) {
+  /** @type {OscCue[]} */
+  const out = [];
+  if (list === undefined) return out;
+  if (!Array.isArray(list)) { problem('osc', 'must be a list like [{at: 12, address: /zs/b1, args: [play]}]'); return out; }
+  list.forEach((c, i) => {
+    const f = `osc[${i}]`;
+    if (c === null || typeof c !== 'object' || Array.isArray(c)) { problem(f, 'must be a mapping like {at: 12, address: /zs/b1, args: [play]}'); return; }
+    if (!isOscAddress(c.address)) { problem(`${f}.address`, 'must be an OSC address: "/" then printable characters, no spaces or wildcards (*?[]{},#), e.g. /zs/b1'); return; }
+    const args = c.args ?? [];
+    if (!Array.isArray(args) || args.length > MAX_ARGS) { problem(`${f}.args`, `must be a list of at most ${MAX_ARGS} strings and numbers`); return; }
+    const bad = args.findIndex((a) => !((typeof a === 'string' && a.length <= MAX_STRING) || (typeof a === 'number' && Number.isFinite(a) && (!Number.isInteger(a) || (a >= -(2 ** 31) && a < 2 ** 31)))));
+    if (bad >= 0) { problem(`${f}.args[${bad}]`, `must be a string (at most ${MAX_STRING} characters) or a number (whole numbers within 32 bits)`); return; }
+    const beat = position(c, f);
+    if (beat === null) return;
+    out.push({ beat, address: c.address, args: [...args] });
+  });
+  return out.map((c, i) => ({ c, i })).sort((a, b) => a.c.beat - b.c.beat || a.i - b.i).map(({ c }) => c);
+}
