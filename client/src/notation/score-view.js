@@ -90,9 +90,14 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
 
   const keepInView = () => {
     if (!win) return;
+    // What stays on top of the score (the sticky bar and beat, and the musicians' strip in it)
+    // is the band's scroll margin: measured, as the header's height depends on what it shows.
+    const sticky = win.document.querySelector('.position');
+    if (sticky && win.getComputedStyle(sticky).position === 'sticky') {
+      band.style.scrollMarginTop = `${Math.ceil(sticky.getBoundingClientRect().height) + 8}px`;
+    }
     const r = band.getBoundingClientRect();
     const frame = box.parentElement?.getBoundingClientRect();
-    // What stays on top of the score (the sticky bar and beat) is the band's scroll margin.
     const covered = Number.parseFloat(win.getComputedStyle(band).scrollMarginTop) || 0;
     const top = Math.max(0, frame?.top ?? 0, covered);
     const bottom = Math.min(win.innerHeight, frame?.bottom ?? Infinity);
