@@ -32,10 +32,40 @@ function fmt(v) {
 }
 
 /**
- * @param {{ title: string, xLabel: string, yLabel: string, series: { name: string, points: [number, number][], color?: string, dash?: string, marker?: boolean, line?: boolean, axis?: 'right' }[],
- *   yLog?: boolean, width?: number, height?: number, hLines?: { y: number, label: string, color?: string }[],
- *   bands?: { x0: number, x1: number, label: string }[], vLines?: { x: number, label: string, color?: string }[],
- *   xMin?: number, xMax?: number, yMin?: number, yMax?: number, rightLabel?: string, rightMax?: number, xTicks?: number[] }} c
+ * One line of a chart: points as [x, y]; drawn against the right axis when `axis` says so.
+ * @typedef {object} Series
+ * @property {string} name
+ * @property {[number, number][]} points
+ * @property {string} [color]
+ * @property {string} [dash]
+ * @property {boolean} [marker]
+ * @property {boolean} [line]
+ * @property {'right'} [axis]
+ */
+
+/**
+ * @typedef {object} ChartOptions
+ * @property {string} title
+ * @property {string} xLabel
+ * @property {string} yLabel
+ * @property {Series[]} series
+ * @property {boolean} [yLog]
+ * @property {number} [width]
+ * @property {number} [height]
+ * @property {{ y: number, label: string, color?: string }[]} [hLines]
+ * @property {{ x0: number, x1: number, label: string }[]} [bands]
+ * @property {{ x: number, label: string, color?: string }[]} [vLines]
+ * @property {number} [xMin]
+ * @property {number} [xMax]
+ * @property {number} [yMin]
+ * @property {number} [yMax]
+ * @property {string} [rightLabel]
+ * @property {number} [rightMax]
+ * @property {number[]} [xTicks]
+ */
+
+/**
+ * @param {ChartOptions} c
  */
 export function lineChart(c) {
   const W = c.width ?? 560;
