@@ -117,8 +117,8 @@
  * @property {number} start          wall time it started
  * @property {number} [end]
  * @property {string} [plan]         what it did, in words
- * @property {number | null} [exitCode]
- * @property {Check[]} [checks]
+ * @property {number | null} exitCode
+ * @property {Check[]} checks
  * @property {string} [command]
  * @property {string} [json]
  * @property {number} [warmupEnd]    soak: end of the warm-up inside the run
@@ -127,7 +127,7 @@
 
 /**
  * The server a run was measured against.
- * @typedef {{ url?: string, pid?: number, command?: string, source?: string }} ServerRecord
+ * @typedef {{ url?: string, pid?: number | null, command?: string, source?: string }} ServerRecord
  */
 
 /**
@@ -135,7 +135,7 @@
  * @typedef {object} SamplingRecord
  * @property {number} [samples]
  * @property {number} [scrapeErrors]
- * @property {{ checks: number, offLoopbackOurs: number, everyMs?: number, offLoopbackOthers?: number }} [net]
+ * @property {{ checks: number, offLoopbackOurs: number, everyMs?: number, offLoopbackOthers?: number, oursSamples?: unknown[] }} [net]
  */
 
 /**
@@ -145,7 +145,9 @@
  * @property {number} users
  * @property {string} [kind]
  * @property {string} [startedAt]
- * @property {{ node?: string, artillery?: string, cpus?: number, memGiB?: number }} [host]
+ * @property {string} [qaCommand]  how it was run
+ * @property {boolean | null} [serverAlive]  whether the server was still running at the end
+ * @property {{ node?: string, artillery?: string | null, cpus?: number, memGiB?: number }} [host]
  * @property {ServerRecord} [server]
  * @property {{ measured?: RunRecord, warmup?: RunRecord }} [runs]
  * @property {SamplingRecord} [sampling]
@@ -156,7 +158,14 @@
 
 /**
  * campaign.json: the cases of a campaign, each in its own folder.
- * @typedef {{ command?: string, cases: { dir: string }[] }} CampaignRecord
+ * @typedef {object} CampaignRecord
+ * @property {string} [kind]
+ * @property {string} [command]
+ * @property {string} [startedAt]
+ * @property {string} [finishedAt]
+ * @property {number[]} [users]
+ * @property {string[]} [scenarios]
+ * @property {{ dir: string, scenario: string, users: number, passed: boolean, broken: string[] }[]} cases
  */
 
 /**
@@ -168,7 +177,13 @@
  * stress.json.
  * @typedef {object} StressRecord
  * @property {string} transport
+ * @property {string} [kind]
  * @property {string} [command]
+ * @property {number} [max]
+ * @property {number} [maxDurationS]
+ * @property {string} [startedAt]
+ * @property {string} [finishedAt]
+ * @property {number[]} [flaky]  steps that broke a budget once and passed when run again
  * @property {StepRecord[]} steps
  * @property {number} [breakingPoint]
  * @property {string[]} [breakingBudgets]
