@@ -26,8 +26,10 @@ export const SAVE_VERSION = 1;
  *   | { ok: false, missing: false, code: 'SC_ERR_SAVE_UNREADABLE', problem: string }} ReadResult
  */
 
-/** Every write names the score's version: computed once per model. */
-/** @type {WeakMap<import('../core/manifest.js').ScoreModel, string>} */
+/**
+ * Every write names the score's version: computed once per model.
+ * @type {WeakMap<import('../core/manifest.js').ScoreModel, string>}
+ */
 const fingerprints = new WeakMap();
 
 /** @param {string} text */

@@ -31,8 +31,10 @@ export function parseChecks(log) {
   return checks;
 }
 
-/** Artillery processes running now, so that an interrupted qa run can stop them (stopChildren). */
-/** @type {Set<import('node:child_process').ChildProcess>} */
+/**
+ * Artillery processes running now, so that an interrupted qa run can stop them (stopChildren).
+ * @type {Set<import('node:child_process').ChildProcess>}
+ */
 const running = new Set();
 
 /** Stop every Artillery process this qa run started (on SIGINT/SIGTERM). */

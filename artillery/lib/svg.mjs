@@ -22,8 +22,10 @@ function niceTicks(lo, hi, count = 5) {
   return ticks;
 }
 
-/** Trailing zeros of a decimal fraction only: "10.0" -> "10", "2.50" -> "2.5", "100" stays "100". */
-/** @param {string} s */
+/**
+ * Trailing zeros of a decimal fraction only: "10.0" -> "10", "2.50" -> "2.5", "100" stays "100".
+ * @param {string} s
+ */
 const trimZeros = (s) => (s.includes('.') ? s.replace(/\.?0+$/, '') : s);
 
 /** @param {number} v */

@@ -47,8 +47,14 @@ import { createSseParser } from '../../core/sse-parser.js';
  * YAML and payload, and set here) and its id.
  * @typedef {{ vars: Record<string, unknown>, _uid?: string | number }} VuContext
  */
-/** Artillery's events: counters and histograms are emitted on it. @typedef {import('node:events').EventEmitter} Events */
-/** @typedef {(err?: Error) => void} Next */
+/**
+ * Artillery's events: counters and histograms are emitted on it.
+ * @typedef {import('node:events').EventEmitter} Events
+ */
+/**
+ * Artillery's callback of a step function: an error fails the virtual user.
+ * @typedef {(err?: Error) => void} Next
+ */
 
 /**
  * The envelope fields a client reads (doc/protocol.md).
@@ -72,8 +78,10 @@ const traceFile = process.env.QA_TRACE_FILE;
 let bucket = new Map();
 /** @type {Record<string, number>} */
 const active = { ws: 0, sse: 0, poll: 0, page: 0 };
-/** Polling clients hold no connection: one is active while it polled in the last 2 s. */
-/** @type {Map<string | number | undefined, number>} */
+/**
+ * Polling clients hold no connection: one is active while it polled in the last 2 s.
+ * @type {Map<string | number | undefined, number>}
+ */
 const pollSeen = new Map();
 const loop = monitorEventLoopDelay({ resolution: 10 });
 /** @type {ReturnType<typeof setInterval> | null} */
@@ -119,8 +127,10 @@ function trace(name, value) {
   if (a) a.push(value); else bucket.set(name, [value]);
 }
 
-/** The soak's warm-up length (variable warmupMs): metrics after it are also kept as measured.<name>. */
-/** @type {number | null} */
+/**
+ * The soak's warm-up length (variable warmupMs): metrics after it are also kept as measured.<name>.
+ * @type {number | null}
+ */
 let warmupMs = null;
 
 /** @param {Events} ee @param {string} name @param {number} value */
@@ -142,7 +152,10 @@ function fail(code, message = code) {
   return err;
 }
 
-/** @param {unknown} err the code of an error from node:http, ws or fail() */
+/**
+ * The code of an error from node:http, ws or fail().
+ * @param {unknown} err
+ */
 const codeOf = (err) => /** @type {NodeJS.ErrnoException} */ (err).code;
 
 /**
@@ -153,12 +166,16 @@ const codeOf = (err) => /** @type {NodeJS.ErrnoException} */ (err).code;
 const num = (v, d) => (v === undefined || v === null || v === '' || Number.isNaN(Number(v)) ? d : Number(v));
 /** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-/** `lo`, or a whole number in lo..hi when hi is given (session lengths of the soak). */
-/** @param {number} lo @param {unknown} hi */
+/**
+ * `lo`, or a whole number in lo..hi when hi is given (session lengths of the soak).
+ * @param {number} lo @param {unknown} hi
+ */
 const between = (lo, hi) => (hi === undefined || hi === '' ? lo : lo + Math.floor(Math.random() * (num(hi, lo) - lo + 1)));
 
-/** Error codes that answer a tap (doc/protocol.md, "tap"), counted as taps.<name>. */
-/** @type {Record<string, string>} */
+/**
+ * Error codes that answer a tap (doc/protocol.md, "tap"), counted as taps.<name>.
+ * @type {Record<string, string>}
+ */
 const TAP_ANSWERS = { SC_ERR_NO_VOTE_WINDOW: 'no_vote_window', SC_ERR_UNKNOWN_TILE: 'unknown_tile', SC_ERR_ALREADY_VOTED: 'already_voted' };
 
 const HEAD = /^\{"type":"([a-z]+)"(?:,"epoch":"([A-Za-z0-9_-]*)")?(?:,"seq":(\d+))?,"t":([0-9.]+)/;
