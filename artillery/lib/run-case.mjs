@@ -123,7 +123,8 @@ export async function acquireServer({ target, root, dir, log }) {
   if (target) return { url: target.replace(/\/+$/, ''), pid: undefined, command: `(given) ${target}`, stop: async () => {}, source: 'external' };
   const server = await startServer({ root, logFile: path.join(dir, 'server.log'), log });
   log(`qa: server pid ${server.pid} on ${server.url} (${path.relative(process.cwd(), root) || '.'}, ${gitDescribe(root)})`);
-  return { ...server, source: gitDescribe(root) };
+  // Assigned, not spread: a spread would copy `exited` once (false) instead of its getter.
+  return Object.assign(server, { source: gitDescribe(root) });
 }
 
 /**
