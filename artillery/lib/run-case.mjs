@@ -178,8 +178,9 @@ export async function runCase({ scenario, users, root, dir, target, warmup = tru
   } finally {
     const s = await sampler.stop();
     record.sampling = s;
-    if (own) await server.stop();
+    // Before our own server is stopped: whether it lived through the run.
     record.serverAlive = server.exited === undefined ? null : !server.exited;
+    if (own) await server.stop();
   }
   const m = runs.measured;
   const broken = m ? m.checks.filter((c) => !c.ok && c.strict).map((c) => c.expression) : ['did not run'];
