@@ -41,7 +41,12 @@ import path from 'node:path';
 
 /** @typedef {{ campaigns: LoadedCampaign[], stresses: LoadedStress[], soaks: LoadedSoak[], cases: LoadedCase[] }} Found */
 
-/** @param {string} f @returns {any} a record of the type the caller names */
+/**
+ * A JSON file, taken to hold a record of the type the caller names.
+ * @template T
+ * @param {string} f
+ * @returns {T}
+ */
 const readJson = (f) => JSON.parse(readFileSync(f, 'utf8'));
 
 /**
