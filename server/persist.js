@@ -5,41 +5,28 @@
 // transport changes, seeks, jumps, new epochs and votes are written at once. The file carries
 // a format version and a sha256 of its payload: a truncated, edited or foreign file is refused
 // with the reason, kept aside for someone to look at, and the server starts fresh.
+//
+// This file is the policy: when to write (createSaver) and which save to take up at start
+// (startRefusal, switchedScore, attachPersistence). The format is server/save-format.js, the
+// file operations server/save-file.js; both are re-exported here for the server and its tests.
 
-import { createHash } from 'node:crypto';
-import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { errorValue } from '../core/errors.js';
-import { isRunning } from './pid.js';
 import { lockStateFile } from './state-lock.js';
-import { isObject } from '../core/values.js';
+import { encodeSave, saveMismatch, scoreFingerprint } from './save-format.js';
+import { keepAside, readSave, removeStaleTemps, writeFileAtomic } from './save-file.js';
 
-export const SAVE_FORMAT = 'scorecast-performance';
-export const SAVE_VERSION = 1;
+export { SAVE_FORMAT, SAVE_VERSION, decodeSave, encodeSave, saveMismatch, scoreFingerprint } from './save-format.js';
+export { keepAside, readSave, removeStaleTemps, writeFileAtomic } from './save-file.js';
+
+/** @typedef {import('./save-format.js').SavePayload} SavePayload */
+/** @typedef {import('./save-format.js').ReadResult} ReadResult */
+/** @typedef {import('./save-file.js').WriteOps} WriteOps */
+
 /** At most one coalesced write per interval (ms) while beats stream. */
 export const SAVE_INTERVAL_MS = 250;
-/** A save holds a position and one window's voters: far below this. Larger is not ours. */
-const MAX_SAVE_BYTES = 64 * 1024 * 1024;
-
-/**
- * @typedef {object} SavePayload
- * @property {number} savedAt   server wall time of the write (ms since the Unix epoch)
- * @property {string} epoch     the epoch that was playing
- * @property {number} seq
- * @property {{ id: string, title: string, dir: string | null, fingerprint: string }} score
- * @property {import('./conductor.js').PerformanceRecord} performance
- * @property {string | null} [start]  the resolved `--score` of the server that saved: the start
- *   the save belongs to (null or absent: not known, as in saves written before saves named their start, which
- *   are taken to belong to the score they hold)
- */
 
 /** @typedef {'SC_ERR_SAVE_UNREADABLE' | 'SC_ERR_SAVE_MISMATCH' | 'SC_ERR_SAVE_OTHER_START' | 'SC_ERR_SAVE_NOT_UNDER_WAY'} SaveRefusal */
-
-/**
- * @typedef {{ ok: true, payload: SavePayload }
- *   | { ok: false, missing: true }
- *   | { ok: false, missing: false, code: 'SC_ERR_SAVE_UNREADABLE', problem: string }} ReadResult
- */
 
 /**
  * What `GET /api/status` shows as `resume`.
@@ -57,89 +44,6 @@ const MAX_SAVE_BYTES = 64 * 1024 * 1024;
  * @property {string} [note]       why nothing was resumed, when that is no problem
  * @property {{ at: number | null, error?: string }} lastWrite
  */
-
-/** Every write names the score's version: computed once per model. */
-/** @type {WeakMap<import('../core/manifest.js').ScoreModel, string>} */
-const fingerprints = new WeakMap();
-
-/** @param {string} text */
-const sha256 = (text) => createHash('sha256').update(text).digest('hex');
-
-/**
- * Names one version of a score as far as a saved position is concerned: its beats in
- * performance order, its tempo and its vote windows. Cue contents are left out on purpose:
- * a typo fixed in a cue's text between a crash and the restart must not lose the place.
- * @param {import('../core/manifest.js').ScoreModel} model
- */
-export function scoreFingerprint(model) {
-  const known = fingerprints.get(model);
-  if (known !== undefined) return known;
-  const { map } = model;
-  const structure = {
-    bars: map.bars.map((b) => [b.bar, b.beats, b.firstBeatInBar, b.time]),
-    tempo: map.segments.map((s) => [s.beat, s.bpm]),
-    votes: model.votes.map((v) => [v.id, v.tiles, v.open, v.close, v.decides]),
-  };
-  const fingerprint = `${map.totalBeats}:${sha256(JSON.stringify(structure)).slice(0, 16)}`;
-  fingerprints.set(model, fingerprint);
-  return fingerprint;
-}
-
-/**
- * The file's text: a format name and version, the sha256 of the payload's JSON, the payload.
- * @param {SavePayload} payload
- */
-export function encodeSave(payload) {
-  const body = JSON.stringify(payload);
-  return `{"format":"${SAVE_FORMAT}","version":${SAVE_VERSION},"sha256":"${sha256(body)}","payload":${body}}\n`;
-}
-
-/**
- * Read a save's text. Never throws: a file that cannot be trusted is an error value with the
- * reason.
- * @param {string} text
- * @returns {ReadResult}
- */
-export function decodeSave(text) {
-  /** @param {string} problem @returns {ReadResult} */
-  const bad = (problem) => ({ ok: false, missing: false, code: 'SC_ERR_SAVE_UNREADABLE', problem });
-  /** @type {unknown} */
-  let file;
-  try {
-    file = JSON.parse(text);
-  } catch {
-    return bad(text.trim() === '' ? 'the file is empty (a write cut short?)' : 'the file is not valid JSON (truncated or partly written?)');
-  }
-  if (!isObject(file) || file.format !== SAVE_FORMAT) return bad(`not a scorecast performance save (no "format": "${SAVE_FORMAT}")`);
-  if (!Number.isInteger(file.version) || file.version < 1) return bad(`unknown format version ${JSON.stringify(file.version)}`);
-  if (file.version > SAVE_VERSION) return bad(`format version ${file.version} is newer than this server reads (${SAVE_VERSION}); a newer scorecast wrote it`);
-  if (!isObject(file.payload) || typeof file.sha256 !== 'string') return bad('the file has no payload or no sha256');
-  // Re-serializing gives back the exact text that was hashed: JSON.stringify wrote it, and a
-  // parse/stringify round trip of JSON.stringify's output is the identity.
-  if (sha256(JSON.stringify(file.payload)) !== file.sha256) return bad('the sha256 does not match the payload: the file was edited or partly written');
-  const p = file.payload;
-  if (!(typeof p.savedAt === 'number' && typeof p.epoch === 'string' && Number.isInteger(p.seq)
-    && isObject(p.score) && typeof p.score.id === 'string' && typeof p.score.fingerprint === 'string'
-    && isObject(p.performance))) {
-    return bad('the payload lacks savedAt, epoch, seq, score {id, fingerprint} or performance');
-  }
-  return { ok: true, payload: /** @type {SavePayload} */ (p) };
-}
-
-/**
- * Why a valid save cannot be resumed with `model`, or null when it can.
- * @param {SavePayload} payload
- * @param {import('../core/manifest.js').ScoreModel} model
- */
-export function saveMismatch(payload, model) {
-  const { score } = payload;
-  const where = typeof score.dir === 'string' ? ` (${score.dir})` : '';
-  if (score.id !== model.id) return `the save is for score "${score.id}"${where}; this server plays "${model.id}"`;
-  if (score.fingerprint !== scoreFingerprint(model)) {
-    return `the save is for another version of "${model.id}": its bars, tempo or vote windows have changed since it was saved`;
-  }
-  return null;
-}
 
 /**
  * The start a save belongs to: the resolved `--score` of the server that wrote it. Saves written
@@ -207,108 +111,6 @@ export function startRefusal(payload, { start, loadedDir, switchProblem = null }
     code: 'SC_ERR_SAVE_MISMATCH',
     problem: `the console had switched to ${playing}, which cannot be loaded now${switchProblem ? `: ${switchProblem}` : ''}; --score ${start} plays`,
   };
-}
-
-/**
- * @typedef {Pick<typeof fsp, 'open' | 'rename' | 'unlink' | 'mkdir'>} WriteOps
- */
-
-let tmpCounter = 0;
-
-/**
- * Replace `file` with `text` so that a reader (or a restart after a crash at any moment) sees
- * either the old file or the new one, never a mix: write a temp file beside it, sync it, rename.
- * @param {string} file
- * @param {string} text
- * @param {WriteOps} [ops]  injected by tests to make a step fail
- */
-export async function writeFileAtomic(file, text, ops = fsp) {
-  await ops.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}-${++tmpCounter}.tmp`;
-  try {
-    const handle = await ops.open(tmp, 'w');
-    try {
-      await handle.writeFile(text);
-      // In the thread pool, not on the event loop: the beat timers do not wait for the disk.
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await ops.rename(tmp, file);
-  } catch (err) {
-    await ops.unlink(tmp).catch(() => {});
-    throw err;
-  }
-}
-
-/**
- * Remove temp files a writer left beside `file` when it was killed mid-write (SIGKILL, power
- * loss): `performance.json.<pid>-<n>.tmp` of a process no longer running. Those of a running
- * process (a server sharing the file by mistake) are left alone.
- * @param {string} file
- * @returns {Promise<string[]>} the names removed
- */
-export async function removeStaleTemps(file) {
-  const dir = path.dirname(file);
-  const prefix = `${path.basename(file)}.`;
-  /** @type {string[]} */
-  let names;
-  try {
-    names = await fsp.readdir(dir);
-  } catch {
-    return [];
-  }
-  /** @type {string[]} */
-  const removed = [];
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const m = /^(\d{1,10})-\d{1,15}\.tmp$/.exec(name.slice(prefix.length));
-    if (!m || Number(m[1]) === process.pid || isRunning(Number(m[1]))) continue;
-    try {
-      await fsp.unlink(path.join(dir, name));
-      removed.push(name);
-    } catch {
-      // Gone already, or not ours to remove: nothing to do.
-    }
-  }
-  return removed;
-}
-
-/**
- * @param {string} file
- * @returns {Promise<ReadResult>}
- */
-export async function readSave(file) {
-  /** @param {string} problem @returns {ReadResult} */
-  const bad = (problem) => ({ ok: false, missing: false, code: 'SC_ERR_SAVE_UNREADABLE', problem });
-  try {
-    const info = await fsp.stat(file);
-    if (!info.isFile()) return bad('it is not a file');
-    if (info.size > MAX_SAVE_BYTES) return bad(`it is ${info.size} bytes, more than a save can be (${MAX_SAVE_BYTES})`);
-    return decodeSave(await fsp.readFile(file, 'utf8'));
-  } catch (err) {
-    const e = /** @type {NodeJS.ErrnoException} */ (err);
-    if (e.code === 'ENOENT') return { ok: false, missing: true };
-    return bad(`it cannot be read: ${e.code ?? e.message}`);
-  }
-}
-
-/**
- * Move a refused save out of the way, so that the next write does not overwrite it before
- * someone has looked: `performance.json.bad-2025-11-22T10-15-03.123Z`.
- * @param {string} file
- * @param {number} wall  the time to name it by
- * @returns {Promise<string>} the new name
- */
-export async function keepAside(file, wall) {
-  const base = `${file}.bad-${new Date(wall).toISOString().replace(/:/g, '-')}`;
-  for (let n = 0; ; n++) {
-    const target = n === 0 ? base : `${base}-${n}`;
-    const taken = await fsp.stat(target).then(() => true, () => false);
-    if (taken && n < 100) continue;
-    await fsp.rename(file, target);
-    return target;
-  }
 }
 
 /**

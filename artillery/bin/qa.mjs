@@ -50,16 +50,24 @@ const { values: opt } = parseArgs({
   strict: true,
 });
 
+/** @param {string} s */
 const log = (s) => process.stdout.write(`${s}\n`);
 const stamp = () => new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 
-/** "90s", "30m", "1h", "1500ms" or seconds -> seconds. */
+/**
+ * "90s", "30m", "1h", "1500ms" or seconds -> seconds.
+ * @param {string | undefined} text
+ * @param {number} dflt
+ * @returns {number}
+ */
 function seconds(text, dflt) {
   if (text === undefined) return dflt;
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
   if (!m) throw new Error(`bad duration "${text}" (e.g. 90s, 30m, 1h)`);
   const n = Number(m[1]);
-  return { ms: n / 1000, s: n, m: n * 60, h: n * 3600, undefined: n }[m[2]];
+  /** @type {Record<string, number>} */
+  const scale = { ms: n / 1000, s: n, m: n * 60, h: n * 3600, undefined: n };
+  return scale[String(m[2])];
 }
 
 /** The server under test: --target (explicit; non-loopback allowed with a warning), else ours. */
@@ -76,12 +84,14 @@ function targetOption() {
 
 const serverRoot = () => path.resolve(opt['server-root'] ?? REPO_ROOT);
 
+/** @param {string} kind */
 function outDir(kind) {
   const dir = path.resolve(opt.out ?? path.join(OUT_DIR, `${kind}-${stamp()}`));
   mkdirSync(dir, { recursive: true });
   return dir;
 }
 
+/** @param {string | undefined} text @param {string} dflt */
 function usersList(text, dflt) {
   const list = (text ?? dflt).split(',').map((s) => Number(s.trim()));
   if (list.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--users must be whole numbers, got "${text}"`);
@@ -91,7 +101,7 @@ function usersList(text, dflt) {
 // ---------------------------------------------------------------- commands
 
 async function cmdRun() {
-  const scenario = opt.scenario;
+  const scenario = opt.scenario ?? '';
   if (!SCENARIOS.includes(scenario)) throw new Error(`--scenario must be one of ${SCENARIOS.join(', ')}`);
   ensureInstalled({ log });
   const users = usersList(opt.users, '100')[0];
@@ -110,6 +120,7 @@ async function cmdCampaign() {
   const dir = outDir('campaign');
   const target = targetOption();
   log(`qa campaign: ${scenarios.join(', ')} at ${users.join(', ')} users -> ${dir}`);
+  /** @type {import('../lib/records.mjs').CampaignRecord} */
   const index = { kind: 'campaign', startedAt: new Date().toISOString(), users, scenarios, command: `node artillery/bin/qa.mjs ${argv.join(' ')}`, cases: [] };
   for (const n of users) {
     for (const scenario of scenarios) {
@@ -129,7 +140,7 @@ async function cmdCampaign() {
 }
 
 async function cmdStress() {
-  const transport = opt.transport;
+  const transport = opt.transport ?? '';
   if (!['ws', 'sse', 'poll'].includes(transport)) throw new Error('--transport must be ws, sse or poll');
   ensureInstalled({ log });
   const max = Number(opt.max ?? 3000);
@@ -142,6 +153,7 @@ async function cmdStress() {
   const t0 = Date.now();
   log(`qa stress: ${transport}, steps ${steps.join(', ')} (stop at the first broken budget, at ${max} users or after ${maxS} s) -> ${dir}`);
   const server = await acquireServer({ target, root: serverRoot(), dir, log });
+  /** @type {import('../lib/records.mjs').StressRecord} */
   const result = { kind: 'stress', transport, max, maxDurationS: maxS, steps: [], command: `node artillery/bin/qa.mjs ${argv.join(' ')}`, startedAt: new Date().toISOString() };
   let stepMs = 45_000;
   try {
@@ -177,7 +189,7 @@ async function cmdStress() {
   result.finishedAt = new Date().toISOString();
   writeFileSync(path.join(dir, 'stress.json'), `${JSON.stringify(result, null, 2)}\n`);
   if (result.flaky) log(`qa stress ${transport}: borderline at ${result.flaky.join(', ')} users: a budget broke once, the confirming run passed`);
-  log(`\nqa stress ${transport}: ${result.breakingPoint ? `breaking point ${result.breakingPoint} users (${result.breakingBudgets.join('; ')}); last good ${result.lastGood ?? 'none'}` : result.stopped}`);
+  log(`\nqa stress ${transport}: ${result.breakingPoint ? `breaking point ${result.breakingPoint} users (${(result.breakingBudgets ?? []).join('; ')}); last good ${result.lastGood ?? 'none'}` : result.stopped}`);
   if (!opt['no-report']) report([dir], dir);
   const failBelow = opt['fail-below'] ? Number(opt['fail-below']) : 0;
   if (failBelow && result.breakingPoint && result.breakingPoint <= failBelow) {
@@ -205,6 +217,7 @@ async function cmdSoak() {
   // the last sessions end after the arrivals stop (left out of the RSS comparison).
   const switcher = setTimeout(() => sampler.setPhase('measured'), warmupS * 1000 + 2500);
   const drainer = setTimeout(() => sampler.setPhase('drain'), durationS * 1000 + 2500);
+  /** @type {import('../lib/run-case.mjs').ArtilleryRun} */
   let r;
   try {
     r = await runArtillery({
@@ -221,8 +234,9 @@ async function cmdSoak() {
     await server.stop();
   }
   const rss = soakRss(path.join(dir, 'samples.jsonl'));
+  /** @type {import('../lib/records.mjs').ArtilleryPeriod} */
   const a = JSON.parse(readFileSync(path.join(dir, 'measured.json'), 'utf8')).aggregate;
-  const failedVusers = a.counters['vusers.failed'] ?? 0;
+  const failedVusers = (a.counters ?? {})['vusers.failed'] ?? 0;
   const broken = r.checks.filter((c) => !c.ok && c.strict).map((c) => c.expression);
   if (r.exitCode !== 0 && broken.length === 0) broken.push(`artillery exited ${r.exitCode}`);
   if (rss.growthPct === null) broken.push('RSS could not be sampled');
@@ -243,8 +257,10 @@ async function cmdSoak() {
   return rec.passed ? 0 : 1;
 }
 
+/** @param {number | null | undefined} b */
 const fmtMB = (b) => (b ? `${(b / 2 ** 20).toFixed(1)} MB` : '?');
 
+/** @param {string[]} inputs @param {string} [dflt] */
 function report(inputs, dflt) {
   const out = path.resolve(opt.out && command === 'report' ? opt.out : dflt ?? path.join(OUT_DIR, 'report'));
   const files = writeReport(inputs, out);
@@ -267,6 +283,7 @@ function latestResults() {
   if (!existsSync(OUT_DIR)) return [];
   const dirs = readdirSync(OUT_DIR).sort();
   const pick = [];
+  /** @param {RegExp} re */
   const newest = (re) => dirs.filter((d) => re.test(d)).at(-1);
   for (const re of [/^campaign-/, /^stress-ws-/, /^stress-sse-/, /^stress-poll-/, /^soak-/]) {
     const d = newest(re);
@@ -277,7 +294,7 @@ function latestResults() {
 
 async function cmdSmoke() {
   const { smoke } = await import('../lib/smoke.mjs');
-  return smoke({ root: serverRoot(), target: targetOption(), log, keep: !!opt.out, out: opt.out });
+  return smoke({ root: serverRoot(), target: targetOption(), log, out: opt.out });
 }
 
 // ---------------------------------------------------------------- main

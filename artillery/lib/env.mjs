@@ -59,7 +59,10 @@ export function ensureInstalled({ log = console.log } = {}) {
   return { installed: true, version: installedArtillery() };
 }
 
-/** The commit of a git checkout (and whether its tree has changes), for the record. */
+/**
+ * The commit of a git checkout (and whether its tree has changes), for the record.
+ * @param {string} dir
+ */
 export function gitDescribe(dir) {
   const rev = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir, encoding: 'utf8' });
   if (rev.status !== 0) {
@@ -70,10 +73,14 @@ export function gitDescribe(dir) {
   return `${rev.stdout.trim()}${dirty.stdout.trim() ? ' (with uncommitted changes in server/core/client/scores)' : ''}`;
 }
 
-/** A loopback host: 127.0.0.0/8, ::1, localhost. */
+/**
+ * A loopback host: 127.0.0.0/8, ::1, localhost.
+ * @param {string} host
+ */
 export function isLoopbackHost(host) {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(h);
 }
 
+/** @param {number} ms @returns {Promise<void>} */
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

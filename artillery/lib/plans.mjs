@@ -14,7 +14,10 @@ export const PAGE_WINDOW_MS = 10_000;
 /** Deterministic random numbers, so a plan can be repeated. */
 const rng = seededRandom;
 
-/** Groups of 1..5 clients, exactly `clients` in all, each starting at a random moment. */
+/**
+ * Groups of 1..5 clients, exactly `clients` in all, each starting at a random moment.
+ * @param {number} clients @param {number} windowMs @param {number} [seed]
+ */
 export function pageGroups(clients, windowMs, seed = 2019) {
   const r = rng(seed + clients);
   const rows = [];
@@ -32,7 +35,7 @@ export function pageGroups(clients, windowMs, seed = 2019) {
  * @param {string} scenario
  * @param {number} users
  * @param {{ warmup?: boolean, payloadFile?: string, rampS?: number }} [opts]
- * @returns {{ overrides: object, describe: string }}
+ * @returns {{ overrides: { config: Record<string, unknown> }, describe: string }}
  */
 export function plan(scenario, users, { warmup = false, payloadFile, rampS = RAMP_S } = {}) {
   const ramp = warmup ? 5 : rampS;
@@ -79,6 +82,7 @@ export function plan(scenario, users, { warmup = false, payloadFile, rampS = RAM
 /**
  * The soak's held mixed load: sessions of about a minute (random length), a steady arrival rate
  * that keeps about `users` clients connected.
+ * @param {number} users @param {number} durationS @param {number} warmupS
  */
 export function soakPlan(users, durationS, warmupS) {
   const meanSessionS = 60;

@@ -13,7 +13,11 @@ import { startServer } from './server.mjs';
 import { createSampler } from './sampler.mjs';
 import { plan } from './plans.mjs';
 
-/** Parse the `ensure` verdicts Artillery prints after "Checks:". */
+/**
+ * Parse the `ensure` verdicts Artillery prints after "Checks:".
+ * @param {string} log
+ * @returns {import('./records.mjs').Check[]}
+ */
 export function parseChecks(log) {
   const i = log.lastIndexOf('\nChecks:');
   if (i < 0) return [];
@@ -28,11 +32,9 @@ export function parseChecks(log) {
 }
 
 /**
- * Run Artillery once. Resolves with its exit code and the checks it printed.
- * @param {{ scenarioFile: string, target: string, overrides: object, outJson: string, logFile: string,
- *   traceFile?: string, onSpawn?: (pid: number) => void, maxMs?: number, echo?: boolean }} o
+ * Artillery processes running now, so that an interrupted qa run can stop them (stopChildren).
+ * @type {Set<import('node:child_process').ChildProcess>}
  */
-/** Artillery processes running now, so that an interrupted qa run can stop them (stopChildren). */
 const running = new Set();
 
 /** Stop every Artillery process this qa run started (on SIGINT/SIGTERM). */
@@ -40,6 +42,23 @@ export function stopChildren() {
   for (const child of running) child.kill('SIGTERM');
 }
 
+/**
+ * One Artillery run's outcome.
+ * @typedef {object} ArtilleryRun
+ * @property {number} exitCode
+ * @property {NodeJS.Signals | null} signal
+ * @property {import('./records.mjs').Check[]} checks
+ * @property {number} ms
+ * @property {string} command
+ * @property {number | undefined} pid
+ */
+
+/**
+ * Run Artillery once. Resolves with its exit code and the checks it printed.
+ * @param {{ scenarioFile: string, target: string, overrides: object, outJson: string, logFile: string,
+ *   traceFile?: string, onSpawn?: (pid: number) => void, maxMs?: number, echo?: boolean }} o
+ * @returns {Promise<ArtilleryRun>}
+ */
 export function runArtillery({ scenarioFile, target, overrides, outJson, logFile, traceFile, onSpawn, maxMs = 3 * 3600_000, echo = false }) {
   const args = [ARTILLERY_BIN, 'run', scenarioFile, '--target', target, '--overrides', JSON.stringify(overrides), '--output', outJson];
   const command = `ARTILLERY_DISABLE_TELEMETRY=true artillery run ${path.relative(QA_DIR, scenarioFile)} --target ${target} --overrides '${JSON.stringify(overrides)}' --output ${path.relative(QA_DIR, outJson)}`;
@@ -52,9 +71,10 @@ export function runArtillery({ scenarioFile, target, overrides, outJson, logFile
     onSpawn?.(/** @type {number} */ (child.pid));
     const log = createWriteStream(logFile);
     let text = '';
+    /** @param {Buffer | string} d */
     const take = (d) => { log.write(d); text += d; if (text.length > 2e6) text = text.slice(-1e6); if (echo) process.stdout.write(d); };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
+    child.stdout?.on('data', take);
+    child.stderr?.on('data', take);
     const killer = setTimeout(() => { take(`\nqa: artillery ran longer than ${maxMs} ms: killed\n`); child.kill('SIGKILL'); }, maxMs);
     child.on('close', (code, signal) => {
       running.delete(child);
@@ -65,9 +85,13 @@ export function runArtillery({ scenarioFile, target, overrides, outJson, logFile
   });
 }
 
-/** A one-line summary of an Artillery report for the terminal. */
+/**
+ * A one-line summary of an Artillery report for the terminal.
+ * @param {string} jsonFile
+ */
 export function oneLine(jsonFile) {
   try {
+    /** @type {import('./records.mjs').ArtilleryReport} */
     const { aggregate: a } = JSON.parse(readFileSync(jsonFile, 'utf8'));
     const c = a.counters || {};
     const s = a.summaries || {};
@@ -86,20 +110,28 @@ export function oneLine(jsonFile) {
 }
 
 /**
+ * The server a run measures: started here (with its pid), or given by --target.
+ * @typedef {{ url: string, pid: number | undefined, command: string, source: string, stop: () => Promise<void>, exited?: boolean }} AcquiredServer
+ */
+
+/**
  * Start the server unless a target is given. Returns the target URL and a stop function.
  * @param {{ target?: string, root: string, dir: string, log: (s: string) => void }} o
+ * @returns {Promise<AcquiredServer>}
  */
 export async function acquireServer({ target, root, dir, log }) {
   if (target) return { url: target.replace(/\/+$/, ''), pid: undefined, command: `(given) ${target}`, stop: async () => {}, source: 'external' };
   const server = await startServer({ root, logFile: path.join(dir, 'server.log'), log });
   log(`qa: server pid ${server.pid} on ${server.url} (${path.relative(process.cwd(), root) || '.'}, ${gitDescribe(root)})`);
-  return { ...server, source: gitDescribe(root) };
+  // Assigned, not spread: a spread would copy `exited` once (false) instead of its getter.
+  return Object.assign(server, { source: gitDescribe(root) });
 }
 
 /**
  * @param {{ scenario: string, users: number, root: string, dir: string, target?: string,
- *   warmup?: boolean, server?: Awaited<ReturnType<typeof acquireServer>>, log?: (s: string) => void,
+ *   warmup?: boolean, server?: AcquiredServer, log?: (s: string) => void,
  *   ensureOverride?: object, argv?: string[] }} o
+ * @returns {Promise<import('./records.mjs').CaseRecord & { broken: string[] }>}
  */
 export async function runCase({ scenario, users, root, dir, target, warmup = true, server, log = console.log, ensureOverride, argv }) {
   mkdirSync(dir, { recursive: true });
@@ -108,12 +140,14 @@ export async function runCase({ scenario, users, root, dir, target, warmup = tru
   const sampler = createSampler({ metricsUrl: `${server.url}/metrics`, serverPid: server.pid, file: path.join(dir, 'samples.jsonl') });
   sampler.start();
   const scenarioFile = path.join(SCENARIO_DIR, `${scenario}.yml`);
+  /** @type {Omit<import('./records.mjs').CaseRecord, 'passed'> & { passed?: boolean }} */
   const record = {
     kind: 'case', scenario, users, startedAt: new Date().toISOString(),
     host: { cpus: os.cpus().length, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, artillery: installedArtillery() },
     server: { url: server.url, pid: server.pid ?? null, command: server.command, source: server.source },
     qaCommand: argv ? `node artillery/bin/qa.mjs ${argv.join(' ')}` : undefined,
   };
+  /** @type {{ measured?: import('./records.mjs').RunRecord, warmup?: import('./records.mjs').RunRecord }} */
   const runs = {};
   try {
     if (warmup) {
@@ -144,23 +178,23 @@ export async function runCase({ scenario, users, root, dir, target, warmup = tru
   } finally {
     const s = await sampler.stop();
     record.sampling = s;
-    if (own) await server.stop();
+    // Before our own server is stopped: whether it lived through the run.
     record.serverAlive = server.exited === undefined ? null : !server.exited;
+    if (own) await server.stop();
   }
   const m = runs.measured;
   const broken = m ? m.checks.filter((c) => !c.ok && c.strict).map((c) => c.expression) : ['did not run'];
-  record.runs = runs;
-  record.passed = !!m && m.exitCode === 0 && broken.length === 0 && (m.checks.length > 0);
-  record.broken = broken;
-  if (m && m.exitCode !== 0 && broken.length === 0) record.broken.push(`artillery exited ${m.exitCode}`);
-  record.loopbackOnly = s_ok(record.sampling);
-  writeFileSync(path.join(dir, 'case.json'), `${JSON.stringify(record, null, 2)}\n`);
+  const passed = !!m && m.exitCode === 0 && broken.length === 0 && (m.checks.length > 0);
+  if (m && m.exitCode !== 0 && broken.length === 0) broken.push(`artillery exited ${m.exitCode}`);
+  const done = { ...record, runs, passed, broken, loopbackOnly: s_ok(record.sampling) };
+  writeFileSync(path.join(dir, 'case.json'), `${JSON.stringify(done, null, 2)}\n`);
   const summary = existsSync(path.join(dir, 'measured.json')) ? oneLine(path.join(dir, 'measured.json')) : '(no report)';
-  log(`  measured ${scenario} ${users} users: ${summary} -> ${record.passed ? 'budgets ok' : `BUDGET BROKEN: ${record.broken.join('; ')}`}`);
-  if (!record.loopbackOnly) log(`  WARNING: sockets of the server or load generator with a non-loopback peer: ${JSON.stringify(record.sampling.net.oursSamples)}`);
-  return record;
+  log(`  measured ${scenario} ${users} users: ${summary} -> ${done.passed ? 'budgets ok' : `BUDGET BROKEN: ${done.broken.join('; ')}`}`);
+  if (!done.loopbackOnly) log(`  WARNING: sockets of the server or load generator with a non-loopback peer: ${JSON.stringify(done.sampling?.net?.oursSamples)}`);
+  return done;
 }
 
+/** @param {import('./records.mjs').SamplingRecord | undefined} sampling */
 function s_ok(sampling) {
   return sampling?.net?.offLoopbackOurs === 0;
 }

@@ -6,7 +6,11 @@
 import { createWriteStream, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { cpuCount, cpuMs, machineMs, rssBytes, threadCount } from '../../bench/proc-stats.js';
 
-/** CPU time (user + system, all threads), RSS and threads of a process, from /proc. */
+/**
+ * CPU time (user + system, all threads), RSS and threads of a process, from /proc.
+ * @param {number} pid
+ * @returns {import('./records.mjs').ProcSample | null} null when the process is gone
+ */
 export function procStats(pid) {
   const cpu = cpuMs(pid);
   if (Number.isNaN(cpu)) return null;
@@ -15,14 +19,23 @@ export function procStats(pid) {
   return { cpuMs: cpu, rss: Number.isNaN(rss) ? null : rss, threads: Number.isNaN(threads) ? null : threads };
 }
 
-/** Busy and total CPU time of the machine, all cores (ms); softirq apart (on loopback much of TCP's work runs there, charged to no process). */
+/**
+ * Busy and total CPU time of the machine, all cores (ms); softirq apart (on loopback much of TCP's work runs there, charged to no process).
+ * @returns {import('./records.mjs').MachineSample}
+ */
 export function machineStats() {
   const { busyMs, totalMs, softirqMs } = machineMs();
   return { busyMs, totalMs, softirqMs, cores: cpuCount() };
 }
 
-/** Bytes and packets sent and received on every interface but loopback (machine-wide). */
+/** @typedef {{ rxBytes: number, rxPackets: number, txBytes: number, txPackets: number }} InterfaceCounts */
+
+/**
+ * Bytes and packets sent and received on every interface but loopback (machine-wide).
+ * @returns {Record<string, InterfaceCounts>}
+ */
 export function externalInterfaces() {
+  /** @type {Record<string, InterfaceCounts>} */
   const out = {};
   for (const line of readFileSync('/proc/net/dev', 'utf8').split('\n').slice(2)) {
     const m = /^\s*([^:]+):\s*(.*)$/.exec(line);
@@ -35,13 +48,16 @@ export function externalInterfaces() {
 
 // ---------------------------------------------------------------- sockets off loopback
 
+/** @param {string} h */
 function hexToIPv4(h) {
   const n = parseInt(h, 16);
   return [n & 255, (n >>> 8) & 255, (n >>> 16) & 255, n >>> 24].join('.');
 }
 
+/** @param {string} h */
 function hexToIPv6(h) {
   // Four 32-bit words, each little-endian.
+  /** @type {number[]} */
   let bytes = [];
   for (let w = 0; w < 4; w++) {
     const word = h.slice(w * 8, w * 8 + 8);
@@ -53,6 +69,7 @@ function hexToIPv6(h) {
   return groups.join(':').replace(/(^|:)0(:0)+(:|$)/, '::');
 }
 
+/** @param {string} ip */
 const isLocalOrUnset = (ip) => ip === '0.0.0.0' || ip === '::' || ip === '::1' || ip === '0:0:0:0:0:0:0:1'
   || /^127\./.test(ip) || /^::ffff:127\./.test(ip) || /^::ffff:0\.0\.0\.0$/.test(ip);
 
@@ -85,8 +102,12 @@ export function offLoopbackSockets() {
   return found;
 }
 
-/** Socket inodes a process holds (its fds that are sockets). */
+/**
+ * Socket inodes a process holds (its fds that are sockets).
+ * @param {number} pid
+ */
 function socketInodes(pid) {
+  /** @type {Set<string>} */
   const set = new Set();
   try {
     for (const fd of readdirSync(`/proc/${pid}/fd`)) {
@@ -101,8 +122,13 @@ function socketInodes(pid) {
 
 // ---------------------------------------------------------------- /metrics
 
-/** The values we keep from the server's Prometheus text. */
+/**
+ * The values we keep from the server's Prometheus text.
+ * @param {string} text
+ * @returns {import('./records.mjs').ServerMetrics}
+ */
 export function parseMetrics(text) {
+  /** @type {import('./records.mjs').ServerMetrics} */
   const m = { clients: {}, messages: {}, bytes: {}, dropped: 0 };
   for (const line of text.split('\n')) {
     if (!line || line[0] === '#') continue;
@@ -110,7 +136,8 @@ export function parseMetrics(text) {
     const key = line.slice(0, sp);
     const value = Number(line.slice(sp + 1));
     const name = key.replace(/\{.*$/, '');
-    const transport = /transport="([^"]+)"/.exec(key)?.[1];
+    // A series without a transport label lands under the key "undefined".
+    const transport = String(/transport="([^"]+)"/.exec(key)?.[1]);
     switch (name) {
       case 'process_cpu_seconds_total': m.cpuS = value; break;
       case 'process_resident_memory_bytes': m.rss = value; break;
@@ -144,9 +171,11 @@ export function createSampler({ metricsUrl, serverPid, file, intervalMs = 1000, 
   let phase = 'idle';
   /** @type {number | undefined} */
   let loadgenPid;
-  let timer = null;
+  /** @type {ReturnType<typeof setInterval> | undefined} */
+  let timer;
   let lastNet = 0;
   let busy = false;
+  /** @type {{ checks: number, ours: ({ ts: number } & ReturnType<typeof offLoopbackSockets>[number])[], others: number, otherSamples: { ts: number, proto: string, remote: string }[] }} */
   const net = { checks: 0, ours: [], others: 0, otherSamples: [] };
   const ifaceStart = externalInterfaces();
   let samples = 0;
@@ -156,6 +185,7 @@ export function createSampler({ metricsUrl, serverPid, file, intervalMs = 1000, 
     if (busy) return; // a scrape still waiting on a saturated server: skip, do not pile up
     busy = true;
     const ts = Date.now();
+    /** @type {import('./records.mjs').Sample} */
     const rec = { ts, phase };
     try {
       const t0 = performance.now();
@@ -185,11 +215,12 @@ export function createSampler({ metricsUrl, serverPid, file, intervalMs = 1000, 
     }
   }
 
+  /** @param {import('./records.mjs').Sample} rec */
   function checkNet(rec) {
     const off = offLoopbackSockets();
     net.checks++;
     if (off.length === 0) return;
-    const pids = [serverPid, loadgenPid, process.pid].filter(Boolean);
+    const pids = [serverPid, loadgenPid, process.pid].flatMap((p) => (p ? [p] : []));
     const ours = new Set();
     for (const pid of pids) for (const i of socketInodes(pid)) ours.add(i);
     for (const s of off) {
@@ -205,7 +236,9 @@ export function createSampler({ metricsUrl, serverPid, file, intervalMs = 1000, 
 
   return {
     start() { timer = setInterval(sample, intervalMs); sample(); },
+    /** @param {string} p */
     setPhase(p) { phase = p; },
+    /** @param {number | undefined} pid */
     setLoadgen(pid) { loadgenPid = pid; },
     async sampleNow() { await sample(); },
     async stop() {
@@ -214,6 +247,7 @@ export function createSampler({ metricsUrl, serverPid, file, intervalMs = 1000, 
       await sample();
       await new Promise((r) => out.end(r));
       const ifaceEnd = externalInterfaces();
+      /** @type {Record<string, { txPackets: number, txBytes: number, rxPackets: number }>} */
       const iface = {};
       for (const [name, a] of Object.entries(ifaceEnd)) {
         const b = ifaceStart[name] || { txBytes: 0, txPackets: 0, rxBytes: 0, rxPackets: 0 };

@@ -9,7 +9,16 @@ import { childEnv } from './env.mjs';
 
 const START_TIMEOUT_MS = 30_000;
 
-/** The built client and the seed profile's generated audio must exist: `npm run build` makes them. */
+/**
+ * The server under test, started here.
+ * @typedef {{ pid: number, port: number, url: string, command: string, readonly exited: boolean, stop: () => Promise<void> }} StartedServer
+ */
+
+/**
+ * The built client and the seed profile's generated audio must exist: `npm run build` makes them.
+ * @param {string} root
+ * @param {{ log?: (s: string) => void }} [options]
+ */
 export function ensureBuilt(root, { log = console.log } = {}) {
   const need = [
     path.join(root, 'dist', 'client', 'index.html'),
@@ -25,7 +34,7 @@ export function ensureBuilt(root, { log = console.log } = {}) {
 
 /**
  * @param {{ root: string, score?: string, logFile?: string, log?: (s: string) => void }} options
- * @returns {Promise<{ pid: number, port: number, url: string, command: string, stop: () => Promise<void> }>}
+ * @returns {Promise<StartedServer>}
  */
 export async function startServer({ root, score = 'scores/seed-profile', logFile, log = console.log }) {
   ensureBuilt(root, { log });
@@ -39,20 +48,23 @@ export async function startServer({ root, score = 'scores/seed-profile', logFile
   });
   const out = logFile ? createWriteStream(logFile) : null;
   let tail = '';
+  /** @param {Buffer} d */
   const keep = (d) => { out?.write(d); tail = (tail + d).slice(-4000); };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
 
+  /** @type {number} */
   const port = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`server did not start in ${START_TIMEOUT_MS} ms:\n${tail}`)); }, START_TIMEOUT_MS);
-    child.on('message', (m) => {
-      if (m && m.type === 'listening') { clearTimeout(timer); resolve(m.port); }
+    child.on('message', (msg) => {
+      const m = /** @type {{ type?: string, port?: number } | null} */ (/** @type {unknown} */ (msg));
+      if (m && m.type === 'listening') { clearTimeout(timer); resolve(/** @type {number} */ (m.port)); }
     });
     child.on('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? signal}) before listening:\n${tail}`)); });
   });
   child.removeAllListeners('exit');
   let exited = false;
-  const exitPromise = new Promise((r) => child.on('exit', () => { exited = true; r(); }));
+  const exitPromise = new Promise((/** @type {(v?: unknown) => void} */ r) => child.on('exit', () => { exited = true; r(); }));
   return {
     pid: /** @type {number} */ (child.pid),
     port,

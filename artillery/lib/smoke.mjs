@@ -40,6 +40,7 @@ export async function smoke({ root, target, log, out }) {
   const server = await acquireServer({ target, root, dir, log });
   const sampler = createSampler({ metricsUrl: `${server.url}/metrics`, serverPid: server.pid, file: path.join(dir, 'samples.jsonl') });
   sampler.start();
+  /** @type {{ name: string, ok: boolean, exitCode?: number, checks?: import('./records.mjs').Check[] }[]} */
   const results = [];
   try {
     for (const c of CASES) {
@@ -65,6 +66,7 @@ export async function smoke({ root, target, log, out }) {
     copyFileSync(path.join(dir, 'ws.json'), path.join(caseDir, 'measured.json'));
     copyFileSync(path.join(dir, 'samples.jsonl'), path.join(caseDir, 'samples.jsonl'));
     const ws = results.find((r) => r.name === 'ws');
+    if (!ws) throw new Error('the ws case did not run');
     writeFileSync(path.join(caseDir, 'case.json'), JSON.stringify({
       kind: 'case', scenario: 'ws', users: USERS, server: { url: server.url, command: server.command, source: server.source },
       runs: { measured: { users: USERS, plan: 'smoke', exitCode: ws.exitCode, checks: ws.checks, start: t0, end: Date.now() } },

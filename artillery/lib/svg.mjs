@@ -1,5 +1,6 @@
 // Small SVG line charts, drawn here so the report needs nothing from a CDN.
 
+/** @param {unknown} s */
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A white outline behind a label drawn over the plot, so that lines crossing it do not hide it. */
@@ -7,7 +8,10 @@ const HALO = ' stroke="#fff" stroke-width="3" stroke-linejoin="round" paint-orde
 
 export const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
 
-/** Round tick values: 1, 2, 5 x 10^k. */
+/**
+ * Round tick values: 1, 2, 5 x 10^k.
+ * @param {number} lo @param {number} hi @param {number} [count]
+ */
 function niceTicks(lo, hi, count = 5) {
   if (!(hi > lo)) hi = lo + 1;
   const raw = (hi - lo) / count;
@@ -18,9 +22,13 @@ function niceTicks(lo, hi, count = 5) {
   return ticks;
 }
 
-/** Trailing zeros of a decimal fraction only: "10.0" -> "10", "2.50" -> "2.5", "100" stays "100". */
+/**
+ * Trailing zeros of a decimal fraction only: "10.0" -> "10", "2.50" -> "2.5", "100" stays "100".
+ * @param {string} s
+ */
 const trimZeros = (s) => (s.includes('.') ? s.replace(/\.?0+$/, '') : s);
 
+/** @param {number} v */
 function fmt(v) {
   if (v === 0) return '0';
   const a = Math.abs(v);
@@ -32,10 +40,40 @@ function fmt(v) {
 }
 
 /**
- * @param {{ title: string, xLabel: string, yLabel: string, series: { name: string, points: [number, number][], color?: string, dash?: string, marker?: boolean, line?: boolean, axis?: 'right' }[],
- *   yLog?: boolean, width?: number, height?: number, hLines?: { y: number, label: string, color?: string }[],
- *   bands?: { x0: number, x1: number, label: string }[], vLines?: { x: number, label: string, color?: string }[],
- *   xMin?: number, xMax?: number, yMin?: number, yMax?: number, rightLabel?: string, rightMax?: number, xTicks?: number[] }} c
+ * One line of a chart: points as [x, y]; drawn against the right axis when `axis` says so.
+ * @typedef {object} Series
+ * @property {string} name
+ * @property {[number, number][]} points
+ * @property {string} [color]
+ * @property {string} [dash]
+ * @property {boolean} [marker]
+ * @property {boolean} [line]
+ * @property {'right'} [axis]
+ */
+
+/**
+ * @typedef {object} ChartOptions
+ * @property {string} title
+ * @property {string} xLabel
+ * @property {string} yLabel
+ * @property {Series[]} series
+ * @property {boolean} [yLog]
+ * @property {number} [width]
+ * @property {number} [height]
+ * @property {{ y: number, label: string, color?: string }[]} [hLines]
+ * @property {{ x0: number, x1: number, label: string }[]} [bands]
+ * @property {{ x: number, label: string, color?: string }[]} [vLines]
+ * @property {number} [xMin]
+ * @property {number} [xMax]
+ * @property {number} [yMin]
+ * @property {number} [yMax]
+ * @property {string} [rightLabel]
+ * @property {number} [rightMax]
+ * @property {number[]} [xTicks]
+ */
+
+/**
+ * @param {ChartOptions} c
  */
 export function lineChart(c) {
   const W = c.width ?? 560;
@@ -68,9 +106,13 @@ export function lineChart(c) {
   let x1 = c.xMax ?? Math.max(...xs);
   if (x1 === x0) x1 = x0 + 1;
   for (const h of c.hLines ?? []) ys.push(h.y);
+  /** @type {number} */
   let y0;
+  /** @type {number} */
   let y1;
+  /** @type {(v: number) => number} */
   let yPos;
+  /** @type {number[]} */
   let yTicks;
   if (c.yLog) {
     const lo = Math.max(1e-3, c.yMin ?? Math.min(...ys));
@@ -85,9 +127,10 @@ export function lineChart(c) {
     y1 = c.yMax ?? Math.max(...ys) * 1.08;
     if (!(y1 > y0)) y1 = y0 + 1;
     yTicks = niceTicks(y0, y1);
-    y1 = Math.max(y1, yTicks.at(-1));
+    y1 = Math.max(y1, yTicks[yTicks.length - 1]);
     yPos = (v) => M.t + ph - ((v - y0) / (y1 - y0)) * ph;
   }
+  /** @param {number} v */
   const xPos = (v) => M.l + ((v - x0) / (x1 - x0)) * pw;
   // bands (warm-up etc.)
   for (const b of c.bands ?? []) {
@@ -133,13 +176,14 @@ export function lineChart(c) {
     labels.push(`<text x="${x}" y="${M.t + 10}" dx="3" fill="${v.color ?? '#b00'}"${HALO}>${esc(v.label)}</text>`);
   }
   // right axis (e.g. clients)
+  /** @type {((v: number) => number) | null} */
   let rPos = null;
   if (right.length) {
     const rv = right.flatMap((s) => s.points.map((p) => p[1])).filter(Number.isFinite);
     const rMax = c.rightMax ?? Math.max(1, ...rv) * 1.08;
     const rt = niceTicks(0, rMax, 4);
-    const rTop = Math.max(rMax, rt.at(-1));
-    rPos = (v) => M.t + ph - (v / rTop) * ph;
+    const rTop = Math.max(rMax, rt[rt.length - 1]);
+    rPos = (/** @type {number} */ v) => M.t + ph - (v / rTop) * ph;
     for (const t of rt) out.push(`<text x="${M.l + pw + 6}" y="${rPos(t).toFixed(1)}" dy="3.5" fill="#666">${fmt(t)}</text>`);
     out.push(`<line x1="${M.l + pw}" x2="${M.l + pw}" y1="${M.t}" y2="${M.t + ph}" stroke="#999"/>`);
     out.push(`<text transform="translate(${W - 10} ${M.t + ph / 2}) rotate(90)" text-anchor="middle" fill="#666">${esc(c.rightLabel)}</text>`);
@@ -147,7 +191,7 @@ export function lineChart(c) {
   // series
   c.series.forEach((s, i) => {
     const color = s.color ?? COLORS[i % COLORS.length];
-    const pos = s.axis === 'right' ? rPos : yPos;
+    const pos = s.axis === 'right' && rPos ? rPos : yPos;
     const pts = s.points.filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]) && (!c.yLog || s.axis === 'right' || p[1] > 0));
     if (pts.length === 0) return;
     const d = pts.map((p, j) => `${j ? 'L' : 'M'}${xPos(p[0]).toFixed(1)} ${pos(p[1]).toFixed(1)}`).join('');

@@ -42,9 +42,28 @@ import WebSocket from 'ws';
 import { quantileSorted } from '../../core/stats.js';
 import { createSseParser } from '../../core/sse-parser.js';
 
+/**
+ * What Artillery gives a processor function: the virtual user's variables (from the scenario's
+ * YAML and payload, and set here) and its id.
+ * @typedef {{ vars: Record<string, unknown>, _uid?: string | number }} VuContext
+ */
+/**
+ * Artillery's events: counters and histograms are emitted on it.
+ * @typedef {import('node:events').EventEmitter} Events
+ */
+/**
+ * Artillery's callback of a step function: an error fails the virtual user.
+ * @typedef {(err?: Error) => void} Next
+ */
+
+/**
+ * The envelope fields a client reads (doc/protocol.md).
+ * @typedef {{ type: string, epoch?: string, seq?: number, t: number, code?: string }} Envelope
+ */
+
 const wall = () => performance.timeOrigin + performance.now();
 /** When the first live client of this worker started: the start of the ramp. */
-let firstStart;
+let firstStart = NaN;
 const BEAT_MS = 750; // seed profile: 80 bpm
 const PAGE_TIMEOUT_MS = Number(process.env.QA_PAGE_TIMEOUT_MS || 60_000);
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -59,13 +78,18 @@ const traceFile = process.env.QA_TRACE_FILE;
 let bucket = new Map();
 /** @type {Record<string, number>} */
 const active = { ws: 0, sse: 0, poll: 0, page: 0 };
-/** Polling clients hold no connection: one is active while it polled in the last 2 s. */
+/**
+ * Polling clients hold no connection: one is active while it polled in the last 2 s.
+ * @type {Map<string | number | undefined, number>}
+ */
 const pollSeen = new Map();
 const loop = monitorEventLoopDelay({ resolution: 10 });
+/** @type {ReturnType<typeof setInterval> | null} */
 let traceTimer = null;
 
+/** @param {VuContext} context */
 function startTrace(context) {
-  firstStart ??= wall();
+  if (Number.isNaN(firstStart)) firstStart = wall();
   if (warmupMs === null && context?.vars?.warmupMs !== undefined) warmupMs = num(context.vars.warmupMs, null);
   if (traceTimer || !traceFile) return;
   loop.enable();
@@ -74,10 +98,11 @@ function startTrace(context) {
 }
 
 function flushTrace() {
+  /** @type {Record<string, import('../lib/records.mjs').TraceMetric>} */
   const metrics = {};
   for (const [name, values] of bucket) {
     values.sort((a, b) => a - b);
-    const q = (p) => quantileSorted(values, p);
+    const q = (/** @type {number} */ p) => quantileSorted(values, p);
     metrics[name] = {
       n: values.length, mean: values.reduce((a, b) => a + b, 0) / values.length,
       p50: q(0.5), p95: q(0.95), p99: q(0.99), max: values[values.length - 1],
@@ -92,19 +117,23 @@ function flushTrace() {
     loopMaxMs: loop.max / 1e6, loopP99Ms: loop.percentile(99) / 1e6, metrics,
   };
   loop.reset();
-  try { appendFileSync(traceFile, `${JSON.stringify(line)}\n`); } catch { /* the report does without */ }
+  try { if (traceFile) appendFileSync(traceFile, `${JSON.stringify(line)}\n`); } catch { /* the report does without */ }
 }
 
+/** @param {string} name @param {number} value */
 function trace(name, value) {
   if (!traceFile) return;
   const a = bucket.get(name);
   if (a) a.push(value); else bucket.set(name, [value]);
 }
 
-/** The soak's warm-up length (variable warmupMs): metrics after it are also kept as measured.<name>. */
+/**
+ * The soak's warm-up length (variable warmupMs): metrics after it are also kept as measured.<name>.
+ * @type {number | null}
+ */
 let warmupMs = null;
 
-/** @param {any} ee */
+/** @param {Events} ee @param {string} name @param {number} value */
 function histogram(ee, name, value) {
   ee.emit('histogram', name, value);
   if (warmupMs !== null && wall() >= firstStart + warmupMs) ee.emit('histogram', `measured.${name}`, value);
@@ -113,19 +142,40 @@ function histogram(ee, name, value) {
 
 // ---------------------------------------------------------------- helpers
 
-/** An error whose code Artillery reports as errors.<code>. */
+/**
+ * An error whose code Artillery reports as errors.<code>.
+ * @param {string} code @param {string} [message]
+ */
 function fail(code, message = code) {
-  const err = new Error(message);
-  /** @type {any} */ (err).code = code;
+  const err = /** @type {NodeJS.ErrnoException} */ (new Error(message));
+  err.code = code;
   return err;
 }
 
+/**
+ * The code of an error from node:http, ws or fail().
+ * @param {unknown} err
+ */
+const codeOf = (err) => /** @type {NodeJS.ErrnoException} */ (err).code;
+
+/**
+ * @template D
+ * @param {unknown} v @param {D} d
+ * @returns {number | D}
+ */
 const num = (v, d) => (v === undefined || v === null || v === '' || Number.isNaN(Number(v)) ? d : Number(v));
+/** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-/** `lo`, or a whole number in lo..hi when hi is given (session lengths of the soak). */
+/**
+ * `lo`, or a whole number in lo..hi when hi is given (session lengths of the soak).
+ * @param {number} lo @param {unknown} hi
+ */
 const between = (lo, hi) => (hi === undefined || hi === '' ? lo : lo + Math.floor(Math.random() * (num(hi, lo) - lo + 1)));
 
-/** Error codes that answer a tap (doc/protocol.md, "tap"), counted as taps.<name>. */
+/**
+ * Error codes that answer a tap (doc/protocol.md, "tap"), counted as taps.<name>.
+ * @type {Record<string, string>}
+ */
 const TAP_ANSWERS = { SC_ERR_NO_VOTE_WINDOW: 'no_vote_window', SC_ERR_UNKNOWN_TILE: 'unknown_tile', SC_ERR_ALREADY_VOTED: 'already_voted' };
 
 const HEAD = /^\{"type":"([a-z]+)"(?:,"epoch":"([A-Za-z0-9_-]*)")?(?:,"seq":(\d+))?,"t":([0-9.]+)/;
@@ -134,6 +184,7 @@ const HEAD = /^\{"type":"([a-z]+)"(?:,"epoch":"([A-Za-z0-9_-]*)")?(?:,"seq":(\d+
  * The envelope fields a client needs, without parsing an 18 KB patch it would not use: the
  * server writes type, epoch, seq, t first (core/protocol.js). Small messages are parsed whole.
  * @param {string} text
+ * @returns {Envelope}
  */
 function envelope(text) {
   if (text.length <= SMALL) {
@@ -150,6 +201,10 @@ function envelope(text) {
  * push latency for every delta, counts the rest. Calls `done()` after `beats` deltas.
  */
 class Listener {
+  /**
+   * @param {'ws' | 'sse'} kind @param {Events} ee
+   * @param {{ beats: number, countFrom: number, onDelta?: (n: number) => void, done: () => void, failed: (err: unknown) => void }} o
+   */
   constructor(kind, ee, { beats, countFrom, onDelta, done, failed }) {
     this.kind = kind;
     this.ee = ee;
@@ -157,12 +212,16 @@ class Listener {
     this.countFrom = countFrom;
     this.deltas = 0;
     this.counted = 0;
+    /** @type {string | null | undefined} */
     this.epoch = null;
+    /** @type {number | undefined} */
     this.seq = -1;
     this.onDelta = onDelta;
     this.done = done;
     this.failed = failed;
     this.lastHeard = wall();
+    /** @type {(() => void) | undefined} set by a transport that can send taps */
+    this.tap = undefined;
   }
 
   /** @param {string} text */
@@ -180,11 +239,11 @@ class Listener {
         break;
       case 'snapshot':
         // The first state, or "latest state wins" after this client fell behind.
-        ee.emit('counter', this.seq >= 0 ? `${kind}.resyncs` : `${kind}.snapshots`, 1);
+        ee.emit('counter', (this.seq ?? -1) >= 0 ? `${kind}.resyncs` : `${kind}.snapshots`, 1);
         this.epoch = m.epoch; this.seq = m.seq;
         break;
       case 'delta': {
-        if (this.seq >= 0 && (m.epoch !== this.epoch || m.seq !== this.seq + 1)) {
+        if (this.seq !== undefined && this.seq >= 0 && (m.epoch !== this.epoch || m.seq !== this.seq + 1)) {
           this.failed(fail(`${kind}_seq_gap`, `${kind}: delta ${m.epoch}:${m.seq} after ${this.epoch}:${this.seq}`));
           return;
         }
@@ -209,7 +268,7 @@ class Listener {
       case 'error':
         // Answers to taps are outcomes of voting, not failures: no window open (the seed profile
         // has none), a tile the window does not offer, or this device already voted in it.
-        if (TAP_ANSWERS[m.code]) ee.emit('counter', `taps.${TAP_ANSWERS[m.code]}`, 1);
+        if (TAP_ANSWERS[String(m.code)]) ee.emit('counter', `taps.${TAP_ANSWERS[String(m.code)]}`, 1);
         else this.failed(fail(`${kind}_error_${m.code}`));
         break;
       case 'pong':
@@ -222,6 +281,8 @@ class Listener {
 
 /**
  * Run one live client to its end. `open(listener)` connects and returns a close function.
+ * @param {'ws' | 'sse'} kind @param {VuContext} context @param {Events} ee
+ * @param {(listener: Listener, settle: (err?: unknown) => void) => () => void} open
  * @returns {Promise<void>}
  */
 function listen(kind, context, ee, open) {
@@ -236,6 +297,7 @@ function listen(kind, context, ee, open) {
     let settled = false;
     /** @type {() => void} */
     let close = () => {};
+    /** @param {unknown} [err] */
     const settle = (err) => {
       if (settled) return;
       settled = true;
@@ -258,6 +320,7 @@ function listen(kind, context, ee, open) {
     });
     // Stalled: nothing heard for STALL_MS, or the whole session far longer than its beats.
     const deadline = Math.max(started, countFrom) + CONNECT_TIMEOUT_MS + beats * BEAT_MS + STALL_MS;
+    /** @type {ReturnType<typeof setInterval>} */
     const watchdog = setInterval(() => {
       const now = wall();
       if (now - listener.lastHeard > STALL_MS || now > deadline) settle(fail(`${kind}_stalled`));
@@ -270,11 +333,15 @@ function listen(kind, context, ee, open) {
   });
 }
 
-/** Base URL of the target, http(s). */
+/**
+ * Base URL of the target, http(s).
+ * @param {VuContext} context
+ */
 const targetOf = (context) => String(context.vars.target).replace(/\/+$/, '');
 
 // ---------------------------------------------------------------- WebSocket
 
+/** @param {VuContext} context @param {Events} ee */
 export async function wsListen(context, ee) {
   return listen('ws', context, ee, (listener, settle) => {
     const url = `${targetOf(context).replace(/^http/, 'ws')}/live`;
@@ -292,7 +359,7 @@ export async function wsListen(context, ee) {
       listener.receive(data.toString());
     });
     ws.on('unexpected-response', (req, res) => settle(fail(`ws_http_${res.statusCode}`)));
-    ws.on('error', (err) => settle(fail(`ws_${/** @type {any} */ (err).code || 'error'}`, err.message)));
+    ws.on('error', (err) => settle(fail(`ws_${codeOf(err) || 'error'}`, err.message)));
     ws.on('close', (code) => settle(fail(`ws_closed_${code}`)));
     // Settled by now: later 'close'/'error' events find settle() a no-op.
     return () => { ws.close(1000); setTimeout(() => ws.terminate(), 2000).unref(); };
@@ -301,6 +368,7 @@ export async function wsListen(context, ee) {
 
 // ---------------------------------------------------------------- SSE
 
+/** @param {VuContext} context @param {Events} ee */
 export async function sseListen(context, ee) {
   return listen('sse', context, ee, (listener, settle) => {
     const base = targetOf(context);
@@ -315,10 +383,10 @@ export async function sseListen(context, ee) {
       // Comments (": hb"), id: and retry: lines carry no envelope.
       res.on('data', createSseParser((event) => listener.receive(event.data)));
       res.on('end', () => settle(fail('sse_ended')));
-      res.on('error', (err) => settle(fail(`sse_${/** @type {any} */ (err).code || 'error'}`)));
+      res.on('error', (err) => settle(fail(`sse_${codeOf(err) || 'error'}`)));
     });
     req.on('timeout', () => req.destroy(fail('sse_connect_timeout')));
-    req.on('error', (err) => settle(fail(/** @type {any} */ (err).code?.startsWith('sse_') ? /** @type {any} */ (err).code : `sse_${/** @type {any} */ (err).code || 'error'}`)));
+    req.on('error', (err) => { const code = codeOf(err); settle(fail(code?.startsWith('sse_') ? code : `sse_${code || 'error'}`)); });
     return () => { req.destroy(); };
   });
 }
@@ -327,30 +395,33 @@ export async function sseListen(context, ee) {
 
 /**
  * GET one resource, drain it, check status and length. Resolves to its text when `text`.
+ * @param {typeof http | typeof https} lib @param {http.Agent} agent @param {string} url @param {boolean} text
  * @returns {Promise<{ bytes: number, body: string }>}
  */
 function fetchResource(lib, agent, url, text) {
   return new Promise((resolve, reject) => {
     const req = lib.get(url, { agent, timeout: PAGE_TIMEOUT_MS }, (res) => {
+      /** @type {Buffer[]} */
       const chunks = [];
       let bytes = 0;
-      res.on('data', (c) => { bytes += c.length; if (text) chunks.push(c); });
+      res.on('data', (/** @type {Buffer} */ c) => { bytes += c.length; if (text) chunks.push(c); });
       res.on('end', () => {
         if (res.statusCode !== 200) { reject(fail(`page_http_${res.statusCode}`, `${url}: ${res.statusCode}`)); return; }
         const expected = Number(res.headers['content-length']);
         if (Number.isFinite(expected) && expected !== bytes) { reject(fail('page_truncated', `${url}: ${bytes} of ${expected} bytes`)); return; }
         resolve({ bytes, body: text ? Buffer.concat(chunks).toString('utf8') : '' });
       });
-      res.on('error', (err) => reject(fail(`page_${/** @type {any} */ (err).code || 'error'}`)));
+      res.on('error', (err) => reject(fail(`page_${codeOf(err) || 'error'}`)));
     });
     req.on('timeout', () => req.destroy(fail('page_timeout', `${url}: no answer in ${PAGE_TIMEOUT_MS} ms`)));
-    req.on('error', (err) => reject(/** @type {any} */ (err).code?.startsWith('page_') ? err : fail(`page_${/** @type {any} */ (err).code || 'error'}`, err.message)));
+    req.on('error', (err) => reject(codeOf(err)?.startsWith('page_') ? err : fail(`page_${codeOf(err) || 'error'}`, err.message)));
   });
 }
 
 /**
  * One client loads the audience page like a browser: the HTML, then the JS and CSS it references
  * and /api/score in parallel, then every preload asset /api/score lists. Returns the time in ms.
+ * @param {string} base @param {Events} ee
  */
 async function pageLoadOnce(base, ee) {
   const lib = base.startsWith('https') ? https : http;
@@ -358,6 +429,7 @@ async function pageLoadOnce(base, ee) {
   const t0 = wall();
   let requests = 0;
   let bytes = 0;
+  /** @param {string} path @param {boolean} [text] */
   const get = async (path, text = false) => {
     const r = await fetchResource(lib, agent, `${base}${path}`, text);
     requests++;
@@ -369,6 +441,7 @@ async function pageLoadOnce(base, ee) {
     const refs = [...new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]))];
     if (refs.length === 0) throw fail('page_no_assets', 'the page references no /assets/ (is the client built?)');
     const [scoreText] = await Promise.all([get('/api/score', true), ...refs.map((r) => get(r))]);
+    /** @type {{ assets?: { url: string, preload?: boolean }[] }} */
     const score = JSON.parse(scoreText);
     const preload = (score.assets || []).filter((a) => a.preload).map((a) => a.url);
     await Promise.all(preload.map((u) => get(u)));
@@ -380,6 +453,7 @@ async function pageLoadOnce(base, ee) {
   }
 }
 
+/** @param {VuContext} context @param {Events} ee */
 async function pageLoad(context, ee) {
   startTrace(context);
   active.page++;
@@ -397,13 +471,19 @@ async function pageLoad(context, ee) {
   }
 }
 
-/** A client that loads the page (step of the polling and mixed scenarios). */
+/**
+ * A client that loads the page (step of the polling and mixed scenarios).
+ * @param {VuContext} context @param {Events} ee
+ */
 export async function loadPage(context, ee) {
   if (String(context.vars.page) === 'false') return;
   await pageLoad(context, ee);
 }
 
-/** A group of `size` clients (1..5) loading the page together after `delayMs` (page scenario). */
+/**
+ * A group of `size` clients (1..5) loading the page together after `delayMs` (page scenario).
+ * @param {VuContext} context @param {Events} ee
+ */
 export async function pageGroup(context, ee) {
   const size = Math.max(1, num(context.vars.size, 1));
   await sleep(num(context.vars.delayMs, 0));
@@ -414,7 +494,10 @@ export async function pageGroup(context, ee) {
 
 // ---------------------------------------------------------------- polling
 
-/** Start of a polling client: it holds no state yet. */
+/**
+ * Start of a polling client: it holds no state yet.
+ * @param {VuContext} context @param {Events} ee @param {Next} next
+ */
 export function pollInit(context, ee, next) {
   startTrace(context);
   context.vars.epoch = '';
@@ -425,13 +508,21 @@ export function pollInit(context, ee, next) {
   next();
 }
 
-/** End of a polling client. */
+/**
+ * End of a polling client.
+ * @param {VuContext} context @param {Events} ee @param {Next} next
+ */
 export function pollDone(context, ee, next) {
   pollSeen.delete(context._uid);
   next();
 }
 
-/** After each poll: 200 with a JSON array of envelopes, whose last state becomes what we hold. */
+/**
+ * After each poll: 200 with a JSON array of envelopes, whose last state becomes what we hold.
+ * @param {unknown} req
+ * @param {{ statusCode: number, body: string, timings?: { phases?: { total?: number } } }} res  Artillery's (got's) response
+ * @param {VuContext} context @param {Events} ee @param {Next} next
+ */
 export function pollAfter(req, res, context, ee, next) {
   const now = wall();
   pollSeen.set(context._uid, Date.now());
@@ -439,16 +530,18 @@ export function pollAfter(req, res, context, ee, next) {
   // The whole response (Artillery's http.response_time is the time to its first byte).
   const total = res.timings?.phases?.total;
   if (typeof total === 'number') histogram(ee, 'poll.response_time', total);
+  /** @param {string} code */
   const fault = (code) => {
     ee.emit('counter', 'poll.failed', 1);
     pollSeen.delete(context._uid);
     next(fail(code));
   };
   if (res.statusCode !== 200) return fault(`poll_http_${res.statusCode}`);
+  /** @type {unknown} */
   let list;
   try { list = JSON.parse(res.body); } catch { return fault('poll_bad_json'); }
   if (!Array.isArray(list) || list.length === 0) return fault('poll_bad_body');
-  for (const m of list) {
+  for (const m of /** @type {Envelope[]} */ (list)) {
     if (m.type === 'snapshot' || m.type === 'delta') {
       if (m.type === 'delta') {
         histogram(ee, 'poll.staleness', now - m.t);

@@ -82,6 +82,7 @@ export async function startLabServer({ dir, log, clientNs, target }) {
 /**
  * Artillery in a client namespace.
  * @param {{ ns: string, scenarioFile: string, target: string, overrides: object, outJson: string, logFile: string, traceFile: string, onSpawn: (pid: number) => void }} o
+ * @returns {Promise<{ exitCode: number, checks: import('../../artillery/lib/records.mjs').Check[], ms: number, command: string }>}
  */
 function runArtilleryIn({ ns, scenarioFile, target, overrides, outJson, logFile, traceFile, onSpawn }) {
   const args = ['netns', 'exec', ns, process.execPath, ARTILLERY_BIN, 'run', scenarioFile, '--target', target, '--overrides', JSON.stringify(overrides), '--output', outJson];
@@ -92,7 +93,7 @@ function runArtilleryIn({ ns, scenarioFile, target, overrides, outJson, logFile,
     onSpawn(/** @type {number} */ (child.pid));
     const log = createWriteStream(logFile);
     let text = '';
-    const take = (d) => { log.write(d); text += d; if (text.length > 2e6) text = text.slice(-1e6); };
+    const take = (/** @type {Buffer | string} */ d) => { log.write(d); text += d; if (text.length > 2e6) text = text.slice(-1e6); };
     child.stdout.on('data', take);
     child.stderr.on('data', take);
     const killer = setTimeout(() => { take('\nlab: artillery ran longer than 30 min: killed\n'); child.kill('SIGKILL'); }, 30 * 60_000);
@@ -128,7 +129,7 @@ export async function runCell({ profile, suite, clients, durationS, warmup = tru
   // the server's and Artillery's CPU and memory from /proc, which the host sees.
   const sampler = createSampler({ metricsUrl: 'http://127.0.0.1:1/metrics', serverPid: server.pid, file: path.join(dir, 'samples.jsonl') });
   sampler.start();
-  /** @type {Record<string, any>} */
+  /** @type {{ measured?: import('../../artillery/lib/records.mjs').RunRecord, warmup?: import('../../artillery/lib/records.mjs').RunRecord }} */
   const runs = {};
   /** @type {Set<string>} */
   const peers = new Set();
@@ -140,7 +141,7 @@ export async function runCell({ profile, suite, clients, durationS, warmup = tru
       const wp = plan(suite, w, { warmup: true, payloadFile: path.join(dir, 'warmup-groups.csv') });
       sampler.setPhase('warmup');
       const t0 = Date.now();
-      const r = /** @type {any} */ (await runArtilleryIn({ ns: p.ns, scenarioFile, target: p.target, overrides: wp.overrides, outJson: path.join(dir, 'warmup.json'), logFile: path.join(dir, 'warmup.log'), traceFile: path.join(dir, 'warmup-trace.jsonl'), onSpawn: (pid) => { loadgen = pid; sampler.setLoadgen(pid); } }));
+      const r = (await runArtilleryIn({ ns: p.ns, scenarioFile, target: p.target, overrides: wp.overrides, outJson: path.join(dir, 'warmup.json'), logFile: path.join(dir, 'warmup.log'), traceFile: path.join(dir, 'warmup-trace.jsonl'), onSpawn: (pid) => { loadgen = pid; sampler.setLoadgen(pid); } }));
       runs.warmup = { users: w, plan: wp.describe, exitCode: r.exitCode, checks: r.checks, command: r.command, start: t0, end: Date.now(), json: 'warmup.json' };
       log(`  warm-up  ${suite} ${w} clients: ${oneLine(path.join(dir, 'warmup.json'))}`);
       sampler.setPhase('settle');
@@ -149,7 +150,7 @@ export async function runCell({ profile, suite, clients, durationS, warmup = tru
     const mp = plan(suite, clients, { payloadFile: path.join(dir, 'groups.csv'), rampS });
     sampler.setPhase('measured');
     const t0 = Date.now();
-    const r = /** @type {any} */ (await runArtilleryIn({ ns: p.ns, scenarioFile, target: p.target, overrides: mp.overrides, outJson: path.join(dir, 'measured.json'), logFile: path.join(dir, 'measured.log'), traceFile: path.join(dir, 'trace.jsonl'), onSpawn: (pid) => { loadgen = pid; sampler.setLoadgen(pid); } }));
+    const r = (await runArtilleryIn({ ns: p.ns, scenarioFile, target: p.target, overrides: mp.overrides, outJson: path.join(dir, 'measured.json'), logFile: path.join(dir, 'measured.log'), traceFile: path.join(dir, 'trace.jsonl'), onSpawn: (pid) => { loadgen = pid; sampler.setLoadgen(pid); } }));
     runs.measured = { users: clients, plan: mp.describe, exitCode: r.exitCode, checks: r.checks, command: r.command, start: t0, end: Date.now(), json: 'measured.json' };
     sampler.setPhase('after');
     await sleep(1000);
@@ -160,7 +161,8 @@ export async function runCell({ profile, suite, clients, durationS, warmup = tru
     if (!wasUp && !keepUp) down({ log });
   }
   const m = runs.measured;
-  const broken = m.checks.filter((/** @type {any} */ c) => !c.ok && c.strict).map((/** @type {any} */ c) => c.expression);
+  if (!m) throw new Error('the measured run did not run');
+  const broken = m.checks.filter((c) => !c.ok && c.strict).map((c) => c.expression);
   if (m.exitCode !== 0 && broken.length === 0) broken.push(`artillery exited ${m.exitCode}`);
   const outside = [...peers].filter((a) => a !== 'lab');
   if (outside.length) broken.push(`traffic left the lab: ${outside.join(', ')}`);
@@ -170,7 +172,7 @@ export async function runCell({ profile, suite, clients, durationS, warmup = tru
     host: { node: process.version, artillery: installedArtillery() },
     server: { url: p.target, pid: server.pid, command: server.command, source: gitDescribe(REPO_ROOT) },
     qaCommand: `npm run lab -- --profile ${profile} --clients ${clients} --suite ${suite}${durationS ? ` --duration ${durationS}` : ''}${warmup ? '' : ' --no-warmup'}`,
-    runs, sampling, passed: broken.length === 0 && m.checks.length > 0, broken,
+    runs: { ...runs, measured: m }, sampling, passed: broken.length === 0 && m.checks.length > 0, broken,
     // The lab's sockets are in its namespaces, which the host's loopback check cannot see: the
     // peers of the server's and Artillery's sockets were checked instead (lab.peersOutsideLab).
     loopbackOnly: outside.length === 0,
@@ -184,12 +186,27 @@ export async function runCell({ profile, suite, clients, durationS, warmup = tru
 
 const ms = (/** @type {number | null | undefined} */ v) => (v == null || !Number.isFinite(v) ? '' : v < 10 ? v.toFixed(1) : String(Math.round(v)));
 
-/** Our rows and the seed's for one cell, as the seed report's table. */
+/**
+ * Where a cell ran: its profile of the lab (topology.js) and what else was seen on the network.
+ * @typedef {Pick<import('./topology.js').Profile, 'ns' | 'target' | 'connection' | 'firewall' | 'wifi'> & { profile: string, rampS: number, seedCase: number | null, peersOutsideLab: unknown[] }} LabInfo
+ */
+/**
+ * case.json of a lab cell (written by runCell): a case record with the lab's fields, all set.
+ * @typedef {import('../../artillery/lib/records.mjs').CaseRecord & { lab: LabInfo, server: import('../../artillery/lib/records.mjs').ServerRecord,
+ *   host: { node: string, artillery: string | null }, runs: { measured: import('../../artillery/lib/records.mjs').RunRecord }, broken: string[] }} CellRecord
+ */
+
+/**
+ * Our rows and the seed's for one cell, as the seed report's table.
+ * @param {string} dir @param {CellRecord} rec
+ */
 export function cellRows(dir, rec) {
+  /** @type {import('../../artillery/lib/records.mjs').ArtilleryPeriod} */
   const a = JSON.parse(readFileSync(path.join(dir, 'measured.json'), 'utf8')).aggregate;
   const rows = [];
   const ours = caseRows(rec.scenario, a);
   for (const r of ours) {
+    /** @type {Partial<import('../../artillery/lib/records.mjs').Summary>} */
     const s = r.sum || {};
     rows.push([`scorecast lab: ${r.label}`, r.clients ?? rec.users, r.samples, ms(s.mean), ms(s.min), ms(s.median ?? s.p50), ms(s.max), ms(s.p90), ms(s.p95), ms(s.p99), r.errorsPct == null ? '' : r.errorsPct.toFixed(2)]);
   }
@@ -207,8 +224,10 @@ export function mdTable(rows, head = HEAD) {
   return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
 
+/** @param {string} dir @param {CellRecord} rec */
 function cellReport(dir, rec) {
   const a = JSON.parse(readFileSync(path.join(dir, 'measured.json'), 'utf8')).aggregate;
+  /** @type {import('../../artillery/lib/records.mjs').Sample[]} */
   const samples = readFileSync(path.join(dir, 'samples.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
   const mstats = machineStats(samples, ['measured']);
   const w = rec.lab.wifi;
@@ -224,7 +243,7 @@ function cellReport(dir, rec) {
     '',
     mdTable(cellRows(dir, rec)),
     '',
-    `Budgets: ${rec.runs.measured.checks.map((/** @type {any} */ c) => `${c.ok ? 'ok' : 'FAIL'} ${c.expression}${c.strict ? '' : ' (informational)'}`).join('; ')}. Verdict: ${rec.passed ? 'passed' : `BROKEN (${rec.broken.join('; ')})`}.`,
+    `Budgets: ${rec.runs.measured.checks.map((c) => `${c.ok ? 'ok' : 'FAIL'} ${c.expression}${c.strict ? '' : ' (informational)'}`).join('; ')}. Verdict: ${rec.passed ? 'passed' : `BROKEN (${rec.broken.join('; ')})`}.`,
     '',
     `Server: CPU ${mstats.serverCpu?.avg != null ? `${Math.round(mstats.serverCpu.avg)}% avg, ${Math.round(mstats.serverCpu.peak ?? 0)}% peak of one core` : 'not sampled'}; RSS max ${mstats.rssMax ? `${Math.round(mstats.rssMax / 2 ** 20)} MiB` : '?'}. Load generator CPU ${mstats.loadgenCpu?.avg != null ? `${Math.round(mstats.loadgenCpu.avg)}%` : '?'} (both on this one machine).`,
     `Errors: ${Object.entries(a.counters || {}).filter(([k]) => k.startsWith('errors.')).map(([k, v]) => `${k.slice(7)} × ${v}`).join(', ') || 'none'}. Traffic outside the lab's addresses: ${rec.lab.peersOutsideLab.length ? rec.lab.peersOutsideLab.join(', ') : 'none'}.`,

@@ -1,45 +1,23 @@
-// The save file: format and integrity, atomic writes, coalescing, and what happens at start
-// with a good, missing or bad file.
+// Saving and resuming (server/persist.js): coalesced writes, and what happens at start with a good,
+// missing or bad file. The file's format and the file operations have their own tests
+// (save-format.test.js, save-file.test.js).
 
 import path from 'node:path';
 import os from 'node:os';
-import * as fsp from 'node:fs/promises';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { describe, it, expect } from 'vitest';
-import { buildScoreModel } from '../../core/manifest.js';
 import { createMemoryBus } from '../../server/bus.js';
 import { createConductor } from '../../server/conductor.js';
 import {
-  attachPersistence, createSaver, decodeSave, encodeSave, readSave, removeStaleTemps, scoreFingerprint, startRefusal, switchedScore, writeFileAtomic,
+  attachPersistence, createSaver, encodeSave, readSave, removeStaleTemps, startRefusal, switchedScore,
 } from '../../server/persist.js';
 import { createFakeClock } from '../helpers/fake-clock.js';
-
-const WALL0 = 1_700_000_000_000;
-
-/** @param {object} [extra] */
-function model(extra = {}) {
-  const r = buildScoreModel({
-    id: 'saved', title: 'Saved', bars: 8, meter: [{ bar: 1, time: '4/4', tempo: 120 }],
-    cues: [{ at: 0, set: { text: 'start' } }, { bar: 2, vote: { id: 'v', tiles: ['a', 'b'], close: { bar: 3 } } }], ...extra,
-  });
-  if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  return r.value;
-}
+import { WALL0, model, payload } from '../helpers/saved-performance.js';
 
 const tmpDir = () => mkdtempSync(path.join(os.tmpdir(), 'sc-persist-'));
 /** Let the saver's promise chain (and real file writes) run. */
 const settle = () => new Promise((r) => setTimeout(r, 5));
-
-/** @returns {import('../../server/persist.js').SavePayload} */
-function payload(performance = {}) {
-  const m = model();
-  return {
-    savedAt: WALL0, epoch: 'e1', seq: 3,
-    score: { id: 'saved', title: 'Saved', dir: '/scores/saved', fingerprint: scoreFingerprint(m) },
-    performance: { transport: 'paused', beat: 6, rate: 1, ballot: { open: null, closed: [] }, ...performance },
-  };
-}
 
 function fakeLog() {
   /** @type {{ level: string, obj: any, msg: string }[]} */
@@ -58,88 +36,6 @@ async function start({ file, resume, extra, wall = WALL0 + 10_000 }) {
   const persistence = await attachPersistence({ file, resume, conductor, bus, clock, log, scoreDir: () => '/scores/saved' });
   return { clock, conductor, persistence, log };
 }
-
-describe('save file format', () => {
-  it('round-trips a payload through the file', async () => {
-    const file = path.join(tmpDir(), 'deep', 'performance.json');
-    await writeFileAtomic(file, encodeSave(payload()));
-    expect(await readSave(file)).toEqual({ ok: true, payload: payload() });
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ format: 'scorecast-performance', version: 1, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
-  });
-
-  it('fingerprints what a position means: bars, tempo and vote windows, not cue texts', () => {
-    const base = scoreFingerprint(model());
-    expect(base).toMatch(/^32:[0-9a-f]{16}$/);
-    expect(scoreFingerprint(model())).toBe(base);
-    expect(scoreFingerprint(model({ cues: [{ at: 0, set: { text: 'typo fixed' } }, { bar: 2, vote: { id: 'v', tiles: ['a', 'b'], close: { bar: 3 } } }] }))).toBe(base);
-    expect(scoreFingerprint(model({ meter: [{ bar: 1, time: '4/4', tempo: 121 }] }))).not.toBe(base);
-    expect(scoreFingerprint(model({ meter: [{ bar: 1, time: '3/4', tempo: 120 }] }))).not.toBe(base);
-    expect(scoreFingerprint(model({ cues: [{ bar: 2, vote: { id: 'v', tiles: ['a', 'c'], close: { bar: 3 } } }] }))).not.toBe(base);
-  });
-
-  const good = encodeSave(payload());
-  it.each([
-    ['empty', '', /the file is empty/],
-    ['truncated', good.slice(0, Math.floor(good.length / 2)), /not valid JSON \(truncated or partly written\?\)/],
-    ['edited (the beat changed, the sum kept)', good.replace('"beat":6', '"beat":7'), /sha256 does not match the payload: the file was edited or partly written/],
-    ['from a newer scorecast', good.replace('"version":1', '"version":2'), /format version 2 is newer than this server reads \(1\)/],
-    ['of an unknown version', good.replace('"version":1', '"version":"one"'), /unknown format version "one"/],
-    ['another JSON file', '{"name":"scorecast"}', /not a scorecast performance save/],
-    ['without a sum', good.replace(/"sha256":"[0-9a-f]+",/, ''), /no payload or no sha256/],
-    ['with a payload that lacks fields', encodeSave(/** @type {any} */ ({ savedAt: 1 })), /payload lacks savedAt/],
-  ])('refuses a file that is %s, with the reason', (_, text, reason) => {
-    const r = decodeSave(text);
-    expect(r).toMatchObject({ ok: false, missing: false, code: 'SC_ERR_SAVE_UNREADABLE' });
-    expect(/** @type {{ problem: string }} */ (r).problem).toMatch(reason);
-  });
-
-  it('tells a missing file from a bad one', async () => {
-    const dir = tmpDir();
-    expect(await readSave(path.join(dir, 'none.json'))).toEqual({ ok: false, missing: true });
-    expect(await readSave(dir)).toMatchObject({ ok: false, missing: false, problem: 'it is not a file' });
-  });
-});
-
-describe('atomic writes', () => {
-  it('a failed write leaves the previous file whole and no temp file behind', async () => {
-    const dir = tmpDir();
-    const file = path.join(dir, 'performance.json');
-    await writeFileAtomic(file, 'old');
-    const failRename = { ...fsp, rename: async () => { throw new Error('disk gone'); } };
-    await expect(writeFileAtomic(file, 'new', failRename)).rejects.toThrow('disk gone');
-    /** @type {any} */
-    const failWrite = {
-      ...fsp,
-      /** @param {string} p @param {string} flags */
-      open: async (p, flags) => {
-        const h = await fsp.open(p, flags);
-        return { writeFile: async () => { await h.writeFile('ne'); throw new Error('no space left'); }, datasync: () => h.datasync(), close: () => h.close() };
-      },
-    };
-    await expect(writeFileAtomic(file, 'new', failWrite)).rejects.toThrow('no space left');
-    expect(readFileSync(file, 'utf8')).toBe('old');
-    expect(readdirSync(dir)).toEqual(['performance.json']);
-  });
-
-  it('a reader never sees a partial file while writes go on', async () => {
-    const file = path.join(tmpDir(), 'performance.json');
-    const texts = Array.from({ length: 30 }, (_, i) => encodeSave(payload({ beat: i % 30, ballot: { open: null, closed: [], pad: 'x'.repeat(50_000 + i) } })));
-    await writeFileAtomic(file, texts[0]);
-    let reads = 0;
-    let writing = true;
-    const reader = (async () => {
-      while (writing) {
-        expect((await readSave(file)).ok).toBe(true);
-        reads++;
-      }
-    })();
-    for (const t of texts) await writeFileAtomic(file, t);
-    writing = false;
-    await reader;
-    expect(reads).toBeGreaterThan(0);
-  });
-});
-
 describe('temp files of an interrupted save', () => {
   it('are removed at start when their writer is gone; a running writer\'s are kept', async () => {
     const dir = tmpDir();
