@@ -35,8 +35,8 @@ for (const size of SIZES) {
     await server.control('seek', { bar: 3, beat: 2 });
     await page.goto(`${server.base}/view/violin1`);
     await expect(page.locator('#bar')).toHaveText('3');
-    const active = page.locator('section.sc-pane[data-role="active"]');
-    const next = page.locator('section.sc-pane[data-role="next"]');
+    const active = page.locator('div.sc-pane[data-role="active"]');
+    const next = page.locator('div.sc-pane[data-role="next"]');
     await expect(active).toHaveAttribute('data-state', 'ready');
     await expect(next).toHaveAttribute('data-state', 'ready');
     await expect(page.locator('#notation')).toHaveAttribute('data-layout', size.layout);
@@ -45,7 +45,7 @@ for (const size of SIZES) {
       const rect = (/** @type {Element} */ el) => el.getBoundingClientRect();
       /** @type {{ pane: string, systems: number, staff: number, outside: string[] }[]} */
       const panes = [];
-      for (const pane of document.querySelectorAll('section.sc-pane')) {
+      for (const pane of document.querySelectorAll('div.sc-pane')) {
         const box = rect(pane);
         // The pane holds its whole page, cropped: the system it shows is the one whose staff
         // is in it.
@@ -104,11 +104,11 @@ test('part view: turning a phone from portrait to landscape changes the layout a
   await server.control('seek', { bar: 5 });
   await page.goto(`${server.base}/view/violin1`);
   await expect(page.locator('#notation')).toHaveAttribute('data-layout', 'narrow');
-  await expect(page.locator('section.sc-pane[data-role="active"]')).toHaveAttribute('data-state', 'ready');
+  await expect(page.locator('div.sc-pane[data-role="active"]')).toHaveAttribute('data-state', 'ready');
   await page.setViewportSize({ width: 844, height: 390 });
   await expect(page.locator('#notation')).toHaveAttribute('data-layout', 'medium');
-  await expect(page.locator('section.sc-pane')).toHaveCount(2);
-  const active = page.locator('section.sc-pane[data-role="active"]');
+  await expect(page.locator('div.sc-pane')).toHaveCount(2);
+  const active = page.locator('div.sc-pane[data-role="active"]');
   await expect(active).toHaveAttribute('data-state', 'ready');
   const map = await (await fetch(`${server.base}/api/score/views/violin1?layout=medium`)).json();
   const beat = map.beats.find((/** @type {any} */ x) => x.bar === 5).beat;

@@ -167,10 +167,10 @@ test('part view: two panes of real notation, the next line prepared, the cursor 
   await server.control('seek', { bar: 3, beat: 2 });
   await page.goto(`${server.base}/view/violin1`);
   await expect(page.locator('#bar')).toHaveText('3');
-  const panes = page.locator('section.sc-pane');
+  const panes = page.locator('div.sc-pane');
   await expect(panes).toHaveCount(2);
-  const active = page.locator('section.sc-pane[data-role="active"]');
-  const next = page.locator('section.sc-pane[data-role="next"]');
+  const active = page.locator('div.sc-pane[data-role="active"]');
+  const next = page.locator('div.sc-pane[data-role="next"]');
   await expect(active).toHaveAttribute('data-state', 'ready');
   await expect(next).toHaveAttribute('data-state', 'ready');
   // Drawn for real: Verovio's noteheads in both panes.
@@ -195,8 +195,8 @@ test('part view: two panes of real notation, the next line prepared, the cursor 
   expect(firstOfNext).not.toBeNull();
   await server.control('seek', { beat: firstOfNext - 1 });
   await server.control('play');
-  await expect(page.locator(`section.sc-pane[data-pane="${nextPane}"]`)).toHaveAttribute('data-role', 'active', { timeout: 5000 });
-  expect(await page.locator(`section.sc-pane[data-pane="${nextPane}"] svg[data-mark="kept"]`).count()).toBe(1);
+  await expect(page.locator(`div.sc-pane[data-pane="${nextPane}"]`)).toHaveAttribute('data-role', 'active', { timeout: 5000 });
+  expect(await page.locator(`div.sc-pane[data-pane="${nextPane}"] svg[data-mark="kept"]`).count()).toBe(1);
   // A phone draws the part's narrow layout (part-layout.spec.js tests it at every size).
   await page.setViewportSize(PHONE);
   await expect(page.locator('#notation')).toHaveAttribute('data-layout', 'narrow');
@@ -252,7 +252,7 @@ test('reduced motion: the cursor steps from beat to beat instead of gliding', as
     const seen = {};
     const end = performance.now() + 1500;
     const sample = () => {
-      const c = document.querySelector('section.sc-pane[data-role="active"] line.sc-cursor');
+      const c = document.querySelector('div.sc-pane[data-role="active"] line.sc-cursor');
       const beat = c?.getAttribute('data-beat');
       if (c && beat) (seen[beat] ??= new Set()).add(c.getAttribute('transform') ?? '');
       if (performance.now() < end) requestAnimationFrame(sample);
@@ -261,7 +261,7 @@ test('reduced motion: the cursor steps from beat to beat instead of gliding', as
     requestAnimationFrame(sample);
   }));
   await page.goto(`${server.base}/view/violin1`);
-  await expect(page.locator('section.sc-pane[data-role="active"] line.sc-cursor')).toHaveAttribute('data-beat', /\d+/);
+  await expect(page.locator('div.sc-pane[data-role="active"] line.sc-cursor')).toHaveAttribute('data-beat', /\d+/);
   expect(Math.max(.../** @type {number[]} */ (await positionsPerBeat()))).toBeGreaterThan(3);
   await page.emulateMedia({ reducedMotion: 'reduce' });
   expect(Math.max(.../** @type {number[]} */ (await positionsPerBeat()))).toBe(1);

@@ -28,6 +28,19 @@ function readOnce(file) {
 }
 
 /**
+ * index.html with `data-notation="true"` on its body (client/src/style.css lays such a page out
+ * for notation), under an ETag of its own.
+ * @param {Buffer} body
+ * @returns {{ body: Buffer, etag: string } | null}
+ */
+function withNotationMark(body) {
+  const text = body.toString('utf8');
+  if (!/<body>/.test(text)) return { body, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"` };
+  const marked = Buffer.from(text.replace('<body>', '<body data-notation="true">'));
+  return { body: marked, etag: `"${createHash('sha256').update(marked).digest('hex').slice(0, 16)}"` };
+}
+
+/**
  * @param {import('fastify').FastifyInstance} app
  * @param {object} options
  * @param {string} options.clientDir  the build output (dist/client)
@@ -35,6 +48,10 @@ function readOnce(file) {
  */
 export async function clientFiles(app, { clientDir, hasView }) {
   const index = readOnce(path.join(clientDir, 'index.html'));
+  // The same page for a part or the score, marked as a notation view in its markup, so that its
+  // first paint already has the compact strip above the notation: set later by the page's
+  // script, the strip shrank under the reader's eyes (Lighthouse: layout shift 0.11-0.13).
+  const notationIndex = index && withNotationMark(index.body);
   const conduct = readOnce(path.join(clientDir, 'conduct.html'));
   const preview = readOnce(path.join(clientDir, 'preview.html'));
   const worker = readOnce(path.join(clientDir, 'sw.js'));
@@ -85,16 +102,16 @@ export async function clientFiles(app, { clientDir, hasView }) {
    * @param {import('fastify').FastifyRequest} req
    * @param {import('fastify').FastifyReply} reply
    */
-  const sendIndex = (req, reply) => {
-    if (!index) return reply.code(503).type('text/plain').send(NOT_BUILT);
-    return sendFile(req, reply, index, 'text/html; charset=utf-8');
+  const sendIndex = (req, reply, file = index) => {
+    if (!file) return reply.code(503).type('text/plain').send(NOT_BUILT);
+    return sendFile(req, reply, file, 'text/html; charset=utf-8');
   };
 
   app.get('/', sendIndex);
   app.get('/view/:view', (req, reply) => {
     const { view } = /** @type {{ view: string }} */ (req.params);
     if (!hasView(view)) throw new ScorecastError('SC_ERR_NOT_FOUND', `no view "${view.slice(0, 64)}" in this score`);
-    return sendIndex(req, reply);
+    return sendIndex(req, reply, view === 'audience' ? index : notationIndex);
   });
   // The conductor's console and the composer's preview: pages of their own (their bundles stay
   // out of the audience page). Without the token they show only a sign-in form.

@@ -30,6 +30,9 @@ const LOG_SIZE = 500;
 
 const viewName = viewFromPath(location.pathname);
 document.body.dataset.view = viewName;
+// Every view but the audience's is a part or the score: the compact strip above the notation
+// from the first paint, so the page does not jump when the notation arrives (layout shift).
+if (viewName !== DEFAULT_VIEW) document.body.dataset.notation = 'true';
 const ui = createView(document, viewName, { debug: debugWanted(location.search, safeStorage()) });
 // Musicians' start signal, beat indicator and tempo (part and score views: the audience page has
 // no such strip, and does no work for it on its beats).

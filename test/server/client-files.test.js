@@ -20,7 +20,7 @@ function fakeBuild({ worker = true } = {}) {
   mkdirSync(path.join(dir, 'assets'), { recursive: true });
   writeFileSync(path.join(root, 'package.json'), '{ "secret": true }');
   writeFileSync(path.join(dir, 'package.json'), '{ "secret": true }');
-  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>scorecast</title>');
+  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>scorecast</title><body></body>');
   if (worker) writeFileSync(path.join(dir, 'sw.js'), WORKER);
   writeFileSync(path.join(dir, 'assets', 'index-Ab12.js'), JS);
   writeFileSync(path.join(dir, 'assets', 'index-Ab12.js.gz'), gzipSync(JS));
@@ -70,6 +70,15 @@ describe('client files', () => {
       const again = await app.inject({ url, headers: { 'if-none-match': String(res.headers.etag) } });
       expect(again.statusCode).toBe(304);
     }
+  });
+
+  it('a part or the score comes marked as a notation view in its markup (no layout shift); the audience page does not', async () => {
+    const app = await build(fakeBuild());
+    const audience = await app.inject('/');
+    const score = await app.inject('/view/score');
+    expect(audience.body).not.toContain('data-notation');
+    expect(score.body).toContain('<body data-notation="true">');
+    expect(score.headers.etag).not.toBe(audience.headers.etag);
   });
 
   it('marks the hashed assets immutable for a year', async () => {

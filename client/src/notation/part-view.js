@@ -118,7 +118,7 @@ function createPanes(root, notation, { loadPage, reducedMotion }) {
   const aspect = lines.reduce((min, l) => Math.min(min, l.crop.width / l.crop.height), Infinity);
   /** @type {Pane[]} */
   const panes = [0, 1].map((i) => {
-    const el = doc.createElement('section');
+    const el = doc.createElement('div');
     el.className = 'sc-pane';
     el.dataset.pane = String(i);
     el.setAttribute('role', 'img');

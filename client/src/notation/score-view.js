@@ -33,7 +33,7 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
 
   /** @type {ScorePage[]} */
   const pages = layout.pages.map((page, i) => {
-    const el = doc.createElement('section');
+    const el = doc.createElement('div');
     el.className = 'sc-page';
     el.dataset.page = String(i);
     el.dataset.state = 'idle';
