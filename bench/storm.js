@@ -23,6 +23,8 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { cpuMs } from './proc-stats.js';
+import { waitFor } from './servers.js';
+import { forkServer } from '../artillery/lib/server.mjs';
 import { quantile } from '../core/stats.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
@@ -166,26 +168,6 @@ async function clientsRole(o) {
   process.send?.({ type: 'result', storms }, undefined, {}, () => process.exit(0));
 }
 
-/**
- * @param {import('node:child_process').ChildProcess} child
- * @param {string} type
- * @param {number} ms
- * @returns {Promise<any>}
- */
-function waitFor(child, type, ms) {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.off('message', on); reject(new Error(`no ${type} within ${ms} ms`)); }, ms);
-    /** @param {any} m */
-    function on(m) {
-      if (m?.type !== type) return;
-      clearTimeout(timer);
-      child.off('message', on);
-      resolve(m);
-    }
-    child.on('message', on);
-  });
-}
-
 async function main() {
   const { values } = parseArgs({
     options: {
@@ -207,16 +189,18 @@ async function main() {
     throw new Error('--clients 1..5000, --watchers 1..1000, --storms 1..10, --every 2s..60s');
   }
   const command = ['node', 'bench/storm.js', ...process.argv.slice(2)].join(' ');
-  const server = fork(path.join(ROOT, 'server', 'start.js'), [
-    '--score', path.join(ROOT, 'scores', 'seed-profile'), '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn',
-  ], { cwd: ROOT, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_CONNECTIONS_PER_ADDRESS: '0', SCORECAST_PHONES_PER_ADDRESS: '0', SCORECAST_TOKEN: TOKEN }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const server = await forkServer({
+    root: ROOT,
+    args: ['--score', path.join(ROOT, 'scores', 'seed-profile'), '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'],
+    env: { SCORECAST_CONNECTIONS_PER_ADDRESS: '0', SCORECAST_PHONES_PER_ADDRESS: '0', SCORECAST_TOKEN: TOKEN },
+  });
   /** @type {import('node:child_process').ChildProcess | null} */
   let load = null;
   try {
-    const { port } = await waitFor(server, 'listening', 30_000);
+    const { port } = server;
     const config = { url: `ws://127.0.0.1:${port}/live`, clients, watchers, storms, everyMs };
     load = fork(fileURLToPath(import.meta.url), ['--role', 'clients', '--config', JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const { ready } = await waitFor(load, 'ready', 120_000);
+    const { ready } = await waitFor(load, 'ready', 120_000, 'the storm clients');
     process.stderr.write(`${command}\n${ready} of ${clients + watchers} clients ready\n`);
     /** @type {number[]} */
     const cpu = [];
@@ -224,7 +208,7 @@ async function main() {
       if (m.type === 'storm') { cpu[m.n] = cpuMs(/** @type {number} */ (server.pid)); load?.send('go'); }
       if (m.type === 'storm-done') cpu[m.n] = cpuMs(/** @type {number} */ (server.pid)) - cpu[m.n];
     });
-    const { storms: results } = await waitFor(load, 'result', storms * (everyMs + STORM_TIMEOUT_MS + 10_000) + 30_000);
+    const { storms: results } = await waitFor(load, 'result', storms * (everyMs + STORM_TIMEOUT_MS + 10_000) + 30_000, 'the storm clients');
     const f = (/** @type {number} */ x) => (Number.isFinite(x) ? x.toFixed(0) : '-');
     const lines = [
       `Command: \`${command}\` (our server, seed profile, ${clients} clients dropped and reconnected at once, ${watchers} watchers staying)`,
@@ -240,7 +224,7 @@ async function main() {
     if (bad) process.exitCode = 1;
   } finally {
     load?.kill();
-    server.kill();
+    await server.stop();
   }
 }
 

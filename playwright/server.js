@@ -2,6 +2,7 @@
 // stop and restart it mid-piece.
 
 import { fork } from 'node:child_process';
+import { forkServer } from '../artillery/lib/server.mjs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,17 +29,12 @@ export function freePort() {
 export async function startServer({ port, score = 'scores/demo', autoplay = true }) {
   const args = ['--port', String(port), '--host', '127.0.0.1', '--score', path.join(ROOT, score), '--log-level', 'warn'];
   if (autoplay) args.push('--autoplay');
-  const child = fork(path.join(ROOT, 'server', 'start.js'), args, {
+  const server = await forkServer({
+    root: ROOT, args, timeoutMs: 10_000,
     // Each start is a fresh performance, saved apart from the performances' saves in .cache/.
-    env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_QR: '0', SCORECAST_RESUME: '0', SCORECAST_STATE_FILE: path.join(os.tmpdir(), `scorecast-playwright-${port}.json`) },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { SCORECAST_TOKEN: TOKEN, SCORECAST_RESUME: '0', SCORECAST_STATE_FILE: path.join(os.tmpdir(), `scorecast-playwright-${port}.json`) },
   });
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server did not start within 10 s')), 10_000);
-    child.once('message', () => { clearTimeout(timer); resolve(undefined); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}`)); });
-  });
-  return serverHandle(child, `http://127.0.0.1:${port}`, TOKEN);
+  return serverHandle(server.child, server.url, TOKEN);
 }
 
 /**

@@ -33,18 +33,34 @@ export function ensureBuilt(root, { log = console.log } = {}) {
 }
 
 /**
- * @param {{ root: string, score?: string, logFile?: string, log?: (s: string) => void }} options
- * @returns {Promise<StartedServer>}
+ * A server process that listens, as forkServer gives it.
+ * @typedef {object} ForkedServer
+ * @property {import('node:child_process').ChildProcess} child
+ * @property {number} pid
+ * @property {number} port
+ * @property {string} url  http://127.0.0.1:port (or the host given)
+ * @property {boolean} exited
+ * @property {() => string} output  the last 4,000 characters it wrote (stdout and stderr)
+ * @property {(signal?: NodeJS.Signals) => Promise<void>} stop  signal (default SIGTERM), then
+ *   SIGKILL after 8 s; resolves when it has exited
  */
-export async function startServer({ root, score = 'scores/seed-profile', logFile, log = console.log }) {
-  ensureBuilt(root, { log });
-  const args = ['--score', score, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'];
-  const token = `qa-${randomBytes(12).toString('hex')}`;
-  const child = fork(path.join(root, 'server', 'start.js'), args, {
-    cwd: root,
-    env: childEnv({ SCORECAST_QR: '0', // Every load client comes from loopback: no per-address caps (doc/security.md).
-      SCORECAST_CONNECTIONS_PER_ADDRESS: '0', SCORECAST_PHONES_PER_ADDRESS: '0', SCORECAST_TOKEN: token, NODE_ENV: 'production' }),
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+
+/**
+ * Fork `server/start.js` (or another entry of `root`, e.g. `server/cli.js`) with IPC and wait
+ * until it says it listens (`{type: 'listening', port}`): the one way the QA suite, the
+ * benchmarks, the browser tests and the cluster tests start a server.
+ * @param {{ root: string, args: string[], env?: NodeJS.ProcessEnv, entry?: string, host?: string,
+ *   timeoutMs?: number, logFile?: string, execArgv?: string[] }} options  env: added to this
+ *   process's environment, a key set to undefined taken out (SCORECAST_QR=0 is always set: no QR
+ *   code in logs)
+ * @returns {Promise<ForkedServer>}
+ */
+export async function forkServer({ root, args, env = {}, entry = path.join('server', 'start.js'), host = '127.0.0.1', timeoutMs = START_TIMEOUT_MS, logFile, execArgv }) {
+  const merged = /** @type {NodeJS.ProcessEnv} */ (childEnv({ SCORECAST_QR: '0', ...env }));
+  for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
+  const child = fork(path.join(root, entry), args, {
+    cwd: root, env: merged, stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    ...(execArgv ? { execArgv } : {}),
   });
   const out = logFile ? createWriteStream(logFile) : null;
   let tail = '';
@@ -52,10 +68,9 @@ export async function startServer({ root, score = 'scores/seed-profile', logFile
   const keep = (d) => { out?.write(d); tail = (tail + d).slice(-4000); };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-
   /** @type {number} */
   const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`server did not start in ${START_TIMEOUT_MS} ms:\n${tail}`)); }, START_TIMEOUT_MS);
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`server did not start in ${timeoutMs} ms:\n${tail}`)); }, timeoutMs);
     child.on('message', (msg) => {
       const m = /** @type {{ type?: string, port?: number } | null} */ (/** @type {unknown} */ (msg));
       if (m && m.type === 'listening') { clearTimeout(timer); resolve(/** @type {number} */ (m.port)); }
@@ -64,21 +79,46 @@ export async function startServer({ root, score = 'scores/seed-profile', logFile
   });
   child.removeAllListeners('exit');
   let exited = false;
-  const exitPromise = new Promise((/** @type {(v?: unknown) => void} */ r) => child.on('exit', () => { exited = true; r(); }));
+  const exitPromise = new Promise((/** @type {(v?: unknown) => void} */ r) => child.on('exit', () => { exited = true; out?.end(); r(); }));
   return {
+    child,
     pid: /** @type {number} */ (child.pid),
     port,
-    url: `http://127.0.0.1:${port}`,
-    command: `SCORECAST_QR=0 SCORECAST_TOKEN=... node server/start.js ${args.join(' ').replace('--port 0', '--port <free>')}`,
+    url: `http://${host}:${port}`,
     get exited() { return exited; },
-    async stop() {
+    output: () => tail,
+    async stop(signal = 'SIGTERM') {
       if (!exited) {
-        child.kill('SIGTERM');
+        child.kill(signal);
         const t = setTimeout(() => child.kill('SIGKILL'), 8000);
         await exitPromise;
         clearTimeout(t);
       }
-      out?.end();
     },
+  };
+}
+
+/**
+ * The QA suite's server: the seed profile (or `score`), autoplaying, on a free loopback port,
+ * with a token of its own and no per-address caps.
+ * @param {{ root: string, score?: string, logFile?: string, log?: (s: string) => void }} options
+ * @returns {Promise<StartedServer>}
+ */
+export async function startServer({ root, score = 'scores/seed-profile', logFile, log = console.log }) {
+  ensureBuilt(root, { log });
+  const args = ['--score', score, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'];
+  const token = `qa-${randomBytes(12).toString('hex')}`;
+  const server = await forkServer({
+    root, args, ...(logFile ? { logFile } : {}),
+    // Every load client comes from loopback: no per-address caps (doc/security.md).
+    env: { SCORECAST_CONNECTIONS_PER_ADDRESS: '0', SCORECAST_PHONES_PER_ADDRESS: '0', SCORECAST_TOKEN: token, NODE_ENV: 'production' },
+  });
+  return {
+    pid: server.pid,
+    port: server.port,
+    url: server.url,
+    command: `SCORECAST_QR=0 SCORECAST_TOKEN=... node server/start.js ${args.join(' ').replace('--port 0', '--port <free>')}`,
+    get exited() { return server.exited; },
+    stop: () => server.stop(),
   };
 }

@@ -1,6 +1,6 @@
 // Cluster nodes as real processes (server/start.js --redis ...), for tests that kill them.
 
-import { fork } from 'node:child_process';
+import { forkServer } from '../../artillery/lib/server.mjs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,31 +14,17 @@ export const CLUSTER_TOKEN = 'cluster-token-0123456789';
  * @param {{ redis: string, role: 'conductor' | 'edge' | 'both', id: string, port?: number, args?: string[] }} options
  */
 export async function startNode({ redis, role, id, port = 0, args = [] }) {
-  const child = fork(path.join(ROOT, 'server', 'start.js'), [
-    '--score', CLUSTER_SCORE, '--host', '127.0.0.1', '--port', String(port), '--token', CLUSTER_TOKEN,
-    '--redis', redis, '--role', role, '--node-id', id, '--log-level', 'warn', ...args,
-  ], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, SCORECAST_QR: '0' } });
-  let stderr = '';
-  child.stderr?.on('data', (d) => { stderr += d; });
-  const listening = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`node ${id} did not start within 15 s: ${stderr}`)), 15_000);
-    child.on('message', (m) => {
-      const msg = /** @type {{ type: string, port: number }} */ (m);
-      if (msg.type === 'listening') { clearTimeout(timer); resolve(msg.port); }
-    });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`node ${id} exited (${code}): ${stderr}`)); });
-  });
-  const base = `http://127.0.0.1:${listening}`;
+  const server = await forkServer({
+    root: ROOT, timeoutMs: 15_000,
+    args: ['--score', CLUSTER_SCORE, '--host', '127.0.0.1', '--port', String(port), '--token', CLUSTER_TOKEN,
+      '--redis', redis, '--role', role, '--node-id', id, '--log-level', 'warn', ...args],
+  }).catch((/** @type {Error} */ err) => { throw new Error(`node ${id}: ${err.message}`); });
+  const base = server.url;
   return {
-    id, child, port: /** @type {number} */ (listening), base, wsBase: base.replace('http', 'ws'),
-    stderr: () => stderr,
+    id, child: server.child, port: server.port, base, wsBase: base.replace('http', 'ws'),
+    stderr: server.output,
     /** @param {NodeJS.Signals} [signal] */
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const gone = new Promise((r) => child.once('exit', r));
-      child.kill(signal);
-      await gone;
-    },
+    stop: (signal = 'SIGTERM') => server.stop(signal),
   };
 }
 
