@@ -66,7 +66,7 @@ const rawSocket = (ws) => /** @type {import('node:net').Socket} */ (/** @type {a
  * @returns {Promise<{ port: number, close: () => Promise<void> }>}
  */
 export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSeconds = 900, keepaliveMs = 0, keepalive: mode = 'separate' }) {
-  const server = http.createServer((req, res) => { res.writeHead(404).end(); });
+  const server = http.createServer((_req, res) => { res.writeHead(404).end(); });
   const wss = new WebSocketServer({ server, path: '/live', perMessageDeflate: false, clientTracking: false });
   /** @type {Set<import('ws').WebSocket>} */
   const sockets = new Set();

@@ -58,7 +58,7 @@ async function main() {
       const before = servers.map((s) => cpuMs(/** @type {number} */ (s.pid)));
       await sleep(durationMs);
       const after = servers.map((s) => cpuMs(/** @type {number} */ (s.pid)));
-      targets.forEach((t, i) => perSecond[t].push((after[i] - before[i]) / (durationMs / 1000)));
+      targets.forEach((t, i) => { perSecond[t].push((after[i] - before[i]) / (durationMs / 1000)); });
       process.stderr.write(`${targets.map((t) => `${t} ${perSecond[t][r].toFixed(2)}`).join(', ')} ms/s\n`);
     } finally {
       await Promise.all(servers.map(stopChild));

@@ -42,7 +42,7 @@ function precacheManifest() {
     enforce: 'post',
     generateBundle(_options, bundle) {
       const worker = Object.values(bundle).find((f) => f.type === 'chunk' && f.isEntry && f.name === SW_ENTRY);
-      if (!worker || worker.type !== 'chunk') throw new Error('scorecast: the service worker entry is missing from the bundle');
+      if (worker?.type !== 'chunk') throw new Error('scorecast: the service worker entry is missing from the bundle');
       // Registered as a classic script (module workers are too new in Firefox and older Safari).
       if (worker.imports.length > 0 || worker.exports.length > 0) {
         throw new Error('scorecast: client/src/sw.js must be self-contained: it may not import or export anything');

@@ -11,7 +11,7 @@
  */
 
 /** Printable ASCII without space and the characters OSC reserves for patterns (OSC 1.0). */
-const ADDRESS_RE = /^\/[^\s#*,?[\]{}\u0000-\u001f\u007f-\uffff]{0,200}$/;
+const ADDRESS_RE = /^\/[\x21\x22\x24-\x29\x2b\x2d-\x3e\x40-\x5a\x5c\x5e-\x7a\x7c\x7e]{0,200}$/;
 /** Arguments a message may carry, and the length of one string argument. */
 const MAX_ARGS = 32;
 const MAX_STRING = 256;

@@ -124,7 +124,7 @@ export async function buildApp({
   };
   hub = createHub({
     bus, now: clock.wall, metrics: metrics.hooks, onTap: (tap, from) => votes.cast(tap, from),
-    onReport: (kind, view, report, from) => {
+    onReport: (kind, _view, report, from) => {
       // This node's own figures hold its limits (one report per interval per client, clients per
       // address); what passes goes to the active conductor in a cluster.
       const refused = clientStats.add(kind, report, { address: from.address, client: from.connection });
@@ -156,11 +156,11 @@ export async function buildApp({
     status: 'ok', epoch: hub.epoch, seq: hub.seq, transport: (hub.state ?? conductor.state).transport, clients: hub.size,
   }));
   // Clock sync for clients without a WebSocket (ping/pong does it there): one round trip each.
-  app.get('/api/time', async (req, reply) => {
+  app.get('/api/time', async (_req, reply) => {
     reply.header('cache-control', 'no-store');
     return { t: clock.wall() };
   });
-  app.get('/metrics', async (req, reply) => {
+  app.get('/metrics', async (_req, reply) => {
     reply.header('content-type', metrics.registry.contentType);
     return metrics.registry.metrics();
   });

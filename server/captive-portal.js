@@ -55,7 +55,7 @@ export function captivePortal(app, { now }) {
   }
   // Windows opens this after it found a portal; Apple's sheet and Android's sign-in page follow
   // the redirect above instead.
-  app.get('/redirect', (req, reply) => reply.header('cache-control', 'no-store').redirect('/', 302));
+  app.get('/redirect', (_req, reply) => reply.header('cache-control', 'no-store').redirect('/', 302));
 
   app.addHook('onResponse', async (req, reply) => {
     if (req.method !== 'GET' || reply.statusCode !== 200) return;

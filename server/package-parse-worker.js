@@ -111,7 +111,7 @@ function beatMap({ bytes, form, options }) {
   }
   const { beats } = result.value;
   const packed = new Float64Array(beats.length * BEATMAP_CSV_COLUMNS.length);
-  beats.forEach((b, i) => BEATMAP_CSV_COLUMNS.forEach((k, j) => { packed[i * BEATMAP_CSV_COLUMNS.length + j] = /** @type {any} */ (b)[k]; }));
+  beats.forEach((b, i) => { BEATMAP_CSV_COLUMNS.forEach((k, j) => { packed[i * BEATMAP_CSV_COLUMNS.length + j] = /** @type {any} */ (b)[k]; }); });
   return { ok: true, packed };
 }
 

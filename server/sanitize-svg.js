@@ -113,6 +113,6 @@ export function sanitizeSvg(text) {
   // DOMPurify counts the <body> it wraps the page in as removed.
   const removed = purify.removed.filter((r) => !('element' in r && r.element?.nodeName === 'BODY')).length + emptied;
   const svg = body.firstElementChild;
-  if (!svg || svg.localName !== 'svg') return { ok: false, reason: 'has nothing left after removing what a page may not contain' };
+  if (svg?.localName !== 'svg') return { ok: false, reason: 'has nothing left after removing what a page may not contain' };
   return { ok: true, svg: new window.XMLSerializer().serializeToString(svg), removed };
 }

@@ -34,7 +34,7 @@ export function watchPackage(dir, onChange, log, { settleMs = SETTLE_MS } = {}) 
     }
   }
 
-  const watcher = watch(dir, { recursive: true }, (event, name) => {
+  const watcher = watch(dir, { recursive: true }, (_event, name) => {
     // Our own engraving cache and editor swap files are not the composer's edits.
     if (name && (/(^|\/)\.|~$|\.swp$/.test(name))) return;
     if (timer) clearTimeout(timer);

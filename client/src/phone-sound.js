@@ -41,7 +41,7 @@ export function granulatorCueOf(cue) {
  * @returns {{ beat: number, serverT: number } | null}
  */
 export function granulatorStart(state, view, g) {
-  if (!state || state.transport !== 'playing') return null;
+  if (state?.transport !== 'playing') return null;
   const next = state.next;
   if (Array.isArray(next?.granulator) && next.granulator.includes(view) && typeof next.t === 'number') return { beat: next.beat, serverT: next.t };
   if (g && g.play !== null && g.play <= state.beat && typeof state.beatT === 'number') return { beat: g.play, serverT: state.beatT };

@@ -118,7 +118,7 @@ export function drawRose(box, layout, tiles, vote, voted, speaks = false, { coun
   for (const t of tiles) {
     const s = sectorOf(t.id, layout);
     if (!s) continue;
-    const votable = vote !== null && vote.tiles.includes(t.id);
+    const votable = vote?.tiles.includes(t.id);
     const g = doc.createElementNS(SVG, 'g');
     g.setAttribute('class', 'tile');
     g.dataset.tile = t.id;

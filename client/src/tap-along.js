@@ -27,7 +27,7 @@ export function createTapAlong({ getContext, output, now, target, timers }) {
    */
   return function tapAlong() {
     const ctx = getContext();
-    if (!ctx || ctx.state !== 'running') return Promise.resolve({ error: 'tap Join first: sound is off until then' });
+    if (ctx?.state !== 'running') return Promise.resolve({ error: 'tap Join first: sound is off until then' });
     const start = now() + LEAD_MS;
     /** @type {number[]} */
     const clicks = [];

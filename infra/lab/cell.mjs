@@ -13,7 +13,7 @@
 
 import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { createWriteStream, mkdirSync, writeFileSync, readFileSync, } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,6 +135,8 @@ export async function runCell({ profile, suite, clients, durationS, warmup = tru
   const peers = new Set();
   let loadgen = 0;
   const peerTimer = setInterval(() => { for (const a of labPeers([server.pid, loadgen])) peers.add(a); }, 1000);
+  /** @type {Awaited<ReturnType<typeof sampler.stop>>} */
+  let sampling;
   try {
     if (warmup) {
       const w = Math.min(clients, suite === 'page' ? 10 : 20);
@@ -156,7 +158,7 @@ export async function runCell({ profile, suite, clients, durationS, warmup = tru
     await sleep(1000);
   } finally {
     clearInterval(peerTimer);
-    var sampling = await sampler.stop(); // eslint-disable-line no-var
+    sampling = await sampler.stop();
     await server.stop();
     if (!wasUp && !keepUp) down({ log });
   }

@@ -29,7 +29,7 @@ async function main() {
   const support = labSupport();
   if (!support.ok) { process.stderr.write(`lab roam: cannot run here: ${support.reasons.join('; ')}\n`); return 2; }
   const p = PROFILES[/** @type {string} */ (o.profile)];
-  if (!p || p.ns !== 'scl-wifi') throw new Error('--profile must be a WiFi profile (wifi, wifi+firewall, congested-wifi)');
+  if (p?.ns !== 'scl-wifi') throw new Error('--profile must be a WiFi profile (wifi, wifi+firewall, congested-wifi)');
   const dir = path.resolve(o.out ?? path.join(LAB_OUT, `roam-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}`));
   mkdirSync(dir, { recursive: true });
   const log = (/** @type {string} */ s) => process.stdout.write(`${s}\n`);

@@ -31,7 +31,7 @@ export function clusterRoutes(app, { active, ask, nodes, token, auth }) {
     return reply.send(answer.body);
   });
 
-  app.get('/api/cluster', { onRequest: requireToken(token, auth) }, async (req, reply) => {
+  app.get('/api/cluster', { onRequest: requireToken(token, auth) }, async (_req, reply) => {
     reply.header('cache-control', 'no-store');
     return { nodes: await nodes() };
   });

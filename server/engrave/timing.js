@@ -181,7 +181,7 @@ export function deriveTiming(meiRoot, timemap, form = null) {
   for (const [id, at] of onsetMaps) onsets[id] = [...at].sort((a, b) => a[0] - b[0]);
   const lastPlayed = played[played.length - 1];
   if (lastPlayed && !verovioLength.has(lastPlayed.id)) verovioLength.set(lastPlayed.id, end - lastPlayed.q0);
-  if (played.length === 0 && !(form && form.length)) return { ok: false, problems: ['has no measures that Verovio can time'] };
+  if (played.length === 0 && !(form?.length)) return { ok: false, problems: ['has no measures that Verovio can time'] };
 
   /** @type {{ index: number, q: number }[]} */
   let sequence;
@@ -201,7 +201,7 @@ export function deriveTiming(meiRoot, timemap, form = null) {
     sequence = performed.order.map((index) => ({ index, q: lengths[index] }));
     // Onsets outside the bar's own length (Verovio times an overfull bar its own way) are not
     // where its beats are.
-    form.forEach((m, i) => {
+    form.forEach((_m, i) => {
       const id = measures[i].id;
       if (onsets[id]) onsets[id] = onsets[id].filter(([q]) => q >= -EPS && q < lengths[i] - EPS);
     });

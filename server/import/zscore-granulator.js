@@ -46,7 +46,7 @@ export function readGranulator(calls, presets, src = null) {
   const load = preset?.config.find((c) => c.name === 'granulator');
   /** @type {Record<string, unknown>} */
   const start = { src, play: null };
-  if (load && load.value && typeof load.value === 'object') {
+  if (load?.value && typeof load.value === 'object') {
     start.config = load.value;
     const gain = /** @type {{ masterGainVal?: unknown }} */ (load.value).masterGainVal;
     if (typeof gain === 'number' && gain >= 0 && gain <= 1) start.gain = gain;

@@ -184,7 +184,7 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     } else if (c.kind === 'web' && c.method === 'setTileTexts' && Array.isArray(c.args[0]) && Array.isArray(c.args[1])) {
       const ids = c.args[0].map(String);
       const values = c.args[1].map(String);
-      ids.forEach((id, k) => texts.set(id, values[Math.min(k, values.length - 1)] ?? ''));
+      ids.forEach((id, k) => { texts.set(id, values[Math.min(k, values.length - 1)] ?? ''); });
       use(`the words of tiles ${ids[0]}..${ids[ids.length - 1]}`);
     } else if (c.kind === 'sce' && c.method === 'setRndStrategy' && Array.isArray(c.args[0]) && c.args[0].length > 0 && c.args[0].every((g) => Number.isInteger(g) && g >= 1 && g <= 64)) {
       strategies.push({ at: c.at, groups: /** @type {number[]} */ (c.args[0]) });

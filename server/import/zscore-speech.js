@@ -38,7 +38,7 @@ export function readSpeech(calls, presets, beatMs = []) {
   const load = presets.get(-2)?.config.find((c) => c.name === 'speechSynth');
   /** @type {Record<string, unknown>} */
   const start = { enabled: false };
-  if (load && load.value && typeof load.value === 'object') {
+  if (load?.value && typeof load.value === 'object') {
     for (const [k, v] of Object.entries(load.value)) if (PARAMS[k]?.(v)) start[k] = v;
     converted.push({ source: `${presets.get(-2)?.file} line ${load.line}`, what: 'preset -2: config speechSynth', result: `the phones' voice at beat 0: speech ${JSON.stringify(start)}` });
   }

@@ -94,7 +94,10 @@ describe('frame scheduler', () => {
     const d = display({ every: 60 });
     /** @type {number[]} */
     const ran = [];
-    for (const due of [1000, 1600, 2200, 2800]) d.clock.advance(due - 200 - d.clock.now()), d.frames.at(due, () => ran.push(d.clock.now()));
+    for (const due of [1000, 1600, 2200, 2800]) {
+      d.clock.advance(due - 200 - d.clock.now());
+      d.frames.at(due, () => ran.push(d.clock.now()));
+    }
     d.clock.advance(1000);
     expect(d.frames.prompt).toBe(false);
     expect(ran).toEqual([1000, 1600, 2200, 2800]);

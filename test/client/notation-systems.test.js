@@ -285,7 +285,7 @@ describe('a real engraved beat map', () => {
       const c = layout.cursorAt(beat.beat, 0.5);
       expect(c?.x).toBeCloseTo((beat.x0 + beat.x1) / 2, 6);
       expect(c?.page).toBe(beat.page);
-      const line = layout.lines[/** @type {number} */ (c?.line)];
+      const line = layout.lines[/** @type {number} */ (c?.line ?? -1)];
       expect(line.crop.y).toBeLessThanOrEqual(beat.y0);
       expect(line.crop.y + line.crop.height).toBeGreaterThanOrEqual(beat.y1);
     }

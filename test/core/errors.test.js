@@ -19,7 +19,7 @@ describe('error catalogue', () => {
     }
   });
 
-  it.each(Object.entries(CLOSE))('close code %s (%i) is documented in doc/protocol.md', (name, value) => {
+  it.each(Object.entries(CLOSE))('close code %s (%i) is documented in doc/protocol.md', (_name, value) => {
     expect(protocolDoc).toMatch(new RegExp(`\\| ${value} \\|`));
   });
 

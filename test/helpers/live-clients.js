@@ -92,7 +92,7 @@ export async function openPoll(base, holds = {}) {
   (async () => {
     while (running) {
       const res = await fetch(`${base}/live/poll?epoch=${epoch}&since=${seq}&wait=${holds.wait ?? 5000}`, { signal: controller.signal }).catch(() => null);
-      if (!res || !res.ok) return;
+      if (!res?.ok) return;
       for (const m of await res.json()) {
         c.push(m);
         if (m.type === 'snapshot' || m.type === 'delta') { epoch = m.epoch; seq = m.seq; }
@@ -104,7 +104,7 @@ export async function openPoll(base, holds = {}) {
 
 /** @type {Record<string, (base: string, wsBase: string, holds?: { epoch?: string | null, seq?: number, wait?: number }) => Promise<LiveClient>>} */
 export const OPENERS = {
-  ws: (base, wsBase, holds) => openWs(wsBase, holds),
-  sse: (base, wsBase, holds) => openSse(base, holds),
-  poll: (base, wsBase, holds) => openPoll(base, holds),
+  ws: (_base, wsBase, holds) => openWs(wsBase, holds),
+  sse: (base, _wsBase, holds) => openSse(base, holds),
+  poll: (base, _wsBase, holds) => openPoll(base, holds),
 };

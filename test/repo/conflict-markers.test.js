@@ -10,7 +10,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const MARKER = /^(<{7} |>{7} |={7}$)/m;
 
 /** @param {string} text */
-export const conflictLines = (text) => text.split('\n')
+const conflictLines = (text) => text.split('\n')
   .map((line, i) => ({ line, n: i + 1 }))
   .filter(({ line }) => MARKER.test(line))
   .map(({ n, line }) => `${n}: ${line}`);

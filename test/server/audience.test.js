@@ -45,7 +45,7 @@ describe('GET /api/clients', () => {
 
   it('a bad view or client id in the query is a 400, not a count', async () => {
     const s = await servers.server();
-    for (const q of ['view=a%20b', 'client=' + 'x'.repeat(65), 'client=<script>']) {
+    for (const q of ['view=a%20b', `client=${'x'.repeat(65)}`, 'client=<script>']) {
       const res = await fetch(`${s.base}/live/poll?${q}`);
       expect(res.status).toBe(400);
       expect((await res.json()).code).toBe('SC_ERR_BAD_QUERY');

@@ -91,7 +91,7 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
     const all = states(edge.messages);
     expect(new Set(all.map((m) => m.epoch)).size).toBe(1);
     expect(all.slice(1).every((m) => m.type === 'delta')).toBe(true);
-    all.slice(1).forEach((m, i) => expect(m.seq).toBe(all[i].seq + 1));
+    all.slice(1).forEach((m, i) => { expect(m.seq).toBe(all[i].seq + 1); });
     // Every beat on one grid: beatT = first beatT + (beat - first beat) * 250 ms.
     /** @type {any} */
     let state = all[0].state;
@@ -138,7 +138,7 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
       expect(states(client.messages).length).toBeGreaterThan(duringStall + 3);
       const all = states(client.messages);
       expect(new Set(all.map((m) => m.epoch)).size).toBe(1);
-      all.slice(1).forEach((m, i) => expect(m.seq).toBe(all[i].seq + 1));
+      all.slice(1).forEach((m, i) => { expect(m.seq).toBe(all[i].seq + 1); });
       const listed = (await call(c1.base, '/api/cluster')).body.nodes;
       expect(listed.filter((/** @type {any} */ n) => n.active).map((/** @type {any} */ n) => n.id)).toEqual(['s2']);
       client.close();

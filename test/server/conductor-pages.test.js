@@ -39,7 +39,7 @@ describe('conductor: page choices', () => {
     const { clock, conductor, changes } = proc();
     conductor.play();
     clock.advance(5 * 500 + 10); // beat 5: the window is open
-    ['dev-aaaaaaa1', 'dev-aaaaaaa2', 'dev-aaaaaaa3'].forEach((device, i) => conductor.vote({ tile: i < 2 ? 't1-3' : 't1-1', device }));
+    ['dev-aaaaaaa1', 'dev-aaaaaaa2', 'dev-aaaaaaa3'].forEach((device, i) => { conductor.vote({ tile: i < 2 ? 't1-3' : 't1-1', device }); });
     clock.advance(6 * 500); // beat 11: not decided yet
     expect(/** @type {any} */ (conductor.state).pages).toEqual({});
     clock.advance(500); // beat 12

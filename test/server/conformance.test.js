@@ -93,7 +93,7 @@ describe.each(TRANSPORTS)('live protocol over %s', (kind) => {
     const s = await server({ autoplay: false });
     if (kind === 'ws') {
       const ws = new WebSocket(`${s.wsBase}/live?epoch=bad%20epoch&seq=1`);
-      const status = await new Promise((resolve) => ws.on('unexpected-response', (req, res) => resolve(res.statusCode)));
+      const status = await new Promise((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode)));
       expect(status).toBe(400);
       return;
     }

@@ -18,7 +18,7 @@ function tryWs(url) {
   const ws = new WebSocket(url);
   return new Promise((resolve) => {
     ws.once('open', () => resolve({ ws, result: 'open' }));
-    ws.once('unexpected-response', (req, res) => { resolve({ ws, result: res.statusCode ?? 0 }); res.resume(); });
+    ws.once('unexpected-response', (_req, res) => { resolve({ ws, result: res.statusCode ?? 0 }); res.resume(); });
     ws.once('error', () => resolve({ ws, result: 0 }));
   });
 }

@@ -136,7 +136,7 @@ describe('timing', () => {
 
   it('sums up many overfull bars in one warning, so that the others are seen', () => {
     const ids = ['a', 'b', 'c', 'd', 'e'];
-    const form = ids.map((id, i) => ({
+    const form = ids.map((_id, i) => ({
       n: String(i + 1), implicit: false, quarters: 8, nominal: 4, time: /** @type {[number, number]} */ ([4, 4]),
       parts: [{ part: 'P1', quarters: 4 }, { part: 'P2', quarters: 8 }], forward: false, backward: 0, endingStart: null, endingStop: null,
       doubleBar: false, dacapo: false, dalsegno: null, segno: null, coda: null, tocoda: null, fine: false, words: [],

@@ -150,7 +150,7 @@ describe('import-zscore: the Mini export', () => {
       /^audienceScoreConfig\.yml line 18 \| pageRangeMapping \| /,
     ];
     expect(items).toHaveLength(expected.length);
-    items.forEach((item, i) => expect(item).toMatch(expected[i]));
+    items.forEach((item, i) => { expect(item).toMatch(expected[i]); });
     const md = readFileSync(path.join(out, 'import-report.md'), 'utf8');
     expect(md).toContain('## Not converted (8)');
     // a preset no script runs is one the conductor fires from the console

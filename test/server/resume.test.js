@@ -127,7 +127,7 @@ function twoScores() {
 }
 
 /** @param {string} text */
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -194,7 +194,7 @@ describe('the real server restarted mid-piece', () => {
     const expected = before.state.beat + Math.floor((after.t - before.state.beatT) / BEAT_MS);
     expect(Math.abs(after.state.beat - expected)).toBeLessThanOrEqual(1);
     expect((await second.status()).resume).toMatchObject({ resumed: true });
-    expect(second.output).toMatch(new RegExp(`score: +${escape(path.join(library, 'second'))} +\\(the console's switch, resumed; --score was ${escape(path.join(library, 'first'))}\\)`));
+    expect(second.output).toMatch(new RegExp(`score: +${escapeRegExp(path.join(library, 'second'))} +\\(the console's switch, resumed; --score was ${escapeRegExp(path.join(library, 'first'))}\\)`));
   }, 30_000);
 
   it('a score the console loaded but never played is not resumed: --score plays, and the banner and status say why', async () => {
@@ -281,8 +281,8 @@ describe('the score named is the score that plays', () => {
     // Kept aside, never lost.
     expect(readFileSync(resume.keptAs, 'utf8')).toMatch(/"piece-a"/);
     expect(second.output).toMatch(/scorecast is playing "Piece b"/);
-    expect(second.output).toMatch(new RegExp(`score: +${escape(path.join(library, 'b'))}\n`));
-    expect(second.output).toMatch(new RegExp(`save: +${escape(file)}\n`));
+    expect(second.output).toMatch(new RegExp(`score: +${escapeRegExp(path.join(library, 'b'))}\n`));
+    expect(second.output).toMatch(new RegExp(`save: +${escapeRegExp(file)}\n`));
     expect(second.output).toMatch(/not resumed \(SC_ERR_SAVE_OTHER_START\): the save belongs to a server started with --score/);
     expect(second.output).toMatch(/the save is kept as .*performance\.json\.bad-/);
   }, 30_000);

@@ -13,7 +13,7 @@ afterEach(async () => { for (const a of apps) await a.close(); apps = []; });
 
 /** 1000 bytes whose every byte says where it is. */
 const AUDIO = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 251));
-const TEXT = '{"tiles":"' + 'abcdefgh'.repeat(500) + '"}';
+const TEXT = `{"tiles":"${'abcdefgh'.repeat(500)}"}`;
 
 /**
  * An app serving an audio file and a text file, from memory or from disk.

@@ -12,7 +12,7 @@ const tmp = () => realpathSync(mkdtempSync(path.join(os.tmpdir(), 'sc-prepare-')
 describe('readying package files to serve', () => {
   it('holds a small package in memory with compressed copies of its text, and a large one on disk', async () => {
     const dir = tmp();
-    const text = '<svg xmlns="http://www.w3.org/2000/svg">' + '<g/>'.repeat(2000) + '</svg>';
+    const text = `<svg xmlns="http://www.w3.org/2000/svg">${'<g/>'.repeat(2000)}</svg>`;
     writeFileSync(path.join(dir, 'a.svg'), text);
     writeFileSync(path.join(dir, 'b.wav'), Buffer.alloc(5000, 7));
     const make = () => /** @type {Map<string, ServedFile>} */ (new Map([

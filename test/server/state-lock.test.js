@@ -44,7 +44,7 @@ describe('the state file lock', () => {
     ['a dead pid', () => `${deadPid()}\n-\n`],
     ['an empty file (a holder killed between the create and the write)', () => ''],
     ['a running pid that started at another time (reused after a reboot)', () => `${process.ppid}\n1\n`],
-  ])('takes over a stale lock: %s', (name, text) => {
+  ])('takes over a stale lock: %s', (_name, text) => {
     const file = path.join(tmpDir(), 'performance.json');
     writeFileSync(`${file}.lock`, text());
     const lock = lockStateFile(file);

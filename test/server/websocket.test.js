@@ -250,7 +250,7 @@ describe('WebSocket transport', () => {
     const s = await server();
     const WebSocket = (await import('ws')).default;
     const ws = new WebSocket(`${s.wsBase}/elsewhere`);
-    const status = await new Promise((resolve) => ws.on('unexpected-response', (req, res) => resolve(res.statusCode)));
+    const status = await new Promise((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode)));
     expect(status).toBe(404);
   });
 });

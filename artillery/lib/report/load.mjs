@@ -124,7 +124,7 @@ export function collect(inputs) {
       /** @type {import('../records.mjs').CampaignRecord} */
       const c = readJson(path.join(dir, 'campaign.json'));
       const cases = c.cases.map((x) => path.join(dir, x.dir)).filter((d) => existsSync(path.join(d, 'case.json'))).map(loadCase);
-      cases.forEach((k) => seen.add(k.dir));
+      for (const k of cases) seen.add(k.dir);
       found.campaigns.push({ dir, rec: c, cases });
       return;
     }

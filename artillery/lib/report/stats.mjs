@@ -197,9 +197,9 @@ export const arrivalsText = (a) => (a.periods <= 3 ? `within ${RAMP_S} s as plan
  * @param {ArtilleryPeriod | null | undefined} a
  * @returns {TimeWindow | null}
  */
-export const windowOf = (a) => (a && a.firstMetricAt && a.lastMetricAt ? { from: a.firstMetricAt - 1000, to: a.lastMetricAt + 1500 } : null);
+export const windowOf = (a) => (a?.firstMetricAt && a.lastMetricAt ? { from: a.firstMetricAt - 1000, to: a.lastMetricAt + 1500 } : null);
 /** @param {ArtilleryPeriod | null | undefined} a */
-const windowS = (a) => (a && a.lastMetricAt && a.firstMetricAt ? Math.max(1, (a.lastMetricAt - a.firstMetricAt) / 1000) : null);
+const windowS = (a) => (a?.lastMetricAt && a.firstMetricAt ? Math.max(1, (a.lastMetricAt - a.firstMetricAt) / 1000) : null);
 
 /**
  * One of our rows, like a row of the seed report's tables.

@@ -20,7 +20,7 @@ export function renderVotes(box, votes, act) {
   const windows = Array.isArray(votes?.windows) ? votes.windows : [];
   const closed = Array.isArray(votes?.closed) ? votes.closed : [];
   const nodes = [];
-  if (open && open.tally && typeof open.tally === 'object') {
+  if (open?.tally && typeof open.tally === 'object') {
     const entries = Object.entries(open.tally).map(([tile, n]) => [tile, Number(n) || 0]);
     const total = entries.reduce((a, [, n]) => a + /** @type {number} */ (n), 0);
     nodes.push(h('p', { class: 'vote-open' }, `Open: ${String(open.id)}, ${total} vote${total === 1 ? '' : 's'}${open.winner ? `; leading: ${open.winner}` : ''}`));

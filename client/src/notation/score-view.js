@@ -86,7 +86,7 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
     }, { rootMargin: '50% 0px' })
     : null;
   if (observer) for (const p of pages) observer.observe(p.el);
-  else pages.forEach((_, i) => load(i));
+  else pages.forEach((_, i) => { load(i); });
 
   const keepInView = () => {
     if (!win) return;
