@@ -48,7 +48,7 @@ const hostileUrl = fc.record({
   return out;
 });
 
-/** A CSS value that reaches outside the page, or may: url() of outside documents and @import. */
+/** A CSS value that reaches outside the page, or may: url() of outside documents, CSS imports. */
 const hostileCss = fc.constantFrom(
   'fill:url(http://127.0.0.2/a.svg#g)', 'background:url(//127.0.0.2/x.png)', 'background-image:url( "javascript:alert(1)" )',
   "fill:u\\72l(http://127.0.0.2/)", '@import url(http://127.0.0.2/x.css);', "@import 'http://127.0.0.2/x.css';",
