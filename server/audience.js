@@ -3,11 +3,14 @@
 // synced clock minus the envelope's `t`; display lag: when a beat was shown minus its server
 // time). Clients send a few samples every few seconds (doc/protocol.md, "Client reports").
 
-import { ERRORS, ScorecastError, errorValue } from '../core/errors.js';
+import { ERRORS, errorValue } from '../core/errors.js';
 import { decodeClientMessage } from '../core/protocol.js';
 import { audienceRate, createAddressLimiter } from './address-limit.js';
 import { addressKey } from './address-key.js';
 import { requireToken } from './control.js';
+
+/** The answer to a request over its address's rate. */
+const RATE_LIMITED = Object.freeze(errorValue('SC_ERR_RATE_LIMITED'));
 
 /**
  * Samples one client weighs in the figures, per kind: its newest ones, as many as an honest page
@@ -151,7 +154,9 @@ export function audienceRoutes(app, { hub, stats, token, now, auth, phonesPerAdd
   const rate = audienceRate(phonesPerAddress);
   const limiter = rate ? createAddressLimiter(rate, now) : null;
   app.post('/api/report', { bodyLimit: 4096 }, async (req, reply) => {
-    if (limiter && !limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
+    // Answered as a value, not thrown: a flood is answered thousands of times a second, and
+    // an Error captures a stack each time (bench/RESULTS.md, "Hostile clients").
+    if (limiter && !limiter.take(req.ip)) return reply.code(ERRORS.SC_ERR_RATE_LIMITED.status).send(RATE_LIMITED);
     const body = /** @type {Record<string, unknown>} */ (req.body ?? {});
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE', 'expected a JSON object'));
     const transport = body.transport === 'sse' || body.transport === 'poll' ? body.transport : null;
