@@ -12,6 +12,8 @@
 // IPC (advanced serialization), parent -> child:
 //   {type:'connect', url, count, batch, everyMs, timeoutMs, maxSamples, maxSeconds}
 //   {type:'window', from, to}   record deltas whose `t` is in [from, to)
+//   {type:'collect'}            reply {type:'collected', ...ClientResult} and start afresh (the
+//                               sockets stay open: phases of one run, as in bench/hostile.js)
 //   {type:'stop'}               reply with the result, close every socket, exit
 // child -> parent: {type:'ready', ...ConnectReport}, {type:'result', ...ClientResult}
 
@@ -27,6 +29,8 @@ import WebSocket from 'ws';
  * @property {number} timeoutMs   give up waiting for the last snapshots after this long
  * @property {number} maxSamples  latency samples kept (preallocated)
  * @property {number} maxSeconds  the process exits on its own after this long
+ * @property {string[]} [localAddresses]  client i connects from localAddresses[i % length]
+ *   (loopback has all of 127.0.0.0/8: clients from several addresses, as phones are)
  */
 
 /**
@@ -92,7 +96,7 @@ export function readHead(data) {
  * Open the clients and measure. Resolves when the clients are ready (or the timeout passed).
  * @param {ConnectOptions} options
  */
-export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples }) {
+export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples, localAddresses = [] }) {
   const samples = new Float64Array(maxSamples);
   const seqs = new Float64Array(maxSamples);
   const sizes = new Uint32Array(maxSamples);
@@ -125,7 +129,8 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples }
 
   /** @param {number} i */
   function open(i) {
-    const ws = new WebSocket(url, { perMessageDeflate: false, skipUTF8Validation: true, handshakeTimeout: timeoutMs });
+    const localAddress = localAddresses.length > 0 ? localAddresses[i % localAddresses.length] : undefined;
+    const ws = new WebSocket(url, { perMessageDeflate: false, skipUTF8Validation: true, handshakeTimeout: timeoutMs, ...(localAddress ? { localAddress } : {}) });
     sockets.push(ws);
     let isReady = false;
     let isFailed = false;
@@ -181,6 +186,29 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples }
   }, timeoutMs);
   giveUp.unref();
 
+  /**
+   * What was recorded since the start (or the last collect), and start afresh.
+   * @returns {ClientResult}
+   */
+  function collect() {
+    let min = Infinity;
+    let max = 0;
+    for (let i = 0; i < count; i++) {
+      if (lastSeq[i] < 0) continue;
+      min = Math.min(min, recorded[i]);
+      max = Math.max(max, recorded[i]);
+    }
+    const result = {
+      samples: samples.slice(0, nSamples), seqs: seqs.slice(0, nSamples), sizes: sizes.slice(0, nSamples), msgs: nSamples, bytes,
+      perClientMin: Number.isFinite(min) ? min : 0, perClientMax: max, errors: { ...errors },
+    };
+    nSamples = 0;
+    bytes = 0;
+    recorded.fill(0);
+    for (const k of /** @type {(keyof ClientErrors)[]} */ (Object.keys(errors))) errors[k] = 0;
+    return result;
+  }
+
   return {
     whenReady,
     /**
@@ -189,21 +217,12 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples }
      * @param {number} end
      */
     window(start, end) { from = start; to = end; },
+    collect,
     /** @returns {ClientResult} */
     stop() {
       stopping = true;
       clearInterval(ramp);
-      let min = Infinity;
-      let max = 0;
-      for (let i = 0; i < count; i++) {
-        if (lastSeq[i] < 0) continue;
-        min = Math.min(min, recorded[i]);
-        max = Math.max(max, recorded[i]);
-      }
-      const result = {
-        samples: samples.slice(0, nSamples), seqs: seqs.slice(0, nSamples), sizes: sizes.slice(0, nSamples), msgs: nSamples, bytes,
-        perClientMin: Number.isFinite(min) ? min : 0, perClientMax: max, errors: { ...errors },
-      };
+      const result = collect();
       for (const ws of sockets) ws.terminate();
       return result;
     },
@@ -224,6 +243,8 @@ function main() {
       load.whenReady.then((report) => send({ type: 'ready', ...report }));
     } else if (msg.type === 'window' && load) {
       load.window(msg.from, msg.to);
+    } else if (msg.type === 'collect' && load) {
+      process.send?.({ type: 'collected', ...load.collect() });
     } else if (msg.type === 'stop' && load) {
       const result = load.stop();
       // Exit once the result is written to the channel (it can be megabytes of samples).

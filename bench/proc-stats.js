@@ -98,3 +98,30 @@ export function cpuCount() {
   cores ??= readFileSync('/proc/stat', 'utf8').split('\n').filter((l) => /^cpu\d+ /.test(l)).length;
   return cores;
 }
+
+/**
+ * Bytes a local TCP server has written that its peers have not taken yet, summed over its
+ * connections (the kernel's send queues, `ss` Send-Q): what a never-reading client leaves behind
+ * sits here, outside the server's RSS.
+ * @param {number} port  the server's listening port
+ * @returns {{ bytes: number, connections: number }} connections in any state but listening; NaN
+ *   when `ss` cannot be run
+ */
+export function unsentBytes(port) {
+  try {
+    const out = execFileSync('ss', ['-tnH', 'state', 'connected', 'sport', '=', `:${port}`], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+    let bytes = 0;
+    let connections = 0;
+    for (const line of out.split('\n')) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 4) continue;
+      // State Recv-Q Send-Q Local Peer (ss leaves State out when one state is asked for). Sockets
+      // the server has closed but the kernel still holds (FIN-WAIT with unsent bytes) count too.
+      bytes += Number(/^\d+$/.test(f[0]) ? f[1] : f[2]) || 0;
+      connections++;
+    }
+    return { bytes, connections };
+  } catch {
+    return { bytes: NaN, connections: NaN };
+  }
+}

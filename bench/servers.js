@@ -71,6 +71,8 @@ export async function stopChild(child) {
  * @property {import('./score-schedule.js').ScoreSchedule | null} schedule  the floor's schedule
  * @property {'separate' | 'corked' | 'ride' | null} [keepalive]
  * @property {string[]} [execArgv]  Node flags of the server process (e.g. --cpu-prof)
+ * @property {Record<string, string>} [env]  more environment for ours and base (it wins over the
+ *   defaults here, which lift the per-address limits: every client of a benchmark shares one address)
  */
 
 /**
@@ -88,7 +90,7 @@ export function startServer(o) {
     : fork(path.join(o.root, 'server', 'start.js'), [
       '--score', o.scoreDir, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn',
     ], {
-      cwd: o.root, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_CONNECTIONS_PER_ADDRESS: '0', SCORECAST_PHONES_PER_ADDRESS: '0', SCORECAST_TOKEN: TOKEN },
+      cwd: o.root, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_CONNECTIONS_PER_ADDRESS: '0', SCORECAST_PHONES_PER_ADDRESS: '0', SCORECAST_TOKEN: TOKEN, ...o.env },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv,
     });
   children.add(child);

@@ -4,6 +4,7 @@
 
 import { createTokenBucket } from '../core/token-bucket.js';
 import { CLIENT_RATE } from '../core/constants.js';
+import { addressKey } from './address-key.js';
 
 /**
  * Phones one address may stand for, by default: device credentials issued to it an hour, votes
@@ -38,15 +39,17 @@ export function createAddressLimiter(rate, now) {
   const buckets = new Map();
   return {
     /**
-     * Take a token for a request from `ip`: false when that address is over its rate.
+     * Take a token for a request from `ip`: false when that address (addressKey: its /64 for
+     * IPv6) is over its rate.
      * @param {string} ip
      */
     take(ip) {
-      let bucket = buckets.get(ip);
+      const key = addressKey(ip);
+      let bucket = buckets.get(key);
       if (!bucket) {
         if (buckets.size >= MAX_ADDRESSES) buckets.delete(/** @type {string} */ (buckets.keys().next().value));
         bucket = createTokenBucket(rate, now());
-        buckets.set(ip, bucket);
+        buckets.set(key, bucket);
       }
       return bucket.take(now());
     },

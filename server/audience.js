@@ -3,12 +3,16 @@
 // synced clock minus the envelope's `t`; display lag: when a beat was shown minus its server
 // time). Clients send a few samples every few seconds (doc/protocol.md, "Client reports").
 
-import { ERRORS, ScorecastError, errorValue } from '../core/errors.js';
+import { ERRORS, errorValue } from '../core/errors.js';
 import { decodeClientMessage } from '../core/protocol.js';
 import { audienceRate, createAddressLimiter } from './address-limit.js';
+import { addressKey } from './address-key.js';
 import { requireToken } from './control.js';
 import { quantileSorted } from '../core/stats.js';
 import { isId } from '../core/values.js';
+
+/** The answer to a request over its address's rate. */
+const RATE_LIMITED = Object.freeze(errorValue('SC_ERR_RATE_LIMITED'));
 
 /**
  * Samples one client weighs in the figures, per kind: its newest ones, as many as an honest page
@@ -102,12 +106,13 @@ export function createClientStats({ now, reportersPerAddress = 0 }) {
         if (t - r.counted < MIN_REPORT_INTERVAL_MS) return errorValue('SC_ERR_RATE_LIMITED', `one report per ${MIN_REPORT_INTERVAL_MS / 1000} s counts`);
         reporters.delete(from.client);
       } else {
-        if (reportersPerAddress > 0 && (perAddress.get(from.address) ?? 0) >= reportersPerAddress) {
+        const address = addressKey(from.address);
+        if (reportersPerAddress > 0 && (perAddress.get(address) ?? 0) >= reportersPerAddress) {
           return errorValue('SC_ERR_ADDRESS_LIMIT', `${reportersPerAddress} reporting clients from this address`);
         }
         if (reporters.size >= MAX_REPORTERS) forget(reporters.keys().next().value);
-        r = { kind, address: from.address, at: t, counted: t, push: { at: [], v: [] }, display: { at: [], v: [] } };
-        perAddress.set(from.address, (perAddress.get(from.address) ?? 0) + 1);
+        r = { kind, address, at: t, counted: t, push: { at: [], v: [] }, display: { at: [], v: [] } };
+        perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
       }
       r.at = t;
       r.counted = t;
@@ -149,7 +154,9 @@ export function audienceRoutes(app, { hub, stats, token, now, auth, phonesPerAdd
   const rate = audienceRate(phonesPerAddress);
   const limiter = rate ? createAddressLimiter(rate, now) : null;
   app.post('/api/report', { bodyLimit: 4096 }, async (req, reply) => {
-    if (limiter && !limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
+    // Answered as a value, not thrown: a flood is answered thousands of times a second, and
+    // an Error captures a stack each time (bench/RESULTS.md, "Hostile clients").
+    if (limiter && !limiter.take(req.ip)) return reply.code(ERRORS.SC_ERR_RATE_LIMITED.status).send(RATE_LIMITED);
     const body = /** @type {Record<string, unknown>} */ (req.body ?? {});
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE', 'expected a JSON object'));
     const transport = body.transport === 'sse' || body.transport === 'poll' ? body.transport : null;
@@ -161,8 +168,9 @@ export function audienceRoutes(app, { hub, stats, token, now, auth, phonesPerAdd
     if (!decoded.ok) return reply.code(400).send(decoded.error);
     if (decoded.value.type !== 'report') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));
     // A page is its address and its id: pages behind one NAT are told apart by their ids, and
-    // an address has at most reportersPerAddress of them.
-    const refused = hub.report(transport, view, decoded.value, { address: req.ip, connection: `${req.ip} ${client}` });
+    // an address has at most reportersPerAddress of them. A page whose IPv6 privacy address
+    // changed is still the same page (addressKey).
+    const refused = hub.report(transport, view, decoded.value, { address: req.ip, connection: `${addressKey(req.ip)} ${client}` });
     if (refused) return reply.code(ERRORS[refused.code]?.status ?? 429).send(refused);
     return reply.code(204).send();
   });

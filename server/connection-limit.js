@@ -2,6 +2,7 @@
 // many connections one address may hold open at once.
 
 import { ERRORS } from '../core/errors.js';
+import { addressKey } from './address-key.js';
 
 /**
  * Node's HTTP server timeouts (ms). A connection that has not sent a whole request head within
@@ -31,7 +32,7 @@ export const HTTP_TIMEOUTS = Object.freeze({
 export const CONNECTIONS_PER_ADDRESS = 512;
 
 /**
- * Count the server's connections per peer address and refuse those past `perAddress` at once:
+ * Count the server's connections per peer address (addressKey: an IPv6 /64 is one address) and refuse those past `perAddress` at once:
  * a plain-HTTP peer reads `429 SC_ERR_ADDRESS_LIMIT` (before it sends anything: the check is at
  * accept), a TLS peer's connection is just closed.
  * @param {import('node:net').Server} server  an http or https server
@@ -45,7 +46,7 @@ export function limitConnections(server, { perAddress, plain }) {
   const refusal = `HTTP/1.1 ${def.status} Too Many Requests\r\nConnection: close\r\nRetry-After: 5\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   if (perAddress <= 0) return { count: () => 0 };
   server.on('connection', (/** @type {import('node:net').Socket} */ socket) => {
-    const ip = socket.remoteAddress ?? '';
+    const ip = addressKey(socket.remoteAddress);
     const n = open.get(ip) ?? 0;
     if (n >= perAddress) {
       if (plain) socket.end(refusal);
@@ -59,7 +60,7 @@ export function limitConnections(server, { perAddress, plain }) {
     });
   });
   return {
-    /** Connections open from `ip`. @param {string} ip */
-    count: (ip) => open.get(ip) ?? 0,
+    /** Connections open from `ip` (and the rest of its /64, for IPv6). @param {string} ip */
+    count: (ip) => open.get(addressKey(ip)) ?? 0,
   };
 }

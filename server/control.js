@@ -4,6 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ScorecastError } from '../core/errors.js';
 import { createTokenBucket } from '../core/token-bucket.js';
+import { addressKey } from './address-key.js';
 
 /** Failed sign-ins allowed per address: 5 at once, then one more every 12 s (5 a minute). */
 export const SIGN_IN_RATE = Object.freeze({ perSecond: 1 / 12, burst: 5 });
@@ -11,7 +12,7 @@ export const SIGN_IN_RATE = Object.freeze({ perSecond: 1 / 12, burst: 5 });
 const MAX_ADDRESSES = 10_000;
 
 /**
- * Budget of failed sign-ins, per address: an address that has used up its tries gets 429
+ * Budget of failed sign-ins, per address (addressKey: an IPv6 /64 is one address): an address that has used up its tries gets 429
  * SC_ERR_RATE_LIMITED for every wrong token until a try comes back. The right token is never
  * refused (behind nginx or a venue NAT, everyone shares the guesser's address and the
  * conductor would be locked out); requests with it cost nothing. doc/security.md says what this
@@ -24,15 +25,16 @@ export function createSignInLimiter({ now = () => performance.now(), rate = SIGN
   return {
     /** @param {string} ip */
     allowed(ip) {
-      return failures.get(ip)?.available(now()) ?? true;
+      return failures.get(addressKey(ip))?.available(now()) ?? true;
     },
     /** @param {string} ip */
     failed(ip) {
-      let b = failures.get(ip);
+      const key = addressKey(ip);
+      let b = failures.get(key);
       if (!b) {
         if (failures.size >= MAX_ADDRESSES) failures.delete(/** @type {string} */ (failures.keys().next().value));
         b = createTokenBucket(rate, now());
-        failures.set(ip, b);
+        failures.set(key, b);
       }
       b.take(now());
     },

@@ -2,6 +2,7 @@
 // for resync, and fans the same bytes out to every connection. It knows transports only through
 // the Link interface below; polling uses resync() and waitForChange() and holds no connection.
 
+import { addressKey } from './address-key.js';
 import { encode, decodeClientMessage } from '../core/protocol.js';
 import { errorValue } from '../core/errors.js';
 import { applyPatch } from '../core/merge-patch.js';
@@ -418,10 +419,12 @@ export function createHub({
      * A poll from client `id` showing `view`, from `address` (bounded: the oldest are forgotten
      * first). An address counts at most pollersPerAddress ids at once; an id that comes from
      * another address (a phone that roamed) counts there.
-     * @param {string} id @param {string} view @param {string} [address]
+     * @param {string} id @param {string} view @param {string} [from]  the peer's address
      * @returns {boolean} false when the id was not counted (the address is over its cap)
      */
-    notePoller(id, view, address = '') {
+    notePoller(id, view, from = '') {
+      // A phone's IPv6 privacy addresses are all in its /64: it counts there, and does not move.
+      const address = addressKey(from);
       // The map is in order of last poll (a poll moves its id to the end): ids that stopped
       // polling are at the front, and go first, at a cost of one step per id forgotten.
       const since = now() - POLLER_TTL_MS;

@@ -87,6 +87,21 @@ function purifier() {
 }
 
 /**
+ * Turn CDATA sections into the text they hold (the same thing to an XML reader): DOMPurify copies
+ * the page into an HTML document, which cannot hold CDATA sections, and threw on any page with
+ * one (a `<style><![CDATA[...]]>` as drawing programs write it; found by test/fuzz/svg.test.js).
+ * The serializer escapes the text as it needs.
+ * @param {Document} doc
+ */
+function textForCdata(doc) {
+  /** @type {Node[]} */
+  const sections = [];
+  const walker = doc.createTreeWalker(doc, 0x8 /* NodeFilter.SHOW_CDATA_SECTION */);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) sections.push(n);
+  for (const n of sections) n.parentNode?.replaceChild(doc.createTextNode(n.nodeValue ?? ''), n);
+}
+
+/**
  * Clean one SVG page. Never throws: a page that is not a well-formed SVG document is an error
  * value naming what is wrong.
  * @param {string} text  the page as found in the package
@@ -107,7 +122,15 @@ export function sanitizeSvg(text) {
   const error = parsed.getElementsByTagName('parsererror')[0];
   if (error) return { ok: false, reason: `is not well-formed XML (${(error.textContent ?? '').trim().slice(0, 120)})` };
   if (root.localName !== 'svg' || root.namespaceURI !== SVG_NS) return { ok: false, reason: 'is not an SVG document (its root element is not <svg> in the SVG namespace)' };
-  const body = /** @type {Element} */ (/** @type {unknown} */ (purify.sanitize(root, CONFIG)));
+  textForCdata(parsed);
+  /** @type {Element} */
+  let body;
+  try {
+    body = /** @type {Element} */ (/** @type {unknown} */ (purify.sanitize(root, CONFIG)));
+  } catch (err) {
+    // Fail closed on whatever the DOM refuses while DOMPurify copies the page.
+    return { ok: false, reason: `could not be cleaned (${/** @type {Error} */ (err).message})` };
+  }
   // What DOMPurify returns is its own <body> around the clean copy, never the input itself.
   if (body === /** @type {unknown} */ (root) || body.localName !== 'body') return { ok: false, reason: 'could not be cleaned' };
   // DOMPurify counts the <body> it wraps the page in as removed.

@@ -7,6 +7,9 @@ import { decodeClientMessage } from '../core/protocol.js';
 import { audienceRate, createAddressLimiter } from './address-limit.js';
 import { ERRORS, ScorecastError, errorValue } from '../core/errors.js';
 
+/** The answer to a request over its address's rate. */
+const RATE_LIMITED = Object.freeze(errorValue('SC_ERR_RATE_LIMITED'));
+
 /** Credentials one address may be issued: `perAddress` at once, and `perAddress` more an hour. */
 export const DEVICE_REFILL_MS = 3_600_000;
 
@@ -28,14 +31,18 @@ export function tapRoutes(app, { guard, credentials, devicesPerAddress, now }) {
     : null;
 
   app.post('/api/device', { bodyLimit: 1024 }, async (req, reply) => {
-    if (limiter && !limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
+    // Answered as a value, not thrown: a flood is answered thousands of times a second, and
+    // an Error captures a stack each time (bench/RESULTS.md, "Hostile clients").
+    if (limiter && !limiter.take(req.ip)) return reply.code(ERRORS.SC_ERR_RATE_LIMITED.status).send(RATE_LIMITED);
     if (issued && !issued.take(req.ip)) throw new ScorecastError('SC_ERR_ADDRESS_LIMIT', `${devicesPerAddress} device credentials an hour from this address`);
     reply.header('cache-control', 'no-store');
     return { device: credentials.issue().credential };
   });
 
   app.post('/api/tap', { bodyLimit: 4096 }, async (req, reply) => {
-    if (limiter && !limiter.take(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED');
+    // Answered as a value, not thrown: a flood is answered thousands of times a second, and
+    // an Error captures a stack each time (bench/RESULTS.md, "Hostile clients").
+    if (limiter && !limiter.take(req.ip)) return reply.code(ERRORS.SC_ERR_RATE_LIMITED.status).send(RATE_LIMITED);
     const decoded = decodeClientMessage(JSON.stringify({ ...(/** @type {object} */ (req.body ?? {})), type: 'tap' }));
     if (!decoded.ok) return reply.code(400).send(decoded.error);
     if (decoded.value.type !== 'tap') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));

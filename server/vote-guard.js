@@ -4,6 +4,7 @@
 // per window (a venue whose phones share one address raises it: doc/security.md). The ballot
 // (core/votes.js) then counts one vote per device.
 
+import { addressKey } from './address-key.js';
 import { errorValue } from '../core/errors.js';
 
 /** Addresses counted per window at most (bounded memory; past it, the first seen are forgotten). */
@@ -58,6 +59,8 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
      *   from a cluster's
      */
     cast(tap, from) {
+      // One phone's IPv6 privacy addresses are all in its /64: the address limit counts that.
+      const address = addressKey(from.address);
       const device = credentials.verify(tap.device);
       if (device === null) return { ok: false, error: errorValue('SC_ERR_BAD_DEVICE') };
       const open = round();
@@ -66,7 +69,7 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
         if (votedOn.get(from.connection) === open) {
           return { ok: false, error: errorValue('SC_ERR_ALREADY_VOTED', 'one vote per connection per window') };
         }
-        if (votesPerAddress > 0 && (perAddress.get(from.address) ?? 0) >= votesPerAddress) {
+        if (votesPerAddress > 0 && (perAddress.get(address) ?? 0) >= votesPerAddress) {
           return { ok: false, error: errorValue('SC_ERR_ADDRESS_LIMIT', `${votesPerAddress} votes from this address in this window`) };
         }
       }
@@ -74,9 +77,9 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
       // connection or address cannot pass the checks together. Given back if not counted.
       const key = open ?? '';
       votedOn.set(from.connection, key);
-      perAddress.set(from.address, (perAddress.get(from.address) ?? 0) + 1);
+      perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
       const giveBack = () => {
-        if (countedWindow === key) perAddress.set(from.address, Math.max(0, (perAddress.get(from.address) ?? 1) - 1));
+        if (countedWindow === key) perAddress.set(address, Math.max(0, (perAddress.get(address) ?? 1) - 1));
       };
       /** @param {TapResult} result @returns {TapResult} */
       const settle = (result) => {
@@ -92,7 +95,7 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
           giveBack();
           if (now !== countedWindow) { countedWindow = now; perAddress = new Map(); }
           votedOn.set(from.connection, now);
-          perAddress.set(from.address, (perAddress.get(from.address) ?? 0) + 1);
+          perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
         }
         if (perAddress.size > MAX_ADDRESSES) perAddress.delete(/** @type {string} */ (perAddress.keys().next().value));
         return { ok: true, id: result.id };

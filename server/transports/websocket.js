@@ -17,7 +17,12 @@ const CLOSE_GRACE_MS = 2000;
 
 /**
  * Liveness (doc/protocol.md, "Heartbeats and dead links"). Any frame from the client (a message
- * or a pong) proves the link. A socket silent for PING_AFTER_MS owes a protocol ping, which rides
+ * or a pong) proves the link is up, but only a pong proves the client reads: it answers a ping
+ * that was written after everything sent before it. So a socket that keeps sending but has not
+ * answered a ping for READ_PROOF_MS is treated as silent from then on (bench/RESULTS.md,
+ * "Hostile clients": sockets that sent a hello ten times a second and never read were never
+ * pinged, and held 4 MB each in the kernel's send buffer without ever passing the hub's
+ * user-space bound). A socket silent for PING_AFTER_MS owes a protocol ping, which rides
  * in the same write as its next small message (at most RIDE_MAX_BYTES: behind a big one, on a
  * slow link, the ping would wait for the whole message and the answer come late); if no such
  * message goes out before the silence reaches PING_ALONE_AFTER_MS, the ping goes alone, in a
@@ -37,10 +42,13 @@ export const PING_AFTER_MS = 2000;
 export const PING_ALONE_AFTER_MS = 3000;
 export const DEAD_AFTER_MS = DEAD_LINK_MS - LIVENESS_TICK_MS;
 export const RIDE_MAX_BYTES = 4096;
+/** A socket must answer a ping at least this often, however much it sends (the hub's behindMs). */
+export const READ_PROOF_MS = 10_000;
 
 /**
- * @typedef {import('ws').WebSocket & { heardAt: number, pinged: boolean, pingDue: boolean }} LiveSocket
- *   heardAt: performance.now() of the last frame from the client; pinged: a ping went out since;
+ * @typedef {import('ws').WebSocket & { heardAt: number, pongAt: number, pinged: boolean, pingDue: boolean }} LiveSocket
+ *   heardAt: performance.now() of the last frame from the client; pongAt: of the last pong (or
+ *   the upgrade); pinged: a ping went out since;
  *   pingDue: a ping is owed and waits to ride with the next message
  */
 
@@ -131,19 +139,28 @@ export function socketWriter(ws, raw) {
   };
 }
 
-/** @param {LiveSocket} ws */
-function heard(ws) {
+/**
+ * A frame from the client. A message proves the link; a pong (or the upgrade) also proves reading.
+ * Whether a ping is still owed is decided by the checker (a message does not pay for one that is
+ * owed for want of a pong).
+ * @param {LiveSocket} ws @param {boolean} isPong
+ */
+function heard(ws, isPong) {
   ws.heardAt = performance.now();
-  ws.pinged = false;
-  ws.pingDue = false;
+  if (isPong) {
+    ws.pongAt = ws.heardAt;
+    ws.pinged = false;
+    ws.pingDue = false;
+  }
 }
 
 /**
  * @param {import('node:http').Server} server
  * @param {import('../hub.js').Hub} hub
- * @param {{ path?: string, log?: { warn: (obj: object, msg: string) => void } }} [options]
+ * @param {{ path?: string, log?: { warn: (obj: object, msg: string) => void }, readProofMs?: number }} [options]
+ *   readProofMs: READ_PROOF_MS (tests shorten it)
  */
-export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
+export function attachWebSocket(server, hub, { path = '/live', log, readProofMs = READ_PROOF_MS } = {}) {
   // Per-message deflate stays off: compression would make every socket's bytes different.
   // UTF-8 is checked by the decoder, which answers SC_ERR_BAD_MESSAGE and keeps the connection
   // (ws would close it with 1007, outside the error catalogue).
@@ -181,7 +198,7 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
         warnedSlow = true;
         log?.warn({}, 'ws offers no raw socket or frame builder: WebSocket messages go through ws.send (slower)');
       }
-      heard(live);
+      heard(live, true);
       sockets.add(live);
       if (checker === null) {
         checker = setInterval(check, LIVENESS_TICK_MS);
@@ -197,8 +214,8 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
           setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
         },
       }, { epoch: query.value.epoch, seq: query.value.since, view: query.value.view });
-      ws.on('message', (data, isBinary) => { heard(live); session.receive(/** @type {Buffer} */ (data), isBinary); });
-      ws.on('pong', () => heard(live));
+      ws.on('message', (data, isBinary) => { heard(live, false); session.receive(/** @type {Buffer} */ (data), isBinary); });
+      ws.on('pong', () => heard(live, true));
       ws.on('close', () => {
         sockets.delete(live);
         session.detach();
@@ -214,12 +231,13 @@ export function attachWebSocket(server, hub, { path = '/live', log } = {}) {
   server.on('upgrade', onUpgrade);
 
   // One timer for every socket, running while there are sockets: owe a ping, send it alone when
-  // no message took it, cut the dead.
+  // no message took it, cut the dead. A socket that has not answered a ping for readProofMs
+  // counts as silent since readProofMs - PING_AFTER_MS after its last pong, whatever it sends.
   function check() {
     const now = performance.now();
     for (const ws of sockets) {
-      const silent = now - ws.heardAt;
-      if (silent < PING_AFTER_MS) continue;
+      const silent = Math.max(now - ws.heardAt, now - ws.pongAt - readProofMs + PING_AFTER_MS);
+      if (silent < PING_AFTER_MS) { ws.pinged = false; ws.pingDue = false; continue; }
       if (silent >= DEAD_AFTER_MS) { ws.terminate(); continue; }
       if (ws.pinged) continue;
       if (silent < PING_ALONE_AFTER_MS) { ws.pingDue = true; continue; }

@@ -136,6 +136,24 @@ describe('each client weighs a bounded share of the figures', () => {
   });
 });
 
+describe('reports per address, IPv6', () => {
+  it('pages posting reports from addresses of one /64 count up to its cap', async () => {
+    const { app } = await buildApp({ score: packageOf(smallModel()), token: TOKEN, phonesPerAddress: 3 });
+    servers.defer(() => app.close());
+    /** @param {string} client @param {string} ip */
+    const post = (client, ip) => app.inject({
+      method: 'POST', url: '/api/report', remoteAddress: ip,
+      payload: { transport: 'poll', view: 'audience', client, push: [100], display: [] },
+    });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await post(`page-${i}`, `2001:db8:3:3::${i + 1}`)).statusCode);
+    expect(statuses).toEqual([204, 204, 204, 429, 429]);
+    expect((await post('page-9', '2001:db8:3:4::1')).statusCode).toBe(204);
+    // A known page whose address changed within its /64 is the same page (rate-limited, not a new one).
+    expect((await post('page-0', '2001:db8:3:3::77')).json().code).toBe('SC_ERR_RATE_LIMITED');
+  });
+});
+
 describe('sign-in rate limit', () => {
   it('wrong tokens from an address are throttled (429) but the right token always works, even after 1,000 wrong ones', async () => {
     const clock = createFakeClock();
@@ -159,6 +177,17 @@ describe('sign-in rate limit', () => {
     clock.advance(1000 / SIGN_IN_RATE.perSecond);
     expect(await status('wrong-token-xyz')).toBe(401);
     expect(await status('wrong-token-xyz')).toBe(429);
+  });
+
+  it('IPv6: wrong tokens from any address of one /64 share one budget', async () => {
+    const { app } = await buildApp({ score: packageOf(smallModel()), token: TOKEN, clock: createFakeClock() });
+    servers.defer(() => app.close());
+    /** @param {string} token @param {string} ip */
+    const status = (token, ip) => app.inject({ method: 'GET', url: '/api/status', headers: { authorization: `Bearer ${token}` }, remoteAddress: ip }).then((r) => r.statusCode);
+    for (let i = 0; i < SIGN_IN_RATE.burst; i++) expect(await status('wrong-token-xyz', `2001:db8:4:4::${i + 1}`)).toBe(401);
+    expect(await status('wrong-token-xyz', '2001:db8:4:4:ffff::1')).toBe(429);
+    expect(await status('wrong-token-xyz', '2001:db8:4:5::1')).toBe(401);
+    expect(await status(TOKEN, '2001:db8:4:4::99')).toBe(200);
   });
 
   it('forgets the oldest addresses beyond its bound', () => {

@@ -5,7 +5,8 @@ import net from 'node:net';
 import { describe, it, expect } from 'vitest';
 import WebSocket from 'ws';
 import { useServers } from '../helpers/server.js';
-import { CONNECTIONS_PER_ADDRESS, HTTP_TIMEOUTS } from '../../server/connection-limit.js';
+import { EventEmitter } from 'node:events';
+import { CONNECTIONS_PER_ADDRESS, HTTP_TIMEOUTS, limitConnections } from '../../server/connection-limit.js';
 
 const servers = useServers();
 
@@ -65,6 +66,29 @@ describe('connections per address', () => {
     const opened = /** @type {WebSocket} */ (sockets.find((ws) => ws.readyState === WebSocket.OPEN));
     await new Promise((resolve) => { opened.once('close', resolve); opened.close(); });
     await expect.poll(async () => (await tryWs(`${s.wsBase}/live`).then(({ ws, result }) => { sockets.push(ws); return result; }))).toBe('open');
+  });
+
+  it('IPv6: connections from any address of one /64 count against one cap; an IPv4-mapped peer is its IPv4 address', () => {
+    // Loopback has no /64 to connect from: a server's 'connection' events with sockets as Node
+    // names their peers.
+    const server = new EventEmitter();
+    const limit = limitConnections(/** @type {any} */ (server), { perAddress: 2, plain: true });
+    /** @param {string} remoteAddress */
+    const connect = (remoteAddress) => {
+      const socket = Object.assign(new EventEmitter(), { remoteAddress, refused: '', end(/** @type {string} */ text) { socket.refused = text; }, destroySoon() {} });
+      server.emit('connection', socket);
+      return socket;
+    };
+    const a = connect('2001:db8:1:2::1');
+    connect('2001:db8:1:2:ffff:0:0:2');
+    expect(connect('2001:db8:1:2::3').refused).toMatch(/^HTTP\/1\.1 429 [\s\S]*SC_ERR_ADDRESS_LIMIT/);
+    expect(connect('2001:db8:1:3::1').refused).toBe('');
+    expect(limit.count('2001:db8:1:2::abcd')).toBe(2);
+    a.emit('close');
+    expect(connect('2001:db8:1:2::4').refused).toBe('');
+    connect('10.0.0.1');
+    connect('::ffff:10.0.0.1');
+    expect(connect('10.0.0.1').refused).toMatch(/429/);
   });
 
   it('the cap is configurable; 0 is no limit', async () => {

@@ -216,6 +216,14 @@ describe('the audience figure', () => {
     hub.notePoller('fresh', 'audience', '10.9.0.3');
     expect(hub.audience().total).toBe(1);
   });
+
+  it('IPv6: ids from every address of one /64 count against one cap (privacy addresses rotate freely)', () => {
+    const { hub } = setup({ pollersPerAddress: 32 });
+    for (let i = 0; i < 500; i++) hub.notePoller(`fake-${i}`, 'audience', `2001:db8:5:6:${i.toString(16)}::1`);
+    for (let i = 0; i < 500; i++) hub.notePoller(`mapped-${i}`, 'audience', i % 2 ? '::ffff:10.9.0.4' : '10.9.0.4');
+    hub.notePoller('phone', 'audience', '2001:db8:5:7::1');
+    expect(hub.audience().total).toBe(32 + 32 + 1);
+  });
 });
 
 describe('hub client messages', () => {

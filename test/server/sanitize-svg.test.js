@@ -102,6 +102,18 @@ describe('sanitizeSvg', () => {
     expect(sanitizeSvg('')).toMatchObject({ ok: false });
   });
 
+  it('keeps the text of CDATA sections (as drawing programs write <style>) and removes a script written in one', () => {
+    // DOMPurify's HTML document cannot hold a CDATA section: any page with one used to throw.
+    const out = clean(SVG('<style><![CDATA[ rect > * { fill: red } ]]></style><text x="1"><![CDATA[a < b]]></text><script><![CDATA[ alert(1) ]]></script>'));
+    const doc = new JSDOM('').window;
+    const parsed = new doc.DOMParser().parseFromString(out, 'image/svg+xml');
+    expect(parsed.getElementsByTagName('parsererror').length).toBe(0);
+    expect(parsed.getElementsByTagName('style')[0]?.textContent).toBe(' rect > * { fill: red } ');
+    expect(parsed.getElementsByTagName('text')[0]?.textContent).toBe('a < b');
+    expect(out).not.toContain('script');
+    expect(out).not.toContain('alert');
+  });
+
   it('does not expand entities into a bomb', () => {
     const lol = '<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>';
     const r = sanitizeSvg(`${lol}<svg xmlns="http://www.w3.org/2000/svg"><text>&c;</text></svg>`);

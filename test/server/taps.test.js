@@ -116,6 +116,34 @@ describe('taps and votes', () => {
     expect(link.ofType('voted').map((m) => m.tile)).toEqual(['left', 'right']);
   });
 
+  it('IPv6: a phone rotating privacy addresses in its /64 is one address, over HTTP and on sockets; an IPv4-mapped address is its IPv4 address', async () => {
+    const { app, conductor, hub } = await setup({ phonesPerAddress: 2 });
+    /** @type {string[]} */
+    const issued = [];
+    for (let i = 1; i <= 2; i++) issued.push(await credential(app, `2001:db8:1:2::${i}`));
+    const over = await app.inject({ method: 'POST', url: '/api/device', remoteAddress: '2001:db8:1:2:aaaa:bbbb:cccc:dddd' });
+    expect(over.json().code).toBe('SC_ERR_ADDRESS_LIMIT');
+    for (let i = 1; i <= 4; i++) issued.push(await credential(app, `2001:db8:1:${10 + i}::1`));
+    expect((await credential(app, '10.3.0.1')).length).toBeGreaterThan(0);
+    expect((await credential(app, '10.3.0.1')).length).toBeGreaterThan(0);
+    const mapped = await app.inject({ method: 'POST', url: '/api/device', remoteAddress: '::ffff:10.3.0.1' });
+    expect(mapped.json().code).toBe('SC_ERR_ADDRESS_LIMIT');
+    conductor.seek(conductor.beatOf(2));
+    // Votes over HTTP, each from a new address in one /64.
+    const codes = [];
+    for (let i = 0; i < 3; i++) codes.push((await tap(app, { tile: 'left', device: issued[i] }, `2001:db8:9:9::${i + 1}`)).json().code ?? 'voted');
+    expect(codes).toEqual(['voted', 'voted', 'SC_ERR_ADDRESS_LIMIT']);
+    // Votes on WebSocket sessions, the address as the transport attaches it.
+    const links = [3, 4, 5].map((i) => {
+      const link = fakeLink();
+      const session = hub.attach({ ...link, address: `2001:db8:7:7:${i}::1` }, { epoch: null, seq: 0 });
+      session.receive(JSON.stringify({ type: 'tap', tile: 'right', device: issued[i] }), false);
+      return link;
+    });
+    expect(links.map((l) => l.ofType('voted').length + l.ofType('error').filter((m) => m.code === 'SC_ERR_ADDRESS_LIMIT').length * 10)).toEqual([1, 1, 10]);
+    expect(await tally(app)).toEqual({ left: 2, right: 2 });
+  });
+
   it('an address gets at most its cap of credentials and casts at most its cap of votes per window; others are not affected', async () => {
     const { app, conductor } = await setup({ phonesPerAddress: 3 });
     const issued = [];

@@ -4,11 +4,13 @@ import { describe, it, expect } from 'vitest';
 import { useServers } from '../helpers/server.js';
 import { openWs } from '../helpers/live-clients.js';
 import { CLOSE, DEAD_LINK_MS, MAX_CLIENT_MESSAGE_BYTES } from '../../core/constants.js';
-import { DEAD_AFTER_MS, LIVENESS_TICK_MS, PING_AFTER_MS, PING_ALONE_AFTER_MS, framePayload, frameWs, rawSocketOf, socketWriter } from '../../server/transports/websocket.js';
+import { DEAD_AFTER_MS, LIVENESS_TICK_MS, PING_AFTER_MS, PING_ALONE_AFTER_MS, READ_PROOF_MS, framePayload, frameWs, rawSocketOf, socketWriter } from '../../server/transports/websocket.js';
+import net from 'node:net';
 import * as wsLibrary from 'ws';
 
-/** ws's frame parser (public in ws, missing from @types/ws). */
+/** ws's frame parser and builder (public in ws, missing from @types/ws). */
 const Receiver = /** @type {any} */ (wsLibrary).Receiver;
+const Sender = /** @type {any} */ (wsLibrary).Sender;
 
 const { server, defer } = useServers();
 
@@ -210,6 +212,37 @@ describe('WebSocket transport', () => {
     expect(after).toBeGreaterThanOrEqual(DEAD_AFTER_MS);
     expect(after).toBeLessThanOrEqual(DEAD_LINK_MS + 100);
   }, 15_000);
+
+  it('cuts a socket that keeps sending but never reads; a client that talks and reads stays', async () => {
+    // The hostile-client bench's never-reading socket: the upgrade by hand, paused before a byte
+    // is read, asking for a snapshot ten times a second. Its messages alone used to prove the
+    // link, so it was never pinged and its kernel send buffer held megabytes for as long as it
+    // liked; only a pong proves reading.
+    const s = await server({ tempo: 80 });
+    const talker = await client(s.wsBase);
+    await talker.waitFor((m) => m.type === 'snapshot');
+    let talkerPings = 0;
+    talker.ws.on('ping', () => { talkerPings++; });
+    const deaf = net.connect({ host: '127.0.0.1', port: Number(new URL(s.wsBase).port) });
+    defer(() => deaf.destroy());
+    deaf.pause();
+    deaf.write('GET /live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+    const hello = Buffer.concat(Sender.frame(Buffer.from(JSON.stringify({ type: 'hello', epoch: null, seq: 0 })), { fin: true, opcode: 1, mask: true, readOnly: false, rsv1: false }));
+    while (s.hub.size < 2) await new Promise((r) => setTimeout(r, 20));
+    const started = performance.now();
+    const asking = setInterval(() => {
+      if (deaf.writable) deaf.write(hello);
+      talker.ws.send(JSON.stringify({ type: 'ping', id: 1, t0: 1 }));
+    }, 100);
+    defer(() => clearInterval(asking));
+    const limit = READ_PROOF_MS + DEAD_AFTER_MS - PING_AFTER_MS + LIVENESS_TICK_MS + 1000;
+    while (s.hub.size > 1 && performance.now() - started < limit) await new Promise((r) => setTimeout(r, 100));
+    expect(s.hub.size).toBe(1);
+    // Cut for not reading, not before: it sent all along.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(READ_PROOF_MS);
+    expect(talker.ws.readyState).toBe(talker.ws.OPEN);
+    expect(talkerPings).toBeGreaterThanOrEqual(1);
+  }, 25_000);
 
   it('keeps a silent client that answers pings; on a busy stream each ping rides with a message', async () => {
     // 80 bpm: a message every 750 ms, as in the seed profile. Idle: only heartbeats.
