@@ -23,12 +23,17 @@ const TOKEN = 'bench-cluster-token';
 
 const { values } = parseArgs({
   options: {
-    clients: { type: 'string', default: '1000' }, edges: { type: 'string', default: '3' },
-    window: { type: 'string', default: '20' }, score: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    clients: { type: 'string', default: '1000' },
+    edges: { type: 'string', default: '3' },
+    window: { type: 'string', default: '20' },
+    score: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
-  process.stdout.write('usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--score DIR]\n');
+  process.stdout.write(
+    'usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--score DIR]\n',
+  );
   process.exit(0);
 }
 const CLIENTS = Number(values.clients);
@@ -83,7 +88,12 @@ async function openClients(url, n) {
         c.lat.push(at - m.t);
       });
       ws.on('error', () => {});
-      ws.on('close', () => { if (!c.closed) { c.reconnects++; setTimeout(open, Math.random() * 200); } });
+      ws.on('close', () => {
+        if (!c.closed) {
+          c.reconnects++;
+          setTimeout(open, Math.random() * 200);
+        }
+      });
     };
     open();
     clients.push(c);
@@ -93,8 +103,15 @@ async function openClients(url, n) {
   return {
     clients,
     /** Drop the samples so far (the window starts now). */
-    reset() { for (const c of clients) c.lat = []; },
-    close() { for (const c of clients) { c.closed = true; c.ws?.terminate(); } },
+    reset() {
+      for (const c of clients) c.lat = [];
+    },
+    close() {
+      for (const c of clients) {
+        c.closed = true;
+        c.ws?.terminate();
+      }
+    },
   };
 }
 
@@ -103,9 +120,14 @@ async function openClients(url, n) {
  * @returns {Promise<{ child: import('node:child_process').ChildProcess, msg: any }>}
  */
 function start(script, args, readyType) {
-  const child = fork(script, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN } });
+  const child = fork(script, args, {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN },
+  });
   return new Promise((resolve, reject) => {
-    child.on('message', (m) => { if (/** @type {any} */ (m).type === readyType) resolve({ child, msg: m }); });
+    child.on('message', (m) => {
+      if (/** @type {any} */ (m).type === readyType) resolve({ child, msg: m });
+    });
     child.on('exit', (code) => reject(new Error(`${script} exited (${code})`)));
   });
 }
@@ -148,11 +170,23 @@ async function measure(load, pids) {
 }
 
 /** @type {{ date: string, clients: number, edges: number, windowMs: number, score: string, single: any, cluster: any }} */
-const out = { date: new Date().toISOString(), clients: CLIENTS, edges: EDGES, windowMs: WINDOW_MS, score: path.relative(ROOT, SCORE), single: null, cluster: null };
+const out = {
+  date: new Date().toISOString(),
+  clients: CLIENTS,
+  edges: EDGES,
+  windowMs: WINDOW_MS,
+  score: path.relative(ROOT, SCORE),
+  single: null,
+  cluster: null,
+};
 
 // One process, the same audience.
 {
-  const { child, msg } = await start(path.join(ROOT, 'server', 'start.js'), ['--score', SCORE, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'], 'listening');
+  const { child, msg } = await start(
+    path.join(ROOT, 'server', 'start.js'),
+    ['--score', SCORE, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'],
+    'listening',
+  );
   const load = await openClients(`http://127.0.0.1:${msg.port}`, CLIENTS);
   await sleep(3000);
   out.single = await measure(load, { server: /** @type {number} */ (child.pid) });
@@ -162,14 +196,19 @@ const out = { date: new Date().toISOString(), clients: CLIENTS, edges: EDGES, wi
 
 // The cluster.
 {
-  const { child, msg } = await start(path.join(ROOT, 'infra', 'cluster', 'run.js'), ['--edges', String(EDGES), '--port', '0', '--token', TOKEN, '--score', SCORE], 'ready');
+  const { child, msg } = await start(
+    path.join(ROOT, 'infra', 'cluster', 'run.js'),
+    ['--edges', String(EDGES), '--port', '0', '--token', TOKEN, '--score', SCORE],
+    'ready',
+  );
   /** @type {Record<string, number>} */
   const pids = Object.fromEntries(msg.procs.map((/** @type {any} */ p) => [p.name, p.pid]));
   const load = await openClients(msg.url, CLIENTS);
   await sleep(3000);
   const steady = await measure(load, pids);
 
-  const nodes = async () => (await (await fetch(`${msg.url}/api/cluster`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).nodes;
+  const nodes = async () =>
+    (await (await fetch(`${msg.url}/api/cluster`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).nodes;
   const edges = (await nodes()).filter((/** @type {any} */ n) => n.role === 'edge');
   const victim = edges.sort((/** @type {any} */ a, /** @type {any} */ b) => b.clients - a.clients)[0];
   // Kill the busiest edge: every client must have a state from after the kill.
@@ -193,7 +232,11 @@ const out = { date: new Date().toISOString(), clients: CLIENTS, edges: EDGES, wi
   out.cluster = {
     ...steady,
     edgeKill: { edge: victim.id, clientsMoved: moved.length, allLiveMs: edgeLive ? edgeMs : null },
-    conductorKill: { conductor: active.id, beatsResumedMs: conductorMs, note: 'seed profile: a state change every 1.5 s or so, so this includes the wait for the next change' },
+    conductorKill: {
+      conductor: active.id,
+      beatsResumedMs: conductorMs,
+      note: 'seed profile: a state change every 1.5 s or so, so this includes the wait for the next change',
+    },
     lostStates: load.clients.reduce((n, c) => n + c.gaps, 0),
     duplicateStates: load.clients.reduce((n, c) => n + c.dups, 0),
   };
@@ -201,10 +244,13 @@ const out = { date: new Date().toISOString(), clients: CLIENTS, edges: EDGES, wi
   await stop(child);
 }
 
-const perChange = (/** @type {number} */ cpu, /** @type {number} */ changes) => changes > 0 ? +(cpu / changes).toFixed(2) : null;
+const perChange = (/** @type {number} */ cpu, /** @type {number} */ changes) =>
+  changes > 0 ? +(cpu / changes).toFixed(2) : null;
 const s = out.single;
 const c = out.cluster;
-const edgeCpu = Object.entries(c.cpuMs).filter(([k]) => k.startsWith('edge-')).reduce((a, [, v]) => a + /** @type {number} */ (v), 0);
+const edgeCpu = Object.entries(c.cpuMs)
+  .filter(([k]) => k.startsWith('edge-'))
+  .reduce((a, [, v]) => a + /** @type {number} */ (v), 0);
 const lines = [
   `cluster benchmark ${out.date}: ${CLIENTS} WebSocket clients, ${EDGES} edges, window ${WINDOW_MS / 1000} s, ${out.score}`,
   '',
@@ -216,9 +262,12 @@ const lines = [
   '| process | CPU ms per s | CPU ms per change |',
   '| --- | --- | --- |',
   `| one process: server | ${(s.cpuMs.server / (WINDOW_MS / 1000)).toFixed(1)} | ${perChange(s.cpuMs.server, s.changes)} |`,
-  ...Object.entries(c.cpuMs).map(([k, v]) => `| cluster: ${k} | ${(/** @type {number} */ (v) / (WINDOW_MS / 1000)).toFixed(1)} | ${perChange(/** @type {number} */ (v), c.changes)} |`),
+  ...Object.entries(c.cpuMs).map(
+    ([k, v]) =>
+      `| cluster: ${k} | ${(/** @type {number} */ (v) / (WINDOW_MS / 1000)).toFixed(1)} | ${perChange(/** @type {number} */ (v), c.changes)} |`,
+  ),
   '',
-  `edges together / one process, CPU per change: ${(edgeCpu / Math.max(1, s.cpuMs.server) * (s.changes / Math.max(1, c.changes))).toFixed(2)}`,
+  `edges together / one process, CPU per change: ${((edgeCpu / Math.max(1, s.cpuMs.server)) * (s.changes / Math.max(1, c.changes))).toFixed(2)}`,
   `kill ${c.edgeKill.edge} (${c.edgeKill.clientsMoved} clients on it): all clients live again after ${c.edgeKill.allLiveMs} ms`,
   `kill ${c.conductorKill.conductor}: a new state at the clients after ${c.conductorKill.beatsResumedMs} ms`,
   `states lost: ${c.lostStates}, states twice: ${c.duplicateStates}`,

@@ -44,12 +44,15 @@ async function main() {
   const { values } = parseArgs({ options: { corpus: { type: 'string' }, only: { type: 'string' } } });
   const corpus = values.corpus ?? process.env.SCORECAST_CORPUS ?? findCorpus();
   if (!corpus) {
-    process.stderr.write('bench:corpus: no corpus; install music21 in .venv (see the header of bench/corpus.js) or pass --corpus DIR\n');
+    process.stderr.write(
+      'bench:corpus: no corpus; install music21 in .venv (see the header of bench/corpus.js) or pass --corpus DIR\n',
+    );
     process.exit(2);
   }
   /** @type {Reference[]} */
-  const refs = JSON.parse(readFileSync(path.join(BENCH, 'corpus-reference.json'), 'utf8')).files
-    .filter((/** @type {Reference} */ r) => !values.only || r.file.includes(values.only));
+  const refs = JSON.parse(readFileSync(path.join(BENCH, 'corpus-reference.json'), 'utf8')).files.filter(
+    (/** @type {Reference} */ r) => !values.only || r.file.includes(values.only),
+  );
   const tk = await createToolkit();
   /** @type {any[]} */
   const rows = [];
@@ -69,27 +72,41 @@ async function main() {
     const order = performedRanges(ours.timing.bars);
     const theirs = ours.verovio ?? { ok: false };
     const map = createTempoMapFromBars(ours.timing.bars);
-    const expected = ref.order.trim().split(/\s+/).reduce((s, r) => {
-      const [a, b = a] = r.split('-').map(Number);
-      return s + (b - a + 1);
-    }, 0);
+    const expected = ref.order
+      .trim()
+      .split(/\s+/)
+      .reduce((s, r) => {
+        const [a, b = a] = r.split('-').map(Number);
+        return s + (b - a + 1);
+      }, 0);
     const ok = order === ref.order.trim();
     if (!ok) wrong++;
     rows.push({
-      file: ref.file, written: ours.written, expected, played: ours.timing.bars.length, ok,
-      verovio: theirs.ok ? theirs.timing.bars.length : null, note: ref.note ?? '',
-      seconds: Math.round(map.durationMs / 1000), warnings: ours.warnings.length, ms: Math.round(ms),
+      file: ref.file,
+      written: ours.written,
+      expected,
+      played: ours.timing.bars.length,
+      ok,
+      verovio: theirs.ok ? theirs.timing.bars.length : null,
+      note: ref.note ?? '',
+      seconds: Math.round(map.durationMs / 1000),
+      warnings: ours.warnings.length,
+      ms: Math.round(ms),
       ...(ok ? {} : { order, expectedOrder: ref.order }),
       warningText: ours.warnings,
     });
-    process.stdout.write(`${ok ? 'ok  ' : 'DIFF'} ${ref.file}: written ${ours.written}, played ${ours.timing.bars.length} (expected ${expected}, Verovio ${theirs.ok ? theirs.timing.bars.length : '-'}), ${Math.round(map.durationMs / 1000)} s, ${ours.warnings.length} warnings\n`);
+    process.stdout.write(
+      `${ok ? 'ok  ' : 'DIFF'} ${ref.file}: written ${ours.written}, played ${ours.timing.bars.length} (expected ${expected}, Verovio ${theirs.ok ? theirs.timing.bars.length : '-'}), ${Math.round(map.durationMs / 1000)} s, ${ours.warnings.length} warnings\n`,
+    );
     if (!ok) process.stdout.write(`     ours     ${order}\n     expected ${ref.order}\n`);
   }
   mkdirSync(path.join(BENCH, 'out'), { recursive: true });
   writeFileSync(path.join(BENCH, 'out', 'corpus.json'), `${JSON.stringify({ corpus, rows }, null, 1)}\n`);
   const right = rows.filter((r) => r.ok).length;
   const verovioRight = rows.filter((r) => r.verovio === r.expected).length;
-  process.stdout.write(`\n${right} of ${rows.length} editions play the expected bars (Verovio's expansion: ${verovioRight} by count); bench/out/corpus.json\n`);
+  process.stdout.write(
+    `\n${right} of ${rows.length} editions play the expected bars (Verovio's expansion: ${verovioRight} by count); bench/out/corpus.json\n`,
+  );
   process.exit(wrong ? 1 : 0);
 }
 

@@ -23,7 +23,13 @@ import { median } from '../core/stats.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(BENCH, 'out');
-const PARTS = [{ id: 'flute', source: 'P1' }, { id: 'clarinet', source: 'P2' }, { id: 'violin', source: 'P3' }, { id: 'viola', source: 'P4' }, { id: 'cello', source: 'P5' }];
+const PARTS = [
+  { id: 'flute', source: 'P1' },
+  { id: 'clarinet', source: 'P2' },
+  { id: 'violin', source: 'P3' },
+  { id: 'viola', source: 'P4' },
+  { id: 'cello', source: 'P5' },
+];
 const TARGET_COLD_MS = 30_000;
 const TARGET_WARM_MS = 1_000;
 /** Longest wait for other jobs on the machine to quiet down before a cold run. */
@@ -90,11 +96,17 @@ async function child() {
  */
 function runPhase(phase, file, cacheDir) {
   return new Promise((resolve, reject) => {
-    const p = fork(fileURLToPath(import.meta.url), ['--child', phase, file, cacheDir], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const p = fork(fileURLToPath(import.meta.url), ['--child', phase, file, cacheDir], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     /** @type {Phase | null} */
     let result = null;
-    p.on('message', (m) => { result = /** @type {Phase} */ (m); });
-    p.on('exit', (code) => (result ? resolve(result) : reject(new Error(`${phase} run exited with code ${code} and no result`))));
+    p.on('message', (m) => {
+      result = /** @type {Phase} */ (m);
+    });
+    p.on('exit', (code) =>
+      result ? resolve(result) : reject(new Error(`${phase} run exited with code ${code} and no result`)),
+    );
   });
 }
 
@@ -141,11 +153,14 @@ async function main() {
       const noise = await waitForQuiet(Number(values['max-noise']));
       const c = await runPhase('cold', file, cacheDir);
       const w = await runPhase('warm', file, cacheDir);
-      if (c.cached || !w.cached) throw new Error(`run ${i + 1}: expected a cold then a warm load (cached: ${c.cached}, ${w.cached})`);
+      if (c.cached || !w.cached)
+        throw new Error(`run ${i + 1}: expected a cold then a warm load (cached: ${c.cached}, ${w.cached})`);
       cold.push(c);
       warm.push(w);
-      console.log(`run ${i + 1}/${repeat}: cold ${fmt(c.ms)} (cpu ${fmt(c.cpuMs)}, peak RSS ${Math.round(c.maxRssMB)} MB, stall ${Math.round(c.stallMs)} ms, other load ${c.otherLoad.toFixed(2)} cores; quiet check ${noise.toFixed(0)}%), `
-        + `warm ${fmt(w.ms)} (process ${fmt(w.processMs)}, peak RSS ${Math.round(w.maxRssMB)} MB, stall ${Math.round(w.stallMs)} ms)`);
+      console.log(
+        `run ${i + 1}/${repeat}: cold ${fmt(c.ms)} (cpu ${fmt(c.cpuMs)}, peak RSS ${Math.round(c.maxRssMB)} MB, stall ${Math.round(c.stallMs)} ms, other load ${c.otherLoad.toFixed(2)} cores; quiet check ${noise.toFixed(0)}%), ` +
+          `warm ${fmt(w.ms)} (process ${fmt(w.processMs)}, peak RSS ${Math.round(w.maxRssMB)} MB, stall ${Math.round(w.stallMs)} ms)`,
+      );
     } finally {
       rmSync(cacheDir, { recursive: true, force: true });
     }
@@ -161,19 +176,39 @@ async function main() {
     cold: {
       ms: median(cold.map((c) => c.ms)),
       // Other jobs on a shared machine slow a run down: the run with the least of them.
-      quietest: [...cold].sort((a, b) => a.otherLoad - b.otherLoad).map((c) => ({ ms: Math.round(c.ms), otherLoad: +c.otherLoad.toFixed(2) }))[0],
+      quietest: [...cold]
+        .sort((a, b) => a.otherLoad - b.otherLoad)
+        .map((c) => ({ ms: Math.round(c.ms), otherLoad: +c.otherLoad.toFixed(2) }))[0],
       cpuMs: median(cold.map((c) => c.cpuMs)),
       maxRssMB: Math.max(...cold.map((c) => c.maxRssMB)),
       stallMs: Math.max(...cold.map((c) => c.stallMs)),
-      runs: cold.map((c) => ({ ms: Math.round(c.ms), otherLoad: +c.otherLoad.toFixed(2), stallMs: Math.round(c.stallMs) })),
+      runs: cold.map((c) => ({
+        ms: Math.round(c.ms),
+        otherLoad: +c.otherLoad.toFixed(2),
+        stallMs: Math.round(c.stallMs),
+      })),
     },
-    warm: { ms: median(warm.map((w) => w.ms)), processMs: median(warm.map((w) => w.processMs)), maxRssMB: Math.max(...warm.map((w) => w.maxRssMB)), stallMs: Math.max(...warm.map((w) => w.stallMs)), runs: warm.map((w) => Math.round(w.ms)) },
+    warm: {
+      ms: median(warm.map((w) => w.ms)),
+      processMs: median(warm.map((w) => w.processMs)),
+      maxRssMB: Math.max(...warm.map((w) => w.maxRssMB)),
+      stallMs: Math.max(...warm.map((w) => w.stallMs)),
+      runs: warm.map((w) => Math.round(w.ms)),
+    },
   };
   writeFileSync(path.join(OUT, 'engrave.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  console.log(`\npages: ${Object.entries(summary.pages).map(([k, v]) => `${k} ${v}`).join(', ')}; ${summary.beats} beats; ${summary.mbWritten} MB written; ${summary.workers} workers`);
-  console.log(`cold (median of ${repeat}): ${fmt(summary.cold.ms)}, target <= ${fmt(TARGET_COLD_MS)}: ${summary.cold.ms <= TARGET_COLD_MS ? 'met' : 'MISSED'}; peak RSS ${Math.round(summary.cold.maxRssMB)} MB`
-    + `; quietest run ${fmt(summary.cold.quietest.ms)} with ${summary.cold.quietest.otherLoad} cores of other load`);
-  console.log(`warm (median of ${repeat}): ${fmt(summary.warm.ms)}, target <= ${fmt(TARGET_WARM_MS)}: ${summary.warm.ms <= TARGET_WARM_MS ? 'met' : 'MISSED'}; peak RSS ${Math.round(summary.warm.maxRssMB)} MB`);
+  console.log(
+    `\npages: ${Object.entries(summary.pages)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}; ${summary.beats} beats; ${summary.mbWritten} MB written; ${summary.workers} workers`,
+  );
+  console.log(
+    `cold (median of ${repeat}): ${fmt(summary.cold.ms)}, target <= ${fmt(TARGET_COLD_MS)}: ${summary.cold.ms <= TARGET_COLD_MS ? 'met' : 'MISSED'}; peak RSS ${Math.round(summary.cold.maxRssMB)} MB` +
+      `; quietest run ${fmt(summary.cold.quietest.ms)} with ${summary.cold.quietest.otherLoad} cores of other load`,
+  );
+  console.log(
+    `warm (median of ${repeat}): ${fmt(summary.warm.ms)}, target <= ${fmt(TARGET_WARM_MS)}: ${summary.warm.ms <= TARGET_WARM_MS ? 'met' : 'MISSED'}; peak RSS ${Math.round(summary.warm.maxRssMB)} MB`,
+  );
   console.log(`written to ${path.relative(process.cwd(), path.join(OUT, 'engrave.json'))}`);
 }
 

@@ -31,7 +31,9 @@ const f = (v, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
 /** @param {import('./fanout.js').TrialResult} t */
 function errorText(t) {
-  const kinds = Object.entries(t.errors).filter(([k, v]) => v > 0 && k !== 'overflow').map(([k, v]) => `${k} ${v}`);
+  const kinds = Object.entries(t.errors)
+    .filter(([k, v]) => v > 0 && k !== 'overflow')
+    .map(([k, v]) => `${k} ${v}`);
   const overflow = t.errors.overflow ? ` (overflow ${t.errors.overflow})` : '';
   return `${t.errorCount}${kinds.length ? ` (${kinds.join(', ')})` : ''}${overflow}`;
 }
@@ -46,7 +48,18 @@ const judge = (ok, text) => `${ok ? 'PASS' : '**MISS**'} ${text}`;
  * @param {ReportInput} input
  * @returns {string}
  */
-export function formatReport({ command, server, machine, profile, schedule, trials, discarded, maxNoise, settleMs, timelineStepMs }) {
+export function formatReport({
+  command,
+  server,
+  machine,
+  profile,
+  schedule,
+  trials,
+  discarded,
+  maxNoise,
+  settleMs,
+  timelineStepMs,
+}) {
   const lines = [];
   const sizes = [...new Set(schedule.deltaBytes)].sort((a, b) => a - b);
   lines.push(
@@ -65,13 +78,15 @@ export function formatReport({ command, server, machine, profile, schedule, tria
   for (const t of trials) {
     const l = t.latency;
     const noisy = t.otherPct > maxNoise ? ' (noisy)' : '';
-    lines.push(`| ${t.target}${t.crashed ? ' (CRASHED)' : ''}${noisy} | ${t.clients} | ${t.msgs} | ${t.perClientMin}..${t.perClientMax} of ~${t.broadcasts} | ${errorText(t)} | ` +
-      `${f(l.avg)} | ${f(l.p50)} | ${f(l.p90)} | ${f(l.p95)} | ${f(l.p99)} | ${f(l.max)} | ${f(t.completion?.median ?? NaN)} | ` +
-      `${f(t.serverCpuMs, 0)} (${f(t.serverCpuPct, 0)}%) | ${f(t.rssEndMB, 0)} / ${f(t.rssPeakMB, 0)} | ${f(t.clientCpuPct, 0)} | ${f(t.otherPct, 0)} | ${f(t.machineBusyPct, 0)} (${f(t.softirqPct, 0)}, ${f(t.stealPct, 0)}) |`);
+    lines.push(
+      `| ${t.target}${t.crashed ? ' (CRASHED)' : ''}${noisy} | ${t.clients} | ${t.msgs} | ${t.perClientMin}..${t.perClientMax} of ~${t.broadcasts} | ${errorText(t)} | ` +
+        `${f(l.avg)} | ${f(l.p50)} | ${f(l.p90)} | ${f(l.p95)} | ${f(l.p99)} | ${f(l.max)} | ${f(t.completion?.median ?? NaN)} | ` +
+        `${f(t.serverCpuMs, 0)} (${f(t.serverCpuPct, 0)}%) | ${f(t.rssEndMB, 0)} / ${f(t.rssPeakMB, 0)} | ${f(t.clientCpuPct, 0)} | ${f(t.otherPct, 0)} | ${f(t.machineBusyPct, 0)} (${f(t.softirqPct, 0)}, ${f(t.stealPct, 0)}) |`,
+    );
   }
   lines.push(
     '',
-    'Latency in ms: receive time minus the envelope\'s `t`, for every delta of every client whose `t` is in the window. ' +
+    "Latency in ms: receive time minus the envelope's `t`, for every delta of every client whose `t` is in the window. " +
       '"Big delta to last client": for each delta of at least half the largest size, the latency of its last client; the median over the window. ' +
       'CPU and "others" are % of one core (the machine has two); "others" is CPU used by neither the server nor the clients ' +
       `(other jobs on this shared machine, softirq). ${discarded} trial(s) with others > ${maxNoise}% were run again; ` +
@@ -94,9 +109,15 @@ export function formatReport({ command, server, machine, profile, schedule, tria
   const med = (n, target, pick) => median(used(n, target).map(pick));
   /** @param {number} n @param {string} target */
   const has = (n, target) => trials.some((t) => t.clients === n && t.target === target);
-  const pairs = counts.flatMap((n) => ['ours', 'base', 'floor-ka', 'floor-kc', 'floor-kr'].filter((x) => has(n, 'floor') && has(n, x)).map((x) => ({ n, x })));
+  const pairs = counts.flatMap((n) =>
+    ['ours', 'base', 'floor-ka', 'floor-kc', 'floor-kr']
+      .filter((x) => has(n, 'floor') && has(n, x))
+      .map((x) => ({ n, x })),
+  );
   if (pairs.length > 0) {
-    const repeats = Math.max(...trials.map((t) => trials.filter((u) => u.clients === t.clients && u.target === t.target).length));
+    const repeats = Math.max(
+      ...trials.map((t) => trials.filter((u) => u.clients === t.clients && u.target === t.target).length),
+    );
     lines.push(
       `Ratios to the floor${repeats > 1 ? ' (medians of the quiet runs of each; "runs" says how many were used)' : ''}, and the issue's targets (for ours):`,
       '',
@@ -109,14 +130,19 @@ export function formatReport({ command, server, machine, profile, schedule, tria
       const cpu = med(n, x, (t) => t.serverCpuMs) / med(n, 'floor', (t) => t.serverCpuMs);
       const done = med(n, x, (t) => t.completion?.median ?? NaN) / med(n, 'floor', (t) => t.completion?.median ?? NaN);
       const ratios = `| ${n} | ${x} | ${used(n, x).length}/${used(n, 'floor').length} | ${f(p99, 2)} | ${f(max, 2)} | ${f(done, 2)} | ${f(cpu, 2)} |`;
-      if (x !== 'ours') { lines.push(`${ratios} | | | | |`); continue; }
+      if (x !== 'ours') {
+        lines.push(`${ratios} | | | | |`);
+        continue;
+      }
       const ours = trials.filter((t) => t.clients === n && t.target === 'ours');
       const errors = Math.max(...ours.map((t) => t.errorCount + (t.crashed ? 1 : 0)));
       const oursMax = med(n, 'ours', (t) => t.latency.max);
       const rss = Math.max(...ours.map((t) => t.rssPeakMB));
-      lines.push(`${ratios} ${judge(errors === TARGETS.errors, String(errors))} | ` +
-        `${judge(p99 <= TARGETS.p99Ratio, f(p99, 2))} | ${judge(cpu <= TARGETS.cpuRatio, f(cpu, 2))} | ` +
-        `${judge(oursMax <= TARGETS.maxMs, `${f(oursMax)} ms`)} | ${judge(rss <= TARGETS.rssMB, `${f(rss, 0)} MB`)} |`);
+      lines.push(
+        `${ratios} ${judge(errors === TARGETS.errors, String(errors))} | ` +
+          `${judge(p99 <= TARGETS.p99Ratio, f(p99, 2))} | ${judge(cpu <= TARGETS.cpuRatio, f(cpu, 2))} | ` +
+          `${judge(oursMax <= TARGETS.maxMs, `${f(oursMax)} ms`)} | ${judge(rss <= TARGETS.rssMB, `${f(rss, 0)} MB`)} |`,
+      );
     }
     lines.push('');
   }
@@ -144,7 +170,9 @@ function settling(trials, counts, stepMs, settleMs) {
   ];
   for (const n of counts) {
     for (const target of [...new Set(trials.filter((t) => t.clients === n).map((t) => t.target))]) {
-      const rows = trials.filter((t) => t.clients === n && t.target === target && t.timeline?.length).map((t) => t.timeline);
+      const rows = trials
+        .filter((t) => t.clients === n && t.target === target && t.timeline?.length)
+        .map((t) => t.timeline);
       if (rows.length === 0) continue;
       const steps = Math.min(...rows.map((r) => r.length));
       const cells = Array.from({ length: steps }, (_, i) => {

@@ -69,7 +69,11 @@ const QUIET_WAIT_MS = 120_000;
 /** @typedef {'floor' | 'ours' | 'base' | 'floor-ka' | 'floor-kc' | 'floor-kr'} Target */
 const TARGET_NAMES = ['floor', 'ours', 'base', 'floor-ka', 'floor-kc', 'floor-kr'];
 /** The floor's keepalive mode for each diagnostic variant (bench/floor-server.js). */
-const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({ 'floor-ka': 'separate', 'floor-kc': 'corked', 'floor-kr': 'ride' });
+const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({
+  'floor-ka': 'separate',
+  'floor-kc': 'corked',
+  'floor-kr': 'ride',
+});
 
 /**
  * @typedef {object} TrialOptions
@@ -121,7 +125,10 @@ const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({ 'floor-ka': 'separ
  */
 
 /** @param {number} ms */
-const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+const sleep = (ms) =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
 const wall = () => performance.timeOrigin + performance.now();
 
 /**
@@ -129,7 +136,9 @@ const wall = () => performance.timeOrigin + performance.now();
  */
 function startTarget(o) {
   return startServer({
-    target: o.target, scoreDir: o.scoreDir, schedule: o.schedule,
+    target: o.target,
+    scoreDir: o.scoreDir,
+    schedule: o.schedule,
     root: o.target === 'base' ? /** @type {string} */ (o.baseRoot) : o.serverRoot,
     keepalive: /** @type {any} */ (KEEPALIVE_OF[o.target] ?? null),
     execArgv: o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [],
@@ -157,7 +166,9 @@ async function runTrial(o) {
   let crashed = null;
   let stopping = false;
   const server = startTarget(o);
-  server.on('exit', (code, signal) => { if (!stopping) crashed ??= `${o.target} server exited (${signal ?? code})`; });
+  server.on('exit', (code, signal) => {
+    if (!stopping) crashed ??= `${o.target} server exited (${signal ?? code})`;
+  });
   const clientsList = [];
   try {
     const listening = await waitFor(server, 'listening', START_TIMEOUT_MS, `${o.target} server`);
@@ -165,22 +176,37 @@ async function runTrial(o) {
     const url = `ws://127.0.0.1:${listening.port}/live`;
 
     const procs = Math.max(1, Math.min(o.clientProcs, o.clients));
-    const minGapMs = Math.min(...o.schedule.atMs.map((t, i, a) => (i + 1 < a.length ? a[i + 1] : o.schedule.loopMs) - t));
+    const minGapMs = Math.min(
+      ...o.schedule.atMs.map((t, i, a) => (i + 1 < a.length ? a[i + 1] : o.schedule.loopMs) - t),
+    );
     const rampMs = Math.ceil(o.clients / RAMP_BATCH) * RAMP_EVERY_MS;
     const connectTimeoutMs = START_TIMEOUT_MS + 2 * rampMs;
     const maxSeconds = Math.ceil((connectTimeoutMs + o.settleMs + o.durationMs + o.graceMs) / 1000) + 120;
     for (let p = 0; p < procs; p++) {
       const count = Math.floor(o.clients / procs) + (p < o.clients % procs ? 1 : 0);
-      const child = fork(path.join(BENCH, 'load-client.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+      const child = fork(path.join(BENCH, 'load-client.js'), [], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        serialization: 'advanced',
+      });
       children.add(child);
-      child.on('exit', (code, signal) => { if (!stopping) crashed ??= `load client ${p} exited (${signal ?? code})`; });
+      child.on('exit', (code, signal) => {
+        if (!stopping) crashed ??= `load client ${p} exited (${signal ?? code})`;
+      });
       clientsList.push(child);
       child.send({
-        type: 'connect', url, count, batch: Math.ceil(RAMP_BATCH / procs), everyMs: RAMP_EVERY_MS,
-        timeoutMs: connectTimeoutMs, maxSamples: count * (Math.ceil(o.durationMs / minGapMs) + 4), maxSeconds,
+        type: 'connect',
+        url,
+        count,
+        batch: Math.ceil(RAMP_BATCH / procs),
+        everyMs: RAMP_EVERY_MS,
+        timeoutMs: connectTimeoutMs,
+        maxSamples: count * (Math.ceil(o.durationMs / minGapMs) + 4),
+        maxSeconds,
       });
     }
-    const readies = await Promise.all(clientsList.map((c, p) => waitFor(c, 'ready', connectTimeoutMs + 5000, `load client ${p}`)));
+    const readies = await Promise.all(
+      clientsList.map((c, p) => waitFor(c, 'ready', connectTimeoutMs + 5000, `load client ${p}`)),
+    );
     const ready = readies.reduce((n, r) => n + r.ready, 0);
     const connectMs = Math.max(...readies.map((r) => r.connectMs));
 
@@ -212,7 +238,9 @@ async function runTrial(o) {
     const clientCpu0 = clientCpu();
     const machine0 = machineMs();
     let rssPeak = rssBytes(serverPid);
-    const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, rssBytes(serverPid)); }, RSS_EVERY_MS);
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, rssBytes(serverPid));
+    }, RSS_EVERY_MS);
     await sleep(to - wall());
     const cpu1 = cpuMs(serverPid);
     const clientCpu1 = clientCpu();
@@ -226,15 +254,18 @@ async function runTrial(o) {
 
     await sleep(o.graceMs);
     stopping = true;
-    const results = await Promise.all(clientsList.map((c, p) => {
-      const r = waitFor(c, 'result', EXIT_TIMEOUT_MS * 3, `load client ${p}`);
-      c.send({ type: 'stop' });
-      return r;
-    }));
+    const results = await Promise.all(
+      clientsList.map((c, p) => {
+        const r = waitFor(c, 'result', EXIT_TIMEOUT_MS * 3, `load client ${p}`);
+        c.send({ type: 'stop' });
+        return r;
+      }),
+    );
 
     /** @type {Record<string, number>} */
     const errors = {};
-    for (const r of results) for (const [k, v] of Object.entries(r.errors)) errors[k] = (errors[k] ?? 0) + /** @type {number} */ (v);
+    for (const r of results)
+      for (const [k, v] of Object.entries(r.errors)) errors[k] = (errors[k] ?? 0) + /** @type {number} */ (v);
     const errorCount = Object.entries(errors).reduce((n, [k, v]) => (k === 'overflow' ? n : n + v), 0);
     const msgs = results.reduce((n, r) => n + r.msgs, 0);
     const bytes = results.reduce((n, r) => n + r.bytes, 0);
@@ -283,8 +314,14 @@ async function runTrial(o) {
  */
 function gitCommit(dir) {
   try {
-    const head = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['-C', dir, 'status', '--porcelain', '--', 'server', 'core'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const head = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const dirty = execFileSync('git', ['-C', dir, 'status', '--porcelain', '--', 'server', 'core'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return `${head}${dirty ? ' + uncommitted changes in server/ or core/' : ''}`;
   } catch {
     return 'not a git checkout';
@@ -337,10 +374,13 @@ async function main() {
   if (values.report) {
     // Print the report of a saved run again (e.g. after changing how it is summarized).
     const saved = JSON.parse(readFileSync(values.report, 'utf8'));
-    process.stdout.write(formatReport({
-      ...saved, server: `${saved.serverRoot === ROOT ? 'this checkout' : saved.serverRoot} (${saved.serverCommit})`,
-      discarded: saved.discarded.length,
-    }));
+    process.stdout.write(
+      formatReport({
+        ...saved,
+        server: `${saved.serverRoot === ROOT ? 'this checkout' : saved.serverRoot} (${saved.serverCommit})`,
+        discarded: saved.discarded.length,
+      }),
+    );
     return;
   }
   const profileName = /** @type {string} */ (values.profile);
@@ -355,7 +395,8 @@ async function main() {
   if (!(Number.isInteger(clientProcs) && clientProcs >= 1 && clientProcs <= 4)) throw new Error('--client-procs: 1..4');
   if (!(Number.isInteger(repeat) && repeat >= 1 && repeat <= 10)) throw new Error('--repeat: 1..10');
   const targets = /** @type {Target[]} */ (String(values.targets).split(','));
-  if (!targets.every((t) => TARGET_NAMES.includes(t))) throw new Error(`--targets: a comma-separated list of ${TARGET_NAMES.join(', ')}`);
+  if (!targets.every((t) => TARGET_NAMES.includes(t)))
+    throw new Error(`--targets: a comma-separated list of ${TARGET_NAMES.join(', ')}`);
   const durationArg = /** @type {string} */ (values.duration);
   const fixedDurationMs = durationArg === 'loops' ? null : parseDuration(durationArg);
   const maxNoise = Number(values['max-noise']);
@@ -369,15 +410,18 @@ async function main() {
 
   const serverRoot = path.resolve(/** @type {string} */ (values['server-root']));
   const baseRoot = values['base-root'] ? path.resolve(values['base-root']) : null;
-  if (targets.includes('base') !== (baseRoot !== null)) throw new Error('--targets base and --base-root DIR go together');
+  if (targets.includes('base') !== (baseRoot !== null))
+    throw new Error('--targets base and --base-root DIR go together');
   // The floor needs our schedule: measure it on the wire from our server, one loop of the piece.
   process.stderr.write(`measuring what our server sends for ${path.relative(ROOT, profile.scoreDir)} (one loop) ... `);
   const schedule = await probeSchedule(profile.scoreDir, serverRoot, START_TIMEOUT_MS);
   process.stderr.write('done\n');
   const durationMs = fixedDurationMs ?? wholeLoopsWindow(schedule.loopMs, TIMELINE_STEP_MS, MIN_WINDOW_MS);
   const command = ['node', 'bench/fanout.js', ...process.argv.slice(2)].join(' ');
-  process.stderr.write(`${command}\nscore ${schedule.id}: ${schedule.atMs.length} deltas per ${schedule.loopMs} ms loop, ` +
-    `${Math.min(...schedule.deltaBytes)}..${Math.max(...schedule.deltaBytes)} bytes; snapshot ${schedule.snapshotBytes} bytes\n`);
+  process.stderr.write(
+    `${command}\nscore ${schedule.id}: ${schedule.atMs.length} deltas per ${schedule.loopMs} ms loop, ` +
+      `${Math.min(...schedule.deltaBytes)}..${Math.max(...schedule.deltaBytes)} bytes; snapshot ${schedule.snapshotBytes} bytes\n`,
+  );
 
   /** @type {TrialResult[]} */
   const trials = [];
@@ -390,16 +434,33 @@ async function main() {
     for (let r = 0; r < repeat; r++) {
       for (const target of targets) {
         for (let attempt = 0; attempt <= retries; attempt++) {
-          process.stderr.write(`  ${target} x ${n} (run ${r + 1}/${repeat}${attempt ? `, retry ${attempt}` : ''}) ... `);
+          process.stderr.write(
+            `  ${target} x ${n} (run ${r + 1}/${repeat}${attempt ? `, retry ${attempt}` : ''}) ... `,
+          );
           await waitForQuiet(maxNoise, QUIET_WAIT_MS);
           const result = await runTrial({
-            target, clients: n, clientProcs, scoreDir: profile.scoreDir, serverRoot, baseRoot, schedule, durationMs, settleMs, graceMs, cpuProfDir,
+            target,
+            clients: n,
+            clientProcs,
+            scoreDir: profile.scoreDir,
+            serverRoot,
+            baseRoot,
+            schedule,
+            durationMs,
+            settleMs,
+            graceMs,
+            cpuProfDir,
           });
           const l = result.latency;
           const noisy = result.otherPct > maxNoise;
-          process.stderr.write(`p99 ${l.p99.toFixed(1)} ms, max ${l.max.toFixed(1)} ms, cpu ${result.serverCpuMs} ms, errors ${result.errorCount}, ` +
-            `others ${result.otherPct.toFixed(0)}% of a core${noisy ? ' (noisy)' : ''}${result.crashed ? `, CRASHED: ${result.crashed}` : ''}\n`);
-          if (noisy && attempt < retries && !result.crashed) { discarded.push(result); continue; }
+          process.stderr.write(
+            `p99 ${l.p99.toFixed(1)} ms, max ${l.max.toFixed(1)} ms, cpu ${result.serverCpuMs} ms, errors ${result.errorCount}, ` +
+              `others ${result.otherPct.toFixed(0)}% of a core${noisy ? ' (noisy)' : ''}${result.crashed ? `, CRASHED: ${result.crashed}` : ''}\n`,
+          );
+          if (noisy && attempt < retries && !result.crashed) {
+            discarded.push(result);
+            continue;
+          }
           trials.push(result);
           break;
         }
@@ -408,18 +469,50 @@ async function main() {
   }
 
   const machine = {
-    cpus: os.cpus().length, model: os.cpus()[0]?.model ?? '?', memGiB: Math.round(os.totalmem() / 2 ** 30),
-    node: process.version, kernel: os.release(),
+    cpus: os.cpus().length,
+    model: os.cpus()[0]?.model ?? '?',
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    kernel: os.release(),
   };
   const serverCommit = gitCommit(serverRoot) + (baseRoot ? `; base: ${baseRoot} (${gitCommit(baseRoot)})` : '');
   const outFile = values.out ?? path.join(outDir, `fanout-${profileName}-${stamp}.json`);
-  writeFileSync(outFile, JSON.stringify({
-    command, date: new Date().toISOString(), machine, serverRoot, serverCommit, profile: profileName, schedule, durationMs, settleMs, timelineStepMs: TIMELINE_STEP_MS, maxNoise, trials, discarded,
-  }, null, 2));
-  process.stdout.write(formatReport({
-    command, machine, server: `${serverRoot === ROOT ? 'this checkout' : serverRoot} (${serverCommit})`, profile: profileName, schedule, trials, discarded: discarded.length, maxNoise,
-    settleMs, timelineStepMs: TIMELINE_STEP_MS,
-  }));
+  writeFileSync(
+    outFile,
+    JSON.stringify(
+      {
+        command,
+        date: new Date().toISOString(),
+        machine,
+        serverRoot,
+        serverCommit,
+        profile: profileName,
+        schedule,
+        durationMs,
+        settleMs,
+        timelineStepMs: TIMELINE_STEP_MS,
+        maxNoise,
+        trials,
+        discarded,
+      },
+      null,
+      2,
+    ),
+  );
+  process.stdout.write(
+    formatReport({
+      command,
+      machine,
+      server: `${serverRoot === ROOT ? 'this checkout' : serverRoot} (${serverCommit})`,
+      profile: profileName,
+      schedule,
+      trials,
+      discarded: discarded.length,
+      maxNoise,
+      settleMs,
+      timelineStepMs: TIMELINE_STEP_MS,
+    }),
+  );
   process.stderr.write(`wrote ${path.relative(process.cwd(), outFile)}\n`);
   if (trials.some((t) => t.crashed)) process.exitCode = 1;
 }

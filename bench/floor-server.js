@@ -65,8 +65,17 @@ const rawSocket = (ws) => /** @type {import('node:net').Socket} */ (/** @type {a
  * @param {{ port?: number, host?: string, schedule: ScoreSchedule, maxSeconds?: number, keepaliveMs?: number, keepalive?: KeepaliveMode }} options
  * @returns {Promise<{ port: number, close: () => Promise<void> }>}
  */
-export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSeconds = 900, keepaliveMs = 0, keepalive: mode = 'separate' }) {
-  const server = http.createServer((_req, res) => { res.writeHead(404).end(); });
+export async function startFloor({
+  port = 0,
+  host = '127.0.0.1',
+  schedule,
+  maxSeconds = 900,
+  keepaliveMs = 0,
+  keepalive: mode = 'separate',
+}) {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(404).end();
+  });
   const wss = new WebSocketServer({ server, path: '/live', perMessageDeflate: false, clientTracking: false });
   /** @type {Set<import('ws').WebSocket>} */
   const sockets = new Set();
@@ -75,13 +84,24 @@ export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSe
   wss.on('connection', (ws) => {
     sockets.add(ws);
     if (mode === 'ride' && keepaliveMs > 0) {
-      const heard = () => { heardAt.set(ws, performance.now()); pinged.delete(ws); pingDue.delete(ws); };
+      const heard = () => {
+        heardAt.set(ws, performance.now());
+        pinged.delete(ws);
+        pingDue.delete(ws);
+      };
       heard();
       ws.on('pong', heard);
       ws.on('message', heard);
     }
-    ws.on('close', () => { sockets.delete(ws); pingDue.delete(ws); pinged.delete(ws); heardAt.delete(ws); });
-    ws.on('error', () => { /* the close event follows */ });
+    ws.on('close', () => {
+      sockets.delete(ws);
+      pingDue.delete(ws);
+      pinged.delete(ws);
+      heardAt.delete(ws);
+    });
+    ws.on('error', () => {
+      /* the close event follows */
+    });
     // The same two first messages as ours (sizes from the schedule): welcome, then a snapshot.
     ws.send(envelope('welcome', seq, schedule.welcomeBytes), { binary: false });
     ws.send(envelope('snapshot', seq, schedule.snapshotBytes), { binary: false });
@@ -110,7 +130,10 @@ export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSe
       return;
     }
     for (const ws of sockets) {
-      if (!pingDue.delete(ws)) { ws.send(buf, { binary: false }); continue; }
+      if (!pingDue.delete(ws)) {
+        ws.send(buf, { binary: false });
+        continue;
+      }
       pinged.add(ws);
       const raw = rawSocket(ws);
       raw.cork();
@@ -133,41 +156,58 @@ export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSe
   const keepalive = [];
   const heartbeat = () => Buffer.from(JSON.stringify({ type: 'heartbeat', epoch: EPOCH, seq, t: wall() }));
   if (keepaliveMs > 0 && mode === 'separate') {
-    keepalive.push(setInterval(() => {
-      const hb = heartbeat();
-      for (const ws of sockets) ws.send(hb, { binary: false });
-    }, keepaliveMs));
-    keepalive.push(setInterval(() => { for (const ws of sockets) ws.ping(); }, keepaliveMs));
+    keepalive.push(
+      setInterval(() => {
+        const hb = heartbeat();
+        for (const ws of sockets) ws.send(hb, { binary: false });
+      }, keepaliveMs),
+    );
+    keepalive.push(
+      setInterval(() => {
+        for (const ws of sockets) ws.ping();
+      }, keepaliveMs),
+    );
   } else if (keepaliveMs > 0 && mode === 'corked') {
-    keepalive.push(setInterval(() => {
-      const hb = heartbeat();
-      for (const ws of sockets) {
-        const raw = rawSocket(ws);
-        raw.cork();
-        ws.ping();
-        ws.send(hb, { binary: false });
-        raw.uncork();
-      }
-    }, keepaliveMs));
+    keepalive.push(
+      setInterval(() => {
+        const hb = heartbeat();
+        for (const ws of sockets) {
+          const raw = rawSocket(ws);
+          raw.cork();
+          ws.ping();
+          ws.send(hb, { binary: false });
+          raw.uncork();
+        }
+      }, keepaliveMs),
+    );
   } else if (keepaliveMs > 0 && mode === 'ride') {
-    keepalive.push(setInterval(() => {
-      if (performance.now() - lastBroadcast >= keepaliveMs) broadcast(heartbeat());
-    }, keepaliveMs / 2));
+    keepalive.push(
+      setInterval(() => {
+        if (performance.now() - lastBroadcast >= keepaliveMs) broadcast(heartbeat());
+      }, keepaliveMs / 2),
+    );
     const tick = keepaliveMs / 8;
-    keepalive.push(setInterval(() => {
-      const now = performance.now();
-      for (const ws of sockets) {
-        const silent = now - (heardAt.get(ws) ?? now);
-        if (silent < keepaliveMs || pinged.has(ws)) continue;
-        if (silent < keepaliveMs * 1.5) { pingDue.add(ws); continue; }
-        pingDue.delete(ws);
-        pinged.add(ws);
-        ws.ping();
-      }
-    }, tick));
+    keepalive.push(
+      setInterval(() => {
+        const now = performance.now();
+        for (const ws of sockets) {
+          const silent = now - (heardAt.get(ws) ?? now);
+          if (silent < keepaliveMs || pinged.has(ws)) continue;
+          if (silent < keepaliveMs * 1.5) {
+            pingDue.add(ws);
+            continue;
+          }
+          pingDue.delete(ws);
+          pinged.add(ws);
+          ws.ping();
+        }
+      }, tick),
+    );
   }
   // Bounded even when orphaned: the benchmark never needs it longer.
-  const deadline = setTimeout(() => { close(); }, maxSeconds * 1000);
+  const deadline = setTimeout(() => {
+    close();
+  }, maxSeconds * 1000);
   deadline.unref();
 
   await new Promise((resolve, reject) => {
@@ -183,7 +223,9 @@ export async function startFloor({ port = 0, host = '127.0.0.1', schedule, maxSe
     clearTimeout(timer);
     for (const k of keepalive) clearInterval(k);
     for (const ws of sockets) ws.terminate();
-    await new Promise((resolve) => { server.close(() => resolve(undefined)); });
+    await new Promise((resolve) => {
+      server.close(() => resolve(undefined));
+    });
   }
   return { port: typeof address === 'object' && address ? address.port : port, close };
 }
@@ -202,12 +244,19 @@ async function main() {
   });
   if (!values.schedule) throw new Error('floor-server: --schedule <ScoreSchedule JSON> is required');
   const schedule = /** @type {ScoreSchedule} */ (JSON.parse(values.schedule));
-  if (!KEEPALIVE_MODES.includes(/** @type {string} */ (values.keepalive))) throw new Error(`floor-server: --keepalive must be one of ${KEEPALIVE_MODES.join(', ')}`);
+  if (!KEEPALIVE_MODES.includes(/** @type {string} */ (values.keepalive)))
+    throw new Error(`floor-server: --keepalive must be one of ${KEEPALIVE_MODES.join(', ')}`);
   const floor = await startFloor({
-    port: Number(values.port), host: values.host, schedule, maxSeconds: Number(values['max-seconds']),
-    keepaliveMs: Number(values['keepalive-ms']), keepalive: /** @type {KeepaliveMode} */ (values.keepalive),
+    port: Number(values.port),
+    host: values.host,
+    schedule,
+    maxSeconds: Number(values['max-seconds']),
+    keepaliveMs: Number(values['keepalive-ms']),
+    keepalive: /** @type {KeepaliveMode} */ (values.keepalive),
   });
-  const stop = () => { floor.close().then(() => process.exit(0)); };
+  const stop = () => {
+    floor.close().then(() => process.exit(0));
+  };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   process.on('disconnect', stop);

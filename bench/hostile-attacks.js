@@ -43,7 +43,10 @@ const TICK_MS = 50;
 /** How long a never-reading socket is given to end once it reads, to tell whether it was cut. */
 const CUT_WAIT_MS = 2000;
 
-const sleep = (/** @type {number} */ ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+const sleep = (/** @type {number} */ ms) =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
 
 /** ws's frame builder (public in ws, missing from @types/ws). */
 const Sender = /** @type {any} */ (wsLibrary).Sender;
@@ -53,7 +56,8 @@ const Sender = /** @type {any} */ (wsLibrary).Sender;
  * @param {string} text
  * @returns {Buffer}
  */
-const clientFrame = (text) => Buffer.concat(Sender.frame(Buffer.from(text), { fin: true, opcode: 1, mask: true, readOnly: false, rsv1: false }));
+const clientFrame = (text) =>
+  Buffer.concat(Sender.frame(Buffer.from(text), { fin: true, opcode: 1, mask: true, readOnly: false, rsv1: false }));
 
 /**
  * Slow-loris: `count` connections that each send a request head one byte a second; when the
@@ -73,13 +77,21 @@ function slowLoris(o, alive) {
     let i = 0;
     let got = false;
     socket.on('connect', () => socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
-    const dribble = setInterval(() => { if (socket.writable) socket.write(line.subarray(i % line.length, (i++ % line.length) + 1)); }, 1000);
-    socket.on('data', (d) => { if (!got && d.toString('latin1', 0, 12) === 'HTTP/1.1 408') s.answered408++; got = true; });
+    const dribble = setInterval(() => {
+      if (socket.writable) socket.write(line.subarray(i % line.length, (i++ % line.length) + 1));
+    }, 1000);
+    socket.on('data', (d) => {
+      if (!got && d.toString('latin1', 0, 12) === 'HTTP/1.1 408') s.answered408++;
+      got = true;
+    });
     socket.on('error', () => {});
     socket.on('close', () => {
       clearInterval(dribble);
       open--;
-      if (alive()) { s.closedByServer++; setTimeout(one, 100); }
+      if (alive()) {
+        s.closedByServer++;
+        setTimeout(one, 100);
+      }
     });
     sockets.add(socket);
   };
@@ -100,16 +112,31 @@ function neverRead(o, alive) {
     const socket = net.connect({ host: '127.0.0.1', port: o.port, localAddress: o.from.never });
     socket.pause();
     socket.on('connect', () => {
-      socket.write(`GET /live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      socket.write(
+        `GET /live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      );
     });
     const asking = setInterval(() => {
-      if (!alive()) { clearInterval(asking); return; }
-      if (socket.writable && socket.writableLength < 65536) { socket.write(hello); s.helloSent++; s.bytesSent += hello.length; }
+      if (!alive()) {
+        clearInterval(asking);
+        return;
+      }
+      if (socket.writable && socket.writableLength < 65536) {
+        socket.write(hello);
+        s.helloSent++;
+        s.bytesSent += hello.length;
+      }
     }, 100);
     const opened = performance.now();
     // A paused socket sees the server's close only when a write fails (EPIPE, ECONNRESET).
     socket.on('error', () => {});
-    socket.on('close', () => { clearInterval(asking); if (alive()) { s.closed++; s.lifeMs.push(performance.now() - opened); } });
+    socket.on('close', () => {
+      clearInterval(asking);
+      if (alive()) {
+        s.closed++;
+        s.lifeMs.push(performance.now() - opened);
+      }
+    });
     sockets.add(socket);
     neverReaders.push(socket);
   }
@@ -125,7 +152,9 @@ function neverRead(o, alive) {
 async function countCut(ms) {
   let cut = 0;
   for (const socket of neverReaders) {
-    socket.on('end', () => { cut++; });
+    socket.on('end', () => {
+      cut++;
+    });
     socket.on('data', () => {});
     socket.resume();
   }
@@ -145,19 +174,30 @@ function connectionFlood(o, alive) {
   // Spread over the first 90% of the attack, so that every attempt is made.
   const perTick = Math.max(1, Math.ceil(o.connAttempts / ((0.9 * o.durationMs) / TICK_MS)));
   const timer = setInterval(() => {
-    if (!alive() || s.attempts >= o.connAttempts) { clearInterval(timer); return; }
+    if (!alive() || s.attempts >= o.connAttempts) {
+      clearInterval(timer);
+      return;
+    }
     for (let k = 0; k < perTick && s.attempts < o.connAttempts; k++) {
       s.attempts++;
       const socket = net.connect({ host: '127.0.0.1', port: o.port, localAddress: o.from.conn });
       let connected = false;
-      socket.on('connect', () => { connected = true; open++; s.maxOpen = Math.max(s.maxOpen, open); });
+      socket.on('connect', () => {
+        connected = true;
+        open++;
+        s.maxOpen = Math.max(s.maxOpen, open);
+      });
       socket.once('data', (d) => {
         const status = d.toString('latin1', 9, 12);
         if (status === '429') s.answered429++;
         else if (status === '408') s.answered408++;
       });
-      socket.on('error', () => { if (!connected) s.failed++; });
-      socket.on('close', () => { if (connected) open--; });
+      socket.on('error', () => {
+        if (!connected) s.failed++;
+      });
+      socket.on('close', () => {
+        if (connected) open--;
+      });
       sockets.add(socket);
     }
   }, TICK_MS);
@@ -183,18 +223,31 @@ function messageFlood(o, alive) {
   const one = () => {
     if (!alive() || s.connects >= o.floodSockets + MAX_REOPENS / 10) return;
     s.connects++;
-    const ws = new WebSocket(`ws://127.0.0.1:${o.port}/live`, { localAddress: o.from.flood, perMessageDeflate: false, handshakeTimeout: 10_000 });
+    const ws = new WebSocket(`ws://127.0.0.1:${o.port}/live`, {
+      localAddress: o.from.flood,
+      perMessageDeflate: false,
+      handshakeTimeout: 10_000,
+    });
     let n = 0;
     const timer = setInterval(() => {
-      if (!alive()) { clearInterval(timer); return; }
+      if (!alive()) {
+        clearInterval(timer);
+        return;
+      }
       if (ws.readyState !== WebSocket.OPEN || ws.bufferedAmount > 1 << 20) return;
-      for (let k = 0; k < perTick; k++) { ws.send(kinds[n++ % kinds.length]); s.sent++; }
+      for (let k = 0; k < perTick; k++) {
+        ws.send(kinds[n++ % kinds.length]);
+        s.sent++;
+      }
     }, TICK_MS);
-    ws.on('message', (/** @type {Buffer} */ data) => { if (data.toString('latin1', 0, 16).startsWith('{"type":"error"')) s.errorsBack++; });
+    ws.on('message', (/** @type {Buffer} */ data) => {
+      if (data.toString('latin1', 0, 16).startsWith('{"type":"error"')) s.errorsBack++;
+    });
     ws.on('error', () => {});
     ws.on('close', (code) => {
       clearInterval(timer);
-      if (code === 4002) s.closed4002++; else s.closedOther++;
+      if (code === 4002) s.closed4002++;
+      else s.closedOther++;
       if (alive()) setTimeout(one, 100);
     });
     flooders.add(ws);
@@ -214,23 +267,54 @@ function httpFlood(o, alive) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16, localAddress: o.from.http });
   const bodies = [
     ['/api/tap', JSON.stringify({ tile: 't0', device: 'forged-device-id' })],
-    ['/api/report', JSON.stringify({ transport: 'poll', view: 'audience', client: 'fake', push: [600_000, 600_000], display: [600_000] })],
+    [
+      '/api/report',
+      JSON.stringify({
+        transport: 'poll',
+        view: 'audience',
+        client: 'fake',
+        push: [600_000, 600_000],
+        display: [600_000],
+      }),
+    ],
   ];
   let inFlight = 0;
   const perTick = Math.max(1, Math.round(o.httpRate * (TICK_MS / 1000)));
   const timer = setInterval(() => {
-    if (!alive()) { clearInterval(timer); agent.destroy(); return; }
+    if (!alive()) {
+      clearInterval(timer);
+      agent.destroy();
+      return;
+    }
     for (let k = 0; k < perTick; k++) {
-      if (inFlight >= HTTP_IN_FLIGHT) { s.skipped++; continue; }
+      if (inFlight >= HTTP_IN_FLIGHT) {
+        s.skipped++;
+        continue;
+      }
       const [route, body] = bodies[s.sent % bodies.length];
       s.sent++;
       inFlight++;
-      const req = http.request({ host: '127.0.0.1', port: o.port, path: route, method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-        s.byStatus[res.statusCode ?? 0] = (s.byStatus[res.statusCode ?? 0] ?? 0) + 1;
-        res.resume();
-        res.on('end', () => { inFlight--; });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: o.port,
+          path: route,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json' },
+        },
+        (res) => {
+          s.byStatus[res.statusCode ?? 0] = (s.byStatus[res.statusCode ?? 0] ?? 0) + 1;
+          res.resume();
+          res.on('end', () => {
+            inFlight--;
+          });
+        },
+      );
+      req.on('error', () => {
+        inFlight--;
+        s.byStatus.error = (s.byStatus.error ?? 0) + 1;
       });
-      req.on('error', () => { inFlight--; s.byStatus.error = (s.byStatus.error ?? 0) + 1; });
       req.end(body);
     }
   }, TICK_MS);

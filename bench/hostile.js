@@ -49,7 +49,10 @@ const UNSENT_EVERY_MS = 1000;
 /** Addresses: the audience from 127.0.1.x and 127.0.2.x, each attack from its own. */
 const ATTACK_FROM = { slow: '127.0.3.1', never: '127.0.3.2', conn: '127.0.3.3', flood: '127.0.3.4', http: '127.0.3.5' };
 
-const sleep = (/** @type {number} */ ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+const sleep = (/** @type {number} */ ms) =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
 const wall = () => performance.timeOrigin + performance.now();
 
 /**
@@ -77,7 +80,10 @@ export function droppedByReason(text) {
 
 /** @param {number} port */
 async function metrics(port) {
-  const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+    signal: AbortSignal.timeout(10_000),
+  });
   return droppedByReason(await res.text());
 }
 
@@ -119,37 +125,74 @@ async function main() {
   const rounds = Number(values.rounds);
   const afterGapMs = parseDuration(values['after-gap']);
   const attackCounts = {
-    slowLoris: Number(values['slow-loris']), neverRead: Number(values['never-read']), connAttempts: Number(values['conn-attempts']),
-    floodSockets: Number(values['flood-sockets']), floodRate: Number(values['flood-rate']), httpRate: Number(values['http-rate']),
+    slowLoris: Number(values['slow-loris']),
+    neverRead: Number(values['never-read']),
+    connAttempts: Number(values['conn-attempts']),
+    floodSockets: Number(values['flood-sockets']),
+    floodRate: Number(values['flood-rate']),
+    httpRate: Number(values['http-rate']),
   };
-  const bounded = clients >= 1 && clients <= 500 && phaseMs >= 2000 && phaseMs <= 300_000 && settleMs <= 120_000 && afterGapMs <= 120_000 && rounds >= 1 && rounds <= 5
-    && attackCounts.slowLoris <= 500 && attackCounts.neverRead <= 500 && attackCounts.connAttempts <= 10_000
-    && attackCounts.floodSockets >= 1 && attackCounts.floodSockets <= 100 && attackCounts.floodRate <= 20_000 && attackCounts.httpRate <= 5000
-    && Object.values(attackCounts).every((n) => Number.isInteger(n) && n >= 0);
+  const bounded =
+    clients >= 1 &&
+    clients <= 500 &&
+    phaseMs >= 2000 &&
+    phaseMs <= 300_000 &&
+    settleMs <= 120_000 &&
+    afterGapMs <= 120_000 &&
+    rounds >= 1 &&
+    rounds <= 5 &&
+    attackCounts.slowLoris <= 500 &&
+    attackCounts.neverRead <= 500 &&
+    attackCounts.connAttempts <= 10_000 &&
+    attackCounts.floodSockets >= 1 &&
+    attackCounts.floodSockets <= 100 &&
+    attackCounts.floodRate <= 20_000 &&
+    attackCounts.httpRate <= 5000 &&
+    Object.values(attackCounts).every((n) => Number.isInteger(n) && n >= 0);
   if (!bounded) {
-    throw new Error('--clients 1..500, --phase 2s..300s, --settle ..120s, --after-gap ..120s, --rounds 1..5, --slow-loris ..500, --never-read ..500, --conn-attempts ..10000, --flood-sockets 1..100, --flood-rate ..20000, --http-rate ..5000');
+    throw new Error(
+      '--clients 1..500, --phase 2s..300s, --settle ..120s, --after-gap ..120s, --rounds 1..5, --slow-loris ..500, --never-read ..500, --conn-attempts ..10000, --flood-sockets 1..100, --flood-rate ..20000, --http-rate ..5000',
+    );
   }
   const command = ['node', 'bench/hostile.js', ...process.argv.slice(2)].join(' ');
   const server = startServer({
-    target: 'ours', scoreDir: path.join(ROOT, 'scores', 'seed-profile'), root: ROOT, schedule: null,
+    target: 'ours',
+    scoreDir: path.join(ROOT, 'scores', 'seed-profile'),
+    root: ROOT,
+    schedule: null,
     // The defaults a venue gets: the attacks meet the real per-address limits.
-    env: { SCORECAST_CONNECTIONS_PER_ADDRESS: String(CONNECTIONS_PER_ADDRESS), SCORECAST_PHONES_PER_ADDRESS: String(PHONES_PER_ADDRESS) },
+    env: {
+      SCORECAST_CONNECTIONS_PER_ADDRESS: String(CONNECTIONS_PER_ADDRESS),
+      SCORECAST_PHONES_PER_ADDRESS: String(PHONES_PER_ADDRESS),
+    },
   });
   let crashed = /** @type {string | null} */ (null);
   let stopping = false;
-  server.on('exit', (code, signal) => { if (!stopping) crashed ??= `server exited (${signal ?? code})`; });
+  server.on('exit', (code, signal) => {
+    if (!stopping) crashed ??= `server exited (${signal ?? code})`;
+  });
   /** @type {import('node:child_process').ChildProcess | null} */
   let load = null;
   try {
     const { port } = await waitFor(server, 'listening', START_TIMEOUT_MS, 'our server');
     const pid = /** @type {number} */ (server.pid);
-    load = fork(path.join(BENCH, 'load-client.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    load = fork(path.join(BENCH, 'load-client.js'), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
     children.add(load);
     const loadProc = load;
     const totalMs = settleMs + rounds * (2 * phaseMs + RAMP_MS + 2 * GRACE_MS) + afterGapMs + phaseMs + 120_000;
     load.send({
-      type: 'connect', url: `ws://127.0.0.1:${port}/live`, count: clients, batch: 50, everyMs: 50, timeoutMs: START_TIMEOUT_MS,
-      maxSamples: clients * Math.ceil(phaseMs / 500 + 8), maxSeconds: Math.ceil(totalMs / 1000), localAddresses: audienceAddresses(clients),
+      type: 'connect',
+      url: `ws://127.0.0.1:${port}/live`,
+      count: clients,
+      batch: 50,
+      everyMs: 50,
+      timeoutMs: START_TIMEOUT_MS,
+      maxSamples: clients * Math.ceil(phaseMs / 500 + 8),
+      maxSeconds: Math.ceil(totalMs / 1000),
+      localAddresses: audienceAddresses(clients),
     });
     const ready = await waitFor(load, 'ready', START_TIMEOUT_MS + 5000, 'load client');
     process.stderr.write(`${command}\n${ready.ready} of ${clients} clients ready; settling ${settleMs / 1000} s\n`);
@@ -167,8 +210,12 @@ async function main() {
       const cpu0 = cpuMs(pid);
       let rssPeak = rssBytes(pid);
       let unsentPeak = unsentBytes(port).bytes;
-      const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, rssBytes(pid)); }, RSS_EVERY_MS);
-      const unsentSampler = setInterval(() => { unsentPeak = Math.max(unsentPeak, unsentBytes(port).bytes); }, UNSENT_EVERY_MS);
+      const sampler = setInterval(() => {
+        rssPeak = Math.max(rssPeak, rssBytes(pid));
+      }, RSS_EVERY_MS);
+      const unsentSampler = setInterval(() => {
+        unsentPeak = Math.max(unsentPeak, unsentBytes(port).bytes);
+      }, UNSENT_EVERY_MS);
       await sleep(phaseMs);
       clearInterval(sampler);
       clearInterval(unsentSampler);
@@ -179,8 +226,16 @@ async function main() {
       loadProc.send({ type: 'collect' });
       const r = await got;
       return {
-        phase, latency: summarize([r.samples]), samples: [r.samples], msgs: r.msgs, errors: r.errors,
-        cpuPct: (100 * cpu) / phaseMs, rssEndMB: rssEnd / 2 ** 20, rssPeakMB: Math.max(rssPeak, rssEnd) / 2 ** 20, unsentPeakMB: unsentPeak / 2 ** 20, load: os.loadavg()[0],
+        phase,
+        latency: summarize([r.samples]),
+        samples: [r.samples],
+        msgs: r.msgs,
+        errors: r.errors,
+        cpuPct: (100 * cpu) / phaseMs,
+        rssEndMB: rssEnd / 2 ** 20,
+        rssPeakMB: Math.max(rssPeak, rssEnd) / 2 ** 20,
+        unsentPeakMB: unsentPeak / 2 ** 20,
+        load: os.loadavg()[0],
       };
     };
 
@@ -193,44 +248,80 @@ async function main() {
     for (let r = 0; r < rounds; r++) {
       phases.push(await measure('baseline'));
       const drop0 = await metrics(port);
-      const attacker = fork(path.join(BENCH, 'hostile-attacks.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const attacker = fork(path.join(BENCH, 'hostile-attacks.js'), [], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
       children.add(attacker);
       const done = waitFor(attacker, 'result', RAMP_MS + phaseMs + GRACE_MS + 70_000, 'attackers');
-      attacker.send({ type: 'attack', port, durationMs: RAMP_MS + phaseMs + GRACE_MS, from: ATTACK_FROM, ...attackCounts });
+      attacker.send({
+        type: 'attack',
+        port,
+        durationMs: RAMP_MS + phaseMs + GRACE_MS,
+        from: ATTACK_FROM,
+        ...attackCounts,
+      });
       await sleep(RAMP_MS);
       const attackerCpu0 = cpuMs(/** @type {number} */ (attacker.pid));
       phases.push(await measure('attacked'));
-      const attackerCpuPct = (100 * (cpuMs(/** @type {number} */ (attacker.pid)) - attackerCpu0)) / (phaseMs + GRACE_MS);
+      const attackerCpuPct =
+        (100 * (cpuMs(/** @type {number} */ (attacker.pid)) - attackerCpu0)) / (phaseMs + GRACE_MS);
       const { type, ...result } = await done;
       attacks.push({ ...result, attackerCpuPct });
       await stopChild(attacker);
       const drop1 = await metrics(port);
-      drops.push(Object.fromEntries(Object.entries(drop1).map(([k, v]) => [k, v - (drop0[k] ?? 0)]).filter(([, v]) => Number(v) > 0)));
+      drops.push(
+        Object.fromEntries(
+          Object.entries(drop1)
+            .map(([k, v]) => [k, v - (drop0[k] ?? 0)])
+            .filter(([, v]) => Number(v) > 0),
+        ),
+      );
     }
     await sleep(afterGapMs);
     phases.push(await measure('after'));
     if (crashed) throw new Error(crashed);
 
-    const pooled = (/** @type {string} */ kind) => summarize(phases.filter((p) => p.phase === kind).flatMap((p) => p.samples));
+    const pooled = (/** @type {string} */ kind) =>
+      summarize(phases.filter((p) => p.phase === kind).flatMap((p) => p.samples));
     const base = pooled('baseline');
     const hit = pooled('attacked');
     const ratio = hit.p99 / base.p99;
-    const roundRatios = phases.flatMap((p, i) => (p.phase === 'attacked' ? [p.latency.p99 / phases[i - 1].latency.p99] : []));
+    const roundRatios = phases.flatMap((p, i) =>
+      p.phase === 'attacked' ? [p.latency.p99 / phases[i - 1].latency.p99] : [],
+    );
     const f = (/** @type {number} */ x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
-    const errs = (/** @type {Record<string, number>} */ e) => Object.entries(e).filter(([k, v]) => k !== 'overflow' && v > 0).map(([k, v]) => `${k} ${v}`).join(', ') || '0';
+    const errs = (/** @type {Record<string, number>} */ e) =>
+      Object.entries(e)
+        .filter(([k, v]) => k !== 'overflow' && v > 0)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || '0';
     const lines = [
       `Command: \`${command}\` (our server, seed profile, default per-address limits; ${ready.ready} ordinary WebSocket clients, one loopback address each)`,
       '',
       '| phase | deltas | push p50 ms | p90 ms | p99 ms | max ms | client errors | server CPU % of a core | RSS end MB | RSS peak MB | unsent in kernel peak MB | machine load |',
       '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
-      ...phases.map((p) => `| ${p.phase} | ${p.msgs} | ${f(p.latency.p50)} | ${f(p.latency.p90)} | ${f(p.latency.p99)} | ${f(p.latency.max)} | ${errs(p.errors)} | ${f(p.cpuPct, 0)} | ${f(p.rssEndMB, 0)} | ${f(p.rssPeakMB, 0)} | ${f(p.unsentPeakMB, 1)} | ${f(p.load)} |`),
+      ...phases.map(
+        (p) =>
+          `| ${p.phase} | ${p.msgs} | ${f(p.latency.p50)} | ${f(p.latency.p90)} | ${f(p.latency.p99)} | ${f(p.latency.max)} | ${errs(p.errors)} | ${f(p.cpuPct, 0)} | ${f(p.rssEndMB, 0)} | ${f(p.rssPeakMB, 0)} | ${f(p.unsentPeakMB, 1)} | ${f(p.load)} |`,
+      ),
       '',
       `p99 attacked / baseline, all rounds pooled: ${f(hit.p99)} / ${f(base.p99)} ms = ${f(ratio, 2)} (goal: at most 1.25: ${ratio <= 1.25 ? 'met' : 'NOT met'}); p50 ${f(hit.p50)} / ${f(base.p50)} ms`,
       `p99 ratio of each round (attacked / the baseline just before it): ${roundRatios.map((r) => f(r, 2)).join(', ')}; median ${f(median(roundRatios), 2)}`,
       '',
       '| round | slow-loris opened / 408 / max open | never-reading sockets / hellos sent / closed while attacking, median life s / ended when read at the end | connection flood attempts / 429 / 408 / failed / max open | message flood connects / sent / errors back / closed 4002 | HTTP flood sent / by status | server dropped (reason: n) | attacking processes, CPU % of a core |',
       '| ---: | --- | --- | --- | --- | --- | --- | ---: |',
-      ...attacks.map((a, i) => `| ${i + 1} | ${a.slowLoris.opened} / ${a.slowLoris.answered408} / ${a.slowLoris.maxOpen} | ${a.neverRead.opened} / ${a.neverRead.helloSent} / ${a.neverRead.closed}, ${f(median(a.neverRead.lifeMs) / 1000)} / ${a.neverRead.endedOnRead} | ${a.connectionFlood.attempts} / ${a.connectionFlood.answered429} / ${a.connectionFlood.answered408} / ${a.connectionFlood.failed} / ${a.connectionFlood.maxOpen} | ${a.messageFlood.connects} / ${a.messageFlood.sent} / ${a.messageFlood.errorsBack} / ${a.messageFlood.closed4002} | ${a.httpFlood.sent} / ${Object.entries(a.httpFlood.byStatus).map(([k, v]) => `${k}: ${v}`).join(', ')} | ${Object.entries(drops[i]).map(([k, v]) => `${k}: ${v}`).join(', ') || '-'} | ${f(a.attackerCpuPct, 0)} |`),
+      ...attacks.map(
+        (a, i) =>
+          `| ${i + 1} | ${a.slowLoris.opened} / ${a.slowLoris.answered408} / ${a.slowLoris.maxOpen} | ${a.neverRead.opened} / ${a.neverRead.helloSent} / ${a.neverRead.closed}, ${f(median(a.neverRead.lifeMs) / 1000)} / ${a.neverRead.endedOnRead} | ${a.connectionFlood.attempts} / ${a.connectionFlood.answered429} / ${a.connectionFlood.answered408} / ${a.connectionFlood.failed} / ${a.connectionFlood.maxOpen} | ${a.messageFlood.connects} / ${a.messageFlood.sent} / ${a.messageFlood.errorsBack} / ${a.messageFlood.closed4002} | ${a.httpFlood.sent} / ${Object.entries(
+            a.httpFlood.byStatus,
+          )
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', ')} | ${
+            Object.entries(drops[i])
+              .map(([k, v]) => `${k}: ${v}`)
+              .join(', ') || '-'
+          } | ${f(a.attackerCpuPct, 0)} |`,
+      ),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     if (phases.some((p) => errs(p.errors) !== '0')) process.exitCode = 1;

@@ -24,7 +24,10 @@ const SCORE = path.join(ROOT, 'scores', 'seed-profile');
 const START_TIMEOUT_MS = 30_000;
 
 /** @param {number} ms */
-const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+const sleep = (ms) =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
 
 async function main() {
   const { values } = parseArgs({
@@ -50,15 +53,26 @@ async function main() {
   /** @type {Record<string, number[]>} CPU ms per second, one per trial */
   const perSecond = Object.fromEntries(targets.map((t) => [t, []]));
   for (let r = 0; r < repeat; r++) {
-    process.stderr.write(`  trial ${r + 1}/${repeat}: ${targets.join(', ')} at once, ${warmupMs / 1000} s warm-up, ${durationMs / 1000} s window ... `);
-    const servers = targets.map((target) => startServer({ target, scoreDir: SCORE, root: target === 'base' ? /** @type {string} */ (baseRoot) : ROOT, schedule }));
+    process.stderr.write(
+      `  trial ${r + 1}/${repeat}: ${targets.join(', ')} at once, ${warmupMs / 1000} s warm-up, ${durationMs / 1000} s window ... `,
+    );
+    const servers = targets.map((target) =>
+      startServer({
+        target,
+        scoreDir: SCORE,
+        root: target === 'base' ? /** @type {string} */ (baseRoot) : ROOT,
+        schedule,
+      }),
+    );
     try {
       await Promise.all(servers.map((s, i) => waitFor(s, 'listening', START_TIMEOUT_MS, targets[i])));
       await sleep(warmupMs);
       const before = servers.map((s) => cpuMs(/** @type {number} */ (s.pid)));
       await sleep(durationMs);
       const after = servers.map((s) => cpuMs(/** @type {number} */ (s.pid)));
-      targets.forEach((t, i) => { perSecond[t].push((after[i] - before[i]) / (durationMs / 1000)); });
+      targets.forEach((t, i) => {
+        perSecond[t].push((after[i] - before[i]) / (durationMs / 1000));
+      });
       process.stderr.write(`${targets.map((t) => `${t} ${perSecond[t][r].toFixed(2)}`).join(', ')} ms/s\n`);
     } finally {
       await Promise.all(servers.map(stopChild));
@@ -71,7 +85,10 @@ async function main() {
     '',
     '| target | CPU ms per second, each trial | median | ratio to the floor |',
     '| --- | --- | ---: | ---: |',
-    ...targets.map((t) => `| ${t} | ${perSecond[t].map((v) => v.toFixed(2)).join(', ')} | ${median(perSecond[t]).toFixed(2)} | ${floor > 0 ? (median(perSecond[t]) / floor).toFixed(1) : '-'} |`),
+    ...targets.map(
+      (t) =>
+        `| ${t} | ${perSecond[t].map((v) => v.toFixed(2)).join(', ')} | ${median(perSecond[t]).toFixed(2)} | ${floor > 0 ? (median(perSecond[t]) / floor).toFixed(1) : '-'} |`,
+    ),
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

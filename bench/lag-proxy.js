@@ -53,7 +53,10 @@ export async function startLagProxy({ target, latencyMs, jitterMs, random = Math
     from.on('data', (chunk) => push(chunk));
     from.on('end', () => push(null));
     from.on('error', () => to.destroy());
-    from.on('close', () => { if (queue.length === 0) to.destroy(); else setTimeout(() => to.destroy(), last - performance.now() + 50); });
+    from.on('close', () => {
+      if (queue.length === 0) to.destroy();
+      else setTimeout(() => to.destroy(), last - performance.now() + 50);
+    });
   }
 
   const server = net.createServer((client) => {
@@ -70,9 +73,10 @@ export async function startLagProxy({ target, latencyMs, jitterMs, random = Math
   const { port } = /** @type {net.AddressInfo} */ (server.address());
   return {
     port,
-    close: () => new Promise((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

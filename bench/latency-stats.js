@@ -23,14 +23,23 @@ export function summarize(parts) {
   const count = parts.reduce((n, p) => n + p.length, 0);
   const all = new Float64Array(count);
   let at = 0;
-  for (const p of parts) { all.set(p, at); at += p.length; }
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
   all.sort();
   if (count === 0) return { count, avg: NaN, p50: NaN, p90: NaN, p95: NaN, p99: NaN, max: NaN };
   let sum = 0;
   for (let i = 0; i < count; i++) sum += all[i];
   const rank = (/** @type {number} */ p) => quantileSorted(all, p);
   return {
-    count, avg: sum / count, p50: rank(0.5), p90: rank(0.9), p95: rank(0.95), p99: rank(0.99), max: all[count - 1],
+    count,
+    avg: sum / count,
+    p50: rank(0.5),
+    p90: rank(0.9),
+    p95: rank(0.95),
+    p99: rank(0.99),
+    max: all[count - 1],
   };
 }
 
@@ -53,7 +62,10 @@ export function completion(parts) {
       biggest = Math.max(biggest, sizes[i]);
     }
   }
-  const lasts = [...bySeq.values()].filter((b) => b.bytes * 2 >= biggest).map((b) => b.last).sort((a, b) => a - b);
+  const lasts = [...bySeq.values()]
+    .filter((b) => b.bytes * 2 >= biggest)
+    .map((b) => b.last)
+    .sort((a, b) => a - b);
   if (lasts.length === 0) return { broadcasts: 0, median: NaN };
   return { broadcasts: lasts.length, median: medianSorted(lasts) };
 }

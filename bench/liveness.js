@@ -38,17 +38,26 @@ function server(mode, everyMs) {
   let frames = 0;
   wss.on('connection', (ws) => {
     sockets.add(ws);
-    ws.on('pong', () => { frames++; });
-    ws.on('message', () => { frames++; });
+    ws.on('pong', () => {
+      frames++;
+    });
+    ws.on('message', () => {
+      frames++;
+    });
     ws.on('close', () => sockets.delete(ws));
   });
-  if (mode === 'ping') setInterval(() => { for (const ws of sockets) ws.ping(); }, everyMs);
+  if (mode === 'ping')
+    setInterval(() => {
+      for (const ws of sockets) ws.ping();
+    }, everyMs);
   setTimeout(() => process.exit(3), HARD_LIMIT_MS).unref();
   process.on('message', (/** @type {any} */ m) => {
     if (m === 'mark') process.send?.({ cpuMs: ownCpuMs(), frames });
   });
   process.on('disconnect', () => process.exit(0));
-  http1.listen(0, '127.0.0.1', () => process.send?.({ port: /** @type {import('node:net').AddressInfo} */ (http1.address()).port }));
+  http1.listen(0, '127.0.0.1', () =>
+    process.send?.({ port: /** @type {import('node:net').AddressInfo} */ (http1.address()).port }),
+  );
 }
 
 /**
@@ -63,7 +72,9 @@ async function clients(url, count, mode, everyMs) {
   let open = 0;
   for (let i = 0; i < count; i++) {
     const ws = new WebSocket(url, { perMessageDeflate: false });
-    ws.on('open', () => { open++; });
+    ws.on('open', () => {
+      open++;
+    });
     ws.on('error', () => {});
     sockets.push(ws);
     if (i % 100 === 99) await new Promise((r) => setTimeout(r, 100));
@@ -72,7 +83,9 @@ async function clients(url, count, mode, everyMs) {
   while (open < count && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
   if (mode === 'frames') {
     const frame = '{"type":"alive"}';
-    setInterval(() => { for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(frame); }, everyMs);
+    setInterval(() => {
+      for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(frame);
+    }, everyMs);
   }
   process.send?.({ open });
 }
@@ -91,7 +104,18 @@ async function trial(mode, count, everyMs, durationMs) {
   const srv = fork(self, ['--role', 'server', '--mode', mode, '--every-ms', String(everyMs)]);
   try {
     const { port } = /** @type {{ port: number }} */ (await nextMessage(srv));
-    const cl = fork(self, ['--role', 'clients', '--url', `ws://127.0.0.1:${port}/`, '--clients', String(count), '--mode', mode, '--every-ms', String(everyMs)]);
+    const cl = fork(self, [
+      '--role',
+      'clients',
+      '--url',
+      `ws://127.0.0.1:${port}/`,
+      '--clients',
+      String(count),
+      '--mode',
+      mode,
+      '--every-ms',
+      String(everyMs),
+    ]);
     try {
       const { open } = /** @type {{ open: number }} */ (await nextMessage(cl));
       await sleep(2 * everyMs);
@@ -130,20 +154,27 @@ async function main() {
   const durationMs = Number(String(values.duration).replace(/s$/, '')) * 1000;
   const modes = String(values.modes).split(',');
   if (!modes.every((m) => MODES.includes(m))) throw new Error(`--modes: a comma-separated list of ${MODES.join(', ')}`);
-  if (!(count > 0 && count <= 10_000 && everyMs >= 100 && durationMs > 0 && durationMs <= 120_000)) throw new Error('--clients 1..10000, --every-ms >= 100, --duration up to 120s');
+  if (!(count > 0 && count <= 10_000 && everyMs >= 100 && durationMs > 0 && durationMs <= 120_000))
+    throw new Error('--clients 1..10000, --every-ms >= 100, --duration up to 120s');
   const repeat = Math.min(10, Math.max(1, Number(values.repeat)));
-  process.stdout.write(`node bench/liveness.js --clients ${count} --every-ms ${everyMs} --duration ${durationMs / 1000}s --repeat ${repeat} --modes ${modes.join(',')}\n`);
+  process.stdout.write(
+    `node bench/liveness.js --clients ${count} --every-ms ${everyMs} --duration ${durationMs / 1000}s --repeat ${repeat} --modes ${modes.join(',')}\n`,
+  );
   /** @type {Record<string, { cpuMs: number, frames: number }[]>} */
   const results = {};
   for (let r = 0; r < repeat; r++) {
     for (const mode of modes) {
       const t = await trial(mode, count, everyMs, durationMs);
       (results[mode] ??= []).push(t);
-      process.stdout.write(`  ${mode} (round ${r + 1}): ${t.open} clients open, server CPU ${t.cpuMs} ms, ${t.frames} frames read\n`);
+      process.stdout.write(
+        `  ${mode} (round ${r + 1}): ${t.open} clients open, server CPU ${t.cpuMs} ms, ${t.frames} frames read\n`,
+      );
     }
   }
   const base = results.none ? median(results.none.map((t) => t.cpuMs)) : 0;
-  process.stdout.write(`\n| mode | server CPU ms per ${durationMs / 1000} s (median) | frames read | µs per frame over "none" |\n| --- | ---: | ---: | ---: |\n`);
+  process.stdout.write(
+    `\n| mode | server CPU ms per ${durationMs / 1000} s (median) | frames read | µs per frame over "none" |\n| --- | ---: | ---: | ---: |\n`,
+  );
   for (const mode of modes) {
     const cpu = median(results[mode].map((t) => t.cpuMs));
     const frames = median(results[mode].map((t) => t.frames));

@@ -119,7 +119,9 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples, 
   /** @type {(report: ConnectReport) => void} */
   let resolveReady = () => {};
   /** @type {Promise<ConnectReport>} */
-  const whenReady = new Promise((resolve) => { resolveReady = resolve; });
+  const whenReady = new Promise((resolve) => {
+    resolveReady = resolve;
+  });
   let settled = false;
   function settle() {
     if (settled || ready + failed < count) return;
@@ -130,7 +132,12 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples, 
   /** @param {number} i */
   function open(i) {
     const localAddress = localAddresses.length > 0 ? localAddresses[i % localAddresses.length] : undefined;
-    const ws = new WebSocket(url, { perMessageDeflate: false, skipUTF8Validation: true, handshakeTimeout: timeoutMs, ...(localAddress ? { localAddress } : {}) });
+    const ws = new WebSocket(url, {
+      perMessageDeflate: false,
+      skipUTF8Validation: true,
+      handshakeTimeout: timeoutMs,
+      ...(localAddress ? { localAddress } : {}),
+    });
     sockets.push(ws);
     let isReady = false;
     let isFailed = false;
@@ -144,9 +151,15 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples, 
     ws.on('message', (/** @type {Buffer} */ data) => {
       const now = wall();
       const head = readHead(data);
-      if (!head) { errors.malformed++; return; }
+      if (!head) {
+        errors.malformed++;
+        return;
+      }
       if (head.type === 'delta') {
-        if (head.seq < 0 || head.t < 0) { errors.malformed++; return; }
+        if (head.seq < 0 || head.t < 0) {
+          errors.malformed++;
+          return;
+        }
         if (lastSeq[i] >= 0 && head.seq !== lastSeq[i] + 1) errors.gaps++;
         lastSeq[i] = head.seq;
         if (head.t >= from && head.t < to) {
@@ -159,14 +172,28 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples, 
           } else errors.overflow++;
         }
       } else if (head.type === 'snapshot') {
-        if (head.seq < 0) { errors.malformed++; return; }
+        if (head.seq < 0) {
+          errors.malformed++;
+          return;
+        }
         lastSeq[i] = head.seq;
         if (isReady) errors.resyncs++;
-        else if (!isFailed) { isReady = true; ready++; settle(); }
+        else if (!isFailed) {
+          isReady = true;
+          ready++;
+          settle();
+        }
       }
     });
-    ws.on('error', () => { if (isReady) errors.socket++; else fail(); });
-    ws.on('close', () => { if (isReady) { if (!stopping) errors.closed++; } else fail(); });
+    ws.on('error', () => {
+      if (isReady) errors.socket++;
+      else fail();
+    });
+    ws.on('close', () => {
+      if (isReady) {
+        if (!stopping) errors.closed++;
+      } else fail();
+    });
   }
 
   // Ramp: `batch` clients every `everyMs`, bounded by `count`.
@@ -199,8 +226,14 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples, 
       max = Math.max(max, recorded[i]);
     }
     const result = {
-      samples: samples.slice(0, nSamples), seqs: seqs.slice(0, nSamples), sizes: sizes.slice(0, nSamples), msgs: nSamples, bytes,
-      perClientMin: Number.isFinite(min) ? min : 0, perClientMax: max, errors: { ...errors },
+      samples: samples.slice(0, nSamples),
+      seqs: seqs.slice(0, nSamples),
+      sizes: sizes.slice(0, nSamples),
+      msgs: nSamples,
+      bytes,
+      perClientMin: Number.isFinite(min) ? min : 0,
+      perClientMax: max,
+      errors: { ...errors },
     };
     nSamples = 0;
     bytes = 0;
@@ -216,7 +249,10 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples, 
      * @param {number} start
      * @param {number} end
      */
-    window(start, end) { from = start; to = end; },
+    window(start, end) {
+      from = start;
+      to = end;
+    },
     collect,
     /** @returns {ClientResult} */
     stop() {

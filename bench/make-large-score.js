@@ -28,19 +28,52 @@ const PARTS = [
 
 /** Sections: [first bar, time signature, tempo (quarter notes a minute)]; the last runs to the end. */
 /** @type {[number, [number, number], number][]} */
-const PLAN = [[1, [4, 4], 96], [49, [3, 4], 112], [81, [6, 8], 72], [113, [4, 4], 132], [161, [5, 4], 88], [177, [4, 4], 104], [241, [3, 4], 120], [289, [4, 4], 96]];
+const PLAN = [
+  [1, [4, 4], 96],
+  [49, [3, 4], 112],
+  [81, [6, 8], 72],
+  [113, [4, 4], 132],
+  [161, [5, 4], 88],
+  [177, [4, 4], 104],
+  [241, [3, 4], 120],
+  [289, [4, 4], 96],
+];
 /** Repeated spans [from, to] (written bars). */
 /** @type {[number, number][]} */
-const REPEATS = [[17, 32], [193, 208]];
+const REPEATS = [
+  [17, 32],
+  [193, 208],
+];
 
 /** Rhythm groups filling one beat (a quarter, or a dotted quarter in 6/8), in divisions. */
 const SIMPLE = [[4], [4], [2, 2], [2, 2], [3, 1], [1, 1, 1, 1], [-4], [8]];
 const COMPOUND = [[2, 2, 2], [4, 2], [6], [3, 1, 2], [-6]];
-const TYPES = /** @type {Record<number, [string, number]>} */ ({ 1: ['16th', 0], 2: ['eighth', 0], 3: ['eighth', 1], 4: ['quarter', 0], 6: ['quarter', 1], 8: ['half', 0], 12: ['half', 1], 16: ['whole', 0] });
+const TYPES = /** @type {Record<number, [string, number]>} */ ({
+  1: ['16th', 0],
+  2: ['eighth', 0],
+  3: ['eighth', 1],
+  4: ['quarter', 0],
+  6: ['quarter', 1],
+  8: ['half', 0],
+  12: ['half', 1],
+  16: ['whole', 0],
+});
 /** @type {[string, number][]} */
-const STEPS = [['C', 0], ['C', 1], ['D', 0], ['E', -1], ['E', 0], ['F', 0], ['F', 1], ['G', 0], ['A', -1], ['A', 0], ['B', -1], ['B', 0]];
+const STEPS = [
+  ['C', 0],
+  ['C', 1],
+  ['D', 0],
+  ['E', -1],
+  ['E', 0],
+  ['F', 0],
+  ['F', 1],
+  ['G', 0],
+  ['A', -1],
+  ['A', 0],
+  ['B', -1],
+  ['B', 0],
+];
 const DYNAMICS = ['pp', 'p', 'mp', 'mf', 'f', 'ff'];
-
 
 /**
  * The plan entry in force at `bar`.
@@ -102,8 +135,9 @@ function barNotes(part, rhythm, state, random) {
         }
       }
       const accidental = alter ? `<accidental>${alter > 0 ? 'sharp' : 'flat'}</accidental>` : '';
-      xml += `<note><pitch><step>${step}</step>${alter ? `<alter>${alter}</alter>` : ''}<octave>${octave}</octave></pitch>`
-        + `<duration>${d}</duration><type>${type}</type>${dotXml}${accidental}${beams}</note>`;
+      xml +=
+        `<note><pitch><step>${step}</step>${alter ? `<alter>${alter}</alter>` : ''}<octave>${octave}</octave></pitch>` +
+        `<duration>${d}</duration><type>${type}</type>${dotXml}${accidental}${beams}</note>`;
     });
   }
   return xml;
@@ -115,9 +149,15 @@ function barNotes(part, rhythm, state, random) {
  */
 export function makeLargeScore({ bars = DEFAULT_BARS, seed = 7 } = {}) {
   const random = seededRandom(seed);
-  const rhythms = Array.from({ length: bars + 1 }, (_, bar) => barRhythm(/** @type {[number, number]} */ (planAt(Math.max(bar, 1))[1]), random, bar === 0));
-  const dynamics = Array.from({ length: bars + 1 }, (_, bar) => (bar % 8 === 1 ? DYNAMICS[Math.floor(random() * DYNAMICS.length)] : ''));
-  const partList = PARTS.map((p) => `<score-part id="${p.id}"><part-name>${p.name}</part-name></score-part>`).join('\n    ');
+  const rhythms = Array.from({ length: bars + 1 }, (_, bar) =>
+    barRhythm(/** @type {[number, number]} */ (planAt(Math.max(bar, 1))[1]), random, bar === 0),
+  );
+  const dynamics = Array.from({ length: bars + 1 }, (_, bar) =>
+    bar % 8 === 1 ? DYNAMICS[Math.floor(random() * DYNAMICS.length)] : '',
+  );
+  const partList = PARTS.map((p) => `<score-part id="${p.id}"><part-name>${p.name}</part-name></score-part>`).join(
+    '\n    ',
+  );
   const parts = PARTS.map((part, pi) => {
     const state = { pitch: Math.round((part.low + part.high) / 2) };
     let xml = `  <part id="${part.id}">\n`;
@@ -125,10 +165,12 @@ export function makeLargeScore({ bars = DEFAULT_BARS, seed = 7 } = {}) {
       const [from, time, tempo] = planAt(Math.max(bar, 1));
       const sectionStart = bar === from || bar === 0;
       xml += `    <measure number="${bar}"${bar === 0 ? ' implicit="yes"' : ''}>`;
-      if (REPEATS.some(([a]) => a === bar)) xml += '<barline location="left"><bar-style>heavy-light</bar-style><repeat direction="forward"/></barline>';
+      if (REPEATS.some(([a]) => a === bar))
+        xml += '<barline location="left"><bar-style>heavy-light</bar-style><repeat direction="forward"/></barline>';
       if (bar === 0) {
-        xml += `<attributes><divisions>${DIVISIONS}</divisions><key><fifths>0</fifths></key><time><beats>${time[0]}</beats><beat-type>${time[1]}</beat-type></time>`
-          + `<clef><sign>${part.clef[0]}</sign><line>${part.clef[1]}</line></clef></attributes>`;
+        xml +=
+          `<attributes><divisions>${DIVISIONS}</divisions><key><fifths>0</fifths></key><time><beats>${time[0]}</beats><beat-type>${time[1]}</beat-type></time>` +
+          `<clef><sign>${part.clef[0]}</sign><line>${part.clef[1]}</line></clef></attributes>`;
       } else if (sectionStart && bar > 1 && String(planAt(bar - 1)[1]) !== String(time)) {
         xml += `<attributes><time><beats>${time[0]}</beats><beat-type>${time[1]}</beat-type></time></attributes>`;
       }
@@ -136,9 +178,11 @@ export function makeLargeScore({ bars = DEFAULT_BARS, seed = 7 } = {}) {
       if (pi === 0 && sectionStart && bar !== 1) {
         xml += `<direction placement="above"><direction-type><metronome><beat-unit>quarter</beat-unit><per-minute>${tempo}</per-minute></metronome></direction-type><sound tempo="${tempo}"/></direction>`;
       }
-      if (dynamics[bar]) xml += `<direction placement="below"><direction-type><dynamics><${dynamics[bar]}/></dynamics></direction-type></direction>`;
+      if (dynamics[bar])
+        xml += `<direction placement="below"><direction-type><dynamics><${dynamics[bar]}/></dynamics></direction-type></direction>`;
       xml += barNotes(part, rhythms[bar], state, random);
-      if (REPEATS.some(([, b]) => b === bar)) xml += '<barline location="right"><bar-style>light-heavy</bar-style><repeat direction="backward"/></barline>';
+      if (REPEATS.some(([, b]) => b === bar))
+        xml += '<barline location="right"><bar-style>light-heavy</bar-style><repeat direction="backward"/></barline>';
       if (bar === bars) xml += '<barline location="right"><bar-style>light-heavy</bar-style></barline>';
       xml += '</measure>\n';
     }

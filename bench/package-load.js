@@ -50,7 +50,8 @@ function writePackage(name, files) {
 }
 
 const small = writePackage('small', {
-  'score.yaml': 'id: small\ntitle: Small\nbars: 2\nmeter: [{ bar: 1, time: 4/4, tempo: 60 }]\ncues:\n  - { at: 0, set: { text: hi } }\n',
+  'score.yaml':
+    'id: small\ntitle: Small\nbars: 2\nmeter: [{ bar: 1, time: 4/4, tempo: 60 }]\ncues:\n  - { at: 0, set: { text: hi } }\n',
 });
 
 let cues = '';
@@ -68,12 +69,16 @@ const BEATS = PACKAGE_LIMITS.beats;
 const rows = ['beat,page,system,bar,x0,x1,y0,y1'];
 for (let b = 0; b < BEATS; b++) {
   const system = Math.floor(b / 10);
-  rows.push(`${b},0,${system},${Math.floor(b / 5) + 1},${(b % 10) * 90 + 10.5},${(b % 10) * 90 + 99.25},${(system % 100) * 900 + 20.5},${(system % 100) * 900 + 880.75}`);
+  rows.push(
+    `${b},0,${system},${Math.floor(b / 5) + 1},${(b % 10) * 90 + 10.5},${(b % 10) * 90 + 99.25},${(system % 100) * 900 + 20.5},${(system % 100) * 900 + 880.75}`,
+  );
 }
 const csv = rows.join('\n');
 const beatmaps = writePackage('beatmaps', {
-  'score.yaml': `id: maps\ntitle: Maps\nbars: 10000\nmeter: [{ bar: 1, time: 5/4, tempo: 96 }]\nparts:\n${VIEWS.slice(1).map((v) => `  - { id: ${v} }\n`).join('')}`
-    + `pages:\n${VIEWS.map((v) => `  ${v}: { files: [page.svg], beatmap: ${v}.csv }\n`).join('')}`,
+  'score.yaml':
+    `id: maps\ntitle: Maps\nbars: 10000\nmeter: [{ bar: 1, time: 5/4, tempo: 96 }]\nparts:\n${VIEWS.slice(1)
+      .map((v) => `  - { id: ${v} }\n`)
+      .join('')}` + `pages:\n${VIEWS.map((v) => `  ${v}: { files: [page.svg], beatmap: ${v}.csv }\n`).join('')}`,
   'page.svg': '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1000 90000"/>',
   ...Object.fromEntries(VIEWS.map((v) => [`${v}.csv`, csv])),
 });
@@ -104,11 +109,13 @@ const CASES = {
   small: () => loadPackage(small, { cacheDir }),
   manifest: () => loadPackage(manifest, { cacheDir }),
   beatmaps: () => loadPackage(beatmaps, { cacheDir }),
-  'main-yaml': () => parseDocument(readFileSync(path.join(manifest, 'score.yaml'), 'utf8'), { lineCounter: new LineCounter() }).toJS({ maxAliasCount: 100 }),
+  'main-yaml': () =>
+    parseDocument(readFileSync(path.join(manifest, 'score.yaml'), 'utf8'), { lineCounter: new LineCounter() }).toJS({
+      maxAliasCount: 100,
+    }),
   'main-model': () => buildScoreModel(JSON.parse(manifestJson)),
   'main-csv': () => parseBeatMapCsv(csv, { file: 'score.csv', totalBeats: BEATS, pageCount: 1 }),
 };
-
 
 // Warm up: the parse worker starts and the code is compiled before anything is measured.
 await loadPackage(small, { cacheDir });
@@ -125,7 +132,10 @@ const base = results.small.stallMs;
 const lines = [
   `package load, median of ${REPEAT} (Node ${process.version}, ${os.cpus().length} cores; manifest ${(manifestText.length / 1048576).toFixed(2)} MiB, ${VIEWS.length} x ${BEATS} beat-map rows)`,
   'case        wall ms   stall ms   stall / small',
-  ...Object.entries(results).map(([name, r]) => `${name.padEnd(10)} ${r.ms.toFixed(0).padStart(8)} ${r.stallMs.toFixed(1).padStart(10)} ${(r.stallMs / base).toFixed(1).padStart(14)}`),
+  ...Object.entries(results).map(
+    ([name, r]) =>
+      `${name.padEnd(10)} ${r.ms.toFixed(0).padStart(8)} ${r.stallMs.toFixed(1).padStart(10)} ${(r.stallMs / base).toFixed(1).padStart(14)}`,
+  ),
   `peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`,
 ];
 process.stdout.write(`${lines.join('\n')}\n`);

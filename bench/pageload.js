@@ -93,7 +93,9 @@ async function recordPage(port) {
   const assets = [...new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]))];
   for (const url of assets) await take(url);
   const info = JSON.parse(decoded(await take('/api/score')).toString());
-  const preloads = /** @type {{ url: string, preload: boolean }[]} */ (info.assets).filter((a) => a.preload).map((a) => a.url);
+  const preloads = /** @type {{ url: string, preload: boolean }[]} */ (info.assets)
+    .filter((a) => a.preload)
+    .map((a) => a.url);
   for (const url of preloads) await take(url);
   return { files, stages: [['/'], assets, ['/api/score'], preloads].filter((s) => s.length > 0) };
 }
@@ -109,7 +111,9 @@ function fetchOne(agent, plan, url) {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port: plan.port, path: url, agent, headers: BROWSER }, (res) => {
       let n = 0;
-      res.on('data', (c) => { n += c.length; });
+      res.on('data', (c) => {
+        n += c.length;
+      });
       res.on('end', () => {
         clearTimeout(timer);
         if (res.statusCode !== 200 || n !== plan.bytes[url]) reject(new Error(`${url}: ${res.statusCode}, ${n} bytes`));
@@ -118,7 +122,10 @@ function fetchOne(agent, plan, url) {
       res.on('error', reject);
     });
     const timer = setTimeout(() => req.destroy(new Error(`${url}: past ${plan.timeoutMs} ms`)), plan.timeoutMs);
-    req.on('error', (err) => { clearTimeout(timer); reject(err); });
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
   });
 }
 
@@ -133,20 +140,24 @@ async function runLoad(plan) {
   let errors = 0;
   /** @type {string | null} */
   let firstError = null;
-  await Promise.all(Array.from({ length: plan.users }, async (_, i) => {
-    await new Promise((resolve) => { setTimeout(resolve, (i * plan.rampMs) / plan.users); });
-    const agent = new http.Agent({ keepAlive: true, maxSockets: plan.sockets });
-    const t0 = performance.now();
-    try {
-      for (const stage of plan.stages) await Promise.all(stage.map((url) => fetchOne(agent, plan, url)));
-      samples[n++] = performance.now() - t0;
-    } catch (err) {
-      errors++;
-      firstError ??= /** @type {Error} */ (err).message;
-    } finally {
-      agent.destroy();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: plan.users }, async (_, i) => {
+      await new Promise((resolve) => {
+        setTimeout(resolve, (i * plan.rampMs) / plan.users);
+      });
+      const agent = new http.Agent({ keepAlive: true, maxSockets: plan.sockets });
+      const t0 = performance.now();
+      try {
+        for (const stage of plan.stages) await Promise.all(stage.map((url) => fetchOne(agent, plan, url)));
+        samples[n++] = performance.now() - t0;
+      } catch (err) {
+        errors++;
+        firstError ??= /** @type {Error} */ (err).message;
+      } finally {
+        agent.destroy();
+      }
+    }),
+  );
   return { samples: samples.slice(0, n), errors, firstError };
 }
 
@@ -157,16 +168,20 @@ async function runLoad(plan) {
  */
 async function round(plan, clients) {
   if (clients <= 1) return runLoad(plan);
-  const parts = await Promise.all(Array.from({ length: clients }, async (_, k) => {
-    const users = Math.floor(plan.users / clients) + (k < plan.users % clients ? 1 : 0);
-    const child = fork(fileURLToPath(import.meta.url), ['--role', 'client'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    children.add(child);
-    const done = waitFor(child, 'done', plan.timeoutMs * 4 + plan.rampMs + 60_000, 'a load client');
-    child.send({ type: 'plan', plan: { ...plan, users } });
-    const msg = await done;
-    children.delete(child);
-    return /** @type {{ samples: number[], errors: number, firstError: string | null }} */ (msg);
-  }));
+  const parts = await Promise.all(
+    Array.from({ length: clients }, async (_, k) => {
+      const users = Math.floor(plan.users / clients) + (k < plan.users % clients ? 1 : 0);
+      const child = fork(fileURLToPath(import.meta.url), ['--role', 'client'], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      children.add(child);
+      const done = waitFor(child, 'done', plan.timeoutMs * 4 + plan.rampMs + 60_000, 'a load client');
+      child.send({ type: 'plan', plan: { ...plan, users } });
+      const msg = await done;
+      children.delete(child);
+      return /** @type {{ samples: number[], errors: number, firstError: string | null }} */ (msg);
+    }),
+  );
   return {
     samples: Float64Array.from(parts.flatMap((p) => p.samples)),
     errors: parts.reduce((s, p) => s + p.errors, 0),
@@ -192,7 +207,9 @@ async function main() {
   if (values.role === 'client') {
     process.once('message', async (/** @type {any} */ msg) => {
       const r = await runLoad(msg.plan);
-      process.send?.({ type: 'done', samples: [...r.samples], errors: r.errors, firstError: r.firstError }, () => process.exit(0));
+      process.send?.({ type: 'done', samples: [...r.samples], errors: r.errors, firstError: r.firstError }, () =>
+        process.exit(0),
+      );
     });
     return;
   }
@@ -207,12 +224,18 @@ async function main() {
   const scoreDir = path.resolve(ROOT, values.score);
 
   const ours = startServer({
-    target: 'ours', scoreDir, root: ROOT, schedule: null,
+    target: 'ours',
+    scoreDir,
+    root: ROOT,
+    schedule: null,
     execArgv: values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [],
   });
   const { port: oursPort } = await waitFor(ours, 'listening', START_TIMEOUT_MS, 'our server');
   const { files, stages } = await recordPage(oursPort);
-  const floor = fork(path.join(BENCH, 'static-floor.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+  const floor = fork(path.join(BENCH, 'static-floor.js'), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    serialization: 'advanced',
+  });
   children.add(floor);
   const floorListening = waitFor(floor, 'listening', START_TIMEOUT_MS, 'the floor');
   floor.send({ type: 'files', files, maxSeconds: 3600 });
@@ -220,10 +243,17 @@ async function main() {
 
   const bytes = Object.fromEntries(files.map((f) => [f.url, f.body.length]));
   const pageBytes = files.reduce((s, f) => s + f.body.length, 0);
-  console.log(`page: ${files.length} files, ${(pageBytes / 1e6).toFixed(2)} MB on the wire; stages ${JSON.stringify(stages)}`);
-  console.log(`${users} phones over ${values.ramp}, ${values.sockets} sockets each, ${clients} client process(es), ${rounds} rounds`);
+  console.log(
+    `page: ${files.length} files, ${(pageBytes / 1e6).toFixed(2)} MB on the wire; stages ${JSON.stringify(stages)}`,
+  );
+  console.log(
+    `${users} phones over ${values.ramp}, ${values.sockets} sockets each, ${clients} client process(es), ${rounds} rounds`,
+  );
 
-  const targets = { ours: { port: oursPort, pid: /** @type {number} */ (ours.pid) }, floor: { port: floorPort, pid: /** @type {number} */ (floor.pid) } };
+  const targets = {
+    ours: { port: oursPort, pid: /** @type {number} */ (ours.pid) },
+    floor: { port: floorPort, pid: /** @type {number} */ (floor.pid) },
+  };
   /** @type {Record<'ours' | 'floor', Float64Array[]>} */
   const samples = { ours: [], floor: [] };
   /** @type {{ round: number, target: string, count: number, errors: number, p50: number, p99: number, max: number, cpuMs: number, firstError: string | null }[]} */
@@ -235,12 +265,35 @@ async function main() {
     for (const target of order) {
       const { port, pid } = targets[target];
       const cpu0 = cpuMs(pid);
-      const res = await round({ port, stages, bytes, users, rampMs: parseDuration(values.ramp), timeoutMs: parseDuration(values.timeout), sockets: Number(values.sockets) }, clients);
+      const res = await round(
+        {
+          port,
+          stages,
+          bytes,
+          users,
+          rampMs: parseDuration(values.ramp),
+          timeoutMs: parseDuration(values.timeout),
+          sockets: Number(values.sockets),
+        },
+        clients,
+      );
       const cpu = cpuMs(pid) - cpu0;
       samples[target].push(res.samples);
       const s = summarize([res.samples]);
-      perRound.push({ round: r + 1, target, count: s.count, errors: res.errors, p50: s.p50, p99: s.p99, max: s.max, cpuMs: cpu, firstError: res.firstError });
-      console.log(`round ${r + 1} ${target.padEnd(5)}: ${s.count} loads, ${res.errors} failed, p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms, max ${s.max.toFixed(0)} ms, server CPU ${cpu.toFixed(0)} ms${res.firstError ? ` (first error: ${res.firstError})` : ''}`);
+      perRound.push({
+        round: r + 1,
+        target,
+        count: s.count,
+        errors: res.errors,
+        p50: s.p50,
+        p99: s.p99,
+        max: s.max,
+        cpuMs: cpu,
+        firstError: res.firstError,
+      });
+      console.log(
+        `round ${r + 1} ${target.padEnd(5)}: ${s.count} loads, ${res.errors} failed, p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms, max ${s.max.toFixed(0)} ms, server CPU ${cpu.toFixed(0)} ms${res.firstError ? ` (first error: ${res.firstError})` : ''}`,
+      );
     }
   }
   await stopChild(ours);
@@ -253,11 +306,34 @@ async function main() {
     const f = perRound.find((p) => p.round === r + 1 && p.target === 'floor');
     return o && f ? o.p99 / f.p99 : NaN;
   });
-  console.log(`\nall rounds: ours p50 ${all.ours.p50.toFixed(0)} ms p99 ${all.ours.p99.toFixed(0)} ms; floor p50 ${all.floor.p50.toFixed(0)} ms p99 ${all.floor.p99.toFixed(0)} ms`);
-  console.log(`ratio ours/floor: p50 ${ratio('p50').toFixed(2)}x, p99 ${ratio('p99').toFixed(2)}x (median of the rounds' p99 ratios ${median(roundRatios).toFixed(2)}x; goal p99 <= 1.25x)`);
+  console.log(
+    `\nall rounds: ours p50 ${all.ours.p50.toFixed(0)} ms p99 ${all.ours.p99.toFixed(0)} ms; floor p50 ${all.floor.p50.toFixed(0)} ms p99 ${all.floor.p99.toFixed(0)} ms`,
+  );
+  console.log(
+    `ratio ours/floor: p50 ${ratio('p50').toFixed(2)}x, p99 ${ratio('p99').toFixed(2)}x (median of the rounds' p99 ratios ${median(roundRatios).toFixed(2)}x; goal p99 <= 1.25x)`,
+  );
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const out = path.join(BENCH, 'results', `pageload-${stamp}.json`);
-  writeFileSync(out, JSON.stringify({ users, ramp: values.ramp, sockets: Number(values.sockets), clients, rounds, pageBytes, stages, perRound, all, ratio: { p50: ratio('p50'), p99: ratio('p99') }, roundRatios }, null, 2));
+  writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        users,
+        ramp: values.ramp,
+        sockets: Number(values.sockets),
+        clients,
+        rounds,
+        pageBytes,
+        stages,
+        perRound,
+        all,
+        ratio: { p50: ratio('p50'), p99: ratio('p99') },
+        roundRatios,
+      },
+      null,
+      2,
+    ),
+  );
   console.log(`written ${path.relative(ROOT, out)}`);
   if (values['cpu-prof']) console.log(`our server's CPU profile: ${path.relative(ROOT, profDir)}/`);
 }

@@ -86,7 +86,11 @@ export function rssBytes(pid) {
 export function machineMs() {
   const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
   // user nice system idle iowait irq softirq steal
-  const t = line.trim().split(/\s+/).slice(1, 9).map((n) => (Number(n) * 1000) / CLK_TCK);
+  const t = line
+    .trim()
+    .split(/\s+/)
+    .slice(1, 9)
+    .map((n) => (Number(n) * 1000) / CLK_TCK);
   const total = t.reduce((a, b) => a + b, 0);
   return { busyMs: total - t[3] - t[4], totalMs: total, softirqMs: t[6], stealMs: t[7] };
 }
@@ -95,7 +99,9 @@ export function machineMs() {
 let cores;
 /** The machine's CPU cores as /proc/stat lists them. */
 export function cpuCount() {
-  cores ??= readFileSync('/proc/stat', 'utf8').split('\n').filter((l) => /^cpu\d+ /.test(l)).length;
+  cores ??= readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .filter((l) => /^cpu\d+ /.test(l)).length;
   return cores;
 }
 
@@ -109,7 +115,10 @@ export function cpuCount() {
  */
 export function unsentBytes(port) {
   try {
-    const out = execFileSync('ss', ['-tnH', 'state', 'connected', 'sport', '=', `:${port}`], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+    const out = execFileSync('ss', ['-tnH', 'state', 'connected', 'sport', '=', `:${port}`], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 2 ** 20,
+    });
     let bytes = 0;
     let connections = 0;
     for (const line of out.split('\n')) {

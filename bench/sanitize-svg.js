@@ -47,16 +47,31 @@ const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'sc-bench-sanitize-'));
 try {
   const demo = await loadPackage('scores/demo', { cacheDir });
   const source = readFileSync(path.join(demo.dir, /** @type {{ file: string }} */ (demo.model.notation).file), 'utf8');
-  const [{ default: createVerovioModule }, { VerovioToolkit }] = await Promise.all([import(VEROVIO.module), import(VEROVIO.toolkit)]);
+  const [{ default: createVerovioModule }, { VerovioToolkit }] = await Promise.all([
+    import(VEROVIO.module),
+    import(VEROVIO.toolkit),
+  ]);
   /** @type {import('../server/engrave/tasks.js').Toolkit} */
   const tk = new VerovioToolkit(await createVerovioModule());
   const { window } = new JSDOM('');
-  const roundTrip = (/** @type {string} */ text) => new window.XMLSerializer().serializeToString(new window.DOMParser().parseFromString(text, 'image/svg+xml').documentElement);
+  const roundTrip = (/** @type {string} */ text) =>
+    new window.XMLSerializer().serializeToString(
+      new window.DOMParser().parseFromString(text, 'image/svg+xml').documentElement,
+    );
 
-  console.log(`Node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)} at the start, median of ${REPEAT} runs\n`);
-  console.log('| page | size | clean (sanitizeSvg) | Verovio renderToSVG | clean / render | XML parse + write | clean / parse + write |');
-  console.log('|------|------|---------------------|---------------------|----------------|-------------------|------------------------|');
-  for (const [view, layout] of /** @type {const} */ ([['score', SCORE_LAYOUT], ['violin1', null]])) {
+  console.log(
+    `Node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)} at the start, median of ${REPEAT} runs\n`,
+  );
+  console.log(
+    '| page | size | clean (sanitizeSvg) | Verovio renderToSVG | clean / render | XML parse + write | clean / parse + write |',
+  );
+  console.log(
+    '|------|------|---------------------|---------------------|----------------|-------------------|------------------------|',
+  );
+  for (const [view, layout] of /** @type {const} */ ([
+    ['score', SCORE_LAYOUT],
+    ['violin1', null],
+  ])) {
     const served = demo.files.get(demo.views[view].pages[0].url);
     const text = readFileSync(/** @type {{ file: string }} */ (served).file, 'utf8');
     const clean = time(() => sanitizeSvg(text));
@@ -69,11 +84,16 @@ try {
       tk.loadData(source);
       render = time(() => tk.renderToSVG(1));
     }
-    const r = (/** @type {number} */ n, /** @type {string} */ unit = ' ms') => (Number.isFinite(n) ? `${n.toFixed(unit ? 1 : 2)}${unit}` : '–');
-    console.log(`| ${view} 1 | ${(text.length / 1024).toFixed(0)} KB | ${r(clean)} | ${r(render)} | ${r(clean / render, '')} | ${r(parse)} | ${r(clean / parse, '')} |`);
+    const r = (/** @type {number} */ n, /** @type {string} */ unit = ' ms') =>
+      Number.isFinite(n) ? `${n.toFixed(unit ? 1 : 2)}${unit}` : '–';
+    console.log(
+      `| ${view} 1 | ${(text.length / 1024).toFixed(0)} KB | ${r(clean)} | ${r(render)} | ${r(clean / render, '')} | ${r(parse)} | ${r(clean / parse, '')} |`,
+    );
   }
 
-  const pages = Object.values(demo.views).flatMap((v) => v.pages).map((p) => readFileSync(/** @type {{ file: string }} */ (demo.files.get(p.url)).file));
+  const pages = Object.values(demo.views)
+    .flatMap((v) => v.pages)
+    .map((p) => readFileSync(/** @type {{ file: string }} */ (demo.files.get(p.url)).file));
   const kb = pages.reduce((n, p) => n + p.length, 0) / 1024;
   /**
    * Wall time of `fn`, and the longest gap between ticks of a 1 ms timer meanwhile (work done on
@@ -83,7 +103,11 @@ try {
   const stall = async (fn) => {
     let last = performance.now();
     let longest = 0;
-    const tick = setInterval(() => { const now = performance.now(); longest = Math.max(longest, now - last); last = now; }, 1);
+    const tick = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 1);
     await new Promise((r) => setTimeout(r, 20));
     const t0 = performance.now();
     await fn();
@@ -98,9 +122,13 @@ try {
   console.log('| how | wall time | longest event-loop stall of the calling thread |');
   console.log('|-----|-----------|-------------------------------------------------|');
   console.log(`| on the calling thread | ${inThread.ms.toFixed(0)} ms | ${inThread.stallMs.toFixed(0)} ms |`);
-  console.log(`| sanitizeSvgPages (worker, start included) | ${inWorker.ms.toFixed(0)} ms | ${inWorker.stallMs.toFixed(0)} ms |`);
+  console.log(
+    `| sanitizeSvgPages (worker, start included) | ${inWorker.ms.toFixed(0)} ms | ${inWorker.stallMs.toFixed(0)} ms |`,
+  );
   const again = await stall(() => sanitizeSvgPages(pages));
-  console.log(`| sanitizeSvgPages again (cached by content) | ${again.ms.toFixed(1)} ms | ${again.stallMs.toFixed(0)} ms |`);
+  console.log(
+    `| sanitizeSvgPages again (cached by content) | ${again.ms.toFixed(1)} ms | ${again.stallMs.toFixed(0)} ms |`,
+  );
   console.log(`\nload average ${os.loadavg()[0].toFixed(1)} at the end`);
 } finally {
   await closeEngraver();

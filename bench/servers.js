@@ -15,7 +15,9 @@ export const TOKEN = 'benchtoken123';
 
 /** Children alive now, killed if the benchmark exits early. @type {Set<import('node:child_process').ChildProcess>} */
 export const children = new Set();
-process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
 for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM'])) process.on(sig, () => process.exit(130));
 
 /** Longest wait for a child to exit after SIGTERM before it is killed. */
@@ -31,11 +33,22 @@ const EXIT_TIMEOUT_MS = 10_000;
  */
 export function waitFor(child, type, ms, what) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { done(); reject(new Error(`${what}: no '${type}' within ${ms} ms`)); }, ms);
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`${what}: no '${type}' within ${ms} ms`));
+    }, ms);
     /** @param {any} msg */
-    const onMessage = (msg) => { if (msg?.type === type) { done(); resolve(msg); } };
+    const onMessage = (msg) => {
+      if (msg?.type === type) {
+        done();
+        resolve(msg);
+      }
+    };
     /** @param {number | null} code @param {string | null} signal */
-    const onExit = (code, signal) => { done(); reject(new Error(`${what} exited (${signal ?? code}) before '${type}'`)); };
+    const onExit = (code, signal) => {
+      done();
+      reject(new Error(`${what} exited (${signal ?? code}) before '${type}'`));
+    };
     function done() {
       clearTimeout(timer);
       child.off('message', onMessage);
@@ -52,7 +65,9 @@ export function waitFor(child, type, ms, what) {
  */
 export async function stopChild(child) {
   if (child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => { child.once('exit', resolve); });
+    const exited = new Promise((resolve) => {
+      child.once('exit', resolve);
+    });
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
     await exited;
@@ -81,18 +96,41 @@ export async function stopChild(child) {
  */
 export function startServer(o) {
   const execArgv = o.execArgv ?? [];
-  const child = o.target !== 'ours' && o.target !== 'base'
-    ? fork(path.join(BENCH, 'floor-server.js'), [
-      '--port', '0', '--schedule', JSON.stringify(o.schedule), '--max-seconds', '1800',
-      '--keepalive-ms', o.keepalive ? String(HEARTBEAT_MS) : '0',
-      '--keepalive', o.keepalive ?? 'separate',
-    ], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv })
-    : fork(path.join(o.root, 'server', 'start.js'), [
-      '--score', o.scoreDir, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn',
-    ], {
-      cwd: o.root, env: { ...process.env, SCORECAST_QR: '0', SCORECAST_CONNECTIONS_PER_ADDRESS: '0', SCORECAST_PHONES_PER_ADDRESS: '0', SCORECAST_TOKEN: TOKEN, ...o.env },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv,
-    });
+  const child =
+    o.target !== 'ours' && o.target !== 'base'
+      ? fork(
+          path.join(BENCH, 'floor-server.js'),
+          [
+            '--port',
+            '0',
+            '--schedule',
+            JSON.stringify(o.schedule),
+            '--max-seconds',
+            '1800',
+            '--keepalive-ms',
+            o.keepalive ? String(HEARTBEAT_MS) : '0',
+            '--keepalive',
+            o.keepalive ?? 'separate',
+          ],
+          { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv },
+        )
+      : fork(
+          path.join(o.root, 'server', 'start.js'),
+          ['--score', o.scoreDir, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'],
+          {
+            cwd: o.root,
+            env: {
+              ...process.env,
+              SCORECAST_QR: '0',
+              SCORECAST_CONNECTIONS_PER_ADDRESS: '0',
+              SCORECAST_PHONES_PER_ADDRESS: '0',
+              SCORECAST_TOKEN: TOKEN,
+              ...o.env,
+            },
+            stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+            execArgv,
+          },
+        );
   children.add(child);
   return child;
 }

@@ -18,19 +18,34 @@ import http from 'node:http';
  */
 export function startStaticFloor(files) {
   /** @type {Map<string, { headers: Record<string, string>, body: Buffer }>} */
-  const byUrl = new Map(files.map((f) => [f.url, {
-    headers: { ...f.headers, 'content-length': String(f.body.length) },
-    body: Buffer.from(f.body),
-  }]));
+  const byUrl = new Map(
+    files.map((f) => [
+      f.url,
+      {
+        headers: { ...f.headers, 'content-length': String(f.body.length) },
+        body: Buffer.from(f.body),
+      },
+    ]),
+  );
   const server = http.createServer((req, res) => {
     const file = byUrl.get(/** @type {string} */ (req.url));
-    if (!file) { res.writeHead(404).end(); return; }
+    if (!file) {
+      res.writeHead(404).end();
+      return;
+    }
     res.writeHead(200, file.headers).end(file.body);
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
-      resolve({ port, close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }) });
+      resolve({
+        port,
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      });
     });
   });
 }

@@ -49,9 +49,14 @@ function head(data) {
     const i = h.indexOf(`"${name}":${quoted ? '"' : ''}`);
     if (i < 0) return null;
     const from = i + name.length + 3 + (quoted ? 1 : 0);
-    return quoted ? h.slice(from, h.indexOf('"', from)) : h.slice(from, from + 24).match(/^[0-9.e+-]+/)?.[0] ?? null;
+    return quoted ? h.slice(from, h.indexOf('"', from)) : (h.slice(from, from + 24).match(/^[0-9.e+-]+/)?.[0] ?? null);
   };
-  return { type: field('type', true) ?? '', epoch: field('epoch', true), seq: Number(field('seq', false) ?? -1), t: Number(field('t', false) ?? -1) };
+  return {
+    type: field('type', true) ?? '',
+    epoch: field('epoch', true),
+    seq: Number(field('seq', false) ?? -1),
+    t: Number(field('t', false) ?? -1),
+  };
 }
 
 /**
@@ -78,13 +83,20 @@ function follower(base) {
     maxLatency: 0,
     connect() {
       const url = c.epoch === null ? base : `${base}?epoch=${encodeURIComponent(c.epoch)}&seq=${c.seq}`;
-      const ws = new WebSocket(url, { perMessageDeflate: false, skipUTF8Validation: true, handshakeTimeout: STORM_TIMEOUT_MS });
+      const ws = new WebSocket(url, {
+        perMessageDeflate: false,
+        skipUTF8Validation: true,
+        handshakeTimeout: STORM_TIMEOUT_MS,
+      });
       c.ws = ws;
       ws.on('message', (/** @type {Buffer} */ data) => {
         const now = wall();
         const m = head(data);
         if (m.type === 'welcome') {
-          if (!Number.isNaN(c.droppedAt)) { c.backMs = performance.now() - c.droppedAt; c.droppedAt = NaN; }
+          if (!Number.isNaN(c.droppedAt)) {
+            c.backMs = performance.now() - c.droppedAt;
+            c.droppedAt = NaN;
+          }
         } else if (m.type === 'snapshot') {
           if (c.ready) c.snapshots++;
           c.epoch = m.epoch;
@@ -100,7 +112,9 @@ function follower(base) {
         }
       });
       ws.on('error', () => {});
-      ws.on('close', () => { if (c.ws === ws && Number.isNaN(c.droppedAt)) c.closed++; });
+      ws.on('close', () => {
+        if (c.ws === ws && Number.isNaN(c.droppedAt)) c.closed++;
+      });
     },
     /** Lose the connection (the server sees it end) and reconnect at once. */
     drop() {
@@ -115,7 +129,6 @@ function follower(base) {
   };
   return c;
 }
-
 
 /**
  * The client side, in its own process: `node storm.js --role clients`, driven over IPC.
@@ -140,9 +153,15 @@ async function clientsRole(o) {
     await sleep(o.everyMs);
     const quietMax = Math.max(...watchers.map((w) => w.maxLatency));
     for (const w of watchers) w.maxLatency = 0;
-    for (const c of droppers) { c.gaps = 0; c.repeats = 0; c.snapshots = 0; }
+    for (const c of droppers) {
+      c.gaps = 0;
+      c.repeats = 0;
+      c.snapshots = 0;
+    }
     process.send?.({ type: 'storm', n: s });
-    await new Promise((resolve) => { process.once('message', resolve); });
+    await new Promise((resolve) => {
+      process.once('message', resolve);
+    });
     const t0 = performance.now();
     for (const c of droppers) c.drop();
     while (droppers.some((c) => Number.isNaN(c.backMs)) && performance.now() - t0 < STORM_TIMEOUT_MS) await sleep(20);
@@ -154,7 +173,10 @@ async function clientsRole(o) {
       storm: s + 1,
       clients: droppers.length,
       back: back.filter((x) => Number.isFinite(x)).length,
-      p50: quantile(back, 0.5), p95: quantile(back, 0.95), max: quantile(back, 1), lastBackMs,
+      p50: quantile(back, 0.5),
+      p95: quantile(back, 0.95),
+      max: quantile(back, 1),
+      lastBackMs,
       gaps: droppers.reduce((n, c) => n + c.gaps, 0),
       repeats: droppers.reduce((n, c) => n + c.repeats, 0),
       unchecked: droppers.filter((c) => c.checking).length,
@@ -185,13 +207,34 @@ async function main() {
   const watchers = Number(values.watchers);
   const storms = Number(values.storms);
   const everyMs = Number(String(values.every).replace(/s$/, '')) * 1000;
-  if (!(clients >= 1 && clients <= 5000 && watchers >= 1 && watchers <= 1000 && storms >= 1 && storms <= 10 && everyMs >= 2000 && everyMs <= 60_000)) {
+  if (
+    !(
+      clients >= 1 &&
+      clients <= 5000 &&
+      watchers >= 1 &&
+      watchers <= 1000 &&
+      storms >= 1 &&
+      storms <= 10 &&
+      everyMs >= 2000 &&
+      everyMs <= 60_000
+    )
+  ) {
     throw new Error('--clients 1..5000, --watchers 1..1000, --storms 1..10, --every 2s..60s');
   }
   const command = ['node', 'bench/storm.js', ...process.argv.slice(2)].join(' ');
   const server = await forkServer({
     root: ROOT,
-    args: ['--score', path.join(ROOT, 'scores', 'seed-profile'), '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'],
+    args: [
+      '--score',
+      path.join(ROOT, 'scores', 'seed-profile'),
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--autoplay',
+      '--log-level',
+      'warn',
+    ],
     env: { SCORECAST_CONNECTIONS_PER_ADDRESS: '0', SCORECAST_PHONES_PER_ADDRESS: '0', SCORECAST_TOKEN: TOKEN },
   });
   /** @type {import('node:child_process').ChildProcess | null} */
@@ -199,28 +242,43 @@ async function main() {
   try {
     const { port } = server;
     const config = { url: `ws://127.0.0.1:${port}/live`, clients, watchers, storms, everyMs };
-    load = fork(fileURLToPath(import.meta.url), ['--role', 'clients', '--config', JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    load = fork(fileURLToPath(import.meta.url), ['--role', 'clients', '--config', JSON.stringify(config)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const { ready } = await waitFor(load, 'ready', 120_000, 'the storm clients');
     process.stderr.write(`${command}\n${ready} of ${clients + watchers} clients ready\n`);
     /** @type {number[]} */
     const cpu = [];
     load.on('message', (/** @type {any} */ m) => {
-      if (m.type === 'storm') { cpu[m.n] = cpuMs(/** @type {number} */ (server.pid)); load?.send('go'); }
+      if (m.type === 'storm') {
+        cpu[m.n] = cpuMs(/** @type {number} */ (server.pid));
+        load?.send('go');
+      }
       if (m.type === 'storm-done') cpu[m.n] = cpuMs(/** @type {number} */ (server.pid)) - cpu[m.n];
     });
-    const { storms: results } = await waitFor(load, 'result', storms * (everyMs + STORM_TIMEOUT_MS + 10_000) + 30_000, 'the storm clients');
+    const { storms: results } = await waitFor(
+      load,
+      'result',
+      storms * (everyMs + STORM_TIMEOUT_MS + 10_000) + 30_000,
+      'the storm clients',
+    );
     const f = (/** @type {number} */ x) => (Number.isFinite(x) ? x.toFixed(0) : '-');
     const lines = [
       `Command: \`${command}\` (our server, seed profile, ${clients} clients dropped and reconnected at once, ${watchers} watchers staying)`,
       '',
       '| storm | back | reconnect p50 ms | p95 ms | max ms | all back after ms | deltas missed | repeated | not checked | snapshots | watchers max latency quiet / storm ms | watchers cut | server CPU ms (storm + 2 s) |',
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-      ...results.map((/** @type {any} */ r, /** @type {number} */ i) => `| ${r.storm} | ${r.back}/${r.clients} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.max)} | ${f(r.lastBackMs)} | ${r.gaps} | ${r.repeats} | ${r.unchecked} | ${r.snapshots} | ${f(r.watcherQuietMax)} / ${f(r.watcherStormMax)} | ${r.watcherClosed} | ${f(cpu[i])} |`),
+      ...results.map(
+        (/** @type {any} */ r, /** @type {number} */ i) =>
+          `| ${r.storm} | ${r.back}/${r.clients} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.max)} | ${f(r.lastBackMs)} | ${r.gaps} | ${r.repeats} | ${r.unchecked} | ${r.snapshots} | ${f(r.watcherQuietMax)} / ${f(r.watcherStormMax)} | ${r.watcherClosed} | ${f(cpu[i])} |`,
+      ),
       '',
       '"Not checked": clients that got no delta after coming back, so their continuity is unknown.',
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
-    const bad = results.some((/** @type {any} */ r) => r.back < r.clients || r.gaps > 0 || r.repeats > 0 || r.watcherClosed > 0);
+    const bad = results.some(
+      (/** @type {any} */ r) => r.back < r.clients || r.gaps > 0 || r.repeats > 0 || r.watcherClosed > 0,
+    );
     if (bad) process.exitCode = 1;
   } finally {
     load?.kill();

@@ -46,7 +46,6 @@ minus first) of the time each beat changed, p50/p95/p99/max, from each page's fi
   -h, --help        this text
 `;
 
-
 /**
  * Installed in every page before its own scripts: records each change of the beat shown, when it
  * was written into the DOM and in which display frame it is drawn: the frame whose
@@ -62,13 +61,18 @@ function recordBeats() {
   const raf = window.requestAnimationFrame.bind(window);
   /** @type {number | null} */
   let inFrame = null;
-  window.requestAnimationFrame = (cb) => raf((ts) => {
-    inFrame = ts;
-    try { cb(ts); } finally {
-      // Mutation records of this callback are delivered before this microtask runs.
-      queueMicrotask(() => { inFrame = null; });
-    }
-  });
+  window.requestAnimationFrame = (cb) =>
+    raf((ts) => {
+      inFrame = ts;
+      try {
+        cb(ts);
+      } finally {
+        // Mutation records of this callback are delivered before this microtask runs.
+        queueMicrotask(() => {
+          inFrame = null;
+        });
+      }
+    });
   const start = () => {
     const bar = document.getElementById('bar');
     const beat = document.getElementById('beat');
@@ -81,7 +85,10 @@ function recordBeats() {
       if (bar.textContent === '–' || beat.textContent === '–') return;
       const rec = { key, write: origin + performance.now(), frame: NaN };
       if (inFrame !== null) rec.frame = origin + inFrame;
-      else raf((ts) => { rec.frame = origin + ts; });
+      else
+        raf((ts) => {
+          rec.frame = origin + ts;
+        });
       log.push(rec);
     }).observe(document.body, { subtree: true, childList: true, characterData: true });
   };
@@ -99,7 +106,9 @@ export function spreads(pages, field) {
   /** @type {Array<{ key: string, t: number, page: number, first: boolean }>} */
   const recs = [];
   pages.forEach((log, page) => {
-    log.slice(1).forEach((r, i) => { if (Number.isFinite(r[field])) recs.push({ key: r.key, t: r[field], page, first: i === 0 }); });
+    log.slice(1).forEach((r, i) => {
+      if (Number.isFinite(r[field])) recs.push({ key: r.key, t: r[field], page, first: i === 0 });
+    });
   });
   recs.sort((a, b) => a.t - b.t);
   /** @type {Array<{ key: string, ts: number[], first: boolean }>} */
@@ -122,13 +131,17 @@ export function spreads(pages, field) {
   if (process.env.SYNC_DEBUG) {
     for (const b of counted) {
       const lo = Math.min(...b.ts);
-      if (Math.max(...b.ts) - lo > 17) console.error(field, b.key, b.first ? 'first' : '', b.ts.map((t) => Math.round(t - lo)).join(' '));
+      if (Math.max(...b.ts) - lo > 17)
+        console.error(field, b.key, b.first ? 'first' : '', b.ts.map((t) => Math.round(t - lo)).join(' '));
     }
   }
   const r1 = (/** @type {number} */ x) => Math.round(x * 10) / 10;
   return {
     beats: all.length,
-    p50: r1(quantile(all, 0.5)), p95: r1(quantile(all, 0.95)), p99: r1(quantile(all, 0.99)), max: r1(all[all.length - 1] ?? NaN),
+    p50: r1(quantile(all, 0.5)),
+    p95: r1(quantile(all, 0.95)),
+    p99: r1(quantile(all, 0.99)),
+    max: r1(all[all.length - 1] ?? NaN),
     // The worst spread of a beat that was some page's first change.
     firstBeatMax: r1(firsts.length ? Math.max(...firsts) : NaN),
   };
@@ -166,7 +179,12 @@ async function runProfile({ root, pages, seconds, stagger, profile, browser }) {
     await new Promise((r) => setTimeout(r, seconds * 1000));
     const logs = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__beats)));
     // The machine is shared: the load average over the last minute says how noisy the run was.
-    return { profile, load1: Math.round(os.loadavg()[0] * 10) / 10, written: spreads(logs, 'write'), drawn: spreads(logs, 'frame') };
+    return {
+      profile,
+      load1: Math.round(os.loadavg()[0] * 10) / 10,
+      written: spreads(logs, 'write'),
+      drawn: spreads(logs, 'frame'),
+    };
   } finally {
     for (const c of contexts) await c.close().catch(() => {});
     await proxy?.close();
@@ -192,18 +210,34 @@ async function main() {
     return;
   }
   const profiles = /** @type {Array<keyof typeof PROFILES>} */ (values.profiles.split(','));
-  for (const p of profiles) if (!(p in PROFILES)) throw new Error(`unknown profile ${p}: use ${Object.keys(PROFILES).join(', ')}`);
+  for (const p of profiles)
+    if (!(p in PROFILES)) throw new Error(`unknown profile ${p}: use ${Object.keys(PROFILES).join(', ')}`);
   const root = path.resolve(values.root);
   const label = values.label ?? path.basename(root);
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ],
   });
   const results = [];
   try {
     for (const profile of profiles) {
-      const r = await runProfile({ root, pages: Number(values.pages), seconds: Number(values.seconds), stagger: Number(values.stagger), profile, browser });
+      const r = await runProfile({
+        root,
+        pages: Number(values.pages),
+        seconds: Number(values.seconds),
+        stagger: Number(values.stagger),
+        profile,
+        browser,
+      });
       const row = { label, pages: Number(values.pages), ...r };
       results.push(row);
       console.log(JSON.stringify(row));
@@ -218,5 +252,8 @@ async function main() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  main().catch((err) => { console.error(err); process.exit(1); });
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
 }

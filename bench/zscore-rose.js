@@ -38,14 +38,24 @@ try {
   bus.subscribe((c) => {
     const tiles = /** @type {any} */ (c.patch)?.cues?.audience?.tiles;
     if (!tiles || typeof tiles !== 'object') return;
-    changes.push({ beat: /** @type {any} */ (c.state).beat, tiles: Object.keys(tiles).length, bytes: Buffer.byteLength(encode({ type: 'delta', epoch: 'mwuj39x8qaay', seq: c.seq, t: c.t, patch: c.patch })) });
+    changes.push({
+      beat: /** @type {any} */ (c.state).beat,
+      tiles: Object.keys(tiles).length,
+      bytes: Buffer.byteLength(encode({ type: 'delta', epoch: 'mwuj39x8qaay', seq: c.seq, t: c.t, patch: c.patch })),
+    });
   });
-  const conductor = createConductor({ model: built.value, bus, clock: { now: () => 0, wall: () => 1_795_000_000_000.123, setTimer: () => 0, clearTimer: () => {} } });
+  const conductor = createConductor({
+    model: built.value,
+    bus,
+    clock: { now: () => 0, wall: () => 1_795_000_000_000.123, setTimer: () => 0, clearTimer: () => {} },
+  });
   for (let b = 1; b < built.value.map.totalBeats; b++) conductor.seek(b);
   const single = changes.filter((c) => c.tiles === 1);
   const sizes = changes.map((c) => c.bytes).sort((a, b) => a - b);
   console.log(`source: ${path.relative(ROOT, source) || source}`);
-  console.log(`tile changes in the performance: ${changes.length}; bytes per delta: median ${sizes[Math.floor(sizes.length / 2)]}, max ${sizes[sizes.length - 1]} (tiles changed: max ${Math.max(...changes.map((c) => c.tiles))})`);
+  console.log(
+    `tile changes in the performance: ${changes.length}; bytes per delta: median ${sizes[Math.floor(sizes.length / 2)]}, max ${sizes[sizes.length - 1]} (tiles changed: max ${Math.max(...changes.map((c) => c.tiles))})`,
+  );
   console.log(`one tile's change (${firstTile}, beat 3): ${single.map((c) => `${c.bytes} bytes`).join(', ')}`);
 
   // The audience page's first load, as the server sends it (no compression asked for).
@@ -61,7 +71,9 @@ try {
     gzip += gz.rawPayload.length;
   }
   const state = await app.inject({ method: 'GET', url: '/live/poll?epoch=x&since=0' });
-  console.log(`audience page first load: ${total} bytes (HTML and ${assets.length} assets: ${assets.join(', ')}); ${gzip + Buffer.byteLength(html.body)} bytes when the assets are gzipped; the first state: ${state.rawPayload.length} bytes`);
+  console.log(
+    `audience page first load: ${total} bytes (HTML and ${assets.length} assets: ${assets.join(', ')}); ${gzip + Buffer.byteLength(html.body)} bytes when the assets are gzipped; the first state: ${state.rawPayload.length} bytes`,
+  );
   await app.close();
 } finally {
   rmSync(tmp, { recursive: true, force: true });

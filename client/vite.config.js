@@ -25,7 +25,8 @@ const SW_ENTRY = 'sw';
  * @param {{ fileName: string }} file
  * @returns {boolean} whether a bundle file belongs in the worker's precache
  */
-const isShellFile = ({ fileName }) => fileName === 'index.html' || (fileName.startsWith('assets/') && !/^assets\/(?:conduct|preview)-/.test(fileName));
+const isShellFile = ({ fileName }) =>
+  fileName === 'index.html' || (fileName.startsWith('assets/') && !/^assets\/(?:conduct|preview)-/.test(fileName));
 
 /**
  * Prepend the precache list of this build to the service worker:
@@ -47,10 +48,18 @@ function precacheManifest() {
       if (worker.imports.length > 0 || worker.exports.length > 0) {
         throw new Error('scorecast: client/src/sw.js must be self-contained: it may not import or export anything');
       }
-      const shell = Object.values(bundle).filter(isShellFile).sort((a, b) => a.fileName.localeCompare(b.fileName));
-      if (!shell.some((f) => f.fileName === 'index.html')) throw new Error('scorecast: index.html is missing from the bundle');
+      const shell = Object.values(bundle)
+        .filter(isShellFile)
+        .sort((a, b) => a.fileName.localeCompare(b.fileName));
+      if (!shell.some((f) => f.fileName === 'index.html'))
+        throw new Error('scorecast: index.html is missing from the bundle');
       const hash = createHash('sha256');
-      for (const f of shell) hash.update(f.fileName).update('\0').update(f.type === 'chunk' ? f.code : f.source).update('\0');
+      for (const f of shell)
+        hash
+          .update(f.fileName)
+          .update('\0')
+          .update(f.type === 'chunk' ? f.code : f.source)
+          .update('\0');
       // The shell is cached under `/` (the server sends index.html there and at every view).
       const files = shell.map((f) => (f.fileName === 'index.html' ? '/' : `/${f.fileName}`));
       const build = { version: hash.digest('hex').slice(0, 12), files };

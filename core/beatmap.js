@@ -81,11 +81,16 @@ export function parseCsv(text, maxRows = Infinity) {
       if (src[i] === '"') {
         i++;
         for (;;) {
-          if (i >= src.length) return { ok: false, line: start, message: 'a quoted cell is never closed; add the closing "' };
+          if (i >= src.length)
+            return { ok: false, line: start, message: 'a quoted cell is never closed; add the closing "' };
           const ch = src[i];
-          if (ch === '"' && src[i + 1] === '"') { cell += '"'; i += 2; }
-          else if (ch === '"') { i++; break; }
-          else {
+          if (ch === '"' && src[i + 1] === '"') {
+            cell += '"';
+            i += 2;
+          } else if (ch === '"') {
+            i++;
+            break;
+          } else {
             if (ch === '\n' || (ch === '\r' && src[i + 1] !== '\n')) line++;
             cell += ch;
             i++;
@@ -94,7 +99,10 @@ export function parseCsv(text, maxRows = Infinity) {
       }
       while (i < src.length && src[i] !== ',' && src[i] !== '\n' && src[i] !== '\r') cell += src[i++];
       cells.push(cell);
-      if (src[i] === ',') { i++; continue; }
+      if (src[i] === ',') {
+        i++;
+        continue;
+      }
       break;
     }
     if (src[i] === '\r') i++;
@@ -115,18 +123,34 @@ export function parseCsv(text, maxRows = Infinity) {
 export function parseBeatMapCsv(text, { file, totalBeats, pageCount, pageSizes }) {
   /** @type {BeatMapProblem[]} */
   const problems = [];
-  if (typeof text !== 'string') return { ok: false, problems: [{ file, message: 'is not text; a CSV beat map is a text file' }] };
+  if (typeof text !== 'string')
+    return { ok: false, problems: [{ file, message: 'is not text; a CSV beat map is a text file' }] };
   // A header and a row per beat, at most: a longer file is refused before all of it is read.
   const csv = parseCsv(text, LIMITS.beats + 1);
   if (!csv.ok) {
-    const message = /^has more/.test(csv.message) ? `has more rows than the ${LIMITS.beats} beats a score may have; give one row per beat` : csv.message;
+    const message = /^has more/.test(csv.message)
+      ? `has more rows than the ${LIMITS.beats} beats a score may have; give one row per beat`
+      : csv.message;
     return { ok: false, problems: [{ file, line: csv.line, message }] };
   }
   const [header, ...rows] = csv.rows;
   const expected = BEATMAP_CSV_COLUMNS.join(',');
-  if (!header) return { ok: false, problems: [{ file, message: `is empty; start with the header ${expected} and one row per beat` }] };
+  if (!header)
+    return {
+      ok: false,
+      problems: [{ file, message: `is empty; start with the header ${expected} and one row per beat` }],
+    };
   if (header.cells.map((c) => c.trim()).join(',') !== expected) {
-    return { ok: false, problems: [{ file, line: header.line, message: `the header must be ${expected} (found ${header.cells.join(',').slice(0, 120)})` }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          file,
+          line: header.line,
+          message: `the header must be ${expected} (found ${header.cells.join(',').slice(0, 120)})`,
+        },
+      ],
+    };
   }
   /** @type {BeatEntry[]} */
   const beats = [];
@@ -134,7 +158,11 @@ export function parseBeatMapCsv(text, { file, totalBeats, pageCount, pageSizes }
   const lines = [];
   for (const { line, cells } of rows) {
     if (cells.length !== BEATMAP_CSV_COLUMNS.length) {
-      problems.push({ file, line, message: `has ${cells.length} cells, the header has ${BEATMAP_CSV_COLUMNS.length}; give every beat ${expected}` });
+      problems.push({
+        file,
+        line,
+        message: `has ${cells.length} cells, the header has ${BEATMAP_CSV_COLUMNS.length}; give every beat ${expected}`,
+      });
       continue;
     }
     /** @type {Record<string, number>} */
@@ -157,7 +185,12 @@ export function parseBeatMapCsv(text, { file, totalBeats, pageCount, pageSizes }
     }
   }
   if (problems.length > 0) return { ok: false, problems };
-  const more = checkBeats(beats, (i, field) => ({ file, line: lines[i], field }), { file, totalBeats, pageCount, pageSizes });
+  const more = checkBeats(beats, (i, field) => ({ file, line: lines[i], field }), {
+    file,
+    totalBeats,
+    pageCount,
+    pageSizes,
+  });
   return more.length > 0 ? { ok: false, problems: more } : { ok: true, value: { beats } };
 }
 
@@ -172,8 +205,11 @@ export function checkBeatMap(value, { file, totalBeats, pageCount, pageSizes }) 
   /** @type {BeatMapProblem[]} */
   const problems = [];
   /** @param {string} field @param {string} message */
-  const problem = (field, message) => { problems.push({ file, field, message }); };
-  if (!isObject(value)) return { ok: false, problems: [{ file, message: 'must be a JSON object {"pages": [...], "beats": [...]}' }] };
+  const problem = (field, message) => {
+    problems.push({ file, field, message });
+  };
+  if (!isObject(value))
+    return { ok: false, problems: [{ file, message: 'must be a JSON object {"pages": [...], "beats": [...]}' }] };
 
   // `pages` is optional: a CSV map (parsed by parseBeatMapCsv) has none, its pages are the view's
   // files; when present it must describe each page file once, in order.
@@ -186,15 +222,30 @@ export function checkBeatMap(value, { file, totalBeats, pageCount, pageSizes }) 
     } else {
       value.pages.forEach((/** @type {unknown} */ p, /** @type {number} */ i) => {
         const f = `pages[${i}]`;
-        if (!isObject(p)) { problem(f, 'must be {"file", "width", "height"}'); return; }
-        if (typeof p.file !== 'string' || p.file === '') { problem(`${f}.file`, 'must be the page file, e.g. "pages/violin1-1.png"'); return; }
+        if (!isObject(p)) {
+          problem(f, 'must be {"file", "width", "height"}');
+          return;
+        }
+        if (typeof p.file !== 'string' || p.file === '') {
+          problem(`${f}.file`, 'must be the page file, e.g. "pages/violin1-1.png"');
+          return;
+        }
         for (const k of /** @type {const} */ (['width', 'height'])) {
-          if (!(typeof p[k] === 'number' && Number.isFinite(p[k]) && p[k] >= 1 && p[k] <= LIMITS.pageUnits)) { problem(`${f}.${k}`, `must be a number from 1 to ${LIMITS.pageUnits} (page units: SVG user units or image pixels)`); return; }
+          if (!(typeof p[k] === 'number' && Number.isFinite(p[k]) && p[k] >= 1 && p[k] <= LIMITS.pageUnits)) {
+            problem(
+              `${f}.${k}`,
+              `must be a number from 1 to ${LIMITS.pageUnits} (page units: SVG user units or image pixels)`,
+            );
+            return;
+          }
         }
         /** @type {BeatMapPage[]} */ (pages).push({ file: p.file, width: p.width, height: p.height });
       });
       if (pageCount !== undefined && value.pages.length !== pageCount) {
-        problem('pages', `lists ${value.pages.length} pages but the view has ${pageCount} page files; list each page once, in order`);
+        problem(
+          'pages',
+          `lists ${value.pages.length} pages but the view has ${pageCount} page files; list each page once, in order`,
+        );
       }
     }
   }
@@ -202,21 +253,34 @@ export function checkBeatMap(value, { file, totalBeats, pageCount, pageSizes }) 
   /** @type {BeatEntry[]} */
   const beats = [];
   if (!Array.isArray(value.beats)) {
-    problem('beats', 'must be a list with one entry per beat, {"beat", "page", "system", "bar", "x0", "x1", "y0", "y1"}');
+    problem(
+      'beats',
+      'must be a list with one entry per beat, {"beat", "page", "system", "bar", "x0", "x1", "y0", "y1"}',
+    );
   } else if (value.beats.length > LIMITS.beats) {
-    problem('beats', `lists ${value.beats.length} beats, more than the ${LIMITS.beats} a score may have; give one entry per beat`);
+    problem(
+      'beats',
+      `lists ${value.beats.length} beats, more than the ${LIMITS.beats} a score may have; give one entry per beat`,
+    );
   } else {
     value.beats.forEach((/** @type {unknown} */ b, /** @type {number} */ i) => {
       const f = `beats[${i}]`;
-      if (!isObject(b)) { problem(f, 'must be {"beat", "page", "system", "bar", "x0", "x1", "y0", "y1"}'); return; }
+      if (!isObject(b)) {
+        problem(f, 'must be {"beat", "page", "system", "bar", "x0", "x1", "y0", "y1"}');
+        return;
+      }
       /** @type {Record<string, number>} */
       const entry = {};
       let ok = true;
       for (const name of BEATMAP_CSV_COLUMNS) {
         const n = b[name];
-        if (!(typeof n === 'number' && Number.isFinite(n))) { problem(`${f}.${name}`, n === undefined ? 'is missing' : 'must be a finite number'); ok = false; }
-        else if (INTEGER_FIELDS.has(name) && !Number.isInteger(n)) { problem(`${f}.${name}`, 'must be a whole number'); ok = false; }
-        else entry[name] = n;
+        if (!(typeof n === 'number' && Number.isFinite(n))) {
+          problem(`${f}.${name}`, n === undefined ? 'is missing' : 'must be a finite number');
+          ok = false;
+        } else if (INTEGER_FIELDS.has(name) && !Number.isInteger(n)) {
+          problem(`${f}.${name}`, 'must be a whole number');
+          ok = false;
+        } else entry[name] = n;
       }
       if (ok) beats.push(/** @type {BeatEntry} */ (/** @type {unknown} */ (entry)));
     });
@@ -224,7 +288,12 @@ export function checkBeatMap(value, { file, totalBeats, pageCount, pageSizes }) 
   if (problems.length > 0) return { ok: false, problems };
   const known = pages ? Math.min(pages.length, pageCount ?? Infinity) : pageCount;
   const sizes = pageSizes ?? pages;
-  const more = checkBeats(beats, (i, field) => ({ file, field: `beats[${i}].${field}` }), { file, totalBeats, pageCount: known, pageSizes: sizes });
+  const more = checkBeats(beats, (i, field) => ({ file, field: `beats[${i}].${field}` }), {
+    file,
+    totalBeats,
+    pageCount: known,
+    pageSizes: sizes,
+  });
   if (more.length > 0) return { ok: false, problems: more };
   return { ok: true, value: pages ? { pages, beats } : { beats } };
 }
@@ -240,29 +309,54 @@ function checkBeats(beats, atField, { file, totalBeats, pageCount, pageSizes }) 
   /** @type {BeatMapProblem[]} */
   const problems = [];
   /** @param {Omit<BeatMapProblem, 'message'>} where @param {string} message */
-  const problem = (where, message) => { problems.push({ ...where, message }); };
+  const problem = (where, message) => {
+    problems.push({ ...where, message });
+  };
   let orderOk = true;
   beats.forEach((b, i) => {
     // After the first break in numbering every later beat would be "wrong" too: report it once.
     if (orderOk && b.beat !== i) {
       orderOk = false;
-      if (b.beat < i) problem(atField(i, 'beat'), `beat ${b.beat} comes again (or out of order) where beat ${i} was expected; list every beat 0..N-1 once, in order`);
-      else problem(atField(i, 'beat'), `beat ${b.beat} where beat ${i} was expected; add the missing beat${b.beat - i > 1 ? `s ${i}..${b.beat - 1}` : ` ${i}`} or renumber`);
+      if (b.beat < i)
+        problem(
+          atField(i, 'beat'),
+          `beat ${b.beat} comes again (or out of order) where beat ${i} was expected; list every beat 0..N-1 once, in order`,
+        );
+      else
+        problem(
+          atField(i, 'beat'),
+          `beat ${b.beat} where beat ${i} was expected; add the missing beat${b.beat - i > 1 ? `s ${i}..${b.beat - 1}` : ` ${i}`} or renumber`,
+        );
     }
     if (b.page < 0 || (pageCount !== undefined && b.page >= pageCount)) {
-      problem(atField(i, 'page'), pageCount === undefined
-        ? `page ${b.page} is not a page index; pages count from 0`
-        : `page ${b.page} does not exist; the view has ${pageCount} page${pageCount === 1 ? '' : 's'} (0..${pageCount - 1})`);
+      problem(
+        atField(i, 'page'),
+        pageCount === undefined
+          ? `page ${b.page} is not a page index; pages count from 0`
+          : `page ${b.page} does not exist; the view has ${pageCount} page${pageCount === 1 ? '' : 's'} (0..${pageCount - 1})`,
+      );
     }
-    if (b.system < 0) problem(atField(i, 'system'), `system ${b.system} is not a system index; systems count from 0 on each page`);
-    if (b.bar < 0) problem(atField(i, 'bar'), `bar ${b.bar} is not a bar number; bars count from 1 (0 is a pickup bar)`);
-    if (b.x0 > b.x1) problem(atField(i, 'x0'), `x0 ${b.x0} is right of x1 ${b.x1}; x0..x1 is the beat's range from left to right`);
-    if (b.y0 > b.y1) problem(atField(i, 'y0'), `y0 ${b.y0} is below y1 ${b.y1}; y0..y1 is the system's extent from top to bottom`);
+    if (b.system < 0)
+      problem(atField(i, 'system'), `system ${b.system} is not a system index; systems count from 0 on each page`);
+    if (b.bar < 0)
+      problem(atField(i, 'bar'), `bar ${b.bar} is not a bar number; bars count from 1 (0 is a pickup bar)`);
+    if (b.x0 > b.x1)
+      problem(atField(i, 'x0'), `x0 ${b.x0} is right of x1 ${b.x1}; x0..x1 is the beat's range from left to right`);
+    if (b.y0 > b.y1)
+      problem(atField(i, 'y0'), `y0 ${b.y0} is below y1 ${b.y1}; y0..y1 is the system's extent from top to bottom`);
     const size = pageSizes?.[b.page];
     if (size) {
-      for (const [k, v, most] of /** @type {const} */ ([['x0', b.x0, size.width], ['x1', b.x1, size.width], ['y0', b.y0, size.height], ['y1', b.y1, size.height]])) {
+      for (const [k, v, most] of /** @type {const} */ ([
+        ['x0', b.x0, size.width],
+        ['x1', b.x1, size.width],
+        ['y0', b.y0, size.height],
+        ['y1', b.y1, size.height],
+      ])) {
         if (v < 0 || v > most) {
-          problem(atField(i, k), `${k} ${v} is off page ${b.page} (${size.width} x ${size.height}); positions are in page units from its top left corner`);
+          problem(
+            atField(i, k),
+            `${k} ${v} is off page ${b.page} (${size.width} x ${size.height}); positions are in page units from its top left corner`,
+          );
           break;
         }
       }
@@ -272,14 +366,26 @@ function checkBeats(beats, atField, { file, totalBeats, pageCount, pageSizes }) 
     // A repeat (or a jump back) in performance order returns to where that bar is drawn: the
     // position may go back exactly where the bar number does.
     if (b.bar < prev.bar) return;
-    if (b.page < prev.page) problem(atField(i, 'page'), `page goes back from ${prev.page} to ${b.page}; beats run through the pages in order`);
-    else if (b.page === prev.page && b.system < prev.system) problem(atField(i, 'system'), `system goes back from ${prev.system} to ${b.system} on page ${b.page}; systems run down the page in order`);
+    if (b.page < prev.page)
+      problem(
+        atField(i, 'page'),
+        `page goes back from ${prev.page} to ${b.page}; beats run through the pages in order`,
+      );
+    else if (b.page === prev.page && b.system < prev.system)
+      problem(
+        atField(i, 'system'),
+        `system goes back from ${prev.system} to ${b.system} on page ${b.page}; systems run down the page in order`,
+      );
     else if (b.page === prev.page && b.system === prev.system && b.x0 < prev.x0) {
-      problem(atField(i, 'x0'), `x0 ${b.x0} is left of the previous beat's (${prev.x0}) in the same system; start a new system there or fix the positions`);
+      problem(
+        atField(i, 'x0'),
+        `x0 ${b.x0} is left of the previous beat's (${prev.x0}) in the same system; start a new system there or fix the positions`,
+      );
     }
   });
   if (totalBeats !== undefined && beats.length !== totalBeats) {
-    const fix = beats.length < totalBeats ? 'add the missing beats or fix the meter' : 'remove the extra beats or fix the meter';
+    const fix =
+      beats.length < totalBeats ? 'add the missing beats or fix the meter' : 'remove the extra beats or fix the meter';
     problems.push({ file, message: `has ${beats.length} beats but the score has ${totalBeats}; ${fix}` });
   }
   return problems;
@@ -329,11 +435,11 @@ export function barsFromBeats(beats) {
       tempo = bpm;
     });
     return {
-      bar: g.bar, time: g.time,
+      bar: g.bar,
+      time: g.time,
       ...(count !== g.time[0] ? { beats: count } : {}),
       ...(firstBeatInBar !== 1 ? { firstBeatInBar } : {}),
       ...(changes.length > 0 ? { tempo: changes } : {}),
     };
   });
 }
-

@@ -112,9 +112,15 @@ export function createClockSync({ size = 16, maxAgeMs = 60_000, outliersToReset 
     },
 
     /** Forget everything (for example after a reconnect to another server). */
-    reset() { samples = []; outliers = 0; resets += 1; },
+    reset() {
+      samples = [];
+      outliers = 0;
+      resets += 1;
+    },
 
     /** How many times the window restarted (a roam, or reset()): samples before it no longer count. */
-    get resets() { return resets; },
+    get resets() {
+      return resets;
+    },
   };
 }

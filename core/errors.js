@@ -11,128 +11,168 @@
 /** @type {Readonly<Record<string, ErrorDef>>} */
 export const ERRORS = Object.freeze({
   SC_ERR_BAD_JSON: {
-    code: 'SC_ERR_BAD_JSON', status: 400,
+    code: 'SC_ERR_BAD_JSON',
+    status: 400,
     message: 'The message is not valid JSON; send one JSON object per frame.',
   },
   SC_ERR_BAD_MESSAGE: {
-    code: 'SC_ERR_BAD_MESSAGE', status: 400,
+    code: 'SC_ERR_BAD_MESSAGE',
+    status: 400,
     message: 'The message has a missing field or a field of the wrong type; see doc/protocol.md.',
   },
   SC_ERR_UNKNOWN_TYPE: {
-    code: 'SC_ERR_UNKNOWN_TYPE', status: 400,
+    code: 'SC_ERR_UNKNOWN_TYPE',
+    status: 400,
     message: 'Unknown message type; client messages are hello, ping, tap and report.',
   },
   SC_ERR_TOO_BIG: {
-    code: 'SC_ERR_TOO_BIG', status: 413,
+    code: 'SC_ERR_TOO_BIG',
+    status: 413,
     message: 'The message is larger than the server accepts (4096 bytes).',
   },
   SC_ERR_RATE_LIMITED: {
-    code: 'SC_ERR_RATE_LIMITED', status: 429,
+    code: 'SC_ERR_RATE_LIMITED',
+    status: 429,
     message: 'Too many messages; the message was dropped. Send at most 20 per second.',
   },
   SC_ERR_NO_VOTE_WINDOW: {
-    code: 'SC_ERR_NO_VOTE_WINDOW', status: 409,
+    code: 'SC_ERR_NO_VOTE_WINDOW',
+    status: 409,
     message: 'No vote window is open; taps count only while the score asks for a vote.',
   },
   SC_ERR_UNKNOWN_TILE: {
-    code: 'SC_ERR_UNKNOWN_TILE', status: 400,
+    code: 'SC_ERR_UNKNOWN_TILE',
+    status: 400,
     message: 'That tile is not part of the open vote.',
   },
   SC_ERR_ALREADY_VOTED: {
-    code: 'SC_ERR_ALREADY_VOTED', status: 409,
+    code: 'SC_ERR_ALREADY_VOTED',
+    status: 409,
     message: 'This device has already voted in this window; one vote per device.',
   },
   SC_ERR_BAD_QUERY: {
-    code: 'SC_ERR_BAD_QUERY', status: 400,
+    code: 'SC_ERR_BAD_QUERY',
+    status: 400,
     message: 'Bad query parameter; epoch is a string, since is an integer >= 0, wait is milliseconds >= 0.',
   },
   SC_ERR_UNAUTHORIZED: {
-    code: 'SC_ERR_UNAUTHORIZED', status: 401,
+    code: 'SC_ERR_UNAUTHORIZED',
+    status: 401,
     message: 'Missing or wrong conductor token; send Authorization: Bearer <token>.',
   },
   SC_ERR_UNKNOWN_ACTION: {
-    code: 'SC_ERR_UNKNOWN_ACTION', status: 404,
+    code: 'SC_ERR_UNKNOWN_ACTION',
+    status: 404,
     message: 'Unknown control action; use play, pause, stop, seek, tempo or vote.',
   },
   SC_ERR_BAD_CONTROL: {
-    code: 'SC_ERR_BAD_CONTROL', status: 400,
+    code: 'SC_ERR_BAD_CONTROL',
+    status: 400,
     message: 'Bad control arguments; see doc/protocol.md, "Control".',
   },
   SC_ERR_SCORE_INVALID: {
-    code: 'SC_ERR_SCORE_INVALID', status: 422,
+    code: 'SC_ERR_SCORE_INVALID',
+    status: 422,
     message: 'The score package is invalid; fix the listed problems and try again.',
   },
   SC_ERR_SCORE_NOT_FOUND: {
-    code: 'SC_ERR_SCORE_NOT_FOUND', status: 404,
+    code: 'SC_ERR_SCORE_NOT_FOUND',
+    status: 404,
     message: 'No score package at that path; check the scores folder and the score id.',
   },
   SC_ERR_TOO_SLOW: {
-    code: 'SC_ERR_TOO_SLOW', status: 503,
+    code: 'SC_ERR_TOO_SLOW',
+    status: 503,
     message: 'The connection stayed too far behind the live stream and was closed; reconnect.',
   },
   SC_ERR_FLOOD: {
-    code: 'SC_ERR_FLOOD', status: 429,
+    code: 'SC_ERR_FLOOD',
+    status: 429,
     message: 'The connection kept sending after being rate-limited and was closed.',
   },
   SC_ERR_BAD_REQUEST: {
-    code: 'SC_ERR_BAD_REQUEST', status: 400,
+    code: 'SC_ERR_BAD_REQUEST',
+    status: 400,
     message: 'The request could not be read (malformed body or headers).',
   },
   SC_ERR_INTERNAL: {
-    code: 'SC_ERR_INTERNAL', status: 500,
+    code: 'SC_ERR_INTERNAL',
+    status: 500,
     message: 'The server failed to handle the request; it is logged. Other clients are not affected.',
   },
   SC_ERR_NOT_FOUND: {
-    code: 'SC_ERR_NOT_FOUND', status: 404,
+    code: 'SC_ERR_NOT_FOUND',
+    status: 404,
     message: 'Nothing is served at this path.',
   },
   SC_ERR_SAVE_UNREADABLE: {
-    code: 'SC_ERR_SAVE_UNREADABLE', status: 422,
-    message: 'The saved performance cannot be read (not JSON, truncated, edited, or a newer format); the server started fresh and kept the file aside for you to look at.',
+    code: 'SC_ERR_SAVE_UNREADABLE',
+    status: 422,
+    message:
+      'The saved performance cannot be read (not JSON, truncated, edited, or a newer format); the server started fresh and kept the file aside for you to look at.',
   },
   SC_ERR_SAVE_MISMATCH: {
-    code: 'SC_ERR_SAVE_MISMATCH', status: 409,
-    message: 'The saved performance is for another score, or for another version of this one; the server started fresh and kept the file aside.',
+    code: 'SC_ERR_SAVE_MISMATCH',
+    status: 409,
+    message:
+      'The saved performance is for another score, or for another version of this one; the server started fresh and kept the file aside.',
   },
   SC_ERR_SAVE_OTHER_START: {
-    code: 'SC_ERR_SAVE_OTHER_START', status: 409,
-    message: 'The saved performance belongs to a server started with another --score; the score named on the command line plays, and the save is kept aside.',
+    code: 'SC_ERR_SAVE_OTHER_START',
+    status: 409,
+    message:
+      'The saved performance belongs to a server started with another --score; the score named on the command line plays, and the save is kept aside.',
   },
   SC_ERR_SAVE_NOT_UNDER_WAY: {
-    code: 'SC_ERR_SAVE_NOT_UNDER_WAY', status: 409,
-    message: 'The console had switched to another score, but it never played (stopped at its first beat); the score named on the command line plays, and the save is kept aside.',
+    code: 'SC_ERR_SAVE_NOT_UNDER_WAY',
+    status: 409,
+    message:
+      'The console had switched to another score, but it never played (stopped at its first beat); the score named on the command line plays, and the save is kept aside.',
   },
   SC_ERR_STATE_FILE_IN_USE: {
-    code: 'SC_ERR_STATE_FILE_IN_USE', status: 409,
-    message: 'Another running server holds this state file; give this server one of its own with --state-file PATH (or SCORECAST_STATE_FILE).',
+    code: 'SC_ERR_STATE_FILE_IN_USE',
+    status: 409,
+    message:
+      'Another running server holds this state file; give this server one of its own with --state-file PATH (or SCORECAST_STATE_FILE).',
   },
   SC_ERR_BAD_DEVICE: {
-    code: 'SC_ERR_BAD_DEVICE', status: 403,
-    message: 'The tap has no device credential, or one this server did not issue; get one with POST /api/device and send it as `device`.',
+    code: 'SC_ERR_BAD_DEVICE',
+    status: 403,
+    message:
+      'The tap has no device credential, or one this server did not issue; get one with POST /api/device and send it as `device`.',
   },
   SC_ERR_ADDRESS_LIMIT: {
-    code: 'SC_ERR_ADDRESS_LIMIT', status: 429,
-    message: 'Too many devices, votes, connections or clients from this network address; a venue whose phones share one address raises the limits (doc/security.md).',
+    code: 'SC_ERR_ADDRESS_LIMIT',
+    status: 429,
+    message:
+      'Too many devices, votes, connections or clients from this network address; a venue whose phones share one address raises the limits (doc/security.md).',
   },
   SC_ERR_TIMEOUT: {
-    code: 'SC_ERR_TIMEOUT', status: 408,
+    code: 'SC_ERR_TIMEOUT',
+    status: 408,
     message: 'The request (headers or body) did not arrive in time; the connection was closed.',
   },
   SC_ERR_HEADERS_TOO_BIG: {
-    code: 'SC_ERR_HEADERS_TOO_BIG', status: 431,
-    message: 'The request headers are larger than the server accepts (16 KB); send fewer or smaller cookies and headers.',
+    code: 'SC_ERR_HEADERS_TOO_BIG',
+    status: 431,
+    message:
+      'The request headers are larger than the server accepts (16 KB); send fewer or smaller cookies and headers.',
   },
   SC_ERR_URL_TOO_LONG: {
-    code: 'SC_ERR_URL_TOO_LONG', status: 414,
+    code: 'SC_ERR_URL_TOO_LONG',
+    status: 414,
     message: 'A part of the path is longer than the server accepts (100 characters); check the URL.',
   },
   SC_ERR_METHOD_NOT_ALLOWED: {
-    code: 'SC_ERR_METHOD_NOT_ALLOWED', status: 405,
+    code: 'SC_ERR_METHOD_NOT_ALLOWED',
+    status: 405,
     message: 'This path does not answer that method; the Allow header lists the ones it does.',
   },
   SC_ERR_NO_CONDUCTOR: {
-    code: 'SC_ERR_NO_CONDUCTOR', status: 503,
-    message: 'No active conductor answered in time (a failover under way, or no conductor node running); try again in a few seconds.',
+    code: 'SC_ERR_NO_CONDUCTOR',
+    status: 503,
+    message:
+      'No active conductor answered in time (a failover under way, or no conductor node running); try again in a few seconds.',
   },
 });
 
@@ -155,7 +195,10 @@ export function errorValue(code, detail) {
   if (!def) throw new Error(`errorValue: ${code} is not in the error catalogue`);
   if (!detail) return { code: def.code, message: def.message };
   // A list of problems (one per line) follows the message; a short detail goes in brackets.
-  return { code: def.code, message: detail.startsWith('\n') ? `${def.message}${detail}` : `${def.message} (${detail})` };
+  return {
+    code: def.code,
+    message: detail.startsWith('\n') ? `${def.message}${detail}` : `${def.message} (${detail})`,
+  };
 }
 
 /** An Error thrown by public APIs, carrying a catalogue code. */

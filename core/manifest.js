@@ -98,10 +98,12 @@ export function isSafeRelativePath(p) {
 // Cue colours reach every phone as CSS (client/src/view.js sets style.color and
 // style.background), and a package may come from someone else: colours only, never url(...)
 // (which would make every phone fetch an outside address) or any other CSS.
-const COLOUR_RE = /^(?:[a-z]{3,32}|#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})|(?:rgba?|hsla?)\((?:[\d\s,./%+-]|deg|grad|rad|turn|none)*\))$/i;
+const COLOUR_RE =
+  /^(?:[a-z]{3,32}|#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})|(?:rgba?|hsla?)\((?:[\d\s,./%+-]|deg|grad|rad|turn|none)*\))$/i;
 /** The cue fields that are colours. */
 export const COLOUR_FIELDS = Object.freeze(['color', 'background']);
-const COLOUR_HINT = 'must be a colour: a name (white), #rgb, #rrggbb, rgb(...) or hsl(...); url(...) and other CSS are not allowed';
+const COLOUR_HINT =
+  'must be a colour: a name (white), #rgb, #rrggbb, rgb(...) or hsl(...); url(...) and other CSS are not allowed';
 
 /**
  * A CSS colour written plainly: a colour name, #hex, or an rgb()/rgba()/hsl()/hsla() of numbers.
@@ -126,10 +128,22 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   /** @type {Problem[]} */
   const problems = [];
   /** @param {string} field @param {string} message */
-  const problem = (field, message) => { problems.push({ field, message }); };
-  if (!isObject(raw)) return { ok: false, problems: [{ field: '(file)', message: 'the manifest must be a YAML mapping (key: value lines); start from scores/demo/score.yaml' }] };
+  const problem = (field, message) => {
+    problems.push({ field, message });
+  };
+  if (!isObject(raw))
+    return {
+      ok: false,
+      problems: [
+        {
+          field: '(file)',
+          message: 'the manifest must be a YAML mapping (key: value lines); start from scores/demo/score.yaml',
+        },
+      ],
+    };
 
-  if (typeof raw.id !== 'string' || !ID_RE.test(raw.id)) problem('id', 'must be lower-case letters, digits, "-" or "_" (at most 64), e.g. "my-piece"');
+  if (typeof raw.id !== 'string' || !ID_RE.test(raw.id))
+    problem('id', 'must be lower-case letters, digits, "-" or "_" (at most 64), e.g. "my-piece"');
   if (typeof raw.title !== 'string' || raw.title.trim() === '') problem('title', 'is missing; give the piece a title');
   if (raw.composer !== undefined && typeof raw.composer !== 'string') problem('composer', 'must be text');
 
@@ -137,13 +151,26 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   const parts = [];
   if (raw.parts !== undefined) {
     if (!Array.isArray(raw.parts)) problem('parts', 'must be a list of {id, name, source?}');
-    else if (raw.parts.length > LIMITS.parts) problem('parts', `lists ${raw.parts.length} parts, more than the ${LIMITS.parts} a package may have`);
-    else raw.parts.forEach((p, i) => {
-      if (!isObject(p) || typeof p.id !== 'string' || !ID_RE.test(p.id)) problem(`parts[${i}].id`, 'must be an id of lower-case letters, digits, "-" or "_"');
-      else if (p.id === 'audience' || p.id === 'score') problem(`parts[${i}].id`, `"${p.id}" is a reserved view name; choose another part id`);
-      else if (p.source !== undefined && !(typeof p.source === 'string' && p.source.length > 0 && p.source.length <= 64)) problem(`parts[${i}].source`, 'must be the part\'s id in the notation file, e.g. P1');
-      else parts.push({ id: p.id, name: typeof p.name === 'string' ? p.name : p.id, ...(p.source ? { source: p.source } : {}) });
-    });
+    else if (raw.parts.length > LIMITS.parts)
+      problem('parts', `lists ${raw.parts.length} parts, more than the ${LIMITS.parts} a package may have`);
+    else
+      raw.parts.forEach((p, i) => {
+        if (!isObject(p) || typeof p.id !== 'string' || !ID_RE.test(p.id))
+          problem(`parts[${i}].id`, 'must be an id of lower-case letters, digits, "-" or "_"');
+        else if (p.id === 'audience' || p.id === 'score')
+          problem(`parts[${i}].id`, `"${p.id}" is a reserved view name; choose another part id`);
+        else if (
+          p.source !== undefined &&
+          !(typeof p.source === 'string' && p.source.length > 0 && p.source.length <= 64)
+        )
+          problem(`parts[${i}].source`, "must be the part's id in the notation file, e.g. P1");
+        else
+          parts.push({
+            id: p.id,
+            name: typeof p.name === 'string' ? p.name : p.id,
+            ...(p.source ? { source: p.source } : {}),
+          });
+      });
   }
   const views = ['audience', 'score', ...parts.map((p) => p.id)];
   if (new Set(views).size !== views.length) problem('parts', 'part ids must be unique');
@@ -151,8 +178,10 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   /** @type {{ file: string } | null} */
   let notation = null;
   if (raw.notation !== undefined) {
-    if (!isObject(raw.notation) || !isSafeRelativePath(raw.notation.file)) problem('notation.file', 'must be a relative path inside the package, e.g. quartet.musicxml');
-    else if (!NOTATION_RE.test(raw.notation.file)) problem('notation.file', 'must be MusicXML (.musicxml, .xml, .mxl) or MEI (.mei)');
+    if (!isObject(raw.notation) || !isSafeRelativePath(raw.notation.file))
+      problem('notation.file', 'must be a relative path inside the package, e.g. quartet.musicxml');
+    else if (!NOTATION_RE.test(raw.notation.file))
+      problem('notation.file', 'must be MusicXML (.musicxml, .xml, .mxl) or MEI (.mei)');
     else notation = { file: raw.notation.file };
   }
   /** @type {Record<string, PagesSpec> | null} */
@@ -164,12 +193,30 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
       pages = {};
       for (const [view, spec] of Object.entries(raw.pages)) {
         const f = `pages.${view}`;
-        if (view === 'audience' || !views.includes(view)) { problem(f, `"${view}" is not a score or part view (${views.slice(1).join(', ')})`); continue; }
-        if (!isObject(spec) || !Array.isArray(spec.files) || spec.files.length === 0) { problem(`${f}.files`, 'must list the page images in order'); continue; }
-        if (spec.files.length > LIMITS.pagesPerView) { problem(`${f}.files`, `lists ${spec.files.length} pages, more than the ${LIMITS.pagesPerView} a view may have`); continue; }
+        if (view === 'audience' || !views.includes(view)) {
+          problem(f, `"${view}" is not a score or part view (${views.slice(1).join(', ')})`);
+          continue;
+        }
+        if (!isObject(spec) || !Array.isArray(spec.files) || spec.files.length === 0) {
+          problem(`${f}.files`, 'must list the page images in order');
+          continue;
+        }
+        if (spec.files.length > LIMITS.pagesPerView) {
+          problem(
+            `${f}.files`,
+            `lists ${spec.files.length} pages, more than the ${LIMITS.pagesPerView} a view may have`,
+          );
+          continue;
+        }
         const bad = spec.files.findIndex((/** @type {unknown} */ x) => !isSafeRelativePath(x));
-        if (bad >= 0) { problem(`${f}.files[${bad}]`, 'must be a relative path inside the package'); continue; }
-        if (!isSafeRelativePath(spec.beatmap) || !BEATMAP_RE.test(spec.beatmap)) { problem(`${f}.beatmap`, 'must be a .csv or .json file inside the package'); continue; }
+        if (bad >= 0) {
+          problem(`${f}.files[${bad}]`, 'must be a relative path inside the package');
+          continue;
+        }
+        if (!isSafeRelativePath(spec.beatmap) || !BEATMAP_RE.test(spec.beatmap)) {
+          problem(`${f}.beatmap`, 'must be a .csv or .json file inside the package');
+          continue;
+        }
         pages[view] = { files: spec.files, beatmap: spec.beatmap };
       }
     }
@@ -181,12 +228,25 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
     for (const key of ['meter', 'bars', 'pickup']) {
       if (raw[key] !== undefined) problem(key, 'comes from the notation when the score has `notation`; remove it');
     }
-    if (!bars && problems.length === 0) problem('notation', 'has not been engraved yet (internal: build the model with the engraved bars)');
-    if (bars && problems.length === 0 && withinBounds(bars.length, bars.reduce((n, b) => n + (b.beats ?? b.time?.[0] ?? 0), 0), 'notation', problem)) {
+    if (!bars && problems.length === 0)
+      problem('notation', 'has not been engraved yet (internal: build the model with the engraved bars)');
+    if (
+      bars &&
+      problems.length === 0 &&
+      withinBounds(
+        bars.length,
+        bars.reduce((n, b) => n + (b.beats ?? b.time?.[0] ?? 0), 0),
+        'notation',
+        problem,
+      )
+    ) {
       try {
         map = createTempoMapFromBars(bars);
       } catch (err) {
-        problem('notation', `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; check the notation file`);
+        problem(
+          'notation',
+          `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; check the notation file`,
+        );
       }
     }
   } else {
@@ -200,18 +260,24 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   /** @type {Asset[]} */
   const assets = [];
   if (raw.assets !== undefined && !Array.isArray(raw.assets)) problem('assets', 'must be a list of {path, preload}');
-  else if (raw.assets?.length > LIMITS.assets) problem('assets', `lists ${raw.assets.length} files, more than the ${LIMITS.assets} a package may have`);
-  else (raw.assets ?? []).forEach((/** @type {unknown} */ a, /** @type {number} */ i) => {
-    if (!isObject(a) || !isSafeRelativePath(a.path)) problem(`assets[${i}].path`, 'must be a relative path inside the package folder (no "..", no leading "/")');
-    else assets.push({ path: a.path, preload: a.preload === true });
-  });
+  else if (raw.assets?.length > LIMITS.assets)
+    problem('assets', `lists ${raw.assets.length} files, more than the ${LIMITS.assets} a package may have`);
+  else
+    (raw.assets ?? []).forEach((/** @type {unknown} */ a, /** @type {number} */ i) => {
+      if (!isObject(a) || !isSafeRelativePath(a.path))
+        problem(`assets[${i}].path`, 'must be a relative path inside the package folder (no "..", no leading "/")');
+      else assets.push({ path: a.path, preload: a.preload === true });
+    });
 
   if (map) {
     // Every view with pages has a beat map of one row per beat: bound them all together before
     // the server reads any.
     const mapped = notation ? parts.length + 1 : Object.keys(pages ?? {}).length;
     if (mapped * map.totalBeats > LIMITS.beatMapRows) {
-      problem(notation ? 'parts' : 'pages', `${mapped} views with pages of ${map.totalBeats} beats need ${mapped * map.totalBeats} beat-map rows, more than the ${LIMITS.beatMapRows} a package may have; split the piece into movements`);
+      problem(
+        notation ? 'parts' : 'pages',
+        `${mapped} views with pages of ${map.totalBeats} beats need ${mapped * map.totalBeats} beat-map rows, more than the ${LIMITS.beatMapRows} a package may have; split the piece into movements`,
+      );
     }
   }
 
@@ -221,7 +287,11 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   /** @type {import('./osc-cues.js').OscCue[]} */
   let osc = [];
   if (raw.cues !== undefined && !Array.isArray(raw.cues)) problem('cues', 'must be a list of cues');
-  else if (Array.isArray(raw.cues) && raw.cues.length > LIMITS.cues) problem('cues', `lists ${raw.cues.length} cues, more than the ${LIMITS.cues} a package may have; split the piece into movements`);
+  else if (Array.isArray(raw.cues) && raw.cues.length > LIMITS.cues)
+    problem(
+      'cues',
+      `lists ${raw.cues.length} cues, more than the ${LIMITS.cues} a package may have; split the piece into movements`,
+    );
   else if (map) {
     const m = map;
     /**
@@ -230,61 +300,123 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
      * @param {string} f
      */
     const position = (pos, f) => {
-      if (!isObject(pos)) { problem(f, 'needs a position: bar (and beat) or at'); return null; }
+      if (!isObject(pos)) {
+        problem(f, 'needs a position: bar (and beat) or at');
+        return null;
+      }
       let beat;
       if (pos.at !== undefined) {
-        if (!(Number.isInteger(pos.at) && pos.at >= 0)) { problem(`${f}.at`, 'must be a beat index >= 0'); return null; }
+        if (!(Number.isInteger(pos.at) && pos.at >= 0)) {
+          problem(`${f}.at`, 'must be a beat index >= 0');
+          return null;
+        }
         beat = pos.at;
       } else if (Number.isInteger(pos.bar)) {
         try {
           beat = m.beatOf(pos.bar, pos.beat ?? m.barInfo(pos.bar)?.firstBeatInBar ?? 1);
         } catch (err) {
-          problem(f, `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; the score has bars ${m.firstBar}..${m.lastBar}`);
+          problem(
+            f,
+            `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; the score has bars ${m.firstBar}..${m.lastBar}`,
+          );
           return null;
         }
-      } else { problem(f, 'needs a position: bar (and beat) or at'); return null; }
-      if (beat >= m.totalBeats) { problem(f, `is at beat ${beat}, after the last beat (${m.totalBeats - 1}); move it or extend the score`); return null; }
+      } else {
+        problem(f, 'needs a position: bar (and beat) or at');
+        return null;
+      }
+      if (beat >= m.totalBeats) {
+        problem(f, `is at beat ${beat}, after the last beat (${m.totalBeats - 1}); move it or extend the score`);
+        return null;
+      }
       return beat;
     };
 
     (raw.cues ?? []).forEach((/** @type {unknown} */ c, /** @type {number} */ i) => {
       const f = `cues[${i}]`;
-      if (!isObject(c)) { problem(f, 'must be a mapping like {bar: 1, view: audience, set: {text: Hello}}'); return; }
+      if (!isObject(c)) {
+        problem(f, 'must be a mapping like {bar: 1, view: audience, set: {text: Hello}}');
+        return;
+      }
       const kinds = ['set', 'audio', 'vote'].filter((k) => c[k] !== undefined);
-      if (kinds.length !== 1) { problem(f, 'needs exactly one of set, audio or vote'); return; }
+      if (kinds.length !== 1) {
+        problem(f, 'needs exactly one of set, audio or vote');
+        return;
+      }
       const view = c.view ?? 'audience';
-      if (!views.includes(view)) { problem(`${f}.view`, `"${view}" is not a view of this score (${views.join(', ')})`); return; }
+      if (!views.includes(view)) {
+        problem(`${f}.view`, `"${view}" is not a view of this score (${views.join(', ')})`);
+        return;
+      }
       const beat = position(c, f);
       if (beat === null) return;
       if (c.set !== undefined) {
-        if (!isObject(c.set)) { problem(`${f}.set`, 'must be a mapping of what the view shows, e.g. {text: Hello}'); return; }
+        if (!isObject(c.set)) {
+          problem(`${f}.set`, 'must be a mapping of what the view shows, e.g. {text: Hello}');
+          return;
+        }
         const tooBig = patchTooBig(c.set);
-        if (tooBig) { problem(`${f}.set`, tooBig); return; }
+        if (tooBig) {
+          problem(`${f}.set`, tooBig);
+          return;
+        }
         const badColour = COLOUR_FIELDS.find((k) => c.set[k] !== undefined && c.set[k] !== null && !isColour(c.set[k]));
-        if (badColour) { problem(`${f}.set.${badColour}`, COLOUR_HINT); return; }
+        if (badColour) {
+          problem(`${f}.set.${badColour}`, COLOUR_HINT);
+          return;
+        }
         // The granulator's sound is a file of the package, served like an audio cue's.
         const g = c.set.granulator;
         if (isObject(g) && g.src !== undefined && g.src !== null) {
-          if (!isSafeRelativePath(g.src)) { problem(`${f}.set.granulator.src`, 'must be the path of a sound file inside the package'); return; }
-          if (!assetPaths.has(g.src)) { assetPaths.add(g.src); assets.push({ path: g.src, preload: true }); }
+          if (!isSafeRelativePath(g.src)) {
+            problem(`${f}.set.granulator.src`, 'must be the path of a sound file inside the package');
+            return;
+          }
+          if (!assetPaths.has(g.src)) {
+            assetPaths.add(g.src);
+            assets.push({ path: g.src, preload: true });
+          }
           cues.push({ beat, view, set: { ...c.set, granulator: { ...g, src: assetUrl(g.src) } } });
           return;
         }
         cues.push({ beat, view, set: c.set });
       } else if (c.audio !== undefined) {
-        if (!isSafeRelativePath(c.audio)) { problem(`${f}.audio`, 'must be the path of an audio file inside the package'); return; }
-        if (!assetPaths.has(c.audio)) { assetPaths.add(c.audio); assets.push({ path: c.audio, preload: true }); }
+        if (!isSafeRelativePath(c.audio)) {
+          problem(`${f}.audio`, 'must be the path of an audio file inside the package');
+          return;
+        }
+        if (!assetPaths.has(c.audio)) {
+          assetPaths.add(c.audio);
+          assets.push({ path: c.audio, preload: true });
+        }
         // A stem: a clip whose volume later cues change (`set: {stems: {<stem>: {gain, glide}}}`).
-        if (c.stem !== undefined && !(typeof c.stem === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(c.stem))) { problem(`${f}.stem`, 'must be a name of letters, digits, "-" and "_"'); return; }
-        if (c.gain !== undefined && !(typeof c.gain === 'number' && c.gain >= 0 && c.gain <= 1)) { problem(`${f}.gain`, 'must be a volume from 0 to 1'); return; }
+        if (c.stem !== undefined && !(typeof c.stem === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(c.stem))) {
+          problem(`${f}.stem`, 'must be a name of letters, digits, "-" and "_"');
+          return;
+        }
+        if (c.gain !== undefined && !(typeof c.gain === 'number' && c.gain >= 0 && c.gain <= 1)) {
+          problem(`${f}.gain`, 'must be a volume from 0 to 1');
+          return;
+        }
         const src = assetUrl(c.audio);
-        cues.push({ beat, view, set: c.stem === undefined
-          ? { audio: { src, beat, ...(c.gain !== undefined ? { gain: c.gain } : {}) } }
-          : { audio: { src, beat, stem: c.stem, ...(c.gain !== undefined ? { gain: c.gain } : {}) }, stems: { [c.stem]: { src, gain: c.gain ?? 1, glide: 0 } } } });
+        cues.push({
+          beat,
+          view,
+          set:
+            c.stem === undefined
+              ? { audio: { src, beat, ...(c.gain !== undefined ? { gain: c.gain } : {}) } }
+              : {
+                  audio: { src, beat, stem: c.stem, ...(c.gain !== undefined ? { gain: c.gain } : {}) },
+                  stems: { [c.stem]: { src, gain: c.gain ?? 1, glide: 0 } },
+                },
+        });
       } else {
         const vote = checkVote(c.vote, `${f}.vote`, beat, position, problem);
         if (!vote) return;
-        if (voteIds.has(vote.id)) { problem(`${f}.vote.id`, `"${vote.id}" is used by another vote; vote ids must be unique`); return; }
+        if (voteIds.has(vote.id)) {
+          problem(`${f}.vote.id`, `"${vote.id}" is used by another vote; vote ids must be unique`);
+          return;
+        }
         voteIds.add(vote.id);
         votes.push(vote);
         cues.push({ beat, view, set: { vote: { id: vote.id, tiles: vote.tiles, closes: vote.close } } });
@@ -294,7 +426,8 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
     osc = checkOscCues(raw.osc, { position, problem });
   }
   cues.sort((a, b) => a.beat - b.beat);
-  if (assets.length > LIMITS.assets) problem('cues', `name ${assets.length} files with the assets, more than the ${LIMITS.assets} a package may have`);
+  if (assets.length > LIMITS.assets)
+    problem('cues', `name ${assets.length} files with the assets, more than the ${LIMITS.assets} a package may have`);
 
   /** @type {import('./page-choice.js').PageChoice[]} */
   const pageChoices = [];
@@ -304,13 +437,31 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
     checkPageChoices(raw.pageChoices, { pageCount, votes, totalBeats: m.totalBeats, problem, out: pageChoices });
   }
 
-  const presets = checkPresets(raw.presets, { problem, checkSet: (set) => patchTooBig(set) ?? (COLOUR_FIELDS.some((k) => set[k] !== undefined && set[k] !== null && !isColour(set[k])) ? COLOUR_HINT : null) });
+  const presets = checkPresets(raw.presets, {
+    problem,
+    checkSet: (set) =>
+      patchTooBig(set) ??
+      (COLOUR_FIELDS.some((k) => set[k] !== undefined && set[k] !== null && !isColour(set[k])) ? COLOUR_HINT : null),
+  });
 
   if (problems.length > 0 || !map) return { ok: false, problems };
   return {
     ok: true,
     value: {
-      id: raw.id, title: raw.title, composer: raw.composer ?? '', parts, views, notation, pages, map, cues, votes, assets, pageChoices, osc, presets,
+      id: raw.id,
+      title: raw.title,
+      composer: raw.composer ?? '',
+      parts,
+      views,
+      notation,
+      pages,
+      map,
+      cues,
+      votes,
+      assets,
+      pageChoices,
+      osc,
+      presets,
     },
   };
 }
@@ -323,10 +474,15 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
 function meterMap(raw, problem) {
   let ok = true;
   /** @param {string} field @param {string} message */
-  const bad = (field, message) => { ok = false; problem(field, message); };
+  const bad = (field, message) => {
+    ok = false;
+    problem(field, message);
+  };
   if (!Number.isInteger(raw.bars) || raw.bars < 1) bad('bars', 'must be the number of bars, an integer >= 1');
-  else if (raw.bars > LIMITS.bars) bad('bars', `is ${raw.bars}, more than the ${LIMITS.bars} bars a package may have; split the piece into movements`);
-  if (raw.pickup !== undefined && !(Number.isInteger(raw.pickup) && raw.pickup >= 0)) bad('pickup', 'must be the number of beats in the pickup bar (0 for none)');
+  else if (raw.bars > LIMITS.bars)
+    bad('bars', `is ${raw.bars}, more than the ${LIMITS.bars} bars a package may have; split the piece into movements`);
+  if (raw.pickup !== undefined && !(Number.isInteger(raw.pickup) && raw.pickup >= 0))
+    bad('pickup', 'must be the number of beats in the pickup bar (0 for none)');
   /** @type {import('./tempo-map.js').MeterChange[]} */
   const changes = [];
   if (!Array.isArray(raw.meter) || raw.meter.length === 0) {
@@ -335,8 +491,14 @@ function meterMap(raw, problem) {
     bad('meter', `lists ${raw.meter.length} changes, more than the ${LIMITS.meterChanges} a package may have`);
   } else {
     raw.meter.forEach((/** @type {unknown} */ m, /** @type {number} */ i) => {
-      if (!isObject(m)) { bad(`meter[${i}]`, 'must be a mapping like {bar: 9, tempo: 120}'); return; }
-      if (!Number.isInteger(m.bar)) { bad(`meter[${i}].bar`, 'must be a bar number'); return; }
+      if (!isObject(m)) {
+        bad(`meter[${i}]`, 'must be a mapping like {bar: 9, tempo: 120}');
+        return;
+      }
+      if (!Number.isInteger(m.bar)) {
+        bad(`meter[${i}].bar`, 'must be a bar number');
+        return;
+      }
       /** @type {import('./tempo-map.js').MeterChange} */
       const c = { bar: m.bar };
       if (m.beat !== undefined) {
@@ -349,10 +511,12 @@ function meterMap(raw, problem) {
         else c.time = t;
       }
       if (m.tempo !== undefined) {
-        if (!(typeof m.tempo === 'number' && m.tempo > 0 && m.tempo <= 1000)) bad(`meter[${i}].tempo`, 'must be beats per minute, a number in (0, 1000]');
+        if (!(typeof m.tempo === 'number' && m.tempo > 0 && m.tempo <= 1000))
+          bad(`meter[${i}].tempo`, 'must be beats per minute, a number in (0, 1000]');
         else c.tempo = m.tempo;
       }
-      if (c.time === undefined && c.tempo === undefined) bad(`meter[${i}]`, 'changes nothing; give time, tempo or both');
+      if (c.time === undefined && c.tempo === undefined)
+        bad(`meter[${i}]`, 'changes nothing; give time, tempo or both');
       changes.push(c);
     });
   }
@@ -375,27 +539,50 @@ function meterMap(raw, problem) {
  * @returns {Vote | null}
  */
 function checkVote(v, f, open, position, problem) {
-  if (!isObject(v)) { problem(f, 'must be a mapping like {id: ending, tiles: [a, b], close: {bar: 15}}'); return null; }
-  if (typeof v.id !== 'string' || !ID_RE.test(v.id)) { problem(`${f}.id`, 'must be an id of lower-case letters, digits, "-" or "_"'); return null; }
+  if (!isObject(v)) {
+    problem(f, 'must be a mapping like {id: ending, tiles: [a, b], close: {bar: 15}}');
+    return null;
+  }
+  if (typeof v.id !== 'string' || !ID_RE.test(v.id)) {
+    problem(`${f}.id`, 'must be an id of lower-case letters, digits, "-" or "_"');
+    return null;
+  }
   const tiles = v.tiles;
   if (Array.isArray(tiles) && tiles.length > LIMITS.voteTiles) {
     problem(`${f}.tiles`, `lists ${tiles.length} tiles, more than the ${LIMITS.voteTiles} a vote may have`);
     return null;
   }
-  if (!Array.isArray(tiles) || tiles.length < 2 || !tiles.every((t) => isId(t)) || new Set(tiles).size !== tiles.length) {
+  if (
+    !Array.isArray(tiles) ||
+    tiles.length < 2 ||
+    !tiles.every((t) => isId(t)) ||
+    new Set(tiles).size !== tiles.length
+  ) {
     problem(`${f}.tiles`, 'must list at least two distinct tile ids to vote between');
     return null;
   }
   const close = position(v.close, `${f}.close`);
   if (close === null) return null;
-  if (close <= open) { problem(`${f}.close`, `is at beat ${close}, not after the vote opens (beat ${open}); close it later`); return null; }
+  if (close <= open) {
+    problem(`${f}.close`, `is at beat ${close}, not after the vote opens (beat ${open}); close it later`);
+    return null;
+  }
   /** @type {Record<string, { seek: number }>} */
   const decides = {};
   if (v.decides !== undefined) {
-    if (!isObject(v.decides)) { problem(`${f}.decides`, 'must map tiles to actions, e.g. {a: {seek: {bar: 17}}}'); return null; }
+    if (!isObject(v.decides)) {
+      problem(`${f}.decides`, 'must map tiles to actions, e.g. {a: {seek: {bar: 17}}}');
+      return null;
+    }
     for (const [tile, action] of Object.entries(v.decides)) {
-      if (!tiles.includes(tile)) { problem(`${f}.decides.${tile}`, `"${tile}" is not one of the vote's tiles (${tiles.join(', ')})`); return null; }
-      if (!isObject(action) || action.seek === undefined) { problem(`${f}.decides.${tile}`, 'must be an action like {seek: {bar: 17}}'); return null; }
+      if (!tiles.includes(tile)) {
+        problem(`${f}.decides.${tile}`, `"${tile}" is not one of the vote's tiles (${tiles.join(', ')})`);
+        return null;
+      }
+      if (!isObject(action) || action.seek === undefined) {
+        problem(`${f}.decides.${tile}`, 'must be an action like {seek: {bar: 17}}');
+        return null;
+      }
       const seek = position(action.seek, `${f}.decides.${tile}.seek`);
       if (seek === null) return null;
       decides[tile] = { seek };
@@ -413,8 +600,16 @@ function checkVote(v, f, open, position, problem) {
  * @param {(field: string, message: string) => void} problem
  */
 function withinBounds(bars, beats, field, problem) {
-  if (bars > LIMITS.bars) problem(field, `has ${bars} bars in performance order, more than the ${LIMITS.bars} a package may have; split the piece into movements`);
-  else if (beats > LIMITS.beats) problem(field, `has ${beats} beats in performance order, more than the ${LIMITS.beats} a package may have; split the piece into movements`);
+  if (bars > LIMITS.bars)
+    problem(
+      field,
+      `has ${bars} bars in performance order, more than the ${LIMITS.bars} a package may have; split the piece into movements`,
+    );
+  else if (beats > LIMITS.beats)
+    problem(
+      field,
+      `has ${beats} beats in performance order, more than the ${LIMITS.beats} a package may have; split the piece into movements`,
+    );
   else return true;
   return false;
 }
@@ -426,7 +621,8 @@ function withinBounds(bars, beats, field, problem) {
  * @returns {string | null}
  */
 function patchTooBig(set) {
-  if (Array.isArray(set.tiles) && set.tiles.length > LIMITS.tiles) return `tiles: lists ${set.tiles.length} tiles, more than the ${LIMITS.tiles} a cue may set`;
+  if (Array.isArray(set.tiles) && set.tiles.length > LIMITS.tiles)
+    return `tiles: lists ${set.tiles.length} tiles, more than the ${LIMITS.tiles} a cue may set`;
   /** @type {[unknown, number][]} */
   const stack = [[set, 1]];
   let nodes = 0;
@@ -439,7 +635,8 @@ function patchTooBig(set) {
     for (const child of Object.values(v)) stack.push([child, depth + 1]);
   }
   const bytes = JSON.stringify(set).length;
-  if (bytes > LIMITS.cueBytes) return `is ${formatBytes(bytes)} as JSON, more than the ${formatBytes(LIMITS.cueBytes)} a cue may send to every phone; put large content in an asset file`;
+  if (bytes > LIMITS.cueBytes)
+    return `is ${formatBytes(bytes)} as JSON, more than the ${formatBytes(LIMITS.cueBytes)} a cue may send to every phone; put large content in an asset file`;
   return null;
 }
 
@@ -452,32 +649,96 @@ function patchTooBig(set) {
  *   out: import('./page-choice.js').PageChoice[] }} ctx  pageCount: pages of the part with fewest
  */
 function checkPageChoices(list, { pageCount, votes, totalBeats, problem, out }) {
-  if (!Array.isArray(list)) { problem('pageChoices', 'must be a list like [{slot: 9, at: 112, from: [1, 8], groups: [1]}]'); return; }
-  const page = (/** @type {unknown} */ n) => Number.isInteger(n) && /** @type {number} */ (n) >= 1 && /** @type {number} */ (n) <= pageCount;
+  if (!Array.isArray(list)) {
+    problem('pageChoices', 'must be a list like [{slot: 9, at: 112, from: [1, 8], groups: [1]}]');
+    return;
+  }
+  const page = (/** @type {unknown} */ n) =>
+    Number.isInteger(n) && /** @type {number} */ (n) >= 1 && /** @type {number} */ (n) <= pageCount;
   list.forEach((c, i) => {
     const f = `pageChoices[${i}]`;
-    if (!isObject(c)) { problem(f, 'must be a mapping like {slot: 9, at: 112, from: [1, 8], groups: [1]}'); return; }
-    if (pageCount === 0) { problem(f, 'needs page images for every part (pages: ...): a choice fills a page of each part'); return; }
-    if (!page(c.slot)) { problem(`${f}.slot`, `must be a page number of every part, 1..${pageCount}`); return; }
-    if (!(Number.isInteger(c.at) && c.at >= 0 && c.at < totalBeats)) { problem(`${f}.at`, `must be the beat of the decision, 0..${totalBeats - 1}`); return; }
+    if (!isObject(c)) {
+      problem(f, 'must be a mapping like {slot: 9, at: 112, from: [1, 8], groups: [1]}');
+      return;
+    }
+    if (pageCount === 0) {
+      problem(f, 'needs page images for every part (pages: ...): a choice fills a page of each part');
+      return;
+    }
+    if (!page(c.slot)) {
+      problem(`${f}.slot`, `must be a page number of every part, 1..${pageCount}`);
+      return;
+    }
+    if (!(Number.isInteger(c.at) && c.at >= 0 && c.at < totalBeats)) {
+      problem(`${f}.at`, `must be the beat of the decision, 0..${totalBeats - 1}`);
+      return;
+    }
     const ranges = Array.isArray(c.from) && c.from.every((r) => Array.isArray(r)) ? c.from : [c.from];
-    if (!(ranges.length >= 1 && ranges.length <= 64 && ranges.every((r) => Array.isArray(r) && r.length === 2 && page(r[0]) && page(r[1]) && r[0] <= r[1]))) { problem(`${f}.from`, `must be [first, last] page numbers (or a list of them), within 1..${pageCount}`); return; }
-    if (!(Array.isArray(c.groups) && c.groups.length >= 1 && c.groups.length <= 64 && c.groups.every((g) => Number.isInteger(g) && g >= 1 && g <= 64))) { problem(`${f}.groups`, 'must list how many parts play each chosen page, e.g. [1] or [2, 1]'); return; }
+    if (
+      !(
+        ranges.length >= 1 &&
+        ranges.length <= 64 &&
+        ranges.every((r) => Array.isArray(r) && r.length === 2 && page(r[0]) && page(r[1]) && r[0] <= r[1])
+      )
+    ) {
+      problem(`${f}.from`, `must be [first, last] page numbers (or a list of them), within 1..${pageCount}`);
+      return;
+    }
+    if (
+      !(
+        Array.isArray(c.groups) &&
+        c.groups.length >= 1 &&
+        c.groups.length <= 64 &&
+        c.groups.every((g) => Number.isInteger(g) && g >= 1 && g <= 64)
+      )
+    ) {
+      problem(`${f}.groups`, 'must list how many parts play each chosen page, e.g. [1] or [2, 1]');
+      return;
+    }
     const vote = c.vote === undefined ? null : votes.find((v) => v.id === c.vote);
-    if (vote === undefined) { problem(`${f}.vote`, `"${String(c.vote).slice(0, 64)}" is not a vote of this score`); return; }
-    if (vote && vote.close > c.at) { problem(`${f}.vote`, `"${vote.id}" closes at beat ${vote.close}, after the decision (beat ${c.at}); close it at or before the decision`); return; }
+    if (vote === undefined) {
+      problem(`${f}.vote`, `"${String(c.vote).slice(0, 64)}" is not a vote of this score`);
+      return;
+    }
+    if (vote && vote.close > c.at) {
+      problem(
+        `${f}.vote`,
+        `"${vote.id}" closes at beat ${vote.close}, after the decision (beat ${c.at}); close it at or before the decision`,
+      );
+      return;
+    }
     /** @type {Record<string, number>} */
     const tiles = {};
     if (c.tiles !== undefined) {
-      if (!isObject(c.tiles)) { problem(`${f}.tiles`, 'must map tiles to pages, e.g. {t2-1: 1}'); return; }
+      if (!isObject(c.tiles)) {
+        problem(`${f}.tiles`, 'must map tiles to pages, e.g. {t2-1: 1}');
+        return;
+      }
       for (const [tile, n] of Object.entries(c.tiles)) {
-        if (!isId(tile) || !page(n)) { problem(`${f}.tiles.${tile.slice(0, 64)}`, `must be a page number 1..${pageCount}`); return; }
+        if (!isId(tile) || !page(n)) {
+          problem(`${f}.tiles.${tile.slice(0, 64)}`, `must be a page number 1..${pageCount}`);
+          return;
+        }
         tiles[tile] = n;
       }
     }
-    if (c.seed !== undefined && !Number.isInteger(c.seed)) { problem(`${f}.seed`, 'must be a whole number'); return; }
-    if (out.some((o) => o.slot === c.slot)) { problem(`${f}.slot`, `page ${c.slot} is chosen by another entry; one choice a slot`); return; }
-    out.push({ slot: c.slot, at: c.at, from: ranges.map((r) => /** @type {[number, number]} */ ([r[0], r[1]])), groups: [...c.groups], vote: vote ? vote.id : null, tiles, seed: c.seed ?? 0 });
+    if (c.seed !== undefined && !Number.isInteger(c.seed)) {
+      problem(`${f}.seed`, 'must be a whole number');
+      return;
+    }
+    if (out.some((o) => o.slot === c.slot)) {
+      problem(`${f}.slot`, `page ${c.slot} is chosen by another entry; one choice a slot`);
+      return;
+    }
+    out.push({
+      slot: c.slot,
+      at: c.at,
+      from: ranges.map((r) => /** @type {[number, number]} */ ([r[0], r[1]])),
+      groups: [...c.groups],
+      vote: vote ? vote.id : null,
+      tiles,
+      seed: c.seed ?? 0,
+    });
   });
   out.sort((a, b) => a.at - b.at);
 }

@@ -38,11 +38,17 @@ export function diffPatch(from, to) {
   const patch = {};
   let changed = false;
   for (const key of Object.keys(from)) {
-    if (!(key in to)) { patch[key] = null; changed = true; }
+    if (!(key in to)) {
+      patch[key] = null;
+      changed = true;
+    }
   }
   for (const key of Object.keys(to)) {
     const sub = key in from ? diffPatch(from[key], to[key]) : to[key];
-    if (sub !== undefined) { patch[key] = sub; changed = true; }
+    if (sub !== undefined) {
+      patch[key] = sub;
+      changed = true;
+    }
   }
   return changed ? patch : undefined;
 }

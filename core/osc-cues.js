@@ -35,18 +35,48 @@ export function checkOscCues(list, { position, problem }) {
   /** @type {OscCue[]} */
   const out = [];
   if (list === undefined) return out;
-  if (!Array.isArray(list)) { problem('osc', 'must be a list like [{at: 12, address: /zs/b1, args: [play]}]'); return out; }
+  if (!Array.isArray(list)) {
+    problem('osc', 'must be a list like [{at: 12, address: /zs/b1, args: [play]}]');
+    return out;
+  }
   list.forEach((c, i) => {
     const f = `osc[${i}]`;
-    if (c === null || typeof c !== 'object' || Array.isArray(c)) { problem(f, 'must be a mapping like {at: 12, address: /zs/b1, args: [play]}'); return; }
-    if (!isOscAddress(c.address)) { problem(`${f}.address`, 'must be an OSC address: "/" then printable characters, no spaces or wildcards (*?[]{},#), e.g. /zs/b1'); return; }
+    if (c === null || typeof c !== 'object' || Array.isArray(c)) {
+      problem(f, 'must be a mapping like {at: 12, address: /zs/b1, args: [play]}');
+      return;
+    }
+    if (!isOscAddress(c.address)) {
+      problem(
+        `${f}.address`,
+        'must be an OSC address: "/" then printable characters, no spaces or wildcards (*?[]{},#), e.g. /zs/b1',
+      );
+      return;
+    }
     const args = c.args ?? [];
-    if (!Array.isArray(args) || args.length > MAX_ARGS) { problem(`${f}.args`, `must be a list of at most ${MAX_ARGS} strings and numbers`); return; }
-    const bad = args.findIndex((a) => !((typeof a === 'string' && a.length <= MAX_STRING) || (typeof a === 'number' && Number.isFinite(a) && (!Number.isInteger(a) || (a >= -(2 ** 31) && a < 2 ** 31)))));
-    if (bad >= 0) { problem(`${f}.args[${bad}]`, `must be a string (at most ${MAX_STRING} characters) or a number (whole numbers within 32 bits)`); return; }
+    if (!Array.isArray(args) || args.length > MAX_ARGS) {
+      problem(`${f}.args`, `must be a list of at most ${MAX_ARGS} strings and numbers`);
+      return;
+    }
+    const bad = args.findIndex(
+      (a) =>
+        !(
+          (typeof a === 'string' && a.length <= MAX_STRING) ||
+          (typeof a === 'number' && Number.isFinite(a) && (!Number.isInteger(a) || (a >= -(2 ** 31) && a < 2 ** 31)))
+        ),
+    );
+    if (bad >= 0) {
+      problem(
+        `${f}.args[${bad}]`,
+        `must be a string (at most ${MAX_STRING} characters) or a number (whole numbers within 32 bits)`,
+      );
+      return;
+    }
     const beat = position(c, f);
     if (beat === null) return;
     out.push({ beat, address: c.address, args: [...args] });
   });
-  return out.map((c, i) => ({ c, i })).sort((a, b) => a.c.beat - b.c.beat || a.i - b.i).map(({ c }) => c);
+  return out
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => a.c.beat - b.c.beat || a.i - b.i)
+    .map(({ c }) => c);
 }

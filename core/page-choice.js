@@ -61,5 +61,10 @@ export function decidePageChoice(choice, { scoreId, parts, tally, played }) {
   choice.groups.forEach((size, k) => {
     for (let n = 0; n < size && next < dealt.length; n++) assigned[dealt[next++]] = pages[k];
   });
-  return { slot: choice.slot, parts: Object.fromEntries(parts.filter((p) => p in assigned).map((p) => [p, assigned[p]])), tiles: voted, pages };
+  return {
+    slot: choice.slot,
+    parts: Object.fromEntries(parts.filter((p) => p in assigned).map((p) => [p, assigned[p]])),
+    tiles: voted,
+    pages,
+  };
 }

@@ -72,8 +72,12 @@ export function initialState(model) {
   const pos = map.positionOf(0);
   return {
     score: {
-      id: model.id, title: model.title, composer: model.composer,
-      bars: map.lastBar, beats: map.totalBeats, views: model.views,
+      id: model.id,
+      title: model.title,
+      composer: model.composer,
+      bars: map.lastBar,
+      beats: map.totalBeats,
+      views: model.views,
     },
     transport: 'stopped',
     beat: 0,
@@ -103,15 +107,18 @@ export function atBeat(model, state, beat, beatT) {
   } else if (beat !== state.beat) {
     cues = cuesAt(model, beat);
   }
-  return withBeatT({
-    ...state,
-    beat,
-    bar: pos.bar,
-    beatInBar: pos.beatInBar,
-    time: pos.time,
-    tempo: model.map.tempoAt(beat) * state.rate,
-    cues,
-  }, beatT);
+  return withBeatT(
+    {
+      ...state,
+      beat,
+      bar: pos.bar,
+      beatInBar: pos.beatInBar,
+      time: pos.time,
+      tempo: model.map.tempoAt(beat) * state.rate,
+      cues,
+    },
+    beatT,
+  );
 }
 
 /**
@@ -162,7 +169,8 @@ export function withNext(model, state, beat, t) {
   for (const c of cuesOn(model, beat)) {
     const a = /** @type {{ audio?: { src?: unknown } }} */ (c.set).audio;
     if (a && typeof a.src === 'string') (audio[c.view] ??= []).push(a.src);
-    if (a && typeof a.src === 'string' && typeof (/** @type {{ gain?: unknown }} */ (a)).gain === 'number') gains[a.src] = /** @type {number} */ ((/** @type {{ gain?: unknown }} */ (a)).gain);
+    if (a && typeof a.src === 'string' && typeof (/** @type {{ gain?: unknown }} */ (a).gain) === 'number')
+      gains[a.src] = /** @type {number} */ (/** @type {{ gain?: unknown }} */ (a).gain);
     const g = /** @type {{ granulator?: { play?: unknown } }} */ (c.set).granulator;
     if (g && g.play === beat && !granulator.includes(c.view)) granulator.push(c.view);
   }

@@ -24,17 +24,41 @@ export function checkPresets(list, { problem, checkSet }) {
   /** @type {Preset[]} */
   const out = [];
   if (list === undefined) return out;
-  if (!Array.isArray(list) || list.length > MAX_PRESETS) { problem('presets', `must be a list of at most ${MAX_PRESETS} presets like [{id: 1, name: Start, set: {text: Listen}}]`); return out; }
+  if (!Array.isArray(list) || list.length > MAX_PRESETS) {
+    problem(
+      'presets',
+      `must be a list of at most ${MAX_PRESETS} presets like [{id: 1, name: Start, set: {text: Listen}}]`,
+    );
+    return out;
+  }
   list.forEach((p, i) => {
     const f = `presets[${i}]`;
-    if (p === null || typeof p !== 'object' || Array.isArray(p)) { problem(f, 'must be a mapping like {id: 1, name: Start, set: {text: Listen}}'); return; }
+    if (p === null || typeof p !== 'object' || Array.isArray(p)) {
+      problem(f, 'must be a mapping like {id: 1, name: Start, set: {text: Listen}}');
+      return;
+    }
     const id = typeof p.id === 'number' && Number.isInteger(p.id) ? String(p.id) : p.id;
-    if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) { problem(`${f}.id`, 'must be a whole number or a name of letters, digits, "-" and "_"'); return; }
-    if (out.some((o) => o.id === id)) { problem(`${f}.id`, `"${id}" names another preset; preset ids must be unique`); return; }
-    if (p.name !== undefined && (typeof p.name !== 'string' || p.name.length > 80)) { problem(`${f}.name`, 'must be text of at most 80 characters'); return; }
-    if (p.set === null || typeof p.set !== 'object' || Array.isArray(p.set)) { problem(`${f}.set`, 'must be a mapping of what the audience view shows, e.g. {text: Hello}'); return; }
+    if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) {
+      problem(`${f}.id`, 'must be a whole number or a name of letters, digits, "-" and "_"');
+      return;
+    }
+    if (out.some((o) => o.id === id)) {
+      problem(`${f}.id`, `"${id}" names another preset; preset ids must be unique`);
+      return;
+    }
+    if (p.name !== undefined && (typeof p.name !== 'string' || p.name.length > 80)) {
+      problem(`${f}.name`, 'must be text of at most 80 characters');
+      return;
+    }
+    if (p.set === null || typeof p.set !== 'object' || Array.isArray(p.set)) {
+      problem(`${f}.set`, 'must be a mapping of what the audience view shows, e.g. {text: Hello}');
+      return;
+    }
     const wrong = checkSet(p.set);
-    if (wrong) { problem(`${f}.set`, wrong); return; }
+    if (wrong) {
+      problem(`${f}.set`, wrong);
+      return;
+    }
     out.push({ id, name: typeof p.name === 'string' ? p.name : `Preset ${id}`, set: p.set });
   });
   return out;

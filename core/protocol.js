@@ -91,7 +91,8 @@ export function decodeClientMessage(raw, isBinary = false) {
     case 'hello': {
       const epoch = msg.epoch ?? null;
       const seq = msg.seq ?? 0;
-      if (epoch !== null && !isEpoch(epoch)) return fail('SC_ERR_BAD_MESSAGE', 'hello.epoch must be a string of [A-Za-z0-9_-] or null');
+      if (epoch !== null && !isEpoch(epoch))
+        return fail('SC_ERR_BAD_MESSAGE', 'hello.epoch must be a string of [A-Za-z0-9_-] or null');
       if (!isSeq(seq)) return fail('SC_ERR_BAD_MESSAGE', 'hello.seq must be an integer >= 0');
       if (msg.view !== undefined && !(typeof msg.view === 'string' && msg.view.length <= MAX_ID_LEN)) {
         return fail('SC_ERR_BAD_MESSAGE', 'hello.view must be a short string');
@@ -103,7 +104,8 @@ export function decodeClientMessage(raw, isBinary = false) {
     }
     case 'ping':
       if (!isSeq(msg.id)) return fail('SC_ERR_BAD_MESSAGE', 'ping.id must be an integer >= 0');
-      if (typeof msg.t0 !== 'number' || !Number.isFinite(msg.t0)) return fail('SC_ERR_BAD_MESSAGE', 'ping.t0 must be a number');
+      if (typeof msg.t0 !== 'number' || !Number.isFinite(msg.t0))
+        return fail('SC_ERR_BAD_MESSAGE', 'ping.t0 must be a number');
       return ok({ type: 'ping', id: msg.id, t0: msg.t0 });
     case 'tap': {
       const tile = msg.tile;
@@ -126,9 +128,17 @@ export function decodeClientMessage(raw, isBinary = false) {
       const lists = [];
       for (const key of ['push', 'display']) {
         const list = msg[key] ?? [];
-        const fine = Array.isArray(list) && list.length <= REPORT_MAX_SAMPLES
-          && list.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= REPORT_RANGE[0] && x <= REPORT_RANGE[1]);
-        if (!fine) return fail('SC_ERR_BAD_MESSAGE', `report.${key} must be at most ${REPORT_MAX_SAMPLES} numbers (ms) in ${REPORT_RANGE[0]}..${REPORT_RANGE[1]}`);
+        const fine =
+          Array.isArray(list) &&
+          list.length <= REPORT_MAX_SAMPLES &&
+          list.every(
+            (x) => typeof x === 'number' && Number.isFinite(x) && x >= REPORT_RANGE[0] && x <= REPORT_RANGE[1],
+          );
+        if (!fine)
+          return fail(
+            'SC_ERR_BAD_MESSAGE',
+            `report.${key} must be at most ${REPORT_MAX_SAMPLES} numbers (ms) in ${REPORT_RANGE[0]}..${REPORT_RANGE[1]}`,
+          );
         lists.push(list);
       }
       return ok({ type: 'report', push: lists[0], display: lists[1] });
@@ -136,7 +146,10 @@ export function decodeClientMessage(raw, isBinary = false) {
     case undefined:
       return fail('SC_ERR_BAD_MESSAGE', 'missing type');
     default:
-      return fail('SC_ERR_UNKNOWN_TYPE', typeof msg.type === 'string' ? msg.type.slice(0, MAX_ID_LEN) : 'type is not a string');
+      return fail(
+        'SC_ERR_UNKNOWN_TYPE',
+        typeof msg.type === 'string' ? msg.type.slice(0, MAX_ID_LEN) : 'type is not a string',
+      );
   }
 }
 
@@ -161,7 +174,8 @@ export function decodeServerMessage(text) {
  * @returns {Result<Envelope>}
  */
 export function checkEnvelope(msg) {
-  if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return fail('SC_ERR_BAD_MESSAGE', 'expected an object');
+  if (msg === null || typeof msg !== 'object' || Array.isArray(msg))
+    return fail('SC_ERR_BAD_MESSAGE', 'expected an object');
   if (typeof msg.t !== 'number') return fail('SC_ERR_BAD_MESSAGE', 't must be a number');
   switch (msg.type) {
     case 'snapshot':
@@ -169,7 +183,8 @@ export function checkEnvelope(msg) {
     case 'heartbeat':
     case 'welcome':
       if (!isEpoch(msg.epoch) || !isSeq(msg.seq)) return fail('SC_ERR_BAD_MESSAGE', `${msg.type} needs epoch and seq`);
-      if (msg.type === 'snapshot' && (msg.state === null || typeof msg.state !== 'object')) return fail('SC_ERR_BAD_MESSAGE', 'snapshot.state must be an object');
+      if (msg.type === 'snapshot' && (msg.state === null || typeof msg.state !== 'object'))
+        return fail('SC_ERR_BAD_MESSAGE', 'snapshot.state must be an object');
       if (msg.type === 'delta' && !('patch' in msg)) return fail('SC_ERR_BAD_MESSAGE', 'delta.patch is missing');
       return ok(msg);
     case 'pong':

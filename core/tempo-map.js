@@ -95,8 +95,10 @@ export function createTempoMap(spec) {
     if (!Number.isInteger(c.bar) || c.bar < firstBar || c.bar > spec.bars) {
       throw new Error(`tempo map: change at bar ${c.bar} is outside bars ${firstBar}..${spec.bars}`);
     }
-    if (c.time && !(isPosInt(c.time[0]) && isPosInt(c.time[1]))) throw new Error(`tempo map: bar ${c.bar}: time must be two integers > 0`);
-    if (c.time && (c.beat ?? 1) !== 1) throw new Error(`tempo map: bar ${c.bar}: a time signature changes only at beat 1`);
+    if (c.time && !(isPosInt(c.time[0]) && isPosInt(c.time[1])))
+      throw new Error(`tempo map: bar ${c.bar}: time must be two integers > 0`);
+    if (c.time && (c.beat ?? 1) !== 1)
+      throw new Error(`tempo map: bar ${c.bar}: a time signature changes only at beat 1`);
     if (c.tempo !== undefined && !(typeof c.tempo === 'number' && c.tempo > 0 && c.tempo <= 1000)) {
       throw new Error(`tempo map: bar ${c.bar}: tempo must be a number of beats per minute in (0, 1000]`);
     }
@@ -150,14 +152,17 @@ export function createTempoMapFromBars(sequence) {
   sequence.forEach((spec, i) => {
     const { bar, time } = spec;
     if (!Number.isInteger(bar)) throw new Error(`tempo map: bar ${i}: bar must be an integer`);
-    if (!(Array.isArray(time) && isPosInt(time[0]) && isPosInt(time[1]))) throw new Error(`tempo map: bar ${bar}: time must be two integers > 0`);
+    if (!(Array.isArray(time) && isPosInt(time[0]) && isPosInt(time[1])))
+      throw new Error(`tempo map: bar ${bar}: time must be two integers > 0`);
     const beats = spec.beats ?? time[0];
     if (!isPosInt(beats)) throw new Error(`tempo map: bar ${bar}: beats must be an integer > 0`);
     const firstBeatInBar = spec.firstBeatInBar ?? (i === 0 && beats < time[0] ? time[0] - beats + 1 : 1);
     for (const t of spec.tempo ?? []) {
       const offset = t.beat - firstBeatInBar;
-      if (!(Number.isInteger(t.beat) && offset >= 0 && offset < beats)) throw new Error(`tempo map: bar ${bar} has no beat ${t.beat} for a tempo change`);
-      if (!(typeof t.bpm === 'number' && t.bpm > 0 && t.bpm <= 1000)) throw new Error(`tempo map: bar ${bar}: tempo must be a number of beats per minute in (0, 1000]`);
+      if (!(Number.isInteger(t.beat) && offset >= 0 && offset < beats))
+        throw new Error(`tempo map: bar ${bar} has no beat ${t.beat} for a tempo change`);
+      if (!(typeof t.bpm === 'number' && t.bpm > 0 && t.bpm <= 1000))
+        throw new Error(`tempo map: bar ${bar}: tempo must be a number of beats per minute in (0, 1000]`);
       const at = beat + offset;
       const prev = segments[segments.length - 1];
       if (prev && prev.beat === at) prev.bpm = t.bpm;
@@ -172,7 +177,7 @@ export function createTempoMapFromBars(sequence) {
   const totalBeats = beat;
   for (let i = 1; i < segments.length; i++) {
     const p = segments[i - 1];
-    segments[i].ms = p.ms + (segments[i].beat - p.beat) * 60000 / p.bpm;
+    segments[i].ms = p.ms + ((segments[i].beat - p.beat) * 60000) / p.bpm;
   }
   /** First occurrence of each written bar number (seeking to a repeated bar goes to its first playing). */
   /** @type {Map<number, BarInfo>} */
@@ -201,7 +206,7 @@ export function createTempoMapFromBars(sequence) {
    */
   function timeAtBeat(b) {
     const s = segments[lastAtOrBefore(segments, b, (x) => x.beat)];
-    return s.ms + (b - s.beat) * 60000 / s.bpm;
+    return s.ms + ((b - s.beat) * 60000) / s.bpm;
   }
 
   return {
@@ -219,7 +224,7 @@ export function createTempoMapFromBars(sequence) {
      */
     beatAt(ms) {
       const s = segments[lastAtOrBefore(segments, ms, (x) => x.ms)];
-      return s.beat + (ms - s.ms) * s.bpm / 60000;
+      return s.beat + ((ms - s.ms) * s.bpm) / 60000;
     },
     /**
      * Written tempo (bpm) at beat `b`.

@@ -16,7 +16,10 @@ export function createTokenBucket({ perSecond, burst }, now) {
     take(t) {
       tokens = Math.min(burst, tokens + ((t - refilled) / 1000) * perSecond);
       refilled = t;
-      if (tokens >= 1) { tokens -= 1; return true; }
+      if (tokens >= 1) {
+        tokens -= 1;
+        return true;
+      }
       return false;
     },
     /**

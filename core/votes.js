@@ -33,7 +33,10 @@ export function winnerOf(tiles, tally) {
   let most = 0;
   for (const tile of tiles) {
     const n = tally.get(tile) ?? 0;
-    if (n > most) { best = tile; most = n; }
+    if (n > most) {
+      best = tile;
+      most = n;
+    }
   }
   return best;
 }
@@ -56,8 +59,16 @@ export function winnerOf(tiles, tally) {
 function recordProblem(votes, record) {
   if (!isObject(record) || !Array.isArray(record.closed)) return 'ballot: expected {open, closed: []}';
   for (const [i, o] of record.closed.entries()) {
-    if (!(isObject(o) && typeof o.id === 'string' && isObject(o.tally) && (o.winner === null || typeof o.winner === 'string')
-      && (o.seek === null || Number.isInteger(o.seek)))) return `ballot: closed[${i}] is not an outcome {id, tally, winner, seek}`;
+    if (
+      !(
+        isObject(o) &&
+        typeof o.id === 'string' &&
+        isObject(o.tally) &&
+        (o.winner === null || typeof o.winner === 'string') &&
+        (o.seek === null || Number.isInteger(o.seek))
+      )
+    )
+      return `ballot: closed[${i}] is not an outcome {id, tally, winner, seek}`;
   }
   const open = record.open;
   if (open === null) return null;
@@ -69,10 +80,12 @@ function recordProblem(votes, record) {
   let total = 0;
   for (const [tile, n] of Object.entries(open.tally)) {
     if (!vote.tiles.includes(tile)) return `ballot: "${vote.id}" has no tile "${tile.slice(0, 64)}"`;
-    if (!(Number.isInteger(n) && /** @type {number} */ (n) >= 0)) return `ballot: the tally of "${tile}" must be a whole number >= 0`;
+    if (!(Number.isInteger(n) && /** @type {number} */ (n) >= 0))
+      return `ballot: the tally of "${tile}" must be a whole number >= 0`;
     total += /** @type {number} */ (n);
   }
-  if (!open.devices.every((d) => typeof d === 'string' && DEVICE_RE.test(d))) return 'ballot: devices must be device ids';
+  if (!open.devices.every((d) => typeof d === 'string' && DEVICE_RE.test(d)))
+    return 'ballot: devices must be device ids';
   if (new Set(open.devices).size !== open.devices.length || open.devices.length !== total) {
     return `ballot: ${open.devices.length} devices voted but the tally counts ${total} votes`;
   }
@@ -108,7 +121,9 @@ export function createBallot(votes) {
 
   return {
     /** The open window's id, or null. */
-    get openId() { return open ? open.vote.id : null; },
+    get openId() {
+      return open ? open.vote.id : null;
+    },
 
     /**
      * Move to `beat`: opens the window that starts there; returns the outcome of a window that
@@ -138,8 +153,18 @@ export function createBallot(votes) {
      */
     openNow(id) {
       const vote = votes.find((x) => x.id === id);
-      if (!vote) return { ok: false, error: errorValue('SC_ERR_BAD_CONTROL', `the score has no vote window "${String(id).slice(0, 64)}"; it has ${votes.map((x) => x.id).join(', ') || 'none'}`) };
-      if (open?.vote.id === id) { open.manual = true; return { ok: true, closed: null }; }
+      if (!vote)
+        return {
+          ok: false,
+          error: errorValue(
+            'SC_ERR_BAD_CONTROL',
+            `the score has no vote window "${String(id).slice(0, 64)}"; it has ${votes.map((x) => x.id).join(', ') || 'none'}`,
+          ),
+        };
+      if (open?.vote.id === id) {
+        open.manual = true;
+        return { ok: true, closed: null };
+      }
       /** @type {Outcome | null} */
       let closed = null;
       if (open) {
@@ -165,7 +190,9 @@ export function createBallot(votes) {
     },
 
     /** Whether the open window was opened by the conductor. */
-    get manual() { return open?.manual === true; },
+    get manual() {
+      return open?.manual === true;
+    },
 
     /**
      * What `at(beat)` would decide if the tally were taken now, without closing anything: lets
@@ -184,14 +211,33 @@ export function createBallot(votes) {
      */
     cast(tap) {
       if (!open) return { ok: false, error: errorValue('SC_ERR_NO_VOTE_WINDOW') };
-      if (tap.window !== undefined && tap.window !== open.vote.id) return { ok: false, error: errorValue('SC_ERR_NO_VOTE_WINDOW', `window "${tap.window}" is not open; "${open.vote.id}" is`) };
-      if (typeof tap.device !== 'string' || !DEVICE_RE.test(tap.device)) return { ok: false, error: errorValue('SC_ERR_BAD_MESSAGE', 'tap.device must be the device id, 8-64 of [A-Za-z0-9_-]') };
+      if (tap.window !== undefined && tap.window !== open.vote.id)
+        return {
+          ok: false,
+          error: errorValue('SC_ERR_NO_VOTE_WINDOW', `window "${tap.window}" is not open; "${open.vote.id}" is`),
+        };
+      if (typeof tap.device !== 'string' || !DEVICE_RE.test(tap.device))
+        return {
+          ok: false,
+          error: errorValue('SC_ERR_BAD_MESSAGE', 'tap.device must be the device id, 8-64 of [A-Za-z0-9_-]'),
+        };
       const tile = String(tap.tile);
-      if (!open.vote.tiles.includes(tile)) return { ok: false, error: errorValue('SC_ERR_UNKNOWN_TILE', `"${tile.slice(0, 64)}"; vote for one of ${open.vote.tiles.join(', ')}`) };
+      if (!open.vote.tiles.includes(tile))
+        return {
+          ok: false,
+          error: errorValue(
+            'SC_ERR_UNKNOWN_TILE',
+            `"${tile.slice(0, 64)}"; vote for one of ${open.vote.tiles.join(', ')}`,
+          ),
+        };
       if (open.devices.has(tap.device)) return { ok: false, error: errorValue('SC_ERR_ALREADY_VOTED') };
       open.devices.add(tap.device);
       open.tally.set(tile, (open.tally.get(tile) ?? 0) + 1);
-      return { ok: true, id: open.vote.id, tally: Object.fromEntries(open.vote.tiles.map((t) => [t, /** @type {VoteWindow} */ (open).tally.get(t) ?? 0])) };
+      return {
+        ok: true,
+        id: open.vote.id,
+        tally: Object.fromEntries(open.vote.tiles.map((t) => [t, /** @type {VoteWindow} */ (open).tally.get(t) ?? 0])),
+      };
     },
 
     /** Votes per tile of the open window (tiles with votes only), or null when none is open. */
@@ -211,7 +257,14 @@ export function createBallot(votes) {
     /** @returns {BallotRecord} */
     record() {
       return {
-        open: open ? { id: open.vote.id, tally: Object.fromEntries(open.tally), devices: [...open.devices], ...(open.manual ? { manual: true } : {}) } : null,
+        open: open
+          ? {
+              id: open.vote.id,
+              tally: Object.fromEntries(open.tally),
+              devices: [...open.devices],
+              ...(open.manual ? { manual: true } : {}),
+            }
+          : null,
         ...(closedEarly !== null ? { closedEarly } : {}),
         closed: outcomes.map((o) => ({ ...o, tally: { ...o.tally } })),
       };
@@ -230,8 +283,17 @@ export function createBallot(votes) {
       outcomes.length = 0;
       outcomes.push(...r.closed.map((o) => ({ id: o.id, tally: { ...o.tally }, winner: o.winner, seek: o.seek })));
       const vote = r.open && votes.find((v) => v.id === /** @type {{ id: string }} */ (r.open).id);
-      open = r.open && vote ? { vote, tally: new Map(Object.entries(r.open.tally)), devices: new Set(r.open.devices), ...(r.open.manual === true ? { manual: true } : {}) } : null;
-      closedEarly = typeof r.closedEarly === 'string' && votes.some((v) => v.id === r.closedEarly) ? r.closedEarly : null;
+      open =
+        r.open && vote
+          ? {
+              vote,
+              tally: new Map(Object.entries(r.open.tally)),
+              devices: new Set(r.open.devices),
+              ...(r.open.manual === true ? { manual: true } : {}),
+            }
+          : null;
+      closedEarly =
+        typeof r.closedEarly === 'string' && votes.some((v) => v.id === r.closedEarly) ? r.closedEarly : null;
       return { ok: true };
     },
   };

@@ -8,7 +8,9 @@ import { freePort, startServer, TOKEN } from './server.js';
 
 /** @type {(() => Promise<unknown>)[]} */
 const cleanups = [];
-test.afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+test.afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
 
 /** @param {import('@playwright/test').Page} page @param {string} base @param {string} token */
 async function signIn(page, base, token) {
@@ -18,7 +20,7 @@ async function signIn(page, base, token) {
   await expect(page.locator('#play')).toBeVisible();
 }
 
-test('a single server\'s console shows no Cluster panel', async ({ page }) => {
+test("a single server's console shows no Cluster panel", async ({ page }) => {
   const server = await startServer({ port: await freePort(), autoplay: false });
   cleanups.push(() => server.stop());
   await signIn(page, server.base, TOKEN);

@@ -7,8 +7,12 @@ import { freePort, startServer, TOKEN } from './server.js';
 
 /** @type {Server} */
 let server;
-test.beforeEach(async () => { server = await startServer({ port: await freePort(), autoplay: false }); });
-test.afterEach(async () => { await server.stop(); });
+test.beforeEach(async () => {
+  server = await startServer({ port: await freePort(), autoplay: false });
+});
+test.afterEach(async () => {
+  await server.stop();
+});
 
 /** @param {import('@playwright/test').Page} page */
 async function signIn(page, token = TOKEN) {
@@ -17,7 +21,9 @@ async function signIn(page, token = TOKEN) {
   await page.click('#sign-in button[type=submit]');
 }
 
-test('without the token only a sign-in form; a wrong token is refused; the right one opens the console', async ({ page }) => {
+test('without the token only a sign-in form; a wrong token is refused; the right one opens the console', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(`${server.base}/conduct`);
   await expect(page.locator('#sign-in')).toBeVisible();
@@ -35,7 +41,9 @@ test('without the token only a sign-in form; a wrong token is refused; the right
   await expect(page.locator('#play')).toBeVisible();
 });
 
-test('after five wrong tokens the address must wait, and the page says so; the right token still signs in', async ({ page }) => {
+test('after five wrong tokens the address must wait, and the page says so; the right token still signs in', async ({
+  page,
+}) => {
   await page.goto(`${server.base}/conduct`);
   for (let i = 0; i < 5; i++) {
     await page.fill('#token', `wrong-token-${i}`);
@@ -75,9 +83,9 @@ test('each control changes the performance; two consoles converge', async ({ bro
   await Promise.all([a.click('#pause'), b.click('#stop')]);
   const final = (await server.snapshot()).state;
   for (const page of [a, b]) await expect(page.locator('#transport-state')).toHaveText(final.transport);
-  await expect.poll(() => Promise.all([a, b].map((p) => p.evaluate(() => /** @type {any} */ (window).scorecast.seq)))).toEqual([
-    (await server.snapshot()).seq, (await server.snapshot()).seq,
-  ]);
+  await expect
+    .poll(() => Promise.all([a, b].map((p) => p.evaluate(() => /** @type {any} */ (window).scorecast.seq))))
+    .toEqual([(await server.snapshot()).seq, (await server.snapshot()).seq]);
 
   // Count-in from the console.
   await a.selectOption('#count-in-bars', '1');
@@ -124,7 +132,9 @@ test('load another score from the scores folder (two clicks: it stops the perfor
   await expect(page.locator('#scores li[data-score="seed-profile"]')).toContainText('(playing)');
 });
 
-test('open a vote window from the console, a phone votes, close it: the winner decides on the next beat', async ({ browser }) => {
+test('open a vote window from the console, a phone votes, close it: the winner decides on the next beat', async ({
+  browser,
+}) => {
   const console_ = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await signIn(console_);
   const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });

@@ -36,9 +36,18 @@ export async function startFirewall({ target }) {
       const tunnel = { client, upstream, silent: false };
       tunnels.add(tunnel);
       sockets.add(upstream);
-      upstream.on('close', () => { sockets.delete(upstream); tunnels.delete(tunnel); if (!tunnel.silent) client.destroy(); });
-      upstream.on('error', () => { if (!tunnel.silent) client.destroy(); });
-      client.on('close', () => { tunnels.delete(tunnel); if (!tunnel.silent) upstream.destroy(); });
+      upstream.on('close', () => {
+        sockets.delete(upstream);
+        tunnels.delete(tunnel);
+        if (!tunnel.silent) client.destroy();
+      });
+      upstream.on('error', () => {
+        if (!tunnel.silent) client.destroy();
+      });
+      client.on('close', () => {
+        tunnels.delete(tunnel);
+        if (!tunnel.silent) upstream.destroy();
+      });
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
@@ -47,7 +56,9 @@ export async function startFirewall({ target }) {
     port,
     base: `http://127.0.0.1:${port}`,
     /** @param {boolean} on */
-    blockWebSockets(on) { blocking = on; },
+    blockWebSockets(on) {
+      blocking = on;
+    },
     roam() {
       for (const t of tunnels) {
         t.silent = true;
@@ -57,9 +68,10 @@ export async function startFirewall({ target }) {
         t.client.destroy();
       }
     },
-    close: () => new Promise((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -11,10 +11,18 @@ import { startFirewall } from './firewall.js';
  * What the page holds: epoch, seq, transport, link state, and the applied-change log.
  * @param {import('@playwright/test').Page} page
  */
-const held = (page) => page.evaluate(() => {
-  const sc = /** @type {any} */ (window).scorecast;
-  return { epoch: sc.epoch, seq: sc.seq, transport: sc.transport, link: sc.linkState, state: sc.state, events: sc.events };
-});
+const held = (page) =>
+  page.evaluate(() => {
+    const sc = /** @type {any} */ (window).scorecast;
+    return {
+      epoch: sc.epoch,
+      seq: sc.seq,
+      transport: sc.transport,
+      link: sc.linkState,
+      state: sc.state,
+      events: sc.events,
+    };
+  });
 
 /**
  * No change missed or applied twice: within an epoch, deltas run +1 from the last applied seq.
@@ -41,10 +49,15 @@ function expectNoGapOrRepeat(events) {
  */
 async function reachesServer(page, server, timeout) {
   const started = Date.now();
-  await expect.poll(async () => {
-    const [mine, theirs] = await Promise.all([held(page), server.snapshot()]);
-    return mine.epoch === theirs.epoch && mine.seq === theirs.seq;
-  }, { timeout, intervals: [50] }).toBe(true);
+  await expect
+    .poll(
+      async () => {
+        const [mine, theirs] = await Promise.all([held(page), server.snapshot()]);
+        return mine.epoch === theirs.epoch && mine.seq === theirs.seq;
+      },
+      { timeout, intervals: [50] },
+    )
+    .toBe(true);
   return Date.now() - started;
 }
 
@@ -55,7 +68,9 @@ test.beforeEach(async () => {
   port = await freePort();
   server = await startServer({ port });
 });
-test.afterEach(async () => { await server.stop(); });
+test.afterEach(async () => {
+  await server.stop();
+});
 
 test('follows the beat over WebSocket and ends equal to the server', async ({ page }) => {
   await page.goto(`${server.base}/`);
@@ -72,7 +87,9 @@ test('follows the beat over WebSocket and ends equal to the server', async ({ pa
   expectNoGapOrRepeat(mine.events);
 });
 
-test('the status line says how the link is in words; the transport and held position only with ?debug', async ({ page }) => {
+test('the status line says how the link is in words; the transport and held position only with ?debug', async ({
+  page,
+}) => {
   await page.goto(`${server.base}/`);
   await expect(page.locator('#link')).toHaveText('live');
   await expect(page.locator('footer')).not.toContainText('held', { useInnerText: true });
@@ -102,7 +119,10 @@ test('rides out a lost access point: back at the live beat, nothing missed or re
   expectNoGapOrRepeat(mine.events);
 });
 
-test('roams onto a network that blocks WebSocket: moves to SSE, at the live beat, nothing missed or repeated', async ({ page, context }) => {
+test('roams onto a network that blocks WebSocket: moves to SSE, at the live beat, nothing missed or repeated', async ({
+  page,
+  context,
+}) => {
   const firewall = await startFirewall({ target: port });
   try {
     await page.goto(`${firewall.base}/`);
@@ -117,7 +137,9 @@ test('roams onto a network that blocks WebSocket: moves to SSE, at the live beat
     await context.setOffline(false);
     await expect(page.locator('#via')).toHaveText('sse', { timeout: 15_000 });
     const took = await reachesServer(page, server, 5000);
-    test.info().annotations.push({ type: 'roam', description: `on SSE and at the live beat ${took} ms after the switch` });
+    test
+      .info()
+      .annotations.push({ type: 'roam', description: `on SSE and at the live beat ${took} ms after the switch` });
     await server.control('pause');
     await reachesServer(page, server, 3000);
     const mine = await held(page);

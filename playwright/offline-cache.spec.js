@@ -43,11 +43,16 @@ async function startCountingServer({ port = 0, host = '127.0.0.1', clientDir = C
   /** @type {http.ServerResponse[]} */
   const held = [];
   // Stand in front of Fastify's own listener: count, and hold what a dead access point would.
-  const [fastifyHandler] = /** @type {((req: http.IncomingMessage, res: http.ServerResponse) => void)[]} */ (app.server.listeners('request'));
+  const [fastifyHandler] = /** @type {((req: http.IncomingMessage, res: http.ServerResponse) => void)[]} */ (
+    app.server.listeners('request')
+  );
   app.server.removeAllListeners('request');
   app.server.on('request', (/** @type {http.IncomingMessage} */ req, /** @type {http.ServerResponse} */ res) => {
     seen.push(`${req.method} ${req.url}`);
-    if (hung !== null && new URL(req.url ?? '/', 'http://x').pathname === hung) { held.push(res); return; }
+    if (hung !== null && new URL(req.url ?? '/', 'http://x').pathname === hung) {
+      held.push(res);
+      return;
+    }
     fastifyHandler.call(app.server, req, res);
   });
   await app.listen({ port, host });
@@ -56,7 +61,9 @@ async function startCountingServer({ port = 0, host = '127.0.0.1', clientDir = C
     base: `http://${host}:${address.port}`,
     port: address.port,
     seen,
-    hang(pathname) { hung = pathname; },
+    hang(pathname) {
+      hung = pathname;
+    },
     async close() {
       // Stop holding first: Chromium retries a request whose connection closes before any byte
       // of an answer, at once and on another connection; held again, that retry kept
@@ -80,15 +87,16 @@ function shellAssets() {
  * @param {import('@playwright/test').Page} page
  * @returns {Promise<Record<string, string[]>>}
  */
-const cacheContents = (page) => page.evaluate(async () => {
-  /** @type {Record<string, string[]>} */
-  const out = {};
-  for (const name of await caches.keys()) {
-    const cache = await caches.open(name);
-    out[name] = (await cache.keys()).map((r) => new URL(r.url).pathname);
-  }
-  return out;
-});
+const cacheContents = (page) =>
+  page.evaluate(async () => {
+    /** @type {Record<string, string[]>} */
+    const out = {};
+    for (const name of await caches.keys()) {
+      const cache = await caches.open(name);
+      out[name] = (await cache.keys()).map((r) => new URL(r.url).pathname);
+    }
+    return out;
+  });
 
 /**
  * Wait until the service worker controls the page. The page registers it after its load event
@@ -107,8 +115,15 @@ async function controlledByWorker(page) {
  * @param {string} url
  * @param {string} [method]
  */
-const tryFetch = (page, url, method = 'GET') => page.evaluate(([u, m]) => fetch(u, { method: m, cache: 'no-store' })
-  .then(() => 'answered', () => 'failed'), [url, method]);
+const tryFetch = (page, url, method = 'GET') =>
+  page.evaluate(
+    ([u, m]) =>
+      fetch(u, { method: m, cache: 'no-store' }).then(
+        () => 'answered',
+        () => 'failed',
+      ),
+    [url, method],
+  );
 
 /** The preloaded score assets of the demo, as the page fetches them. */
 async function preloadUrls(/** @type {string} */ base) {
@@ -123,14 +138,19 @@ async function preloadUrls(/** @type {string} */ base) {
  * @param {string} acceptEncoding
  * @returns {Promise<{ bytes: number, encoding: string | undefined }>}
  */
-const wireSize = (url, acceptEncoding) => new Promise((resolve, reject) => {
-  http.get(url, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
-    let bytes = 0;
-    res.on('data', (chunk) => { bytes += chunk.length; });
-    res.on('end', () => resolve({ bytes, encoding: res.headers['content-encoding'] }));
-    res.on('error', reject);
-  }).on('error', reject);
-});
+const wireSize = (url, acceptEncoding) =>
+  new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk) => {
+          bytes += chunk.length;
+        });
+        res.on('end', () => resolve({ bytes, encoding: res.headers['content-encoding'] }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
 
 // A page loaded by a name other than localhost is not a secure context, as on a phone over plain
 // HTTP on the venue LAN. Chromium maps this name to 127.0.0.1 (the traffic stays on this machine);
@@ -140,13 +160,20 @@ const launchOptions = config.use?.launchOptions ?? {};
 test.use({
   launchOptions: {
     ...launchOptions,
-    args: (launchOptions.args ?? []).map((a) => (a.startsWith('--host-resolver-rules=') ? `--host-resolver-rules=MAP ${LAN_NAME} 127.0.0.1, ${a.slice('--host-resolver-rules='.length)}` : a)),
+    args: (launchOptions.args ?? []).map((a) =>
+      a.startsWith('--host-resolver-rules=')
+        ? `--host-resolver-rules=MAP ${LAN_NAME} 127.0.0.1, ${a.slice('--host-resolver-rules='.length)}`
+        : a,
+    ),
   },
 });
 
 /** @type {CountingServer | undefined} */
 let server;
-test.afterEach(async () => { await server?.close(); server = undefined; });
+test.afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
 
 test('after one visit, a reload takes the shell files and the score assets from the worker', async ({ page }) => {
   server = await startCountingServer();
@@ -181,7 +208,10 @@ test('after one visit, a reload takes the shell files and the score assets from 
   expect(api?.fromServiceWorker()).toBe(false);
 });
 
-test('with the network gone, a reload still shows the page; live, API, health and metrics are never answered from a cache', async ({ page, context }) => {
+test('with the network gone, a reload still shows the page; live, API, health and metrics are never answered from a cache', async ({
+  page,
+  context,
+}) => {
   server = await startCountingServer();
   await page.goto(`${server.base}/`);
   await controlledByWorker(page);
@@ -193,7 +223,7 @@ test('with the network gone, a reload still shows the page; live, API, health an
     await expect(page.locator('#title')).toBeVisible();
     // The script ran (from the cache): it fills in the view and exposes the page's state.
     await expect(page.locator('#view-name')).toHaveText('audience');
-    expect(await page.evaluate(() => typeof (/** @type {any} */ (window)).scorecast)).toBe('object');
+    expect(await page.evaluate(() => typeof (/** @type {any} */ (window).scorecast))).toBe('object');
     await expect(page.locator('#link')).not.toHaveText(/live/);
 
     // Another view is served the same shell.
@@ -214,7 +244,9 @@ test('with the network gone, a reload still shows the page; live, API, health an
   expect(server.seen).toEqual(expect.arrayContaining(['GET /healthz', 'GET /metrics']));
 });
 
-test('a reload while the server does not answer (a dead access point) shows the cached page after a short wait', async ({ page }) => {
+test('a reload while the server does not answer (a dead access point) shows the cached page after a short wait', async ({
+  page,
+}) => {
   server = await startCountingServer();
   await page.goto(`${server.base}/`);
   await controlledByWorker(page);
@@ -250,33 +282,45 @@ test('a new build replaces the old shell cache and keeps the score assets', asyn
 
   // A navigation makes the browser look for a new /sw.js; the new worker takes over at once.
   await page.reload();
-  await expect.poll(async () => Object.keys(await cacheContents(page)).sort(), { timeout: 10_000 })
+  await expect
+    .poll(async () => Object.keys(await cacheContents(page)).sort(), { timeout: 10_000 })
     .toEqual(['scorecast-scores-v1', 'scorecast-shell-nextbuild000']);
   await page.reload();
   await expect(page.locator('#link')).toHaveText(/live/);
 });
 
-test('budgets: the audience page loads at most 60 KB of gzipped JavaScript, compressed, first render within 1 s, nothing off the server', async ({ page }) => {
+test('budgets: the audience page loads at most 60 KB of gzipped JavaScript, compressed, first render within 1 s, nothing off the server', async ({
+  page,
+}) => {
   server = await startCountingServer();
   /** @type {string[]} */
   const requested = [];
   /** @type {Map<string, string | undefined>} */
   const encodings = new Map();
   page.on('request', (r) => requested.push(r.url()));
-  page.on('response', async (r) => { encodings.set(new URL(r.url()).pathname, await r.headerValue('content-encoding') ?? undefined); });
+  page.on('response', async (r) => {
+    encodings.set(new URL(r.url()).pathname, (await r.headerValue('content-encoding')) ?? undefined);
+  });
   await page.goto(`${server.base}/`);
   await expect(page.locator('#link')).toHaveText(/live/);
 
   // The paint entry is queued when the frame is presented, which can come after the text is in
   // the DOM on a loaded machine: wait for it (buffered) rather than read it once.
   const timing = await page.evaluate(async () => ({
-    scripts: performance.getEntriesByType('resource')
+    scripts: performance
+      .getEntriesByType('resource')
       .filter((e) => /\.m?js$/.test(new URL(e.name).pathname))
-      .map((e) => ({ path: new URL(e.name).pathname, encoded: /** @type {PerformanceResourceTiming} */ (e).encodedBodySize })),
+      .map((e) => ({
+        path: new URL(e.name).pathname,
+        encoded: /** @type {PerformanceResourceTiming} */ (e).encodedBodySize,
+      })),
     firstContentfulPaint: await new Promise((resolve) => {
       /** @type {PerformanceObserver | undefined} */
       let observer;
-      const timer = setTimeout(() => { observer?.disconnect(); resolve(null); }, 10_000);
+      const timer = setTimeout(() => {
+        observer?.disconnect();
+        resolve(null);
+      }, 10_000);
       observer = new PerformanceObserver((list) => {
         const entry = list.getEntriesByName('first-contentful-paint')[0];
         if (!entry) return;
@@ -301,7 +345,8 @@ test('budgets: the audience page loads at most 60 KB of gzipped JavaScript, comp
   }
   const jsBrowser = timing.scripts.reduce((n, s) => n + s.encoded, 0);
   let cssGzip = 0;
-  for (const p of shellAssets().filter((a) => a.endsWith('.css'))) cssGzip += (await wireSize(`${server.base}${p}`, 'gzip')).bytes;
+  for (const p of shellAssets().filter((a) => a.endsWith('.css')))
+    cssGzip += (await wireSize(`${server.base}${p}`, 'gzip')).bytes;
   test.info().annotations.push({
     type: 'budget',
     description: `JS ${jsGzip} B gzip (${jsBrowser} B as the browser took it), CSS ${cssGzip} B gzip, first contentful paint ${timing.firstContentfulPaint?.toFixed(0)} ms`,
@@ -315,8 +360,10 @@ test('budgets: the audience page loads at most 60 KB of gzipped JavaScript, comp
 });
 
 test('the page registers its service worker by itself', async ({ page }) => {
-  const bundle = readdirSync(path.join(CLIENT_DIR, 'assets')).filter((f) => f.endsWith('.js'))
-    .map((f) => readFileSync(path.join(CLIENT_DIR, 'assets', f), 'utf8')).join('\n');
+  const bundle = readdirSync(path.join(CLIENT_DIR, 'assets'))
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => readFileSync(path.join(CLIENT_DIR, 'assets', f), 'utf8'))
+    .join('\n');
   expect(bundle).toContain('/sw.js');
   server = await startCountingServer();
   await page.goto(`${server.base}/`);
@@ -328,6 +375,9 @@ test('over plain HTTP (not a secure context) there is no worker, and the page wo
   server = await startCountingServer();
   await page.goto(`${server.base.replace('127.0.0.1', LAN_NAME)}/`);
   await expect(page.locator('#link')).toHaveText(/live/);
-  expect(await page.evaluate(() => ({ secure: isSecureContext, api: 'serviceWorker' in navigator }))).toEqual({ secure: false, api: false });
+  expect(await page.evaluate(() => ({ secure: isSecureContext, api: 'serviceWorker' in navigator }))).toEqual({
+    secure: false,
+    api: false,
+  });
   expect(server.seen).not.toContain('GET /sw.js');
 });

@@ -12,8 +12,12 @@ import { freePort, startServer } from './server.js';
 
 /** @type {Server} */
 let server;
-test.beforeEach(async () => { server = await startServer({ port: await freePort() }); });
-test.afterEach(async () => { await server.stop(); });
+test.beforeEach(async () => {
+  server = await startServer({ port: await freePort() });
+});
+test.afterEach(async () => {
+  await server.stop();
+});
 
 /** Where the screenshots go besides the report, to be looked at. */
 const SHOTS = path.resolve('test-results', 'part-layout');
@@ -29,7 +33,9 @@ const SIZES = /** @type {const} */ ([
 const MIN_STAFF_PX = 40;
 
 for (const size of SIZES) {
-  test(`part view at ${size.width}x${size.height} (${size.name}): a staff of at least ${MIN_STAFF_PX} px, nothing clipped, the cursor on the beat`, async ({ page }) => {
+  test(`part view at ${size.width}x${size.height} (${size.name}): a staff of at least ${MIN_STAFF_PX} px, nothing clipped, the cursor on the beat`, async ({
+    page,
+  }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
     await server.control('pause');
     await server.control('seek', { bar: 3, beat: 2 });
@@ -55,23 +61,34 @@ for (const size of SIZES) {
           return mid > box.top && mid < box.bottom;
         });
         // The five lines of each staff: the height from the top line to the bottom one.
-        const heights = shown.flatMap((sys) => [...sys.querySelectorAll('g.staff')]).map((s) => {
-          const lines = [...s.querySelectorAll(':scope > path')].map(rect);
-          return Math.max(...lines.map((r) => r.bottom)) - Math.min(...lines.map((r) => r.top));
-        });
+        const heights = shown
+          .flatMap((sys) => [...sys.querySelectorAll('g.staff')])
+          .map((s) => {
+            const lines = [...s.querySelectorAll(':scope > path')].map(rect);
+            return Math.max(...lines.map((r) => r.bottom)) - Math.min(...lines.map((r) => r.top));
+          });
         /** @type {string[]} */
         const outside = [];
         // Staves, notes with their stems, beams, slurs, ties, dynamics, hairpins and rehearsal
         // marks' boxes: drawn wholly inside the pane. (Not text: a browser measures it by the
         // font's line box, well beyond the letters, 8 staff spaces high for the metronome note.)
-        for (const el of shown.flatMap((sys) => [...sys.querySelectorAll('g.staff > path, g.note, g.beam, g.slur, g.tie, g.dynam, g.hairpin, g.reh > rect')])) {
+        for (const el of shown.flatMap((sys) => [
+          ...sys.querySelectorAll('g.staff > path, g.note, g.beam, g.slur, g.tie, g.dynam, g.hairpin, g.reh > rect'),
+        ])) {
           const r = rect(el);
           if (r.width === 0 && r.height === 0) continue;
           if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) {
-            outside.push(`${el.getAttribute('class')} ${el.id} ${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)} in ${Math.round(box.left)},${Math.round(box.top)}-${Math.round(box.right)},${Math.round(box.bottom)}`);
+            outside.push(
+              `${el.getAttribute('class')} ${el.id} ${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)} in ${Math.round(box.left)},${Math.round(box.top)}-${Math.round(box.right)},${Math.round(box.bottom)}`,
+            );
           }
         }
-        panes.push({ pane: pane.getAttribute('data-role') ?? '', systems: shown.length, staff: Math.min(...heights), outside });
+        panes.push({
+          pane: pane.getAttribute('data-role') ?? '',
+          systems: shown.length,
+          staff: Math.min(...heights),
+          outside,
+        });
       }
       return { panes, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth };
     });
@@ -87,18 +104,22 @@ for (const size of SIZES) {
     expect(measured.scrollWidth).toBeLessThanOrEqual(measured.innerWidth);
 
     // The cursor stands in the x-range the drawn layout's beat map gives bar 3 beat 2 (beat 9).
-    const map = await (await fetch(`${server.base}/api/score/views/violin1${size.layout === 'page' ? '' : `?layout=${size.layout}`}`)).json();
+    const map = await (
+      await fetch(`${server.base}/api/score/views/violin1${size.layout === 'page' ? '' : `?layout=${size.layout}`}`)
+    ).json();
     const b = map.beats.find((/** @type {any} */ x) => x.beat === 9);
     const cursor = active.locator('line.sc-cursor');
     await expect(cursor).toHaveAttribute('data-beat', '9');
-    const x = Number(/translate\(([-\d.]+)/.exec(await cursor.getAttribute('transform') ?? '')?.[1]);
+    const x = Number(/translate\(([-\d.]+)/.exec((await cursor.getAttribute('transform')) ?? '')?.[1]);
     expect(x).toBeGreaterThanOrEqual(b.x0 - 0.1);
     expect(x).toBeLessThanOrEqual(b.x1 + 0.1);
     expect(Number(await active.getAttribute('data-line'))).toBe(lineOf(map.beats, 9));
   });
 }
 
-test('part view: turning a phone from portrait to landscape changes the layout and keeps the place', async ({ page }) => {
+test('part view: turning a phone from portrait to landscape changes the layout and keeps the place', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await server.control('pause');
   await server.control('seek', { bar: 5 });
@@ -122,6 +143,7 @@ test('part view: turning a phone from portrait to landscape changes the layout a
  */
 function lineOf(beats, beat) {
   let line = 0;
-  for (let i = 1; i <= beat; i++) if (beats[i].page !== beats[i - 1].page || beats[i].system !== beats[i - 1].system) line++;
+  for (let i = 1; i <= beat; i++)
+    if (beats[i].page !== beats[i - 1].page || beats[i].system !== beats[i - 1].system) line++;
   return line;
 }

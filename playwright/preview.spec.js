@@ -51,10 +51,14 @@ const frameOf = (page, view) => {
 };
 
 /** @param {Page} page */
-const held = (page) => page.evaluate(() => {
-  const sc = /** @type {any} */ (window).scorecast;
-  return { epoch: /** @type {string} */ (sc.epoch), history: /** @type {Array<{ epoch: string, transport: string, bar: number }>} */ (sc.history) };
-});
+const held = (page) =>
+  page.evaluate(() => {
+    const sc = /** @type {any} */ (window).scorecast;
+    return {
+      epoch: /** @type {string} */ (sc.epoch),
+      history: /** @type {Array<{ epoch: string, transport: string, bar: number }>} */ (sc.history),
+    };
+  });
 
 /**
  * Wait for the next version of the score in the page, and check the performance went on from
@@ -67,13 +71,18 @@ const held = (page) => page.evaluate(() => {
 async function expectReloadKeepsPosition(page, epoch, timeout) {
   await expect.poll(async () => (await held(page)).epoch, { timeout }).not.toBe(epoch);
   // The new version starts as it was left (a playing one resumes at once): give it that moment.
-  await expect.poll(async () => {
-    const { history } = await held(page);
-    const last = history.findLastIndex((s) => s.epoch === epoch);
-    const before = history[last];
-    const after = history.slice(last + 1).find((s) => s.transport === before?.transport);
-    return before && after ? Math.abs(after.bar - before.bar) : null;
-  }, { timeout: 3000 }).toBeLessThanOrEqual(1);
+  await expect
+    .poll(
+      async () => {
+        const { history } = await held(page);
+        const last = history.findLastIndex((s) => s.epoch === epoch);
+        const before = history[last];
+        const after = history.slice(last + 1).find((s) => s.transport === before?.transport);
+        return before && after ? Math.abs(after.bar - before.bar) : null;
+      },
+      { timeout: 3000 },
+    )
+    .toBeLessThanOrEqual(1);
 }
 
 /** @param {string} name @param {Page} page */
@@ -87,9 +96,12 @@ async function screenshot(name, page) {
  * Serialized notation drawn in a view's frame.
  * @param {Page} page @param {string} view
  */
-const notationOf = (page, view) => frameOf(page, view).evaluate(() => document.getElementById('notation')?.innerHTML ?? '');
+const notationOf = (page, view) =>
+  frameOf(page, view).evaluate(() => document.getElementById('notation')?.innerHTML ?? '');
 
-test('frames, transport, scrubber; edits appear in every open view at the same position; problems shown while the last good version plays', async ({ page }) => {
+test('frames, transport, scrubber; edits appear in every open view at the same position; problems shown while the last good version plays', async ({
+  page,
+}) => {
   test.setTimeout(150_000);
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(server.url);
@@ -128,7 +140,9 @@ test('frames, transport, scrubber; edits appear in every open view at the same p
   await expect(page.locator('#result')).toHaveText('Play: done');
 
   // Drag the scrubber from bar 20 back to bar 3: it seeks to bar 3 on release.
-  const track = /** @type {{ x: number, y: number, width: number, height: number }} */ (await page.locator('#scrubber').boundingBox());
+  const track = /** @type {{ x: number, y: number, width: number, height: number }} */ (
+    await page.locator('#scrubber').boundingBox()
+  );
   const xOfBar = async (/** @type {number} */ bar) => {
     const tick = /** @type {{ x: number }} */ (await page.locator(`.tl-bar[data-bar="${bar}"]`).boundingBox());
     return tick.x + 0.5;
@@ -148,7 +162,7 @@ test('frames, transport, scrubber; edits appear in every open view at the same p
   expect((await server.snapshot()).state.transport).toBe('playing');
   // The playhead is drawn where the position is.
   const head = /** @type {{ x: number }} */ (await page.locator('.tl-head').boundingBox());
-  expect(head.x).toBeGreaterThan(await xOfBar(3) - 2);
+  expect(head.x).toBeGreaterThan((await xOfBar(3)) - 2);
   expect(head.x).toBeLessThan(await xOfBar(5));
 
   // From the keyboard: Home, then a bar at a time.
@@ -163,20 +177,34 @@ test('frames, transport, scrubber; edits appear in every open view at the same p
 
   // Save a new cue text (audience and violin I): the frames update in place (no page reload in
   // them), at the same position, still playing.
-  await Promise.all(['audience', 'violin1'].map((v) => frameOf(page, v).evaluate(() => { /** @type {any} */ (window).kept = true; })));
+  await Promise.all(
+    ['audience', 'violin1'].map((v) =>
+      frameOf(page, v).evaluate(() => {
+        /** @type {any} */ (window).kept = true;
+      }),
+    ),
+  );
   let { epoch } = await held(page);
-  edit('score.yaml', (t) => t.replace('text: "First Light. Listen."', 'text: "First Light, edited."')
-    .replace('set: { text: "p dolce: the theme is yours" }', 'set: { text: "p dolce: edited for violin I" }'));
+  edit('score.yaml', (t) =>
+    t
+      .replace('text: "First Light. Listen."', 'text: "First Light, edited."')
+      .replace('set: { text: "p dolce: the theme is yours" }', 'set: { text: "p dolce: edited for violin I" }'),
+  );
   await expect(audience.locator('#cue-text')).toHaveText('First Light, edited.', { timeout: 10_000 });
-  await expect(page.frameLocator('.pv-frame[data-view="violin1"] iframe').locator('#cue-text')).toHaveText('p dolce: edited for violin I');
+  await expect(page.frameLocator('.pv-frame[data-view="violin1"] iframe').locator('#cue-text')).toHaveText(
+    'p dolce: edited for violin I',
+  );
   await expectReloadKeepsPosition(page, epoch, 1000);
-  for (const v of ['audience', 'violin1']) expect(await frameOf(page, v).evaluate(() => /** @type {any} */ (window).kept)).toBe(true);
+  for (const v of ['audience', 'violin1'])
+    expect(await frameOf(page, v).evaluate(() => /** @type {any} */ (window).kept)).toBe(true);
   expect((await server.snapshot()).state.transport).toBe('playing');
 
   // Save a changed note (violin I, bar 2): re-engraved; the part and the full score redraw their
   // notation for the new version, in place, at the same position.
   const before = { violin1: await notationOf(page, 'violin1'), score: await notationOf(page, 'score') };
-  await frameOf(page, 'violin1').evaluate(() => { /** @type {HTMLElement} */ (document.querySelector('#notation .sc-notation')).dataset.old = 'true'; });
+  await frameOf(page, 'violin1').evaluate(() => {
+    /** @type {HTMLElement} */ (document.querySelector('#notation .sc-notation')).dataset.old = 'true';
+  });
   ({ epoch } = await held(page));
   edit('quartet.musicxml', (t) => {
     const bar2 = t.indexOf('<measure number="2">');
@@ -222,7 +250,9 @@ test('frames, transport, scrubber; edits appear in every open view at the same p
   await expect(audience.locator('#cue-text')).not.toBeEmpty();
 });
 
-test('without the token: a sign-in form; a wrong token gets a clear 401 message and changes nothing', async ({ page }) => {
+test('without the token: a sign-in form; a wrong token gets a clear 401 message and changes nothing', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   const before = await server.snapshot();
   await page.goto(`${server.base}/preview#token=not-the-token`);

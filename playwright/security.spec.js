@@ -33,9 +33,14 @@ function watch(page) {
   /** @type {string[]} */
   const blocked = [];
   /** @param {import('@playwright/test').Request} req */
-  const steals = (req) => /pwned/.test(req.url()) && (!req.url().startsWith(`${new URL(page.url()).origin}/`) || /[?&]t=./.test(req.url()));
-  page.on('console', (msg) => { if (/Content Security Policy/i.test(msg.text())) violations.push(msg.text()); });
-  page.on('requestfinished', (req) => { if (steals(req)) stolen.push(req.url()); });
+  const steals = (req) =>
+    /pwned/.test(req.url()) && (!req.url().startsWith(`${new URL(page.url()).origin}/`) || /[?&]t=./.test(req.url()));
+  page.on('console', (msg) => {
+    if (/Content Security Policy/i.test(msg.text())) violations.push(msg.text());
+  });
+  page.on('requestfinished', (req) => {
+    if (steals(req)) stolen.push(req.url());
+  });
   page.on('requestfailed', (req) => {
     if (!steals(req)) return;
     // Chromium names the reason it refused to send a request ("csp", "origin" for a
@@ -47,7 +52,9 @@ function watch(page) {
   return { violations, stolen, blocked };
 }
 
-test('the pages, their service worker and the preview of the demo run under the policy without a violation', async ({ browser }) => {
+test('the pages, their service worker and the preview of the demo run under the policy without a violation', async ({
+  browser,
+}) => {
   test.setTimeout(150_000);
   // Service workers allowed here: the worker and the pages it serves from its cache are checked too.
   const context = await browser.newContext({ serviceWorkers: 'allow' });
@@ -85,7 +92,9 @@ test('the pages, their service worker and the preview of the demo run under the 
     await expect(page.locator('#score-title')).toHaveText('First Light');
     await expect(page.locator('.pv-frame')).toHaveCount(6);
     for (const view of ['violin1', 'score']) {
-      await expect(page.frameLocator(`.pv-frame[data-view="${view}"] iframe`).locator('#notation g.note').first()).toBeAttached({ timeout: 15_000 });
+      await expect(
+        page.frameLocator(`.pv-frame[data-view="${view}"] iframe`).locator('#notation g.note').first(),
+      ).toBeAttached({ timeout: 15_000 });
     }
     await page.locator('#play').click();
     await expect(page.locator('#transport-state')).toHaveText('playing');
@@ -126,7 +135,7 @@ test.describe('a hostile package in the preview', () => {
     await expect(score.locator('#notation #legit-text').first()).toBeAttached({ timeout: 15_000 });
     for (const id of ['#tab-link', '#animated-link', '#outside-link', '#handler']) {
       const el = score.locator(`#notation ${id}`).first();
-      if (await el.count() > 0) {
+      if ((await el.count()) > 0) {
         await el.dispatchEvent('mouseover');
         await el.dispatchEvent('click');
       }
@@ -146,9 +155,13 @@ test.describe('a hostile package in the preview', () => {
     expect(await page.title()).not.toMatch(/pwned/i);
   });
 
-  test('with the page served uncleaned, the policy alone keeps the token: without it the same page steals it', async ({ page }) => {
+  test('with the page served uncleaned, the policy alone keeps the token: without it the same page steals it', async ({
+    page,
+  }) => {
     // As if the sanitizer missed everything: the raw hostile file for the page.
-    await page.route('**/pages/score-1.svg', (route) => route.fulfill({ path: HOSTILE_PAGE, contentType: 'image/svg+xml' }));
+    await page.route('**/pages/score-1.svg', (route) =>
+      route.fulfill({ path: HOSTILE_PAGE, contentType: 'image/svg+xml' }),
+    );
     // First without the policy on the score view: the payloads are live and reach the token.
     await page.route('**/view/score', async (route) => {
       const res = await route.fetch();
@@ -158,17 +171,24 @@ test.describe('a hostile package in the preview', () => {
     });
     const open = watch(page);
     await openAndPoke(page);
-    expect(open.stolen.some((u) => u.includes(`t=${server.token}`)), open.stolen.join('\n')).toBe(true);
+    expect(
+      open.stolen.some((u) => u.includes(`t=${server.token}`)),
+      open.stolen.join('\n'),
+    ).toBe(true);
 
     // Then as served: nothing runs, nothing is fetched, and the browser says what it refused.
     await page.unroute('**/view/score');
     const page2 = await page.context().newPage();
-    await page2.route('**/pages/score-1.svg', (route) => route.fulfill({ path: HOSTILE_PAGE, contentType: 'image/svg+xml' }));
+    await page2.route('**/pages/score-1.svg', (route) =>
+      route.fulfill({ path: HOSTILE_PAGE, contentType: 'image/svg+xml' }),
+    );
     const guarded = watch(page2);
     await openAndPoke(page2);
     expect(guarded.stolen).toEqual([]);
     // What would have read the token was refused before it ran.
     expect(guarded.violations).toEqual(expect.arrayContaining([expect.stringMatching(/inline script/)]));
-    expect(guarded.blocked).toEqual(expect.arrayContaining([expect.stringMatching(/^http:\/\/127\.0\.0\.2\/.*\(csp\)$/)]));
+    expect(guarded.blocked).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^http:\/\/127\.0\.0\.2\/.*\(csp\)$/)]),
+    );
   });
 });

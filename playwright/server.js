@@ -27,12 +27,27 @@ export function freePort() {
  * @param {{ port: number, score?: string, autoplay?: boolean }} options
  */
 export async function startServer({ port, score = 'scores/demo', autoplay = true }) {
-  const args = ['--port', String(port), '--host', '127.0.0.1', '--score', path.join(ROOT, score), '--log-level', 'warn'];
+  const args = [
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    '--score',
+    path.join(ROOT, score),
+    '--log-level',
+    'warn',
+  ];
   if (autoplay) args.push('--autoplay');
   const server = await forkServer({
-    root: ROOT, args, timeoutMs: 10_000,
+    root: ROOT,
+    args,
+    timeoutMs: 10_000,
     // Each start is a fresh performance, saved apart from the performances' saves in .cache/.
-    env: { SCORECAST_TOKEN: TOKEN, SCORECAST_RESUME: '0', SCORECAST_STATE_FILE: path.join(os.tmpdir(), `scorecast-playwright-${port}.json`) },
+    env: {
+      SCORECAST_TOKEN: TOKEN,
+      SCORECAST_RESUME: '0',
+      SCORECAST_STATE_FILE: path.join(os.tmpdir(), `scorecast-playwright-${port}.json`),
+    },
   });
   return serverHandle(server.child, server.url, TOKEN);
 }
@@ -46,9 +61,14 @@ export async function startPreview({ port, dir }) {
   /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, SCORECAST_QR: '0' };
   delete env.SCORECAST_TOKEN;
-  const child = fork(path.join(ROOT, 'server', 'cli.js'), ['preview', dir, '--port', String(port), '--no-open', '--log-level', 'warn'], {
-    env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  });
+  const child = fork(
+    path.join(ROOT, 'server', 'cli.js'),
+    ['preview', dir, '--port', String(port), '--no-open', '--log-level', 'warn'],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    },
+  );
   let out = '';
   const url = await new Promise((resolve, reject) => {
     // The first run engraves the notation into the (shared) cache: a few seconds.
@@ -56,9 +76,15 @@ export async function startPreview({ port, dir }) {
     child.stdout?.on('data', (chunk) => {
       out += chunk;
       const m = /preview: +(\S+)\n/.exec(out);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
     });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`preview exited with ${code}:\n${out}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`preview exited with ${code}:\n${out}`));
+    });
   });
   const { origin, hash } = new URL(url);
   const token = new URLSearchParams(hash.slice(1)).get('token') ?? '';
@@ -91,7 +117,10 @@ function serverHandle(child, base, token) {
     },
     stop() {
       return new Promise((resolve) => {
-        if (child.exitCode !== null) { resolve(undefined); return; }
+        if (child.exitCode !== null) {
+          resolve(undefined);
+          return;
+        }
         child.once('exit', () => resolve(undefined));
         child.kill('SIGTERM');
       });

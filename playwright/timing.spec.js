@@ -9,14 +9,27 @@ import { freePort, startServer } from './server.js';
 
 /** @type {Server} */
 let server;
-test.beforeEach(async () => { server = await startServer({ port: await freePort() }); });
-test.afterEach(async () => { await server.stop(); });
+test.beforeEach(async () => {
+  server = await startServer({ port: await freePort() });
+});
+test.afterEach(async () => {
+  await server.stop();
+});
 
 /** @param {import('@playwright/test').Page} page */
-const sc = (page) => page.evaluate(() => {
-  const s = /** @type {any} */ (window).scorecast;
-  return { join: s.join, clock: s.clock, shown: s.shown, audio: s.audio, state: s.state, link: s.linkState, latency: s.audioLatency };
-});
+const sc = (page) =>
+  page.evaluate(() => {
+    const s = /** @type {any} */ (window).scorecast;
+    return {
+      join: s.join,
+      clock: s.clock,
+      shown: s.shown,
+      audio: s.audio,
+      state: s.state,
+      link: s.linkState,
+      latency: s.audioLatency,
+    };
+  });
 
 /**
  * Every clock round trip of this page takes `ms` longer, half on the way out and half on the way
@@ -33,7 +46,10 @@ async function slowClock(page, slow) {
     // A round trip still held when the test ends finds the server gone: it fails as on a
     // network, not as the test.
     const response = await route.fetch().catch(() => null);
-    if (!response) { await route.abort().catch(() => {}); return; }
+    if (!response) {
+      await route.abort().catch(() => {});
+      return;
+    }
     await wait();
     await route.fulfill({ response }).catch(() => {});
   });
@@ -76,7 +92,9 @@ test('joining until the clock is good enough: no beat shown meanwhile, then beat
   expect(s.clock.fresh).toBeGreaterThanOrEqual(3);
 });
 
-test('a link that never gets quick round trips still shows beats after the longest wait, as approximate', async ({ page }) => {
+test('a link that never gets quick round trips still shows beats after the longest wait, as approximate', async ({
+  page,
+}) => {
   await slowClock(page, { ms: 60 });
   await page.goto(`${server.base}/`);
   await expect.poll(async () => (await sc(page)).join, { timeout: 10_000 }).toBe('approximate');
@@ -84,7 +102,9 @@ test('a link that never gets quick round trips still shows beats after the longe
   expect((await sc(page)).clock.error).toBeGreaterThan(10);
 });
 
-test('on a good link the page is on time within a second, and each beat it shows was measured on that clock', async ({ page }) => {
+test('on a good link the page is on time within a second, and each beat it shows was measured on that clock', async ({
+  page,
+}) => {
   await page.goto(`${server.base}/`);
   await expect.poll(async () => (await sc(page)).join, { timeout: 5000 }).toBe('on-time');
   await expect.poll(async () => (await sc(page)).shown.length, { timeout: 5000 }).toBeGreaterThan(2);
@@ -95,7 +115,10 @@ test('on a good link the page is on time within a second, and each beat it shows
   for (const r of s.shown.slice(1)) expect(Math.abs(r.at - r.due)).toBeLessThan(250);
 });
 
-test('after a lost link, and after a return from the background, joining again until the clock is measured afresh', async ({ page, context }) => {
+test('after a lost link, and after a return from the background, joining again until the clock is measured afresh', async ({
+  page,
+  context,
+}) => {
   await page.goto(`${server.base}/`);
   await expect.poll(async () => (await sc(page)).join, { timeout: 5000 }).toBe('on-time');
   // The tab goes to the background and comes back.
@@ -121,7 +144,9 @@ test('after a lost link, and after a return from the background, joining again u
 });
 
 for (const ms of [0, 40, 200]) {
-  test(`sound: an AudioContext reporting ${ms} ms of output latency gets its clip started ${ms} ms early`, async ({ page }) => {
+  test(`sound: an AudioContext reporting ${ms} ms of output latency gets its clip started ${ms} ms early`, async ({
+    page,
+  }) => {
     // A stand-in AudioContext: its clock is the page's (s), it reports the latency, has no
     // output timestamp, and records each clip's start.
     await page.addInitScript((latency) => {
@@ -132,11 +157,23 @@ for (const ms of [0, 40, 200]) {
         outputLatency = latency;
         baseLatency = 0;
         destination = {};
-        get currentTime() { return performance.now() / 1000; }
-        async resume() { this.state = 'running'; }
-        async decodeAudioData() { return {}; }
+        get currentTime() {
+          return performance.now() / 1000;
+        }
+        async resume() {
+          this.state = 'running';
+        }
+        async decodeAudioData() {
+          return {};
+        }
         createBufferSource() {
-          return { buffer: null, connect() {}, start(/** @type {number} */ when) { w.__starts.push({ when, at: performance.now() / 1000 }); } };
+          return {
+            buffer: null,
+            connect() {},
+            start(/** @type {number} */ when) {
+              w.__starts.push({ when, at: performance.now() / 1000 });
+            },
+          };
         }
       };
     }, ms / 1000);

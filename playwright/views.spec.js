@@ -9,8 +9,12 @@ import { quantile } from '../core/stats.js';
 
 /** @type {Server} */
 let server;
-test.beforeEach(async () => { server = await startServer({ port: await freePort() }); });
-test.afterEach(async () => { await server.stop(); });
+test.beforeEach(async () => {
+  server = await startServer({ port: await freePort() });
+});
+test.afterEach(async () => {
+  await server.stop();
+});
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
@@ -19,18 +23,18 @@ const DESKTOP = { width: 1280, height: 800 };
  * @param {import('@playwright/test').Page} page
  * @returns {Promise<any>}
  */
-const sc = (page) => page.evaluate(() => {
-  const s = /** @type {any} */ (window).scorecast;
-  return { state: s.state, shown: s.shown, clock: s.clock, audio: s.audio, transport: s.transport };
-});
-
+const sc = (page) =>
+  page.evaluate(() => {
+    const s = /** @type {any} */ (window).scorecast;
+    return { state: s.state, shown: s.shown, clock: s.clock, audio: s.audio, transport: s.transport };
+  });
 
 /** @param {string} name @param {import('@playwright/test').Page} page */
 async function attachScreenshot(name, page) {
   await test.info().attach(name, { body: await page.screenshot(), contentType: 'image/png' });
 }
 
-test('ten pages show each new beat within 15 ms of each other (p95), on the server\'s clock', async ({ browser }) => {
+test("ten pages show each new beat within 15 ms of each other (p95), on the server's clock", async ({ browser }) => {
   const context = await browser.newContext();
   const pages = [];
   for (let i = 0; i < 10; i++) {
@@ -62,16 +66,26 @@ test('ten pages show each new beat within 15 ms of each other (p95), on the serv
   const pairs = beats.flatMap((ats) => ats.flatMap((a, i) => ats.slice(i + 1).map((b) => Math.abs(a - b))));
   const spreads = beats.map((ats) => Math.max(...ats) - Math.min(...ats));
   const p95 = quantile(pairs, 0.95);
-  test.info().annotations.push({ type: 'sync', description: `${beats.length} beats on 10 pages: difference between two pages p50 ${quantile(pairs, 0.5).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms; first to last page p50 ${quantile(spreads, 0.5).toFixed(1)} ms, p95 ${quantile(spreads, 0.95).toFixed(1)} ms, max ${Math.max(...spreads).toFixed(1)} ms; clock errors ${records.map((r) => r.clock.error.toFixed(1)).join(', ')} ms` });
+  test.info().annotations.push({
+    type: 'sync',
+    description: `${beats.length} beats on 10 pages: difference between two pages p50 ${quantile(pairs, 0.5).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms; first to last page p50 ${quantile(spreads, 0.5).toFixed(1)} ms, p95 ${quantile(spreads, 0.95).toFixed(1)} ms, max ${Math.max(...spreads).toFixed(1)} ms; clock errors ${records.map((r) => r.clock.error.toFixed(1)).join(', ')} ms`,
+  });
   expect(p95).toBeLessThanOrEqual(15);
   // No page far off on any beat (a broken clock would show here; scheduling on this 2-core
   // machine, ten renderers and the server waking at once, stays well below).
   expect(Math.max(...spreads)).toBeLessThanOrEqual(60);
   // And each page showed each beat when it was due on the server's clock (`at` is the page's
   // wall clock, which on this machine is the server's): late by at most 15 ms (p95).
-  const late = records.flatMap((r) => r.shown.filter((/** @type {any} */ x) => x.at >= from && x.due !== null).map((/** @type {any} */ x) => x.at - x.due));
+  const late = records.flatMap((r) =>
+    r.shown
+      .filter((/** @type {any} */ x) => x.at >= from && x.due !== null)
+      .map((/** @type {any} */ x) => x.at - x.due),
+  );
   expect(late.length).toBeGreaterThanOrEqual(40 * pages.length);
-  test.info().annotations.push({ type: 'lateness', description: `shown after the beat's server time: p50 ${quantile(late, 0.5).toFixed(1)} ms, p95 ${quantile(late, 0.95).toFixed(1)} ms` });
+  test.info().annotations.push({
+    type: 'lateness',
+    description: `shown after the beat's server time: p50 ${quantile(late, 0.5).toFixed(1)} ms, p95 ${quantile(late, 0.95).toFixed(1)} ms`,
+  });
   expect(quantile(late, 0.95)).toBeLessThanOrEqual(15);
   expect(Math.min(...late)).toBeGreaterThan(-15); // never shown early (beyond the clock's error)
   await context.close();
@@ -94,16 +108,24 @@ test('audience: join, tap a tile in the vote window, the vote reaches the tally'
   await expect(page.locator('#vote-status')).toHaveText('Your vote: bright. Counted.');
   await expect(bright).toHaveAttribute('aria-pressed', 'true');
   await attachScreenshot('audience-vote-phone', page);
-  const votes = await (await fetch(`${server.base}/api/votes`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
+  const votes = await (
+    await fetch(`${server.base}/api/votes`, { headers: { authorization: `Bearer ${TOKEN}` } })
+  ).json();
   expect(votes.open).toMatchObject({ id: 'ending', tally: { soft: 0, bright: 1 } });
   // A second tap is refused by the server and said so; the tally does not move.
   await page.locator('button.tile[data-tile="soft"]').click({ force: true });
   await page.evaluate(async () => {
     // The page would not send it (the buttons are disabled for this round): send it as a replayed request.
     const s = /** @type {any} */ (window).scorecast;
-    await fetch('/api/tap', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tile: 'soft', window: 'ending', device: s.device }) });
+    await fetch('/api/tap', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tile: 'soft', window: 'ending', device: s.device }),
+    });
   });
-  const after = await (await fetch(`${server.base}/api/votes`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
+  const after = await (
+    await fetch(`${server.base}/api/votes`, { headers: { authorization: `Bearer ${TOKEN}` } })
+  ).json();
   expect(after.open.tally).toEqual({ soft: 0, bright: 1 });
   await page.setViewportSize(DESKTOP);
   await attachScreenshot('audience-vote-desktop', page);
@@ -149,7 +171,9 @@ test('first render within 1 s of navigation on loopback', async ({ page }) => {
   for (const path of views.map((/** @type {string} */ v) => (v === 'audience' ? '/' : `/view/${v}`))) {
     await page.goto(`${server.base}${path}`);
     await expect(page.locator('#bar')).toHaveText(/^\d+$/);
-    const ms = await page.evaluate(() => performance.getEntriesByName('scorecast:first-render')[0]?.startTime ?? Infinity);
+    const ms = await page.evaluate(
+      () => performance.getEntriesByName('scorecast:first-render')[0]?.startTime ?? Infinity,
+    );
     test.info().annotations.push({ type: 'first render', description: `${path}: ${ms.toFixed(0)} ms` });
     expect(ms).toBeLessThanOrEqual(1000);
   }
@@ -183,19 +207,25 @@ test('part view: two panes of real notation, the next line prepared, the cursor 
   const b = map.beats.find((/** @type {any} */ x) => x.beat === 9);
   const cursor = active.locator('line.sc-cursor');
   await expect(cursor).toHaveAttribute('data-beat', '9');
-  const x = Number(/translate\(([-\d.]+)/.exec(await cursor.getAttribute('transform') ?? '')?.[1]);
+  const x = Number(/translate\(([-\d.]+)/.exec((await cursor.getAttribute('transform')) ?? '')?.[1]);
   expect(x).toBeGreaterThanOrEqual(b.x0 - 0.1);
   expect(x).toBeLessThanOrEqual(b.x1 + 0.1);
   await attachScreenshot('part-violin1-desktop', page);
 
   // Playing on into the next line: the pane that was "next" becomes active without being redrawn.
   const nextPane = await next.getAttribute('data-pane');
-  const before = await next.evaluate((el) => { /** @type {any} */ (el.querySelector('svg')).dataset.mark = 'kept'; return el.getAttribute('data-line'); });
-  const firstOfNext = map.beats.find((/** @type {any} */ x) => x.system === Number(before) && x.page === 0)?.beat ?? null;
+  const before = await next.evaluate((el) => {
+    /** @type {any} */ (el.querySelector('svg')).dataset.mark = 'kept';
+    return el.getAttribute('data-line');
+  });
+  const firstOfNext =
+    map.beats.find((/** @type {any} */ x) => x.system === Number(before) && x.page === 0)?.beat ?? null;
   expect(firstOfNext).not.toBeNull();
   await server.control('seek', { beat: firstOfNext - 1 });
   await server.control('play');
-  await expect(page.locator(`div.sc-pane[data-pane="${nextPane}"]`)).toHaveAttribute('data-role', 'active', { timeout: 5000 });
+  await expect(page.locator(`div.sc-pane[data-pane="${nextPane}"]`)).toHaveAttribute('data-role', 'active', {
+    timeout: 5000,
+  });
   expect(await page.locator(`div.sc-pane[data-pane="${nextPane}"] svg[data-mark="kept"]`).count()).toBe(1);
   // A phone draws the part's narrow layout (part-layout.spec.js tests it at every size).
   await page.setViewportSize(PHONE);
@@ -221,7 +251,9 @@ test('full score view: every staff drawn, the cursor follows the beat', async ({
   await attachScreenshot('score-phone', page);
 });
 
-test('full score view: the title and composer shown, the bar and beat in sight above the current system when play moves on', async ({ page }) => {
+test('full score view: the title and composer shown, the bar and beat in sight above the current system when play moves on', async ({
+  page,
+}) => {
   await page.setViewportSize(DESKTOP);
   await server.control('pause');
   await server.control('seek', { bar: 1 });
@@ -233,11 +265,16 @@ test('full score view: the title and composer shown, the bar and beat in sight a
   await expect(page.locator('#bar')).toHaveText('20');
   // The band is scrolled to (smoothly): wait until it stops moving.
   const band = page.locator('.sc-system-band');
-  await expect.poll(async () => {
-    const a = (await band.boundingBox())?.y;
-    await page.waitForTimeout(200);
-    return a === (await band.boundingBox())?.y && a !== undefined && a < DESKTOP.height;
-  }, { timeout: 5000 }).toBe(true);
+  await expect
+    .poll(
+      async () => {
+        const a = (await band.boundingBox())?.y;
+        await page.waitForTimeout(200);
+        return a === (await band.boundingBox())?.y && a !== undefined && a < DESKTOP.height;
+      },
+      { timeout: 5000 },
+    )
+    .toBe(true);
   const position = await page.locator('.position').boundingBox();
   const box = await band.boundingBox();
   expect(position?.y).toBeGreaterThanOrEqual(0);
@@ -247,19 +284,23 @@ test('full score view: the title and composer shown, the bar and beat in sight a
 
 test('reduced motion: the cursor steps from beat to beat instead of gliding', async ({ page }) => {
   /** Distinct cursor positions seen within each beat, sampled every frame for 1.5 s. */
-  const positionsPerBeat = () => page.evaluate(() => new Promise((resolve) => {
-    /** @type {Record<string, Set<string>>} */
-    const seen = {};
-    const end = performance.now() + 1500;
-    const sample = () => {
-      const c = document.querySelector('div.sc-pane[data-role="active"] line.sc-cursor');
-      const beat = c?.getAttribute('data-beat');
-      if (c && beat) (seen[beat] ??= new Set()).add(c.getAttribute('transform') ?? '');
-      if (performance.now() < end) requestAnimationFrame(sample);
-      else resolve(Object.values(seen).map((s) => s.size));
-    };
-    requestAnimationFrame(sample);
-  }));
+  const positionsPerBeat = () =>
+    page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          /** @type {Record<string, Set<string>>} */
+          const seen = {};
+          const end = performance.now() + 1500;
+          const sample = () => {
+            const c = document.querySelector('div.sc-pane[data-role="active"] line.sc-cursor');
+            const beat = c?.getAttribute('data-beat');
+            if (c && beat) (seen[beat] ??= new Set()).add(c.getAttribute('transform') ?? '');
+            if (performance.now() < end) requestAnimationFrame(sample);
+            else resolve(Object.values(seen).map((s) => s.size));
+          };
+          requestAnimationFrame(sample);
+        }),
+    );
   await page.goto(`${server.base}/view/violin1`);
   await expect(page.locator('div.sc-pane[data-role="active"] line.sc-cursor')).toHaveAttribute('data-beat', /\d+/);
   expect(Math.max(.../** @type {number[]} */ (await positionsPerBeat()))).toBeGreaterThan(3);
@@ -267,7 +308,9 @@ test('reduced motion: the cursor steps from beat to beat instead of gliding', as
   expect(Math.max(.../** @type {number[]} */ (await positionsPerBeat()))).toBe(1);
 });
 
-test('the seed-profile page, with its 1.9 MB of assets, loads within 5 s on congested WiFi (20/5 Mbit/s, 60 ms)', async ({ browser }) => {
+test('the seed-profile page, with its 1.9 MB of assets, loads within 5 s on congested WiFi (20/5 Mbit/s, 60 ms)', async ({
+  browser,
+}) => {
   await server.stop();
   server = await startServer({ port: await freePort(), score: 'scores/seed-profile' });
   const context = await browser.newContext({ serviceWorkers: 'block' });
@@ -275,22 +318,36 @@ test('the seed-profile page, with its 1.9 MB of assets, loads within 5 s on cong
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
   await cdp.send('Network.emulateNetworkConditions', {
-    offline: false, latency: 60, downloadThroughput: (20e6 / 8), uploadThroughput: (5e6 / 8),
+    offline: false,
+    latency: 60,
+    downloadThroughput: 20e6 / 8,
+    uploadThroughput: 5e6 / 8,
   });
   // Bytes as they crossed the (throttled) network.
   let bytes = 0;
-  cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; });
+  cdp.on('Network.loadingFinished', (e) => {
+    bytes += e.encodedDataLength;
+  });
   await page.goto(`${server.base}/`);
   await expect(page.locator('#bar')).toHaveText(/^\d+$/);
-  const ms = await page.evaluate(() => new Promise((resolve) => {
-    const check = () => {
-      const mark = performance.getEntriesByName('scorecast:assets-loaded')[0];
-      if (mark) resolve(mark.startTime); else setTimeout(check, 50);
-    };
-    check();
-  }));
-  const firstRender = await page.evaluate(() => performance.getEntriesByName('scorecast:first-render')[0]?.startTime ?? Infinity);
-  test.info().annotations.push({ type: 'page load', description: `seed profile under 20/5 Mbit/s, 60 ms: first render ${Number(firstRender).toFixed(0)} ms, all assets ${Number(ms).toFixed(0)} ms, ${(bytes / 1e6).toFixed(2)} MB` });
+  const ms = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const check = () => {
+          const mark = performance.getEntriesByName('scorecast:assets-loaded')[0];
+          if (mark) resolve(mark.startTime);
+          else setTimeout(check, 50);
+        };
+        check();
+      }),
+  );
+  const firstRender = await page.evaluate(
+    () => performance.getEntriesByName('scorecast:first-render')[0]?.startTime ?? Infinity,
+  );
+  test.info().annotations.push({
+    type: 'page load',
+    description: `seed profile under 20/5 Mbit/s, 60 ms: first render ${Number(firstRender).toFixed(0)} ms, all assets ${Number(ms).toFixed(0)} ms, ${(bytes / 1e6).toFixed(2)} MB`,
+  });
   expect(bytes).toBeGreaterThan(1.8e6);
   expect(ms).toBeLessThanOrEqual(5000);
   await context.close();

@@ -25,7 +25,9 @@ test.beforeAll(async () => {
   // The granulator's sound is not in ZScore's export: given to the importer (--granulator-sound).
   const sound = path.join(mkdtempSync(path.join(os.tmpdir(), 'sc-grain-')), 'grain.wav');
   writeFileSync(sound, wav());
-  await importZScore(path.join(ROOT, 'test/fixtures/zscore/rose'), path.join(ROOT, PACKAGE), { granulatorSound: sound });
+  await importZScore(path.join(ROOT, 'test/fixtures/zscore/rose'), path.join(ROOT, PACKAGE), {
+    granulatorSound: sound,
+  });
   rmSync(path.dirname(sound), { recursive: true, force: true });
 });
 
@@ -33,9 +35,18 @@ test.beforeAll(async () => {
 function wav() {
   const samples = 800;
   const b = Buffer.alloc(44 + samples * 2);
-  b.write('RIFF', 0); b.writeUInt32LE(36 + samples * 2, 4); b.write('WAVEfmt ', 8);
-  b.writeUInt32LE(16, 16); b.writeUInt16LE(1, 20); b.writeUInt16LE(1, 22); b.writeUInt32LE(8000, 24);
-  b.writeUInt32LE(16000, 28); b.writeUInt16LE(2, 32); b.writeUInt16LE(16, 34); b.write('data', 36); b.writeUInt32LE(samples * 2, 40);
+  b.write('RIFF', 0);
+  b.writeUInt32LE(36 + samples * 2, 4);
+  b.write('WAVEfmt ', 8);
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20);
+  b.writeUInt16LE(1, 22);
+  b.writeUInt32LE(8000, 24);
+  b.writeUInt32LE(16000, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36);
+  b.writeUInt32LE(samples * 2, 40);
   return b;
 }
 
@@ -48,13 +59,40 @@ function fakeWebAudio() {
   const param = () => ({ value: 1, setValueAtTime() {}, linearRampToValueAtTime() {}, cancelScheduledValues() {} });
   const node = () => ({ connect() {}, disconnect() {} });
   class FakeAudioContext {
-    constructor() { this.state = 'suspended'; this.destination = node(); this.t0 = performance.now(); this.baseLatency = 0; this.outputLatency = 0; }
-    get currentTime() { return (performance.now() - this.t0) / 1000; }
-    async resume() { this.state = 'running'; }
-    async decodeAudioData() { log.decoded++; return { duration: 2 }; }
-    createGain() { return { ...node(), gain: param() }; }
-    createBufferSource() { return { ...node(), buffer: null, playbackRate: param(), start: (/** @type {number} */ when) => { log.starts.push(when); }, stop() {} }; }
-    getOutputTimestamp() { return { contextTime: this.currentTime, performanceTime: performance.now() }; }
+    constructor() {
+      this.state = 'suspended';
+      this.destination = node();
+      this.t0 = performance.now();
+      this.baseLatency = 0;
+      this.outputLatency = 0;
+    }
+    get currentTime() {
+      return (performance.now() - this.t0) / 1000;
+    }
+    async resume() {
+      this.state = 'running';
+    }
+    async decodeAudioData() {
+      log.decoded++;
+      return { duration: 2 };
+    }
+    createGain() {
+      return { ...node(), gain: param() };
+    }
+    createBufferSource() {
+      return {
+        ...node(),
+        buffer: null,
+        playbackRate: param(),
+        start: (/** @type {number} */ when) => {
+          log.starts.push(when);
+        },
+        stop() {},
+      };
+    }
+    getOutputTimestamp() {
+      return { contextTime: this.currentTime, performanceTime: performance.now() };
+    }
   }
   Object.defineProperty(window, 'AudioContext', { value: FakeAudioContext });
   Object.defineProperty(window, 'soundLog', { value: log });
@@ -63,7 +101,9 @@ test.afterAll(() => {
   rmSync(path.join(ROOT, PACKAGE), { recursive: true, force: true });
   rmSync(path.join(ROOT, UNION_ROSE_PACKAGE), { recursive: true, force: true });
 });
-test.afterEach(async () => { await server?.stop(); });
+test.afterEach(async () => {
+  await server?.stop();
+});
 
 /** @param {string} name @param {import('@playwright/test').Page} page */
 async function attachScreenshot(name, page) {
@@ -82,7 +122,14 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
     // A SpeechSynthesis stand-in that records what the phone says (headless Chromium has no voices).
     await context.addInitScript(() => {
       const said = /** @type {any[]} */ ([]);
-      Object.defineProperty(window, 'speechSynthesis', { value: { speak: (/** @type {any} */ u) => said.push({ text: u.text, volume: u.volume, rate: Math.round(u.rate * 100) / 100, lang: u.lang }), cancel() {}, getVoices: () => [] } });
+      Object.defineProperty(window, 'speechSynthesis', {
+        value: {
+          speak: (/** @type {any} */ u) =>
+            said.push({ text: u.text, volume: u.volume, rate: Math.round(u.rate * 100) / 100, lang: u.lang }),
+          cancel() {},
+          getVoices: () => [],
+        },
+      });
       Object.defineProperty(window, 'said', { value: said });
     });
     const page = await context.newPage();
@@ -102,14 +149,21 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   // Speech is on (from beat 1): every tap says the word, as often as one taps, voted or not.
   await phones[0].locator('g.tile[data-tile="t1-2"]').dispatchEvent('click');
   expect(await phones[0].evaluate(() => /** @type {any} */ (window).said)).toEqual([
-    { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' }, { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' },
+    { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' },
+    { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' },
   ]);
   // The votes per tile reach every phone (a moment later while paused): fills darken with them.
   await expect(phones[9].locator('g.tile[data-tile="t1-2"]')).toHaveAttribute('data-votes', '7');
   await expect(phones[9].locator('g.tile[data-tile="t1-1"]')).toHaveAttribute('data-votes', '3');
-  expect(Number(await phones[9].locator('g.tile[data-tile="t1-2"] path.votes').getAttribute('fill-opacity'))).toBeGreaterThan(Number(await phones[9].locator('g.tile[data-tile="t1-1"] path.votes').getAttribute('fill-opacity')));
+  expect(
+    Number(await phones[9].locator('g.tile[data-tile="t1-2"] path.votes').getAttribute('fill-opacity')),
+  ).toBeGreaterThan(
+    Number(await phones[9].locator('g.tile[data-tile="t1-1"] path.votes').getAttribute('fill-opacity')),
+  );
   await attachScreenshot('rose-audience-voted-phone', phones[0]);
-  const votes = await (await fetch(`${server.base}/api/votes`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
+  const votes = await (
+    await fetch(`${server.base}/api/votes`, { headers: { authorization: `Bearer ${TOKEN}` } })
+  ).json();
   expect(votes.open).toMatchObject({ id: 'page-3', tally: { 't1-1': 3, 't1-2': 7 } });
 
   const tablet = await browser.newContext({ viewport: TABLET });
@@ -125,30 +179,49 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   await expect(parts.violin1.locator('#start-signal')).toHaveAttribute('data-signal', 'go');
   // The decision: beat 5 (page 2 starts, page 3 is prepared); strategy [1, 1]: one part plays
   // the most voted page (2), the other the next (1).
-  await expect(parts.violin1.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-page', '2', { timeout: 10_000 });
-  const next = await Promise.all(Object.values(parts).map((p) => p.locator('.sc-pane[data-role="next"]').getAttribute('data-page')));
+  await expect(parts.violin1.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-page', '2', {
+    timeout: 10_000,
+  });
+  const next = await Promise.all(
+    Object.values(parts).map((p) => p.locator('.sc-pane[data-role="next"]').getAttribute('data-page')),
+  );
   expect(next.sort()).toEqual(['1', '2']);
   await expect(parts.violin1.locator('.sc-pane[data-role="next"]')).toHaveAttribute('data-state', 'ready');
   await attachScreenshot('rose-part-violin1-tablet', parts.violin1);
   // The phones' granulator starts on its beat (5, playGranulator) on the server's clock: its start
   // is the beat's own time, and its first grain is scheduled at that moment on the audio clock.
-  await expect.poll(() => phones[0].evaluate(() => /** @type {any} */ (window).scorecast.granulator.starts.length), { timeout: 10_000 }).toBe(1);
+  await expect
+    .poll(() => phones[0].evaluate(() => /** @type {any} */ (window).scorecast.granulator.starts.length), {
+      timeout: 10_000,
+    })
+    .toBe(1);
   const sound = await phones[0].evaluate(() => {
     const w = /** @type {any} */ (window);
-    return { start: w.scorecast.granulator.starts[0], shown: w.scorecast.shown.find((/** @type {any} */ s) => s.beat === 5), grains: w.soundLog.starts };
+    return {
+      start: w.scorecast.granulator.starts[0],
+      shown: w.scorecast.shown.find((/** @type {any} */ s) => s.beat === 5),
+      grains: w.soundLog.starts,
+    };
   });
   expect(sound.start.beat).toBe(5);
   expect(Math.abs(sound.start.serverT - sound.shown.due)).toBeLessThan(1);
   expect(Math.abs(sound.grains[0] - sound.start.at)).toBeLessThan(0.02);
-  await expect.poll(() => phones[3].evaluate(() => /** @type {any} */ (window).soundLog.starts.length)).toBeGreaterThan(20);
+  await expect
+    .poll(() => phones[3].evaluate(() => /** @type {any} */ (window).soundLog.starts.length))
+    .toBeGreaterThan(20);
   await attachScreenshot('rose-part-cello-tablet', parts.cello);
   await attachScreenshot('rose-audience-after-phone', phones[0]);
   await Promise.all(phones.map((p) => p.context().close()));
   await tablet.close();
 });
 
-test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part at tablet size', async ({ browser }) => {
-  test.skip(!existsSync(UNION_ROSE), `${UNION_ROSE} is absent (the real export is test material outside the repository)`);
+test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part at tablet size', async ({
+  browser,
+}) => {
+  test.skip(
+    !existsSync(UNION_ROSE),
+    `${UNION_ROSE} is absent (the real export is test material outside the repository)`,
+  );
   rmSync(path.join(ROOT, UNION_ROSE_PACKAGE), { recursive: true, force: true });
   await importZScore(UNION_ROSE, path.join(ROOT, UNION_ROSE_PACKAGE));
   server = await startServer({ port: await freePort(), score: UNION_ROSE_PACKAGE, autoplay: false });
@@ -156,13 +229,17 @@ test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part
   await phone.goto(`${server.base}/`);
   await phone.locator('#join-button').click();
   await expect(phone.locator('#tiles svg.rose g.tile')).toHaveCount(64);
-  const rings = await phone.locator('#tiles svg.rose g.tile').evaluateAll((gs) => new Set(gs.map((g) => /** @type {HTMLElement} */ (g).dataset.tile?.split('-')[0])).size);
+  const rings = await phone
+    .locator('#tiles svg.rose g.tile')
+    .evaluateAll((gs) => new Set(gs.map((g) => /** @type {HTMLElement} */ (g).dataset.tile?.split('-')[0])).size);
   expect(rings).toBe(8);
   await attachScreenshot('union-rose-audience-start-phone', phone);
   // Bar 9: the second ring carries its words and takes votes; its instructions in three lines.
   await server.control('seek', { bar: 9, beat: 4 });
   await expect(phone.locator('g.tile[data-tile="t2-1"][role="button"]')).toHaveText('inadequate');
-  await expect(phone.locator('#cue-text')).toHaveText('Vote for a tile !!\nThe tile with most votes\nwill be played next');
+  await expect(phone.locator('#cue-text')).toHaveText(
+    'Vote for a tile !!\nThe tile with most votes\nwill be played next',
+  );
   await attachScreenshot('union-rose-audience-vote-phone', phone);
   const part = await (await browser.newContext({ viewport: TABLET })).newPage();
   await part.goto(`${server.base}/view/violin1`);

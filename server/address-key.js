@@ -23,5 +23,8 @@ export function addressKey(address) {
   if (!ipaddr.IPv6.isValid(bare)) return address;
   const ip = ipaddr.IPv6.parse(bare);
   if (ip.isIPv4MappedAddress()) return ip.toIPv4Address().toString();
-  return `${ip.parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+  return `${ip.parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(':')}::/64`;
 }

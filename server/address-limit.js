@@ -24,7 +24,10 @@ export const PHONES_PER_ADDRESS = 32;
  */
 export function audienceRate(phonesPerAddress) {
   if (phonesPerAddress <= 0) return null;
-  return { perSecond: Math.max(CLIENT_RATE.perSecond, phonesPerAddress / 2), burst: Math.max(CLIENT_RATE.burst, phonesPerAddress) };
+  return {
+    perSecond: Math.max(CLIENT_RATE.perSecond, phonesPerAddress / 2),
+    burst: Math.max(CLIENT_RATE.burst, phonesPerAddress),
+  };
 }
 
 /** Addresses remembered; the oldest are forgotten past this. */
@@ -54,7 +57,9 @@ export function createAddressLimiter(rate, now) {
       return bucket.take(now());
     },
     /** How many addresses are remembered. */
-    get size() { return buckets.size; },
+    get size() {
+      return buckets.size;
+    },
   };
 }
 

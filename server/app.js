@@ -75,24 +75,55 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  * @param {AppOptions} options
  */
 export async function buildApp({
-  score, token, autoplay = false, loop = autoplay, clock = systemClock, bus = createMemoryBus(),
-  logger = false, clientDir = CLIENT_DIR, hubOptions = {}, cacheDir = CACHE_DIR, watch = false, https, persist = null,
-  scoresDir = path.dirname(score.dir), phonesPerAddress = PHONES_PER_ADDRESS, connectionsPerAddress = CONNECTIONS_PER_ADDRESS,
-  httpTimeouts = {}, cluster, trustProxy, osc = null,
+  score,
+  token,
+  autoplay = false,
+  loop = autoplay,
+  clock = systemClock,
+  bus = createMemoryBus(),
+  logger = false,
+  clientDir = CLIENT_DIR,
+  hubOptions = {},
+  cacheDir = CACHE_DIR,
+  watch = false,
+  https,
+  persist = null,
+  scoresDir = path.dirname(score.dir),
+  phonesPerAddress = PHONES_PER_ADDRESS,
+  connectionsPerAddress = CONNECTIONS_PER_ADDRESS,
+  httpTimeouts = {},
+  cluster,
+  trustProxy,
+  osc = null,
 }) {
   const { keepAliveTimeout, requestTimeout, ...serverTimeouts } = { ...HTTP_TIMEOUTS, ...httpTimeouts };
-  const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify({
-    logger, bodyLimit: 64 * 1024, return503OnClosing: true, keepAliveTimeout, requestTimeout,
-    ...(https ? { https: { ...https, ...serverTimeouts } } : { http: serverTimeouts }),
-    frameworkErrors, clientErrorHandler,
-    ...(trustProxy ? { trustProxy } : {}),
-  })));
+  const app = /** @type {import('fastify').FastifyInstance} */ (
+    /** @type {unknown} */ (
+      Fastify({
+        logger,
+        bodyLimit: 64 * 1024,
+        return503OnClosing: true,
+        keepAliveTimeout,
+        requestTimeout,
+        ...(https ? { https: { ...https, ...serverTimeouts } } : { http: serverTimeouts }),
+        frameworkErrors,
+        clientErrorHandler,
+        ...(trustProxy ? { trustProxy } : {}),
+      })
+    )
+  );
   securityHeaders(app);
   limitConnections(app.server, { perAddress: connectionsPerAddress, plain: !https });
   const metrics = createMetrics();
   const conductor = createConductor({
-    model: score.model, bus, clock, loop,
-    onBeat: (beat, due) => { metrics.beatLate(clock.now() - due); osc?.beat(conductor.model, beat); },
+    model: score.model,
+    bus,
+    clock,
+    loop,
+    onBeat: (beat, due) => {
+      metrics.beatLate(clock.now() - due);
+      osc?.beat(conductor.model, beat);
+    },
     onVote: (outcome) => app.log.info({ vote: outcome }, 'vote closed'),
     onVoteCast: () => persistence?.changed(),
   });
@@ -105,11 +136,14 @@ export async function buildApp({
   // one in the performance's state as this node has it.
   const votes = createVoteGuard({
     vote: cluster ? cluster.vote : (tap) => conductor.vote(tap),
-    round: cluster ? () => {
-      const open = /** @type {{ vote?: { id?: unknown } } | undefined} */ (hub?.state?.cues?.audience)?.vote?.id;
-      return typeof open === 'string' ? `${open}@${hub.epoch}` : null;
-    } : conductorRound(conductor),
-    credentials, votesPerAddress: phonesPerAddress,
+    round: cluster
+      ? () => {
+          const open = /** @type {{ vote?: { id?: unknown } } | undefined} */ (hub?.state?.cues?.audience)?.vote?.id;
+          return typeof open === 'string' ? `${open}@${hub.epoch}` : null;
+        }
+      : conductorRound(conductor),
+    credentials,
+    votesPerAddress: phonesPerAddress,
   });
   /** A string that names a reporting connection in the conductor's figures, for a cluster. */
   /** @type {WeakMap<object, string>} */
@@ -119,19 +153,27 @@ export async function buildApp({
   const clientKey = (/** @type {unknown} */ connection) => {
     const c = /** @type {object} */ (connection);
     let key = clientKeys.get(c);
-    if (key === undefined) { key = `${keyPrefix}.${++nextClientKey}`; clientKeys.set(c, key); }
+    if (key === undefined) {
+      key = `${keyPrefix}.${++nextClientKey}`;
+      clientKeys.set(c, key);
+    }
     return key;
   };
   hub = createHub({
-    bus, now: clock.wall, metrics: metrics.hooks, onTap: (tap, from) => votes.cast(tap, from),
+    bus,
+    now: clock.wall,
+    metrics: metrics.hooks,
+    onTap: (tap, from) => votes.cast(tap, from),
     onReport: (kind, _view, report, from) => {
       // This node's own figures hold its limits (one report per interval per client, clients per
       // address); what passes goes to the active conductor in a cluster.
       const refused = clientStats.add(kind, report, { address: from.address, client: from.connection });
-      if (!refused && cluster) cluster.report(kind, report, { address: from.address, client: clientKey(from.connection) });
+      if (!refused && cluster)
+        cluster.report(kind, report, { address: from.address, client: clientKey(from.connection) });
       return refused;
     },
-    pollersPerAddress: phonesPerAddress, ...hubOptions,
+    pollersPerAddress: phonesPerAddress,
+    ...hubOptions,
   });
   metrics.observeHistory(() => hub.history);
   // One budget of failed sign-ins per address, across every route that needs the token.
@@ -148,12 +190,19 @@ export async function buildApp({
     const code = status === 413 ? 'SC_ERR_TOO_BIG' : status < 500 ? 'SC_ERR_BAD_REQUEST' : 'SC_ERR_INTERNAL';
     return reply.code(status).send({ code, message: status < 500 ? e.message : ERRORS.SC_ERR_INTERNAL.message });
   });
-  app.setNotFoundHandler((req, reply) => methodNotAllowed(app, req, reply)
-    ?? reply.code(404).send({ code: 'SC_ERR_NOT_FOUND', message: ERRORS.SC_ERR_NOT_FOUND.message }));
+  app.setNotFoundHandler(
+    (req, reply) =>
+      methodNotAllowed(app, req, reply) ??
+      reply.code(404).send({ code: 'SC_ERR_NOT_FOUND', message: ERRORS.SC_ERR_NOT_FOUND.message }),
+  );
 
   app.get('/healthz', async () => ({
     // The hub's state: on a cluster's edge, the performance's (its own conductor is idle).
-    status: 'ok', epoch: hub.epoch, seq: hub.seq, transport: (hub.state ?? conductor.state).transport, clients: hub.size,
+    status: 'ok',
+    epoch: hub.epoch,
+    seq: hub.seq,
+    transport: (hub.state ?? conductor.state).transport,
+    clients: hub.size,
   }));
   // Clock sync for clients without a WebSocket (ping/pong does it there): one round trip each.
   app.get('/api/time', async (_req, reply) => {
@@ -169,9 +218,16 @@ export async function buildApp({
   /** @type {{ problems: string[], at: number | null }} */
   const lastReload = { problems: [], at: null };
   /** @type {import('./persist.js').Persistence | null} */
-  const persistence = persist ? await attachPersistence({
-    ...persist, conductor, bus, clock, log: app.log, scoreDir: () => current.dir,
-  }) : null;
+  const persistence = persist
+    ? await attachPersistence({
+        ...persist,
+        conductor,
+        bus,
+        clock,
+        log: app.log,
+        scoreDir: () => current.dir,
+      })
+    : null;
   /**
    * Load the package again. A broken package never replaces a working one: the server keeps
    * playing what it has and the problems are kept for the conductor.
@@ -187,7 +243,10 @@ export async function buildApp({
       const e = /** @type {Error & { code?: string }} */ (err);
       lastReload.problems = e.message.split('\n').slice(1).filter(Boolean);
       if (lastReload.problems.length === 0) lastReload.problems = [e.message];
-      app.log.warn({ code: e.code, problems: lastReload.problems }, 'score reload refused; still playing the previous version');
+      app.log.warn(
+        { code: e.code, problems: lastReload.problems },
+        'score reload refused; still playing the previous version',
+      );
       throw err;
     } finally {
       lastReload.at = clock.wall();
@@ -195,9 +254,16 @@ export async function buildApp({
   }
   scoreRoutes(app, { current: () => current });
   app.get('/api/status', { onRequest: requireToken(token, auth) }, async () => ({
-    score: current.model.id, dir: current.dir, epoch: hub.epoch, seq: hub.seq, clients: hub.size,
-    warnings: current.warnings, reload: lastReload,
-    resume: persistence ? persistence.status() : { resumed: false, note: 'the performance is not saved (no state file, or the autoplay demo)' },
+    score: current.model.id,
+    dir: current.dir,
+    epoch: hub.epoch,
+    seq: hub.seq,
+    clients: hub.size,
+    warnings: current.warnings,
+    reload: lastReload,
+    resume: persistence
+      ? persistence.status()
+      : { resumed: false, note: 'the performance is not saved (no state file, or the autoplay demo)' },
   }));
   app.post('/api/reload', { onRequest: requireToken(token, auth) }, async () => {
     await reload();
@@ -242,7 +308,9 @@ export async function buildApp({
     ws.close();
     hub.close();
   });
-  app.addHook('onClose', async () => { await bus.close(); });
+  app.addHook('onClose', async () => {
+    await bus.close();
+  });
 
   if (autoplay) conductor.play();
   // What became of the save at start (null: not saved), for the start banner.

@@ -57,7 +57,8 @@ export function createClientStats({ now, reportersPerAddress = 0 }) {
     if (!r) return;
     reporters.delete(key);
     const n = (perAddress.get(r.address) ?? 1) - 1;
-    if (n > 0) perAddress.set(r.address, n); else perAddress.delete(r.address);
+    if (n > 0) perAddress.set(r.address, n);
+    else perAddress.delete(r.address);
   }
 
   function expire() {
@@ -70,9 +71,15 @@ export function createClientStats({ now, reportersPerAddress = 0 }) {
 
   /** @param {Samples} s @param {number[]} values @param {number} t */
   function keep(s, values, t) {
-    for (const v of values) { s.at.push(t); s.v.push(v); }
+    for (const v of values) {
+      s.at.push(t);
+      s.v.push(v);
+    }
     const over = s.v.length - MAX_SAMPLES_PER_CLIENT;
-    if (over > 0) { s.at.splice(0, over); s.v.splice(0, over); }
+    if (over > 0) {
+      s.at.splice(0, over);
+      s.v.splice(0, over);
+    }
   }
 
   /** @param {string} kind @param {'push' | 'display'} which @returns {Summary} */
@@ -103,7 +110,8 @@ export function createClientStats({ now, reportersPerAddress = 0 }) {
       const t = now();
       let r = reporters.get(from.client);
       if (r) {
-        if (t - r.counted < MIN_REPORT_INTERVAL_MS) return errorValue('SC_ERR_RATE_LIMITED', `one report per ${MIN_REPORT_INTERVAL_MS / 1000} s counts`);
+        if (t - r.counted < MIN_REPORT_INTERVAL_MS)
+          return errorValue('SC_ERR_RATE_LIMITED', `one report per ${MIN_REPORT_INTERVAL_MS / 1000} s counts`);
         reporters.delete(from.client);
       } else {
         const address = addressKey(from.address);
@@ -148,7 +156,9 @@ export function createClientStats({ now, reportersPerAddress = 0 }) {
  */
 export function audienceRoutes(app, { hub, stats, token, now, auth, phonesPerAddress }) {
   app.get('/api/clients', { onRequest: requireToken(token, auth) }, async () => ({
-    ...hub.audience(), latency: stats.summary(), windowMs: REPORT_WINDOW_MS,
+    ...hub.audience(),
+    latency: stats.summary(),
+    windowMs: REPORT_WINDOW_MS,
   }));
 
   const rate = audienceRate(phonesPerAddress);
@@ -158,19 +168,34 @@ export function audienceRoutes(app, { hub, stats, token, now, auth, phonesPerAdd
     // an Error captures a stack each time (bench/RESULTS.md, "Hostile clients").
     if (limiter && !limiter.take(req.ip)) return reply.code(ERRORS.SC_ERR_RATE_LIMITED.status).send(RATE_LIMITED);
     const body = /** @type {Record<string, unknown>} */ (req.body ?? {});
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE', 'expected a JSON object'));
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE', 'expected a JSON object'));
     const transport = body.transport === 'sse' || body.transport === 'poll' ? body.transport : null;
-    if (!transport) return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE', 'report.transport must be "sse" or "poll" (WebSocket clients report on their socket)'));
+    if (!transport)
+      return reply
+        .code(400)
+        .send(
+          errorValue(
+            'SC_ERR_BAD_MESSAGE',
+            'report.transport must be "sse" or "poll" (WebSocket clients report on their socket)',
+          ),
+        );
     const view = isId(body.view) ? body.view : 'unknown';
     const client = body.client === undefined ? '' : isId(body.client) ? body.client : null;
-    if (client === null) return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE', 'report.client must be the page id, 1-64 of [A-Za-z0-9_-]'));
+    if (client === null)
+      return reply
+        .code(400)
+        .send(errorValue('SC_ERR_BAD_MESSAGE', 'report.client must be the page id, 1-64 of [A-Za-z0-9_-]'));
     const decoded = decodeClientMessage(JSON.stringify({ type: 'report', push: body.push, display: body.display }));
     if (!decoded.ok) return reply.code(400).send(decoded.error);
     if (decoded.value.type !== 'report') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));
     // A page is its address and its id: pages behind one NAT are told apart by their ids, and
     // an address has at most reportersPerAddress of them. A page whose IPv6 privacy address
     // changed is still the same page (addressKey).
-    const refused = hub.report(transport, view, decoded.value, { address: req.ip, connection: `${addressKey(req.ip)} ${client}` });
+    const refused = hub.report(transport, view, decoded.value, {
+      address: req.ip,
+      connection: `${addressKey(req.ip)} ${client}`,
+    });
     if (refused) return reply.code(ERRORS[refused.code]?.status ?? 429).send(refused);
     return reply.code(204).send();
   });

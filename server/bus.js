@@ -36,9 +36,13 @@ export function createMemoryBus() {
     },
     subscribe(fn) {
       subscribers.add(fn);
-      return () => { subscribers.delete(fn); };
+      return () => {
+        subscribers.delete(fn);
+      };
     },
     latest: () => newest,
-    async close() { subscribers.clear(); },
+    async close() {
+      subscribers.clear();
+    },
   };
 }

@@ -15,8 +15,20 @@ export const CHECKS = Object.freeze([
   { os: 'android', path: '/generate_204', status: 204, type: null, body: '' },
   { os: 'android', path: '/gen_204', status: 204, type: null, body: '' },
   // iOS and macOS: captive.apple.com, www.apple.com.
-  { os: 'apple', path: '/hotspot-detect.html', status: 200, type: 'text/html', body: '<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>' },
-  { os: 'apple', path: '/library/test/success.html', status: 200, type: 'text/html', body: '<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>' },
+  {
+    os: 'apple',
+    path: '/hotspot-detect.html',
+    status: 200,
+    type: 'text/html',
+    body: '<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>',
+  },
+  {
+    os: 'apple',
+    path: '/library/test/success.html',
+    status: 200,
+    type: 'text/html',
+    body: '<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>',
+  },
   // Windows 10/11 (www.msftconnecttest.com) and older (www.msftncsi.com).
   { os: 'windows', path: '/connecttest.txt', status: 200, type: 'text/plain', body: 'Microsoft Connect Test' },
   { os: 'windows', path: '/ncsi.txt', status: 200, type: 'text/plain', body: 'Microsoft NCSI' },
@@ -40,7 +52,10 @@ export function captivePortal(app, { now }) {
   const isAccepted = (ip) => {
     const at = accepted.get(ip);
     if (at === undefined) return false;
-    if (now() - at > ACCEPTED_MS) { accepted.delete(ip); return false; }
+    if (now() - at > ACCEPTED_MS) {
+      accepted.delete(ip);
+      return false;
+    }
     return true;
   };
 

@@ -74,8 +74,8 @@ export function checkReport(pkg, dir) {
  */
 export function formatCheckReport(r) {
   const lines = [
-    `${r.dir}: "${r.title}"${r.composer ? ` by ${r.composer}` : ''} is valid: ${r.writtenBars} bars, ${r.beats} beats, `
-      + `${Math.round(r.seconds)} s, views ${r.views.join(', ')}, ${r.cues} cues, ${r.votes} votes`,
+    `${r.dir}: "${r.title}"${r.composer ? ` by ${r.composer}` : ''} is valid: ${r.writtenBars} bars, ${r.beats} beats, ` +
+      `${Math.round(r.seconds)} s, views ${r.views.join(', ')}, ${r.cues} cues, ${r.votes} votes`,
     `performed: ${r.playedBars} bars, ${clockTime(r.seconds * 1000)}: bars ${r.order}`,
     ...r.warnings.map((w) => `warning: ${w}`),
   ];

@@ -31,10 +31,16 @@ prints the bars performed (as ranges), the length and every warning; exits 1 wit
  * @param {string[]} args
  */
 async function check(args) {
-  if (args.includes('--help') || args.includes('-h')) { process.stdout.write(CHECK_USAGE); return 0; }
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(CHECK_USAGE);
+    return 0;
+  }
   const json = args.includes('--json');
   const rest = args.filter((a) => a !== '--json');
-  if (rest.length !== 1 || rest[0].startsWith('-')) { process.stderr.write(CHECK_USAGE); return 2; }
+  if (rest.length !== 1 || rest[0].startsWith('-')) {
+    process.stderr.write(CHECK_USAGE);
+    return 2;
+  }
   try {
     const pkg = await loadPackage(rest[0], { cacheDir: CACHE_DIR });
     const report = checkReport(pkg, path.relative(process.cwd(), pkg.dir) || '.');
@@ -56,7 +62,8 @@ async function check(args) {
 async function run(argv) {
   const [command, ...rest] = argv;
   switch (command) {
-    case 'check': return check(rest);
+    case 'check':
+      return check(rest);
     case 'preview': {
       const { runPreview } = await import('./preview.js');
       return runPreview(rest);
@@ -69,14 +76,19 @@ async function run(argv) {
       const { run: importZScore } = await import('./import/cli.js');
       return importZScore(rest);
     }
-    case 'help': case '--help': case '-h':
+    case 'help':
+    case '--help':
+    case '-h':
       process.stdout.write(USAGE);
       return 0;
     case 'start':
       await start(rest);
       return null;
     default:
-      if (command === undefined || command.startsWith('--')) { await start(argv); return null; }
+      if (command === undefined || command.startsWith('--')) {
+        await start(argv);
+        return null;
+      }
       process.stderr.write(`scorecast: unknown command "${command}"\n${USAGE}`);
       return 2;
   }

@@ -11,8 +11,13 @@ import { sendServed } from './send-served.js';
 
 /** Content types of what Vite writes to assets/. */
 const TYPES = /** @type {Record<string, string>} */ ({
-  '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml',
-  '.png': 'image/png', '.woff2': 'font/woff2', '.json': 'application/json', '.wasm': 'application/wasm',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
 });
 
 const NOT_BUILT = 'The client is not built: run npm run build (npm start does it).';
@@ -74,9 +79,12 @@ export async function clientFiles(app, { clientDir, hasView }) {
       const br = copy('br');
       const gz = copy('gz');
       files.set(`/assets/${name.split(path.sep).join('/')}`, {
-        file, root, type: TYPES[path.extname(name).toLowerCase()] ?? 'application/octet-stream',
+        file,
+        root,
+        type: TYPES[path.extname(name).toLowerCase()] ?? 'application/octet-stream',
         etag: createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16),
-        ...(br ? { br } : {}), ...(gz ? { gz } : {}),
+        ...(br ? { br } : {}),
+        ...(gz ? { gz } : {}),
       });
     }
     await prepareServed(files, { memoryBytes: Infinity });
@@ -115,7 +123,10 @@ export async function clientFiles(app, { clientDir, hasView }) {
   });
   // The conductor's console and the composer's preview: pages of their own (their bundles stay
   // out of the audience page). Without the token they show only a sign-in form.
-  for (const [url, file] of /** @type {const} */ ([['/conduct', conduct], ['/preview', preview]])) {
+  for (const [url, file] of /** @type {const} */ ([
+    ['/conduct', conduct],
+    ['/preview', preview],
+  ])) {
     app.get(url, (req, reply) => {
       if (!file) return reply.code(503).type('text/plain').send(NOT_BUILT);
       return sendFile(req, reply, file, 'text/html; charset=utf-8');

@@ -81,7 +81,16 @@ export const COUNTS_EVERY_MS = 250;
 /**
  * @param {ConductorOptions} options
  */
-export function createConductor({ model: firstModel, bus, clock = systemClock, loop = false, epoch: firstEpoch = newEpoch(), onBeat, onVote, onVoteCast }) {
+export function createConductor({
+  model: firstModel,
+  bus,
+  clock = systemClock,
+  loop = false,
+  epoch: firstEpoch = newEpoch(),
+  onBeat,
+  onVote,
+  onVoteCast,
+}) {
   let model = firstModel;
   let ballot = createBallot(model.votes);
   /** Publishes the vote counts while not playing (null: none pending). @type {unknown} */
@@ -106,7 +115,11 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
         cues = { ...cues, [view]: rest };
       }
     }
-    if (openId !== null && ballot.manual && !Object.values(cues).some((c) => /** @type {{ id?: unknown } | undefined} */ (c.vote)?.id === openId)) {
+    if (
+      openId !== null &&
+      ballot.manual &&
+      !Object.values(cues).some((c) => /** @type {{ id?: unknown } | undefined} */ (c.vote)?.id === openId)
+    ) {
       const vote = model.votes.find((x) => x.id === openId);
       if (vote) cues = { ...cues, audience: { ...(cues.audience ?? {}), vote: { id: vote.id, tiles: vote.tiles } } };
     }
@@ -115,7 +128,8 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
     const shown = /** @type {{ id?: unknown, counts?: unknown } | undefined} */ (cues.audience?.vote);
     if (openId !== null && shown?.id === openId) {
       const counts = ballot.openTally ?? {};
-      if (Object.keys(counts).length > 0) cues = { ...cues, audience: { ...cues.audience, vote: { ...shown, counts } } };
+      if (Object.keys(counts).length > 0)
+        cues = { ...cues, audience: { ...cues.audience, vote: { ...shown, counts } } };
     }
     return cues === s.cues ? s : { ...s, cues };
   }
@@ -138,10 +152,22 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       if (c.at > s.beat) decided.delete(c.slot);
       else if (!decided.has(c.slot)) {
         const record = ballot.record();
-        const outcome = c.vote === null ? null
-          : record.open?.id === c.vote ? { tally: record.open.tally } : [...record.closed].reverse().find((o) => o.id === c.vote) ?? null;
+        const outcome =
+          c.vote === null
+            ? null
+            : record.open?.id === c.vote
+              ? { tally: record.open.tally }
+              : ([...record.closed].reverse().find((o) => o.id === c.vote) ?? null);
         const played = new Set([...decided.values()].flatMap((d) => d.tiles));
-        decided.set(c.slot, decidePageChoice(c, { scoreId: model.id, parts: model.parts.map((p) => p.id), tally: outcome?.tally ?? null, played }));
+        decided.set(
+          c.slot,
+          decidePageChoice(c, {
+            scoreId: model.id,
+            parts: model.parts.map((p) => p.id),
+            tally: outcome?.tally ?? null,
+            played,
+          }),
+        );
       }
     }
     /** @type {Record<string, Record<string, number>>} */
@@ -227,7 +253,10 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
   function arm(beat) {
     const wait = () => {
       const remaining = dueMono(beat) - clock.now();
-      if (remaining > EARLY_TOLERANCE_MS) { timer = clock.setTimer(wait, remaining); return; }
+      if (remaining > EARLY_TOLERANCE_MS) {
+        timer = clock.setTimer(wait, remaining);
+        return;
+      }
       timer = null;
       if (beat < map.totalBeats) fire(beat);
       else finish();
@@ -346,11 +375,15 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
   function recordProblem(record) {
     if (record === null || typeof record !== 'object') return 'expected an object';
     const r = /** @type {Record<string, unknown>} */ (record);
-    if (!TRANSPORTS.includes(/** @type {string} */ (r.transport))) return `transport must be one of ${TRANSPORTS.join(', ')}`;
+    if (!TRANSPORTS.includes(/** @type {string} */ (r.transport)))
+      return `transport must be one of ${TRANSPORTS.join(', ')}`;
     const beat = /** @type {number} */ (r.beat);
-    if (!(typeof beat === 'number' && beat >= 0 && beat < map.totalBeats)) return `beat must be in 0..${map.totalBeats - 1}`;
-    if (r.transport === 'playing' && !(Number.isInteger(beat) && Number.isFinite(r.beatT))) return 'a playing record needs a whole beat and its time beatT';
-    if (!(typeof r.rate === 'number' && r.rate >= MIN_RATE && r.rate <= MAX_RATE)) return `rate must be in ${MIN_RATE}..${MAX_RATE}`;
+    if (!(typeof beat === 'number' && beat >= 0 && beat < map.totalBeats))
+      return `beat must be in 0..${map.totalBeats - 1}`;
+    if (r.transport === 'playing' && !(Number.isInteger(beat) && Number.isFinite(r.beatT)))
+      return 'a playing record needs a whole beat and its time beatT';
+    if (!(typeof r.rate === 'number' && r.rate >= MIN_RATE && r.rate <= MAX_RATE))
+      return `rate must be in ${MIN_RATE}..${MAX_RATE}`;
     if (r.ended !== undefined && typeof r.ended !== 'boolean') return 'ended must be true or false';
     return null;
   }
@@ -363,10 +396,18 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
   }
 
   return {
-    get epoch() { return epoch; },
-    get seq() { return seq; },
-    get state() { return state; },
-    get model() { return model; },
+    get epoch() {
+      return epoch;
+    },
+    get seq() {
+      return seq;
+    },
+    get state() {
+      return state;
+    },
+    get model() {
+      return model;
+    },
 
     /**
      * Play another score, or a new version of this one: a new epoch (clients resync by snapshot).
@@ -411,10 +452,16 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
      */
     play({ countIn = 0 } = {}) {
       if (!(Number.isInteger(countIn) && countIn >= 0 && countIn <= MAX_COUNT_IN_BARS)) {
-        throw new ScorecastError('SC_ERR_BAD_CONTROL', `countIn must be a whole number of bars in 0..${MAX_COUNT_IN_BARS}`);
+        throw new ScorecastError(
+          'SC_ERR_BAD_CONTROL',
+          `countIn must be a whole number of bars in 0..${MAX_COUNT_IN_BARS}`,
+        );
       }
       if (state.transport === 'playing') return state;
-      if (ended) { pos = 0; ended = false; }
+      if (ended) {
+        pos = 0;
+        ended = false;
+      }
       const playing = withTransport(state, 'playing', null);
       if (Number.isInteger(pos) && countIn > 0) {
         const beat = pos;
@@ -422,7 +469,14 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
         const beats = countIn * map.positionOf(beat).time[0];
         voteAt(beat, false);
         anchor(beat, beats * beatMs);
-        commit(withNext(model, withCountIn(atBeat(model, playing, beat, null), { t: anchorWall - beats * beatMs, beats, beatMs }), beat, anchorWall));
+        commit(
+          withNext(
+            model,
+            withCountIn(atBeat(model, playing, beat, null), { t: anchorWall - beats * beatMs, beats, beatMs }),
+            beat,
+            anchorWall,
+          ),
+        );
         arm(beat);
       } else if (Number.isInteger(pos)) {
         // Starting on a beat: that beat sounds now (one published change, not two).
@@ -519,7 +573,11 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
      */
     firePreset(id) {
       const preset = model.presets?.find((p) => p.id === id);
-      if (!preset) throw new ScorecastError('SC_ERR_BAD_CONTROL', `preset "${String(id).slice(0, 64)}" is not in this score (presets: ${model.presets?.map((p) => p.id).join(', ') || 'none'})`);
+      if (!preset)
+        throw new ScorecastError(
+          'SC_ERR_BAD_CONTROL',
+          `preset "${String(id).slice(0, 64)}" is not in this score (presets: ${model.presets?.map((p) => p.id).join(', ') || 'none'})`,
+        );
       const audience = /** @type {Record<string, unknown>} */ (applyPatch(state.cues.audience ?? {}, preset.set));
       commit({ ...state, cues: { ...state.cues, audience } });
       return state;
@@ -570,14 +628,19 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
         // Playing, the counts go out with the next beat; otherwise a little later, once for
         // every vote cast meanwhile (a thousand votes are not a thousand changes).
         if (state.transport !== 'playing' && countsTimer === null) {
-          countsTimer = clock.setTimer(() => { countsTimer = null; commit(state); }, COUNTS_EVERY_MS);
+          countsTimer = clock.setTimer(() => {
+            countsTimer = null;
+            commit(state);
+          }, COUNTS_EVERY_MS);
         }
       }
       return result;
     },
 
     /** Tallies of the open vote window and outcomes of the closed ones. */
-    votes() { return ballot.report(); },
+    votes() {
+      return ballot.report();
+    },
 
     /**
      * The performance as plain JSON, for resume(): where it is and, while playing, when its
@@ -618,7 +681,8 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
       pendingJump = null;
       decided.clear();
       for (const d of Array.isArray(record.pages) ? record.pages : []) {
-        if (model.pageChoices.some((c) => c.slot === d?.slot) && d.parts !== null && typeof d.parts === 'object') decided.set(d.slot, d);
+        if (model.pageChoices.some((c) => c.slot === d?.slot) && d.parts !== null && typeof d.parts === 'object')
+          decided.set(d.slot, d);
       }
       epoch = nextEpoch;
       seq = 0;
@@ -636,7 +700,9 @@ export function createConductor({ model: firstModel, bus, clock = systemClock, l
     },
 
     /** Stop the timers; the conductor publishes nothing more. */
-    dispose() { cancel(); },
+    dispose() {
+      cancel();
+    },
   };
 }
 

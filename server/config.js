@@ -79,7 +79,11 @@ environment variable named after each.
  * @param {string} scoreDir  resolved
  */
 export function defaultStateFile(scoreDir) {
-  const name = path.basename(scoreDir).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 64) || 'score';
+  const name =
+    path
+      .basename(scoreDir)
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .slice(0, 64) || 'score';
   const hash = createHash('sha256').update(scoreDir).digest('hex').slice(0, 8);
   return path.join(ROOT, '.cache', `performance-${name}-${hash}.json`);
 }
@@ -118,25 +122,33 @@ export function readConfig(argv, env) {
   });
   const portText = values.port ?? env.PORT ?? '8080';
   const port = Number(portText);
-  if (!(Number.isInteger(port) && port >= 0 && port < 65536)) throw new Error(`PORT/--port must be 0..65535, got "${portText}"`);
+  if (!(Number.isInteger(port) && port >= 0 && port < 65536))
+    throw new Error(`PORT/--port must be 0..65535, got "${portText}"`);
   const given = values.token ?? env.SCORECAST_TOKEN;
   if (given !== undefined && given.length < 8) throw new Error('SCORECAST_TOKEN/--token must be at least 8 characters');
   const autoplay = values.autoplay ?? env.SCORECAST_AUTOPLAY === '1';
   const cert = values.cert ?? env.SCORECAST_CERT;
   const key = values.key ?? env.SCORECAST_KEY;
-  if ((cert === undefined) !== (key === undefined)) throw new Error('HTTPS needs both a certificate and its key: --cert FILE --key FILE (or SCORECAST_CERT and SCORECAST_KEY)');
+  if ((cert === undefined) !== (key === undefined))
+    throw new Error(
+      'HTTPS needs both a certificate and its key: --cert FILE --key FILE (or SCORECAST_CERT and SCORECAST_KEY)',
+    );
   const redis = values.redis ?? env.SCORECAST_REDIS;
   const role = values.role ?? env.SCORECAST_ROLE;
-  if (role !== undefined && redis === undefined) throw new Error('--role needs --redis URL (SCORECAST_REDIS): roles are for a cluster');
-  if (role !== undefined && !['conductor', 'edge', 'both'].includes(role)) throw new Error(`--role must be conductor, edge or both, got "${role}"`);
-  if (redis !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redis)) throw new Error(`--redis must be a URL like redis://127.0.0.1:6379, got "${redis}"`);
+  if (role !== undefined && redis === undefined)
+    throw new Error('--role needs --redis URL (SCORECAST_REDIS): roles are for a cluster');
+  if (role !== undefined && !['conductor', 'edge', 'both'].includes(role))
+    throw new Error(`--role must be conductor, edge or both, got "${role}"`);
+  if (redis !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redis))
+    throw new Error(`--redis must be a URL like redis://127.0.0.1:6379, got "${redis}"`);
   const oscText = values.osc ?? env.SCORECAST_OSC;
   const scoreDir = path.resolve(values.score ?? env.SCORECAST_SCORE ?? path.join(ROOT, 'scores', 'demo'));
   /** @param {string} flag @param {string | undefined} text @param {number} fallback */
   const count = (flag, text, fallback) => {
     if (text === undefined) return fallback;
     const n = Number(text);
-    if (!(/^\d{1,9}$/.test(text) && Number.isSafeInteger(n))) throw new Error(`${flag} must be a whole number >= 0 (0: no limit), got "${text}"`);
+    if (!(/^\d{1,9}$/.test(text) && Number.isSafeInteger(n)))
+      throw new Error(`${flag} must be a whole number >= 0 (0: no limit), got "${text}"`);
     return n;
   };
   return {
@@ -150,17 +162,35 @@ export function readConfig(argv, env) {
     watch: values.watch ?? env.SCORECAST_WATCH === '1',
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
     tls: cert !== undefined && key !== undefined ? { cert: path.resolve(cert), key: path.resolve(key) } : null,
-    stateFile: autoplay || redis !== undefined ? null : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? defaultStateFile(scoreDir)),
+    stateFile:
+      autoplay || redis !== undefined
+        ? null
+        : path.resolve(values['state-file'] ?? env.SCORECAST_STATE_FILE ?? defaultStateFile(scoreDir)),
     resume: !(values['no-resume'] ?? env.SCORECAST_RESUME === '0'),
     help: values.help ?? false,
-    phonesPerAddress: count('SCORECAST_PHONES_PER_ADDRESS/--phones-per-address', values['phones-per-address'] ?? env.SCORECAST_PHONES_PER_ADDRESS, PHONES_PER_ADDRESS),
-    connectionsPerAddress: count('SCORECAST_CONNECTIONS_PER_ADDRESS/--connections-per-address', values['connections-per-address'] ?? env.SCORECAST_CONNECTIONS_PER_ADDRESS, CONNECTIONS_PER_ADDRESS),
-    trustProxy: (values['trust-proxy'] ?? env.SCORECAST_TRUST_PROXY)?.split(',').map((a) => a.trim()).filter(Boolean) ?? null,
+    phonesPerAddress: count(
+      'SCORECAST_PHONES_PER_ADDRESS/--phones-per-address',
+      values['phones-per-address'] ?? env.SCORECAST_PHONES_PER_ADDRESS,
+      PHONES_PER_ADDRESS,
+    ),
+    connectionsPerAddress: count(
+      'SCORECAST_CONNECTIONS_PER_ADDRESS/--connections-per-address',
+      values['connections-per-address'] ?? env.SCORECAST_CONNECTIONS_PER_ADDRESS,
+      CONNECTIONS_PER_ADDRESS,
+    ),
+    trustProxy:
+      (values['trust-proxy'] ?? env.SCORECAST_TRUST_PROXY)
+        ?.split(',')
+        .map((a) => a.trim())
+        .filter(Boolean) ?? null,
     osc: oscText === undefined ? null : parseOscTarget(oscText),
-    cluster: redis === undefined ? null : {
-      url: redis,
-      role: /** @type {'conductor' | 'edge' | 'both'} */ (role ?? 'both'),
-      nodeId: values['node-id'] ?? env.SCORECAST_NODE_ID ?? null,
-    },
+    cluster:
+      redis === undefined
+        ? null
+        : {
+            url: redis,
+            role: /** @type {'conductor' | 'edge' | 'both'} */ (role ?? 'both'),
+            nodeId: values['node-id'] ?? env.SCORECAST_NODE_ID ?? null,
+          },
   };
 }

@@ -56,7 +56,8 @@ export function limitConnections(server, { perAddress, plain }) {
     open.set(ip, n + 1);
     socket.once('close', () => {
       const left = (open.get(ip) ?? 1) - 1;
-      if (left > 0) open.set(ip, left); else open.delete(ip);
+      if (left > 0) open.set(ip, left);
+      else open.delete(ip);
     });
   });
   return {

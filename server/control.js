@@ -62,7 +62,8 @@ export function tokenMatches(presented, expected) {
  */
 function args(body) {
   if (body === undefined || body === null || body === '') return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw new ScorecastError('SC_ERR_BAD_CONTROL', 'the body must be a JSON object');
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new ScorecastError('SC_ERR_BAD_CONTROL', 'the body must be a JSON object');
   return /** @type {Record<string, unknown>} */ (body);
 }
 
@@ -71,13 +72,20 @@ function args(body) {
  * @type {Record<string, (c: import('./conductor.js').Conductor, a: Record<string, unknown>) => void>}
  */
 const ACTIONS = {
-  play: (c, a) => { c.play(a.countIn === undefined ? {} : { countIn: /** @type {number} */ (a.countIn) }); },
-  pause: (c) => { c.pause(); },
-  stop: (c) => { c.stop(); },
+  play: (c, a) => {
+    c.play(a.countIn === undefined ? {} : { countIn: /** @type {number} */ (a.countIn) });
+  },
+  pause: (c) => {
+    c.pause();
+  },
+  stop: (c) => {
+    c.stop();
+  },
   seek: (c, a) => {
     if (a.bar !== undefined) {
       if (!Number.isInteger(a.bar)) throw new ScorecastError('SC_ERR_BAD_CONTROL', 'bar must be an integer');
-      if (a.beat !== undefined && !Number.isInteger(a.beat)) throw new ScorecastError('SC_ERR_BAD_CONTROL', 'beat must be an integer (beat in the bar)');
+      if (a.beat !== undefined && !Number.isInteger(a.beat))
+        throw new ScorecastError('SC_ERR_BAD_CONTROL', 'beat must be an integer (beat in the bar)');
       c.seek(c.beatOf(/** @type {number} */ (a.bar), /** @type {number | undefined} */ (a.beat)));
     } else if (a.beat !== undefined) {
       c.seek(/** @type {number} */ (a.beat));
@@ -94,7 +102,8 @@ const ACTIONS = {
   },
   // {id} fires the score's preset now (a change of the audience view, score.yaml `presets`).
   preset: (c, a) => {
-    if (typeof a.id !== 'string' && !Number.isInteger(a.id)) throw new ScorecastError('SC_ERR_BAD_CONTROL', 'preset needs {id}, a preset of the score');
+    if (typeof a.id !== 'string' && !Number.isInteger(a.id))
+      throw new ScorecastError('SC_ERR_BAD_CONTROL', 'preset needs {id}, a preset of the score');
     c.firePreset(String(a.id));
   },
   tempo: (c, a) => {
@@ -117,7 +126,11 @@ export function requireToken(token, limiter) {
     const header = req.headers.authorization;
     const presented = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
     if (tokenMatches(presented, token)) return;
-    if (limiter && !limiter.allowed(req.ip)) throw new ScorecastError('SC_ERR_RATE_LIMITED', 'too many wrong tokens from this address; wait a minute (the right token still works)');
+    if (limiter && !limiter.allowed(req.ip))
+      throw new ScorecastError(
+        'SC_ERR_RATE_LIMITED',
+        'too many wrong tokens from this address; wait a minute (the right token still works)',
+      );
     limiter?.failed(req.ip);
     throw new ScorecastError('SC_ERR_UNAUTHORIZED');
   };

@@ -38,14 +38,20 @@ export function frameworkErrors(err, req, reply) {
 export function clientErrorHandler(err, socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   /** @type {keyof typeof ERRORS} */
-  const code = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'SC_ERR_TIMEOUT'
-    : err.code === 'HPE_HEADER_OVERFLOW' ? 'SC_ERR_HEADERS_TOO_BIG' : 'SC_ERR_BAD_REQUEST';
+  const code =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 'SC_ERR_TIMEOUT'
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'SC_ERR_HEADERS_TOO_BIG'
+        : 'SC_ERR_BAD_REQUEST';
   this.log.trace({ err }, 'client error');
   const { status, message } = ERRORS[code];
   const body = JSON.stringify({ code, message });
   const reason = { 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[status] ?? 'Bad Request';
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
   }
   socket.destroy();
 }

@@ -7,7 +7,15 @@ import { encode, decodeClientMessage } from '../core/protocol.js';
 import { errorValue } from '../core/errors.js';
 import { applyPatch } from '../core/merge-patch.js';
 import { createTokenBucket } from '../core/token-bucket.js';
-import { CLIENT_RATE, CLOSE, DEAD_LINK_MS, FLOOD_CLOSE_AFTER, HEARTBEAT_MS, MAX_CLIENT_MESSAGE_BYTES, PROTOCOL_VERSION } from '../core/constants.js';
+import {
+  CLIENT_RATE,
+  CLOSE,
+  DEAD_LINK_MS,
+  FLOOD_CLOSE_AFTER,
+  HEARTBEAT_MS,
+  MAX_CLIENT_MESSAGE_BYTES,
+  PROTOCOL_VERSION,
+} from '../core/constants.js';
 import { isId } from '../core/values.js';
 
 /**
@@ -125,7 +133,8 @@ export function createHub({
     if (!p) return;
     pollers.delete(id);
     const n = (pollersAt.get(p.address) ?? 1) - 1;
-    if (n > 0) pollersAt.set(p.address, n); else pollersAt.delete(p.address);
+    if (n > 0) pollersAt.set(p.address, n);
+    else pollersAt.delete(p.address);
   }
 
   /**
@@ -134,7 +143,11 @@ export function createHub({
    * @returns {Message}
    */
   const message = (envelope, withId = false) => ({
-    type: envelope.type, seq, id: withId ? `${epoch}:${seq}` : '', text: encode(envelope), bytes: new Map(),
+    type: envelope.type,
+    seq,
+    id: withId ? `${epoch}:${seq}` : '',
+    text: encode(envelope),
+    bytes: new Map(),
   });
 
   /**
@@ -202,7 +215,10 @@ export function createHub({
       const queued = link.buffered();
       let out = msg;
       if (session.behind) {
-        if (queued > dropBytes || t - session.behindSince > behindMs) { session.drop(); continue; }
+        if (queued > dropBytes || t - session.behindSince > behindMs) {
+          session.drop();
+          continue;
+        }
         if (!isState || queued > behindBytes / 2) continue;
         // Latest state wins: the connection drained, it gets the newest state whole.
         session.behind = false;
@@ -215,7 +231,10 @@ export function createHub({
       const bytes = framed(out, link.kind);
       link.send(bytes);
       const c = counts.get(link.kind);
-      if (c) { c.n++; c.bytes += bytes.length; } else counts.set(link.kind, { n: 1, bytes: bytes.length });
+      if (c) {
+        c.n++;
+        c.bytes += bytes.length;
+      } else counts.set(link.kind, { n: 1, bytes: bytes.length });
     }
     for (const [kind, c] of counts) metrics.sent?.(kind, c.n, c.bytes);
   }
@@ -317,16 +336,25 @@ export function createHub({
       if (this.closed) return;
       if (!this.bucket.take(now())) {
         this.rejected++;
-        if (this.rejected >= FLOOD_CLOSE_AFTER) { this.close(CLOSE.FLOOD, 'SC_ERR_FLOOD'); return; }
+        if (this.rejected >= FLOOD_CLOSE_AFTER) {
+          this.close(CLOSE.FLOOD, 'SC_ERR_FLOOD');
+          return;
+        }
         // Answer only the first refusals of a burst: a flood must not make us flood back.
         if (this.rejected <= CLIENT_RATE.burst) this.sendError(errorValue('SC_ERR_RATE_LIMITED'));
         return;
       }
       const data = Array.isArray(raw) ? Buffer.concat(raw) : raw;
       const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
-      if (size > MAX_CLIENT_MESSAGE_BYTES) { this.sendError(errorValue('SC_ERR_TOO_BIG')); return; }
+      if (size > MAX_CLIENT_MESSAGE_BYTES) {
+        this.sendError(errorValue('SC_ERR_TOO_BIG'));
+        return;
+      }
       const decoded = decodeClientMessage(typeof data === 'string' ? data : new Uint8Array(data), isBinary);
-      if (!decoded.ok) { this.sendError(decoded.error); return; }
+      if (!decoded.ok) {
+        this.sendError(decoded.error);
+        return;
+      }
       const msg = decoded.value;
       switch (msg.type) {
         case 'hello':
@@ -346,8 +374,11 @@ export function createHub({
             if (result.ok) this.reply(message({ type: 'voted', t: now(), window: result.id, tile: String(msg.tile) }));
             else this.sendError(result.error);
           };
-          const result = onTap ? onTap(msg, this.source) : { ok: /** @type {const} */ (false), error: errorValue('SC_ERR_NO_VOTE_WINDOW') };
-          if (result instanceof Promise) result.then(answer, () => answer({ ok: false, error: errorValue('SC_ERR_INTERNAL') }));
+          const result = onTap
+            ? onTap(msg, this.source)
+            : { ok: /** @type {const} */ (false), error: errorValue('SC_ERR_NO_VOTE_WINDOW') };
+          if (result instanceof Promise)
+            result.then(answer, () => answer({ ok: false, error: errorValue('SC_ERR_INTERNAL') }));
           else answer(result);
           break;
         }
@@ -378,19 +409,31 @@ export function createHub({
   }
 
   return {
-    get epoch() { return epoch; },
-    get seq() { return seq; },
-    get state() { return state; },
-    get size() { return sessions.size; },
+    get epoch() {
+      return epoch;
+    },
+    get seq() {
+      return seq;
+    },
+    get state() {
+      return state;
+    },
+    get size() {
+      return sessions.size;
+    },
     /** The resync history: deltas held and their JSON bytes (bounded by historySize/historyBytes). */
-    get history() { return { deltas: ring.length, bytes: ringBytes }; },
+    get history() {
+      return { deltas: ring.length, bytes: ringBytes };
+    },
 
     /**
      * Register how a transport frames messages (SSE adds `id:` and `data:` lines).
      * @param {string} kind
      * @param {Framer} framer
      */
-    setFramer(kind, framer) { framers.set(kind, framer); },
+    setFramer(kind, framer) {
+      framers.set(kind, framer);
+    },
 
     /**
      * Who is connected: by transport and by view. Polling clients count when they polled within
@@ -447,7 +490,9 @@ export function createHub({
      * @param {Source} from
      * @returns {import('../core/errors.js').ErrorValue | null} why it was not counted, or null
      */
-    report(kind, view, report, from) { return onReport?.(kind, view, report, from) ?? null; },
+    report(kind, view, report, from) {
+      return onReport?.(kind, view, report, from) ?? null;
+    },
 
     /**
      * A new connection: it gets a welcome, then what it needs to be live.
@@ -458,10 +503,19 @@ export function createHub({
       const session = new Session(link, holds.view ?? 'unknown');
       sessions.add(session);
       metrics.clients?.(link.kind, 1);
-      session.send(message({
-        type: 'welcome', epoch, seq, t: now(), protocol: PROTOCOL_VERSION, transport: link.kind,
-        heartbeatMs: HEARTBEAT_MS, deadLinkMs: DEAD_LINK_MS, maxMessageBytes: MAX_CLIENT_MESSAGE_BYTES,
-      }));
+      session.send(
+        message({
+          type: 'welcome',
+          epoch,
+          seq,
+          t: now(),
+          protocol: PROTOCOL_VERSION,
+          transport: link.kind,
+          heartbeatMs: HEARTBEAT_MS,
+          deadLinkMs: DEAD_LINK_MS,
+          maxMessageBytes: MAX_CLIENT_MESSAGE_BYTES,
+        }),
+      );
       session.resync(holds.epoch, holds.seq);
       return session;
     },

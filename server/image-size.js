@@ -12,7 +12,16 @@ const NUM = '[-+]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][-+]?\\d+)?';
 /** viewBox="min-x min-y width height", in double or single quotes. */
 const VIEW_BOX = new RegExp(`\\sviewBox\\s*=\\s*(["'])\\s*${NUM}[\\s,]+${NUM}[\\s,]+(${NUM})[\\s,]+(${NUM})\\s*\\1`);
 /** CSS pixels per unit of an SVG length (CSS Values 4, absolute lengths: 1in = 96px). */
-const PX_PER = /** @type {Record<string, number>} */ ({ '': 1, px: 1, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6, pt: 96 / 72, pc: 16 });
+const PX_PER = /** @type {Record<string, number>} */ ({
+  '': 1,
+  px: 1,
+  in: 96,
+  cm: 96 / 2.54,
+  mm: 96 / 25.4,
+  q: 96 / 101.6,
+  pt: 96 / 72,
+  pc: 16,
+});
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

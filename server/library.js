@@ -30,19 +30,32 @@ export async function listScores(scoresDir) {
   } catch {
     return [];
   }
-  const names = entries.filter((e) => e.isDirectory() && NAME_RE.test(e.name)).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory() && NAME_RE.test(e.name))
+    .map((e) => e.name)
+    .sort();
   /** @type {LibraryEntry[]} */
   const out = [];
   for (const name of names) {
     const dir = path.join(scoresDir, name);
-    const hasManifest = await readdir(dir).then((files) => files.includes('score.yaml'), () => false);
+    const hasManifest = await readdir(dir).then(
+      (files) => files.includes('score.yaml'),
+      () => false,
+    );
     if (!hasManifest) continue;
     let raw = null;
     try {
       ({ raw } = await readManifest(dir));
-    } catch { /* listed; loading it says what is wrong */ }
+    } catch {
+      /* listed; loading it says what is wrong */
+    }
     const m = raw && typeof raw === 'object' ? /** @type {Record<string, unknown>} */ (raw) : {};
-    out.push({ name, dir, id: typeof m.id === 'string' ? m.id : null, title: typeof m.title === 'string' ? m.title : null });
+    out.push({
+      name,
+      dir,
+      id: typeof m.id === 'string' ? m.id : null,
+      title: typeof m.title === 'string' ? m.title : null,
+    });
   }
   return out;
 }
@@ -58,12 +71,15 @@ export function libraryRoutes(app, { scoresDir, token, auth, currentDir, switchT
   app.get('/api/scores', guard, async () => {
     const scores = await listScores(scoresDir);
     const current = path.resolve(currentDir());
-    return { scores: scores.map(({ name, id, title, dir }) => ({ name, id, title, current: path.resolve(dir) === current })) };
+    return {
+      scores: scores.map(({ name, id, title, dir }) => ({ name, id, title, current: path.resolve(dir) === current })),
+    };
   });
   app.post('/api/load', guard, async (req) => {
     const body = /** @type {Record<string, unknown> | null} */ (req.body ?? null);
     const name = body && typeof body === 'object' ? body.score : undefined;
-    if (typeof name !== 'string') throw new ScorecastError('SC_ERR_BAD_CONTROL', 'load needs {score: "<folder name>"} from GET /api/scores');
+    if (typeof name !== 'string')
+      throw new ScorecastError('SC_ERR_BAD_CONTROL', 'load needs {score: "<folder name>"} from GET /api/scores');
     const entry = (await listScores(scoresDir)).find((e) => e.name === name);
     if (!entry) throw new ScorecastError('SC_ERR_NOT_FOUND', `no score "${name.slice(0, 64)}" in the scores folder`);
     return switchTo(entry.dir);

@@ -40,9 +40,12 @@ export function openFilesLimit() {
 export function openFilesWarning(limit) {
   if (!limit || limit.soft >= WANT_OPEN_FILES) return null;
   const raise = Math.min(limit.hard, 65_536);
-  const fix = raise > limit.soft
-    ? `raise it before starting: ulimit -n ${raise}`
-    : `the hard limit is ${limit.hard} too: raise it (LimitNOFILE= in a systemd unit, nofile in /etc/security/limits.conf)`;
-  return `warning: this process may hold only ${limit.soft} open files, one per connected client: ` +
-    `about ${Math.max(0, limit.soft - 64)} clients can connect; ${fix}`;
+  const fix =
+    raise > limit.soft
+      ? `raise it before starting: ulimit -n ${raise}`
+      : `the hard limit is ${limit.hard} too: raise it (LimitNOFILE= in a systemd unit, nofile in /etc/security/limits.conf)`;
+  return (
+    `warning: this process may hold only ${limit.soft} open files, one per connected client: ` +
+    `about ${Math.max(0, limit.soft - 64)} clients can connect; ${fix}`
+  );
 }

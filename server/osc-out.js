@@ -19,7 +19,8 @@ const ERROR_LOG_EVERY_MS = 60_000;
 export function parseOscTarget(text) {
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(text);
   const port = m ? Number(m[3]) : NaN;
-  if (!m || !(port >= 1 && port <= 65535)) throw new Error(`--osc must be HOST:PORT of the OSC receiver, e.g. 127.0.0.1:7000 or [::1]:7000, got "${text}"`);
+  if (!m || !(port >= 1 && port <= 65535))
+    throw new Error(`--osc must be HOST:PORT of the OSC receiver, e.g. 127.0.0.1:7000 or [::1]:7000, got "${text}"`);
   return { host: m[1] ?? m[2], port };
 }
 
@@ -30,7 +31,13 @@ export function parseOscTarget(text) {
  * @returns {Buffer}
  */
 export function encodeOscMessage(address, args) {
-  const typed = args.map((a) => (typeof a === 'string' ? { type: 's', value: a } : Number.isInteger(a) ? { type: 'i', value: a } : { type: 'f', value: a }));
+  const typed = args.map((a) =>
+    typeof a === 'string'
+      ? { type: 's', value: a }
+      : Number.isInteger(a)
+        ? { type: 'i', value: a }
+        : { type: 'f', value: a },
+  );
   return /** @type {Buffer} */ (encode(/** @type {any} */ ({ oscType: 'message', address, args: typed })));
 }
 
@@ -63,7 +70,8 @@ export function createOscOut({ host, port, log, now = Date.now }) {
       m = new Map();
       for (const c of model.osc ?? []) {
         const list = m.get(c.beat);
-        if (list) list.push(c); else m.set(c.beat, [c]);
+        if (list) list.push(c);
+        else m.set(c.beat, [c]);
       }
       byModel.set(model, m);
     }
@@ -72,7 +80,9 @@ export function createOscOut({ host, port, log, now = Date.now }) {
 
   return {
     /** Messages sent so far. */
-    get sent() { return sent; },
+    get sent() {
+      return sent;
+    },
     /**
      * Send the messages of `beat` (a beat that sounds now).
      * @param {import('../core/manifest.js').ScoreModel} model
@@ -83,13 +93,17 @@ export function createOscOut({ host, port, log, now = Date.now }) {
       const cues = index(model).get(beat);
       if (!cues) return 0;
       for (const c of cues) {
-        socket.send(encodeOscMessage(c.address, c.args), port, host, (err) => { if (err) failed(err); });
+        socket.send(encodeOscMessage(c.address, c.args), port, host, (err) => {
+          if (err) failed(err);
+        });
         sent++;
       }
       return cues.length;
     },
     close() {
-      return new Promise((resolve) => { socket.close(() => resolve(undefined)); });
+      return new Promise((resolve) => {
+        socket.close(() => resolve(undefined));
+      });
     },
   };
 }

@@ -50,18 +50,30 @@ async function openChecked(root, file, maxBytes) {
     handle = await open(file, FLAGS);
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, missing: true, reason: 'does not exist in the package' };
-    if (code === 'ELOOP') return { ok: false, missing: false, reason: 'is a symbolic link; put the file itself in the package' };
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return { ok: false, missing: true, reason: 'does not exist in the package' };
+    if (code === 'ELOOP')
+      return { ok: false, missing: false, reason: 'is a symbolic link; put the file itself in the package' };
     return { ok: false, missing: false, reason: `cannot be read (${code ?? 'error'})` };
   }
   /** @param {string} reason @returns {Promise<Opened>} */
-  const refuse = async (reason) => { await handle.close(); return { ok: false, missing: false, reason }; };
+  const refuse = async (reason) => {
+    await handle.close();
+    return { ok: false, missing: false, reason };
+  };
   const where = await pathOf(handle);
-  if (where !== null && !inside(root, where)) return refuse('leads outside the package (a link); put the file itself in the package');
+  if (where !== null && !inside(root, where))
+    return refuse('leads outside the package (a link); put the file itself in the package');
   const info = await handle.stat();
   if (!info.isFile()) return refuse('is not a regular file');
-  if (info.nlink > 1) return refuse(`has ${info.nlink} names (a hard link, which may lead outside the package); put a copy of the file in the package`);
-  if (info.size > maxBytes) return refuse(`is ${formatBytes(info.size)}, more than the ${formatBytes(maxBytes)} a file of its kind may be (doc/score-format.md, "Limits")`);
+  if (info.nlink > 1)
+    return refuse(
+      `has ${info.nlink} names (a hard link, which may lead outside the package); put a copy of the file in the package`,
+    );
+  if (info.size > maxBytes)
+    return refuse(
+      `is ${formatBytes(info.size)}, more than the ${formatBytes(maxBytes)} a file of its kind may be (doc/score-format.md, "Limits")`,
+    );
   return { ok: true, handle, real: where ?? file, size: info.size };
 }
 
@@ -78,10 +90,16 @@ export async function openInPackage(root, rel, maxBytes) {
     real = await realpath(path.join(root, rel));
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, missing: true, reason: 'does not exist in the package' };
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return { ok: false, missing: true, reason: 'does not exist in the package' };
     return { ok: false, missing: false, reason: `cannot be read (${code ?? 'error'})` };
   }
-  if (!inside(root, real)) return { ok: false, missing: false, reason: 'leads outside the package (a link); put the file itself in the package' };
+  if (!inside(root, real))
+    return {
+      ok: false,
+      missing: false,
+      reason: 'leads outside the package (a link); put the file itself in the package',
+    };
   return openChecked(root, real, maxBytes);
 }
 

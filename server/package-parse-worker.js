@@ -47,7 +47,13 @@ function fieldPath(field) {
 function manifest({ text }) {
   const { doc, lines } = parse(text);
   if (doc.errors.length > 0) {
-    return { ok: false, problems: doc.errors.map((e) => `score.yaml${e.linePos?.[0]?.line ? ` line ${e.linePos[0].line}` : ''}: syntax: ${e.message.split('\n')[0]}`) };
+    return {
+      ok: false,
+      problems: doc.errors.map(
+        (e) =>
+          `score.yaml${e.linePos?.[0]?.line ? ` line ${e.linePos[0].line}` : ''}: syntax: ${e.message.split('\n')[0]}`,
+      ),
+    };
   }
   try {
     // As JSON text: the main thread parses it 2.5 times faster than it deserializes the same
@@ -59,7 +65,12 @@ function manifest({ text }) {
     // a few lines that build billions of values), or for an alias to no anchor.
     /** @type {number | null} */
     let line = null;
-    visit(doc, { Alias(_, node) { if (node.range) line = lines.linePos(node.range[0]).line; return visit.BREAK; } });
+    visit(doc, {
+      Alias(_, node) {
+        if (node.range) line = lines.linePos(node.range[0]).line;
+        return visit.BREAK;
+      },
+    });
     const text = /** @type {Error} */ (err).message;
     const message = /Excessive alias count/.test(text)
       ? `aliases (*name) expand to more than ${MAX_ALIAS_COUNT} copies; write the values out, or use fewer aliases`
@@ -100,18 +111,36 @@ function beatMap({ bytes, form, options }) {
     try {
       value = JSON.parse(text);
     } catch (err) {
-      return { ok: false, problems: [{ file: options.file, message: `is not valid JSON (${/** @type {Error} */ (err).message}); export the beat map again` }] };
+      return {
+        ok: false,
+        problems: [
+          {
+            file: options.file,
+            message: `is not valid JSON (${/** @type {Error} */ (err).message}); export the beat map again`,
+          },
+        ],
+      };
     }
     result = checkBeatMap(value, options);
   }
   if (!result.ok) {
     const { problems } = result;
     if (problems.length <= MAX_PROBLEMS) return result;
-    return { ok: false, problems: [...problems.slice(0, MAX_PROBLEMS), { file: options.file, message: `and ${problems.length - MAX_PROBLEMS} more problems like these` }] };
+    return {
+      ok: false,
+      problems: [
+        ...problems.slice(0, MAX_PROBLEMS),
+        { file: options.file, message: `and ${problems.length - MAX_PROBLEMS} more problems like these` },
+      ],
+    };
   }
   const { beats } = result.value;
   const packed = new Float64Array(beats.length * BEATMAP_CSV_COLUMNS.length);
-  beats.forEach((b, i) => { BEATMAP_CSV_COLUMNS.forEach((k, j) => { packed[i * BEATMAP_CSV_COLUMNS.length + j] = /** @type {any} */ (b)[k]; }); });
+  beats.forEach((b, i) => {
+    BEATMAP_CSV_COLUMNS.forEach((k, j) => {
+      packed[i * BEATMAP_CSV_COLUMNS.length + j] = /** @type {any} */ (b)[k];
+    });
+  });
   return { ok: true, packed };
 }
 
@@ -121,10 +150,17 @@ const KINDS = { manifest, lines: linesOf, beatmap: beatMap };
 port.on('message', (/** @type {{ id: number, kind: string, task: any }} */ { id, kind, task }) => {
   try {
     const data = KINDS[kind](task);
-    const transfer = data && typeof data === 'object' && 'packed' in data ? [/** @type {ArrayBuffer} */ (/** @type {Float64Array} */ (data.packed).buffer)] : [];
+    const transfer =
+      data && typeof data === 'object' && 'packed' in data
+        ? [/** @type {ArrayBuffer} */ (/** @type {Float64Array} */ (data.packed).buffer)]
+        : [];
     port.postMessage({ id, type: 'done', data }, transfer);
   } catch (err) {
-    port.postMessage({ id, type: 'failed', data: { message: err instanceof Error ? err.message : String(err), atStart: false } });
+    port.postMessage({
+      id,
+      type: 'failed',
+      data: { message: err instanceof Error ? err.message : String(err), atStart: false },
+    });
     port.close();
     process.exit(1);
   }

@@ -22,13 +22,22 @@ let pool = null;
  * @param {string} file  named in the problem
  */
 async function run(kind, task, file) {
-  pool ??= createPool({ size: 1, idleMs: 10_000, url: new URL('./package-parse-worker.js', import.meta.url), resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } });
+  pool ??= createPool({
+    size: 1,
+    idleMs: 10_000,
+    url: new URL('./package-parse-worker.js', import.meta.url),
+    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
+  });
   try {
     return await pool.run(kind, task, { timeoutMs: TIMEOUT_MS });
   } catch (err) {
     const e = /** @type {import('./engrave/pool.js').PoolError} */ (err);
-    const why = e.reason === 'timeout' ? `took more than ${TIMEOUT_MS / 1000} s to read` : `could not be read (${e.message})`;
-    throw new ScorecastError('SC_ERR_SCORE_INVALID', `\n${file}: ${why}; it is larger or more nested than a score needs`);
+    const why =
+      e.reason === 'timeout' ? `took more than ${TIMEOUT_MS / 1000} s to read` : `could not be read (${e.message})`;
+    throw new ScorecastError(
+      'SC_ERR_SCORE_INVALID',
+      `\n${file}: ${why}; it is larger or more nested than a score needs`,
+    );
   }
 }
 
@@ -67,7 +76,16 @@ export async function parseBeatMap(bytes, form, options) {
   /** @type {import('../core/beatmap.js').BeatEntry[]} */
   const beats = [];
   for (let i = 0; i < packed.length; i += n) {
-    beats.push({ beat: packed[i], page: packed[i + 1], system: packed[i + 2], bar: packed[i + 3], x0: packed[i + 4], x1: packed[i + 5], y0: packed[i + 6], y1: packed[i + 7] });
+    beats.push({
+      beat: packed[i],
+      page: packed[i + 1],
+      system: packed[i + 2],
+      bar: packed[i + 3],
+      x0: packed[i + 4],
+      x1: packed[i + 5],
+      y0: packed[i + 6],
+      y1: packed[i + 7],
+    });
   }
   return { ok: true, value: { beats } };
 }

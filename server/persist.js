@@ -61,8 +61,8 @@ export function startOf(payload) {
  * that loaded a score and never played it has nothing worth coming back to.
  * @param {import('./conductor.js').PerformanceRecord} performance
  */
-export const underWay = (performance) => performance.transport === 'playing'
-  || (typeof performance.beat === 'number' && performance.beat > 0);
+export const underWay = (performance) =>
+  performance.transport === 'playing' || (typeof performance.beat === 'number' && performance.beat > 0);
 
 /**
  * The package a server started with `--score start` goes on with, when its save says that the
@@ -130,7 +130,14 @@ export function startRefusal(payload, { start, loadedDir, switchProblem = null }
  * soon as the write in progress (if any) is done.
  * @param {SaverOptions} options
  */
-export function createSaver({ write, text, clock, intervalMs = SAVE_INTERVAL_MS, onError = () => {}, onWritten = () => {} }) {
+export function createSaver({
+  write,
+  text,
+  clock,
+  intervalMs = SAVE_INTERVAL_MS,
+  onError = () => {},
+  onWritten = () => {},
+}) {
   let dirty = false;
   let urgentPending = false;
   let lastStart = -Infinity;
@@ -167,10 +174,17 @@ export function createSaver({ write, text, clock, intervalMs = SAVE_INTERVAL_MS,
 
   /** @param {boolean} urgent */
   function schedule(urgent) {
-    if (writing) { urgentPending ||= urgent; return; }
+    if (writing) {
+      urgentPending ||= urgent;
+      return;
+    }
     const wait = urgent ? 0 : lastStart + intervalMs - clock.now();
     if (wait <= 0) start();
-    else if (timer === null) timer = clock.setTimer(() => { timer = null; start(); }, wait);
+    else if (timer === null)
+      timer = clock.setTimer(() => {
+        timer = null;
+        start();
+      }, wait);
   }
 
   return {
@@ -204,7 +218,9 @@ export function createSaver({ write, text, clock, intervalMs = SAVE_INTERVAL_MS,
       await this.flush();
     },
 
-    get pending() { return dirty || writing !== null; },
+    get pending() {
+      return dirty || writing !== null;
+    },
   };
 }
 
@@ -234,7 +250,17 @@ export function createSaver({ write, text, clock, intervalMs = SAVE_INTERVAL_MS,
  * }} options
  */
 export async function attachPersistence({
-  file, resume = true, intervalMs, conductor, bus, clock, log, scoreDir = () => null, start, switchProblem = null, lock = lockStateFile(file),
+  file,
+  resume = true,
+  intervalMs,
+  conductor,
+  bus,
+  clock,
+  log,
+  scoreDir = () => null,
+  start,
+  switchProblem = null,
+  lock = lockStateFile(file),
 }) {
   /** @type {Omit<ResumeStatus, 'lastWrite'>} */
   let outcome = { resumed: false, file };
@@ -248,7 +274,8 @@ export async function attachPersistence({
     /** @type {{ code: SaveRefusal, problem: string } | null} */
     let refused = null;
     if (read.ok) {
-      const notOurs = start === undefined ? null : startRefusal(read.payload, { start, loadedDir: scoreDir(), switchProblem });
+      const notOurs =
+        start === undefined ? null : startRefusal(read.payload, { start, loadedDir: scoreDir(), switchProblem });
       const mismatch = notOurs === null ? saveMismatch(read.payload, conductor.model) : null;
       if (notOurs !== null) {
         refused = notOurs;
@@ -257,12 +284,30 @@ export async function attachPersistence({
       } else {
         try {
           const state = conductor.resume(read.payload.performance);
-          outcome = { resumed: true, file, beat: state.beat, transport: state.transport, savedAt: read.payload.savedAt };
-          log.info({ file, beat: state.beat, transport: state.transport, savedAt: read.payload.savedAt, epoch: conductor.epoch }, 'resumed the saved performance');
+          outcome = {
+            resumed: true,
+            file,
+            beat: state.beat,
+            transport: state.transport,
+            savedAt: read.payload.savedAt,
+          };
+          log.info(
+            {
+              file,
+              beat: state.beat,
+              transport: state.transport,
+              savedAt: read.payload.savedAt,
+              epoch: conductor.epoch,
+            },
+            'resumed the saved performance',
+          );
         } catch (err) {
           // The checksum held, yet the record does not fit this score: written by a buggy
           // version, or by hand with the sum recomputed. Not to be guessed at.
-          refused = { code: 'SC_ERR_SAVE_MISMATCH', problem: `the saved performance does not fit the score: ${/** @type {Error} */ (err).message}` };
+          refused = {
+            code: 'SC_ERR_SAVE_MISMATCH',
+            problem: `the saved performance does not fit the score: ${/** @type {Error} */ (err).message}`,
+          };
         }
       }
     } else if (read.missing) {
@@ -280,7 +325,10 @@ export async function attachPersistence({
         log.error({ file, err }, 'cannot move the refused save aside; not saving, so that it is not overwritten');
       }
       outcome = { resumed: false, file, ...refused, keptAs };
-      log.warn({ file, code: refused.code, problem: refused.problem, keptAs, hint: errorValue(refused.code).message }, `saved performance not used: ${refused.problem}`);
+      log.warn(
+        { file, code: refused.code, problem: refused.problem, keptAs, hint: errorValue(refused.code).message },
+        `saved performance not used: ${refused.problem}`,
+      );
     }
   }
 
@@ -291,14 +339,20 @@ export async function attachPersistence({
     clock,
     intervalMs,
     write: (text) => writeFileAtomic(file, text),
-    text: () => encodeSave({
-      savedAt: clock.wall(),
-      epoch: conductor.epoch,
-      seq: conductor.seq,
-      score: { id: conductor.model.id, title: conductor.model.title, dir: scoreDir(), fingerprint: scoreFingerprint(conductor.model) },
-      performance: conductor.record(),
-      start: start ?? null,
-    }),
+    text: () =>
+      encodeSave({
+        savedAt: clock.wall(),
+        epoch: conductor.epoch,
+        seq: conductor.seq,
+        score: {
+          id: conductor.model.id,
+          title: conductor.model.title,
+          dir: scoreDir(),
+          fingerprint: scoreFingerprint(conductor.model),
+        },
+        performance: conductor.record(),
+        start: start ?? null,
+      }),
     onWritten: () => {
       lastWrite.at = clock.wall();
       delete lastWrite.error;
@@ -308,7 +362,11 @@ export async function attachPersistence({
     onError: (err) => {
       lastWrite.error = /** @type {Error} */ (err).message;
       // Once per failing streak: a full disk must not flood the log four times a second.
-      if (!failing) log.error({ file, err }, 'cannot save the performance; resume after a restart may go back to an older position');
+      if (!failing)
+        log.error(
+          { file, err },
+          'cannot save the performance; resume after a restart may go back to an older position',
+        );
       failing = true;
     },
   });
@@ -322,8 +380,13 @@ export async function attachPersistence({
       const beat = /** @type {{ beat: number }} */ (change.state).beat;
       // A beat after the last one is the stream; anything else (a new epoch, play, pause, a
       // tempo, a seek, a jump, the loop, a page choice) is written at once.
-      const urgent = patch === null || 'transport' in patch || 'rate' in patch || 'countIn' in patch || 'pages' in patch
-        || (typeof patch.beat === 'number' && patch.beat !== lastBeat + 1);
+      const urgent =
+        patch === null ||
+        'transport' in patch ||
+        'rate' in patch ||
+        'countIn' in patch ||
+        'pages' in patch ||
+        (typeof patch.beat === 'number' && patch.beat !== lastBeat + 1);
       lastBeat = beat;
       saver.changed(urgent);
     });
@@ -334,7 +397,9 @@ export async function attachPersistence({
     /** @returns {ResumeStatus} */
     status: () => ({ ...outcome, lastWrite: { ...lastWrite } }),
     /** Something not in the state changed (a vote): write it soon. */
-    changed() { if (saving) saver.changed(true); },
+    changed() {
+      if (saving) saver.changed(true);
+    },
     /** Resolves once the writes asked for so far are on disk (tests). */
     idle: () => (saving ? saver.idle() : Promise.resolve()),
     /** Stop listening and write the final state (shutdown). */

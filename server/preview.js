@@ -56,14 +56,27 @@ export function planPreview(argv, env, platform = process.platform) {
     return { ok: false, message: /** @type {Error} */ (err).message };
   }
   const { values, positionals } = parsed;
-  if (positionals.length !== 1) return { ok: false, message: positionals.length === 0 ? 'which score package? give its folder' : `one score package at a time, got ${positionals.join(', ')}` };
+  if (positionals.length !== 1)
+    return {
+      ok: false,
+      message:
+        positionals.length === 0
+          ? 'which score package? give its folder'
+          : `one score package at a time, got ${positionals.join(', ')}`,
+    };
   const loopback = values.host === undefined;
   const dir = path.resolve(positionals[0]);
   // A preview starts where the composer says, never by resuming a saved performance (which could
   // be playing), and keeps its own save apart from the performances' (in .cache/).
   // `--name=value`, never `--name value`: a value that starts with "-" (a folder, or a random
   // token: base64url has "-") would otherwise be read as a flag.
-  const startArgs = [`--score=${dir}`, '--watch', '--no-resume', `--state-file=${previewStateFile(dir)}`, `--host=${values.host ?? '127.0.0.1'}`];
+  const startArgs = [
+    `--score=${dir}`,
+    '--watch',
+    '--no-resume',
+    `--state-file=${previewStateFile(dir)}`,
+    `--host=${values.host ?? '127.0.0.1'}`,
+  ];
   for (const name of /** @type {const} */ (['port', 'log-level', 'cert', 'key'])) {
     if (values[name] !== undefined) startArgs.push(`--${name}=${values[name]}`);
   }
@@ -94,7 +107,10 @@ export function planPreview(argv, env, platform = process.platform) {
  * @param {string} dir
  */
 export function previewStateFile(dir) {
-  return path.join(os.tmpdir(), `scorecast-preview-${createHash('sha256').update(path.resolve(dir)).digest('hex').slice(0, 16)}.json`);
+  return path.join(
+    os.tmpdir(),
+    `scorecast-preview-${createHash('sha256').update(path.resolve(dir)).digest('hex').slice(0, 16)}.json`,
+  );
 }
 
 /**
@@ -117,7 +133,8 @@ export function previewUrl(config, port) {
 export function openCommand(platform, url) {
   if (platform === 'darwin') return { command: 'open', args: [url] };
   // `start` takes a first quoted argument as the window title; `&` would end cmd's command.
-  if (platform === 'win32') return { command: 'cmd', args: ['/c', 'start', '""', url.replace(/&/g, '^&')], verbatim: true };
+  if (platform === 'win32')
+    return { command: 'cmd', args: ['/c', 'start', '""', url.replace(/&/g, '^&')], verbatim: true };
   return { command: 'xdg-open', args: [url] };
 }
 
@@ -169,7 +186,8 @@ export async function runPreview(argv) {
     await main(startArgs);
   } catch (err) {
     const e = /** @type {NodeJS.ErrnoException} */ (err);
-    const why = e.code === 'EADDRINUSE' ? `port ${port} is in use (another scorecast?): choose another with --port` : e.message;
+    const why =
+      e.code === 'EADDRINUSE' ? `port ${port} is in use (another scorecast?): choose another with --port` : e.message;
     process.stderr.write(`scorecast preview: cannot listen on ${config.host}:${port}: ${why}\n`);
     process.exit(1);
   }
@@ -187,7 +205,11 @@ function openBrowser(url) {
   const { command, args, verbatim } = openCommand(process.platform, url);
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: true, windowsVerbatimArguments: verbatim });
-    child.on('error', () => { /* no opener here: the URL is printed */ });
+    child.on('error', () => {
+      /* no opener here: the URL is printed */
+    });
     child.unref();
-  } catch { /* likewise */ }
+  } catch {
+    /* likewise */
+  }
 }

@@ -57,8 +57,15 @@ function inWorker(texts, timeoutMs) {
       resolve({ results, checked });
     };
     /** @param {string} reason */
-    const failAll = (reason) => done(texts.map(() => ({ ok: false, reason })), false);
-    const timer = setTimeout(() => failAll(`could not be checked within ${timeoutMs / 1000} s; make the page smaller`), timeoutMs);
+    const failAll = (reason) =>
+      done(
+        texts.map(() => ({ ok: false, reason })),
+        false,
+      );
+    const timer = setTimeout(
+      () => failAll(`could not be checked within ${timeoutMs / 1000} s; make the page smaller`),
+      timeoutMs,
+    );
     worker.once('message', (results) => done(results, true));
     worker.once('error', (err) => failAll(`could not be checked (${err.message})`));
     worker.once('exit', (code) => failAll(`could not be checked (the checker stopped with code ${code})`));

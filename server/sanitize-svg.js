@@ -69,7 +69,8 @@ function purifier() {
   purify.addHook('uponSanitizeAttribute', (node, data) => {
     const value = data.attrValue.trim();
     if (/(?:^|:)href$|^src$/.test(data.attrName)) {
-      if (!(FRAGMENT_RE.test(value) || (node.localName === 'image' && RASTER_DATA_RE.test(value)))) data.keepAttr = false;
+      if (!(FRAGMENT_RE.test(value) || (node.localName === 'image' && RASTER_DATA_RE.test(value))))
+        data.keepAttr = false;
     } else if (/[(\\@]/.test(value) && !isContainedCss(value)) {
       data.keepAttr = false;
     }
@@ -121,7 +122,8 @@ export function sanitizeSvg(text) {
   const root = parsed.documentElement;
   const error = parsed.getElementsByTagName('parsererror')[0];
   if (error) return { ok: false, reason: `is not well-formed XML (${(error.textContent ?? '').trim().slice(0, 120)})` };
-  if (root.localName !== 'svg' || root.namespaceURI !== SVG_NS) return { ok: false, reason: 'is not an SVG document (its root element is not <svg> in the SVG namespace)' };
+  if (root.localName !== 'svg' || root.namespaceURI !== SVG_NS)
+    return { ok: false, reason: 'is not an SVG document (its root element is not <svg> in the SVG namespace)' };
   textForCdata(parsed);
   /** @type {Element} */
   let body;
@@ -132,10 +134,12 @@ export function sanitizeSvg(text) {
     return { ok: false, reason: `could not be cleaned (${/** @type {Error} */ (err).message})` };
   }
   // What DOMPurify returns is its own <body> around the clean copy, never the input itself.
-  if (body === /** @type {unknown} */ (root) || body.localName !== 'body') return { ok: false, reason: 'could not be cleaned' };
+  if (body === /** @type {unknown} */ (root) || body.localName !== 'body')
+    return { ok: false, reason: 'could not be cleaned' };
   // DOMPurify counts the <body> it wraps the page in as removed.
   const removed = purify.removed.filter((r) => !('element' in r && r.element?.nodeName === 'BODY')).length + emptied;
   const svg = body.firstElementChild;
-  if (svg?.localName !== 'svg') return { ok: false, reason: 'has nothing left after removing what a page may not contain' };
+  if (svg?.localName !== 'svg')
+    return { ok: false, reason: 'has nothing left after removing what a page may not contain' };
   return { ok: true, svg: new window.XMLSerializer().serializeToString(svg), removed };
 }

@@ -107,7 +107,10 @@ export async function keepAside(file, wall) {
   const base = `${file}.bad-${new Date(wall).toISOString().replace(/:/g, '-')}`;
   for (let n = 0; ; n++) {
     const target = n === 0 ? base : `${base}-${n}`;
-    const taken = await fsp.stat(target).then(() => true, () => false);
+    const taken = await fsp.stat(target).then(
+      () => true,
+      () => false,
+    );
     if (taken && n < 100) continue;
     await fsp.rename(file, target);
     return target;

@@ -78,19 +78,37 @@ export function decodeSave(text) {
   try {
     file = JSON.parse(text);
   } catch {
-    return bad(text.trim() === '' ? 'the file is empty (a write cut short?)' : 'the file is not valid JSON (truncated or partly written?)');
+    return bad(
+      text.trim() === ''
+        ? 'the file is empty (a write cut short?)'
+        : 'the file is not valid JSON (truncated or partly written?)',
+    );
   }
-  if (!isObject(file) || file.format !== SAVE_FORMAT) return bad(`not a scorecast performance save (no "format": "${SAVE_FORMAT}")`);
-  if (!Number.isInteger(file.version) || file.version < 1) return bad(`unknown format version ${JSON.stringify(file.version)}`);
-  if (file.version > SAVE_VERSION) return bad(`format version ${file.version} is newer than this server reads (${SAVE_VERSION}); a newer scorecast wrote it`);
+  if (!isObject(file) || file.format !== SAVE_FORMAT)
+    return bad(`not a scorecast performance save (no "format": "${SAVE_FORMAT}")`);
+  if (!Number.isInteger(file.version) || file.version < 1)
+    return bad(`unknown format version ${JSON.stringify(file.version)}`);
+  if (file.version > SAVE_VERSION)
+    return bad(
+      `format version ${file.version} is newer than this server reads (${SAVE_VERSION}); a newer scorecast wrote it`,
+    );
   if (!isObject(file.payload) || typeof file.sha256 !== 'string') return bad('the file has no payload or no sha256');
   // Re-serializing gives back the exact text that was hashed: JSON.stringify wrote it, and a
   // parse/stringify round trip of JSON.stringify's output is the identity.
-  if (sha256(JSON.stringify(file.payload)) !== file.sha256) return bad('the sha256 does not match the payload: the file was edited or partly written');
+  if (sha256(JSON.stringify(file.payload)) !== file.sha256)
+    return bad('the sha256 does not match the payload: the file was edited or partly written');
   const p = file.payload;
-  if (!(typeof p.savedAt === 'number' && typeof p.epoch === 'string' && Number.isInteger(p.seq)
-    && isObject(p.score) && typeof p.score.id === 'string' && typeof p.score.fingerprint === 'string'
-    && isObject(p.performance))) {
+  if (
+    !(
+      typeof p.savedAt === 'number' &&
+      typeof p.epoch === 'string' &&
+      Number.isInteger(p.seq) &&
+      isObject(p.score) &&
+      typeof p.score.id === 'string' &&
+      typeof p.score.fingerprint === 'string' &&
+      isObject(p.performance)
+    )
+  ) {
     return bad('the payload lacks savedAt, epoch, seq, score {id, fingerprint} or performance');
   }
   return { ok: true, payload: /** @type {SavePayload} */ (p) };

@@ -75,9 +75,18 @@ import { prepareServed } from './served-prepare.js';
  */
 
 const TYPES = /** @type {Record<string, string>} */ ({
-  '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg', '.m4a': 'audio/mp4', '.svg': 'image/svg+xml',
-  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.json': 'application/json',
-  '.txt': 'text/plain; charset=utf-8', '.css': 'text/css', '.woff2': 'font/woff2',
+  '.wav': 'audio/wav',
+  '.mp3': 'audio/mpeg',
+  '.ogg': 'audio/ogg',
+  '.m4a': 'audio/mp4',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+  '.css': 'text/css',
+  '.woff2': 'font/woff2',
 });
 
 /** Problems listed when a load is refused. */
@@ -97,12 +106,14 @@ const isSvg = (p) => path.extname(p).toLowerCase() === '.svg';
 function assetPaths(raw) {
   if (!isObject(raw)) return [];
   const out = new Set();
-  for (const a of Array.isArray(raw.assets) ? raw.assets : []) if (isObject(a) && typeof a.path === 'string') out.add(a.path);
+  for (const a of Array.isArray(raw.assets) ? raw.assets : [])
+    if (isObject(a) && typeof a.path === 'string') out.add(a.path);
   for (const c of Array.isArray(raw.cues) ? raw.cues : []) {
     if (!isObject(c)) continue;
     if (typeof c.audio === 'string') out.add(c.audio);
     // The granulator's sound (core/manifest.js serves it like an audio cue's clip).
-    if (isObject(c.set) && isObject(c.set.granulator) && typeof c.set.granulator.src === 'string') out.add(c.set.granulator.src);
+    if (isObject(c.set) && isObject(c.set.granulator) && typeof c.set.granulator.src === 'string')
+      out.add(c.set.granulator.src);
   }
   return [...out];
 }
@@ -144,8 +155,10 @@ async function hashStream(handle) {
  */
 function pageSizeProblem({ width, height }, raster) {
   const ok = (/** @type {number} */ n) => Number.isFinite(n) && n >= 1 && n <= LIMITS.pageUnits;
-  if (!ok(width) || !ok(height)) return `is ${width} x ${height}; a page's width and height are from 1 to ${LIMITS.pageUnits} units; export the page again`;
-  if (raster && width * height > LIMITS.pagePixels) return `is ${width} x ${height} pixels, more than the ${LIMITS.pagePixels} a tablet can be asked to decode; export it at a lower resolution`;
+  if (!ok(width) || !ok(height))
+    return `is ${width} x ${height}; a page's width and height are from 1 to ${LIMITS.pageUnits} units; export the page again`;
+  if (raster && width * height > LIMITS.pagePixels)
+    return `is ${width} x ${height} pixels, more than the ${LIMITS.pagePixels} a tablet can be asked to decode; export it at a lower resolution`;
   return null;
 }
 
@@ -185,7 +198,10 @@ export async function loadPackage(packageDir, { cacheDir }) {
   }
   let toldTotal = false;
   function overTotal() {
-    if (!toldTotal) problems.push(`${path.basename(dir)}: its files come to more than the ${formatBytes(LIMITS.packageBytes)} a package may be (the rest were not read); keep only what the performance needs`);
+    if (!toldTotal)
+      problems.push(
+        `${path.basename(dir)}: its files come to more than the ${formatBytes(LIMITS.packageBytes)} a package may be (the rest were not read); keep only what the performance needs`,
+      );
     toldTotal = true;
   }
   /** Files named in the manifest that were not read, the package being past its total. */
@@ -216,7 +232,12 @@ export async function loadPackage(packageDir, { cacheDir }) {
   async function openPackageFile(rel, field, maxBytes) {
     const opened = await openInPackage(root, rel, maxBytes);
     if (!opened.ok) {
-      problems.push({ field, message: opened.missing ? `${rel} does not exist in the package; add the file or fix the path` : `${rel} ${opened.reason}` });
+      problems.push({
+        field,
+        message: opened.missing
+          ? `${rel} does not exist in the package; add the file or fix the path`
+          : `${rel} ${opened.reason}`,
+      });
       return null;
     }
     return (await withinTotal(opened)) ? opened : null;
@@ -232,11 +253,21 @@ export async function loadPackage(packageDir, { cacheDir }) {
     const results = await sanitizeSvgPages(list.map((s) => s.data));
     for (const [i, { rel, add }] of list.entries()) {
       const r = results[i];
-      if (!r.ok) { problems.push(`${rel}: ${r.reason}; export it again as a plain SVG file`); continue; }
-      if (r.removed > 0) warnings.push(`${rel}: ${r.removed} element(s) or attribute(s) removed (scripts, event handlers, links or references outside the page)`);
+      if (!r.ok) {
+        problems.push(`${rel}: ${r.reason}; export it again as a plain SVG file`);
+        continue;
+      }
+      if (r.removed > 0)
+        warnings.push(
+          `${rel}: ${r.removed} element(s) or attribute(s) removed (scripts, event handlers, links or references outside the page)`,
+        );
       const body = Buffer.from(r.svg);
       const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
-      add(`/scores/${scoreId}/${hash}/${rel}`, { file: path.join(root, rel), root, type: typeOf(rel), etag: hash, body }, body.length);
+      add(
+        `/scores/${scoreId}/${hash}/${rel}`,
+        { file: path.join(root, rel), root, type: typeOf(rel), etag: hash, body },
+        body.length,
+      );
     }
   }
 
@@ -251,7 +282,10 @@ export async function loadPackage(packageDir, { cacheDir }) {
   let assetBytes = 0;
   for (const rel of toRead) {
     const opened = await openInPackage(root, rel, LIMITS.assetBytes);
-    if (opened.ok) { assetBytes += opened.size; await opened.handle.close(); }
+    if (opened.ok) {
+      assetBytes += opened.size;
+      await opened.handle.close();
+    }
   }
   if (totalBytes + assetBytes > LIMITS.packageBytes) {
     overTotal();
@@ -265,10 +299,20 @@ export async function loadPackage(packageDir, { cacheDir }) {
       if (!opened.missing) problems.push(`${rel}: ${opened.reason}`);
       continue;
     }
-    if (!(await withinTotal(opened))) { unread.add(rel); continue; }
+    if (!(await withinTotal(opened))) {
+      unread.add(rel);
+      continue;
+    }
     if (isSvg(rel)) {
       const data = await readAll(opened.handle);
-      svgAssets.push({ rel, data, add: (url, served, bytes) => { hashed.set(rel, { url, bytes }); files.set(url, served); } });
+      svgAssets.push({
+        rel,
+        data,
+        add: (url, served, bytes) => {
+          hashed.set(rel, { url, bytes });
+          files.set(url, served);
+        },
+      });
       continue;
     }
     const hash = await hashStream(opened.handle);
@@ -283,7 +327,8 @@ export async function loadPackage(packageDir, { cacheDir }) {
   /** @type {Awaited<ReturnType<typeof engraveScore>> | null} */
   let engraved = null;
   if (isObject(raw) && isObject(raw.notation) && isSafeRelativePath(raw.notation.file)) {
-    const parts = (Array.isArray(raw.parts) ? raw.parts.slice(0, LIMITS.parts) : []).filter(isObject)
+    const parts = (Array.isArray(raw.parts) ? raw.parts.slice(0, LIMITS.parts) : [])
+      .filter(isObject)
       .map((p) => ({ id: String(p.id), ...(typeof p.source === 'string' ? { source: p.source } : {}) }));
     const opened = await openPackageFile(raw.notation.file, 'notation.file', LIMITS.notationBytes);
     if (opened) {
@@ -309,7 +354,11 @@ export async function loadPackage(packageDir, { cacheDir }) {
   const assets = [];
   for (const [i, a] of model.assets.entries()) {
     const h = hashed.get(a.path);
-    if (!h && !unread.has(a.path)) problems.push({ field: `assets[${i}].path`, message: `${a.path} does not exist in the package; add the file or remove the entry` });
+    if (!h && !unread.has(a.path))
+      problems.push({
+        field: `assets[${i}].path`,
+        message: `${a.path} does not exist in the package; add the file or remove the entry`,
+      });
     else if (h) assets.push({ path: a.path, url: h.url, bytes: h.bytes, preload: a.preload });
   }
 
@@ -326,13 +375,26 @@ export async function loadPackage(packageDir, { cacheDir }) {
     const serve = (view, v) => {
       // The engraver's beat maps obey the same rules as a composer's (a bug there must not
       // reach the musicians' screens as a cursor in the wrong place).
-      const checked = checkBeatMap({ pages: v.pages, beats: v.beats }, { file: `${model.notation?.file} (${view} view)`, totalBeats: model.map.totalBeats, pageCount: v.pages.length });
-      if (!checked.ok) { problems.push(...checked.problems.map(describeBeatMapProblem)); return null; }
+      const checked = checkBeatMap(
+        { pages: v.pages, beats: v.beats },
+        { file: `${model.notation?.file} (${view} view)`, totalBeats: model.map.totalBeats, pageCount: v.pages.length },
+      );
+      if (!checked.ok) {
+        problems.push(...checked.problems.map(describeBeatMapProblem));
+        return null;
+      }
       return {
         pages: v.pages.map((p) => {
           const url = `/scores/${model.id}/${eng.hash}/${p.file}`;
           const file = path.join(engRoot, p.file);
-          files.set(url, { file, root: engRoot, type: typeOf(p.file), etag: `${eng.hash}-${p.file}`, br: `${file}.br`, gz: `${file}.gz` });
+          files.set(url, {
+            file,
+            root: engRoot,
+            type: typeOf(p.file),
+            etag: `${eng.hash}-${p.file}`,
+            br: `${file}.br`,
+            gz: `${file}.gz`,
+          });
           return { url, width: p.width, height: p.height };
         }),
         beats: v.beats,
@@ -360,13 +422,26 @@ export async function loadPackage(packageDir, { cacheDir }) {
       if (!opened) continue;
       const data = await readAll(opened.handle);
       const size = imageSize(data, rel);
-      if (!size) { problems.push(`${rel}: is not a PNG, JPEG or SVG image I can read; export the page as PNG or SVG`); continue; }
+      if (!size) {
+        problems.push(`${rel}: is not a PNG, JPEG or SVG image I can read; export the page as PNG or SVG`);
+        continue;
+      }
       const bad = pageSizeProblem(size, !rel.toLowerCase().endsWith('.svg'));
-      if (bad) { problems.push(`${rel}: ${bad}`); continue; }
+      if (bad) {
+        problems.push(`${rel}: ${bad}`);
+        continue;
+      }
       if (isSvg(rel)) {
         const page = { url: '', ...size };
         pages.push(page);
-        svgPages.push({ rel, data, add: (url, served) => { page.url = url; files.set(url, served); } });
+        svgPages.push({
+          rel,
+          data,
+          add: (url, served) => {
+            page.url = url;
+            files.set(url, served);
+          },
+        });
         continue;
       }
       const hash = await hashInSlices(data);
@@ -379,11 +454,18 @@ export async function loadPackage(packageDir, { cacheDir }) {
     if (!opened) continue;
     const bytes = await readAll(opened.handle);
     const parsed = await parseBeatMap(bytes, spec.beatmap.toLowerCase().endsWith('.csv') ? 'csv' : 'json', {
-      file: spec.beatmap, totalBeats: model.map.totalBeats, pageCount: spec.files.length,
+      file: spec.beatmap,
+      totalBeats: model.map.totalBeats,
+      pageCount: spec.files.length,
       // Boxes are checked against the pages only when every page could be read.
-      ...(pages.length === spec.files.length ? { pageSizes: pages.map(({ width, height }) => ({ width, height })) } : {}),
+      ...(pages.length === spec.files.length
+        ? { pageSizes: pages.map(({ width, height }) => ({ width, height })) }
+        : {}),
     });
-    if (!parsed.ok) { problems.push(...parsed.problems.map(describeBeatMapProblem)); continue; }
+    if (!parsed.ok) {
+      problems.push(...parsed.problems.map(describeBeatMapProblem));
+      continue;
+    }
     views[view] = { pages, beats: parsed.value.beats };
   }
   if (problems.length > 0) throw await refuse();

@@ -49,7 +49,12 @@ export function timelineOf(model) {
     if (vote && typeof vote.closes === 'number') cue.close = vote.closes;
     cues.push(cue);
   }
-  const timeline = { beats: map.totalBeats, bars, tempo: map.segments.map((s) => ({ beat: s.beat, bpm: s.bpm })), cues };
+  const timeline = {
+    beats: map.totalBeats,
+    bars,
+    tempo: map.segments.map((s) => ({ beat: s.beat, bpm: s.bpm })),
+    cues,
+  };
   timelines.set(model, timeline);
   return timeline;
 }
@@ -62,8 +67,13 @@ export function scoreRoutes(app, { current }) {
   app.get('/api/score', async () => {
     const { model, assets, views } = current();
     return {
-      id: model.id, title: model.title, composer: model.composer, views: model.views, parts: model.parts,
-      bars: model.map.lastBar, beats: model.map.totalBeats,
+      id: model.id,
+      title: model.title,
+      composer: model.composer,
+      views: model.views,
+      parts: model.parts,
+      bars: model.map.lastBar,
+      beats: model.map.totalBeats,
       notation: Object.fromEntries(Object.entries(views).map(([v, p]) => [v, { pages: p.pages.length }])),
       assets: assets.map((a) => ({ path: a.path, url: a.url, bytes: a.bytes, preload: a.preload })),
     };
@@ -88,11 +98,27 @@ export function scoreRoutes(app, { current }) {
     const url = `/api/score/views/${encodeURIComponent(view)}`;
     const layouts = [
       { name: 'page', staff: pages.staff ?? 0, width: pages.pages[0].width, url },
-      ...pages.layouts.map((l) => ({ name: l.name, staff: l.staff, width: l.pages[0].width, url: `${url}?layout=${encodeURIComponent(l.name)}` })),
+      ...pages.layouts.map((l) => ({
+        name: l.name,
+        staff: l.staff,
+        width: l.pages[0].width,
+        url: `${url}?layout=${encodeURIComponent(l.name)}`,
+      })),
     ];
     const chosen = layout === undefined || layout === 'page' ? pages : pages.layouts.find((l) => l.name === layout);
-    if (!chosen) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" has no layout "${String(layout).slice(0, 32)}"; it has ${layouts.map((l) => l.name).join(', ')}`);
-    return { pages: chosen.pages, beats: chosen.beats, staff: chosen.staff, ink: chosen.ink, layout: layout ?? 'page', layouts };
+    if (!chosen)
+      throw new ScorecastError(
+        'SC_ERR_NOT_FOUND',
+        `view "${view}" has no layout "${String(layout).slice(0, 32)}"; it has ${layouts.map((l) => l.name).join(', ')}`,
+      );
+    return {
+      pages: chosen.pages,
+      beats: chosen.beats,
+      staff: chosen.staff,
+      ink: chosen.ink,
+      layout: layout ?? 'page',
+      layouts,
+    };
   });
 
   // A URL either names a file the package loader listed, or nothing: no path is ever resolved

@@ -71,7 +71,9 @@ export async function sendServed(req, reply, served) {
   const { headers } = req;
   const lastModified = served.mtimeMs === undefined ? undefined : new Date(served.mtimeMs).toUTCString();
   const rangeHeader = req.method === 'GET' ? headers.range : undefined;
-  const hasVariants = Boolean(served.variants?.br || served.variants?.gzip || (!served.body && (served.br || served.gz)));
+  const hasVariants = Boolean(
+    served.variants?.br || served.variants?.gzip || (!served.body && (served.br || served.gz)),
+  );
   // A range is a range of the identity: compressed copies are for whole answers.
   const enc = rangeHeader === undefined && hasVariants ? pickEncoding(headers['accept-encoding']) : null;
 
@@ -87,10 +89,16 @@ export async function sendServed(req, reply, served) {
   let sent = null;
   if (enc && served.body) {
     const v = served.variants?.[enc];
-    if (v) { source = { body: v }; sent = enc; }
+    if (v) {
+      source = { body: v };
+      sent = enc;
+    }
   } else if (enc) {
     const v = enc === 'br' ? served.br : served.gz;
-    if (v) { source = { file: v }; sent = enc; }
+    if (v) {
+      source = { file: v };
+      sent = enc;
+    }
   }
   source ??= served.body ? { body: served.body } : { file: served.file };
 
@@ -98,8 +106,13 @@ export async function sendServed(req, reply, served) {
   const etag = sent ? `"${served.etag}-${sent}"` : identityTag;
   reply.header('etag', etag);
   const inm = headers['if-none-match'];
-  if (inm !== undefined ? noneMatch(inm, etag)
-    : lastModified !== undefined && headers['if-modified-since'] !== undefined && Date.parse(headers['if-modified-since']) >= Math.floor(/** @type {number} */ (served.mtimeMs) / 1000) * 1000) {
+  if (
+    inm !== undefined
+      ? noneMatch(inm, etag)
+      : lastModified !== undefined &&
+        headers['if-modified-since'] !== undefined &&
+        Date.parse(headers['if-modified-since']) >= Math.floor(/** @type {number} */ (served.mtimeMs) / 1000) * 1000
+  ) {
     return reply.code(304).send();
   }
 
@@ -127,7 +140,11 @@ export async function sendServed(req, reply, served) {
 
   let start = 0;
   let end = size - 1;
-  if (rangeHeader !== undefined && RANGE.test(rangeHeader) && rangeStillValid(/** @type {string | undefined} */ (headers['if-range']), identityTag, lastModified)) {
+  if (
+    rangeHeader !== undefined &&
+    RANGE.test(rangeHeader) &&
+    rangeStillValid(/** @type {string | undefined} */ (headers['if-range']), identityTag, lastModified)
+  ) {
     const ranges = parseRange(size, rangeHeader, { combine: true });
     if (ranges === -1) {
       await handle?.close();
@@ -144,9 +161,13 @@ export async function sendServed(req, reply, served) {
     await handle?.close();
     return reply.send();
   }
-  if ('body' in source) return reply.send(start === 0 && end === size - 1 ? source.body : source.body.subarray(start, end + 1));
+  if ('body' in source)
+    return reply.send(start === 0 && end === size - 1 ? source.body : source.body.subarray(start, end + 1));
   const h = /** @type {import('node:fs/promises').FileHandle} */ (handle);
   // An empty file: createReadStream's `end` cannot say "nothing".
-  if (size === 0) { await h.close(); return reply.send(Buffer.alloc(0)); }
+  if (size === 0) {
+    await h.close();
+    return reply.send(Buffer.alloc(0));
+  }
   return reply.send(h.createReadStream({ start, end }));
 }

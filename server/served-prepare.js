@@ -33,7 +33,9 @@ const isText = (type) => /^(text\/|image\/svg\+xml|application\/(json|javascript
 async function compress(body) {
   const quality = body.length <= BROTLI_BEST_BYTES ? zlib.constants.BROTLI_MAX_QUALITY : 9;
   const [b, g] = await Promise.all([
-    brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: quality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+    brotli(body, {
+      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: quality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    }),
     gzip(body, { level: zlib.constants.Z_BEST_COMPRESSION }),
   ]);
   /** @type {{ br?: Buffer, gzip?: Buffer }} */
@@ -91,8 +93,14 @@ export async function prepareServed(files, { memoryBytes = MEMORY_BOUND_BYTES } 
     // The engraver writes compressed copies beside its pages: read them rather than compress.
     /** @type {{ br?: Buffer, gzip?: Buffer }} */
     const variants = {};
-    if (served.br) { const r = await readServed(served.root, served.br); if (r) variants.br = r.data; }
-    if (served.gz) { const r = await readServed(served.root, served.gz); if (r) variants.gzip = r.data; }
+    if (served.br) {
+      const r = await readServed(served.root, served.br);
+      if (r) variants.br = r.data;
+    }
+    if (served.gz) {
+      const r = await readServed(served.root, served.gz);
+      if (r) variants.gzip = r.data;
+    }
     served.variants = variants.br || variants.gzip ? variants : await compress(served.body);
   }
   return { inMemory, bytes };

@@ -26,7 +26,8 @@ export const LISTEN_BACKLOG = 4096;
 
 /** Addresses phones on the venue network can use (non-internal IPv4). */
 function lanAddresses() {
-  return Object.values(os.networkInterfaces()).flat()
+  return Object.values(os.networkInterfaces())
+    .flat()
     .filter((i) => i && i.family === 'IPv4' && !i.internal)
     .map((i) => /** @type {os.NetworkInterfaceInfo} */ (i).address);
 }
@@ -52,7 +53,11 @@ export function saveLines(stateFile, resume) {
   const lines = [`  save:      ${stateFile}`];
   if (resume.code) {
     lines.push(`  not resumed (${resume.code}): ${resume.problem}`);
-    lines.push(resume.keptAs ? `    the save is kept as ${resume.keptAs}` : '    the save could not be moved aside: nothing is saved until it is');
+    lines.push(
+      resume.keptAs
+        ? `    the save is kept as ${resume.keptAs}`
+        : '    the save could not be moved aside: nothing is saved until it is',
+    );
   }
   return lines;
 }
@@ -110,22 +115,31 @@ export async function main(argv) {
   // why that score did not load) and kept aside.
   /** @type {string | null} */
   let switchProblem = null;
-  let score = resumeDir ? await loadPackage(resumeDir, { cacheDir: CACHE_DIR }).catch((/** @type {Error} */ err) => {
-    switchProblem = existsSync(path.join(resumeDir, 'score.yaml')) ? err.message.split('\n')[0] : 'its folder or score.yaml is gone';
-    return null;
-  }) : null;
-  if (!score) try {
-    score = await loadPackage(config.scoreDir, { cacheDir: CACHE_DIR });
-  } catch (err) {
-    process.stderr.write(`scorecast: cannot load the score in ${config.scoreDir}: ${/** @type {Error} */ (err).message}\n`);
-    process.exit(1);
-  }
+  let score = resumeDir
+    ? await loadPackage(resumeDir, { cacheDir: CACHE_DIR }).catch((/** @type {Error} */ err) => {
+        switchProblem = existsSync(path.join(resumeDir, 'score.yaml'))
+          ? err.message.split('\n')[0]
+          : 'its folder or score.yaml is gone';
+        return null;
+      })
+    : null;
+  if (!score)
+    try {
+      score = await loadPackage(config.scoreDir, { cacheDir: CACHE_DIR });
+    } catch (err) {
+      process.stderr.write(
+        `scorecast: cannot load the score in ${config.scoreDir}: ${/** @type {Error} */ (err).message}\n`,
+      );
+      process.exit(1);
+    }
   let https;
   if (config.tls) {
     try {
       https = { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) };
     } catch (err) {
-      process.stderr.write(`scorecast: cannot read the HTTPS certificate or key: ${/** @type {Error} */ (err).message}\n`);
+      process.stderr.write(
+        `scorecast: cannot read the HTTPS certificate or key: ${/** @type {Error} */ (err).message}\n`,
+      );
       process.exit(2);
     }
   }
@@ -137,13 +151,36 @@ export async function main(argv) {
   let cluster = null;
   try {
     // A cluster node plays only once it holds the conductor lease (then autoplay applies).
-    if (config.cluster) cluster = await startClusterNode({ url: config.cluster.url, role: config.cluster.role, ...(config.cluster.nodeId ? { node: config.cluster.nodeId } : {}) });
+    if (config.cluster)
+      cluster = await startClusterNode({
+        url: config.cluster.url,
+        role: config.cluster.role,
+        ...(config.cluster.nodeId ? { node: config.cluster.nodeId } : {}),
+      });
     const built = await buildApp({
-      score, token: config.token, autoplay: config.autoplay && !cluster, loop: config.loop, watch: config.watch,
-      logger: { level: config.logLevel }, https, ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
-      phonesPerAddress: config.phonesPerAddress, connectionsPerAddress: config.connectionsPerAddress,
-      osc: config.osc ? createOscOut({ ...config.osc, log: { warn: (obj, msg) => process.stderr.write(`scorecast: ${msg} (${String(/** @type {any} */ (obj).err?.message ?? '')})\n`) } }) : null,
-      persist: config.stateFile && lock ? { file: config.stateFile, resume: config.resume, start: config.scoreDir, switchProblem, lock } : null,
+      score,
+      token: config.token,
+      autoplay: config.autoplay && !cluster,
+      loop: config.loop,
+      watch: config.watch,
+      logger: { level: config.logLevel },
+      https,
+      ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
+      phonesPerAddress: config.phonesPerAddress,
+      connectionsPerAddress: config.connectionsPerAddress,
+      osc: config.osc
+        ? createOscOut({
+            ...config.osc,
+            log: {
+              warn: (obj, msg) =>
+                process.stderr.write(`scorecast: ${msg} (${String(/** @type {any} */ (obj).err?.message ?? '')})\n`),
+            },
+          })
+        : null,
+      persist:
+        config.stateFile && lock
+          ? { file: config.stateFile, resume: config.resume, start: config.scoreDir, switchProblem, lock }
+          : null,
       ...(cluster ? { bus: cluster.bus, cluster: cluster.hooks } : {}),
     });
     ({ app, conductor, resume } = built);
@@ -164,9 +201,17 @@ export async function main(argv) {
     '',
     `scorecast is playing "${score.model.title}"${config.autoplay ? ' (autoplay, looping)' : resumedAs(conductor.state)}`,
     `  score:     ${score.dir}${path.resolve(score.dir) === config.scoreDir ? '' : `  (the console's switch, resumed; --score was ${config.scoreDir})`}`,
-    ...(cluster && config.cluster ? [`  cluster:   node ${cluster.node}, role ${config.cluster.role}, Redis ${config.cluster.url} (the performance is saved there)`] : saveLines(config.stateFile, resume)),
+    ...(cluster && config.cluster
+      ? [
+          `  cluster:   node ${cluster.node}, role ${config.cluster.role}, Redis ${config.cluster.url} (the performance is saved there)`,
+        ]
+      : saveLines(config.stateFile, resume)),
     `  audience:  ${hosts.map((h) => `${scheme}://${h}:${port}/`).join('  ')}`,
-    ...(config.osc ? [`  osc:       ${config.osc.host}:${config.osc.port} (${score.model.osc.length} OSC cues of the score, sent on their beats)`] : []),
+    ...(config.osc
+      ? [
+          `  osc:       ${config.osc.host}:${config.osc.port} (${score.model.osc.length} OSC cues of the score, sent on their beats)`,
+        ]
+      : []),
     `  conductor token: ${config.token}${config.tokenGenerated ? '  (generated; set SCORECAST_TOKEN to choose one)' : ''}`,
     `  control:   curl -X POST -H 'Authorization: Bearer <token>' ${scheme}://localhost:${port}/api/control/play`,
     '',

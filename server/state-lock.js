@@ -50,12 +50,19 @@ function liveHolder(lockFile) {
  */
 export function lockStateFile(stateFile) {
   const file = `${stateFile}.lock`;
-  const inUse = (/** @type {number} */ pid) => new ScorecastError('SC_ERR_STATE_FILE_IN_USE',
-    `${stateFile} is held by the server running as pid ${pid}${pid === process.pid ? ' (this process)' : ''} (${file}); `
-    + 'give this server a save of its own with --state-file PATH (or SCORECAST_STATE_FILE), or stop the other one');
+  const inUse = (/** @type {number} */ pid) =>
+    new ScorecastError(
+      'SC_ERR_STATE_FILE_IN_USE',
+      `${stateFile} is held by the server running as pid ${pid}${pid === process.pid ? ' (this process)' : ''} (${file}); ` +
+        'give this server a save of its own with --state-file PATH (or SCORECAST_STATE_FILE), or stop the other one',
+    );
   if (held.has(file)) throw inUse(process.pid);
   // A fresh clone has no .cache yet.
-  try { mkdirSync(path.dirname(file), { recursive: true }); } catch { /* the create below says why */ }
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+  } catch {
+    /* the create below says why */
+  }
   // Two tries: the second after taking over a stale lock. A lock that another server takes over
   // between our look and our create is theirs (our create fails again: in use).
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -64,12 +71,19 @@ export function lockStateFile(stateFile) {
       fd = openSync(file, 'wx');
     } catch (err) {
       if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EEXIST') {
-        throw new ScorecastError('SC_ERR_STATE_FILE_IN_USE', `cannot create the lock ${file} for ${stateFile}: ${/** @type {Error} */ (err).message}`);
+        throw new ScorecastError(
+          'SC_ERR_STATE_FILE_IN_USE',
+          `cannot create the lock ${file} for ${stateFile}: ${/** @type {Error} */ (err).message}`,
+        );
       }
       const pid = liveHolder(file);
       if (pid !== null && pid !== process.pid) throw inUse(pid);
       // Stale: its server is gone (or it was this process's, left by nobody alive to use it).
-      try { unlinkSync(file); } catch { /* another server took it over first: the retry says */ }
+      try {
+        unlinkSync(file);
+      } catch {
+        /* another server took it over first: the retry says */
+      }
       continue;
     }
     try {
@@ -87,7 +101,11 @@ export function lockStateFile(stateFile) {
         held.delete(file);
         // Only our own: never remove a lock another server took over after ours was removed by hand.
         if (liveHolder(file) === process.pid) {
-          try { unlinkSync(file); } catch { /* gone already */ }
+          try {
+            unlinkSync(file);
+          } catch {
+            /* gone already */
+          }
         }
       },
     };

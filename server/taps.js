@@ -26,15 +26,23 @@ export const DEVICE_REFILL_MS = 3_600_000;
 export function tapRoutes(app, { guard, credentials, devicesPerAddress, now }) {
   const rate = audienceRate(devicesPerAddress);
   const limiter = rate ? createAddressLimiter(rate, now) : null;
-  const issued = devicesPerAddress > 0
-    ? createAddressLimiter({ perSecond: devicesPerAddress / (DEVICE_REFILL_MS / 1000), burst: devicesPerAddress }, now)
-    : null;
+  const issued =
+    devicesPerAddress > 0
+      ? createAddressLimiter(
+          { perSecond: devicesPerAddress / (DEVICE_REFILL_MS / 1000), burst: devicesPerAddress },
+          now,
+        )
+      : null;
 
   app.post('/api/device', { bodyLimit: 1024 }, async (req, reply) => {
     // Answered as a value, not thrown: a flood is answered thousands of times a second, and
     // an Error captures a stack each time (bench/RESULTS.md, "Hostile clients").
     if (limiter && !limiter.take(req.ip)) return reply.code(ERRORS.SC_ERR_RATE_LIMITED.status).send(RATE_LIMITED);
-    if (issued && !issued.take(req.ip)) throw new ScorecastError('SC_ERR_ADDRESS_LIMIT', `${devicesPerAddress} device credentials an hour from this address`);
+    if (issued && !issued.take(req.ip))
+      throw new ScorecastError(
+        'SC_ERR_ADDRESS_LIMIT',
+        `${devicesPerAddress} device credentials an hour from this address`,
+      );
     reply.header('cache-control', 'no-store');
     return { device: credentials.issue().credential };
   });
@@ -43,7 +51,7 @@ export function tapRoutes(app, { guard, credentials, devicesPerAddress, now }) {
     // Answered as a value, not thrown: a flood is answered thousands of times a second, and
     // an Error captures a stack each time (bench/RESULTS.md, "Hostile clients").
     if (limiter && !limiter.take(req.ip)) return reply.code(ERRORS.SC_ERR_RATE_LIMITED.status).send(RATE_LIMITED);
-    const decoded = decodeClientMessage(JSON.stringify({ ...(/** @type {object} */ (req.body ?? {})), type: 'tap' }));
+    const decoded = decodeClientMessage(JSON.stringify({ .../** @type {object} */ (req.body ?? {}), type: 'tap' }));
     if (!decoded.ok) return reply.code(400).send(decoded.error);
     if (decoded.value.type !== 'tap') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));
     // The connection is the TCP socket: keep-alive requests on it are one connection.

@@ -65,12 +65,18 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
       if (device === null) return { ok: false, error: errorValue('SC_ERR_BAD_DEVICE') };
       const open = round();
       if (open !== null) {
-        if (open !== countedWindow) { countedWindow = open; perAddress = new Map(); }
+        if (open !== countedWindow) {
+          countedWindow = open;
+          perAddress = new Map();
+        }
         if (votedOn.get(from.connection) === open) {
           return { ok: false, error: errorValue('SC_ERR_ALREADY_VOTED', 'one vote per connection per window') };
         }
         if (votesPerAddress > 0 && (perAddress.get(address) ?? 0) >= votesPerAddress) {
-          return { ok: false, error: errorValue('SC_ERR_ADDRESS_LIMIT', `${votesPerAddress} votes from this address in this window`) };
+          return {
+            ok: false,
+            error: errorValue('SC_ERR_ADDRESS_LIMIT', `${votesPerAddress} votes from this address in this window`),
+          };
         }
       }
       // Counted before the answer (a cluster's conductor answers later): taps in flight from one
@@ -93,7 +99,10 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
           // The window was not known here before the vote (or changed meanwhile): count it in
           // the round the conductor took it in.
           giveBack();
-          if (now !== countedWindow) { countedWindow = now; perAddress = new Map(); }
+          if (now !== countedWindow) {
+            countedWindow = now;
+            perAddress = new Map();
+          }
           votedOn.set(from.connection, now);
           perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
         }

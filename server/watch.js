@@ -22,12 +22,17 @@ export function watchPackage(dir, onChange, log, { settleMs = SETTLE_MS } = {}) 
   let closed = false;
 
   async function fire() {
-    if (running) { again = true; return; }
+    if (running) {
+      again = true;
+      return;
+    }
     running = true;
     try {
       do {
         again = false;
-        await Promise.resolve().then(onChange).catch(() => {});
+        await Promise.resolve()
+          .then(onChange)
+          .catch(() => {});
       } while (again && !closed);
     } finally {
       running = false;
@@ -36,9 +41,12 @@ export function watchPackage(dir, onChange, log, { settleMs = SETTLE_MS } = {}) 
 
   const watcher = watch(dir, { recursive: true }, (_event, name) => {
     // Our own engraving cache and editor swap files are not the composer's edits.
-    if (name && (/(^|\/)\.|~$|\.swp$/.test(name))) return;
+    if (name && /(^|\/)\.|~$|\.swp$/.test(name)) return;
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => { timer = null; fire(); }, settleMs);
+    timer = setTimeout(() => {
+      timer = null;
+      fire();
+    }, settleMs);
   });
   watcher.on('error', (err) => log.warn({ err: err.message }, 'watching the score package failed'));
   return {

@@ -74,10 +74,16 @@ function seconds(text, dflt) {
 function targetOption() {
   if (!opt.target) return undefined;
   let u;
-  try { u = new URL(opt.target); } catch { throw new Error(`--target must be a URL like http://127.0.0.1:8080, got "${opt.target}"`); }
+  try {
+    u = new URL(opt.target);
+  } catch {
+    throw new Error(`--target must be a URL like http://127.0.0.1:8080, got "${opt.target}"`);
+  }
   if (!/^https?:$/.test(u.protocol)) throw new Error('--target must be http:// or https://');
   if (!isLoopbackHost(u.hostname)) {
-    log(`qa: WARNING: --target ${u.host} is not loopback: load goes over the network to it, because you asked for it explicitly.`);
+    log(
+      `qa: WARNING: --target ${u.host} is not loopback: load goes over the network to it, because you asked for it explicitly.`,
+    );
   }
   return u.origin;
 }
@@ -107,7 +113,16 @@ async function cmdRun() {
   const users = usersList(opt.users, '100')[0];
   const dir = outDir(`run-${scenario}-${users}`);
   log(`qa run: ${scenario} at ${users} users -> ${dir}`);
-  const rec = await runCase({ scenario, users, root: serverRoot(), dir, target: targetOption(), warmup: !opt['no-warmup'], log, argv });
+  const rec = await runCase({
+    scenario,
+    users,
+    root: serverRoot(),
+    dir,
+    target: targetOption(),
+    warmup: !opt['no-warmup'],
+    log,
+    argv,
+  });
   if (!opt['no-report']) report([dir], dir);
   return rec.passed ? 0 : 1;
 }
@@ -121,10 +136,25 @@ async function cmdCampaign() {
   const target = targetOption();
   log(`qa campaign: ${scenarios.join(', ')} at ${users.join(', ')} users -> ${dir}`);
   /** @type {import('../lib/records.mjs').CampaignRecord} */
-  const index = { kind: 'campaign', startedAt: new Date().toISOString(), users, scenarios, command: `node artillery/bin/qa.mjs ${argv.join(' ')}`, cases: [] };
+  const index = {
+    kind: 'campaign',
+    startedAt: new Date().toISOString(),
+    users,
+    scenarios,
+    command: `node artillery/bin/qa.mjs ${argv.join(' ')}`,
+    cases: [],
+  };
   for (const n of users) {
     for (const scenario of scenarios) {
-      const rec = await runCase({ scenario, users: n, root: serverRoot(), dir: path.join(dir, `${scenario}-${n}`), target, log, argv });
+      const rec = await runCase({
+        scenario,
+        users: n,
+        root: serverRoot(),
+        dir: path.join(dir, `${scenario}-${n}`),
+        target,
+        log,
+        argv,
+      });
       index.cases.push({ dir: `${scenario}-${n}`, scenario, users: n, passed: rec.passed, broken: rec.broken });
       writeFileSync(path.join(dir, 'campaign.json'), `${JSON.stringify(index, null, 2)}\n`);
       await sleep(3000);
@@ -133,7 +163,10 @@ async function cmdCampaign() {
   index.finishedAt = new Date().toISOString();
   writeFileSync(path.join(dir, 'campaign.json'), `${JSON.stringify(index, null, 2)}\n`);
   log('\nqa campaign: budgets per case');
-  for (const c of index.cases) log(`  ${c.scenario.padEnd(6)} ${String(c.users).padStart(5)}  ${c.passed ? 'ok' : `BROKEN: ${c.broken.join('; ')}`}`);
+  for (const c of index.cases)
+    log(
+      `  ${c.scenario.padEnd(6)} ${String(c.users).padStart(5)}  ${c.passed ? 'ok' : `BROKEN: ${c.broken.join('; ')}`}`,
+    );
   if (!opt['no-report']) report([dir], dir);
   // The campaign measures: a budget broken at high load is a result, not a failure of the command.
   return 0;
@@ -151,20 +184,48 @@ async function cmdStress() {
   const dir = outDir(`stress-${transport}`);
   const target = targetOption();
   const t0 = Date.now();
-  log(`qa stress: ${transport}, steps ${steps.join(', ')} (stop at the first broken budget, at ${max} users or after ${maxS} s) -> ${dir}`);
+  log(
+    `qa stress: ${transport}, steps ${steps.join(', ')} (stop at the first broken budget, at ${max} users or after ${maxS} s) -> ${dir}`,
+  );
   const server = await acquireServer({ target, root: serverRoot(), dir, log });
   /** @type {import('../lib/records.mjs').StressRecord} */
-  const result = { kind: 'stress', transport, max, maxDurationS: maxS, steps: [], command: `node artillery/bin/qa.mjs ${argv.join(' ')}`, startedAt: new Date().toISOString() };
+  const result = {
+    kind: 'stress',
+    transport,
+    max,
+    maxDurationS: maxS,
+    steps: [],
+    command: `node artillery/bin/qa.mjs ${argv.join(' ')}`,
+    startedAt: new Date().toISOString(),
+  };
   let stepMs = 45_000;
   try {
     for (const [i, n] of steps.entries()) {
-      if ((Date.now() - t0) / 1000 + stepMs / 1000 > maxS) { result.stopped = `max duration ${maxS} s reached before ${n} users`; break; }
+      if ((Date.now() - t0) / 1000 + stepMs / 1000 > maxS) {
+        result.stopped = `max duration ${maxS} s reached before ${n} users`;
+        break;
+      }
       let attempt = 0;
       let rec;
       const s0 = Date.now();
       for (;;) {
-        rec = await runCase({ scenario: transport, users: n, root: serverRoot(), dir: path.join(dir, `step-${n}${attempt ? `-retry${attempt}` : ''}`), server, warmup: i === 0 && attempt === 0, log, argv });
-        result.steps.push({ users: n, attempt, dir: path.basename(path.join(dir, `step-${n}${attempt ? `-retry${attempt}` : ''}`)), passed: rec.passed, broken: rec.broken });
+        rec = await runCase({
+          scenario: transport,
+          users: n,
+          root: serverRoot(),
+          dir: path.join(dir, `step-${n}${attempt ? `-retry${attempt}` : ''}`),
+          server,
+          warmup: i === 0 && attempt === 0,
+          log,
+          argv,
+        });
+        result.steps.push({
+          users: n,
+          attempt,
+          dir: path.basename(path.join(dir, `step-${n}${attempt ? `-retry${attempt}` : ''}`)),
+          passed: rec.passed,
+          broken: rec.broken,
+        });
         if (rec.passed || attempt >= confirm) break;
         attempt++;
         log(`  ${n} users broke a budget: running it again to confirm (${attempt}/${confirm})`);
@@ -179,17 +240,26 @@ async function cmdStress() {
         break;
       }
       result.lastGood = n;
-      if (server.exited) { result.stopped = 'the server exited'; break; }
+      if (server.exited) {
+        result.stopped = 'the server exited';
+        break;
+      }
       await sleep(5000);
     }
   } finally {
     await server.stop();
   }
-  if (!result.breakingPoint && !result.stopped) result.stopped = `no budget broke up to ${result.lastGood} users (the maximum asked)`;
+  if (!result.breakingPoint && !result.stopped)
+    result.stopped = `no budget broke up to ${result.lastGood} users (the maximum asked)`;
   result.finishedAt = new Date().toISOString();
   writeFileSync(path.join(dir, 'stress.json'), `${JSON.stringify(result, null, 2)}\n`);
-  if (result.flaky) log(`qa stress ${transport}: borderline at ${result.flaky.join(', ')} users: a budget broke once, the confirming run passed`);
-  log(`\nqa stress ${transport}: ${result.breakingPoint ? `breaking point ${result.breakingPoint} users (${(result.breakingBudgets ?? []).join('; ')}); last good ${result.lastGood ?? 'none'}` : result.stopped}`);
+  if (result.flaky)
+    log(
+      `qa stress ${transport}: borderline at ${result.flaky.join(', ')} users: a budget broke once, the confirming run passed`,
+    );
+  log(
+    `\nqa stress ${transport}: ${result.breakingPoint ? `breaking point ${result.breakingPoint} users (${(result.breakingBudgets ?? []).join('; ')}); last good ${result.lastGood ?? 'none'}` : result.stopped}`,
+  );
   if (!opt['no-report']) report([dir], dir);
   const failBelow = opt['fail-below'] ? Number(opt['fail-below']) : 0;
   if (failBelow && result.breakingPoint && result.breakingPoint <= failBelow) {
@@ -209,7 +279,13 @@ async function cmdSoak() {
   const p = soakPlan(users, durationS, warmupS);
   log(`qa soak: ${p.describe} -> ${dir}`);
   const server = await acquireServer({ target, root: serverRoot(), dir, log });
-  const sampler = createSampler({ metricsUrl: `${server.url}/metrics`, serverPid: server.pid, file: path.join(dir, 'samples.jsonl'), intervalMs: 5000, netEveryMs: 5000 });
+  const sampler = createSampler({
+    metricsUrl: `${server.url}/metrics`,
+    serverPid: server.pid,
+    file: path.join(dir, 'samples.jsonl'),
+    intervalMs: 5000,
+    netEveryMs: 5000,
+  });
   const t0 = Date.now();
   sampler.setPhase('warmup');
   sampler.start();
@@ -223,9 +299,14 @@ async function cmdSoak() {
   let sampling;
   try {
     r = await runArtillery({
-      scenarioFile: path.join(SCENARIO_DIR, 'mixed.yml'), target: server.url, overrides: p.overrides,
-      outJson: path.join(dir, 'measured.json'), logFile: path.join(dir, 'measured.log'), traceFile: path.join(dir, 'trace.jsonl'),
-      onSpawn: (pid) => sampler.setLoadgen(pid), maxMs: (durationS + 600) * 1000,
+      scenarioFile: path.join(SCENARIO_DIR, 'mixed.yml'),
+      target: server.url,
+      overrides: p.overrides,
+      outJson: path.join(dir, 'measured.json'),
+      logFile: path.join(dir, 'measured.log'),
+      traceFile: path.join(dir, 'trace.jsonl'),
+      onSpawn: (pid) => sampler.setLoadgen(pid),
+      maxMs: (durationS + 600) * 1000,
     });
   } finally {
     clearTimeout(switcher);
@@ -243,17 +324,41 @@ async function cmdSoak() {
   if (r.exitCode !== 0 && broken.length === 0) broken.push(`artillery exited ${r.exitCode}`);
   if (rss.growthPct === null) broken.push('RSS could not be sampled');
   else if (rss.growthPct > 10) broken.push(`RSS grew ${rss.growthPct.toFixed(1)}% after warm-up (> 10%)`);
-  if (failedVusers > 0 && !broken.some((b) => b.includes('vusers.failed'))) broken.push(`${failedVusers} clients failed`);
+  if (failedVusers > 0 && !broken.some((b) => b.includes('vusers.failed')))
+    broken.push(`${failedVusers} clients failed`);
   const rec = {
-    kind: 'soak', users, durationS, warmupS, plan: p.describe, startedAt: new Date(t0).toISOString(),
+    kind: 'soak',
+    users,
+    durationS,
+    warmupS,
+    plan: p.describe,
+    startedAt: new Date(t0).toISOString(),
     command: `node artillery/bin/qa.mjs ${argv.join(' ')}`,
     server: { url: server.url, pid: server.pid ?? null, command: server.command, source: server.source },
-    runs: { measured: { users, exitCode: r.exitCode, checks: r.checks, command: r.command, start: t0, end: Date.now(), json: 'measured.json', warmupEnd: t0 + warmupS * 1000 + 2500, drainStart: t0 + durationS * 1000 + 2500 } },
-    rss, sampling, loopbackOnly: sampling.net.offLoopbackOurs === 0, passed: broken.length === 0, broken,
+    runs: {
+      measured: {
+        users,
+        exitCode: r.exitCode,
+        checks: r.checks,
+        command: r.command,
+        start: t0,
+        end: Date.now(),
+        json: 'measured.json',
+        warmupEnd: t0 + warmupS * 1000 + 2500,
+        drainStart: t0 + durationS * 1000 + 2500,
+      },
+    },
+    rss,
+    sampling,
+    loopbackOnly: sampling.net.offLoopbackOurs === 0,
+    passed: broken.length === 0,
+    broken,
   };
   writeFileSync(path.join(dir, 'soak.json'), `${JSON.stringify(rec, null, 2)}\n`);
   log(`qa soak: ${oneLine(path.join(dir, 'measured.json'))}`);
-  log(`qa soak: RSS after warm-up ${fmtMB(rss.baseline)} -> end ${fmtMB(rss.end)} (${rss.growthPct?.toFixed(1)}%), max ${fmtMB(rss.max)}`);
+  log(
+    `qa soak: RSS after warm-up ${fmtMB(rss.baseline)} -> end ${fmtMB(rss.end)} (${rss.growthPct?.toFixed(1)}%), max ${fmtMB(rss.max)}`,
+  );
   log(`qa soak: ${rec.passed ? 'passed' : `FAILED: ${broken.join('; ')}`}`);
   if (!opt['no-report']) report([dir], dir);
   return rec.passed ? 0 : 1;
@@ -264,7 +369,7 @@ const fmtMB = (b) => (b ? `${(b / 2 ** 20).toFixed(1)} MB` : '?');
 
 /** @param {string[]} inputs @param {string} [dflt] */
 function report(inputs, dflt) {
-  const out = path.resolve(opt.out && command === 'report' ? opt.out : dflt ?? path.join(OUT_DIR, 'report'));
+  const out = path.resolve(opt.out && command === 'report' ? opt.out : (dflt ?? path.join(OUT_DIR, 'report')));
   const files = writeReport(inputs, out);
   log(`qa report: ${files.html}\nqa report: ${files.md}`);
   return files;
@@ -274,9 +379,13 @@ async function cmdReport() {
   let inputs = opt.in;
   if (!inputs || inputs.length === 0) {
     inputs = latestResults();
-    if (inputs.length === 0) throw new Error(`no results in ${OUT_DIR}: run a campaign, stress or soak first, or pass --in DIR`);
+    if (inputs.length === 0)
+      throw new Error(`no results in ${OUT_DIR}: run a campaign, stress or soak first, or pass --in DIR`);
   }
-  report(inputs.map((d) => path.resolve(d)), path.join(OUT_DIR, 'report'));
+  report(
+    inputs.map((d) => path.resolve(d)),
+    path.join(OUT_DIR, 'report'),
+  );
   return 0;
 }
 
@@ -301,19 +410,35 @@ async function cmdSmoke() {
 
 // ---------------------------------------------------------------- main
 
-const HELP = readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(1, 15).map((l) => l.replace(/^\/\/ ?/, '')).join('\n');
+const HELP = readFileSync(new URL(import.meta.url), 'utf8')
+  .split('\n')
+  .slice(1, 15)
+  .map((l) => l.replace(/^\/\/ ?/, ''))
+  .join('\n');
 
 async function main() {
-  if (opt.help || !command || command === 'help') { log(HELP); return 0; }
+  if (opt.help || !command || command === 'help') {
+    log(HELP);
+    return 0;
+  }
   switch (command) {
-    case 'setup': setup({ log }); return 0;
-    case 'run': return cmdRun();
-    case 'campaign': return cmdCampaign();
-    case 'stress': return cmdStress();
-    case 'soak': return cmdSoak();
-    case 'report': return cmdReport();
-    case 'smoke': return cmdSmoke();
-    default: throw new Error(`unknown command "${command}" (setup, run, campaign, stress, soak, report, smoke)`);
+    case 'setup':
+      setup({ log });
+      return 0;
+    case 'run':
+      return cmdRun();
+    case 'campaign':
+      return cmdCampaign();
+    case 'stress':
+      return cmdStress();
+    case 'soak':
+      return cmdSoak();
+    case 'report':
+      return cmdReport();
+    case 'smoke':
+      return cmdSmoke();
+    default:
+      throw new Error(`unknown command "${command}" (setup, run, campaign, stress, soak, report, smoke)`);
   }
 }
 
@@ -326,7 +451,12 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-main().then((code) => { process.exitCode = code; }, (err) => {
-  process.stderr.write(`qa: ${err.message}\n`);
-  process.exitCode = 2;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`qa: ${err.message}\n`);
+    process.exitCode = 2;
+  },
+);

@@ -17,7 +17,11 @@ const PINNED = JSON.parse(readFileSync(path.join(QA_DIR, 'package.json'), 'utf8'
 export function installedArtillery() {
   const file = path.join(QA_DIR, 'node_modules', 'artillery', 'package.json');
   if (!existsSync(file)) return null;
-  try { return JSON.parse(readFileSync(file, 'utf8')).version; } catch { return null; }
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')).version;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -41,10 +45,14 @@ export function childEnv(extra = {}) {
 
 /** `npm ci` in artillery/ (qa:setup). */
 export function setup({ log = console.log } = {}) {
-  log(`qa setup: npm ci in ${QA_DIR} (artillery ${PINNED}, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1, ARTILLERY_DISABLE_TELEMETRY=true)`);
+  log(
+    `qa setup: npm ci in ${QA_DIR} (artillery ${PINNED}, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1, ARTILLERY_DISABLE_TELEMETRY=true)`,
+  );
   const t0 = Date.now();
   const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
-    cwd: QA_DIR, stdio: 'inherit', env: childEnv(),
+    cwd: QA_DIR,
+    stdio: 'inherit',
+    env: childEnv(),
   });
   if (r.status !== 0) throw new Error(`npm ci in ${QA_DIR} failed (exit ${r.status})`);
   log(`qa setup: installed artillery ${installedArtillery()} in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
@@ -54,7 +62,11 @@ export function setup({ log = console.log } = {}) {
 export function ensureInstalled({ log = console.log } = {}) {
   const have = installedArtillery();
   if (have === PINNED) return { installed: false, version: have };
-  log(have ? `qa: artillery ${have} found, ${PINNED} pinned: reinstalling` : `qa: artillery is not installed in ${QA_DIR}: installing it now (same as npm run qa:setup)`);
+  log(
+    have
+      ? `qa: artillery ${have} found, ${PINNED} pinned: reinstalling`
+      : `qa: artillery is not installed in ${QA_DIR}: installing it now (same as npm run qa:setup)`,
+  );
   setup({ log });
   return { installed: true, version: installedArtillery() };
 }
@@ -69,7 +81,11 @@ export function gitDescribe(dir) {
     const marker = path.join(dir, '.qa-source');
     return existsSync(marker) ? readFileSync(marker, 'utf8').trim() : 'unknown (not a git checkout)';
   }
-  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'server', 'core', 'client', 'scores'], { cwd: dir, encoding: 'utf8' });
+  const dirty = spawnSync(
+    'git',
+    ['status', '--porcelain', '--untracked-files=no', '--', 'server', 'core', 'client', 'scores'],
+    { cwd: dir, encoding: 'utf8' },
+  );
   return `${rev.stdout.trim()}${dirty.stdout.trim() ? ' (with uncommitted changes in server/core/client/scores)' : ''}`;
 }
 

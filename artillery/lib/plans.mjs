@@ -93,9 +93,22 @@ export function soakPlan(users, durationS, warmupS) {
         // arrivalCount spread over the phase: Artillery's arrivalRate must be a whole number.
         phases: [
           { name: 'warm-up', duration: warmupS, arrivalCount: Math.max(1, Math.round(rate * warmupS)) },
-          { name: 'measured', duration: Math.max(1, durationS - warmupS), arrivalCount: Math.max(1, Math.round(rate * (durationS - warmupS))) },
+          {
+            name: 'measured',
+            duration: Math.max(1, durationS - warmupS),
+            arrivalCount: Math.max(1, Math.round(rate * (durationS - warmupS))),
+          },
         ],
-        variables: { beats: 48, beatsMax: 112, rampMs: 0, polls: 80, pollsMax: 160, pollMs: 500, tapEvery: 4, warmupMs: warmupS * 1000 },
+        variables: {
+          beats: 48,
+          beatsMax: 112,
+          rampMs: 0,
+          polls: 80,
+          pollsMax: 160,
+          pollMs: 500,
+          tapEvery: 4,
+          warmupMs: warmupS * 1000,
+        },
       },
     },
     describe: `mixed audience (70% ws, 20% sse, 10% poll, page load first) arriving at ${rate.toFixed(2)}/s with sessions of 36-84 s (about ${users} connected); ${warmupS} s warm-up, then ${durationS - warmupS} s measured`,

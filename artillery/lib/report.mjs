@@ -12,7 +12,17 @@ import { lineChart } from './svg.mjs';
 import { RAMP_S } from './plans.mjs';
 import { collect } from './report/load.mjs';
 import { loadSeed, seedFor } from './report/seed.mjs';
-import { BUDGET, LAG_RESOLUTION_MS, SHARED_PCT, arrivals, arrivalsText, caseRows, errorsOf, machineStats, windowOf } from './report/stats.mjs';
+import {
+  BUDGET,
+  LAG_RESOLUTION_MS,
+  SHARED_PCT,
+  arrivals,
+  arrivalsText,
+  caseRows,
+  errorsOf,
+  machineStats,
+  windowOf,
+} from './report/stats.mjs';
 import { esc, f0, f1, htmlTable, mb, mdTable, ms, pct } from './report/format.mjs';
 import { HEAD, clientLagMax, countersLine, machineLine, tableRows, warmupRow } from './report/case-lines.mjs';
 import { overTimePlot, pollSum, serverPlot, summaryOf, usersPlot } from './report/plots.mjs';
@@ -63,22 +73,39 @@ export function writeReport(inputs, outDir) {
     if (inMd) md.push(`![${name}](plots/${name}.svg)\n`);
   };
   /** @param {number} level @param {string} text @param {string} [id] */
-  const h = (level, text, id) => { html.push(`<h${level}${id ? ` id="${id}"` : ''}>${esc(text)}</h${level}>`); md.push(`${'#'.repeat(level)} ${text}\n`); };
+  const h = (level, text, id) => {
+    html.push(`<h${level}${id ? ` id="${id}"` : ''}>${esc(text)}</h${level}>`);
+    md.push(`${'#'.repeat(level)} ${text}\n`);
+  };
   /** @param {string} text */
-  const p = (text) => { html.push(`<p>${esc(text)}</p>`); md.push(`${text}\n`); };
+  const p = (text) => {
+    html.push(`<p>${esc(text)}</p>`);
+    md.push(`${text}\n`);
+  };
   /** @param {string[]} head @param {TableRow[]} rows @param {string} [cls] */
-  const table = (head, rows, cls) => { html.push(htmlTable(head, rows, cls)); md.push(`${mdTable(head, rows)}\n`); };
+  const table = (head, rows, cls) => {
+    html.push(htmlTable(head, rows, cls));
+    md.push(`${mdTable(head, rows)}\n`);
+  };
 
   /** @type {LoadedCase[]} */
-  const allCases = [...found.campaigns.flatMap((c) => c.cases), ...found.cases, ...found.stresses.flatMap((s) => stepCases(s.steps))];
+  const allCases = [
+    ...found.campaigns.flatMap((c) => c.cases),
+    ...found.cases,
+    ...found.stresses.flatMap((s) => stepCases(s.steps)),
+  ];
   const anyRec = allCases[0]?.rec ?? found.soaks[0]?.rec;
   h(1, 'scorecast load tests');
   p(`Generated ${new Date().toISOString()} from ${inputs.map((i) => path.relative(QA_DIR, i) || '.').join(', ')}.`);
   if (anyRec) {
     const host = allCases[0]?.rec.host;
-    p(`Server: ${anyRec.server?.command ?? ''}; source ${anyRec.server?.source ?? '?'}. ${host ? `Load generator: Artillery ${host.artillery} on Node ${host.node}, on the same machine as the server (${host.cpus} cores, ${host.memGiB} GiB).` : ''}`);
+    p(
+      `Server: ${anyRec.server?.command ?? ''}; source ${anyRec.server?.source ?? '?'}. ${host ? `Load generator: Artillery ${host.artillery} on Node ${host.node}, on the same machine as the server (${host.cpus} cores, ${host.memGiB} GiB).` : ''}`,
+    );
   }
-  p(`How to read: every latency is in milliseconds. "scorecast" rows are ours; the rows under them are the seed report (ZScore, 2019) for the same kind of request and the same number of clients, where it has one. Push latency = time of receipt − the envelope's t (server wall time when the change was produced); page load = the whole page (HTML, JS, CSS, /api/score and the preload audio, ≈ 1.9 MB) for one client; poll = one /live/poll response. Error % = failed pages / pages, failed polls / polls, failed clients / clients (push rows). Throughput = samples per second of the measured run. Server CPU is % of one core (from /proc), RSS the server's resident memory, loop lag the server's event-loop delay (prom-client, less its ${LAG_RESOLUTION_MS} ms sampling interval). Each case ran a small warm-up first; its numbers are shown apart and are not in the tables. Budgets: page load p99 ≤ 5 s, push latency max ≤ 1 s, no failed client. Percentiles (median, p90, p95, p99) are Artillery's, read from a sketch with 1% relative accuracy (DDSketch) and shown as Artillery reported and checked them; min, max and avg are exact, so a p99 may read up to 1% above the max.`);
+  p(
+    `How to read: every latency is in milliseconds. "scorecast" rows are ours; the rows under them are the seed report (ZScore, 2019) for the same kind of request and the same number of clients, where it has one. Push latency = time of receipt − the envelope's t (server wall time when the change was produced); page load = the whole page (HTML, JS, CSS, /api/score and the preload audio, ≈ 1.9 MB) for one client; poll = one /live/poll response. Error % = failed pages / pages, failed polls / polls, failed clients / clients (push rows). Throughput = samples per second of the measured run. Server CPU is % of one core (from /proc), RSS the server's resident memory, loop lag the server's event-loop delay (prom-client, less its ${LAG_RESOLUTION_MS} ms sampling interval). Each case ran a small warm-up first; its numbers are shown apart and are not in the tables. Budgets: page load p99 ≤ 5 s, push latency max ≤ 1 s, no failed client. Percentiles (median, p90, p95, p99) are Artillery's, read from a sketch with 1% relative accuracy (DDSketch) and shown as Artillery reported and checked them; min, max and avg are exact, so a p99 may read up to 1% above the max.`,
+  );
 
   // ---- campaign summary
   for (const camp of found.campaigns) {
@@ -97,18 +124,51 @@ export function writeReport(inputs, outDir) {
       const fail = k.measured?.counters?.['vusers.failed'] || 0;
       if (fail) bits.push(`${fail} failed`);
       const mm = machineStats(k.samples, ['measured'], windowOf(k.measured));
-      if (mm.otherCpu != null && mm.otherCpu > SHARED_PCT) bits.push(`[shared machine: others ${f0(mm.otherCpu)}% avg, ${f0(mm.otherPeak)}% peak]`);
+      if (mm.otherCpu != null && mm.otherCpu > SHARED_PCT)
+        bits.push(`[shared machine: others ${f0(mm.otherCpu)}% avg, ${f0(mm.otherPeak)}% peak]`);
       const ar = arrivals(k);
-      if (ar?.late) bits.push(`[load generator late: arrivals took ${ar.lo}–${ar.hi} s, not ${RAMP_S}; at most ${f0(ar.activePeak)} clients in flight at a time]`);
+      if (ar?.late)
+        bits.push(
+          `[load generator late: arrivals took ${ar.lo}–${ar.hi} s, not ${RAMP_S}; at most ${f0(ar.activePeak)} clients in flight at a time]`,
+        );
       return `${k.rec.passed ? 'ok' : 'BROKEN'}: ${bits.join(', ')}`;
     };
-    table(['scenario', ...users.map((u) => `${u} users`)], scen.map((s) => [s, ...users.map((u) => { const k = camp.cases.find((c) => c.rec.scenario === s && c.rec.users === u); return k ? key(k) : ''; })]), 'grid');
+    table(
+      ['scenario', ...users.map((u) => `${u} users`)],
+      scen.map((s) => [
+        s,
+        ...users.map((u) => {
+          const k = camp.cases.find((c) => c.rec.scenario === s && c.rec.users === u);
+          return k ? key(k) : '';
+        }),
+      ]),
+      'grid',
+    );
     md.push('Latency against users, per scenario (plots/ next to this file):\n');
     for (const s of scen) {
       const cs = camp.cases.filter((k) => k.rec.scenario === s);
-      if (['ws', 'sse', 'mixed'].includes(s)) plot(`campaign-${s}-push-vs-users`, usersPlot(`${s}: push latency against users`, cs, summaryOf(s === 'mixed' ? 'push_latency' : 'push_latency'), { y: BUDGET.pushMax, label: 'budget: max 1 s' }), true);
-      if (['poll', 'page', 'mixed'].includes(s)) plot(`campaign-${s}-page-vs-users`, usersPlot(`${s}: page load against users`, cs, summaryOf('page.load_time'), { y: BUDGET.pageP99, label: 'budget: p99 5 s' }), true);
-      if (['poll', 'mixed'].includes(s) && cs.some((k) => pollSum(k))) plot(`campaign-${s}-poll-vs-users`, usersPlot(`${s}: poll response time against users`, cs, pollSum), true);
+      if (['ws', 'sse', 'mixed'].includes(s))
+        plot(
+          `campaign-${s}-push-vs-users`,
+          usersPlot(
+            `${s}: push latency against users`,
+            cs,
+            summaryOf(s === 'mixed' ? 'push_latency' : 'push_latency'),
+            { y: BUDGET.pushMax, label: 'budget: max 1 s' },
+          ),
+          true,
+        );
+      if (['poll', 'page', 'mixed'].includes(s))
+        plot(
+          `campaign-${s}-page-vs-users`,
+          usersPlot(`${s}: page load against users`, cs, summaryOf('page.load_time'), {
+            y: BUDGET.pageP99,
+            label: 'budget: p99 5 s',
+          }),
+          true,
+        );
+      if (['poll', 'mixed'].includes(s) && cs.some((k) => pollSum(k)))
+        plot(`campaign-${s}-poll-vs-users`, usersPlot(`${s}: poll response time against users`, cs, pollSum), true);
     }
   }
 
@@ -116,40 +176,102 @@ export function writeReport(inputs, outDir) {
   for (const st of found.stresses) {
     const r = st.rec;
     h(2, `Stress: ${r.transport} (${path.basename(st.dir)})`, `stress-${r.transport}`);
-    p(`Command: ${r.command}. ${r.breakingPoint ? `Breaking point: ${r.breakingPoint} users (${(r.breakingBudgets || []).join('; ')}); last step within budget: ${r.lastGood ?? 'none'}.` : r.stopped ? `${r.stopped[0].toUpperCase()}${r.stopped.slice(1)}.` : ''}${flakySteps(st).length ? ` Borderline: at ${flakySteps(st).join(', ')} users a budget broke once and the confirming run passed.` : ''}`);
-    const rows = st.steps.flatMap((x) => (x.data ? [{ ...x, data: x.data }] : [])).map((x) => {
-      const k = x.data;
-      const s = k.measured?.summaries || {};
-      const m = machineStats(k.samples, ['measured'], windowOf(k.measured));
-      const main = r.transport === 'poll' ? s['page.load_time'] : s.push_latency;
-      const c = k.measured?.counters || {};
-      return [
-        `${x.users}${x.attempt ? ` (retry ${x.attempt})` : ''}`, x.passed ? 'ok' : `broken: ${x.broken.join('; ')}`,
-        ms(main?.median), ms(main?.p95), ms(main?.p99), ms(main?.max),
-        r.transport === 'poll' ? ms((s['poll.response_time'] ?? s['http.response_time'])?.p99) : '',
-        `${c['vusers.failed'] || 0} / ${c['vusers.created'] || 0}`,
-        (() => { const ar = arrivals(k); return ar ? `${ar.periods <= 3 ? `≤ ${ar.hi}` : `${ar.lo}–${ar.hi}`} s / ${f0(ar.activePeak)}` : ''; })(),
-        ms(m.fanoutAvgMs),
-        ms(clientLagMax(k)),
-        m.serverCpu?.avg != null ? `${f0(m.serverCpu.avg)}% / ${f0(m.serverCpu.peak)}%` : '', mb(m.rssMax), ms(m.lagMax),
-        m.loadgenCpu?.avg != null ? `${f0(m.loadgenCpu.avg)}% / ${f0(m.loadgenCpu.peak)}%` : '',
-        m.machineBusy ? `${f0(m.machineBusy.avg)}% / ${f0(m.machineBusy.peak)}%` : '',
-        m.otherCpu != null ? `${f0(m.otherCpu)}%` : '',
-      ];
-    });
-    const head = ['users', 'verdict', r.transport === 'poll' ? 'page p50' : 'push p50', 'p95', 'p99', 'max', 'poll p99', 'failed / clients', 'arrivals over / most in flight', 'server fan-out avg', 'Artillery loop delay max', 'server CPU avg / peak', 'server RSS', 'server loop lag max', 'Artillery CPU avg / peak', 'machine busy avg / peak', 'others'];
+    p(
+      `Command: ${r.command}. ${r.breakingPoint ? `Breaking point: ${r.breakingPoint} users (${(r.breakingBudgets || []).join('; ')}); last step within budget: ${r.lastGood ?? 'none'}.` : r.stopped ? `${r.stopped[0].toUpperCase()}${r.stopped.slice(1)}.` : ''}${flakySteps(st).length ? ` Borderline: at ${flakySteps(st).join(', ')} users a budget broke once and the confirming run passed.` : ''}`,
+    );
+    const rows = st.steps
+      .flatMap((x) => (x.data ? [{ ...x, data: x.data }] : []))
+      .map((x) => {
+        const k = x.data;
+        const s = k.measured?.summaries || {};
+        const m = machineStats(k.samples, ['measured'], windowOf(k.measured));
+        const main = r.transport === 'poll' ? s['page.load_time'] : s.push_latency;
+        const c = k.measured?.counters || {};
+        return [
+          `${x.users}${x.attempt ? ` (retry ${x.attempt})` : ''}`,
+          x.passed ? 'ok' : `broken: ${x.broken.join('; ')}`,
+          ms(main?.median),
+          ms(main?.p95),
+          ms(main?.p99),
+          ms(main?.max),
+          r.transport === 'poll' ? ms((s['poll.response_time'] ?? s['http.response_time'])?.p99) : '',
+          `${c['vusers.failed'] || 0} / ${c['vusers.created'] || 0}`,
+          (() => {
+            const ar = arrivals(k);
+            return ar ? `${ar.periods <= 3 ? `≤ ${ar.hi}` : `${ar.lo}–${ar.hi}`} s / ${f0(ar.activePeak)}` : '';
+          })(),
+          ms(m.fanoutAvgMs),
+          ms(clientLagMax(k)),
+          m.serverCpu?.avg != null ? `${f0(m.serverCpu.avg)}% / ${f0(m.serverCpu.peak)}%` : '',
+          mb(m.rssMax),
+          ms(m.lagMax),
+          m.loadgenCpu?.avg != null ? `${f0(m.loadgenCpu.avg)}% / ${f0(m.loadgenCpu.peak)}%` : '',
+          m.machineBusy ? `${f0(m.machineBusy.avg)}% / ${f0(m.machineBusy.peak)}%` : '',
+          m.otherCpu != null ? `${f0(m.otherCpu)}%` : '',
+        ];
+      });
+    const head = [
+      'users',
+      'verdict',
+      r.transport === 'poll' ? 'page p50' : 'push p50',
+      'p95',
+      'p99',
+      'max',
+      'poll p99',
+      'failed / clients',
+      'arrivals over / most in flight',
+      'server fan-out avg',
+      'Artillery loop delay max',
+      'server CPU avg / peak',
+      'server RSS',
+      'server loop lag max',
+      'Artillery CPU avg / peak',
+      'machine busy avg / peak',
+      'others',
+    ];
     // The poll column only for polling; the server's fan-out (scorecast_push_lag_seconds, a change
     // to its last socket write) only for the push transports: polls are not pushed.
     const drop = r.transport === 'poll' ? 9 : 6;
-    table(head.filter((_, n) => n !== drop), rows.map((row) => row.filter((_, n) => n !== drop)));
-    p(`Arrivals over: how long Artillery took to start the step's clients (planned: ${RAMP_S} s; read from its 10 s report periods, so "≤ 30 s" means on schedule); most in flight: the most clients started and not yet finished at the end of one of Artillery's 10 s periods (its counters; a lower bound of the true peak). A step whose arrivals took much longer than planned put fewer clients on the server at a time than its user count.`);
+    table(
+      head.filter((_, n) => n !== drop),
+      rows.map((row) => row.filter((_, n) => n !== drop)),
+    );
+    p(
+      `Arrivals over: how long Artillery took to start the step's clients (planned: ${RAMP_S} s; read from its 10 s report periods, so "≤ 30 s" means on schedule); most in flight: the most clients started and not yet finished at the end of one of Artillery's 10 s periods (its counters; a lower bound of the true peak). A step whose arrivals took much longer than planned put fewer clients on the server at a time than its user count.`,
+    );
     const cs = stepCases(st.steps.filter((x) => !x.attempt));
     const retried = stepCases(st.steps.filter((x) => x.attempt));
     if (r.transport === 'poll') {
-      plot(`stress-poll-page-vs-users`, usersPlot('stress poll: page load against users', cs, summaryOf('page.load_time'), { y: BUDGET.pageP99, label: 'budget: p99 5 s', q: 'p99' }, r.breakingPoint, retried), true);
-      plot(`stress-poll-poll-vs-users`, usersPlot('stress poll: poll response against users', cs, pollSum, null, r.breakingPoint), true);
+      plot(
+        `stress-poll-page-vs-users`,
+        usersPlot(
+          'stress poll: page load against users',
+          cs,
+          summaryOf('page.load_time'),
+          { y: BUDGET.pageP99, label: 'budget: p99 5 s', q: 'p99' },
+          r.breakingPoint,
+          retried,
+        ),
+        true,
+      );
+      plot(
+        `stress-poll-poll-vs-users`,
+        usersPlot('stress poll: poll response against users', cs, pollSum, null, r.breakingPoint),
+        true,
+      );
     } else {
-      plot(`stress-${r.transport}-push-vs-users`, usersPlot(`stress ${r.transport}: push latency against users`, cs, summaryOf('push_latency'), { y: BUDGET.pushMax, label: 'budget: max 1 s', q: 'max' }, r.breakingPoint, retried), true);
+      plot(
+        `stress-${r.transport}-push-vs-users`,
+        usersPlot(
+          `stress ${r.transport}: push latency against users`,
+          cs,
+          summaryOf('push_latency'),
+          { y: BUDGET.pushMax, label: 'budget: max 1 s', q: 'max' },
+          r.breakingPoint,
+          retried,
+        ),
+        true,
+      );
     }
   }
 
@@ -158,55 +280,172 @@ export function writeReport(inputs, outDir) {
     const r = so.rec;
     h(2, `Soak (${path.basename(so.dir)})`, 'soak');
     p(`Command: ${r.command}. ${r.plan}. Verdict: ${r.passed ? 'passed' : `FAILED: ${r.broken.join('; ')}`}.`);
-    const from = r.rss.baselineFrom && r.startedAt ? ` from minute ${((r.rss.baselineFrom - Date.parse(r.startedAt)) / 60000).toFixed(1)}` : '';
-    const why = r.rss.historyFullAt == null ? '' : r.rss.historyFilled ? `, once the warm-up was over and the resync history full (${r.rss.historyDeltas} deltas)` : ', the run being too short for the resync history to fill';
-    p(`RSS after warm-up (median of the first ${r.rss.windowS == null ? '?' : Math.round(r.rss.windowS)} s counted${from}${why}) ${mb(r.rss.baseline)}, at the end ${mb(r.rss.end)}: ${r.rss.growthPct == null ? '?' : `${r.rss.growthPct.toFixed(1)}%`} (budget ≤ 10%); max ${mb(r.rss.max)}.`);
+    const from =
+      r.rss.baselineFrom && r.startedAt
+        ? ` from minute ${((r.rss.baselineFrom - Date.parse(r.startedAt)) / 60000).toFixed(1)}`
+        : '';
+    const why =
+      r.rss.historyFullAt == null
+        ? ''
+        : r.rss.historyFilled
+          ? `, once the warm-up was over and the resync history full (${r.rss.historyDeltas} deltas)`
+          : ', the run being too short for the resync history to fill';
+    p(
+      `RSS after warm-up (median of the first ${r.rss.windowS == null ? '?' : Math.round(r.rss.windowS)} s counted${from}${why}) ${mb(r.rss.baseline)}, at the end ${mb(r.rss.end)}: ${r.rss.growthPct == null ? '?' : `${r.rss.growthPct.toFixed(1)}%`} (budget ≤ 10%); max ${mb(r.rss.max)}.`,
+    );
     /** @param {string} prefix @returns {string[][]} */
-    const soakRows = (prefix) => caseRows('mixed', so.measured, prefix).map((x) => {
-      /** @type {Partial<import('./records.mjs').Summary>} */
-      const q = x.sum || {};
-      return [x.label, f0(prefix ? q.count : x.samples), ms(q.mean), ms(q.min), ms(q.median), ms(q.max), ms(q.p90), ms(q.p95), ms(q.p99), prefix ? '' : pct(x.errorsPct), prefix ? '' : x.throughput != null ? `${f1(x.throughput)} ${x.unit}` : '']; });
-    table(['measured part (after warm-up)', 'Samples', 'Avg', 'Min', 'Median', 'Max', 'p90', 'p95', 'p99', 'Error %', 'Throughput'], soakRows('measured.'));
-    table(['whole soak (warm-up included)', 'Samples', 'Avg', 'Min', 'Median', 'Max', 'p90', 'p95', 'p99', 'Error %', 'Throughput'], soakRows(''));
+    const soakRows = (prefix) =>
+      caseRows('mixed', so.measured, prefix).map((x) => {
+        /** @type {Partial<import('./records.mjs').Summary>} */
+        const q = x.sum || {};
+        return [
+          x.label,
+          f0(prefix ? q.count : x.samples),
+          ms(q.mean),
+          ms(q.min),
+          ms(q.median),
+          ms(q.max),
+          ms(q.p90),
+          ms(q.p95),
+          ms(q.p99),
+          prefix ? '' : pct(x.errorsPct),
+          prefix ? '' : x.throughput != null ? `${f1(x.throughput)} ${x.unit}` : '',
+        ];
+      });
+    table(
+      [
+        'measured part (after warm-up)',
+        'Samples',
+        'Avg',
+        'Min',
+        'Median',
+        'Max',
+        'p90',
+        'p95',
+        'p99',
+        'Error %',
+        'Throughput',
+      ],
+      soakRows('measured.'),
+    );
+    table(
+      [
+        'whole soak (warm-up included)',
+        'Samples',
+        'Avg',
+        'Min',
+        'Median',
+        'Max',
+        'p90',
+        'p95',
+        'p99',
+        'Error %',
+        'Throughput',
+      ],
+      soakRows(''),
+    );
     const c = so.measured?.counters || {};
-    p(`Clients ${f0(c['vusers.created'])}, failed ${f0(c['vusers.failed'] || 0)} (whole soak); ${errorsOf(so.measured).length ? `errors: ${errorsOf(so.measured).join(', ')}` : 'no errors'}; taps sent ${f0(c['taps.sent'] || 0)}, answered SC_ERR_NO_VOTE_WINDOW ${f0(c['taps.no_vote_window'] || 0)} (not failures). Samples of the measured part count the clients' histograms after the warm-up; failures are counted over the whole soak.`);
+    p(
+      `Clients ${f0(c['vusers.created'])}, failed ${f0(c['vusers.failed'] || 0)} (whole soak); ${errorsOf(so.measured).length ? `errors: ${errorsOf(so.measured).join(', ')}` : 'no errors'}; taps sent ${f0(c['taps.sent'] || 0)}, answered SC_ERR_NO_VOTE_WINDOW ${f0(c['taps.no_vote_window'] || 0)} (not failures). Samples of the measured part count the clients' histograms after the warm-up; failures are counted over the whole soak.`,
+    );
     const mW = machineStats(so.samples, ['warmup']);
     const mM = machineStats(so.samples, ['measured']);
-    table(['part', 'server CPU avg / peak', 'server RSS start → max', 'loop lag max', 'Artillery CPU avg / peak', 'machine busy avg / peak', 'peak connections'], (/** @type {[string, import('./report/stats.mjs').MachineStats][]} */ ([['warm-up', mW], ['measured', mM]])).map(([n, m]) => [n,
-      m.serverCpu?.avg != null ? `${f0(m.serverCpu.avg)}% / ${f0(m.serverCpu.peak)}%` : '', `${mb(m.rssStart)} → ${mb(m.rssMax)}`, ms(m.lagMax),
-      m.loadgenCpu?.avg != null ? `${f0(m.loadgenCpu.avg)}% / ${f0(m.loadgenCpu.peak)}%` : '', m.machineBusy ? `${f0(m.machineBusy.avg)}% / ${f0(m.machineBusy.peak)}%` : '', f0(m.clientsPeak)]));
+    table(
+      [
+        'part',
+        'server CPU avg / peak',
+        'server RSS start → max',
+        'loop lag max',
+        'Artillery CPU avg / peak',
+        'machine busy avg / peak',
+        'peak connections',
+      ],
+      /** @type {[string, import('./report/stats.mjs').MachineStats][]} */ ([
+        ['warm-up', mW],
+        ['measured', mM],
+      ]).map(([n, m]) => [
+        n,
+        m.serverCpu?.avg != null ? `${f0(m.serverCpu.avg)}% / ${f0(m.serverCpu.peak)}%` : '',
+        `${mb(m.rssStart)} → ${mb(m.rssMax)}`,
+        ms(m.lagMax),
+        m.loadgenCpu?.avg != null ? `${f0(m.loadgenCpu.avg)}% / ${f0(m.loadgenCpu.peak)}%` : '',
+        m.machineBusy ? `${f0(m.machineBusy.avg)}% / ${f0(m.machineBusy.peak)}%` : '',
+        f0(m.clientsPeak),
+      ]),
+    );
     const start = r.runs.measured.start;
     const wEnd = ((r.runs.measured.warmupEnd ?? NaN) - start) / 1000;
     /** @type {[number, number][]} */
-    const rssPts = so.samples.flatMap((s) => { const rss = s.serverProc?.rss ?? s.server?.rss; return rss ? [[(s.ts - start) / 60000, rss / 2 ** 20]] : []; });
+    const rssPts = so.samples.flatMap((s) => {
+      const rss = s.serverProc?.rss ?? s.server?.rss;
+      return rss ? [[(s.ts - start) / 60000, rss / 2 ** 20]] : [];
+    });
     /** @type {[number, number][]} */
-    const conn = so.samples.map((s) => [(s.ts - start) / 60000, Object.values(s.server?.clients ?? {}).reduce((a, b) => a + b, 0)]);
-    plot('soak-rss', lineChart({
-      title: 'soak: server RSS and connections', xLabel: 'minutes', yLabel: 'MiB', yMin: 0,
-      series: [{ name: 'RSS', points: rssPts, color: '#d62728' }, { name: 'connections', points: conn, axis: 'right', color: '#999' }],
-      rightLabel: 'connections', bands: [{ x0: 0, x1: wEnd / 60, label: 'warm-up' }, ...(r.runs.measured.drainStart ? [{ x0: (r.runs.measured.drainStart - start) / 60000, x1: Infinity, label: 'drain' }] : [])],
-      hLines: r.rss.baseline ? [{ y: (r.rss.baseline * 1.1) / 2 ** 20, label: '+10% of RSS after warm-up' }] : [],
-    }), true);
+    const conn = so.samples.map((s) => [
+      (s.ts - start) / 60000,
+      Object.values(s.server?.clients ?? {}).reduce((a, b) => a + b, 0),
+    ]);
+    plot(
+      'soak-rss',
+      lineChart({
+        title: 'soak: server RSS and connections',
+        xLabel: 'minutes',
+        yLabel: 'MiB',
+        yMin: 0,
+        series: [
+          { name: 'RSS', points: rssPts, color: '#d62728' },
+          { name: 'connections', points: conn, axis: 'right', color: '#999' },
+        ],
+        rightLabel: 'connections',
+        bands: [
+          { x0: 0, x1: wEnd / 60, label: 'warm-up' },
+          ...(r.runs.measured.drainStart
+            ? [{ x0: (r.runs.measured.drainStart - start) / 60000, x1: Infinity, label: 'drain' }]
+            : []),
+        ],
+        hLines: r.rss.baseline ? [{ y: (r.rss.baseline * 1.1) / 2 ** 20, label: '+10% of RSS after warm-up' }] : [],
+      }),
+      true,
+    );
     const per = (so.intermediate || []).map((x) => ({ t: (Number(x.period) - start) / 60000, s: x.summaries || {} }));
     /** @param {string} name @param {'p99' | 'max'} q @returns {[number, number][]} */
-    const perPoints = (name, q) => per.flatMap((x) => { const v = x.s[name]; return v ? [[x.t, v[q]]] : []; });
-    plot('soak-latency', lineChart({
-      title: 'soak: latency per 10 s period', xLabel: 'minutes', yLabel: 'ms', yLog: true,
-      series: [
-        { name: 'push p99', points: perPoints('push_latency', 'p99') },
-        { name: 'push max', points: perPoints('push_latency', 'max') },
-        { name: 'page p99', points: perPoints('page.load_time', 'p99') },
-        { name: 'poll p99', points: perPoints('poll.response_time', 'p99') },
-      ],
-      bands: [{ x0: 0, x1: wEnd / 60, label: 'warm-up' }], hLines: [{ y: BUDGET.pushMax, label: 'push budget 1 s' }],
-    }), true);
-    p(`Loopback only: ${r.loopbackOnly ? 'yes' : 'NO'} (${r.sampling.net.checks} socket checks, ${r.sampling.net.offLoopbackOurs} non-loopback sockets of the server or Artillery).`);
+    const perPoints = (name, q) =>
+      per.flatMap((x) => {
+        const v = x.s[name];
+        return v ? [[x.t, v[q]]] : [];
+      });
+    plot(
+      'soak-latency',
+      lineChart({
+        title: 'soak: latency per 10 s period',
+        xLabel: 'minutes',
+        yLabel: 'ms',
+        yLog: true,
+        series: [
+          { name: 'push p99', points: perPoints('push_latency', 'p99') },
+          { name: 'push max', points: perPoints('push_latency', 'max') },
+          { name: 'page p99', points: perPoints('page.load_time', 'p99') },
+          { name: 'poll p99', points: perPoints('poll.response_time', 'p99') },
+        ],
+        bands: [{ x0: 0, x1: wEnd / 60, label: 'warm-up' }],
+        hLines: [{ y: BUDGET.pushMax, label: 'push budget 1 s' }],
+      }),
+      true,
+    );
+    p(
+      `Loopback only: ${r.loopbackOnly ? 'yes' : 'NO'} (${r.sampling.net.checks} socket checks, ${r.sampling.net.offLoopbackOurs} non-loopback sockets of the server or Artillery).`,
+    );
   }
 
   // ---- every case
   const groups = [
     ...found.campaigns.map((c) => ({ title: `Test cases of ${path.basename(c.dir)}`, cases: c.cases })),
-    ...found.stresses.map((s) => ({ title: `Steps of stress ${s.rec.transport} (${path.basename(s.dir)})`, cases: s.steps.flatMap((x) => (x.data ? [Object.assign(x.data, { runLabel: x.attempt ? ` (confirming run ${x.attempt})` : '' })] : [])) })),
+    ...found.stresses.map((s) => ({
+      title: `Steps of stress ${s.rec.transport} (${path.basename(s.dir)})`,
+      cases: s.steps.flatMap((x) =>
+        x.data ? [Object.assign(x.data, { runLabel: x.attempt ? ` (confirming run ${x.attempt})` : '' })] : [],
+      ),
+    })),
     ...(found.cases.length ? [{ title: 'Single runs', cases: found.cases }] : []),
   ];
   for (const g of groups) {
@@ -216,9 +455,15 @@ export function writeReport(inputs, outDir) {
       h(3, `${r.scenario} at ${r.users} users${k.runLabel ?? ''}: ${verdict(r)}`);
       p(`${r.runs?.measured?.plan ?? ''}.`);
       const ar = arrivals(k);
-      if (ar) p(`Arrivals: Artillery started the ${f0(k.measured?.counters?.['vusers.created'])} clients ${arrivalsText(ar)} (from its 10 s report periods); at most ${f0(ar.activePeak)} were in flight at the end of a period.${ar.late ? ' The load generator fell behind its schedule (see its CPU and event-loop delay below), so the server had fewer clients at a time than the user count says.' : ''}`);
+      if (ar)
+        p(
+          `Arrivals: Artillery started the ${f0(k.measured?.counters?.['vusers.created'])} clients ${arrivalsText(ar)} (from its 10 s report periods); at most ${f0(ar.activePeak)} were in flight at the end of a period.${ar.late ? ' The load generator fell behind its schedule (see its CPU and event-loop delay below), so the server had fewer clients at a time than the user count says.' : ''}`,
+        );
       table(HEAD, tableRows(k, seed), 'case');
-      if (['ws', 'sse', 'poll', 'page'].includes(r.scenario) && !seedFor(seed, r.scenario, r.scenario === 'poll' || r.scenario === 'page' ? 'page' : 'push', r.users).length) {
+      if (
+        ['ws', 'sse', 'poll', 'page'].includes(r.scenario) &&
+        !seedFor(seed, r.scenario, r.scenario === 'poll' || r.scenario === 'page' ? 'page' : 'push', r.users).length
+      ) {
         p(`The seed report has no ${r.scenario === 'poll' ? 'JMeter' : 'custom-client'} case with ${r.users} clients.`);
       }
       if (r.scenario === 'mixed') p('The seed report has no mixed-audience case.');
@@ -227,8 +472,12 @@ export function writeReport(inputs, outDir) {
       const w = warmupRow(k);
       if (w) p(`Warm-up (${r.runs?.warmup?.users} users, kept apart from the table): ${w}.`);
       const checks = r.runs?.measured?.checks ?? [];
-      p(`Budgets (Artillery ensure): ${checks.map((c) => `${c.ok ? 'ok' : 'FAIL'} ${c.expression}${c.strict ? '' : ' (informational)'}`).join('; ') || 'none printed'}. Artillery exit code ${r.runs?.measured?.exitCode}.`);
-      p(`Loopback only: ${r.loopbackOnly ? 'yes' : 'NO'} (${r.sampling?.net?.checks ?? 0} socket checks; ${r.sampling?.net?.offLoopbackOurs ?? '?'} non-loopback sockets of the server or Artillery).`);
+      p(
+        `Budgets (Artillery ensure): ${checks.map((c) => `${c.ok ? 'ok' : 'FAIL'} ${c.expression}${c.strict ? '' : ' (informational)'}`).join('; ') || 'none printed'}. Artillery exit code ${r.runs?.measured?.exitCode}.`,
+      );
+      p(
+        `Loopback only: ${r.loopbackOnly ? 'yes' : 'NO'} (${r.sampling?.net?.checks ?? 0} socket checks; ${r.sampling?.net?.offLoopbackOurs ?? '?'} non-loopback sockets of the server or Artillery).`,
+      );
       if (k.trace.length) {
         const svg1 = overTimePlot(k);
         const svg2 = serverPlot(k);

@@ -59,28 +59,65 @@ export function stopChildren() {
  *   traceFile?: string, onSpawn?: (pid: number) => void, maxMs?: number, echo?: boolean }} o
  * @returns {Promise<ArtilleryRun>}
  */
-export function runArtillery({ scenarioFile, target, overrides, outJson, logFile, traceFile, onSpawn, maxMs = 3 * 3600_000, echo = false }) {
-  const args = [ARTILLERY_BIN, 'run', scenarioFile, '--target', target, '--overrides', JSON.stringify(overrides), '--output', outJson];
+export function runArtillery({
+  scenarioFile,
+  target,
+  overrides,
+  outJson,
+  logFile,
+  traceFile,
+  onSpawn,
+  maxMs = 3 * 3600_000,
+  echo = false,
+}) {
+  const args = [
+    ARTILLERY_BIN,
+    'run',
+    scenarioFile,
+    '--target',
+    target,
+    '--overrides',
+    JSON.stringify(overrides),
+    '--output',
+    outJson,
+  ];
   const command = `ARTILLERY_DISABLE_TELEMETRY=true artillery run ${path.relative(QA_DIR, scenarioFile)} --target ${target} --overrides '${JSON.stringify(overrides)}' --output ${path.relative(QA_DIR, outJson)}`;
   return new Promise((resolve) => {
     const t0 = Date.now();
     const child = spawn(process.execPath, args, {
-      cwd: QA_DIR, env: childEnv(traceFile ? { QA_TRACE_FILE: traceFile } : {}), stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: QA_DIR,
+      env: childEnv(traceFile ? { QA_TRACE_FILE: traceFile } : {}),
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     running.add(child);
     onSpawn?.(/** @type {number} */ (child.pid));
     const log = createWriteStream(logFile);
     let text = '';
     /** @param {Buffer | string} d */
-    const take = (d) => { log.write(d); text += d; if (text.length > 2e6) text = text.slice(-1e6); if (echo) process.stdout.write(d); };
+    const take = (d) => {
+      log.write(d);
+      text += d;
+      if (text.length > 2e6) text = text.slice(-1e6);
+      if (echo) process.stdout.write(d);
+    };
     child.stdout?.on('data', take);
     child.stderr?.on('data', take);
-    const killer = setTimeout(() => { take(`\nqa: artillery ran longer than ${maxMs} ms: killed\n`); child.kill('SIGKILL'); }, maxMs);
+    const killer = setTimeout(() => {
+      take(`\nqa: artillery ran longer than ${maxMs} ms: killed\n`);
+      child.kill('SIGKILL');
+    }, maxMs);
     child.on('close', (code, signal) => {
       running.delete(child);
       clearTimeout(killer);
       log.end();
-      resolve({ exitCode: code ?? (signal ? 128 : 1), signal, checks: parseChecks(text), ms: Date.now() - t0, command, pid: child.pid });
+      resolve({
+        exitCode: code ?? (signal ? 128 : 1),
+        signal,
+        checks: parseChecks(text),
+        ms: Date.now() - t0,
+        command,
+        pid: child.pid,
+      });
     });
   });
 }
@@ -100,7 +137,9 @@ export function oneLine(jsonFile) {
     if (s['page.load_time']) parts.push(`page p99 ${s['page.load_time'].p99} ms`);
     const poll = s['poll.response_time'] ?? s['http.response_time'];
     if (poll) parts.push(`poll p99 ${poll.p99} ms`);
-    const errs = Object.entries(c).filter(([k]) => k.startsWith('errors.')).map(([k, v]) => `${k.slice(7)}=${v}`);
+    const errs = Object.entries(c)
+      .filter(([k]) => k.startsWith('errors.'))
+      .map(([k, v]) => `${k.slice(7)}=${v}`);
     if (errs.length) parts.push(`errors ${errs.join(' ')}`);
     if (c['taps.sent']) parts.push(`taps ${c['taps.sent']} (no vote window ${c['taps.no_vote_window'] ?? 0})`);
     return parts.join(', ');
@@ -120,9 +159,18 @@ export function oneLine(jsonFile) {
  * @returns {Promise<AcquiredServer>}
  */
 export async function acquireServer({ target, root, dir, log }) {
-  if (target) return { url: target.replace(/\/+$/, ''), pid: undefined, command: `(given) ${target}`, stop: async () => {}, source: 'external' };
+  if (target)
+    return {
+      url: target.replace(/\/+$/, ''),
+      pid: undefined,
+      command: `(given) ${target}`,
+      stop: async () => {},
+      source: 'external',
+    };
   const server = await startServer({ root, logFile: path.join(dir, 'server.log'), log });
-  log(`qa: server pid ${server.pid} on ${server.url} (${path.relative(process.cwd(), root) || '.'}, ${gitDescribe(root)})`);
+  log(
+    `qa: server pid ${server.pid} on ${server.url} (${path.relative(process.cwd(), root) || '.'}, ${gitDescribe(root)})`,
+  );
   // Assigned, not spread: a spread would copy `exited` once (false) instead of its getter.
   return Object.assign(server, { source: gitDescribe(root) });
 }
@@ -133,17 +181,40 @@ export async function acquireServer({ target, root, dir, log }) {
  *   ensureOverride?: object, argv?: string[] }} o
  * @returns {Promise<import('./records.mjs').CaseRecord & { broken: string[] }>}
  */
-export async function runCase({ scenario, users, root, dir, target, warmup = true, server, log = console.log, ensureOverride, argv }) {
+export async function runCase({
+  scenario,
+  users,
+  root,
+  dir,
+  target,
+  warmup = true,
+  server,
+  log = console.log,
+  ensureOverride,
+  argv,
+}) {
   mkdirSync(dir, { recursive: true });
   const own = !server;
   server ??= await acquireServer({ target, root, dir, log });
-  const sampler = createSampler({ metricsUrl: `${server.url}/metrics`, serverPid: server.pid, file: path.join(dir, 'samples.jsonl') });
+  const sampler = createSampler({
+    metricsUrl: `${server.url}/metrics`,
+    serverPid: server.pid,
+    file: path.join(dir, 'samples.jsonl'),
+  });
   sampler.start();
   const scenarioFile = path.join(SCENARIO_DIR, `${scenario}.yml`);
   /** @type {Omit<import('./records.mjs').CaseRecord, 'passed'> & { passed?: boolean }} */
   const record = {
-    kind: 'case', scenario, users, startedAt: new Date().toISOString(),
-    host: { cpus: os.cpus().length, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, artillery: installedArtillery() },
+    kind: 'case',
+    scenario,
+    users,
+    startedAt: new Date().toISOString(),
+    host: {
+      cpus: os.cpus().length,
+      memGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      artillery: installedArtillery(),
+    },
     server: { url: server.url, pid: server.pid ?? null, command: server.command, source: server.source },
     qaCommand: argv ? `node artillery/bin/qa.mjs ${argv.join(' ')}` : undefined,
   };
@@ -156,23 +227,53 @@ export async function runCase({ scenario, users, root, dir, target, warmup = tru
       sampler.setPhase('warmup');
       const t0 = Date.now();
       const r = await runArtillery({
-        scenarioFile, target: server.url, overrides: p.overrides, outJson: path.join(dir, 'warmup.json'),
-        logFile: path.join(dir, 'warmup.log'), traceFile: path.join(dir, 'warmup-trace.jsonl'), onSpawn: (pid) => sampler.setLoadgen(pid),
+        scenarioFile,
+        target: server.url,
+        overrides: p.overrides,
+        outJson: path.join(dir, 'warmup.json'),
+        logFile: path.join(dir, 'warmup.log'),
+        traceFile: path.join(dir, 'warmup-trace.jsonl'),
+        onSpawn: (pid) => sampler.setLoadgen(pid),
       });
-      runs.warmup = { users: wUsers, plan: p.describe, exitCode: r.exitCode, checks: r.checks, command: r.command, start: t0, end: Date.now(), json: 'warmup.json' };
+      runs.warmup = {
+        users: wUsers,
+        plan: p.describe,
+        exitCode: r.exitCode,
+        checks: r.checks,
+        command: r.command,
+        start: t0,
+        end: Date.now(),
+        json: 'warmup.json',
+      };
       log(`  warm-up  ${scenario} ${wUsers} users: ${oneLine(path.join(dir, 'warmup.json'))}`);
       sampler.setPhase('settle');
       await sleep(3000);
     }
     const p = plan(scenario, users, { payloadFile: path.join(dir, 'groups.csv') });
-    const overrides = ensureOverride ? { ...p.overrides, config: { ...p.overrides.config, ensure: ensureOverride } } : p.overrides;
+    const overrides = ensureOverride
+      ? { ...p.overrides, config: { ...p.overrides.config, ensure: ensureOverride } }
+      : p.overrides;
     sampler.setPhase('measured');
     const t0 = Date.now();
     const r = await runArtillery({
-      scenarioFile, target: server.url, overrides, outJson: path.join(dir, 'measured.json'),
-      logFile: path.join(dir, 'measured.log'), traceFile: path.join(dir, 'trace.jsonl'), onSpawn: (pid) => sampler.setLoadgen(pid),
+      scenarioFile,
+      target: server.url,
+      overrides,
+      outJson: path.join(dir, 'measured.json'),
+      logFile: path.join(dir, 'measured.log'),
+      traceFile: path.join(dir, 'trace.jsonl'),
+      onSpawn: (pid) => sampler.setLoadgen(pid),
     });
-    runs.measured = { users, plan: p.describe, exitCode: r.exitCode, checks: r.checks, command: r.command, start: t0, end: Date.now(), json: 'measured.json' };
+    runs.measured = {
+      users,
+      plan: p.describe,
+      exitCode: r.exitCode,
+      checks: r.checks,
+      command: r.command,
+      start: t0,
+      end: Date.now(),
+      json: 'measured.json',
+    };
     sampler.setPhase('after');
     await sleep(1500);
   } finally {
@@ -184,13 +285,20 @@ export async function runCase({ scenario, users, root, dir, target, warmup = tru
   }
   const m = runs.measured;
   const broken = m ? m.checks.filter((c) => !c.ok && c.strict).map((c) => c.expression) : ['did not run'];
-  const passed = !!m && m.exitCode === 0 && broken.length === 0 && (m.checks.length > 0);
+  const passed = !!m && m.exitCode === 0 && broken.length === 0 && m.checks.length > 0;
   if (m && m.exitCode !== 0 && broken.length === 0) broken.push(`artillery exited ${m.exitCode}`);
   const done = { ...record, runs, passed, broken, loopbackOnly: s_ok(record.sampling) };
   writeFileSync(path.join(dir, 'case.json'), `${JSON.stringify(done, null, 2)}\n`);
-  const summary = existsSync(path.join(dir, 'measured.json')) ? oneLine(path.join(dir, 'measured.json')) : '(no report)';
-  log(`  measured ${scenario} ${users} users: ${summary} -> ${done.passed ? 'budgets ok' : `BUDGET BROKEN: ${done.broken.join('; ')}`}`);
-  if (!done.loopbackOnly) log(`  WARNING: sockets of the server or load generator with a non-loopback peer: ${JSON.stringify(done.sampling?.net?.oursSamples)}`);
+  const summary = existsSync(path.join(dir, 'measured.json'))
+    ? oneLine(path.join(dir, 'measured.json'))
+    : '(no report)';
+  log(
+    `  measured ${scenario} ${users} users: ${summary} -> ${done.passed ? 'budgets ok' : `BUDGET BROKEN: ${done.broken.join('; ')}`}`,
+  );
+  if (!done.loopbackOnly)
+    log(
+      `  WARNING: sockets of the server or load generator with a non-loopback peer: ${JSON.stringify(done.sampling?.net?.oursSamples)}`,
+    );
   return done;
 }
 

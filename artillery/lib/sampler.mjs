@@ -63,15 +63,22 @@ function hexToIPv6(h) {
     const word = h.slice(w * 8, w * 8 + 8);
     bytes = bytes.concat([6, 4, 2, 0].map((i) => parseInt(word.slice(i, i + 2), 16)));
   }
-  if (bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 255 && bytes[11] === 255) return `::ffff:${bytes.slice(12).join('.')}`;
+  if (bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 255 && bytes[11] === 255)
+    return `::ffff:${bytes.slice(12).join('.')}`;
   const groups = [];
   for (let i = 0; i < 16; i += 2) groups.push(((bytes[i] << 8) | bytes[i + 1]).toString(16));
   return groups.join(':').replace(/(^|:)0(:0)+(:|$)/, '::');
 }
 
 /** @param {string} ip */
-const isLocalOrUnset = (ip) => ip === '0.0.0.0' || ip === '::' || ip === '::1' || ip === '0:0:0:0:0:0:0:1'
-  || /^127\./.test(ip) || /^::ffff:127\./.test(ip) || /^::ffff:0\.0\.0\.0$/.test(ip);
+const isLocalOrUnset = (ip) =>
+  ip === '0.0.0.0' ||
+  ip === '::' ||
+  ip === '::1' ||
+  ip === '0:0:0:0:0:0:0:1' ||
+  /^127\./.test(ip) ||
+  /^::ffff:127\./.test(ip) ||
+  /^::ffff:0\.0\.0\.0$/.test(ip);
 
 /**
  * Sockets in /proc/net/{tcp,tcp6,udp,udp6} whose remote address is neither loopback nor unset.
@@ -81,7 +88,11 @@ export function offLoopbackSockets() {
   const found = [];
   for (const proto of ['tcp', 'tcp6', 'udp', 'udp6']) {
     let text;
-    try { text = readFileSync(`/proc/net/${proto}`, 'utf8'); } catch { continue; }
+    try {
+      text = readFileSync(`/proc/net/${proto}`, 'utf8');
+    } catch {
+      continue;
+    }
     const lines = text.split('\n');
     for (let i = 1; i < lines.length; i++) {
       const f = lines[i].trim().split(/\s+/);
@@ -96,7 +107,12 @@ export function offLoopbackSockets() {
         // with no peer lands here, which sends nothing by itself.
         continue;
       }
-      found.push({ proto, local: `${local}:${parseInt(lp, 16)}`, remote: `${remote}:${parseInt(rp, 16)}`, inode: f[9] });
+      found.push({
+        proto,
+        local: `${local}:${parseInt(lp, 16)}`,
+        remote: `${remote}:${parseInt(rp, 16)}`,
+        inode: f[9],
+      });
     }
   }
   return found;
@@ -114,9 +130,13 @@ function socketInodes(pid) {
       try {
         const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
         if (m) set.add(m[1]);
-      } catch { /* closed meanwhile */ }
+      } catch {
+        /* closed meanwhile */
+      }
     }
-  } catch { /* gone */ }
+  } catch {
+    /* gone */
+  }
   return set;
 }
 
@@ -139,25 +159,62 @@ export function parseMetrics(text) {
     // A series without a transport label lands under the key "undefined".
     const transport = String(/transport="([^"]+)"/.exec(key)?.[1]);
     switch (name) {
-      case 'process_cpu_seconds_total': m.cpuS = value; break;
-      case 'process_resident_memory_bytes': m.rss = value; break;
-      case 'process_open_fds': m.fds = value; break;
-      case 'nodejs_heap_size_used_bytes': m.heapUsed = value; break;
-      case 'nodejs_heap_size_total_bytes': m.heapTotal = value; break;
-      case 'nodejs_external_memory_bytes': m.external = value; break;
-      case 'scorecast_history_deltas': m.historyDeltas = value; break;
-      case 'scorecast_history_bytes': m.historyBytes = value; break;
-      case 'nodejs_eventloop_lag_seconds': m.lagS = value; break;
-      case 'nodejs_eventloop_lag_max_seconds': m.lagMaxS = value; break;
-      case 'nodejs_eventloop_lag_p99_seconds': m.lagP99S = value; break;
-      case 'nodejs_eventloop_lag_mean_seconds': m.lagMeanS = value; break;
-      case 'scorecast_clients': m.clients[transport] = value; break;
-      case 'scorecast_messages_sent_total': m.messages[transport] = value; break;
-      case 'scorecast_bytes_sent_total': m.bytes[transport] = value; break;
-      case 'scorecast_connections_dropped_total': m.dropped += value; break;
-      case 'scorecast_push_lag_seconds_sum': m.pushLagSumS = value; break;
-      case 'scorecast_push_lag_seconds_count': m.pushLagCount = value; break;
-      default: break;
+      case 'process_cpu_seconds_total':
+        m.cpuS = value;
+        break;
+      case 'process_resident_memory_bytes':
+        m.rss = value;
+        break;
+      case 'process_open_fds':
+        m.fds = value;
+        break;
+      case 'nodejs_heap_size_used_bytes':
+        m.heapUsed = value;
+        break;
+      case 'nodejs_heap_size_total_bytes':
+        m.heapTotal = value;
+        break;
+      case 'nodejs_external_memory_bytes':
+        m.external = value;
+        break;
+      case 'scorecast_history_deltas':
+        m.historyDeltas = value;
+        break;
+      case 'scorecast_history_bytes':
+        m.historyBytes = value;
+        break;
+      case 'nodejs_eventloop_lag_seconds':
+        m.lagS = value;
+        break;
+      case 'nodejs_eventloop_lag_max_seconds':
+        m.lagMaxS = value;
+        break;
+      case 'nodejs_eventloop_lag_p99_seconds':
+        m.lagP99S = value;
+        break;
+      case 'nodejs_eventloop_lag_mean_seconds':
+        m.lagMeanS = value;
+        break;
+      case 'scorecast_clients':
+        m.clients[transport] = value;
+        break;
+      case 'scorecast_messages_sent_total':
+        m.messages[transport] = value;
+        break;
+      case 'scorecast_bytes_sent_total':
+        m.bytes[transport] = value;
+        break;
+      case 'scorecast_connections_dropped_total':
+        m.dropped += value;
+        break;
+      case 'scorecast_push_lag_seconds_sum':
+        m.pushLagSumS = value;
+        break;
+      case 'scorecast_push_lag_seconds_count':
+        m.pushLagCount = value;
+        break;
+      default:
+        break;
     }
   }
   return m;
@@ -231,16 +288,28 @@ export function createSampler({ metricsUrl, serverPid, file, intervalMs = 1000, 
         if (net.otherSamples.length < 5) net.otherSamples.push({ ts: rec.ts, proto: s.proto, remote: s.remote });
       }
     }
-    rec.offLoopback = { ours: off.filter((s) => ours.has(s.inode)).length, others: off.length - off.filter((s) => ours.has(s.inode)).length };
+    rec.offLoopback = {
+      ours: off.filter((s) => ours.has(s.inode)).length,
+      others: off.length - off.filter((s) => ours.has(s.inode)).length,
+    };
   }
 
   return {
-    start() { timer = setInterval(sample, intervalMs); sample(); },
+    start() {
+      timer = setInterval(sample, intervalMs);
+      sample();
+    },
     /** @param {string} p */
-    setPhase(p) { phase = p; },
+    setPhase(p) {
+      phase = p;
+    },
     /** @param {number | undefined} pid */
-    setLoadgen(pid) { loadgenPid = pid; },
-    async sampleNow() { await sample(); },
+    setLoadgen(pid) {
+      loadgenPid = pid;
+    },
+    async sampleNow() {
+      await sample();
+    },
     async stop() {
       clearInterval(timer);
       while (busy) await new Promise((r) => setTimeout(r, 50));
@@ -251,14 +320,22 @@ export function createSampler({ metricsUrl, serverPid, file, intervalMs = 1000, 
       const iface = {};
       for (const [name, a] of Object.entries(ifaceEnd)) {
         const b = ifaceStart[name] || { txBytes: 0, txPackets: 0, rxBytes: 0, rxPackets: 0 };
-        iface[name] = { txPackets: a.txPackets - b.txPackets, txBytes: a.txBytes - b.txBytes, rxPackets: a.rxPackets - b.rxPackets };
+        iface[name] = {
+          txPackets: a.txPackets - b.txPackets,
+          txBytes: a.txBytes - b.txBytes,
+          rxPackets: a.rxPackets - b.rxPackets,
+        };
       }
       return {
-        samples, scrapeErrors,
+        samples,
+        scrapeErrors,
         net: {
-          checks: net.checks, everyMs: netEveryMs,
-          offLoopbackOurs: net.ours.length, oursSamples: net.ours.slice(0, 20),
-          offLoopbackOthers: net.others, othersSamples: net.otherSamples,
+          checks: net.checks,
+          everyMs: netEveryMs,
+          offLoopbackOurs: net.ours.length,
+          oursSamples: net.ours.slice(0, 20),
+          offLoopbackOthers: net.others,
+          othersSamples: net.otherSamples,
           interfaces: iface,
         },
       };

@@ -55,37 +55,68 @@ export function ensureBuilt(root, { log = console.log } = {}) {
  *   code in logs)
  * @returns {Promise<ForkedServer>}
  */
-export async function forkServer({ root, args, env = {}, entry = path.join('server', 'start.js'), host = '127.0.0.1', timeoutMs = START_TIMEOUT_MS, logFile, execArgv }) {
+export async function forkServer({
+  root,
+  args,
+  env = {},
+  entry = path.join('server', 'start.js'),
+  host = '127.0.0.1',
+  timeoutMs = START_TIMEOUT_MS,
+  logFile,
+  execArgv,
+}) {
   const merged = /** @type {NodeJS.ProcessEnv} */ (childEnv({ SCORECAST_QR: '0', ...env }));
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   const child = fork(path.join(root, entry), args, {
-    cwd: root, env: merged, stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    cwd: root,
+    env: merged,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     ...(execArgv ? { execArgv } : {}),
   });
   const out = logFile ? createWriteStream(logFile) : null;
   let tail = '';
   /** @param {Buffer} d */
-  const keep = (d) => { out?.write(d); tail = (tail + d).slice(-4000); };
+  const keep = (d) => {
+    out?.write(d);
+    tail = (tail + d).slice(-4000);
+  };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   /** @type {number} */
   const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`server did not start in ${timeoutMs} ms:\n${tail}`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in ${timeoutMs} ms:\n${tail}`));
+    }, timeoutMs);
     child.on('message', (msg) => {
       const m = /** @type {{ type?: string, port?: number } | null} */ (/** @type {unknown} */ (msg));
-      if (m && m.type === 'listening') { clearTimeout(timer); resolve(/** @type {number} */ (m.port)); }
+      if (m && m.type === 'listening') {
+        clearTimeout(timer);
+        resolve(/** @type {number} */ (m.port));
+      }
     });
-    child.on('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? signal}) before listening:\n${tail}`)); });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code ?? signal}) before listening:\n${tail}`));
+    });
   });
   child.removeAllListeners('exit');
   let exited = false;
-  const exitPromise = new Promise((/** @type {(v?: unknown) => void} */ r) => child.on('exit', () => { exited = true; out?.end(); r(); }));
+  const exitPromise = new Promise((/** @type {(v?: unknown) => void} */ r) =>
+    child.on('exit', () => {
+      exited = true;
+      out?.end();
+      r();
+    }),
+  );
   return {
     child,
     pid: /** @type {number} */ (child.pid),
     port,
     url: `http://${host}:${port}`,
-    get exited() { return exited; },
+    get exited() {
+      return exited;
+    },
     output: () => tail,
     async stop(signal = 'SIGTERM') {
       if (!exited) {
@@ -109,16 +140,25 @@ export async function startServer({ root, score = 'scores/seed-profile', logFile
   const args = ['--score', score, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'];
   const token = `qa-${randomBytes(12).toString('hex')}`;
   const server = await forkServer({
-    root, args, ...(logFile ? { logFile } : {}),
+    root,
+    args,
+    ...(logFile ? { logFile } : {}),
     // Every load client comes from loopback: no per-address caps (doc/security.md).
-    env: { SCORECAST_CONNECTIONS_PER_ADDRESS: '0', SCORECAST_PHONES_PER_ADDRESS: '0', SCORECAST_TOKEN: token, NODE_ENV: 'production' },
+    env: {
+      SCORECAST_CONNECTIONS_PER_ADDRESS: '0',
+      SCORECAST_PHONES_PER_ADDRESS: '0',
+      SCORECAST_TOKEN: token,
+      NODE_ENV: 'production',
+    },
   });
   return {
     pid: server.pid,
     port: server.port,
     url: server.url,
     command: `SCORECAST_QR=0 SCORECAST_TOKEN=... node server/start.js ${args.join(' ').replace('--port 0', '--port <free>')}`,
-    get exited() { return server.exited; },
+    get exited() {
+      return server.exited;
+    },
     stop: () => server.stop(),
   };
 }

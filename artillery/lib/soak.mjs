@@ -12,7 +12,12 @@ import { median } from '../../core/stats.js';
  * @param {string} samplesFile  samples.jsonl of the soak (artillery/lib/sampler.mjs)
  */
 export function soakRss(samplesFile) {
-  return soakRssOf(readFileSync(samplesFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)));
+  return soakRssOf(
+    readFileSync(samplesFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l)),
+  );
 }
 
 /**
@@ -26,7 +31,7 @@ export function soakRssOf(all) {
   if (rows.length < 2) return { baseline: null, end: null, max: null, growthPct: null };
   const last = rows[rows.length - 1].ts;
   const most = Math.max(0, ...all.map((s) => s.server?.historyDeltas ?? 0));
-  const fullAt = most > 0 ? all.find((s) => (s.server?.historyDeltas ?? 0) >= most)?.ts ?? null : null;
+  const fullAt = most > 0 ? (all.find((s) => (s.server?.historyDeltas ?? 0) >= most)?.ts ?? null) : null;
   const counted = rows.filter((s) => fullAt === null || s.ts >= fullAt);
   const from = counted.length >= 2 && last - counted[0].ts >= 120_000 ? counted : rows;
   const first = from[0].ts;
@@ -34,7 +39,14 @@ export function soakRssOf(all) {
   const baseline = median(from.filter((s) => s.ts <= first + win).map((s) => s.rss));
   const end = median(from.filter((s) => s.ts >= last - win).map((s) => s.rss));
   return {
-    baseline, end, max: Math.max(...rows.map((s) => s.rss)), growthPct: ((end - baseline) / baseline) * 100, windowS: win / 1000,
-    baselineFrom: first, historyFullAt: fullAt, historyDeltas: most || null, historyFilled: from !== rows || fullAt === null || fullAt <= rows[0].ts,
+    baseline,
+    end,
+    max: Math.max(...rows.map((s) => s.rss)),
+    growthPct: ((end - baseline) / baseline) * 100,
+    windowS: win / 1000,
+    baselineFrom: first,
+    historyFullAt: fullAt,
+    historyDeltas: most || null,
+    historyFilled: from !== rows || fullAt === null || fullAt <= rows[0].ts,
   };
 }

@@ -83,7 +83,10 @@ export function lineChart(c) {
   let lxw = M.l;
   for (const s of c.series) {
     const w = 28 + (s.axis === 'right' ? s.name.length + 8 : s.name.length) * 6;
-    if (lxw + w > W - 8 && lxw > M.l) { rows++; lxw = M.l; }
+    if (lxw + w > W - 8 && lxw > M.l) {
+      rows++;
+      lxw = M.l;
+    }
     lxw += w;
   }
   const H = (c.height ?? 280) + (rows - 1) * 15;
@@ -94,7 +97,9 @@ export function lineChart(c) {
   const right = c.series.filter((s) => s.axis === 'right');
   const all = c.series.flatMap((s) => s.points).filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]));
   const ys = left.flatMap((s) => s.points.map((p) => p[1])).filter((v) => Number.isFinite(v) && (!c.yLog || v > 0));
-  const out = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" font-family="system-ui, sans-serif" font-size="11" role="img" aria-label="${esc(c.title)}">`];
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" font-family="system-ui, sans-serif" font-size="11" role="img" aria-label="${esc(c.title)}">`,
+  ];
   out.push(`<rect x="0" y="0" width="${W}" height="${H}" fill="#fff"/>`);
   out.push(`<text x="${M.l}" y="18" font-size="13" font-weight="600">${esc(c.title)}</text>`);
   if (all.length === 0 || ys.length === 0) {
@@ -136,12 +141,17 @@ export function lineChart(c) {
   for (const b of c.bands ?? []) {
     const a = xPos(Math.max(b.x0, x0));
     const z = xPos(Math.min(b.x1, x1));
-    if (z > a) out.push(`<rect x="${a.toFixed(1)}" y="${M.t}" width="${(z - a).toFixed(1)}" height="${ph}" fill="#f2f2f2"/><text x="${(a + 4).toFixed(1)}" y="${M.t + 12}" fill="#777">${esc(b.label)}</text>`);
+    if (z > a)
+      out.push(
+        `<rect x="${a.toFixed(1)}" y="${M.t}" width="${(z - a).toFixed(1)}" height="${ph}" fill="#f2f2f2"/><text x="${(a + 4).toFixed(1)}" y="${M.t + 12}" fill="#777">${esc(b.label)}</text>`,
+      );
   }
   // grid and axes
   for (const t of yTicks) {
     const y = yPos(t).toFixed(1);
-    out.push(`<line x1="${M.l}" x2="${M.l + pw}" y1="${y}" y2="${y}" stroke="#e5e5e5"/><text x="${M.l - 6}" y="${y}" dy="3.5" text-anchor="end" fill="#444">${fmt(t)}</text>`);
+    out.push(
+      `<line x1="${M.l}" x2="${M.l + pw}" y1="${y}" y2="${y}" stroke="#e5e5e5"/><text x="${M.l - 6}" y="${y}" dy="3.5" text-anchor="end" fill="#444">${fmt(t)}</text>`,
+    );
   }
   // Given ticks (e.g. every user count of a stress ramp) are thinned so that labels never overlap:
   // from the right, so the largest value is always labelled.
@@ -156,23 +166,35 @@ export function lineChart(c) {
   }
   for (const t of xt) {
     const x = xPos(t).toFixed(1);
-    out.push(`<line x1="${x}" x2="${x}" y1="${M.t + ph}" y2="${M.t + ph + 4}" stroke="#444"/><text x="${x}" y="${M.t + ph + 16}" text-anchor="middle" fill="#444">${fmt(t)}</text>`);
+    out.push(
+      `<line x1="${x}" x2="${x}" y1="${M.t + ph}" y2="${M.t + ph + 4}" stroke="#444"/><text x="${x}" y="${M.t + ph + 16}" text-anchor="middle" fill="#444">${fmt(t)}</text>`,
+    );
   }
-  out.push(`<line x1="${M.l}" x2="${M.l}" y1="${M.t}" y2="${M.t + ph}" stroke="#444"/><line x1="${M.l}" x2="${M.l + pw}" y1="${M.t + ph}" y2="${M.t + ph}" stroke="#444"/>`);
+  out.push(
+    `<line x1="${M.l}" x2="${M.l}" y1="${M.t}" y2="${M.t + ph}" stroke="#444"/><line x1="${M.l}" x2="${M.l + pw}" y1="${M.t + ph}" y2="${M.t + ph}" stroke="#444"/>`,
+  );
   out.push(`<text x="${M.l + pw / 2}" y="${M.t + ph + 32}" text-anchor="middle" fill="#222">${esc(c.xLabel)}</text>`);
-  out.push(`<text transform="translate(14 ${M.t + ph / 2}) rotate(-90)" text-anchor="middle" fill="#222">${esc(c.yLabel)}${c.yLog ? ' (log scale)' : ''}</text>`);
+  out.push(
+    `<text transform="translate(14 ${M.t + ph / 2}) rotate(-90)" text-anchor="middle" fill="#222">${esc(c.yLabel)}${c.yLog ? ' (log scale)' : ''}</text>`,
+  );
   // threshold lines; their labels go on top of the series, drawn last
   const labels = [];
   for (const h of c.hLines ?? []) {
     if (h.y < y0 || h.y > y1) continue;
     const y = yPos(h.y).toFixed(1);
-    out.push(`<line x1="${M.l}" x2="${M.l + pw}" y1="${y}" y2="${y}" stroke="${h.color ?? '#b00'}" stroke-dasharray="6 4"/>`);
-    labels.push(`<text x="${M.l + pw - 4}" y="${y}" dy="-4" text-anchor="end" fill="${h.color ?? '#b00'}"${HALO}>${esc(h.label)}</text>`);
+    out.push(
+      `<line x1="${M.l}" x2="${M.l + pw}" y1="${y}" y2="${y}" stroke="${h.color ?? '#b00'}" stroke-dasharray="6 4"/>`,
+    );
+    labels.push(
+      `<text x="${M.l + pw - 4}" y="${y}" dy="-4" text-anchor="end" fill="${h.color ?? '#b00'}"${HALO}>${esc(h.label)}</text>`,
+    );
   }
   for (const v of c.vLines ?? []) {
     if (v.x < x0 || v.x > x1) continue;
     const x = xPos(v.x).toFixed(1);
-    out.push(`<line x1="${x}" x2="${x}" y1="${M.t}" y2="${M.t + ph}" stroke="${v.color ?? '#b00'}" stroke-dasharray="3 3"/>`);
+    out.push(
+      `<line x1="${x}" x2="${x}" y1="${M.t}" y2="${M.t + ph}" stroke="${v.color ?? '#b00'}" stroke-dasharray="3 3"/>`,
+    );
     labels.push(`<text x="${x}" y="${M.t + 10}" dx="3" fill="${v.color ?? '#b00'}"${HALO}>${esc(v.label)}</text>`);
   }
   // right axis (e.g. clients)
@@ -184,21 +206,35 @@ export function lineChart(c) {
     const rt = niceTicks(0, rMax, 4);
     const rTop = Math.max(rMax, rt[rt.length - 1]);
     rPos = (/** @type {number} */ v) => M.t + ph - (v / rTop) * ph;
-    for (const t of rt) out.push(`<text x="${M.l + pw + 6}" y="${rPos(t).toFixed(1)}" dy="3.5" fill="#666">${fmt(t)}</text>`);
+    for (const t of rt)
+      out.push(`<text x="${M.l + pw + 6}" y="${rPos(t).toFixed(1)}" dy="3.5" fill="#666">${fmt(t)}</text>`);
     out.push(`<line x1="${M.l + pw}" x2="${M.l + pw}" y1="${M.t}" y2="${M.t + ph}" stroke="#999"/>`);
-    out.push(`<text transform="translate(${W - 10} ${M.t + ph / 2}) rotate(90)" text-anchor="middle" fill="#666">${esc(c.rightLabel)}</text>`);
+    out.push(
+      `<text transform="translate(${W - 10} ${M.t + ph / 2}) rotate(90)" text-anchor="middle" fill="#666">${esc(c.rightLabel)}</text>`,
+    );
   }
   // series
   c.series.forEach((s, i) => {
     const color = s.color ?? COLORS[i % COLORS.length];
     const pos = s.axis === 'right' && rPos ? rPos : yPos;
-    const pts = s.points.filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]) && (!c.yLog || s.axis === 'right' || p[1] > 0));
+    const pts = s.points.filter(
+      (p) => Number.isFinite(p[0]) && Number.isFinite(p[1]) && (!c.yLog || s.axis === 'right' || p[1] > 0),
+    );
     if (pts.length === 0) return;
     const d = pts.map((p, j) => `${j ? 'L' : 'M'}${xPos(p[0]).toFixed(1)} ${pos(p[1]).toFixed(1)}`).join('');
-    if (s.line !== false) out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="1.6"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`);
+    if (s.line !== false)
+      out.push(
+        `<path d="${d}" fill="none" stroke="${color}" stroke-width="1.6"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`,
+      );
     // Markers only (line: false): hollow, larger, so they read as separate runs, not a curve.
-    if (s.line === false) for (const p of pts) out.push(`<circle cx="${xPos(p[0]).toFixed(1)}" cy="${pos(p[1]).toFixed(1)}" r="4" fill="none" stroke="${color}" stroke-width="1.6"/>`);
-    else if (s.marker || pts.length <= 12) for (const p of pts) out.push(`<circle cx="${xPos(p[0]).toFixed(1)}" cy="${pos(p[1]).toFixed(1)}" r="2.6" fill="${color}"/>`);
+    if (s.line === false)
+      for (const p of pts)
+        out.push(
+          `<circle cx="${xPos(p[0]).toFixed(1)}" cy="${pos(p[1]).toFixed(1)}" r="4" fill="none" stroke="${color}" stroke-width="1.6"/>`,
+        );
+    else if (s.marker || pts.length <= 12)
+      for (const p of pts)
+        out.push(`<circle cx="${xPos(p[0]).toFixed(1)}" cy="${pos(p[1]).toFixed(1)}" r="2.6" fill="${color}"/>`);
   });
   out.push(...labels);
   // legend, below the x label, wrapped to the width
@@ -208,10 +244,14 @@ export function lineChart(c) {
     const color = s.color ?? COLORS[i % COLORS.length];
     const label = s.axis === 'right' ? `${s.name} (right)` : s.name;
     const w = 28 + label.length * 6;
-    if (lx + w > W - 8 && lx > M.l) { lx = M.l; ly += 15; }
-    const key = s.line === false
-      ? `<circle cx="${lx + 8}" cy="${ly - 4}" r="4" fill="none" stroke="${color}" stroke-width="1.6"/>`
-      : `<line x1="${lx}" x2="${lx + 16}" y1="${ly - 4}" y2="${ly - 4}" stroke="${color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`;
+    if (lx + w > W - 8 && lx > M.l) {
+      lx = M.l;
+      ly += 15;
+    }
+    const key =
+      s.line === false
+        ? `<circle cx="${lx + 8}" cy="${ly - 4}" r="4" fill="none" stroke="${color}" stroke-width="1.6"/>`
+        : `<line x1="${lx}" x2="${lx + 16}" y1="${ly - 4}" y2="${ly - 4}" stroke="${color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`;
     out.push(`${key}<text x="${lx + 20}" y="${ly}" fill="#222">${esc(label)}</text>`);
     lx += w;
   });

@@ -104,8 +104,12 @@ function flushTrace() {
     values.sort((a, b) => a - b);
     const q = (/** @type {number} */ p) => quantileSorted(values, p);
     metrics[name] = {
-      n: values.length, mean: values.reduce((a, b) => a + b, 0) / values.length,
-      p50: q(0.5), p95: q(0.95), p99: q(0.99), max: values[values.length - 1],
+      n: values.length,
+      mean: values.reduce((a, b) => a + b, 0) / values.length,
+      p50: q(0.5),
+      p95: q(0.95),
+      p99: q(0.99),
+      max: values[values.length - 1],
     };
   }
   bucket = new Map();
@@ -113,18 +117,27 @@ function flushTrace() {
   for (const [id, t] of pollSeen) if (now - t > 2000) pollSeen.delete(id);
   active.poll = pollSeen.size;
   const line = {
-    ts: Date.now(), thread: threadId, active: { ...active },
-    loopMaxMs: loop.max / 1e6, loopP99Ms: loop.percentile(99) / 1e6, metrics,
+    ts: Date.now(),
+    thread: threadId,
+    active: { ...active },
+    loopMaxMs: loop.max / 1e6,
+    loopP99Ms: loop.percentile(99) / 1e6,
+    metrics,
   };
   loop.reset();
-  try { if (traceFile) appendFileSync(traceFile, `${JSON.stringify(line)}\n`); } catch { /* the report does without */ }
+  try {
+    if (traceFile) appendFileSync(traceFile, `${JSON.stringify(line)}\n`);
+  } catch {
+    /* the report does without */
+  }
 }
 
 /** @param {string} name @param {number} value */
 function trace(name, value) {
   if (!traceFile) return;
   const a = bucket.get(name);
-  if (a) a.push(value); else bucket.set(name, [value]);
+  if (a) a.push(value);
+  else bucket.set(name, [value]);
 }
 
 /**
@@ -170,13 +183,18 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * `lo`, or a whole number in lo..hi when hi is given (session lengths of the soak).
  * @param {number} lo @param {unknown} hi
  */
-const between = (lo, hi) => (hi === undefined || hi === '' ? lo : lo + Math.floor(Math.random() * (num(hi, lo) - lo + 1)));
+const between = (lo, hi) =>
+  hi === undefined || hi === '' ? lo : lo + Math.floor(Math.random() * (num(hi, lo) - lo + 1));
 
 /**
  * Error codes that answer a tap (doc/protocol.md, "tap"), counted as taps.<name>.
  * @type {Record<string, string>}
  */
-const TAP_ANSWERS = { SC_ERR_NO_VOTE_WINDOW: 'no_vote_window', SC_ERR_UNKNOWN_TILE: 'unknown_tile', SC_ERR_ALREADY_VOTED: 'already_voted' };
+const TAP_ANSWERS = {
+  SC_ERR_NO_VOTE_WINDOW: 'no_vote_window',
+  SC_ERR_UNKNOWN_TILE: 'unknown_tile',
+  SC_ERR_ALREADY_VOTED: 'already_voted',
+};
 
 const HEAD = /^\{"type":"([a-z]+)"(?:,"epoch":"([A-Za-z0-9_-]*)")?(?:,"seq":(\d+))?,"t":([0-9.]+)/;
 
@@ -230,7 +248,12 @@ class Listener {
     this.lastHeard = now;
     const { ee, kind } = this;
     let m;
-    try { m = envelope(text); } catch (err) { this.failed(err); return; }
+    try {
+      m = envelope(text);
+    } catch (err) {
+      this.failed(err);
+      return;
+    }
     ee.emit('counter', `${kind}.messages`, 1);
     ee.emit('counter', `${kind}.bytes`, text.length);
     switch (m.type) {
@@ -240,21 +263,26 @@ class Listener {
       case 'snapshot':
         // The first state, or "latest state wins" after this client fell behind.
         ee.emit('counter', (this.seq ?? -1) >= 0 ? `${kind}.resyncs` : `${kind}.snapshots`, 1);
-        this.epoch = m.epoch; this.seq = m.seq;
+        this.epoch = m.epoch;
+        this.seq = m.seq;
         break;
       case 'delta': {
         if (this.seq !== undefined && this.seq >= 0 && (m.epoch !== this.epoch || m.seq !== this.seq + 1)) {
           this.failed(fail(`${kind}_seq_gap`, `${kind}: delta ${m.epoch}:${m.seq} after ${this.epoch}:${this.seq}`));
           return;
         }
-        this.epoch = m.epoch; this.seq = m.seq;
+        this.epoch = m.epoch;
+        this.seq = m.seq;
         const latency = now - m.t;
         histogram(ee, 'push_latency', latency);
         histogram(ee, `push_latency_${kind}`, latency);
         ee.emit('counter', `${kind}.deltas`, 1);
         this.deltas++;
         if (m.t >= this.countFrom) this.counted++;
-        if (this.counted >= this.beats) { this.done(); break; }
+        if (this.counted >= this.beats) {
+          this.done();
+          break;
+        }
         // Not on the last delta: the answer to a tap must arrive while we still listen.
         this.onDelta?.(this.deltas);
         break;
@@ -303,8 +331,13 @@ function listen(kind, context, ee, open) {
       settled = true;
       clearInterval(watchdog);
       active[kind]--;
-      try { close(); } catch { /* already closed */ }
-      if (err) reject(err); else resolve();
+      try {
+        close();
+      } catch {
+        /* already closed */
+      }
+      if (err) reject(err);
+      else resolve();
     };
     const listener = new Listener(kind, ee, {
       beats,
@@ -349,20 +382,28 @@ export async function wsListen(context, ee) {
     const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: CONNECT_TIMEOUT_MS });
     let tile = 0;
     // One device id per client, as the browser keeps one in local storage.
-    const device = `qa-${String(context._uid ?? Math.random()).replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40)}`;
+    const device = `qa-${String(context._uid ?? Math.random())
+      .replace(/[^A-Za-z0-9_-]/g, '')
+      .slice(0, 40)}`;
     listener.tap = () => {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'tap', tile: `t${tile++ % 64}`, device }));
     };
     ws.on('open', () => histogram(ee, 'ws.connect_time', wall() - t0));
     ws.on('message', (data, isBinary) => {
-      if (isBinary) { settle(fail('ws_binary_frame')); return; }
+      if (isBinary) {
+        settle(fail('ws_binary_frame'));
+        return;
+      }
       listener.receive(data.toString());
     });
     ws.on('unexpected-response', (_req, res) => settle(fail(`ws_http_${res.statusCode}`)));
     ws.on('error', (err) => settle(fail(`ws_${codeOf(err) || 'error'}`, err.message)));
     ws.on('close', (code) => settle(fail(`ws_closed_${code}`)));
     // Settled by now: later 'close'/'error' events find settle() a no-op.
-    return () => { ws.close(1000); setTimeout(() => ws.terminate(), 2000).unref(); };
+    return () => {
+      ws.close(1000);
+      setTimeout(() => ws.terminate(), 2000).unref();
+    };
   });
 }
 
@@ -374,20 +415,40 @@ export async function sseListen(context, ee) {
     const base = targetOf(context);
     const lib = base.startsWith('https') ? https : http;
     const t0 = wall();
-    const req = lib.get(`${base}/live/sse`, { agent: false, headers: { accept: 'text/event-stream' }, timeout: CONNECT_TIMEOUT_MS }, (res) => {
-      if (res.statusCode !== 200) { res.resume(); settle(fail(`sse_http_${res.statusCode}`)); return; }
-      if (!String(res.headers['content-type']).startsWith('text/event-stream')) { res.resume(); settle(fail('sse_bad_content_type')); return; }
-      histogram(ee, 'sse.connect_time', wall() - t0);
-      req.setTimeout(0);
-      res.setEncoding('utf8');
-      // Comments (": hb"), id: and retry: lines carry no envelope.
-      res.on('data', createSseParser((event) => listener.receive(event.data)));
-      res.on('end', () => settle(fail('sse_ended')));
-      res.on('error', (err) => settle(fail(`sse_${codeOf(err) || 'error'}`)));
-    });
+    const req = lib.get(
+      `${base}/live/sse`,
+      { agent: false, headers: { accept: 'text/event-stream' }, timeout: CONNECT_TIMEOUT_MS },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          settle(fail(`sse_http_${res.statusCode}`));
+          return;
+        }
+        if (!String(res.headers['content-type']).startsWith('text/event-stream')) {
+          res.resume();
+          settle(fail('sse_bad_content_type'));
+          return;
+        }
+        histogram(ee, 'sse.connect_time', wall() - t0);
+        req.setTimeout(0);
+        res.setEncoding('utf8');
+        // Comments (": hb"), id: and retry: lines carry no envelope.
+        res.on(
+          'data',
+          createSseParser((event) => listener.receive(event.data)),
+        );
+        res.on('end', () => settle(fail('sse_ended')));
+        res.on('error', (err) => settle(fail(`sse_${codeOf(err) || 'error'}`)));
+      },
+    );
     req.on('timeout', () => req.destroy(fail('sse_connect_timeout')));
-    req.on('error', (err) => { const code = codeOf(err); settle(fail(code?.startsWith('sse_') ? code : `sse_${code || 'error'}`)); });
-    return () => { req.destroy(); };
+    req.on('error', (err) => {
+      const code = codeOf(err);
+      settle(fail(code?.startsWith('sse_') ? code : `sse_${code || 'error'}`));
+    });
+    return () => {
+      req.destroy();
+    };
   });
 }
 
@@ -404,17 +465,28 @@ function fetchResource(lib, agent, url, text) {
       /** @type {Buffer[]} */
       const chunks = [];
       let bytes = 0;
-      res.on('data', (/** @type {Buffer} */ c) => { bytes += c.length; if (text) chunks.push(c); });
+      res.on('data', (/** @type {Buffer} */ c) => {
+        bytes += c.length;
+        if (text) chunks.push(c);
+      });
       res.on('end', () => {
-        if (res.statusCode !== 200) { reject(fail(`page_http_${res.statusCode}`, `${url}: ${res.statusCode}`)); return; }
+        if (res.statusCode !== 200) {
+          reject(fail(`page_http_${res.statusCode}`, `${url}: ${res.statusCode}`));
+          return;
+        }
         const expected = Number(res.headers['content-length']);
-        if (Number.isFinite(expected) && expected !== bytes) { reject(fail('page_truncated', `${url}: ${bytes} of ${expected} bytes`)); return; }
+        if (Number.isFinite(expected) && expected !== bytes) {
+          reject(fail('page_truncated', `${url}: ${bytes} of ${expected} bytes`));
+          return;
+        }
         resolve({ bytes, body: text ? Buffer.concat(chunks).toString('utf8') : '' });
       });
       res.on('error', (err) => reject(fail(`page_${codeOf(err) || 'error'}`)));
     });
     req.on('timeout', () => req.destroy(fail('page_timeout', `${url}: no answer in ${PAGE_TIMEOUT_MS} ms`)));
-    req.on('error', (err) => reject(codeOf(err)?.startsWith('page_') ? err : fail(`page_${codeOf(err) || 'error'}`, err.message)));
+    req.on('error', (err) =>
+      reject(codeOf(err)?.startsWith('page_') ? err : fail(`page_${codeOf(err) || 'error'}`, err.message)),
+    );
   });
 }
 
@@ -539,7 +611,11 @@ export function pollAfter(_req, res, context, ee, next) {
   if (res.statusCode !== 200) return fault(`poll_http_${res.statusCode}`);
   /** @type {unknown} */
   let list;
-  try { list = JSON.parse(res.body); } catch { return fault('poll_bad_json'); }
+  try {
+    list = JSON.parse(res.body);
+  } catch {
+    return fault('poll_bad_json');
+  }
   if (!Array.isArray(list) || list.length === 0) return fault('poll_bad_body');
   for (const m of /** @type {Envelope[]} */ (list)) {
     if (m.type === 'snapshot' || m.type === 'delta') {

@@ -29,7 +29,9 @@ export function createVoter({ fetch, storage, log = () => {} }) {
   try {
     const kept = storage?.getItem(DEVICE_KEY);
     if (kept && CREDENTIAL_RE.test(kept)) credential = kept;
-  } catch { /* storage refused: ask the server */ }
+  } catch {
+    /* storage refused: ask the server */
+  }
   /** @type {Promise<{ device: string } | { code: string }> | null} */
   let asking = null;
 
@@ -39,20 +41,31 @@ export function createVoter({ fetch, storage, log = () => {} }) {
     asking ??= fetch('/api/device', { method: 'POST' })
       .then(async (res) => {
         const body = await res.json().catch(() => ({}));
-        if (!res.ok || typeof body?.device !== 'string' || !CREDENTIAL_RE.test(body.device)) return { code: String(body?.code ?? 'SC_ERR_BAD_DEVICE') };
+        if (!res.ok || typeof body?.device !== 'string' || !CREDENTIAL_RE.test(body.device))
+          return { code: String(body?.code ?? 'SC_ERR_BAD_DEVICE') };
         credential = body.device;
-        try { storage?.setItem(DEVICE_KEY, body.device); } catch { /* kept for this page only */ }
+        try {
+          storage?.setItem(DEVICE_KEY, body.device);
+        } catch {
+          /* kept for this page only */
+        }
         return { device: body.device };
       })
-      .catch((err) => { log('no device credential', err); return { code: 'SC_ERR_BAD_DEVICE' }; })
-      .finally(() => { asking = null; });
+      .catch((err) => {
+        log('no device credential', err);
+        return { code: 'SC_ERR_BAD_DEVICE' };
+      })
+      .finally(() => {
+        asking = null;
+      });
     return asking;
   }
 
   /** @param {string} tile @param {string} window @param {string} device @returns {Promise<VoteAnswer>} */
   async function send(tile, window, device) {
     const res = await fetch('/api/tap', {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ tile, window, device }),
     });
     const body = await res.json().catch(() => ({}));
@@ -61,7 +74,9 @@ export function createVoter({ fetch, storage, log = () => {} }) {
 
   return {
     /** The credential this browser votes with, once it has one. */
-    get device() { return credential; },
+    get device() {
+      return credential;
+    },
     /** Get a credential now (at page load), so that the first vote needs one request only. */
     prepare: () => obtain().then(() => {}),
     /**
@@ -78,7 +93,11 @@ export function createVoter({ fetch, storage, log = () => {} }) {
           const answer = await send(tile, window, got.device);
           if (answer.ok || answer.code !== 'SC_ERR_BAD_DEVICE') return answer;
           credential = null;
-          try { storage?.removeItem?.(DEVICE_KEY); } catch { /* nothing kept */ }
+          try {
+            storage?.removeItem?.(DEVICE_KEY);
+          } catch {
+            /* nothing kept */
+          }
         }
         return { ok: false, code: 'SC_ERR_BAD_DEVICE' };
       } catch (err) {
@@ -103,9 +122,12 @@ export function tilesOf(cue) {
   /** @type {Tile[]} */
   const tiles = [];
   // A list, or tiles keyed by id (one tile's change is one small patch): { t1-1: { state, text } }.
-  const given = Array.isArray(cue?.tiles) ? cue.tiles
+  const given = Array.isArray(cue?.tiles)
+    ? cue.tiles
     : cue?.tiles && typeof cue.tiles === 'object'
-      ? Object.entries(cue.tiles).filter(([, t]) => t && typeof t === 'object').map(([id, t]) => ({ ...t, id }))
+      ? Object.entries(cue.tiles)
+          .filter(([, t]) => t && typeof t === 'object')
+          .map(([id, t]) => ({ ...t, id }))
       : null;
   if (given) {
     for (const t of given) {
@@ -118,9 +140,10 @@ export function tilesOf(cue) {
     }
   }
   const v = cue?.vote;
-  const vote = v && typeof v.id === 'string' && Array.isArray(v.tiles)
-    ? { id: v.id, tiles: /** @type {string[]} */ (v.tiles.map(String)) }
-    : null;
+  const vote =
+    v && typeof v.id === 'string' && Array.isArray(v.tiles)
+      ? { id: v.id, tiles: /** @type {string[]} */ (v.tiles.map(String)) }
+      : null;
   // A window the conductor opened at another moment of the piece: the tiles on show are not
   // the ones to vote for, so the vote's own tiles are shown instead.
   if (vote && !vote.tiles.some((id) => tiles.some((t) => t.id === id))) {
@@ -150,11 +173,16 @@ export function voteCounts(cue) {
 export function voteMessage(answer) {
   if (answer.ok) return `Your vote: ${answer.tile}. Counted.`;
   switch (answer.code) {
-    case 'SC_ERR_ALREADY_VOTED': return 'You have already voted in this round.';
-    case 'SC_ERR_NO_VOTE_WINDOW': return 'Voting has closed.';
-    case 'SC_ERR_RATE_LIMITED': return 'Too many taps: wait a moment.';
-    case 'SC_ERR_ADDRESS_LIMIT': return 'Too many votes from this network: yours was not counted.';
-    default: return 'Your vote did not reach the server. Tap again.';
+    case 'SC_ERR_ALREADY_VOTED':
+      return 'You have already voted in this round.';
+    case 'SC_ERR_NO_VOTE_WINDOW':
+      return 'Voting has closed.';
+    case 'SC_ERR_RATE_LIMITED':
+      return 'Too many taps: wait a moment.';
+    case 'SC_ERR_ADDRESS_LIMIT':
+      return 'Too many votes from this network: yours was not counted.';
+    default:
+      return 'Your vote did not reach the server. Tap again.';
   }
 }
 
@@ -189,7 +217,10 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
   grid.addEventListener('click', tap);
   // The rose's tiles are SVG groups with role=button: Enter and Space vote as on a button.
   grid.addEventListener('keydown', (event) => {
-    if ((event.key === 'Enter' || event.key === ' ') && /** @type {Element} */ (event.target).tagName === 'g') { event.preventDefault(); tap(event); }
+    if ((event.key === 'Enter' || event.key === ' ') && /** @type {Element} */ (event.target).tagName === 'g') {
+      event.preventDefault();
+      tap(event);
+    }
   });
 
   return {
@@ -205,7 +236,8 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
       const rose = roseLayout(cue?.layout);
       const speaks = speechOf(cue)?.enabled === true;
       const counts = voteCounts(cue);
-      const turn = typeof cue?.layout?.turn === 'number' && Number.isFinite(cue.layout.turn) ? cue.layout.turn % 360 : 0;
+      const turn =
+        typeof cue?.layout?.turn === 'number' && Number.isFinite(cue.layout.turn) ? cue.layout.turn % 360 : 0;
       const key = JSON.stringify([tiles, vote, voted, rose, speaks, counts, selected, turn]);
       if (key === lastKey) return;
       lastKey = key;
@@ -272,5 +304,7 @@ export function keepAwake(nav, doc, log) {
     nav.wakeLock.request('screen').catch((/** @type {unknown} */ err) => log('wake lock refused', err));
   };
   ask();
-  doc.addEventListener('visibilitychange', () => { if (doc.visibilityState === 'visible') ask(); });
+  doc.addEventListener('visibilitychange', () => {
+    if (doc.visibilityState === 'visible') ask();
+  });
 }

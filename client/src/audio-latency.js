@@ -47,7 +47,8 @@ const finite = (/** @type {unknown} */ x) => typeof x === 'number' && Number.isF
  */
 export function reportedLatency(ctx) {
   const base = finite(ctx.baseLatency) ? /** @type {number} */ (ctx.baseLatency) : 0;
-  if (finite(ctx.outputLatency)) return { seconds: base + /** @type {number} */ (ctx.outputLatency), source: 'reported' };
+  if (finite(ctx.outputLatency))
+    return { seconds: base + /** @type {number} */ (ctx.outputLatency), source: 'reported' };
   return { seconds: base + FALLBACK_OUTPUT_LATENCY_S, source: 'fallback' };
 }
 
@@ -59,7 +60,9 @@ export function createOutputCompensation({ storage = null } = {}) {
   try {
     const kept = Number(storage?.getItem(OFFSET_KEY));
     if (Number.isFinite(kept) && Math.abs(kept) <= MAX_OFFSET_MS) offsetMs = kept;
-  } catch { /* storage refused: no offset */ }
+  } catch {
+    /* storage refused: no offset */
+  }
 
   /**
    * @param {OutputContext} ctx
@@ -94,18 +97,30 @@ export function createOutputCompensation({ storage = null } = {}) {
      * @param {number} localMs
      * @param {number} nowMs page time now
      */
-    contextTimeFor(ctx, localMs, nowMs) { return mapping(ctx, nowMs).at(localMs); },
+    contextTimeFor(ctx, localMs, nowMs) {
+      return mapping(ctx, nowMs).at(localMs);
+    },
     /** @param {OutputContext} ctx @param {number} nowMs */
-    describe(ctx, nowMs) { return mapping(ctx, nowMs).latency; },
+    describe(ctx, nowMs) {
+      return mapping(ctx, nowMs).latency;
+    },
     /** The device's calibration offset (ms): sounds start this much earlier still. */
-    get offsetMs() { return offsetMs; },
+    get offsetMs() {
+      return offsetMs;
+    },
     /** @param {number} ms */
     setOffset(ms) {
       if (!Number.isFinite(ms) || Math.abs(ms) > MAX_OFFSET_MS) {
-        throw new RangeError(`audio offset: a number of ms within ±${MAX_OFFSET_MS}, e.g. 80 when the sound comes 80 ms late`);
+        throw new RangeError(
+          `audio offset: a number of ms within ±${MAX_OFFSET_MS}, e.g. 80 when the sound comes 80 ms late`,
+        );
       }
       offsetMs = ms;
-      try { storage?.setItem(OFFSET_KEY, String(ms)); } catch { /* kept for this page only */ }
+      try {
+        storage?.setItem(OFFSET_KEY, String(ms));
+      } catch {
+        /* kept for this page only */
+      }
     },
   };
 }

@@ -56,7 +56,10 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
     if (!b && ctx) {
       const c = ctx;
       b = fetchBytes(url).then((bytes) => c.decodeAudioData(bytes));
-      b.catch((err) => { buffers.delete(url); log(`could not load audio ${url}`, err); });
+      b.catch((err) => {
+        buffers.delete(url);
+        log(`could not load audio ${url}`, err);
+      });
       buffers.set(url, b);
     }
     return b;
@@ -78,11 +81,17 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
 
   return {
     /** Whether audio may play (after a user gesture). */
-    get unlocked() { return ctx !== null && ctx.state === 'running'; },
+    get unlocked() {
+      return ctx !== null && ctx.state === 'running';
+    },
     /** The context, once unlocked (the output's latency is read from it). */
-    get context() { return ctx; },
+    get context() {
+      return ctx;
+    },
     /** The clip starts so far, oldest first. */
-    get history() { return history.slice(); },
+    get history() {
+      return history.slice();
+    },
 
     /** Call from a user gesture (the join tap): creates and resumes the context. */
     async unlock() {
@@ -109,7 +118,9 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
      * The decoded sound of `url` (fetched once, shared with the clips), once unlocked.
      * @param {string} url
      */
-    decode(url) { return buffer(url); },
+    decode(url) {
+      return buffer(url);
+    },
 
     /**
      * Fetch and decode clips before they are needed.
@@ -206,7 +217,11 @@ export function stemGainsOf(state, view) {
   for (const s of Object.values(stems)) {
     const gain = volume(s?.gain);
     if (typeof s?.src !== 'string' || gain === undefined) continue;
-    out.push({ url: s.src, gain, glide: typeof s.glide === 'number' && s.glide >= 0 && s.glide <= 600_000 ? s.glide : 0 });
+    out.push({
+      url: s.src,
+      gain,
+      glide: typeof s.glide === 'number' && s.glide >= 0 && s.glide <= 600_000 ? s.glide : 0,
+    });
   }
   return out;
 }

@@ -19,7 +19,17 @@
  */
 
 /** @type {Position} */
-const NOTHING = { beat: null, bar: null, beatInBar: null, fraction: 0, beatMs: 0, count: 0, countOf: 0, predicted: false, changeAt: null };
+const NOTHING = {
+  beat: null,
+  bar: null,
+  beatInBar: null,
+  fraction: 0,
+  beatMs: 0,
+  count: 0,
+  countOf: 0,
+  predicted: false,
+  changeAt: null,
+};
 
 /**
  * The position to show at server time `now`.
@@ -43,14 +53,27 @@ export function positionAt(state, now) {
     // Shown ahead of its message. Its length is not known yet: assume the one before it.
     const beatMs = typeof state.beatT === 'number' ? next.t - state.beatT : 0;
     return {
-      ...NOTHING, beat: next.beat, bar: next.bar, beatInBar: next.beatInBar, predicted: true, changeAt: next.t,
-      beatMs, fraction: beatMs > 0 ? clamp01((now - next.t) / beatMs) : 0,
+      ...NOTHING,
+      beat: next.beat,
+      bar: next.bar,
+      beatInBar: next.beatInBar,
+      predicted: true,
+      changeAt: next.t,
+      beatMs,
+      fraction: beatMs > 0 ? clamp01((now - next.t) / beatMs) : 0,
     };
   }
   if (typeof state.beatT !== 'number') return { ...NOTHING, ...held };
-  const beatMs = next ? next.t - state.beatT : typeof state.tempo === 'number' && state.tempo > 0 ? 60000 / state.tempo : 0;
+  const beatMs = next
+    ? next.t - state.beatT
+    : typeof state.tempo === 'number' && state.tempo > 0
+      ? 60000 / state.tempo
+      : 0;
   return {
-    ...NOTHING, ...held, changeAt: state.beatT, beatMs,
+    ...NOTHING,
+    ...held,
+    changeAt: state.beatT,
+    beatMs,
     fraction: beatMs > 0 ? clamp01((now - state.beatT) / beatMs) : 0,
   };
 }
@@ -111,7 +134,10 @@ function timerScheduler(timers, now) {
       const h = timers.setTimeout(() => fn(now()), Math.max(0, local - now()));
       return () => timers.clearTimeout(h);
     },
-    next(fn) { fn(now()); return () => {}; },
+    next(fn) {
+      fn(now());
+      return () => {};
+    },
     frameMs: 0,
     shownAt: (ts) => ts,
   };
@@ -136,7 +162,17 @@ function timerScheduler(timers, now) {
  * @param {import('./frame-scheduler.js').FrameScheduler} [o.frames]
  * @param {() => boolean} [o.ready]                   false: show JOINING
  */
-export function createBeatClock({ getState, clock, timers, now, onChange, onFrame = null, requestFrame, frames, ready = () => true }) {
+export function createBeatClock({
+  getState,
+  clock,
+  timers,
+  now,
+  onChange,
+  onFrame = null,
+  requestFrame,
+  frames,
+  ready = () => true,
+}) {
   const scheduler = frames ?? timerScheduler(timers, now);
   /** The pending change, and the pending render asked for by update(). @type {(() => void) | null} */
   let cancel = null;

@@ -69,7 +69,10 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
         const sample = await probe();
         if (sample && sync.add(sample)) {
           // A restarted window (a roam) keeps only the samples after it.
-          if (sync.resets !== resets) { resets = sync.resets; fresh = 1; } else if (gen === generation) fresh += 1;
+          if (sync.resets !== resets) {
+            resets = sync.resets;
+            fresh = 1;
+          } else if (gen === generation) fresh += 1;
           for (const fn of listeners) fn();
         }
       } catch {
@@ -110,7 +113,9 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
       step();
     },
     /** Whether a burst is under way. */
-    get bursting() { return running && left > 0; },
+    get bursting() {
+      return running && left > 0;
+    },
     /**
      * Call `fn` after each round trip that came back.
      * @param {() => void} fn
@@ -118,7 +123,9 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
      */
     onSample(fn) {
       listeners.add(fn);
-      return () => { listeners.delete(fn); };
+      return () => {
+        listeners.delete(fn);
+      };
     },
     /**
      * Until a round trip is back, guess from a server message's `t` (an upper bound on the
@@ -131,22 +138,34 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
       guess = serverT - now();
     },
     /** server time = page time + offset (ms) */
-    get offset() { return sync.estimate(now())?.offset ?? (guessed ? guess : wall() - now()); },
+    get offset() {
+      return sync.estimate(now())?.offset ?? (guessed ? guess : wall() - now());
+    },
     /**
      * The true offset is within ± this (ms): half the best round trip, widened by the drift
      * possible since it was taken. Infinity before a sample.
      */
-    get error() { return sync.estimate(now())?.error ?? Infinity; },
-    get samples() { return sync.estimate()?.samples ?? 0; },
+    get error() {
+      return sync.estimate(now())?.error ?? Infinity;
+    },
+    get samples() {
+      return sync.estimate()?.samples ?? 0;
+    },
     /** Round trips back since the last burst() (or start()): what a join gate waits for. */
-    get fresh() { return fresh; },
+    get fresh() {
+      return fresh;
+    },
     /** Server time now. */
-    serverNow() { return now() + this.offset; },
+    serverNow() {
+      return now() + this.offset;
+    },
     /**
      * The page time (same clock as `now`) at which the server's clock reads `serverT`.
      * @param {number} serverT
      */
-    toLocal(serverT) { return serverT - this.offset; },
+    toLocal(serverT) {
+      return serverT - this.offset;
+    },
   };
 }
 

@@ -22,7 +22,6 @@ export const FAILURES_BEFORE_BLOCK_CHECK = 3;
 /** A block check that has no answer within this long decides nothing (ms); the next streak asks again. */
 export const BLOCK_CHECK_TIMEOUT_MS = 3000;
 
-
 /** Length of the log of applied changes kept for tests and debugging. */
 export const EVENT_LOG_SIZE = 500;
 
@@ -147,10 +146,15 @@ export class Connection {
     this.#log = options.env.log ?? (() => {});
     if (options.probe && this.#env.fetch) {
       this.#probe = new LinkProbe({
-        fetch: this.#env.fetch, url: new URL('/api/time', this.#baseUrl).href,
-        timers: this.#env.timers, now: this.#env.now, random: this.#env.random,
+        fetch: this.#env.fetch,
+        url: new URL('/api/time', this.#baseUrl).href,
+        timers: this.#env.timers,
+        now: this.#env.now,
+        random: this.#env.random,
         onBack: () => this.#networkBack(),
-        onGiveUp: () => { if (this.#started && !this.#transport) this.#connect(); },
+        onGiveUp: () => {
+          if (this.#started && !this.#transport) this.#connect();
+        },
       });
     }
     const forced = options.transport;
@@ -161,32 +165,64 @@ export class Connection {
     const stream = this.#stream;
     // A live view: polling reads it before each request, so it always resumes from what we hold.
     this.#position = Object.freeze({
-      get epoch() { return stream.epoch; },
-      get seq() { return stream.seq; },
+      get epoch() {
+        return stream.epoch;
+      },
+      get seq() {
+        return stream.seq;
+      },
     });
     this.#windowListeners = [
       // Back on a network, perhaps another one: the failures before say nothing about it, so the
       // backoff starts over (a phone that roamed tries again within seconds, not tens of them).
-      ['online', () => { this.#offline = false; this.#attempt = 0; this.#wake('online'); }],
-      ['offline', () => { this.#offline = true; this.#setLink('offline'); }],
-      ['visibilitychange', () => {
-        if (this.#env.document.visibilityState === 'visible') this.#wake('visible');
-      }],
+      [
+        'online',
+        () => {
+          this.#offline = false;
+          this.#attempt = 0;
+          this.#wake('online');
+        },
+      ],
+      [
+        'offline',
+        () => {
+          this.#offline = true;
+          this.#setLink('offline');
+        },
+      ],
+      [
+        'visibilitychange',
+        () => {
+          if (this.#env.document.visibilityState === 'visible') this.#wake('visible');
+        },
+      ],
       ['pageshow', () => this.#wake('pageshow')],
     ];
   }
 
   /** The held state, or null before the first snapshot. Do not mutate it. */
-  get state() { return this.#stream.state; }
+  get state() {
+    return this.#stream.state;
+  }
   /** @returns {string | null} */
-  get epoch() { return this.#stream.epoch; }
-  get seq() { return this.#stream.seq; }
+  get epoch() {
+    return this.#stream.epoch;
+  }
+  get seq() {
+    return this.#stream.seq;
+  }
   /** Name of the transport in use (or being tried). */
-  get transport() { return this.#name; }
+  get transport() {
+    return this.#name;
+  }
   /** @returns {LinkState} */
-  get linkState() { return this.#link; }
+  get linkState() {
+    return this.#link;
+  }
   /** The last EVENT_LOG_SIZE applied changes, oldest first (a copy). */
-  get events() { return this.#events.slice(); }
+  get events() {
+    return this.#events.slice();
+  }
 
   /**
    * Subscribe to changes.
@@ -199,7 +235,9 @@ export class Connection {
     let set = this.#listeners.get(type);
     if (!set) this.#listeners.set(type, (set = new Set()));
     set.add(listener);
-    return () => { set.delete(listener); };
+    return () => {
+      set.delete(listener);
+    };
   }
 
   /** Connect and listen to the page's network and visibility events. Idempotent. */
@@ -265,8 +303,12 @@ export class Connection {
     this.#resyncAt = null;
     // Callbacks of a transport we have let go of are ignored: only the current one counts.
     t.onopen = () => {};
-    t.onmessage = (envelope) => { if (this.#transport === t) this.#onMessage(envelope); };
-    t.onclose = (info) => { if (this.#transport === t) this.#onClose(info); };
+    t.onmessage = (envelope) => {
+      if (this.#transport === t) this.#onMessage(envelope);
+    };
+    t.onclose = (info) => {
+      if (this.#transport === t) this.#onClose(info);
+    };
     // Armed before the first message too: a connection attempt that hangs (a blocked WebSocket
     // that never opens nor fails) is a failure after the same time.
     this.#armDeadLink();
@@ -302,7 +344,11 @@ export class Connection {
     const verdict = this.#stream.receive(envelope);
     if (verdict === 'applied') {
       this.#resyncAt = null;
-      this.#events.push({ epoch: /** @type {string} */ (this.#stream.epoch), seq: this.#stream.seq, type: /** @type {'snapshot' | 'delta'} */ (envelope.type) });
+      this.#events.push({
+        epoch: /** @type {string} */ (this.#stream.epoch),
+        seq: this.#stream.seq,
+        type: /** @type {'snapshot' | 'delta'} */ (envelope.type),
+      });
       if (this.#events.length > EVENT_LOG_SIZE) this.#events.shift();
       this.#emit('state', this);
     } else if (verdict === 'resync') {
@@ -362,15 +408,23 @@ export class Connection {
     const abort = new AbortController();
     const timers = this.#env.timers;
     const timer = timers.setTimeout(() => abort.abort(), BLOCK_CHECK_TIMEOUT_MS);
-    const done = () => { this.#checking = false; timers.clearTimeout(timer); };
-    fetch(new URL('/api/time', this.#baseUrl).href, { signal: abort.signal, headers: {} }).then((res) => {
-      done();
-      const reached = res.status >= 200 && res.status < 300;
-      if (!reached || !this.#started || this.#name !== name || this.#delivered) return;
-      this.#log(`HTTP reaches the server but ${name} does not: it is blocked here`);
-      this.#working = null;
-      this.#fallBack();
-    }, () => { done(); /* the network is down, or no answer in time: keep the transport */ });
+    const done = () => {
+      this.#checking = false;
+      timers.clearTimeout(timer);
+    };
+    fetch(new URL('/api/time', this.#baseUrl).href, { signal: abort.signal, headers: {} }).then(
+      (res) => {
+        done();
+        const reached = res.status >= 200 && res.status < 300;
+        if (!reached || !this.#started || this.#name !== name || this.#delivered) return;
+        this.#log(`HTTP reaches the server but ${name} does not: it is blocked here`);
+        this.#working = null;
+        this.#fallBack();
+      },
+      () => {
+        done(); /* the network is down, or no answer in time: keep the transport */
+      },
+    );
   }
 
   #fallBack() {
@@ -411,7 +465,10 @@ export class Connection {
   #armProbe() {
     if (!this.#probe || this.#transport?.holdMs !== 0) return;
     if (this.#probeTimer !== null) this.#env.timers.clearTimeout(this.#probeTimer);
-    this.#probeTimer = this.#env.timers.setTimeout(() => { this.#probeTimer = null; this.#probe?.start(); }, PROBE_AFTER_MS);
+    this.#probeTimer = this.#env.timers.setTimeout(() => {
+      this.#probeTimer = null;
+      this.#probe?.start();
+    }, PROBE_AFTER_MS);
   }
 
   #scheduleRetry() {
@@ -444,8 +501,9 @@ export class Connection {
    * so the dead-link timer of a link that died meanwhile may not have fired yet.
    */
   #isLive() {
-    return this.#transport !== null && this.#link === 'live'
-      && this.#env.now() - this.#lastMessageAt < this.#silenceMs();
+    return (
+      this.#transport !== null && this.#link === 'live' && this.#env.now() - this.#lastMessageAt < this.#silenceMs()
+    );
   }
 
   /** Close the current transport, if any, without counting it as a failure. */

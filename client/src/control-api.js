@@ -30,13 +30,22 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res;
     try {
-      res = await doFetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+      res = await doFetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        cache: 'no-store',
+      });
     } catch {
       throw new ControlError(0, 'SC_ERR_NETWORK', 'The server cannot be reached.');
     }
     const answer = await res.json().catch(() => null);
     if (!res.ok) {
-      throw new ControlError(res.status, answer?.code ?? 'SC_ERR_INTERNAL', answer?.message ?? `The server answered ${res.status}.`);
+      throw new ControlError(
+        res.status,
+        answer?.code ?? 'SC_ERR_INTERNAL',
+        answer?.message ?? `The server answered ${res.status}.`,
+      );
     }
     return answer;
   }
@@ -91,7 +100,11 @@ const TOKEN_KEY = 'scorecast-token';
 export function takeToken(location, history, storage) {
   const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
   if (fromHash) {
-    try { storage?.setItem(TOKEN_KEY, fromHash); } catch { /* this page only */ }
+    try {
+      storage?.setItem(TOKEN_KEY, fromHash);
+    } catch {
+      /* this page only */
+    }
     history.replaceState(null, '', location.pathname + location.search);
     return fromHash;
   }
@@ -110,5 +123,7 @@ export function keepToken(storage, token) {
   try {
     if (token === null) storage?.removeItem(TOKEN_KEY);
     else storage?.setItem(TOKEN_KEY, token);
-  } catch { /* this page only */ }
+  } catch {
+    /* this page only */
+  }
 }

@@ -12,7 +12,10 @@ export const MIN_SCALE = 0.45;
  * @param {string} text
  */
 export function instructionLines(text) {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   return lines.length <= MAX_LINES ? lines : [...lines.slice(0, MAX_LINES - 1), lines.slice(MAX_LINES - 1).join(' ')];
 }
 

@@ -110,14 +110,27 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
     };
     const t = now();
     if (local - WAKE_AHEAD_MS <= t) request();
-    else wake = timers.setTimeout(() => { wake = null; if (!done) request(); }, local - WAKE_AHEAD_MS - t);
+    else
+      wake = timers.setTimeout(
+        () => {
+          wake = null;
+          if (!done) request();
+        },
+        local - WAKE_AHEAD_MS - t,
+      );
     const late = Math.max(atLeast, isPrompt() ? FALLBACK_MS : 0);
-    fallback = timers.setTimeout(() => {
-      fallback = null;
-      // No frame in time: frames are not to be waited for, until a wake shows they come again.
-      if (isPrompt() && !done) { streak = 0; stalled = true; }
-      finish(now());
-    }, Math.max(local, t) + late - t);
+    fallback = timers.setTimeout(
+      () => {
+        fallback = null;
+        // No frame in time: frames are not to be waited for, until a wake shows they come again.
+        if (isPrompt() && !done) {
+          streak = 0;
+          stalled = true;
+        }
+        finish(now());
+      },
+      Math.max(local, t) + late - t,
+    );
     return () => {
       done = true;
       cancelled = true;
@@ -131,8 +144,12 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
     next: (fn) => at(-Infinity, fn),
     // A frame loop (a moving cursor) never spins on timers where frames are rare.
     everyFrame: (fn) => at(-Infinity, fn, FALLBACK_MS),
-    get frameMs() { return frameMs; },
-    get prompt() { return isPrompt(); },
+    get frameMs() {
+      return frameMs;
+    },
+    get prompt() {
+      return isPrompt();
+    },
     shownAt,
   };
 }

@@ -23,7 +23,9 @@ export const DEFAULTS = {
   envelope: { attackTime: 0.5, decayTime: 0.0, sustainTime: 0.0, releaseTime: 0.5, sustainLevel: 1.0 },
   grain: { sizeMs: 100, pitchRate: 1.0, maxPositionOffsetRangeMs: 100, maxPitchRateRange: 0.03, timeOffsetStepMs: 10 },
   positionOscillator: {
-    minValue: 500, maxValue: 4500, frequency: 0.2,
+    minValue: 500,
+    maxValue: 4500,
+    frequency: 0.2,
     frequencyLFO: { minValue: -0.1, maxValue: 0.0, frequency: 0.02 },
     startLFO: { minValue: -500, maxValue: 500, frequency: 0.1 },
     endLFO: { minValue: -500, maxValue: 500, frequency: 0.1 },
@@ -56,9 +58,17 @@ const obj = (v) => (v && typeof v === 'object' ? /** @type {Record<string, any>}
 export function granulatorConfig(given) {
   const c = obj(given);
   const d = DEFAULTS;
-  const osc = (/** @type {unknown} */ v, /** @type {{ minValue: number, maxValue: number, frequency: number }} */ def, /** @type {number} */ range) => {
+  const osc = (
+    /** @type {unknown} */ v,
+    /** @type {{ minValue: number, maxValue: number, frequency: number }} */ def,
+    /** @type {number} */ range,
+  ) => {
     const o = obj(v);
-    return { minValue: num(o.minValue, -range, range, def.minValue), maxValue: num(o.maxValue, -range, range, def.maxValue), frequency: num(o.frequency, -100, 100, def.frequency) };
+    return {
+      minValue: num(o.minValue, -range, range, def.minValue),
+      maxValue: num(o.maxValue, -range, range, def.maxValue),
+      frequency: num(o.frequency, -100, 100, def.frequency),
+    };
   };
   const e = obj(c.envelope);
   const g = obj(c.grain);
@@ -120,9 +130,15 @@ export function grainAt(c, t, duration) {
   if (c.isUsePositionOscillator) {
     // The frequency LFO moves the phase by the integral of its value: for a triangle, the mean
     // value over the elapsed time is close enough for a slow LFO (0.02 Hz in Union Rose).
-    const fm = c.isUsePositionFrequencyMod ? triangle(p.frequencyLFO.frequency * t / 2, p.frequencyLFO.minValue, p.frequencyLFO.maxValue) : 0;
-    const lo = p.minValue + (c.isUsePositionRangeMod ? triangle(p.startLFO.frequency * t, p.startLFO.minValue, p.startLFO.maxValue) : 0);
-    const hi = p.maxValue + (c.isUsePositionRangeMod ? triangle(p.endLFO.frequency * t, p.endLFO.minValue, p.endLFO.maxValue) : 0);
+    const fm = c.isUsePositionFrequencyMod
+      ? triangle((p.frequencyLFO.frequency * t) / 2, p.frequencyLFO.minValue, p.frequencyLFO.maxValue)
+      : 0;
+    const lo =
+      p.minValue +
+      (c.isUsePositionRangeMod ? triangle(p.startLFO.frequency * t, p.startLFO.minValue, p.startLFO.maxValue) : 0);
+    const hi =
+      p.maxValue +
+      (c.isUsePositionRangeMod ? triangle(p.endLFO.frequency * t, p.endLFO.minValue, p.endLFO.maxValue) : 0);
     position = triangle((p.frequency + fm) * t, lo, hi) / 1000;
   } else {
     position = t * c.bufferPositionPlayRate;
@@ -150,7 +166,10 @@ export function envelopePoints(e, size) {
   const a = e.attackTime * k * size;
   const d = e.decayTime * k * size;
   const r = e.releaseTime * k * size;
-  const points = /** @type {[number, number][]} */ ([[0, 0], [a, 1]]);
+  const points = /** @type {[number, number][]} */ ([
+    [0, 0],
+    [a, 1],
+  ]);
   if (d > 0) points.push([a + d, e.sustainLevel]);
   const level = d > 0 ? e.sustainLevel : 1;
   points.push([Math.max(a + d, size - r), level], [size, 0]);
@@ -221,10 +240,16 @@ export function createGranulator({ context, buffer, timers, random = Math.random
 
   return {
     /** Grains started so far (tests, the page's debug view). */
-    get grains() { return grains; },
-    get playing() { return start !== null; },
+    get grains() {
+      return grains;
+    },
+    get playing() {
+      return start !== null;
+    },
     /** @param {GranulatorConfig} c */
-    configure(c) { config = c; },
+    configure(c) {
+      config = c;
+    },
     /**
      * Start at context time `when` (grains already due are skipped, not bunched).
      * @param {number} when

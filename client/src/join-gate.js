@@ -78,9 +78,13 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
 
   return {
     /** @returns {JoinState} */
-    get state() { return state; },
+    get state() {
+      return state;
+    },
     /** Whether beats may be shown. */
-    get open() { return state !== 'joining'; },
+    get open() {
+      return state !== 'joining';
+    },
 
     /** Measure the clock afresh and open when it is good enough (start, link back, tab shown). */
     rejoin() {
@@ -88,7 +92,10 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
       since = now();
       set('joining');
       clearDeadline();
-      deadline = timers.setTimeout(() => { deadline = null; check(); }, JOIN_MAX_WAIT_MS);
+      deadline = timers.setTimeout(() => {
+        deadline = null;
+        check();
+      }, JOIN_MAX_WAIT_MS);
       clock.burst();
     },
 

@@ -51,7 +51,9 @@ export class LinkProbe {
   }
 
   /** Whether probes are being sent. */
-  get active() { return this.#timer !== null || this.#pending !== null; }
+  get active() {
+    return this.#timer !== null || this.#pending !== null;
+  }
 
   /** Start probing (no-op while already probing). */
   start() {
@@ -72,15 +74,23 @@ export class LinkProbe {
     // The unanswered probe is aborted, so that the browser gives up its connection attempt and
     // the next probe sends a fresh SYN instead of queueing behind it.
     this.#abort();
-    if (this.#o.now() >= this.#until) { this.#o.onGiveUp(); return; }
+    if (this.#o.now() >= this.#until) {
+      this.#o.onGiveUp();
+      return;
+    }
     const abort = new AbortController();
     this.#pending = abort;
-    this.#o.fetch(this.#o.url, { signal: abort.signal, headers: {} }).then(() => {
-      if (this.#pending !== abort) return;
-      this.#pending = null;
-      this.stop();
-      this.#o.onBack();
-    }, () => { if (this.#pending === abort) this.#pending = null; });
+    this.#o.fetch(this.#o.url, { signal: abort.signal, headers: {} }).then(
+      () => {
+        if (this.#pending !== abort) return;
+        this.#pending = null;
+        this.stop();
+        this.#o.onBack();
+      },
+      () => {
+        if (this.#pending === abort) this.#pending = null;
+      },
+    );
     this.#timer = this.#o.timers.setTimeout(() => this.#next(), PROBE_EVERY_MS * (0.5 + this.#o.random()));
   }
 

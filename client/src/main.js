@@ -69,7 +69,10 @@ async function probe() {
     const t0 = now();
     const pong = new Promise((resolve) => {
       waiting.set(id, resolve);
-      setTimeout(() => { waiting.delete(id); resolve(null); }, 2000);
+      setTimeout(() => {
+        waiting.delete(id);
+        resolve(null);
+      }, 2000);
     });
     if (connection.send({ type: 'ping', id, t0 })) {
       const answer = /** @type {any} */ (await pong);
@@ -85,7 +88,9 @@ const clock = createServerClock({ probe, now, timers: window, wall });
 // tab; beats change on the animation frame nearest their server time.
 const frames = createFrameScheduler({ requestFrame: (fn) => requestAnimationFrame(fn), now, timers: window });
 const gate = createJoinGate({
-  clock, now, timers: window,
+  clock,
+  now,
+  timers: window,
   onChange(state) {
     ui.renderJoin(state);
     beatClock.update();
@@ -117,9 +122,12 @@ setInterval(() => {
   if (report.push.length + report.display.length === 0 || connection.linkState !== 'live') return;
   if (connection.transport === 'ws' && connection.send({ type: 'report', ...report })) return;
   fetch('/api/report', {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ ...report, transport: connection.transport, view: viewName, client: pageId }),
-  }).catch(() => { /* a lost report is no loss */ });
+  }).catch(() => {
+    /* a lost report is no loss */
+  });
 }, REPORT_EVERY_MS);
 
 // The notation of this view, when the score has some for it (parts and the full score).
@@ -142,10 +150,11 @@ async function mountNotation() {
   if (!res.ok) return; // a view without notation (cue text only)
   const data = await res.json();
   if (epoch !== connection.epoch) return; // another score came meanwhile: its own mount follows
-  const loadPage = (/** @type {string} */ url) => fetch(url).then((r) => {
-    if (!r.ok) throw new Error(`${url}: ${r.status}`);
-    return r.text();
-  });
+  const loadPage = (/** @type {string} */ url) =>
+    fetch(url).then((r) => {
+      if (!r.ok) throw new Error(`${url}: ${r.status}`);
+      return r.text();
+    });
   notation?.destroy();
   notation = (viewName === 'score' ? createScoreView : createPartView)(notationRoot, data, { loadPage });
   notationRoot.hidden = false;
@@ -175,12 +184,27 @@ const beatClock = createBeatClock({
     ui.renderPosition(pos);
     signals?.showPosition(pos);
     // Display lag of beats reached by playing on (not the first one a page sees, nor a seek's).
-    if (pos.changeAt !== null && pos.count === 0 && pos.beat !== null && pos.beat === lastShownBeat + 1 && clock.samples > 0) {
+    if (
+      pos.changeAt !== null &&
+      pos.count === 0 &&
+      pos.beat !== null &&
+      pos.beat === lastShownBeat + 1 &&
+      clock.samples > 0
+    ) {
       measured.display.push(server - pos.changeAt);
     }
     lastShownBeat = pos.beat ?? -2;
     drawCursor(pos);
-    shown.push({ beat: pos.beat, bar: pos.bar, beatInBar: pos.beatInBar, count: pos.count, at, server, due: pos.changeAt, predicted: pos.predicted });
+    shown.push({
+      beat: pos.beat,
+      bar: pos.bar,
+      beatInBar: pos.beatInBar,
+      count: pos.count,
+      at,
+      server,
+      due: pos.changeAt,
+      predicted: pos.predicted,
+    });
     if (shown.length > LOG_SIZE) shown.shift();
   },
 });
@@ -198,7 +222,10 @@ const audio = createAudioCues({
 });
 // The phone's own sound (the granulator of an imported ZScore piece), on the same clock.
 const phoneSound = createPhoneSound({
-  audio, clock, timers: window, log,
+  audio,
+  clock,
+  timers: window,
+  log,
   contextTime: (ctx, local) => output.contextTimeFor(ctx, local, now()),
 });
 const tapAlong = createTapAlong({ getContext: () => audio.context, output, now, target: document, timers: window });
@@ -206,10 +233,15 @@ const tapAlong = createTapAlong({ getContext: () => audio.context, output, now, 
 let audioUrls = [];
 
 const voter = createVoter({ fetch: (url, init) => fetch(url, init), storage: safeStorage(), log });
-const audience = viewName === DEFAULT_VIEW ? createAudienceView(document, {
-  onVote: vote,
-  onSpeak: (word, speech) => { speakTile(window.speechSynthesis, window.SpeechSynthesisUtterance, speech, word); },
-}) : null;
+const audience =
+  viewName === DEFAULT_VIEW
+    ? createAudienceView(document, {
+        onVote: vote,
+        onSpeak: (word, speech) => {
+          speakTile(window.speechSynthesis, window.SpeechSynthesisUtterance, speech, word);
+        },
+      })
+    : null;
 if (audience) voter.prepare();
 
 /**
@@ -283,7 +315,13 @@ if (audience) {
   /** @type {HTMLElement} */ (document.getElementById('join-button')).addEventListener('click', () => {
     join.hidden = true;
     document.body.dataset.joined = 'true';
-    audio.unlock().then(() => { audio.preload(audioUrls); playClips(connection.state); }).catch((err) => log('audio unavailable', err));
+    audio
+      .unlock()
+      .then(() => {
+        audio.preload(audioUrls);
+        playClips(connection.state);
+      })
+      .catch((err) => log('audio unavailable', err));
     keepAwake(navigator, document, log);
   });
 }
@@ -292,27 +330,53 @@ if (audience) {
 // missed or applied twice; `shown` when each beat was shown; `audio` every clip started.
 Object.defineProperty(window, 'scorecast', {
   value: Object.freeze({
-    get state() { return connection.state; },
-    get epoch() { return connection.epoch; },
-    get seq() { return connection.seq; },
-    get transport() { return connection.transport; },
-    get linkState() { return connection.linkState; },
-    get events() { return connection.events; },
-    get shown() { return shown.slice(); },
-    get clock() { return { offset: clock.offset, error: clock.error, samples: clock.samples, fresh: clock.fresh }; },
-    get join() { return gate.state; },
-    get audio() { return audio.history; },
+    get state() {
+      return connection.state;
+    },
+    get epoch() {
+      return connection.epoch;
+    },
+    get seq() {
+      return connection.seq;
+    },
+    get transport() {
+      return connection.transport;
+    },
+    get linkState() {
+      return connection.linkState;
+    },
+    get events() {
+      return connection.events;
+    },
+    get shown() {
+      return shown.slice();
+    },
+    get clock() {
+      return { offset: clock.offset, error: clock.error, samples: clock.samples, fresh: clock.fresh };
+    },
+    get join() {
+      return gate.state;
+    },
+    get audio() {
+      return audio.history;
+    },
     // Granulator starts (beat, server time, context time) and grains started (phone-sound.js).
-    get granulator() { return { starts: phoneSound.history, grains: phoneSound.grains }; },
+    get granulator() {
+      return { starts: phoneSound.history, grains: phoneSound.grains };
+    },
     // Sound: what this device assumes of its output's delay, its calibration offset (ms; sounds
     // start this much earlier still), and a tap-along that measures it (client/src/tap-along.js).
-    get audioLatency() { return audio.context ? output.describe(audio.context, now()) : null; },
+    get audioLatency() {
+      return audio.context ? output.describe(audio.context, now()) : null;
+    },
     audioOffset: (/** @type {number | undefined} */ ms) => {
       if (ms !== undefined) output.setOffset(ms);
       return output.offsetMs;
     },
     tapAlong,
-    get device() { return voter.device; },
+    get device() {
+      return voter.device;
+    },
     view: viewName,
   }),
 });
@@ -328,7 +392,9 @@ loadScore((url) => fetch(url), log).then((info) => {
   // Every asset the score marks preload is in the browser's cache: the page-load budget's end.
   performance.mark('scorecast:assets-loaded');
   if (info?.title) ui.setFallbackTitle(info.title);
-  audioUrls = (info?.assets ?? []).filter((a) => /\.(wav|mp3|ogg|oga|m4a|aac|flac|opus|webm)$/i.test(a.url)).map((a) => a.url);
+  audioUrls = (info?.assets ?? [])
+    .filter((a) => /\.(wav|mp3|ogg|oga|m4a|aac|flac|opus|webm)$/i.test(a.url))
+    .map((a) => a.url);
   if (audio.unlocked) audio.preload(audioUrls);
 });
 

@@ -21,7 +21,8 @@
 export function granulatorCueOf(cue) {
   const g = /** @type {any} */ (cue)?.granulator;
   if (!g || typeof g !== 'object') return null;
-  const nat = (/** @type {unknown} */ v) => (Number.isInteger(v) && /** @type {number} */ (v) >= 0 ? /** @type {number} */ (v) : null);
+  const nat = (/** @type {unknown} */ v) =>
+    Number.isInteger(v) && /** @type {number} */ (v) >= 0 ? /** @type {number} */ (v) : null;
   return {
     src: typeof g.src === 'string' && g.src.length <= 512 ? g.src : null,
     config: g.config,
@@ -43,8 +44,10 @@ export function granulatorCueOf(cue) {
 export function granulatorStart(state, view, g) {
   if (state?.transport !== 'playing') return null;
   const next = state.next;
-  if (Array.isArray(next?.granulator) && next.granulator.includes(view) && typeof next.t === 'number') return { beat: next.beat, serverT: next.t };
-  if (g && g.play !== null && g.play <= state.beat && typeof state.beatT === 'number') return { beat: g.play, serverT: state.beatT };
+  if (Array.isArray(next?.granulator) && next.granulator.includes(view) && typeof next.t === 'number')
+    return { beat: next.beat, serverT: next.t };
+  if (g && g.play !== null && g.play <= state.beat && typeof state.beatT === 'number')
+    return { beat: g.play, serverT: state.beatT };
   return null;
 }
 
@@ -58,7 +61,15 @@ export function granulatorStart(state, view, g) {
  * @param {(message: string, detail?: unknown) => void} [o.log]
  * @param {string} [o.view]
  */
-export function createPhoneSound({ audio, clock, contextTime, timers, load = () => import('./granulator.js'), log = () => {}, view = 'audience' }) {
+export function createPhoneSound({
+  audio,
+  clock,
+  contextTime,
+  timers,
+  load = () => import('./granulator.js'),
+  log = () => {},
+  view = 'audience',
+}) {
   /** @type {ReturnType<typeof import('./granulator.js').createGranulator> | null} */
   let granulator = null;
   /** @type {typeof import('./granulator.js') | null} */
@@ -83,19 +94,33 @@ export function createPhoneSound({ audio, clock, contextTime, timers, load = () 
 
   return {
     /** Starts made so far (tests, debugging): beat, server time, context time. */
-    get history() { return history.slice(); },
+    get history() {
+      return history.slice();
+    },
     /** Grains started so far. */
-    get grains() { return granulator?.grains ?? 0; },
+    get grains() {
+      return granulator?.grains ?? 0;
+    },
     /** @param {any} state */
     update(state) {
       const g = granulatorCueOf(state?.cues?.[view]);
-      if (!audio.unlocked || !g?.src) { granulator?.stop(); return; }
+      if (!audio.unlocked || !g?.src) {
+        granulator?.stop();
+        return;
+      }
       if (g.src !== src) {
         src = g.src;
         started = '';
-        loading = prepare(g.src).catch((err) => log('granulator unavailable', err)).finally(() => { loading = null; });
+        loading = prepare(g.src)
+          .catch((err) => log('granulator unavailable', err))
+          .finally(() => {
+            loading = null;
+          });
       }
-      if (!granulator || !lib) { loading?.then(() => this.update(state)); return; }
+      if (!granulator || !lib) {
+        loading?.then(() => this.update(state));
+        return;
+      }
       granulator.configure(lib.granulatorConfig(g.config));
       if (g.gain !== null && g.gain !== gain) {
         gain = g.gain;
@@ -103,7 +128,10 @@ export function createPhoneSound({ audio, clock, contextTime, timers, load = () 
       }
       const start = granulatorStart(state, view, g);
       if (!start) {
-        if (g.play === null || state?.transport !== 'playing') { granulator.stop(); started = ''; }
+        if (g.play === null || state?.transport !== 'playing') {
+          granulator.stop();
+          started = '';
+        }
         return;
       }
       // Once per start beat: the beats after it carry the same start (a seek before it clears it).

@@ -32,7 +32,13 @@ export function startSignal(transport, pos, startBeat) {
  */
 export function beatMarks(time, beatInBar) {
   const beats = Array.isArray(time) && Number.isInteger(time[0]) ? Math.min(32, Math.max(1, time[0])) : 0;
-  return { beats, on: beats > 0 && Number.isInteger(beatInBar) && /** @type {number} */ (beatInBar) <= beats ? /** @type {number} */ (beatInBar) : 0 };
+  return {
+    beats,
+    on:
+      beats > 0 && Number.isInteger(beatInBar) && /** @type {number} */ (beatInBar) <= beats
+        ? /** @type {number} */ (beatInBar)
+        : 0,
+  };
 }
 
 /**
@@ -42,7 +48,9 @@ export function beatMarks(time, beatInBar) {
 export function tempoText(state) {
   if (typeof state?.tempo !== 'number' || !Number.isFinite(state.tempo)) return '';
   const rate = typeof state.rate === 'number' && state.rate > 0 ? state.rate : 1;
-  const unit = Array.isArray(state.time) ? ({ 2: '𝅗𝅥', 4: '♩', 8: '♪', 16: '𝅘𝅥𝅯' })[/** @type {2 | 4 | 8 | 16} */ (state.time[1])] ?? `1/${state.time[1]}` : '♩';
+  const unit = Array.isArray(state.time)
+    ? ({ 2: '𝅗𝅥', 4: '♩', 8: '♪', 16: '𝅘𝅥𝅯' }[/** @type {2 | 4 | 8 | 16} */ (state.time[1])] ?? `1/${state.time[1]}`)
+    : '♩';
   return `${unit} = ${Math.round(state.tempo * rate)}`;
 }
 

@@ -11,7 +11,11 @@ export function createPositionReadout() {
   const transport = h('span', { id: 'transport-state', 'data-state': '–' }, '–');
   const tempo = h('span', { id: 'tempo' }, '–');
   return {
-    bar, beat, count, transport, tempo,
+    bar,
+    beat,
+    count,
+    transport,
+    tempo,
     /** @param {import('./beat-clock.js').Position} pos */
     showPosition(pos) {
       setText(bar, pos.bar === null ? '–' : String(pos.bar));
@@ -22,7 +26,10 @@ export function createPositionReadout() {
     showState(state) {
       setText(transport, String(state?.transport ?? '–'));
       transport.dataset.state = String(state?.transport ?? '–');
-      setText(tempo, typeof state?.tempo === 'number' ? `♩ = ${Math.round(state.tempo * 10) / 10} (× ${state.rate})` : '–');
+      setText(
+        tempo,
+        typeof state?.tempo === 'number' ? `♩ = ${Math.round(state.tempo * 10) / 10} (× ${state.rate})` : '–',
+      );
     },
   };
 }

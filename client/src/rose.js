@@ -100,7 +100,15 @@ export function voteShade(count, most) {
  *   counts: votes per tile in the open window (fills darken); selected: the tiles this phone
  *   chose, linked by a line; turn: the rose's rotation in degrees
  */
-export function drawRose(box, layout, tiles, vote, voted, speaks = false, { counts = {}, selected = [], turn = 0 } = {}) {
+export function drawRose(
+  box,
+  layout,
+  tiles,
+  vote,
+  voted,
+  speaks = false,
+  { counts = {}, selected = [], turn = 0 } = {},
+) {
   const doc = box.ownerDocument;
   const svg = doc.createElementNS(SVG, 'svg');
   svg.setAttribute('viewBox', '-100 -100 200 200');
@@ -145,14 +153,20 @@ export function drawRose(box, layout, tiles, vote, voted, speaks = false, { coun
       // In the lower half the arc runs the other way, so that the word is not upside down.
       const mid = (s.a0 + s.a1) / 2;
       const lower = mid > Math.PI / 2 && mid < (3 * Math.PI) / 2;
-      arc.setAttribute('d', lower
-        ? `M ${point(r, s.a1)} A ${r} ${r} 0 0 0 ${point(r, s.a0)}`
-        : `M ${point(r, s.a0)} A ${r} ${r} 0 0 1 ${point(r, s.a1)}`);
+      arc.setAttribute(
+        'd',
+        lower
+          ? `M ${point(r, s.a1)} A ${r} ${r} 0 0 0 ${point(r, s.a0)}`
+          : `M ${point(r, s.a0)} A ${r} ${r} 0 0 1 ${point(r, s.a1)}`,
+      );
       if (lower) text.setAttribute('dominant-baseline', 'hanging');
       defs.append(arc);
       // As large as the ring allows, small enough for the word to fit its arc (about 0.6 em a letter).
       const arcLength = r * (s.a1 - s.a0) * 0.9;
-      text.setAttribute('font-size', String(round(Math.min((s.r1 - s.r0) * 0.55, 8, arcLength / (0.6 * Math.max(1, t.text.length))))));
+      text.setAttribute(
+        'font-size',
+        String(round(Math.min((s.r1 - s.r0) * 0.55, 8, arcLength / (0.6 * Math.max(1, t.text.length))))),
+      );
       const tp = doc.createElementNS(SVG, 'textPath');
       tp.setAttribute('href', `#${arc.id}`);
       tp.setAttribute('startOffset', '50%');
@@ -177,7 +191,10 @@ export function drawRose(box, layout, tiles, vote, voted, speaks = false, { coun
     } else g.setAttribute('aria-hidden', 'true');
     spin.append(g);
   }
-  const line = selectionPath(selected.filter((id) => tiles.some((t) => t.id === id)), layout);
+  const line = selectionPath(
+    selected.filter((id) => tiles.some((t) => t.id === id)),
+    layout,
+  );
   if (line) {
     const path = doc.createElementNS(SVG, 'path');
     path.setAttribute('d', line);

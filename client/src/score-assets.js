@@ -29,15 +29,17 @@ export async function loadScore(fetch, log = () => {}) {
     log('score description unavailable', err);
     return null;
   }
-  const preloads = info.assets.filter((a) => a.preload === true).map(async (asset) => {
-    try {
-      const res = await fetch(asset.url);
-      // Read the body: a response whose body is never read may not be cached whole.
-      await res.arrayBuffer();
-    } catch (err) {
-      log(`could not prefetch ${asset.url}`, err);
-    }
-  });
+  const preloads = info.assets
+    .filter((a) => a.preload === true)
+    .map(async (asset) => {
+      try {
+        const res = await fetch(asset.url);
+        // Read the body: a response whose body is never read may not be cached whole.
+        await res.arrayBuffer();
+      } catch (err) {
+        log(`could not prefetch ${asset.url}`, err);
+      }
+    });
   await Promise.all(preloads);
   return info;
 }

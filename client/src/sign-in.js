@@ -37,15 +37,28 @@ export async function signIn(root, { title, storage }) {
     }
   }
   return new Promise((resolve) => {
-    const input = /** @type {HTMLInputElement} */ (h('input', {
-      id: 'token', name: 'token', type: 'password', autocomplete: 'current-password', required: true, spellcheck: 'false',
-    }));
+    const input = /** @type {HTMLInputElement} */ (
+      h('input', {
+        id: 'token',
+        name: 'token',
+        type: 'password',
+        autocomplete: 'current-password',
+        required: true,
+        spellcheck: 'false',
+      })
+    );
     const error = h('p', { id: 'sign-in-error', class: 'error', role: 'alert' }, problem);
     const button = /** @type {HTMLButtonElement} */ (h('button', { type: 'submit' }, 'Sign in'));
-    const form = h('form', { id: 'sign-in', class: 'sign-in' },
+    const form = h(
+      'form',
+      { id: 'sign-in', class: 'sign-in' },
       h('h1', {}, title),
       h('p', { class: 'muted' }, 'The token is printed by the server when it starts (or set with SCORECAST_TOKEN).'),
-      h('label', { for: 'token' }, 'Token'), input, button, error);
+      h('label', { for: 'token' }, 'Token'),
+      input,
+      button,
+      error,
+    );
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const token = input.value.trim();

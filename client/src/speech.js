@@ -20,7 +20,12 @@
 export function speechOf(cue) {
   const s = /** @type {any} */ (cue)?.speech;
   if (!s || typeof s !== 'object') return null;
-  const num = (/** @type {unknown} */ v, /** @type {number} */ lo, /** @type {number} */ hi, /** @type {number} */ d) => (typeof v === 'number' && v >= lo && v <= hi ? v : d);
+  const num = (
+    /** @type {unknown} */ v,
+    /** @type {number} */ lo,
+    /** @type {number} */ hi,
+    /** @type {number} */ d,
+  ) => (typeof v === 'number' && v >= lo && v <= hi ? v : d);
   return {
     enabled: s.enabled === true,
     text: typeof s.text === 'string' ? s.text.slice(0, 200) : '@TILE_TEXT@',
@@ -37,7 +42,9 @@ export function speechOf(cue) {
  * @param {string} word
  */
 export function spokenText(speech, word) {
-  return speech.text.includes('@TILE_TEXT@') ? speech.text.replaceAll('@TILE_TEXT@', word) : `${speech.text} ${word}`.trim();
+  return speech.text.includes('@TILE_TEXT@')
+    ? speech.text.replaceAll('@TILE_TEXT@', word)
+    : `${speech.text} ${word}`.trim();
 }
 
 /**

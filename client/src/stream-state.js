@@ -22,13 +22,19 @@ export class StreamState {
   #state = null;
 
   /** Epoch of the held state; null until the first snapshot. */
-  get epoch() { return this.#epoch; }
+  get epoch() {
+    return this.#epoch;
+  }
 
   /** Seq of the held state (0 until the first snapshot). */
-  get seq() { return this.#seq; }
+  get seq() {
+    return this.#seq;
+  }
 
   /** The held state (a plain JSON object shared with the caller: do not mutate), or null. */
-  get state() { return this.#state; }
+  get state() {
+    return this.#state;
+  }
 
   /**
    * Take one decoded envelope (checked by core checkEnvelope) into account.

@@ -21,12 +21,17 @@ export const SERVICE_WORKER_URL = '/sw.js';
  * @param {RegisterEnv} [env]
  * @returns {Promise<ServiceWorkerRegistration | null>} null when skipped or when registration failed
  */
-export async function registerServiceWorker(log = () => {}, env = /** @type {RegisterEnv} */ (/** @type {unknown} */ (globalThis))) {
+export async function registerServiceWorker(
+  log = () => {},
+  env = /** @type {RegisterEnv} */ (/** @type {unknown} */ (globalThis)),
+) {
   const container = env.navigator?.serviceWorker;
   if (!container || env.isSecureContext !== true) return null;
   try {
     if (env.document.readyState !== 'complete') {
-      await new Promise((resolve) => { env.addEventListener('load', () => resolve(undefined), { once: true }); });
+      await new Promise((resolve) => {
+        env.addEventListener('load', () => resolve(undefined), { once: true });
+      });
     }
     // The browser looks for a new /sw.js (a new build) at navigations, past the HTTP cache.
     return await container.register(SERVICE_WORKER_URL, { scope: '/' });

@@ -48,26 +48,30 @@ const SHELL_URL = '/';
 const PAGE_PATH = /^\/(?:view\/[^/]+)?$/;
 
 sw.addEventListener('install', (/** @type {SwExtendableEvent} */ event) => {
-  event.waitUntil((async () => {
-    // All or nothing: if one file fails, this worker is discarded and the browser tries again
-    // at the next navigation, while the previous worker (if any) keeps serving its own build.
-    const shell = await caches.open(SHELL_CACHE);
-    await shell.addAll(BUILD.files);
-    await warmScoreAssets();
-    // One chunk and no lazy imports: a page running the previous build never asks for its old
-    // files again, so the new worker can take over at once.
-    await sw.skipWaiting();
-  })());
+  event.waitUntil(
+    (async () => {
+      // All or nothing: if one file fails, this worker is discarded and the browser tries again
+      // at the next navigation, while the previous worker (if any) keeps serving its own build.
+      const shell = await caches.open(SHELL_CACHE);
+      await shell.addAll(BUILD.files);
+      await warmScoreAssets();
+      // One chunk and no lazy imports: a page running the previous build never asks for its old
+      // files again, so the new worker can take over at once.
+      await sw.skipWaiting();
+    })(),
+  );
 });
 
 sw.addEventListener('activate', (/** @type {SwExtendableEvent} */ event) => {
-  event.waitUntil((async () => {
-    const keep = new Set([SHELL_CACHE, SCORES_CACHE]);
-    const names = await caches.keys();
-    await Promise.all(names.filter((n) => n.startsWith(CACHE_PREFIX) && !keep.has(n)).map((n) => caches.delete(n)));
-    // Control the page that registered us, so its next reload is already served from the cache.
-    await sw.clients.claim();
-  })());
+  event.waitUntil(
+    (async () => {
+      const keep = new Set([SHELL_CACHE, SCORES_CACHE]);
+      const names = await caches.keys();
+      await Promise.all(names.filter((n) => n.startsWith(CACHE_PREFIX) && !keep.has(n)).map((n) => caches.delete(n)));
+      // Control the page that registered us, so its next reload is already served from the cache.
+      await sw.clients.claim();
+    })(),
+  );
 });
 
 sw.addEventListener('fetch', (/** @type {SwFetchEvent} */ event) => {
@@ -115,18 +119,24 @@ async function networkFirst(event) {
   const network = fetch(event.request);
   // Registered before the race below reads the response, so the copy is taken before the page
   // consumes the body; waitUntil is called now, while the event is still dispatching.
-  event.waitUntil(network.then((response) => {
-    if (!storable(response) || !/^text\/html\b/.test(response.headers.get('content-type') ?? '')) return undefined;
-    const copy = response.clone();
-    return caches.open(SHELL_CACHE).then((cache) => cache.put(key, copy));
-  }).catch(() => {}));
+  event.waitUntil(
+    network
+      .then((response) => {
+        if (!storable(response) || !/^text\/html\b/.test(response.headers.get('content-type') ?? '')) return undefined;
+        const copy = response.clone();
+        return caches.open(SHELL_CACHE).then((cache) => cache.put(key, copy));
+      })
+      .catch(() => {}),
+  );
 
   /** @type {Promise<'timeout'>} */
-  const timeout = new Promise((resolve) => { setTimeout(resolve, NAVIGATION_TIMEOUT_MS, 'timeout'); });
+  const timeout = new Promise((resolve) => {
+    setTimeout(resolve, NAVIGATION_TIMEOUT_MS, 'timeout');
+  });
   try {
     const first = await Promise.race([network, timeout]);
-    if (first !== 'timeout') return first.status >= 500 ? (await cachedShell(key)) ?? first : first;
-    return (await cachedShell(key)) ?? await network;
+    if (first !== 'timeout') return first.status >= 500 ? ((await cachedShell(key)) ?? first) : first;
+    return (await cachedShell(key)) ?? (await network);
   } catch {
     return (await cachedShell(key)) ?? Response.error();
   }
@@ -156,7 +166,12 @@ async function cacheFirst(event, cacheName) {
   const response = await fetch(event.request);
   if (storable(response)) {
     const copy = response.clone();
-    event.waitUntil(cache.put(event.request, copy).then(() => trimScores(cacheName)).catch(() => {}));
+    event.waitUntil(
+      cache
+        .put(event.request, copy)
+        .then(() => trimScores(cacheName))
+        .catch(() => {}),
+    );
   }
   return response;
 }
@@ -172,7 +187,8 @@ async function cacheFirst(event, cacheName) {
 async function rangeFromCache(event) {
   const m = /^bytes=(\d*)-(\d*)$/.exec((event.request.headers.get('range') ?? '').trim());
   const cache = await caches.open(SCORES_CACHE);
-  const hit = m && (m[1] !== '' || m[2] !== '') ? await cache.match(event.request.url, { ignoreVary: true }) : undefined;
+  const hit =
+    m && (m[1] !== '' || m[2] !== '') ? await cache.match(event.request.url, { ignoreVary: true }) : undefined;
   if (!m || !hit) return fetch(event.request);
   const body = await hit.arrayBuffer();
   const size = body.byteLength;
@@ -215,14 +231,18 @@ async function warmScoreAssets() {
     if (!res.ok) return;
     const info = await res.json();
     const urls = (Array.isArray(info?.assets) ? info.assets : [])
-      .filter((/** @type {any} */ a) => a?.preload === true && typeof a.url === 'string' && a.url.startsWith('/scores/'))
+      .filter(
+        (/** @type {any} */ a) => a?.preload === true && typeof a.url === 'string' && a.url.startsWith('/scores/'),
+      )
       .map((/** @type {{ url: string }} */ a) => a.url);
     const cache = await caches.open(SCORES_CACHE);
-    await Promise.all(urls.map(async (/** @type {string} */ url) => {
-      if (await cache.match(url, { ignoreVary: true })) return;
-      const response = await fetch(url);
-      if (storable(response)) await cache.put(url, response);
-    }));
+    await Promise.all(
+      urls.map(async (/** @type {string} */ url) => {
+        if (await cache.match(url, { ignoreVary: true })) return;
+        const response = await fetch(url);
+        if (storable(response)) await cache.put(url, response);
+      }),
+    );
     await trimScores(SCORES_CACHE);
   } catch {
     // The page fetches them again through the worker, which keeps them then.

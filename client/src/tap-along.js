@@ -52,21 +52,24 @@ export function createTapAlong({ getContext, output, now, target, timers }) {
     target.addEventListener('keydown', onTap);
     target.addEventListener('pointerdown', onTap);
     return new Promise((resolve) => {
-      timers.setTimeout(() => {
-        target.removeEventListener('keydown', onTap);
-        target.removeEventListener('pointerdown', onTap);
-        const measured = tapAlongOffset(clicks, taps);
-        if (measured === null) {
-          resolve({ error: `only ${taps.length} taps near the clicks: tap along with every click` });
-          return;
-        }
-        try {
-          output.setOffset(output.offsetMs + measured);
-          resolve({ measuredMs: measured, offsetMs: output.offsetMs });
-        } catch (err) {
-          resolve({ error: String(/** @type {Error} */ (err).message) });
-        }
-      }, LEAD_MS + TAP_CLICKS * TAP_EVERY_MS + TAIL_MS);
+      timers.setTimeout(
+        () => {
+          target.removeEventListener('keydown', onTap);
+          target.removeEventListener('pointerdown', onTap);
+          const measured = tapAlongOffset(clicks, taps);
+          if (measured === null) {
+            resolve({ error: `only ${taps.length} taps near the clicks: tap along with every click` });
+            return;
+          }
+          try {
+            output.setOffset(output.offsetMs + measured);
+            resolve({ measuredMs: measured, offsetMs: output.offsetMs });
+          } catch (err) {
+            resolve({ error: String(/** @type {Error} */ (err).message) });
+          }
+        },
+        LEAD_MS + TAP_CLICKS * TAP_EVERY_MS + TAIL_MS,
+      );
     });
   };
 }

@@ -14,9 +14,26 @@ import { button, h, setText } from './dom.js';
  */
 export function createTransportControls({ api, signOut }) {
   const result = h('p', { id: 'result', class: 'result', role: 'status' });
-  const countIn = /** @type {HTMLSelectElement} */ (h('select', { id: 'count-in-bars', 'aria-label': 'Count-in' },
-    h('option', { value: '0' }, 'no count-in'), h('option', { value: '1' }, 'count-in 1 bar'), h('option', { value: '2' }, 'count-in 2 bars')));
-  const rate = /** @type {HTMLInputElement} */ (h('input', { id: 'rate', type: 'number', min: '0.25', max: '4', step: '0.05', value: '1', 'aria-label': 'Tempo factor' }));
+  const countIn = /** @type {HTMLSelectElement} */ (
+    h(
+      'select',
+      { id: 'count-in-bars', 'aria-label': 'Count-in' },
+      h('option', { value: '0' }, 'no count-in'),
+      h('option', { value: '1' }, 'count-in 1 bar'),
+      h('option', { value: '2' }, 'count-in 2 bars'),
+    )
+  );
+  const rate = /** @type {HTMLInputElement} */ (
+    h('input', {
+      id: 'rate',
+      type: 'number',
+      min: '0.25',
+      max: '4',
+      step: '0.05',
+      value: '1',
+      'aria-label': 'Tempo factor',
+    })
+  );
 
   /**
    * Run a control call and say what came of it.
@@ -30,18 +47,30 @@ export function createTransportControls({ api, signOut }) {
       setText(result, `${what}: done`);
       result.dataset.ok = 'true';
     } catch (err) {
-      if (err instanceof ControlError && err.status === 401) { signOut(); return; }
+      if (err instanceof ControlError && err.status === 401) {
+        signOut();
+        return;
+      }
       setText(result, `${what}: ${controlErrorMessage(err)}`);
       result.dataset.ok = 'false';
     }
   };
 
-  const buttons = h('div', { class: 'row' },
+  const buttons = h(
+    'div',
+    { class: 'row' },
     button('play', 'Play', () => act('Play', () => api.play({ countIn: Number(countIn.value) }))),
     countIn,
     button('pause', 'Pause', () => act('Pause', () => api.pause())),
-    button('stop', 'Stop', () => act('Stop', () => api.stop())));
-  const tempoForm = h('form', { id: 'tempo-form', class: 'row' }, h('label', { for: 'rate', class: 'label' }, 'Tempo ×'), rate, h('button', { type: 'submit' }, 'Set'));
+    button('stop', 'Stop', () => act('Stop', () => api.stop())),
+  );
+  const tempoForm = h(
+    'form',
+    { id: 'tempo-form', class: 'row' },
+    h('label', { for: 'rate', class: 'label' }, 'Tempo ×'),
+    rate,
+    h('button', { type: 'submit' }, 'Set'),
+  );
   tempoForm.addEventListener('submit', (e) => {
     e.preventDefault();
     act(`Tempo × ${rate.value}`, () => api.tempo({ rate: Number(rate.value) }));

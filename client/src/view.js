@@ -58,7 +58,10 @@ export function createView(doc, viewName, { debug = false } = {}) {
     setText(title, text || 'scorecast');
     doc.title = text ? `${text} · scorecast` : 'scorecast';
     const by = typeof state?.score?.composer === 'string' ? state.score.composer : '';
-    if (composer) { setText(composer, by); composer.hidden = by === ''; }
+    if (composer) {
+      setText(composer, by);
+      composer.hidden = by === '';
+    }
   };
 
   return {
@@ -71,8 +74,9 @@ export function createView(doc, viewName, { debug = false } = {}) {
       const c = state?.cues?.[viewName];
       const text = typeof c?.text === 'string' ? c.text : '';
       // The audience's instructions: up to three lines, each fitted to the phone's width.
-      if (viewName === 'audience') { if (cueText.textContent !== instructionLines(text).join('\n')) showFittedLines(cueText, text); }
-      else setText(cueText, text);
+      if (viewName === 'audience') {
+        if (cueText.textContent !== instructionLines(text).join('\n')) showFittedLines(cueText, text);
+      } else setText(cueText, text);
       // Colours come from the score; a value the browser does not understand is ignored by it.
       // In the audience view the whole page takes the cue's colours (a phone is one pixel of a
       // hall full of them); elsewhere only the cue box does.

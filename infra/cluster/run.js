@@ -53,16 +53,27 @@ async function freePort() {
 /** @param {string} name */
 const installed = (name) => spawnSync('sh', ['-c', `command -v ${name} || test -x /usr/sbin/${name}`]).status === 0;
 /** @param {string} name */
-const binary = (name) => (spawnSync('sh', ['-c', `command -v ${name}`]).stdout.toString().trim() || `/usr/sbin/${name}`);
+const binary = (name) =>
+  spawnSync('sh', ['-c', `command -v ${name}`])
+    .stdout.toString()
+    .trim() || `/usr/sbin/${name}`;
 
 /** redis-server and nginx from Debian's packages, when missing. */
 function ensureServers() {
-  const need = [['redis-server', 'redis-server'], ['nginx', 'nginx']].filter(([bin]) => !installed(bin)).map(([, pkg]) => pkg);
+  const need = [
+    ['redis-server', 'redis-server'],
+    ['nginx', 'nginx'],
+  ]
+    .filter(([bin]) => !installed(bin))
+    .map(([, pkg]) => pkg);
   if (need.length === 0) return;
   process.stderr.write(`cluster: installing ${need.join(' ')} from Debian's packages\n`);
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
   const run = (/** @type {string[]} */ args) => {
-    const r = spawnSync(sudo[0] ?? args[0], sudo.length ? args : args.slice(1), { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    const r = spawnSync(sudo[0] ?? args[0], sudo.length ? args : args.slice(1), {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
     if (r.status !== 0) throw new Error(`${args.join(' ')} failed`);
   };
   run(['apt-get', 'update', '-qq']);
@@ -77,7 +88,10 @@ async function waitForPort(port, ms) {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     const ok = await new Promise((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      });
       s.on('error', () => resolve(false));
     });
     if (ok) return;
@@ -90,26 +104,35 @@ async function waitForPort(port, ms) {
  * @param {string[]} argv
  */
 export async function main(argv) {
-  if (argv.includes('--help') || argv.includes('-h')) { process.stdout.write(CLUSTER_USAGE); process.exit(0); }
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(CLUSTER_USAGE);
+    process.exit(0);
+  }
   const { values } = parseArgs({
     args: argv,
     options: {
-      edges: { type: 'string', default: '3' }, port: { type: 'string', default: '8080' },
-      score: { type: 'string' }, token: { type: 'string' }, 'no-autoplay': { type: 'boolean' },
+      edges: { type: 'string', default: '3' },
+      port: { type: 'string', default: '8080' },
+      score: { type: 'string' },
+      token: { type: 'string' },
+      'no-autoplay': { type: 'boolean' },
     },
     strict: true,
   });
   const edges = Number(values.edges);
   const port = Number(values.port);
-  if (!(Number.isInteger(edges) && edges >= 1 && edges <= 32)) throw new Error(`--edges must be 1..32, got "${values.edges}"`);
-  if (!(Number.isInteger(port) && port >= 0 && port < 65536)) throw new Error(`--port must be 0..65535, got "${values.port}"`);
+  if (!(Number.isInteger(edges) && edges >= 1 && edges <= 32))
+    throw new Error(`--edges must be 1..32, got "${values.edges}"`);
+  if (!(Number.isInteger(port) && port >= 0 && port < 65536))
+    throw new Error(`--port must be 0..65535, got "${values.port}"`);
   const token = values.token ?? process.env.SCORECAST_TOKEN ?? randomBytes(18).toString('base64url');
   const score = path.resolve(values.score ?? path.join(ROOT, 'scores', 'demo'));
   const autoplay = !values['no-autoplay'];
   ensureServers();
   if (!existsSync(path.join(ROOT, 'dist', 'client', 'index.html'))) {
     process.stderr.write('cluster: building the client first (npm run build)\n');
-    if (spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('npm run build failed');
+    if (spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0)
+      throw new Error('npm run build failed');
   }
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'scorecast-cluster-'));
@@ -125,7 +148,9 @@ export async function main(argv) {
    */
   const start = (name, cmd, args, p, options = {}) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], ...options });
-    child.on('exit', (code, signal) => { if (!stopping) process.stderr.write(`cluster: ${name} exited (${signal ?? code})\n`); });
+    child.on('exit', (code, signal) => {
+      if (!stopping) process.stderr.write(`cluster: ${name} exited (${signal ?? code})\n`);
+    });
     procs.push({ name, child, port: p });
     return child;
   };
@@ -144,26 +169,65 @@ export async function main(argv) {
     removeDir();
   };
   // nginx's cache manager may still be writing while it exits: retry, and never fail the stop.
-  const removeDir = () => { try { rmSync(dir, { recursive: true, force: true, maxRetries: 3 }); } catch { /* left in the temp folder */ } };
+  const removeDir = () => {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      /* left in the temp folder */
+    }
+  };
   process.on('exit', removeDir);
-  process.on('SIGINT', () => { void stop().then(() => process.exit(0)); });
-  process.on('SIGTERM', () => { void stop().then(() => process.exit(0)); });
-  if (process.send) process.on('disconnect', () => { void stop().then(() => process.exit(0)); });
+  process.on('SIGINT', () => {
+    void stop().then(() => process.exit(0));
+  });
+  process.on('SIGTERM', () => {
+    void stop().then(() => process.exit(0));
+  });
+  if (process.send)
+    process.on('disconnect', () => {
+      void stop().then(() => process.exit(0));
+    });
 
   try {
     const redisPort = await freePort();
-    start('redis', binary('redis-server'), ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'], redisPort);
+    start(
+      'redis',
+      binary('redis-server'),
+      ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'],
+      redisPort,
+    );
     await waitForPort(redisPort, 5000);
     const redis = `redis://127.0.0.1:${redisPort}`;
     const env = { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: token };
     /** @param {string} id @param {string} role */
     const node = async (id, role) => {
       const p = await freePort();
-      start(id, process.execPath, [
-        path.join(ROOT, 'server', 'start.js'), '--score', score, '--host', '127.0.0.1', '--port', String(p),
-        '--redis', redis, '--role', role, '--node-id', id, '--trust-proxy', '127.0.0.1', '--log-level', 'warn',
-        ...(autoplay ? ['--autoplay'] : []),
-      ], p, { env });
+      start(
+        id,
+        process.execPath,
+        [
+          path.join(ROOT, 'server', 'start.js'),
+          '--score',
+          score,
+          '--host',
+          '127.0.0.1',
+          '--port',
+          String(p),
+          '--redis',
+          redis,
+          '--role',
+          role,
+          '--node-id',
+          id,
+          '--trust-proxy',
+          '127.0.0.1',
+          '--log-level',
+          'warn',
+          ...(autoplay ? ['--autoplay'] : []),
+        ],
+        p,
+        { env },
+      );
       await waitForPort(p, 20_000);
       return p;
     };
@@ -179,9 +243,17 @@ export async function main(argv) {
     start('nginx', binary('nginx'), ['-c', conf, '-p', dir], listenPort);
     await waitForPort(listenPort, 5000);
     const url = `http://127.0.0.1:${listenPort}`;
-    process.stdout.write(`cluster ready: ${url}\n  conductor token: ${token}\n  nodes: ${url}/api/cluster (with the token)\n`);
+    process.stdout.write(
+      `cluster ready: ${url}\n  conductor token: ${token}\n  nodes: ${url}/api/cluster (with the token)\n`,
+    );
     process.send?.({
-      type: 'ready', url, port: listenPort, token, redis, redisPort, dir,
+      type: 'ready',
+      url,
+      port: listenPort,
+      token,
+      redis,
+      redisPort,
+      dir,
       procs: procs.map((p) => ({ name: p.name, pid: p.child.pid, port: p.port })),
     });
   } catch (err) {

@@ -14,8 +14,23 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, openSync } 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  ADDR, ADDRESSES, BRIDGES, LINKS, NS, PROFILES, PROFILE_NAMES, PROXIES, ROUTER_QUEUE_DEVICES, ROUTES, SOURCE_RULES, TOXIPROXY_API,
-  radioQueues, radioRuleset, routerQueues, routerRuleset, toxicsFor,
+  ADDR,
+  ADDRESSES,
+  BRIDGES,
+  LINKS,
+  NS,
+  PROFILES,
+  PROFILE_NAMES,
+  PROXIES,
+  ROUTER_QUEUE_DEVICES,
+  ROUTES,
+  SOURCE_RULES,
+  TOXIPROXY_API,
+  radioQueues,
+  radioRuleset,
+  routerQueues,
+  routerRuleset,
+  toxicsFor,
 } from './topology.js';
 
 export const LAB_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -31,7 +46,11 @@ const PROFILE_FILE = path.join(RUN_DIR, 'profile');
 /** @param {string} cmd @param {string[]} args @param {{ input?: string, quiet?: boolean }} [o] */
 function run(cmd, args, { input, quiet = false } = {}) {
   try {
-    return execFileSync(cmd, args, { input, encoding: 'utf8', stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    return execFileSync(cmd, args, {
+      input,
+      encoding: 'utf8',
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
   } catch (err) {
     const e = /** @type {{ stderr?: string, message: string }} */ (err);
     if (quiet) return null;
@@ -55,11 +74,14 @@ export function labSupport() {
   const reasons = [];
   if (process.platform !== 'linux') reasons.push(`network namespaces need Linux (this is ${process.platform})`);
   else {
-    if (typeof process.getuid === 'function' && process.getuid() !== 0) reasons.push('the lab needs root (ip netns, nft, tc); run as root or with sudo');
+    if (typeof process.getuid === 'function' && process.getuid() !== 0)
+      reasons.push('the lab needs root (ip netns, nft, tc); run as root or with sudo');
     if (spawnSync('ip', ['-V']).status !== 0) reasons.push('iproute2 (`ip`) is not installed');
     if (!have('curl')) reasons.push('curl is not installed (apt-get install -y curl)');
-    if (!existsSync(TOXIPROXY_BIN) && !have('go')) reasons.push('toxiproxy is not built and Go, which builds it, is not installed (https://go.dev/dl/)');
-    if (!have('nft') && !have('apt-get')) reasons.push('nftables is not installed and there is no apt-get to install it');
+    if (!existsSync(TOXIPROXY_BIN) && !have('go'))
+      reasons.push('toxiproxy is not built and Go, which builds it, is not installed (https://go.dev/dl/)');
+    if (!have('nft') && !have('apt-get'))
+      reasons.push('nftables is not installed and there is no apt-get to install it');
     else if (reasons.length === 0) {
       const probe = 'scl-probe';
       const add = spawnSync('ip', ['netns', 'add', probe], { encoding: 'utf8' });
@@ -69,7 +91,6 @@ export function labSupport() {
   }
   return { ok: reasons.length === 0, reasons };
 }
-
 
 /**
  * Install nftables (apt) and build toxiproxy (Go module proxy) when they are missing.
@@ -84,19 +105,32 @@ export function ensureTools(log) {
       spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
       r = spawnSync('apt-get', ['install', '-y', '-qq', 'nftables'], { stdio: 'inherit', env });
     }
-    if (r.status !== 0 || !have('nft')) throw new Error('lab: could not install nftables (apt-get install -y nftables)');
+    if (r.status !== 0 || !have('nft'))
+      throw new Error('lab: could not install nftables (apt-get install -y nftables)');
   }
   if (!existsSync(TOXIPROXY_BIN)) {
-    if (!have('go')) throw new Error('lab: toxiproxy is built with Go, which is not installed (https://go.dev/dl/, or apt-get install golang)');
+    if (!have('go'))
+      throw new Error(
+        'lab: toxiproxy is built with Go, which is not installed (https://go.dev/dl/, or apt-get install golang)',
+      );
     log(`lab: building toxiproxy: go install ${TOXIPROXY_MODULE} (about a minute the first time)`);
     mkdirSync(BIN_DIR, { recursive: true });
-    const r = spawnSync('go', ['install', TOXIPROXY_MODULE], { stdio: 'inherit', env: { ...process.env, GOBIN: BIN_DIR, GOFLAGS: '-mod=mod' } });
+    const r = spawnSync('go', ['install', TOXIPROXY_MODULE], {
+      stdio: 'inherit',
+      env: { ...process.env, GOBIN: BIN_DIR, GOFLAGS: '-mod=mod' },
+    });
     if (r.status !== 0) throw new Error(`lab: go install ${TOXIPROXY_MODULE} failed`);
     execFileSync('mv', [path.join(BIN_DIR, 'server'), TOXIPROXY_BIN]);
   }
 }
 
-const existingNamespaces = () => new Set((run('ip', ['netns', 'list']) ?? '').split('\n').map((l) => l.split(' ')[0]).filter(Boolean));
+const existingNamespaces = () =>
+  new Set(
+    (run('ip', ['netns', 'list']) ?? '')
+      .split('\n')
+      .map((l) => l.split(' ')[0])
+      .filter(Boolean),
+  );
 
 /** @param {string} ns @param {string} dev */
 const hasDev = (ns, dev) => inNs(ns, ['ip', 'link', 'show', dev], { quiet: true }) !== null;
@@ -131,7 +165,8 @@ export async function up({ profile = 'wired', log = () => {} } = {}) {
   for (const [ns, dst, via] of ROUTES) inNs(ns, ['ip', 'route', 'replace', dst, 'via', via]);
   for (const [ns, from, table] of SOURCE_RULES) {
     inNs(ns, ['ip', 'route', 'replace', 'default', 'via', ADDR.routerGuest, 'table', String(table)]);
-    if (!(inNs(ns, ['ip', 'rule', 'show']) ?? '').includes(`from ${from} lookup ${table}`)) inNs(ns, ['ip', 'rule', 'add', 'from', from, 'lookup', String(table)]);
+    if (!(inNs(ns, ['ip', 'rule', 'show']) ?? '').includes(`from ${from} lookup ${table}`))
+      inNs(ns, ['ip', 'rule', 'add', 'from', from, 'lookup', String(table)]);
   }
   inNs(NS.router, ['sysctl', '-q', '-w', 'net.ipv4.ip_forward=1']);
   inNs(NS.router, ['nft', '-f', '-'], { input: routerRuleset() });
@@ -153,7 +188,12 @@ export function down({ log = /** @type {(s: string) => void} */ (() => {}) } = {
 
 /** @param {number} pid */
 function alive(pid) {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function toxiPid() {
@@ -177,7 +217,11 @@ export function toxi(method, route, body) {
   const args = ['curl', '-sS', '--max-time', '5', '-X', method, `${TOXIPROXY_API}${route}`];
   if (body !== undefined) args.push('-H', 'Content-Type: application/json', '--data-binary', '@-');
   const out = inNs(NS.ap, args, { input: body === undefined ? undefined : JSON.stringify(body) });
-  try { return JSON.parse(out ?? 'null'); } catch { return out; }
+  try {
+    return JSON.parse(out ?? 'null');
+  } catch {
+    return out;
+  }
 }
 
 /** @param {(s: string) => void} log */
@@ -185,7 +229,10 @@ async function startToxiproxy(log) {
   if (!toxiPid()) {
     mkdirSync(RUN_DIR, { recursive: true });
     const logFd = openSync(path.join(RUN_DIR, 'toxiproxy.log'), 'a');
-    const child = spawn('ip', ['netns', 'exec', NS.ap, TOXIPROXY_BIN, '-host', '127.0.0.1', '-port', '8474'], { detached: true, stdio: ['ignore', logFd, logFd] });
+    const child = spawn('ip', ['netns', 'exec', NS.ap, TOXIPROXY_BIN, '-host', '127.0.0.1', '-port', '8474'], {
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+    });
     child.unref();
     writeFileSync(TOXI_PID, String(child.pid));
     log(`lab: toxiproxy pid ${child.pid} in ${NS.ap}`);
@@ -244,40 +291,83 @@ export function isUp() {
 
 function status() {
   const nss = existingNamespaces();
-  const lines = [`namespaces: ${Object.values(NS).map((ns) => `${ns}${nss.has(ns) ? '' : ' (missing)'}`).join(', ')}`];
+  const lines = [
+    `namespaces: ${Object.values(NS)
+      .map((ns) => `${ns}${nss.has(ns) ? '' : ' (missing)'}`)
+      .join(', ')}`,
+  ];
   if (!nss.has(NS.router)) return lines.join('\n');
   lines.push(`profile: ${currentProfile() ?? '(none)'}`, `toxiproxy: ${toxiPid() ?? 'not running'}`);
-  lines.push('router ruleset:', inNs(NS.router, ['nft', 'list', 'table', 'inet', 'scl_fw'], { quiet: true }) ?? '(none)');
-  lines.push('router queues:', inNs(NS.router, ['tc', 'class', 'show', 'dev', 'br-guest'], { quiet: true }) ?? '', inNs(NS.router, ['tc', 'class', 'show', 'dev', 'br-main'], { quiet: true }) ?? '');
+  lines.push(
+    'router ruleset:',
+    inNs(NS.router, ['nft', 'list', 'table', 'inet', 'scl_fw'], { quiet: true }) ?? '(none)',
+  );
+  lines.push(
+    'router queues:',
+    inNs(NS.router, ['tc', 'class', 'show', 'dev', 'br-guest'], { quiet: true }) ?? '',
+    inNs(NS.router, ['tc', 'class', 'show', 'dev', 'br-main'], { quiet: true }) ?? '',
+  );
   if (toxiPid()) lines.push('proxies:', JSON.stringify(toxi('GET', '/proxies'), null, 1));
   return lines.join('\n');
 }
 
-const USAGE = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 11).map((l) => l.replace(/^\/\/ ?/, '')).join('\n');
+const USAGE = readFileSync(fileURLToPath(import.meta.url), 'utf8')
+  .split('\n')
+  .slice(1, 11)
+  .map((l) => l.replace(/^\/\/ ?/, ''))
+  .join('\n');
 
 async function main() {
   const [cmd, ...rest] = process.argv.slice(2);
   const log = (/** @type {string} */ s) => process.stdout.write(`${s}\n`);
-  if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') { log(USAGE); return 0; }
+  if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    log(USAGE);
+    return 0;
+  }
   if (cmd === 'check') {
     const s = labSupport();
     log(s.ok ? 'lab: can run here' : `lab: cannot run here: ${s.reasons.join('; ')}`);
     return s.ok ? 0 : 1;
   }
   const support = labSupport();
-  if (!support.ok) { log(`lab: cannot run here: ${support.reasons.join('; ')}`); return 1; }
+  if (!support.ok) {
+    log(`lab: cannot run here: ${support.reasons.join('; ')}`);
+    return 1;
+  }
   const flag = rest.indexOf('--profile');
   switch (cmd) {
-    case 'up': await up({ profile: flag >= 0 ? rest[flag + 1] : 'wired', log }); return 0;
-    case 'down': down({ log }); return 0;
-    case 'profile': await applyProfile(rest[0], { log }); return 0;
-    case 'cut': cut(); return 0;
-    case 'restore': restore(); return 0;
-    case 'status': log(status()); return 0;
-    default: log(`lab: unknown command "${cmd}"\n${USAGE}`); return 2;
+    case 'up':
+      await up({ profile: flag >= 0 ? rest[flag + 1] : 'wired', log });
+      return 0;
+    case 'down':
+      down({ log });
+      return 0;
+    case 'profile':
+      await applyProfile(rest[0], { log });
+      return 0;
+    case 'cut':
+      cut();
+      return 0;
+    case 'restore':
+      restore();
+      return 0;
+    case 'status':
+      log(status());
+      return 0;
+    default:
+      log(`lab: unknown command "${cmd}"\n${USAGE}`);
+      return 2;
   }
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().then((code) => { process.exitCode = code; }, (err) => { process.stderr.write(`${err.message}\n`); process.exitCode = 1; });
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`${err.message}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -19,9 +19,22 @@ import { isUp, down } from './lab.js';
 const stamp = () => new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 
 async function main() {
-  const { values: o } = parseArgs({ options: { cases: { type: 'string' }, out: { type: 'string' }, 'no-warmup': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values: o } = parseArgs({
+    options: {
+      cases: { type: 'string' },
+      out: { type: 'string' },
+      'no-warmup': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
   if (o.help) {
-    process.stdout.write(`${readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 10).map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
+    process.stdout.write(
+      `${readFileSync(fileURLToPath(import.meta.url), 'utf8')
+        .split('\n')
+        .slice(1, 10)
+        .map((l) => l.replace(/^\/\/ ?/, ''))
+        .join('\n')}\n`,
+    );
     return 0;
   }
   const all = seedCells(loadSeedRows());
@@ -36,7 +49,10 @@ async function main() {
   try {
     for (const cell of cells) {
       console.log(`lab matrix: case ${cell.case}: ${cell.profile}, ${cell.suite}, ${cell.clients} clients`);
-      const cdir = path.join(dir, `case-${String(cell.case).padStart(2, '0')}-${cell.profile}-${cell.suite}-${cell.clients}`);
+      const cdir = path.join(
+        dir,
+        `case-${String(cell.case).padStart(2, '0')}-${cell.profile}-${cell.suite}-${cell.clients}`,
+      );
       const rec = await runCell({ ...cell, out: cdir, warmup: !o['no-warmup'], keepUp: true, seedCase: cell.case });
       done.push({ cell, dir: cdir, rec });
       writeFileSync(path.join(dir, 'matrix.md'), matrixReport(done));
@@ -51,18 +67,28 @@ async function main() {
 /** @param {{ cell: any, dir: string, rec: any }[]} done */
 function matrixReport(done) {
   const out = [
-    '# The seed report\'s matrix in the venue lab',
+    "# The seed report's matrix in the venue lab",
     '',
     'Each case of ZScore\'s 2019 report (rows "ZScore 2019") beside the same case in the lab (rows "scorecast lab"): same connection, firewall, kind of request and number of clients. Latencies in ms. Lab: one 2-core machine, the server and the load generator in network namespaces joined by veth links, the router\'s nftables and htb queues, WiFi from toxiproxy and a tbf radio (infra/lab/README.md).',
     '',
   ];
   for (const d of done) {
-    out.push(`## Case ${d.cell.case}: ${d.cell.profile}, ${d.cell.suite}, ${d.cell.clients} clients: ${d.rec.passed ? 'budgets ok' : `BROKEN (${d.rec.broken.join('; ')})`}`, '', mdTable(cellRows(d.dir, d.rec)), '');
+    out.push(
+      `## Case ${d.cell.case}: ${d.cell.profile}, ${d.cell.suite}, ${d.cell.clients} clients: ${d.rec.passed ? 'budgets ok' : `BROKEN (${d.rec.broken.join('; ')})`}`,
+      '',
+      mdTable(cellRows(d.dir, d.rec)),
+      '',
+    );
   }
   return `${out.join('\n')}\n`;
 }
 
-main().then((code) => { process.exitCode = code; }, (err) => {
-  process.stderr.write(`lab matrix: ${err.message}\n`);
-  process.exitCode = 2;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`lab matrix: ${err.message}\n`);
+    process.exitCode = 2;
+  },
+);

@@ -23,7 +23,13 @@ export function procAddress(hex) {
 
 /** @param {string} addr */
 export function inLab(addr) {
-  return addr.startsWith('10.18.') || addr.startsWith('127.') || addr === '0.0.0.0' || addr === '0:0:0:0:0:0:0:0' || addr === '0:0:0:0:0:0:0:1';
+  return (
+    addr.startsWith('10.18.') ||
+    addr.startsWith('127.') ||
+    addr === '0.0.0.0' ||
+    addr === '0:0:0:0:0:0:0:0' ||
+    addr === '0:0:0:0:0:0:0:1'
+  );
 }
 
 /**
@@ -38,7 +44,11 @@ export function labPeers(pids) {
     if (!pid) continue;
     for (const table of ['tcp', 'tcp6']) {
       let text = '';
-      try { text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8'); } catch { continue; }
+      try {
+        text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+      } catch {
+        continue;
+      }
       for (const line of text.split('\n').slice(1)) {
         const f = line.trim().split(/\s+/);
         if (f.length < 3) continue;

@@ -12,18 +12,44 @@ import { cut, restore } from './lab.js';
 /** A beat shown at most this long after it was due (server time) is on time. */
 export const ON_TIME_MS = 250;
 
-const { values: o } = parseArgs({ options: { target: { type: 'string' }, pages: { type: 'string', default: '10' }, cuts: { type: 'string' }, settle: { type: 'string', default: '4000' }, seed: { type: 'string', default: '18' }, console: { type: 'boolean' } } });
+const { values: o } = parseArgs({
+  options: {
+    target: { type: 'string' },
+    pages: { type: 'string', default: '10' },
+    cuts: { type: 'string' },
+    settle: { type: 'string', default: '4000' },
+    seed: { type: 'string', default: '18' },
+    console: { type: 'boolean' },
+  },
+});
 const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 let rand = Number(o.seed);
 /** Deterministic gaps between cuts, so that cuts fall at every phase of the beat. */
-const random = () => { rand = (rand * 1103515245 + 12345) % 2147483648; return rand / 2147483648; };
+const random = () => {
+  rand = (rand * 1103515245 + 12345) % 2147483648;
+  return rand / 2147483648;
+};
 
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE ${new URL(String(o.target)).hostname}`],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE ${new URL(String(o.target)).hostname}`,
+  ],
 });
-const result = { target: o.target, pages: Number(o.pages), onTimeMs: ON_TIME_MS, cuts: /** @type {any[]} */ ([]), integrity: /** @type {any[]} */ ([]) };
+const result = {
+  target: o.target,
+  pages: Number(o.pages),
+  onTimeMs: ON_TIME_MS,
+  cuts: /** @type {any[]} */ ([]),
+  integrity: /** @type {any[]} */ ([]),
+};
 try {
   const pages = [];
   for (let i = 0; i < Number(o.pages); i++) {
@@ -35,7 +61,10 @@ try {
     await page.goto(`${o.target}/`, { timeout: 30_000 });
     pages.push(page);
   }
-  for (const page of pages) await page.waitForFunction(() => /** @type {any} */ (window).scorecast?.linkState === 'live', null, { timeout: 30_000 });
+  for (const page of pages)
+    await page.waitForFunction(() => /** @type {any} */ (window).scorecast?.linkState === 'live', null, {
+      timeout: 30_000,
+    });
   await sleep(3000);
   for (const cutMs of (o.cuts ?? '').split(',').map(Number)) {
     await sleep(1000 + Math.round(random() * 1500));
@@ -49,28 +78,47 @@ try {
     await sleep(Number(o.settle));
     const perPage = [];
     for (const page of pages) {
-      const shown = /** @type {{ at: number, server: number, due: number | null, predicted: boolean, beat: number | null }[]} */ (await page.evaluate(() => /** @type {any} */ (window).scorecast.shown));
+      const shown =
+        /** @type {{ at: number, server: number, due: number | null, predicted: boolean, beat: number | null }[]} */ (
+          await page.evaluate(() => /** @type {any} */ (window).scorecast.shown)
+        );
       const after = shown.filter((s) => s.at >= tBack && s.due !== null && s.beat !== null);
       const first = after.find((s) => s.server - /** @type {number} */ (s.due) <= ON_TIME_MS);
       const link = await page.evaluate(() => /** @type {any} */ (window).scorecast.linkState);
-      perPage.push({ backMs: first ? Math.round(first.at - tBack) : null, lateBefore: after.filter((s) => first && s.at < first.at).length, link });
+      perPage.push({
+        backMs: first ? Math.round(first.at - tBack) : null,
+        lateBefore: after.filter((s) => first && s.at < first.at).length,
+        link,
+      });
     }
     result.cuts.push({ cutMs, tCut, tBack, perPage });
     process.stderr.write(`cut ${cutMs} ms: back on time after ${perPage.map((p) => p.backMs).join(', ')} ms\n`);
   }
   // Nothing missed or applied twice: deltas run +1 within an epoch; a snapshot only moves forward.
   for (const page of pages) {
-    const events = /** @type {{ epoch: string, seq: number, type: string }[]} */ (await page.evaluate(() => /** @type {any} */ (window).scorecast.events));
+    const events = /** @type {{ epoch: string, seq: number, type: string }[]} */ (
+      await page.evaluate(() => /** @type {any} */ (window).scorecast.events)
+    );
     let gaps = 0;
     let repeats = 0;
     let snapshots = 0;
     for (let i = 1; i < events.length; i++) {
       const [a, b] = [events[i - 1], events[i]];
-      if (b.type === 'snapshot') { snapshots++; if (b.epoch === a.epoch && b.seq <= a.seq) repeats++; continue; }
+      if (b.type === 'snapshot') {
+        snapshots++;
+        if (b.epoch === a.epoch && b.seq <= a.seq) repeats++;
+        continue;
+      }
       if (b.epoch !== a.epoch || b.seq > a.seq + 1) gaps++;
       else if (b.seq <= a.seq) repeats++;
     }
-    result.integrity.push({ events: events.length, gaps, repeats, snapshots, transport: await page.evaluate(() => /** @type {any} */ (window).scorecast.transport) });
+    result.integrity.push({
+      events: events.length,
+      gaps,
+      repeats,
+      snapshots,
+      transport: await page.evaluate(() => /** @type {any} */ (window).scorecast.transport),
+    });
   }
 } finally {
   restore();

@@ -25,12 +25,26 @@ const DEFAULT_CUTS = '2000,3000,4000,5000,6000,7000,8000,2500,4500,6500';
 export const pctl = (xs, q) => quantile(xs, q / 100);
 
 async function main() {
-  const { values: o } = parseArgs({ options: { profile: { type: 'string', default: 'wifi+firewall' }, pages: { type: 'string', default: '10' }, cuts: { type: 'string', default: DEFAULT_CUTS }, out: { type: 'string' }, 'keep-up': { type: 'boolean' }, console: { type: 'boolean' } } });
+  const { values: o } = parseArgs({
+    options: {
+      profile: { type: 'string', default: 'wifi+firewall' },
+      pages: { type: 'string', default: '10' },
+      cuts: { type: 'string', default: DEFAULT_CUTS },
+      out: { type: 'string' },
+      'keep-up': { type: 'boolean' },
+      console: { type: 'boolean' },
+    },
+  });
   const support = labSupport();
-  if (!support.ok) { process.stderr.write(`lab roam: cannot run here: ${support.reasons.join('; ')}\n`); return 2; }
+  if (!support.ok) {
+    process.stderr.write(`lab roam: cannot run here: ${support.reasons.join('; ')}\n`);
+    return 2;
+  }
   const p = PROFILES[/** @type {string} */ (o.profile)];
   if (p?.ns !== 'scl-wifi') throw new Error('--profile must be a WiFi profile (wifi, wifi+firewall, congested-wifi)');
-  const dir = path.resolve(o.out ?? path.join(LAB_OUT, `roam-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}`));
+  const dir = path.resolve(
+    o.out ?? path.join(LAB_OUT, `roam-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}`),
+  );
   mkdirSync(dir, { recursive: true });
   const log = (/** @type {string} */ s) => process.stdout.write(`${s}\n`);
   const wasUp = isUp();
@@ -39,9 +53,28 @@ async function main() {
   let result;
   try {
     const driver = path.join(path.dirname(fileURLToPath(import.meta.url)), 'roam-pages.mjs');
-    const child = spawn('ip', ['netns', 'exec', p.ns, process.execPath, driver, '--target', p.target, '--pages', String(o.pages), '--cuts', String(o.cuts), ...(o.console ? ['--console'] : [])], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        p.ns,
+        process.execPath,
+        driver,
+        '--target',
+        p.target,
+        '--pages',
+        String(o.pages),
+        '--cuts',
+        String(o.cuts),
+        ...(o.console ? ['--console'] : []),
+      ],
+      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let text = '';
-    child.stdout.on('data', (d) => { text += d; });
+    child.stdout.on('data', (d) => {
+      text += d;
+    });
     const code = await new Promise((r) => child.on('close', r));
     if (code !== 0) throw new Error(`the page driver exited ${code}`);
     result = JSON.parse(text.trim().split('\n').at(-1) ?? '{}');
@@ -52,21 +85,67 @@ async function main() {
   const backs = result.cuts.flatMap((/** @type {any} */ c) => c.perPage.map((/** @type {any} */ x) => x.backMs));
   const never = backs.filter((/** @type {number | null} */ b) => b === null).length;
   const xs = backs.filter((/** @type {number | null} */ b) => b !== null);
-  const summary = { samples: backs.length, neverBack: never, p50: pctl(xs, 50), p90: pctl(xs, 90), p99: pctl(xs, 99), max: Math.max(...xs), min: Math.min(...xs) };
-  const integrity = result.integrity.reduce((/** @type {any} */ a, /** @type {any} */ x) => ({ gaps: a.gaps + x.gaps, repeats: a.repeats + x.repeats, snapshots: a.snapshots + x.snapshots }), { gaps: 0, repeats: 0, snapshots: 0 });
+  const summary = {
+    samples: backs.length,
+    neverBack: never,
+    p50: pctl(xs, 50),
+    p90: pctl(xs, 90),
+    p99: pctl(xs, 99),
+    max: Math.max(...xs),
+    min: Math.min(...xs),
+  };
+  const integrity = result.integrity.reduce(
+    (/** @type {any} */ a, /** @type {any} */ x) => ({
+      gaps: a.gaps + x.gaps,
+      repeats: a.repeats + x.repeats,
+      snapshots: a.snapshots + x.snapshots,
+    }),
+    { gaps: 0, repeats: 0, snapshots: 0 },
+  );
   const passed = never === 0 && summary.p99 <= GOAL_P99_MS && integrity.gaps === 0 && integrity.repeats === 0;
-  const rec = { kind: 'roam', profile: p.name, source: gitDescribe(REPO_ROOT), command: `node infra/lab/roam.mjs ${process.argv.slice(2).join(' ')}`.trim(), summary, integrity, passed, ...result };
+  const rec = {
+    kind: 'roam',
+    profile: p.name,
+    source: gitDescribe(REPO_ROOT),
+    command: `node infra/lab/roam.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    summary,
+    integrity,
+    passed,
+    ...result,
+  };
   writeFileSync(path.join(dir, 'roam.json'), `${JSON.stringify(rec, null, 2)}\n`);
-  const perCut = result.cuts.map((/** @type {any} */ c) => `| ${c.cutMs} | ${c.perPage.map((/** @type {any} */ x) => x.backMs ?? 'never').join(', ')} |`);
-  writeFileSync(path.join(dir, 'report.md'), [
-    `# Roaming cell: ${p.name}, ${result.pages} pages, silent cuts`, '',
-    `scorecast ${rec.source}. Command: \`${rec.command}\`. A cut drops every packet on the radio link both ways (nftables in the access point namespace, no reset); "back" is the time from the link's return to the first beat a page shows at most ${result.onTimeMs} ms after it was due (server time).`, '',
-    `Back on time: p50 ${summary.p50} ms, p90 ${summary.p90} ms, p99 ${summary.p99} ms, max ${summary.max} ms over ${summary.samples} page-cuts (${never} never back within the settle time). Goal p99 ≤ ${GOAL_P99_MS} ms: ${passed ? 'met' : 'NOT met'}.`,
-    `Integrity over the whole run: ${integrity.gaps} gaps, ${integrity.repeats} repeats, ${integrity.snapshots} snapshots after the first.`, '',
-    '| cut (ms) | back on time per page (ms) |', '| --- | --- |', ...perCut, '',
-  ].join('\n'));
-  log(`lab roam: back on time p50 ${summary.p50} p90 ${summary.p90} p99 ${summary.p99} max ${summary.max} ms (${summary.samples} page-cuts, ${never} never); gaps ${integrity.gaps}, repeats ${integrity.repeats}; goal ${passed ? 'met' : 'NOT met'} -> ${dir}`);
+  const perCut = result.cuts.map(
+    (/** @type {any} */ c) =>
+      `| ${c.cutMs} | ${c.perPage.map((/** @type {any} */ x) => x.backMs ?? 'never').join(', ')} |`,
+  );
+  writeFileSync(
+    path.join(dir, 'report.md'),
+    [
+      `# Roaming cell: ${p.name}, ${result.pages} pages, silent cuts`,
+      '',
+      `scorecast ${rec.source}. Command: \`${rec.command}\`. A cut drops every packet on the radio link both ways (nftables in the access point namespace, no reset); "back" is the time from the link's return to the first beat a page shows at most ${result.onTimeMs} ms after it was due (server time).`,
+      '',
+      `Back on time: p50 ${summary.p50} ms, p90 ${summary.p90} ms, p99 ${summary.p99} ms, max ${summary.max} ms over ${summary.samples} page-cuts (${never} never back within the settle time). Goal p99 ≤ ${GOAL_P99_MS} ms: ${passed ? 'met' : 'NOT met'}.`,
+      `Integrity over the whole run: ${integrity.gaps} gaps, ${integrity.repeats} repeats, ${integrity.snapshots} snapshots after the first.`,
+      '',
+      '| cut (ms) | back on time per page (ms) |',
+      '| --- | --- |',
+      ...perCut,
+      '',
+    ].join('\n'),
+  );
+  log(
+    `lab roam: back on time p50 ${summary.p50} p90 ${summary.p90} p99 ${summary.p99} max ${summary.max} ms (${summary.samples} page-cuts, ${never} never); gaps ${integrity.gaps}, repeats ${integrity.repeats}; goal ${passed ? 'met' : 'NOT met'} -> ${dir}`,
+  );
   return passed ? 0 : 1;
 }
 
-main().then((code) => { process.exitCode = code; }, (err) => { process.stderr.write(`lab roam: ${err.message}\n`); process.exitCode = 2; });
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`lab roam: ${err.message}\n`);
+    process.exitCode = 2;
+  },
+);

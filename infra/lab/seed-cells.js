@@ -6,7 +6,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The seed's results, kept beside the Artillery suites (artillery/seed/, a copy of ../shared/seed/). */
-export const SEED_CSV = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'artillery', 'seed', 'zscore-2019-results.csv');
+export const SEED_CSV = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'artillery',
+  'seed',
+  'zscore-2019-results.csv',
+);
 
 /**
  * @typedef {object} SeedRow one row of zscore-2019-results.csv
@@ -28,7 +35,19 @@ export const SEED_CSV = path.resolve(path.dirname(fileURLToPath(import.meta.url)
  * @property {string} note
  */
 
-const NUMERIC = ['case', 'clients', 'samples', 'errors_pct', 'avg_ms', 'min_ms', 'max_ms', 'median_ms', 'p90_ms', 'p95_ms', 'p99_ms'];
+const NUMERIC = [
+  'case',
+  'clients',
+  'samples',
+  'errors_pct',
+  'avg_ms',
+  'min_ms',
+  'max_ms',
+  'median_ms',
+  'p90_ms',
+  'p95_ms',
+  'p99_ms',
+];
 
 /**
  * Parse the seed CSV (quoted cells may hold commas).
@@ -45,7 +64,10 @@ export function parseSeed(text) {
     let quoted = false;
     for (const ch of line) {
       if (ch === '"') quoted = !quoted;
-      else if (ch === ',' && !quoted) { cells.push(cur); cur = ''; } else cur += ch;
+      else if (ch === ',' && !quoted) {
+        cells.push(cur);
+        cur = '';
+      } else cur += ch;
     }
     cells.push(cur);
     /** @type {Record<string, string | number | null>} */
@@ -96,7 +118,8 @@ export function seedCells(rows) {
   /** @type {Map<number, Cell>} */
   const cells = new Map();
   for (const r of rows) {
-    if (!cells.has(r.case)) cells.set(r.case, { case: r.case, profile: profileOf(r), suite: suiteOf(r), clients: r.clients });
+    if (!cells.has(r.case))
+      cells.set(r.case, { case: r.case, profile: profileOf(r), suite: suiteOf(r), clients: r.clients });
   }
   return [...cells.values()].sort((a, b) => a.case - b.case);
 }

@@ -164,7 +164,21 @@ export function routerQueues() {
   /** @param {string} dev @param {number} mbit */
   const single = (dev, mbit) => [
     ['qdisc', 'add', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '10'],
-    ['class', 'replace', 'dev', dev, 'parent', '1:', 'classid', '1:10', 'htb', 'rate', `${mbit}mbit`, 'ceil', `${mbit}mbit`],
+    [
+      'class',
+      'replace',
+      'dev',
+      dev,
+      'parent',
+      '1:',
+      'classid',
+      '1:10',
+      'htb',
+      'rate',
+      `${mbit}mbit`,
+      'ceil',
+      `${mbit}mbit`,
+    ],
     // A bridge has no transmit queue of its own (txqueuelen 0): give the class an explicit one.
     ['qdisc', 'replace', 'dev', dev, 'parent', '1:10', 'handle', '10:', 'pfifo', 'limit', '1000'],
   ];
@@ -172,11 +186,57 @@ export function routerQueues() {
     ...single('br-guest', guestMbit),
     ...single('br-main', mainMbit),
     ['qdisc', 'add', 'dev', 'r-srv', 'root', 'handle', '1:', 'htb', 'default', '30'],
-    ['class', 'replace', 'dev', 'r-srv', 'parent', '1:', 'classid', '1:20', 'htb', 'rate', `${guestMbit}mbit`, 'ceil', `${guestMbit}mbit`],
-    ['class', 'replace', 'dev', 'r-srv', 'parent', '1:', 'classid', '1:30', 'htb', 'rate', `${mainMbit}mbit`, 'ceil', `${mainMbit}mbit`],
+    [
+      'class',
+      'replace',
+      'dev',
+      'r-srv',
+      'parent',
+      '1:',
+      'classid',
+      '1:20',
+      'htb',
+      'rate',
+      `${guestMbit}mbit`,
+      'ceil',
+      `${guestMbit}mbit`,
+    ],
+    [
+      'class',
+      'replace',
+      'dev',
+      'r-srv',
+      'parent',
+      '1:',
+      'classid',
+      '1:30',
+      'htb',
+      'rate',
+      `${mainMbit}mbit`,
+      'ceil',
+      `${mainMbit}mbit`,
+    ],
     ['qdisc', 'replace', 'dev', 'r-srv', 'parent', '1:20', 'handle', '20:', 'pfifo', 'limit', '1000'],
     ['qdisc', 'replace', 'dev', 'r-srv', 'parent', '1:30', 'handle', '30:', 'pfifo', 'limit', '1000'],
-    ['filter', 'add', 'dev', 'r-srv', 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'u32', 'match', 'ip', 'src', ADDR.guestNet, 'flowid', '1:20'],
+    [
+      'filter',
+      'add',
+      'dev',
+      'r-srv',
+      'parent',
+      '1:',
+      'protocol',
+      'ip',
+      'prio',
+      '1',
+      'u32',
+      'match',
+      'ip',
+      'src',
+      ADDR.guestNet,
+      'flowid',
+      '1:20',
+    ],
   ];
 }
 
@@ -185,7 +245,12 @@ export const TOXIPROXY_API = 'http://127.0.0.1:8474';
 
 /** The access point's proxies: to the server over the main network, and through the guest NAT. */
 export const PROXIES = Object.freeze([
-  { name: 'direct', listen: `${ADDR.apRadio}:${SERVER_PORT}`, upstream: `${ADDR.server}:${SERVER_PORT}`, enabled: true },
+  {
+    name: 'direct',
+    listen: `${ADDR.apRadio}:${SERVER_PORT}`,
+    upstream: `${ADDR.server}:${SERVER_PORT}`,
+    enabled: true,
+  },
   { name: 'guest', listen: `${ADDR.apRadio}:80`, upstream: `${ADDR.routerGuest}:80`, enabled: true },
 ]);
 
@@ -205,15 +270,50 @@ export const PROXIES = Object.freeze([
 
 /** @type {Readonly<Record<string, Profile>>} */
 export const PROFILES = Object.freeze({
-  wired: { name: 'wired', ns: NS.wired, target: `http://${ADDR.server}:${SERVER_PORT}`, connection: 'wired', firewall: false, wifi: null },
-  'wired+firewall': { name: 'wired+firewall', ns: NS.wired, target: `http://${ADDR.routerGuest}`, connection: 'wired', firewall: true, wifi: null },
+  wired: {
+    name: 'wired',
+    ns: NS.wired,
+    target: `http://${ADDR.server}:${SERVER_PORT}`,
+    connection: 'wired',
+    firewall: false,
+    wifi: null,
+  },
+  'wired+firewall': {
+    name: 'wired+firewall',
+    ns: NS.wired,
+    target: `http://${ADDR.routerGuest}`,
+    connection: 'wired',
+    firewall: true,
+    wifi: null,
+  },
   // A busy 5 GHz access point: a few ms each way with as much jitter; the hAP ac's radio gives
   // a crowd of phones on the order of 200 Mbit/s of airtime between them (802.11ac, 2x2), so the
   // guest queue (150 Mbit/s) is the narrowest point, as in the seed report.
-  wifi: { name: 'wifi', ns: NS.wifi, target: `http://${ADDR.apRadio}:${SERVER_PORT}`, connection: 'wireless', firewall: false, wifi: { latencyMs: 6, jitterMs: 5, radioMbit: 200, lossPermille: 0 } },
-  'wifi+firewall': { name: 'wifi+firewall', ns: NS.wifi, target: `http://${ADDR.apRadio}`, connection: 'wireless', firewall: true, wifi: { latencyMs: 6, jitterMs: 5, radioMbit: 200, lossPermille: 0 } },
+  wifi: {
+    name: 'wifi',
+    ns: NS.wifi,
+    target: `http://${ADDR.apRadio}:${SERVER_PORT}`,
+    connection: 'wireless',
+    firewall: false,
+    wifi: { latencyMs: 6, jitterMs: 5, radioMbit: 200, lossPermille: 0 },
+  },
+  'wifi+firewall': {
+    name: 'wifi+firewall',
+    ns: NS.wifi,
+    target: `http://${ADDR.apRadio}`,
+    connection: 'wireless',
+    firewall: true,
+    wifi: { latencyMs: 6, jitterMs: 5, radioMbit: 200, lossPermille: 0 },
+  },
   // Too many phones on one radio: long and variable delays, a tenth of the airtime, 1% loss.
-  'congested-wifi': { name: 'congested-wifi', ns: NS.wifi, target: `http://${ADDR.apRadio}`, connection: 'wireless', firewall: true, wifi: { latencyMs: 25, jitterMs: 20, radioMbit: 20, lossPermille: 10 } },
+  'congested-wifi': {
+    name: 'congested-wifi',
+    ns: NS.wifi,
+    target: `http://${ADDR.apRadio}`,
+    connection: 'wireless',
+    firewall: true,
+    wifi: { latencyMs: 25, jitterMs: 20, radioMbit: 20, lossPermille: 10 },
+  },
 });
 
 /** The profile names, for help texts and errors. */
@@ -230,8 +330,21 @@ export function toxicsFor(profile) {
   /** @type {{ name: string, type: string, stream: 'upstream' | 'downstream', toxicity: number, attributes: Record<string, number> }[]} */
   const out = [];
   for (const stream of /** @type {const} */ (['downstream', 'upstream'])) {
-    out.push({ name: `latency-${stream}`, type: 'latency', stream, toxicity: 1, attributes: { latency: w.latencyMs, jitter: w.jitterMs } });
-    if (w.bandwidthKBps) out.push({ name: `bandwidth-${stream}`, type: 'bandwidth', stream, toxicity: 1, attributes: { rate: w.bandwidthKBps } });
+    out.push({
+      name: `latency-${stream}`,
+      type: 'latency',
+      stream,
+      toxicity: 1,
+      attributes: { latency: w.latencyMs, jitter: w.jitterMs },
+    });
+    if (w.bandwidthKBps)
+      out.push({
+        name: `bandwidth-${stream}`,
+        type: 'bandwidth',
+        stream,
+        toxicity: 1,
+        attributes: { rate: w.bandwidthKBps },
+      });
   }
   return out;
 }
@@ -269,6 +382,22 @@ ${body('output', 'oifname')}
 export function radioQueues(mbit) {
   // burst: at least rate/HZ (250) and a few full-size packets; 64 KiB covers up to ~500 Mbit/s.
   /** @param {string} dev */
-  const tbf = (dev) => ['qdisc', 'replace', 'dev', dev, 'root', 'tbf', 'rate', `${mbit}mbit`, 'burst', '64kb', 'latency', '50ms'];
-  return [[NS.ap, tbf('a-radio')], [NS.wifi, tbf('radio')]];
+  const tbf = (dev) => [
+    'qdisc',
+    'replace',
+    'dev',
+    dev,
+    'root',
+    'tbf',
+    'rate',
+    `${mbit}mbit`,
+    'burst',
+    '64kb',
+    'latency',
+    '50ms',
+  ];
+  return [
+    [NS.ap, tbf('a-radio')],
+    [NS.wifi, tbf('radio')],
+  ];
 }

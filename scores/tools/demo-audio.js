@@ -19,13 +19,13 @@ const SECONDS = 1.5;
  * seconds: the upper partials die first, which is what makes it sound struck.
  */
 const PARTIALS = [
-  { ratio: 0.5, level: 0.30, decay: 1.10 },
-  { ratio: 1.0, level: 0.50, decay: 0.80 },
+  { ratio: 0.5, level: 0.3, decay: 1.1 },
+  { ratio: 1.0, level: 0.5, decay: 0.8 },
   { ratio: 1.2, level: 0.35, decay: 0.55 },
   { ratio: 1.5, level: 0.18, decay: 0.45 },
-  { ratio: 2.0, level: 0.40, decay: 0.40 },
+  { ratio: 2.0, level: 0.4, decay: 0.4 },
   { ratio: 2.67, level: 0.15, decay: 0.25 },
-  { ratio: 3.01, level: 0.10, decay: 0.18 },
+  { ratio: 3.01, level: 0.1, decay: 0.18 },
 ];
 
 /**

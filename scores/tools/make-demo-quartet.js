@@ -26,12 +26,12 @@ const DIVISIONS = 2;
 
 /** @type {Record<string, { divs: number, type: string, dots: number }>} */
 const DURATIONS = {
-  'w': { divs: 8, type: 'whole', dots: 0 },
+  w: { divs: 8, type: 'whole', dots: 0 },
   'h.': { divs: 6, type: 'half', dots: 1 },
-  'h': { divs: 4, type: 'half', dots: 0 },
+  h: { divs: 4, type: 'half', dots: 0 },
   'q.': { divs: 3, type: 'quarter', dots: 1 },
-  'q': { divs: 2, type: 'quarter', dots: 0 },
-  'e': { divs: 1, type: 'eighth', dots: 0 },
+  q: { divs: 2, type: 'quarter', dots: 0 },
+  e: { divs: 1, type: 'eighth', dots: 0 },
 };
 
 /**
@@ -53,7 +53,12 @@ const DURATIONS = {
 /** @type {PartSpec[]} */
 export const PARTS = [
   {
-    id: 'P1', name: 'Violin I', abbreviation: 'Vln. I', clef: { sign: 'G', line: 2 }, range: ['G3', 'E6'], program: 41,
+    id: 'P1',
+    name: 'Violin I',
+    abbreviation: 'Vln. I',
+    clef: { sign: 'G', line: 2 },
+    range: ['G3', 'E6'],
+    program: 41,
     music: [
       /*  1 */ '(G4:h B4:q D5:q | E5:h D5:h) | (E5:q. F#5:e G5:q E5:q | F#5:q. E5:e D5:h)',
       /*  5 */ '(B4:h D5:q G5:q | B5:h A5:q G5:q | F#5:q. E5:e D5:q C5:q | B4:h) r:h',
@@ -66,7 +71,12 @@ export const PARTS = [
     ],
   },
   {
-    id: 'P2', name: 'Violin II', abbreviation: 'Vln. II', clef: { sign: 'G', line: 2 }, range: ['G3', 'B5'], program: 41,
+    id: 'P2',
+    name: 'Violin II',
+    abbreviation: 'Vln. II',
+    clef: { sign: 'G', line: 2 },
+    range: ['G3', 'B5'],
+    program: 41,
     music: [
       /*  1 */ 'D4:w | C4:h D4:h | G4:h E4:h | D4:w',
       /*  5 */ 'D4:h G4:h | G4:h E4:h | D4:w | D4:w',
@@ -79,14 +89,19 @@ export const PARTS = [
     ],
   },
   {
-    id: 'P3', name: 'Viola', abbreviation: 'Vla.', clef: { sign: 'C', line: 3 }, range: ['C3', 'A4'], program: 42,
+    id: 'P3',
+    name: 'Viola',
+    abbreviation: 'Vla.',
+    clef: { sign: 'C', line: 3 },
+    range: ['C3', 'A4'],
+    program: 42,
     music: [
       /*  1 */ 'B3:w | G3:w | G3:h C4:h | A3:w',
       /*  5 */ 'G3:w | G3:h C4:h | C4:h A3:h | G3:h A3:q B3:q',
-      /*  9 */ 'G3:e B3:e D4:e B3:e D4:e B3:e G3:e D4:e | G3:e C4:e E4:e C4:e G3:e C4:e D4:e B3:e'
-        + ' | G3:e B3:e E4:e B3:e D4:e B3:e G3:e E4:e | C4:e A3:e E4:e A3:e A3:e B3:e D#4:e B3:e',
-      /* 13 */ 'G3:e C4:e E4:e C4:e G3:e C4:e E4:e G3:e | A3:e C4:e E4:e C4:e A3:e B3:e D#4:e B3:e'
-        + ' | G3:e B3:e E4:e B3:e C4:e A3:e E4:e C4:e | B3:e F#3:e A3:e F#3:e B3:e D#4:e F#4:e D#4:e',
+      /*  9 */ 'G3:e B3:e D4:e B3:e D4:e B3:e G3:e D4:e | G3:e C4:e E4:e C4:e G3:e C4:e D4:e B3:e' +
+        ' | G3:e B3:e E4:e B3:e D4:e B3:e G3:e E4:e | C4:e A3:e E4:e A3:e A3:e B3:e D#4:e B3:e',
+      /* 13 */ 'G3:e C4:e E4:e C4:e G3:e C4:e E4:e G3:e | A3:e C4:e E4:e C4:e A3:e B3:e D#4:e B3:e' +
+        ' | G3:e B3:e E4:e B3:e C4:e A3:e E4:e C4:e | B3:e F#3:e A3:e F#3:e B3:e D#4:e F#4:e D#4:e',
       /* 17 */ 'E4:w | E4:h D#4:h | E4:h G4:h | F#4:w',
       /* 21 */ 'E4:w | E4:h D4:h | C4:h E4:h | A4:h D4:h',
       /* 25 */ 'B3:h. | E4:h. | A4:h. | G4:h.',
@@ -94,7 +109,12 @@ export const PARTS = [
     ],
   },
   {
-    id: 'P4', name: 'Violoncello', abbreviation: 'Vc.', clef: { sign: 'F', line: 4 }, range: ['C2', 'E4'], program: 43,
+    id: 'P4',
+    name: 'Violoncello',
+    abbreviation: 'Vc.',
+    clef: { sign: 'F', line: 4 },
+    range: ['C2', 'E4'],
+    program: 43,
     music: [
       /*  1 */ 'G2:w | C3:h B2:h | E3:h C3:h | D3:w',
       /*  5 */ 'G2:h B2:h | E3:h A2:h | D3:w | G2:w',
@@ -192,7 +212,11 @@ const KEY_ALTER = { F: 1 };
 function parsePitch(name) {
   const m = /^([A-G])(#|b)?(\d)$/.exec(name);
   if (!m) throw new Error(`"${name}" is not a pitch like F#5 or Bb3`);
-  return { step: /** @type {keyof typeof STEPS} */ (m[1]), alter: m[2] === '#' ? 1 : m[2] === 'b' ? -1 : 0, octave: Number(m[3]) };
+  return {
+    step: /** @type {keyof typeof STEPS} */ (m[1]),
+    alter: m[2] === '#' ? 1 : m[2] === 'b' ? -1 : 0,
+    octave: Number(m[3]),
+  };
 }
 
 /**
@@ -250,7 +274,10 @@ function meters(bars) {
  * @returns {Note[][]}
  */
 export function parsePart(part) {
-  const texts = part.music.join(' | ').split('|').map((s) => s.trim());
+  const texts = part.music
+    .join(' | ')
+    .split('|')
+    .map((s) => s.trim());
   const times = meters(texts.length);
   const [low, high] = part.range.map((n) => midiOf(parsePitch(n)));
   /** @type {Note | null} */
@@ -261,14 +288,21 @@ export function parsePart(part) {
     const barDivs = (beats * 4 * DIVISIONS) / beatType;
     const notes = text.split(/\s+/).map((t) => parseToken(t, barDivs));
     const sum = notes.reduce((s, n) => s + n.divs, 0);
-    if (sum !== barDivs) throw new Error(`${part.name} bar ${bar}: holds ${sum / DIVISIONS} quarters, ${beats}/${beatType} needs ${barDivs / DIVISIONS}`);
+    if (sum !== barDivs)
+      throw new Error(
+        `${part.name} bar ${bar}: holds ${sum / DIVISIONS} quarters, ${beats}/${beatType} needs ${barDivs / DIVISIONS}`,
+      );
     for (const n of notes) {
       if (n.pitch) {
         const k = midiOf(n.pitch);
-        if (k < low || k > high) throw new Error(`${part.name} bar ${bar}: ${n.pitch.step}${n.pitch.octave} is outside ${part.range.join('-')}`);
+        if (k < low || k > high)
+          throw new Error(
+            `${part.name} bar ${bar}: ${n.pitch.step}${n.pitch.octave} is outside ${part.range.join('-')}`,
+          );
       }
       if (tied) {
-        if (!n.pitch || !tied.pitch || midiOf(n.pitch) !== midiOf(tied.pitch)) throw new Error(`${part.name} bar ${bar}: a tie must join two equal pitches`);
+        if (!n.pitch || !tied.pitch || midiOf(n.pitch) !== midiOf(tied.pitch))
+          throw new Error(`${part.name} bar ${bar}: a tie must join two equal pitches`);
         n.tieStop = true;
       }
       tied = n.tieStart ? n : null;
@@ -295,7 +329,10 @@ function beams(notes, time) {
   let group = [];
   let groupSpan = -1;
   const flush = () => {
-    if (group.length > 1) group.forEach((idx, k) => { out[idx] = k === 0 ? 'begin' : k === group.length - 1 ? 'end' : 'continue'; });
+    if (group.length > 1)
+      group.forEach((idx, k) => {
+        out[idx] = k === 0 ? 'begin' : k === group.length - 1 ? 'end' : 'continue';
+      });
     group = [];
   };
   let t = 0;
@@ -303,7 +340,10 @@ function beams(notes, time) {
     const beamable = n.pitch !== null && n.type === 'eighth';
     const s = Math.floor(t / span);
     if (!beamable || s !== groupSpan) flush();
-    if (beamable) { group.push(i); groupSpan = s; }
+    if (beamable) {
+      group.push(i);
+      groupSpan = s;
+    }
     t += n.divs;
   });
   flush();
@@ -315,9 +355,12 @@ function beams(notes, time) {
  * @returns {string}
  */
 function markXml(mark) {
-  if (mark.dynamic) return `<direction placement="below"><direction-type><dynamics><${mark.dynamic}/></dynamics></direction-type></direction>`;
-  if (mark.words) return `<direction placement="below"><direction-type><words font-style="italic">${esc(mark.words)}</words></direction-type></direction>`;
-  if (mark.wedge) return `<direction placement="below"><direction-type><wedge type="${mark.wedge}"/></direction-type></direction>`;
+  if (mark.dynamic)
+    return `<direction placement="below"><direction-type><dynamics><${mark.dynamic}/></dynamics></direction-type></direction>`;
+  if (mark.words)
+    return `<direction placement="below"><direction-type><words font-style="italic">${esc(mark.words)}</words></direction-type></direction>`;
+  if (mark.wedge)
+    return `<direction placement="below"><direction-type><wedge type="${mark.wedge}"/></direction-type></direction>`;
   throw new Error(`mark at bar ${mark.bar} says nothing`);
 }
 
@@ -332,27 +375,35 @@ function measureXml(part, notes, bar, time) {
   const lines = [`<measure number="${bar}">`];
   const marks = BAR_MARKS.find((m) => m.bar === bar) ?? { bar };
   if (bar === 1 || marks.time) {
-    const head = bar === 1
-      ? `<divisions>${DIVISIONS}</divisions><key><fifths>${KEY_FIFTHS}</fifths><mode>major</mode></key>`
-      : '';
+    const head =
+      bar === 1 ? `<divisions>${DIVISIONS}</divisions><key><fifths>${KEY_FIFTHS}</fifths><mode>major</mode></key>` : '';
     const clef = bar === 1 ? `<clef><sign>${part.clef.sign}</sign><line>${part.clef.line}</line></clef>` : '';
-    lines.push(`<attributes>${head}<time><beats>${time[0]}</beats><beat-type>${time[1]}</beat-type></time>${clef}</attributes>`);
+    lines.push(
+      `<attributes>${head}<time><beats>${time[0]}</beats><beat-type>${time[1]}</beat-type></time>${clef}</attributes>`,
+    );
   }
   const top = part.id === PARTS[0].id;
-  if (top && marks.rehearsal) lines.push(`<direction placement="above"><direction-type><rehearsal enclosure="square">${marks.rehearsal}</rehearsal></direction-type></direction>`);
+  if (top && marks.rehearsal)
+    lines.push(
+      `<direction placement="above"><direction-type><rehearsal enclosure="square">${marks.rehearsal}</rehearsal></direction-type></direction>`,
+    );
   if (top && marks.tempo) {
-    lines.push('<direction placement="above">'
-      // The space keeps Verovio from setting the note of the metronome mark against the word.
-      + `<direction-type><words font-weight="bold">${esc(marks.tempo.words)} </words></direction-type>`
-      + `<direction-type><metronome parentheses="no"><beat-unit>quarter</beat-unit><per-minute>${marks.tempo.bpm}</per-minute></metronome></direction-type>`
-      + `<sound tempo="${marks.tempo.bpm}"/></direction>`);
+    lines.push(
+      '<direction placement="above">' +
+        // The space keeps Verovio from setting the note of the metronome mark against the word.
+        `<direction-type><words font-weight="bold">${esc(marks.tempo.words)} </words></direction-type>` +
+        `<direction-type><metronome parentheses="no"><beat-unit>quarter</beat-unit><per-minute>${marks.tempo.bpm}</per-minute></metronome></direction-type>` +
+        `<sound tempo="${marks.tempo.bpm}"/></direction>`,
+    );
   } else if (marks.tempo) {
     // The tempo without the mark, so that a part engraved alone keeps the piece's timing.
     lines.push(`<direction><direction-type><words/></direction-type><sound tempo="${marks.tempo.bpm}"/></direction>`);
   }
   const beatDivs = (4 * DIVISIONS) / time[1];
-  const mine = MARKS.filter((m) => m.bar === bar && m.parts.includes(part.id))
-    .map((m) => ({ mark: m, at: ((m.beat ?? 1) - 1) * beatDivs }));
+  const mine = MARKS.filter((m) => m.bar === bar && m.parts.includes(part.id)).map((m) => ({
+    mark: m,
+    at: ((m.beat ?? 1) - 1) * beatDivs,
+  }));
   const beamStates = beams(notes, time);
   /** Alterations written so far in this bar, by step and octave (the key's until changed). */
   const shown = new Map();
@@ -364,7 +415,9 @@ function measureXml(part, notes, bar, time) {
     const body = [];
     if (n.pitch) {
       const p = n.pitch;
-      body.push(`<pitch><step>${p.step}</step>${p.alter ? `<alter>${p.alter}</alter>` : ''}<octave>${p.octave}</octave></pitch>`);
+      body.push(
+        `<pitch><step>${p.step}</step>${p.alter ? `<alter>${p.alter}</alter>` : ''}<octave>${p.octave}</octave></pitch>`,
+      );
     } else {
       body.push(n.wholeBarRest ? '<rest measure="yes"/>' : '<rest/>');
     }
@@ -376,7 +429,8 @@ function measureXml(part, notes, bar, time) {
     if (n.pitch) {
       const key = `${n.pitch.step}${n.pitch.octave}`;
       const current = shown.get(key) ?? /** @type {Record<string, number>} */ (KEY_ALTER)[n.pitch.step] ?? 0;
-      if (current !== n.pitch.alter && !n.tieStop) body.push(`<accidental>${['flat', 'natural', 'sharp'][n.pitch.alter + 1]}</accidental>`);
+      if (current !== n.pitch.alter && !n.tieStop)
+        body.push(`<accidental>${['flat', 'natural', 'sharp'][n.pitch.alter + 1]}</accidental>`);
       shown.set(key, n.pitch.alter);
     }
     if (beamStates[i]) body.push(`<beam number="1">${beamStates[i]}</beam>`);
@@ -390,7 +444,10 @@ function measureXml(part, notes, bar, time) {
     t += n.divs;
   });
   for (const m of mine) {
-    if (!onsets.has(m.at)) throw new Error(`${part.name} bar ${bar}: no note starts at beat ${m.mark.beat ?? 1} for its mark; move the mark to a beat where one does`);
+    if (!onsets.has(m.at))
+      throw new Error(
+        `${part.name} bar ${bar}: no note starts at beat ${m.mark.beat ?? 1} for its mark; move the mark to a beat where one does`,
+      );
   }
   if (marks.barline) lines.push(`<barline location="right"><bar-style>${marks.barline}</bar-style></barline>`);
   lines.push('</measure>');
@@ -404,21 +461,26 @@ function measureXml(part, notes, bar, time) {
 export function buildQuartet() {
   const parsed = PARTS.map(parsePart);
   const bars = parsed[0].length;
-  if (parsed.some((p) => p.length !== bars)) throw new Error(`every part needs ${bars} bars: ${PARTS.map((p, i) => `${p.name} has ${parsed[i].length}`).join(', ')}`);
+  if (parsed.some((p) => p.length !== bars))
+    throw new Error(
+      `every part needs ${bars} bars: ${PARTS.map((p, i) => `${p.name} has ${parsed[i].length}`).join(', ')}`,
+    );
   const times = meters(bars);
-  const partList = PARTS.map((p, i) => [
-    `    <score-part id="${p.id}">`,
-    `      <part-name>${p.name}</part-name>`,
-    `      <part-abbreviation>${p.abbreviation}</part-abbreviation>`,
-    `      <score-instrument id="${p.id}-I1"><instrument-name>${p.name}</instrument-name></score-instrument>`,
-    `      <midi-instrument id="${p.id}-I1"><midi-channel>${i + 1}</midi-channel><midi-program>${p.program}</midi-program></midi-instrument>`,
-    '    </score-part>',
-  ].join('\n'));
-  const parts = PARTS.map((p, i) => [
-    `  <part id="${p.id}">`,
-    ...parsed[i].map((notes, b) => measureXml(p, notes, b + 1, times[b])),
-    '  </part>',
-  ].join('\n'));
+  const partList = PARTS.map((p, i) =>
+    [
+      `    <score-part id="${p.id}">`,
+      `      <part-name>${p.name}</part-name>`,
+      `      <part-abbreviation>${p.abbreviation}</part-abbreviation>`,
+      `      <score-instrument id="${p.id}-I1"><instrument-name>${p.name}</instrument-name></score-instrument>`,
+      `      <midi-instrument id="${p.id}-I1"><midi-channel>${i + 1}</midi-channel><midi-program>${p.program}</midi-program></midi-instrument>`,
+      '    </score-part>',
+    ].join('\n'),
+  );
+  const parts = PARTS.map((p, i) =>
+    [`  <part id="${p.id}">`, ...parsed[i].map((notes, b) => measureXml(p, notes, b + 1, times[b])), '  </part>'].join(
+      '\n',
+    ),
+  );
   return [
     '<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
     '<!DOCTYPE score-partwise PUBLIC "-//Recordare//DTD MusicXML 4.0 Partwise//EN" "http://www.musicxml.org/dtds/partwise.dtd">',

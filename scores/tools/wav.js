@@ -44,7 +44,7 @@ export function ambience(seconds, rate) {
     const swell = Math.sin(Math.PI * Math.min(1, t / seconds)) ** 0.5;
     let v = 0;
     partials.forEach((f, k) => {
-      v += Math.sin(2 * Math.PI * f * t) * (0.5 + 0.5 * Math.sin(2 * Math.PI * (0.1 + k * 0.03) * t)) / (k + 1.5);
+      v += (Math.sin(2 * Math.PI * f * t) * (0.5 + 0.5 * Math.sin(2 * Math.PI * (0.1 + k * 0.03) * t))) / (k + 1.5);
     });
     out[i] = 0.35 * swell * v;
   }

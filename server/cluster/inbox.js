@@ -33,7 +33,10 @@ export async function createInboxClient({ url, keys, node, redis, timeoutMs = 50
   sub.on('message', (_channel, text) => {
     for (const { id, answer } of JSON.parse(text)) {
       const resolve = pending.get(id);
-      if (resolve) { pending.delete(id); resolve(answer); }
+      if (resolve) {
+        pending.delete(id);
+        resolve(answer);
+      }
     }
   });
   await sub.subscribe(keys.replies(node));
@@ -60,8 +63,14 @@ export async function createInboxClient({ url, keys, node, redis, timeoutMs = 50
     ask(kind, body) {
       const id = `${node}:${++counter}`;
       return new Promise((resolve) => {
-        const timer = setTimeout(() => { pending.delete(id); resolve({ timeout: true }); }, timeoutMs);
-        pending.set(id, (answer) => { clearTimeout(timer); resolve(answer); });
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          resolve({ timeout: true });
+        }, timeoutMs);
+        pending.set(id, (answer) => {
+          clearTimeout(timer);
+          resolve(answer);
+        });
         send({ id, from: node, kind, body }).catch(() => {});
       });
     },
@@ -106,7 +115,9 @@ export function serveInbox({ url, keys, node, redis, from, handle, save, setCurs
   async function loop() {
     while (!stopped) {
       try {
-        const res = /** @type {[string, [string, string[]][]][] | null} */ (await reader.xread('COUNT', 500, 'BLOCK', 2000, 'STREAMS', keys.inbox, cursor));
+        const res = /** @type {[string, [string, string[]][]][] | null} */ (
+          await reader.xread('COUNT', 500, 'BLOCK', 2000, 'STREAMS', keys.inbox, cursor)
+        );
         if (!res || stopped) continue;
         /** @type {Map<string, { id: string, answer: unknown }[]>} */
         const answers = new Map();
@@ -115,7 +126,11 @@ export function serveInbox({ url, keys, node, redis, from, handle, save, setCurs
           setCursor(id);
           /** @type {InboxRequest} */
           let req;
-          try { req = JSON.parse(fields[1]); } catch { continue; }
+          try {
+            req = JSON.parse(fields[1]);
+          } catch {
+            continue;
+          }
           let answer;
           try {
             answer = await handle(req);
@@ -129,7 +144,7 @@ export function serveInbox({ url, keys, node, redis, from, handle, save, setCurs
             answers.set(req.from, list);
           }
         }
-        if (stopped || !await save()) break;
+        if (stopped || !(await save())) break;
         if (answers.size > 0) {
           const p = redis.pipeline();
           for (const [to, list] of answers) p.publish(keys.replies(to), JSON.stringify(list));

@@ -33,7 +33,16 @@ return 0`;
 /**
  * @param {LeaseOptions} options
  */
-export function createLease({ redis, key, node, ttlMs = 1000, everyMs = 200, onGain, onLose, log = { warn: () => {} } }) {
+export function createLease({
+  redis,
+  key,
+  node,
+  ttlMs = 1000,
+  everyMs = 200,
+  onGain,
+  onLose,
+  log = { warn: () => {} },
+}) {
   let held = false;
   let busy = false;
   let stopped = false;
@@ -45,10 +54,16 @@ export function createLease({ redis, key, node, ttlMs = 1000, everyMs = 200, onG
     busy = true;
     try {
       if (held) {
-        if (await redis.eval(RENEW_SCRIPT, 1, key, node, ttlMs) !== 1) { held = false; onLose(); }
-      } else if (Date.now() >= holdOffUntil && await redis.set(key, node, 'PX', ttlMs, 'NX') === 'OK') {
+        if ((await redis.eval(RENEW_SCRIPT, 1, key, node, ttlMs)) !== 1) {
+          held = false;
+          onLose();
+        }
+      } else if (Date.now() >= holdOffUntil && (await redis.set(key, node, 'PX', ttlMs, 'NX')) === 'OK') {
         held = true;
-        const taken = await onGain().catch((err) => { log.warn({ err: err.message }, 'conductor lease: taking over failed'); return false; });
+        const taken = await onGain().catch((err) => {
+          log.warn({ err: err.message }, 'conductor lease: taking over failed');
+          return false;
+        });
         if (!taken) {
           held = false;
           holdOffUntil = Date.now() + ttlMs;
@@ -66,9 +81,16 @@ export function createLease({ redis, key, node, ttlMs = 1000, everyMs = 200, onG
   void tick();
 
   return {
-    get held() { return held; },
+    get held() {
+      return held;
+    },
     /** The bus found another node holding the lease. */
-    lost() { if (held) { held = false; onLose(); } },
+    lost() {
+      if (held) {
+        held = false;
+        onLose();
+      }
+    },
     /** Stop renewing and give the lease up at once (a standby takes over at its next try). */
     async stop() {
       stopped = true;

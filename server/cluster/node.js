@@ -18,9 +18,11 @@ import { clusterRoutes, FORWARDED_HEADER } from './routes.js';
  * @param {unknown} from
  * @returns {from is { address: string, client: string }}
  */
-const isSource = (from) => typeof from === 'object' && from !== null
-  && typeof (/** @type {{ address?: unknown }} */ (from)).address === 'string'
-  && typeof (/** @type {{ client?: unknown }} */ (from)).client === 'string';
+const isSource = (from) =>
+  typeof from === 'object' &&
+  from !== null &&
+  typeof (/** @type {{ address?: unknown }} */ (from).address) === 'string' &&
+  typeof (/** @type {{ client?: unknown }} */ (from).client) === 'string';
 
 export const ROLES = /** @type {const} */ (['conductor', 'edge', 'both']);
 /** @typedef {typeof ROLES[number]} Role */
@@ -49,7 +51,16 @@ export const ROLES = /** @type {const} */ (['conductor', 'edge', 'both']);
  * Connect to Redis and take the newest state, before the app is built (its hub starts from it).
  * @param {ClusterNodeOptions} options
  */
-export async function startClusterNode({ url, role, node = `${os.hostname()}-${process.pid}`, prefix = 'scorecast:', leaseMs = 1000, maxLen, askTimeoutMs, connectTimeoutMs = 10_000 }) {
+export async function startClusterNode({
+  url,
+  role,
+  node = `${os.hostname()}-${process.pid}`,
+  prefix = 'scorecast:',
+  leaseMs = 1000,
+  maxLen,
+  askTimeoutMs,
+  connectTimeoutMs = 10_000,
+}) {
   /** @type {{ warn: (o: object, msg: string) => void, info: (o: object, msg: string) => void } | null} */
   let logger = null;
   const log = {
@@ -60,7 +71,10 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
   /** @type {NodeJS.Timeout | undefined} */
   let timer;
   const unreachable = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`cannot reach Redis at ${url} within ${connectTimeoutMs / 1000} s`)), connectTimeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`cannot reach Redis at ${url} within ${connectTimeoutMs / 1000} s`)),
+      connectTimeoutMs,
+    );
   });
   try {
     await Promise.race([bus.start(), unreachable]);
@@ -70,7 +84,13 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
   } finally {
     clearTimeout(timer);
   }
-  const inbox = await createInboxClient({ url, keys: bus.keys, node, redis: bus.redis, ...(askTimeoutMs ? { timeoutMs: askTimeoutMs } : {}) });
+  const inbox = await createInboxClient({
+    url,
+    keys: bus.keys,
+    node,
+    redis: bus.redis,
+    ...(askTimeoutMs ? { timeoutMs: askTimeoutMs } : {}),
+  });
 
   /** Hooks for buildApp: votes and client reports go to the active conductor. */
   const hooks = {
@@ -103,7 +123,11 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
   function attach({ app, conductor, hub, clientStats, token, auth, autoplay = false, currentDir, switchTo }) {
     logger = app.log;
     let cursor = '0-0';
-    bus.setRecordSource(() => JSON.stringify(/** @type {ClusterRecord} */ ({ performance: conductor.record(), score: currentDir(), inbox: cursor })));
+    bus.setRecordSource(() =>
+      JSON.stringify(
+        /** @type {ClusterRecord} */ ({ performance: conductor.record(), score: currentDir(), inbox: cursor }),
+      ),
+    );
     /** @type {ReturnType<typeof serveInbox> | null} */
     let serving = null;
     /** What this node conducted when it last stood down, for when Redis lost the record. */
@@ -124,7 +148,12 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
       }
       if (req.kind === 'http') {
         const { method, url: path, headers, body } = req.body;
-        const res = await app.inject({ method, url: path, headers: { ...headers, [FORWARDED_HEADER]: '1' }, ...(body !== undefined ? { payload: body } : {}) });
+        const res = await app.inject({
+          method,
+          url: path,
+          headers: { ...headers, [FORWARDED_HEADER]: '1' },
+          ...(body !== undefined ? { payload: body } : {}),
+        });
         return { status: res.statusCode, type: res.headers['content-type'], body: res.body };
       }
       return null;
@@ -135,21 +164,29 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
       // Redis restarted empty: the conductor that had the lease goes on with its own record (it
       // may have lost the lease to a standby that tried first); any other node leaves it the lease.
       /** @type {ClusterRecord | null} */
-      const record = await bus.readRecord() ?? (own && Date.now() - own.at < 60_000 ? own.record : null);
+      const record = (await bus.readRecord()) ?? (own && Date.now() - own.at < 60_000 ? own.record : null);
       if (!record && bus.latest()) return false;
       const t0 = performance.now();
       if (record && record.score !== currentDir()) {
-        await switchTo(record.score).catch((err) => log.warn({ err: err.message, score: record.score }, 'the saved score does not load here; playing this node\'s'));
+        await switchTo(record.score).catch((err) =>
+          log.warn(
+            { err: err.message, score: record.score },
+            "the saved score does not load here; playing this node's",
+          ),
+        );
       }
       await bus.activate();
-      cursor = record?.inbox ?? await inboxEnd(bus.redis, bus.keys.inbox);
+      cursor = record?.inbox ?? (await inboxEnd(bus.redis, bus.keys.inbox));
       let resumed = false;
       if (record) {
         try {
           conductor.resume(record.performance);
           resumed = true;
         } catch (err) {
-          log.warn({ err: /** @type {Error} */ (err).message }, 'the saved performance does not fit this score; starting it fresh');
+          log.warn(
+            { err: /** @type {Error} */ (err).message },
+            'the saved performance does not fit this score; starting it fresh',
+          );
         }
       }
       if (!resumed) {
@@ -157,10 +194,28 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
         if (autoplay) conductor.play();
       }
       serving = serveInbox({
-        url, keys: bus.keys, node, redis: bus.redis, from: cursor, handle, log,
-        save: () => bus.saveRecord(), setCursor: (id) => { cursor = id; },
+        url,
+        keys: bus.keys,
+        node,
+        redis: bus.redis,
+        from: cursor,
+        handle,
+        log,
+        save: () => bus.saveRecord(),
+        setCursor: (id) => {
+          cursor = id;
+        },
       });
-      log.info({ node, resumed, transport: conductor.state.transport, beat: conductor.state.beat, ms: Math.round(performance.now() - t0) }, 'conducting');
+      log.info(
+        {
+          node,
+          resumed,
+          transport: conductor.state.transport,
+          beat: conductor.state.beat,
+          ms: Math.round(performance.now() - t0),
+        },
+        'conducting',
+      );
       return true;
     }
 
@@ -173,20 +228,44 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
       log.warn({ node }, 'another node holds the conductor lease now; standing by');
     }
 
-    const lease = role === 'edge' ? null : createLease({
-      redis: bus.redis, key: bus.keys.lease, node, ttlMs: leaseMs, everyMs: Math.max(50, Math.round(leaseMs / 5)),
-      onGain: takeOver, onLose: stepDown, log,
+    const lease =
+      role === 'edge'
+        ? null
+        : createLease({
+            redis: bus.redis,
+            key: bus.keys.lease,
+            node,
+            ttlMs: leaseMs,
+            everyMs: Math.max(50, Math.round(leaseMs / 5)),
+            onGain: takeOver,
+            onLose: stepDown,
+            log,
+          });
+    bus.onFenced(() => {
+      if (lease?.held) lease.lost();
+      else stepDown();
     });
-    bus.onFenced(() => { if (lease?.held) lease.lost(); else stepDown(); });
 
     const registry = createRegistry({
-      redis: bus.redis, key: bus.keys.nodes, node,
+      redis: bus.redis,
+      key: bus.keys.nodes,
+      node,
       status: () => ({
         role: role === 'edge' ? 'edge' : bus.active ? 'conductor' : 'standby',
-        active: bus.active, pid: process.pid, host: os.hostname(), clients: hub.audience().total, lagMs: Math.round(bus.lagMs),
+        active: bus.active,
+        pid: process.pid,
+        host: os.hostname(),
+        clients: hub.audience().total,
+        lagMs: Math.round(bus.lagMs),
       }),
     });
-    clusterRoutes(app, { active: () => bus.active, ask: inbox.ask, nodes: () => registry.nodes(bus.keys.lease), token, auth });
+    clusterRoutes(app, {
+      active: () => bus.active,
+      ask: inbox.ask,
+      nodes: () => registry.nodes(bus.keys.lease),
+      token,
+      auth,
+    });
 
     // Give the lease up first: a standby takes over at once instead of after its time to live.
     app.addHook('preClose', async () => {
@@ -198,9 +277,14 @@ export async function startClusterNode({ url, role, node = `${os.hostname()}-${p
   }
 
   return {
-    bus, hooks, attach, node,
+    bus,
+    hooks,
+    attach,
+    node,
     /** Whether this node conducts now. */
-    get active() { return bus.active; },
+    get active() {
+      return bus.active;
+    },
   };
 }
 

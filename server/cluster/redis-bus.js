@@ -61,8 +61,13 @@ export function streamIdAfter(a, b) {
  * @param {RedisBusOptions} options
  */
 export function createRedisBus({
-  url, node, prefix = 'scorecast:', maxLen = 10_000, leaseMs = 1000,
-  now = () => performance.timeOrigin + performance.now(), log = { warn: () => {} },
+  url,
+  node,
+  prefix = 'scorecast:',
+  maxLen = 10_000,
+  leaseMs = 1000,
+  now = () => performance.timeOrigin + performance.now(),
+  log = { warn: () => {} },
 }) {
   const keys = clusterKeys(prefix);
   const cmd = connectRedis(url, `scorecast-${node}-cmd`);
@@ -96,7 +101,11 @@ export function createRedisBus({
     current = change;
     lagMs = Math.max(0, now() - change.t);
     for (const fn of subscribers) {
-      try { fn(change); } catch (err) { log.warn({ err }, 'a bus subscriber failed'); }
+      try {
+        fn(change);
+      } catch (err) {
+        log.warn({ err }, 'a bus subscriber failed');
+      }
     }
   }
 
@@ -122,14 +131,17 @@ export function createRedisBus({
     const same = current !== null && c.epoch === current.epoch;
     if (same && c.seq <= /** @type {import('../bus.js').StateChange} */ (current).seq) return;
     if (c.patch === null) deliver(c);
-    else if (same && c.seq === /** @type {import('../bus.js').StateChange} */ (current).seq + 1) deliver({ ...c, state: applyPatch(/** @type {import('../bus.js').StateChange} */ (current).state, c.patch) });
+    else if (same && c.seq === /** @type {import('../bus.js').StateChange} */ (current).seq + 1)
+      deliver({ ...c, state: applyPatch(/** @type {import('../bus.js').StateChange} */ (current).state, c.patch) });
     else await resnapshot();
   }
 
   async function readLoop() {
     while (!closed) {
       try {
-        const res = /** @type {[string, [string, string[]][]][] | null} */ (await reader.xread('BLOCK', BLOCK_MS, 'STREAMS', keys.stream, lastId));
+        const res = /** @type {[string, [string, string[]][]][] | null} */ (
+          await reader.xread('BLOCK', BLOCK_MS, 'STREAMS', keys.stream, lastId)
+        );
         if (!res) continue;
         for (const [id, fields] of res[0][1]) {
           const from = lastId;
@@ -150,9 +162,27 @@ export function createRedisBus({
     const { epoch, seq, t, patch, state } = change;
     const entry = JSON.stringify(patch === null ? { epoch, seq, t, patch, state } : { epoch, seq, t, patch });
     const newest = JSON.stringify({ epoch, seq, t, state });
-    cmd.eval(PUBLISH_SCRIPT, 4, keys.lease, keys.stream, keys.latest, keys.record, node, leaseMs, maxLen, entry, newest, recordSource())
-      .then((id) => { if (id === null) fenced(); })
-      .catch((err) => { if (!closed) log.warn({ err: err.message, seq }, 'publishing a change to Redis failed'); });
+    cmd
+      .eval(
+        PUBLISH_SCRIPT,
+        4,
+        keys.lease,
+        keys.stream,
+        keys.latest,
+        keys.record,
+        node,
+        leaseMs,
+        maxLen,
+        entry,
+        newest,
+        recordSource(),
+      )
+      .then((id) => {
+        if (id === null) fenced();
+      })
+      .catch((err) => {
+        if (!closed) log.warn({ err: err.message, seq }, 'publishing a change to Redis failed');
+      });
   }
 
   function fenced() {
@@ -166,14 +196,21 @@ export function createRedisBus({
     /** The command connection (the lease and the node registry use it too). */
     redis: cmd,
     url,
-    get active() { return active; },
+    get active() {
+      return active;
+    },
     /** Wall-clock time from the newest change's making to its arrival here (ms). */
-    get lagMs() { return lagMs; },
+    get lagMs() {
+      return lagMs;
+    },
 
     /** Connect, take the newest state, and read the stream from there on. */
     async start() {
       const l = await readLatest();
-      if (l) { current = l.change; lastId = l.id; }
+      if (l) {
+        current = l.change;
+        lastId = l.id;
+      }
       reading = readLoop();
     },
 
@@ -191,13 +228,19 @@ export function createRedisBus({
     },
 
     /** Publish nothing more (the lease went to another node). */
-    deactivate() { active = false; base = null; rebase = null; },
+    deactivate() {
+      active = false;
+      base = null;
+      rebase = null;
+    },
 
     /**
      * What the performance is, saved with every change (a standby goes on from it).
      * @param {() => string} fn JSON
      */
-    setRecordSource(fn) { recordSource = fn; },
+    setRecordSource(fn) {
+      recordSource = fn;
+    },
 
     /** Save the record now (after votes, which change no state). False: fenced off; throws when Redis failed. */
     async saveRecord() {
@@ -213,7 +256,9 @@ export function createRedisBus({
     },
 
     /** @param {() => void} fn called when a publish found another node holding the lease */
-    onFenced(fn) { fencedHandlers.add(fn); },
+    onFenced(fn) {
+      fencedHandlers.add(fn);
+    },
 
     /** @param {import('../bus.js').StateChange} change */
     publish(change) {
@@ -238,7 +283,9 @@ export function createRedisBus({
     /** @param {(change: import('../bus.js').StateChange) => void} fn */
     subscribe(fn) {
       subscribers.add(fn);
-      return () => { subscribers.delete(fn); };
+      return () => {
+        subscribers.delete(fn);
+      };
     },
 
     latest: () => current,

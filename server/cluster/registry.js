@@ -40,7 +40,8 @@ export function createRegistry({ redis, key, node, status }) {
       for (const [id, text] of Object.entries(all)) {
         const s = /** @type {NodeStatus} */ (JSON.parse(text));
         const active = s.id === holder;
-        if (s.at >= since) live.push({ ...s, active, role: s.role === 'edge' ? 'edge' : active ? 'conductor' : 'standby' });
+        if (s.at >= since)
+          live.push({ ...s, active, role: s.role === 'edge' ? 'edge' : active ? 'conductor' : 'standby' });
         else await redis.hdel(key, id);
       }
       return live.sort((a, b) => a.id.localeCompare(b.id));

@@ -6,7 +6,12 @@ import { requireToken } from '../control.js';
 
 /** Routes served by the active conductor wherever they arrive (they read or change the performance). */
 export const FORWARDED_ROUTES = new Set([
-  'POST /api/control/:action', 'GET /api/votes', 'POST /api/reload', 'GET /api/status', 'GET /api/scores', 'POST /api/load',
+  'POST /api/control/:action',
+  'GET /api/votes',
+  'POST /api/reload',
+  'GET /api/status',
+  'GET /api/scores',
+  'POST /api/load',
 ]);
 /** Marks a request a node forwarded: it is never forwarded again. */
 export const FORWARDED_HEADER = 'x-scorecast-forwarded';
@@ -23,7 +28,10 @@ export function clusterRoutes(app, { active, ask, nodes, token, auth }) {
   app.addHook('preHandler', async (req, reply) => {
     if (!FORWARDED_ROUTES.has(`${req.method} ${req.routeOptions.url}`) || active()) return;
     if (req.headers[FORWARDED_HEADER]) throw new ScorecastError('SC_ERR_NO_CONDUCTOR', 'this node stopped conducting');
-    const headers = { authorization: req.headers.authorization ?? '', ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}) };
+    const headers = {
+      authorization: req.headers.authorization ?? '',
+      ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    };
     const answer = await ask('http', { method: req.method, url: req.url, headers, body: req.body });
     if (answer.timeout) throw new ScorecastError('SC_ERR_NO_CONDUCTOR');
     reply.code(answer.status);

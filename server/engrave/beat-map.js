@@ -64,7 +64,9 @@ export function mapView(timing, name, engraved) {
   };
   const { beats, missing } = buildBeats(timing, layout);
   const warnings = missing.length
-    ? [`view "${name}": ${new Set(missing).size} bars are not on its pages (a multi-bar rest?); their beats point at the bar before`]
+    ? [
+        `view "${name}": ${new Set(missing).size} bars are not on its pages (a multi-bar rest?); their beats point at the bar before`,
+      ]
     : [];
   return { view: { pages: engraved.pages, beats, staff: engraved.staff, ink: engraved.ink }, warnings };
 }
@@ -90,7 +92,16 @@ export function buildBeats(timing, layout) {
       missing.push(id);
       const prev = beats[beats.length - 1] ?? { page: 0, system: 0, x0: 0, x1: 0, y0: 0, y1: 0 };
       for (let k = 0; k < n; k++) {
-        beats.push({ beat: beats.length, page: prev.page, system: prev.system, bar: spec.bar, x0: prev.x0, x1: prev.x1, y0: prev.y0, y1: prev.y1 });
+        beats.push({
+          beat: beats.length,
+          page: prev.page,
+          system: prev.system,
+          bar: spec.bar,
+          x0: prev.x0,
+          x1: prev.x1,
+          y0: prev.y0,
+          y1: prev.y1,
+        });
       }
       return;
     }
@@ -101,9 +112,14 @@ export function buildBeats(timing, layout) {
     }
     for (let k = 0; k < n; k++) {
       beats.push({
-        beat: beats.length, page: box.page, system: box.system, bar: spec.bar,
-        x0: round(xOf(k * quarters)), x1: round(k + 1 < n ? xOf((k + 1) * quarters) : box.right),
-        y0: box.y0, y1: box.y1,
+        beat: beats.length,
+        page: box.page,
+        system: box.system,
+        bar: spec.bar,
+        x0: round(xOf(k * quarters)),
+        x1: round(k + 1 < n ? xOf((k + 1) * quarters) : box.right),
+        y0: box.y0,
+        y1: box.y1,
       });
     }
   });
@@ -134,12 +150,16 @@ function positions(box, onsets, length, xs) {
   if (!points.length || points[0][0] > 1e-9) {
     // A bar without an onset on its first beat: a whole-bar rest is centered between where the
     // music starts and the barline, otherwise the music starts after clef, key and time.
-    const start = points.length === 0 && box.mRest !== null
-      ? Math.min(box.mRest, Math.max(box.left, 2 * box.mRest - box.right))
-      : Math.min(box.lead, points[0]?.[1] ?? box.lead);
+    const start =
+      points.length === 0 && box.mRest !== null
+        ? Math.min(box.mRest, Math.max(box.left, 2 * box.mRest - box.right))
+        : Math.min(box.lead, points[0]?.[1] ?? box.lead);
     points.unshift([0, start]);
   }
-  points.push([Math.max(length, points[points.length - 1][0] + 1e-9), Math.max(box.right, points[points.length - 1][1])]);
+  points.push([
+    Math.max(length, points[points.length - 1][0] + 1e-9),
+    Math.max(box.right, points[points.length - 1][1]),
+  ]);
   return (q) => {
     let k = 1;
     while (k < points.length - 1 && points[k][0] <= q) k++;

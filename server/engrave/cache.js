@@ -46,8 +46,21 @@ const packBeats = (view) => Object.fromEntries(COLUMNS.map((c) => [c, view.beats
  */
 function pack(view) {
   return {
-    pages: view.pages, staff: view.staff, ink: view.ink, beats: packBeats(view),
-    ...(view.layouts ? { layouts: view.layouts.map((l) => ({ name: l.name, pages: l.pages, staff: l.staff, ink: l.ink, beats: packBeats(l) })) } : {}),
+    pages: view.pages,
+    staff: view.staff,
+    ink: view.ink,
+    beats: packBeats(view),
+    ...(view.layouts
+      ? {
+          layouts: view.layouts.map((l) => ({
+            name: l.name,
+            pages: l.pages,
+            staff: l.staff,
+            ink: l.ink,
+            beats: packBeats(l),
+          })),
+        }
+      : {}),
   };
 }
 
@@ -58,11 +71,21 @@ function pack(view) {
  */
 function unpackBeats(c, pages) {
   const n = c.page.length;
-  if (!Array.isArray(pages) || COLUMNS.some((k) => !Array.isArray(c[k]) || c[k].length !== n)) throw new Error('damaged beat map');
+  if (!Array.isArray(pages) || COLUMNS.some((k) => !Array.isArray(c[k]) || c[k].length !== n))
+    throw new Error('damaged beat map');
   /** @type {import('./beat-map.js').Beat[]} */
   const beats = new Array(n);
   for (let i = 0; i < n; i++) {
-    beats[i] = { beat: i, page: c.page[i], system: c.system[i], bar: c.bar[i], x0: c.x0[i], x1: c.x1[i], y0: c.y0[i], y1: c.y1[i] };
+    beats[i] = {
+      beat: i,
+      page: c.page[i],
+      system: c.system[i],
+      bar: c.bar[i],
+      x0: c.x0[i],
+      x1: c.x1[i],
+      y0: c.y0[i],
+      y1: c.y1[i],
+    };
   }
   return beats;
 }
@@ -74,8 +97,21 @@ function unpackBeats(c, pages) {
 function unpack({ pages, staff, ink, beats, layouts }) {
   if (typeof staff !== 'number' || !Array.isArray(ink)) throw new Error('damaged view');
   return {
-    pages, staff, ink, beats: unpackBeats(beats, pages),
-    ...(layouts ? { layouts: layouts.map((l) => ({ name: l.name, pages: l.pages, staff: l.staff, ink: l.ink, beats: unpackBeats(l.beats, l.pages) })) } : {}),
+    pages,
+    staff,
+    ink,
+    beats: unpackBeats(beats, pages),
+    ...(layouts
+      ? {
+          layouts: layouts.map((l) => ({
+            name: l.name,
+            pages: l.pages,
+            staff: l.staff,
+            ink: l.ink,
+            beats: unpackBeats(l.beats, l.pages),
+          })),
+        }
+      : {}),
   };
 }
 
@@ -94,12 +130,20 @@ export async function readEntry(dir, hash) {
   }
   try {
     const entry = JSON.parse(text);
-    if (entry.format !== FORMAT_VERSION || entry.hash !== hash || typeof entry.views?.score !== 'object' || !Array.isArray(entry.bars)) {
+    if (
+      entry.format !== FORMAT_VERSION ||
+      entry.hash !== hash ||
+      typeof entry.views?.score !== 'object' ||
+      !Array.isArray(entry.bars)
+    ) {
       throw new Error('not an entry of this version');
     }
     const sizes = await Promise.all(Object.keys(entry.files).map(async (f) => (await stat(path.join(dir, f))).size));
     if (Object.values(entry.files).some((size, i) => size !== sizes[i])) throw new Error('a page file changed size');
-    return { ...entry, views: Object.fromEntries(Object.entries(entry.views).map(([k, v]) => [k, unpack(/** @type {any} */ (v))])) };
+    return {
+      ...entry,
+      views: Object.fromEntries(Object.entries(entry.views).map(([k, v]) => [k, unpack(/** @type {any} */ (v))])),
+    };
   } catch {
     await rm(dir, { recursive: true, force: true });
     return null;
@@ -116,7 +160,8 @@ export async function tempDir(cacheDir, hash) {
   const prefix = `.tmp-${hash}-`;
   for (const name of await readdir(cacheDir)) {
     const pid = Number(name.startsWith(prefix) ? name.slice(prefix.length).split('-')[0] : NaN);
-    if (Number.isInteger(pid) && pid !== process.pid && !isRunning(pid)) await rm(path.join(cacheDir, name), { recursive: true, force: true });
+    if (Number.isInteger(pid) && pid !== process.pid && !isRunning(pid))
+      await rm(path.join(cacheDir, name), { recursive: true, force: true });
   }
   return mkdtemp(path.join(cacheDir, `${prefix}${process.pid}-`));
 }

@@ -61,9 +61,14 @@ function poolSize() {
 
 /** The installed Verovio's version, from its package.json (not exported by the package). */
 function verovio() {
-  verovioVersion ??= /** @type {{ version: string }} */ (JSON.parse(readFileSync(
-    path.join(path.dirname(fileURLToPath(import.meta.resolve('verovio/esm'))), '..', 'package.json'), 'utf8',
-  ))).version;
+  verovioVersion ??= /** @type {{ version: string }} */ (
+    JSON.parse(
+      readFileSync(
+        path.join(path.dirname(fileURLToPath(import.meta.resolve('verovio/esm'))), '..', 'package.json'),
+        'utf8',
+      ),
+    )
+  ).version;
   return verovioVersion;
 }
 
@@ -71,7 +76,11 @@ function verovio() {
  * @param {string} name
  * @param {string[]} lines "<file>: <what is wrong>; <what to do>"
  */
-const invalid = (name, lines) => new ScorecastError('SC_ERR_SCORE_INVALID', `\n${lines.map((l) => (l.startsWith(`${name}:`) ? l : `${name}: ${l}`)).join('\n')}`);
+const invalid = (name, lines) =>
+  new ScorecastError(
+    'SC_ERR_SCORE_INVALID',
+    `\n${lines.map((l) => (l.startsWith(`${name}:`) ? l : `${name}: ${l}`)).join('\n')}`,
+  );
 
 /**
  * Engrave a notation file, or load its engraving from the cache.
@@ -81,23 +90,39 @@ const invalid = (name, lines) => new ScorecastError('SC_ERR_SCORE_INVALID', `\n$
  * @returns {Promise<EngravedScore>}
  */
 export async function engraveScore({ file, bytes: given, parts = [], cacheDir }) {
-  if (typeof file !== 'string' || !path.isAbsolute(file)) throw new TypeError('engraveScore: file must be an absolute path');
+  if (typeof file !== 'string' || !path.isAbsolute(file))
+    throw new TypeError('engraveScore: file must be an absolute path');
   if (typeof cacheDir !== 'string' || cacheDir === '') throw new TypeError('engraveScore: cacheDir is required');
   const name = path.basename(file);
   if (!Object.hasOwn(EXTENSIONS, path.extname(file).toLowerCase())) {
-    throw invalid(name, [`"${path.extname(file) || '(none)'}" is not a notation file extension we engrave; use MusicXML (.musicxml, .xml), compressed MusicXML (.mxl) or MEI (.mei)`]);
+    throw invalid(name, [
+      `"${path.extname(file) || '(none)'}" is not a notation file extension we engrave; use MusicXML (.musicxml, .xml), compressed MusicXML (.mxl) or MEI (.mei)`,
+    ]);
   }
   let bytes = given;
   try {
     bytes ??= await readFile(file);
   } catch (err) {
-    throw invalid(name, [`cannot be read (${/** @type {NodeJS.ErrnoException} */ (err).code ?? 'error'}); check the notation file's path in score.yaml`]);
+    throw invalid(name, [
+      `cannot be read (${/** @type {NodeJS.ErrnoException} */ (err).code ?? 'error'}); check the notation file's path in score.yaml`,
+    ]);
   }
-  if (bytes.length > MAX_FILE_BYTES) throw invalid(name, [`is ${bytes.length} bytes, more than ${MAX_FILE_BYTES}; a score is smaller than this, so check that it is the right file`]);
+  if (bytes.length > MAX_FILE_BYTES)
+    throw invalid(name, [
+      `is ${bytes.length} bytes, more than ${MAX_FILE_BYTES}; a score is smaller than this, so check that it is the right file`,
+    ]);
   const requests = parts.map((p) => ({ id: p.id, ...(p.source !== undefined ? { source: p.source } : {}) }));
   const hash = createHash('sha256')
     .update(bytes)
-    .update(JSON.stringify({ format: FORMAT_VERSION, verovio: verovio(), parts: requests, score: SCORE_LAYOUT, part: PART_LAYOUTS }))
+    .update(
+      JSON.stringify({
+        format: FORMAT_VERSION,
+        verovio: verovio(),
+        parts: requests,
+        score: SCORE_LAYOUT,
+        part: PART_LAYOUTS,
+      }),
+    )
     .digest('hex')
     .slice(0, 32);
   const dir = path.join(path.resolve(cacheDir), hash);
@@ -110,7 +135,9 @@ export async function engraveScore({ file, bytes: given, parts = [], cacheDir })
 
   let running = inflight.get(dir);
   if (!running) {
-    running = engrave({ file, name, bytes, requests, cacheDir: path.resolve(cacheDir), hash, dir }).finally(() => inflight.delete(dir));
+    running = engrave({ file, name, bytes, requests, cacheDir: path.resolve(cacheDir), hash, dir }).finally(() =>
+      inflight.delete(dir),
+    );
     inflight.set(dir, running);
   }
   return running;
@@ -128,29 +155,45 @@ async function engrave({ file, name, bytes, requests, cacheDir, hash, dir }) {
   try {
     tmp = await tempDir(cacheDir, hash);
   } catch (err) {
-    throw new ScorecastError('SC_ERR_INTERNAL', `the engraving cache ${cacheDir} cannot be written: ${/** @type {Error} */ (err).message}`);
+    throw new ScorecastError(
+      'SC_ERR_INTERNAL',
+      `the engraving cache ${cacheDir} cannot be written: ${/** @type {Error} */ (err).message}`,
+    );
   }
   const abort = new AbortController();
   /** @type {(timing: string | null) => void} */
   let settleTiming = () => {};
   /** The score's timing (JSON) for the part tasks' beat maps; null if the score fails. */
-  const timing = new Promise((resolve) => { settleTiming = resolve; });
+  const timing = new Promise((resolve) => {
+    settleTiming = resolve;
+  });
   /** @type {{ id: string, result: Promise<any> }[]} */
   const partJobs = [];
   try {
     // The parts come a few seconds into the score task: have their workers ready by then.
     if (requests.length > 0) workers.prestart();
-    const score = await workers.run('score', { file, bytes: new Uint8Array(bytes), parts: requests, outDir: tmp }, {
-      signal: abort.signal,
-      onProgress(/** @type {import('./tasks.js').ScoreProgress} */ progress) {
-        if ('timing' in progress) { settleTiming(progress.timing); return; }
-        for (const part of progress.parts) {
-          const result = workers.run('part', { file, id: part.id, mei: part.mei, outDir: tmp }, { signal: abort.signal, input: timing });
-          result.catch(() => {}); // awaited below; failures are reported from there
-          partJobs.push({ id: part.id, result });
-        }
+    const score = await workers.run(
+      'score',
+      { file, bytes: new Uint8Array(bytes), parts: requests, outDir: tmp },
+      {
+        signal: abort.signal,
+        onProgress(/** @type {import('./tasks.js').ScoreProgress} */ progress) {
+          if ('timing' in progress) {
+            settleTiming(progress.timing);
+            return;
+          }
+          for (const part of progress.parts) {
+            const result = workers.run(
+              'part',
+              { file, id: part.id, mei: part.mei, outDir: tmp },
+              { signal: abort.signal, input: timing },
+            );
+            result.catch(() => {}); // awaited below; failures are reported from there
+            partJobs.push({ id: part.id, result });
+          }
+        },
       },
-    });
+    );
     if (!score.ok) throw invalid(name, score.problems);
     /** @type {Record<string, View>} */
     const views = { score: score.view };
@@ -161,7 +204,14 @@ async function engrave({ file, name, bytes, requests, cacheDir, hash, dir }) {
       views[id] = part.view;
       warnings.push(...part.warnings);
     }
-    await commitEntry(tmp, dir, { format: FORMAT_VERSION, hash, verovio: verovio(), bars: score.bars, views, warnings });
+    await commitEntry(tmp, dir, {
+      format: FORMAT_VERSION,
+      hash,
+      verovio: verovio(),
+      bars: score.bars,
+      views,
+      warnings,
+    });
     await markUse(dir);
     // A new entry may push the cache over its size: the least recently used unused ones go, in
     // the background (the caller does not wait for a walk of the whole cache).
@@ -185,9 +235,14 @@ function toScorecastError(name, err) {
   if (err instanceof ScorecastError) return err;
   if (err instanceof PoolError) {
     if (err.reason === 'failed' || err.reason === 'crashed') {
-      return invalid(name, [`Verovio failed while engraving it (${err.message}); open it in your notation program and export it again, or report the file`]);
+      return invalid(name, [
+        `Verovio failed while engraving it (${err.message}); open it in your notation program and export it again, or report the file`,
+      ]);
     }
-    if (err.reason === 'timeout') return invalid(name, [`engraving ${err.message}; split the score into movements, or check that it is the right file`]);
+    if (err.reason === 'timeout')
+      return invalid(name, [
+        `engraving ${err.message}; split the score into movements, or check that it is the right file`,
+      ]);
     return new ScorecastError('SC_ERR_INTERNAL', `engraving ${name} stopped: ${err.message}`);
   }
   return new ScorecastError('SC_ERR_INTERNAL', `engraving ${name}: ${/** @type {Error} */ (err).message}`);

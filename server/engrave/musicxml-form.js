@@ -75,8 +75,24 @@ export function readMusicXmlForm(text, root) {
   const form = [];
   for (let i = 0; i < count; i++) {
     form.push({
-      n: '', implicit: false, quarters: 0, nominal: 4, parts: [], time: [4, 4], forward: false, backward: 0,
-      endingStart: null, endingStop: null, doubleBar: false, dacapo: false, dalsegno: null, segno: null, coda: null, tocoda: null, fine: false, words: [],
+      n: '',
+      implicit: false,
+      quarters: 0,
+      nominal: 4,
+      parts: [],
+      time: [4, 4],
+      forward: false,
+      backward: 0,
+      endingStart: null,
+      endingStop: null,
+      doubleBar: false,
+      dacapo: false,
+      dalsegno: null,
+      segno: null,
+      coda: null,
+      tocoda: null,
+      fine: false,
+      words: [],
     });
   }
   /** @type {number[][]} lengths[i] = each part's length of measure i */
@@ -105,7 +121,10 @@ export function readMusicXmlForm(text, root) {
           const names = new Set(el.children.map(localName));
           if (names.has('grace')) continue;
           const d = durationOf(text, el);
-          if (names.has('chord')) { max = Math.max(max, pos - last + d); continue; }
+          if (names.has('chord')) {
+            max = Math.max(max, pos - last + d);
+            continue;
+          }
           pos += d;
           last = d;
         } else if (ln === 'backup') {
@@ -168,7 +187,10 @@ function timeOf(text, el) {
   if (beats.length === 0 || types.length === 0) return null;
   // Composite signatures (3+2/8, or 3/8 + 2/4): in the last unit, as Verovio counts them.
   const unit = Math.max(...types);
-  const count = beats.reduce((s, b, k) => s + b.split('+').reduce((t, x) => t + (parseInt(x, 10) || 0), 0) * (unit / (types[k] ?? unit)), 0);
+  const count = beats.reduce(
+    (s, b, k) => s + b.split('+').reduce((t, x) => t + (parseInt(x, 10) || 0), 0) * (unit / (types[k] ?? unit)),
+    0,
+  );
   return count > 0 && unit > 0 ? [count, unit] : null;
 }
 
@@ -183,10 +205,12 @@ function readBarline(text, el, m) {
     const ln = localName(c);
     if (ln === 'repeat') {
       if (c.attrs.direction === 'forward') m.forward = true;
-      if (c.attrs.direction === 'backward') m.backward = Math.max(m.backward, Math.min(16, Math.max(2, Number(c.attrs.times) || 2)));
+      if (c.attrs.direction === 'backward')
+        m.backward = Math.max(m.backward, Math.min(16, Math.max(2, Number(c.attrs.times) || 2)));
     } else if (ln === 'ending') {
       const type = c.attrs.type;
-      if (type === 'start') m.endingStart ??= { numbers: endingNumbers(c.attrs.number ?? ''), text: c.attrs.number ?? '' };
+      if (type === 'start')
+        m.endingStart ??= { numbers: endingNumbers(c.attrs.number ?? ''), text: c.attrs.number ?? '' };
       else if (type === 'stop' || type === 'discontinue') m.endingStop = type;
     } else if (ln === 'bar-style' && location === 'right') {
       if (/^(light|heavy)-(light|heavy)$/.test(textOf(text, c).trim())) m.doubleBar = true;

@@ -45,13 +45,25 @@ const COMMON = Object.freeze({
  * Full score: staff 5.4 mm (a chamber score's size), every staff in every system (condensing
  * would move a part's staff from system to system), encoded system breaks kept when they fit.
  */
-export const SCORE_LAYOUT = Object.freeze({ ...COMMON, ...a4At(75), breaks: 'smart', condense: 'none', breaksNoWidow: true });
+export const SCORE_LAYOUT = Object.freeze({
+  ...COMMON,
+  ...a4At(75),
+  breaks: 'smart',
+  condense: 'none',
+  breaksNoWidow: true,
+});
 
 /**
  * A part: staff 7.2 mm, as printed parts are; the score's breaks do not apply to it. No widows:
  * a last page holding one bar is a page turn for nothing.
  */
-export const PART_LAYOUT = Object.freeze({ ...COMMON, ...a4At(100), breaks: 'auto', breaksNoWidow: true, spacingNonLinear: 0.6 });
+export const PART_LAYOUT = Object.freeze({
+  ...COMMON,
+  ...a4At(100),
+  breaks: 'auto',
+  breaksNoWidow: true,
+  spacingNonLinear: 0.6,
+});
 
 /**
  * A part's layouts, widest first: the A4 page, and narrower pages for smaller screens with the
@@ -64,8 +76,20 @@ export const PART_LAYOUT = Object.freeze({ ...COMMON, ...a4At(100), breaks: 'aut
  */
 export const PART_LAYOUTS = Object.freeze([
   { name: 'page', options: PART_LAYOUT },
-  { name: 'medium', options: Object.freeze({ ...PART_LAYOUT, pageWidth: 1200, pageMarginLeft: 50, pageMarginRight: 50 }) },
-  { name: 'narrow', options: Object.freeze({ ...PART_LAYOUT, pageWidth: 600, pageMarginLeft: 30, pageMarginRight: 30, spacingNonLinear: 0.5 }) },
+  {
+    name: 'medium',
+    options: Object.freeze({ ...PART_LAYOUT, pageWidth: 1200, pageMarginLeft: 50, pageMarginRight: 50 }),
+  },
+  {
+    name: 'narrow',
+    options: Object.freeze({
+      ...PART_LAYOUT,
+      pageWidth: 600,
+      pageMarginLeft: 30,
+      pageMarginRight: 30,
+      spacingNonLinear: 0.5,
+    }),
+  },
 ]);
 
 /** Options for the first, layout-free load that reads the notation and times it. */

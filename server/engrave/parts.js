@@ -34,20 +34,29 @@ export function checkParts(name, src, requests) {
   const seen = new Set();
   requests.forEach((req, i) => {
     if (typeof req.id !== 'string' || !ID_RE.test(req.id) || req.id === 'score') {
-      problems.push(`${name}: part id ${JSON.stringify(req.id)} cannot name a view; use lower-case letters, digits, "-" or "_", and not "score"`);
+      problems.push(
+        `${name}: part id ${JSON.stringify(req.id)} cannot name a view; use lower-case letters, digits, "-" or "_", and not "score"`,
+      );
       return;
     }
-    if (seen.has(req.id)) { problems.push(`${name}: part id "${req.id}" is given twice; give each part its own id`); return; }
+    if (seen.has(req.id)) {
+      problems.push(`${name}: part id "${req.id}" is given twice; give each part its own id`);
+      return;
+    }
     seen.add(req.id);
     const source = req.source ?? src.parts[i]?.source;
     if (source === undefined) {
-      problems.push(`${name}: part "${req.id}" has no source and the score has only ${src.parts.length} parts (${listing}); give it a source or remove it`);
+      problems.push(
+        `${name}: part "${req.id}" has no source and the score has only ${src.parts.length} parts (${listing}); give it a source or remove it`,
+      );
       return;
     }
     const tokens = src.format === 'musicxml' ? [source] : source.trim().split(/\s+/);
     const missing = tokens.filter((t) => !known.includes(t));
     if (missing.length > 0) {
-      problems.push(`${name}: part "${req.id}" has source "${source}", but the score has no ${what} ${missing.join(', ')} (it has ${listing}); fix the part's source in score.yaml`);
+      problems.push(
+        `${name}: part "${req.id}" has source "${source}", but the score has no ${what} ${missing.join(', ')} (it has ${listing}); fix the part's source in score.yaml`,
+      );
       return;
     }
     parts.push({ id: req.id, source: tokens.join(' ') });
@@ -74,7 +83,11 @@ export function staffNumbersOf(meiRoot, format, source) {
     if (el.attrs['xml:id'] !== source || !['staffDef', 'staffGrp'].includes(localName(el))) return true;
     found = true;
     if (localName(el) === 'staffDef') staves.push(el.attrs.n);
-    else walk(el, (d) => { if (localName(d) === 'staffDef') staves.push(d.attrs.n); return localName(d) !== 'staffDef'; });
+    else
+      walk(el, (d) => {
+        if (localName(d) === 'staffDef') staves.push(d.attrs.n);
+        return localName(d) !== 'staffDef';
+      });
     return false;
   });
   return staves;
@@ -101,16 +114,23 @@ export function extractStaves(text, root, keep) {
   /** @param {import('./xml.js').XmlElement} el */
   const keepsAny = (el) => {
     let n = 0;
-    walk(el, (d) => { if (localName(d) === 'staffDef' && keep.has(d.attrs.n)) n++; });
+    walk(el, (d) => {
+      if (localName(d) === 'staffDef' && keep.has(d.attrs.n)) n++;
+    });
     return n > 0;
   };
   walk(root, (el) => {
     const ln = localName(el);
     if (ln === 'meiHead') return false;
-    if (ln === 'staffGrp' && !keepsAny(el)) { edits.push(el); return false; }
+    if (ln === 'staffGrp' && !keepsAny(el)) {
+      edits.push(el);
+      return false;
+    }
     if ((ln === 'staffDef' || ln === 'staff') && !keep.has(el.attrs.n)) {
       edits.push(el);
-      walk(el, (d) => { if (d.attrs['xml:id']) removed.add(d.attrs['xml:id']); });
+      walk(el, (d) => {
+        if (d.attrs['xml:id']) removed.add(d.attrs['xml:id']);
+      });
       return false;
     }
     return ln !== 'staff';
@@ -134,9 +154,12 @@ export function extractStaves(text, root, keep) {
     for (const copies of marks.values()) {
       // Keep a visible copy on the part's staff; else move a visible one (or, failing that, any
       // one: it still sets the tempo) onto it; drop the rest.
-      const shows = (/** @type {import('./xml.js').XmlElement} */ c) => c.children.length > 0 || textOf(text, c).trim() !== '';
+      const shows = (/** @type {import('./xml.js').XmlElement} */ c) =>
+        c.children.length > 0 || textOf(text, c).trim() !== '';
       const kept = copies.filter((c) => onStaves(c, keep));
-      const moved = kept.some(shows) ? null : copies.find((c) => !onStaves(c, keep) && shows(c)) ?? (kept.length ? null : copies[0]);
+      const moved = kept.some(shows)
+        ? null
+        : (copies.find((c) => !onStaves(c, keep) && shows(c)) ?? (kept.length ? null : copies[0]));
       for (const c of copies) {
         if (c === moved) edits.push({ start: c.start, end: c.openEnd, with: startTag(c, { staff: first }) });
         else if (!onStaves(c, keep)) edits.push(c);
@@ -161,6 +184,8 @@ const onStaves = (el, keep) => !el.attrs.staff || el.attrs.staff.split(/\s+/).so
  */
 function startTag(el, set) {
   const esc = (/** @type {string} */ v) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-  const attrs = Object.entries({ ...el.attrs, ...set }).map(([k, v]) => ` ${k}="${esc(v)}"`).join('');
+  const attrs = Object.entries({ ...el.attrs, ...set })
+    .map(([k, v]) => ` ${k}="${esc(v)}"`)
+    .join('');
   return `<${el.name}${attrs}${el.end === el.openEnd ? '/>' : '>'}`;
 }

@@ -29,7 +29,9 @@ const MAX_PLAYS_PER_BAR = 50;
 export function performanceOrder(form) {
   /** @type {string[]} */
   const warnings = [];
-  const warn = (/** @type {string} */ text) => { if (!warnings.includes(text)) warnings.push(text); };
+  const warn = (/** @type {string} */ text) => {
+    if (!warnings.includes(text)) warnings.push(text);
+  };
   const name = (/** @type {number} */ i) => `bar ${form[i].n || i + 1}`;
   const endings = readEndings(form, warn, name);
   const n = form.length;
@@ -47,7 +49,11 @@ export function performanceOrder(form) {
   let arrivedByJump = false;
   const usedJumps = new Set();
   /** @param {number} at @param {boolean} [forward] */
-  const newSection = (at, forward = false) => { sectionStart = at; hasForward = forward; afterDouble = -1; };
+  const newSection = (at, forward = false) => {
+    sectionStart = at;
+    hasForward = forward;
+    afterDouble = -1;
+  };
 
   /** @param {number} from end repeat at this bar @param {string} why */
   const goBack = (from, why) => {
@@ -56,7 +62,9 @@ export function performanceOrder(form) {
     if (hasForward || afterDouble <= sectionStart) return sectionStart;
     // No start repeat, and a double bar since the previous repeat: the section it ends begins
     // there (a trio after its minuet). The usual case, but the edition should say so.
-    warn(`${name(from)}: ${why} has no start repeat; it is taken to go back to ${name(afterDouble)}, after the double bar at ${name(afterDouble - 1)}; add a start repeat where the repeat begins`);
+    warn(
+      `${name(from)}: ${why} has no start repeat; it is taken to go back to ${name(afterDouble)}, after the double bar at ${name(afterDouble - 1)}; add a start repeat where the repeat begins`,
+    );
     return afterDouble;
   };
 
@@ -72,7 +80,9 @@ export function performanceOrder(form) {
         // the section here too (a broken set of endings): go on after the group.
         i = group.members.some((e) => e.numbers.includes(take)) ? ending.end + 1 : group.end + 1;
         if (!group.members.some((e) => e.numbers.includes(take))) {
-          warn(`${name(group.members[0].start)}: no ending is marked for pass ${take} of the repeat; it is taken to go on after the last ending (${name(group.end)})`);
+          warn(
+            `${name(group.members[0].start)}: no ending is marked for pass ${take} of the repeat; it is taken to go on after the last ending (${name(group.end)})`,
+          );
           pass = 1;
           newSection(i);
         }
@@ -85,7 +95,9 @@ export function performanceOrder(form) {
     }
     arrivedByJump = false;
     if (++plays[i] > MAX_PLAYS_PER_BAR) {
-      warn(`${name(i)} would be played more than ${MAX_PLAYS_PER_BAR} times; the repeats around it are taken to end there`);
+      warn(
+        `${name(i)} would be played more than ${MAX_PLAYS_PER_BAR} times; the repeats around it are taken to end there`,
+      );
       break;
     }
     order.push(i);
@@ -94,14 +106,19 @@ export function performanceOrder(form) {
     const inEnding = endings.containing[i];
     if (m.backward && !afterJump) {
       const done = jumps.get(i) ?? 0;
-      const again = inEnding ? inEnding.group.members.some((e) => e.numbers.some((k) => k > pass)) && done < MAX_PLAYS_PER_BAR : done < m.backward - 1;
+      const again = inEnding
+        ? inEnding.group.members.some((e) => e.numbers.some((k) => k > pass)) && done < MAX_PLAYS_PER_BAR
+        : done < m.backward - 1;
       if (again) {
         i = goBack(i, 'the end repeat');
         arrivedByJump = true;
         continue;
       }
       jumps.delete(i);
-      if (!inEnding) { pass = 1; newSection(i + 1); }
+      if (!inEnding) {
+        pass = 1;
+        newSection(i + 1);
+      }
     } else if (inEnding && inEnding.end === i && !afterJump && !m.backward) {
       // The end of an ending without an end repeat: if a later pass has its own ending, a
       // repeat is implied (a first ending always goes back).
@@ -113,8 +130,11 @@ export function performanceOrder(form) {
         continue;
       }
     }
-    if (inEnding && inEnding.group.end === i) { pass = 1; newSection(i + 1); jumps.clear(); }
-    else if (m.doubleBar && !m.backward && !inEnding && !afterJump && i + 1 < n) afterDouble = i + 1;
+    if (inEnding && inEnding.group.end === i) {
+      pass = 1;
+      newSection(i + 1);
+      jumps.clear();
+    } else if (m.doubleBar && !m.backward && !inEnding && !afterJump && i + 1 < n) afterDouble = i + 1;
 
     const jump = jumpFrom(form, i, plays[i], afterJump, usedJumps, warn, name);
     if (jump !== null) {
@@ -128,10 +148,13 @@ export function performanceOrder(form) {
 
   // Jumps written only as words: a musician would perform them, we cannot know where to.
   form.forEach((m, k) => {
-    const performed = m.dacapo || m.dalsegno !== null || m.fine || m.tocoda !== null || m.coda !== null || m.segno !== null;
+    const performed =
+      m.dacapo || m.dalsegno !== null || m.fine || m.tocoda !== null || m.coda !== null || m.segno !== null;
     const said = [...new Set(m.words.filter((w) => w !== 'segno' && w !== 'coda'))];
     if (said.length && !performed) {
-      warn(`${name(k)}: "${said.join('", "')}" is written as text only, not as a playback instruction; it is not performed (in your notation program, make it a real D.C./D.S./Fine/Coda mark and export again)`);
+      warn(
+        `${name(k)}: "${said.join('", "')}" is written as text only, not as a playback instruction; it is not performed (in your notation program, make it a real D.C./D.S./Fine/Coda mark and export again)`,
+      );
     }
   });
   return { order, warnings };
@@ -242,7 +265,9 @@ function readEndings(form, warn, name) {
     }
     let numbers = start.numbers;
     if (numbers.length === 0) {
-      numbers = [spans.length && spans[spans.length - 1].end === i - 1 ? Math.max(...spans[spans.length - 1].numbers) + 1 : 1];
+      numbers = [
+        spans.length && spans[spans.length - 1].end === i - 1 ? Math.max(...spans[spans.length - 1].numbers) + 1 : 1,
+      ];
       warn(`${name(i)}: the ending "${start.text}" has no number; it is taken as ending ${numbers[0]}`);
     }
     spans.push({ start: i, end, numbers, text: start.text, assumedRepeat: false, group: /** @type {any} */ (null) });
@@ -256,7 +281,9 @@ function readEndings(form, warn, name) {
     if (form[a.end].backward || b.start === a.end + 1) continue;
     const repeat = form.findIndex((m, k) => k > a.end && k < b.start && m.backward > 0);
     if (repeat === b.start - 1) {
-      warn(`${name(a.start)}: the ending "${a.text}" stops at ${name(a.end)}, but its end repeat is at ${name(repeat)} and the next ending starts after it; the ending is taken as bars ${form[a.start].n || a.start + 1}-${form[repeat].n || repeat + 1}`);
+      warn(
+        `${name(a.start)}: the ending "${a.text}" stops at ${name(a.end)}, but its end repeat is at ${name(repeat)} and the next ending starts after it; the ending is taken as bars ${form[a.start].n || a.start + 1}-${form[repeat].n || repeat + 1}`,
+      );
       a.end = repeat;
     }
   }
@@ -274,9 +301,13 @@ function readEndings(form, warn, name) {
     span.group = groups[groups.length - 1];
   }
   for (const g of groups) {
-    g.members.forEach((e, k) => { e.assumedRepeat = k < g.members.length - 1; });
+    g.members.forEach((e, k) => {
+      e.assumedRepeat = k < g.members.length - 1;
+    });
     if (g.members.length === 1 && !form[g.end].backward) {
-      warn(`${name(g.members[0].start)}: the ending "${g.members[0].text}" has no other ending after it and no end repeat; it is played on the passes it names`);
+      warn(
+        `${name(g.members[0].start)}: the ending "${g.members[0].text}" has no other ending after it and no end repeat; it is played on the passes it names`,
+      );
     }
   }
   /** @type {Map<number, EndingSpan>} */

@@ -59,16 +59,30 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
 
   function spawn() {
     /** @type {Slot} */
-    const slot = { worker: new Worker(url, resourceLimits ? { resourceLimits } : {}), job: null, idleTimer: null, failure: '', failedAtStart: false };
+    const slot = {
+      worker: new Worker(url, resourceLimits ? { resourceLimits } : {}),
+      job: null,
+      idleTimer: null,
+      failure: '',
+      failedAtStart: false,
+    };
     slot.worker.unref();
     slot.worker.on('message', (/** @type {{ id: number, type: string, data: any }} */ msg) => {
       const job = slot.job;
       if (!job || msg.id !== job.id) return;
       if (msg.type === 'progress') job.onProgress(msg.data);
-      else if (msg.type === 'done') { settle(slot); job.resolve(msg.data); pump(); }
-      else if (msg.type === 'failed') { slot.failure = msg.data.message; slot.failedAtStart = msg.data.atStart; }
+      else if (msg.type === 'done') {
+        settle(slot);
+        job.resolve(msg.data);
+        pump();
+      } else if (msg.type === 'failed') {
+        slot.failure = msg.data.message;
+        slot.failedAtStart = msg.data.atStart;
+      }
     });
-    slot.worker.on('error', (err) => { slot.failure ||= err.message; });
+    slot.worker.on('error', (err) => {
+      slot.failure ||= err.message;
+    });
     slot.worker.on('exit', (code) => {
       slots.splice(slots.indexOf(slot), 1);
       const job = slot.job;
@@ -76,7 +90,8 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
       if (job) {
         if (job.timer) clearTimeout(job.timer);
         slot.job = null;
-        if (job.timedOut) job.reject(new PoolError('timeout', `took longer than ${Math.round(job.timeoutMs / 1000)} s`));
+        if (job.timedOut)
+          job.reject(new PoolError('timeout', `took longer than ${Math.round(job.timeoutMs / 1000)} s`));
         else if (closed) job.reject(new PoolError('closed', 'the engraver was closed'));
         else if (slot.failure) job.reject(new PoolError(slot.failedAtStart ? 'unavailable' : 'failed', slot.failure));
         else job.reject(new PoolError('crashed', `the engraving worker stopped (exit code ${code})`));
@@ -112,9 +127,14 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
       if (slot.idleTimer) clearTimeout(slot.idleTimer);
       slot.job = job;
       slot.worker.ref();
-      job.timer = setTimeout(() => { job.timedOut = true; slot.worker.terminate(); }, job.timeoutMs);
+      job.timer = setTimeout(() => {
+        job.timedOut = true;
+        slot.worker.terminate();
+      }, job.timeoutMs);
       slot.worker.postMessage({ id: job.id, kind: job.kind, task: job.task });
-      job.input?.then((data) => { if (slot.job === job) slot.worker.postMessage({ id: job.id, type: 'input', data }); });
+      job.input?.then((data) => {
+        if (slot.job === job) slot.worker.postMessage({ id: job.id, type: 'input', data });
+      });
     }
   }
 
@@ -129,7 +149,19 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
     run(kind, task, { onProgress = () => {}, signal, input, timeoutMs = 300_000 } = {}) {
       if (closed) return Promise.reject(new PoolError('closed', 'the engraver was closed'));
       return new Promise((resolve, reject) => {
-        queue.push({ id: nextId++, kind, task, onProgress, resolve, reject, signal, input, timeoutMs, timer: null, timedOut: false });
+        queue.push({
+          id: nextId++,
+          kind,
+          task,
+          onProgress,
+          resolve,
+          reject,
+          signal,
+          input,
+          timeoutMs,
+          timer: null,
+          timedOut: false,
+        });
         pump();
       });
     },
@@ -144,9 +176,13 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
       await Promise.all(slots.map((s) => s.worker.terminate()));
     },
     /** Workers alive now (for tests and the benchmark). */
-    get size() { return slots.length; },
+    get size() {
+      return slots.length;
+    },
     /** Thread ids of the workers alive now. */
-    get threadIds() { return slots.map((s) => s.worker.threadId); },
+    get threadIds() {
+      return slots.map((s) => s.worker.threadId);
+    },
   };
 }
 

@@ -28,7 +28,9 @@ export const EXTENSIONS = Object.freeze({ '.musicxml': 'xml', '.xml': 'xml', '.m
 function decodeText(bytes) {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
-  return new TextDecoder('utf-8').decode(bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes);
+  return new TextDecoder('utf-8').decode(
+    bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes,
+  );
 }
 
 /**
@@ -40,7 +42,16 @@ function decodeText(bytes) {
  */
 function unpackMxl(bytes, problem) {
   const zip = readZip(bytes);
-  if (!zip.ok) return { ok: false, problems: [problem(`${zip.message}, but .mxl is compressed MusicXML`, 'export it again as compressed MusicXML, or rename it to .musicxml if it is plain MusicXML')] };
+  if (!zip.ok)
+    return {
+      ok: false,
+      problems: [
+        problem(
+          `${zip.message}, but .mxl is compressed MusicXML`,
+          'export it again as compressed MusicXML, or rename it to .musicxml if it is plain MusicXML',
+        ),
+      ],
+    };
   const byName = new Map(zip.entries.map((e) => [e.name, e]));
   try {
     let rootPath = '';
@@ -50,16 +61,37 @@ function unpackMxl(bytes, problem) {
       if (doc.ok) {
         /** @type {string[]} */
         const paths = [];
-        walk(doc.root, (el) => { if (localName(el) === 'rootfile' && el.attrs['full-path']) paths.push(el.attrs['full-path']); });
+        walk(doc.root, (el) => {
+          if (localName(el) === 'rootfile' && el.attrs['full-path']) paths.push(el.attrs['full-path']);
+        });
         rootPath = paths.find((p) => byName.has(p)) ?? '';
       }
     }
-    if (!rootPath) rootPath = zip.entries.find((e) => /\.(musicxml|xml)$/i.test(e.name) && !e.name.startsWith('META-INF/'))?.name ?? '';
+    if (!rootPath)
+      rootPath =
+        zip.entries.find((e) => /\.(musicxml|xml)$/i.test(e.name) && !e.name.startsWith('META-INF/'))?.name ?? '';
     const entry = byName.get(rootPath);
-    if (!entry) return { ok: false, problems: [problem('is a zip archive without a MusicXML score in it', 'export the score again as compressed MusicXML (.mxl)')] };
+    if (!entry)
+      return {
+        ok: false,
+        problems: [
+          problem(
+            'is a zip archive without a MusicXML score in it',
+            'export the score again as compressed MusicXML (.mxl)',
+          ),
+        ],
+      };
     return { ok: true, text: decodeText(entry.read()) };
   } catch (err) {
-    return { ok: false, problems: [problem(`the archive is damaged (${/** @type {Error} */ (err).message})`, 'export the score again as compressed MusicXML (.mxl)')] };
+    return {
+      ok: false,
+      problems: [
+        problem(
+          `the archive is damaged (${/** @type {Error} */ (err).message})`,
+          'export the score again as compressed MusicXML (.mxl)',
+        ),
+      ],
+    };
   }
 }
 
@@ -74,7 +106,15 @@ export function readNotation(file, bytes) {
   const problem = (/** @type {string} */ what, /** @type {string} */ todo) => `${name}: ${what}; ${todo}`;
   const ext = /** @type {keyof typeof EXTENSIONS} */ (path.extname(file).toLowerCase());
   if (!Object.hasOwn(EXTENSIONS, ext)) {
-    return { ok: false, problems: [problem(`"${path.extname(file) || '(none)'}" is not a notation file extension we engrave`, 'use MusicXML (.musicxml, .xml), compressed MusicXML (.mxl) or MEI (.mei)')] };
+    return {
+      ok: false,
+      problems: [
+        problem(
+          `"${path.extname(file) || '(none)'}" is not a notation file extension we engrave`,
+          'use MusicXML (.musicxml, .xml), compressed MusicXML (.mxl) or MEI (.mei)',
+        ),
+      ],
+    };
   }
   let text;
   if (EXTENSIONS[ext] === 'mxl') {
@@ -85,18 +125,46 @@ export function readNotation(file, bytes) {
     text = decodeText(bytes);
   }
   if (!/^\s*</.test(text)) {
-    return { ok: false, problems: [problem('is not XML (it does not start with "<")', 'export the score as MusicXML or MEI from your notation program')] };
+    return {
+      ok: false,
+      problems: [
+        problem(
+          'is not XML (it does not start with "<")',
+          'export the score as MusicXML or MEI from your notation program',
+        ),
+      ],
+    };
   }
   const doc = parseXml(text);
-  if (!doc.ok) return { ok: false, problems: [problem(`is not well-formed XML: line ${doc.line}: ${doc.message}`, 'export the score again, or fix the XML at that line')] };
+  if (!doc.ok)
+    return {
+      ok: false,
+      problems: [
+        problem(
+          `is not well-formed XML: line ${doc.line}: ${doc.message}`,
+          'export the score again, or fix the XML at that line',
+        ),
+      ],
+    };
   const root = doc.root;
   const rootName = localName(root);
   if (rootName === 'score-timewise') {
-    return { ok: false, problems: [problem('is timewise MusicXML, which Verovio does not engrave', 'export it as (partwise) MusicXML')] };
+    return {
+      ok: false,
+      problems: [problem('is timewise MusicXML, which Verovio does not engrave', 'export it as (partwise) MusicXML')],
+    };
   }
   if (rootName === 'score-partwise') return musicXmlSource(text, root, problem);
   if (rootName === 'mei') return meiSource(text, root, problem);
-  return { ok: false, problems: [problem(`is XML but not music: its root element is <${root.name}>, not <score-partwise> (MusicXML) or <mei>`, 'export the score as MusicXML or MEI from your notation program')] };
+  return {
+    ok: false,
+    problems: [
+      problem(
+        `is XML but not music: its root element is <${root.name}>, not <score-partwise> (MusicXML) or <mei>`,
+        'export the score as MusicXML or MEI from your notation program',
+      ),
+    ],
+  };
 }
 
 /**
@@ -109,16 +177,33 @@ function musicXmlSource(text, root, problem) {
   const partList = child(root, 'part-list');
   const scoreParts = partList ? childrenNamed(partList, 'score-part') : [];
   const parts = childrenNamed(root, 'part');
-  if (scoreParts.length === 0 || parts.length === 0) return { ok: false, problems: [problem('is MusicXML without parts (no <score-part> or <part>)', 'export the whole score from your notation program')] };
-  if (!parts.some((p) => childrenNamed(p, 'measure').length > 0)) return { ok: false, problems: [problem('is MusicXML without measures', 'export the whole score from your notation program')] };
-  const named = new Map(scoreParts.map((sp) => {
-    const pn = child(sp, 'part-name');
-    return [sp.attrs.id, pn ? textOf(text, pn).trim() : ''];
-  }));
+  if (scoreParts.length === 0 || parts.length === 0)
+    return {
+      ok: false,
+      problems: [
+        problem(
+          'is MusicXML without parts (no <score-part> or <part>)',
+          'export the whole score from your notation program',
+        ),
+      ],
+    };
+  if (!parts.some((p) => childrenNamed(p, 'measure').length > 0))
+    return {
+      ok: false,
+      problems: [problem('is MusicXML without measures', 'export the whole score from your notation program')],
+    };
+  const named = new Map(
+    scoreParts.map((sp) => {
+      const pn = child(sp, 'part-name');
+      return [sp.attrs.id, pn ? textOf(text, pn).trim() : ''];
+    }),
+  );
   return {
     ok: true,
     value: {
-      format: 'musicxml', text: wrapBareTempo(text, parts), root,
+      format: 'musicxml',
+      text: wrapBareTempo(text, parts),
+      root,
       parts: parts.map((p) => ({ source: p.attrs.id ?? '', name: named.get(p.attrs.id) ?? '' })),
       form: readMusicXmlForm(text, root),
     },
@@ -133,9 +218,14 @@ function musicXmlSource(text, root, problem) {
  * @param {import('./xml.js').XmlElement[]} parts
  */
 function wrapBareTempo(text, parts) {
-  const edits = parts.flatMap((part) => childrenNamed(part, 'measure').flatMap((m) => childrenNamed(m, 'sound')))
+  const edits = parts
+    .flatMap((part) => childrenNamed(part, 'measure').flatMap((m) => childrenNamed(m, 'sound')))
     .filter((sound) => sound.attrs.tempo !== undefined)
-    .map((sound) => ({ start: sound.start, end: sound.end, with: `<direction><direction-type><words/></direction-type>${text.slice(sound.start, sound.end)}</direction>` }));
+    .map((sound) => ({
+      start: sound.start,
+      end: sound.end,
+      with: `<direction><direction-type><words/></direction-type>${text.slice(sound.start, sound.end)}</direction>`,
+    }));
   return edits.length ? spliceText(text, edits) : text;
 }
 
@@ -156,7 +246,16 @@ function meiSource(text, root, problem) {
     if (ln === 'measure') measures++;
     return true;
   });
-  if (!scoreDef || measures === 0) return { ok: false, problems: [problem('is MEI without a score in measures (no <scoreDef> or <measure>)', 'engrave common music notation encoded as <score> with <measure>s')] };
+  if (!scoreDef || measures === 0)
+    return {
+      ok: false,
+      problems: [
+        problem(
+          'is MEI without a score in measures (no <scoreDef> or <measure>)',
+          'engrave common music notation encoded as <score> with <measure>s',
+        ),
+      ],
+    };
   /** @type {{ source: string, name: string }[]} */
   const parts = [];
   walk(scoreDef, (el) => {
@@ -165,6 +264,15 @@ function meiSource(text, root, problem) {
     parts.push({ source: el.attrs.n ?? '', name: label ? textOf(text, label).trim() : (el.attrs.label ?? '') });
     return false;
   });
-  if (parts.length === 0) return { ok: false, problems: [problem('is MEI without staves (no <staffDef> in its first <scoreDef>)', 'define the staves in the first <scoreDef>')] };
+  if (parts.length === 0)
+    return {
+      ok: false,
+      problems: [
+        problem(
+          'is MEI without staves (no <staffDef> in its first <scoreDef>)',
+          'define the staves in the first <scoreDef>',
+        ),
+      ],
+    };
   return { ok: true, value: { format: 'mei', text, root, parts, form: null } };
 }

@@ -107,8 +107,13 @@ export function readPageLayout(svg, page) {
 
   // Glyph definitions (<defs>) come first and hold <g>s and <path>s that are not on the page.
   const defsEnd = svg.indexOf('</defs>');
-  const root = VIEWBOX.exec(svg.slice(0, svg.indexOf('>') + 1))?.[1].split(/\s+/).map(Number);
-  if (root) { width = root[2]; height = root[3]; }
+  const root = VIEWBOX.exec(svg.slice(0, svg.indexOf('>') + 1))?.[1]
+    .split(/\s+/)
+    .map(Number);
+  if (root) {
+    width = root[2];
+    height = root[3];
+  }
   stack.push({ cls: 'svg', id: '' });
   TAG.lastIndex = defsEnd === -1 ? svg.indexOf('>') + 1 : defsEnd;
   for (let m = TAG.exec(svg); m; m = TAG.exec(svg)) {
@@ -134,14 +139,27 @@ export function readPageLayout(svg, page) {
       const cls = CLASS.exec(attrs)?.[1].split(' ')[0] ?? '';
       if (cls === 'page-margin') {
         const t = TRANSLATE.exec(attrs);
-        if (t) { dx = Number(t[1]); dy = Number(t[2]); }
+        if (t) {
+          dx = Number(t[1]);
+          dy = Number(t[2]);
+        }
       }
       if (selfClosing) continue;
       const id = ID.exec(attrs)?.[1] ?? '';
       stack.push({ cls, id });
       if (cls === 'system') system++;
       else if (cls === 'measure') {
-        measure = { id, page, system, left: Infinity, right: -Infinity, lead: -Infinity, y0: Infinity, y1: -Infinity, mRest: null };
+        measure = {
+          id,
+          page,
+          system,
+          left: Infinity,
+          right: -Infinity,
+          lead: -Infinity,
+          y0: Infinity,
+          y1: -Infinity,
+          mRest: null,
+        };
         measures.push(measure);
       }
       continue;
@@ -156,7 +174,10 @@ export function readPageLayout(svg, page) {
       reach(y, y + Number(HEIGHT.exec(attrs)?.[1] ?? 0));
       continue;
     }
-    if (tag === 'polygon') { reachPairs(POINTS.exec(attrs)?.[1] ?? ''); continue; }
+    if (tag === 'polygon') {
+      reachPairs(POINTS.exec(attrs)?.[1] ?? '');
+      continue;
+    }
     const parent = stack[stack.length - 1]?.cls;
     if (tag === 'path') {
       // Every path's points (a Bezier's control points too: the curve stays within them).
@@ -192,7 +213,12 @@ export function readPageLayout(svg, page) {
       measure.lead = Math.max(measure.lead, ux + LEAD_WIDTH[parent] * (space || 180));
     }
   }
-  return toPageUnits({ width, height, staff: 4 * space, measures, x, ink: [...ink].map(([k, v]) => ({ system: k, ...v })) }, scale, dx, dy);
+  return toPageUnits(
+    { width, height, staff: 4 * space, measures, x, ink: [...ink].map(([k, v]) => ({ system: k, ...v })) },
+    scale,
+    dx,
+    dy,
+  );
 }
 
 /**
@@ -228,6 +254,9 @@ function toPageUnits(layout, scale, dx, dy) {
   }
   for (const [id, v] of layout.x) layout.x.set(id, px(v));
   layout.staff = Math.round(layout.staff * scale * 10) / 10;
-  for (const i of layout.ink) { i.top = py(i.top); i.bottom = py(i.bottom); }
+  for (const i of layout.ink) {
+    i.top = py(i.top);
+    i.bottom = py(i.bottom);
+  }
   return layout;
 }

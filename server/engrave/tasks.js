@@ -74,20 +74,28 @@ import { BROTLI_QUALITY, IMPORT_OPTIONS, PART_LAYOUTS, SCORE_LAYOUT, TIMEMAP_OPT
  */
 export function scoreTask(tk, task, progress) {
   const name = path.basename(task.file);
-  const problem = (/** @type {string} */ text) => ({ ok: /** @type {const} */ (false), problems: [`${name}: ${text}`] });
+  const problem = (/** @type {string} */ text) => ({
+    ok: /** @type {const} */ (false),
+    problems: [`${name}: ${text}`],
+  });
   const src = readNotation(task.file, Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength));
   if (!src.ok) return src;
   const checked = checkParts(name, src.value, task.parts);
   if (!checked.ok) return checked;
 
-  if (!load(tk, IMPORT_OPTIONS, src.value.text)) return problem(`Verovio could not read it (${firstLogLine(tk)}); open it in your notation program and export it again`);
+  if (!load(tk, IMPORT_OPTIONS, src.value.text))
+    return problem(
+      `Verovio could not read it (${firstLogLine(tk)}); open it in your notation program and export it again`,
+    );
   const meiText = tk.getMEI();
   const mei = parseXml(meiText);
-  if (!mei.ok) return problem(`Verovio's reading of it is not well-formed (line ${mei.line}: ${mei.message}); report this file`);
+  if (!mei.ok)
+    return problem(`Verovio's reading of it is not well-formed (line ${mei.line}: ${mei.message}); report this file`);
   const parts = [];
   for (const part of checked.parts) {
     const staves = staffNumbersOf(mei.root, src.value.format, part.source);
-    if (staves.length === 0) return problem(`Verovio did not keep part ${part.source} apart from the others; report this file`);
+    if (staves.length === 0)
+      return problem(`Verovio did not keep part ${part.source} apart from the others; report this file`);
     parts.push({ id: part.id, mei: extractStaves(meiText, mei.root, new Set(staves)) });
   }
   progress({ parts });
@@ -122,7 +130,10 @@ export async function partTask(tk, task, timing) {
   const name = path.basename(task.file);
   const [first, ...others] = PART_LAYOUTS;
   if (!load(tk, first.options, task.mei.replace(SHORT_LABELS, ''))) {
-    return { ok: false, problems: [`${name}: part "${task.id}" could not be engraved (${firstLogLine(tk)}); report this file`] };
+    return {
+      ok: false,
+      problems: [`${name}: part "${task.id}" could not be engraved (${firstLogLine(tk)}); report this file`],
+    };
   }
   const engraved = [engraveView(tk, task.id, task.outDir)];
   for (const layout of others) {
@@ -132,7 +143,11 @@ export async function partTask(tk, task, timing) {
     engraved.push(engraveView(tk, `${task.id}.${layout.name}`, task.outDir));
   }
   const json = await timing();
-  if (json === null) return { ok: false, problems: [`${name}: the score could not be timed, so neither can part "${task.id}"; see the score's problems`] };
+  if (json === null)
+    return {
+      ok: false,
+      problems: [`${name}: the score could not be timed, so neither can part "${task.id}"; see the score's problems`],
+    };
   const timed = JSON.parse(json);
   const { view, warnings } = mapView(timed, task.id, engraved[0]);
   // The layouts hold the same bars as the view: its warnings say all there is to say.
@@ -172,16 +187,22 @@ function engraveView(tk, name, outDir) {
     const file = `${name}-${p}.svg`;
     const data = Buffer.from(svg);
     writeFileSync(path.join(outDir, file), data);
-    writeFileSync(path.join(outDir, `${file}.br`), brotliCompressSync(data, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
-    }));
+    writeFileSync(
+      path.join(outDir, `${file}.br`),
+      brotliCompressSync(data, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+      }),
+    );
     writeFileSync(path.join(outDir, `${file}.gz`), gzipSync(data));
     const page = readPageLayout(svg, p - 1);
     view.pages.push({ file, width: page.width, height: page.height });
     view.staff ||= page.staff;
     for (const i of page.ink) view.ink.push({ page: p - 1, ...i });
     view.measures.push(...page.measures);
-    for (const [id, x] of page.x) { view.ids.push(id); view.xs.push(x); }
+    for (const [id, x] of page.x) {
+      view.ids.push(id);
+      view.xs.push(x);
+    }
   }
   return view;
 }
@@ -191,6 +212,10 @@ function engraveView(tk, name, outDir) {
  * @param {Toolkit} tk
  */
 function firstLogLine(tk) {
-  const lines = tk.getLog().split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = tk
+    .getLog()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return (lines.find((l) => l.startsWith('[Error]')) ?? lines[0] ?? 'no reason given').replace(/^\[\w+\]\s*/, '');
 }

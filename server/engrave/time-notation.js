@@ -17,7 +17,8 @@ const VEROVIO = { module: 'verovio/wasm', toolkit: 'verovio/esm' };
  */
 export async function createToolkit() {
   const [{ default: createVerovioModule }, { VerovioToolkit, enableLogToBuffer }] = await Promise.all([
-    import(VEROVIO.module), import(VEROVIO.toolkit),
+    import(VEROVIO.module),
+    import(VEROVIO.toolkit),
   ]);
   const module = await createVerovioModule();
   enableLogToBuffer(1, module);
@@ -41,7 +42,11 @@ export function timeNotation(tk, file, bytes, { compare = false } = {}) {
   tk.resetXmlIdSeed(XML_ID_SEED);
   if (!tk.loadData(src.value.text)) return { ok: false, problems: [`${name}: Verovio could not read it`] };
   const mei = parseXml(tk.getMEI());
-  if (!mei.ok) return { ok: false, problems: [`${name}: Verovio's reading of it is not well-formed (line ${mei.line}: ${mei.message})`] };
+  if (!mei.ok)
+    return {
+      ok: false,
+      problems: [`${name}: Verovio's reading of it is not well-formed (line ${mei.line}: ${mei.message})`],
+    };
   const timemap = tk.renderToTimemap(TIMEMAP_OPTIONS);
   const timed = deriveTiming(mei.root, timemap, src.value.form);
   if (!timed.ok) return { ok: false, problems: timed.problems.map((p) => `${name}: ${p}`) };

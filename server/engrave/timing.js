@@ -68,16 +68,22 @@ export function writtenMeasures(root) {
     if (ln === 'scoreDef' || ln === 'staffDef') {
       const meter = meterOf(el);
       if (meter) time = meter;
-      if (ln === 'scoreDef' && measures.length === 0 && el.attrs['midi.bpm']) initialQbpm = Number(el.attrs['midi.bpm']) || null;
+      if (ln === 'scoreDef' && measures.length === 0 && el.attrs['midi.bpm'])
+        initialQbpm = Number(el.attrs['midi.bpm']) || null;
       return false;
     }
     if (ln !== 'measure') return true;
-    const tempo = childrenNamed(el, 'tempo').flatMap((t) => {
-      const qbpm = quarterBpm(t.attrs);
-      return qbpm ? [{ tstamp: Math.max(1, Number(t.attrs.tstamp ?? 1) || 1), qbpm }] : [];
-    }).sort((a, b) => a.tstamp - b.tstamp);
+    const tempo = childrenNamed(el, 'tempo')
+      .flatMap((t) => {
+        const qbpm = quarterBpm(t.attrs);
+        return qbpm ? [{ tstamp: Math.max(1, Number(t.attrs.tstamp ?? 1) || 1), qbpm }] : [];
+      })
+      .sort((a, b) => a.tstamp - b.tstamp);
     const index = measures.length;
-    walk(el, (d) => { if (d !== el && d.attrs['xml:id']) owner.set(d.attrs['xml:id'], index); return true; });
+    walk(el, (d) => {
+      if (d !== el && d.attrs['xml:id']) owner.set(d.attrs['xml:id'], index);
+      return true;
+    });
     measures.push({ id: el.attrs['xml:id'] ?? '', n: el.attrs.n ?? '', time, tempo });
     return false;
   });
@@ -92,7 +98,10 @@ export function writtenMeasures(root) {
  */
 function meterOf(el) {
   /** @type {Record<string, string> | null} */
-  let attrs = el.attrs['meter.count'] || el.attrs['meter.sym'] ? { count: el.attrs['meter.count'], unit: el.attrs['meter.unit'], sym: el.attrs['meter.sym'] } : null;
+  let attrs =
+    el.attrs['meter.count'] || el.attrs['meter.sym']
+      ? { count: el.attrs['meter.count'], unit: el.attrs['meter.unit'], sym: el.attrs['meter.sym'] }
+      : null;
   if (!attrs) {
     walk(el, (d) => {
       if (attrs) return false;
@@ -181,7 +190,7 @@ export function deriveTiming(meiRoot, timemap, form = null) {
   for (const [id, at] of onsetMaps) onsets[id] = [...at].sort((a, b) => a[0] - b[0]);
   const lastPlayed = played[played.length - 1];
   if (lastPlayed && !verovioLength.has(lastPlayed.id)) verovioLength.set(lastPlayed.id, end - lastPlayed.q0);
-  if (played.length === 0 && !(form?.length)) return { ok: false, problems: ['has no measures that Verovio can time'] };
+  if (played.length === 0 && !form?.length) return { ok: false, problems: ['has no measures that Verovio can time'] };
 
   /** @type {{ index: number, q: number }[]} */
   let sequence;
@@ -194,7 +203,9 @@ export function deriveTiming(meiRoot, timemap, form = null) {
     // An edition with many overfull bars (early music barred in 4/4 with breves) would bury
     // every other warning: past a few, one line says how many and shows the first.
     if (overfull.length > 3) {
-      warnings.push(`${overfull.length} bars are overfull in some parts, each played as its time signature says, as the other parts have it; the first: ${overfull[0]}`);
+      warnings.push(
+        `${overfull.length} bars are overfull in some parts, each played as its time signature says, as the other parts have it; the first: ${overfull[0]}`,
+      );
     } else {
       warnings.push(...overfull);
     }
@@ -206,12 +217,19 @@ export function deriveTiming(meiRoot, timemap, form = null) {
       if (onsets[id]) onsets[id] = onsets[id].filter(([q]) => q >= -EPS && q < lengths[i] - EPS);
     });
   } else {
-    if (form) warnings.push(`Verovio read ${measures.length} measures where the MusicXML has ${form.length}; repeats are played as Verovio reads them`);
+    if (form)
+      warnings.push(
+        `Verovio read ${measures.length} measures where the MusicXML has ${form.length}; repeats are played as Verovio reads them`,
+      );
     /** @type {{ index: number, q: number }[]} */
     const fromVerovio = [];
     for (let i = 0; i < played.length; i++) {
       const index = indexOf.get(played[i].id);
-      if (index === undefined) return { ok: false, problems: [`has a measure (${played[i].id}) that Verovio times but does not write; report this file`] };
+      if (index === undefined)
+        return {
+          ok: false,
+          problems: [`has a measure (${played[i].id}) that Verovio times but does not write; report this file`],
+        };
       fromVerovio.push({ index, q: (i + 1 < played.length ? played[i + 1].q0 : end) - played[i].q0 });
     }
     sequence = fromVerovio;
@@ -231,7 +249,12 @@ export function deriveTiming(meiRoot, timemap, form = null) {
   // The bounds of doc/score-format.md, "Limits", before any page is engraved (a page holds at
   // least one bar, so this bounds the pages too).
   if (sequence.length > PACKAGE_LIMITS.bars) {
-    return { ok: false, problems: [`has ${sequence.length} bars in performance order, more than the ${PACKAGE_LIMITS.bars} a package may have; split the piece into movements`] };
+    return {
+      ok: false,
+      problems: [
+        `has ${sequence.length} bars in performance order, more than the ${PACKAGE_LIMITS.bars} a package may have; split the piece into movements`,
+      ],
+    };
   }
 
   // A pickup numbered 1 before a bar 2 (some programs count it): number it 0, as musicians do.
@@ -242,8 +265,14 @@ export function deriveTiming(meiRoot, timemap, form = null) {
     return (sequence[k].q * m.time[1]) / 4 < m.time[0] - EPS;
   };
   const pickupIndex = isShort(0) ? sequence[0].index : -1;
-  const shift = pickupIndex >= 0 && firstN > 0 && parseInt(measures[sequence[1]?.index ?? -1]?.n ?? '', 10) === firstN + 1 ? firstN : 0;
-  if (shift) warnings.push(`the pickup bar is numbered ${firstN}; bars are numbered from 0 at the pickup, so bar ${firstN + 1} is bar 1 here`);
+  const shift =
+    pickupIndex >= 0 && firstN > 0 && parseInt(measures[sequence[1]?.index ?? -1]?.n ?? '', 10) === firstN + 1
+      ? firstN
+      : 0;
+  if (shift)
+    warnings.push(
+      `the pickup bar is numbered ${firstN}; bars are numbered from 0 at the pickup, so bar ${firstN + 1} is bar 1 here`,
+    );
 
   /** @type {import('../../core/tempo-map.js').BarSpec[]} */
   const bars = [];
@@ -268,7 +297,11 @@ export function deriveTiming(meiRoot, timemap, form = null) {
     }
     if (Math.abs(exact - beats) > EPS || beats < 1) {
       beats = Math.max(1, beats);
-      note(problemsOf, warnings, `bar ${bar} lasts ${+exact.toFixed(3)} beats of ${m.time[0]}/${m.time[1]}, not a whole number; it is counted as ${beats}`);
+      note(
+        problemsOf,
+        warnings,
+        `bar ${bar} lasts ${+exact.toFixed(3)} beats of ${m.time[0]}/${m.time[1]}, not a whole number; it is counted as ${beats}`,
+      );
     }
     lastWritten = bar;
     // A pickup ends on the last beats of its bar, also when a repeat plays it again.
@@ -284,8 +317,9 @@ export function deriveTiming(meiRoot, timemap, form = null) {
       qbpm = qb;
     };
     if (i === 0) {
-      if (!opening) warnings.push(`there is no tempo marking at the start; ♩ = ${DEFAULT_QBPM} is assumed (as Verovio does)`);
-      setTempo(0, index === 0 ? opening ?? DEFAULT_QBPM : qbpmAtStart[index]);
+      if (!opening)
+        warnings.push(`there is no tempo marking at the start; ♩ = ${DEFAULT_QBPM} is assumed (as Verovio does)`);
+      setTempo(0, index === 0 ? (opening ?? DEFAULT_QBPM) : qbpmAtStart[index]);
     } else if (index !== prevIndex + 1 && Math.abs(qbpmAtStart[index] - qbpm) > EPS) {
       setTempo(0, qbpmAtStart[index]);
     } else if (m.time[1] !== lastUnit) {
@@ -297,23 +331,43 @@ export function deriveTiming(meiRoot, timemap, form = null) {
       let offset = Math.round(exactBeat);
       if (offset >= beats) offset = beats - 1;
       if (Math.abs(offset - exactBeat) > EPS) {
-        note(problemsOf, warnings, `bar ${bar}: the tempo change at beat ${+(firstBeat + exactBeat).toFixed(3)} is not on a beat; it takes effect at beat ${firstBeat + offset}`);
+        note(
+          problemsOf,
+          warnings,
+          `bar ${bar}: the tempo change at beat ${+(firstBeat + exactBeat).toFixed(3)} is not on a beat; it takes effect at beat ${firstBeat + offset}`,
+        );
       }
       setTempo(offset, t.qbpm);
     }
     lastUnit = m.time[1];
     prevIndex = index;
-    bars.push({ bar, time: m.time, beats, ...(i > 0 && firstBeat !== 1 ? { firstBeatInBar: firstBeat } : {}), ...(tempo.length ? { tempo } : {}) });
+    bars.push({
+      bar,
+      time: m.time,
+      beats,
+      ...(i > 0 && firstBeat !== 1 ? { firstBeatInBar: firstBeat } : {}),
+      ...(tempo.length ? { tempo } : {}),
+    });
     length.push(q);
   }
   const beats = bars.reduce((n, b) => n + (b.beats ?? b.time[0]), 0);
   if (beats > PACKAGE_LIMITS.beats) {
-    return { ok: false, problems: [`has ${beats} beats in performance order, more than the ${PACKAGE_LIMITS.beats} a package may have; split the piece into movements`] };
+    return {
+      ok: false,
+      problems: [
+        `has ${beats} beats in performance order, more than the ${PACKAGE_LIMITS.beats} a package may have; split the piece into movements`,
+      ],
+    };
   }
   try {
     createTempoMapFromBars(bars);
   } catch (err) {
-    return { ok: false, problems: [`${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; check the notation's tempo and time signatures`] };
+    return {
+      ok: false,
+      problems: [
+        `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; check the notation's tempo and time signatures`,
+      ],
+    };
   }
   return { ok: true, timing: { bars, measureOf: sequence.map((s) => measures[s.index].id), length, onsets }, warnings };
 }
@@ -336,10 +390,14 @@ function barLength(m, i, warnings) {
   const fitting = m.parts.filter((p) => Math.abs(p.quarters - m.nominal) <= EPS);
   if (fitting.length) {
     const over = m.parts.filter((p) => p.quarters > m.nominal + EPS).map((p) => `${p.part} has ${beats(p.quarters)}`);
-    warnings.push(`bar ${m.n || i + 1} is overfull in some parts (${over.join(', ')} beats of ${m.time[0]}/${m.time[1]}); it is played as ${m.time[0]} beats, as the other parts have it`);
+    warnings.push(
+      `bar ${m.n || i + 1} is overfull in some parts (${over.join(', ')} beats of ${m.time[0]}/${m.time[1]}); it is played as ${m.time[0]} beats, as the other parts have it`,
+    );
     return m.nominal;
   }
-  warnings.push(`bar ${m.n || i + 1} holds ${beats(m.quarters)} beats in ${m.time[0]}/${m.time[1]}; it is played as ${beats(m.quarters)} beats`);
+  warnings.push(
+    `bar ${m.n || i + 1} holds ${beats(m.quarters)} beats in ${m.time[0]}/${m.time[1]}; it is played as ${beats(m.quarters)} beats`,
+  );
   return m.quarters;
 }
 

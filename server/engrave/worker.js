@@ -23,7 +23,8 @@ try {
 
 const ready = (async () => {
   const [{ default: createVerovioModule }, { VerovioToolkit, enableLogToBuffer }] = await Promise.all([
-    import(VEROVIO.module), import(VEROVIO.toolkit),
+    import(VEROVIO.module),
+    import(VEROVIO.toolkit),
   ]);
   const module = await createVerovioModule();
   // Verovio logs to stdout by default; keep its log for problem messages instead.
@@ -36,39 +37,52 @@ const ready = (async () => {
 const inputs = new Map();
 
 /** @param {number} id */
-const inputOf = (id) => new Promise((resolve) => {
-  const sent = inputs.get(id);
-  if (sent && 'value' in sent) resolve(sent.value);
-  else inputs.set(id, { resolve });
-});
+const inputOf = (id) =>
+  new Promise((resolve) => {
+    const sent = inputs.get(id);
+    if (sent && 'value' in sent) resolve(sent.value);
+    else inputs.set(id, { resolve });
+  });
 
-port.on('message', async (/** @type {{ id: number, type?: 'input', data?: unknown, kind: string, task: any }} */ msg) => {
-  const { id, kind, task } = msg;
-  if (msg.type === 'input') {
-    const waiting = inputs.get(id);
-    if (waiting && 'resolve' in waiting) waiting.resolve(msg.data);
-    else inputs.set(id, { value: msg.data });
-    return;
-  }
-  let tk;
-  try {
-    tk = await ready;
-  } catch (err) {
-    port.postMessage({ id, type: 'failed', data: { message: `Verovio did not start: ${err instanceof Error ? err.message : String(err)}`, atStart: true } });
-    port.close();
-    process.exit(1);
-  }
-  try {
-    const result = kind === 'score'
-      ? scoreTask(tk, task, (data) => port.postMessage({ id, type: 'progress', data }))
-      : await partTask(tk, task, () => inputOf(id));
-    inputs.delete(id);
-    port.postMessage({ id, type: 'done', data: result });
-  } catch (err) {
-    port.postMessage({ id, type: 'failed', data: { message: err instanceof Error ? err.message : String(err), atStart: false } });
-    // After an exception inside Verovio its wasm instance may be broken: leave, and let the
-    // pool start a fresh worker.
-    port.close();
-    process.exit(1);
-  }
-});
+port.on(
+  'message',
+  async (/** @type {{ id: number, type?: 'input', data?: unknown, kind: string, task: any }} */ msg) => {
+    const { id, kind, task } = msg;
+    if (msg.type === 'input') {
+      const waiting = inputs.get(id);
+      if (waiting && 'resolve' in waiting) waiting.resolve(msg.data);
+      else inputs.set(id, { value: msg.data });
+      return;
+    }
+    let tk;
+    try {
+      tk = await ready;
+    } catch (err) {
+      port.postMessage({
+        id,
+        type: 'failed',
+        data: { message: `Verovio did not start: ${err instanceof Error ? err.message : String(err)}`, atStart: true },
+      });
+      port.close();
+      process.exit(1);
+    }
+    try {
+      const result =
+        kind === 'score'
+          ? scoreTask(tk, task, (data) => port.postMessage({ id, type: 'progress', data }))
+          : await partTask(tk, task, () => inputOf(id));
+      inputs.delete(id);
+      port.postMessage({ id, type: 'done', data: result });
+    } catch (err) {
+      port.postMessage({
+        id,
+        type: 'failed',
+        data: { message: err instanceof Error ? err.message : String(err), atStart: false },
+      });
+      // After an exception inside Verovio its wasm instance may be broken: leave, and let the
+      // pool start a fresh worker.
+      port.close();
+      process.exit(1);
+    }
+  },
+);

@@ -29,7 +29,9 @@ const NAMED = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
  */
 export function decodeEntities(s) {
   if (!s.includes('&')) return s;
-  return s.replace(ENTITY, (_, hex, dec, named) => (named ? NAMED[named] : String.fromCodePoint(parseInt(hex ?? dec, hex ? 16 : 10))));
+  return s.replace(ENTITY, (_, hex, dec, named) =>
+    named ? NAMED[named] : String.fromCodePoint(parseInt(hex ?? dec, hex ? 16 : 10)),
+  );
 }
 
 /**
@@ -124,7 +126,8 @@ export function parseXml(text) {
       i = openEnd;
     }
   }
-  if (stack.length > 0) return fail(n, `<${stack[stack.length - 1].name}> (line ${lineAt(stack[stack.length - 1].start)}) is not closed`);
+  if (stack.length > 0)
+    return fail(n, `<${stack[stack.length - 1].name}> (line ${lineAt(stack[stack.length - 1].start)}) is not closed`);
   if (!root) return fail(0, 'there is no element');
   return { ok: true, root };
 }

@@ -21,7 +21,10 @@ export function readZip(buf) {
   // End of central directory: signature 0x06054b50, within the last 22 + 65535 bytes.
   let eocd = -1;
   for (let i = buf.length - 22; i >= Math.max(0, buf.length - 22 - 0xffff); i--) {
-    if (buf.readUInt32LE(i) === 0x06054b50) { eocd = i; break; }
+    if (buf.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
   }
   if (eocd === -1) return { ok: false, message: 'it is not a zip archive (no end of central directory)' };
   const count = buf.readUInt16LE(eocd + 10);
@@ -29,7 +32,8 @@ export function readZip(buf) {
   /** @type {ZipEntry[]} */
   const entries = [];
   for (let k = 0; k < count; k++) {
-    if (p + 46 > buf.length || buf.readUInt32LE(p) !== 0x02014b50) return { ok: false, message: 'its central directory is damaged' };
+    if (p + 46 > buf.length || buf.readUInt32LE(p) !== 0x02014b50)
+      return { ok: false, message: 'its central directory is damaged' };
     const method = buf.readUInt16LE(p + 10);
     const compressedSize = buf.readUInt32LE(p + 20);
     const size = buf.readUInt32LE(p + 24);
@@ -42,7 +46,8 @@ export function readZip(buf) {
     entries.push({
       name,
       read() {
-        if (local + 30 > buf.length || buf.readUInt32LE(local) !== 0x04034b50) throw new Error(`entry ${name} is damaged`);
+        if (local + 30 > buf.length || buf.readUInt32LE(local) !== 0x04034b50)
+          throw new Error(`entry ${name} is damaged`);
         const dataStart = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
         const data = buf.subarray(dataStart, dataStart + compressedSize);
         if (method === 0) return Buffer.from(data);

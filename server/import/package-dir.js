@@ -19,7 +19,9 @@ export async function outputDirProblem(dir) {
   }
   if (!info.isDirectory()) return `${dir} exists and is not a folder; choose a new folder for the package`;
   const entries = await readdir(dir);
-  return entries.length > 0 ? `${dir} exists and is not empty; choose a new folder or empty this one (nothing was written)` : null;
+  return entries.length > 0
+    ? `${dir} exists and is not empty; choose a new folder or empty this one (nothing was written)`
+    : null;
 }
 
 /**

@@ -34,7 +34,15 @@ const KEY_REASONS = /** @type {Record<string, string>} */ ({
  */
 export function readZScoreConfig(text, file) {
   /** @type {ZScoreConfig} */
-  const out = { scoreName: null, presets: [], skipped: [], notes: [], problems: [], rndStrategy: null, pageRangeMapping: null };
+  const out = {
+    scoreName: null,
+    presets: [],
+    skipped: [],
+    notes: [],
+    problems: [],
+    rndStrategy: null,
+    pageRangeMapping: null,
+  };
   let lineCounter = new LineCounter();
   let doc = parseDocument(text, { lineCounter, prettyErrors: true });
   if (doc.errors.length > 0) {
@@ -44,13 +52,21 @@ export function readZScoreConfig(text, file) {
     const counter = new LineCounter();
     const again = lenient.lines > 0 ? parseDocument(lenient.text, { lineCounter: counter, prettyErrors: true }) : null;
     if (again && again.errors.length === 0) {
-      out.notes.push(`${file}: ${lenient.lines} line${lenient.lines === 1 ? '' : 's'} inside multi-line flow mappings ({ ... } over several lines) are not indented past their key; ZScore's YAML reader (SnakeYAML) accepts that, so they were read as it reads them`);
+      out.notes.push(
+        `${file}: ${lenient.lines} line${lenient.lines === 1 ? '' : 's'} inside multi-line flow mappings ({ ... } over several lines) are not indented past their key; ZScore's YAML reader (SnakeYAML) accepts that, so they were read as it reads them`,
+      );
       doc = again;
       lineCounter = counter;
     }
   }
   if (doc.errors.length > 0) {
-    out.problems.push(...doc.errors.map((e) => ({ file, line: e.linePos?.[0]?.line, message: `YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}; fix the YAML syntax` })));
+    out.problems.push(
+      ...doc.errors.map((e) => ({
+        file,
+        line: e.linePos?.[0]?.line,
+        message: `YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}; fix the YAML syntax`,
+      })),
+    );
     return out;
   }
   /** @param {unknown} node */
@@ -59,7 +75,9 @@ export function readZScoreConfig(text, file) {
     return typeof offset === 'number' ? lineCounter.linePos(offset).line : 1;
   };
   /** @param {unknown} node @param {string} what @param {string} reason */
-  const skip = (node, what, reason) => { out.skipped.push({ source: `${file} line ${lineOf(node)}`, what, reason }); };
+  const skip = (node, what, reason) => {
+    out.skipped.push({ source: `${file} line ${lineOf(node)}`, what, reason });
+  };
   const root = doc.contents;
   if (!isMap(root)) {
     skip(root, file, 'not a ZScore configuration (a YAML mapping with scoreName and presets)');
@@ -74,7 +92,8 @@ export function readZScoreConfig(text, file) {
     } else if (key === 'presets' && isSeq(value)) {
       for (const item of value.items) readPreset(item, engine);
     } else {
-      if (key === 'rndStrategy' || key === 'pageRangeMapping') out[key] = { value: /** @type {any} */ (value)?.toJSON?.() ?? null, line: lineOf(pair.key) };
+      if (key === 'rndStrategy' || key === 'pageRangeMapping')
+        out[key] = { value: /** @type {any} */ (value)?.toJSON?.() ?? null, line: lineOf(pair.key) };
       skip(pair.key, key, KEY_REASONS[key] ?? `ZScore setting "${key}" has no scorecast counterpart`);
     }
   }
@@ -85,10 +104,20 @@ export function readZScoreConfig(text, file) {
    * @param {boolean} engineFile presets of the scripting engine (sce.*), not of the web score
    */
   function readPreset(item, engineFile) {
-    if (!isMap(item)) { out.problems.push({ file, line: lineOf(item), message: 'a preset must be a mapping {id: N, scripts: [...]}' }); return; }
+    if (!isMap(item)) {
+      out.problems.push({ file, line: lineOf(item), message: 'a preset must be a mapping {id: N, scripts: [...]}' });
+      return;
+    }
     const idNode = item.get('id', true);
     const id = isScalar(idNode) ? idNode.value : undefined;
-    if (!Number.isInteger(id)) { out.problems.push({ file, line: lineOf(item), message: 'a preset needs a whole-number id (ZScore refuses to load it otherwise)' }); return; }
+    if (!Number.isInteger(id)) {
+      out.problems.push({
+        file,
+        line: lineOf(item),
+        message: 'a preset needs a whole-number id (ZScore refuses to load it otherwise)',
+      });
+      return;
+    }
     const pid = /** @type {number} */ (id);
     /** @type {import('./zscore-script.js').Preset} */
     const preset = { id: pid, file, line: lineOf(item), scripts: [], config: [] };
@@ -103,17 +132,25 @@ export function readZScoreConfig(text, file) {
     if (isSeq(config)) {
       for (const c of config.items) {
         const name = isMap(c) && c.items[0] && isScalar(c.items[0].key) ? String(c.items[0].key.value) : 'config';
-        const value = isMap(c) && c.items[0] ? /** @type {any} */ (c.items[0].value)?.toJSON?.() ?? null : null;
+        const first = isMap(c) ? /** @type {any} */ (c.items[0]) : null;
+        const value = first ? (first.value?.toJSON?.() ?? null) : null;
         preset.config.push({ name, line: lineOf(c), value });
       }
     }
     if (engineFile) {
       for (const s of preset.scripts) {
-        out.skipped.push({ source: `${file} line ${s.line}`, what: `scripting-engine preset ${pid}: ${s.text}`, reason: "ZScore's scripting engine runs server-side JavaScript; scorecast has no scripting engine" });
+        out.skipped.push({
+          source: `${file} line ${s.line}`,
+          what: `scripting-engine preset ${pid}: ${s.text}`,
+          reason: "ZScore's scripting engine runs server-side JavaScript; scorecast has no scripting engine",
+        });
       }
       return;
     }
-    if (out.presets.some((p) => p.id === pid)) out.notes.push(`${file} line ${preset.line}: preset ${pid} is defined again; the later one is used, as in ZScore`);
+    if (out.presets.some((p) => p.id === pid))
+      out.notes.push(
+        `${file} line ${preset.line}: preset ${pid} is defined again; the later one is used, as in ZScore`,
+      );
     out.presets = [...out.presets.filter((p) => p.id !== pid), preset];
   }
 }

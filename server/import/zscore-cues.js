@@ -25,7 +25,7 @@ import { readMaxLine } from './zscore-max.js';
 const KIND_REASONS = /** @type {Record<string, string>} */ ({
   sce: "a script for ZScore's scripting engine (server-side JavaScript); scorecast has no scripting engine",
   javascript: "a script for ZScore's INScore clients; scorecast does not drive INScore",
-  transition: "an INScore transition (fade of a scene element); scorecast does not drive INScore",
+  transition: 'an INScore transition (fade of a scene element); scorecast does not drive INScore',
 });
 
 /**
@@ -68,9 +68,19 @@ export function cuesFromScripts(rows, beatIndex, presets) {
     const source = `${row.file} line ${row.line}`;
     const what = row.resource;
     const at = beatIndex(row.instrumentName, row.beatNo);
-    if (at === undefined) { skipped.push({ source, what, reason: `it is on beat ${row.beatNo} of ${row.instrumentName}, which is not a beat of the imported score` }); continue; }
+    if (at === undefined) {
+      skipped.push({
+        source,
+        what,
+        reason: `it is on beat ${row.beatNo} of ${row.instrumentName}, which is not a beat of the imported score`,
+      });
+      continue;
+    }
     const key = `${at}\u0000${row.resource}`;
-    if (seen.has(key)) { duplicates++; continue; }
+    if (seen.has(key)) {
+      duplicates++;
+      continue;
+    }
     seen.add(key);
     if (row.script === 'sce') {
       // Read for the page strategy (sce.setRndStrategy); reported as not converted here, the
@@ -78,35 +88,62 @@ export function cuesFromScripts(rows, beatIndex, presets) {
       const split = splitWebResource(row.resource.replace(/^sce:/, 'web:'));
       if (split.ok && split.value.reset !== 'only') {
         const parsed = parseWebCalls(split.value.body, 'sce');
-        const t = split.value.beat === null ? at : beatIndex(row.instrumentName, zscoreScriptBeat(row.beatNo, split.value.beat));
-        if (parsed.ok && t !== undefined) for (const c of parsed.calls) calls.push({ at: t, kind: 'sce', method: c.method, args: c.args, text: what, source });
+        const t =
+          split.value.beat === null
+            ? at
+            : beatIndex(row.instrumentName, zscoreScriptBeat(row.beatNo, split.value.beat));
+        if (parsed.ok && t !== undefined)
+          for (const c of parsed.calls)
+            calls.push({ at: t, kind: 'sce', method: c.method, args: c.args, text: what, source });
       }
     }
     if (row.script === 'max') {
       const line = readMaxLine(row.resource);
-      if (!line.ok) { skipped.push({ source, what, reason: line.message }); continue; }
+      if (!line.ok) {
+        skipped.push({ source, what, reason: line.message });
+        continue;
+      }
       if (line.value.reset === 'only') {
-        skipped.push({ source, what, reason: 'a reset-only Max message: ZScore sends it only when it jumps to a position, to set the patch up for it; scorecast sends OSC cues as their beats sound' });
+        skipped.push({
+          source,
+          what,
+          reason:
+            'a reset-only Max message: ZScore sends it only when it jumps to a position, to set the patch up for it; scorecast sends OSC cues as their beats sound',
+        });
         continue;
       }
       let t = at;
-      if (line.value.beat !== null) t = beatIndex(row.instrumentName, zscoreScriptBeat(row.beatNo, line.value.beat)) ?? at;
+      if (line.value.beat !== null)
+        t = beatIndex(row.instrumentName, zscoreScriptBeat(row.beatNo, line.value.beat)) ?? at;
       osc.push({ at: t, address: line.value.address, args: line.value.args });
-      converted.push({ source, what, result: `OSC cue at beat ${t}: ${line.value.address} ${line.value.args.join(' ')}` });
+      converted.push({
+        source,
+        what,
+        result: `OSC cue at beat ${t}: ${line.value.address} ${line.value.args.join(' ')}`,
+      });
       continue;
     }
     if (row.script !== 'web') {
-      const reason = row.script === 'sce' && /sendMaxMspRndPageUpdates/.test(row.resource)
-        ? "sends ZScore's Max patch the sound file of the page the audience chose (szcore's MaxMspConfig names the files, and it is not in the export); scorecast's OSC cues are fixed when the score is imported"
-        : KIND_REASONS[/** @type {string} */ (row.script)];
+      const reason =
+        row.script === 'sce' && /sendMaxMspRndPageUpdates/.test(row.resource)
+          ? "sends ZScore's Max patch the sound file of the page the audience chose (szcore's MaxMspConfig names the files, and it is not in the export); scorecast's OSC cues are fixed when the score is imported"
+          : KIND_REASONS[/** @type {string} */ (row.script)];
       skipped.push({ source, what, reason });
       continue;
     }
     const split = splitWebResource(row.resource);
-    if (!split.ok) { skipped.push({ source, what, reason: split.message }); continue; }
+    if (!split.ok) {
+      skipped.push({ source, what, reason: split.message });
+      continue;
+    }
     const { beat, reset, body } = split.value;
     if (reset === 'only') {
-      skipped.push({ source, what, reason: 'a reset-only script: ZScore runs it only when it jumps to a position, to restore the page; scorecast rebuilds a view\'s state at any seek from the cues before it' });
+      skipped.push({
+        source,
+        what,
+        reason:
+          "a reset-only script: ZScore runs it only when it jumps to a position, to restore the page; scorecast rebuilds a view's state at any seek from the cues before it",
+      });
       continue;
     }
     let target = at;
@@ -114,18 +151,40 @@ export function cuesFromScripts(rows, beatIndex, presets) {
     if (beat !== null) {
       const beatNo = zscoreScriptBeat(row.beatNo, beat);
       const t = beatIndex(row.instrumentName, beatNo);
-      if (t === undefined) notes.push(`${source}: beat=${beat} points at beat ${beatNo} of ${row.instrumentName}, which does not exist; the cue stays on the row's own beat, as in ZScore`);
+      if (t === undefined)
+        notes.push(
+          `${source}: beat=${beat} points at beat ${beatNo} of ${row.instrumentName}, which does not exist; the cue stays on the row's own beat, as in ZScore`,
+        );
       else target = t;
       note = [note, `beat=${beat}: from ZScore beat ${row.beatNo} to ${beatNo}`].filter(Boolean).join('; ');
     }
     const parsed = parseWebCalls(body);
-    if (!parsed.ok) { skipped.push({ source, what, reason: `could not read the script (${parsed.message}); only calls like webScore.setInstructions('a', 'b', 'c') with literal arguments are understood` }); continue; }
-    for (const c of parsed.calls) calls.push({ at: target, kind: 'web', method: c.method, args: c.args, text: c.text, source });
+    if (!parsed.ok) {
+      skipped.push({
+        source,
+        what,
+        reason: `could not read the script (${parsed.message}); only calls like webScore.setInstructions('a', 'b', 'c') with literal arguments are understood`,
+      });
+      continue;
+    }
+    for (const c of parsed.calls)
+      calls.push({ at: target, kind: 'web', method: c.method, args: c.args, text: c.text, source });
     const result = convertWebCalls(parsed.calls, { source, presets, used });
     skipped.push(...result.skipped);
-    if (result.ops.length > 0) pending.push({ at: target, order: pending.length, ops: result.ops, source, what: result.converted.join('; '), note });
+    if (result.ops.length > 0)
+      pending.push({
+        at: target,
+        order: pending.length,
+        ops: result.ops,
+        source,
+        what: result.converted.join('; '),
+        note,
+      });
   }
-  if (duplicates > 0) notes.push(`${duplicates} script row${duplicates === 1 ? '' : 's'} repeated a script already read at the same beat (ZScore's exporter writes each script for the part, the full score and the score-level file); each was converted once`);
+  if (duplicates > 0)
+    notes.push(
+      `${duplicates} script row${duplicates === 1 ? '' : 's'} repeated a script already read at the same beat (ZScore's exporter writes each script for the part, the full score and the score-level file); each was converted once`,
+    );
 
   pending.sort((a, b) => a.at - b.at || a.order - b.order);
   /** @type {ImportedCue[]} */
@@ -133,7 +192,11 @@ export function cuesFromScripts(rows, beatIndex, presets) {
   for (const p of pending) {
     const set = applyOps(p.ops);
     cues.push({ at: p.at, set });
-    converted.push({ source: p.source, what: p.what, result: `cue at beat ${p.at}: set ${JSON.stringify(set)}${p.note ? ` (${p.note})` : ''}` });
+    converted.push({
+      source: p.source,
+      what: p.what,
+      result: `cue at beat ${p.at}: set ${JSON.stringify(set)}${p.note ? ` (${p.note})` : ''}`,
+    });
   }
   calls.sort((a, b) => a.at - b.at);
   osc.sort((a, b) => a.at - b.at);

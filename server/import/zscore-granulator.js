@@ -50,30 +50,49 @@ export function readGranulator(calls, presets, src = null) {
     start.config = load.value;
     const gain = /** @type {{ masterGainVal?: unknown }} */ (load.value).masterGainVal;
     if (typeof gain === 'number' && gain >= 0 && gain <= 1) start.gain = gain;
-    converted.push({ source: `${preset?.file} line ${load.line}`, what: 'preset -2: config granulator', result: 'the phones\' granulator at beat 0: granulator.config (grains, envelope, position and size oscillators)' });
+    converted.push({
+      source: `${preset?.file} line ${load.line}`,
+      what: 'preset -2: config granulator',
+      result: "the phones' granulator at beat 0: granulator.config (grains, envelope, position and size oscillators)",
+    });
   }
   cues.push({ at: 0, set: { granulator: start } });
-  notes.push(src
-    ? `the granulator plays ${src} (given with --granulator-sound; ZScore's export has no sound file)`
-    : 'the granulator\'s sound file is not in ZScore\'s export (its audience page loads it from the web application): import again with --granulator-sound FILE, or add the file to the package and give its path as `src` in the `granulator` of the audience cue at beat 0, or the phones stay silent');
+  notes.push(
+    src
+      ? `the granulator plays ${src} (given with --granulator-sound; ZScore's export has no sound file)`
+      : "the granulator's sound file is not in ZScore's export (its audience page loads it from the web application): import again with --granulator-sound FILE, or add the file to the package and give its path as `src` in the `granulator` of the audience cue at beat 0, or the phones stay silent",
+  );
   for (const c of used) {
     /** @type {Record<string, unknown> | null} */
     let patch = null;
     const [a, b, d] = c.args;
     if (c.method === 'playGranulator') patch = { play: c.at };
     else if (c.method === 'stopGranulator') patch = { play: null };
-    else if (c.method === 'setGranulatorVolume' && typeof a === 'number' && a >= 0 && a <= 1) patch = { gain: a, glide: typeof b === 'number' && b >= 0 ? b : 0 };
-    else if (c.method === 'granulatorRampLinear' && a === 'masterGainVal' && typeof b === 'number' && b >= 0 && b <= 1) patch = { gain: b, glide: typeof d === 'number' && d >= 0 ? d : 0 };
-    else if (c.method === 'granulatorRampLinear' && typeof a === 'string' && /^[A-Za-z]+(\.[A-Za-z]+)*$/.test(a) && typeof b === 'number') patch = { config: nested(a, b) };
+    else if (c.method === 'setGranulatorVolume' && typeof a === 'number' && a >= 0 && a <= 1)
+      patch = { gain: a, glide: typeof b === 'number' && b >= 0 ? b : 0 };
+    else if (c.method === 'granulatorRampLinear' && a === 'masterGainVal' && typeof b === 'number' && b >= 0 && b <= 1)
+      patch = { gain: b, glide: typeof d === 'number' && d >= 0 ? d : 0 };
+    else if (
+      c.method === 'granulatorRampLinear' &&
+      typeof a === 'string' &&
+      /^[A-Za-z]+(\.[A-Za-z]+)*$/.test(a) &&
+      typeof b === 'number'
+    )
+      patch = { config: nested(a, b) };
     else if (c.method === 'setGranulatorConfig' && a && typeof a === 'object' && !Array.isArray(a)) {
       /** @type {Record<string, unknown>} */
       let config = {};
-      for (const [k, v] of Object.entries(a)) if (/^[A-Za-z]+(\.[A-Za-z]+)*$/.test(k)) config = mergeDeep(config, nested(k, v));
+      for (const [k, v] of Object.entries(a))
+        if (/^[A-Za-z]+(\.[A-Za-z]+)*$/.test(k)) config = mergeDeep(config, nested(k, v));
       patch = { config };
     }
     if (!patch) continue;
     cues.push({ at: c.at, set: { granulator: patch } });
-    converted.push({ source: c.source, what: c.text, result: `cue at beat ${c.at}: granulator ${JSON.stringify(patch)}` });
+    converted.push({
+      source: c.source,
+      what: c.text,
+      result: `cue at beat ${c.at}: granulator ${JSON.stringify(patch)}`,
+    });
     consumed.push({ source: c.source, what: c.text });
   }
   return { cues, converted, consumed, notes };
@@ -87,7 +106,10 @@ function mergeDeep(a, b) {
   const out = { ...a };
   for (const [k, v] of Object.entries(b)) {
     const prev = out[k];
-    out[k] = prev && typeof prev === 'object' && v && typeof v === 'object' ? mergeDeep(/** @type {Record<string, unknown>} */ (prev), /** @type {Record<string, unknown>} */ (v)) : v;
+    out[k] =
+      prev && typeof prev === 'object' && v && typeof v === 'object'
+        ? mergeDeep(/** @type {Record<string, unknown>} */ (prev), /** @type {Record<string, unknown>} */ (v))
+        : v;
   }
   return out;
 }

@@ -46,11 +46,13 @@ function flow(v) {
 export function renderManifest(spec) {
   /** @type {Record<string, unknown>} */
   const value = {
-    id: spec.id, title: spec.title,
+    id: spec.id,
+    title: spec.title,
     ...(spec.parts.length ? { parts: spec.parts } : {}),
     pages: spec.pages,
     ...(spec.pickup ? { pickup: spec.pickup } : {}),
-    bars: spec.bars, meter: spec.meter,
+    bars: spec.bars,
+    meter: spec.meter,
     ...(spec.cues.length ? { cues: spec.cues } : {}),
     ...(spec.pageChoices?.length ? { pageChoices: spec.pageChoices } : {}),
     ...(spec.osc?.length ? { osc: spec.osc } : {}),
@@ -59,10 +61,12 @@ export function renderManifest(spec) {
   const lines = [`# ${spec.comment}`];
   for (const [key, v] of Object.entries(value)) {
     if (Array.isArray(v)) lines.push(`${key}:`, ...v.map((item) => `  - ${flow(item)}`));
-    else if (v !== null && typeof v === 'object') lines.push(`${key}:`, ...Object.entries(v).map(([k, x]) => `  ${flow(k)}: ${flow(x)}`));
+    else if (v !== null && typeof v === 'object')
+      lines.push(`${key}:`, ...Object.entries(v).map(([k, x]) => `  ${flow(k)}: ${flow(x)}`));
     else lines.push(`${key}: ${flow(v)}`);
   }
   const text = `${lines.join('\n')}\n`;
-  if (!isDeepStrictEqual(parse(text), value)) throw new Error('import-zscore: the manifest does not read back as written (please report this)');
+  if (!isDeepStrictEqual(parse(text), value))
+    throw new Error('import-zscore: the manifest does not read back as written (please report this)');
   return text;
 }

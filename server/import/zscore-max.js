@@ -41,7 +41,8 @@ export function readMaxLine(resource) {
   const cmd = parts[0]?.trim() ?? '';
   if (cmd === '') return { ok: false, message: 'a max: line needs a command, e.g. max:play|b1' };
   const address = ZSCORE_OSC_ROOT + (parts[1]?.trim() ?? '');
-  if (!isOscAddress(address)) return { ok: false, message: `"${address}" is not an OSC address scorecast can send (spaces or wildcards)` };
+  if (!isOscAddress(address))
+    return { ok: false, message: `"${address}" is not an OSC address scorecast can send (spaces or wildcards)` };
   return {
     ok: true,
     value: {

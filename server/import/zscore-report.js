@@ -23,7 +23,10 @@ const MAX_TIMING_ROWS = 30;
  */
 function cell(s) {
   const short = s.length > MAX_CELL ? `${s.slice(0, MAX_CELL)}…` : s;
-  return short.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
+  return short
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n|\r/g, ' ');
 }
 
 /**
@@ -40,7 +43,8 @@ function code(s) {
  */
 export function timingSummary(r) {
   const m = r.timeMismatches;
-  if (m.length === 0) return `every beat starts within 1 ms of ZScore's startTimeMillis (${r.score.totalBeats} beats checked)`;
+  if (m.length === 0)
+    return `every beat starts within 1 ms of ZScore's startTimeMillis (${r.score.totalBeats} beats checked)`;
   const worst = m.reduce((a, b) => (Math.abs(b.ourMs - b.zscoreMs) > Math.abs(a.ourMs - a.zscoreMs) ? b : a));
   return `${m.length} of ${r.score.totalBeats} beats differ from ZScore's startTimeMillis by more than 1 ms (largest ${round(Math.abs(worst.ourMs - worst.zscoreMs))} ms, beat ${worst.beat})`;
 }
@@ -75,11 +79,13 @@ export function renderReport(r) {
     '',
     `## Not converted (${r.notConverted.length})`,
     '',
-    ...(r.notConverted.length === 0 ? ['Nothing: every item of the export has a scorecast counterpart.'] : [
-      '| source | item | why |',
-      '| --- | --- | --- |',
-      ...r.notConverted.map((i) => `| ${cell(i.source)} | ${code(i.what)} | ${cell(i.reason ?? '')} |`),
-    ]),
+    ...(r.notConverted.length === 0
+      ? ['Nothing: every item of the export has a scorecast counterpart.']
+      : [
+          '| source | item | why |',
+          '| --- | --- | --- |',
+          ...r.notConverted.map((i) => `| ${cell(i.source)} | ${code(i.what)} | ${cell(i.reason ?? '')} |`),
+        ]),
     '',
     '## Timing',
     '',
@@ -97,9 +103,12 @@ export function renderReport(r) {
       '',
       '| beat | source | ZScore ms | scorecast ms | difference |',
       '| --- | --- | --- | --- | --- |',
-      ...r.timeMismatches.slice(0, MAX_TIMING_ROWS).map((m) => `| ${m.beat} | ${cell(m.source)} | ${m.zscoreMs} | ${m.ourMs} | ${round(m.ourMs - m.zscoreMs)} |`),
+      ...r.timeMismatches
+        .slice(0, MAX_TIMING_ROWS)
+        .map((m) => `| ${m.beat} | ${cell(m.source)} | ${m.zscoreMs} | ${m.ourMs} | ${round(m.ourMs - m.zscoreMs)} |`),
     );
-    if (r.timeMismatches.length > MAX_TIMING_ROWS) out.push('', `… and ${r.timeMismatches.length - MAX_TIMING_ROWS} more beats.`);
+    if (r.timeMismatches.length > MAX_TIMING_ROWS)
+      out.push('', `… and ${r.timeMismatches.length - MAX_TIMING_ROWS} more beats.`);
   }
   if (r.notes.length > 0) out.push('', '## Notes', '', ...r.notes.map((n) => `- ${n.replace(/\r?\n|\r/g, ' ')}`));
   return `${out.join('\n')}\n`;

@@ -48,7 +48,14 @@ function pagesOf(ranges) {
   /** @type {number[]} */
   const out = [];
   for (const r of list) {
-    if (!isObject(r) || !Number.isInteger(r.start) || !Number.isInteger(r.end) || r.end < r.start || r.end - r.start > 10_000) continue;
+    if (
+      !isObject(r) ||
+      !Number.isInteger(r.start) ||
+      !Number.isInteger(r.end) ||
+      r.end < r.start ||
+      r.end - r.start > 10_000
+    )
+      continue;
     for (let p = r.start; p <= r.end; p++) out.push(p);
   }
   return out;
@@ -87,7 +94,11 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
       if (!isObject(m) || !Number.isInteger(m.tileRow) || !isObject(m.tileCols)) continue;
       const pages = pagesOf(m.pageRanges ?? m.pageRange).filter((p) => p <= pageCount);
       if (pages.length === 0) continue;
-      for (let col = m.tileCols.start; Number.isInteger(col) && col <= m.tileCols.end && col - m.tileCols.start < 64; col++) {
+      for (
+        let col = m.tileCols.start;
+        Number.isInteger(col) && col <= m.tileCols.end && col - m.tileCols.start < 64;
+        col++
+      ) {
         tilePage.set(`t${m.tileRow}-${col}`, pages[(col - m.tileCols.start) % pages.length]);
       }
     }
@@ -95,15 +106,30 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
 
   // The timeline of the tiles: visible and active rows, tile texts, strategy groups. Tiles are
   // keyed by id in the audience state ({ t2-1: { state, text } }): a change is a small patch.
-  const seen = [...tilePage.keys(), ...calls.flatMap((c) => (c.kind === 'web' && c.method === 'setTileTexts' && Array.isArray(c.args[0]) ? c.args[0].map(String) : []))]
-    .map((id) => TILE_RE.exec(id)).filter((m) => m !== null).map((m) => [Number(m[1]), Number(m[2])]);
+  const seen = [
+    ...tilePage.keys(),
+    ...calls.flatMap((c) =>
+      c.kind === 'web' && c.method === 'setTileTexts' && Array.isArray(c.args[0]) ? c.args[0].map(String) : [],
+    ),
+  ]
+    .map((id) => TILE_RE.exec(id))
+    .filter((m) => m !== null)
+    .map((m) => [Number(m[1]), Number(m[2])]);
   // Tiles are drawn when the scripts use them; a pageRangeMapping alone draws nothing.
-  const usesTiles = calls.some((c) => c.kind === 'web' && /^(setActiveRows|deactivateRows|setTileTexts|setVisibleRows)$/.test(c.method));
+  const usesTiles = calls.some(
+    (c) => c.kind === 'web' && /^(setActiveRows|deactivateRows|setTileTexts|setVisibleRows)$/.test(c.method),
+  );
   const maxRow = usesTiles ? Math.min(16, Math.max(0, ...seen.map(([r]) => r))) : 0;
   const maxCol = Math.min(32, Math.max(0, ...seen.map(([, c]) => c)));
   // ZScore draws its tiles as a rose when the page has the rose's shapes (Union Rose's centre and
   // circles, shown with setVisible); other pieces get a grid.
-  const rose = calls.some((c) => c.kind === 'web' && c.method === 'setVisible' && Array.isArray(c.args[0]) && c.args[0].some((id) => ['centreShape', 'innerCircle', 'outerCircle'].includes(String(id))));
+  const rose = calls.some(
+    (c) =>
+      c.kind === 'web' &&
+      c.method === 'setVisible' &&
+      Array.isArray(c.args[0]) &&
+      c.args[0].some((id) => ['centreShape', 'innerCircle', 'outerCircle'].includes(String(id))),
+  );
   /** @type {Map<string, string>} */
   const texts = new Map();
   /** @type {Set<number>} */
@@ -120,7 +146,8 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
   let playing = new Set();
   let playingNext = new Set();
   const played = new Set();
-  const rows = (/** @type {unknown} */ a) => (Array.isArray(a) ? a.filter((r) => Number.isInteger(r) && r >= 1 && r <= 64) : []);
+  const rows = (/** @type {unknown} */ a) =>
+    Array.isArray(a) ? a.filter((r) => Number.isInteger(r) && r >= 1 && r <= 64) : [];
   /** Every tile of a row still on show, with its state: lit (votable: an active row) or dim. */
   const current = () => {
     /** @type {Map<string, { state: string, text: string }>} */
@@ -129,7 +156,15 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
       if (gone.has(r)) continue;
       for (let c = 1; c <= maxCol; c++) {
         const id = `t${r}-${c}`;
-        const state = playing.has(id) ? 'playing' : playingNext.has(id) ? 'next' : played.has(id) ? 'played' : active.has(r) ? 'lit' : 'dim';
+        const state = playing.has(id)
+          ? 'playing'
+          : playingNext.has(id)
+            ? 'next'
+            : played.has(id)
+              ? 'played'
+              : active.has(r)
+                ? 'lit'
+                : 'dim';
         out.set(id, { state, text: texts.get(id) ?? '' });
       }
     }
@@ -142,20 +177,31 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     for (const [id, t] of next) {
       const was = shownTiles.get(id);
       if (!was) patch[id] = t;
-      else if (was.state !== t.state || was.text !== t.text) patch[id] = { ...(was.state !== t.state ? { state: t.state } : {}), ...(was.text !== t.text ? { text: t.text } : {}) };
+      else if (was.state !== t.state || was.text !== t.text)
+        patch[id] = {
+          ...(was.state !== t.state ? { state: t.state } : {}),
+          ...(was.text !== t.text ? { text: t.text } : {}),
+        };
     }
     for (const id of shownTiles.keys()) if (!next.has(id)) patch[id] = null;
     shownTiles = next;
     if (Object.keys(patch).length > 0) result.cues.push({ at, set: { tiles: patch } });
     // The tiles of the active rows (whatever their playing state) make the vote window.
-    const lit = [...next].filter(([id]) => active.has(Number(TILE_RE.exec(id)?.[1])) && tilePage.has(id)).map(([id]) => id);
+    const lit = [...next]
+      .filter(([id]) => active.has(Number(TILE_RE.exec(id)?.[1])) && tilePage.has(id))
+      .map(([id]) => id);
     if (JSON.stringify(lit) !== JSON.stringify(activeAt[activeAt.length - 1].tiles)) activeAt.push({ at, tiles: lit });
   };
   if (maxRow > 0 && maxCol > 0) {
     // ZScore starts with every tile visible and none active (resetState).
     shownTiles = current();
-    result.cues.push({ at: 0, set: { ...(rose ? { layout: { rings: maxRow, slices: maxCol } } : {}), tiles: Object.fromEntries(shownTiles) } });
-    result.notes.push(`the audience's ${maxRow * maxCol} tiles (${maxRow} rows of ${maxCol}) are drawn as ${rose ? `a rose of ${maxRow} rings (layout: { rings: ${maxRow}, slices: ${maxCol} }), as ZScore draws the page with the rose's shapes` : 'a grid'}`);
+    result.cues.push({
+      at: 0,
+      set: { ...(rose ? { layout: { rings: maxRow, slices: maxCol } } : {}), tiles: Object.fromEntries(shownTiles) },
+    });
+    result.notes.push(
+      `the audience's ${maxRow * maxCol} tiles (${maxRow} rows of ${maxCol}) are drawn as ${rose ? `a rose of ${maxRow} rings (layout: { rings: ${maxRow}, slices: ${maxCol} }), as ZScore draws the page with the rose's shapes` : 'a grid'}`,
+    );
   }
   for (let i = 0; i < calls.length; i++) {
     const c = calls[i];
@@ -165,31 +211,66 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     };
     if (c.kind === 'web' && c.method === 'setActiveRows' && rows(c.args[0]).length > 0) {
       active = new Set(rows(c.args[0]));
-      use(`at beat ${c.at} the tiles of row${active.size > 1 ? 's' : ''} ${[...active].join(', ')} are lit, to vote for`);
+      use(
+        `at beat ${c.at} the tiles of row${active.size > 1 ? 's' : ''} ${[...active].join(', ')} are lit, to vote for`,
+      );
     } else if (c.kind === 'web' && c.method === 'deactivateRows' && rows(c.args[0]).length > 0) {
-      for (const r of rows(c.args[0])) { active.delete(r); gone.add(r); }
-      use(`at beat ${c.at} the tiles of row${rows(c.args[0]).length > 1 ? 's' : ''} ${rows(c.args[0]).join(', ')} leave the audience's page`);
-    } else if (c.kind === 'web' && (c.method === 'playTiles' || c.method === 'setPlayingTiles') && Array.isArray(c.args[0])) {
+      for (const r of rows(c.args[0])) {
+        active.delete(r);
+        gone.add(r);
+      }
+      use(
+        `at beat ${c.at} the tiles of row${rows(c.args[0]).length > 1 ? 's' : ''} ${rows(c.args[0]).join(', ')} leave the audience's page`,
+      );
+    } else if (
+      c.kind === 'web' &&
+      (c.method === 'playTiles' || c.method === 'setPlayingTiles') &&
+      Array.isArray(c.args[0])
+    ) {
       // The tiles whose pages sound now; the ones that sounded before are played.
       for (const id of playing) played.add(id);
       playing = new Set(c.args[0].map(String).filter((id) => TILE_RE.test(id)));
       for (const id of playing) playingNext.delete(id);
-      use(`at beat ${c.at} tile${playing.size === 1 ? '' : 's'} ${[...playing].join(', ')} playing (the tiles before: played)`);
+      use(
+        `at beat ${c.at} tile${playing.size === 1 ? '' : 's'} ${[...playing].join(', ')} playing (the tiles before: played)`,
+      );
     } else if (c.kind === 'web' && c.method === 'setPlayingNextTiles' && Array.isArray(c.args[0])) {
       playingNext = new Set(c.args[0].map(String).filter((id) => TILE_RE.test(id)));
       use(`at beat ${c.at} tile${playingNext.size === 1 ? '' : 's'} ${[...playingNext].join(', ')} playing next`);
-    } else if (c.kind === 'web' && (c.method === 'resetPlayingTiles' || c.method === 'resetPlayingNextTiles') && c.args.length === 0) {
-      if (c.method === 'resetPlayingTiles') playing = new Set(); else playingNext = new Set();
+    } else if (
+      c.kind === 'web' &&
+      (c.method === 'resetPlayingTiles' || c.method === 'resetPlayingNextTiles') &&
+      c.args.length === 0
+    ) {
+      if (c.method === 'resetPlayingTiles') playing = new Set();
+      else playingNext = new Set();
       use(`at beat ${c.at} no tile is ${c.method === 'resetPlayingTiles' ? 'playing' : 'playing next'}`);
-    } else if (c.kind === 'web' && c.method === 'setTileTexts' && Array.isArray(c.args[0]) && Array.isArray(c.args[1])) {
+    } else if (
+      c.kind === 'web' &&
+      c.method === 'setTileTexts' &&
+      Array.isArray(c.args[0]) &&
+      Array.isArray(c.args[1])
+    ) {
       const ids = c.args[0].map(String);
       const values = c.args[1].map(String);
-      ids.forEach((id, k) => { texts.set(id, values[Math.min(k, values.length - 1)] ?? ''); });
+      ids.forEach((id, k) => {
+        texts.set(id, values[Math.min(k, values.length - 1)] ?? '');
+      });
       use(`the words of tiles ${ids[0]}..${ids[ids.length - 1]}`);
-    } else if (c.kind === 'sce' && c.method === 'setRndStrategy' && Array.isArray(c.args[0]) && c.args[0].length > 0 && c.args[0].every((g) => Number.isInteger(g) && g >= 1 && g <= 64)) {
+    } else if (
+      c.kind === 'sce' &&
+      c.method === 'setRndStrategy' &&
+      Array.isArray(c.args[0]) &&
+      c.args[0].length > 0 &&
+      c.args[0].every((g) => Number.isInteger(g) && g >= 1 && g <= 64)
+    ) {
       strategies.push({ at: c.at, groups: /** @type {number[]} */ (c.args[0]) });
       result.consumed.push({ source: c.source, what: c.text });
-      result.converted.push({ source: c.source, what: c.text, result: `from beat ${c.at}, page choices deal the parts into groups of ${c.args[0].join(', ')}` });
+      result.converted.push({
+        source: c.source,
+        what: c.text,
+        result: `from beat ${c.at}, page choices deal the parts into groups of ${c.args[0].join(', ')}`,
+      });
     }
     if (maxRow > 0 && calls[i + 1]?.at !== c.at) flush(c.at);
   }
@@ -207,7 +288,10 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     if (!isObject(range) || range.isRndActive !== true) continue;
     const from = pagesOf(range.selectionRange).filter((p) => p <= pageCount);
     const instruments = Array.isArray(range.instruments) ? range.instruments.map(String) : ['all'];
-    if (!instruments.includes('all')) result.notes.push(`${src}: a page range names instruments (${instruments.join(', ')}); every part takes part in its choices`);
+    if (!instruments.includes('all'))
+      result.notes.push(
+        `${src}: a page range names instruments (${instruments.join(', ')}); every part takes part in its choices`,
+      );
     for (const slot of pagesOf(range.range)) {
       if (slot > pageCount || from.length === 0) continue;
       const at = slot >= 2 ? pageStarts[slot - 2] : 0;
@@ -222,16 +306,35 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
       const voteId = `page-${slot}`;
       const voting = tiles.length >= 2 && open < at;
       if (voting) result.cues.push({ at: open, vote: { id: voteId, tiles, close: { at } } });
-      result.pageChoices.push({ slot, at, from: rangesOf(from), groups, vote: voting ? voteId : null, tiles: tileMap, seed: 0 });
+      result.pageChoices.push({
+        slot,
+        at,
+        from: rangesOf(from),
+        groups,
+        vote: voting ? voteId : null,
+        tiles: tileMap,
+        seed: 0,
+      });
       lastDecision = at;
     }
   }
   if (pageRangeMapping && result.pageChoices.some((c) => Object.keys(c.tiles).length > 0)) {
-    result.converted.push({ source: `${pageRangeMapping.file} line ${pageRangeMapping.line}`, what: 'pageRangeMapping', result: `${tilePage.size} tiles stand for pages in the page choices' \`tiles\` (an RND row's columns take its pages in order)` });
-    result.consumed.push({ source: `${pageRangeMapping.file} line ${pageRangeMapping.line}`, what: 'pageRangeMapping' });
+    result.converted.push({
+      source: `${pageRangeMapping.file} line ${pageRangeMapping.line}`,
+      what: 'pageRangeMapping',
+      result: `${tilePage.size} tiles stand for pages in the page choices' \`tiles\` (an RND row's columns take its pages in order)`,
+    });
+    result.consumed.push({
+      source: `${pageRangeMapping.file} line ${pageRangeMapping.line}`,
+      what: 'pageRangeMapping',
+    });
   }
   if (result.pageChoices.length > 0) {
-    result.converted.push({ source: src, what: 'rndStrategy', result: `${result.pageChoices.length} page choices (pageChoices in score.yaml), ${result.pageChoices.filter((c) => c.vote).length} of them chosen by the audience's votes` });
+    result.converted.push({
+      source: src,
+      what: 'rndStrategy',
+      result: `${result.pageChoices.length} page choices (pageChoices in score.yaml), ${result.pageChoices.filter((c) => c.vote).length} of them chosen by the audience's votes`,
+    });
     result.consumed.push({ source: src, what: 'rndStrategy' });
   }
   return result;

@@ -53,7 +53,11 @@ export function splitWebResource(resource) {
   let reset = null;
   if (s.startsWith('beat')) {
     const m = /^beat=?(-?\d+):/.exec(s);
-    if (!m) return { ok: false, message: 'beat= must be a whole number followed by ":" and the script, e.g. web:beat=2:webScore...' };
+    if (!m)
+      return {
+        ok: false,
+        message: 'beat= must be a whole number followed by ":" and the script, e.g. web:beat=2:webScore...',
+      };
     beat = Number(m[1]);
     s = s.slice(m[0].length);
   }
@@ -64,7 +68,11 @@ export function splitWebResource(resource) {
     s = s.slice(m[0].length);
   }
   // @Q@ stands inside a quoted string: it becomes an escaped apostrophe, so the string goes on.
-  const body = s.replaceAll('|', ',').replace(/[\u2018\u2019]/g, "'").replaceAll('@C@', ',').replaceAll('@Q@', "\\'");
+  const body = s
+    .replaceAll('|', ',')
+    .replace(/[\u2018\u2019]/g, "'")
+    .replaceAll('@C@', ',')
+    .replaceAll('@Q@', "\\'");
   return { ok: true, value: { beat, reset, body } };
 }
 
@@ -91,10 +99,18 @@ export function zscoreScriptBeat(beatNo, n) {
 export function parseWebCalls(js, object = 'webScore') {
   let i = 0;
   /** @param {string} message */
-  const fail = (message) => { throw new SyntaxError(`${message} at character ${i + 1}`); };
-  const ws = () => { while (i < js.length && /\s/.test(js[i])) i++; };
+  const fail = (message) => {
+    throw new SyntaxError(`${message} at character ${i + 1}`);
+  };
+  const ws = () => {
+    while (i < js.length && /\s/.test(js[i])) i++;
+  };
   /** @param {string} ch */
-  const eat = (ch) => { ws(); if (js[i] !== ch) fail(`expected "${ch}"`); i++; };
+  const eat = (ch) => {
+    ws();
+    if (js[i] !== ch) fail(`expected "${ch}"`);
+    i++;
+  };
   const ident = () => {
     ws();
     const m = /^[A-Za-z_$][\w$]*/.exec(js.slice(i));
@@ -127,7 +143,10 @@ export function parseWebCalls(js, object = 'webScore') {
       while (js[i] !== ']') {
         items.push(value());
         ws();
-        if (js[i] === ',') { i++; ws(); } else if (js[i] !== ']') fail('expected "," or "]"');
+        if (js[i] === ',') {
+          i++;
+          ws();
+        } else if (js[i] !== ']') fail('expected "," or "]"');
       }
       i++;
       return items;
@@ -143,7 +162,10 @@ export function parseWebCalls(js, object = 'webScore') {
         eat(':');
         obj[key] = value();
         ws();
-        if (js[i] === ',') { i++; ws(); } else if (js[i] !== '}') fail('expected "," or "}"');
+        if (js[i] === ',') {
+          i++;
+          ws();
+        } else if (js[i] !== '}') fail('expected "," or "}"');
       }
       i++;
       return obj;
@@ -160,7 +182,10 @@ export function parseWebCalls(js, object = 'webScore') {
   try {
     for (;;) {
       ws();
-      while (js[i] === ';') { i++; ws(); }
+      while (js[i] === ';') {
+        i++;
+        ws();
+      }
       if (i >= js.length) break;
       const start = i;
       if (ident() !== object) fail(`expected a call on ${object}`);
@@ -190,12 +215,18 @@ export function parseWebCalls(js, object = 'webScore') {
 
 /** Why the web-page features ZScore scripts drive have no scorecast counterpart. */
 const NO_COUNTERPART = [
-  [/^(set(Visible|Active)Rows|deactivateRows?|setTileTexts?|setPlaying(Next)?Tiles?|playTiles|setSelectedElement|reset(Selected|Playing|PlayingNext)Tiles|resetClickCounts|prepareNextTilesToPlay)$/,
-    "a tile call scorecast does not read here (a preset's rows, a selection made by the composer, click counts): scorecast's tiles come from setActiveRows, deactivateRows, setTileTexts, playTiles and setPlayingNextTiles in the score's scripts, and each phone selects its own tiles"],
-  [/(Granulator|granulator|Speech|speech|speak|Synth|synth|Player|player|Audio|audio|Volume)/,
-    'browser sound of this kind (ZScore\'s synth, player, or a granulator call with arguments scorecast does not read) is not converted; scorecast plays audio clips (`audio` cues), the granulator (`granulator`) and speaks tile words (`speech`)'],
-  [/^(setAction|resetActions|setZoomLevel|setStageAlpha|setAlpha|removeOverlays|setSection|activateViews|deactivateViews|setOverlay\w*)$/,
-    'animations, zoom, overlays and sections of ZScore\'s audience page have no scorecast counterpart'],
+  [
+    /^(set(Visible|Active)Rows|deactivateRows?|setTileTexts?|setPlaying(Next)?Tiles?|playTiles|setSelectedElement|reset(Selected|Playing|PlayingNext)Tiles|resetClickCounts|prepareNextTilesToPlay)$/,
+    "a tile call scorecast does not read here (a preset's rows, a selection made by the composer, click counts): scorecast's tiles come from setActiveRows, deactivateRows, setTileTexts, playTiles and setPlayingNextTiles in the score's scripts, and each phone selects its own tiles",
+  ],
+  [
+    /(Granulator|granulator|Speech|speech|speak|Synth|synth|Player|player|Audio|audio|Volume)/,
+    "browser sound of this kind (ZScore's synth, player, or a granulator call with arguments scorecast does not read) is not converted; scorecast plays audio clips (`audio` cues), the granulator (`granulator`) and speaks tile words (`speech`)",
+  ],
+  [
+    /^(setAction|resetActions|setZoomLevel|setStageAlpha|setAlpha|removeOverlays|setSection|activateViews|deactivateViews|setOverlay\w*)$/,
+    "animations, zoom, overlays and sections of ZScore's audience page have no scorecast counterpart",
+  ],
 ];
 
 /**
@@ -213,37 +244,63 @@ export function convertWebCalls(calls, ctx) {
   /** @type {Skipped[]} */
   const skipped = [];
   /** @param {Call} c @param {string} reason */
-  const skip = (c, reason) => { skipped.push({ source: ctx.source, what: c.text, reason }); };
+  const skip = (c, reason) => {
+    skipped.push({ source: ctx.source, what: c.text, reason });
+  };
   for (const c of calls) {
     const a = c.args;
     if (c.method === 'setInstructions') {
       const set = instructions(a);
-      if (!set) skip(c, 'setInstructions takes (visible), (line1, line2, line3), (…, visible) or (…, colour, visible); these arguments do not fit');
-      else { ops.push({ type: 'set', set }); converted.push(c.text); }
+      if (!set)
+        skip(
+          c,
+          'setInstructions takes (visible), (line1, line2, line3), (…, visible) or (…, colour, visible); these arguments do not fit',
+        );
+      else {
+        ops.push({ type: 'set', set });
+        converted.push(c.text);
+      }
     } else if (c.method === 'resetState' && a.length === 0) {
       ops.push({ type: 'reset' });
       converted.push(c.text);
     } else if (c.method === 'setVisible') {
       // ZScore's setVisible shows or hides the page's shapes (its element states: centreShape,
       // innerCircle, outerCircle in Union Rose), never tiles (WebAudienceScoreProcessor.setVisible).
-      skip(c, "shows or hides a shape of ZScore's audience page (the rose's centre and circles), not a tile; scorecast's audience view does not draw ZScore's shapes");
+      skip(
+        c,
+        "shows or hides a shape of ZScore's audience page (the rose's centre and circles), not a tile; scorecast's audience view does not draw ZScore's shapes",
+      );
     } else if (c.method === 'reset' && a.length === 1 && Number.isInteger(a[0])) {
       const id = /** @type {number} */ (a[0]);
       const preset = ctx.presets.get(id);
       const stack = ctx.stack ?? [];
-      if (!preset) { skip(c, `preset ${id} is not in the YAML configuration (presets: ${[...ctx.presets.keys()].join(', ') || 'none'})`); continue; }
-      if (stack.includes(id)) { skip(c, `preset ${id} resets itself (through ${[...stack, id].join(' -> ')}); ZScore would loop`); continue; }
+      if (!preset) {
+        skip(
+          c,
+          `preset ${id} is not in the YAML configuration (presets: ${[...ctx.presets.keys()].join(', ') || 'none'})`,
+        );
+        continue;
+      }
+      if (stack.includes(id)) {
+        skip(c, `preset ${id} resets itself (through ${[...stack, id].join(' -> ')}); ZScore would loop`);
+        continue;
+      }
       ctx.used.add(id);
       for (const cfg of preset.config) {
         skipped.push({
-          source: `${preset.file} line ${cfg.line}`, what: `preset ${id}: config ${cfg.name} (through ${c.text} in ${ctx.source})`,
-          reason: 'browser sound configuration of a preset run by a script (granulator, speech, synth, player) is not converted; the load preset -2 gives the phones their voice',
+          source: `${preset.file} line ${cfg.line}`,
+          what: `preset ${id}: config ${cfg.name} (through ${c.text} in ${ctx.source})`,
+          reason:
+            'browser sound configuration of a preset run by a script (granulator, speech, synth, player) is not converted; the load preset -2 gives the phones their voice',
         });
       }
       for (const s of preset.scripts) {
         const source = `${preset.file} line ${s.line}`;
         const parsed = parseWebCalls(s.text);
-        if (!parsed.ok) { skipped.push({ source, what: s.text, reason: `could not read the script: ${parsed.message}` }); continue; }
+        if (!parsed.ok) {
+          skipped.push({ source, what: s.text, reason: `could not read the script: ${parsed.message}` });
+          continue;
+        }
         const inner = convertWebCalls(parsed.calls, { ...ctx, source, stack: [...stack, id] });
         ops.push(...inner.ops);
         converted.push(...inner.converted.map((t) => `${c.text} -> ${t}`));
@@ -271,7 +328,11 @@ function instructions(a) {
   const colour = a.length === 5 ? a[3] : undefined;
   if (colour !== undefined && typeof colour !== 'string') return null;
   if (!visible) return { text: null };
-  const text = a.slice(0, 3).map((l) => plainText(/** @type {string | null} */ (l) ?? '')).filter((l) => l !== '').join('\n');
+  const text = a
+    .slice(0, 3)
+    .map((l) => plainText(/** @type {string | null} */ (l) ?? ''))
+    .filter((l) => l !== '')
+    .join('\n');
   return { text: text === '' ? null : text, ...(colour ? { background: colour } : {}) };
 }
 
@@ -280,7 +341,14 @@ function instructions(a) {
  * @param {string} html
  */
 export function plainText(html) {
-  const ENTITIES = /** @type {Record<string, string>} */ ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' });
+  const ENTITIES = /** @type {Record<string, string>} */ ({
+    amp: '&',
+    lt: '<',
+    gt: '>',
+    quot: '"',
+    apos: "'",
+    nbsp: ' ',
+  });
   return html
     .replace(/<br\s*\/?>/gi, ' ')
     .replace(/<[^>]*>/g, '')

@@ -32,7 +32,13 @@ export function readSpeech(calls, presets, beatMs = []) {
   const converted = [];
   /** @type {{ source: string, what: string }[]} */
   const consumed = [];
-  const used = calls.filter((c) => c.kind === 'web' && /^(enableSpeechSynth|disableSpeechSynth|setSpeechText|setSpeechSynthConfigParam|rampLinearSpeechParam)$/.test(c.method));
+  const used = calls.filter(
+    (c) =>
+      c.kind === 'web' &&
+      /^(enableSpeechSynth|disableSpeechSynth|setSpeechText|setSpeechSynthConfigParam|rampLinearSpeechParam)$/.test(
+        c.method,
+      ),
+  );
   if (used.length === 0) return { cues, converted, consumed };
   // The load preset's voice: ZScore applies preset -2 when the audience page is reset.
   const load = presets.get(-2)?.config.find((c) => c.name === 'speechSynth');
@@ -40,7 +46,11 @@ export function readSpeech(calls, presets, beatMs = []) {
   const start = { enabled: false };
   if (load?.value && typeof load.value === 'object') {
     for (const [k, v] of Object.entries(load.value)) if (PARAMS[k]?.(v)) start[k] = v;
-    converted.push({ source: `${presets.get(-2)?.file} line ${load.line}`, what: 'preset -2: config speechSynth', result: `the phones' voice at beat 0: speech ${JSON.stringify(start)}` });
+    converted.push({
+      source: `${presets.get(-2)?.file} line ${load.line}`,
+      what: 'preset -2: config speechSynth',
+      result: `the phones' voice at beat 0: speech ${JSON.stringify(start)}`,
+    });
   }
   cues.push({ at: 0, set: { speech: start } });
   /** The values as the cues so far leave them (ZScore's defaults where none). */
@@ -50,22 +60,43 @@ export function readSpeech(calls, presets, beatMs = []) {
     /** @type {Record<string, unknown> | null} */
     let patch = null;
     let how = '';
-    if (c.method === 'enableSpeechSynth') { patch = { enabled: true }; how = 'a tap on a lit tile speaks its word'; }
-    else if (c.method === 'disableSpeechSynth') { patch = { enabled: false }; how = 'taps no longer speak'; }
-    else if (c.method === 'setSpeechText' && typeof c.args[0] === 'string') { patch = { text: c.args[0].slice(0, 200) }; how = 'what a tap says (@TILE_TEXT@ is the tile\'s word)'; }
-    else if ((c.method === 'setSpeechSynthConfigParam' || c.method === 'rampLinearSpeechParam') && typeof c.args[0] === 'string' && PARAMS[c.args[0]]?.(c.args[1])) {
+    if (c.method === 'enableSpeechSynth') {
+      patch = { enabled: true };
+      how = 'a tap on a lit tile speaks its word';
+    } else if (c.method === 'disableSpeechSynth') {
+      patch = { enabled: false };
+      how = 'taps no longer speak';
+    } else if (c.method === 'setSpeechText' && typeof c.args[0] === 'string') {
+      patch = { text: c.args[0].slice(0, 200) };
+      how = "what a tap says (@TILE_TEXT@ is the tile's word)";
+    } else if (
+      (c.method === 'setSpeechSynthConfigParam' || c.method === 'rampLinearSpeechParam') &&
+      typeof c.args[0] === 'string' &&
+      PARAMS[c.args[0]]?.(c.args[1])
+    ) {
       patch = { [c.args[0]]: c.args[1] };
       how = 'set';
       const [param, to, seconds] = c.args;
       const from = current[param];
-      if (c.method === 'rampLinearSpeechParam' && typeof seconds === 'number' && seconds > 0 && typeof from === 'number' && typeof to === 'number' && beatMs[c.at] !== undefined) {
+      if (
+        c.method === 'rampLinearSpeechParam' &&
+        typeof seconds === 'number' &&
+        seconds > 0 &&
+        typeof from === 'number' &&
+        typeof to === 'number' &&
+        beatMs[c.at] !== undefined
+      ) {
         const steps = rampSteps(beatMs, c.at, seconds * 1000, from, to);
         for (const s of steps.slice(0, -1)) cues.push({ at: s.at, set: { speech: { [param]: s.value } } });
         const last = steps.at(-1);
         if (last) {
           current[param] = to;
           cues.push({ at: last.at, set: { speech: { [param]: to } } });
-          converted.push({ source: c.source, what: c.text, result: `cues at beats ${steps[0].at}..${last.at}: speech.${param} from ${from} to ${to} in ${steps.length} steps, one a beat` });
+          converted.push({
+            source: c.source,
+            what: c.text,
+            result: `cues at beats ${steps[0].at}..${last.at}: speech.${param} from ${from} to ${to} in ${steps.length} steps, one a beat`,
+          });
           consumed.push({ source: c.source, what: c.text });
           continue;
         }
@@ -74,7 +105,11 @@ export function readSpeech(calls, presets, beatMs = []) {
     if (!patch) continue;
     Object.assign(current, patch);
     cues.push({ at: c.at, set: { speech: patch } });
-    converted.push({ source: c.source, what: c.text, result: `cue at beat ${c.at}: speech ${JSON.stringify(patch)}: ${how}` });
+    converted.push({
+      source: c.source,
+      what: c.text,
+      result: `cue at beat ${c.at}: speech ${JSON.stringify(patch)}: ${how}`,
+    });
     consumed.push({ source: c.source, what: c.text });
   }
   return { cues, converted, consumed };

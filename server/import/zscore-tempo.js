@@ -29,7 +29,14 @@ export function withTempoRamps(calls, beats, meter) {
   for (const c of calls) {
     if (c.kind !== 'sce' || c.method !== 'timedAction' || c.args[0] !== 'tempo') continue;
     const [, end, length] = c.args;
-    if (typeof end !== 'number' || !(end > 0 && end <= 1000) || !Number.isInteger(length) || /** @type {number} */ (length) < 1 || c.at >= beats.length) continue;
+    if (
+      typeof end !== 'number' ||
+      !(end > 0 && end <= 1000) ||
+      !Number.isInteger(length) ||
+      /** @type {number} */ (length) < 1 ||
+      c.at >= beats.length
+    )
+      continue;
     const n = /** @type {number} */ (length);
     // ZScore's bpm counts tempo notes (quarters); scorecast's counts the beat's unit.
     const b = beats[c.at];
@@ -43,7 +50,11 @@ export function withTempoRamps(calls, beats, meter) {
       set.set(c.at + k, t);
     }
     ramps++;
-    converted.push({ source: c.source, what: c.text, result: `tempo from ${round(start)} to ${endBpm} over ${n} beats from beat ${c.at}, one meter entry a beat` });
+    converted.push({
+      source: c.source,
+      what: c.text,
+      result: `tempo from ${round(start)} to ${endBpm} over ${n} beats from beat ${c.at}, one meter entry a beat`,
+    });
     consumed.push({ source: c.source, what: c.text });
   }
   if (set.size === 0) return { meter, converted, consumed, ramps };

@@ -89,18 +89,34 @@ export async function readViews(inDir, scoreName, parts, filePrefix = scoreName)
     const before = problems.length;
     const numbers = [...part.pages.keys()].sort((a, b) => a - b);
     numbers.forEach((no, k) => {
-      if (k > 0 && no !== numbers[k - 1] + 1) problems.push(`${filePrefix}_${part.instrument}_page${numbers[k - 1] + 1}.png: missing; ${part.instrument} has pages ${numbers.join(', ')} (pages must follow one another)`);
+      if (k > 0 && no !== numbers[k - 1] + 1)
+        problems.push(
+          `${filePrefix}_${part.instrument}_page${numbers[k - 1] + 1}.png: missing; ${part.instrument} has pages ${numbers.join(', ')} (pages must follow one another)`,
+        );
     });
     /** @type {ViewPage[]} */
     const pages = [];
     for (const no of numbers) {
       const f = /** @type {{ csv?: string, png?: string }} */ (part.pages.get(no));
       const base = `${filePrefix}_${part.instrument}_page${no}`;
-      if (!f.png) { problems.push(`${base}_BeatInfo.csv: there is no page image ${base}.png beside it; export the page images with the beat info`); continue; }
-      if (!f.csv) { problems.push(`${base}.png: there is no ${base}_BeatInfo.csv beside it; export the beat info with the page images`); continue; }
+      if (!f.png) {
+        problems.push(
+          `${base}_BeatInfo.csv: there is no page image ${base}.png beside it; export the page images with the beat info`,
+        );
+        continue;
+      }
+      if (!f.csv) {
+        problems.push(
+          `${base}.png: there is no ${base}_BeatInfo.csv beside it; export the beat info with the page images`,
+        );
+        continue;
+      }
       const bytes = await readFile(path.join(inDir, f.png));
       const size = imageSize(bytes, f.png);
-      if (!size) { problems.push(`${f.png}: is not a PNG image (its first bytes are not a PNG header); export the pages as PNG`); continue; }
+      if (!size) {
+        problems.push(`${f.png}: is not a PNG image (its first bytes are not a PNG header); export the pages as PNG`);
+        continue;
+      }
       pages.push({ no, png: f.png, csv: f.csv, bytes, ...size, out: `pages/${id}-${no}.png` });
     }
     if (problems.length > before) return null;
@@ -117,15 +133,38 @@ export async function readViews(inDir, scoreName, parts, filePrefix = scoreName)
       let firstOnPage = true;
       for (const row of parsed.rows) {
         const source = `${row.file} line ${row.line}`;
-        if (row.scoreName !== scoreName) { problems.push(`${source}: scoreName is "${row.scoreName}" but this is an export of "${scoreName}"; keep one score per folder`); continue; }
-        if (row.instrumentName !== part.instrument) { problems.push(`${source}: instrumentName is "${row.instrumentName}" in a file of ${part.instrument}; the file name and its rows must agree`); continue; }
-        if (row.pageNo !== page.no) { problems.push(`${source}: pageNo is ${row.pageNo} in the file of page ${page.no}; the file name and its rows must agree`); continue; }
-        if (row.script) { scriptRows.push(row); continue; }
+        if (row.scoreName !== scoreName) {
+          problems.push(
+            `${source}: scoreName is "${row.scoreName}" but this is an export of "${scoreName}"; keep one score per folder`,
+          );
+          continue;
+        }
+        if (row.instrumentName !== part.instrument) {
+          problems.push(
+            `${source}: instrumentName is "${row.instrumentName}" in a file of ${part.instrument}; the file name and its rows must agree`,
+          );
+          continue;
+        }
+        if (row.pageNo !== page.no) {
+          problems.push(
+            `${source}: pageNo is ${row.pageNo} in the file of page ${page.no}; the file name and its rows must agree`,
+          );
+          continue;
+        }
+        if (row.script) {
+          scriptRows.push(row);
+          continue;
+        }
         const earlier = seen.get(row.beatNo);
         if (earlier !== undefined) {
           if (row.isUpbeat && firstOnPage && pi > 0) {
-            notes.push(`${source}: beat ${row.beatNo} opens page ${page.no} again as ZScore's lead-in upbeat; the beat map keeps it where it is played (${earlier})`);
-          } else problems.push(`${source}: beat ${row.beatNo} appears again (first at ${earlier}); each beat appears once, apart from the lead-in upbeat that opens a page`);
+            notes.push(
+              `${source}: beat ${row.beatNo} opens page ${page.no} again as ZScore's lead-in upbeat; the beat map keeps it where it is played (${earlier})`,
+            );
+          } else
+            problems.push(
+              `${source}: beat ${row.beatNo} appears again (first at ${earlier}); each beat appears once, apart from the lead-in upbeat that opens a page`,
+            );
           firstOnPage = false;
           continue;
         }
@@ -134,22 +173,40 @@ export async function readViews(inDir, scoreName, parts, filePrefix = scoreName)
         const prev = beats[beats.length - 1];
         if (orderOk && prev && row.beatNo !== prev.beatNo + 1) {
           orderOk = false;
-          problems.push(row.beatNo > prev.beatNo + 1
-            ? `${source}: beatNo jumps from ${prev.beatNo} to ${row.beatNo}; beat ${prev.beatNo + 1}${row.beatNo > prev.beatNo + 2 ? `..${row.beatNo - 1} are` : ' is'} missing`
-            : `${source}: beatNo ${row.beatNo} comes after ${prev.beatNo}; beats must be listed in performance order`);
+          problems.push(
+            row.beatNo > prev.beatNo + 1
+              ? `${source}: beatNo jumps from ${prev.beatNo} to ${row.beatNo}; beat ${prev.beatNo + 1}${row.beatNo > prev.beatNo + 2 ? `..${row.beatNo - 1} are` : ' is'} missing`
+              : `${source}: beatNo ${row.beatNo} comes after ${prev.beatNo}; beats must be listed in performance order`,
+          );
         }
-        if (row.xStartPxl > row.xEndPxl) problems.push(`${source}: xStartPxl ${row.xStartPxl} is right of xEndPxl ${row.xEndPxl}; a beat runs from left to right`);
+        if (row.xStartPxl > row.xEndPxl)
+          problems.push(
+            `${source}: xStartPxl ${row.xStartPxl} is right of xEndPxl ${row.xEndPxl}; a beat runs from left to right`,
+          );
         // A new system starts where the beats go back to the left or move to another staff height.
         const samePage = prev && prev.page === pi;
-        const system = !samePage ? 0
-          : row.xStartPxl < prev.x0 || row.yStartPxl !== prev.y0 || row.yEndPxl !== prev.y1 ? prev.system + 1 : prev.system;
+        const system = !samePage
+          ? 0
+          : row.xStartPxl < prev.x0 || row.yStartPxl !== prev.y0 || row.yEndPxl !== prev.y1
+            ? prev.system + 1
+            : prev.system;
         beats.push({
-          beatNo: row.beatNo, page: pi, system, bar: row.barNo, time: [row.timeSigNum, row.timeSigDenom],
-          bpm: (row.tempoBpm * row.timeSigDenom) / row.tempoBeatValue, startMs: row.startTimeMillis,
-          x0: row.xStartPxl, x1: row.xEndPxl, y0: row.yStartPxl, y1: row.yEndPxl, source,
+          beatNo: row.beatNo,
+          page: pi,
+          system,
+          bar: row.barNo,
+          time: [row.timeSigNum, row.timeSigDenom],
+          bpm: (row.tempoBpm * row.timeSigDenom) / row.tempoBeatValue,
+          startMs: row.startTimeMillis,
+          x0: row.xStartPxl,
+          x1: row.xEndPxl,
+          y0: row.yStartPxl,
+          y1: row.yEndPxl,
+          source,
         });
       }
-      if (parsed.problems.length === 0 && parsed.rows.every((r) => r.script)) problems.push(`${page.csv}: has no beats; every page of a part has at least one`);
+      if (parsed.problems.length === 0 && parsed.rows.every((r) => r.script))
+        problems.push(`${page.csv}: has no beats; every page of a part has at least one`);
     }
     if (problems.length > before) return null;
     return { id, instrument: part.instrument, pages, beats, index: new Map(beats.map((b, i) => [b.beatNo, i])) };
@@ -167,17 +224,27 @@ export function compareViews(views) {
   const [ref, ...others] = views;
   for (const v of others) {
     if (v.beats.length !== ref.beats.length) {
-      problems.push(`${v.pages[0].csv}: ${v.instrument} has ${v.beats.length} beats but ${ref.instrument} has ${ref.beats.length}; every part covers the whole score`);
+      problems.push(
+        `${v.pages[0].csv}: ${v.instrument} has ${v.beats.length} beats but ${ref.instrument} has ${ref.beats.length}; every part covers the whole score`,
+      );
       continue;
     }
     const k = v.beats.findIndex((b, i) => {
       const r = ref.beats[i];
-      return b.bar !== r.bar || b.time[0] !== r.time[0] || b.time[1] !== r.time[1] || b.bpm !== r.bpm || Math.abs(b.startMs - r.startMs) > 1;
+      return (
+        b.bar !== r.bar ||
+        b.time[0] !== r.time[0] ||
+        b.time[1] !== r.time[1] ||
+        b.bpm !== r.bpm ||
+        Math.abs(b.startMs - r.startMs) > 1
+      );
     });
     if (k >= 0) {
       const b = v.beats[k];
       const r = ref.beats[k];
-      problems.push(`${b.source}: beat ${k} is bar ${b.bar}, ${b.time.join('/')}, ${b.bpm} a minute at ${b.startMs} ms here but bar ${r.bar}, ${r.time.join('/')}, ${r.bpm} a minute at ${r.startMs} ms in ${r.source}; all parts share one timeline`);
+      problems.push(
+        `${b.source}: beat ${k} is bar ${b.bar}, ${b.time.join('/')}, ${b.bpm} a minute at ${b.startMs} ms here but bar ${r.bar}, ${r.time.join('/')}, ${r.bpm} a minute at ${r.startMs} ms in ${r.source}; all parts share one timeline`,
+      );
     }
   }
   return problems;
@@ -206,7 +273,13 @@ export function viewId(instrument, taken) {
  * @param {string} fallback
  */
 export function slug(name, fallback) {
-  const s = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-').replace(/^-+/, '').slice(0, 64).replace(/-+$/, '');
+  const s = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 64)
+    .replace(/-+$/, '');
   return s || fallback;
 }

@@ -33,15 +33,25 @@ export function sseRoutes(app, hub) {
     });
     res.write(`retry: ${SSE_RETRY_MS}\n\n`);
     res.socket?.setNoDelay(true);
-    const session = hub.attach({
-      kind: 'sse',
-      address: req.ip,
-      send: (bytes) => { res.write(bytes); },
-      buffered: () => res.writableLength,
-      close: () => { res.end(); },
-    }, { ...resume, view: query.value.view });
+    const session = hub.attach(
+      {
+        kind: 'sse',
+        address: req.ip,
+        send: (bytes) => {
+          res.write(bytes);
+        },
+        buffered: () => res.writableLength,
+        close: () => {
+          res.end();
+        },
+      },
+      { ...resume, view: query.value.view },
+    );
     res.on('close', () => session.detach());
     // A write racing a client's disconnect must not become an unhandled 'error' event.
-    res.on('error', (err) => { req.log.debug({ err: err.message }, 'sse write failed'); session.detach(); });
+    res.on('error', (err) => {
+      req.log.debug({ err: err.message }, 'sse write failed');
+      session.detach();
+    });
   });
 }

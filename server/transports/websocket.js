@@ -67,7 +67,10 @@ export const FAST_FRAMING = typeof Sender?.frame === 'function';
  * @type {import('../hub.js').Framer}
  */
 export const frameWs = FAST_FRAMING
-  ? (msg) => Buffer.concat(Sender.frame(Buffer.from(msg.text), { fin: true, opcode: 1, mask: false, readOnly: false, rsv1: false }))
+  ? (msg) =>
+      Buffer.concat(
+        Sender.frame(Buffer.from(msg.text), { fin: true, opcode: 1, mask: false, readOnly: false, rsv1: false }),
+      )
   : (msg) => Buffer.from(msg.text);
 
 /**
@@ -89,8 +92,13 @@ export function framePayload(frame) {
 export function rawSocketOf(ws) {
   const raw = /** @type {{ _socket?: unknown }} */ (/** @type {unknown} */ (ws))._socket;
   const r = /** @type {Partial<import('node:net').Socket> | null | undefined} */ (raw);
-  return r && typeof r.write === 'function' && typeof r.cork === 'function' && typeof r.uncork === 'function'
-    && typeof r.writableLength === 'number' ? /** @type {import('node:net').Socket} */ (raw) : null;
+  return r &&
+    typeof r.write === 'function' &&
+    typeof r.cork === 'function' &&
+    typeof r.uncork === 'function' &&
+    typeof r.writableLength === 'number'
+    ? /** @type {import('node:net').Socket} */ (raw)
+    : null;
 }
 
 /**
@@ -110,7 +118,10 @@ export function socketWriter(ws, raw) {
       fast: true,
       send(frame) {
         if (ws.readyState !== ws.OPEN) return;
-        if (!ws.pingDue || frame.length > RIDE_MAX_BYTES) { raw.write(frame); return; }
+        if (!ws.pingDue || frame.length > RIDE_MAX_BYTES) {
+          raw.write(frame);
+          return;
+        }
         ws.pingDue = false;
         ws.pinged = true;
         raw.cork();
@@ -165,7 +176,11 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
   // UTF-8 is checked by the decoder, which answers SC_ERR_BAD_MESSAGE and keeps the connection
   // (ws would close it with 1007, outside the error catalogue).
   const wss = new WebSocketServer({
-    noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES, perMessageDeflate: false, clientTracking: false, skipUTF8Validation: true,
+    noServer: true,
+    maxPayload: MAX_CLIENT_MESSAGE_BYTES,
+    perMessageDeflate: false,
+    clientTracking: false,
+    skipUTF8Validation: true,
   });
   /** @type {Set<LiveSocket>} */
   const sockets = new Set();
@@ -188,7 +203,9 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
     const query = decodeResyncQuery(Object.fromEntries(url.searchParams), MAX_POLL_WAIT_MS);
     if (!query.ok) {
       const body = JSON.stringify(query.error);
-      socket.end(`HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -204,22 +221,31 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
         checker = setInterval(check, LIVENESS_TICK_MS);
         checker.unref();
       }
-      const session = hub.attach({
-        kind: 'ws',
-        address: req.socket.remoteAddress ?? '',
-        send: writer.send,
-        buffered: writer.buffered,
-        close: (code, reason) => {
-          ws.close(code, reason);
-          setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+      const session = hub.attach(
+        {
+          kind: 'ws',
+          address: req.socket.remoteAddress ?? '',
+          send: writer.send,
+          buffered: writer.buffered,
+          close: (code, reason) => {
+            ws.close(code, reason);
+            setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+          },
         },
-      }, { epoch: query.value.epoch, seq: query.value.since, view: query.value.view });
-      ws.on('message', (data, isBinary) => { heard(live, false); session.receive(/** @type {Buffer} */ (data), isBinary); });
+        { epoch: query.value.epoch, seq: query.value.since, view: query.value.view },
+      );
+      ws.on('message', (data, isBinary) => {
+        heard(live, false);
+        session.receive(/** @type {Buffer} */ (data), isBinary);
+      });
       ws.on('pong', () => heard(live, true));
       ws.on('close', () => {
         sockets.delete(live);
         session.detach();
-        if (sockets.size === 0 && checker !== null) { clearInterval(checker); checker = null; }
+        if (sockets.size === 0 && checker !== null) {
+          clearInterval(checker);
+          checker = null;
+        }
       });
       ws.on('error', (err) => {
         // Oversized frames arrive here (ws closes them with 1009); the session is detached on close.
@@ -237,10 +263,20 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
     const now = performance.now();
     for (const ws of sockets) {
       const silent = Math.max(now - ws.heardAt, now - ws.pongAt - readProofMs + PING_AFTER_MS);
-      if (silent < PING_AFTER_MS) { ws.pinged = false; ws.pingDue = false; continue; }
-      if (silent >= DEAD_AFTER_MS) { ws.terminate(); continue; }
+      if (silent < PING_AFTER_MS) {
+        ws.pinged = false;
+        ws.pingDue = false;
+        continue;
+      }
+      if (silent >= DEAD_AFTER_MS) {
+        ws.terminate();
+        continue;
+      }
       if (ws.pinged) continue;
-      if (silent < PING_ALONE_AFTER_MS) { ws.pingDue = true; continue; }
+      if (silent < PING_ALONE_AFTER_MS) {
+        ws.pingDue = true;
+        continue;
+      }
       ws.pingDue = false;
       ws.pinged = true;
       ws.ping();
@@ -248,7 +284,9 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
   }
 
   return {
-    get size() { return sockets.size; },
+    get size() {
+      return sockets.size;
+    },
     close() {
       if (checker !== null) clearInterval(checker);
       checker = null;

@@ -13,36 +13,82 @@ const latency = (/** @type {number} */ p99) => ({ avg: 10, p50: 10, p90: 20, p95
  * @param {number} cpu
  * @param {number[]} timeline
  */
-const trial = (target, cpu, timeline) => /** @type {any} */ ({
-  target, clients: 1500, clientProcs: 1, ready: 1500, connectMs: 800, msgs: 100, broadcasts: 32, avgBytes: 9000,
-  perClientMin: 32, perClientMax: 32, errors: {}, errorCount: 0, latency: latency(40), completion: { broadcasts: 16, median: 30 },
-  serverCpuMs: cpu, serverCpuPct: 3, clientCpuPct: 3, machineBusyPct: 3, softirqPct: 1, stealPct: 0, otherPct: 0,
-  timeline, rssEndMB: 84, rssPeakMB: 84, durationMs: 24_000, loadavg: [0, 0, 0], crashed: null,
-});
+const trial = (target, cpu, timeline) =>
+  /** @type {any} */ ({
+    target,
+    clients: 1500,
+    clientProcs: 1,
+    ready: 1500,
+    connectMs: 800,
+    msgs: 100,
+    broadcasts: 32,
+    avgBytes: 9000,
+    perClientMin: 32,
+    perClientMax: 32,
+    errors: {},
+    errorCount: 0,
+    latency: latency(40),
+    completion: { broadcasts: 16, median: 30 },
+    serverCpuMs: cpu,
+    serverCpuPct: 3,
+    clientCpuPct: 3,
+    machineBusyPct: 3,
+    softirqPct: 1,
+    stealPct: 0,
+    otherPct: 0,
+    timeline,
+    rssEndMB: 84,
+    rssPeakMB: 84,
+    durationMs: 24_000,
+    loadavg: [0, 0, 0],
+    crashed: null,
+  });
 
 const input = (/** @type {any[]} */ trials) => ({
-  command: 'node bench/fanout.js', server: 'this checkout', profile: 'seed',
+  command: 'node bench/fanout.js',
+  server: 'this checkout',
+  profile: 'seed',
   machine: { cpus: 2, model: 'test', memGiB: 24, node: 'v20', kernel: '6' },
-  schedule: { id: 'seed-profile', loopMs: 12_000, atMs: [0, 750], deltaBytes: [18_000, 190], snapshotBytes: 19_000, welcomeBytes: 150 },
-  trials, discarded: 0, maxNoise: 25, settleMs: 12_000, timelineStepMs: 6000,
+  schedule: {
+    id: 'seed-profile',
+    loopMs: 12_000,
+    atMs: [0, 750],
+    deltaBytes: [18_000, 190],
+    snapshotBytes: 19_000,
+    welcomeBytes: 150,
+  },
+  trials,
+  discarded: 0,
+  maxNoise: 25,
+  settleMs: 12_000,
+  timelineStepMs: 6000,
 });
 
 describe('fan-out report', () => {
   it('judges the CPU ratio on the medians of the trials', () => {
-    const text = formatReport(input([
-      trial('floor', 600, []), trial('ours', 900, []),
-      trial('floor', 500, []), trial('ours', 700, []),
-      trial('floor', 700, []), trial('ours', 710, []),
-    ]));
+    const text = formatReport(
+      input([
+        trial('floor', 600, []),
+        trial('ours', 900, []),
+        trial('floor', 500, []),
+        trial('ours', 700, []),
+        trial('floor', 700, []),
+        trial('ours', 710, []),
+      ]),
+    );
     // medians 710 / 600
     expect(text).toMatch(/\| 1500 \| ours \| 3\/3 \|[^\n]*\| 1\.18 \| PASS 0 \| PASS 1\.00 \| PASS 1\.18 \|/);
   });
 
   it('shows each server settling, step by step, with the measured window in bold', () => {
-    const text = formatReport(input([
-      trial('floor', 300, [180, 170, 150, 150]), trial('ours', 380, [290, 340, 190, 190]),
-      trial('floor', 300, [160, 150, 150, 140]), trial('ours', 380, [310, 250, 180, 200]),
-    ]));
+    const text = formatReport(
+      input([
+        trial('floor', 300, [180, 170, 150, 150]),
+        trial('ours', 380, [290, 340, 190, 190]),
+        trial('floor', 300, [160, 150, 150, 140]),
+        trial('ours', 380, [310, 250, 180, 200]),
+      ]),
+    );
     expect(text).toContain('Server CPU ms per 6 s from the last client connected');
     expect(text).toContain('- floor x 1500: 170 160 **150** **145**');
     expect(text).toContain('- ours x 1500: 300 295 **185** **195**');

@@ -11,7 +11,13 @@ import { audienceAddresses, droppedByReason } from '../../bench/hostile.js';
 const HOSTILE = fileURLToPath(new URL('../../bench/hostile.js', import.meta.url));
 
 /** The cells of the table row that starts with `| first |`. @param {string} text @param {string} first */
-const row = (text, first) => text.split('\n').find((l) => l.startsWith(`| ${first} |`))?.split('|').slice(1, -1).map((c) => c.trim());
+const row = (text, first) =>
+  text
+    .split('\n')
+    .find((l) => l.startsWith(`| ${first} |`))
+    ?.split('|')
+    .slice(1, -1)
+    .map((c) => c.trim());
 
 describe('hostile clients', () => {
   it('gives each ordinary client an address of its own on loopback', () => {
@@ -33,10 +39,35 @@ describe('hostile clients', () => {
   });
 
   it('every attack meets its defence and the ordinary clients see no error', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [
-      HOSTILE, '--clients', '20', '--phase', '4s', '--settle', '0s', '--rounds', '1', '--after-gap', '1s',
-      '--slow-loris', '20', '--never-read', '5', '--conn-attempts', '1500', '--flood-sockets', '4', '--flood-rate', '400', '--http-rate', '200',
-    ], { timeout: 90_000 });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        HOSTILE,
+        '--clients',
+        '20',
+        '--phase',
+        '4s',
+        '--settle',
+        '0s',
+        '--rounds',
+        '1',
+        '--after-gap',
+        '1s',
+        '--slow-loris',
+        '20',
+        '--never-read',
+        '5',
+        '--conn-attempts',
+        '1500',
+        '--flood-sockets',
+        '4',
+        '--flood-rate',
+        '400',
+        '--http-rate',
+        '200',
+      ],
+      { timeout: 90_000 },
+    );
     for (const phase of ['baseline', 'attacked', 'after']) {
       const cells = row(stdout, phase);
       expect(cells, phase).toBeDefined();

@@ -4,7 +4,7 @@ import { spreads } from '../../bench/sync.js';
 import { startLagProxy } from '../../bench/lag-proxy.js';
 
 describe('bench:sync figures', () => {
-  it('spread per beat from each page\'s first change on; the join record is not a change', () => {
+  it("spread per beat from each page's first change on; the join record is not a change", () => {
     const rec = (/** @type {string} */ key, /** @type {number} */ t) => ({ key, write: t, frame: t });
     const pages = [
       [rec('1.1', 0), rec('1.2', 1000), rec('1.3', 1500)],
@@ -18,10 +18,13 @@ describe('bench:sync figures', () => {
 
   it('the same position met again after the piece looped is another beat', () => {
     const rec = (/** @type {string} */ key, /** @type {number} */ t) => ({ key, write: t, frame: t });
-    const r = spreads([
-      [rec('j', 0), rec('1.1', 100), rec('1.1', 90_100)],
-      [rec('j', 0), rec('1.1', 103), rec('1.1', 90_105)],
-    ], 'frame');
+    const r = spreads(
+      [
+        [rec('j', 0), rec('1.1', 100), rec('1.1', 90_100)],
+        [rec('j', 0), rec('1.1', 103), rec('1.1', 90_105)],
+      ],
+      'frame',
+    );
     expect(r.beats).toBe(2);
     expect(r.max).toBe(5);
   });
@@ -38,8 +41,16 @@ describe('lag proxy', () => {
       await new Promise((r) => sock.once('connect', r));
       let got = '';
       const started = performance.now();
-      const done = new Promise((resolve) => sock.on('data', (d) => { got += d; if (got.length >= 200) resolve(performance.now() - started); }));
-      for (let i = 0; i < 20; i++) { sock.write(String(i % 10).repeat(10)); await new Promise((r) => setTimeout(r, 2)); }
+      const done = new Promise((resolve) =>
+        sock.on('data', (d) => {
+          got += d;
+          if (got.length >= 200) resolve(performance.now() - started);
+        }),
+      );
+      for (let i = 0; i < 20; i++) {
+        sock.write(String(i % 10).repeat(10));
+        await new Promise((r) => setTimeout(r, 2));
+      }
       const took = /** @type {number} */ (await done);
       expect(got).toBe(Array.from({ length: 20 }, (_, i) => String(i % 10).repeat(10)).join(''));
       // Two legs of at least 5 ms each.

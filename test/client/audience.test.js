@@ -3,7 +3,13 @@ import { createVoter, tilesOf, voteCounts, voteMessage } from '../../client/src/
 
 function memoryStorage(/** @type {Record<string, string>} */ init = {}) {
   const data = { ...init };
-  return { data, getItem: (/** @type {string} */ k) => data[k] ?? null, setItem: (/** @type {string} */ k, /** @type {string} */ v) => { data[k] = v; } };
+  return {
+    data,
+    getItem: (/** @type {string} */ k) => data[k] ?? null,
+    setItem: (/** @type {string} */ k, /** @type {string} */ v) => {
+      data[k] = v;
+    },
+  };
 }
 
 const CREDENTIAL = `${'a'.repeat(22)}.${'b'.repeat(22)}`;
@@ -21,9 +27,12 @@ function fakeServer({ credentials = [CREDENTIAL], tapAnswer = () => ({ status: 2
   const fetch = async (url, init) => {
     const body = init?.body ? JSON.parse(init.body) : null;
     calls.push({ url, body });
-    const answer = url === '/api/device'
-      ? (issued < credentials.length ? { status: 200, body: { device: credentials[issued++] } } : { status: 429, body: { code: 'SC_ERR_ADDRESS_LIMIT' } })
-      : tapAnswer(body);
+    const answer =
+      url === '/api/device'
+        ? issued < credentials.length
+          ? { status: 200, body: { device: credentials[issued++] } }
+          : { status: 429, body: { code: 'SC_ERR_ADDRESS_LIMIT' } }
+        : tapAnswer(body);
     return { ok: answer.status < 300, status: answer.status, json: async () => answer.body };
   };
   return { fetch, calls };
@@ -38,7 +47,10 @@ describe('voter: device credentials', () => {
     expect(voter.device).toBe(CREDENTIAL);
     expect(storage.data['scorecast-device']).toBe(CREDENTIAL);
     expect(await voter.vote('soft', 'ending')).toEqual({ ok: true, tile: 'soft' });
-    expect(server.calls).toEqual([{ url: '/api/device', body: null }, { url: '/api/tap', body: { tile: 'soft', window: 'ending', device: CREDENTIAL } }]);
+    expect(server.calls).toEqual([
+      { url: '/api/device', body: null },
+      { url: '/api/tap', body: { tile: 'soft', window: 'ending', device: CREDENTIAL } },
+    ]);
     // A reload is the same device: no new credential.
     const again = fakeServer({ credentials: [OTHER] });
     const reloaded = createVoter({ fetch: again.fetch, storage });
@@ -56,7 +68,10 @@ describe('voter: device credentials', () => {
 
   it('a credential the server no longer knows is replaced once and the vote sent again', async () => {
     const storage = memoryStorage({ 'scorecast-device': OTHER });
-    const server = fakeServer({ tapAnswer: (body) => (body.device === OTHER ? { status: 403, body: { code: 'SC_ERR_BAD_DEVICE' } } : { status: 200, body: {} }) });
+    const server = fakeServer({
+      tapAnswer: (body) =>
+        body.device === OTHER ? { status: 403, body: { code: 'SC_ERR_BAD_DEVICE' } } : { status: 200, body: {} },
+    });
     const voter = createVoter({ fetch: server.fetch, storage });
     expect(await voter.vote('soft', 'ending')).toEqual({ ok: true, tile: 'soft' });
     expect(server.calls.map((c) => c.url)).toEqual(['/api/tap', '/api/device', '/api/tap']);
@@ -66,11 +81,23 @@ describe('voter: device credentials', () => {
   it('says why when no credential can be had, and works without storage', async () => {
     const voter = createVoter({ fetch: fakeServer({ credentials: [] }).fetch, storage: null });
     expect(await voter.vote('soft', 'ending')).toEqual({ ok: false, code: 'SC_ERR_ADDRESS_LIMIT' });
-    const refusing = { getItem() { throw new Error('denied'); }, setItem() { throw new Error('denied'); } };
+    const refusing = {
+      getItem() {
+        throw new Error('denied');
+      },
+      setItem() {
+        throw new Error('denied');
+      },
+    };
     const private_ = createVoter({ fetch: fakeServer().fetch, storage: refusing });
     expect(await private_.vote('soft', 'ending')).toEqual({ ok: true, tile: 'soft' });
     expect(private_.device).toBe(CREDENTIAL);
-    const offline = createVoter({ fetch: async () => { throw new Error('offline'); }, storage: null });
+    const offline = createVoter({
+      fetch: async () => {
+        throw new Error('offline');
+      },
+      storage: null,
+    });
     expect(await offline.vote('soft', 'ending')).toMatchObject({ ok: false });
     expect(voteMessage({ ok: false, code: 'SC_ERR_ADDRESS_LIMIT' })).toMatch(/not counted/);
   });
@@ -78,22 +105,50 @@ describe('voter: device credentials', () => {
 
 describe('tilesOf', () => {
   it('reads tiles and the open vote window from the cue state', () => {
-    const cue = { tiles: [{ id: 'soft', state: 'lit', text: 'soft' }, { id: 'bright', state: 'lit', text: 'bright' }], vote: { id: 'ending', tiles: ['soft', 'bright'], closes: 96 } };
+    const cue = {
+      tiles: [
+        { id: 'soft', state: 'lit', text: 'soft' },
+        { id: 'bright', state: 'lit', text: 'bright' },
+      ],
+      vote: { id: 'ending', tiles: ['soft', 'bright'], closes: 96 },
+    };
     expect(tilesOf(cue)).toEqual({
-      tiles: [{ id: 'soft', state: 'lit', text: 'soft' }, { id: 'bright', state: 'lit', text: 'bright' }],
+      tiles: [
+        { id: 'soft', state: 'lit', text: 'soft' },
+        { id: 'bright', state: 'lit', text: 'bright' },
+      ],
       vote: { id: 'ending', tiles: ['soft', 'bright'] },
     });
   });
 
   it('a vote whose tiles are not on show (opened by the conductor elsewhere in the piece) shows its own tiles', () => {
-    const cue = { tiles: [{ id: 't1', state: 'dim' }, { id: 't2', state: 'dark' }], vote: { id: 'ending', tiles: ['soft', 'bright'] } };
-    expect(tilesOf(cue).tiles).toEqual([{ id: 'soft', state: 'lit', text: 'soft' }, { id: 'bright', state: 'lit', text: 'bright' }]);
+    const cue = {
+      tiles: [
+        { id: 't1', state: 'dim' },
+        { id: 't2', state: 'dark' },
+      ],
+      vote: { id: 'ending', tiles: ['soft', 'bright'] },
+    };
+    expect(tilesOf(cue).tiles).toEqual([
+      { id: 'soft', state: 'lit', text: 'soft' },
+      { id: 'bright', state: 'lit', text: 'bright' },
+    ]);
   });
 
   it('keeps what it can of a cue from the network: unknown states show dark, broken tiles are left out', () => {
-    const cue = { tiles: [{ id: 1, state: 'blinding' }, null, { state: 'lit' }, 'x', { id: 't2', state: 'dim', text: 5 }], vote: { id: 7 } };
-    expect(tilesOf(cue)).toEqual({ tiles: [{ id: '1', state: 'dark', text: '' }, { id: 't2', state: 'dim', text: '' }], vote: null });
-    for (const bad of [undefined, null, 'tiles', { tiles: 'many' }]) expect(tilesOf(bad)).toEqual({ tiles: [], vote: null });
+    const cue = {
+      tiles: [{ id: 1, state: 'blinding' }, null, { state: 'lit' }, 'x', { id: 't2', state: 'dim', text: 5 }],
+      vote: { id: 7 },
+    };
+    expect(tilesOf(cue)).toEqual({
+      tiles: [
+        { id: '1', state: 'dark', text: '' },
+        { id: 't2', state: 'dim', text: '' },
+      ],
+      vote: null,
+    });
+    for (const bad of [undefined, null, 'tiles', { tiles: 'many' }])
+      expect(tilesOf(bad)).toEqual({ tiles: [], vote: null });
   });
 });
 
@@ -104,27 +159,44 @@ describe('voteMessage', () => {
     [{ ok: false, code: 'SC_ERR_NO_VOTE_WINDOW' }, 'Voting has closed.'],
     [{ ok: false, code: 'SC_ERR_RATE_LIMITED' }, 'Too many taps: wait a moment.'],
     [{ ok: false }, 'Your vote did not reach the server. Tap again.'],
-  ])('%o -> %s', (answer, text) => { expect(voteMessage(answer)).toBe(text); });
+  ])('%o -> %s', (answer, text) => {
+    expect(voteMessage(answer)).toBe(text);
+  });
 });
 
 describe('tilesOf: tiles keyed by id', () => {
   it('reads { id: { state, text } } as tiles in key order, dropping removed ones', () => {
-    const cue = { tiles: { 't1-1': { state: 'lit', text: 'hope' }, 't1-2': { state: 'dim', text: '' }, 't1-3': null }, vote: { id: 'page-3', tiles: ['t1-1'] } };
+    const cue = {
+      tiles: { 't1-1': { state: 'lit', text: 'hope' }, 't1-2': { state: 'dim', text: '' }, 't1-3': null },
+      vote: { id: 'page-3', tiles: ['t1-1'] },
+    };
     expect(tilesOf(cue)).toEqual({
-      tiles: [{ id: 't1-1', state: 'lit', text: 'hope' }, { id: 't1-2', state: 'dim', text: '' }],
+      tiles: [
+        { id: 't1-1', state: 'lit', text: 'hope' },
+        { id: 't1-2', state: 'dim', text: '' },
+      ],
       vote: { id: 'page-3', tiles: ['t1-1'] },
     });
   });
 });
 
 describe('tiles that sound, and votes per tile', () => {
-  it('keeps ZScore\'s playing, playing-next and played states', () => {
-    const cue = { tiles: { 't1-1': { state: 'played' }, 't1-2': { state: 'playing' }, 't1-3': { state: 'next' }, 't1-4': { state: 'glowing' } } };
+  it("keeps ZScore's playing, playing-next and played states", () => {
+    const cue = {
+      tiles: {
+        't1-1': { state: 'played' },
+        't1-2': { state: 'playing' },
+        't1-3': { state: 'next' },
+        't1-4': { state: 'glowing' },
+      },
+    };
     expect(tilesOf(cue).tiles.map((t) => t.state)).toEqual(['played', 'playing', 'next', 'dark']);
   });
 
-  it('reads the open window\'s votes per tile, only whole counts above zero', () => {
-    expect(voteCounts({ vote: { id: 'w', tiles: ['a', 'b'], counts: { a: 3, b: 0, c: -1, d: 1.5, e: 'x' } } })).toEqual({ a: 3 });
+  it("reads the open window's votes per tile, only whole counts above zero", () => {
+    expect(voteCounts({ vote: { id: 'w', tiles: ['a', 'b'], counts: { a: 3, b: 0, c: -1, d: 1.5, e: 'x' } } })).toEqual(
+      { a: 3 },
+    );
     expect(voteCounts({})).toEqual({});
   });
 });

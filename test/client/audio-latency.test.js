@@ -1,6 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import {
-  createOutputCompensation, reportedLatency, tapAlongOffset, FALLBACK_OUTPUT_LATENCY_S, OFFSET_KEY, MAX_OFFSET_MS,
+  createOutputCompensation,
+  reportedLatency,
+  tapAlongOffset,
+  FALLBACK_OUTPUT_LATENCY_S,
+  OFFSET_KEY,
+  MAX_OFFSET_MS,
 } from '../../client/src/audio-latency.js';
 
 /**
@@ -12,16 +17,27 @@ import {
 function context(page, { outputLatency, baseLatency = 0, timestamp = false }) {
   const latency = (outputLatency ?? 0) + baseLatency;
   return {
-    get currentTime() { return 50 + page.t / 1000; },
-    outputLatency, baseLatency,
-    ...(timestamp ? { getOutputTimestamp: () => ({ contextTime: 50 + page.t / 1000 - latency, performanceTime: page.t }) } : {}),
+    get currentTime() {
+      return 50 + page.t / 1000;
+    },
+    outputLatency,
+    baseLatency,
+    ...(timestamp
+      ? { getOutputTimestamp: () => ({ contextTime: 50 + page.t / 1000 - latency, performanceTime: page.t }) }
+      : {}),
   };
 }
 
 /** A localStorage stand-in. */
 function storage(/** @type {Record<string, string>} */ init = {}) {
   const m = new Map(Object.entries(init));
-  return { getItem: (/** @type {string} */ k) => m.get(k) ?? null, setItem: (/** @type {string} */ k, /** @type {string} */ v) => { m.set(k, v); }, m };
+  return {
+    getItem: (/** @type {string} */ k) => m.get(k) ?? null,
+    setItem: (/** @type {string} */ k, /** @type {string} */ v) => {
+      m.set(k, v);
+    },
+    m,
+  };
 }
 
 describe('output latency compensation', () => {
@@ -38,7 +54,11 @@ describe('output latency compensation', () => {
   it('getOutputTimestamp, where the browser has it, gives the same start without counting the delay twice', () => {
     const page = { t: 1000 };
     for (const ms of [0, 40, 200]) {
-      const reported = createOutputCompensation().contextTimeFor(context(page, { outputLatency: ms / 1000 }), 1500, page.t);
+      const reported = createOutputCompensation().contextTimeFor(
+        context(page, { outputLatency: ms / 1000 }),
+        1500,
+        page.t,
+      );
       const ctx = context(page, { outputLatency: ms / 1000, timestamp: true });
       expect(createOutputCompensation().contextTimeFor(ctx, 1500, page.t)).toBeCloseTo(reported, 9);
       expect(createOutputCompensation().describe(ctx, page.t)).toMatchObject({ source: 'timestamp' });
@@ -49,10 +69,13 @@ describe('output latency compensation', () => {
   it('no outputLatency (Safari before 18.4): the 40 ms fallback', () => {
     const page = { t: 0 };
     expect(reportedLatency(context(page, {}))).toEqual({ seconds: FALLBACK_OUTPUT_LATENCY_S, source: 'fallback' });
-    expect(reportedLatency({ currentTime: 0, outputLatency: Number.NaN, baseLatency: -1 })).toEqual({ seconds: FALLBACK_OUTPUT_LATENCY_S, source: 'fallback' });
+    expect(reportedLatency({ currentTime: 0, outputLatency: Number.NaN, baseLatency: -1 })).toEqual({
+      seconds: FALLBACK_OUTPUT_LATENCY_S,
+      source: 'fallback',
+    });
   });
 
-  it('the device\'s calibration offset starts sounds earlier still, and is kept for the next visit', () => {
+  it("the device's calibration offset starts sounds earlier still, and is kept for the next visit", () => {
     const page = { t: 1000 };
     const ctx = context(page, { outputLatency: 0.04 });
     const kept = storage();

@@ -9,12 +9,24 @@ function fakeContext(/** @type {{ t: number }} */ page, base = 50) {
   const starts = [];
   const ctx = {
     state: 'suspended',
-    get currentTime() { return base + page.t / 1000; },
+    get currentTime() {
+      return base + page.t / 1000;
+    },
     destination: {},
-    async resume() { ctx.state = 'running'; },
-    async decodeAudioData(/** @type {ArrayBuffer} */ bytes) { return { decoded: bytes.byteLength }; },
+    async resume() {
+      ctx.state = 'running';
+    },
+    async decodeAudioData(/** @type {ArrayBuffer} */ bytes) {
+      return { decoded: bytes.byteLength };
+    },
     createBufferSource() {
-      const src = { buffer: /** @type {unknown} */ (null), connect() {}, start(/** @type {number} */ when, /** @type {number} */ offset) { starts.push({ when, offset, buffer: src.buffer }); } };
+      const src = {
+        buffer: /** @type {unknown} */ (null),
+        connect() {},
+        start(/** @type {number} */ when, /** @type {number} */ offset) {
+          starts.push({ when, offset, buffer: src.buffer });
+        },
+      };
       return src;
     },
     getOutputTimestamp: () => ({ contextTime: base + page.t / 1000, performanceTime: page.t }),
@@ -27,11 +39,20 @@ function setup(offset = 5_000) {
   const { ctx, starts } = fakeContext(page);
   /** @type {string[]} */
   const fetched = [];
-  const clock = /** @type {import('../../client/src/clock.js').ServerClock} */ (/** @type {unknown} */ ({
-    serverNow: () => page.t + offset, toLocal: (/** @type {number} */ t) => t - offset,
-  }));
+  const clock = /** @type {import('../../client/src/clock.js').ServerClock} */ (
+    /** @type {unknown} */ ({
+      serverNow: () => page.t + offset,
+      toLocal: (/** @type {number} */ t) => t - offset,
+    })
+  );
   const audio = createAudioCues({
-    createContext: () => ctx, fetchBytes: async (url) => { fetched.push(url); return new ArrayBuffer(8); }, clock, now: () => page.t,
+    createContext: () => ctx,
+    fetchBytes: async (url) => {
+      fetched.push(url);
+      return new ArrayBuffer(8);
+    },
+    clock,
+    now: () => page.t,
   });
   return { page, ctx, starts, fetched, audio, offset };
 }
@@ -56,7 +77,7 @@ describe('audio cues', () => {
     expect(s.audio.history[0]).toMatchObject({ url: '/bell.wav', serverT });
   });
 
-  it('once per clip and beat: the announcement and the beat\'s own cue (or a resync) do not start it twice', async () => {
+  it("once per clip and beat: the announcement and the beat's own cue (or a resync) do not start it twice", async () => {
     const s = setup();
     await s.audio.unlock();
     const serverT = s.page.t + s.offset + 300;
@@ -85,7 +106,15 @@ describe('audio cues', () => {
     const { ctx, starts } = fakeContext(page);
     let fail = true;
     const clock = /** @type {any} */ ({ serverNow: () => page.t, toLocal: (/** @type {number} */ t) => t });
-    const audio = createAudioCues({ createContext: () => ctx, fetchBytes: async () => { if (fail) throw new Error('offline'); return new ArrayBuffer(1); }, clock, now: () => page.t });
+    const audio = createAudioCues({
+      createContext: () => ctx,
+      fetchBytes: async () => {
+        if (fail) throw new Error('offline');
+        return new ArrayBuffer(1);
+      },
+      clock,
+      now: () => page.t,
+    });
     await audio.unlock();
     expect(await audio.play('/a.wav', 500)).toBe(false);
     fail = false;
@@ -96,13 +125,18 @@ describe('audio cues', () => {
 
 describe('clipsOf', () => {
   const state = {
-    transport: 'playing', beat: 118, beatT: T,
+    transport: 'playing',
+    beat: 118,
+    beatT: T,
     next: { beat: 119, t: T + 600, audio: { audience: ['/bell.wav'], cello: ['/drone.wav'] } },
     cues: { audience: { audio: { src: '/gong.wav', beat: 118 } } },
   };
 
-  it('the view\'s clips of the next beat, at its time, and the current beat\'s own cue', () => {
-    expect(clipsOf(state, 'audience')).toEqual([{ url: '/bell.wav', serverT: T + 600 }, { url: '/gong.wav', serverT: T }]);
+  it("the view's clips of the next beat, at its time, and the current beat's own cue", () => {
+    expect(clipsOf(state, 'audience')).toEqual([
+      { url: '/bell.wav', serverT: T + 600 },
+      { url: '/gong.wav', serverT: T },
+    ]);
     expect(clipsOf(state, 'cello')).toEqual([{ url: '/drone.wav', serverT: T + 600 }]);
     expect(clipsOf(state, 'viola')).toEqual([]);
   });
@@ -113,12 +147,13 @@ describe('clipsOf', () => {
 
   it('nothing when not playing, or for a state that is not one', () => {
     expect(clipsOf({ ...state, transport: 'paused' }, 'audience')).toEqual([]);
-    for (const bad of [null, 7, {}, { transport: 'playing', next: { t: 'x', audio: { audience: [3] } } }]) expect(clipsOf(bad, 'audience')).toEqual([]);
+    for (const bad of [null, 7, {}, { transport: 'playing', next: { t: 'x', audio: { audience: [3] } } }])
+      expect(clipsOf(bad, 'audience')).toEqual([]);
   });
 });
 
 describe('audio cues leave the speaker on the beat', () => {
-  it('with output compensation, a clip starts earlier by the device\'s output delay', async () => {
+  it("with output compensation, a clip starts earlier by the device's output delay", async () => {
     const { createOutputCompensation } = await import('../../client/src/audio-latency.js');
     const page = { t: 1_000 };
     const { ctx, starts } = fakeContext(page);
@@ -127,7 +162,11 @@ describe('audio cues leave the speaker on the beat', () => {
     delete c.getOutputTimestamp;
     const clock = /** @type {any} */ ({ serverNow: () => page.t, toLocal: (/** @type {number} */ t) => t });
     const audio = createAudioCues({
-      createContext: () => c, fetchBytes: async () => new ArrayBuffer(8), clock, now: () => page.t, output: createOutputCompensation(),
+      createContext: () => c,
+      fetchBytes: async () => new ArrayBuffer(8),
+      clock,
+      now: () => page.t,
+      output: createOutputCompensation(),
     });
     await audio.unlock();
     expect(await audio.play('/bell.wav', page.t + 640)).toBe(true);
@@ -142,7 +181,15 @@ describe('stems: clips with a volume that later cues ramp', () => {
     const nodes = [];
     Object.assign(ctx, {
       createGain() {
-        const gain = { value: 1, ramps: /** @type {[number, number][]} */ ([]), cancelScheduledValues() {}, setValueAtTime() {}, linearRampToValueAtTime(/** @type {number} */ v, /** @type {number} */ at) { gain.ramps.push([v, at]); } };
+        const gain = {
+          value: 1,
+          ramps: /** @type {[number, number][]} */ ([]),
+          cancelScheduledValues() {},
+          setValueAtTime() {},
+          linearRampToValueAtTime(/** @type {number} */ v, /** @type {number} */ at) {
+            gain.ramps.push([v, at]);
+          },
+        };
         nodes.push(gain);
         return { gain, connect() {} };
       },
@@ -156,12 +203,24 @@ describe('stems: clips with a volume that later cues ramp', () => {
     expect(nodes[0].ramps).toEqual([[0.2, ctx.currentTime + 4]]);
   });
 
-  it('takes the volume from the announcement or the cue, and the stems\' volumes from the cue state', () => {
+  it("takes the volume from the announcement or the cue, and the stems' volumes from the cue state", () => {
     const s = {
-      transport: 'playing', beat: 3, beatT: T, next: { beat: 4, t: T + 500, audio: { audience: ['/a.wav', '/b.wav'] }, gains: { '/a.wav': 0.5 } },
-      cues: { audience: { audio: { src: '/c.wav', beat: 3, gain: 0.3 }, stems: { drone: { src: '/c.wav', gain: 0.1, glide: 4000 }, bad: { src: '/d.wav', gain: 7 } } } },
+      transport: 'playing',
+      beat: 3,
+      beatT: T,
+      next: { beat: 4, t: T + 500, audio: { audience: ['/a.wav', '/b.wav'] }, gains: { '/a.wav': 0.5 } },
+      cues: {
+        audience: {
+          audio: { src: '/c.wav', beat: 3, gain: 0.3 },
+          stems: { drone: { src: '/c.wav', gain: 0.1, glide: 4000 }, bad: { src: '/d.wav', gain: 7 } },
+        },
+      },
     };
-    expect(clipsOf(s, 'audience')).toEqual([{ url: '/a.wav', serverT: T + 500, gain: 0.5 }, { url: '/b.wav', serverT: T + 500 }, { url: '/c.wav', serverT: T, gain: 0.3 }]);
+    expect(clipsOf(s, 'audience')).toEqual([
+      { url: '/a.wav', serverT: T + 500, gain: 0.5 },
+      { url: '/b.wav', serverT: T + 500 },
+      { url: '/c.wav', serverT: T, gain: 0.3 },
+    ]);
     expect(stemGainsOf(s, 'audience')).toEqual([{ url: '/c.wav', gain: 0.1, glide: 4000 }]);
     expect(stemGainsOf({}, 'audience')).toEqual([]);
   });

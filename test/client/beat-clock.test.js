@@ -7,26 +7,50 @@ const T = 1_700_000_000_000;
 /** Playing beat 5 (bar 2, beat 2) since T, beat 6 due at T + 500. */
 function playing(extra = {}) {
   return {
-    transport: 'playing', beat: 5, bar: 2, beatInBar: 2, tempo: 120, beatT: T,
-    next: { beat: 6, bar: 2, beatInBar: 3, t: T + 500 }, cues: {}, ...extra,
+    transport: 'playing',
+    beat: 5,
+    bar: 2,
+    beatInBar: 2,
+    tempo: 120,
+    beatT: T,
+    next: { beat: 6, bar: 2, beatInBar: 3, t: T + 500 },
+    cues: {},
+    ...extra,
   };
 }
 
 /** A server clock `offset` ms ahead of the fake page clock. */
 function serverClock(/** @type {FakeClock} */ page, /** @type {number} */ offset) {
-  return /** @type {import('../../client/src/clock.js').ServerClock} */ (/** @type {unknown} */ ({
-    serverNow: () => page.now() + offset,
-    toLocal: (/** @type {number} */ t) => t - offset,
-  }));
+  return /** @type {import('../../client/src/clock.js').ServerClock} */ (
+    /** @type {unknown} */ ({
+      serverNow: () => page.now() + offset,
+      toLocal: (/** @type {number} */ t) => t - offset,
+    })
+  );
 }
 
 describe('positionAt', () => {
   it('shows the held beat, and how far into it, until the next beat is due', () => {
-    expect(positionAt(playing(), T + 125)).toMatchObject({ beat: 5, bar: 2, beatInBar: 2, fraction: 0.25, beatMs: 500, predicted: false, changeAt: T });
+    expect(positionAt(playing(), T + 125)).toMatchObject({
+      beat: 5,
+      bar: 2,
+      beatInBar: 2,
+      fraction: 0.25,
+      beatMs: 500,
+      predicted: false,
+      changeAt: T,
+    });
   });
 
   it('shows the announced beat at its time, before its own message arrives', () => {
-    expect(positionAt(playing(), T + 500)).toMatchObject({ beat: 6, bar: 2, beatInBar: 3, fraction: 0, predicted: true, changeAt: T + 500 });
+    expect(positionAt(playing(), T + 500)).toMatchObject({
+      beat: 6,
+      bar: 2,
+      beatInBar: 3,
+      fraction: 0,
+      predicted: true,
+      changeAt: T + 500,
+    });
     expect(positionAt(playing(), T + 750).fraction).toBeCloseTo(0.5, 9);
   });
 
@@ -38,15 +62,28 @@ describe('positionAt', () => {
   it('paused or stopped: the held position, not moving', () => {
     for (const transport of ['paused', 'stopped']) {
       const s = { transport, beat: 5, bar: 2, beatInBar: 2, cues: {} };
-      expect(positionAt(s, T + 10_000)).toMatchObject({ beat: 5, bar: 2, beatInBar: 2, fraction: 0, predicted: false, changeAt: null });
+      expect(positionAt(s, T + 10_000)).toMatchObject({
+        beat: 5,
+        bar: 2,
+        beatInBar: 2,
+        fraction: 0,
+        predicted: false,
+        changeAt: null,
+      });
       expect(nextChangeAt(s, T)).toBeNull();
     }
   });
 
   it('counts in: click k from countIn.t + (k - 1) * beatMs, then the first beat', () => {
     const s = {
-      transport: 'playing', beat: 0, bar: 1, beatInBar: 1, tempo: 96, cues: {},
-      countIn: { t: T, beats: 4, beatMs: 625 }, next: { beat: 0, bar: 1, beatInBar: 1, t: T + 2500 },
+      transport: 'playing',
+      beat: 0,
+      bar: 1,
+      beatInBar: 1,
+      tempo: 96,
+      cues: {},
+      countIn: { t: T, beats: 4, beatMs: 625 },
+      next: { beat: 0, bar: 1, beatInBar: 1, t: T + 2500 },
     };
     expect(positionAt(s, T - 1).count).toBe(0);
     expect(positionAt(s, T)).toMatchObject({ count: 1, countOf: 4, changeAt: T });
@@ -82,13 +119,22 @@ describe('createBeatClock', () => {
     const shown = [];
     const server = serverClock(clock, offset);
     const beats = createBeatClock({
-      getState: () => state, clock: server, timers: clock, now: clock.now,
+      getState: () => state,
+      clock: server,
+      timers: clock,
+      now: clock.now,
       onChange: (pos) => shown.push({ beat: pos.beat, server: server.serverNow() }),
     });
     return {
-      clock, shown, beats, server,
+      clock,
+      shown,
+      beats,
+      server,
       /** @param {any} s */
-      receive(s) { state = s; beats.update(); },
+      receive(s) {
+        state = s;
+        beats.update();
+      },
     };
   }
 
@@ -97,15 +143,25 @@ describe('createBeatClock', () => {
     const slow = page(-42_000);
     const beatMs = 500;
     /** @param {number} n */
-    const stateOf = (n) => playing({ beat: n, beatInBar: (n % 4) + 1, beatT: T + n * beatMs, next: { beat: n + 1, bar: 2, beatInBar: ((n + 1) % 4) + 1, t: T + (n + 1) * beatMs } });
+    const stateOf = (n) =>
+      playing({
+        beat: n,
+        beatInBar: (n % 4) + 1,
+        beatT: T + n * beatMs,
+        next: { beat: n + 1, bar: 2, beatInBar: ((n + 1) % 4) + 1, t: T + (n + 1) * beatMs },
+      });
     // Each beat's message reaches the fast page 2 ms after the beat, the slow one 180 ms after.
-    for (const [p, latency] of /** @type {const} */ ([[fast, 2], [slow, 180]])) {
+    for (const [p, latency] of /** @type {const} */ ([
+      [fast, 2],
+      [slow, 180],
+    ])) {
       for (let n = 0; n < 8; n++) {
         p.clock.advance(Math.max(0, p.server.toLocal(T + n * beatMs + latency) - p.clock.now()));
         p.receive(stateOf(n));
       }
     }
-    const when = (/** @type {ReturnType<typeof page>} */ p, /** @type {number} */ n) => p.shown.find((s) => s.beat === n)?.server;
+    const when = (/** @type {ReturnType<typeof page>} */ p, /** @type {number} */ n) =>
+      p.shown.find((s) => s.beat === n)?.server;
     for (let n = 1; n < 8; n++) {
       expect(when(fast, n)).toBeCloseTo(T + n * beatMs, 6);
       expect(when(slow, n)).toBeCloseTo(T + n * beatMs, 6);
@@ -119,7 +175,15 @@ describe('createBeatClock', () => {
     p.receive(playing());
     p.clock.advance(500); // beat 6 shown as announced
     p.clock.advance(10);
-    p.receive(playing({ beat: 40, bar: 11, beatInBar: 1, beatT: T + 510, next: { beat: 41, bar: 11, beatInBar: 2, t: T + 1010 } }));
+    p.receive(
+      playing({
+        beat: 40,
+        bar: 11,
+        beatInBar: 1,
+        beatT: T + 510,
+        next: { beat: 41, bar: 11, beatInBar: 2, t: T + 1010 },
+      }),
+    );
     expect(p.shown.map((s) => s.beat)).toEqual([5, 6, 40]);
     expect(p.shown[2].server).toBe(T + 510);
   });

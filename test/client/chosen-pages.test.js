@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { chosenKey, chosenPages } from '../../client/src/notation/chosen-pages.js';
 
-describe('chosen pages (the part view\'s page choices)', () => {
+describe("chosen pages (the part view's page choices)", () => {
   it('draws the chosen page in its slot and every other page as it is', () => {
     const drawn = chosenPages({ 9: 3, 10: 7 }, 56);
     expect([7, 8, 9, 10].map(drawn)).toEqual([7, 2, 6, 10]);

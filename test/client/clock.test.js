@@ -27,9 +27,19 @@ function setup({ offset = 12_345, up = () => 10, down = () => 10 } = {}) {
     },
   });
   return {
-    page, clock, offset, get probes() { return probes; }, fail(/** @type {boolean} */ f) { failing = f; },
+    page,
+    clock,
+    offset,
+    get probes() {
+      return probes;
+    },
+    fail(/** @type {boolean} */ f) {
+      failing = f;
+    },
     /** The server's clock as the page now sees it (another path after a roam, a clock step). @param {number} o */
-    shift(o) { current = o; },
+    shift(o) {
+      current = o;
+    },
   };
 }
 
@@ -87,7 +97,7 @@ describe('server clock', () => {
     expect(s.clock.error).toBeLessThan(30);
   });
 
-  it('guesses from a message\'s time before any round trip, and from the wall clock before that', () => {
+  it("guesses from a message's time before any round trip, and from the wall clock before that", () => {
     const s = setup();
     expect(s.clock.offset).toBe(1e12);
     expect(s.clock.error).toBe(Infinity);
@@ -116,16 +126,23 @@ describe('server clock: fresh round trips for a join', () => {
     /** @type {Array<() => void>} */
     const out = [];
     const clock = createServerClock({
-      now: page.now, timers: page,
+      now: page.now,
+      timers: page,
       // Each round trip comes back when the test says so.
-      probe: () => new Promise((resolve) => {
-        const t0 = page.now();
-        out.push(() => resolve({ t0, t: t0 + 5000, t1: t0 + 2 }));
-      }),
+      probe: () =>
+        new Promise((resolve) => {
+          const t0 = page.now();
+          out.push(() => resolve({ t0, t: t0 + 5000, t1: t0 + 2 }));
+        }),
     });
     let heard = 0;
-    clock.onSample(() => { heard++; });
-    const answer = async () => { out.shift()?.(); await advance(page, 0); };
+    clock.onSample(() => {
+      heard++;
+    });
+    const answer = async () => {
+      out.shift()?.();
+      await advance(page, 0);
+    };
     clock.start();
     await answer();
     expect(clock.fresh).toBe(1);
@@ -157,17 +174,29 @@ describe('httpTimeProbe', () => {
     let t = 100;
     /** @type {string[]} */
     const urls = [];
-    const fetch = /** @type {any} */ (async (/** @type {string} */ url) => {
-      urls.push(url);
-      t += 30;
-      return { ok: true, json: async () => { t += 50; return { t: 5000 }; } };
-    });
+    const fetch = /** @type {any} */ (
+      async (/** @type {string} */ url) => {
+        urls.push(url);
+        t += 30;
+        return {
+          ok: true,
+          json: async () => {
+            t += 50;
+            return { t: 5000 };
+          },
+        };
+      }
+    );
     expect(await httpTimeProbe(fetch, () => t)()).toEqual({ t0: 100, t: 5000, t1: 130 });
     expect(urls).toEqual(['/api/time']);
   });
 
   it('an answer that is not a time is no sample', async () => {
-    for (const res of [{ ok: false, json: async () => ({ t: 1 }) }, { ok: true, json: async () => ({ t: 'now' }) }, { ok: true, json: async () => null }]) {
+    for (const res of [
+      { ok: false, json: async () => ({ t: 1 }) },
+      { ok: true, json: async () => ({ t: 'now' }) },
+      { ok: true, json: async () => null },
+    ]) {
       expect(await httpTimeProbe(/** @type {any} */ (async () => res), () => 0)()).toBeNull();
     }
   });

@@ -35,7 +35,15 @@ function setup(options = {}) {
   const onState = vi.fn();
   conn.on('state', onState);
   return {
-    conn, clock, WS, ES, requests, win, doc, log, onState,
+    conn,
+    clock,
+    WS,
+    ES,
+    requests,
+    win,
+    doc,
+    log,
+    onState,
     ws: () => WS.instances[WS.instances.length - 1],
     es: () => ES.instances[ES.instances.length - 1],
     /** @param {string} type */
@@ -62,7 +70,11 @@ function live(epoch = 'E', seq = 1, state = { bar: 1, beatInBar: 1 }, options = 
 
 describe('state stream', () => {
   it('applies a snapshot, then consecutive deltas as merge patches', () => {
-    const { conn, socket, onState } = live('E', 3, { bar: 1, beatInBar: 1, cues: { audience: { text: 'a', color: '#fff' } } });
+    const { conn, socket, onState } = live('E', 3, {
+      bar: 1,
+      beatInBar: 1,
+      cues: { audience: { text: 'a', color: '#fff' } },
+    });
     expect(socket.url).toBe('ws://score.test/live?view=audience');
     socket.serverSend(msg.delta('E', 4, { beatInBar: 2 }));
     socket.serverSend(msg.delta('E', 5, { bar: 2, beatInBar: 1, cues: { audience: { text: 'b', color: null } } }));
@@ -397,7 +409,14 @@ describe('transport fallback', () => {
   });
 
   it('skips a transport the browser does not have, or refuses, at the first failure', () => {
-    for (const WebSocket of [undefined, class { constructor() { throw new Error('blocked by CSP'); } }]) {
+    for (const WebSocket of [
+      undefined,
+      class {
+        constructor() {
+          throw new Error('blocked by CSP');
+        }
+      },
+    ]) {
       const h = setup({ WebSocket, random: () => 0 });
       h.conn.start();
       expect(h.conn.transport).toBe('sse');
@@ -576,7 +595,9 @@ describe('invalid messages', () => {
 
   it('a throwing state listener does not break the stream', () => {
     const h = setup();
-    h.conn.on('state', () => { throw new Error('render bug'); });
+    h.conn.on('state', () => {
+      throw new Error('render bug');
+    });
     h.conn.start();
     h.ws().serverSend(msg.snapshot('E', 1, {}));
     h.ws().serverSend(msg.delta('E', 2, { a: 1 }));
@@ -595,7 +616,10 @@ describe('client messages', () => {
     socket.serverSend({ type: 'pong', id: 1, t0: 5, t: 9 });
     expect(onPong).toHaveBeenCalledWith({ type: 'pong', id: 1, t0: 5, t: 9 });
     socket.serverSend({ type: 'error', code: 'SC_ERR_NO_VOTE_WINDOW', message: 'no', t: 1 });
-    expect(log).toHaveBeenCalledWith('the server refused a message', expect.objectContaining({ code: 'SC_ERR_NO_VOTE_WINDOW' }));
+    expect(log).toHaveBeenCalledWith(
+      'the server refused a message',
+      expect.objectContaining({ code: 'SC_ERR_NO_VOTE_WINDOW' }),
+    );
   });
 
   it('cannot send on SSE or polling', () => {

@@ -21,7 +21,9 @@ export class FakeClock {
   };
 
   /** @param {any} id */
-  clearTimeout = (id) => { this.timers.delete(id); };
+  clearTimeout = (id) => {
+    this.timers.delete(id);
+  };
 
   /** Delays (as requested) of the timers still pending, in the order they were set. */
   pendingDelays() {
@@ -38,7 +40,10 @@ export class FakeClock {
       let dueId = -1;
       let due = null;
       for (const [id, timer] of this.timers) {
-        if (timer.at <= end && (due === null || timer.at < due.at)) { dueId = id; due = timer; }
+        if (timer.at <= end && (due === null || timer.at < due.at)) {
+          dueId = id;
+          due = timer;
+        }
       }
       if (!due) break;
       this.timers.delete(dueId);
@@ -70,7 +75,9 @@ export function fakeWebSocketClass() {
     }
 
     /** @param {string} data */
-    send(data) { this.sent.push(JSON.parse(data)); }
+    send(data) {
+      this.sent.push(JSON.parse(data));
+    }
 
     close() {
       this.closedByClient = true;
@@ -80,7 +87,10 @@ export function fakeWebSocketClass() {
     }
 
     // The server's side.
-    serverOpen() { this.readyState = 1; this.onopen?.({}); }
+    serverOpen() {
+      this.readyState = 1;
+      this.onopen?.({});
+    }
     /** @param {unknown} message an object (sent as JSON) or raw data */
     serverSend(message) {
       const data = typeof message === 'string' || message instanceof ArrayBuffer ? message : JSON.stringify(message);
@@ -111,12 +121,20 @@ export function fakeEventSourceClass() {
       FakeEventSource.instances.push(this);
     }
 
-    close() { this.closed = true; }
+    close() {
+      this.closed = true;
+    }
 
-    serverOpen() { this.onopen?.({}); }
+    serverOpen() {
+      this.onopen?.({});
+    }
     /** @param {unknown} message */
-    serverSend(message) { this.onmessage?.({ data: typeof message === 'string' ? message : JSON.stringify(message) }); }
-    serverError() { this.onerror?.({}); }
+    serverSend(message) {
+      this.onmessage?.({ data: typeof message === 'string' ? message : JSON.stringify(message) });
+    }
+    serverError() {
+      this.onerror?.({});
+    }
   };
 }
 
@@ -136,18 +154,20 @@ export function fakeFetch() {
    * @param {string} url
    * @param {{ signal: AbortSignal }} init
    */
-  const fetch = (url, init) => new Promise((resolve, reject) => {
-    init.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
-    requests.push({
-      url,
-      signal: init.signal,
-      respond: (status, body) => resolve({
-        status,
-        json: async () => (typeof body === 'string' ? JSON.parse(body) : body),
-      }),
-      fail: (error) => reject(error),
+  const fetch = (url, init) =>
+    new Promise((resolve, reject) => {
+      init.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+      requests.push({
+        url,
+        signal: init.signal,
+        respond: (status, body) =>
+          resolve({
+            status,
+            json: async () => (typeof body === 'string' ? JSON.parse(body) : body),
+          }),
+        fail: (error) => reject(error),
+      });
     });
-  });
   return { fetch, requests };
 }
 
@@ -157,7 +177,16 @@ export const flush = () => new Promise((resolve) => setImmediate(resolve));
 /** Envelope builders (doc/protocol.md, "Server messages"). */
 export const msg = {
   /** @param {string} epoch @param {number} seq */
-  welcome: (epoch, seq) => ({ type: 'welcome', epoch, seq, t: 1, transport: 'ws', heartbeatMs: 2000, deadLinkMs: 5000, maxMessageBytes: 4096 }),
+  welcome: (epoch, seq) => ({
+    type: 'welcome',
+    epoch,
+    seq,
+    t: 1,
+    transport: 'ws',
+    heartbeatMs: 2000,
+    deadLinkMs: 5000,
+    maxMessageBytes: 4096,
+  }),
   /** @param {string} epoch @param {number} seq @param {object} state */
   snapshot: (epoch, seq, state) => ({ type: 'snapshot', epoch, seq, t: 1, state }),
   /** @param {string} epoch @param {number} seq @param {unknown} patch */

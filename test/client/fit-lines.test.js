@@ -5,7 +5,11 @@ import { fitScale, instructionLines, MIN_SCALE } from '../../client/src/fit-line
 
 describe('instruction lines', () => {
   it('keeps up to three lines, dropping empty ones and joining the rest into the last', () => {
-    expect(instructionLines('You can select\nany tile, anytime.\nHowever,')).toEqual(['You can select', 'any tile, anytime.', 'However,']);
+    expect(instructionLines('You can select\nany tile, anytime.\nHowever,')).toEqual([
+      'You can select',
+      'any tile, anytime.',
+      'However,',
+    ]);
     expect(instructionLines('a\n\nb')).toEqual(['a', 'b']);
     expect(instructionLines('a\nb\nc\nd')).toEqual(['a', 'b', 'c d']);
     expect(instructionLines('')).toEqual([]);

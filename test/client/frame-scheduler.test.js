@@ -1,5 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { createFrameScheduler, DEFAULT_FRAME_MS, FALLBACK_MS, WAKE_AHEAD_MS, PROMPT_STREAK } from '../../client/src/frame-scheduler.js';
+import {
+  createFrameScheduler,
+  DEFAULT_FRAME_MS,
+  FALLBACK_MS,
+  WAKE_AHEAD_MS,
+  PROMPT_STREAK,
+} from '../../client/src/frame-scheduler.js';
 import { createBeatClock } from '../../client/src/beat-clock.js';
 import { FakeClock } from './fakes.js';
 
@@ -68,7 +74,7 @@ describe('frame scheduler', () => {
     expect(new Set(chosen).size).toBe(1);
   });
 
-  it('measures the display\'s frame length (a 120 Hz screen)', () => {
+  it("measures the display's frame length (a 120 Hz screen)", () => {
     const d = display({ period: 1000 / 120 });
     d.frames.at(2000, () => {});
     d.clock.advance(3000);
@@ -106,7 +112,10 @@ describe('frame scheduler', () => {
   it('a frame loop (a moving cursor) on a page with rare frames does not spin on timers', () => {
     const d = display({ every: 60 });
     let runs = 0;
-    const loop = () => { runs++; if (d.clock.now() < 2000) d.frames.everyFrame?.(loop); };
+    const loop = () => {
+      runs++;
+      if (d.clock.now() < 2000) d.frames.everyFrame?.(loop);
+    };
     d.frames.everyFrame?.(loop);
     d.clock.advance(2000);
     expect(runs).toBeLessThanOrEqual(2000 / FALLBACK_MS + 2);
@@ -115,7 +124,9 @@ describe('frame scheduler', () => {
   it('a cancelled change does not run', () => {
     const d = display();
     let ran = 0;
-    const cancel = d.frames.at(1000, () => { ran++; });
+    const cancel = d.frames.at(1000, () => {
+      ran++;
+    });
     d.clock.advance(980);
     cancel();
     d.clock.advance(1000);
@@ -142,15 +153,35 @@ describe('beat clock on animation frames, behind the join gate', () => {
     /** @type {Array<{ beat: number | null, joining: boolean, frame: number }>} */
     const shown = [];
     const beats = createBeatClock({
-      getState: () => state, clock: server, timers: d.timers, now: d.clock.now, frames: d.frames,
+      getState: () => state,
+      clock: server,
+      timers: d.timers,
+      now: d.clock.now,
+      frames: d.frames,
       ready: () => gate.ready,
       onChange: (pos) => shown.push({ beat: pos.beat, joining: pos.joining === true, frame: d.clock.now() + offset }),
     });
-    return { d, gate, shown, beats, offset, receive(/** @type {any} */ s) { state = s; beats.update(); } };
+    return {
+      d,
+      gate,
+      shown,
+      beats,
+      offset,
+      receive(/** @type {any} */ s) {
+        state = s;
+        beats.update();
+      },
+    };
   }
   /** @param {number} n */
   const beatState = (n) => ({
-    transport: 'playing', beat: n, bar: 1 + Math.floor(n / 4), beatInBar: (n % 4) + 1, tempo: 120, beatT: T + n * 500, cues: {},
+    transport: 'playing',
+    beat: n,
+    bar: 1 + Math.floor(n / 4),
+    beatInBar: (n % 4) + 1,
+    tempo: 120,
+    beatT: T + n * 500,
+    cues: {},
     next: { beat: n + 1, bar: 1 + Math.floor((n + 1) / 4), beatInBar: ((n + 1) % 4) + 1, t: T + (n + 1) * 500 },
   });
 

@@ -13,12 +13,17 @@ function setup({ rtt }) {
   page.t = 10_000;
   const link = { down: false };
   const clock = createServerClock({
-    now: page.now, timers: page,
-    probe: () => new Promise((resolve, reject) => {
-      const t0 = page.now();
-      const r = rtt();
-      page.setTimeout(() => (link.down ? reject(new Error('down')) : resolve({ t0, t: t0 + r / 2 + 5000, t1: t0 + r })), r);
-    }),
+    now: page.now,
+    timers: page,
+    probe: () =>
+      new Promise((resolve, reject) => {
+        const t0 = page.now();
+        const r = rtt();
+        page.setTimeout(
+          () => (link.down ? reject(new Error('down')) : resolve({ t0, t: t0 + r / 2 + 5000, t1: t0 + r })),
+          r,
+        );
+      }),
   });
   /** @type {string[]} */
   const changes = [];

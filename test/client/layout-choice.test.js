@@ -44,7 +44,9 @@ describe('chooseLayout', () => {
 describe('layoutsOf', () => {
   it('reads the layouts a view lists and drops malformed entries', () => {
     expect(layoutsOf({ pages: [], beats: [], layouts: LAYOUTS })).toEqual(LAYOUTS);
-    expect(layoutsOf({ layouts: [...LAYOUTS, { name: 'x', staff: 0, width: 600, url: '/x' }, null, { name: 'y' }] })).toEqual(LAYOUTS);
+    expect(
+      layoutsOf({ layouts: [...LAYOUTS, { name: 'x', staff: 0, width: 600, url: '/x' }, null, { name: 'y' }] }),
+    ).toEqual(LAYOUTS);
   });
 
   it('gives none for a view of one layout', () => {

@@ -17,8 +17,14 @@ function live({ probe = true } = {}) {
     baseUrl: 'http://score.test',
     probe,
     env: {
-      WebSocket: /** @type {any} */ (WS), fetch: /** @type {any} */ (fetch), timers: clock, now: clock.now, random: () => 0.5,
-      window: new EventTarget(), document: { visibilityState: 'visible' }, log: vi.fn(),
+      WebSocket: /** @type {any} */ (WS),
+      fetch: /** @type {any} */ (fetch),
+      timers: clock,
+      now: clock.now,
+      random: () => 0.5,
+      window: new EventTarget(),
+      document: { visibilityState: 'visible' },
+      log: vi.fn(),
     },
   });
   conn.start();
@@ -87,7 +93,7 @@ describe('link probe', () => {
     expect(WS.instances).toHaveLength(2);
   });
 
-  it('gives up after PROBE_FOR_MS and hands back to the connection\'s own reconnects', () => {
+  it("gives up after PROBE_FOR_MS and hands back to the connection's own reconnects", () => {
     const { clock, WS, requests } = live();
     clock.advance(PROBE_AFTER_MS + PROBE_FOR_MS + PROBE_EVERY_MS);
     expect(requests.length).toBeGreaterThan(100);

@@ -31,14 +31,18 @@ function layoutOf(r) {
  * (performance: 1 2 3 4 1 2 3 4), then bar 5 on page 2.
  */
 function repeatedMap() {
-  const pages = [{ url: '/p1.svg', width: 1000, height: 1400 }, { url: '/p2.svg', width: 1000, height: 1400 }];
+  const pages = [
+    { url: '/p1.svg', width: 1000, height: 1400 },
+    { url: '/p2.svg', width: 1000, height: 1400 },
+  ];
   /** @type {ReturnType<typeof b>[]} */
   const beats = [];
   const play = [1, 2, 3, 4, 1, 2, 3, 4, 5];
   for (const bar of play) {
     const [page, system, y0, y1] = bar === 5 ? [1, 0, 300, 380] : bar <= 2 ? [0, 0, 100, 200] : [0, 1, 400, 500];
     const left = bar === 5 ? 100 : ((bar - 1) % 2) * 400 + 100;
-    for (let k = 0; k < 2; k++) beats.push(b(beats.length, page, system, bar, left + k * 200, left + (k + 1) * 200, y0, y1));
+    for (let k = 0; k < 2; k++)
+      beats.push(b(beats.length, page, system, bar, left + k * 200, left + (k + 1) * 200, y0, y1));
   }
   return { pages, beats };
 }
@@ -47,7 +51,11 @@ describe('lines and crops from a hand-made map', () => {
   const layout = layoutOf(buildSystems(repeatedMap()));
 
   it('lists the drawn systems once each, page by page', () => {
-    expect(layout.systems.map((s) => [s.page, s.system])).toEqual([[0, 0], [0, 1], [1, 0]]);
+    expect(layout.systems.map((s) => [s.page, s.system])).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+    ]);
   });
 
   it('plays lines in performance order: a repeat brings an earlier system back as a new line', () => {
@@ -72,11 +80,13 @@ describe('lines and crops from a hand-made map', () => {
   });
 
   it('clamps crops to the page', () => {
-    const r = layoutOf(buildSystems({ pages: [{ url: 'a.png', width: 800, height: 400 }], beats: [b(0, 0, 0, 1, 10, 20, 5, 395)] }));
+    const r = layoutOf(
+      buildSystems({ pages: [{ url: 'a.png', width: 800, height: 400 }], beats: [b(0, 0, 0, 1, 10, 20, 5, 395)] }),
+    );
     expect(r.systems[0].crop).toEqual({ x: 0, y: 0, width: 800, height: 400 });
   });
 
-  it('widens a crop to what the system draws beyond half-way (a tempo mark, a high slur), up to its neighbours\' staves', () => {
+  it("widens a crop to what the system draws beyond half-way (a tempo mark, a high slur), up to its neighbours' staves", () => {
     const map = repeatedMap();
     const ink = [
       { page: 0, system: 0, top: 20, bottom: 260 }, // a tempo mark above, nothing low
@@ -88,25 +98,42 @@ describe('lines and crops from a hand-made map', () => {
     // Up to system 0's bottom line (200), not to 150; down to its ink at 660.
     expect(r.systems[1].crop).toEqual({ x: 0, y: 200, width: 1000, height: 460 });
     expect(r.systems[2].crop).toEqual({ x: 0, y: 240, width: 1000, height: 190 });
-    expect(layoutOf(buildSystems({ ...map, ink: [{ page: 0, system: 0, top: 'x' }, null] })).systems).toEqual(layout.systems);
+    expect(layoutOf(buildSystems({ ...map, ink: [{ page: 0, system: 0, top: 'x' }, null] })).systems).toEqual(
+      layout.systems,
+    );
   });
 
-  it('measures a lone system\'s margin in staff heights when the staff is known (a narrow page)', () => {
-    const r = layoutOf(buildSystems({ pages: [{ url: 'a.svg', width: 600, height: 2970 }], beats: [b(0, 0, 0, 1, 50, 500, 1000, 1072)], staff: 72 }));
+  it("measures a lone system's margin in staff heights when the staff is known (a narrow page)", () => {
+    const r = layoutOf(
+      buildSystems({
+        pages: [{ url: 'a.svg', width: 600, height: 2970 }],
+        beats: [b(0, 0, 0, 1, 50, 500, 1000, 1072)],
+        staff: 72,
+      }),
+    );
     expect(r.systems[0].crop).toEqual({ x: 0, y: 1000 - 108, width: 600, height: 72 + 2 * 108 });
   });
 
   it('keeps a repeat inside one system on one line: the eyes go back along the same staff', () => {
-    const beats = [b(0, 0, 0, 1, 100, 200, 10, 50), b(1, 0, 0, 2, 200, 300, 10, 50), b(2, 0, 0, 1, 100, 200, 10, 50), b(3, 0, 0, 2, 200, 300, 10, 50), b(4, 0, 1, 3, 100, 200, 90, 130)];
+    const beats = [
+      b(0, 0, 0, 1, 100, 200, 10, 50),
+      b(1, 0, 0, 2, 200, 300, 10, 50),
+      b(2, 0, 0, 1, 100, 200, 10, 50),
+      b(3, 0, 0, 2, 200, 300, 10, 50),
+      b(4, 0, 1, 3, 100, 200, 90, 130),
+    ];
     const r = layoutOf(buildSystems({ pages: [{ url: 'a.svg', width: 400, height: 200 }], beats }));
-    expect(r.lines.map((l) => [l.system, l.firstBeat, l.lastBeat])).toEqual([[0, 0, 3], [1, 4, 4]]);
+    expect(r.lines.map((l) => [l.system, l.firstBeat, l.lastBeat])).toEqual([
+      [0, 0, 3],
+      [1, 4, 4],
+    ]);
   });
 });
 
 describe('cursorAt', () => {
   const layout = layoutOf(buildSystems(repeatedMap()));
 
-  it('goes from x0 to x1 with the fraction, on the beat\'s page and system height', () => {
+  it("goes from x0 to x1 with the fraction, on the beat's page and system height", () => {
     expect(layout.cursorAt(5, 0)).toEqual({ beat: 5, line: 1, page: 0, x: 300, y0: 400, y1: 500 });
     expect(layout.cursorAt(5, 0.25)?.x).toBe(350);
     expect(layout.cursorAt(5, 0.999)?.x).toBeCloseTo(499.8);
@@ -185,11 +212,19 @@ describe('bad input', () => {
     ['a page without url', { pages: [{ width: 1, height: 1 }], beats: [] }, /pages\[0\] must be/],
     ['beats not a list', { pages: [page], beats: {} }, /"beats" must be a list/],
     ['a beat that is not an object', { pages: [page], beats: [7] }, /beats\[0\] must be/],
-    ['a missing field', { pages: [page], beats: [{ ...good, x1: undefined }] }, /beats\[0\]\.x1 must be a finite number/],
+    [
+      'a missing field',
+      { pages: [page], beats: [{ ...good, x1: undefined }] },
+      /beats\[0\]\.x1 must be a finite number/,
+    ],
     ['a string number', { pages: [page], beats: [{ ...good, y0: '3' }] }, /beats\[0\]\.y0 must be a finite number/],
     ['NaN', { pages: [page], beats: [{ ...good, x0: NaN }] }, /beats\[0\]\.x0 must be a finite number/],
     ['beats out of order', { pages: [page], beats: [good, { ...good, beat: 2 }] }, /beats\[1\] is beat 2/],
-    ['a page that does not exist', { pages: [page], beats: [{ ...good, page: 1 }] }, /beats\[0\]\.page 1 is not one of the 1 pages/],
+    [
+      'a page that does not exist',
+      { pages: [page], beats: [{ ...good, page: 1 }] },
+      /beats\[0\]\.page 1 is not one of the 1 pages/,
+    ],
     ['a fractional system', { pages: [page], beats: [{ ...good, system: 0.5 }] }, /beats\[0\]\.system/],
     ['x0 right of x1', { pages: [page], beats: [{ ...good, x0: 5 }] }, /x0 > x1/],
   ])('answers %s with a message, not a throw', (_, notation, message) => {
@@ -207,7 +242,17 @@ describe('bad input', () => {
   });
 
   it('never throws on garbage', () => {
-    const junk = [null, 0, 'x', [], {}, { pages: null }, { pages: [null] }, { pages: [page], beats: [null, {}] }, { pages: [page], beats: 'beats' }];
+    const junk = [
+      null,
+      0,
+      'x',
+      [],
+      {},
+      { pages: null },
+      { pages: [null] },
+      { pages: [page], beats: [null, {}] },
+      { pages: [page], beats: 'beats' },
+    ];
     for (const j of junk) expect(() => buildSystems(j)).not.toThrow();
   });
 });
@@ -233,7 +278,12 @@ describe('a real engraved beat map', () => {
   /** @param {string} view */
   const layoutOfView = (view) => {
     const { pages, beats } = engraved.views[view];
-    return { beats, layout: layoutOf(buildSystems({ pages: pages.map((p) => ({ url: `/${p.file}`, width: p.width, height: p.height })), beats })) };
+    return {
+      beats,
+      layout: layoutOf(
+        buildSystems({ pages: pages.map((p) => ({ url: `/${p.file}`, width: p.width, height: p.height })), beats }),
+      ),
+    };
   };
 
   it.each(['score', 'flute'])('%s: lines cover every beat once, changing exactly where the system does', (view) => {
@@ -261,25 +311,28 @@ describe('a real engraved beat map', () => {
     expect(layout.lines.length).toBeGreaterThan(layout.systems.length);
   });
 
-  it.each(['score', 'flute'])('%s: crops span the page width, hold their staves and tile each page without overlap', (view) => {
-    const { layout } = layoutOfView(view);
-    expect(layout.pages.length).toBeGreaterThan(view === 'score' ? 1 : 0);
-    layout.systems.forEach((s, i) => {
-      const page = layout.pages[s.page];
-      expect(s.crop.x).toBe(0);
-      expect(s.crop.width).toBe(page.width);
-      expect(s.crop.y).toBeGreaterThanOrEqual(0);
-      expect(s.crop.y + s.crop.height).toBeLessThanOrEqual(page.height);
-      // Room for stems, slurs and dynamics: on A4 at 2100 units, 42 (more than half a staff).
-      const room = 0.02 * page.width;
-      expect(s.crop.y).toBeLessThanOrEqual(s.y0 - room);
-      expect(s.crop.y + s.crop.height).toBeGreaterThanOrEqual(s.y1 + room);
-      const next = layout.systems[i + 1];
-      if (next?.page === s.page) expect(next.crop.y).toBeCloseTo(s.crop.y + s.crop.height, 6);
-    });
-  });
+  it.each(['score', 'flute'])(
+    '%s: crops span the page width, hold their staves and tile each page without overlap',
+    (view) => {
+      const { layout } = layoutOfView(view);
+      expect(layout.pages.length).toBeGreaterThan(view === 'score' ? 1 : 0);
+      layout.systems.forEach((s, i) => {
+        const page = layout.pages[s.page];
+        expect(s.crop.x).toBe(0);
+        expect(s.crop.width).toBe(page.width);
+        expect(s.crop.y).toBeGreaterThanOrEqual(0);
+        expect(s.crop.y + s.crop.height).toBeLessThanOrEqual(page.height);
+        // Room for stems, slurs and dynamics: on A4 at 2100 units, 42 (more than half a staff).
+        const room = 0.02 * page.width;
+        expect(s.crop.y).toBeLessThanOrEqual(s.y0 - room);
+        expect(s.crop.y + s.crop.height).toBeGreaterThanOrEqual(s.y1 + room);
+        const next = layout.systems[i + 1];
+        if (next?.page === s.page) expect(next.crop.y).toBeCloseTo(s.crop.y + s.crop.height, 6);
+      });
+    },
+  );
 
-  it('puts the cursor inside its beat\'s range, on its system', () => {
+  it("puts the cursor inside its beat's range, on its system", () => {
     const { beats, layout } = layoutOfView('flute');
     for (const beat of beats) {
       const c = layout.cursorAt(beat.beat, 0.5);

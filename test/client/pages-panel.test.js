@@ -4,7 +4,13 @@ import { pageChoiceRows } from '../../client/src/conduct/pages-panel.js';
 describe('console: pages chosen', () => {
   it('lists each decided page slot with the parts that play and their pages, by slot', () => {
     expect(pageChoiceRows({ violin1: { 10: 3, 9: 5 }, cello: { 9: 5 }, viola: {} })).toEqual([
-      { slot: 9, plays: [['violin1', 5], ['cello', 5]] },
+      {
+        slot: 9,
+        plays: [
+          ['violin1', 5],
+          ['cello', 5],
+        ],
+      },
       { slot: 10, plays: [['violin1', 3]] },
     ]);
   });

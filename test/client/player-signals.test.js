@@ -19,7 +19,7 @@ describe('player signals', () => {
     expect(beatMarks([4, 4], 9)).toEqual({ beats: 4, on: 0 });
   });
 
-  it('reads the tempo in the bar\'s unit, with the conductor\'s rate', () => {
+  it("reads the tempo in the bar's unit, with the conductor's rate", () => {
     expect(tempoText({ tempo: 80, rate: 1, time: [16, 4] })).toBe('♩ = 80');
     expect(tempoText({ tempo: 120, rate: 0.5, time: [6, 8] })).toBe('♪ = 60');
     expect(tempoText({})).toBe('');

@@ -9,8 +9,11 @@ const T = {
   beats: 19,
   bars: [
     { bar: 0, beat: 0, time: '4/4', first: 4 },
-    { bar: 1, beat: 1 }, { bar: 2, beat: 5 }, { bar: 3, beat: 9 },
-    { bar: 4, beat: 13, time: '3/4' }, { bar: 5, beat: 16 },
+    { bar: 1, beat: 1 },
+    { bar: 2, beat: 5 },
+    { bar: 3, beat: 9 },
+    { bar: 4, beat: 13, time: '3/4' },
+    { bar: 5, beat: 16 },
   ],
   tempo: [{ beat: 0, bpm: 96 }],
   cues: [],

@@ -10,7 +10,7 @@ describe('the rose (tiles in rings)', () => {
     expect(roseLayout('rings')).toBeNull();
   });
 
-  it('puts t<ring>-<slice> on its ring (1 innermost) and slice (1 from twelve o\'clock, clockwise)', () => {
+  it("puts t<ring>-<slice> on its ring (1 innermost) and slice (1 from twelve o'clock, clockwise)", () => {
     const layout = { rings: 8, slices: 8 };
     const inner = /** @type {NonNullable<ReturnType<typeof sectorOf>>} */ (sectorOf('t1-1', layout));
     const outer = /** @type {NonNullable<ReturnType<typeof sectorOf>>} */ (sectorOf('t8-3', layout));

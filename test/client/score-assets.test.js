@@ -19,11 +19,15 @@ function fetchFrom(routes) {
 describe('loadScore', () => {
   it('prefetches only the assets marked preload', async () => {
     const fetch = fetchFrom({
-      '/api/score': { id: 'demo', title: 'Demo', assets: [
-        { url: '/scores/demo/p1.svg', preload: true },
-        { url: '/scores/demo/big.mp3', preload: false },
-        { url: '/scores/demo/p2.svg', preload: true },
-      ] },
+      '/api/score': {
+        id: 'demo',
+        title: 'Demo',
+        assets: [
+          { url: '/scores/demo/p1.svg', preload: true },
+          { url: '/scores/demo/big.mp3', preload: false },
+          { url: '/scores/demo/p2.svg', preload: true },
+        ],
+      },
       '/scores/demo/p1.svg': 'svg',
       '/scores/demo/p2.svg': 'svg',
     });
@@ -36,10 +40,13 @@ describe('loadScore', () => {
     const log = vi.fn();
     expect(await loadScore(fetchFrom({}), log)).toBe(null);
     expect(await loadScore(fetchFrom({ '/api/score': new TypeError('offline') }), log)).toBe(null);
-    const info = await loadScore(fetchFrom({
-      '/api/score': { assets: [{ url: '/a', preload: true }] },
-      '/a': new TypeError('offline'),
-    }), log);
+    const info = await loadScore(
+      fetchFrom({
+        '/api/score': { assets: [{ url: '/a', preload: true }] },
+        '/a': new TypeError('offline'),
+      }),
+      log,
+    );
     expect(info).toEqual({ assets: [{ url: '/a', preload: true }] });
     expect(log).toHaveBeenCalledTimes(3);
   });
@@ -48,7 +55,9 @@ describe('loadScore', () => {
 describe('toScoreInfo', () => {
   it('keeps only well-formed fields', () => {
     expect(toScoreInfo(null)).toEqual({ assets: [] });
-    expect(toScoreInfo({ id: 3, title: 'T', assets: [{ url: '' }, { url: '/x' }, 'y', null] }))
-      .toEqual({ title: 'T', assets: [{ url: '/x', preload: false }] });
+    expect(toScoreInfo({ id: 3, title: 'T', assets: [{ url: '' }, { url: '/x' }, 'y', null] })).toEqual({
+      title: 'T',
+      assets: [{ url: '/x', preload: false }],
+    });
   });
 });

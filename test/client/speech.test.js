@@ -3,18 +3,31 @@ import { speakTile, speechOf, spokenText } from '../../client/src/speech.js';
 
 class FakeUtterance {
   /** @param {string} text */
-  constructor(text) { this.text = text; this.volume = 1; this.pitch = 1; this.rate = 1; this.lang = ''; }
+  constructor(text) {
+    this.text = text;
+    this.volume = 1;
+    this.pitch = 1;
+    this.rate = 1;
+    this.lang = '';
+  }
 }
 const synth = () => {
   /** @type {FakeUtterance[]} */
   const spoken = [];
-  return { spoken, speak: (/** @type {FakeUtterance} */ u) => { spoken.push(u); } };
+  return {
+    spoken,
+    speak: (/** @type {FakeUtterance} */ u) => {
+      spoken.push(u);
+    },
+  };
 };
 
-describe('phones that speak the tiles\' words', () => {
-  it('says the word with the cue\'s voice, in its template', () => {
+describe("phones that speak the tiles' words", () => {
+  it("says the word with the cue's voice, in its template", () => {
     const s = synth();
-    const speech = speechOf({ speech: { enabled: true, text: 'I want @TILE_TEXT@.', volume: 0.4, pitch: 1.2, rate: 0.7, lang: 'en-GB' } });
+    const speech = speechOf({
+      speech: { enabled: true, text: 'I want @TILE_TEXT@.', volume: 0.4, pitch: 1.2, rate: 0.7, lang: 'en-GB' },
+    });
     speakTile(s, FakeUtterance, speech, 'mega yacht');
     expect(s.spoken).toEqual([{ text: 'I want mega yacht.', volume: 0.4, pitch: 1.2, rate: 0.7, lang: 'en-GB' }]);
   });
@@ -28,7 +41,14 @@ describe('phones that speak the tiles\' words', () => {
   });
   it('checks what the network sent and falls back to plain defaults', () => {
     expect(speechOf({})).toBeNull();
-    expect(speechOf({ speech: { enabled: 'yes', volume: 9, rate: 0, lang: '<script>' } })).toEqual({ enabled: false, text: '@TILE_TEXT@', volume: 1, pitch: 1, rate: 1, lang: '' });
+    expect(speechOf({ speech: { enabled: 'yes', volume: 9, rate: 0, lang: '<script>' } })).toEqual({
+      enabled: false,
+      text: '@TILE_TEXT@',
+      volume: 1,
+      pitch: 1,
+      rate: 1,
+      lang: '',
+    });
     expect(spokenText({ enabled: true, text: 'Say', volume: 1, pitch: 1, rate: 1, lang: '' }, 'hope')).toBe('Say hope');
   });
 });

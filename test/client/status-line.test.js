@@ -23,11 +23,21 @@ describe('the status line', () => {
     // The address wins, both ways.
     expect(debugWanted('?debug=0', storage('1'))).toBe(false);
     // A browser that refuses storage (Safari private mode throws) is not in debug.
-    expect(debugWanted('', { getItem: () => { throw new Error('SecurityError'); } })).toBe(false);
+    expect(
+      debugWanted('', {
+        getItem: () => {
+          throw new Error('SecurityError');
+        },
+      }),
+    ).toBe(false);
   });
 
   it('keeps the transport and the held position for the console', () => {
-    expect(linkDiagnostics({ linkState: 'live', transport: 'ws', epoch: 'k3x', seq: 42 })).toBe('link live via ws, held k3x:42');
-    expect(linkDiagnostics({ linkState: 'connecting', transport: 'ws', epoch: null, seq: 0 })).toBe('link connecting via ws, held –');
+    expect(linkDiagnostics({ linkState: 'live', transport: 'ws', epoch: 'k3x', seq: 42 })).toBe(
+      'link live via ws, held k3x:42',
+    );
+    expect(linkDiagnostics({ linkState: 'connecting', transport: 'ws', epoch: null, seq: 0 })).toBe(
+      'link connecting via ws, held –',
+    );
   });
 });

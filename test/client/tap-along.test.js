@@ -11,22 +11,32 @@ function clickContext(/** @type {FakeClock} */ page) {
   return {
     starts,
     state: 'running',
-    get currentTime() { return page.now() / 1000; },
+    get currentTime() {
+      return page.now() / 1000;
+    },
     outputLatency: 0.04,
     destination: {},
-    createOscillator: () => ({ ...node(), frequency: { value: 0 }, start: (/** @type {number} */ w) => starts.push(w), stop() {} }),
+    createOscillator: () => ({
+      ...node(),
+      frequency: { value: 0 },
+      start: (/** @type {number} */ w) => starts.push(w),
+      stop() {},
+    }),
     createGain: () => ({ ...node(), gain: { setValueAtTime() {}, exponentialRampToValueAtTime() {} } }),
   };
 }
 
 describe('tap-along calibration', () => {
-  it('clicks through the compensated path; taps 90 ms late raise the device\'s offset by 90 ms', async () => {
+  it("clicks through the compensated path; taps 90 ms late raise the device's offset by 90 ms", async () => {
     const page = new FakeClock();
     page.t = 5000;
     const ctx = clickContext(page);
     /** @type {Map<string, (e: any) => void>} */
     const listeners = new Map();
-    const target = { addEventListener: (/** @type {string} */ t, /** @type {any} */ fn) => listeners.set(t, fn), removeEventListener: (/** @type {string} */ t) => listeners.delete(t) };
+    const target = {
+      addEventListener: (/** @type {string} */ t, /** @type {any} */ fn) => listeners.set(t, fn),
+      removeEventListener: (/** @type {string} */ t) => listeners.delete(t),
+    };
     const output = createOutputCompensation();
     const run = createTapAlong({ getContext: () => ctx, output, now: page.now, target, timers: page })();
     expect(ctx.starts).toHaveLength(TAP_CLICKS);
@@ -44,7 +54,13 @@ describe('tap-along calibration', () => {
 
   it('before the join tap there is no sound to calibrate', async () => {
     const page = new FakeClock();
-    const run = createTapAlong({ getContext: () => null, output: createOutputCompensation(), now: page.now, target: { addEventListener() {}, removeEventListener() {} }, timers: page });
+    const run = createTapAlong({
+      getContext: () => null,
+      output: createOutputCompensation(),
+      now: page.now,
+      target: { addEventListener() {}, removeEventListener() {} },
+      timers: page,
+    });
     expect(await run()).toMatchObject({ error: expect.stringMatching(/Join/) });
   });
 });

@@ -43,7 +43,9 @@ const drivers = {
       if (socket.readyState === 0) socket.serverOpen();
       for (const m of messages) socket.serverSend(m);
     },
-    async fail(h) { h.WS.instances.at(-1)?.serverClose(1006); },
+    async fail(h) {
+      h.WS.instances.at(-1)?.serverClose(1006);
+    },
     fresh: 'wss://score.test/live?view=audience',
     resumed: 'wss://score.test/live?epoch=E&seq=5&view=audience',
     api: 'WebSocket',
@@ -54,7 +56,9 @@ const drivers = {
       const source = /** @type {any} */ (h.ES.instances.at(-1));
       for (const m of messages) source.serverSend(m);
     },
-    async fail(h) { h.ES.instances.at(-1)?.serverError(); },
+    async fail(h) {
+      h.ES.instances.at(-1)?.serverError();
+    },
     fresh: 'https://score.test/live/sse?view=audience',
     resumed: 'https://score.test/live/sse?epoch=E&seq=5&view=audience',
     api: 'EventSource',
@@ -108,7 +112,12 @@ describe.each(TRANSPORT_ORDER)('transport %s', (name) => {
     const h = harness();
     const { t, events } = opened(h);
     expect(t.name).toBe(name);
-    await driver.deliver(h, [msg.welcome('E', 1), { type: 'delta', t: 1 }, msg.snapshot('E', 1, {}), msg.delta('E', 2, { a: 1 })]);
+    await driver.deliver(h, [
+      msg.welcome('E', 1),
+      { type: 'delta', t: 1 },
+      msg.snapshot('E', 1, {}),
+      msg.delta('E', 2, { a: 1 }),
+    ]);
     expect(events.messages.map((m) => m.type)).toEqual(['welcome', 'snapshot', 'delta']);
     expect(h.deps.log).toHaveBeenCalledTimes(1);
     expect(events.closes).toEqual([]);

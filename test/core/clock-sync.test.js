@@ -139,7 +139,7 @@ describe('clock sync over a long performance (drift)', () => {
     expect(widest).toBeLessThan(8);
   });
 
-  it('a sample\'s bound widens with its age: a fresher, slightly slower round trip takes over', () => {
+  it("a sample's bound widens with its age: a fresher, slightly slower round trip takes over", () => {
     const sync = createClockSync({ driftPpm: 100 });
     sync.add({ t0: 0, t: 1001, t1: 2 }); // rtt 2: ± 1 ms
     sync.add({ t0: 50_000, t: 51_003, t1: 50_006 }); // rtt 6: ± 3 ms, 50 s later

@@ -6,11 +6,16 @@ import { buildScoreModel } from '../../core/manifest.js';
 import { isOscAddress } from '../../core/osc-cues.js';
 
 /** @param {unknown} osc */
-const build = (osc) => buildScoreModel({ id: 'o', title: 'O', bars: 2, meter: [{ bar: 1, time: '4/4', tempo: 60 }], osc });
+const build = (osc) =>
+  buildScoreModel({ id: 'o', title: 'O', bars: 2, meter: [{ bar: 1, time: '4/4', tempo: 60 }], osc });
 
 describe('OSC cues in score.yaml', () => {
   it('puts each message on its beat (at, or bar and beat), in beat order', () => {
-    const r = build([{ bar: 2, address: '/zs/b2', args: ['stop'] }, { at: 1, address: '/zs/b1', args: ['play', 2, 0.25] }, { at: 1, address: '/x' }]);
+    const r = build([
+      { bar: 2, address: '/zs/b2', args: ['stop'] },
+      { at: 1, address: '/zs/b1', args: ['play', 2, 0.25] },
+      { at: 1, address: '/x' },
+    ]);
     expect(r.ok && r.value.osc).toEqual([
       { beat: 1, address: '/zs/b1', args: ['play', 2, 0.25] },
       { beat: 1, address: '/x', args: [] },
@@ -19,9 +24,17 @@ describe('OSC cues in score.yaml', () => {
   });
 
   it('refuses addresses OSC cannot carry and arguments that are not text or numbers, naming the field', () => {
-    const problems = (/** @type {unknown} */ osc) => { const r = build(osc); return r.ok ? [] : r.problems.map((p) => p.field); };
+    const problems = (/** @type {unknown} */ osc) => {
+      const r = build(osc);
+      return r.ok ? [] : r.problems.map((p) => p.field);
+    };
     expect(problems([{ at: 0, address: 'zs/b1' }])).toEqual(['osc[0].address']);
-    expect(problems([{ at: 0, address: '/a b' }, { at: 0, address: '/a*' }])).toEqual(['osc[0].address', 'osc[1].address']);
+    expect(
+      problems([
+        { at: 0, address: '/a b' },
+        { at: 0, address: '/a*' },
+      ]),
+    ).toEqual(['osc[0].address', 'osc[1].address']);
     expect(problems([{ at: 0, address: '/a', args: [{ x: 1 }] }])).toEqual(['osc[0].args[0]']);
     expect(problems([{ at: 0, address: '/a', args: [2 ** 40] }])).toEqual(['osc[0].args[0]']);
     expect(problems([{ at: 99, address: '/a' }])).toEqual(['osc[0]']);

@@ -5,12 +5,22 @@ import { hash32, seededRandom } from '../../core/random.js';
 const PARTS = ['violin1', 'violin2', 'viola', 'cello'];
 /** @type {import('../../core/page-choice.js').PageChoice} */
 const CHOICE = {
-  slot: 9, at: 100, from: [[1, 8]], groups: [1], vote: 'slot-9', seed: 0,
+  slot: 9,
+  at: 100,
+  from: [[1, 8]],
+  groups: [1],
+  vote: 'slot-9',
+  seed: 0,
   tiles: { 't2-1': 1, 't2-2': 2, 't2-3': 3, 't2-4': 4, 't2-5': 5, 't2-6': 6, 't2-7': 7, 't2-8': 8 },
 };
-const input = (/** @type {Record<string, number> | null} */ tally, played = new Set()) => ({ scoreId: 'union-rose', parts: PARTS, tally, played: /** @type {Set<string>} */ (played) });
+const input = (/** @type {Record<string, number> | null} */ tally, played = new Set()) => ({
+  scoreId: 'union-rose',
+  parts: PARTS,
+  tally,
+  played: /** @type {Set<string>} */ (played),
+});
 
-describe('page choice (ZScore\'s page strategy with votes)', () => {
+describe("page choice (ZScore's page strategy with votes)", () => {
   it('the tile with most votes chooses the page; one part plays it, the others rest', () => {
     const d = decidePageChoice(CHOICE, input({ 't2-3': 2, 't2-6': 5, 't2-1': 1 }));
     expect(d.tiles).toEqual(['t2-6']);
@@ -38,12 +48,28 @@ describe('page choice (ZScore\'s page strategy with votes)', () => {
     expect(a.pages.every((p) => p >= 1 && p <= 8)).toBe(true);
     expect(Object.keys(a.parts).sort()).toEqual([...PARTS].sort());
     expect(decidePageChoice({ ...CHOICE, groups: [1, 1, 1, 1] }, input(null))).toEqual(a);
-    const others = [1, 2, 3, 4, 5].map((seed) => JSON.stringify(decidePageChoice({ ...CHOICE, groups: [1, 1, 1, 1], seed }, input(null))));
+    const others = [1, 2, 3, 4, 5].map((seed) =>
+      JSON.stringify(decidePageChoice({ ...CHOICE, groups: [1, 1, 1, 1], seed }, input(null))),
+    );
     expect(new Set([JSON.stringify(a), ...others]).size).toBeGreaterThan(1);
   });
 
   it('takes random pages only from the ranges', () => {
-    const pages = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((seed) => decidePageChoice({ ...CHOICE, from: [[1, 2], [7, 7]], groups: [1, 1, 1, 1], seed }, input(null)).pages);
+    const pages = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap(
+      (seed) =>
+        decidePageChoice(
+          {
+            ...CHOICE,
+            from: [
+              [1, 2],
+              [7, 7],
+            ],
+            groups: [1, 1, 1, 1],
+            seed,
+          },
+          input(null),
+        ).pages,
+    );
     expect(new Set(pages)).toEqual(new Set([1, 2, 7]));
   });
 

@@ -1,6 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import {
-  decodeClientMessage, decodeServerMessage, decodeResyncQuery, parseEventId, formatEventId, encode,
+  decodeClientMessage,
+  decodeServerMessage,
+  decodeResyncQuery,
+  parseEventId,
+  formatEventId,
+  encode,
 } from '../../core/protocol.js';
 
 /** @param {unknown} v */
@@ -11,10 +16,22 @@ const code = (v) => {
 
 describe('decodeClientMessage', () => {
   it('accepts hello, ping and tap', () => {
-    expect(decodeClientMessage('{"type":"hello","epoch":"abc","seq":4,"view":"violin"}')).toEqual({ ok: true, value: { type: 'hello', epoch: 'abc', seq: 4, view: 'violin' } });
-    expect(decodeClientMessage('{"type":"hello"}')).toEqual({ ok: true, value: { type: 'hello', epoch: null, seq: 0 } });
-    expect(decodeClientMessage('{"type":"ping","id":1,"t0":12.5}')).toEqual({ ok: true, value: { type: 'ping', id: 1, t0: 12.5 } });
-    expect(decodeClientMessage(new TextEncoder().encode('{"type":"tap","tile":"t3"}'))).toEqual({ ok: true, value: { type: 'tap', tile: 't3' } });
+    expect(decodeClientMessage('{"type":"hello","epoch":"abc","seq":4,"view":"violin"}')).toEqual({
+      ok: true,
+      value: { type: 'hello', epoch: 'abc', seq: 4, view: 'violin' },
+    });
+    expect(decodeClientMessage('{"type":"hello"}')).toEqual({
+      ok: true,
+      value: { type: 'hello', epoch: null, seq: 0 },
+    });
+    expect(decodeClientMessage('{"type":"ping","id":1,"t0":12.5}')).toEqual({
+      ok: true,
+      value: { type: 'ping', id: 1, t0: 12.5 },
+    });
+    expect(decodeClientMessage(new TextEncoder().encode('{"type":"tap","tile":"t3"}'))).toEqual({
+      ok: true,
+      value: { type: 'tap', tile: 't3' },
+    });
   });
 
   it.each([
@@ -46,7 +63,12 @@ describe('decodeClientMessage', () => {
   });
 
   it('never throws, whatever the input', () => {
-    const inputs = ['{"__proto__":{"x":1},"type":"hello"}', '{"type":"hello","seq":1e400}', '\u0000', '{"type":"tap","tile":9007199254740993}'];
+    const inputs = [
+      '{"__proto__":{"x":1},"type":"hello"}',
+      '{"type":"hello","seq":1e400}',
+      '\u0000',
+      '{"type":"tap","tile":9007199254740993}',
+    ];
     for (const s of inputs) expect(() => decodeClientMessage(s)).not.toThrow();
     expect(code(decodeClientMessage('{"type":"hello","seq":1e400}'))).toBe('SC_ERR_BAD_MESSAGE');
   });
@@ -76,7 +98,10 @@ describe('resync points', () => {
   });
 
   it('validates poll queries and clamps wait', () => {
-    expect(decodeResyncQuery({ epoch: 'e', since: '5', wait: '99999' }, 25000)).toEqual({ ok: true, value: { epoch: 'e', since: 5, wait: 25000 } });
+    expect(decodeResyncQuery({ epoch: 'e', since: '5', wait: '99999' }, 25000)).toEqual({
+      ok: true,
+      value: { epoch: 'e', since: 5, wait: 25000 },
+    });
     expect(decodeResyncQuery({}, 25000)).toEqual({ ok: true, value: { epoch: null, since: 0, wait: 0 } });
     expect(code(decodeResyncQuery({ since: '-1' }, 25000))).toBe('SC_ERR_BAD_QUERY');
     expect(code(decodeResyncQuery({ since: ['1', '2'] }, 25000))).toBe('SC_ERR_BAD_QUERY');

@@ -25,10 +25,34 @@ describe('score.schema.json', () => {
     ['an unknown key', { id: 'x', title: 'X', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 60 }], colour: 'red' }],
     ['notation with meter', { id: 'x', title: 'X', notation: { file: 'a.mei' }, meter: [{ bar: 1, tempo: 60 }] }],
     ['no timing at all', { id: 'x', title: 'X' }],
-    ['an escaping asset path', { id: 'x', title: 'X', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 60 }], assets: [{ path: '../x' }] }],
-    ['more bars than a package may have', { id: 'x', title: 'X', bars: 100_000_000, meter: [{ bar: 1, time: '4/4', tempo: 60 }] }],
-    ['a vote between more tiles than a vote may have', { id: 'x', title: 'X', bars: 2, meter: [{ bar: 1, time: '4/4', tempo: 60 }], cues: [{ at: 0, vote: { id: 'v', tiles: Array.from({ length: 65 }, (_, i) => `t${i}`), close: { bar: 2 } } }] }],
-    ['a cue with two kinds', { id: 'x', title: 'X', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 60 }], cues: [{ at: 0, set: {}, audio: 'a.wav' }] }],
+    [
+      'an escaping asset path',
+      { id: 'x', title: 'X', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 60 }], assets: [{ path: '../x' }] },
+    ],
+    [
+      'more bars than a package may have',
+      { id: 'x', title: 'X', bars: 100_000_000, meter: [{ bar: 1, time: '4/4', tempo: 60 }] },
+    ],
+    [
+      'a vote between more tiles than a vote may have',
+      {
+        id: 'x',
+        title: 'X',
+        bars: 2,
+        meter: [{ bar: 1, time: '4/4', tempo: 60 }],
+        cues: [{ at: 0, vote: { id: 'v', tiles: Array.from({ length: 65 }, (_, i) => `t${i}`), close: { bar: 2 } } }],
+      },
+    ],
+    [
+      'a cue with two kinds',
+      {
+        id: 'x',
+        title: 'X',
+        bars: 1,
+        meter: [{ bar: 1, time: '4/4', tempo: 60 }],
+        cues: [{ at: 0, set: {}, audio: 'a.wav' }],
+      },
+    ],
   ])('refuses %s', (_, manifest) => {
     expect(validate(manifest)).toBe(false);
   });

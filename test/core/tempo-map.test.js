@@ -26,7 +26,7 @@ describe('tempo map', () => {
     expect(map.timeAt(8)).toBe(8000); // bar 3 beat 1
     expect(map.timeAt(11)).toBe(9500); // bar 4 beat 1
     expect(map.timeAt(12)).toBe(10000); // bar 4 beat 2, tempo 90 from here
-    expect(map.timeAt(14)).toBeCloseTo(10000 + 2 * 60000 / 90, 9);
+    expect(map.timeAt(14)).toBeCloseTo(10000 + (2 * 60000) / 90, 9);
     expect(map.positionOf(11)).toEqual({ beat: 11, bar: 4, beatInBar: 1, time: [3, 4] });
     expect(map.positionOf(7)).toEqual({ beat: 7, bar: 2, beatInBar: 4, time: [4, 4] });
     expect(map.tempoAt(11)).toBe(120);
@@ -51,19 +51,43 @@ describe('tempo map', () => {
 
   it('refuses inconsistent maps with a clear message', () => {
     expect(() => createTempoMap({ bars: 4, changes: [] })).toThrow(/first change must be at bar 1/);
-    expect(() => createTempoMap({ bars: 4, changes: [{ bar: 1, time: [4, 4], tempo: 60 }, { bar: 9, tempo: 80 }] })).toThrow(/bar 9 is outside/);
+    expect(() =>
+      createTempoMap({
+        bars: 4,
+        changes: [
+          { bar: 1, time: [4, 4], tempo: 60 },
+          { bar: 9, tempo: 80 },
+        ],
+      }),
+    ).toThrow(/bar 9 is outside/);
     expect(() => createTempoMap({ bars: 4, changes: [{ bar: 1, time: [4, 4], tempo: 0 }] })).toThrow(/tempo must be/);
-    expect(() => createTempoMap({ bars: 4, changes: [{ bar: 1, time: [4, 4], tempo: 60 }, { bar: 2, beat: 3, time: [3, 4] }] })).toThrow(/only at beat 1/);
-    expect(() => createTempoMap({ bars: 4, pickup: 4, changes: [{ bar: 1, time: [4, 4], tempo: 60 }] })).toThrow(/pickup must be shorter/);
+    expect(() =>
+      createTempoMap({
+        bars: 4,
+        changes: [
+          { bar: 1, time: [4, 4], tempo: 60 },
+          { bar: 2, beat: 3, time: [3, 4] },
+        ],
+      }),
+    ).toThrow(/only at beat 1/);
+    expect(() => createTempoMap({ bars: 4, pickup: 4, changes: [{ bar: 1, time: [4, 4], tempo: 60 }] })).toThrow(
+      /pickup must be shorter/,
+    );
     const map = createTempoMap({ bars: 2, changes: [{ bar: 1, time: [4, 4], tempo: 60 }] });
     expect(() => map.beatOf(2, 5)).toThrow(/bar 2 has no beat 5/);
     expect(() => map.positionOf(8)).toThrow(/outside 0..7/);
   });
 
   it('stays exact over a long piece: no accumulated rounding', () => {
-    const map = createTempoMap({ bars: 400, changes: [{ bar: 1, time: [4, 4], tempo: 97 }, { bar: 200, tempo: 131 }] });
+    const map = createTempoMap({
+      bars: 400,
+      changes: [
+        { bar: 1, time: [4, 4], tempo: 97 },
+        { bar: 200, tempo: 131 },
+      ],
+    });
     const b = map.totalBeats;
-    const expected = 199 * 4 * 60000 / 97 + (b - 199 * 4) * 60000 / 131;
+    const expected = (199 * 4 * 60000) / 97 + ((b - 199 * 4) * 60000) / 131;
     expect(Math.abs(map.timeAt(b) - expected)).toBeLessThan(1e-6);
   });
 
@@ -98,6 +122,8 @@ describe('tempo map', () => {
   it('refuses a bar sequence without a starting tempo or with a misplaced change', () => {
     expect(() => createTempoMapFromBars([])).toThrow(/no bars/);
     expect(() => createTempoMapFromBars([{ bar: 1, time: [4, 4] }])).toThrow(/first bar must set the tempo/);
-    expect(() => createTempoMapFromBars([{ bar: 1, time: [4, 4], tempo: [{ beat: 5, bpm: 60 }] }])).toThrow(/bar 1 has no beat 5/);
+    expect(() => createTempoMapFromBars([{ bar: 1, time: [4, 4], tempo: [{ beat: 5, bpm: 60 }] }])).toThrow(
+      /bar 1 has no beat 5/,
+    );
   });
 });

@@ -9,6 +9,15 @@ describe('plain values', () => {
 
   it('an id is 1-64 letters, digits, _ and -', () => {
     expect(['a', 'violin-1', 'A_b-9', 'x'.repeat(64)].map(isId)).toEqual([true, true, true, true]);
-    expect(['', 'x'.repeat(65), 'a b', 'é', '../x', 'a.b', 7, null].map(isId)).toEqual([false, false, false, false, false, false, false, false]);
+    expect(['', 'x'.repeat(65), 'a b', 'é', '../x', 'a.b', 7, null].map(isId)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

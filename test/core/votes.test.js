@@ -14,7 +14,11 @@ describe('ballot', () => {
     expect(code(b.cast({ tile: 'soft', device: device(1) }))).toBe('SC_ERR_NO_VOTE_WINDOW');
     b.at(4);
     expect(b.openId).toBe('ending');
-    expect(b.cast({ tile: 'soft', device: device(1), window: 'ending' })).toEqual({ ok: true, id: 'ending', tally: { soft: 1, bright: 0 } });
+    expect(b.cast({ tile: 'soft', device: device(1), window: 'ending' })).toEqual({
+      ok: true,
+      id: 'ending',
+      tally: { soft: 1, bright: 0 },
+    });
     b.cast({ tile: 'soft', device: device(2) });
     b.cast({ tile: 'bright', device: device(3) });
     expect(b.at(7)).toBeNull();
@@ -57,7 +61,15 @@ describe('ballot', () => {
   });
 
   it('ties go to the tile listed first; no votes decide nothing', () => {
-    expect(winnerOf(['a', 'b'], new Map([['a', 2], ['b', 2]]))).toBe('a');
+    expect(
+      winnerOf(
+        ['a', 'b'],
+        new Map([
+          ['a', 2],
+          ['b', 2],
+        ]),
+      ),
+    ).toBe('a');
     expect(winnerOf(['a', 'b'], new Map([['b', 1]]))).toBe('b');
     expect(winnerOf(['a', 'b'], new Map())).toBeNull();
     const b = createBallot([VOTE]);

@@ -25,43 +25,67 @@ const esc = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, 
  * and hex, with and without leading zeros), tabs and newlines inside the scheme (the URL parser
  * drops them), leading spaces. Rendered as raw attribute text (already escaped for XML).
  */
-const hostileUrl = fc.record({
-  target: fc.constantFrom('javascript:alert(1)', 'vbscript:msgbox(1)', 'data:text/html,<script>alert(1)</script>',
-    'data:image/svg+xml,<svg onload=alert(1)>', 'http://127.0.0.2/x.svg#a', '//127.0.0.2/a#b', 'https://127.0.0.2/track.png'),
-  spelling: fc.array(fc.constantFrom('plain', 'plain', 'upper', 'dec', 'hex', 'hex0', 'tab', 'nl', 'tabref'), { minLength: 12, maxLength: 12 }),
-  lead: fc.constantFrom('', ' ', '\t', '&#32;', '&#x0A;'),
-}).map(({ target, spelling, lead }) => {
-  const scheme = target.indexOf(':') + 1;
-  let out = lead;
-  for (const [i, ch] of [...target].entries()) {
-    const how = i < scheme ? spelling[i % spelling.length] : 'plain';
-    const code = /** @type {number} */ (ch.codePointAt(0));
-    if (how === 'upper') out += ch.toUpperCase();
-    else if (how === 'dec') out += `&#${code};`;
-    else if (how === 'hex') out += `&#x${code.toString(16)};`;
-    else if (how === 'hex0') out += `&#x000${code.toString(16)};`;
-    else if (how === 'tab') out += `\t${esc(ch)}`;
-    else if (how === 'nl') out += `&#10;${esc(ch)}`;
-    else if (how === 'tabref') out += `&#9;${esc(ch)}`;
-    else out += esc(ch);
-  }
-  return out;
-});
+const hostileUrl = fc
+  .record({
+    target: fc.constantFrom(
+      'javascript:alert(1)',
+      'vbscript:msgbox(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'data:image/svg+xml,<svg onload=alert(1)>',
+      'http://127.0.0.2/x.svg#a',
+      '//127.0.0.2/a#b',
+      'https://127.0.0.2/track.png',
+    ),
+    spelling: fc.array(fc.constantFrom('plain', 'plain', 'upper', 'dec', 'hex', 'hex0', 'tab', 'nl', 'tabref'), {
+      minLength: 12,
+      maxLength: 12,
+    }),
+    lead: fc.constantFrom('', ' ', '\t', '&#32;', '&#x0A;'),
+  })
+  .map(({ target, spelling, lead }) => {
+    const scheme = target.indexOf(':') + 1;
+    let out = lead;
+    for (const [i, ch] of [...target].entries()) {
+      const how = i < scheme ? spelling[i % spelling.length] : 'plain';
+      const code = /** @type {number} */ (ch.codePointAt(0));
+      if (how === 'upper') out += ch.toUpperCase();
+      else if (how === 'dec') out += `&#${code};`;
+      else if (how === 'hex') out += `&#x${code.toString(16)};`;
+      else if (how === 'hex0') out += `&#x000${code.toString(16)};`;
+      else if (how === 'tab') out += `\t${esc(ch)}`;
+      else if (how === 'nl') out += `&#10;${esc(ch)}`;
+      else if (how === 'tabref') out += `&#9;${esc(ch)}`;
+      else out += esc(ch);
+    }
+    return out;
+  });
 
 /** A CSS value that reaches outside the page, or may: url() of outside documents, CSS imports. */
 const hostileCss = fc.constantFrom(
-  'fill:url(http://127.0.0.2/a.svg#g)', 'background:url(//127.0.0.2/x.png)', 'background-image:url( "javascript:alert(1)" )',
-  "fill:u\\72l(http://127.0.0.2/)", '@import url(http://127.0.0.2/x.css);', "@import 'http://127.0.0.2/x.css';",
-  'background:image-set("http://127.0.0.2/x.png" 1x)', 'x:expression(alert(1))', 'cursor:url(http://127.0.0.2/c.cur),auto',
+  'fill:url(http://127.0.0.2/a.svg#g)',
+  'background:url(//127.0.0.2/x.png)',
+  'background-image:url( "javascript:alert(1)" )',
+  'fill:u\\72l(http://127.0.0.2/)',
+  '@import url(http://127.0.0.2/x.css);',
+  "@import 'http://127.0.0.2/x.css';",
+  'background:image-set("http://127.0.0.2/x.png" 1x)',
+  'x:expression(alert(1))',
+  'cursor:url(http://127.0.0.2/c.cur),auto',
   'mask:url(data:image/svg+xml;base64,PHN2Zy8+)',
 );
 
 /** Attributes no page may keep, for drawing elements to carry (the element itself must stay). */
 const hostileAttr = fc.oneof(
-  fc.tuple(fc.constantFrom('onload', 'onclick', 'onmouseover', 'onbegin', 'onerror', 'onfocusin', 'ONLOAD', 'OnClick'), fc.constant('alert(1)')),
+  fc.tuple(
+    fc.constantFrom('onload', 'onclick', 'onmouseover', 'onbegin', 'onerror', 'onfocusin', 'ONLOAD', 'OnClick'),
+    fc.constant('alert(1)'),
+  ),
   fc.tuple(fc.constantFrom('href', 'xlink:href', 'src', 'formaction', 'action', 'xml:base'), hostileUrl),
   fc.tuple(fc.constant('style'), hostileCss.map(esc)),
-  fc.tuple(fc.constantFrom('fill', 'filter', 'clip-path', 'mask'), fc.constantFrom('url(http://127.0.0.2/a.svg#g)', 'url(&quot;//127.0.0.2/x#y&quot;)', 'url(javascript:alert(1))')),
+  fc.tuple(
+    fc.constantFrom('fill', 'filter', 'clip-path', 'mask'),
+    fc.constantFrom('url(http://127.0.0.2/a.svg#g)', 'url(&quot;//127.0.0.2/x#y&quot;)', 'url(javascript:alert(1))'),
+  ),
   fc.tuple(fc.constant('target'), fc.constant('_blank')),
 );
 
@@ -128,13 +152,15 @@ const SHAPES = /** @type {const} */ ({
 
 /** @type {fc.Arbitrary<Node>} */
 const node = fc.letrec((tie) => ({
-  node: fc.oneof({ depthSize: 'small', withCrossShrink: true },
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
     fc.record({ hostile: hostileElement }),
     fc.record({
       draw: fc.constantFrom(.../** @type {(keyof typeof SHAPES)[]} */ (Object.keys(SHAPES))),
       bad: fc.array(hostileAttr, { maxLength: 3 }),
       kids: fc.array(tie('node'), { maxLength: 3 }),
-    })),
+    }),
+  ),
 })).node;
 
 /**
@@ -159,10 +185,11 @@ function writePage(nodes) {
     return `<${n.draw} ${attrs}/>`;
   };
   const body = nodes.map(write).join('');
-  const svg = `<svg xmlns="${SVG_NS}" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100" viewBox="0 0 100 100">`
-    + '<defs><symbol id="sym" viewBox="0 0 4 4"><path d="M0 0 L4 4"/></symbol>'
-    + '<linearGradient id="grad"><stop offset="0" stop-color="#000"/><stop offset="1" stop-color="#fff"/></linearGradient></defs>'
-    + `${body}</svg>`;
+  const svg =
+    `<svg xmlns="${SVG_NS}" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100" viewBox="0 0 100 100">` +
+    '<defs><symbol id="sym" viewBox="0 0 4 4"><path d="M0 0 L4 4"/></symbol>' +
+    '<linearGradient id="grad"><stop offset="0" stop-color="#000"/><stop offset="1" stop-color="#fff"/></linearGradient></defs>' +
+    `${body}</svg>`;
   return { svg, drawn };
 }
 
@@ -170,7 +197,11 @@ const { window } = new JSDOM('');
 
 /** A URL-like value with what a browser's URL parser drops (whitespace, controls) taken out. @param {string} v */
 // What a browser strips from a URL before reading its scheme: controls and spaces (U+0000-U+0020).
-const squeezed = (v) => [...v].filter((c) => c.charCodeAt(0) > 0x20).join('').toLowerCase();
+const squeezed = (v) =>
+  [...v]
+    .filter((c) => c.charCodeAt(0) > 0x20)
+    .join('')
+    .toLowerCase();
 
 /**
  * Everything a clean page may not hold, found by walking the output as an XML document.
@@ -180,63 +211,106 @@ const squeezed = (v) => [...v].filter((c) => c.charCodeAt(0) > 0x20).join('').to
 function findHostile(doc) {
   /** @type {string[]} */
   const found = [];
-  const FORBIDDEN = new Set(['script', 'foreignobject', 'iframe', 'embed', 'object', 'form', 'input', 'button', 'img', 'div', 'body',
-    'animate', 'set', 'animatetransform', 'animatemotion', 'animatecolor', 'handler', 'listener', 'discard']);
-  const walker = doc.createTreeWalker(doc, 0xFFFFFFFF);
+  const FORBIDDEN = new Set([
+    'script',
+    'foreignobject',
+    'iframe',
+    'embed',
+    'object',
+    'form',
+    'input',
+    'button',
+    'img',
+    'div',
+    'body',
+    'animate',
+    'set',
+    'animatetransform',
+    'animatemotion',
+    'animatecolor',
+    'handler',
+    'listener',
+    'discard',
+  ]);
+  const walker = doc.createTreeWalker(doc, 0xffffffff);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (n.nodeType === 7) { found.push(`processing instruction ${/** @type {ProcessingInstruction} */ (n).target}`); continue; }
+    if (n.nodeType === 7) {
+      found.push(`processing instruction ${/** @type {ProcessingInstruction} */ (n).target}`);
+      continue;
+    }
     if (n.nodeType !== 1) continue;
     const el = /** @type {Element} */ (n);
     if (el.namespaceURI !== SVG_NS) found.push(`element ${el.namespaceURI} ${el.localName}`);
     if (FORBIDDEN.has(el.localName.toLowerCase())) found.push(`element ${el.localName}`);
-    const css = el.localName === 'style' ? el.textContent ?? '' : '';
+    const css = el.localName === 'style' ? (el.textContent ?? '') : '';
     if (/@import|\\|expression\s*\(|image-set/i.test(css)) found.push(`style text ${css.slice(0, 60)}`);
-    for (const m of css.matchAll(/url\s*\(\s*['"]?\s*([^'")\s]*)/gi)) if (!m[1].startsWith('#')) found.push(`style url ${m[1]}`);
+    for (const m of css.matchAll(/url\s*\(\s*['"]?\s*([^'")\s]*)/gi))
+      if (!m[1].startsWith('#')) found.push(`style url ${m[1]}`);
     for (const a of el.attributes) {
       const name = a.localName.toLowerCase();
       const value = squeezed(a.value);
       if (name.startsWith('on')) found.push(`attribute ${a.name}`);
-      if (['href', 'src', 'action', 'formaction', 'data', 'srcdoc', 'base', 'target'].includes(name) && !value.startsWith('#')) found.push(`${a.name}="${a.value}"`);
-      if (/javascript:|vbscript:|data:text|data:image\/svg|127\.0\.0\.2|@import|\\/.test(value)) found.push(`${a.name}="${a.value}"`);
-      for (const m of a.value.matchAll(/url\s*\(\s*['"]?\s*([^'")\s]*)/gi)) if (!m[1].startsWith('#')) found.push(`${a.name} url ${m[1]}`);
+      if (
+        ['href', 'src', 'action', 'formaction', 'data', 'srcdoc', 'base', 'target'].includes(name) &&
+        !value.startsWith('#')
+      )
+        found.push(`${a.name}="${a.value}"`);
+      if (/javascript:|vbscript:|data:text|data:image\/svg|127\.0\.0\.2|@import|\\/.test(value))
+        found.push(`${a.name}="${a.value}"`);
+      for (const m of a.value.matchAll(/url\s*\(\s*['"]?\s*([^'")\s]*)/gi))
+        if (!m[1].startsWith('#')) found.push(`${a.name} url ${m[1]}`);
     }
   }
   return found;
 }
 
 describe('fuzz: SVG pages', () => {
-  it('hostile constructs mixed with drawing: none survives, the output is XML, the drawing stays', () => {
-    fc.assert(fc.property(fc.array(node, { minLength: 1, maxLength: 8 }), (nodes) => {
-      const { svg, drawn } = writePage(nodes);
-      // The generator writes well-formed pages: a parser error here is a bug of the test.
-      const input = new window.DOMParser().parseFromString(svg, 'image/svg+xml');
-      expect(input.getElementsByTagName('parsererror').length, svg).toBe(0);
+  it(
+    'hostile constructs mixed with drawing: none survives, the output is XML, the drawing stays',
+    () => {
+      fc.assert(
+        fc.property(fc.array(node, { minLength: 1, maxLength: 8 }), (nodes) => {
+          const { svg, drawn } = writePage(nodes);
+          // The generator writes well-formed pages: a parser error here is a bug of the test.
+          const input = new window.DOMParser().parseFromString(svg, 'image/svg+xml');
+          expect(input.getElementsByTagName('parsererror').length, svg).toBe(0);
 
-      const r = sanitizeSvg(svg);
-      if (!r.ok) throw new Error(`${r.reason}\n${svg}`);
-      const doc = new window.DOMParser().parseFromString(r.svg, 'image/svg+xml');
-      expect(doc.getElementsByTagName('parsererror').length, r.svg).toBe(0);
-      expect(doc.documentElement.localName).toBe('svg');
-      expect(doc.documentElement.namespaceURI).toBe(SVG_NS);
-      expect(findHostile(doc), `${svg}\n->\n${r.svg}`).toEqual([]);
-      for (const { id, tag } of drawn) {
-        const el = doc.getElementById(id);
-        expect(el?.localName, `${id} <${tag}> kept\n${svg}\n->\n${r.svg}`).toBe(tag);
-        if (tag === 'use') expect(el?.getAttribute('href')).toBe('#sym');
-        if (tag === 'path') expect(el?.getAttribute('d')).toBe('M0 0 L10 10 C 2 3 4 5 6 7 Z');
-        if (tag === 'text') expect(el?.textContent).toBe(`note ${id}`);
-      }
-      // What the drawing refers to stays too.
-      expect(doc.getElementById('sym')?.localName).toBe('symbol');
-      expect(doc.getElementById('grad')?.localName).toBe('linearGradient');
-    }), params());
-  }, TIMEOUT);
+          const r = sanitizeSvg(svg);
+          if (!r.ok) throw new Error(`${r.reason}\n${svg}`);
+          const doc = new window.DOMParser().parseFromString(r.svg, 'image/svg+xml');
+          expect(doc.getElementsByTagName('parsererror').length, r.svg).toBe(0);
+          expect(doc.documentElement.localName).toBe('svg');
+          expect(doc.documentElement.namespaceURI).toBe(SVG_NS);
+          expect(findHostile(doc), `${svg}\n->\n${r.svg}`).toEqual([]);
+          for (const { id, tag } of drawn) {
+            const el = doc.getElementById(id);
+            expect(el?.localName, `${id} <${tag}> kept\n${svg}\n->\n${r.svg}`).toBe(tag);
+            if (tag === 'use') expect(el?.getAttribute('href')).toBe('#sym');
+            if (tag === 'path') expect(el?.getAttribute('d')).toBe('M0 0 L10 10 C 2 3 4 5 6 7 Z');
+            if (tag === 'text') expect(el?.textContent).toBe(`note ${id}`);
+          }
+          // What the drawing refers to stays too.
+          expect(doc.getElementById('sym')?.localName).toBe('symbol');
+          expect(doc.getElementById('grad')?.localName).toBe('linearGradient');
+        }),
+        params(),
+      );
+    },
+    TIMEOUT,
+  );
 
-  it('the hostile URL spellings are what a browser reads as the dangerous URL (the generator is not toothless)', () => {
-    fc.assert(fc.property(hostileUrl, (u) => {
-      const doc = new window.DOMParser().parseFromString(`<a xmlns="${SVG_NS}" href="${u}"/>`, 'image/svg+xml');
-      const value = squeezed(/** @type {string} */ (doc.documentElement.getAttribute('href')));
-      expect(value).toMatch(/^(javascript:|vbscript:|data:|http:|https:|\/\/)/);
-    }), params());
-  }, TIMEOUT);
+  it(
+    'the hostile URL spellings are what a browser reads as the dangerous URL (the generator is not toothless)',
+    () => {
+      fc.assert(
+        fc.property(hostileUrl, (u) => {
+          const doc = new window.DOMParser().parseFromString(`<a xmlns="${SVG_NS}" href="${u}"/>`, 'image/svg+xml');
+          const value = squeezed(/** @type {string} */ (doc.documentElement.getAttribute('href')));
+          expect(value).toMatch(/^(javascript:|vbscript:|data:|http:|https:|\/\/)/);
+        }),
+        params(),
+      );
+    },
+    TIMEOUT,
+  );
 });

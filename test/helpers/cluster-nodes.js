@@ -15,13 +15,37 @@ export const CLUSTER_TOKEN = 'cluster-token-0123456789';
  */
 export async function startNode({ redis, role, id, port = 0, args = [] }) {
   const server = await forkServer({
-    root: ROOT, timeoutMs: 15_000,
-    args: ['--score', CLUSTER_SCORE, '--host', '127.0.0.1', '--port', String(port), '--token', CLUSTER_TOKEN,
-      '--redis', redis, '--role', role, '--node-id', id, '--log-level', 'warn', ...args],
-  }).catch((/** @type {Error} */ err) => { throw new Error(`node ${id}: ${err.message}`); });
+    root: ROOT,
+    timeoutMs: 15_000,
+    args: [
+      '--score',
+      CLUSTER_SCORE,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--token',
+      CLUSTER_TOKEN,
+      '--redis',
+      redis,
+      '--role',
+      role,
+      '--node-id',
+      id,
+      '--log-level',
+      'warn',
+      ...args,
+    ],
+  }).catch((/** @type {Error} */ err) => {
+    throw new Error(`node ${id}: ${err.message}`);
+  });
   const base = server.url;
   return {
-    id, child: server.child, port: server.port, base, wsBase: base.replace('http', 'ws'),
+    id,
+    child: server.child,
+    port: server.port,
+    base,
+    wsBase: base.replace('http', 'ws'),
     stderr: server.output,
     /** @param {NodeJS.Signals} [signal] */
     stop: (signal = 'SIGTERM') => server.stop(signal),
@@ -40,7 +64,11 @@ export async function call(base, url, { method = 'GET', body, token = CLUSTER_TO
   const headers = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${url}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -59,17 +87,28 @@ export async function phone(base) {
      * @param {string} tile
      * @returns {Promise<{ status: number, body: any }>}
      */
-    tap: (at, tile) => new Promise((resolve, reject) => {
-      const body = JSON.stringify({ tile, device });
-      const req = http.request(`${at}/api/tap`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => { text += c; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-      });
-      req.on('error', reject);
-      req.end(body);
-    }),
+    tap: (at, tile) =>
+      new Promise((resolve, reject) => {
+        const body = JSON.stringify({ tile, device });
+        const req = http.request(
+          `${at}/api/tap`,
+          {
+            method: 'POST',
+            agent: false,
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c) => {
+              text += c;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      }),
   };
 }
 
@@ -79,7 +118,7 @@ export async function phone(base) {
  */
 export async function until(cond, ms = 10_000) {
   const end = Date.now() + ms;
-  while (!await cond()) {
+  while (!(await cond())) {
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 25));
   }

@@ -21,7 +21,9 @@ export function createFakeClock({ start = 1000, wallStart = 1_700_000_000_000, l
       return id;
     },
     /** @param {unknown} id */
-    clearTimer(id) { timers.delete(/** @type {number} */ (id)); },
+    clearTimer(id) {
+      timers.delete(/** @type {number} */ (id));
+    },
     /** Advance time to `now + ms`, firing due timers in time order. */
     advance(/** @type {number} */ ms) {
       const end = now + ms;
@@ -37,7 +39,9 @@ export function createFakeClock({ start = 1000, wallStart = 1_700_000_000_000, l
       }
       now = end;
     },
-    get pending() { return timers.size; },
+    get pending() {
+      return timers.size;
+    },
   };
   return clock;
 }

@@ -8,7 +8,9 @@ import { buildScoreModel } from '../../core/manifest.js';
  */
 export function smallModel({ tempo = 120, bars = 4 } = {}) {
   const r = buildScoreModel({
-    id: 'fixture', title: 'Fixture', bars,
+    id: 'fixture',
+    title: 'Fixture',
+    bars,
     meter: [{ bar: 1, time: '4/4', tempo }],
     cues: Array.from({ length: bars }, (_, i) => ({ bar: i + 1, set: { text: `bar ${i + 1}` } })),
   });
@@ -24,7 +26,8 @@ export function smallModel({ tempo = 120, bars = 4 } = {}) {
 function payloadOf(b) {
   if (b[0] !== 0x81) return b.toString();
   const len7 = b[1] & 0x7f;
-  const [offset, length] = len7 === 126 ? [4, b.readUInt16BE(2)] : len7 === 127 ? [10, Number(b.readBigUInt64BE(2))] : [2, len7];
+  const [offset, length] =
+    len7 === 126 ? [4, b.readUInt16BE(2)] : len7 === 127 ? [10, Number(b.readBigUInt64BE(2))] : [2, len7];
   if (b[1] & 0x80 || offset + length !== b.length) throw new Error('not one whole unmasked frame');
   return b.subarray(offset).toString();
 }
@@ -42,14 +45,22 @@ export function fakeLink(kind = 'ws') {
     /** @type {{ code: number, reason: string } | null} */
     closed: null,
     /** @param {Buffer} b */
-    send(b) { link.sent.push(b); },
+    send(b) {
+      link.sent.push(b);
+    },
     buffered: () => link.queued,
     /** @param {number} code @param {string} reason */
-    close(code, reason) { link.closed = { code, reason }; },
+    close(code, reason) {
+      link.closed = { code, reason };
+    },
     /** Envelopes received, parsed. */
-    get messages() { return link.sent.map((b) => JSON.parse(payloadOf(b))); },
+    get messages() {
+      return link.sent.map((b) => JSON.parse(payloadOf(b)));
+    },
     /** @param {string} type */
-    ofType(type) { return link.messages.filter((m) => m.type === type); },
+    ofType(type) {
+      return link.messages.filter((m) => m.type === type);
+    },
   };
   return link;
 }

@@ -20,15 +20,25 @@ function collector() {
   return {
     messages,
     /** @param {any} m */
-    push(m) { messages.push(m); for (const l of listeners) l(); },
+    push(m) {
+      messages.push(m);
+      for (const l of listeners) l();
+    },
     /** @param {(m: any) => boolean} pred @param {number} [ms] */
     waitFor(pred, ms = 5000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const hit = messages.find(pred);
-          if (hit) { listeners.delete(check); clearTimeout(timer); resolve(hit); }
+          if (hit) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve(hit);
+          }
         };
-        const timer = setTimeout(() => { listeners.delete(check); reject(new Error(`no matching message within ${ms} ms (got ${messages.length})`)); }, ms);
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`no matching message within ${ms} ms (got ${messages.length})`));
+        }, ms);
         listeners.add(check);
         check();
       });
@@ -47,7 +57,10 @@ export async function openWs(wsBase, holds = {}, options = {}) {
   const q = holds.epoch ? `?epoch=${holds.epoch}&seq=${holds.seq ?? 0}` : '';
   const ws = new WebSocket(`${wsBase}/live${q}`, options);
   ws.on('message', (data) => c.push(JSON.parse(data.toString())));
-  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
   return { messages: c.messages, waitFor: c.waitFor, close: () => ws.terminate(), ws };
 }
 
@@ -91,15 +104,27 @@ export async function openPoll(base, holds = {}) {
   const controller = new AbortController();
   (async () => {
     while (running) {
-      const res = await fetch(`${base}/live/poll?epoch=${epoch}&since=${seq}&wait=${holds.wait ?? 5000}`, { signal: controller.signal }).catch(() => null);
+      const res = await fetch(`${base}/live/poll?epoch=${epoch}&since=${seq}&wait=${holds.wait ?? 5000}`, {
+        signal: controller.signal,
+      }).catch(() => null);
       if (!res?.ok) return;
       for (const m of await res.json()) {
         c.push(m);
-        if (m.type === 'snapshot' || m.type === 'delta') { epoch = m.epoch; seq = m.seq; }
+        if (m.type === 'snapshot' || m.type === 'delta') {
+          epoch = m.epoch;
+          seq = m.seq;
+        }
       }
     }
   })();
-  return { messages: c.messages, waitFor: c.waitFor, close: () => { running = false; controller.abort(); } };
+  return {
+    messages: c.messages,
+    waitFor: c.waitFor,
+    close: () => {
+      running = false;
+      controller.abort();
+    },
+  };
 }
 
 /** @type {Record<string, (base: string, wsBase: string, holds?: { epoch?: string | null, seq?: number, wait?: number }) => Promise<LiveClient>>} */

@@ -24,7 +24,10 @@ async function waitForPort(port, ms) {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     const ok = await new Promise((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      });
       s.on('error', () => resolve(false));
     });
     if (ok) return;
@@ -38,11 +41,13 @@ async function waitForPort(port, ms) {
  * @param {{ port?: number }} [options]
  */
 export async function startRedis({ port } = {}) {
-  const p = port ?? await freePort();
+  const p = port ?? (await freePort());
   /** @type {import('node:child_process').ChildProcess} */
   let child;
   const launch = async () => {
-    child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(p), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(p), '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     await waitForPort(p, 5000);
   };
   const stop = async () => {
@@ -56,7 +61,10 @@ export async function startRedis({ port } = {}) {
     port: p,
     url: `redis://127.0.0.1:${p}`,
     stop,
-    async restart() { await stop(); await launch(); },
+    async restart() {
+      await stop();
+      await launch();
+    },
   };
 }
 
@@ -70,7 +78,10 @@ export async function startCutProxy(port) {
   const sockets = new Set();
   let cut = false;
   const server = net.createServer((client) => {
-    if (cut) { client.destroy(); return; }
+    if (cut) {
+      client.destroy();
+      return;
+    }
     const upstream = net.connect(port, '127.0.0.1');
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -86,8 +97,16 @@ export async function startCutProxy(port) {
   const { port: own } = /** @type {net.AddressInfo} */ (server.address());
   return {
     url: `redis://127.0.0.1:${own}`,
-    cut() { cut = true; for (const s of sockets) s.destroy(); },
-    restore() { cut = false; },
-    close() { for (const s of sockets) s.destroy(); return new Promise((r) => server.close(r)); },
+    cut() {
+      cut = true;
+      for (const s of sockets) s.destroy();
+    },
+    restore() {
+      cut = false;
+    },
+    close() {
+      for (const s of sockets) s.destroy();
+      return new Promise((r) => server.close(r));
+    },
   };
 }

@@ -13,15 +13,31 @@ export const TOKEN = 'test-token-0123456789';
  *   appOptions?: Partial<import('../../server/app.js').AppOptions> }} [options]
  *   cueBytes: size of a text payload carried by a cue on every beat (load for backpressure tests)
  */
-export async function startServer({ tempo = 600, bars = 64, cueBytes = 0, autoplay = true, hubOptions, appOptions = {} } = {}) {
+export async function startServer({
+  tempo = 600,
+  bars = 64,
+  cueBytes = 0,
+  autoplay = true,
+  hubOptions,
+  appOptions = {},
+} = {}) {
   const cues = [];
   for (let beat = 0; beat < bars * 4; beat++) {
-    if (cueBytes > 0 || beat % 4 === 0) cues.push({ at: beat, set: { text: `beat ${beat}`, ...(cueBytes ? { load: `${beat}`.padEnd(cueBytes, '.') } : {}) } });
+    if (cueBytes > 0 || beat % 4 === 0)
+      cues.push({
+        at: beat,
+        set: { text: `beat ${beat}`, ...(cueBytes ? { load: `${beat}`.padEnd(cueBytes, '.') } : {}) },
+      });
   }
   const r = buildScoreModel({ id: 'itest', title: 'Integration', bars, meter: [{ bar: 1, time: '4/4', tempo }], cues });
   if (!r.ok) throw new Error(JSON.stringify(r.problems));
   const { app, conductor, hub } = await buildApp({
-    score: packageOf(r.value), token: TOKEN, autoplay, loop: true, hubOptions, ...appOptions,
+    score: packageOf(r.value),
+    token: TOKEN,
+    autoplay,
+    loop: true,
+    hubOptions,
+    ...appOptions,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = /** @type {import('node:net').AddressInfo} */ (app.server.address());
@@ -36,10 +52,15 @@ export async function startServer({ tempo = 600, bars = 64, cueBytes = 0, autopl
 export function useServers() {
   /** @type {(() => unknown)[]} */
   let cleanup = [];
-  afterEach(async () => { for (const f of cleanup.reverse()) await f(); cleanup = []; });
+  afterEach(async () => {
+    for (const f of cleanup.reverse()) await f();
+    cleanup = [];
+  });
   return {
     /** @param {() => unknown} fn */
-    defer(fn) { cleanup.push(fn); },
+    defer(fn) {
+      cleanup.push(fn);
+    },
     /** @param {Parameters<typeof startServer>[0]} [options] */
     async server(options) {
       const s = await startServer(options);

@@ -14,7 +14,7 @@ describe('seed cells', () => {
     for (const c of cells) expect(Object.keys(PROFILES)).toContain(c.profile);
   });
 
-  it('maps the report\'s cases as it ran them', () => {
+  it("maps the report's cases as it ran them", () => {
     const byCase = Object.fromEntries(seedCells(rows).map((c) => [c.case, c]));
     expect(byCase[1]).toEqual({ case: 1, profile: 'wired', suite: 'ws', clients: 200 });
     expect(byCase[5]).toEqual({ case: 5, profile: 'wifi+firewall', suite: 'ws', clients: 200 });
@@ -25,12 +25,17 @@ describe('seed cells', () => {
 
   it('lays both JMeter rows (poll and page) beside a poll cell, and nothing from other cases', () => {
     const found = seedRowsFor(rows, { profile: 'wifi+firewall', suite: 'poll', clients: 100 });
-    expect(found.map((r) => [r.case, r.request])).toEqual([[19, 'poll'], [19, 'page']]);
+    expect(found.map((r) => [r.case, r.request])).toEqual([
+      [19, 'poll'],
+      [19, 'page'],
+    ]);
     expect(seedRowsFor(rows, { profile: 'congested-wifi', suite: 'ws', clients: 100 })).toEqual([]);
   });
 
   it('reads quoted cells with commas and empty numbers as null', () => {
-    const [r] = parseSeed('case,client,request,connection,firewall,clients,avg_ms,note\n3,custom,page,wired,no,50,,"a, b"\n');
+    const [r] = parseSeed(
+      'case,client,request,connection,firewall,clients,avg_ms,note\n3,custom,page,wired,no,50,,"a, b"\n',
+    );
     expect(r).toMatchObject({ case: 3, clients: 50, avg_ms: null, note: 'a, b' });
   });
 });

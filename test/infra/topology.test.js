@@ -3,7 +3,18 @@
 
 import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { routerRuleset, radioRuleset, toxicsFor, PROFILES, LINKS, ADDRESSES, NS, MANAGEMENT_TCP, MANAGEMENT_UDP, QUEUES } from '../../infra/lab/topology.js';
+import {
+  routerRuleset,
+  radioRuleset,
+  toxicsFor,
+  PROFILES,
+  LINKS,
+  ADDRESSES,
+  NS,
+  MANAGEMENT_TCP,
+  MANAGEMENT_UDP,
+  QUEUES,
+} from '../../infra/lab/topology.js';
 import { procAddress, inLab } from '../../infra/lab/peers.js';
 
 describe('lab topology', () => {
@@ -27,7 +38,10 @@ describe('lab topology', () => {
 
   it('WiFi profiles add latency both ways; wired ones add nothing', () => {
     expect(toxicsFor(PROFILES.wired)).toEqual([]);
-    expect(toxicsFor(PROFILES['wifi+firewall']).map((t) => `${t.type}-${t.stream}`)).toEqual(['latency-downstream', 'latency-upstream']);
+    expect(toxicsFor(PROFILES['wifi+firewall']).map((t) => `${t.type}-${t.stream}`)).toEqual([
+      'latency-downstream',
+      'latency-upstream',
+    ]);
   });
 
   it('every interface that has an address is one end of a link, and every name is short enough for Linux', () => {
@@ -49,7 +63,8 @@ describe('lab topology', () => {
 
   it('the RouterOS script drops the same management ports and sets the same queues as the lab', () => {
     const rsc = readFileSync(new URL('../../infra/routeros/venue.rsc', import.meta.url), 'utf8');
-    const tcp = /in-interface=bridge-guest protocol=tcp dst-port=([\d,]+) comment="scorecast: guest management ports"/.exec(rsc);
+    const tcp =
+      /in-interface=bridge-guest protocol=tcp dst-port=([\d,]+) comment="scorecast: guest management ports"/.exec(rsc);
     expect(tcp?.[1].split(',').map(Number)).toEqual([...MANAGEMENT_TCP]);
     expect(rsc).toContain(`protocol=udp dst-port=${MANAGEMENT_UDP.join(',')} comment="scorecast: guest SNMP"`);
     expect(rsc).toContain(`target=bridge-guest max-limit=${QUEUES.guestMbit}M/${QUEUES.guestMbit}M`);
@@ -57,6 +72,9 @@ describe('lab topology', () => {
     expect(rsc).toContain('chain=dstnat action=dst-nat in-interface=bridge-guest protocol=tcp dst-port=80');
     // Every command line has a comment line above it.
     const lines = rsc.split('\n');
-    lines.forEach((l, i) => { if (l.startsWith('/')) expect(lines[i - 1].startsWith('#') || lines[i - 1].startsWith('/'), `line ${i + 1}`).toBe(true); });
+    lines.forEach((l, i) => {
+      if (l.startsWith('/'))
+        expect(lines[i - 1].startsWith('#') || lines[i - 1].startsWith('/'), `line ${i + 1}`).toBe(true);
+    });
   });
 });

@@ -20,11 +20,19 @@ function samples(n, { phase = 'measured', serverMs = [500], genMs = 200, busyMs 
   for (let i = 0; i < n; i++) {
     if (i > 0) cpu += serverMs[(i - 1) % serverMs.length];
     out.push({
-      ts: T0 + i * 1000, phase,
+      ts: T0 + i * 1000,
+      phase,
       serverProc: { cpuMs: cpu, rss: (100 + i) * MB, threads: 10 },
       loadgen: { cpuMs: i * genMs, rss: 50 * MB, threads: 10 },
       machine: { busyMs: i * busyMs, totalMs: i * 2000, softirqMs: 0, cores: 2 },
-      server: { clients: { ws: 10 * i, sse: 1 }, messages: {}, bytes: {}, dropped: 0, lagMaxS: lagMaxS[i % lagMaxS.length], lagP99S: 0.26 },
+      server: {
+        clients: { ws: 10 * i, sse: 1 },
+        messages: {},
+        bytes: {},
+        dropped: 0,
+        lagMaxS: lagMaxS[i % lagMaxS.length],
+        lagP99S: 0.26,
+      },
     });
   }
   return out;
@@ -48,15 +56,22 @@ describe('machineStats', () => {
   });
 
   it('counts only the phases and the time window asked for', () => {
-    const all = [...samples(3, { phase: 'warmup', serverMs: [1000] }), ...samples(3, { serverMs: [100] }).map((s) => ({ ...s, ts: s.ts + 10_000 }))];
+    const all = [
+      ...samples(3, { phase: 'warmup', serverMs: [1000] }),
+      ...samples(3, { serverMs: [100] }).map((s) => ({ ...s, ts: s.ts + 10_000 })),
+    ];
     expect(machineStats(all, ['warmup']).serverCpu?.avg).toBeCloseTo(100);
     expect(machineStats(all, ['measured']).serverCpu?.avg).toBeCloseTo(10);
     expect(machineStats(all, ['measured'], { from: T0 + 11_000, to: T0 + 12_000 }).n).toBe(2);
     expect(machineStats(all, ['soak'])).toEqual({ n: 0 });
   });
 
-  it('falls back to the server\'s own /metrics CPU when /proc was not sampled', () => {
-    const rows = samples(3).map((s, i) => ({ ...s, serverProc: null, server: { clients: {}, messages: {}, bytes: {}, dropped: 0, cpuS: i * 0.25 } }));
+  it("falls back to the server's own /metrics CPU when /proc was not sampled", () => {
+    const rows = samples(3).map((s, i) => ({
+      ...s,
+      serverProc: null,
+      server: { clients: {}, messages: {}, bytes: {}, dropped: 0, cpuS: i * 0.25 },
+    }));
     expect(machineStats(rows).serverCpu?.avg).toBeCloseTo(25);
   });
 });
@@ -67,20 +82,51 @@ describe('caseRows', () => {
     counters,
     summaries: {
       push_latency_ws: { min: 1, max: 90, count: 400, mean: 10, p50: 8, median: 8, p90: 20, p95: 30, p99: 80 },
-      'page.load_time': { min: 100, max: 900, count: 9, mean: 300, p50: 250, median: 250, p90: 700, p95: 800, p99: 900 },
+      'page.load_time': {
+        min: 100,
+        max: 900,
+        count: 9,
+        mean: 300,
+        p50: 250,
+        median: 250,
+        p90: 700,
+        p95: 800,
+        p99: 900,
+      },
     },
-    firstMetricAt: T0, lastMetricAt: T0 + 20_000,
+    firstMetricAt: T0,
+    lastMetricAt: T0 + 20_000,
   });
 
   it('a WebSocket case: one push row, failures from the ws_ error codes per client, deltas per second', () => {
-    const rows = caseRows('ws', report({ 'vusers.created': 50, 'errors.ws_stalled': 2, 'errors.ETIMEDOUT': 7, 'ws.deltas': 400 }));
+    const rows = caseRows(
+      'ws',
+      report({ 'vusers.created': 50, 'errors.ws_stalled': 2, 'errors.ETIMEDOUT': 7, 'ws.deltas': 400 }),
+    );
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ kind: 'push', label: 'push latency (WebSocket)', samples: 400, clients: 50, errorsPct: 4, throughput: 20, unit: 'msg/s' });
+    expect(rows[0]).toMatchObject({
+      kind: 'push',
+      label: 'push latency (WebSocket)',
+      samples: 400,
+      clients: 50,
+      errorsPct: 4,
+      throughput: 20,
+      unit: 'msg/s',
+    });
     expect(rows[0].sum?.p99).toBe(80);
   });
 
   it('a mixed case: rows only for the kinds of client it had', () => {
-    const rows = caseRows('mixed', report({ 'vusers.created': 60, 'vusers.created_by_name.ws': 40, 'page.attempts': 10, 'page.failed': 1, 'page.loads': 9 }));
+    const rows = caseRows(
+      'mixed',
+      report({
+        'vusers.created': 60,
+        'vusers.created_by_name.ws': 40,
+        'page.attempts': 10,
+        'page.failed': 1,
+        'page.loads': 9,
+      }),
+    );
     expect(rows.map((r) => r.kind)).toEqual(['page', 'push']);
     expect(rows[0]).toMatchObject({ clients: 10, errorsPct: 10, samples: 10 });
   });
@@ -94,7 +140,10 @@ describe('arrivals', () => {
   /** @param {number[]} created per 10 s period */
   const k = (created) => ({
     rec: { scenario: 'poll' },
-    intermediate: created.map((c, i) => ({ period: String(T0 + i * 10_000), counters: { 'vusers.created': c, 'vusers.completed': i > 0 ? created[i - 1] : 0 } })),
+    intermediate: created.map((c, i) => ({
+      period: String(T0 + i * 10_000),
+      counters: { 'vusers.created': c, 'vusers.completed': i > 0 ? created[i - 1] : 0 },
+    })),
   });
 
   it('on schedule when the clients were started within the planned ramp', () => {

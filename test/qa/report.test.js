@@ -9,23 +9,67 @@ import { writeReport } from '../../artillery/lib/report.mjs';
 const T0 = 1_800_000_000_000;
 
 describe('writeReport', () => {
-  it('writes a page that fetches nothing, with our rows beside the seed report\'s, and the Markdown', () => {
+  it("writes a page that fetches nothing, with our rows beside the seed report's, and the Markdown", () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'sc-report-'));
     const dir = path.join(root, 'ws-200');
     mkdirSync(dir);
-    writeFileSync(path.join(dir, 'case.json'), JSON.stringify({
-      scenario: 'ws', users: 200, passed: false, broken: ['push_latency.max 1200 > 1000'],
-      runs: { measured: { users: 200, plan: '200 ws clients', exitCode: 1, checks: [{ ok: false, expression: 'push_latency.max <= 1000', strict: true }], start: T0 } },
-    }));
-    writeFileSync(path.join(dir, 'measured.json'), JSON.stringify({
-      aggregate: {
-        counters: { 'vusers.created': 200, 'ws.deltas': 3200 },
-        summaries: { push_latency: { min: 1, max: 1200, count: 3200, mean: 40, p50: 20, median: 20, p90: 90, p95: 150, p99: 600 }, push_latency_ws: { min: 1, max: 1200, count: 3200, mean: 40, p50: 20, median: 20, p90: 90, p95: 150, p99: 600 } },
-        firstMetricAt: T0, lastMetricAt: T0 + 16_000,
-      },
-      intermediate: [],
-    }));
-    writeFileSync(path.join(dir, 'trace.jsonl'), `${JSON.stringify({ ts: T0 + 1000, active: { ws: 200 }, loopMaxMs: 15, metrics: { push_latency: { n: 200, mean: 40, p50: 20, p95: 150, p99: 600, max: 1200 } } })}\n`);
+    writeFileSync(
+      path.join(dir, 'case.json'),
+      JSON.stringify({
+        scenario: 'ws',
+        users: 200,
+        passed: false,
+        broken: ['push_latency.max 1200 > 1000'],
+        runs: {
+          measured: {
+            users: 200,
+            plan: '200 ws clients',
+            exitCode: 1,
+            checks: [{ ok: false, expression: 'push_latency.max <= 1000', strict: true }],
+            start: T0,
+          },
+        },
+      }),
+    );
+    writeFileSync(
+      path.join(dir, 'measured.json'),
+      JSON.stringify({
+        aggregate: {
+          counters: { 'vusers.created': 200, 'ws.deltas': 3200 },
+          summaries: {
+            push_latency: {
+              min: 1,
+              max: 1200,
+              count: 3200,
+              mean: 40,
+              p50: 20,
+              median: 20,
+              p90: 90,
+              p95: 150,
+              p99: 600,
+            },
+            push_latency_ws: {
+              min: 1,
+              max: 1200,
+              count: 3200,
+              mean: 40,
+              p50: 20,
+              median: 20,
+              p90: 90,
+              p95: 150,
+              p99: 600,
+            },
+          },
+          firstMetricAt: T0,
+          lastMetricAt: T0 + 16_000,
+        },
+        intermediate: [],
+      }),
+    );
+    writeFileSync(
+      path.join(dir, 'trace.jsonl'),
+      `${JSON.stringify({ ts: T0 + 1000, active: { ws: 200 }, loopMaxMs: 15, metrics: { push_latency: { n: 200, mean: 40, p50: 20, p95: 150, p99: 600, max: 1200 } } })}\n`,
+    );
     const files = writeReport([root], path.join(root, 'out'));
     const html = readFileSync(files.html, 'utf8');
     const md = readFileSync(files.md, 'utf8');

@@ -12,7 +12,11 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 describe('acquireServer', () => {
   it('says the server exited once it has', async () => {
-    const server = await acquireServer({ root: ROOT, dir: mkdtempSync(path.join(os.tmpdir(), 'sc-qa-')), log: () => {} });
+    const server = await acquireServer({
+      root: ROOT,
+      dir: mkdtempSync(path.join(os.tmpdir(), 'sc-qa-')),
+      log: () => {},
+    });
     try {
       expect(server.exited).toBe(false);
       process.kill(/** @type {number} */ (server.pid), 'SIGKILL');
@@ -24,7 +28,12 @@ describe('acquireServer', () => {
   }, 60_000);
 
   it('a given target is taken as it is, with no process of ours', async () => {
-    const server = await acquireServer({ target: 'http://127.0.0.1:8080/', root: ROOT, dir: os.tmpdir(), log: () => {} });
+    const server = await acquireServer({
+      target: 'http://127.0.0.1:8080/',
+      root: ROOT,
+      dir: os.tmpdir(),
+      log: () => {},
+    });
     expect(server).toMatchObject({ url: 'http://127.0.0.1:8080', pid: undefined, source: 'external' });
   });
 });

@@ -15,7 +15,12 @@ function samples(minutes, warmupMin, rssMb, history) {
   const out = [];
   for (let s = 0; s <= minutes * 60; s += 5) {
     const m = s / 60;
-    out.push({ ts: T0 + s * 1000, phase: m < warmupMin ? 'warmup' : 'measured', serverProc: { rss: rssMb(m) * MB }, server: { historyDeltas: history(m) } });
+    out.push({
+      ts: T0 + s * 1000,
+      phase: m < warmupMin ? 'warmup' : 'measured',
+      serverProc: { rss: rssMb(m) * MB },
+      server: { historyDeltas: history(m) },
+    });
   }
   return out;
 }
@@ -26,8 +31,8 @@ const filling = (/** @type {number} */ m) => Math.min(512, Math.floor(m * 80));
 describe('soak RSS rule', () => {
   it('counts from when the history is full, so filling a bounded buffer is not growth', () => {
     // RSS rises with the history, then holds.
-    const r = soakRssOf(samples(60, 5, (m) => 130 + 30 * Math.min(m, 6.4) / 6.4, filling));
-    expect(r.historyFullAt).toBe(T0 + Math.ceil(6.4 * 60 / 5) * 5000);
+    const r = soakRssOf(samples(60, 5, (m) => 130 + (30 * Math.min(m, 6.4)) / 6.4, filling));
+    expect(r.historyFullAt).toBe(T0 + Math.ceil((6.4 * 60) / 5) * 5000);
     expect(r.baselineFrom).toBe(r.historyFullAt);
     expect(r.growthPct).toBeCloseTo(0, 5);
   });
@@ -47,7 +52,14 @@ describe('soak RSS rule', () => {
   });
 
   it('without history samples (an older server) it counts from the end of the warm-up', () => {
-    const r = soakRssOf(samples(20, 5, () => 120, () => 0));
+    const r = soakRssOf(
+      samples(
+        20,
+        5,
+        () => 120,
+        () => 0,
+      ),
+    );
     expect(r.historyFullAt).toBeNull();
     expect(r.baselineFrom).toBe(T0 + 300_000);
     expect(r.growthPct).toBe(0);

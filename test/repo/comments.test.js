@@ -11,15 +11,25 @@ const CITES = new RegExp(['\\b[Ii]ssue \\d+\\b', ['STYLE', 'md'].join('\\.')].jo
 
 describe('code comments', () => {
   it('cite no tracker number and no style notes outside the repository', () => {
-    const files = execFileSync('git', ['ls-files', '-z', '--', '*.js', '*.mjs', '*.sh'], { cwd: ROOT, encoding: 'utf8' })
-      .split('\0').filter(Boolean);
+    const files = execFileSync('git', ['ls-files', '-z', '--', '*.js', '*.mjs', '*.sh'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
+      .split('\0')
+      .filter(Boolean);
     expect(files.length).toBeGreaterThan(100);
     /** @type {string[]} */
     const found = [];
     for (const f of files) {
       let text;
-      try { text = readFileSync(path.join(ROOT, f), 'utf8'); } catch { continue; }
-      text.split('\n').forEach((line, i) => { if (CITES.test(line)) found.push(`${f}:${i + 1}: ${line.trim().slice(0, 100)}`); });
+      try {
+        text = readFileSync(path.join(ROOT, f), 'utf8');
+      } catch {
+        continue;
+      }
+      text.split('\n').forEach((line, i) => {
+        if (CITES.test(line)) found.push(`${f}:${i + 1}: ${line.trim().slice(0, 100)}`);
+      });
     }
     expect(found).toEqual([]);
   });

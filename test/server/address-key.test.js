@@ -7,7 +7,12 @@ import { addressKey } from '../../server/address-key.js';
 describe('addressKey', () => {
   it('an IPv6 address counts as its /64, however it is written', () => {
     const key = '2001:db8:1:2::/64';
-    for (const a of ['2001:db8:1:2::1', '2001:db8:1:2:a1b2:c3d4:e5f6:789', '2001:0DB8:0001:0002:ffff:ffff:ffff:ffff', '2001:db8:1:2::ffff:10.0.0.1']) {
+    for (const a of [
+      '2001:db8:1:2::1',
+      '2001:db8:1:2:a1b2:c3d4:e5f6:789',
+      '2001:0DB8:0001:0002:ffff:ffff:ffff:ffff',
+      '2001:db8:1:2::ffff:10.0.0.1',
+    ]) {
       expect(addressKey(a), a).toBe(key);
     }
     expect(addressKey('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');

@@ -9,7 +9,10 @@ import { createFakeClock } from '../helpers/fake-clock.js';
 const PKG = new URL('../fixtures/pkg/', import.meta.url).pathname;
 /** @type {import('fastify').FastifyInstance[]} */
 let apps = [];
-afterEach(async () => { for (const a of apps) await a.close(); apps = []; });
+afterEach(async () => {
+  for (const a of apps) await a.close();
+  apps = [];
+});
 
 /** @param {string} [clientDir] @param {Partial<import('../../server/app.js').AppOptions>} [options] */
 async function build(clientDir, options = {}) {
@@ -26,7 +29,13 @@ describe('app routes', () => {
     expect(health.json()).toMatchObject({ status: 'ok', seq: 0, transport: 'stopped', clients: 0 });
     const metrics = await app.inject('/metrics');
     expect(metrics.headers['content-type']).toMatch(/^text\/plain/);
-    for (const name of ['scorecast_clients{transport="ws"}', 'scorecast_push_lag_seconds_bucket', 'nodejs_eventloop_lag_seconds', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes']) {
+    for (const name of [
+      'scorecast_clients{transport="ws"}',
+      'scorecast_push_lag_seconds_bucket',
+      'nodejs_eventloop_lag_seconds',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+    ]) {
       expect(metrics.body).toContain(name);
     }
   });
@@ -36,7 +45,10 @@ describe('app routes', () => {
     const clock = createFakeClock({ lateness: () => 30 });
     const app = await build(undefined, { clock });
     /** @param {string} series */
-    const value = async (series) => Number(new RegExp(`^${series.replace(/[{}.+]/g, '\\$&')} (\\S+)$`, 'm').exec((await app.inject('/metrics')).body)?.[1]);
+    const value = async (series) =>
+      Number(
+        new RegExp(`^${series.replace(/[{}.+]/g, '\\$&')} (\\S+)$`, 'm').exec((await app.inject('/metrics')).body)?.[1],
+      );
     expect(await value('scorecast_beat_lateness_seconds_count')).toBe(0);
     const auth = { authorization: 'Bearer tok-123456789' };
     expect((await app.inject({ method: 'POST', url: '/api/control/play', headers: auth })).statusCode).toBe(200);
@@ -51,12 +63,15 @@ describe('app routes', () => {
   it('shows the resync history in /metrics, growing with each change', async () => {
     const app = await build();
     /** @param {string} name */
-    const gauge = async (name) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await app.inject('/metrics')).body)?.[1]);
+    const gauge = async (name) =>
+      Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await app.inject('/metrics')).body)?.[1]);
     expect(await gauge('scorecast_history_deltas')).toBe(0);
     expect(await gauge('scorecast_history_bytes')).toBe(0);
     const auth = { authorization: 'Bearer tok-123456789' };
     for (const beat of [2, 4, 6]) {
-      expect((await app.inject({ method: 'POST', url: '/api/control/seek', headers: auth, payload: { beat } })).statusCode).toBe(200);
+      expect(
+        (await app.inject({ method: 'POST', url: '/api/control/seek', headers: auth, payload: { beat } })).statusCode,
+      ).toBe(200);
     }
     expect(await gauge('scorecast_history_deltas')).toBe(3);
     expect(await gauge('scorecast_history_bytes')).toBeGreaterThan(3 * 20);
@@ -75,7 +90,14 @@ describe('app routes', () => {
     const app = await build();
     const score = (await app.inject('/api/score')).json();
     expect(score).toMatchObject({ id: 'fixture-pkg', views: ['audience', 'score'], beats: 8 });
-    expect(score.assets).toEqual([{ path: 'audio/click.wav', url: expect.stringMatching(/^\/scores\/fixture-pkg\/[0-9a-f]{16}\/audio\/click\.wav$/), bytes: 15, preload: true }]);
+    expect(score.assets).toEqual([
+      {
+        path: 'audio/click.wav',
+        url: expect.stringMatching(/^\/scores\/fixture-pkg\/[0-9a-f]{16}\/audio\/click\.wav$/),
+        bytes: 15,
+        preload: true,
+      },
+    ]);
     const res = await app.inject(score.assets[0].url);
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe('RIFF-fake-audio');
@@ -141,7 +163,13 @@ describe('behind a proxy', () => {
   /**
    * @param {import('fastify').FastifyInstance} app @param {string} client
    */
-  const tap = (app, client) => app.inject({ method: 'POST', url: '/api/tap', headers: { 'x-forwarded-for': client }, payload: { tile: 'a', device: 'phone-0001' } });
+  const tap = (app, client) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/tap',
+      headers: { 'x-forwarded-for': client },
+      payload: { tile: 'a', device: 'phone-0001' },
+    });
   /** Spend one client's burst of taps; the next one is refused for rate. */
   async function exhaust(/** @type {import('fastify').FastifyInstance} */ app) {
     let last = 0;
@@ -155,7 +183,7 @@ describe('behind a proxy', () => {
     expect((await tap(app, '203.0.113.2')).statusCode).not.toBe(429);
   });
 
-  it('without it, every request through the proxy shares the proxy\'s budget', async () => {
+  it("without it, every request through the proxy shares the proxy's budget", async () => {
     const app = await build();
     await exhaust(app);
     expect((await tap(app, '203.0.113.2')).statusCode).toBe(429);

@@ -17,7 +17,10 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 async function openWs(url) {
   const ws = new WebSocket(url);
   servers.defer(() => ws.terminate());
-  await new Promise((resolve, reject) => { ws.once('message', resolve); ws.once('error', reject); });
+  await new Promise((resolve, reject) => {
+    ws.once('message', resolve);
+    ws.once('error', reject);
+  });
   return ws;
 }
 
@@ -31,8 +34,11 @@ describe('GET /api/clients', () => {
     servers.defer(() => sse.abort());
     const res = await fetch(`${s.base}/live/sse?view=score`, { signal: sse.signal });
     expect(res.status).toBe(200);
-    for (const id of ['phone-a', 'phone-b', 'phone-a']) await (await fetch(`${s.base}/live/poll?view=audience&client=${id}`)).text();
-    await expect.poll(async () => (await (await fetch(`${s.base}/api/clients`, { headers: auth })).json()).total).toBe(5);
+    for (const id of ['phone-a', 'phone-b', 'phone-a'])
+      await (await fetch(`${s.base}/live/poll?view=audience&client=${id}`)).text();
+    await expect
+      .poll(async () => (await (await fetch(`${s.base}/api/clients`, { headers: auth })).json()).total)
+      .toBe(5);
     const clients = await (await fetch(`${s.base}/api/clients`, { headers: auth })).json();
     expect(clients.byTransport).toEqual({ ws: 2, sse: 1, poll: 2 });
     expect(clients.byView).toEqual({ violin1: 1, cello: 1, score: 1, audience: 2 });
@@ -59,11 +65,14 @@ describe('client reports', () => {
     const ws = await openWs(`${s.wsBase}/live?view=audience`);
     ws.send(JSON.stringify({ type: 'report', push: [3, 5, 4, 40], display: [0.5, 1, 2] }));
     let res = await fetch(`${s.base}/api/report`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ transport: 'poll', view: 'audience', push: [250, 310], display: [] }),
     });
     expect(res.status).toBe(204);
-    await expect.poll(async () => Object.keys((await (await fetch(`${s.base}/api/clients`, { headers: auth })).json()).latency)).toEqual(['ws', 'poll']);
+    await expect
+      .poll(async () => Object.keys((await (await fetch(`${s.base}/api/clients`, { headers: auth })).json()).latency))
+      .toEqual(['ws', 'poll']);
     const { latency } = await (await fetch(`${s.base}/api/clients`, { headers: auth })).json();
     // Nearest rank, as every figure of the project (core/stats.js): p50 of 3, 4, 5, 40 is 4.
     expect(latency.ws.push).toEqual({ n: 4, p50: 4, p95: 40, max: 40 });
@@ -78,12 +87,21 @@ describe('client reports', () => {
       { transport: 'poll', push: [1e9] },
       [1, 2],
     ]) {
-      res = await fetch(`${s.base}/api/report`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      res = await fetch(`${s.base}/api/report`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(400);
       expect((await res.json()).code).toBe('SC_ERR_BAD_MESSAGE');
     }
     ws.send(JSON.stringify({ type: 'report', push: ['x'] }));
-    const err = await new Promise((resolve) => ws.on('message', (d) => { const m = JSON.parse(String(d)); if (m.type === 'error') resolve(m); }));
+    const err = await new Promise((resolve) =>
+      ws.on('message', (d) => {
+        const m = JSON.parse(String(d));
+        if (m.type === 'error') resolve(m);
+      }),
+    );
     expect(err).toMatchObject({ code: 'SC_ERR_BAD_MESSAGE' });
     const after = await (await fetch(`${s.base}/api/clients`, { headers: auth })).json();
     expect(after.latency.poll.push.n).toBe(2);
@@ -99,8 +117,12 @@ describe('each client weighs a bounded share of the figures', () => {
     for (const ws of honest) ws.send(JSON.stringify({ type: 'report', push: new Array(32).fill(5), display: [] }));
     /** @type {string[]} */
     const refusals = [];
-    liar.on('message', (d) => { const m = JSON.parse(String(d)); if (m.type === 'error') refusals.push(m.code); });
-    for (let i = 0; i < 20; i++) liar.send(JSON.stringify({ type: 'report', push: new Array(32).fill(600_000), display: [] }));
+    liar.on('message', (d) => {
+      const m = JSON.parse(String(d));
+      if (m.type === 'error') refusals.push(m.code);
+    });
+    for (let i = 0; i < 20; i++)
+      liar.send(JSON.stringify({ type: 'report', push: new Array(32).fill(600_000), display: [] }));
     // A burst of reports weighs what one does.
     await expect.poll(() => refusals.length, { timeout: 3000 }).toBe(19);
     expect(new Set(refusals)).toEqual(new Set(['SC_ERR_RATE_LIMITED']));
@@ -112,7 +134,8 @@ describe('each client weighs a bounded share of the figures', () => {
     let t = 0;
     const stats = createClientStats({ now: () => t });
     const from = { address: '10.5.0.1', client: 'liar' };
-    for (let i = 0; i < 24; i++, t += MIN_REPORT_INTERVAL_MS) expect(stats.add('ws', { type: 'report', push: new Array(32).fill(600_000), display: [] }, from)).toBeNull();
+    for (let i = 0; i < 24; i++, t += MIN_REPORT_INTERVAL_MS)
+      expect(stats.add('ws', { type: 'report', push: new Array(32).fill(600_000), display: [] }, from)).toBeNull();
     expect(stats.summary().ws.push.n).toBe(MAX_SAMPLES_PER_CLIENT);
     expect(MAX_SAMPLES_PER_CLIENT).toBeLessThanOrEqual(96);
   });
@@ -120,10 +143,12 @@ describe('each client weighs a bounded share of the figures', () => {
   it('pages posting reports from one address count up to its cap', async () => {
     const s = await servers.server({ appOptions: { phonesPerAddress: 4 } });
     /** @param {string} client */
-    const post = (client) => fetch(`${s.base}/api/report`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ transport: 'poll', view: 'audience', client, push: [100], display: [] }),
-    });
+    const post = (client) =>
+      fetch(`${s.base}/api/report`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ transport: 'poll', view: 'audience', client, push: [100], display: [] }),
+      });
     const statuses = [];
     for (let i = 0; i < 6; i++) statuses.push((await post(`page-${i}`)).status);
     expect(statuses).toEqual([204, 204, 204, 204, 429, 429]);
@@ -141,10 +166,13 @@ describe('reports per address, IPv6', () => {
     const { app } = await buildApp({ score: packageOf(smallModel()), token: TOKEN, phonesPerAddress: 3 });
     servers.defer(() => app.close());
     /** @param {string} client @param {string} ip */
-    const post = (client, ip) => app.inject({
-      method: 'POST', url: '/api/report', remoteAddress: ip,
-      payload: { transport: 'poll', view: 'audience', client, push: [100], display: [] },
-    });
+    const post = (client, ip) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/report',
+        remoteAddress: ip,
+        payload: { transport: 'poll', view: 'audience', client, push: [100], display: [] },
+      });
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await post(`page-${i}`, `2001:db8:3:3::${i + 1}`)).statusCode);
     expect(statuses).toEqual([204, 204, 204, 429, 429]);
@@ -160,16 +188,29 @@ describe('sign-in rate limit', () => {
     const { app } = await buildApp({ score: packageOf(smallModel()), token: TOKEN, clock });
     servers.defer(() => app.close());
     /** @param {string} token @param {string} [ip] */
-    const status = (token, ip = '10.0.0.7') => app.inject({ method: 'GET', url: '/api/status', headers: { authorization: `Bearer ${token}` }, remoteAddress: ip }).then((r) => r.statusCode);
+    const status = (token, ip = '10.0.0.7') =>
+      app
+        .inject({ method: 'GET', url: '/api/status', headers: { authorization: `Bearer ${token}` }, remoteAddress: ip })
+        .then((r) => r.statusCode);
     for (let i = 0; i < SIGN_IN_RATE.burst; i++) expect(await status('wrong-token-xyz')).toBe(401);
     expect(await status('wrong-token-xyz')).toBe(429);
     for (let i = 0; i < 1000; i++) await status(`wrong-token-${i}`);
     expect(await status('wrong-token-xyz')).toBe(429);
     // The conductor behind the same NAT or proxy is never locked out, on any protected route.
     expect(await status(TOKEN)).toBe(200);
-    const play = await app.inject({ method: 'POST', url: '/api/control/play', headers: { authorization: `Bearer ${TOKEN}` }, remoteAddress: '10.0.0.7' });
+    const play = await app.inject({
+      method: 'POST',
+      url: '/api/control/play',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      remoteAddress: '10.0.0.7',
+    });
     expect(play.statusCode).toBe(200);
-    const res = await app.inject({ method: 'POST', url: '/api/control/play', headers: { authorization: 'Bearer nope-nope-nope' }, remoteAddress: '10.0.0.7' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/control/play',
+      headers: { authorization: 'Bearer nope-nope-nope' },
+      remoteAddress: '10.0.0.7',
+    });
     expect(res.statusCode).toBe(429);
     expect(res.json().code).toBe('SC_ERR_RATE_LIMITED');
     // Another address has its own budget; a try comes back after a while.
@@ -183,8 +224,12 @@ describe('sign-in rate limit', () => {
     const { app } = await buildApp({ score: packageOf(smallModel()), token: TOKEN, clock: createFakeClock() });
     servers.defer(() => app.close());
     /** @param {string} token @param {string} ip */
-    const status = (token, ip) => app.inject({ method: 'GET', url: '/api/status', headers: { authorization: `Bearer ${token}` }, remoteAddress: ip }).then((r) => r.statusCode);
-    for (let i = 0; i < SIGN_IN_RATE.burst; i++) expect(await status('wrong-token-xyz', `2001:db8:4:4::${i + 1}`)).toBe(401);
+    const status = (token, ip) =>
+      app
+        .inject({ method: 'GET', url: '/api/status', headers: { authorization: `Bearer ${token}` }, remoteAddress: ip })
+        .then((r) => r.statusCode);
+    for (let i = 0; i < SIGN_IN_RATE.burst; i++)
+      expect(await status('wrong-token-xyz', `2001:db8:4:4::${i + 1}`)).toBe(401);
     expect(await status('wrong-token-xyz', '2001:db8:4:4:ffff::1')).toBe(429);
     expect(await status('wrong-token-xyz', '2001:db8:4:5::1')).toBe(401);
     expect(await status(TOKEN, '2001:db8:4:4::99')).toBe(200);

@@ -28,7 +28,10 @@ describe('scorecast check', () => {
 
   it('lists every problem of a broken package with file and line, and exits 1', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
-    writeFileSync(path.join(dir, 'score.yaml'), 'id: Bad\ntitle: T\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\ncues:\n  - { bar: 7, set: { text: x } }\n');
+    writeFileSync(
+      path.join(dir, 'score.yaml'),
+      'id: Bad\ntitle: T\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\ncues:\n  - { bar: 7, set: { text: x } }\n',
+    );
     const r = await cli(['check', dir]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/SC_ERR_SCORE_INVALID/);
@@ -38,18 +41,26 @@ describe('scorecast check', () => {
 
   it('refuses a package of 100,000,000 bars with a clear error and exit code 1, not an abort', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
-    writeFileSync(path.join(dir, 'score.yaml'), 'id: big\ntitle: Big\nbars: 100000000\nmeter: [{ bar: 1, time: 4/4, tempo: 96 }]\n');
+    writeFileSync(
+      path.join(dir, 'score.yaml'),
+      'id: big\ntitle: Big\nbars: 100000000\nmeter: [{ bar: 1, time: 4/4, tempo: 96 }]\n',
+    );
     const r = await cli(['check', dir]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('SC_ERR_SCORE_INVALID: The score package is invalid; fix the listed problems and try again.\n'
-      + 'score.yaml line 3: bars: is 100000000, more than the 10000 bars a package may have; split the piece into movements\n');
+    expect(r.stderr).toBe(
+      'SC_ERR_SCORE_INVALID: The score package is invalid; fix the listed problems and try again.\n' +
+        'score.yaml line 3: bars: is 100000000, more than the 10000 bars a package may have; split the piece into movements\n',
+    );
   });
 
   /** A package around a notation fixture of test/fixtures/notation/form. */
   const formPackage = (/** @type {string} */ fixture) => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
     copyFileSync(new URL(`../fixtures/notation/form/${fixture}`, import.meta.url), path.join(dir, fixture));
-    writeFileSync(path.join(dir, 'score.yaml'), `id: form\ntitle: Form\ncomposer: A. Composer\nparts:\n  - { id: flute, name: Flute }\nnotation:\n  file: ${fixture}\n`);
+    writeFileSync(
+      path.join(dir, 'score.yaml'),
+      `id: form\ntitle: Form\ncomposer: A. Composer\nparts:\n  - { id: flute, name: Flute }\nnotation:\n  file: ${fixture}\n`,
+    );
     return dir;
   };
 
@@ -65,12 +76,24 @@ describe('scorecast check', () => {
     const r = await cli(['check', '--json', formPackage('ending-repeat-in-section.musicxml')]);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect(report).toMatchObject({ valid: true, title: 'Form', playedBars: 11, writtenBars: 7, beats: 44, seconds: 22, order: '1-2 1-5 3-4 6-7', warnings: [] });
+    expect(report).toMatchObject({
+      valid: true,
+      title: 'Form',
+      playedBars: 11,
+      writtenBars: 7,
+      beats: 44,
+      seconds: 22,
+      order: '1-2 1-5 3-4 6-7',
+      warnings: [],
+    });
   });
 
   it('reports problems as JSON with --json, and exits 1', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
-    writeFileSync(path.join(dir, 'score.yaml'), 'id: bad\ntitle: T\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\ncues:\n  - { bar: 7, set: { text: x } }\n');
+    writeFileSync(
+      path.join(dir, 'score.yaml'),
+      'id: bad\ntitle: T\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\ncues:\n  - { bar: 7, set: { text: x } }\n',
+    );
     const r = await cli(['check', dir, '--json']);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout);
@@ -104,7 +127,10 @@ describe('--help', () => {
   });
 
   it('node server/start.js --help does the same', async () => {
-    const { stdout } = await run(process.execPath, [new URL('../../server/start.js', import.meta.url).pathname, '--help']);
+    const { stdout } = await run(process.execPath, [
+      new URL('../../server/start.js', import.meta.url).pathname,
+      '--help',
+    ]);
     expect(stdout).toMatch(/usage: scorecast \[start\] \[options\] {3}\(or: node server\/start\.js/);
   });
 });

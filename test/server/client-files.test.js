@@ -31,7 +31,10 @@ function fakeBuild({ worker = true } = {}) {
 
 /** @type {import('fastify').FastifyInstance[]} */
 let apps = [];
-afterEach(async () => { for (const a of apps) await a.close(); apps = []; });
+afterEach(async () => {
+  for (const a of apps) await a.close();
+  apps = [];
+});
 
 /** @param {string} clientDir */
 async function build(clientDir) {
@@ -108,7 +111,10 @@ describe('client files', () => {
 
   it.each([undefined, 'identity', 'zstd'])('sends the plain file for Accept-Encoding %s', async (accept) => {
     const app = await build(fakeBuild());
-    const res = await app.inject({ url: '/assets/index-Ab12.js', headers: accept ? { 'accept-encoding': accept } : {} });
+    const res = await app.inject({
+      url: '/assets/index-Ab12.js',
+      headers: accept ? { 'accept-encoding': accept } : {},
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-encoding']).toBeUndefined();
     // The answer depends on the header either way: shared caches must not mix the two up.

@@ -6,13 +6,16 @@ import { HAVE_REDIS, startRedis } from '../helpers/redis-server.js';
 import { call, phone, startNode, until } from '../helpers/cluster-nodes.js';
 import { openWs } from '../helpers/live-clients.js';
 
-if (!HAVE_REDIS) console.warn('cluster tests skipped: redis-server is not installed (test/setup/ensure-deps.sh installs it)');
+if (!HAVE_REDIS)
+  console.warn('cluster tests skipped: redis-server is not installed (test/setup/ensure-deps.sh installs it)');
 
 /** @type {Awaited<ReturnType<typeof startRedis>>} */
 let redis;
 /** @type {import('../helpers/cluster-nodes.js').TestNode[]} */
 const nodes = [];
-beforeAll(async () => { if (HAVE_REDIS) redis = await startRedis(); });
+beforeAll(async () => {
+  if (HAVE_REDIS) redis = await startRedis();
+});
 afterAll(async () => {
   for (const n of nodes) await n.stop('SIGKILL');
   await redis?.stop();
@@ -28,13 +31,19 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
   it('forwards control from an edge, counts votes from every node once, and fails over to the standby within 2 s on the same grid', async () => {
     const c1 = await startNode({ redis: redis.url, role: 'conductor', id: 'c1' });
     nodes.push(c1);
-    await until(async () => (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 'c1' && n.active));
+    await until(async () =>
+      (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 'c1' && n.active),
+    );
     const c2 = await startNode({ redis: redis.url, role: 'conductor', id: 'c2' });
     const e1 = await startNode({ redis: redis.url, role: 'edge', id: 'e1' });
     nodes.push(c2, e1);
     await until(async () => (await call(e1.base, '/api/cluster')).body.nodes?.length === 3);
     const listed = (await call(e1.base, '/api/cluster')).body.nodes;
-    expect(listed.map((/** @type {any} */ n) => [n.id, n.role, n.active])).toEqual([['c1', 'conductor', true], ['c2', 'standby', false], ['e1', 'edge', false]]);
+    expect(listed.map((/** @type {any} */ n) => [n.id, n.role, n.active])).toEqual([
+      ['c1', 'conductor', true],
+      ['c2', 'standby', false],
+      ['e1', 'edge', false],
+    ]);
     expect(listed[0]).toMatchObject({ pid: c1.child.pid, clients: 0 });
     expect((await call(e1.base, '/api/cluster', { token: null })).status).toBe(401);
 
@@ -52,7 +61,13 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
     // The vote window opens at beat 4; votes through an edge (HTTP) and the standby (WebSocket).
     await until(() => states(edge.messages).some((m) => m.patch?.beat >= 5 || m.state?.beat >= 5));
     // Credentials from any node hold on every node (one conductor token signs them).
-    const phones = [await phone(e1.base), await phone(c2.base), await phone(e1.base), await phone(c2.base), await phone(e1.base)];
+    const phones = [
+      await phone(e1.base),
+      await phone(c2.base),
+      await phone(e1.base),
+      await phone(c2.base),
+      await phone(e1.base),
+    ];
     for (const p of phones.slice(0, 2)) {
       expect((await p.tap(e1.base, 'left')).body).toEqual({ type: 'voted', window: 'choice', tile: 'left' });
     }
@@ -68,7 +83,8 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
     expect(edgeKeys.filter((k) => standbyKeys.has(k)).length).toBeGreaterThan(8);
     const text = (/** @type {any} */ m) => JSON.stringify(m.patch);
     const standbyPatch = new Map(states(onStandby.messages).map((m) => [key(m), text(m)]));
-    for (const m of states(edge.messages).slice(1)) if (standbyPatch.has(key(m))) expect(text(m)).toBe(standbyPatch.get(key(m)));
+    for (const m of states(edge.messages).slice(1))
+      if (standbyPatch.has(key(m))) expect(text(m)).toBe(standbyPatch.get(key(m)));
 
     // Kill the active conductor. Votes cast during the switch wait for the standby.
     const before = states(edge.messages).length;
@@ -79,7 +95,9 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
     await until(() => states(edge.messages).length > before + 2, 5000);
     const firstAfter = arrivals[edge.messages.indexOf(states(edge.messages)[before])];
     const takeoverMs = firstAfter - killedAt;
-    console.log(`cluster failover: the first change from the standby reached the edge ${takeoverMs} ms after the conductor was killed`);
+    console.log(
+      `cluster failover: the first change from the standby reached the edge ${takeoverMs} ms after the conductor was killed`,
+    );
     expect(takeoverMs).toBeLessThan(2000);
     for (const r of await Promise.all(during)) expect(r.body).toMatchObject({ type: 'voted', tile: 'right' });
     expect((await twice).body.code).toBe('SC_ERR_ALREADY_VOTED');
@@ -91,7 +109,9 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
     const all = states(edge.messages);
     expect(new Set(all.map((m) => m.epoch)).size).toBe(1);
     expect(all.slice(1).every((m) => m.type === 'delta')).toBe(true);
-    all.slice(1).forEach((m, i) => { expect(m.seq).toBe(all[i].seq + 1); });
+    all.slice(1).forEach((m, i) => {
+      expect(m.seq).toBe(all[i].seq + 1);
+    });
     // Every beat on one grid: beatT = first beatT + (beat - first beat) * 250 ms.
     /** @type {any} */
     let state = all[0].state;
@@ -99,18 +119,27 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
     const beats = [];
     for (const m of all.slice(1)) {
       state = { ...state, ...m.patch };
-      if (m.patch.beat !== undefined && state.transport === 'playing') beats.push({ beat: state.beat, beatT: state.beatT });
+      if (m.patch.beat !== undefined && state.transport === 'playing')
+        beats.push({ beat: state.beat, beatT: state.beatT });
     }
     expect(beats.length).toBeGreaterThan(10);
-    for (const b of beats) expect(Math.abs(b.beatT - (beats[0].beatT + (b.beat - beats[0].beat) * BEAT_MS))).toBeLessThan(2);
+    for (const b of beats)
+      expect(Math.abs(b.beatT - (beats[0].beatT + (b.beat - beats[0].beat) * BEAT_MS))).toBeLessThan(2);
     // Beat after beat, but for those due while no conductor was active: the standby goes on at
     // the beat due when it took over, never repeating one.
-    const jumps = beats.slice(1).map((b, i) => b.beat - beats[i].beat).filter((d) => d !== 1);
+    const jumps = beats
+      .slice(1)
+      .map((b, i) => b.beat - beats[i].beat)
+      .filter((d) => d !== 1);
     expect(jumps.length).toBeLessThanOrEqual(1);
     for (const d of jumps) expect(d).toBeGreaterThan(1);
     for (const d of jumps) expect(d).toBeLessThanOrEqual(Math.ceil(takeoverMs / BEAT_MS) + 1);
 
-    await until(async () => (await call(e1.base, '/api/cluster')).body.nodes?.find((/** @type {any} */ n) => n.id === 'c2')?.active === true);
+    await until(
+      async () =>
+        (await call(e1.base, '/api/cluster')).body.nodes?.find((/** @type {any} */ n) => n.id === 'c2')?.active ===
+        true,
+    );
     edge.close();
     onStandby.close();
   }, 60_000);
@@ -121,7 +150,9 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
     try {
       const c1 = await startNode({ redis: own.url, role: 'both', id: 's1', args: quiet });
       nodes.push(c1);
-      await until(async () => (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 's1' && n.active));
+      await until(async () =>
+        (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 's1' && n.active),
+      );
       const c2 = await startNode({ redis: own.url, role: 'both', id: 's2', args: quiet });
       nodes.push(c2);
       const client = await openWs(c2.wsBase);
@@ -129,16 +160,28 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
       await until(() => states(client.messages).length >= 6);
       // A stall (a paused VM, a swapping machine): the lease lapses, s2 takes over.
       c1.child.kill('SIGSTOP');
-      await until(async () => (await call(c2.base, '/api/cluster')).body.nodes?.find((/** @type {any} */ n) => n.id === 's2')?.active === true, 5000);
+      await until(
+        async () =>
+          (await call(c2.base, '/api/cluster')).body.nodes?.find((/** @type {any} */ n) => n.id === 's2')?.active ===
+          true,
+        5000,
+      );
       const duringStall = states(client.messages).length;
       c1.child.kill('SIGCONT');
       // s1 wakes with its beat timers overdue: its publishes are refused and it stands by.
-      await until(async () => (await call(c1.base, '/api/cluster')).body.nodes?.find((/** @type {any} */ n) => n.id === 's1')?.role === 'standby', 5000);
+      await until(
+        async () =>
+          (await call(c1.base, '/api/cluster')).body.nodes?.find((/** @type {any} */ n) => n.id === 's1')?.role ===
+          'standby',
+        5000,
+      );
       await new Promise((r) => setTimeout(r, 1500));
       expect(states(client.messages).length).toBeGreaterThan(duringStall + 3);
       const all = states(client.messages);
       expect(new Set(all.map((m) => m.epoch)).size).toBe(1);
-      all.slice(1).forEach((m, i) => { expect(m.seq).toBe(all[i].seq + 1); });
+      all.slice(1).forEach((m, i) => {
+        expect(m.seq).toBe(all[i].seq + 1);
+      });
       const listed = (await call(c1.base, '/api/cluster')).body.nodes;
       expect(listed.filter((/** @type {any} */ n) => n.active).map((/** @type {any} */ n) => n.id)).toEqual(['s2']);
       client.close();

@@ -13,7 +13,10 @@ import { openPoll, openSse } from '../helpers/live-clients.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const HAVE_NGINX = spawnSync('sh', ['-c', 'command -v nginx || test -x /usr/sbin/nginx']).status === 0;
-if (!HAVE_REDIS || !HAVE_NGINX) console.warn('cluster proxy tests skipped: redis-server or nginx is not installed (test/setup/ensure-deps.sh installs them)');
+if (!HAVE_REDIS || !HAVE_NGINX)
+  console.warn(
+    'cluster proxy tests skipped: redis-server or nginx is not installed (test/setup/ensure-deps.sh installs them)',
+  );
 
 /** @type {import('node:child_process').ChildProcess} */
 let runner;
@@ -24,11 +27,21 @@ let ownRedis = null;
 
 beforeAll(async () => {
   if (!HAVE_REDIS || !HAVE_NGINX) return;
-  runner = fork(path.join(ROOT, 'infra', 'cluster', 'run.js'), ['--edges', '3', '--port', '0', '--token', CLUSTER_TOKEN, '--score', CLUSTER_SCORE, '--no-autoplay'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  runner = fork(
+    path.join(ROOT, 'infra', 'cluster', 'run.js'),
+    ['--edges', '3', '--port', '0', '--token', CLUSTER_TOKEN, '--score', CLUSTER_SCORE, '--no-autoplay'],
+    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+  );
   ready = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the cluster was not ready within 60 s')), 60_000);
-    runner.on('message', (m) => { clearTimeout(timer); resolve(/** @type {any} */ (m)); });
-    runner.on('exit', (code) => { clearTimeout(timer); reject(new Error(`npm run cluster exited (${code})`)); });
+    runner.on('message', (m) => {
+      clearTimeout(timer);
+      resolve(/** @type {any} */ (m));
+    });
+    runner.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm run cluster exited (${code})`));
+    });
   });
 }, 70_000);
 
@@ -62,13 +75,23 @@ function reconnectingWs(url) {
       if (m.type === 'delta' || m.type === 'snapshot') states.push(m);
     });
     ws.on('error', () => {});
-    ws.on('close', () => { if (!closed) { reconnects++; setTimeout(open, 50 + Math.random() * 100); } });
+    ws.on('close', () => {
+      if (!closed) {
+        reconnects++;
+        setTimeout(open, 50 + Math.random() * 100);
+      }
+    });
   };
   open();
   return {
     states,
-    get reconnects() { return reconnects; },
-    close() { closed = true; ws.terminate(); },
+    get reconnects() {
+      return reconnects;
+    },
+    close() {
+      closed = true;
+      ws.terminate();
+    },
   };
 }
 
@@ -99,7 +122,9 @@ describe.skipIf(!HAVE_REDIS || !HAVE_NGINX)('a cluster behind nginx', () => {
     // Spread over the edges by nginx (fewest connections first).
     const nodes = (await call(url, '/api/cluster')).body.nodes;
     /** @type {[string, number][]} */
-    const byEdge = nodes.filter((/** @type {any} */ n) => n.role === 'edge').map((/** @type {any} */ n) => [n.id, n.clients]);
+    const byEdge = nodes
+      .filter((/** @type {any} */ n) => n.role === 'edge')
+      .map((/** @type {any} */ n) => [n.id, n.clients]);
     expect(byEdge.filter(([, n]) => n > 0).length).toBeGreaterThanOrEqual(2);
 
     // The same seq stream over every transport and edge.
@@ -107,7 +132,9 @@ describe.skipIf(!HAVE_REDIS || !HAVE_NGINX)('a cluster behind nginx', () => {
     const key = (/** @type {any} */ m) => `${m.epoch}:${m.seq}:${JSON.stringify(m.patch ?? null)}`;
     const reference = new Map(ws[0].states.slice(1).map((m) => [`${m.epoch}:${m.seq}`, key(m)]));
     for (const list of [...ws.map((c) => c.states), states(sse.messages), states(poll.messages)]) {
-      for (const m of list.slice(1)) if (m.type === 'delta' && reference.has(`${m.epoch}:${m.seq}`)) expect(key(m)).toBe(reference.get(`${m.epoch}:${m.seq}`));
+      for (const m of list.slice(1))
+        if (m.type === 'delta' && reference.has(`${m.epoch}:${m.seq}`))
+          expect(key(m)).toBe(reference.get(`${m.epoch}:${m.seq}`));
     }
     sse.close();
 
@@ -123,7 +150,11 @@ describe.skipIf(!HAVE_REDIS || !HAVE_NGINX)('a cluster behind nginx', () => {
     // Redis restarts empty mid-piece: the edges catch up, the conductor goes on.
     process.kill(proc('redis').pid, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 300));
-    ownRedis = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(ready.redisPort), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    ownRedis = spawn(
+      'redis-server',
+      ['--bind', '127.0.0.1', '--port', String(ready.redisPort), '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     const beforeRedis = Math.max(...ws.map((c) => c.states.at(-1).seq));
     // (Two seconds of beats: a standby that tried the vanished lease first has left it again.)
     await until(() => ws.every((c) => c.states.at(-1).seq > beforeRedis + 8), 10_000);
@@ -144,7 +175,9 @@ describe.skipIf(!HAVE_REDIS || !HAVE_NGINX)('a cluster behind nginx', () => {
     for (const c of ws) expectUnbroken(c.states);
     expectUnbroken(states(poll.messages).filter((m, i, all) => i === 0 || m.seq !== all[i - 1].seq));
     const nodesAfter = (await call(url, '/api/cluster')).body.nodes;
-    expect(nodesAfter.filter((/** @type {any} */ n) => n.active).map((/** @type {any} */ n) => n.id)).toEqual([active.id === 'conductor-1' ? 'conductor-2' : 'conductor-1']);
+    expect(nodesAfter.filter((/** @type {any} */ n) => n.active).map((/** @type {any} */ n) => n.id)).toEqual([
+      active.id === 'conductor-1' ? 'conductor-2' : 'conductor-1',
+    ]);
     for (const c of ws) c.close();
     poll.close();
   }, 90_000);

@@ -2,16 +2,24 @@ import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { createRedisBus } from '../../server/cluster/redis-bus.js';
 import { HAVE_REDIS, startCutProxy, startRedis } from '../helpers/redis-server.js';
 
-if (!HAVE_REDIS) console.warn('cluster tests skipped: redis-server is not installed (test/setup/ensure-deps.sh installs it)');
+if (!HAVE_REDIS)
+  console.warn('cluster tests skipped: redis-server is not installed (test/setup/ensure-deps.sh installs it)');
 
 /** @type {Awaited<ReturnType<typeof startRedis>>} */
 let redis;
 let n = 0;
 /** @type {(() => Promise<unknown>)[]} */
 let cleanup = [];
-beforeAll(async () => { if (HAVE_REDIS) redis = await startRedis(); });
-afterAll(async () => { await redis?.stop(); });
-afterEach(async () => { for (const f of cleanup.reverse()) await f(); cleanup = []; });
+beforeAll(async () => {
+  if (HAVE_REDIS) redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+afterEach(async () => {
+  for (const f of cleanup.reverse()) await f();
+  cleanup = [];
+});
 
 /**
  * @param {Partial<import('../../server/cluster/redis-bus.js').RedisBusOptions>} [options]
@@ -32,7 +40,10 @@ function changes(epoch = 'e1') {
   let seq = 0;
   return {
     fresh: () => ({ epoch, seq: (seq = 0), t: Date.now(), patch: null, state: { n: 0 } }),
-    next: () => { seq += 1; return { epoch, seq, t: Date.now(), patch: { n: seq }, state: { n: seq } }; },
+    next: () => {
+      seq += 1;
+      return { epoch, seq, t: Date.now(), patch: { n: seq }, state: { n: seq } };
+    },
   };
 }
 
@@ -52,7 +63,7 @@ async function until(cond, ms = 5000) {
 const seqs = (seen) => seen.map((c) => c.seq);
 
 describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
-  it('delivers the active node\'s changes to every node, in order, with the same epoch and seq', async () => {
+  it("delivers the active node's changes to every node, in order, with the same epoch and seq", async () => {
     const prefix = `t${n}:`;
     const a = await bus(prefix);
     const b = await bus(prefix);
@@ -128,7 +139,7 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
     expect(seen[30].state).toEqual({ n: 30 });
   });
 
-  it('takes the newest whole state when it fell out of the stream\'s range', async () => {
+  it("takes the newest whole state when it fell out of the stream's range", async () => {
     const prefix = `t${n}:`;
     const a = await bus(prefix, { maxLen: 10 });
     const proxy = await startCutProxy(redis.port);

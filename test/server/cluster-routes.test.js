@@ -16,13 +16,26 @@ const TOKEN = 'routes-token-123456';
 let redis;
 /** @type {import('fastify').FastifyInstance[]} */
 let apps = [];
-beforeAll(async () => { if (HAVE_REDIS) redis = await startRedis(); });
-afterAll(async () => { await redis?.stop(); });
-afterEach(async () => { for (const a of apps) await a.close(); apps = []; });
+beforeAll(async () => {
+  if (HAVE_REDIS) redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+afterEach(async () => {
+  for (const a of apps) await a.close();
+  apps = [];
+});
 
 /** An edge node, alone: no conductor answers. */
 async function edge() {
-  const node = await startClusterNode({ url: redis.url, role: 'edge', node: `edge-${apps.length}`, prefix: `r${Date.now()}:`, askTimeoutMs: 300 });
+  const node = await startClusterNode({
+    url: redis.url,
+    role: 'edge',
+    node: `edge-${apps.length}`,
+    prefix: `r${Date.now()}:`,
+    askTimeoutMs: 300,
+  });
   const score = await loadPackage(CLUSTER_SCORE, { cacheDir: mkdtempSync(path.join(os.tmpdir(), 'sc-cache-')) });
   const built = await buildApp({ score, token: TOKEN, bus: node.bus, cluster: node.hooks });
   node.attach({ ...built, token: TOKEN });
@@ -48,28 +61,39 @@ describe.skipIf(!HAVE_REDIS)('cluster routes', () => {
 
   it('checks the token where the request arrives, and never forwards a forwarded request again', async () => {
     const { app } = await edge();
-    const wrong = await app.inject({ method: 'POST', url: '/api/control/play', headers: { authorization: 'Bearer not-the-token' } });
+    const wrong = await app.inject({
+      method: 'POST',
+      url: '/api/control/play',
+      headers: { authorization: 'Bearer not-the-token' },
+    });
     expect(wrong.statusCode).toBe(401);
-    const again = await app.inject({ method: 'POST', url: '/api/control/play', headers: { ...auth, 'x-scorecast-forwarded': '1' } });
+    const again = await app.inject({
+      method: 'POST',
+      url: '/api/control/play',
+      headers: { ...auth, 'x-scorecast-forwarded': '1' },
+    });
     expect(again.statusCode).toBe(503);
     expect(again.json().message).toMatch(/stopped conducting/);
   });
 
-  it('serves what is not the conductor\'s itself: the score, health, the node list', async () => {
+  it("serves what is not the conductor's itself: the score, health, the node list", async () => {
     const { app } = await edge();
     expect((await app.inject('/api/score')).statusCode).toBe(200);
     expect((await app.inject('/healthz')).statusCode).toBe(200);
     expect((await app.inject('/api/cluster')).statusCode).toBe(401);
     const listed = await app.inject({ url: '/api/cluster', headers: auth });
     expect(listed.statusCode).toBe(200);
-    expect(listed.json().nodes).toEqual([expect.objectContaining({ id: 'edge-0', role: 'edge', active: false, pid: process.pid, clients: 0 })]);
+    expect(listed.json().nodes).toEqual([
+      expect.objectContaining({ id: 'edge-0', role: 'edge', active: false, pid: process.pid, clients: 0 }),
+    ]);
   });
 });
 
 describe('cluster node start', () => {
   it('says so when Redis cannot be reached, instead of waiting for ever', async () => {
     const port = await freePort();
-    await expect(startClusterNode({ url: `redis://127.0.0.1:${port}`, role: 'edge', connectTimeoutMs: 500 }))
-      .rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port} within 0.5 s`);
+    await expect(
+      startClusterNode({ url: `redis://127.0.0.1:${port}`, role: 'edge', connectTimeoutMs: 500 }),
+    ).rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port} within 0.5 s`);
   });
 });

@@ -8,17 +8,25 @@ import { createMemoryBus } from '../../server/bus.js';
 import { createConductor } from '../../server/conductor.js';
 import { createFakeClock } from '../helpers/fake-clock.js';
 
-const PAGES = (/** @type {string} */ v) => ({ files: [1, 2, 3, 4].map((n) => `pages/${v}-${n}.png`), beatmap: `beatmaps/${v}.json` });
+const PAGES = (/** @type {string} */ v) => ({
+  files: [1, 2, 3, 4].map((n) => `pages/${v}-${n}.png`),
+  beatmap: `beatmaps/${v}.json`,
+});
 
 /** 4 bars of 4/4 at 120 (500 ms a beat), one page a bar, four parts; page 4 is chosen at beat 12 by vote "pick" (beats 4..12). */
 function model() {
   const parts = ['violin1', 'violin2', 'viola', 'cello'];
   const r = buildScoreModel({
-    id: 'rose', title: 'Rose', bars: 4, meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+    id: 'rose',
+    title: 'Rose',
+    bars: 4,
+    meter: [{ bar: 1, time: '4/4', tempo: 120 }],
     parts: parts.map((id) => ({ id, name: id })),
     pages: Object.fromEntries(parts.map((p) => [p, PAGES(p)])),
     cues: [{ at: 4, vote: { id: 'pick', tiles: ['t1-1', 't1-2', 't1-3'], close: { at: 12 } } }],
-    pageChoices: [{ slot: 4, at: 12, from: [1, 3], groups: [2], vote: 'pick', tiles: { 't1-1': 1, 't1-2': 2, 't1-3': 3 } }],
+    pageChoices: [
+      { slot: 4, at: 12, from: [1, 3], groups: [2], vote: 'pick', tiles: { 't1-1': 1, 't1-2': 2, 't1-3': 3 } },
+    ],
   });
   if (!r.ok) throw new Error(JSON.stringify(r.problems));
   return r.value;
@@ -39,7 +47,9 @@ describe('conductor: page choices', () => {
     const { clock, conductor, changes } = proc();
     conductor.play();
     clock.advance(5 * 500 + 10); // beat 5: the window is open
-    ['dev-aaaaaaa1', 'dev-aaaaaaa2', 'dev-aaaaaaa3'].forEach((device, i) => { conductor.vote({ tile: i < 2 ? 't1-3' : 't1-1', device }); });
+    ['dev-aaaaaaa1', 'dev-aaaaaaa2', 'dev-aaaaaaa3'].forEach((device, i) => {
+      conductor.vote({ tile: i < 2 ? 't1-3' : 't1-1', device });
+    });
     clock.advance(6 * 500); // beat 11: not decided yet
     expect(/** @type {any} */ (conductor.state).pages).toEqual({});
     clock.advance(500); // beat 12
@@ -88,7 +98,11 @@ describe('conductor: page choices', () => {
   it('a score without page choices has no pages in its state', () => {
     const r = buildScoreModel({ id: 'x', title: 'X', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 120 }] });
     if (!r.ok) throw new Error('bad');
-    const conductor = createConductor({ model: r.value, bus: createMemoryBus(), clock: createFakeClock({ start: 0, wallStart: 0 }) });
+    const conductor = createConductor({
+      model: r.value,
+      bus: createMemoryBus(),
+      clock: createFakeClock({ start: 0, wallStart: 0 }),
+    });
     expect('pages' in conductor.state).toBe(false);
   });
 });
@@ -97,20 +111,41 @@ describe('manifest: pageChoices', () => {
   /** @param {object} choice */
   const problems = (choice) => {
     const r = buildScoreModel({
-      id: 'rose', title: 'Rose', bars: 4, meter: [{ bar: 1, time: '4/4', tempo: 120 }],
-      parts: [{ id: 'a', name: 'A' }], pages: { a: PAGES('a') },
-      cues: [{ at: 4, vote: { id: 'pick', tiles: ['x', 'y'], close: { at: 12 } } }], pageChoices: [choice],
+      id: 'rose',
+      title: 'Rose',
+      bars: 4,
+      meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+      parts: [{ id: 'a', name: 'A' }],
+      pages: { a: PAGES('a') },
+      cues: [{ at: 4, vote: { id: 'pick', tiles: ['x', 'y'], close: { at: 12 } } }],
+      pageChoices: [choice],
     });
     return r.ok ? [] : r.problems.map((p) => `${p.field}: ${p.message}`);
   };
   it('accepts a valid choice and names each wrong field', () => {
     expect(problems({ slot: 4, at: 12, from: [1, 3], groups: [1], vote: 'pick', tiles: { x: 1 } })).toEqual([]);
-    expect(problems({ slot: 5, at: 12, from: [1, 3], groups: [1] })[0]).toMatch(/^pageChoices\[0\]\.slot: must be a page number of every part, 1\.\.4/);
+    expect(problems({ slot: 5, at: 12, from: [1, 3], groups: [1] })[0]).toMatch(
+      /^pageChoices\[0\]\.slot: must be a page number of every part, 1\.\.4/,
+    );
     expect(problems({ slot: 4, at: 12, from: [3, 1], groups: [1] })[0]).toMatch(/^pageChoices\[0\]\.from/);
-    expect(problems({ slot: 4, at: 12, from: [[1, 1], [3, 4]], groups: [1] })).toEqual([]);
+    expect(
+      problems({
+        slot: 4,
+        at: 12,
+        from: [
+          [1, 1],
+          [3, 4],
+        ],
+        groups: [1],
+      }),
+    ).toEqual([]);
     expect(problems({ slot: 4, at: 12, from: [1, 3], groups: [0] })[0]).toMatch(/^pageChoices\[0\]\.groups/);
     expect(problems({ slot: 4, at: 12, from: [1, 3], groups: [1], vote: 'nope' })[0]).toMatch(/"nope" is not a vote/);
-    expect(problems({ slot: 4, at: 8, from: [1, 3], groups: [1], vote: 'pick' })[0]).toMatch(/closes at beat 12, after the decision/);
-    expect(problems({ slot: 4, at: 12, from: [1, 3], groups: [1], tiles: { x: 9 } })[0]).toMatch(/^pageChoices\[0\]\.tiles\.x/);
+    expect(problems({ slot: 4, at: 8, from: [1, 3], groups: [1], vote: 'pick' })[0]).toMatch(
+      /closes at beat 12, after the decision/,
+    );
+    expect(problems({ slot: 4, at: 12, from: [1, 3], groups: [1], tiles: { x: 9 } })[0]).toMatch(
+      /^pageChoices\[0\]\.tiles\.x/,
+    );
   });
 });

@@ -14,8 +14,16 @@ const VOTE = { id: 'route', tiles: ['a', 'b'], close: { bar: 3 }, decides: { a: 
 /** 4/4 at 120 (500 ms a beat), 8 bars (32 beats, 16 s), a cue every other bar. @param {object} [extra] */
 function model(extra = {}) {
   const r = buildScoreModel({
-    id: 'r', title: 'R', bars: 8, meter: [{ bar: 1, time: '4/4', tempo: 120 }],
-    cues: [{ at: 0, set: { text: 'start' } }, { at: 8, set: { text: 'bar 3' } }, { at: 20, set: { text: 'bar 6' } }], ...extra,
+    id: 'r',
+    title: 'R',
+    bars: 8,
+    meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+    cues: [
+      { at: 0, set: { text: 'start' } },
+      { at: 8, set: { text: 'bar 3' } },
+      { at: 20, set: { text: 'bar 6' } },
+    ],
+    ...extra,
   });
   if (!r.ok) throw new Error(JSON.stringify(r.problems));
   return r.value;
@@ -35,7 +43,11 @@ function proc({ wall = 1_700_000_000_000, start = 1000, extra, loop = false } = 
   /** @type {{ beat: number, at: number }[]} */
   const fired = [];
   const conductor = createConductor({
-    model: model(extra), bus, clock, loop, epoch: 'old',
+    model: model(extra),
+    bus,
+    clock,
+    loop,
+    epoch: 'old',
     onBeat: (beat) => fired.push({ beat, at: clock.now() }),
   });
   return { clock, conductor, changes, fired };
@@ -64,7 +76,13 @@ describe('conductor resume', () => {
     const p = proc();
     p.conductor.play();
     p.clock.advance(2600);
-    expect(p.conductor.record()).toEqual({ transport: 'playing', beat: 5, beatT: WALL0 + 2500, rate: 1, ballot: { open: null, closed: [] } });
+    expect(p.conductor.record()).toEqual({
+      transport: 'playing',
+      beat: 5,
+      beatT: WALL0 + 2500,
+      rate: 1,
+      ballot: { open: null, closed: [] },
+    });
   });
 
   it('comes back playing at the beat reached by the time gone by, exactly on the beat grid', () => {
@@ -73,7 +91,14 @@ describe('conductor resume', () => {
     const { conductor, clock, changes, fired } = second;
     expect(conductor.epoch).not.toBe('old');
     expect(changes.at(-1)).toMatchObject({ epoch: conductor.epoch, seq: 0, patch: null });
-    expect(conductor.state).toMatchObject({ transport: 'playing', beat: 11, bar: 3, beatInBar: 4, beatT: WALL0 + 5500, rate: 1 });
+    expect(conductor.state).toMatchObject({
+      transport: 'playing',
+      beat: 11,
+      bar: 3,
+      beatInBar: 4,
+      beatT: WALL0 + 5500,
+      rate: 1,
+    });
     expect(conductor.state.next).toMatchObject({ beat: 12, t: WALL0 + 6000 });
     expect(conductor.state.cues).toEqual(cuesAt(conductor.model, 11));
     clock.advance(189);
@@ -87,20 +112,32 @@ describe('conductor resume', () => {
 
   it('keeps the rate, and the grid a tempo change made', () => {
     const { second, record } = crashAndResume({
-      playMs: 1250, downMs: 2000,
+      playMs: 1250,
+      downMs: 2000,
       // 250 ms into beat 2, twice as fast: the rest of beat 2 takes 125 ms, then 250 ms a beat.
       before: (p) => p.conductor.setRate(2),
     });
     expect(record).toMatchObject({ beat: 2, beatT: WALL0 + 1125, rate: 2 });
     // Beat 3 at 1375 ms, then every 250: at 3250 ms beat 10 (3125 ms) is sounding.
-    expect(second.conductor.state).toMatchObject({ transport: 'playing', beat: 10, beatT: WALL0 + 3125, rate: 2, tempo: 240 });
+    expect(second.conductor.state).toMatchObject({
+      transport: 'playing',
+      beat: 10,
+      beatT: WALL0 + 3125,
+      rate: 2,
+      tempo: 240,
+    });
     second.clock.advance(125);
     expect(second.fired).toEqual([{ beat: 11, at: 42 + 125 }]);
   });
 
   it('follows the loop through the time gone by', () => {
     // 16 beats of 500 ms: 8 s a round. Down for three rounds and 1.234 s after the start.
-    const { second } = crashAndResume({ playMs: 2600, downMs: 8000 * 3 + 1234 - 2600, loop: true, extra: { bars: 4, cues: [] } });
+    const { second } = crashAndResume({
+      playMs: 2600,
+      downMs: 8000 * 3 + 1234 - 2600,
+      loop: true,
+      extra: { bars: 4, cues: [] },
+    });
     expect(second.conductor.state).toMatchObject({ transport: 'playing', beat: 2, beatT: WALL0 + 24000 + 1000 });
     second.clock.advance(266);
     expect(second.fired).toEqual([{ beat: 3, at: 42 + 266 }]);
@@ -116,20 +153,37 @@ describe('conductor resume', () => {
 
   it('keeps the open vote window, its tally and its voters: nobody votes twice', () => {
     const { second, record } = crashAndResume({
-      playMs: 2100, downMs: 1000, extra: { cues: [{ bar: 2, vote: VOTE }] },
+      playMs: 2100,
+      downMs: 1000,
+      extra: { cues: [{ bar: 2, vote: VOTE }] },
       before: (p) => {
-        for (const [tile, device] of [['a', 'phone-0001'], ['b', 'phone-0002'], ['a', 'phone-0003']]) {
+        for (const [tile, device] of [
+          ['a', 'phone-0001'],
+          ['b', 'phone-0002'],
+          ['a', 'phone-0003'],
+        ]) {
           expect(p.conductor.vote({ tile, device })).toMatchObject({ ok: true });
         }
       },
     });
-    expect(record.ballot).toEqual({ open: { id: 'route', tally: { a: 2, b: 1 }, devices: ['phone-0001', 'phone-0002', 'phone-0003'] }, closed: [] });
+    expect(record.ballot).toEqual({
+      open: { id: 'route', tally: { a: 2, b: 1 }, devices: ['phone-0001', 'phone-0002', 'phone-0003'] },
+      closed: [],
+    });
     const { conductor } = second;
     expect(conductor.state).toMatchObject({ beat: 6 });
     // the resumed window shows its votes per tile, which the phones darken the tiles with
-    expect(conductor.state.cues.audience.vote).toEqual({ id: 'route', tiles: ['a', 'b'], closes: 8, counts: { a: 2, b: 1 } });
+    expect(conductor.state.cues.audience.vote).toEqual({
+      id: 'route',
+      tiles: ['a', 'b'],
+      closes: 8,
+      counts: { a: 2, b: 1 },
+    });
     expect(conductor.votes().open).toMatchObject({ id: 'route', tally: { a: 2, b: 1 } });
-    expect(conductor.vote({ tile: 'b', device: 'phone-0001' })).toMatchObject({ ok: false, error: { code: 'SC_ERR_ALREADY_VOTED' } });
+    expect(conductor.vote({ tile: 'b', device: 'phone-0001' })).toMatchObject({
+      ok: false,
+      error: { code: 'SC_ERR_ALREADY_VOTED' },
+    });
     expect(conductor.vote({ tile: 'b', device: 'phone-0004' })).toMatchObject({ ok: true, tally: { a: 2, b: 2 } });
     // The window's last beat announces the jump the tally (a tie: 'a') decides.
     second.clock.advance(500);
@@ -138,13 +192,26 @@ describe('conductor resume', () => {
 
   it('a window that closed while the server was down decides by its saved tally, on the grid', () => {
     const { second } = crashAndResume({
-      playMs: 2100, downMs: 2600, extra: { cues: [{ bar: 2, vote: VOTE }] },
-      before: (p) => { p.conductor.vote({ tile: 'a', device: 'phone-0001' }); },
+      playMs: 2100,
+      downMs: 2600,
+      extra: { cues: [{ bar: 2, vote: VOTE }] },
+      before: (p) => {
+        p.conductor.vote({ tile: 'a', device: 'phone-0001' });
+      },
     });
     // Beat 8 was due at 4000 ms: 'a' sent the performance to bar 4 (beat 12) then; at 4700 ms
     // beat 13 (4500 ms) is sounding.
-    expect(second.conductor.state).toMatchObject({ transport: 'playing', beat: 13, bar: 4, beatInBar: 2, beatT: WALL0 + 4500 });
-    expect(second.conductor.votes()).toEqual({ open: null, closed: [{ id: 'route', tally: { a: 1, b: 0 }, winner: 'a', seek: 12 }] });
+    expect(second.conductor.state).toMatchObject({
+      transport: 'playing',
+      beat: 13,
+      bar: 4,
+      beatInBar: 2,
+      beatT: WALL0 + 4500,
+    });
+    expect(second.conductor.votes()).toEqual({
+      open: null,
+      closed: [{ id: 'route', tally: { a: 1, b: 0 }, winner: 'a', seek: 12 }],
+    });
   });
 
   it('comes back paused mid-beat, and plays only the rest of that beat', () => {
@@ -203,7 +270,10 @@ describe('conductor resume', () => {
     [{ beatT: 'soon' }, /a playing record needs a whole beat and its time/],
     [{ rate: 9 }, /rate must be in/],
     [{ ballot: { open: { id: 'nope', tally: {}, devices: [] }, closed: [] } }, /no vote window "nope"/],
-    [{ ballot: { open: { id: 'route', tally: { a: 2 }, devices: ['phone-0001'] }, closed: [] } }, /1 devices voted but the tally counts 2/],
+    [
+      { ballot: { open: { id: 'route', tally: { a: 2 }, devices: ['phone-0001'] }, closed: [] } },
+      /1 devices voted but the tally counts 2/,
+    ],
     [{ ballot: { open: { id: 'route', tally: { c: 1 }, devices: ['phone-0001'] }, closed: [] } }, /has no tile "c"/],
     [{ ballot: { open: null } }, /ballot: expected/],
   ])('refuses a record that does not fit the score (%j), changing nothing', (change, message) => {
@@ -212,7 +282,9 @@ describe('conductor resume', () => {
     const good = { transport: 'playing', beat: 5, beatT: WALL0, rate: 1, ballot: { open: null, closed: [] } };
     const before = p.conductor.state;
     expect(() => p.conductor.resume(/** @type {any} */ ({ ...good, ...change }))).toThrow(message);
-    expect(() => p.conductor.resume(/** @type {any} */ ({ ...good, ...change }))).toThrow(expect.objectContaining({ code: 'SC_ERR_SAVE_MISMATCH' }));
+    expect(() => p.conductor.resume(/** @type {any} */ ({ ...good, ...change }))).toThrow(
+      expect.objectContaining({ code: 'SC_ERR_SAVE_MISMATCH' }),
+    );
     expect(p.conductor.epoch).toBe('old');
     expect(p.conductor.state).toBe(before);
   });

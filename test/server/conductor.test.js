@@ -8,8 +8,15 @@ import { createFakeClock } from '../helpers/fake-clock.js';
 /** @param {object} [extra] */
 function model(extra = {}) {
   const r = buildScoreModel({
-    id: 'c', title: 'C', bars: 4, meter: [{ bar: 1, time: '4/4', tempo: 120 }],
-    cues: [{ at: 0, set: { text: 'start' } }, { at: 8, set: { text: 'half' } }], ...extra,
+    id: 'c',
+    title: 'C',
+    bars: 4,
+    meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+    cues: [
+      { at: 0, set: { text: 'start' } },
+      { at: 8, set: { text: 'half' } },
+    ],
+    ...extra,
   });
   if (!r.ok) throw new Error(JSON.stringify(r.problems));
   return r.value;
@@ -25,7 +32,11 @@ function setup(clockOptions, extra, loop = false) {
   /** @type {{ beat: number, at: number, due: number }[]} */
   const fired = [];
   const conductor = createConductor({
-    model: model(extra), bus, clock, loop, epoch: 'e1',
+    model: model(extra),
+    bus,
+    clock,
+    loop,
+    epoch: 'e1',
     onBeat: (beat, due) => fired.push({ beat, at: clock.now(), due }),
   });
   return { clock, bus, changes, fired, conductor };
@@ -177,8 +188,12 @@ describe('conductor', () => {
     /** @type {{ beat: number, at: number }[]} */
     const fired = [];
     const conductor = createConductor({
-      model: model({ cues: [{ bar: 2, vote }] }), bus, clock, epoch: 'v',
-      onBeat: (beat) => fired.push({ beat, at: clock.now() }), onVote: (o) => outcomes.push(o),
+      model: model({ cues: [{ bar: 2, vote }] }),
+      bus,
+      clock,
+      epoch: 'v',
+      onBeat: (beat) => fired.push({ beat, at: clock.now() }),
+      onVote: (o) => outcomes.push(o),
     });
     const start = clock.now();
     conductor.play();
@@ -227,7 +242,16 @@ describe('conductor', () => {
   });
 
   it('announces the loop and audio clips one beat ahead', () => {
-    const s = setup(undefined, { cues: [{ at: 0, set: { text: 'a' } }, { at: 1, audio: 'bell.wav' }] }, true);
+    const s = setup(
+      undefined,
+      {
+        cues: [
+          { at: 0, set: { text: 'a' } },
+          { at: 1, audio: 'bell.wav' },
+        ],
+      },
+      true,
+    );
     s.conductor.play();
     expect(s.conductor.state.next).toMatchObject({ beat: 1, audio: { audience: ['bell.wav'] } });
     s.clock.advance(500);
@@ -240,7 +264,12 @@ describe('conductor', () => {
   it('announces the jump a vote will decide, and corrects it if the last votes change the result', () => {
     const vote = { id: 'route', tiles: ['a', 'b'], close: { bar: 3 }, decides: { a: { seek: { bar: 4 } } } };
     const clock = createFakeClock();
-    const conductor = createConductor({ model: model({ cues: [{ bar: 2, vote }] }), bus: createMemoryBus(), clock, epoch: 'v' });
+    const conductor = createConductor({
+      model: model({ cues: [{ bar: 2, vote }] }),
+      bus: createMemoryBus(),
+      clock,
+      epoch: 'v',
+    });
     conductor.play();
     clock.advance(3100); // beat 6: nobody voted, beat 8 follows
     expect(conductor.state.next?.beat).toBe(7);
@@ -260,7 +289,11 @@ describe('conductor', () => {
     s.conductor.seek(4);
     s.conductor.play({ countIn: 1 });
     // One bar of 4/4 at 120: four clicks 500 ms apart, beat 4 sounds after them.
-    expect(s.conductor.state).toMatchObject({ transport: 'playing', beat: 4, countIn: { t: wall0, beats: 4, beatMs: 500 } });
+    expect(s.conductor.state).toMatchObject({
+      transport: 'playing',
+      beat: 4,
+      countIn: { t: wall0, beats: 4, beatMs: 500 },
+    });
     expect(s.conductor.state.next).toMatchObject({ beat: 4, bar: 2, beatInBar: 1, t: wall0 + 2000 });
     expect(s.conductor.state.beatT).toBeUndefined();
     s.clock.advance(1999);
@@ -289,18 +322,24 @@ describe('conductor', () => {
       /** @type {{ beat: number, at: number }[]} */
       const fired = [];
       const conductor = createConductor({
-        model: model({ cues: [{ bar: 2, vote }] }), bus: createMemoryBus(), clock, epoch: 'm',
-        onBeat: (beat) => fired.push({ beat, at: clock.now() }), onVote: (o) => outcomes.push(o),
+        model: model({ cues: [{ bar: 2, vote }] }),
+        bus: createMemoryBus(),
+        clock,
+        epoch: 'm',
+        onBeat: (beat) => fired.push({ beat, at: clock.now() }),
+        onVote: (o) => outcomes.push(o),
       });
       return { clock, conductor, outcomes, fired };
     }
 
-    it('shows the open window\'s votes per tile to the phones, a beat at most after they are cast, as small patches', () => {
+    it("shows the open window's votes per tile to the phones, a beat at most after they are cast, as small patches", () => {
       const clock = createFakeClock();
       const bus = createMemoryBus();
       /** @type {any[]} */
       const patches = [];
-      bus.subscribe((c) => { if (c.patch) patches.push(c.patch); });
+      bus.subscribe((c) => {
+        if (c.patch) patches.push(c.patch);
+      });
       const conductor = createConductor({ model: model({ cues: [{ bar: 2, vote }] }), bus, clock, epoch: 'c' });
       conductor.play();
       clock.advance(2000); // beat 4: the window opens
@@ -318,11 +357,14 @@ describe('conductor', () => {
       const clock = createFakeClock();
       const bus = createMemoryBus();
       let changes = 0;
-      bus.subscribe(() => { changes++; });
+      bus.subscribe(() => {
+        changes++;
+      });
       const conductor = createConductor({ model: model({ cues: [{ bar: 2, vote }] }), bus, clock, epoch: 'p' });
       conductor.seek(5);
       const before = changes;
-      for (let i = 1; i <= 20; i++) conductor.vote({ tile: i % 2 ? 'a' : 'b', device: `phone-${String(i).padStart(4, '0')}` });
+      for (let i = 1; i <= 20; i++)
+        conductor.vote({ tile: i % 2 ? 'a' : 'b', device: `phone-${String(i).padStart(4, '0')}` });
       expect(changes).toBe(before);
       clock.advance(COUNTS_EVERY_MS);
       expect(changes).toBe(before + 1);
@@ -353,7 +395,7 @@ describe('conductor', () => {
       conductor.dispose();
     });
 
-    it('closes the score\'s window early: it does not open again until the performance leaves its beats', () => {
+    it("closes the score's window early: it does not open again until the performance leaves its beats", () => {
       const { clock, conductor, outcomes } = setupVote();
       conductor.play();
       clock.advance(2600); // beat 5, in the window
@@ -364,14 +406,17 @@ describe('conductor', () => {
       clock.advance(500); // beat 6: still in its beats, still closed
       expect(conductor.state.beat).toBe(6);
       expect(conductor.state.cues.audience.vote).toBeUndefined();
-      expect(conductor.vote({ tile: 'a', device: 'phone-0001' })).toMatchObject({ ok: false, error: { code: 'SC_ERR_NO_VOTE_WINDOW' } });
+      expect(conductor.vote({ tile: 'a', device: 'phone-0001' })).toMatchObject({
+        ok: false,
+        error: { code: 'SC_ERR_NO_VOTE_WINDOW' },
+      });
       conductor.seek(0);
       conductor.seek(4); // back into it later: it opens again
       expect(conductor.state.cues.audience.vote).toMatchObject({ id: 'route' });
       conductor.dispose();
     });
 
-    it('paused, a closed vote\'s jump happens at once; an unknown window is refused', () => {
+    it("paused, a closed vote's jump happens at once; an unknown window is refused", () => {
       const { conductor } = setupVote();
       conductor.openVote('route');
       conductor.vote({ tile: 'a', device: 'phone-0001' });
@@ -389,7 +434,10 @@ describe('conductor', () => {
       const other = setupVote();
       other.conductor.resume(record);
       expect(other.conductor.state.cues.audience.vote).toEqual({ id: 'route', tiles: ['a', 'b'], counts: { b: 1 } });
-      expect(other.conductor.vote({ tile: 'b', device: 'phone-0002' })).toMatchObject({ ok: false, error: { code: 'SC_ERR_ALREADY_VOTED' } });
+      expect(other.conductor.vote({ tile: 'b', device: 'phone-0002' })).toMatchObject({
+        ok: false,
+        error: { code: 'SC_ERR_ALREADY_VOTED' },
+      });
       other.conductor.dispose();
       conductor.dispose();
     });

@@ -11,13 +11,22 @@ describe('configuration', () => {
   });
 
   it('flags win over the environment', () => {
-    const c = readConfig(['--port', '9000', '--token', 'flag-token-1'], { PORT: '7000', SCORECAST_TOKEN: 'env-token-12' });
+    const c = readConfig(['--port', '9000', '--token', 'flag-token-1'], {
+      PORT: '7000',
+      SCORECAST_TOKEN: 'env-token-12',
+    });
     expect(c).toMatchObject({ port: 9000, token: 'flag-token-1', tokenGenerated: false });
   });
 
   it('HTTPS from a certificate and its key, by flags or environment', () => {
-    expect(readConfig(['--cert', 'c.pem', '--key', 'k.pem'], {}).tls).toEqual({ cert: path.resolve('c.pem'), key: path.resolve('k.pem') });
-    expect(readConfig([], { SCORECAST_CERT: '/etc/c.pem', SCORECAST_KEY: '/etc/k.pem' }).tls).toEqual({ cert: path.resolve('/etc/c.pem'), key: path.resolve('/etc/k.pem') });
+    expect(readConfig(['--cert', 'c.pem', '--key', 'k.pem'], {}).tls).toEqual({
+      cert: path.resolve('c.pem'),
+      key: path.resolve('k.pem'),
+    });
+    expect(readConfig([], { SCORECAST_CERT: '/etc/c.pem', SCORECAST_KEY: '/etc/k.pem' }).tls).toEqual({
+      cert: path.resolve('/etc/c.pem'),
+      key: path.resolve('/etc/k.pem'),
+    });
   });
 
   it('saves the performance to a file of its --score in .cache and resumes it, unless told otherwise', () => {
@@ -32,16 +41,27 @@ describe('configuration', () => {
     expect(a).not.toBe(b);
     expect(readConfig(['--score', '/srv/room1/piece/'], {}).stateFile).toBe(a);
     expect(c.resume).toBe(true);
-    expect(readConfig(['--state-file', 's.json', '--no-resume'], {})).toMatchObject({ stateFile: path.resolve('s.json'), resume: false });
-    expect(readConfig([], { SCORECAST_STATE_FILE: '/var/sc.json', SCORECAST_RESUME: '0' })).toMatchObject({ stateFile: path.resolve('/var/sc.json'), resume: false });
+    expect(readConfig(['--state-file', 's.json', '--no-resume'], {})).toMatchObject({
+      stateFile: path.resolve('s.json'),
+      resume: false,
+    });
+    expect(readConfig([], { SCORECAST_STATE_FILE: '/var/sc.json', SCORECAST_RESUME: '0' })).toMatchObject({
+      stateFile: path.resolve('/var/sc.json'),
+      resume: false,
+    });
     // The autoplay demo starts from the top anyway, and must not overwrite a real save.
     expect(readConfig(['--autoplay', '--state-file', 's.json'], {}).stateFile).toBeNull();
   });
 
   it('per-address caps: 32 phones and 512 connections by default; a venue behind one NAT raises them (0: no limit)', () => {
     expect(readConfig([], {})).toMatchObject({ phonesPerAddress: 32, connectionsPerAddress: 512 });
-    expect(readConfig(['--phones-per-address', '800', '--connections-per-address', '0'], {})).toMatchObject({ phonesPerAddress: 800, connectionsPerAddress: 0 });
-    expect(readConfig([], { SCORECAST_PHONES_PER_ADDRESS: '500', SCORECAST_CONNECTIONS_PER_ADDRESS: '2000' })).toMatchObject({ phonesPerAddress: 500, connectionsPerAddress: 2000 });
+    expect(readConfig(['--phones-per-address', '800', '--connections-per-address', '0'], {})).toMatchObject({
+      phonesPerAddress: 800,
+      connectionsPerAddress: 0,
+    });
+    expect(
+      readConfig([], { SCORECAST_PHONES_PER_ADDRESS: '500', SCORECAST_CONNECTIONS_PER_ADDRESS: '2000' }),
+    ).toMatchObject({ phonesPerAddress: 500, connectionsPerAddress: 2000 });
   });
 
   it.each([
@@ -64,9 +84,16 @@ describe('cluster configuration', () => {
   });
 
   it('reads --redis, --role (default both) and --node-id, and saves the performance in Redis, not a file', () => {
-    expect(readConfig(['--redis', 'redis://10.0.0.2:6379'], {})).toMatchObject({ cluster: { url: 'redis://10.0.0.2:6379', role: 'both', nodeId: null }, stateFile: null });
-    expect(readConfig(['--role', 'edge', '--node-id', 'edge-2'], { SCORECAST_REDIS: 'redis://r:6379' }).cluster).toEqual({ url: 'redis://r:6379', role: 'edge', nodeId: 'edge-2' });
-    expect(readConfig([], { SCORECAST_REDIS: 'redis://r:6379', SCORECAST_ROLE: 'conductor' }).cluster?.role).toBe('conductor');
+    expect(readConfig(['--redis', 'redis://10.0.0.2:6379'], {})).toMatchObject({
+      cluster: { url: 'redis://10.0.0.2:6379', role: 'both', nodeId: null },
+      stateFile: null,
+    });
+    expect(
+      readConfig(['--role', 'edge', '--node-id', 'edge-2'], { SCORECAST_REDIS: 'redis://r:6379' }).cluster,
+    ).toEqual({ url: 'redis://r:6379', role: 'edge', nodeId: 'edge-2' });
+    expect(readConfig([], { SCORECAST_REDIS: 'redis://r:6379', SCORECAST_ROLE: 'conductor' }).cluster?.role).toBe(
+      'conductor',
+    );
   });
 
   it('reads the proxies to trust', () => {

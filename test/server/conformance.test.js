@@ -21,9 +21,10 @@ async function open(kind, s, holds) {
 }
 
 /** The state messages a client received, as [type, seq, payload] rows. @param {any[]} messages */
-const stateRows = (messages) => messages
-  .filter((m) => m.type === 'snapshot' || m.type === 'delta')
-  .map((m) => [m.type, m.seq, JSON.stringify(m.type === 'delta' ? m.patch : m.state)]);
+const stateRows = (messages) =>
+  messages
+    .filter((m) => m.type === 'snapshot' || m.type === 'delta')
+    .map((m) => [m.type, m.seq, JSON.stringify(m.type === 'delta' ? m.patch : m.state)]);
 
 /** Fold snapshots and deltas like a client; checks contiguity on the way. @param {any[]} messages */
 function fold(messages) {
@@ -31,7 +32,10 @@ function fold(messages) {
   let state = null;
   let seq = -1;
   for (const m of messages) {
-    if (m.type === 'snapshot') { state = m.state; seq = m.seq; }
+    if (m.type === 'snapshot') {
+      state = m.state;
+      seq = m.seq;
+    }
     if (m.type === 'delta') {
       if (m.seq !== seq + 1) throw new Error(`gap: held ${seq}, got delta ${m.seq}`);
       state = applyPatch(state, m.patch);
@@ -63,7 +67,11 @@ describe.each(TRANSPORTS)('live protocol over %s', (kind) => {
     expect(seq).toBeGreaterThan(4);
     const c = await open(kind, s, { epoch, seq: seq - 3 });
     await c.waitFor((m) => m.seq === seq && m.type === 'delta');
-    expect(stateRows(c.messages).map((r) => r.slice(0, 2))).toEqual([['delta', seq - 2], ['delta', seq - 1], ['delta', seq]]);
+    expect(stateRows(c.messages).map((r) => r.slice(0, 2))).toEqual([
+      ['delta', seq - 2],
+      ['delta', seq - 1],
+      ['delta', seq],
+    ]);
   });
 
   it.each([
@@ -93,7 +101,9 @@ describe.each(TRANSPORTS)('live protocol over %s', (kind) => {
     const s = await server({ autoplay: false });
     if (kind === 'ws') {
       const ws = new WebSocket(`${s.wsBase}/live?epoch=bad%20epoch&seq=1`);
-      const status = await new Promise((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode)));
+      const status = await new Promise((resolve) =>
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode)),
+      );
       expect(status).toBe(400);
       return;
     }

@@ -19,7 +19,10 @@ function tryWs(url) {
   const ws = new WebSocket(url);
   return new Promise((resolve) => {
     ws.once('open', () => resolve({ ws, result: 'open' }));
-    ws.once('unexpected-response', (_req, res) => { resolve({ ws, result: res.statusCode ?? 0 }); res.resume(); });
+    ws.once('unexpected-response', (_req, res) => {
+      resolve({ ws, result: res.statusCode ?? 0 });
+      res.resume();
+    });
     ws.once('error', () => resolve({ ws, result: 0 }));
   });
 }
@@ -32,10 +35,18 @@ function rawConnection(port) {
   const socket = net.connect(port, '127.0.0.1');
   const started = performance.now();
   let received = '';
-  socket.on('data', (d) => { received += d; });
+  socket.on('data', (d) => {
+    received += d;
+  });
   socket.on('error', () => {});
   const closed = new Promise((resolve) => socket.once('close', () => resolve(performance.now() - started)));
-  return { socket, closed, get received() { return received; } };
+  return {
+    socket,
+    closed,
+    get received() {
+      return received;
+    },
+  };
 }
 
 /** @param {string} base */
@@ -47,14 +58,21 @@ describe('connections per address', () => {
     const s = await servers.server();
     /** @type {WebSocket[]} */
     const sockets = [];
-    servers.defer(() => { for (const ws of sockets) ws.terminate(); });
+    servers.defer(() => {
+      for (const ws of sockets) ws.terminate();
+    });
     /** @type {Record<string, number>} */
     const results = {};
     // In batches (bounded: the cap and 20 more attempts in all).
     const attempts = CONNECTIONS_PER_ADDRESS + 20;
     for (let i = 0; i < attempts; i += 100) {
-      const batch = await Promise.all(Array.from({ length: Math.min(100, attempts - i) }, () => tryWs(`${s.wsBase}/live`)));
-      for (const { ws, result } of batch) { sockets.push(ws); results[result] = (results[result] ?? 0) + 1; }
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(100, attempts - i) }, () => tryWs(`${s.wsBase}/live`)),
+      );
+      for (const { ws, result } of batch) {
+        sockets.push(ws);
+        results[result] = (results[result] ?? 0) + 1;
+      }
     }
     expect(results).toEqual({ open: CONNECTIONS_PER_ADDRESS, 429: 20 });
     // A refused plain-HTTP request reads the catalogue code.
@@ -64,8 +82,19 @@ describe('connections per address', () => {
     expect(JSON.parse(refused.received.split('\r\n\r\n')[1]).code).toBe('SC_ERR_ADDRESS_LIMIT');
     // A connection that closes makes room.
     const opened = /** @type {WebSocket} */ (sockets.find((ws) => ws.readyState === WebSocket.OPEN));
-    await new Promise((resolve) => { opened.once('close', resolve); opened.close(); });
-    await expect.poll(async () => (await tryWs(`${s.wsBase}/live`).then(({ ws, result }) => { sockets.push(ws); return result; }))).toBe('open');
+    await new Promise((resolve) => {
+      opened.once('close', resolve);
+      opened.close();
+    });
+    await expect
+      .poll(
+        async () =>
+          await tryWs(`${s.wsBase}/live`).then(({ ws, result }) => {
+            sockets.push(ws);
+            return result;
+          }),
+      )
+      .toBe('open');
   });
 
   it('IPv6: connections from any address of one /64 count against one cap; an IPv4-mapped peer is its IPv4 address', () => {
@@ -75,7 +104,14 @@ describe('connections per address', () => {
     const limit = limitConnections(/** @type {any} */ (server), { perAddress: 2, plain: true });
     /** @param {string} remoteAddress */
     const connect = (remoteAddress) => {
-      const socket = Object.assign(new EventEmitter(), { remoteAddress, refused: '', end(/** @type {string} */ text) { socket.refused = text; }, destroySoon() {} });
+      const socket = Object.assign(new EventEmitter(), {
+        remoteAddress,
+        refused: '',
+        end(/** @type {string} */ text) {
+          socket.refused = text;
+        },
+        destroySoon() {},
+      });
       server.emit('connection', socket);
       return socket;
     };
@@ -96,7 +132,9 @@ describe('connections per address', () => {
     const free = await servers.server({ appOptions: { connectionsPerAddress: 0 } });
     /** @type {WebSocket[]} */
     const sockets = [];
-    servers.defer(() => { for (const ws of sockets) ws.terminate(); });
+    servers.defer(() => {
+      for (const ws of sockets) ws.terminate();
+    });
     /** @param {string} wsBase */
     const open = async (wsBase) => {
       const batch = await Promise.all(Array.from({ length: 6 }, () => tryWs(`${wsBase}/live`)));
@@ -115,11 +153,18 @@ describe('timeouts', () => {
     expect(server.headersTimeout).toBe(HTTP_TIMEOUTS.headersTimeout);
     expect(server.requestTimeout).toBe(HTTP_TIMEOUTS.requestTimeout);
     expect(server.keepAliveTimeout).toBe(HTTP_TIMEOUTS.keepAliveTimeout);
-    expect(HTTP_TIMEOUTS).toMatchObject({ headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1000 });
+    expect(HTTP_TIMEOUTS).toMatchObject({
+      headersTimeout: 10_000,
+      requestTimeout: 30_000,
+      connectionsCheckingInterval: 1000,
+    });
   });
 
   it('slow headers and an idle connection before an upgrade are answered 408 SC_ERR_TIMEOUT and closed; a long poll is not cut', async () => {
-    const s = await servers.server({ autoplay: false, appOptions: { httpTimeouts: { headersTimeout: 300, requestTimeout: 600, connectionsCheckingInterval: 50 } } });
+    const s = await servers.server({
+      autoplay: false,
+      appOptions: { httpTimeouts: { headersTimeout: 300, requestTimeout: 600, connectionsCheckingInterval: 50 } },
+    });
     const port = portOf(s.base);
     const slow = rawConnection(port);
     slow.socket.write('GET /live HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n');

@@ -7,7 +7,10 @@ import { buildScoreModel } from '../../core/manifest.js';
 const TOKEN = 'right-token-123456';
 /** @type {Awaited<ReturnType<typeof buildApp>>[]} */
 let apps = [];
-afterEach(async () => { for (const a of apps) await a.app.close(); apps = []; });
+afterEach(async () => {
+  for (const a of apps) await a.app.close();
+  apps = [];
+});
 
 async function build() {
   const built = await buildApp({ score: packageOf(smallModel()), token: TOKEN });
@@ -24,7 +27,12 @@ async function build() {
 function control(app, action, body, token = TOKEN) {
   /** @type {Record<string, string>} */
   const headers = token === null ? {} : { authorization: `Bearer ${token}` };
-  return app.inject({ method: 'POST', url: `/api/control/${action}`, headers, ...(body === undefined ? {} : { payload: /** @type {any} */ (body) }) });
+  return app.inject({
+    method: 'POST',
+    url: `/api/control/${action}`,
+    headers,
+    ...(body === undefined ? {} : { payload: /** @type {any} */ (body) }),
+  });
 }
 
 describe('control', () => {
@@ -46,7 +54,11 @@ describe('control', () => {
 
   it('rejects another auth scheme', async () => {
     const { app } = await build();
-    const res = await app.inject({ method: 'POST', url: '/api/control/play', headers: { authorization: `Basic ${TOKEN}` } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/control/play',
+      headers: { authorization: `Basic ${TOKEN}` },
+    });
     expect(res.statusCode).toBe(401);
   });
 
@@ -108,7 +120,10 @@ describe('control', () => {
   it('a malformed JSON body is a 400, not a crash', async () => {
     const { app } = await build();
     const res = await app.inject({
-      method: 'POST', url: '/api/control/seek', payload: '{"beat":', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      method: 'POST',
+      url: '/api/control/seek',
+      payload: '{"beat":',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe('SC_ERR_BAD_REQUEST');
@@ -118,7 +133,9 @@ describe('control', () => {
     const { app, hub } = await build();
     const seq = hub.seq;
     const res = await app.inject({
-      method: 'POST', url: '/api/control/seek', payload: JSON.stringify({ beat: 1, pad: 'x'.repeat(100_000) }),
+      method: 'POST',
+      url: '/api/control/seek',
+      payload: JSON.stringify({ beat: 1, pad: 'x'.repeat(100_000) }),
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
     });
     expect(res.statusCode).toBe(413);
@@ -136,8 +153,14 @@ describe('control', () => {
 describe('presets from the console', () => {
   async function buildWithPresets() {
     const r = buildScoreModel({
-      id: 'p', title: 'P', bars: 2, meter: [{ bar: 1, time: '4/4', tempo: 120 }],
-      cues: [{ at: 0, set: { text: 'Listen', background: '#000' } }, { at: 4, set: { text: 'Bar 2' } }],
+      id: 'p',
+      title: 'P',
+      bars: 2,
+      meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+      cues: [
+        { at: 0, set: { text: 'Listen', background: '#000' } },
+        { at: 4, set: { text: 'Bar 2' } },
+      ],
       presets: [{ id: 2, name: 'Calm', set: { text: 'Breathe', background: null } }],
     });
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
@@ -146,7 +169,7 @@ describe('presets from the console', () => {
     return built;
   }
 
-  it('lists the score\'s presets to the conductor only', async () => {
+  it("lists the score's presets to the conductor only", async () => {
     const { app } = await buildWithPresets();
     expect((await app.inject({ url: '/api/presets' })).statusCode).toBe(401);
     const res = await app.inject({ url: '/api/presets', headers: { authorization: `Bearer ${TOKEN}` } });
@@ -169,7 +192,10 @@ describe('presets from the console', () => {
     const before = conductor.state;
     const res = await control(app, 'preset', { id: 'nope' });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'SC_ERR_BAD_CONTROL', message: expect.stringMatching(/preset "nope" is not in this score \(presets: 2\)/) });
+    expect(res.json()).toMatchObject({
+      code: 'SC_ERR_BAD_CONTROL',
+      message: expect.stringMatching(/preset "nope" is not in this score \(presets: 2\)/),
+    });
     expect((await control(app, 'preset', {})).json()).toMatchObject({ code: 'SC_ERR_BAD_CONTROL' });
     expect(conductor.state).toBe(before);
   });

@@ -10,7 +10,16 @@ describe('device credentials', () => {
     expect(a.issue().id).not.toBe(id);
     const b = createDeviceCredentials({ secret: secretFromToken('token-bbbb-2222') });
     expect(b.verify(credential)).toBeNull();
-    for (const bad of [null, 42, '', id, `${id}.`, `${credential}x`, `${id}.${'-'.repeat(22)}`, credential.replace('.', '_')]) {
+    for (const bad of [
+      null,
+      42,
+      '',
+      id,
+      `${id}.`,
+      `${credential}x`,
+      `${id}.${'-'.repeat(22)}`,
+      credential.replace('.', '_'),
+    ]) {
       expect(a.verify(bad)).toBeNull();
     }
   });
@@ -21,13 +30,17 @@ describe('device credentials', () => {
     expect(after.verify(before.credential)).toBe(before.id);
   });
 
-  it('a credential has one spelling: the spare bits of the MAC\'s last character cannot vary', () => {
+  it("a credential has one spelling: the spare bits of the MAC's last character cannot vary", () => {
     const a = createDeviceCredentials({ secret: 'secret-for-the-test' });
     const { credential } = a.issue();
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
     const last = credential.at(-1) ?? '';
-    const twins = [...alphabet].filter((c) => c !== last).map((c) => credential.slice(0, -1) + c)
-      .filter((c) => Buffer.from(c.split('.')[1], 'base64url').equals(Buffer.from(credential.split('.')[1], 'base64url')));
+    const twins = [...alphabet]
+      .filter((c) => c !== last)
+      .map((c) => credential.slice(0, -1) + c)
+      .filter((c) =>
+        Buffer.from(c.split('.')[1], 'base64url').equals(Buffer.from(credential.split('.')[1], 'base64url')),
+      );
     expect(twins.length).toBeGreaterThan(0);
     for (const twin of twins) expect(a.verify(twin)).toBeNull();
   });

@@ -11,7 +11,9 @@ const KB = 1024;
 
 /** A pid that belonged to a process that has exited. */
 function deadPid() {
-  return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+  return Number(
+    spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout,
+  );
 }
 
 /**
@@ -36,10 +38,10 @@ describe('engraving cache pruning', () => {
   it('removes the least recently used entries over the limit, never one in use or the newest', async () => {
     const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
     const gone = deadPid();
-    entry(cacheDir, hash(1), 100, 1);              // newest
+    entry(cacheDir, hash(1), 100, 1); // newest
     entry(cacheDir, hash(2), 100, 5);
     entry(cacheDir, hash(3), 100, 10, [process.pid]); // old, but this process serves it
-    entry(cacheDir, hash(4), 100, 20, [gone]);      // its user has exited
+    entry(cacheDir, hash(4), 100, 20, [gone]); // its user has exited
     entry(cacheDir, hash(5), 100, 30);
     mkdirSync(path.join(cacheDir, `.tmp-${hash(6)}-${process.pid}-x`)); // an engraving under way
     writeFileSync(path.join(cacheDir, 'notes.txt'), 'not an entry');
@@ -47,12 +49,18 @@ describe('engraving cache pruning', () => {
     const { removed, keptBytes } = await pruneCache(cacheDir, { maxBytes: 250 * KB });
     expect(removed.sort()).toEqual([hash(4), hash(5)]);
     expect(keptBytes).toBe(300 * KB);
-    expect(readdirSync(cacheDir).sort()).toEqual([hash(1), hash(2), hash(3), `.tmp-${hash(6)}-${process.pid}-x`, 'notes.txt'].sort());
+    expect(readdirSync(cacheDir).sort()).toEqual(
+      [hash(1), hash(2), hash(3), `.tmp-${hash(6)}-${process.pid}-x`, 'notes.txt'].sort(),
+    );
 
     // The newest stays even when it alone is over the limit.
     const again = await pruneCache(cacheDir, { maxBytes: 10 * KB });
     expect(again.removed).toEqual([hash(2)]);
-    expect(readdirSync(cacheDir).filter((n) => /^[0-9a-f]{32}$/.test(n)).sort()).toEqual([hash(1), hash(3)]);
+    expect(
+      readdirSync(cacheDir)
+        .filter((n) => /^[0-9a-f]{32}$/.test(n))
+        .sort(),
+    ).toEqual([hash(1), hash(3)]);
   });
 
   it('a use makes an entry the most recent and marks it for this process', async () => {

@@ -38,7 +38,10 @@ afterAll(async () => {
 async function problems(name, content, parts = []) {
   const file = path.join(tmp, name);
   if (content !== null) await writeFile(file, content);
-  const err = await engraveScore({ file, parts, cacheDir }).then(() => null, (e) => e);
+  const err = await engraveScore({ file, parts, cacheDir }).then(
+    () => null,
+    (e) => e,
+  );
   expect(err, name).toMatchObject({ name: 'ScorecastError', code: 'SC_ERR_SCORE_INVALID', statusCode: 422 });
   const [first, ...lines] = err.message.split('\n');
   expect(first).toBe(ERRORS.SC_ERR_SCORE_INVALID.message);
@@ -52,8 +55,16 @@ describe('broken notation', () => {
     ['missing.musicxml', null, 'cannot be read (ENOENT)'],
     ['notes.musicxml', 'C D E F G', 'is not XML'],
     ['binary.mei', Buffer.from([0, 159, 146, 150, 255]), 'is not XML'],
-    ['broken.musicxml', '<score-partwise><part-list></score-partwise>', 'is not well-formed XML: line 1: <part-list> (line 1) is closed by </score-partwise>'],
-    ['cut.musicxml', '<?xml version="1.0"?>\n<score-partwise>\n<part id="P1">', 'is not well-formed XML: line 3: <part> (line 3) is not closed'],
+    [
+      'broken.musicxml',
+      '<score-partwise><part-list></score-partwise>',
+      'is not well-formed XML: line 1: <part-list> (line 1) is closed by </score-partwise>',
+    ],
+    [
+      'cut.musicxml',
+      '<?xml version="1.0"?>\n<score-partwise>\n<part id="P1">',
+      'is not well-formed XML: line 3: <part> (line 3) is not closed',
+    ],
     ['page.xml', '<html><body>Not a score</body></html>', 'is XML but not music: its root element is <html>'],
     ['timewise.musicxml', '<score-timewise version="4.0"><part-list/></score-timewise>', 'is timewise MusicXML'],
     ['empty.musicxml', '<score-partwise version="4.0"><part-list/></score-partwise>', 'is MusicXML without parts'],
@@ -73,7 +84,11 @@ describe('broken notation', () => {
   });
 
   it('part sources that the score does not have, one line each', async () => {
-    const lines = await problems('duo.musicxml', duoText, [{ id: 'viola', source: 'P3' }, { id: 'cello', source: 'P2' }, { id: 'bass', source: 'P9' }]);
+    const lines = await problems('duo.musicxml', duoText, [
+      { id: 'viola', source: 'P3' },
+      { id: 'cello', source: 'P2' },
+      { id: 'bass', source: 'P9' },
+    ]);
     expect(lines).toEqual([
       'duo.musicxml: part "viola" has source "P3", but the score has no part id P3 (it has P1 (Violin), P2 (Cello)); fix the part\'s source in score.yaml',
       'duo.musicxml: part "bass" has source "P9", but the score has no part id P9 (it has P1 (Violin), P2 (Cello)); fix the part\'s source in score.yaml',
@@ -81,7 +96,13 @@ describe('broken notation', () => {
   });
 
   it('more parts than the score has, and ids that cannot name a view', async () => {
-    const lines = await problems('duo.musicxml', duoText, [{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'score' }, { id: 'a' }]);
+    const lines = await problems('duo.musicxml', duoText, [
+      { id: 'a' },
+      { id: 'b' },
+      { id: 'c' },
+      { id: 'score' },
+      { id: 'a' },
+    ]);
     expect(lines).toEqual([
       'duo.musicxml: part "c" has no source and the score has only 2 parts (P1 (Violin), P2 (Cello)); give it a source or remove it',
       'duo.musicxml: part id "score" cannot name a view; use lower-case letters, digits, "-" or "_", and not "score"',
@@ -92,7 +113,9 @@ describe('broken notation', () => {
   it('MEI staves that do not exist', async () => {
     const canon = fileURLToPath(new URL('../fixtures/notation/canon.mei', import.meta.url));
     const lines = await problems('canon.mei', await readFile(canon), [{ id: 'organ', source: '1 3' }]);
-    expect(lines).toEqual(['canon.mei: part "organ" has source "1 3", but the score has no staff number 3 (it has 1 (Flute), 2 (Bassoon)); fix the part\'s source in score.yaml']);
+    expect(lines).toEqual([
+      'canon.mei: part "organ" has source "1 3", but the score has no staff number 3 (it has 1 (Flute), 2 (Bassoon)); fix the part\'s source in score.yaml',
+    ]);
   });
 });
 
@@ -113,7 +136,10 @@ describe('the engraver after failures', () => {
     await writeFile(file, duoText);
     await closeEngraver();
     const running = engraveScore({ file, parts: [{ id: 'violin' }], cacheDir });
-    const settled = running.then(() => null, (e) => e);
+    const settled = running.then(
+      () => null,
+      (e) => e,
+    );
     while (engraverThreads().length === 0) await new Promise((r) => setTimeout(r, 5));
     await closeEngraver();
     expect(await settled).toMatchObject({ code: 'SC_ERR_INTERNAL' });

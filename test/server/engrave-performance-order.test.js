@@ -30,7 +30,12 @@ function time(name) {
   const timed = timeNotation(tk, file, readFileSync(file));
   if (!timed.ok) throw new Error(timed.problems.join('\n'));
   const map = createTempoMapFromBars(timed.timing.bars);
-  return { bars: timed.timing.bars.map((b) => b.bar), seconds: map.durationMs / 1000, warnings: timed.warnings, timing: timed.timing };
+  return {
+    bars: timed.timing.bars.map((b) => b.bar),
+    seconds: map.durationMs / 1000,
+    warnings: timed.warnings,
+    timing: timed.timing,
+  };
 }
 
 describe('performance order of MusicXML', () => {
@@ -80,19 +85,27 @@ describe('performance order of MusicXML', () => {
   it('takes an end repeat without start repeat back to the double bar that begins its section, and warns', () => {
     const t = time('repeat-after-double-bar.musicxml');
     expect(t.bars).toEqual([1, 2, 1, 2, 3, 4, 5, 6, 5, 6]);
-    expect(t.warnings).toEqual([expect.stringMatching(/^bar 6: the end repeat has no start repeat; it is taken to go back to bar 5, after the double bar at bar 4/)]);
+    expect(t.warnings).toEqual([
+      expect.stringMatching(
+        /^bar 6: the end repeat has no start repeat; it is taken to go back to bar 5, after the double bar at bar 4/,
+      ),
+    ]);
   });
 
   it('reads a first ending without its start as the bar before the second ending, and warns', () => {
     const t = time('ending-without-start.musicxml');
     expect(t.bars).toEqual([1, 2, 3, 4, 1, 2, 3, 5, 6]);
-    expect(t.warnings).toEqual([expect.stringMatching(/^bar 4: an ending stops here without having started; bar 4 is taken as ending 1/)]);
+    expect(t.warnings).toEqual([
+      expect.stringMatching(/^bar 4: an ending stops here without having started; bar 4 is taken as ending 1/),
+    ]);
   });
 
   it('extends a first ending closed before its end repeat to the repeat, and warns', () => {
     const t = time('first-ending-closed-early.musicxml');
     expect(t.bars).toEqual([1, 2, 3, 4, 1, 2, 5]);
-    expect(t.warnings).toEqual([expect.stringMatching(/^bar 3: the ending "1" stops at bar 3, but its end repeat is at bar 4.*taken as bars 3-4/)]);
+    expect(t.warnings).toEqual([
+      expect.stringMatching(/^bar 3: the ending "1" stops at bar 3, but its end repeat is at bar 4.*taken as bars 3-4/),
+    ]);
   });
 
   it('plays an overfull bar as its time signature when other parts fill it exactly, and warns', () => {
@@ -100,16 +113,36 @@ describe('performance order of MusicXML', () => {
     expect(t.bars).toEqual([1, 2, 3]);
     expect(t.timing.bars.map((b) => b.beats)).toEqual([4, 4, 4]);
     expect(t.seconds).toBeCloseTo(6, 6);
-    expect(t.warnings).toEqual([expect.stringMatching(/^bar 2 is overfull in some parts \(P1 has 5 beats of 4\/4\); it is played as 4 beats/)]);
+    expect(t.warnings).toEqual([
+      expect.stringMatching(/^bar 2 is overfull in some parts \(P1 has 5 beats of 4\/4\); it is played as 4 beats/),
+    ]);
   });
 });
 
 describe('performanceOrder', () => {
   /** @param {Partial<import('../../server/engrave/musicxml-form.js').FormMeasure>[]} marks */
-  const form = (marks) => marks.map((m, i) => ({
-    n: String(i + 1), implicit: false, quarters: 4, nominal: 4, parts: [], time: /** @type {[number, number]} */ ([4, 4]), forward: false, backward: 0,
-    endingStart: null, endingStop: null, doubleBar: false, dacapo: false, dalsegno: null, segno: null, coda: null, tocoda: null, fine: false, words: [], ...m,
-  }));
+  const form = (marks) =>
+    marks.map((m, i) => ({
+      n: String(i + 1),
+      implicit: false,
+      quarters: 4,
+      nominal: 4,
+      parts: [],
+      time: /** @type {[number, number]} */ ([4, 4]),
+      forward: false,
+      backward: 0,
+      endingStart: null,
+      endingStop: null,
+      doubleBar: false,
+      dacapo: false,
+      dalsegno: null,
+      segno: null,
+      coda: null,
+      tocoda: null,
+      fine: false,
+      words: [],
+      ...m,
+    }));
 
   it('takes an end repeat as many times as it says', () => {
     expect(performanceOrder(form([{}, { backward: 3 }, {}])).order).toEqual([0, 1, 0, 1, 0, 1, 2]);
@@ -123,12 +156,24 @@ describe('performanceOrder', () => {
 
   it('takes a jump or Fine with time-only on the times through its bar it names, and then only', () => {
     // To Coda on the second time through a repeat, with no D.S. or D.C. before it.
-    const coda = form([{ forward: true }, {}, { tocoda: 'c', times: { tocoda: [2] } }, { backward: 2 }, {}, { coda: 'c' }, {}]);
+    const coda = form([
+      { forward: true },
+      {},
+      { tocoda: 'c', times: { tocoda: [2] } },
+      { backward: 2 },
+      {},
+      { coda: 'c' },
+      {},
+    ]);
     expect(performanceOrder(coda).order).toEqual([0, 1, 2, 3, 0, 1, 2, 5, 6]);
     // Without time-only a To Coda waits for a D.C. or D.S.
-    expect(performanceOrder(form([{ forward: true }, {}, { tocoda: 'c' }, { backward: 2 }, {}, { coda: 'c' }, {}])).order).toEqual([0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6]);
+    expect(
+      performanceOrder(form([{ forward: true }, {}, { tocoda: 'c' }, { backward: 2 }, {}, { coda: 'c' }, {}])).order,
+    ).toEqual([0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6]);
     // Fine the second time through, without a jump.
-    expect(performanceOrder(form([{ forward: true }, { fine: true, times: { fine: [2] } }, { backward: 2 }, {}])).order).toEqual([0, 1, 2, 0, 1]);
+    expect(
+      performanceOrder(form([{ forward: true }, { fine: true, times: { fine: [2] } }, { backward: 2 }, {}])).order,
+    ).toEqual([0, 1, 2, 0, 1]);
     // A D.C. the second time through a bar that a later repeat brings back.
     const dc = form([{ fine: true }, { forward: true }, { dacapo: true, times: { dacapo: [2] } }, { backward: 2 }, {}]);
     expect(performanceOrder(dc).order).toEqual([0, 1, 2, 3, 1, 2, 0]);

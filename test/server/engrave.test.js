@@ -21,7 +21,10 @@ import { makeLargeScore } from '../../bench/make-large-score.js';
 const FIXTURES = fileURLToPath(new URL('../fixtures/notation/', import.meta.url));
 const DUO = path.join(FIXTURES, 'duo.musicxml');
 const CANON = path.join(FIXTURES, 'canon.mei');
-const DUO_PARTS = [{ id: 'violin', source: 'P1' }, { id: 'cello', source: 'P2' }];
+const DUO_PARTS = [
+  { id: 'violin', source: 'P1' },
+  { id: 'cello', source: 'P2' },
+];
 
 /** @type {string} */
 let tmp;
@@ -41,7 +44,14 @@ beforeAll(async () => {
   [duo, canon, medium] = await Promise.all([
     engraveScore({ file: DUO, parts: DUO_PARTS, cacheDir }),
     engraveScore({ file: CANON, parts: [{ id: 'flute' }, { id: 'bassoon' }], cacheDir }),
-    engraveScore({ file: mediumFile, parts: [{ id: 'flute', source: 'P1' }, { id: 'cello', source: 'P5' }], cacheDir }),
+    engraveScore({
+      file: mediumFile,
+      parts: [
+        { id: 'flute', source: 'P1' },
+        { id: 'cello', source: 'P5' },
+      ],
+      cacheDir,
+    }),
   ]);
 }, 60_000);
 
@@ -55,10 +65,12 @@ afterAll(async () => {
  * @param {string} view
  * @param {number} [page]
  */
-const svgOf = (engraved, view, page = 0) => readFile(path.join(engraved.dir, engraved.views[view].pages[page].file), 'utf8');
+const svgOf = (engraved, view, page = 0) =>
+  readFile(path.join(engraved.dir, engraved.views[view].pages[page].file), 'utf8');
 /** @param {string} svg @param {string} cls */
 const count = (svg, cls) => (svg.match(new RegExp(`class="${cls}"`, 'g')) ?? []).length;
-const totalBeats = (/** @type {import('../../core/tempo-map.js').BarSpec[]} */ bars) => bars.reduce((s, b) => s + (b.beats ?? b.time[0]), 0);
+const totalBeats = (/** @type {import('../../core/tempo-map.js').BarSpec[]} */ bars) =>
+  bars.reduce((s, b) => s + (b.beats ?? b.time[0]), 0);
 
 /**
  * A beat map's shape (doc/score-format.md, "Beat maps"): every beat once, in order; x0 <= x1;
@@ -67,9 +79,15 @@ const totalBeats = (/** @type {import('../../core/tempo-map.js').BarSpec[]} */ b
  */
 function expectWellFormedBeatMaps(engraved) {
   const total = totalBeats(engraved.bars);
-  const all = Object.entries(engraved.views).flatMap(([name, v]) => [[name, v], ...(v.layouts ?? []).map((l) => [`${name}.${l.name}`, l])]);
+  const all = Object.entries(engraved.views).flatMap(([name, v]) => [
+    [name, v],
+    ...(v.layouts ?? []).map((l) => [`${name}.${l.name}`, l]),
+  ]);
   for (const [name, view] of /** @type {[string, import('../../server/engrave/beat-map.js').View][]} */ (all)) {
-    expect(view.beats.map((b) => b.beat), name).toEqual([...Array(total).keys()]);
+    expect(
+      view.beats.map((b) => b.beat),
+      name,
+    ).toEqual([...Array(total).keys()]);
     view.beats.forEach((b, i) => {
       expect(b.x1, `${name} beat ${i}`).toBeGreaterThanOrEqual(b.x0);
       expect(b.y1).toBeGreaterThan(b.y0);
@@ -77,8 +95,11 @@ function expectWellFormedBeatMaps(engraved) {
       expect(b.bar).toBe(engraved.bars.findLast((_, k) => totalBeats(engraved.bars.slice(0, k)) <= i)?.bar);
       const prev = view.beats[i - 1];
       if (!prev || b.bar < prev.bar) return; // first beat, or a jump back to a repeat
-      expect(b.page * 1000 + b.system, `${name} beat ${i} goes back a system`).toBeGreaterThanOrEqual(prev.page * 1000 + prev.system);
-      if (b.page === prev.page && b.system === prev.system) expect(b.x0, `${name} beat ${i}`).toBeGreaterThanOrEqual(prev.x0);
+      expect(b.page * 1000 + b.system, `${name} beat ${i} goes back a system`).toBeGreaterThanOrEqual(
+        prev.page * 1000 + prev.system,
+      );
+      if (b.page === prev.page && b.system === prev.system)
+        expect(b.x0, `${name} beat ${i}`).toBeGreaterThanOrEqual(prev.x0);
     });
   }
   const map = createTempoMapFromBars(engraved.bars);
@@ -88,7 +109,17 @@ function expectWellFormedBeatMaps(engraved) {
 describe('MusicXML (duo.musicxml)', () => {
   it('gives the bars in performance order: pickup, the repeat twice, the meter changes', () => {
     expect(duo.bars.map((b) => b.bar)).toEqual([0, 1, 2, 1, 2, 3, 4, 5, 6]);
-    expect(duo.bars.map((b) => b.time.join('/'))).toEqual(['4/4', '4/4', '4/4', '4/4', '4/4', '4/4', '3/4', '6/8', '6/8']);
+    expect(duo.bars.map((b) => b.time.join('/'))).toEqual([
+      '4/4',
+      '4/4',
+      '4/4',
+      '4/4',
+      '4/4',
+      '4/4',
+      '3/4',
+      '6/8',
+      '6/8',
+    ]);
     expect(duo.bars[0]).toMatchObject({ beats: 1, tempo: [{ beat: 4, bpm: 120 }] });
     expect(duo.bars[8].tempo).toEqual([{ beat: 4, bpm: 180 }]);
     expect(duo.warnings).toEqual([]);
@@ -98,9 +129,26 @@ describe('MusicXML (duo.musicxml)', () => {
     const map = createTempoMapFromBars(duo.bars);
     expect(map.totalBeats).toBe(36);
     /** beat -> ms: 500 ms a beat up to bar 3, then 1000; eighths at 500, then at 333.3. */
-    const expected = [[0, 0], [1, 500], [4, 2000], [8, 4000], [9, 4500], [12, 6000], [16, 8000],
-      [17, 8500], [18, 9500], [20, 11500], [21, 12500], [24, 15500], [25, 16000], [30, 18500],
-      [33, 20000], [34, 20333.333], [35, 20666.667], [36, 21000]];
+    const expected = [
+      [0, 0],
+      [1, 500],
+      [4, 2000],
+      [8, 4000],
+      [9, 4500],
+      [12, 6000],
+      [16, 8000],
+      [17, 8500],
+      [18, 9500],
+      [20, 11500],
+      [21, 12500],
+      [24, 15500],
+      [25, 16000],
+      [30, 18500],
+      [33, 20000],
+      [34, 20333.333],
+      [35, 20666.667],
+      [36, 21000],
+    ];
     for (const [beat, ms] of expected) expect(map.timeAt(beat), `beat ${beat}`).toBeCloseTo(ms, 2);
   });
 
@@ -114,8 +162,12 @@ describe('MusicXML (duo.musicxml)', () => {
     }
     const files = await readdir(duo.dir);
     expect(files).toContain('engraved.json');
-    const pageFiles = Object.values(duo.views).flatMap((v) => [v, ...(v.layouts ?? [])]).flatMap((v) => v.pages.map((p) => p.file));
-    expect(files.filter((f) => !f.startsWith('.')).sort()).toEqual(['engraved.json', ...pageFiles.flatMap((f) => [f, `${f}.br`, `${f}.gz`])].sort());
+    const pageFiles = Object.values(duo.views)
+      .flatMap((v) => [v, ...(v.layouts ?? [])])
+      .flatMap((v) => v.pages.map((p) => p.file));
+    expect(files.filter((f) => !f.startsWith('.')).sort()).toEqual(
+      ['engraved.json', ...pageFiles.flatMap((f) => [f, `${f}.br`, `${f}.gz`])].sort(),
+    );
   });
 
   it('has well-formed beat maps in every view', () => expectWellFormedBeatMaps(duo));
@@ -143,7 +195,7 @@ describe('MusicXML (duo.musicxml)', () => {
     expect(cello).not.toContain('Violin');
   });
 
-  it('keeps the score\'s element ids in the parts', async () => {
+  it("keeps the score's element ids in the parts", async () => {
     const [score, violin] = await Promise.all([svgOf(duo, 'score'), svgOf(duo, 'violin')]);
     const noteIds = [...violin.matchAll(/<g id="([^"]+)" class="note"/g)].map((m) => m[1]);
     expect(noteIds.length).toBe(22);
@@ -157,7 +209,14 @@ describe('MEI (canon.mei)', () => {
     expect(canon.bars.every((b) => b.time.join('/') === '3/4' && b.beats === 3)).toBe(true);
     const map = createTempoMapFromBars(canon.bars);
     expect(map.totalBeats).toBe(21);
-    for (const [beat, ms] of [[3, 2000], [9, 6000], [15, 10000], [16, 11000], [18, 13000], [21, 16000]]) {
+    for (const [beat, ms] of [
+      [3, 2000],
+      [9, 6000],
+      [15, 10000],
+      [16, 11000],
+      [18, 13000],
+      [21, 16000],
+    ]) {
       expect(map.timeAt(beat), `beat ${beat}`).toBeCloseTo(ms, 3);
     }
   });
@@ -182,7 +241,11 @@ describe('MEI (canon.mei)', () => {
 
 describe('a score of several pages (64 generated bars)', () => {
   it('gives the expected pages and performance length', () => {
-    expect(Object.fromEntries(Object.entries(medium.views).map(([k, v]) => [k, v.pages.length]))).toEqual({ score: 4, flute: 2, cello: 2 });
+    expect(Object.fromEntries(Object.entries(medium.views).map(([k, v]) => [k, v.pages.length]))).toEqual({
+      score: 4,
+      flute: 2,
+      cello: 2,
+    });
     // Pickup 1 + bars 1-48 in 4/4 with 17-32 played twice + bars 49-64 in 3/4.
     expect(totalBeats(medium.bars)).toBe(1 + 64 * 4 + 16 * 3);
   });
@@ -205,7 +268,10 @@ describe('layouts for smaller screens', () => {
     for (const part of ['flute', 'cello']) {
       const view = medium.views[part];
       expect(view.staff).toBe(72);
-      expect(view.layouts?.map((l) => [l.name, l.pages[0].width, l.staff])).toEqual([['medium', 1200, 72], ['narrow', 600, 72]]);
+      expect(view.layouts?.map((l) => [l.name, l.pages[0].width, l.staff])).toEqual([
+        ['medium', 1200, 72],
+        ['narrow', 600, 72],
+      ]);
       const [mid, narrow] = /** @type {import('../../server/engrave/beat-map.js').Layout[]} */ (view.layouts);
       // Fewer bars a line as the page narrows: 4/4 bars of eighths, about 3 on a phone's line.
       expect(systems(mid)).toBeGreaterThan(systems(view) * 1.4);
@@ -218,13 +284,16 @@ describe('layouts for smaller screens', () => {
     for (const part of ['flute', 'cello']) {
       const view = medium.views[part];
       for (const l of view.layouts ?? []) {
-        expect(l.beats.map((b) => b.bar), `${part}.${l.name}`).toEqual(view.beats.map((b) => b.bar));
+        expect(
+          l.beats.map((b) => b.bar),
+          `${part}.${l.name}`,
+        ).toEqual(view.beats.map((b) => b.bar));
         for (const b of l.beats) expect(b.x1, `${part}.${l.name} beat ${b.beat}`).toBeLessThanOrEqual(l.pages[0].width);
       }
     }
   });
 
-  it('writes each layout\'s pages under its own name, the part alone on them', async () => {
+  it("writes each layout's pages under its own name, the part alone on them", async () => {
     const narrow = /** @type {import('../../server/engrave/beat-map.js').Layout} */ (duo.views.violin.layouts?.[1]);
     expect(narrow.pages[0].file).toBe('violin.narrow-1.svg');
     const svg = await readFile(path.join(duo.dir, narrow.pages[0].file), 'utf8');
@@ -260,7 +329,11 @@ describe('ids and the cache', () => {
   });
 
   it('engraves again when the parts change', async () => {
-    const one = await engraveScore({ file: DUO, parts: [{ id: 'cello', source: 'P2' }], cacheDir: path.join(tmp, 'cache') });
+    const one = await engraveScore({
+      file: DUO,
+      parts: [{ id: 'cello', source: 'P2' }],
+      cacheDir: path.join(tmp, 'cache'),
+    });
     expect(one.cached).toBe(false);
     expect(Object.keys(one.views)).toEqual(['score', 'cello']);
     expect(one.views.cello).toEqual(duo.views.cello);

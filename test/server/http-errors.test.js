@@ -8,7 +8,10 @@ import { packageOf, smallModel } from '../helpers/fixtures.js';
 
 /** @type {import('fastify').FastifyInstance[]} */
 let apps = [];
-afterEach(async () => { for (const a of apps) await a.close(); apps = []; });
+afterEach(async () => {
+  for (const a of apps) await a.close();
+  apps = [];
+});
 
 async function build() {
   const { app } = await buildApp({ score: packageOf(smallModel()), token: 'http-errors-token' });
@@ -45,7 +48,11 @@ describe('HTTP errors in the catalogue', () => {
 
   it('a path nothing serves is still 404', async () => {
     const app = await build();
-    for (const [method, url] of [['GET', '/nothing-here'], ['POST', '/api/nothing'], ['GET', '/api/control']]) {
+    for (const [method, url] of [
+      ['GET', '/nothing-here'],
+      ['POST', '/api/nothing'],
+      ['GET', '/api/control'],
+    ]) {
       const res = await app.inject({ method: /** @type {any} */ (method), url });
       expect(res.statusCode).toBe(404);
       expect(res.json().code).toBe('SC_ERR_NOT_FOUND');

@@ -9,7 +9,10 @@ import { fakeLink, smallModel } from '../helpers/fixtures.js';
 
 /** @type {(() => void)[]} */
 let cleanup = [];
-afterEach(() => { for (const f of cleanup) f(); cleanup = []; });
+afterEach(() => {
+  for (const f of cleanup) f();
+  cleanup = [];
+});
 
 /** @param {Partial<import('../../server/hub.js').HubOptions>} [hubOptions] */
 function setup(hubOptions = {}) {
@@ -17,7 +20,10 @@ function setup(hubOptions = {}) {
   const bus = createMemoryBus();
   const conductor = createConductor({ model: smallModel({ bars: 64 }), bus, clock, epoch: 'ep1' });
   const hub = createHub({ bus, now: clock.wall, ...hubOptions });
-  cleanup.push(() => { hub.close(); conductor.dispose(); });
+  cleanup.push(() => {
+    hub.close();
+    conductor.dispose();
+  });
   return { clock, bus, conductor, hub };
 }
 
@@ -30,7 +36,10 @@ function clientState(link) {
   let state = null;
   let seq = -1;
   for (const m of link.messages) {
-    if (m.type === 'snapshot') { state = m.state; seq = m.seq; }
+    if (m.type === 'snapshot') {
+      state = m.state;
+      seq = m.seq;
+    }
     if (m.type === 'delta') {
       expect(m.seq).toBe(seq + 1);
       state = applyPatch(state, m.patch);
@@ -49,7 +58,11 @@ describe('hub resync', () => {
     hub.attach(link, { epoch: 'ep1', seq: 2 });
     const got = link.messages;
     expect(got[0].type).toBe('welcome');
-    expect(got.slice(1).map((m) => [m.type, m.seq])).toEqual([['delta', 3], ['delta', 4], ['delta', 5]]);
+    expect(got.slice(1).map((m) => [m.type, m.seq])).toEqual([
+      ['delta', 3],
+      ['delta', 4],
+      ['delta', 5],
+    ]);
     expect(hub.seq).toBe(5);
   });
 
@@ -274,7 +287,9 @@ describe('hub client messages', () => {
 });
 
 describe('hub heartbeats', () => {
-  afterEach(() => { vi.useRealTimers(); });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('sends none while the music flows; one after each HEARTBEAT_MS of silence, timed from the last message', () => {
     vi.useFakeTimers();

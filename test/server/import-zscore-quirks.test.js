@@ -51,34 +51,52 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(readJson(out, 'beatmaps/violin1.json').beats).toHaveLength(13);
   });
 
-  it('finds page files named with the title\'s spaces as underscores', async () => {
+  it("finds page files named with the title's spaces as underscores", async () => {
     await imported;
-    expect(manifest(out).pages.violin1.files).toEqual(['pages/violin1-1.png', 'pages/violin1-2.png', 'pages/violin1-3.png']);
+    expect(manifest(out).pages.violin1.files).toEqual([
+      'pages/violin1-1.png',
+      'pages/violin1-2.png',
+      'pages/violin1-3.png',
+    ]);
   });
 
   it('reads a byte-identical second score-level BeatInfo once, and says so', async () => {
     const { report } = await imported;
-    expect(report.notes).toContain('1_Mini_Rose_BeatInfo.csv is a byte-identical copy of Mini_Rose_BeatInfo.csv (ZScore\'s export can write the score-level file twice); it was read once');
+    expect(report.notes).toContain(
+      "1_Mini_Rose_BeatInfo.csv is a byte-identical copy of Mini_Rose_BeatInfo.csv (ZScore's export can write the score-level file twice); it was read once",
+    );
     expect(report.notConverted.some((i) => i.source.startsWith('1_Mini_Rose_BeatInfo.csv'))).toBe(false);
   });
 
   it('refuses two score-level BeatInfo files that differ', async () => {
     const c = copyFixture();
-    writeFileSync(path.join(c.dir, '1_Mini_Rose_BeatInfo.csv'), readFileSync(path.join(c.dir, 'Mini_Rose_BeatInfo.csv'), 'utf8').replace('Violin1', 'Violin2'));
-    await expect(importZScore(c.dir, c.out)).rejects.toThrow(/2 different score-level BeatInfo files \(Mini_Rose_BeatInfo\.csv, 1_Mini_Rose_BeatInfo\.csv\); keep only the one/);
+    writeFileSync(
+      path.join(c.dir, '1_Mini_Rose_BeatInfo.csv'),
+      readFileSync(path.join(c.dir, 'Mini_Rose_BeatInfo.csv'), 'utf8').replace('Violin1', 'Violin2'),
+    );
+    await expect(importZScore(c.dir, c.out)).rejects.toThrow(
+      /2 different score-level BeatInfo files \(Mini_Rose_BeatInfo\.csv, 1_Mini_Rose_BeatInfo\.csv\); keep only the one/,
+    );
     rmSync(c.root, { recursive: true, force: true });
   });
 
-  it('reads YAML with multi-line flow mappings as ZScore\'s reader (SnakeYAML) does', async () => {
+  it("reads YAML with multi-line flow mappings as ZScore's reader (SnakeYAML) does", async () => {
     const { report } = await imported;
-    expect(report.notes.some((n) => /^webscoreConfig\.yml: 11 lines inside multi-line flow mappings/.test(n))).toBe(true);
+    expect(report.notes.some((n) => /^webscoreConfig\.yml: 11 lines inside multi-line flow mappings/.test(n))).toBe(
+      true,
+    );
     // its load preset (-2) gives the phones their voice and granulator: read, not listed
-    expect(report.converted).toContainEqual(expect.objectContaining({ source: 'audienceScoreConfig.yml line 5', what: 'preset -2: config granulator' }));
+    expect(report.converted).toContainEqual(
+      expect.objectContaining({ source: 'audienceScoreConfig.yml line 5', what: 'preset -2: config granulator' }),
+    );
     expect(report.notConverted.some((i) => /^preset -2/.test(i.what))).toBe(false);
     // the values and line numbers are the ones written
     const config = readZScoreConfig(readFileSync(path.join(dir, 'webscoreConfig.yml'), 'utf8'), 'webscoreConfig.yml');
     expect(config.problems).toEqual([]);
-    expect(config.presets.map((p) => [p.id, p.line])).toEqual([[-2, 3], [2, 15]]);
+    expect(config.presets.map((p) => [p.id, p.line])).toEqual([
+      [-2, 3],
+      [2, 15],
+    ]);
   });
 
   it('leaves valid YAML alone and still refuses YAML that is broken in another way', () => {
@@ -86,7 +104,9 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(readZScoreConfig(valid, 'x.yml').notes).toEqual([]);
     const broken = readZScoreConfig('presets:\n  - id: 1\n    scripts: [ "a",\n  b: ]]\n', 'x.yml');
     expect(broken.problems.length).toBeGreaterThan(0);
-    expect(indentFlowContinuations('k: [\n"#[" ,\n# x [\n]\nz: 1\n').text).toBe(`k: [\n${' '.repeat(64)}"#[" ,\n${' '.repeat(64)}# x [\n${' '.repeat(64)}]\nz: 1\n`);
+    expect(indentFlowContinuations('k: [\n"#[" ,\n# x [\n]\nz: 1\n').text).toBe(
+      `k: [\n${' '.repeat(64)}"#[" ,\n${' '.repeat(64)}# x [\n${' '.repeat(64)}]\nz: 1\n`,
+    );
   });
 
   it('turns @Q@ into an apostrophe and @C@ into a comma, and keeps the three instruction lines', async () => {
@@ -100,30 +120,55 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
 
   it('reads the AV lane as the script source, not as a part', async () => {
     const { report } = await imported;
-    expect(manifest(out).parts).toEqual([{ id: 'violin1', name: 'Violin1' }, { id: 'cello', name: 'Cello' }]);
+    expect(manifest(out).parts).toEqual([
+      { id: 'violin1', name: 'Violin1' },
+      { id: 'cello', name: 'Cello' },
+    ]);
     expect(Object.keys(manifest(out).pages)).toEqual(['score', 'violin1', 'cello']);
-    expect(report.notConverted).toContainEqual(expect.objectContaining({ what: 'the 3 page images of AV', reason: expect.stringMatching(/script lane/) }));
+    expect(report.notConverted).toContainEqual(
+      expect.objectContaining({ what: 'the 3 page images of AV', reason: expect.stringMatching(/script lane/) }),
+    );
   });
 
-  it('does not make tiles of ZScore\'s shapes (centreShape, innerCircle, outerCircle)', async () => {
+  it("does not make tiles of ZScore's shapes (centreShape, innerCircle, outerCircle)", async () => {
     const { report } = await imported;
     expect(JSON.stringify(manifest(out).cues)).not.toContain('centreShape');
-    expect(report.notConverted).toContainEqual(expect.objectContaining({ what: "webScore.setVisible(['centreShape'], true)", reason: expect.stringMatching(/shape/) }));
+    expect(report.notConverted).toContainEqual(
+      expect.objectContaining({
+        what: "webScore.setVisible(['centreShape'], true)",
+        reason: expect.stringMatching(/shape/),
+      }),
+    );
   });
 
-  it('shows pages whole: a beat box at ZScore\'s fixed y = 100 spans the page\'s height', async () => {
+  it("shows pages whole: a beat box at ZScore's fixed y = 100 spans the page's height", async () => {
     await imported;
     const score = readJson(out, 'beatmaps/score.json');
     expect(score.beats[0]).toEqual({ beat: 0, page: 0, system: 0, bar: 0, x0: 30, x1: 70, y0: 0, y1: 400 });
-    expect(readJson(out, 'beatmaps/violin1.json').beats[5]).toEqual({ beat: 5, page: 1, system: 0, bar: 2, x0: 68, x1: 108, y0: 0, y1: 80 });
+    expect(readJson(out, 'beatmaps/violin1.json').beats[5]).toEqual({
+      beat: 5,
+      page: 1,
+      system: 0,
+      bar: 2,
+      x0: 68,
+      x1: 108,
+      y0: 0,
+      y1: 80,
+    });
   });
 
-  it('turns the active rows and tile texts into the audience\'s tiles, and the page strategy into a page choice the votes decide', async () => {
+  it("turns the active rows and tile texts into the audience's tiles, and the page strategy into a page choice the votes decide", async () => {
     const { report } = await imported;
     const m = manifest(out);
     expect(m.cues.filter((/** @type {any} */ c) => (c.set?.tiles || c.vote) && c.at < 5)).toEqual([
       // every tile on show from the start, keyed by id; a rose, since the page has the rose's shapes
-      { at: 0, set: { layout: { rings: 1, slices: 2 }, tiles: { 't1-1': { state: 'dim', text: '' }, 't1-2': { state: 'dim', text: '' } } } },
+      {
+        at: 0,
+        set: {
+          layout: { rings: 1, slices: 2 },
+          tiles: { 't1-1': { state: 'dim', text: '' }, 't1-2': { state: 'dim', text: '' } },
+        },
+      },
       // setActiveRows([1]) on beat 0 (beat=-1 from beat 1): a small patch per tile
       { at: 0, set: { tiles: { 't1-1': { state: 'lit' }, 't1-2': { state: 'lit' } } } },
       // page 3 is prepared when page 2 starts (beat 5): the audience votes until then
@@ -131,38 +176,63 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
       { at: 1, set: { tiles: { 't1-1': { text: 'hope' }, 't1-2': { text: 'fear' } } } },
     ]);
     // sce.setRndStrategy([1|1]) on beat 3: two pages, one part each
-    expect(m.pageChoices).toEqual([{ slot: 3, at: 5, from: [1, 2], groups: [1, 1], vote: 'page-3', tiles: { 't1-1': 1, 't1-2': 2 } }]);
+    expect(m.pageChoices).toEqual([
+      { slot: 3, at: 5, from: [1, 2], groups: [1, 1], vote: 'page-3', tiles: { 't1-1': 1, 't1-2': 2 } },
+    ]);
     const built = buildScoreModel(m);
     expect(built.ok && built.value.pageChoices).toHaveLength(1);
-    const missing = report.notConverted.map((i) => i.what).filter((w) => /setActiveRows|setTileTexts|setRndStrategy|^rndStrategy$|^pageRangeMapping$/.test(w));
+    const missing = report.notConverted
+      .map((i) => i.what)
+      .filter((w) => /setActiveRows|setTileTexts|setRndStrategy|^rndStrategy$|^pageRangeMapping$/.test(w));
     expect(missing).toEqual([]);
-    expect(report.converted.map((i) => i.what)).toEqual(expect.arrayContaining(['rndStrategy', 'pageRangeMapping', 'sce:beat=3:sce.setRndStrategy([1|1])']));
+    expect(report.converted.map((i) => i.what)).toEqual(
+      expect.arrayContaining(['rndStrategy', 'pageRangeMapping', 'sce:beat=3:sce.setRndStrategy([1|1])']),
+    );
   });
 
   it('shows which tile sounds, which sounds next and which sounded (playTiles, setPlayingNextTiles)', async () => {
-    const tiles = manifest(out).cues.filter((/** @type {any} */ c) => c.at > 0 && c.set?.tiles).map((/** @type {any} */ c) => [c.at, c.set.tiles]);
+    const tiles = manifest(out)
+      .cues.filter((/** @type {any} */ c) => c.at > 0 && c.set?.tiles)
+      .map((/** @type {any} */ c) => [c.at, c.set.tiles]);
     expect(tiles).toContainEqual([5, { 't1-1': { state: 'playing' }, 't1-2': { state: 'next' } }]);
     expect(tiles).toContainEqual([9, { 't1-1': { state: 'played' }, 't1-2': { state: 'playing' } }]);
     // each a patch of the tiles that changed, far under the 300 bytes a single tile's change may take
     for (const [, t] of tiles) expect(JSON.stringify({ cues: { audience: { tiles: t } } }).length).toBeLessThan(300);
   });
 
-  it('makes the phones speak the tiles\' words with the load preset\'s voice', async () => {
+  it("makes the phones speak the tiles' words with the load preset's voice", async () => {
     const { report } = await imported;
     expect(manifest(out).cues.filter((/** @type {any} */ c) => c.set?.speech)).toEqual([
       { at: 0, set: { speech: { enabled: false, volume: 1, rate: 0.7, lang: 'en-GB' } } },
       { at: 1, set: { speech: { enabled: true } } },
       { at: 1, set: { speech: { text: 'I want @TILE_TEXT@.' } } },
       // rampLinearSpeechParam('volume', 0.5, 4): from 1 to 0.5 over 4 s (q = 80), a step a beat
-      ...[[6, 0.906], [7, 0.813], [8, 0.719], [9, 0.625], [10, 0.531], [11, 0.5]].map(([at, volume]) => ({ at, set: { speech: { volume } } })),
+      ...[
+        [6, 0.906],
+        [7, 0.813],
+        [8, 0.719],
+        [9, 0.625],
+        [10, 0.531],
+        [11, 0.5],
+      ].map(([at, volume]) => ({ at, set: { speech: { volume } } })),
     ]);
     expect(report.notConverted.some((i) => /SpeechSynth|SpeechText|SpeechParam/.test(i.what))).toBe(false);
   });
 
-  it('gives the phones ZScore\'s granulator: the load preset\'s parameters, started and ramped on their beats', async () => {
+  it("gives the phones ZScore's granulator: the load preset's parameters, started and ramped on their beats", async () => {
     const { report } = await imported;
     const cues = manifest(out).cues.filter((/** @type {any} */ c) => c.set?.granulator);
-    expect(cues[0]).toMatchObject({ at: 0, set: { granulator: { src: null, play: null, gain: 0.1, config: { masterGainVal: 0.1, maxGrains: 16, envelope: { attackTime: 0.5, releaseTime: 0.5 } } } } });
+    expect(cues[0]).toMatchObject({
+      at: 0,
+      set: {
+        granulator: {
+          src: null,
+          play: null,
+          gain: 0.1,
+          config: { masterGainVal: 0.1, maxGrains: 16, envelope: { attackTime: 0.5, releaseTime: 0.5 } },
+        },
+      },
+    });
     expect(cues.slice(1)).toEqual([
       { at: 5, set: { granulator: { gain: 0.2, glide: 10 } } },
       { at: 5, set: { granulator: { play: 5 } } },
@@ -172,26 +242,39 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(report.notes.some((n) => /sound file is not in ZScore's export/.test(n))).toBe(true);
   });
 
-  it('takes the granulator\'s sound from --granulator-sound (the export has none) into the package', async () => {
+  it("takes the granulator's sound from --granulator-sound (the export has none) into the package", async () => {
     const c = copyFixture();
     const sound = path.join(c.root, 'Union Rose m1.mp3');
     writeFileSync(sound, 'ID3 sound');
     const { report } = await importZScore(c.dir, c.out, { granulatorSound: sound });
     expect(readFileSync(path.join(c.out, 'audio/union-rose-m1.mp3'), 'utf8')).toBe('ID3 sound');
-    expect(manifest(c.out).cues.find((/** @type {any} */ x) => x.set?.granulator?.src)?.set.granulator.src).toBe('audio/union-rose-m1.mp3');
+    expect(manifest(c.out).cues.find((/** @type {any} */ x) => x.set?.granulator?.src)?.set.granulator.src).toBe(
+      'audio/union-rose-m1.mp3',
+    );
     expect(report.notes.some((n) => /granulator plays audio\/union-rose-m1\.mp3/.test(n))).toBe(true);
-    await expect(importZScore(c.dir, path.join(c.root, 'other'), { granulatorSound: path.join(c.root, 'notes.txt') })).rejects.toThrow(/must be an audio file/);
+    await expect(
+      importZScore(c.dir, path.join(c.root, 'other'), { granulatorSound: path.join(c.root, 'notes.txt') }),
+    ).rejects.toThrow(/must be an audio file/);
     rmSync(c.root, { recursive: true, force: true });
   });
 
   it('turns a scripted tempo ramp into tempo changes on the beats it spans', async () => {
     const { report } = await imported;
     // From q=80 to 40 over 2 beats from bar 3 beat 1: 60, then 40, which stays.
-    expect(manifest(out).meter).toEqual([{ bar: 1, time: '4/4', tempo: 80 }, { bar: 3, tempo: 60 }, { bar: 3, beat: 2, tempo: 40 }]);
+    expect(manifest(out).meter).toEqual([
+      { bar: 1, time: '4/4', tempo: 80 },
+      { bar: 3, tempo: 60 },
+      { bar: 3, beat: 2, tempo: 40 },
+    ]);
     const built = buildScoreModel(manifest(out));
     expect(built.ok && built.value.map.tempoAt(12)).toBe(40);
     expect(report.notConverted.some((i) => /timedAction/.test(i.what))).toBe(false);
-    expect(report.converted).toContainEqual(expect.objectContaining({ what: "sce:beat=1:sce.timedAction('tempo'| 40| 2)", result: expect.stringMatching(/from 80 to 40 over 2 beats from beat 9/) }));
+    expect(report.converted).toContainEqual(
+      expect.objectContaining({
+        what: "sce:beat=1:sce.timedAction('tempo'| 40| 2)",
+        result: expect.stringMatching(/from 80 to 40 over 2 beats from beat 9/),
+      }),
+    );
   });
 
   it('turns max: lines into OSC cues on their beats, as ZScore addresses them (/zs/<target> cmd args)', async () => {
@@ -204,21 +287,36 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     const built = buildScoreModel(m);
     expect(built.ok && built.value.osc.map((c) => c.beat)).toEqual([1, 3]);
     // a reset-only line is sent by ZScore only at a jump: listed with its reason
-    expect(report.notConverted).toContainEqual(expect.objectContaining({ what: 'max:beat=-1:reset=only:setFile|b1|UnionRose_b1.wav', reason: expect.stringMatching(/reset-only Max message/) }));
+    expect(report.notConverted).toContainEqual(
+      expect.objectContaining({
+        what: 'max:beat=-1:reset=only:setFile|b1|UnionRose_b1.wav',
+        reason: expect.stringMatching(/reset-only Max message/),
+      }),
+    );
     expect(report.notConverted.some((i) => /^max:beat=(1|3):/.test(i.what))).toBe(false);
   });
 
-  it('lists ZScore\'s blank pages and INScore maps with their reasons', async () => {
+  it("lists ZScore's blank pages and INScore maps with their reasons", async () => {
     const { report } = await imported;
-    expect(report.notConverted).toContainEqual(expect.objectContaining({ source: 'Violin1_pagex.png', reason: expect.stringMatching(/blank page/) }));
-    expect(report.notConverted).toContainEqual(expect.objectContaining({ source: 'Mini_Rose_Cello_page1_InScoreMap.txt', reason: expect.stringMatching(/INScore map/) }));
+    expect(report.notConverted).toContainEqual(
+      expect.objectContaining({ source: 'Violin1_pagex.png', reason: expect.stringMatching(/blank page/) }),
+    );
+    expect(report.notConverted).toContainEqual(
+      expect.objectContaining({
+        source: 'Mini_Rose_Cello_page1_InScoreMap.txt',
+        reason: expect.stringMatching(/INScore map/),
+      }),
+    );
   });
 
   it('cleans up', () => imported.then(() => rmSync(root, { recursive: true, force: true })));
 });
 
 const REAL = existsSync(UNION_ROSE);
-if (!REAL) console.warn(`import-zscore: ${UNION_ROSE} is absent, so the real Union Rose export is not imported (the rose fixture covers each of its quirks)`);
+if (!REAL)
+  console.warn(
+    `import-zscore: ${UNION_ROSE} is absent, so the real Union Rose export is not imported (the rose fixture covers each of its quirks)`,
+  );
 
 describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wrote it', () => {
   it('imports with no hand edits into a valid package of the four players and the full score', async () => {
@@ -229,7 +327,8 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
       const m = manifest(out);
       expect(m.title).toBe('Union Rose');
       expect(m.parts.map((/** @type {{ id: string }} */ p) => p.id)).toEqual(['violin1', 'violin2', 'viola', 'cello']);
-      for (const view of ['score', 'violin1', 'violin2', 'viola', 'cello']) expect(m.pages[view].files).toHaveLength(56);
+      for (const view of ['score', 'violin1', 'violin2', 'viola', 'cello'])
+        expect(m.pages[view].files).toHaveLength(56);
       expect(report.score.totalBeats).toBe(897);
       expect(report.timeMismatches).toEqual([]);
       const built = buildScoreModel(m);
@@ -247,13 +346,31 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
       // its electronics, sound, tile states and presets, all converted
       expect(m.osc.length).toBeGreaterThan(200); // 241: every max: line once (the exporter writes each up to four times), reset-only ones apart
       expect(m.osc[0]).toEqual({ at: 1, address: '/zs/b1', args: ['play'] });
-      expect(m.cues.filter((/** @type {any} */ c) => c.set?.granulator?.play !== undefined && c.set.granulator.play !== null)).toHaveLength(1);
-      expect(m.cues.some((/** @type {any} */ c) => Object.values(c.set?.tiles ?? {}).some((/** @type {any} */ x) => x?.state === 'played'))).toBe(true);
-      expect(m.presets.find((/** @type {any} */ p) => p.id === 0)).toEqual({ id: 0, name: 'ZScore preset 0', set: { text: 'get ready for\nUnion Rose\nperformance' } });
+      expect(
+        m.cues.filter(
+          (/** @type {any} */ c) => c.set?.granulator?.play !== undefined && c.set.granulator.play !== null,
+        ),
+      ).toHaveLength(1);
+      expect(
+        m.cues.some((/** @type {any} */ c) =>
+          Object.values(c.set?.tiles ?? {}).some((/** @type {any} */ x) => x?.state === 'played'),
+        ),
+      ).toBe(true);
+      expect(m.presets.find((/** @type {any} */ p) => p.id === 0)).toEqual({
+        id: 0,
+        name: 'ZScore preset 0',
+        set: { text: 'get ready for\nUnion Rose\nperformance' },
+      });
       expect(report.notConverted.some((i) => /^max:(?!.*reset=only)/.test(i.what))).toBe(false);
-      expect(report.notConverted.some((i) => /Granulator|SpeechParam|playTiles|setPlayingNextTiles/.test(i.what))).toBe(false);
+      expect(report.notConverted.some((i) => /Granulator|SpeechParam|playTiles|setPlayingNextTiles/.test(i.what))).toBe(
+        false,
+      );
       // every page shown whole: no beat box is a strip at y = 100
-      expect(readJson(out, 'beatmaps/violin1.json').beats.every((/** @type {{ y0: number, y1: number }} */ b) => b.y0 === 0 && b.y1 === 211)).toBe(true);
+      expect(
+        readJson(out, 'beatmaps/violin1.json').beats.every(
+          (/** @type {{ y0: number, y1: number }} */ b) => b.y0 === 0 && b.y1 === 211,
+        ),
+      ).toBe(true);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

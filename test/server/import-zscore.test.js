@@ -52,8 +52,9 @@ const manifest = (dir) => parse(readFileSync(path.join(dir, 'score.yaml'), 'utf8
 
 /** Every file under `dir`, as paths relative to it. @param {string} dir @returns {string[]} */
 function listFiles(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory()
-    ? listFiles(path.join(dir, e.name)).map((f) => `${e.name}/${f}`) : [e.name])).sort();
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name)).map((f) => `${e.name}/${f}`) : [e.name]))
+    .sort();
 }
 
 describe('import-zscore: the Mini export', () => {
@@ -63,10 +64,21 @@ describe('import-zscore: the Mini export', () => {
   it('writes a package: manifest, page images, one beat map per view, the report', async () => {
     await imported;
     expect(listFiles(out)).toEqual([
-      'beatmaps/cello.json', 'beatmaps/score.json', 'beatmaps/violin.json', 'import-report.md',
-      'pages/cello-1.png', 'pages/score-1.png', 'pages/violin-1.png', 'pages/violin-2.png', 'score.yaml',
+      'beatmaps/cello.json',
+      'beatmaps/score.json',
+      'beatmaps/violin.json',
+      'import-report.md',
+      'pages/cello-1.png',
+      'pages/score-1.png',
+      'pages/violin-1.png',
+      'pages/violin-2.png',
+      'score.yaml',
     ]);
-    expect(readFileSync(path.join(out, 'pages/violin-2.png')).equals(readFileSync(path.join(FIXTURE, 'Mini_Violin_page2.png')))).toBe(true);
+    expect(
+      readFileSync(path.join(out, 'pages/violin-2.png')).equals(
+        readFileSync(path.join(FIXTURE, 'Mini_Violin_page2.png')),
+      ),
+    ).toBe(true);
   });
 
   it('maps parts to views: FullScore is the score view, parts get slug ids', async () => {
@@ -74,7 +86,10 @@ describe('import-zscore: the Mini export', () => {
     const m = manifest(out);
     expect(m.id).toBe('mini');
     expect(m.title).toBe('Mini');
-    expect(m.parts).toEqual([{ id: 'violin', name: 'Violin' }, { id: 'cello', name: 'Cello' }]);
+    expect(m.parts).toEqual([
+      { id: 'violin', name: 'Violin' },
+      { id: 'cello', name: 'Cello' },
+    ]);
     expect(m.pages).toEqual({
       score: { files: ['pages/score-1.png'], beatmap: 'beatmaps/score.json' },
       violin: { files: ['pages/violin-1.png', 'pages/violin-2.png'], beatmap: 'beatmaps/violin.json' },
@@ -100,10 +115,12 @@ describe('import-zscore: the Mini export', () => {
     // ZScore's fixed y marks no staff, so it spans the page's height (300)
     const cello = readJson(out, 'beatmaps/cello.json');
     expect(cello.beats[8]).toEqual({ beat: 8, page: 0, system: 1, bar: 3, x0: 40, x1: 100, y0: 0, y1: 300 });
-    expect(readJson(out, 'beatmaps/score.json').pages).toEqual([{ file: 'pages/score-1.png', width: 1200, height: 900 }]);
+    expect(readJson(out, 'beatmaps/score.json').pages).toEqual([
+      { file: 'pages/score-1.png', width: 1200, height: 900 },
+    ]);
   });
 
-  it('derives pickup, bars and meter; the tempo map puts every beat at ZScore\'s startTimeMillis', async () => {
+  it("derives pickup, bars and meter; the tempo map puts every beat at ZScore's startTimeMillis", async () => {
     const { report } = await imported;
     const m = manifest(out);
     expect(m.pickup).toBe(1);
@@ -116,8 +133,13 @@ describe('import-zscore: the Mini export', () => {
     ]);
     const built = buildScoreModel(m);
     if (!built.ok) throw new Error(JSON.stringify(built.problems));
-    const starts = readFileSync(path.join(FIXTURE, 'Mini_FullScore_page1_BeatInfo.csv'), 'utf8').trim().split('\n').slice(1)
-      .map((l) => l.split(',')).filter((c) => !c[22].includes(':')).map((c) => Number(c[11]));
+    const starts = readFileSync(path.join(FIXTURE, 'Mini_FullScore_page1_BeatInfo.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','))
+      .filter((c) => !c[22].includes(':'))
+      .map((c) => Number(c[11]));
     expect(starts).toHaveLength(17);
     expect(starts.map((_, i) => built.value.map.timeAt(i))).toEqual(starts);
     expect(report.timeMismatches).toEqual([]);
@@ -150,16 +172,37 @@ describe('import-zscore: the Mini export', () => {
       /^audienceScoreConfig\.yml line 18 \| pageRangeMapping \| /,
     ];
     expect(items).toHaveLength(expected.length);
-    items.forEach((item, i) => { expect(item).toMatch(expected[i]); });
+    items.forEach((item, i) => {
+      expect(item).toMatch(expected[i]);
+    });
     const md = readFileSync(path.join(out, 'import-report.md'), 'utf8');
     expect(md).toContain('## Not converted (8)');
     // a preset no script runs is one the conductor fires from the console
-    expect(report.converted).toContainEqual(expect.objectContaining({ source: 'audienceScoreConfig.yml line 7', what: 'preset 1', result: expect.stringMatching(/^presets: \{ id: 1, set: \{"text":"Welcome\\nto Mini","color":null,"background":null\} \}/) }));
+    expect(report.converted).toContainEqual(
+      expect.objectContaining({
+        source: 'audienceScoreConfig.yml line 7',
+        what: 'preset 1',
+        result: expect.stringMatching(
+          /^presets: \{ id: 1, set: \{"text":"Welcome\\nto Mini","color":null,"background":null\} \}/,
+        ),
+      }),
+    );
     // a max: line is an OSC cue, addressed as ZScore addresses it (/zs/ + its target)
-    expect(report.converted).toContainEqual(expect.objectContaining({ source: 'Mini_BeatInfo.csv line 62', result: 'OSC cue at beat 1: /zs//mini/bell bell 1' }));
+    expect(report.converted).toContainEqual(
+      expect.objectContaining({
+        source: 'Mini_BeatInfo.csv line 62',
+        result: 'OSC cue at beat 1: /zs//mini/bell bell 1',
+      }),
+    );
     expect(md).toContain("every beat starts within 1 ms of ZScore's startTimeMillis (17 beats checked)");
-    expect(report.converted.some((c) => c.source === 'Mini_BeatInfo.csv line 20' && /cue at beat 1/.test(c.result ?? ''))).toBe(true);
-    expect(report.notes.some((n) => /Mini_Violin_page2_BeatInfo\.csv line 2: beat 7 opens page 2 again as ZScore's lead-in upbeat/.test(n))).toBe(true);
+    expect(
+      report.converted.some((c) => c.source === 'Mini_BeatInfo.csv line 20' && /cue at beat 1/.test(c.result ?? '')),
+    ).toBe(true);
+    expect(
+      report.notes.some((n) =>
+        /Mini_Violin_page2_BeatInfo\.csv line 2: beat 7 opens page 2 again as ZScore's lead-in upbeat/.test(n),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -179,7 +222,9 @@ describe('import-zscore: beat numbers and timing', () => {
     const { dir, out } = copyFixture();
     editCsv(dir, ALL, (r) => (r.beatNo === '9' ? { ...r, startTimeMillis: String(Number(r.startTimeMillis) + 5) } : r));
     const { report } = await importZScore(dir, out);
-    expect(report.timeMismatches).toEqual([{ beat: 9, source: 'Mini_FullScore_page1_BeatInfo.csv line 11', zscoreMs: 4605, ourMs: 4600 }]);
+    expect(report.timeMismatches).toEqual([
+      { beat: 9, source: 'Mini_FullScore_page1_BeatInfo.csv line 11', zscoreMs: 4605, ourMs: 4600 },
+    ]);
     const md = readFileSync(path.join(out, 'import-report.md'), 'utf8');
     expect(md).toContain('| 9 | Mini_FullScore_page1_BeatInfo.csv line 11 | 4605 | 4600 | -5 |');
   });
@@ -193,74 +238,105 @@ describe('import-zscore: bad input', () => {
   async function expectError(breakIt, message) {
     const { dir, out } = copyFixture();
     breakIt(dir);
-    await expect(importZScore(dir, out)).rejects.toMatchObject({ code: 'SC_ERR_SCORE_INVALID', message: expect.stringMatching(message) });
+    await expect(importZScore(dir, out)).rejects.toMatchObject({
+      code: 'SC_ERR_SCORE_INVALID',
+      message: expect.stringMatching(message),
+    });
     expect(existsSync(out)).toBe(false); // nothing written
   }
 
-  it('a page image is missing', () => expectError(
-    (d) => rmSync(path.join(d, 'Mini_Violin_page2.png')),
-    /\nMini_Violin_page2_BeatInfo\.csv: there is no page image Mini_Violin_page2\.png beside it/,
-  ));
+  it('a page image is missing', () =>
+    expectError(
+      (d) => rmSync(path.join(d, 'Mini_Violin_page2.png')),
+      /\nMini_Violin_page2_BeatInfo\.csv: there is no page image Mini_Violin_page2\.png beside it/,
+    ));
 
-  it('a page\'s BeatInfo is missing', () => expectError(
-    (d) => rmSync(path.join(d, 'Mini_Cello_page1_BeatInfo.csv')),
-    /\nMini_Cello_page1\.png: there is no Mini_Cello_page1_BeatInfo\.csv beside it/,
-  ));
+  it("a page's BeatInfo is missing", () =>
+    expectError(
+      (d) => rmSync(path.join(d, 'Mini_Cello_page1_BeatInfo.csv')),
+      /\nMini_Cello_page1\.png: there is no Mini_Cello_page1_BeatInfo\.csv beside it/,
+    ));
 
-  it('the score-level BeatInfo is missing', () => expectError(
-    (d) => rmSync(path.join(d, 'Mini_BeatInfo.csv')),
-    /there is no score-level <Score>_BeatInfo\.csv/,
-  ));
+  it('the score-level BeatInfo is missing', () =>
+    expectError((d) => rmSync(path.join(d, 'Mini_BeatInfo.csv')), /there is no score-level <Score>_BeatInfo\.csv/));
 
-  it('a CSV has the wrong columns', () => expectError((d) => {
-    const f = path.join(d, 'Mini_Violin_page1_BeatInfo.csv');
-    writeFileSync(f, readFileSync(f, 'utf8').replace('xStartPxl', 'xStart'));
-  }, /\nMini_Violin_page1_BeatInfo\.csv line 1: missing column xStartPxl; unknown column "xStart"; ZScore's BeatInfo header is scoreName,/));
+  it('a CSV has the wrong columns', () =>
+    expectError((d) => {
+      const f = path.join(d, 'Mini_Violin_page1_BeatInfo.csv');
+      writeFileSync(f, readFileSync(f, 'utf8').replace('xStartPxl', 'xStart'));
+    }, /\nMini_Violin_page1_BeatInfo\.csv line 1: missing column xStartPxl; unknown column "xStart"; ZScore's BeatInfo header is scoreName,/));
 
-  it('a cell is not a number', () => expectError(
-    (d) => editCsv(d, (f) => f === 'Mini_Violin_page2_BeatInfo.csv', (r, line) => (line === 3 ? { ...r, tempoBpm: 'fast' } : r)),
-    /\nMini_Violin_page2_BeatInfo\.csv line 3: tempoBpm: "fast" is not a number; ZScore writes whole numbers here/,
-  ));
+  it('a cell is not a number', () =>
+    expectError(
+      (d) =>
+        editCsv(
+          d,
+          (f) => f === 'Mini_Violin_page2_BeatInfo.csv',
+          (r, line) => (line === 3 ? { ...r, tempoBpm: 'fast' } : r),
+        ),
+      /\nMini_Violin_page2_BeatInfo\.csv line 3: tempoBpm: "fast" is not a number; ZScore writes whole numbers here/,
+    ));
 
-  it('a beat is missing', () => expectError(
-    (d) => editCsv(d, (f) => f === 'Mini_Cello_page1_BeatInfo.csv', (r) => (r.beatNo === '10' && !r.resource.includes(':') ? null : r)),
-    /\nMini_Cello_page1_BeatInfo\.csv line 12: beatNo jumps from 9 to 11; beat 10 is missing/,
-  ));
+  it('a beat is missing', () =>
+    expectError(
+      (d) =>
+        editCsv(
+          d,
+          (f) => f === 'Mini_Cello_page1_BeatInfo.csv',
+          (r) => (r.beatNo === '10' && !r.resource.includes(':') ? null : r),
+        ),
+      /\nMini_Cello_page1_BeatInfo\.csv line 12: beatNo jumps from 9 to 11; beat 10 is missing/,
+    ));
 
-  it('a page image is not a PNG', () => expectError(
-    (d) => writeFileSync(path.join(d, 'Mini_Cello_page1.png'), 'GIF89a not a png at all'),
-    /\nMini_Cello_page1\.png: is not a PNG image/,
-  ));
+  it('a page image is not a PNG', () =>
+    expectError(
+      (d) => writeFileSync(path.join(d, 'Mini_Cello_page1.png'), 'GIF89a not a png at all'),
+      /\nMini_Cello_page1\.png: is not a PNG image/,
+    ));
 
-  it('the parts disagree on the timeline', () => expectError(
-    (d) => editCsv(d, (f) => f === 'Mini_Cello_page1_BeatInfo.csv', (r) => (r.beatNo === '12' ? { ...r, tempoBpm: '90' } : r)),
-    /\nMini_Cello_page1_BeatInfo\.csv line 14: beat 12 is bar 4, 6\/8, 180 a minute .* all parts share one timeline/,
-  ));
+  it('the parts disagree on the timeline', () =>
+    expectError(
+      (d) =>
+        editCsv(
+          d,
+          (f) => f === 'Mini_Cello_page1_BeatInfo.csv',
+          (r) => (r.beatNo === '12' ? { ...r, tempoBpm: '90' } : r),
+        ),
+      /\nMini_Cello_page1_BeatInfo\.csv line 14: beat 12 is bar 4, 6\/8, 180 a minute .* all parts share one timeline/,
+    ));
 
-  it('the time signature changes inside a bar', () => expectError(
-    (d) => editCsv(d, ALL, (r) => (r.beatNo === '3' ? { ...r, timeSigNum: '5' } : r)),
-    /\nMini_FullScore_page1_BeatInfo\.csv line 5: the time signature changes inside bar 1 \(4\/4 to 5\/4\)/,
-  ));
+  it('the time signature changes inside a bar', () =>
+    expectError(
+      (d) => editCsv(d, ALL, (r) => (r.beatNo === '3' ? { ...r, timeSigNum: '5' } : r)),
+      /\nMini_FullScore_page1_BeatInfo\.csv line 5: the time signature changes inside bar 1 \(4\/4 to 5\/4\)/,
+    ));
 
-  it('a bar is not full', () => expectError(
-    (d) => editCsv(d, ALL, (r) => (r.beatNo === '10' ? { ...r, barNo: '4', timeSigNum: '6', timeSigDenom: '8' } : r)),
-    /\nMini_FullScore_page1_BeatInfo\.csv line 10: bar 3 has 2 beats but its time signature 3\/4 has 3; scorecast's meter needs full bars/,
-  ));
+  it('a bar is not full', () =>
+    expectError(
+      (d) => editCsv(d, ALL, (r) => (r.beatNo === '10' ? { ...r, barNo: '4', timeSigNum: '6', timeSigDenom: '8' } : r)),
+      /\nMini_FullScore_page1_BeatInfo\.csv line 10: bar 3 has 2 beats but its time signature 3\/4 has 3; scorecast's meter needs full bars/,
+    ));
 
-  it('the YAML configuration is not YAML', () => expectError(
-    (d) => writeFileSync(path.join(d, 'audienceScoreConfig.yml'), 'scoreName: "Mini"\npresets: [ { id: 1\n'),
-    /\naudienceScoreConfig\.yml line \d+: YAML: /,
-  ));
+  it('the YAML configuration is not YAML', () =>
+    expectError(
+      (d) => writeFileSync(path.join(d, 'audienceScoreConfig.yml'), 'scoreName: "Mini"\npresets: [ { id: 1\n'),
+      /\naudienceScoreConfig\.yml line \d+: YAML: /,
+    ));
 
   it('the export folder does not exist', async () => {
     const { root, out } = copyFixture();
-    await expect(importZScore(path.join(root, 'nope'), out)).rejects.toThrow(/nope: no such folder; give the folder ZScore exported the score to/);
+    await expect(importZScore(path.join(root, 'nope'), out)).rejects.toThrow(
+      /nope: no such folder; give the folder ZScore exported the score to/,
+    );
   });
 
   it('the package folder exists and is not empty', async () => {
     const { dir, out } = copyFixture();
     cpSync(path.join(dir, 'audienceScoreConfig.yml'), path.join(out, 'keep-me.yml'), { recursive: true });
-    await expect(importZScore(dir, out)).rejects.toMatchObject({ code: 'SC_ERR_SCORE_INVALID', message: expect.stringMatching(/package exists and is not empty; choose a new folder or empty this one/) });
+    await expect(importZScore(dir, out)).rejects.toMatchObject({
+      code: 'SC_ERR_SCORE_INVALID',
+      message: expect.stringMatching(/package exists and is not empty; choose a new folder or empty this one/),
+    });
     expect(readdirSync(out)).toEqual(['keep-me.yml']);
   });
 });
@@ -300,9 +376,10 @@ describe('import-zscore: paths', () => {
 });
 
 describe('import-zscore: reading ZScore scripts and times', () => {
-  it('undoes ZScore\'s escapes and reads the prefixes', () => {
+  it("undoes ZScore's escapes and reads the prefixes", () => {
     expect(splitWebResource("web:beat=-1:reset=both:webScore.setInstructions(\u2019a@C@b\u2019|'c'|'')")).toEqual({
-      ok: true, value: { beat: -1, reset: 'both', body: "webScore.setInstructions('a,b','c','')" },
+      ok: true,
+      value: { beat: -1, reset: 'both', body: "webScore.setInstructions('a,b','c','')" },
     });
     expect(splitWebResource('web:beat=x:webScore.resetState()').ok).toBe(false);
   });
@@ -313,12 +390,26 @@ describe('import-zscore: reading ZScore scripts and times', () => {
   });
 
   it('reads calls with literal arguments only', () => {
-    const ok = parseWebCalls("webScore.setVisible(['a', \"b\"], true); webScore.setGranulatorConfig({'grain.sizeMs': 5, x: [1, -2.5]});");
-    expect(ok).toEqual({ ok: true, calls: [
-      { method: 'setVisible', args: [['a', 'b'], true], text: "webScore.setVisible(['a', \"b\"], true)" },
-      { method: 'setGranulatorConfig', args: [{ 'grain.sizeMs': 5, x: [1, -2.5] }], text: "webScore.setGranulatorConfig({'grain.sizeMs': 5, x: [1, -2.5]})" },
-    ] });
-    for (const bad of ['alert(1)', 'webScore.setInstructions(x)', "webScore.reset(1) webScore.reset(2)", "webScore.setInstructions('a'"]) {
+    const ok = parseWebCalls(
+      "webScore.setVisible(['a', \"b\"], true); webScore.setGranulatorConfig({'grain.sizeMs': 5, x: [1, -2.5]});",
+    );
+    expect(ok).toEqual({
+      ok: true,
+      calls: [
+        { method: 'setVisible', args: [['a', 'b'], true], text: 'webScore.setVisible([\'a\', "b"], true)' },
+        {
+          method: 'setGranulatorConfig',
+          args: [{ 'grain.sizeMs': 5, x: [1, -2.5] }],
+          text: "webScore.setGranulatorConfig({'grain.sizeMs': 5, x: [1, -2.5]})",
+        },
+      ],
+    });
+    for (const bad of [
+      'alert(1)',
+      'webScore.setInstructions(x)',
+      'webScore.reset(1) webScore.reset(2)',
+      "webScore.setInstructions('a'",
+    ]) {
       expect(parseWebCalls(bad).ok, bad).toBe(false);
     }
   });
@@ -327,9 +418,15 @@ describe('import-zscore: reading ZScore scripts and times', () => {
     expect(plainText("<span style='color:red'>Dia&amp;log</span><br>two&#33;")).toBe('Dia&log two!');
   });
 
-  it('shows ZScore\'s rounding drift at 90 bpm: 667 ms beats instead of 666.67', () => {
+  it("shows ZScore's rounding drift at 90 bpm: 667 ms beats instead of 666.67", () => {
     /** @type {import('../../server/import/zscore-timing.js').TimedBeat[]} */
-    const beats = Array.from({ length: 8 }, (_, i) => ({ bar: 1 + Math.floor(i / 4), time: [4, 4], bpm: 90, startMs: i * 667, source: `x.csv line ${i + 2}` }));
+    const beats = Array.from({ length: 8 }, (_, i) => ({
+      bar: 1 + Math.floor(i / 4),
+      time: [4, 4],
+      bpm: 90,
+      startMs: i * 667,
+      source: `x.csv line ${i + 2}`,
+    }));
     const meter = meterFromBeats(beats);
     if (!meter.ok) throw new Error(JSON.stringify(meter.problems));
     expect(meter.value.meter).toEqual([{ bar: 1, time: '4/4', tempo: 90 }]);
@@ -344,7 +441,14 @@ describe('scorecast import-zscore (cli)', () => {
   async function cli(argv) {
     let out = '';
     let err = '';
-    const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
+    const code = await run(argv, {
+      out: (t) => {
+        out += t;
+      },
+      err: (t) => {
+        err += t;
+      },
+    });
     return { code, out, err };
   }
 
@@ -367,7 +471,9 @@ describe('scorecast import-zscore (cli)', () => {
     expect(bad.err).toContain('Mini_Violin_page1_BeatInfo.csv: there is no page image Mini_Violin_page1.png beside it');
     expect((await cli([dir])).code).toBe(2);
     expect((await cli([dir, out, '--granulator-sound'])).code).toBe(2);
-    expect((await cli([dir, out, '--granulator-sound', path.join(dir, 'none.mp3')])).err).toMatch(/none\.mp3: no such file/);
+    expect((await cli([dir, out, '--granulator-sound', path.join(dir, 'none.mp3')])).err).toMatch(
+      /none\.mp3: no such file/,
+    );
     expect((await cli(['--help'])).out).toMatch(/^usage: scorecast import-zscore .*--granulator-sound FILE/);
   });
 });

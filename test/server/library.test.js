@@ -8,7 +8,10 @@ import { loadPackage } from '../../server/score-package.js';
 const TOKEN = 'library-token-123';
 /** @type {(() => unknown)[]} */
 let cleanup = [];
-afterEach(async () => { for (const f of cleanup.reverse()) await f(); cleanup = []; });
+afterEach(async () => {
+  for (const f of cleanup.reverse()) await f();
+  cleanup = [];
+});
 
 /** A scores folder: two packages, a broken one, a folder that is not a package, a stray file. */
 async function library() {
@@ -51,7 +54,12 @@ describe('scores folder', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ score: 'second' });
     expect(hub.epoch).not.toBe(epoch);
-    expect(conductor.state).toMatchObject({ transport: 'stopped', beat: 0, score: { id: 'second', title: 'Second piece' }, time: [3, 4] });
+    expect(conductor.state).toMatchObject({
+      transport: 'stopped',
+      beat: 0,
+      score: { id: 'second', title: 'Second piece' },
+      time: [3, 4],
+    });
     const score = await app.inject({ method: 'GET', url: '/api/score' });
     expect(score.json()).toMatchObject({ id: 'second', bars: 8 });
     const list = await app.inject({ method: 'GET', url: '/api/scores', headers: auth });

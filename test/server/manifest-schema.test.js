@@ -20,8 +20,22 @@ describe('unknown keys of score.yaml', () => {
   });
 
   it('knows every key of every kind of cue', () => {
-    const raw = { id: 'x', title: 'X', ...meter, cues: [{ bar: 1, set: { text: 'a' } }, { bar: 2, audio: 'a.mp3', view: 'audience' }, { at: 0, set: {}, lenght: 2 }] };
-    expect(unknownKeys(raw)).toEqual([{ field: 'cues[2].lenght', message: 'is not a key of score.yaml here; the keys here are at, bar, beat, view, set, audio, stem, gain, vote' }]);
+    const raw = {
+      id: 'x',
+      title: 'X',
+      ...meter,
+      cues: [
+        { bar: 1, set: { text: 'a' } },
+        { bar: 2, audio: 'a.mp3', view: 'audience' },
+        { at: 0, set: {}, lenght: 2 },
+      ],
+    };
+    expect(unknownKeys(raw)).toEqual([
+      {
+        field: 'cues[2].lenght',
+        message: 'is not a key of score.yaml here; the keys here are at, bar, beat, view, set, audio, stem, gain, vote',
+      },
+    ]);
   });
 
   it('finds nothing in a valid manifest', () => {
@@ -37,7 +51,12 @@ describe('unknown keys of score.yaml', () => {
   it('makes loadPackage refuse the package', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-keys-'));
     // The line is that of the key's value (the list under it).
-    writeFileSync(path.join(dir, 'score.yaml'), 'id: t\ntitle: T\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\ncue:\n  - { bar: 1, set: { text: x } }\n');
-    await expect(loadPackage(dir, { cacheDir: path.join(dir, '.cache') })).rejects.toThrow(/score\.yaml line 7: cue: is not a key of score\.yaml here; did you mean "cues"\?/);
+    writeFileSync(
+      path.join(dir, 'score.yaml'),
+      'id: t\ntitle: T\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\ncue:\n  - { bar: 1, set: { text: x } }\n',
+    );
+    await expect(loadPackage(dir, { cacheDir: path.join(dir, '.cache') })).rejects.toThrow(
+      /score\.yaml line 7: cue: is not a key of score\.yaml here; did you mean "cues"\?/,
+    );
   });
 });

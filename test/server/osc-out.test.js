@@ -37,7 +37,10 @@ async function until(cond, ms = 2000) {
 /** 2 bars of 4/4 at 120 with OSC cues on beats 0, 1 and 5. */
 function model() {
   const r = buildScoreModel({
-    id: 'osc', title: 'OSC', bars: 2, meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+    id: 'osc',
+    title: 'OSC',
+    bars: 2,
+    meter: [{ bar: 1, time: '4/4', tempo: 120 }],
     osc: [
       { at: 5, address: '/zs/b2', args: ['stop'] },
       { at: 0, address: '/zs/b1', args: ['play'] },
@@ -50,7 +53,10 @@ function model() {
 
 /** @type {(() => unknown)[]} */
 let cleanup = [];
-afterEach(async () => { for (const c of cleanup.reverse()) await c(); cleanup = []; });
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+});
 
 describe('OSC output', () => {
   it('encodes OSC 1.0: whole numbers as int32, others as float32, text as strings', () => {

@@ -32,14 +32,34 @@ describe('package files', () => {
   it('tells a missing file from a refused one', async () => {
     const { dir, outside } = setup();
     symlinkSync(path.join(outside, 'secret'), path.join(dir, 'link'));
-    expect(await openInPackage(dir, 'nope.svg', 1000)).toEqual({ ok: false, missing: true, reason: 'does not exist in the package' });
+    expect(await openInPackage(dir, 'nope.svg', 1000)).toEqual({
+      ok: false,
+      missing: true,
+      reason: 'does not exist in the package',
+    });
     expect(await openInPackage(dir, 'link', 1000)).toMatchObject({ ok: false, missing: false });
   });
 
   it.each([
-    ['a link to a file outside', 'x', (/** @type {string} */ dir, /** @type {string} */ out) => symlinkSync(path.join(out, 'secret'), path.join(dir, 'x')), /leads outside the package/],
-    ['a file in a folder linked from outside', 'x/secret', (/** @type {string} */ dir, /** @type {string} */ out) => symlinkSync(out, path.join(dir, 'x')), /leads outside the package/],
-    ['a hard link', 'x', (/** @type {string} */ dir, /** @type {string} */ out) => linkSync(path.join(out, 'secret'), path.join(dir, 'x')), /has 2 names/],
+    [
+      'a link to a file outside',
+      'x',
+      (/** @type {string} */ dir, /** @type {string} */ out) =>
+        symlinkSync(path.join(out, 'secret'), path.join(dir, 'x')),
+      /leads outside the package/,
+    ],
+    [
+      'a file in a folder linked from outside',
+      'x/secret',
+      (/** @type {string} */ dir, /** @type {string} */ out) => symlinkSync(out, path.join(dir, 'x')),
+      /leads outside the package/,
+    ],
+    [
+      'a hard link',
+      'x',
+      (/** @type {string} */ dir, /** @type {string} */ out) => linkSync(path.join(out, 'secret'), path.join(dir, 'x')),
+      /has 2 names/,
+    ],
     ['a folder', 'x', (/** @type {string} */ dir) => mkdirSync(path.join(dir, 'x')), /is not a regular file/],
   ])('refuses %s', async (_, rel, make, why) => {
     const { dir, outside } = setup();
@@ -50,7 +70,9 @@ describe('package files', () => {
   it('refuses a file larger than its bound, saying both sizes', async () => {
     const { dir } = setup();
     writeFileSync(path.join(dir, 'big.csv'), Buffer.alloc(3 * 1024 * 1024));
-    expect(reason(await openInPackage(dir, 'big.csv', 2 * 1024 * 1024))).toBe('is 3 MiB, more than the 2 MiB a file of its kind may be (doc/score-format.md, "Limits")');
+    expect(reason(await openInPackage(dir, 'big.csv', 2 * 1024 * 1024))).toBe(
+      'is 3 MiB, more than the 2 MiB a file of its kind may be (doc/score-format.md, "Limits")',
+    );
   });
 
   it('serves a listed file only while it is still that file: not a link swapped in, not one moved out', async () => {

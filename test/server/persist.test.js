@@ -10,7 +10,13 @@ import { describe, it, expect } from 'vitest';
 import { createMemoryBus } from '../../server/bus.js';
 import { createConductor } from '../../server/conductor.js';
 import {
-  attachPersistence, createSaver, encodeSave, readSave, removeStaleTemps, startRefusal, switchedScore,
+  attachPersistence,
+  createSaver,
+  encodeSave,
+  readSave,
+  removeStaleTemps,
+  startRefusal,
+  switchedScore,
 } from '../../server/persist.js';
 import { createFakeClock } from '../helpers/fake-clock.js';
 import { WALL0, model, payload } from '../helpers/saved-performance.js';
@@ -23,7 +29,9 @@ function fakeLog() {
   /** @type {{ level: string, obj: any, msg: string }[]} */
   const lines = [];
   /** @param {string} level */
-  const at = (level) => (/** @type {any} */ obj, /** @type {string} */ msg) => { lines.push({ level, obj, msg }); };
+  const at = (level) => (/** @type {any} */ obj, /** @type {string} */ msg) => {
+    lines.push({ level, obj, msg });
+  };
   return { lines, info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -33,11 +41,19 @@ async function start({ file, resume, extra, wall = WALL0 + 10_000 }) {
   const bus = createMemoryBus();
   const conductor = createConductor({ model: model(extra), bus, clock, epoch: 'fresh' });
   const log = fakeLog();
-  const persistence = await attachPersistence({ file, resume, conductor, bus, clock, log, scoreDir: () => '/scores/saved' });
+  const persistence = await attachPersistence({
+    file,
+    resume,
+    conductor,
+    bus,
+    clock,
+    log,
+    scoreDir: () => '/scores/saved',
+  });
   return { clock, conductor, persistence, log };
 }
 describe('temp files of an interrupted save', () => {
-  it('are removed at start when their writer is gone; a running writer\'s are kept', async () => {
+  it("are removed at start when their writer is gone; a running writer's are kept", async () => {
     const dir = tmpDir();
     const file = path.join(dir, 'performance.json');
     // A process that has exited: its pid is free (unless reused within this test, which the
@@ -49,12 +65,18 @@ describe('temp files of an interrupted save', () => {
     writeFileSync(path.join(dir, 'performance.json.bad-2025-11-22T10-15-03.123Z'), 'kept aside');
     writeFileSync(path.join(dir, 'other.json.1-1.tmp'), 'not ours');
     const { log } = await start({ file });
-    expect(readdirSync(dir).sort()).toEqual([
-      `performance.json.${process.pid}-1.tmp`, 'performance.json.bad-2025-11-22T10-15-03.123Z', 'other.json.1-1.tmp',
-      // This server's hold on the file (state-lock.js).
-      'performance.json.lock',
-    ].sort());
-    expect(log.lines.find((l) => l.msg.includes('interrupted save'))?.obj.removed).toEqual([`performance.json.${deadPid}-3.tmp`]);
+    expect(readdirSync(dir).sort()).toEqual(
+      [
+        `performance.json.${process.pid}-1.tmp`,
+        'performance.json.bad-2025-11-22T10-15-03.123Z',
+        'other.json.1-1.tmp',
+        // This server's hold on the file (state-lock.js).
+        'performance.json.lock',
+      ].sort(),
+    );
+    expect(log.lines.find((l) => l.msg.includes('interrupted save'))?.obj.removed).toEqual([
+      `performance.json.${deadPid}-3.tmp`,
+    ]);
     expect(await removeStaleTemps(path.join(dir, 'missing', 'performance.json'))).toEqual([]);
   });
 });
@@ -73,10 +95,23 @@ describe('coalesced saving', () => {
       text: () => `v${version}`,
       write: (text) => {
         writes.push({ text, at: clock.now() });
-        return slow ? new Promise((r) => { inFlight.push(() => r(undefined)); }) : Promise.resolve();
+        return slow
+          ? new Promise((r) => {
+              inFlight.push(() => r(undefined));
+            })
+          : Promise.resolve();
       },
     });
-    return { clock, s, writes, inFlight, bump() { version++; s.changed(); } };
+    return {
+      clock,
+      s,
+      writes,
+      inFlight,
+      bump() {
+        version++;
+        s.changed();
+      },
+    };
   }
 
   it('writes a stream of beats at most every 250 ms, the first at once and the newest last', async () => {
@@ -139,7 +174,15 @@ describe('resume at start', () => {
     expect(log.lines.filter((l) => l.level === 'warn')).toEqual([]);
     await persistence.close();
     const saved = await readSave(file);
-    expect(saved).toMatchObject({ ok: true, payload: { epoch: conductor.epoch, savedAt: WALL0 + 10_000, score: { id: 'saved', dir: '/scores/saved' }, performance: { transport: 'paused', beat: 6 } } });
+    expect(saved).toMatchObject({
+      ok: true,
+      payload: {
+        epoch: conductor.epoch,
+        savedAt: WALL0 + 10_000,
+        score: { id: 'saved', dir: '/scores/saved' },
+        performance: { transport: 'paused', beat: 6 },
+      },
+    });
     expect(persistence.status().lastWrite).toEqual({ at: WALL0 + 10_000 });
   });
 
@@ -147,7 +190,10 @@ describe('resume at start', () => {
     const dir = tmpDir();
     const file = path.join(dir, 'performance.json');
     const none = await start({ file });
-    expect(none.persistence.status()).toMatchObject({ resumed: false, note: expect.stringMatching(/no saved performance/) });
+    expect(none.persistence.status()).toMatchObject({
+      resumed: false,
+      note: expect.stringMatching(/no saved performance/),
+    });
     await none.persistence.close();
 
     writeFileSync(file, encodeSave(payload()));
@@ -155,7 +201,10 @@ describe('resume at start', () => {
     expect(off.conductor.state).toMatchObject({ transport: 'stopped', beat: 0 });
     expect(off.persistence.status()).toMatchObject({ resumed: false, note: expect.stringMatching(/resume is off/) });
     await off.persistence.close();
-    expect(await readSave(file)).toMatchObject({ ok: true, payload: { performance: { transport: 'stopped', beat: 0 } } });
+    expect(await readSave(file)).toMatchObject({
+      ok: true,
+      payload: { performance: { transport: 'stopped', beat: 0 } },
+    });
     expect(readdirSync(dir)).toEqual(['performance.json']);
   });
 
@@ -164,10 +213,30 @@ describe('resume at start', () => {
     ['corrupt', '{"format":"scorecast-perf\u0000\u0000', 'SC_ERR_SAVE_UNREADABLE', /not valid JSON/],
     ['truncated', good.slice(0, 100), 'SC_ERR_SAVE_UNREADABLE', /not valid JSON/],
     ['edited', good.replace('"beat":6', '"beat":2'), 'SC_ERR_SAVE_UNREADABLE', /sha256 does not match/],
-    ['from a future version', good.replace('"version":1', '"version":7'), 'SC_ERR_SAVE_UNREADABLE', /format version 7 is newer/],
-    ['for another score', encodeSave({ ...payload(), score: { ...payload().score, id: 'other', dir: '/scores/other' } }), 'SC_ERR_SAVE_MISMATCH', /the save is for score "other" \(\/scores\/other\); this server plays "saved"/],
-    ['for another version of the score', encodeSave({ ...payload(), score: { ...payload().score, fingerprint: '32:0000000000000000' } }), 'SC_ERR_SAVE_MISMATCH', /another version of "saved": its bars, tempo or vote windows have changed/],
-    ['summed but not fitting the score', encodeSave(payload({ beat: 99 })), 'SC_ERR_SAVE_MISMATCH', /does not fit the score: .*beat must be in 0\.\.31/],
+    [
+      'from a future version',
+      good.replace('"version":1', '"version":7'),
+      'SC_ERR_SAVE_UNREADABLE',
+      /format version 7 is newer/,
+    ],
+    [
+      'for another score',
+      encodeSave({ ...payload(), score: { ...payload().score, id: 'other', dir: '/scores/other' } }),
+      'SC_ERR_SAVE_MISMATCH',
+      /the save is for score "other" \(\/scores\/other\); this server plays "saved"/,
+    ],
+    [
+      'for another version of the score',
+      encodeSave({ ...payload(), score: { ...payload().score, fingerprint: '32:0000000000000000' } }),
+      'SC_ERR_SAVE_MISMATCH',
+      /another version of "saved": its bars, tempo or vote windows have changed/,
+    ],
+    [
+      'summed but not fitting the score',
+      encodeSave(payload({ beat: 99 })),
+      'SC_ERR_SAVE_MISMATCH',
+      /does not fit the score: .*beat must be in 0\.\.31/,
+    ],
   ])('a %s save is refused with the reason, kept aside, and the server starts fresh', async (_, text, code, reason) => {
     const dir = tmpDir();
     const file = path.join(dir, 'performance.json');
@@ -176,7 +245,12 @@ describe('resume at start', () => {
     expect(conductor.state).toMatchObject({ transport: 'stopped', beat: 0 });
     expect(conductor.epoch).toBe('fresh');
     const status = persistence.status();
-    expect(status).toMatchObject({ resumed: false, code, problem: expect.stringMatching(reason), keptAs: `${file}.bad-2023-11-14T22-13-30.000Z` });
+    expect(status).toMatchObject({
+      resumed: false,
+      code,
+      problem: expect.stringMatching(reason),
+      keptAs: `${file}.bad-2023-11-14T22-13-30.000Z`,
+    });
     expect(readFileSync(/** @type {string} */ (status.keptAs), 'utf8')).toBe(text);
     const warning = log.lines.find((l) => l.level === 'warn');
     expect(warning?.msg).toMatch(reason);
@@ -207,7 +281,10 @@ describe('resume at start', () => {
     expect(conductor.vote({ tile: 'b', device: 'phone-0001' })).toMatchObject({ ok: true });
     persistence.changed(); // app.js calls it from the conductor's onVoteCast
     await persistence.idle();
-    expect(await readSave(file)).toMatchObject({ ok: true, payload: { performance: { beat: 5, ballot: { open: { id: 'v', tally: { b: 1 }, devices: ['phone-0001'] } } } } });
+    expect(await readSave(file)).toMatchObject({
+      ok: true,
+      payload: { performance: { beat: 5, ballot: { open: { id: 'v', tally: { b: 1 }, devices: ['phone-0001'] } } } },
+    });
     await persistence.close();
   });
 });
@@ -221,7 +298,9 @@ describe('which start a save belongs to', () => {
    * @returns {import('../../server/persist.js').SavePayload}
    */
   const save = (start, dir, performance = {}) => ({
-    savedAt: WALL0, epoch: 'e', seq: 1,
+    savedAt: WALL0,
+    epoch: 'e',
+    seq: 1,
     score: { id: path.basename(dir), title: path.basename(dir), dir, fingerprint: 'f' },
     performance: { transport: 'playing', beat: 12, rate: 1, ballot: { open: null, closed: [] }, ...performance },
     ...(start === undefined ? {} : { start }),
@@ -229,7 +308,7 @@ describe('which start a save belongs to', () => {
   const a = path.join(lib, 'a');
   const c = path.join(lib, 'c');
 
-  it('goes on with the console\'s switch only for the same --score, and only when it was under way', () => {
+  it("goes on with the console's switch only for the same --score, and only when it was under way", () => {
     expect(switchedScore(save(a, c), a)).toBe(c);
     expect(switchedScore(save(a, c, { transport: 'paused', beat: 3.5 }), a)).toBe(c);
     expect(switchedScore(save(a, c, { transport: 'stopped', beat: 0 }), a)).toBeNull();
@@ -241,17 +320,27 @@ describe('which start a save belongs to', () => {
   });
 
   it('says why a save is not taken up', () => {
-    expect(startRefusal(save(a, a), { start: path.join(lib, 'b'), loadedDir: path.join(lib, 'b') })).toMatchObject({ code: 'SC_ERR_SAVE_OTHER_START' });
-    expect(startRefusal(save(a, c, { transport: 'stopped', beat: 0 }), { start: a, loadedDir: a })).toMatchObject({ code: 'SC_ERR_SAVE_NOT_UNDER_WAY' });
-    expect(startRefusal(save(a, c), { start: a, loadedDir: a, switchProblem: 'its folder or score.yaml is gone' }))
-      .toMatchObject({ code: 'SC_ERR_SAVE_MISMATCH', problem: expect.stringContaining('cannot be loaded now: its folder or score.yaml is gone') });
+    expect(startRefusal(save(a, a), { start: path.join(lib, 'b'), loadedDir: path.join(lib, 'b') })).toMatchObject({
+      code: 'SC_ERR_SAVE_OTHER_START',
+    });
+    expect(startRefusal(save(a, c, { transport: 'stopped', beat: 0 }), { start: a, loadedDir: a })).toMatchObject({
+      code: 'SC_ERR_SAVE_NOT_UNDER_WAY',
+    });
+    expect(
+      startRefusal(save(a, c), { start: a, loadedDir: a, switchProblem: 'its folder or score.yaml is gone' }),
+    ).toMatchObject({
+      code: 'SC_ERR_SAVE_MISMATCH',
+      problem: expect.stringContaining('cannot be loaded now: its folder or score.yaml is gone'),
+    });
     expect(startRefusal(save(a, c), { start: a, loadedDir: c })).toBeNull();
     expect(startRefusal(save(a, a, { transport: 'stopped', beat: 0 }), { start: a, loadedDir: a })).toBeNull();
   });
 
   it('takes a save written before saves named their start to belong to the score it holds', () => {
     expect(startRefusal(save(undefined, a), { start: a, loadedDir: a })).toBeNull();
-    expect(startRefusal(save(undefined, c), { start: a, loadedDir: a })).toMatchObject({ code: 'SC_ERR_SAVE_OTHER_START' });
+    expect(startRefusal(save(undefined, c), { start: a, loadedDir: a })).toMatchObject({
+      code: 'SC_ERR_SAVE_OTHER_START',
+    });
     expect(switchedScore(save(undefined, c), a)).toBeNull();
   });
 });

@@ -14,12 +14,20 @@ import { clusterFigures, planVenue } from '../../server/plan.js';
  */
 const SEEDLIKE = { firstLoadBytes: 2_000_000, updateBytes: 18_000, updatesPerSecond: 2 / 3, apMbit: 200 };
 /** @param {number} users @param {Partial<import('../../server/plan.js').PlanInput>} [more] */
-const plan = (users, more = {}) => Object.fromEntries(planVenue({ users, ...SEEDLIKE, ...more }).map((l) => [l.key, l.value]));
+const plan = (users, more = {}) =>
+  Object.fromEntries(planVenue({ users, ...SEEDLIKE, ...more }).map((l) => [l.key, l.value]));
 
 describe('scorecast plan', () => {
   it('100 users: 169.6 Mbit/s at arrival, 2 access points (62 per AP in 5 s), a gigabit router, one instance', () => {
     expect(plan(100)).toMatchObject({
-      loadPerUser: 1.6, livePerUser: 0.096, peak: 169.6, live: 9.6, apsBySeed: 1, perApBudget: 62, aps: 2, instances: 1,
+      loadPerUser: 1.6,
+      livePerUser: 0.096,
+      peak: 169.6,
+      live: 9.6,
+      apsBySeed: 1,
+      perApBudget: 62,
+      aps: 2,
+      instances: 1,
     });
     expect(plan(100).router).toMatch(/gigabit/);
   });
@@ -35,14 +43,14 @@ describe('scorecast plan', () => {
     expect(plan(1500, { usersPerInstance: 1000 }).instances).toBe(2);
   });
 
-  it('a light page: the seed\'s 100 per access point is the limit, and the seed\'s router class suffices', () => {
+  it("a light page: the seed's 100 per access point is the limit, and the seed's router class suffices", () => {
     // 500,000 B: 0.4 Mbit/s loading; one AP loads 250 in 5 s, capped at the seed's 100.
     const p = plan(100, { firstLoadBytes: 500_000 });
     expect(p).toMatchObject({ perApBudget: 250, aps: 1, peak: 49.6 });
     expect(p.router).toMatch(/hAP ac/);
   });
 
-  it('with a bench:cluster run on record: edges by an edge\'s CPU per client, and the proxy\'s cores', () => {
+  it("with a bench:cluster run on record: edges by an edge's CPU per client, and the proxy's cores", () => {
     // 45 µs per client-second on an edge: half a core holds 500,000 / 45 = 11,111 clients, more
     // than the 5,000 of the stress test, which stays the limit: 20,000 users, 4 edges; nginx at
     // 39 µs: 20,000 x 39 / 500,000 = 1.56, so 2 cores.
@@ -56,7 +64,14 @@ describe('scorecast plan', () => {
 
   it('reads the newest bench:cluster run: CPU per client of the edges and of nginx', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-plan-'));
-    const run = (/** @type {number} */ edgeMs) => JSON.stringify({ clients: 1000, windowMs: 20_000, cluster: { cpuMs: { redis: 80, 'conductor-1': 190, 'edge-1': edgeMs, 'edge-2': edgeMs, 'edge-3': edgeMs, nginx: 780 } } });
+    const run = (/** @type {number} */ edgeMs) =>
+      JSON.stringify({
+        clients: 1000,
+        windowMs: 20_000,
+        cluster: {
+          cpuMs: { redis: 80, 'conductor-1': 190, 'edge-1': edgeMs, 'edge-2': edgeMs, 'edge-3': edgeMs, nginx: 780 },
+        },
+      });
     expect(clusterFigures(dir)).toBeNull();
     writeFileSync(path.join(dir, 'cluster-2026-11-24T102825.json'), run(600));
     writeFileSync(path.join(dir, 'cluster-2026-11-24T104727.json'), run(300));

@@ -33,7 +33,7 @@ describe('scorecast preview: arguments', () => {
     for (let i = 0; i < 300; i++) expect(plan(['d']).config.token).toMatch(/^[A-Za-z0-9_-]{24}$/);
   });
 
-  it('never resumes a saved performance, and keeps its save apart from the performance\'s', () => {
+  it("never resumes a saved performance, and keeps its save apart from the performance's", () => {
     const a = plan(['scores/demo']);
     expect(a.startArgs).toContain('--no-resume');
     expect(a.config.resume).toBe(false);
@@ -90,12 +90,18 @@ describe('scorecast preview: the URL it opens', () => {
     expect(previewUrl({ ...config, host: '0.0.0.0' }, 1)).toMatch(/^http:\/\/127\.0\.0\.1:1\//);
     expect(previewUrl({ ...config, host: '::' }, 1)).toMatch(/^http:\/\/127\.0\.0\.1:1\//);
     expect(previewUrl({ ...config, host: '::1' }, 1)).toMatch(/^http:\/\/\[::1\]:1\//);
-    expect(previewUrl({ ...config, host: '192.168.1.5', tls: { cert: 'c', key: 'k' } }, 1)).toMatch(/^https:\/\/192\.168\.1\.5:1\//);
+    expect(previewUrl({ ...config, host: '192.168.1.5', tls: { cert: 'c', key: 'k' } }, 1)).toMatch(
+      /^https:\/\/192\.168\.1\.5:1\//,
+    );
   });
 
-  it('opens it with the desktop\'s own opener', () => {
+  it("opens it with the desktop's own opener", () => {
     expect(openCommand('linux', 'http://x/#token=a')).toEqual({ command: 'xdg-open', args: ['http://x/#token=a'] });
     expect(openCommand('darwin', 'http://x/')).toEqual({ command: 'open', args: ['http://x/'] });
-    expect(openCommand('win32', 'http://x/?a=1&b=2')).toEqual({ command: 'cmd', args: ['/c', 'start', '""', 'http://x/?a=1^&b=2'], verbatim: true });
+    expect(openCommand('win32', 'http://x/?a=1&b=2')).toEqual({
+      command: 'cmd',
+      args: ['/c', 'start', '""', 'http://x/?a=1^&b=2'],
+      verbatim: true,
+    });
   });
 });

@@ -23,14 +23,23 @@ cues:
 
 /** @type {(() => Promise<unknown>)[]} */
 let cleanup = [];
-afterEach(async () => { for (const f of cleanup) await f(); cleanup = []; });
+afterEach(async () => {
+  for (const f of cleanup) await f();
+  cleanup = [];
+});
 
 /** @param {boolean} watch */
 async function setup(watch) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-live-'));
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
   writeFileSync(path.join(dir, 'score.yaml'), manifest('first'));
-  const built = await buildApp({ score: await loadPackage(dir, { cacheDir }), token: TOKEN, cacheDir, watch, autoplay: true });
+  const built = await buildApp({
+    score: await loadPackage(dir, { cacheDir }),
+    token: TOKEN,
+    cacheDir,
+    watch,
+    autoplay: true,
+  });
   cleanup.push(() => built.app.close());
   return { dir, ...built };
 }
@@ -90,11 +99,15 @@ describe('score reload', () => {
       await new Promise((r) => setTimeout(r, 50));
       problems = (await app.inject({ url: '/api/status', headers: auth })).json().reload.problems;
     }
-    expect(problems).toEqual(['score.yaml line 3: bars: is 100000000, more than the 10000 bars a package may have; split the piece into movements']);
+    expect(problems).toEqual([
+      'score.yaml line 3: bars: is 100000000, more than the 10000 bars a package may have; split the piece into movements',
+    ]);
     const res = await app.inject({ method: 'POST', url: '/api/reload', headers: auth });
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ code: 'SC_ERR_SCORE_INVALID' });
-    expect(res.json().message).toMatch(/\nscore\.yaml line 3: bars: is 100000000, more than the 10000 bars a package may have; split the piece into movements$/);
+    expect(res.json().message).toMatch(
+      /\nscore\.yaml line 3: bars: is 100000000, more than the 10000 bars a package may have; split the piece into movements$/,
+    );
     expect((await app.inject('/healthz')).json()).toMatchObject({ status: 'ok', epoch });
     expect(conductor.state.cues.audience).toEqual({ text: 'first' });
     const beat = conductor.state.beat;
@@ -105,7 +118,9 @@ describe('score reload', () => {
     const { app, hub } = await setup(false);
     const epoch = hub.epoch;
     expect((await app.inject({ method: 'POST', url: '/api/reload' })).statusCode).toBe(401);
-    expect((await app.inject({ url: '/api/status', headers: { authorization: 'Bearer nope-nope-nope' } })).statusCode).toBe(401);
+    expect(
+      (await app.inject({ url: '/api/status', headers: { authorization: 'Bearer nope-nope-nope' } })).statusCode,
+    ).toBe(401);
     expect(hub.epoch).toBe(epoch);
   });
 });

@@ -19,7 +19,10 @@ const BEAT_MS = 250;
 
 /** @type {(() => unknown)[]} */
 let cleanup = [];
-afterEach(async () => { for (const f of cleanup.reverse()) await f(); cleanup = []; });
+afterEach(async () => {
+  for (const f of cleanup.reverse()) await f();
+  cleanup = [];
+});
 
 const tmpDir = () => mkdtempSync(path.join(os.tmpdir(), 'sc-resume-'));
 
@@ -34,19 +37,33 @@ describe('resume in the app', () => {
   it('reports what it resumed in /api/status, and saves on close', async () => {
     const file = path.join(tmpDir(), 'performance.json');
     const model = smallModel();
-    writeFileSync(file, encodeSave({
-      savedAt: 1_700_000_000_000, epoch: 'before', seq: 9,
-      score: { id: model.id, title: model.title, dir: '.', fingerprint: scoreFingerprint(model) },
-      performance: { transport: 'paused', beat: 7, rate: 1.5, ballot: { open: null, closed: [] } },
-    }));
+    writeFileSync(
+      file,
+      encodeSave({
+        savedAt: 1_700_000_000_000,
+        epoch: 'before',
+        seq: 9,
+        score: { id: model.id, title: model.title, dir: '.', fingerprint: scoreFingerprint(model) },
+        performance: { transport: 'paused', beat: 7, rate: 1.5, ballot: { open: null, closed: [] } },
+      }),
+    );
     const { app, hub } = await build({ file });
     expect(hub.state).toMatchObject({ transport: 'paused', beat: 7, rate: 1.5 });
     expect(hub.epoch).not.toBe('before');
     const status = (await app.inject({ url: '/api/status', headers: auth })).json();
-    expect(status.resume).toMatchObject({ resumed: true, beat: 7, transport: 'paused', savedAt: 1_700_000_000_000, file });
+    expect(status.resume).toMatchObject({
+      resumed: true,
+      beat: 7,
+      transport: 'paused',
+      savedAt: 1_700_000_000_000,
+      file,
+    });
     await app.inject({ method: 'POST', url: '/api/control/seek', headers: auth, payload: { beat: 3 } });
     await app.close();
-    expect(await readSave(file)).toMatchObject({ ok: true, payload: { epoch: hub.epoch, performance: { transport: 'paused', beat: 3, rate: 1.5 } } });
+    expect(await readSave(file)).toMatchObject({
+      ok: true,
+      payload: { epoch: hub.epoch, performance: { transport: 'paused', beat: 3, rate: 1.5 } },
+    });
   });
 
   it('shows a refused save as a problem in /api/status', async () => {
@@ -55,7 +72,12 @@ describe('resume in the app', () => {
     const { app, hub } = await build({ file });
     expect(hub.state).toMatchObject({ transport: 'stopped', beat: 0 });
     const { resume } = (await app.inject({ url: '/api/status', headers: auth })).json();
-    expect(resume).toMatchObject({ resumed: false, code: 'SC_ERR_SAVE_UNREADABLE', problem: expect.stringMatching(/not valid JSON/), keptAs: expect.stringMatching(/performance\.json\.bad-/) });
+    expect(resume).toMatchObject({
+      resumed: false,
+      code: 'SC_ERR_SAVE_UNREADABLE',
+      problem: expect.stringMatching(/not valid JSON/),
+      keptAs: expect.stringMatching(/performance\.json\.bad-/),
+    });
   });
 
   it('saves nothing unless asked (tests, the preview, the autoplay demo)', async () => {
@@ -70,33 +92,63 @@ describe('resume in the app', () => {
  * @param {string[]} args
  */
 async function spawnServer(args) {
-  const child = fork(path.join(ROOT, 'server', 'start.js'), ['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...args], {
-    env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_QR: '0' },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
+  const child = fork(
+    path.join(ROOT, 'server', 'start.js'),
+    ['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...args],
+    {
+      env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_QR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    },
+  );
   // The log (pino, on stdout) and anything on stderr.
   let output = '';
-  child.stdout?.on('data', (d) => { output += d; });
-  child.stderr?.on('data', (d) => { output += d; });
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
   /** @type {Promise<number | null>} */
   const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  cleanup.push(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); return exited; });
+  cleanup.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    return exited;
+  });
   const port = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start within 15 s\n${output}`)), 15_000);
-    child.on('message', (/** @type {any} */ m) => { if (m?.type === 'listening') { clearTimeout(timer); resolve(m.port); } });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}\n${output}`)); });
+    child.on('message', (/** @type {any} */ m) => {
+      if (m?.type === 'listening') {
+        clearTimeout(timer);
+        resolve(m.port);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}\n${output}`));
+    });
   });
   const base = `http://127.0.0.1:${port}`;
   return {
     child,
     exited,
-    get output() { return output; },
+    get output() {
+      return output;
+    },
     /** @param {string} action */
-    control: (action) => fetch(`${base}/api/control/${action}`, { method: 'POST', headers: auth }).then((r) => r.json()),
+    control: (action) =>
+      fetch(`${base}/api/control/${action}`, { method: 'POST', headers: auth }).then((r) => r.json()),
     /** @param {string} url @param {object} body */
-    post: (url, body) => fetch(`${base}${url}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json()),
+    post: (url, body) =>
+      fetch(`${base}${url}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json()),
     /** @returns {Promise<{ epoch: string, t: number, state: any }>} */
-    snapshot: () => fetch(`${base}/live/poll`).then((r) => r.json()).then(([s]) => s),
+    snapshot: () =>
+      fetch(`${base}/live/poll`)
+        .then((r) => r.json())
+        .then(([s]) => s),
     status: () => fetch(`${base}/api/status`, { headers: auth }).then((r) => r.json()),
   };
 }
@@ -104,7 +156,9 @@ async function spawnServer(args) {
 /** A score package of its own: no notation, 240 bpm. */
 function scorePackage() {
   const dir = tmpDir();
-  writeFileSync(path.join(dir, 'score.yaml'), `id: crash-test
+  writeFileSync(
+    path.join(dir, 'score.yaml'),
+    `id: crash-test
 title: Crash test
 bars: 64
 meter:
@@ -112,7 +166,8 @@ meter:
 cues:
   - { at: 0, set: { text: "go" } }
   - { bar: 9, set: { text: "bar 9" } }
-`);
+`,
+  );
   return dir;
 }
 
@@ -121,7 +176,10 @@ function twoScores() {
   const library = tmpDir();
   for (const name of ['a', 'b']) {
     mkdirSync(path.join(library, name));
-    writeFileSync(path.join(library, name, 'score.yaml'), `id: piece-${name}\ntitle: Piece ${name}\nbars: 64\nmeter: [{ bar: 1, time: 4/4, tempo: 240 }]\n`);
+    writeFileSync(
+      path.join(library, name, 'score.yaml'),
+      `id: piece-${name}\ntitle: Piece ${name}\nbars: 64\nmeter: [{ bar: 1, time: 4/4, tempo: 240 }]\n`,
+    );
   }
   return library;
 }
@@ -146,7 +204,9 @@ describe('the real server restarted mid-piece', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     // The crash came between two coalesced writes (one every 250 ms while beats stream).
-    const last = /** @type {{ ok: true, payload: import('../../server/persist.js').SavePayload }} */ (await readSave(file));
+    const last = /** @type {{ ok: true, payload: import('../../server/persist.js').SavePayload }} */ (
+      await readSave(file)
+    );
     expect(last.ok).toBe(true);
     expect(killedAt - last.payload.savedAt).toBeLessThan(750);
 
@@ -174,9 +234,15 @@ describe('the real server restarted mid-piece', () => {
 
   it('after the console loaded another score of the scores folder and played it, the restart with the same --score goes on with that score at the right beat', async () => {
     const library = tmpDir();
-    for (const [name, id] of [['first', 'first-piece'], ['second', 'second-piece']]) {
+    for (const [name, id] of [
+      ['first', 'first-piece'],
+      ['second', 'second-piece'],
+    ]) {
       mkdirSync(path.join(library, name));
-      writeFileSync(path.join(library, name, 'score.yaml'), `id: ${id}\ntitle: ${id}\nbars: 64\nmeter: [{ bar: 1, time: 4/4, tempo: 240 }]\n`);
+      writeFileSync(
+        path.join(library, name, 'score.yaml'),
+        `id: ${id}\ntitle: ${id}\nbars: 64\nmeter: [{ bar: 1, time: 4/4, tempo: 240 }]\n`,
+      );
     }
     const file = path.join(tmpDir(), 'performance.json');
     const args = ['--score', path.join(library, 'first'), '--state-file', file];
@@ -194,7 +260,11 @@ describe('the real server restarted mid-piece', () => {
     const expected = before.state.beat + Math.floor((after.t - before.state.beatT) / BEAT_MS);
     expect(Math.abs(after.state.beat - expected)).toBeLessThanOrEqual(1);
     expect((await second.status()).resume).toMatchObject({ resumed: true });
-    expect(second.output).toMatch(new RegExp(`score: +${escapeRegExp(path.join(library, 'second'))} +\\(the console's switch, resumed; --score was ${escapeRegExp(path.join(library, 'first'))}\\)`));
+    expect(second.output).toMatch(
+      new RegExp(
+        `score: +${escapeRegExp(path.join(library, 'second'))} +\\(the console's switch, resumed; --score was ${escapeRegExp(path.join(library, 'first'))}\\)`,
+      ),
+    );
   }, 30_000);
 
   it('a score the console loaded but never played is not resumed: --score plays, and the banner and status say why', async () => {
@@ -209,11 +279,14 @@ describe('the real server restarted mid-piece', () => {
     const second = await spawnServer(args);
     expect((await second.snapshot()).state).toMatchObject({ transport: 'stopped', beat: 0, score: { id: 'piece-a' } });
     const { resume } = await second.status();
-    expect(resume).toMatchObject({ resumed: false, code: 'SC_ERR_SAVE_NOT_UNDER_WAY', problem: expect.stringMatching(/never played/) });
+    expect(resume).toMatchObject({
+      resumed: false,
+      code: 'SC_ERR_SAVE_NOT_UNDER_WAY',
+      problem: expect.stringMatching(/never played/),
+    });
     expect(readFileSync(resume.keptAs, 'utf8')).toMatch(/"piece-b"/);
     expect(second.output).toMatch(/not resumed \(SC_ERR_SAVE_NOT_UNDER_WAY\): the console had switched to "Piece b"/);
   }, 30_000);
-
 
   it('stopped (SIGTERM), it flushes the save on the way out and comes back paused where it was', async () => {
     const score = scorePackage();
@@ -224,21 +297,29 @@ describe('the real server restarted mid-piece', () => {
     await sleep(600);
     const paused = (await first.control('pause')).state;
     await sleep(400);
-    const savedBefore = /** @type {{ ok: true, payload: import('../../server/persist.js').SavePayload }} */ (await readSave(file));
+    const savedBefore = /** @type {{ ok: true, payload: import('../../server/persist.js').SavePayload }} */ (
+      await readSave(file)
+    );
     expect(savedBefore.payload.performance).toMatchObject({ transport: 'paused' });
     // Paused mid-beat: the save keeps the fraction, so that play goes on for the rest of the beat.
     expect(Math.floor(savedBefore.payload.performance.beat)).toBe(paused.beat);
     const signalledAt = Date.now();
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
-    const saved = /** @type {{ ok: true, payload: import('../../server/persist.js').SavePayload }} */ (await readSave(file));
+    const saved = /** @type {{ ok: true, payload: import('../../server/persist.js').SavePayload }} */ (
+      await readSave(file)
+    );
     // Nothing changed while paused: only the shutdown flush wrote after the signal.
     expect(saved.payload.savedAt).toBeGreaterThanOrEqual(signalledAt - 5);
     expect(saved.payload.performance).toEqual(savedBefore.payload.performance);
 
     const second = await spawnServer(args);
     expect((await second.snapshot()).state).toMatchObject({ transport: 'paused', beat: paused.beat, bar: paused.bar });
-    expect((await second.status()).resume).toMatchObject({ resumed: true, beat: paused.beat, savedAt: saved.payload.savedAt });
+    expect((await second.status()).resume).toMatchObject({
+      resumed: true,
+      beat: paused.beat,
+      savedAt: saved.payload.savedAt,
+    });
   }, 30_000);
 
   it('a damaged save is reported, kept aside, and the server starts fresh; --no-resume starts fresh too', async () => {
@@ -248,7 +329,11 @@ describe('the real server restarted mid-piece', () => {
     const first = await spawnServer(['--score', score, '--state-file', file]);
     expect((await first.snapshot()).state).toMatchObject({ transport: 'stopped', beat: 0 });
     const { resume } = await first.status();
-    expect(resume).toMatchObject({ resumed: false, code: 'SC_ERR_SAVE_UNREADABLE', problem: expect.stringMatching(/sha256 does not match/) });
+    expect(resume).toMatchObject({
+      resumed: false,
+      code: 'SC_ERR_SAVE_UNREADABLE',
+      problem: expect.stringMatching(/sha256 does not match/),
+    });
     expect(readFileSync(resume.keptAs, 'utf8')).toMatch(/"sha256":"00"/);
     expect(first.output).toMatch(/saved performance not used: the sha256 does not match/);
     await first.control('play');
@@ -257,25 +342,32 @@ describe('the real server restarted mid-piece', () => {
 
     const second = await spawnServer(['--score', score, '--state-file', file, '--no-resume']);
     expect((await second.snapshot()).state).toMatchObject({ transport: 'stopped', beat: 0 });
-    expect((await second.status()).resume).toMatchObject({ resumed: false, note: expect.stringMatching(/resume is off/) });
+    expect((await second.status()).resume).toMatchObject({
+      resumed: false,
+      note: expect.stringMatching(/resume is off/),
+    });
   }, 30_000);
 });
 
 describe('the score named is the score that plays', () => {
-  it('a save made under another --score never overrides the command line: b plays, and the banner and status say why a\'s save was set aside', async () => {
+  it("a save made under another --score never overrides the command line: b plays, and the banner and status say why a's save was set aside", async () => {
     const library = twoScores();
     const file = path.join(tmpDir(), 'performance.json');
     // Started on a, stopped with nothing played: the save holds a at beat 0.
     const first = await spawnServer(['--score', path.join(library, 'a'), '--state-file', file]);
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
-    expect(await readSave(file)).toMatchObject({ ok: true, payload: { score: { id: 'piece-a' }, start: path.join(library, 'a') } });
+    expect(await readSave(file)).toMatchObject({
+      ok: true,
+      payload: { score: { id: 'piece-a' }, start: path.join(library, 'a') },
+    });
 
     const second = await spawnServer(['--score', path.join(library, 'b'), '--state-file', file]);
     expect((await second.snapshot()).state).toMatchObject({ score: { id: 'piece-b' } });
     const { resume } = await second.status();
     expect(resume).toMatchObject({
-      resumed: false, code: 'SC_ERR_SAVE_OTHER_START',
+      resumed: false,
+      code: 'SC_ERR_SAVE_OTHER_START',
       problem: expect.stringContaining(`started with --score ${path.join(library, 'a')}`),
     });
     // Kept aside, never lost.
@@ -283,20 +375,28 @@ describe('the score named is the score that plays', () => {
     expect(second.output).toMatch(/scorecast is playing "Piece b"/);
     expect(second.output).toMatch(new RegExp(`score: +${escapeRegExp(path.join(library, 'b'))}\n`));
     expect(second.output).toMatch(new RegExp(`save: +${escapeRegExp(file)}\n`));
-    expect(second.output).toMatch(/not resumed \(SC_ERR_SAVE_OTHER_START\): the save belongs to a server started with --score/);
+    expect(second.output).toMatch(
+      /not resumed \(SC_ERR_SAVE_OTHER_START\): the save belongs to a server started with --score/,
+    );
     expect(second.output).toMatch(/the save is kept as .*performance\.json\.bad-/);
   }, 30_000);
 
-  it('by default each --score has its own save: a then b serves b, and a\'s save is still there for a', async () => {
+  it("by default each --score has its own save: a then b serves b, and a's save is still there for a", async () => {
     const library = twoScores();
     const started = [];
     for (const name of ['a', 'b']) {
       const server = await spawnServer(['--score', path.join(library, name)]);
       const file = /save: +(\S+)/.exec(server.output)?.[1] ?? '';
       // In the project's .cache: removed after the test, with its lock and anything kept aside.
-      cleanup.push(() => { for (const f of readdirSync(path.dirname(file)).filter((n) => n.startsWith(path.basename(file)))) rmSync(path.join(path.dirname(file), f)); });
+      cleanup.push(() => {
+        for (const f of readdirSync(path.dirname(file)).filter((n) => n.startsWith(path.basename(file))))
+          rmSync(path.join(path.dirname(file), f));
+      });
       expect((await server.snapshot()).state).toMatchObject({ score: { id: `piece-${name}` } });
-      expect((await server.status()).resume).toMatchObject({ resumed: false, note: expect.stringMatching(/no saved performance/) });
+      expect((await server.status()).resume).toMatchObject({
+        resumed: false,
+        note: expect.stringMatching(/no saved performance/),
+      });
       if (name === 'a') await server.control('play');
       await sleep(300);
       server.child.kill('SIGTERM');
@@ -314,15 +414,24 @@ describe('the score named is the score that plays', () => {
     const library = twoScores();
     const file = path.join(tmpDir(), 'performance.json');
     const first = await spawnServer(['--score', path.join(library, 'a'), '--state-file', file]);
-    const refused = fork(path.join(ROOT, 'server', 'start.js'), ['--port', '0', '--host', '127.0.0.1', '--score', path.join(library, 'b'), '--state-file', file], {
-      env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_QR: '0' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    });
+    const refused = fork(
+      path.join(ROOT, 'server', 'start.js'),
+      ['--port', '0', '--host', '127.0.0.1', '--score', path.join(library, 'b'), '--state-file', file],
+      {
+        env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_QR: '0' },
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      },
+    );
     let stderr = '';
-    refused.stderr?.on('data', (d) => { stderr += d; });
+    refused.stderr?.on('data', (d) => {
+      stderr += d;
+    });
     refused.stdout?.resume();
     /** @type {boolean} */
     let listened = false;
-    refused.on('message', () => { listened = true; });
+    refused.on('message', () => {
+      listened = true;
+    });
     const code = await new Promise((resolve) => refused.once('exit', resolve));
     expect(listened).toBe(false);
     expect(code).toBe(2);

@@ -1,14 +1,17 @@
 import { describe, it, expect } from 'vitest';
 import { sanitizeSvgPages } from '../../server/sanitize-svg-pages.js';
 
-const page = (/** @type {string} */ body) => Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">${body}</svg>`);
+const page = (/** @type {string} */ body) =>
+  Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">${body}</svg>`);
 
 describe('sanitizeSvgPages', () => {
   it('cleans a batch off the event loop, one result per page in order', async () => {
     const pages = [page('<script>alert(1)</script><rect id="a"/>'), Buffer.from('not svg'), page('<rect id="b"/>')];
     // The loop stays free while the worker cleans: a timer set now fires before the batch ends.
     let ticks = 0;
-    const timer = setInterval(() => { ticks++; }, 5);
+    const timer = setInterval(() => {
+      ticks++;
+    }, 5);
     const results = await sanitizeSvgPages(pages);
     clearInterval(timer);
     expect(ticks).toBeGreaterThan(0);

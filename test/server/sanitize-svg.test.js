@@ -8,7 +8,8 @@ import { isContainedCss, sanitizeSvg } from '../../server/sanitize-svg.js';
 import { loadPackage } from '../../server/score-package.js';
 
 const HOSTILE = readFileSync(new URL('../fixtures/hostile/pages/score-1.svg', import.meta.url), 'utf8');
-const SVG = (/** @type {string} */ body) => `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 10">${body}</svg>`;
+const SVG = (/** @type {string} */ body) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 10">${body}</svg>`;
 
 /** @param {string} text */
 function clean(text) {
@@ -24,15 +25,38 @@ function clean(text) {
 function census(svg) {
   /** @type {Record<string, number>} */
   const n = {};
-  for (const m of svg.matchAll(/<([\w:-]+)|\s([\w:-]+)=/g)) { const k = m[1] ? `<${m[1]}` : m[2]; n[k] = (n[k] ?? 0) + 1; }
+  for (const m of svg.matchAll(/<([\w:-]+)|\s([\w:-]+)=/g)) {
+    const k = m[1] ? `<${m[1]}` : m[2];
+    n[k] = (n[k] ?? 0) + 1;
+  }
   return n;
 }
 
 describe('sanitizeSvg', () => {
   it('removes every payload of the hostile fixture page', () => {
     const out = clean(HOSTILE);
-    for (const bad of ['<script', 'onload', 'onmouseover', 'onclick', 'onerror', '<iframe', 'srcdoc', '<embed', '<object',
-      '<foreignObject', '<form', '<div', '<img', 'javascript', '<animate', '<set', '127.0.0.2', '@import', 'pwned', 'data:image/svg']) {
+    for (const bad of [
+      '<script',
+      'onload',
+      'onmouseover',
+      'onclick',
+      'onerror',
+      '<iframe',
+      'srcdoc',
+      '<embed',
+      '<object',
+      '<foreignObject',
+      '<form',
+      '<div',
+      '<img',
+      'javascript',
+      '<animate',
+      '<set',
+      '127.0.0.2',
+      '@import',
+      'pwned',
+      'data:image/svg',
+    ]) {
       expect(out, bad).not.toContain(bad);
     }
   });
@@ -51,16 +75,20 @@ describe('sanitizeSvg', () => {
   });
 
   it('refuses links, <use> and images that point outside the page, however written', () => {
-    const out = clean(SVG([
-      '<a href=" jav&#x09;ascript:alert(1)"><text>a</text></a>',
-      '<a xlink:href="JaVaScRiPt:alert(1)"><text>b</text></a>',
-      '<a href="https://example.org/"><text>c</text></a>',
-      '<use href="other.svg#a"/>',
-      '<use href="/scores/x/y/sprite.svg#a"/>',
-      '<image href="//example.org/p.png"/>',
-      '<feImage href="http://example.org/f.png"/>',
-      '<textPath href="data:text/html,x">t</textPath>',
-    ].join('')));
+    const out = clean(
+      SVG(
+        [
+          '<a href=" jav&#x09;ascript:alert(1)"><text>a</text></a>',
+          '<a xlink:href="JaVaScRiPt:alert(1)"><text>b</text></a>',
+          '<a href="https://example.org/"><text>c</text></a>',
+          '<use href="other.svg#a"/>',
+          '<use href="/scores/x/y/sprite.svg#a"/>',
+          '<image href="//example.org/p.png"/>',
+          '<feImage href="http://example.org/f.png"/>',
+          '<textPath href="data:text/html,x">t</textPath>',
+        ].join(''),
+      ),
+    );
     expect(out).not.toMatch(/href=/);
   });
 
@@ -71,10 +99,14 @@ describe('sanitizeSvg', () => {
     expect(isContainedCss('@import "x.css"')).toBe(false);
     expect(isContainedCss('fill: u\\72l(x)')).toBe(false);
     expect(isContainedCss('background-image: image-set("x.png" 1x)')).toBe(false);
-    expect(isContainedCss("@font-face { src: url(data:application/font-woff2;charset=utf-8;base64,d09GMgAB) }")).toBe(true);
+    expect(isContainedCss('@font-face { src: url(data:application/font-woff2;charset=utf-8;base64,d09GMgAB) }')).toBe(
+      true,
+    );
     expect(isContainedCss('@font-face { src: url(data:text/html;base64,PHNjcmlwdD4=) }')).toBe(false);
     expect(isContainedCss('fill: url(data:image/svg+xml;base64,PHN2Zz4=)')).toBe(false);
-    const out = clean(SVG('<style>@font-face { src: url(/x.woff) }</style><rect style="fill: url(x.png)" fill="url(https://a/b)"/>'));
+    const out = clean(
+      SVG('<style>@font-face { src: url(/x.woff) }</style><rect style="fill: url(x.png)" fill="url(https://a/b)"/>'),
+    );
     expect(out).toBe(SVG('<style/><rect/>'));
     expect(sanitizeSvg(SVG('<style>@import "x.css";</style>'))).toMatchObject({ ok: true, removed: 1 });
   });
@@ -88,7 +120,9 @@ describe('sanitizeSvg', () => {
     expect(census(r.ok ? r.svg : '')).toEqual(census(text));
     // Everything as an XML parser reads the page, the embedded text font too.
     const { window } = new JSDOM('');
-    const original = new window.XMLSerializer().serializeToString(new window.DOMParser().parseFromString(text, 'image/svg+xml').documentElement);
+    const original = new window.XMLSerializer().serializeToString(
+      new window.DOMParser().parseFromString(text, 'image/svg+xml').documentElement,
+    );
     expect(original).toContain('@font-face');
     // (DOMPurify trims attribute values: Verovio writes `points="... "`.)
     const trimmed = (/** @type {string} */ svg) => svg.replace(/="\s+/g, '="').replace(/\s+"(?=[\s/>])/g, '"');
@@ -96,15 +130,25 @@ describe('sanitizeSvg', () => {
   }, 60_000);
 
   it('answers an error value for text that is not an SVG document', () => {
-    expect(sanitizeSvg('<svg xmlns="http://www.w3.org/2000/svg"><g></svg>')).toMatchObject({ ok: false, reason: expect.stringMatching(/^is not well-formed XML/) });
-    expect(sanitizeSvg('<html xmlns="http://www.w3.org/1999/xhtml"/>')).toMatchObject({ ok: false, reason: expect.stringMatching(/not an SVG document/) });
+    expect(sanitizeSvg('<svg xmlns="http://www.w3.org/2000/svg"><g></svg>')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^is not well-formed XML/),
+    });
+    expect(sanitizeSvg('<html xmlns="http://www.w3.org/1999/xhtml"/>')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/not an SVG document/),
+    });
     expect(sanitizeSvg('<svg/>')).toMatchObject({ ok: false, reason: expect.stringMatching(/not an SVG document/) });
     expect(sanitizeSvg('')).toMatchObject({ ok: false });
   });
 
   it('keeps the text of CDATA sections (as drawing programs write <style>) and removes a script written in one', () => {
     // DOMPurify's HTML document cannot hold a CDATA section: any page with one used to throw.
-    const out = clean(SVG('<style><![CDATA[ rect > * { fill: red } ]]></style><text x="1"><![CDATA[a < b]]></text><script><![CDATA[ alert(1) ]]></script>'));
+    const out = clean(
+      SVG(
+        '<style><![CDATA[ rect > * { fill: red } ]]></style><text x="1"><![CDATA[a < b]]></text><script><![CDATA[ alert(1) ]]></script>',
+      ),
+    );
     const doc = new JSDOM('').window;
     const parsed = new doc.DOMParser().parseFromString(out, 'image/svg+xml');
     expect(parsed.getElementsByTagName('parsererror').length).toBe(0);
@@ -115,17 +159,23 @@ describe('sanitizeSvg', () => {
   });
 
   it('does not expand entities into a bomb', () => {
-    const lol = '<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>';
+    const lol =
+      '<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>';
     const r = sanitizeSvg(`${lol}<svg xmlns="http://www.w3.org/2000/svg"><text>&c;</text></svg>`);
     expect(r.ok ? r.svg.length : 0).toBeLessThan(1000);
   });
 
   it('fails closed when DOMPurify cannot work on the DOM it is given (it would hand the page back untouched)', async () => {
     vi.resetModules();
-    vi.doMock('dompurify', () => ({ default: () => ({ isSupported: false, removed: [], addHook() {}, sanitize: (/** @type {unknown} */ x) => x }) }));
+    vi.doMock('dompurify', () => ({
+      default: () => ({ isSupported: false, removed: [], addHook() {}, sanitize: (/** @type {unknown} */ x) => x }),
+    }));
     try {
       const fresh = await import('../../server/sanitize-svg.js');
-      expect(fresh.sanitizeSvg(HOSTILE)).toEqual({ ok: false, reason: expect.stringMatching(/could not be checked \(DOMPurify does not support this DOM/) });
+      expect(fresh.sanitizeSvg(HOSTILE)).toEqual({
+        ok: false,
+        reason: expect.stringMatching(/could not be checked \(DOMPurify does not support this DOM/),
+      });
     } finally {
       vi.doUnmock('dompurify');
       vi.resetModules();

@@ -16,7 +16,11 @@ describe('save file', () => {
     const file = path.join(tmpDir(), 'deep', 'performance.json');
     await writeFileAtomic(file, encodeSave(payload()));
     expect(await readSave(file)).toEqual({ ok: true, payload: payload() });
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ format: 'scorecast-performance', version: 1, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({
+      format: 'scorecast-performance',
+      version: 1,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
   });
 
   it('tells a missing file from a bad one', async () => {
@@ -31,7 +35,12 @@ describe('atomic writes', () => {
     const dir = tmpDir();
     const file = path.join(dir, 'performance.json');
     await writeFileAtomic(file, 'old');
-    const failRename = { ...fsp, rename: async () => { throw new Error('disk gone'); } };
+    const failRename = {
+      ...fsp,
+      rename: async () => {
+        throw new Error('disk gone');
+      },
+    };
     await expect(writeFileAtomic(file, 'new', failRename)).rejects.toThrow('disk gone');
     /** @type {any} */
     const failWrite = {
@@ -39,7 +48,14 @@ describe('atomic writes', () => {
       /** @param {string} p @param {string} flags */
       open: async (p, flags) => {
         const h = await fsp.open(p, flags);
-        return { writeFile: async () => { await h.writeFile('ne'); throw new Error('no space left'); }, datasync: () => h.datasync(), close: () => h.close() };
+        return {
+          writeFile: async () => {
+            await h.writeFile('ne');
+            throw new Error('no space left');
+          },
+          datasync: () => h.datasync(),
+          close: () => h.close(),
+        };
       },
     };
     await expect(writeFileAtomic(file, 'new', failWrite)).rejects.toThrow('no space left');
@@ -49,7 +65,9 @@ describe('atomic writes', () => {
 
   it('a reader never sees a partial file while writes go on', async () => {
     const file = path.join(tmpDir(), 'performance.json');
-    const texts = Array.from({ length: 30 }, (_, i) => encodeSave(payload({ beat: i % 30, ballot: { open: null, closed: [], pad: 'x'.repeat(50_000 + i) } })));
+    const texts = Array.from({ length: 30 }, (_, i) =>
+      encodeSave(payload({ beat: i % 30, ballot: { open: null, closed: [], pad: 'x'.repeat(50_000 + i) } })),
+    );
     await writeFileAtomic(file, texts[0]);
     let reads = 0;
     let writing = true;

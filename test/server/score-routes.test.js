@@ -10,7 +10,10 @@ import { buildScoreModel } from '../../core/manifest.js';
 
 /** @type {import('fastify').FastifyInstance[]} */
 let apps = [];
-afterEach(async () => { for (const a of apps) await a.close(); apps = []; });
+afterEach(async () => {
+  for (const a of apps) await a.close();
+  apps = [];
+});
 
 function setup() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-pages-'));
@@ -21,7 +24,14 @@ function setup() {
   writeFileSync(`${file}.gz`, zlib.gzipSync(svg));
   const pkg = packageOf(smallModel());
   const url = '/scores/fixture/abc123/score-1.svg';
-  pkg.files.set(url, { file, root: dir, type: 'image/svg+xml', etag: 'abc123-score-1', br: `${file}.br`, gz: `${file}.gz` });
+  pkg.files.set(url, {
+    file,
+    root: dir,
+    type: 'image/svg+xml',
+    etag: 'abc123-score-1',
+    br: `${file}.br`,
+    gz: `${file}.gz`,
+  });
   pkg.views.score = { pages: [{ url, width: 10, height: 10 }], beats: [] };
   const app = Fastify();
   scoreRoutes(app, { current: () => pkg });
@@ -48,7 +58,12 @@ describe('score routes', () => {
   it('sends the cleaned copy of a page, never the file it came from', async () => {
     const { app, url } = setup();
     const pkg = packageOf(smallModel());
-    const served = /** @type {import('../../server/score-package.js').ServedFile} */ ({ file: '/etc/hostname', type: 'image/svg+xml', etag: 'clean', body: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') });
+    const served = /** @type {import('../../server/score-package.js').ServedFile} */ ({
+      file: '/etc/hostname',
+      type: 'image/svg+xml',
+      etag: 'clean',
+      body: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'),
+    });
     pkg.files.set(url, served);
     const other = Fastify();
     scoreRoutes(other, { current: () => pkg });
@@ -60,7 +75,7 @@ describe('score routes', () => {
     expect((await app.inject(url)).statusCode).toBe(200);
   });
 
-  it('answers a media element\'s Range and HEAD on a package file with its length (Safari needs 206)', async () => {
+  it("answers a media element's Range and HEAD on a package file with its length (Safari needs 206)", async () => {
     const { app, url, svg } = setup();
     const part = await app.inject({ url, headers: { range: 'bytes=0-9', 'accept-encoding': 'identity' } });
     expect(part.statusCode).toBe(206);
@@ -75,26 +90,54 @@ describe('score routes', () => {
 
   it('describes the pages and beat map of a view', async () => {
     const { app, url } = setup();
-    expect((await app.inject('/api/score/views/score')).json()).toEqual({ pages: [{ url, width: 10, height: 10 }], beats: [] });
+    expect((await app.inject('/api/score/views/score')).json()).toEqual({
+      pages: [{ url, width: 10, height: 10 }],
+      beats: [],
+    });
     expect((await app.inject('/api/score/views/audience')).statusCode).toBe(404);
     expect((await app.inject('/api/score/views/__proto__')).statusCode).toBe(404);
   });
 
-  it('lists an engraved part\'s layouts and serves each by ?layout=, with the list', async () => {
+  it("lists an engraved part's layouts and serves each by ?layout=, with the list", async () => {
     const { app, url, pkg } = setup();
     const beat = { beat: 0, page: 0, system: 0, bar: 1, x0: 1, x1: 2, y0: 3, y1: 4 };
     const ink = [{ page: 0, system: 0, top: 1, bottom: 6 }];
     pkg.views.violin = {
-      pages: [{ url, width: 2100, height: 2970 }], beats: [beat], staff: 72, ink,
-      layouts: [{ name: 'narrow', staff: 72, ink, pages: [{ url: `${url}?n`, width: 600, height: 2970 }], beats: [{ ...beat, x0: 5 }] }],
+      pages: [{ url, width: 2100, height: 2970 }],
+      beats: [beat],
+      staff: 72,
+      ink,
+      layouts: [
+        {
+          name: 'narrow',
+          staff: 72,
+          ink,
+          pages: [{ url: `${url}?n`, width: 600, height: 2970 }],
+          beats: [{ ...beat, x0: 5 }],
+        },
+      ],
     };
     const layouts = [
       { name: 'page', staff: 72, width: 2100, url: '/api/score/views/violin' },
       { name: 'narrow', staff: 72, width: 600, url: '/api/score/views/violin?layout=narrow' },
     ];
-    expect((await app.inject('/api/score/views/violin')).json()).toEqual({ pages: pkg.views.violin.pages, beats: [beat], staff: 72, ink, layout: 'page', layouts });
+    expect((await app.inject('/api/score/views/violin')).json()).toEqual({
+      pages: pkg.views.violin.pages,
+      beats: [beat],
+      staff: 72,
+      ink,
+      layout: 'page',
+      layouts,
+    });
     const narrow = (await app.inject(layouts[1].url)).json();
-    expect(narrow).toEqual({ pages: [{ url: `${url}?n`, width: 600, height: 2970 }], beats: [{ ...beat, x0: 5 }], staff: 72, ink, layout: 'narrow', layouts });
+    expect(narrow).toEqual({
+      pages: [{ url: `${url}?n`, width: 600, height: 2970 }],
+      beats: [{ ...beat, x0: 5 }],
+      staff: 72,
+      ink,
+      layout: 'narrow',
+      layouts,
+    });
     const unknown = await app.inject('/api/score/views/violin?layout=huge');
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().message).toContain('page, narrow');
@@ -114,10 +157,17 @@ describe('score routes', () => {
 });
 
 describe('score timeline', () => {
-  it('lays out bars, meter and tempo changes and cues for the preview\'s scrubber', async () => {
+  it("lays out bars, meter and tempo changes and cues for the preview's scrubber", async () => {
     const built = buildScoreModel({
-      id: 'tl', title: 'Timeline', bars: 4, parts: [{ id: 'vn', name: 'Violin' }],
-      meter: [{ bar: 1, time: '4/4', tempo: 96 }, { bar: 3, time: '3/4' }, { bar: 4, tempo: 72 }],
+      id: 'tl',
+      title: 'Timeline',
+      bars: 4,
+      parts: [{ id: 'vn', name: 'Violin' }],
+      meter: [
+        { bar: 1, time: '4/4', tempo: 96 },
+        { bar: 3, time: '3/4' },
+        { bar: 4, tempo: 72 },
+      ],
       cues: [
         { bar: 1, set: { text: 'Listen' } },
         { bar: 2, set: { tiles: [{ id: 'a', state: 'lit' }] } },
@@ -132,8 +182,16 @@ describe('score timeline', () => {
     apps.push(app);
     const t = (await app.inject('/api/score/timeline')).json();
     expect(t.beats).toBe(14);
-    expect(t.bars).toEqual([{ bar: 1, beat: 0, time: '4/4' }, { bar: 2, beat: 4 }, { bar: 3, beat: 8, time: '3/4' }, { bar: 4, beat: 11 }]);
-    expect(t.tempo).toEqual([{ beat: 0, bpm: 96 }, { beat: 11, bpm: 72 }]);
+    expect(t.bars).toEqual([
+      { bar: 1, beat: 0, time: '4/4' },
+      { bar: 2, beat: 4 },
+      { bar: 3, beat: 8, time: '3/4' },
+      { bar: 4, beat: 11 },
+    ]);
+    expect(t.tempo).toEqual([
+      { beat: 0, bpm: 96 },
+      { beat: 11, bpm: 72 },
+    ]);
     expect(t.cues).toEqual([
       { beat: 0, view: 'audience', kind: 'set', text: 'Listen' },
       { beat: 4, view: 'audience', kind: 'set' },

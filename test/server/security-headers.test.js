@@ -11,14 +11,18 @@ const HOSTILE = new URL('../fixtures/hostile/', import.meta.url).pathname;
 function fakeBuild() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-csp-'));
   mkdirSync(path.join(dir, 'assets'));
-  for (const page of ['index', 'conduct', 'preview']) writeFileSync(path.join(dir, `${page}.html`), `<!doctype html><title>${page}</title>`);
+  for (const page of ['index', 'conduct', 'preview'])
+    writeFileSync(path.join(dir, `${page}.html`), `<!doctype html><title>${page}</title>`);
   writeFileSync(path.join(dir, 'sw.js'), 'self.__SCORECAST_BUILD__={"version":"a","files":["/"]};\n');
   return dir;
 }
 
 /** @type {import('fastify').FastifyInstance[]} */
 let apps = [];
-afterEach(async () => { for (const a of apps) await a.close(); apps = []; });
+afterEach(async () => {
+  for (const a of apps) await a.close();
+  apps = [];
+});
 
 async function build() {
   const score = await loadPackage(HOSTILE, { cacheDir: mkdtempSync(path.join(os.tmpdir(), 'sc-cache-')) });
@@ -32,7 +36,13 @@ async function build() {
  * @param {unknown} header
  * @returns {Record<string, string[]>}
  */
-const directives = (header) => Object.fromEntries(String(header).split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+const directives = (header) =>
+  Object.fromEntries(
+    String(header)
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name, values]),
+  );
 
 describe('security headers', () => {
   it('gives every page a policy that runs only our own scripts and talks only to this host', async () => {

@@ -9,7 +9,10 @@ import { prepareServed } from '../../server/served-prepare.js';
 
 /** @type {import('fastify').FastifyInstance[]} */
 let apps = [];
-afterEach(async () => { for (const a of apps) await a.close(); apps = []; });
+afterEach(async () => {
+  for (const a of apps) await a.close();
+  apps = [];
+});
 
 /** 1000 bytes whose every byte says where it is. */
 const AUDIO = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 251));
@@ -59,10 +62,20 @@ describe.each(/** @type {const} */ (['memory', 'disk']))('a package file served 
       expect(again.headers.etag).toBe('"aaaa"');
     }
     expect((await app.inject({ url: '/clip.wav', headers: { 'if-none-match': '"other"' } })).statusCode).toBe(200);
-    const since = await app.inject({ url: '/clip.wav', headers: { 'if-modified-since': String(res.headers['last-modified']) } });
+    const since = await app.inject({
+      url: '/clip.wav',
+      headers: { 'if-modified-since': String(res.headers['last-modified']) },
+    });
     expect(since.statusCode).toBe(304);
     // If-None-Match wins over If-Modified-Since (RFC 9110 section 13.1.3).
-    expect((await app.inject({ url: '/clip.wav', headers: { 'if-none-match': '"other"', 'if-modified-since': String(res.headers['last-modified']) } })).statusCode).toBe(200);
+    expect(
+      (
+        await app.inject({
+          url: '/clip.wav',
+          headers: { 'if-none-match': '"other"', 'if-modified-since': String(res.headers['last-modified']) },
+        })
+      ).statusCode,
+    ).toBe(200);
   });
 
   it.each([
@@ -111,7 +124,9 @@ describe.each(/** @type {const} */ (['memory', 'disk']))('a package file served 
     expect(res.rawPayload.length).toBe(0);
     const text = await app.inject({ method: 'HEAD', url: '/tiles.json', headers: { 'accept-encoding': 'br' } });
     expect(text.headers['content-encoding']).toBe(where === 'memory' ? 'br' : undefined);
-    expect(Number(text.headers['content-length'])).toBe(where === 'memory' ? zlib.brotliCompressSync(TEXT).length : TEXT.length);
+    expect(Number(text.headers['content-length'])).toBe(
+      where === 'memory' ? zlib.brotliCompressSync(TEXT).length : TEXT.length,
+    );
   });
 
   it('sends a text file compressed as Accept-Encoding asks (from memory), each with its own ETag', async () => {
@@ -135,7 +150,10 @@ describe.each(/** @type {const} */ (['memory', 'disk']))('a package file served 
     expect(gz.headers.etag).toBe('"tttt-gzip"');
     expect(zlib.gunzipSync(gz.rawPayload).toString()).toBe(TEXT);
     expect(plain.headers.etag).toBe('"tttt"');
-    expect((await app.inject({ url: '/tiles.json', headers: { 'accept-encoding': 'br', 'if-none-match': '"tttt-br"' } })).statusCode).toBe(304);
+    expect(
+      (await app.inject({ url: '/tiles.json', headers: { 'accept-encoding': 'br', 'if-none-match': '"tttt-br"' } }))
+        .statusCode,
+    ).toBe(304);
     // A range is a range of the file itself, whatever encodings are allowed.
     const part = await app.inject({ url: '/tiles.json', headers: { 'accept-encoding': 'br', range: 'bytes=0-9' } });
     expect(part.statusCode).toBe(206);

@@ -15,10 +15,13 @@ describe('readying package files to serve', () => {
     const text = `<svg xmlns="http://www.w3.org/2000/svg">${'<g/>'.repeat(2000)}</svg>`;
     writeFileSync(path.join(dir, 'a.svg'), text);
     writeFileSync(path.join(dir, 'b.wav'), Buffer.alloc(5000, 7));
-    const make = () => /** @type {Map<string, ServedFile>} */ (new Map([
-      ['/a', { file: path.join(dir, 'a.svg'), root: dir, type: 'image/svg+xml', etag: 'a' }],
-      ['/b', { file: path.join(dir, 'b.wav'), root: dir, type: 'audio/wav', etag: 'b' }],
-    ]));
+    const make = () =>
+      /** @type {Map<string, ServedFile>} */ (
+        new Map([
+          ['/a', { file: path.join(dir, 'a.svg'), root: dir, type: 'image/svg+xml', etag: 'a' }],
+          ['/b', { file: path.join(dir, 'b.wav'), root: dir, type: 'audio/wav', etag: 'b' }],
+        ])
+      );
     const small = make();
     expect(await prepareServed(small, { memoryBytes: 100_000 })).toEqual({ inMemory: true, bytes: text.length + 5000 });
     const a = /** @type {ServedFile} */ (small.get('/a'));
@@ -36,14 +39,16 @@ describe('readying package files to serve', () => {
     expect(large.get('/b')?.mtimeMs).toBeGreaterThan(0);
   });
 
-  it('uses the engraver\'s compressed copies rather than compressing again', async () => {
+  it("uses the engraver's compressed copies rather than compressing again", async () => {
     const dir = tmp();
     const file = path.join(dir, 'page.svg');
     writeFileSync(file, '<svg/>'.repeat(300));
     writeFileSync(`${file}.br`, 'the engraver br');
     writeFileSync(`${file}.gz`, 'the engraver gz');
     /** @type {Map<string, ServedFile>} */
-    const files = new Map([['/p', { file, root: dir, type: 'image/svg+xml', etag: 'p', br: `${file}.br`, gz: `${file}.gz` }]]);
+    const files = new Map([
+      ['/p', { file, root: dir, type: 'image/svg+xml', etag: 'p', br: `${file}.br`, gz: `${file}.gz` }],
+    ]);
     await prepareServed(files);
     expect(files.get('/p')?.variants?.br?.toString()).toBe('the engraver br');
     expect(files.get('/p')?.variants?.gzip?.toString()).toBe('the engraver gz');
@@ -54,7 +59,9 @@ describe('readying package files to serve', () => {
     const noise = Buffer.from(Array.from({ length: 4000 }, () => Math.floor(Math.random() * 256)));
     writeFileSync(path.join(dir, 'noise.txt'), noise);
     /** @type {Map<string, ServedFile>} */
-    const files = new Map([['/noise.txt', { file: path.join(dir, 'noise.txt'), root: dir, type: 'text/plain; charset=utf-8', etag: 'n' }]]);
+    const files = new Map([
+      ['/noise.txt', { file: path.join(dir, 'noise.txt'), root: dir, type: 'text/plain; charset=utf-8', etag: 'n' }],
+    ]);
     await prepareServed(files);
     expect(files.get('/noise.txt')?.variants).toEqual({});
   });

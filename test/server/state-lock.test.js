@@ -20,9 +20,12 @@ describe('the state file lock', () => {
     const file = path.join(tmpDir(), 'performance.json');
     const lock = lockStateFile(file);
     expect(readFileSync(`${file}.lock`, 'utf8').split('\n')[0]).toBe(String(process.pid));
-    expect(() => lockStateFile(file)).toThrow(expect.objectContaining({
-      code: 'SC_ERR_STATE_FILE_IN_USE', message: expect.stringContaining(`${file} is held by the server running as pid ${process.pid}`),
-    }));
+    expect(() => lockStateFile(file)).toThrow(
+      expect.objectContaining({
+        code: 'SC_ERR_STATE_FILE_IN_USE',
+        message: expect.stringContaining(`${file} is held by the server running as pid ${process.pid}`),
+      }),
+    );
     lock.release();
     expect(existsSync(`${file}.lock`)).toBe(false);
     lockStateFile(file).release();

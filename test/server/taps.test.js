@@ -10,12 +10,18 @@ import { fakeLink, packageOf } from '../helpers/fixtures.js';
 const TOKEN = 'tap-token-123456';
 /** @type {import('fastify').FastifyInstance[]} */
 let apps = [];
-afterEach(async () => { for (const a of apps) await a.close(); apps = []; });
+afterEach(async () => {
+  for (const a of apps) await a.close();
+  apps = [];
+});
 
 /** @param {Partial<import('../../server/app.js').AppOptions>} [options] */
 async function setup(options = {}) {
   const r = buildScoreModel({
-    id: 'votes', title: 'Votes', bars: 4, meter: [{ bar: 1, time: '4/4', tempo: 60 }],
+    id: 'votes',
+    title: 'Votes',
+    bars: 4,
+    meter: [{ bar: 1, time: '4/4', tempo: 60 }],
     cues: [{ bar: 2, vote: { id: 'choice', tiles: ['left', 'right'], close: { bar: 4 } } }],
   });
   if (!r.ok) throw new Error(JSON.stringify(r.problems));
@@ -25,7 +31,8 @@ async function setup(options = {}) {
 }
 
 /** @param {import('fastify').FastifyInstance} app @param {object} body @param {string} [ip] */
-const tap = (app, body, ip = '10.1.0.1') => app.inject({ method: 'POST', url: '/api/tap', payload: body, remoteAddress: ip });
+const tap = (app, body, ip = '10.1.0.1') =>
+  app.inject({ method: 'POST', url: '/api/tap', payload: body, remoteAddress: ip });
 
 /**
  * A device credential, as a phone gets it.
@@ -40,7 +47,8 @@ async function credential(app, ip = '10.1.0.1') {
 }
 
 /** @param {import('fastify').FastifyInstance} app */
-const tally = async (app) => (await app.inject({ url: '/api/votes', headers: { authorization: `Bearer ${TOKEN}` } })).json().open?.tally;
+const tally = async (app) =>
+  (await app.inject({ url: '/api/votes', headers: { authorization: `Bearer ${TOKEN}` } })).json().open?.tally;
 
 describe('taps and votes', () => {
   it('HTTP taps with an issued credential count in the open window; the tally is for the conductor only', async () => {
@@ -69,7 +77,10 @@ describe('taps and votes', () => {
     const [id, mac] = real.split('.');
     const flip = (/** @type {string} */ c) => (c === 'A' ? 'B' : 'A');
     for (const device of [
-      undefined, 'phone-0001', 'x'.repeat(45), `${id}.${'A'.repeat(22)}`,
+      undefined,
+      'phone-0001',
+      'x'.repeat(45),
+      `${id}.${'A'.repeat(22)}`,
       `${flip(id[0])}${id.slice(1)}.${mac}`, // another id under this id's MAC
       `${id}.${mac.slice(0, -1)}${flip(mac[21])}`, // the MAC's last character changed
     ]) {
@@ -89,11 +100,17 @@ describe('taps and votes', () => {
     conductor.seek(conductor.beatOf(2));
     const link = fakeLink();
     const session = hub.attach({ ...link, address: '10.1.0.2' }, { epoch: null, seq: 0 });
-    for (let i = 0; i < 30; i++) session.receive(JSON.stringify({ type: 'tap', tile: 'left', device: `forged-${String(i).padStart(4, '0')}` }), false);
+    for (let i = 0; i < 30; i++)
+      session.receive(
+        JSON.stringify({ type: 'tap', tile: 'left', device: `forged-${String(i).padStart(4, '0')}` }),
+        false,
+      );
     expect(await tally(app)).toEqual({ left: 0, right: 0 });
     const credentials = [await credential(app), await credential(app), await credential(app)];
     for (const device of credentials) session.receive(JSON.stringify({ type: 'tap', tile: 'right', device }), false);
-    const answers = link.messages.filter((m) => m.type === 'voted' || m.type === 'error').map((m) => m.type === 'voted' ? 'voted' : m.code);
+    const answers = link.messages
+      .filter((m) => m.type === 'voted' || m.type === 'error')
+      .map((m) => (m.type === 'voted' ? 'voted' : m.code));
     expect(answers.slice(-3)).toEqual(['voted', 'SC_ERR_ALREADY_VOTED', 'SC_ERR_ALREADY_VOTED']);
     expect(answers.slice(0, 3)).toEqual(['SC_ERR_BAD_DEVICE', 'SC_ERR_BAD_DEVICE', 'SC_ERR_BAD_DEVICE']);
     expect(await tally(app)).toEqual({ left: 0, right: 1 });
@@ -121,7 +138,11 @@ describe('taps and votes', () => {
     /** @type {string[]} */
     const issued = [];
     for (let i = 1; i <= 2; i++) issued.push(await credential(app, `2001:db8:1:2::${i}`));
-    const over = await app.inject({ method: 'POST', url: '/api/device', remoteAddress: '2001:db8:1:2:aaaa:bbbb:cccc:dddd' });
+    const over = await app.inject({
+      method: 'POST',
+      url: '/api/device',
+      remoteAddress: '2001:db8:1:2:aaaa:bbbb:cccc:dddd',
+    });
     expect(over.json().code).toBe('SC_ERR_ADDRESS_LIMIT');
     for (let i = 1; i <= 4; i++) issued.push(await credential(app, `2001:db8:1:${10 + i}::1`));
     expect((await credential(app, '10.3.0.1')).length).toBeGreaterThan(0);
@@ -131,7 +152,10 @@ describe('taps and votes', () => {
     conductor.seek(conductor.beatOf(2));
     // Votes over HTTP, each from a new address in one /64.
     const codes = [];
-    for (let i = 0; i < 3; i++) codes.push((await tap(app, { tile: 'left', device: issued[i] }, `2001:db8:9:9::${i + 1}`)).json().code ?? 'voted');
+    for (let i = 0; i < 3; i++)
+      codes.push(
+        (await tap(app, { tile: 'left', device: issued[i] }, `2001:db8:9:9::${i + 1}`)).json().code ?? 'voted',
+      );
     expect(codes).toEqual(['voted', 'voted', 'SC_ERR_ADDRESS_LIMIT']);
     // Votes on WebSocket sessions, the address as the transport attaches it.
     const links = [3, 4, 5].map((i) => {
@@ -140,7 +164,12 @@ describe('taps and votes', () => {
       session.receive(JSON.stringify({ type: 'tap', tile: 'right', device: issued[i] }), false);
       return link;
     });
-    expect(links.map((l) => l.ofType('voted').length + l.ofType('error').filter((m) => m.code === 'SC_ERR_ADDRESS_LIMIT').length * 10)).toEqual([1, 1, 10]);
+    expect(
+      links.map(
+        (l) =>
+          l.ofType('voted').length + l.ofType('error').filter((m) => m.code === 'SC_ERR_ADDRESS_LIMIT').length * 10,
+      ),
+    ).toEqual([1, 1, 10]);
     expect(await tally(app)).toEqual({ left: 2, right: 2 });
   });
 
@@ -155,26 +184,30 @@ describe('taps and votes', () => {
     for (let i = 0; i < 2; i++) issued.push(await credential(app, `10.2.1.${i}`));
     conductor.seek(conductor.beatOf(2));
     const codes = [];
-    for (const device of issued) codes.push((await tap(app, { tile: 'left', device }, '10.2.0.9')).json().code ?? 'voted');
+    for (const device of issued)
+      codes.push((await tap(app, { tile: 'left', device }, '10.2.0.9')).json().code ?? 'voted');
     expect(codes).toEqual(['voted', 'voted', 'voted', 'SC_ERR_ADDRESS_LIMIT', 'SC_ERR_ADDRESS_LIMIT']);
     expect((await tap(app, { tile: 'right', device: issued[3] }, '10.2.0.10')).statusCode).toBe(200);
     expect(await tally(app)).toEqual({ left: 3, right: 1 });
   });
 
-  it.each([300, 0])('a venue behind one NAT sets the cap to its audience (%i; 0: no limit): 150 phones on one address all get a credential and vote at once', async (phonesPerAddress) => {
-    const { app, conductor } = await setup({ phonesPerAddress });
-    conductor.seek(conductor.beatOf(2));
-    const devices = [];
-    for (let i = 0; i < 150; i++) devices.push(await credential(app, '10.3.0.1'));
-    /** @type {Record<number, number>} */
-    const statuses = {};
-    for (const device of devices) {
-      const { statusCode } = await tap(app, { tile: 'left', device }, '10.3.0.1');
-      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
-    }
-    expect(statuses).toEqual({ 200: 150 });
-    expect(await tally(app)).toEqual({ left: 150, right: 0 });
-  });
+  it.each([300, 0])(
+    'a venue behind one NAT sets the cap to its audience (%i; 0: no limit): 150 phones on one address all get a credential and vote at once',
+    async (phonesPerAddress) => {
+      const { app, conductor } = await setup({ phonesPerAddress });
+      conductor.seek(conductor.beatOf(2));
+      const devices = [];
+      for (let i = 0; i < 150; i++) devices.push(await credential(app, '10.3.0.1'));
+      /** @type {Record<number, number>} */
+      const statuses = {};
+      for (const device of devices) {
+        const { statusCode } = await tap(app, { tile: 'left', device }, '10.3.0.1');
+        statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+      }
+      expect(statuses).toEqual({ 200: 150 });
+      expect(await tally(app)).toEqual({ left: 150, right: 0 });
+    },
+  );
 
   it('HTTP taps from one address are rate-limited', async () => {
     const { app, conductor } = await setup();

@@ -9,20 +9,34 @@ const VOTE = { id: 'v', tiles: ['a', 'b'], open: 0, close: 8, decides: {} };
 function setup(votesPerAddress) {
   const ballot = createBallot([/** @type {any} */ (VOTE)]);
   const credentials = createDeviceCredentials({ secret: 'vote-guard-test' });
-  const guard = createVoteGuard({ vote: (tap) => ballot.cast(tap), round: conductorRound({ votes: () => ballot.report() }), credentials, votesPerAddress });
+  const guard = createVoteGuard({
+    vote: (tap) => ballot.cast(tap),
+    round: conductorRound({ votes: () => ballot.report() }),
+    credentials,
+    votesPerAddress,
+  });
   const device = () => credentials.issue().credential;
   return { ballot, guard, device };
 }
 
 describe('vote guard', () => {
-  it('counts a vote under the credential\'s id; a forged device counts nothing', async () => {
+  it("counts a vote under the credential's id; a forged device counts nothing", async () => {
     const { ballot, guard, device } = setup(0);
     ballot.at(1);
     const phone = device();
-    expect(await guard.cast({ tile: 'a', device: phone }, { address: 'x', connection: {} })).toEqual({ ok: true, id: 'v' });
+    expect(await guard.cast({ tile: 'a', device: phone }, { address: 'x', connection: {} })).toEqual({
+      ok: true,
+      id: 'v',
+    });
     expect(ballot.record().open?.devices).toEqual([phone.split('.')[0]]);
-    expect(await guard.cast({ tile: 'a', device: 'phone-0001' }, { address: 'x', connection: {} })).toMatchObject({ ok: false, error: { code: 'SC_ERR_BAD_DEVICE' } });
-    expect(await guard.cast({ tile: 'a' }, { address: 'x', connection: {} })).toMatchObject({ ok: false, error: { code: 'SC_ERR_BAD_DEVICE' } });
+    expect(await guard.cast({ tile: 'a', device: 'phone-0001' }, { address: 'x', connection: {} })).toMatchObject({
+      ok: false,
+      error: { code: 'SC_ERR_BAD_DEVICE' },
+    });
+    expect(await guard.cast({ tile: 'a' }, { address: 'x', connection: {} })).toMatchObject({
+      ok: false,
+      error: { code: 'SC_ERR_BAD_DEVICE' },
+    });
   });
 
   it('one vote per connection and window; the next window is a new one', async () => {
@@ -30,7 +44,10 @@ describe('vote guard', () => {
     const connection = {};
     ballot.at(1);
     expect((await guard.cast({ tile: 'a', device: device() }, { address: 'x', connection })).ok).toBe(true);
-    expect(await guard.cast({ tile: 'b', device: device() }, { address: 'x', connection })).toMatchObject({ ok: false, error: { code: 'SC_ERR_ALREADY_VOTED' } });
+    expect(await guard.cast({ tile: 'b', device: device() }, { address: 'x', connection })).toMatchObject({
+      ok: false,
+      error: { code: 'SC_ERR_ALREADY_VOTED' },
+    });
     ballot.at(8); // closes
     ballot.at(0); // the performance went back: the window opens again, a new round
     expect((await guard.cast({ tile: 'b', device: device() }, { address: 'x', connection })).ok).toBe(true);
@@ -39,7 +56,8 @@ describe('vote guard', () => {
   it('votes per address per window up to the cap; the count starts again with the next window', async () => {
     const { ballot, guard, device } = setup(2);
     ballot.at(1);
-    const cast = (/** @type {string} */ address) => guard.cast({ tile: 'a', device: device() }, { address, connection: {} });
+    const cast = (/** @type {string} */ address) =>
+      guard.cast({ tile: 'a', device: device() }, { address, connection: {} });
     const results = [await cast('x'), await cast('x'), await cast('x')];
     expect(results.map((r) => r.ok || r.error.code)).toEqual([true, true, 'SC_ERR_ADDRESS_LIMIT']);
     expect((await cast('y')).ok).toBe(true);
@@ -55,9 +73,14 @@ describe('vote guard', () => {
       const credentials = createDeviceCredentials({ secret: 'vote-guard-test' });
       /** @type {(() => void)[]} */
       const waiting = [];
-      const vote = (/** @type {any} */ tap) => new Promise((resolve) => { waiting.push(() => resolve(ballot.cast(tap))); });
+      const vote = (/** @type {any} */ tap) =>
+        new Promise((resolve) => {
+          waiting.push(() => resolve(ballot.cast(tap)));
+        });
       const guard = createVoteGuard({ vote, round, credentials, votesPerAddress });
-      const answerAll = () => { for (const w of waiting.splice(0)) w(); };
+      const answerAll = () => {
+        for (const w of waiting.splice(0)) w();
+      };
       return { ballot, guard, device: () => credentials.issue().credential, answerAll };
     }
 

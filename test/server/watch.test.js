@@ -10,7 +10,10 @@ import { watchPackage } from '../../server/watch.js';
 const log = { warn: () => {} };
 /** @type {{ close: () => void }[]} */
 let watchers = [];
-afterEach(() => { for (const w of watchers) w.close(); watchers = []; });
+afterEach(() => {
+  for (const w of watchers) w.close();
+  watchers = [];
+});
 
 /** @param {() => boolean} cond */
 async function until(cond, ms = 5000) {
@@ -29,12 +32,22 @@ describe('package watcher', () => {
     let calls = 0;
     /** @type {(() => void)[]} */
     const finish = [];
-    const w = watchPackage(dir, () => {
-      calls++;
-      active++;
-      most = Math.max(most, active);
-      return new Promise((resolve) => { finish.push(() => { active--; resolve(undefined); }); });
-    }, log, { settleMs: 20 });
+    const w = watchPackage(
+      dir,
+      () => {
+        calls++;
+        active++;
+        most = Math.max(most, active);
+        return new Promise((resolve) => {
+          finish.push(() => {
+            active--;
+            resolve(undefined);
+          });
+        });
+      },
+      log,
+      { settleMs: 20 },
+    );
     watchers.push(w);
     writeFileSync(path.join(dir, 'score.yaml'), 'a');
     await until(() => calls === 1);
@@ -57,7 +70,17 @@ describe('package watcher', () => {
   it('keeps watching after a reload that fails', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-watch-'));
     let calls = 0;
-    watchers.push(watchPackage(dir, () => { calls++; throw new Error('broken package'); }, log, { settleMs: 20 }));
+    watchers.push(
+      watchPackage(
+        dir,
+        () => {
+          calls++;
+          throw new Error('broken package');
+        },
+        log,
+        { settleMs: 20 },
+      ),
+    );
     writeFileSync(path.join(dir, 'score.yaml'), 'a');
     await until(() => calls === 1);
     writeFileSync(path.join(dir, 'score.yaml'), 'b');

@@ -4,7 +4,17 @@ import { describe, it, expect } from 'vitest';
 import { useServers } from '../helpers/server.js';
 import { openWs } from '../helpers/live-clients.js';
 import { CLOSE, DEAD_LINK_MS, MAX_CLIENT_MESSAGE_BYTES } from '../../core/constants.js';
-import { DEAD_AFTER_MS, LIVENESS_TICK_MS, PING_AFTER_MS, PING_ALONE_AFTER_MS, READ_PROOF_MS, framePayload, frameWs, rawSocketOf, socketWriter } from '../../server/transports/websocket.js';
+import {
+  DEAD_AFTER_MS,
+  LIVENESS_TICK_MS,
+  PING_AFTER_MS,
+  PING_ALONE_AFTER_MS,
+  READ_PROOF_MS,
+  framePayload,
+  frameWs,
+  rawSocketOf,
+  socketWriter,
+} from '../../server/transports/websocket.js';
 import net from 'node:net';
 import * as wsLibrary from 'ws';
 
@@ -22,14 +32,18 @@ async function client(wsBase, options) {
 }
 
 /** @param {import('ws').WebSocket} ws */
-const closed = (ws) => new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+const closed = (ws) =>
+  new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
 
 /** Seqs of state messages must run +1 with no gap or repeat. @param {any[]} messages */
 function assertContiguous(messages) {
   let seq = -1;
   for (const m of messages) {
     if (m.type === 'snapshot') seq = m.seq;
-    else if (m.type === 'delta') { expect(m.seq).toBe(seq + 1); seq = m.seq; }
+    else if (m.type === 'delta') {
+      expect(m.seq).toBe(seq + 1);
+      seq = m.seq;
+    }
   }
   return seq;
 }
@@ -56,8 +70,13 @@ describe('WebSocket transport', () => {
       const receiver = new Receiver({ isServer: false });
       /** @type {string[]} */
       const got = [];
-      receiver.on('message', (/** @type {Buffer} */ data, /** @type {boolean} */ isBinary) => { expect(isBinary).toBe(false); got.push(data.toString()); });
-      receiver.on('error', (/** @type {Error} */ err) => { throw err; });
+      receiver.on('message', (/** @type {Buffer} */ data, /** @type {boolean} */ isBinary) => {
+        expect(isBinary).toBe(false);
+        got.push(data.toString());
+      });
+      receiver.on('error', (/** @type {Error} */ err) => {
+        throw err;
+      });
       receiver.write(frame);
       expect(got).toEqual([text]);
     }
@@ -70,7 +89,7 @@ describe('WebSocket transport', () => {
     }
   });
 
-  it('without ws\'s raw socket, messages and owed pings still reach the client, through ws.send', async () => {
+  it("without ws's raw socket, messages and owed pings still reach the client, through ws.send", async () => {
     const wss = new wsLibrary.WebSocketServer({ port: 0, host: '127.0.0.1' });
     defer(() => new Promise((r) => wss.close(() => r(undefined))));
     await new Promise((r) => wss.once('listening', r));
@@ -82,7 +101,9 @@ describe('WebSocket transport', () => {
     const got = [];
     let pings = 0;
     c.on('message', (data, binary) => got.push({ text: data.toString(), binary }));
-    c.on('ping', () => { pings++; });
+    c.on('ping', () => {
+      pings++;
+    });
     const ws = /** @type {any} */ (await serverSide);
     // A real socket is found; an object without one, or with something else there, is not.
     expect(rawSocketOf(ws)).not.toBeNull();
@@ -94,7 +115,10 @@ describe('WebSocket transport', () => {
     ws.pingDue = true;
     writer.send(frameWs(/** @type {any} */ ({ text: '{"type":"delta","seq":2}' })));
     await expect.poll(() => got.length).toBe(2);
-    expect(got).toEqual([{ text: '{"type":"delta","seq":1}', binary: false }, { text: '{"type":"delta","seq":2}', binary: false }]);
+    expect(got).toEqual([
+      { text: '{"type":"delta","seq":1}', binary: false },
+      { text: '{"type":"delta","seq":2}', binary: false },
+    ]);
     await expect.poll(() => pings).toBe(1);
     expect(ws.pingDue).toBe(false);
     expect(writer.buffered()).toBe(0);
@@ -102,7 +126,11 @@ describe('WebSocket transport', () => {
 
   it('a stalled reader delays nobody else and recovers with a snapshot', async () => {
     // 200 KB a beat at 600 bpm (2 MB/s): the paused socket's kernel buffers fill within seconds.
-    const s = await server({ tempo: 600, cueBytes: 200_000, hubOptions: { behindBytes: 256 * 1024, behindMs: 60_000, dropBytes: 64 * 1024 * 1024 } });
+    const s = await server({
+      tempo: 600,
+      cueBytes: 200_000,
+      hubOptions: { behindBytes: 256 * 1024, behindMs: 60_000, dropBytes: 64 * 1024 * 1024 },
+    });
     const fast = await client(s.wsBase);
     const slow = await client(s.wsBase);
     await slow.waitFor((m) => m.type === 'snapshot');
@@ -140,8 +168,13 @@ describe('WebSocket transport', () => {
     for (const raw of ['nope', '{"type":"zap"}', '{"type":"ping","id":"x","t0":1}', '[]']) c.ws.send(raw);
     c.ws.send(Buffer.from([0xff, 0x00]), { binary: true });
     await c.waitFor((m) => m.type === 'error' && m.code === 'SC_ERR_BAD_MESSAGE' && m.message.includes('binary'));
-    expect(c.messages.filter((m) => m.type === 'error').map((m) => m.code))
-      .toEqual(['SC_ERR_BAD_JSON', 'SC_ERR_UNKNOWN_TYPE', 'SC_ERR_BAD_MESSAGE', 'SC_ERR_BAD_MESSAGE', 'SC_ERR_BAD_MESSAGE']);
+    expect(c.messages.filter((m) => m.type === 'error').map((m) => m.code)).toEqual([
+      'SC_ERR_BAD_JSON',
+      'SC_ERR_UNKNOWN_TYPE',
+      'SC_ERR_BAD_MESSAGE',
+      'SC_ERR_BAD_MESSAGE',
+      'SC_ERR_BAD_MESSAGE',
+    ]);
     c.ws.send('{"type":"ping","id":9,"t0":5}');
     await c.waitFor((m) => m.type === 'pong' && m.id === 9);
     const seq = s.hub.seq;
@@ -195,7 +228,9 @@ describe('WebSocket transport', () => {
     const c = await client(s.wsBase, { autoPong: false });
     await c.waitFor((m) => m.type === 'snapshot');
     let pings = 0;
-    c.ws.on('ping', () => { pings++; });
+    c.ws.on('ping', () => {
+      pings++;
+    });
     // A clock ping every second for 6 s: its messages alone prove the link.
     let lastSent = 0;
     for (let i = 0; i < 6; i++) {
@@ -222,12 +257,24 @@ describe('WebSocket transport', () => {
     const talker = await client(s.wsBase);
     await talker.waitFor((m) => m.type === 'snapshot');
     let talkerPings = 0;
-    talker.ws.on('ping', () => { talkerPings++; });
+    talker.ws.on('ping', () => {
+      talkerPings++;
+    });
     const deaf = net.connect({ host: '127.0.0.1', port: Number(new URL(s.wsBase).port) });
     defer(() => deaf.destroy());
     deaf.pause();
-    deaf.write('GET /live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
-    const hello = Buffer.concat(Sender.frame(Buffer.from(JSON.stringify({ type: 'hello', epoch: null, seq: 0 })), { fin: true, opcode: 1, mask: true, readOnly: false, rsv1: false }));
+    deaf.write(
+      'GET /live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+    );
+    const hello = Buffer.concat(
+      Sender.frame(Buffer.from(JSON.stringify({ type: 'hello', epoch: null, seq: 0 })), {
+        fin: true,
+        opcode: 1,
+        mask: true,
+        readOnly: false,
+        rsv1: false,
+      }),
+    );
     while (s.hub.size < 2) await new Promise((r) => setTimeout(r, 20));
     const started = performance.now();
     const asking = setInterval(() => {
@@ -255,12 +302,18 @@ describe('WebSocket transport', () => {
     /** @type {number[]} */ const pingsA = [];
     /** @type {number[]} */ const pingsB = [];
     const t0 = performance.now();
-    a.ws.on('ping', () => { pingsA.push(performance.now()); });
-    b.ws.on('ping', () => { pingsB.push(performance.now()); });
+    a.ws.on('ping', () => {
+      pingsA.push(performance.now());
+    });
+    b.ws.on('ping', () => {
+      pingsB.push(performance.now());
+    });
     // What arrives on the wire: a ping written alone is a read of exactly its two bytes.
     const PING_FRAME = Buffer.from([0x89, 0x00]);
     let alonePingsA = 0;
-    /** @type {import('node:net').Socket} */ (/** @type {any} */ (a.ws)._socket).on('data', (chunk) => { if (PING_FRAME.equals(chunk)) alonePingsA++; });
+    /** @type {import('node:net').Socket} */ (/** @type {any} */ (a.ws)._socket).on('data', (chunk) => {
+      if (PING_FRAME.equals(chunk)) alonePingsA++;
+    });
     await new Promise((r) => setTimeout(r, 7000));
     expect(a.ws.readyState).toBe(a.ws.OPEN);
     expect(b.ws.readyState).toBe(b.ws.OPEN);

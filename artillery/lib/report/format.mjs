@@ -5,18 +5,25 @@
 /** @param {MaybeNumber} v */
 export const f0 = (v) => (v == null || !Number.isFinite(v) ? '' : Math.round(v).toLocaleString('en-US'));
 /** @param {MaybeNumber} v */
-export const f1 = (v) => (v == null || !Number.isFinite(v) ? '' : v < 10 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US'));
+export const f1 = (v) =>
+  v == null || !Number.isFinite(v) ? '' : v < 10 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US');
 /** @param {MaybeNumber} v */
-export const ms = (v) => (v == null || !Number.isFinite(v) ? '' : v < 10 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US'));
+export const ms = (v) =>
+  v == null || !Number.isFinite(v) ? '' : v < 10 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US');
 /** @param {MaybeNumber} v */
-export const pct = (v) => (v == null || !Number.isFinite(v) ? '' : v === 0 ? '0' : v < 0.1 ? v.toFixed(3) : v.toFixed(2));
+export const pct = (v) =>
+  v == null || !Number.isFinite(v) ? '' : v === 0 ? '0' : v < 0.1 ? v.toFixed(3) : v.toFixed(2);
 /**
  * Binary megabytes (2^20 bytes), named so: RSS and byte counts.
  * @param {MaybeNumber} b
  */
 export const mb = (b) => (b == null ? '' : `${(b / 2 ** 20).toFixed(0)} MiB`);
 /** @param {unknown} s */
-export const esc = (s) => String(s ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+export const esc = (s) =>
+  String(s ?? '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
 
 /**
  * A table row: plain cells, or cells marked as ours or as the seed report's.
@@ -32,7 +39,14 @@ const cellsOf = (r) => (Array.isArray(r) ? r : r.cells);
  * @param {string} [cls]
  */
 export function htmlTable(head, rows, cls = '') {
-  return `<table class="${cls}"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr class="${!Array.isArray(r) && r.ours === false ? 'seed' : 'ours'}">${cellsOf(r).map((c, i) => `<td${i ? '' : ' class="label"'}>${esc(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
+  return `<table class="${cls}"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
+    .map(
+      (r) =>
+        `<tr class="${!Array.isArray(r) && r.ours === false ? 'seed' : 'ours'}">${cellsOf(r)
+          .map((c, i) => `<td${i ? '' : ' class="label"'}>${esc(c)}</td>`)
+          .join('')}</tr>`,
+    )
+    .join('')}</tbody></table>`;
 }
 
 /**
@@ -42,5 +56,7 @@ export function htmlTable(head, rows, cls = '') {
 export function mdTable(head, rows) {
   /** @param {unknown[]} cells */
   const line = (cells) => `| ${cells.map((c) => String(c ?? '').replace(/\|/g, '\\|')).join(' | ')} |`;
-  return [line(head), line(head.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map((r) => line(cellsOf(r)))].join('\n');
+  return [line(head), line(head.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map((r) => line(cellsOf(r)))].join(
+    '\n',
+  );
 }

@@ -55,7 +55,20 @@ const readJson = (f) => JSON.parse(readFileSync(f, 'utf8'));
  * @param {string} f
  * @returns {T[]}
  */
-const readLines = (f) => (existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => { try { return JSON.parse(l); } catch { return null; } }).filter(Boolean) : []);
+const readLines = (f) =>
+  existsSync(f)
+    ? readFileSync(f, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => {
+          try {
+            return JSON.parse(l);
+          } catch {
+            return null;
+          }
+        })
+        .filter(Boolean)
+    : [];
 
 /** @param {string} f @returns {ArtilleryReport} */
 const readReport = (f) => readJson(f);
@@ -70,7 +83,8 @@ function loadCase(dir) {
   const m = path.join(dir, 'measured.json');
   const w = path.join(dir, 'warmup.json');
   return {
-    dir, rec,
+    dir,
+    rec,
     measured: existsSync(m) ? readReport(m).aggregate : null,
     intermediate: existsSync(m) ? readReport(m).intermediate : [],
     warmup: existsSync(w) ? readReport(w).aggregate : null,
@@ -90,7 +104,10 @@ function mergeTrace(lines) {
   for (const l of lines) {
     const s = Math.round(l.ts / 1000);
     let e = bySec.get(s);
-    if (!e) { e = { ts: s * 1000, active: {}, loopMaxMs: 0, metrics: {} }; bySec.set(s, e); }
+    if (!e) {
+      e = { ts: s * 1000, active: {}, loopMaxMs: 0, metrics: {} };
+      bySec.set(s, e);
+    }
     for (const [k, v] of Object.entries(l.active || {})) e.active[k] = (e.active[k] || 0) + v;
     e.loopMaxMs = Math.max(e.loopMaxMs, l.loopMaxMs || 0);
     for (const [k, v] of Object.entries(l.metrics || {})) {
@@ -123,7 +140,10 @@ export function collect(inputs) {
     if (existsSync(path.join(dir, 'campaign.json'))) {
       /** @type {import('../records.mjs').CampaignRecord} */
       const c = readJson(path.join(dir, 'campaign.json'));
-      const cases = c.cases.map((x) => path.join(dir, x.dir)).filter((d) => existsSync(path.join(d, 'case.json'))).map(loadCase);
+      const cases = c.cases
+        .map((x) => path.join(dir, x.dir))
+        .filter((d) => existsSync(path.join(d, 'case.json')))
+        .map(loadCase);
       for (const k of cases) seen.add(k.dir);
       found.campaigns.push({ dir, rec: c, cases });
       return;
@@ -131,7 +151,10 @@ export function collect(inputs) {
     if (existsSync(path.join(dir, 'stress.json'))) {
       /** @type {import('../records.mjs').StressRecord} */
       const s = readJson(path.join(dir, 'stress.json'));
-      const steps = s.steps.map((x) => ({ ...x, data: existsSync(path.join(dir, x.dir, 'case.json')) ? loadCase(path.join(dir, x.dir)) : null }));
+      const steps = s.steps.map((x) => ({
+        ...x,
+        data: existsSync(path.join(dir, x.dir, 'case.json')) ? loadCase(path.join(dir, x.dir)) : null,
+      }));
       found.stresses.push({ dir, rec: s, steps });
       return;
     }
@@ -140,12 +163,19 @@ export function collect(inputs) {
       const rec = readJson(path.join(dir, 'soak.json'));
       const m = path.join(dir, 'measured.json');
       found.soaks.push({
-        dir, rec, measured: existsSync(m) ? readReport(m).aggregate : null, intermediate: existsSync(m) ? readReport(m).intermediate : [],
-        samples: readLines(path.join(dir, 'samples.jsonl')), trace: mergeTrace(readLines(path.join(dir, 'trace.jsonl'))),
+        dir,
+        rec,
+        measured: existsSync(m) ? readReport(m).aggregate : null,
+        intermediate: existsSync(m) ? readReport(m).intermediate : [],
+        samples: readLines(path.join(dir, 'samples.jsonl')),
+        trace: mergeTrace(readLines(path.join(dir, 'trace.jsonl'))),
       });
       return;
     }
-    if (existsSync(path.join(dir, 'case.json'))) { found.cases.push(loadCase(dir)); return; }
+    if (existsSync(path.join(dir, 'case.json'))) {
+      found.cases.push(loadCase(dir));
+      return;
+    }
     if (depth < 2) for (const d of readdirSync(dir).sort()) visit(path.join(dir, d), depth + 1);
   };
   for (const i of inputs) visit(path.resolve(i), 0);

@@ -26,11 +26,24 @@ import { QA_DIR } from '../env.mjs';
  * @property {number | null} p99_ms
  */
 
-const NUMERIC = ['clients', 'samples', 'errors_pct', 'avg_ms', 'min_ms', 'max_ms', 'median_ms', 'p90_ms', 'p95_ms', 'p99_ms'];
+const NUMERIC = [
+  'clients',
+  'samples',
+  'errors_pct',
+  'avg_ms',
+  'min_ms',
+  'max_ms',
+  'median_ms',
+  'p90_ms',
+  'p95_ms',
+  'p99_ms',
+];
 
 /** @returns {SeedRow[]} */
 export function loadSeed() {
-  const text = readFileSync(path.join(QA_DIR, 'seed', 'zscore-2019-results.csv'), 'utf8').trim().split('\n');
+  const text = readFileSync(path.join(QA_DIR, 'seed', 'zscore-2019-results.csv'), 'utf8')
+    .trim()
+    .split('\n');
   const head = text[0].split(',');
   return text.slice(1).map((line) => {
     /** @type {string[]} */
@@ -39,7 +52,10 @@ export function loadSeed() {
     let q = false;
     for (const ch of line) {
       if (ch === '"') q = !q;
-      else if (ch === ',' && !q) { cells.push(cur); cur = ''; } else cur += ch;
+      else if (ch === ',' && !q) {
+        cells.push(cur);
+        cur = '';
+      } else cur += ch;
     }
     cells.push(cur);
     /** @type {Record<string, string | number | null>} */
@@ -59,11 +75,19 @@ export function loadSeed() {
 export function seedFor(seed, scenario, kind, clients) {
   /** @type {Record<string, [string, string]>} */
   const wants = {
-    'poll:page': ['jmeter', 'page'], 'poll:poll': ['jmeter', 'poll'],
-    'page:page': ['custom', 'page'], 'ws:push': ['custom', 'ws_push'], 'sse:push': ['custom', 'ws_push'],
+    'poll:page': ['jmeter', 'page'],
+    'poll:poll': ['jmeter', 'poll'],
+    'page:page': ['custom', 'page'],
+    'ws:push': ['custom', 'ws_push'],
+    'sse:push': ['custom', 'ws_push'],
   };
   const want = wants[`${scenario}:${kind}`];
   if (!want) return [];
-  return seed.filter((r) => r.client === want[0] && r.request === want[1] && r.clients === clients)
-    .sort((a, b) => (a.connection === 'wired' ? 0 : 1) - (b.connection === 'wired' ? 0 : 1) || (a.firewall === 'no' ? 0 : 1) - (b.firewall === 'no' ? 0 : 1));
+  return seed
+    .filter((r) => r.client === want[0] && r.request === want[1] && r.clients === clients)
+    .sort(
+      (a, b) =>
+        (a.connection === 'wired' ? 0 : 1) - (b.connection === 'wired' ? 0 : 1) ||
+        (a.firewall === 'no' ? 0 : 1) - (b.firewall === 'no' ? 0 : 1),
+    );
 }

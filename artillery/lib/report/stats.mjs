@@ -66,7 +66,9 @@ export const serverCpuMs = (s) => s.serverProc?.cpuMs ?? (s.server?.cpuS != null
  */
 export function machineStats(samples, phases = ['measured'], window = null) {
   // The window of Artillery's metrics leaves out its own start-up (loading it takes seconds of CPU).
-  const rows = samples.filter((s) => phases.includes(s.phase) && (!window || (s.ts >= window.from && s.ts <= window.to)));
+  const rows = samples.filter(
+    (s) => phases.includes(s.phase) && (!window || (s.ts >= window.from && s.ts <= window.to)),
+  );
   /** @type {MachineStats} */
   const out = { n: rows.length };
   if (rows.length === 0) return out;
@@ -95,7 +97,10 @@ export function machineStats(samples, phases = ['measured'], window = null) {
   };
   // CPU as % of one core (100% = one core busy).
   const serverCpu = rate(series(serverCpuMs), 100);
-  const loadgenCpu = rate(series((s) => s.loadgen?.cpuMs), 100);
+  const loadgenCpu = rate(
+    series((s) => s.loadgen?.cpuMs),
+    100,
+  );
   out.serverCpu = serverCpu;
   out.loadgenCpu = loadgenCpu;
   const busy = series((s) => s.machine?.busyMs);
@@ -127,7 +132,8 @@ export function machineStats(samples, phases = ['measured'], window = null) {
       const srv = serverCpuMs(a) - serverCpuMs(b);
       const gen = (a.loadgen?.cpuMs ?? NaN) - (b.loadgen?.cpuMs ?? NaN);
       if (!(t > 0 && dt > 0) || !Number.isFinite(srv) || !Number.isFinite(gen) || !a.machine || !b.machine) continue;
-      const soft = a.machine.softirqMs != null && b.machine.softirqMs != null ? a.machine.softirqMs - b.machine.softirqMs : 0;
+      const soft =
+        a.machine.softirqMs != null && b.machine.softirqMs != null ? a.machine.softirqMs - b.machine.softirqMs : 0;
       const busy = ((a.machine.busyMs - b.machine.busyMs - soft) / t) * 100 * cores;
       otherPeak = Math.max(otherPeak, busy - (srv / dt) * 100 - (gen / dt) * 100);
     }
@@ -142,7 +148,9 @@ export function machineStats(samples, phases = ['measured'], window = null) {
   out.lagMax = lagMax.length ? Math.max(...lagMax) : null;
   out.lagP99Median = medianOrNull(lagP99);
   // Server-side fan-out: time from a state change to its last socket write (scorecast_push_lag_seconds).
-  const lag = rows.flatMap((s) => (s.server?.pushLagCount != null ? [{ count: s.server.pushLagCount, sumS: s.server.pushLagSumS ?? NaN }] : []));
+  const lag = rows.flatMap((s) =>
+    s.server?.pushLagCount != null ? [{ count: s.server.pushLagCount, sumS: s.server.pushLagSumS ?? NaN }] : [],
+  );
   if (lag.length >= 2 && lag[lag.length - 1].count > lag[0].count) {
     const last = lag[lag.length - 1];
     out.fanoutAvgMs = ((last.sumS - lag[0].sumS) / (last.count - lag[0].count)) * 1000;
@@ -175,7 +183,10 @@ export function machineStats(samples, phases = ['measured'], window = null) {
  */
 export function arrivals(k) {
   if (!['ws', 'sse', 'poll', 'mixed'].includes(k.rec?.scenario)) return null;
-  const per = (k.intermediate || []).filter((x) => (x.counters?.['vusers.created'] || 0) > 0).map((x) => Number(x.period)).filter(Number.isFinite);
+  const per = (k.intermediate || [])
+    .filter((x) => (x.counters?.['vusers.created'] || 0) > 0)
+    .map((x) => Number(x.period))
+    .filter(Number.isFinite);
   if (per.length === 0) return null;
   const periods = Math.round((Math.max(...per) - Math.min(...per)) / 10_000) + 1;
   // Clients in flight at the end of each period: created less completed and failed, so far.
@@ -190,16 +201,19 @@ export function arrivals(k) {
 }
 
 /** @param {Arrivals} a */
-export const arrivalsText = (a) => (a.periods <= 3 ? `within ${RAMP_S} s as planned` : `over about ${a.lo}–${a.hi} s instead of ${RAMP_S} s`);
+export const arrivalsText = (a) =>
+  a.periods <= 3 ? `within ${RAMP_S} s as planned` : `over about ${a.lo}–${a.hi} s instead of ${RAMP_S} s`;
 
 /**
  * Artillery's measured window (first to last metric), with a second of slack.
  * @param {ArtilleryPeriod | null | undefined} a
  * @returns {TimeWindow | null}
  */
-export const windowOf = (a) => (a?.firstMetricAt && a.lastMetricAt ? { from: a.firstMetricAt - 1000, to: a.lastMetricAt + 1500 } : null);
+export const windowOf = (a) =>
+  a?.firstMetricAt && a.lastMetricAt ? { from: a.firstMetricAt - 1000, to: a.lastMetricAt + 1500 } : null;
 /** @param {ArtilleryPeriod | null | undefined} a */
-const windowS = (a) => (a?.lastMetricAt && a.firstMetricAt ? Math.max(1, (a.lastMetricAt - a.firstMetricAt) / 1000) : null);
+const windowS = (a) =>
+  a?.lastMetricAt && a.firstMetricAt ? Math.max(1, (a.lastMetricAt - a.firstMetricAt) / 1000) : null;
 
 /**
  * One of our rows, like a row of the seed report's tables.
@@ -253,28 +267,70 @@ export function caseRows(scenario, a, prefix = '') {
   const byName = (t) => c[`vusers.created_by_name.${t}`] ?? (scenario === t ? vusers : 0);
   const page = () => {
     const att = c['page.attempts'] || 0;
-    add('page', 'page load (whole page)', s['page.load_time'], att, att ? (100 * (c['page.failed'] || 0)) / att : null, dur ? (c['page.loads'] || 0) / dur : null, 'pages/s', att);
+    add(
+      'page',
+      'page load (whole page)',
+      s['page.load_time'],
+      att,
+      att ? (100 * (c['page.failed'] || 0)) / att : null,
+      dur ? (c['page.loads'] || 0) / dur : null,
+      'pages/s',
+      att,
+    );
   };
   const poll = () => {
     const req = c['http.requests'] || 0;
     const ok = c['http.codes.200'] || 0;
     if (scenario === 'mixed' && !byName('poll')) return;
-    add('poll', 'poll (response time)', s['poll.response_time'] ?? s['http.response_time'], req, req ? (100 * (req - ok)) / req : null, dur ? req / dur : null, 'req/s', byName('poll'));
+    add(
+      'poll',
+      'poll (response time)',
+      s['poll.response_time'] ?? s['http.response_time'],
+      req,
+      req ? (100 * (req - ok)) / req : null,
+      dur ? req / dur : null,
+      'req/s',
+      byName('poll'),
+    );
   };
   /** @param {'ws' | 'sse'} t */
   const push = (t) => {
     const name = t === 'ws' ? 'WebSocket' : 'SSE';
     const clients = byName(t);
     if (scenario === 'mixed' && !clients) return;
-    add('push', `push latency (${name})`, s[`push_latency_${t}`], s[`push_latency_${t}`]?.count ?? 0, clients ? (100 * errs[t]) / clients : null, dur ? (c[`${t}.deltas`] || 0) / dur : null, 'msg/s', clients);
+    add(
+      'push',
+      `push latency (${name})`,
+      s[`push_latency_${t}`],
+      s[`push_latency_${t}`]?.count ?? 0,
+      clients ? (100 * errs[t]) / clients : null,
+      dur ? (c[`${t}.deltas`] || 0) / dur : null,
+      'msg/s',
+      clients,
+    );
   };
   switch (scenario) {
-    case 'poll': page(); poll(); break;
-    case 'page': page(); break;
-    case 'ws': push('ws'); break;
-    case 'sse': push('sse'); break;
-    case 'mixed': page(); push('ws'); push('sse'); poll(); break;
-    default: break;
+    case 'poll':
+      page();
+      poll();
+      break;
+    case 'page':
+      page();
+      break;
+    case 'ws':
+      push('ws');
+      break;
+    case 'sse':
+      push('sse');
+      break;
+    case 'mixed':
+      page();
+      push('ws');
+      push('sse');
+      poll();
+      break;
+    default:
+      break;
   }
   return rows;
 }
@@ -284,5 +340,7 @@ export function caseRows(scenario, a, prefix = '') {
  * @param {ArtilleryPeriod | null | undefined} a
  */
 export function errorsOf(a) {
-  return Object.entries(a?.counters || {}).filter(([k]) => k.startsWith('errors.')).map(([k, v]) => `${k.slice(7)} × ${v}`);
+  return Object.entries(a?.counters || {})
+    .filter(([k]) => k.startsWith('errors.'))
+    .map(([k, v]) => `${k.slice(7)} × ${v}`);
 }

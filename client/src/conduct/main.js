@@ -23,7 +23,13 @@ const log = (message, detail) => console.info(`[scorecast console] ${message}`, 
 const PANEL_EVERY_MS = 1000;
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
-const storage = (() => { try { return window.sessionStorage; } catch { return null; } })();
+const storage = (() => {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+})();
 
 signIn(app, { title: 'Conductor', storage }).then(consoleFor);
 
@@ -41,29 +47,78 @@ function consoleFor(api) {
     audience: h('div', { id: 'audience' }),
     cluster: h('div', { id: 'cluster' }),
   };
-  const clusterPanel = h('section', { class: 'panel wide', 'aria-label': 'Cluster', hidden: '' }, h('h2', {}, 'Cluster'), el.cluster);
+  const clusterPanel = h(
+    'section',
+    { class: 'panel wide', 'aria-label': 'Cluster', hidden: '' },
+    h('h2', {}, 'Cluster'),
+    el.cluster,
+  );
   const pos = createPositionReadout();
   const transport = createTransportControls({ api, signOut: () => signOut(storage) });
   const { act } = transport;
-  const seekBar = /** @type {HTMLInputElement} */ (h('input', { id: 'seek-bar', type: 'number', min: '0', step: '1', inputmode: 'numeric', 'aria-label': 'Bar' }));
-  const seekBeat = /** @type {HTMLInputElement} */ (h('input', { id: 'seek-beat', type: 'number', min: '1', step: '1', inputmode: 'numeric', placeholder: '1', 'aria-label': 'Beat in the bar' }));
-  const seekForm = h('form', { id: 'seek', class: 'row' }, h('span', { class: 'label' }, 'Seek to bar'), seekBar, h('span', { class: 'label' }, 'beat'), seekBeat, h('button', { type: 'submit' }, 'Go'));
+  const seekBar = /** @type {HTMLInputElement} */ (
+    h('input', { id: 'seek-bar', type: 'number', min: '0', step: '1', inputmode: 'numeric', 'aria-label': 'Bar' })
+  );
+  const seekBeat = /** @type {HTMLInputElement} */ (
+    h('input', {
+      id: 'seek-beat',
+      type: 'number',
+      min: '1',
+      step: '1',
+      inputmode: 'numeric',
+      placeholder: '1',
+      'aria-label': 'Beat in the bar',
+    })
+  );
+  const seekForm = h(
+    'form',
+    { id: 'seek', class: 'row' },
+    h('span', { class: 'label' }, 'Seek to bar'),
+    seekBar,
+    h('span', { class: 'label' }, 'beat'),
+    seekBeat,
+    h('button', { type: 'submit' }, 'Go'),
+  );
   seekForm.addEventListener('submit', (e) => {
     e.preventDefault();
     const bar = Number(seekBar.value);
     const beat = seekBeat.value === '' ? undefined : Number(seekBeat.value);
-    act(`Seek to bar ${bar}${beat ? ` beat ${beat}` : ''}`, () => api.seek(beat === undefined ? { bar } : { bar, beat }));
+    act(`Seek to bar ${bar}${beat ? ` beat ${beat}` : ''}`, () =>
+      api.seek(beat === undefined ? { bar } : { bar, beat }),
+    );
   });
 
   app.replaceChildren(
-    h('header', { class: 'console-head' }, el.title,
+    h(
+      'header',
+      { class: 'console-head' },
+      el.title,
       h('p', { class: 'status', role: 'status' }, el.link),
-      button('sign-out', 'Sign out', () => signOut(storage))),
-    h('section', { class: 'panel pos', 'aria-label': 'Position' },
-      h('p', {}, h('span', { class: 'label' }, 'Bar '), pos.bar, h('span', { class: 'label' }, ' Beat '), pos.beat, ' ', pos.count),
-      h('p', {}, pos.transport, ' · ', pos.tempo)),
-    h('section', { class: 'panel controls', 'aria-label': 'Transport' },
-      transport.buttons, seekForm, transport.tempoForm, transport.result),
+      button('sign-out', 'Sign out', () => signOut(storage)),
+    ),
+    h(
+      'section',
+      { class: 'panel pos', 'aria-label': 'Position' },
+      h(
+        'p',
+        {},
+        h('span', { class: 'label' }, 'Bar '),
+        pos.bar,
+        h('span', { class: 'label' }, ' Beat '),
+        pos.beat,
+        ' ',
+        pos.count,
+      ),
+      h('p', {}, pos.transport, ' · ', pos.tempo),
+    ),
+    h(
+      'section',
+      { class: 'panel controls', 'aria-label': 'Transport' },
+      transport.buttons,
+      seekForm,
+      transport.tempoForm,
+      transport.result,
+    ),
     h('section', { class: 'panel', 'aria-label': 'Votes' }, h('h2', {}, 'Votes'), el.votes),
     h('section', { class: 'panel', 'aria-label': 'Pages chosen', hidden: '' }, h('h2', {}, 'Pages chosen'), el.pages),
     h('section', { class: 'panel', 'aria-label': 'Presets', hidden: '' }, h('h2', {}, 'Presets'), el.presets),
@@ -76,10 +131,17 @@ function consoleFor(api) {
   const connection = new Connection({ baseUrl: location.origin, env: browserEnv(log), view: 'conduct' });
   const now = () => performance.now();
   const clock = createServerClock({
-    now, timers: window, wall: () => performance.timeOrigin + performance.now(), probe: httpTimeProbe(fetch, now),
+    now,
+    timers: window,
+    wall: () => performance.timeOrigin + performance.now(),
+    probe: httpTimeProbe(fetch, now),
   });
   const beats = createBeatClock({
-    getState: () => connection.state, clock, timers: window, now, onChange: pos.showPosition,
+    getState: () => connection.state,
+    clock,
+    timers: window,
+    now,
+    onChange: pos.showPosition,
   });
   connection.on('state', (c) => {
     const s = /** @type {any} */ (c.state);
@@ -88,7 +150,11 @@ function consoleFor(api) {
     document.title = `Conductor · ${s?.score?.title ?? 'scorecast'}`;
     pos.showState(s);
     transport.showRate(s?.rate);
-    renderPageChoices(el.pages, s?.pages, (s?.score?.views ?? []).filter((/** @type {string} */ v) => v !== 'audience' && v !== 'score'));
+    renderPageChoices(
+      el.pages,
+      s?.pages,
+      (s?.score?.views ?? []).filter((/** @type {string} */ v) => v !== 'audience' && v !== 'score'),
+    );
   });
   connection.on('link', (c) => {
     setText(el.link, `${c.linkState} via ${c.transport}`);
@@ -126,10 +192,12 @@ function consoleFor(api) {
   // The scores folder: loading another score stops this one, so it takes a second click.
   const showScores = async () => {
     try {
-      renderScores(el.scores, await api.scores(), (name, title) => act(`Load ${title}`, async () => {
-        await api.load(name);
-        await showScores();
-      }));
+      renderScores(el.scores, await api.scores(), (name, title) =>
+        act(`Load ${title}`, async () => {
+          await api.load(name);
+          await showScores();
+        }),
+      );
     } catch (err) {
       setText(el.scores, controlErrorMessage(err));
     }
@@ -141,12 +209,26 @@ function consoleFor(api) {
   connection.on('state', (c) => {
     if (c.epoch === presetsEpoch) return;
     presetsEpoch = c.epoch;
-    api.presets().then((answer) => renderPresets(el.presets, answer, (id, name) => act(`Preset ${name}`, () => api.firePreset(id))))
+    api
+      .presets()
+      .then((answer) =>
+        renderPresets(el.presets, answer, (id, name) => act(`Preset ${name}`, () => api.firePreset(id))),
+      )
       .catch((err) => log('presets unavailable', err));
   });
 
   // For browser tests, as on the other pages.
   Object.defineProperty(window, 'scorecast', {
-    value: Object.freeze({ get state() { return connection.state; }, get seq() { return connection.seq; }, get epoch() { return connection.epoch; } }),
+    value: Object.freeze({
+      get state() {
+        return connection.state;
+      },
+      get seq() {
+        return connection.seq;
+      },
+      get epoch() {
+        return connection.epoch;
+      },
+    }),
   });
 }

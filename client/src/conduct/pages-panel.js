@@ -37,11 +37,28 @@ export function renderPageChoices(box, pages, parts) {
   const key = JSON.stringify(rows);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
-  if (rows.length === 0) { box.replaceChildren(h('p', {}, 'No page chosen yet.')); return; }
-  box.replaceChildren(h('table', { class: 'page-choices' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'page'), h('th', {}, 'plays'), h('th', {}, 'rest'))),
-    h('tbody', {}, ...rows.map((r) => h('tr', { 'data-slot': String(r.slot) },
-      h('td', {}, String(r.slot)),
-      h('td', {}, r.plays.map(([part, page]) => `${part}: page ${page}`).join(', ')),
-      h('td', {}, parts.filter((p) => !r.plays.some(([x]) => x === p)).join(', ') || '-'))))));
+  if (rows.length === 0) {
+    box.replaceChildren(h('p', {}, 'No page chosen yet.'));
+    return;
+  }
+  box.replaceChildren(
+    h(
+      'table',
+      { class: 'page-choices' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'page'), h('th', {}, 'plays'), h('th', {}, 'rest'))),
+      h(
+        'tbody',
+        {},
+        ...rows.map((r) =>
+          h(
+            'tr',
+            { 'data-slot': String(r.slot) },
+            h('td', {}, String(r.slot)),
+            h('td', {}, r.plays.map(([part, page]) => `${part}: page ${page}`).join(', ')),
+            h('td', {}, parts.filter((p) => !r.plays.some(([x]) => x === p)).join(', ') || '-'),
+          ),
+        ),
+      ),
+    ),
+  );
 }

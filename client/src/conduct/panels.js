@@ -23,14 +23,25 @@ export function renderVotes(box, votes, act) {
   if (open?.tally && typeof open.tally === 'object') {
     const entries = Object.entries(open.tally).map(([tile, n]) => [tile, Number(n) || 0]);
     const total = entries.reduce((a, [, n]) => a + /** @type {number} */ (n), 0);
-    nodes.push(h('p', { class: 'vote-open' }, `Open: ${String(open.id)}, ${total} vote${total === 1 ? '' : 's'}${open.winner ? `; leading: ${open.winner}` : ''}`));
+    nodes.push(
+      h(
+        'p',
+        { class: 'vote-open' },
+        `Open: ${String(open.id)}, ${total} vote${total === 1 ? '' : 's'}${open.winner ? `; leading: ${open.winner}` : ''}`,
+      ),
+    );
     const list = h('ul', { class: 'tally', 'data-vote': String(open.id) });
     for (const [tile, n] of entries) {
       const share = total > 0 ? Math.round((100 * /** @type {number} */ (n)) / total) : 0;
-      list.append(h('li', { 'data-tile': String(tile), 'data-count': String(n) },
-        h('span', { class: 'tile-name' }, String(tile)),
-        h('span', { class: 'meter', style: `--share: ${share}%`, 'aria-hidden': 'true' }),
-        h('span', { class: 'count' }, `${n}`)));
+      list.append(
+        h(
+          'li',
+          { 'data-tile': String(tile), 'data-count': String(n) },
+          h('span', { class: 'tile-name' }, String(tile)),
+          h('span', { class: 'meter', style: `--share: ${share}%`, 'aria-hidden': 'true' }),
+          h('span', { class: 'count' }, `${n}`),
+        ),
+      );
     }
     nodes.push(list);
     const close = h('button', { type: 'button', id: 'vote-close' }, 'Close the vote now');
@@ -52,7 +63,12 @@ export function renderVotes(box, votes, act) {
   if (closed.length > 0) {
     const list = h('ul', { class: 'closed' });
     for (const o of closed.slice(-5).reverse()) {
-      const tally = o?.tally && typeof o.tally === 'object' ? Object.entries(o.tally).map(([t, n]) => `${t} ${n}`).join(', ') : '';
+      const tally =
+        o?.tally && typeof o.tally === 'object'
+          ? Object.entries(o.tally)
+              .map(([t, n]) => `${t} ${n}`)
+              .join(', ')
+          : '';
       list.append(h('li', {}, `${String(o?.id)}: ${o?.winner ? `${o.winner} won` : 'no votes'} (${tally})`));
     }
     nodes.push(h('h3', {}, 'Closed'), list);
@@ -66,21 +82,60 @@ export function renderVotes(box, votes, act) {
  */
 export function renderAudience(box, a) {
   const count = (/** @type {unknown} */ obj) => (obj && typeof obj === 'object' ? Object.entries(obj) : []);
-  const table = (/** @type {string} */ caption, /** @type {string[]} */ head, /** @type {string[][]} */ rows, /** @type {string} */ id) => h('table', { id },
-    h('caption', {}, caption),
-    h('thead', {}, h('tr', {}, ...head.map((x) => h('th', { scope: 'col' }, x)))),
-    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((x, i) => (i === 0 ? h('th', { scope: 'row' }, x) : h('td', {}, x)))))));
+  const table = (
+    /** @type {string} */ caption,
+    /** @type {string[]} */ head,
+    /** @type {string[][]} */ rows,
+    /** @type {string} */ id,
+  ) =>
+    h(
+      'table',
+      { id },
+      h('caption', {}, caption),
+      h('thead', {}, h('tr', {}, ...head.map((x) => h('th', { scope: 'col' }, x)))),
+      h(
+        'tbody',
+        {},
+        ...rows.map((r) => h('tr', {}, ...r.map((x, i) => (i === 0 ? h('th', { scope: 'row' }, x) : h('td', {}, x))))),
+      ),
+    );
   const latency = count(a?.latency).map(([kind, l]) => {
     const x = /** @type {any} */ (l);
-    return [kind, String(x?.push?.n ?? 0), ms(x?.push?.p50), ms(x?.push?.p95), ms(x?.push?.max), ms(x?.display?.p95), ms(x?.display?.max)];
+    return [
+      kind,
+      String(x?.push?.n ?? 0),
+      ms(x?.push?.p50),
+      ms(x?.push?.p95),
+      ms(x?.push?.max),
+      ms(x?.display?.p95),
+      ms(x?.display?.max),
+    ];
   });
   box.replaceChildren(
     h('p', { id: 'clients-total', class: 'big-number' }, `${Number(a?.total) || 0} connected`),
-    h('div', { class: 'tables' },
-      table('By view', ['view', 'clients'], count(a?.byView).map(([v, n]) => [v, String(n)]), 'by-view'),
-      table('By transport', ['transport', 'clients'], count(a?.byTransport).map(([v, n]) => [v, String(n)]), 'by-transport')),
+    h(
+      'div',
+      { class: 'tables' },
+      table(
+        'By view',
+        ['view', 'clients'],
+        count(a?.byView).map(([v, n]) => [v, String(n)]),
+        'by-view',
+      ),
+      table(
+        'By transport',
+        ['transport', 'clients'],
+        count(a?.byTransport).map(([v, n]) => [v, String(n)]),
+        'by-transport',
+      ),
+    ),
     latency.length > 0
-      ? table('As the clients measured it, last minute', ['transport', 'samples', 'push p50', 'push p95', 'push max', 'shown late p95', 'shown late max'], latency, 'latency')
+      ? table(
+          'As the clients measured it, last minute',
+          ['transport', 'samples', 'push p50', 'push p95', 'push max', 'shown late p95', 'shown late max'],
+          latency,
+          'latency',
+        )
       : h('p', { class: 'muted' }, 'No latency reports yet (pages report every 10 s).'),
   );
 }
@@ -93,15 +148,33 @@ export function renderAudience(box, a) {
  */
 export function renderCluster(box, answer) {
   const nodes = Array.isArray(answer?.nodes) ? answer.nodes : [];
-  box.replaceChildren(h('table', { id: 'cluster-nodes' },
-    h('thead', {}, h('tr', {}, ...['node', 'role', 'clients', 'lag', 'host', 'pid'].map((x) => h('th', { scope: 'col' }, x)))),
-    h('tbody', {}, ...nodes.map((/** @type {any} */ n) => h('tr', { 'data-node': String(n?.id), 'data-active': String(n?.active === true) },
-      h('th', { scope: 'row' }, String(n?.id)),
-      h('td', {}, `${String(n?.role)}${n?.active ? ' (active)' : ''}`),
-      h('td', {}, String(Number(n?.clients) || 0)),
-      h('td', {}, ms(n?.lagMs)),
-      h('td', {}, String(n?.host ?? '')),
-      h('td', {}, String(n?.pid ?? '')))))));
+  box.replaceChildren(
+    h(
+      'table',
+      { id: 'cluster-nodes' },
+      h(
+        'thead',
+        {},
+        h('tr', {}, ...['node', 'role', 'clients', 'lag', 'host', 'pid'].map((x) => h('th', { scope: 'col' }, x))),
+      ),
+      h(
+        'tbody',
+        {},
+        ...nodes.map((/** @type {any} */ n) =>
+          h(
+            'tr',
+            { 'data-node': String(n?.id), 'data-active': String(n?.active === true) },
+            h('th', { scope: 'row' }, String(n?.id)),
+            h('td', {}, `${String(n?.role)}${n?.active ? ' (active)' : ''}`),
+            h('td', {}, String(Number(n?.clients) || 0)),
+            h('td', {}, ms(n?.lagMs)),
+            h('td', {}, String(n?.host ?? '')),
+            h('td', {}, String(n?.pid ?? '')),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 /**
@@ -117,14 +190,22 @@ export function renderScores(box, answer, load) {
   for (const s of scores) {
     const name = String(s?.name ?? '');
     const title = typeof s?.title === 'string' ? s.title : name;
-    const item = h('li', { 'data-score': name }, h('span', {}, title), s?.current ? h('span', { class: 'muted' }, ' (playing)') : null);
+    const item = h(
+      'li',
+      { 'data-score': name },
+      h('span', {}, title),
+      s?.current ? h('span', { class: 'muted' }, ' (playing)') : null,
+    );
     if (!s?.current) {
       const b = h('button', { type: 'button', class: 'load', 'aria-label': `Load ${title}` }, 'Load');
       b.addEventListener('click', () => {
         if (b.dataset.armed !== 'true') {
           b.dataset.armed = 'true';
           b.textContent = 'Stop and load?';
-          setTimeout(() => { b.dataset.armed = 'false'; b.textContent = 'Load'; }, 4000);
+          setTimeout(() => {
+            b.dataset.armed = 'false';
+            b.textContent = 'Load';
+          }, 4000);
           return;
         }
         load(name, title);

@@ -15,10 +15,16 @@ export function renderPresets(box, answer, fire) {
   const key = JSON.stringify(presets.map((p) => [p.id, p.name]));
   if (box.dataset.key === key) return;
   box.dataset.key = key;
-  box.replaceChildren(h('div', { class: 'row presets' }, ...presets.map((p) => {
-    const name = typeof p.name === 'string' ? p.name : `Preset ${p.id}`;
-    const b = button(`preset-${p.id}`, name, () => fire(p.id, name));
-    b.dataset.preset = p.id;
-    return b;
-  })));
+  box.replaceChildren(
+    h(
+      'div',
+      { class: 'row presets' },
+      ...presets.map((p) => {
+        const name = typeof p.name === 'string' ? p.name : `Preset ${p.id}`;
+        const b = button(`preset-${p.id}`, name, () => fire(p.id, name));
+        b.dataset.preset = p.id;
+        return b;
+      }),
+    ),
+  );
 }

@@ -13,7 +13,8 @@ export function chosenPages(chosen, pageCount) {
   if (chosen !== null && typeof chosen === 'object' && !Array.isArray(chosen)) {
     for (const [slot, page] of Object.entries(chosen)) {
       const s = Number(slot);
-      if (Number.isInteger(s) && s >= 1 && s <= pageCount && Number.isInteger(page) && page >= 1 && page <= pageCount) map.set(s - 1, page - 1);
+      if (Number.isInteger(s) && s >= 1 && s <= pageCount && Number.isInteger(page) && page >= 1 && page <= pageCount)
+        map.set(s - 1, page - 1);
     }
   }
   return (index) => map.get(index) ?? index;

@@ -28,8 +28,15 @@ export function layoutsOf(notation) {
   if (notation === null || typeof notation !== 'object') return [];
   const list = /** @type {{ layouts?: unknown }} */ (notation).layouts;
   if (!Array.isArray(list)) return [];
-  return list.filter((l) => l !== null && typeof l === 'object' && typeof l.name === 'string' && typeof l.url === 'string'
-    && positive(l.staff) && positive(l.width));
+  return list.filter(
+    (l) =>
+      l !== null &&
+      typeof l === 'object' &&
+      typeof l.name === 'string' &&
+      typeof l.url === 'string' &&
+      positive(l.staff) &&
+      positive(l.width),
+  );
 }
 
 /**

@@ -27,10 +27,14 @@ export function createPageSource(doc, loadPage) {
   const template = (url) => {
     let t = templates.get(url);
     if (!t) {
-      t = Promise.resolve().then(() => loadPage(url)).then((text) => parseSvg(text, url));
+      t = Promise.resolve()
+        .then(() => loadPage(url))
+        .then((text) => parseSvg(text, url));
       templates.set(url, t);
       // A failed load is tried again the next time the page is needed.
-      t.catch(() => { templates.delete(url); });
+      t.catch(() => {
+        templates.delete(url);
+      });
     }
     return t;
   };
@@ -82,7 +86,11 @@ function parseSvg(text, url) {
   if (typeof text !== 'string') throw new Error(`page ${url}: loadPage must resolve to SVG text`);
   const parsed = new DOMParser().parseFromString(text, 'image/svg+xml');
   const root = parsed.documentElement;
-  if (root.localName !== 'svg' || root.namespaceURI !== SVG_NS || parsed.getElementsByTagName('parsererror').length > 0) {
+  if (
+    root.localName !== 'svg' ||
+    root.namespaceURI !== SVG_NS ||
+    parsed.getElementsByTagName('parsererror').length > 0
+  ) {
     throw new Error(`page ${url} is not an SVG document`);
   }
   // The server serves package SVG cleaned (server/sanitize-svg.js) and every page carries a
@@ -90,7 +98,8 @@ function parseSvg(text, url) {
   for (const el of [...root.querySelectorAll('script, foreignObject')]) el.remove();
   for (const el of [root, ...root.querySelectorAll('*')]) {
     for (const a of [...el.attributes]) {
-      if (/^on/i.test(a.name) || (/href$/i.test(a.name) && /^\s*javascript:/i.test(a.value))) el.removeAttribute(a.name);
+      if (/^on/i.test(a.name) || (/href$/i.test(a.name) && /^\s*javascript:/i.test(a.value)))
+        el.removeAttribute(a.name);
     }
   }
   return /** @type {SVGSVGElement} */ (/** @type {unknown} */ (root));

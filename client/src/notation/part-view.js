@@ -32,7 +32,8 @@ import { mountView } from './view-base.js';
  * @returns {NotationView}
  */
 export function createPartView(root, notation, options) {
-  if (typeof options?.loadPage !== 'function') throw new TypeError('createPartView: options.loadPage must be a function (url) => Promise<svg text>');
+  if (typeof options?.loadPage !== 'function')
+    throw new TypeError('createPartView: options.loadPage must be a function (url) => Promise<svg text>');
   const layouts = layoutsOf(notation);
   if (layouts.length === 0) return createPanes(root, notation, options);
   const given = /** @type {{ layout?: unknown }} */ (notation).layout;
@@ -65,15 +66,24 @@ export function createPartView(root, notation, options) {
     if (!choice || choice.name === wanted) return;
     wanted = choice.name;
     const t = ++token;
-    if (choice.name === given) { show(choice.name, notation); return; }
-    Promise.resolve().then(() => options.loadPage(choice.url)).then((text) => JSON.parse(text)).then((data) => {
-      if (!destroyed && t === token) show(choice.name, data);
-    }, () => {
-      // The layout could not be fetched: the one the view came with beats an empty view.
-      if (destroyed || t !== token || inner) return;
-      wanted = typeof given === 'string' ? given : null;
-      show(String(given ?? 'page'), notation);
-    });
+    if (choice.name === given) {
+      show(choice.name, notation);
+      return;
+    }
+    Promise.resolve()
+      .then(() => options.loadPage(choice.url))
+      .then((text) => JSON.parse(text))
+      .then(
+        (data) => {
+          if (!destroyed && t === token) show(choice.name, data);
+        },
+        () => {
+          // The layout could not be fetched: the one the view came with beats an empty view.
+          if (destroyed || t !== token || inner) return;
+          wanted = typeof given === 'string' ? given : null;
+          show(String(given ?? 'page'), notation);
+        },
+      );
   };
 
   const observer = win && 'ResizeObserver' in win ? new win.ResizeObserver(pick) : null;
@@ -81,7 +91,9 @@ export function createPartView(root, notation, options) {
   else show(String(given ?? 'page'), notation);
 
   return {
-    get error() { return inner?.error ?? null; },
+    get error() {
+      return inner?.error ?? null;
+    },
     update(b, f = 0) {
       beat = b;
       fraction = f;
@@ -162,34 +174,42 @@ function createPanes(root, notation, { loadPage, reducedMotion }) {
     pane.el.dataset.line = String(lineIndex);
     pane.el.dataset.state = 'loading';
     pane.el.dataset.page = String(drawn(line.page) + 1);
-    source.render(layout.pages[drawn(line.page)]).then((p) => {
-      if (destroyed || token !== pane.token) return;
-      cropTo(p, line.crop);
-      p.setAttribute('aria-hidden', 'true');
-      pane.paper.replaceChildren(p);
-      pane.page = p;
-      pane.el.dataset.state = 'ready';
-      if (plan?.active === i) {
-        cursor.attach(p);
-        place();
-      }
-    }, (/** @type {unknown} */ err) => {
-      if (destroyed || token !== pane.token) return;
-      pane.el.dataset.state = 'error';
-      pane.paper.textContent = `page ${line.page + 1} could not be loaded: ${err instanceof Error ? err.message : String(err)}`;
-    });
+    source.render(layout.pages[drawn(line.page)]).then(
+      (p) => {
+        if (destroyed || token !== pane.token) return;
+        cropTo(p, line.crop);
+        p.setAttribute('aria-hidden', 'true');
+        pane.paper.replaceChildren(p);
+        pane.page = p;
+        pane.el.dataset.state = 'ready';
+        if (plan?.active === i) {
+          cursor.attach(p);
+          place();
+        }
+      },
+      (/** @type {unknown} */ err) => {
+        if (destroyed || token !== pane.token) return;
+        pane.el.dataset.state = 'error';
+        pane.paper.textContent = `page ${line.page + 1} could not be loaded: ${err instanceof Error ? err.message : String(err)}`;
+      },
+    );
   };
 
   /** @param {import('./systems.js').PanePlan} next */
   const apply = (next) => {
-    next.changed.forEach((changed, i) => { if (changed) fill(i, next.lines[i]); });
+    next.changed.forEach((changed, i) => {
+      if (changed) fill(i, next.lines[i]);
+    });
     plan = next;
     panes.forEach((pane, i) => {
       const l = lines[next.lines[i]];
       const role = i === next.active ? 'active' : 'next';
       pane.el.dataset.role = role;
       pane.label.textContent = role === 'next' ? (l ? `next · bar ${l.firstBar}` : 'end') : '';
-      pane.el.setAttribute('aria-label', l ? `${role === 'active' ? 'now' : 'next'}: bars ${l.firstBar} to ${l.lastBar}` : 'end of the part');
+      pane.el.setAttribute(
+        'aria-label',
+        l ? `${role === 'active' ? 'now' : 'next'}: bars ${l.firstBar} to ${l.lastBar}` : 'end of the part',
+      );
     });
     cursor.attach(panes[next.active].page);
     // The line after next goes into the pane the player is about to leave: have its page ready.

@@ -20,7 +20,8 @@ import { mountView } from './view-base.js';
  * @returns {import('./view-base.js').NotationView}
  */
 export function createScoreView(root, notation, { loadPage, reducedMotion }) {
-  if (typeof loadPage !== 'function') throw new TypeError('createScoreView: options.loadPage must be a function (url) => Promise<svg text>');
+  if (typeof loadPage !== 'function')
+    throw new TypeError('createScoreView: options.loadPage must be a function (url) => Promise<svg text>');
   const mounted = mountView(root, notation, 'score', { loadPage, reducedMotion });
   if (!mounted.ok) return mounted.view;
   const { doc, box, layout, source, cursor, reduce } = mounted;
@@ -61,32 +62,43 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
     const page = pages[i];
     if (!page || page.state === 'loading' || page.state === 'ready') return;
     page.state = page.el.dataset.state = 'loading';
-    source.render(layout.pages[i]).then((p) => {
-      if (destroyed) return;
-      const { width, height } = layout.pages[i];
-      cropTo(p, { x: 0, y: 0, width, height });
-      p.setAttribute('aria-hidden', 'true');
-      page.el.prepend(p);
-      page.svg = p;
-      page.state = page.el.dataset.state = 'ready';
-      if (layout.lines[current]?.page === i) {
-        cursor.attach(p);
-        place();
-      }
-    }, () => {
-      if (destroyed) return;
-      page.state = page.el.dataset.state = 'error';
-    });
+    source.render(layout.pages[i]).then(
+      (p) => {
+        if (destroyed) return;
+        const { width, height } = layout.pages[i];
+        cropTo(p, { x: 0, y: 0, width, height });
+        p.setAttribute('aria-hidden', 'true');
+        page.el.prepend(p);
+        page.svg = p;
+        page.state = page.el.dataset.state = 'ready';
+        if (layout.lines[current]?.page === i) {
+          cursor.attach(p);
+          place();
+        }
+      },
+      () => {
+        if (destroyed) return;
+        page.state = page.el.dataset.state = 'error';
+      },
+    );
   };
 
   // Load pages as they come near the screen; where that cannot be observed, all of them.
-  const observer = win && 'IntersectionObserver' in win
-    ? new win.IntersectionObserver((entries) => {
-      for (const e of entries) if (e.isIntersecting) load(Number(/** @type {HTMLElement} */ (e.target).dataset.page));
-    }, { rootMargin: '50% 0px' })
-    : null;
+  const observer =
+    win && 'IntersectionObserver' in win
+      ? new win.IntersectionObserver(
+          (entries) => {
+            for (const e of entries)
+              if (e.isIntersecting) load(Number(/** @type {HTMLElement} */ (e.target).dataset.page));
+          },
+          { rootMargin: '50% 0px' },
+        )
+      : null;
   if (observer) for (const p of pages) observer.observe(p.el);
-  else pages.forEach((_, i) => { load(i); });
+  else
+    pages.forEach((_, i) => {
+      load(i);
+    });
 
   const keepInView = () => {
     if (!win) return;
@@ -101,7 +113,7 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
     const covered = Number.parseFloat(win.getComputedStyle(band).scrollMarginTop) || 0;
     const top = Math.max(0, frame?.top ?? 0, covered);
     const bottom = Math.min(win.innerHeight, frame?.bottom ?? Infinity);
-    const inView = r.top >= top && (r.bottom <= bottom || r.height > bottom - top && r.top < bottom);
+    const inView = r.top >= top && (r.bottom <= bottom || (r.height > bottom - top && r.top < bottom));
     if (!inView) band.scrollIntoView({ block: 'start', behavior: reduce() ? 'instant' : 'smooth' });
   };
 

@@ -167,7 +167,16 @@ export function buildSystems(notation) {
     let line = lines[lines.length - 1];
     if (!line || line.page !== b.page || line.system !== b.system) {
       const box = /** @type {SystemBox} */ (byKey.get(`${b.page}:${b.system}`));
-      line = { index: lines.length, page: b.page, system: b.system, firstBeat: b.beat, lastBeat: b.beat, firstBar: b.bar, lastBar: b.bar, crop: box.crop };
+      line = {
+        index: lines.length,
+        page: b.page,
+        system: b.system,
+        firstBeat: b.beat,
+        lastBeat: b.beat,
+        firstBar: b.bar,
+        lastBar: b.bar,
+        crop: box.crop,
+      };
       lines.push(line);
     }
     line.lastBeat = b.beat;
@@ -176,7 +185,7 @@ export function buildSystems(notation) {
   }
 
   /** @param {number} beat */
-  const lineOf = (beat) => (Number.isFinite(beat) ? lineOfBeat[Math.floor(beat)] ?? -1 : -1);
+  const lineOf = (beat) => (Number.isFinite(beat) ? (lineOfBeat[Math.floor(beat)] ?? -1) : -1);
 
   return {
     ok: true,
@@ -206,7 +215,8 @@ function checkNotation(notation) {
   const fail = (message) => ({ ok: /** @type {const} */ (false), message: `notation: ${message}` });
   if (!isObject(notation)) return fail('expected { pages, beats } from /api/score/views/:view');
   const { pages, beats } = notation;
-  if (!Array.isArray(pages) || pages.length === 0) return fail('"pages" must list the view\'s pages, each { url, width, height }');
+  if (!Array.isArray(pages) || pages.length === 0)
+    return fail('"pages" must list the view\'s pages, each { url, width, height }');
   /** @type {NotationPage[]} */
   const cleanPages = [];
   for (const [i, p] of pages.entries()) {
@@ -229,8 +239,10 @@ function checkNotation(notation) {
     }
     const e = /** @type {NotationBeat} */ (/** @type {unknown} */ (entry));
     if (e.beat !== i) return fail(`beats[${i}] is beat ${e.beat}; the map must list beats 0..N-1 in order`);
-    if (!Number.isInteger(e.page) || e.page < 0 || e.page >= cleanPages.length) return fail(`beats[${i}].page ${e.page} is not one of the ${cleanPages.length} pages`);
-    if (!Number.isInteger(e.system) || e.system < 0) return fail(`beats[${i}].system ${e.system} is not a system index`);
+    if (!Number.isInteger(e.page) || e.page < 0 || e.page >= cleanPages.length)
+      return fail(`beats[${i}].page ${e.page} is not one of the ${cleanPages.length} pages`);
+    if (!Number.isInteger(e.system) || e.system < 0)
+      return fail(`beats[${i}].system ${e.system} is not a system index`);
     if (e.x0 > e.x1 || e.y0 > e.y1) return fail(`beats[${i}] has x0 > x1 or y0 > y1`);
     cleanBeats.push(e);
   }
@@ -238,10 +250,19 @@ function checkNotation(notation) {
   const { ink, staff } = notation;
   /** @type {SystemInk[]} */
   const cleanInk = Array.isArray(ink)
-    ? ink.filter((i) => isObject(i) && ['page', 'system', 'top', 'bottom'].every((k) => typeof i[k] === 'number' && Number.isFinite(i[k])) && i.top <= i.bottom)
-      .map((i) => ({ page: i.page, system: i.system, top: i.top, bottom: i.bottom }))
+    ? ink
+        .filter(
+          (i) =>
+            isObject(i) &&
+            ['page', 'system', 'top', 'bottom'].every((k) => typeof i[k] === 'number' && Number.isFinite(i[k])) &&
+            i.top <= i.bottom,
+        )
+        .map((i) => ({ page: i.page, system: i.system, top: i.top, bottom: i.bottom }))
     : [];
-  return { ok: true, value: { pages: cleanPages, beats: cleanBeats, ink: cleanInk, staff: positive(staff) ? staff : 0 } };
+  return {
+    ok: true,
+    value: { pages: cleanPages, beats: cleanBeats, ink: cleanInk, staff: positive(staff) ? staff : 0 },
+  };
 }
 
 /**

@@ -46,7 +46,13 @@ export function showProblem(box, message) {
   p.setAttribute('role', 'alert');
   p.textContent = `The notation cannot be shown (${message}).`;
   box.append(p);
-  return { error: message, update() {}, destroy() { box.remove(); } };
+  return {
+    error: message,
+    update() {},
+    destroy() {
+      box.remove();
+    },
+  };
 }
 
 /**
@@ -66,7 +72,12 @@ export function mountView(root, notation, kind, { loadPage, reducedMotion }) {
   const built = buildSystems(notation);
   if (!built.ok) return { ok: /** @type {const} */ (false), view: showProblem(box, built.message) };
   return {
-    ok: /** @type {const} */ (true), doc, box, layout: built.value,
-    source: createPageSource(doc, loadPage), cursor: createCursor(doc), reduce: motionPreference(doc, reducedMotion),
+    ok: /** @type {const} */ (true),
+    doc,
+    box,
+    layout: built.value,
+    source: createPageSource(doc, loadPage),
+    cursor: createCursor(doc),
+    reduce: motionPreference(doc, reducedMotion),
   };
 }

@@ -30,7 +30,13 @@ const PART = { width: 1024, height: 600 };
 const SCORE = { width: 1024, height: 768 };
 
 const root = /** @type {HTMLElement} */ (document.getElementById('app'));
-const storage = (() => { try { return window.sessionStorage; } catch { return null; } })();
+const storage = (() => {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+})();
 
 signIn(root, { title: 'Composer preview', storage }).then(preview);
 
@@ -51,23 +57,56 @@ function preview(api) {
   const { act } = transport;
 
   root.replaceChildren(
-    h('header', { class: 'pv-head' },
+    h(
+      'header',
+      { class: 'pv-head' },
       h('div', { class: 'pv-titles' }, el.title, el.dir),
       h('p', { class: 'status', role: 'status' }, el.link),
-      button('sign-out', 'Sign out', () => signOut(storage))),
+      button('sign-out', 'Sign out', () => signOut(storage)),
+    ),
     el.problems,
-    h('section', { class: 'pv-transport', 'aria-label': 'Transport' },
+    h(
+      'section',
+      { class: 'pv-transport', 'aria-label': 'Transport' },
       transport.buttons,
       transport.tempoForm,
-      h('p', { class: 'pv-pos' }, h('span', { class: 'label' }, 'Bar '), pos.bar, h('span', { class: 'label' }, ' Beat '), pos.beat,
-        ' ', pos.count, ' ', pos.transport, ' · ', pos.tempo),
-      transport.result),
-    h('section', { class: 'pv-timeline', 'aria-label': 'Timeline' }, el.timeline,
-      h('p', { class: 'muted hint' }, 'Click or drag to seek to a barline (Shift: to the beat). Arrow keys: a bar (Shift: a beat).')),
-    h('div', { class: 'pv-stage' },
-      h('section', { 'aria-label': 'Audience view' }, el.phone,
-        h('p', { class: 'muted hint' }, 'Tap Join in the phone to hear the piece\'s sound.')),
-      h('section', { 'aria-label': 'Parts and full score' }, el.views)),
+      h(
+        'p',
+        { class: 'pv-pos' },
+        h('span', { class: 'label' }, 'Bar '),
+        pos.bar,
+        h('span', { class: 'label' }, ' Beat '),
+        pos.beat,
+        ' ',
+        pos.count,
+        ' ',
+        pos.transport,
+        ' · ',
+        pos.tempo,
+      ),
+      transport.result,
+    ),
+    h(
+      'section',
+      { class: 'pv-timeline', 'aria-label': 'Timeline' },
+      el.timeline,
+      h(
+        'p',
+        { class: 'muted hint' },
+        'Click or drag to seek to a barline (Shift: to the beat). Arrow keys: a bar (Shift: a beat).',
+      ),
+    ),
+    h(
+      'div',
+      { class: 'pv-stage' },
+      h(
+        'section',
+        { 'aria-label': 'Audience view' },
+        el.phone,
+        h('p', { class: 'muted hint' }, "Tap Join in the phone to hear the piece's sound."),
+      ),
+      h('section', { 'aria-label': 'Parts and full score' }, el.views),
+    ),
     el.warnings,
   );
 
@@ -82,14 +121,22 @@ function preview(api) {
   const connection = new Connection({ baseUrl: location.origin, env: browserEnv(log), view: 'preview' });
   const now = () => performance.now();
   const clock = createServerClock({
-    now, timers: window, wall: () => performance.timeOrigin + performance.now(), probe: httpTimeProbe(fetch, now),
+    now,
+    timers: window,
+    wall: () => performance.timeOrigin + performance.now(),
+    probe: httpTimeProbe(fetch, now),
   });
   const reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
   const beats = createBeatClock({
-    getState: () => connection.state, clock, timers: window, now,
+    getState: () => connection.state,
+    clock,
+    timers: window,
+    now,
     requestFrame: (fn) => requestAnimationFrame(fn),
     // The playhead glides, unless motion is to be kept down: then it steps with the beat.
-    onFrame: (at) => { if (at.beat !== null && !reduceMotion.matches) timeline.show(at.beat, at.count > 0 ? 0 : at.fraction); },
+    onFrame: (at) => {
+      if (at.beat !== null && !reduceMotion.matches) timeline.show(at.beat, at.count > 0 ? 0 : at.fraction);
+    },
     onChange(at) {
       pos.showPosition(at);
       if (at.beat !== null) timeline.show(at.beat, 0);
@@ -103,7 +150,14 @@ function preview(api) {
     const s = /** @type {any} */ (c.state);
     beats.update();
     if (!s) return;
-    history.push({ epoch: String(c.epoch), seq: c.seq, transport: s.transport, beat: s.beat, bar: s.bar, at: Date.now() });
+    history.push({
+      epoch: String(c.epoch),
+      seq: c.seq,
+      transport: s.transport,
+      beat: s.beat,
+      bar: s.bar,
+      at: Date.now(),
+    });
     if (history.length > HISTORY_SIZE) history.shift();
     pos.showState(s);
     transport.showRate(s.rate);
@@ -123,11 +177,13 @@ function preview(api) {
 
   /** @param {string} forEpoch */
   async function refreshScore(forEpoch) {
-    const [score, t] = await Promise.all(['/api/score', '/api/score/timeline'].map(async (url) => {
-      const res = await fetch(url, { cache: 'no-store' });
-      if (!res.ok) throw new Error(`${url}: ${res.status}`);
-      return res.json();
-    }));
+    const [score, t] = await Promise.all(
+      ['/api/score', '/api/score/timeline'].map(async (url) => {
+        const res = await fetch(url, { cache: 'no-store' });
+        if (!res.ok) throw new Error(`${url}: ${res.status}`);
+        return res.json();
+      }),
+    );
     if (forEpoch !== epoch) return; // a newer version came meanwhile: its own refresh follows
     setText(el.title, String(score.title ?? 'Preview'));
     document.title = `Preview · ${score.title ?? 'scorecast'}`;
@@ -154,7 +210,10 @@ function preview(api) {
       showProblems(status.reload?.problems ?? [], status.reload?.at ?? null, null);
       showWarnings(status.warnings ?? []);
     } catch (err) {
-      if (err instanceof ControlError && err.status === 401) { signOut(storage); return; }
+      if (err instanceof ControlError && err.status === 401) {
+        signOut(storage);
+        return;
+      }
       showProblems([], null, controlErrorMessage(err));
     }
     statusTimer = setTimeout(checkStatus, STATUS_EVERY_MS);
@@ -172,15 +231,36 @@ function preview(api) {
     statusKey = key;
     const box = el.problems;
     box.hidden = problems.length === 0 && unreachable === null;
-    if (box.hidden) { box.replaceChildren(); return; }
+    if (box.hidden) {
+      box.replaceChildren();
+      return;
+    }
     // role=alert on the live part only: it is read out when it appears or changes.
     const list = h('ul', { id: 'problem-list' }, ...problems.map((p) => h('li', {}, p)));
-    box.replaceChildren(unreachable !== null
-      ? h('div', { role: 'alert' }, h('h2', { id: 'problems-title' }, 'The server does not answer'), h('p', {}, unreachable))
-      : h('div', { role: 'alert' },
-        h('h2', { id: 'problems-title' }, `The saved package has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}`),
-        h('p', {}, `The last good version keeps playing${at === null ? '' : ` (refused at ${new Date(at).toLocaleTimeString()})`}. Save a fix and it reloads.`),
-        list));
+    box.replaceChildren(
+      unreachable !== null
+        ? h(
+            'div',
+            { role: 'alert' },
+            h('h2', { id: 'problems-title' }, 'The server does not answer'),
+            h('p', {}, unreachable),
+          )
+        : h(
+            'div',
+            { role: 'alert' },
+            h(
+              'h2',
+              { id: 'problems-title' },
+              `The saved package has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}`,
+            ),
+            h(
+              'p',
+              {},
+              `The last good version keeps playing${at === null ? '' : ` (refused at ${new Date(at).toLocaleTimeString()})`}. Save a fix and it reloads.`,
+            ),
+            list,
+          ),
+    );
   }
 
   /** @param {string[]} warnings */
@@ -189,17 +269,27 @@ function preview(api) {
     if (el.warnings.dataset.key === key) return;
     el.warnings.dataset.key = key;
     el.warnings.hidden = warnings.length === 0;
-    el.warnings.replaceChildren(h('summary', {}, `${warnings.length} warning${warnings.length === 1 ? '' : 's'}`),
-      h('ul', {}, ...warnings.map((w) => h('li', {}, w))));
+    el.warnings.replaceChildren(
+      h('summary', {}, `${warnings.length} warning${warnings.length === 1 ? '' : 's'}`),
+      h('ul', {}, ...warnings.map((w) => h('li', {}, w))),
+    );
   }
 
   // For browser tests, as on the other pages: `history` holds the states this page was sent.
   Object.defineProperty(window, 'scorecast', {
     value: Object.freeze({
-      get state() { return connection.state; },
-      get epoch() { return connection.epoch; },
-      get seq() { return connection.seq; },
-      get history() { return history.slice(); },
+      get state() {
+        return connection.state;
+      },
+      get epoch() {
+        return connection.epoch;
+      },
+      get seq() {
+        return connection.seq;
+      },
+      get history() {
+        return history.slice();
+      },
     }),
   });
 }

@@ -128,7 +128,9 @@ export function createTimeline(root, { onSeek }) {
   let keyTarget = null;
 
   /** @param {number} beat @param {HTMLElement} node */
-  const place = (beat, node) => { node.style.left = `${(100 * beat) / (timeline?.beats || 1)}%`; };
+  const place = (beat, node) => {
+    node.style.left = `${(100 * beat) / (timeline?.beats || 1)}%`;
+  };
 
   /** @param {Timeline} t */
   function draw(t) {
@@ -152,7 +154,8 @@ export function createTimeline(root, { onSeek }) {
     // Sections, as the notation marks them: time signature and tempo changes.
     /** @type {Map<number, string[]>} */
     const changes = new Map();
-    const add = (/** @type {number} */ beat, /** @type {string} */ text) => changes.set(beat, [...(changes.get(beat) ?? []), text]);
+    const add = (/** @type {number} */ beat, /** @type {string} */ text) =>
+      changes.set(beat, [...(changes.get(beat) ?? []), text]);
     for (const b of t.bars) if (b.time) add(b.beat, b.time);
     for (const s of t.tempo) add(s.beat, `♩ = ${Math.round(s.bpm * 10) / 10}`);
     for (const [beat, texts] of changes) {
@@ -167,7 +170,9 @@ export function createTimeline(root, { onSeek }) {
     for (const c of t.cues) {
       const key = `${c.beat}|${c.kind}`;
       const g = groups.get(key) ?? { beat: c.beat, kind: c.kind, lines: [] };
-      g.lines.push(`${c.view}: ${c.kind === 'audio' ? 'sound' : c.kind === 'vote' ? 'vote opens' : c.text ?? 'changes'}`);
+      g.lines.push(
+        `${c.view}: ${c.kind === 'audio' ? 'sound' : c.kind === 'vote' ? 'vote opens' : (c.text ?? 'changes')}`,
+      );
       if (c.close !== undefined) g.close = c.close;
       groups.set(key, g);
     }
@@ -210,14 +215,19 @@ export function createTimeline(root, { onSeek }) {
     showGhost(beatOfPointer(e));
     e.preventDefault();
   });
-  box.addEventListener('pointermove', (e) => { if (dragging) showGhost(beatOfPointer(e)); });
+  box.addEventListener('pointermove', (e) => {
+    if (dragging) showGhost(beatOfPointer(e));
+  });
   box.addEventListener('pointerup', (e) => {
     if (!dragging) return;
     dragging = false;
     ghost.hidden = true;
     onSeek(beatOfPointer(e));
   });
-  box.addEventListener('pointercancel', () => { dragging = false; ghost.hidden = true; });
+  box.addEventListener('pointercancel', () => {
+    dragging = false;
+    ghost.hidden = true;
+  });
   track.addEventListener('keydown', (e) => {
     if (!timeline || e.altKey || e.ctrlKey || e.metaKey) return;
     const from = keyTarget && performance.now() - keyTarget.at < KEY_CHAIN_MS ? keyTarget.beat : shown;

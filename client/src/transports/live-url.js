@@ -17,6 +17,7 @@ export function liveUrl(baseUrl, path, from, options = {}) {
     url.searchParams.set('epoch', from.epoch);
     url.searchParams.set(options.seqParam ?? 'seq', String(from.seq));
   }
-  for (const [key, value] of Object.entries(options.extra ?? {})) if (value !== undefined) url.searchParams.set(key, value);
+  for (const [key, value] of Object.entries(options.extra ?? {}))
+    if (value !== undefined) url.searchParams.set(key, value);
   return url.href;
 }

@@ -37,7 +37,9 @@ export class WsTransport {
     }
     let socket;
     try {
-      socket = new Ctor(liveUrl(this.#deps.baseUrl, '/live', from, { websocket: true, extra: { view: this.#deps.view } }));
+      socket = new Ctor(
+        liveUrl(this.#deps.baseUrl, '/live', from, { websocket: true, extra: { view: this.#deps.view } }),
+      );
     } catch (err) {
       // Thrown synchronously for a URL or a policy (CSP) the browser refuses: retrying cannot help.
       this.onclose({ reason: `WebSocket refused: ${String(err)}`, fatal: true });
