@@ -192,3 +192,66 @@ for (const ms of [0, 40, 200]) {
     expect(clip.offset).toBe(0);
   });
 }
+
+test("the musicians' click: a part's Click toggle sounds every beat once, on its server time less the output delay, the downbeat higher", async ({
+  page,
+}) => {
+  // A stand-in AudioContext on the page's clock, reporting 40 ms of output latency, recording each
+  // tone's pitch and start.
+  await page.addInitScript(() => {
+    const w = /** @type {any} */ (window);
+    w.__tones = [];
+    w.AudioContext = class {
+      state = 'suspended';
+      outputLatency = 0.04;
+      baseLatency = 0;
+      destination = {};
+      get currentTime() {
+        return performance.now() / 1000;
+      }
+      async resume() {
+        this.state = 'running';
+      }
+      createGain() {
+        return { gain: { value: 1, setValueAtTime() {}, exponentialRampToValueAtTime() {} }, connect() {} };
+      }
+      createOscillator() {
+        const tone = {
+          frequency: { value: 0 },
+          connect() {},
+          start(/** @type {number} */ at) {
+            w.__tones.push({ hz: tone.frequency.value, at });
+          },
+          stop() {},
+        };
+        return tone;
+      }
+    };
+  });
+  await page.goto(`${server.base}/view/violin1`);
+  await expect.poll(async () => (await sc(page)).join, { timeout: 5000 }).toBe('on-time');
+  const toggle = page.locator('#click-toggle');
+  await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+  await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+  await expect
+    .poll(async () => page.evaluate(() => /** @type {any} */ (window).__tones.length), { timeout: 10_000 })
+    .toBeGreaterThanOrEqual(6);
+  const s = await sc(page);
+  const clicks = s.audio.filter((/** @type {any} */ a) => a.url.startsWith('click'));
+  /** @type {{ hz: number, at: number }[]} */
+  const tones = await page.evaluate(() => /** @type {any} */ (window).__tones);
+  // One tone per beat, never twice the same beat; each scheduled 40 ms before its beat's page time.
+  expect(new Set(clicks.map((/** @type {any} */ c) => c.serverT)).size).toBe(clicks.length);
+  for (const c of clicks) expect(c.when).toBeCloseTo((c.serverT - s.clock.offset) / 1000 - 0.04, 2);
+  // The demo is in 4/4: one high tone in every four, on the bars' first beats.
+  const accents = tones.filter((t) => t.hz > 1000).length;
+  expect(accents).toBeGreaterThanOrEqual(1);
+  expect(accents).toBeLessThanOrEqual(Math.ceil(tones.length / 4));
+  await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+  const stoppedAt = tones.length;
+  await page.waitForTimeout(1500);
+  // Off: at most the beat already announced still sounds.
+  expect(await page.evaluate(() => /** @type {any} */ (window).__tones.length)).toBeLessThanOrEqual(stoppedAt + 2);
+});

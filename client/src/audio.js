@@ -6,6 +6,9 @@
 
 /** A clip learnt this late (ms after its beat) is skipped rather than played out of time. */
 export const LATE_LIMIT_MS = 120;
+/** The click's pitch (A5), and on a bar's first beat (A6). */
+export const CLICK_HZ = 880;
+export const CLICK_ACCENT_HZ = 1760;
 
 /**
  * @typedef {object} AudioLike the part of an AudioContext used here (a fake in unit tests)
@@ -15,6 +18,7 @@ export const LATE_LIMIT_MS = 120;
  * @property {(data: ArrayBuffer) => Promise<any>} decodeAudioData
  * @property {() => any} createBufferSource
  * @property {() => any} [createGain]   clips with a volume (stems) go through a gain node
+ * @property {() => any} [createOscillator]  the musicians' click
  * @property {any} destination
  * @property {() => { contextTime?: number, performanceTime?: number }} [getOutputTimestamp]
  */
@@ -128,6 +132,39 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
      */
     preload(urls) {
       for (const url of urls) buffer(url);
+    },
+
+    /**
+     * The musicians' click: a short tone that leaves the speaker at server time `serverT` (the
+     * same output compensation as clips), higher on a bar's first beat. Once per serverT.
+     * @param {number} serverT
+     * @param {boolean} accent
+     * @returns {boolean} whether it was scheduled
+     */
+    click(serverT, accent) {
+      const c = ctx;
+      if (c?.state !== 'running' || !c.createOscillator || !c.createGain) return false;
+      const key = `click@${Math.round(serverT)}`;
+      if (started.has(key)) return false;
+      const when = contextTimeOf(c, clock.toLocal(serverT));
+      if ((c.currentTime - when) * 1000 > LATE_LIMIT_MS) return false;
+      started.add(key);
+      if (started.size > 256) started.delete(started.values().next().value ?? '');
+      const at = Math.max(when, c.currentTime);
+      const tone = c.createOscillator();
+      tone.frequency.value = accent ? CLICK_ACCENT_HZ : CLICK_HZ;
+      const env = c.createGain();
+      // A 2 ms attack and a 50 ms decay: a tick, not a beep, and no click of its own at the edges.
+      env.gain.setValueAtTime(0.0001, at);
+      env.gain.exponentialRampToValueAtTime(accent ? 0.6 : 0.4, at + 0.002);
+      env.gain.exponentialRampToValueAtTime(0.0001, at + 0.05);
+      tone.connect(env);
+      env.connect(c.destination);
+      tone.start(at);
+      tone.stop(at + 0.06);
+      history.push({ url: accent ? 'click:accent' : 'click', serverT, when, offset: 0 });
+      if (history.length > 100) history.shift();
+      return true;
     },
 
     /**

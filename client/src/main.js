@@ -273,6 +273,19 @@ connection.on('state', (c) => {
   audience?.render(state?.cues?.audience);
   playClips(state);
 });
+// The musicians' click (part and score views): a toggle in the player strip, which also unlocks
+// the page's audio (it is the user's gesture). Each beat is clicked as it is announced, a beat
+// ahead, through the same output compensation as the clips.
+const clickToggle = document.getElementById('click-toggle');
+let clicking = false;
+if (clickToggle && viewName !== DEFAULT_VIEW) {
+  clickToggle.hidden = false;
+  clickToggle.addEventListener('click', () => {
+    clicking = !clicking;
+    clickToggle.setAttribute('aria-pressed', String(clicking));
+    if (clicking) audio.unlock().catch((err) => log('could not start audio for the click', err));
+  });
+}
 /** The volume each stem was last given, by URL, so that a ramp is started once. */
 /** @type {Map<string, string>} */
 const stemGains = new Map();
@@ -281,6 +294,9 @@ function playClips(state) {
   // Not on a clock still being measured: a clip would sound off the beat.
   if (!gate.open) return;
   for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT, clip.gain);
+  if (clicking && state?.transport === 'playing' && typeof state.next?.t === 'number') {
+    audio.click(state.next.t, state.next.beatInBar === 1);
+  }
   // Volume ramps of the stems playing (a cue's `stems: {<name>: {gain, glide}}`).
   for (const s of stemGainsOf(state, viewName)) {
     const key = `${s.gain}/${s.glide}`;

@@ -1,5 +1,12 @@
 import { describe, it, expect } from 'vitest';
-import { createAudioCues, clipsOf, stemGainsOf, LATE_LIMIT_MS } from '../../client/src/audio.js';
+import {
+  createAudioCues,
+  clipsOf,
+  stemGainsOf,
+  CLICK_ACCENT_HZ,
+  CLICK_HZ,
+  LATE_LIMIT_MS,
+} from '../../client/src/audio.js';
 
 const T = 1_700_000_000_000;
 
@@ -223,5 +230,71 @@ describe('stems: clips with a volume that later cues ramp', () => {
     ]);
     expect(stemGainsOf(s, 'audience')).toEqual([{ url: '/c.wav', gain: 0.1, glide: 4000 }]);
     expect(stemGainsOf({}, 'audience')).toEqual([]);
+  });
+});
+
+describe("the musicians' click", () => {
+  /** A context that also makes oscillators and gains, recording each tone's pitch and start. */
+  function clickSetup(/** @type {number} */ outputMs = 0) {
+    const s = setup();
+    /** @type {Array<{ hz: number, at: number, stop: number }>} */
+    const tones = [];
+    const ctx = /** @type {any} */ (s.ctx);
+    ctx.createOscillator = () => {
+      const tone = {
+        frequency: { value: 0 },
+        at: 0,
+        connect() {},
+        start(/** @type {number} */ at) {
+          tone.at = at;
+        },
+        stop(/** @type {number} */ t) {
+          tones.push({ hz: tone.frequency.value, at: tone.at, stop: t });
+        },
+      };
+      return tone;
+    };
+    ctx.createGain = () => ({
+      gain: { value: 1, setValueAtTime() {}, exponentialRampToValueAtTime() {} },
+      connect() {},
+    });
+    const audio = createAudioCues({
+      createContext: () => ctx,
+      fetchBytes: async () => new ArrayBuffer(8),
+      clock: /** @type {any} */ ({
+        serverNow: () => s.page.t + s.offset,
+        toLocal: (/** @type {number} */ t) => t - s.offset,
+      }),
+      now: () => s.page.t,
+      // The device's output delay, compensated as for clips.
+      output: /** @type {any} */ ({
+        contextTimeFor: (/** @type {any} */ c, /** @type {number} */ local, /** @type {number} */ now) =>
+          c.currentTime + (local - now) / 1000 - outputMs / 1000,
+      }),
+    });
+    return { ...s, audio, tones };
+  }
+
+  it('sounds each beat once at its server time, early by the output delay, higher on the downbeat', async () => {
+    const { audio, tones, page, offset, ctx } = clickSetup(40);
+    expect(audio.click(page.t + offset + 500, true)).toBe(false); // no audio before the join tap
+    await audio.unlock();
+    const beat = page.t + offset + 500;
+    expect(audio.click(beat, true)).toBe(true);
+    expect(audio.click(beat, true)).toBe(false);
+    expect(audio.click(beat + 500, false)).toBe(true);
+    expect(tones.map((t) => t.hz)).toEqual([CLICK_ACCENT_HZ, CLICK_HZ]);
+    // 500 ms ahead on the page's clock, less 40 ms of output delay.
+    expect(tones[0].at).toBeCloseTo(ctx.currentTime + 0.46, 6);
+    expect(tones[1].at).toBeCloseTo(ctx.currentTime + 0.96, 6);
+    expect(tones[0].stop - tones[0].at).toBeLessThan(0.1);
+    expect(audio.history.filter((h) => h.url.startsWith('click')).length).toBe(2);
+  });
+
+  it('a beat learnt too late is not clicked out of time', async () => {
+    const { audio, tones, page, offset } = clickSetup();
+    await audio.unlock();
+    expect(audio.click(page.t + offset - LATE_LIMIT_MS - 50, false)).toBe(false);
+    expect(tones).toEqual([]);
   });
 });
