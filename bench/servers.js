@@ -3,11 +3,11 @@
 // Waits for their IPC messages, stops them with SIGTERM then SIGKILL, and never leaves one behind
 // when a benchmark exits early.
 
-import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEARTBEAT_MS } from '../core/constants.js';
 import { measureSchedule } from './score-schedule.js';
+import { spawnServer } from '../artillery/lib/server.mjs';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 /** The conductor token of every server a benchmark starts. */
@@ -96,11 +96,12 @@ export async function stopChild(child) {
  */
 export function startServer(o) {
   const execArgv = o.execArgv ?? [];
-  const child =
+  const { child } =
     o.target !== 'ours' && o.target !== 'base'
-      ? fork(
-          path.join(BENCH, 'floor-server.js'),
-          [
+      ? spawnServer({
+          root: path.dirname(BENCH),
+          entry: path.join('bench', 'floor-server.js'),
+          args: [
             '--port',
             '0',
             '--schedule',
@@ -112,25 +113,21 @@ export function startServer(o) {
             '--keepalive',
             o.keepalive ?? 'separate',
           ],
-          { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv },
-        )
-      : fork(
-          path.join(o.root, 'server', 'start.js'),
-          ['--score', o.scoreDir, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'],
-          {
-            cwd: o.root,
-            env: {
-              ...process.env,
-              SCORECAST_QR: '0',
-              SCORECAST_CONNECTIONS_PER_ADDRESS: '0',
-              SCORECAST_PHONES_PER_ADDRESS: '0',
-              SCORECAST_TOKEN: TOKEN,
-              ...o.env,
-            },
-            stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-            execArgv,
+          execArgv,
+          echoErrors: true,
+        })
+      : spawnServer({
+          root: o.root,
+          args: ['--score', o.scoreDir, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'],
+          env: {
+            SCORECAST_CONNECTIONS_PER_ADDRESS: '0',
+            SCORECAST_PHONES_PER_ADDRESS: '0',
+            SCORECAST_TOKEN: TOKEN,
+            ...o.env,
           },
-        );
+          execArgv,
+          echoErrors: true,
+        });
   children.add(child);
   return child;
 }

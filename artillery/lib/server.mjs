@@ -46,24 +46,24 @@ export function ensureBuilt(root, { log = console.log } = {}) {
  */
 
 /**
- * Fork `server/start.js` (or another entry of `root`, e.g. `server/cli.js`) with IPC and wait
- * until it says it listens (`{type: 'listening', port}`): the one way the QA suite, the
- * benchmarks, the browser tests and the cluster tests start a server.
- * @param {{ root: string, args: string[], env?: NodeJS.ProcessEnv, entry?: string, host?: string,
- *   timeoutMs?: number, logFile?: string, execArgv?: string[] }} options  env: added to this
- *   process's environment, a key set to undefined taken out (SCORECAST_QR=0 is always set: no QR
- *   code in logs)
- * @returns {Promise<ForkedServer>}
+ * Fork `server/start.js` (or another entry of `root`, e.g. `server/cli.js`, a benchmark's floor
+ * server) with IPC, without waiting: the child, and the port it says it listens on
+ * (`{type: 'listening', port}`). The one way the QA suite, the benchmarks, the browser tests and
+ * the cluster tests start a server process; forkServer waits for it.
+ * @param {{ root: string, args: string[], env?: NodeJS.ProcessEnv, entry?: string,
+ *   timeoutMs?: number, logFile?: string, execArgv?: string[], echoErrors?: boolean }} options
+ *   env: added to this process's environment, a key set to undefined taken out (SCORECAST_QR=0 is
+ *   always set: no QR code in logs); echoErrors: its stderr also goes to this process's
  */
-export async function forkServer({
+export function spawnServer({
   root,
   args,
   env = {},
   entry = path.join('server', 'start.js'),
-  host = '127.0.0.1',
   timeoutMs = START_TIMEOUT_MS,
   logFile,
   execArgv,
+  echoErrors = false,
 }) {
   const merged = /** @type {NodeJS.ProcessEnv} */ (childEnv({ SCORECAST_QR: '0', ...env }));
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
@@ -81,9 +81,13 @@ export async function forkServer({
     tail = (tail + d).slice(-4000);
   };
   child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  /** @type {number} */
-  const port = await new Promise((resolve, reject) => {
+  child.stderr?.on('data', (/** @type {Buffer} */ d) => {
+    keep(d);
+    if (echoErrors) process.stderr.write(d);
+  });
+  child.once('exit', () => out?.end());
+  /** @type {Promise<number>} */
+  const listening = new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`server did not start in ${timeoutMs} ms:\n${tail}`));
@@ -95,20 +99,33 @@ export async function forkServer({
         resolve(/** @type {number} */ (m.port));
       }
     });
-    child.on('exit', (code, signal) => {
+    child.once('exit', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`server exited (${code ?? signal}) before listening:\n${tail}`));
     });
   });
-  child.removeAllListeners('exit');
-  let exited = false;
-  const exitPromise = new Promise((/** @type {(v?: unknown) => void} */ r) =>
-    child.on('exit', () => {
-      exited = true;
-      out?.end();
-      r();
-    }),
-  );
+  // A caller that waits on the child itself (the benchmarks' waitFor) need not await this.
+  listening.catch(() => {});
+  return { child, listening, output: () => tail };
+}
+
+/**
+ * Fork a server (spawnServer) and wait until it listens.
+ * @param {Parameters<typeof spawnServer>[0] & { host?: string }} options
+ * @returns {Promise<ForkedServer>}
+ */
+export async function forkServer({ host = '127.0.0.1', ...options }) {
+  const { child, listening, output } = spawnServer(options);
+  const port = await listening;
+  let exited = child.exitCode !== null || child.signalCode !== null;
+  const exitPromise = new Promise((/** @type {(v?: unknown) => void} */ r) => {
+    if (exited) r();
+    else
+      child.once('exit', () => {
+        exited = true;
+        r();
+      });
+  });
   return {
     child,
     pid: /** @type {number} */ (child.pid),
@@ -117,7 +134,7 @@ export async function forkServer({
     get exited() {
       return exited;
     },
-    output: () => tail,
+    output,
     async stop(signal = 'SIGTERM') {
       if (!exited) {
         child.kill(signal);
