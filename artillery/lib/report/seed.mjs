@@ -5,13 +5,16 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { QA_DIR } from '../env.mjs';
 
+/** The seed report's results (artillery/seed/, a copy of ../shared/seed/). */
+export const SEED_CSV = path.join(QA_DIR, 'seed', 'zscore-2019-results.csv');
+
 /**
- * One row of the seed report's tables.
+ * One row of the seed report's tables (zscore-2019-results.csv).
  * @typedef {object} SeedRow
- * @property {string} case
+ * @property {number} case
  * @property {string} client      jmeter or custom
  * @property {string} request     page, poll or ws_push
- * @property {string} connection  wired or wifi
+ * @property {string} connection  wired or wireless
  * @property {string} firewall    yes or no
  * @property {string} note
  * @property {number | null} clients
@@ -27,6 +30,7 @@ import { QA_DIR } from '../env.mjs';
  */
 
 const NUMERIC = [
+  'case',
   'clients',
   'samples',
   'errors_pct',
@@ -39,30 +43,40 @@ const NUMERIC = [
   'p99_ms',
 ];
 
-/** @returns {SeedRow[]} */
-export function loadSeed() {
-  const text = readFileSync(path.join(QA_DIR, 'seed', 'zscore-2019-results.csv'), 'utf8')
-    .trim()
-    .split('\n');
-  const head = text[0].split(',');
-  return text.slice(1).map((line) => {
+/**
+ * Parse the seed CSV (quoted cells may hold commas); the QA report and the venue lab read it so.
+ * @param {string} text
+ * @returns {SeedRow[]}
+ */
+export function parseSeed(text) {
+  const lines = text.trim().split('\n');
+  const head = lines[0].split(',');
+  return lines.slice(1).map((line) => {
     /** @type {string[]} */
     const cells = [];
     let cur = '';
-    let q = false;
+    let quoted = false;
     for (const ch of line) {
-      if (ch === '"') q = !q;
-      else if (ch === ',' && !q) {
+      if (ch === '"') quoted = !quoted;
+      else if (ch === ',' && !quoted) {
         cells.push(cur);
         cur = '';
       } else cur += ch;
     }
     cells.push(cur);
     /** @type {Record<string, string | number | null>} */
-    const o = Object.fromEntries(head.map((h, i) => [h, cells[i] ?? '']));
-    for (const k of NUMERIC) o[k] = o[k] === '' ? null : Number(o[k]);
+    const o = {};
+    head.forEach((h, i) => {
+      const v = cells[i] ?? '';
+      o[h] = NUMERIC.includes(h) ? (v === '' ? null : Number(v)) : v;
+    });
     return /** @type {SeedRow} */ (/** @type {unknown} */ (o));
   });
+}
+
+/** @returns {SeedRow[]} */
+export function loadSeed(file = SEED_CSV) {
+  return parseSeed(readFileSync(file, 'utf8'));
 }
 
 /**
