@@ -71,7 +71,14 @@ async function startCountingServer({ port = 0, host = '127.0.0.1', clientDir = C
       // every time with 300 ms between the destroy and the close).
       hung = null;
       for (const res of held.splice(0)) res.destroy();
-      await app.close();
+      // And a bound: whatever else the browser left in flight on this deliberately hanging
+      // server is cut after 5 s, so the hook can never outlast the test's timeout.
+      const cut = setTimeout(() => app.server.closeAllConnections(), 5000);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(cut);
+      }
     },
   };
 }
