@@ -312,38 +312,9 @@ export function writeReport(inputs, outDir) {
           prefix ? '' : x.throughput != null ? `${f1(x.throughput)} ${x.unit}` : '',
         ];
       });
-    table(
-      [
-        'measured part (after warm-up)',
-        'Samples',
-        'Avg',
-        'Min',
-        'Median',
-        'Max',
-        'p90',
-        'p95',
-        'p99',
-        'Error %',
-        'Throughput',
-      ],
-      soakRows('measured.'),
-    );
-    table(
-      [
-        'whole soak (warm-up included)',
-        'Samples',
-        'Avg',
-        'Min',
-        'Median',
-        'Max',
-        'p90',
-        'p95',
-        'p99',
-        'Error %',
-        'Throughput',
-      ],
-      soakRows(''),
-    );
+    const soakHead = (/** @type {string} */ label) => [label, ...HEAD.slice(2, 12)];
+    table(soakHead('measured part (after warm-up)'), soakRows('measured.'));
+    table(soakHead('whole soak (warm-up included)'), soakRows(''));
     const c = so.measured?.counters || {};
     p(
       `Clients ${f0(c['vusers.created'])}, failed ${f0(c['vusers.failed'] || 0)} (whole soak); ${errorsOf(so.measured).length ? `errors: ${errorsOf(so.measured).join(', ')}` : 'no errors'}; taps sent ${f0(c['taps.sent'] || 0)}, answered SC_ERR_NO_VOTE_WINDOW ${f0(c['taps.no_vote_window'] || 0)} (not failures). Samples of the measured part count the clients' histograms after the warm-up; failures are counted over the whole soak.`,
