@@ -3,7 +3,6 @@
 
 import { fork } from 'node:child_process';
 import { forkServer } from '../artillery/lib/server.mjs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,17 +10,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const TOKEN = 'playwright-token-123';
 
-/** @returns {Promise<number>} a free loopback port */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {net.AddressInfo} */ (srv.address());
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
+export { freePort } from '../server/ports.js';
 
 /**
  * @param {{ port: number, score?: string, autoplay?: boolean }} options

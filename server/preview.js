@@ -5,11 +5,11 @@
 
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readConfig } from './config.js';
+import { freePort } from './ports.js';
 
 export const PREVIEW_USAGE = `usage: scorecast preview DIR [--port N] [--host H] [--no-open] [--token T] [--log-level L] [--cert FILE --key FILE]
   DIR        the score package to preview (reloaded whenever one of its files changes)
@@ -136,22 +136,6 @@ export function openCommand(platform, url) {
   if (platform === 'win32')
     return { command: 'cmd', args: ['/c', 'start', '""', url.replace(/&/g, '^&')], verbatim: true };
   return { command: 'xdg-open', args: [url] };
-}
-
-/**
- * A free port on `host` (for `--port 0`: the URL must name the port before start.js listens).
- * @param {string} host
- * @returns {Promise<number>}
- */
-function freePort(host) {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = /** @type {net.AddressInfo} */ (srv.address());
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**

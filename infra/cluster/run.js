@@ -7,12 +7,12 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort, waitForPort } from '../../server/ports.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TEMPLATE = path.join(ROOT, 'infra', 'nginx', 'scorecast.conf.template');
@@ -39,15 +39,6 @@ export function nginxConfig({ ports, listen, prefix, workers = 1 }) {
     .replaceAll('@@LISTEN@@', listen)
     .replaceAll('@@WORKERS@@', String(workers))
     .replace('@@EDGES@@', ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join('\n'));
-}
-
-/** A free loopback port. */
-async function freePort() {
-  const srv = net.createServer();
-  await new Promise((r) => srv.listen(0, '127.0.0.1', () => r(undefined)));
-  const { port } = /** @type {net.AddressInfo} */ (srv.address());
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 /** @param {string} name */
@@ -78,26 +69,6 @@ function ensureServers() {
   };
   run(['apt-get', 'update', '-qq']);
   run(['apt-get', 'install', '-y', '-qq', ...need]);
-}
-
-/**
- * @param {number} port
- * @param {number} ms
- */
-async function waitForPort(port, ms) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const ok = await new Promise((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nothing listens on ${port} after ${ms} ms`);
 }
 
 /**

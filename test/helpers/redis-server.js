@@ -3,38 +3,12 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
+import { freePort, waitForPort } from '../../server/ports.js';
 
 /** Whether redis-server is installed (test/setup/ensure-deps.sh installs it for `npm test`). */
 export const HAVE_REDIS = spawnSync('redis-server', ['--version']).status === 0;
 
-/** A free loopback port (the kernel picks it; closed again before use). */
-export async function freePort() {
-  const srv = net.createServer();
-  await new Promise((r) => srv.listen(0, '127.0.0.1', () => r(undefined)));
-  const { port } = /** @type {net.AddressInfo} */ (srv.address());
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
-/**
- * @param {number} port
- * @param {number} ms
- */
-async function waitForPort(port, ms) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const ok = await new Promise((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`redis-server did not listen on ${port} within ${ms} ms`);
-}
+export { freePort };
 
 /**
  * Start redis-server; `restart()` stops it and starts it again empty on the same port.
@@ -48,7 +22,7 @@ export async function startRedis({ port } = {}) {
     child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(p), '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
-    await waitForPort(p, 5000);
+    await waitForPort(p, 5000, { what: 'redis-server' });
   };
   const stop = async () => {
     if (child.exitCode !== null) return;
