@@ -5,14 +5,11 @@
 
 import { ERRORS, errorValue } from '../core/errors.js';
 import { decodeClientMessage } from '../core/protocol.js';
-import { audienceRate, createAddressLimiter } from './address-limit.js';
+import { audienceRate, createAddressLimiter, refuseOverRate } from './address-limit.js';
 import { addressKey } from './address-key.js';
 import { requireToken } from './control.js';
 import { quantileSorted } from '../core/stats.js';
 import { isId } from '../core/values.js';
-
-/** The answer to a request over its address's rate. */
-const RATE_LIMITED = Object.freeze(errorValue('SC_ERR_RATE_LIMITED'));
 
 /**
  * Samples one client weighs in the figures, per kind: its newest ones, as many as an honest page
@@ -163,10 +160,7 @@ export function audienceRoutes(app, { hub, stats, token, now, auth, phonesPerAdd
 
   const rate = audienceRate(phonesPerAddress);
   const limiter = rate ? createAddressLimiter(rate, now) : null;
-  app.post('/api/report', { bodyLimit: 4096 }, async (req, reply) => {
-    // Answered as a value, not thrown: a flood is answered thousands of times a second, and
-    // an Error captures a stack each time (bench/RESULTS.md, "Hostile clients").
-    if (limiter && !limiter.take(req.ip)) return reply.code(ERRORS.SC_ERR_RATE_LIMITED.status).send(RATE_LIMITED);
+  app.post('/api/report', { bodyLimit: 4096, onRequest: refuseOverRate(limiter) }, async (req, reply) => {
     const body = /** @type {Record<string, unknown>} */ (req.body ?? {});
     if (body === null || typeof body !== 'object' || Array.isArray(body))
       return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE', 'expected a JSON object'));

@@ -4,11 +4,8 @@
 // same errors as a WebSocket tap.
 
 import { decodeClientMessage } from '../core/protocol.js';
-import { audienceRate, createAddressLimiter } from './address-limit.js';
+import { audienceRate, createAddressLimiter, refuseOverRate } from './address-limit.js';
 import { ERRORS, ScorecastError, errorValue } from '../core/errors.js';
-
-/** The answer to a request over its address's rate. */
-const RATE_LIMITED = Object.freeze(errorValue('SC_ERR_RATE_LIMITED'));
 
 /** Credentials one address may be issued: `perAddress` at once, and `perAddress` more an hour. */
 export const DEVICE_REFILL_MS = 3_600_000;
@@ -34,10 +31,7 @@ export function tapRoutes(app, { guard, credentials, devicesPerAddress, now }) {
         )
       : null;
 
-  app.post('/api/device', { bodyLimit: 1024 }, async (req, reply) => {
-    // Answered as a value, not thrown: a flood is answered thousands of times a second, and
-    // an Error captures a stack each time (bench/RESULTS.md, "Hostile clients").
-    if (limiter && !limiter.take(req.ip)) return reply.code(ERRORS.SC_ERR_RATE_LIMITED.status).send(RATE_LIMITED);
+  app.post('/api/device', { bodyLimit: 1024, onRequest: refuseOverRate(limiter) }, async (req, reply) => {
     if (issued && !issued.take(req.ip))
       throw new ScorecastError(
         'SC_ERR_ADDRESS_LIMIT',
@@ -47,10 +41,7 @@ export function tapRoutes(app, { guard, credentials, devicesPerAddress, now }) {
     return { device: credentials.issue().credential };
   });
 
-  app.post('/api/tap', { bodyLimit: 4096 }, async (req, reply) => {
-    // Answered as a value, not thrown: a flood is answered thousands of times a second, and
-    // an Error captures a stack each time (bench/RESULTS.md, "Hostile clients").
-    if (limiter && !limiter.take(req.ip)) return reply.code(ERRORS.SC_ERR_RATE_LIMITED.status).send(RATE_LIMITED);
+  app.post('/api/tap', { bodyLimit: 4096, onRequest: refuseOverRate(limiter) }, async (req, reply) => {
     const decoded = decodeClientMessage(JSON.stringify({ .../** @type {object} */ (req.body ?? {}), type: 'tap' }));
     if (!decoded.ok) return reply.code(400).send(decoded.error);
     if (decoded.value.type !== 'tap') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));

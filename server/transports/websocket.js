@@ -1,6 +1,7 @@
 // WebSocket transport at /live, on the `ws` library with noServer: the HTTP server's upgrade
 // event is routed here. Same envelope and resync rule as SSE and polling (doc/protocol.md).
 
+import { randomBytes } from 'node:crypto';
 import * as wsLibrary from 'ws';
 import { decodeResyncQuery } from '../../core/protocol.js';
 import { CLOSE, DEAD_LINK_MS, MAX_CLIENT_MESSAGE_BYTES, MAX_POLL_WAIT_MS } from '../../core/constants.js';
@@ -46,11 +47,70 @@ export const RIDE_MAX_BYTES = 4096;
 export const READ_PROOF_MS = 10_000;
 
 /**
- * @typedef {import('ws').WebSocket & { heardAt: number, pongAt: number, pinged: boolean, pingDue: boolean }} LiveSocket
- *   heardAt: performance.now() of the last frame from the client; pongAt: of the last pong (or
- *   the upgrade); pinged: a ping went out since;
- *   pingDue: a ping is owed and waits to ride with the next message
+ * Proof of reading by bytes. The hub sees only what waits in user space; a socket that does not
+ * read first fills the kernel's send buffer (up to 4 MB on these machines) and the peer's receive
+ * buffer, invisible there (bench/RESULTS.md, "Hostile clients": 100 never-reading sockets held
+ * 227 MB of the kernel's memory and cost the server a snapshot write each ten times a second). So
+ * every ping carries a token of its own that the pong must echo (RFC 6455 5.5.3: a pong repeats
+ * its ping's data; a pong the client sends unasked proves nothing), and the bytes the hub had
+ * written before the ping count as read when its pong comes. A socket sent PROOF_BYTES since its
+ * last proof owes a ping (riding with the next small message, or alone a tick later); one whose
+ * oldest unanswered ping is PROOF_WAIT_MS old reports every byte not proven read as unsent, so
+ * the hub's behind rule (512 KB, doc/protocol.md "Backpressure") stops writing to it there,
+ * whether the bytes wait in user space or in the kernel. A client that reads answers within its
+ * round trip and never reaches it (at the seed profile's 24 KB/s, 512 KB is 20 s of music).
  */
+export const PROOF_BYTES = 128 * 1024;
+export const PROOF_WAIT_MS = 1000;
+/** Unanswered pings remembered per socket (more is an old ping forgotten: under-credit only). */
+const MAX_PROOFS = 8;
+const TOKEN_BYTES = 8;
+
+/**
+ * @typedef {{ token: Buffer, sent: number, at: number }} Proof
+ *   a ping that went out: its token, the bytes written to the socket before it, when (performance.now())
+ */
+
+/**
+ * @typedef {import('ws').WebSocket & { heardAt: number, pongAt: number, pinged: boolean, pingDue: boolean, sent: number, proven: number, proofs: Proof[], overdue: boolean }} LiveSocket
+ *   heardAt: performance.now() of the last frame from the client; pongAt: of the last pong that
+ *   answered a ping (or the upgrade); pinged: a ping went out since;
+ *   pingDue: a ping is owed and waits to ride with the next message;
+ *   sent: bytes the hub wrote; proven: of those, how many a pong proved read;
+ *   proofs: pings not answered yet, oldest first; overdue: the oldest is PROOF_WAIT_MS old
+ */
+
+/** Ping tokens, cut from a random pool refilled as it runs out (one system call per 1,024 pings). */
+let tokenPool = Buffer.alloc(0);
+let tokenAt = 0;
+function nextToken() {
+  if (tokenAt + TOKEN_BYTES > tokenPool.length) {
+    tokenPool = randomBytes(1024 * TOKEN_BYTES);
+    tokenAt = 0;
+  }
+  tokenAt += TOKEN_BYTES;
+  return tokenPool.subarray(tokenAt - TOKEN_BYTES, tokenAt);
+}
+
+/**
+ * A protocol ping with a fresh token, remembered with the bytes written before it.
+ * @param {LiveSocket} ws
+ */
+export function sendPing(ws) {
+  const token = nextToken();
+  if (ws.proofs.length >= MAX_PROOFS) ws.proofs.shift();
+  ws.proofs.push({ token, sent: ws.sent, at: performance.now() });
+  ws.pinged = true;
+  ws.pingDue = false;
+  ws.ping(token);
+}
+
+/**
+ * Bytes written to the socket and not proven read, once its proof is overdue; else what waits in
+ * user space (`queued`).
+ * @param {LiveSocket} ws @param {number} queued
+ */
+const unsent = (ws, queued) => (ws.overdue ? Math.max(queued, ws.sent - ws.proven) : queued);
 
 /**
  * Whether ws still offers its frame builder: the fast path below frames each message once for
@@ -118,20 +178,19 @@ export function socketWriter(ws, raw) {
       fast: true,
       send(frame) {
         if (ws.readyState !== ws.OPEN) return;
+        ws.sent += frame.length;
         if (!ws.pingDue || frame.length > RIDE_MAX_BYTES) {
           raw.write(frame);
           return;
         }
-        ws.pingDue = false;
-        ws.pinged = true;
         raw.cork();
         raw.write(frame);
-        ws.ping();
+        sendPing(ws);
         raw.uncork();
       },
       // What ws's bufferedAmount adds to this is always 0 here: ws holds frames back only while
       // compressing, and per-message deflate is off.
-      buffered: () => raw.writableLength,
+      buffered: () => unsent(ws, raw.writableLength),
     };
   }
   return {
@@ -139,21 +198,19 @@ export function socketWriter(ws, raw) {
     send(frame) {
       if (ws.readyState !== ws.OPEN) return;
       const text = FAST_FRAMING ? framePayload(frame) : frame;
-      if (ws.pingDue && text.length <= RIDE_MAX_BYTES) {
-        ws.pingDue = false;
-        ws.pinged = true;
-        ws.ping();
-      }
+      ws.sent += frame.length;
+      if (ws.pingDue && text.length <= RIDE_MAX_BYTES) sendPing(ws);
       ws.send(text, { binary: false });
     },
-    buffered: () => ws.bufferedAmount,
+    buffered: () => unsent(ws, ws.bufferedAmount),
   };
 }
 
 /**
- * A frame from the client. A message proves the link; a pong (or the upgrade) also proves reading.
- * Whether a ping is still owed is decided by the checker (a message does not pay for one that is
- * owed for want of a pong).
+ * A frame from the client. A message proves the link; a pong that answers one of our pings (or
+ * the upgrade) also proves reading, up to the bytes written before that ping. Whether a ping is
+ * still owed is decided by the checker (a message does not pay for one that is owed for want of
+ * a pong).
  * @param {LiveSocket} ws @param {boolean} isPong
  */
 function heard(ws, isPong) {
@@ -163,6 +220,40 @@ function heard(ws, isPong) {
     ws.pinged = false;
     ws.pingDue = false;
   }
+}
+
+/**
+ * A pong: proof of reading when it echoes the token of a ping not yet answered (and of every
+ * ping before it: a client reads in order); otherwise only a frame.
+ * @param {LiveSocket} ws @param {Buffer} data
+ */
+export function heardPong(ws, data) {
+  const i = ws.proofs.findIndex((p) => p.token.equals(data));
+  if (i < 0) {
+    heard(ws, false);
+    return;
+  }
+  ws.proven = ws.proofs[i].sent;
+  ws.proofs.splice(0, i + 1);
+  ws.overdue = false;
+  heard(ws, true);
+}
+
+/**
+ * A socket's read-proof bookkeeping, from its upgrade (which proves nothing was owed).
+ * @param {import('ws').WebSocket} ws
+ * @returns {LiveSocket}
+ */
+export function liveSocket(ws) {
+  const live = /** @type {LiveSocket} */ (ws);
+  live.sent = 0;
+  live.proven = 0;
+  live.proofs = [];
+  live.overdue = false;
+  live.pinged = false;
+  live.pingDue = false;
+  heard(live, true);
+  return live;
 }
 
 /**
@@ -209,13 +300,12 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const live = /** @type {LiveSocket} */ (ws);
+      const live = liveSocket(ws);
       const writer = socketWriter(live, rawSocketOf(ws));
       if (!writer.fast && !warnedSlow) {
         warnedSlow = true;
         log?.warn({}, 'ws offers no raw socket or frame builder: WebSocket messages go through ws.send (slower)');
       }
-      heard(live, true);
       sockets.add(live);
       if (checker === null) {
         checker = setInterval(check, LIVENESS_TICK_MS);
@@ -238,7 +328,7 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
         heard(live, false);
         session.receive(/** @type {Buffer} */ (data), isBinary);
       });
-      ws.on('pong', () => heard(live, true));
+      ws.on('pong', (data) => heardPong(live, data));
       ws.on('close', () => {
         sockets.delete(live);
         session.detach();
@@ -259,27 +349,29 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
   // One timer for every socket, running while there are sockets: owe a ping, send it alone when
   // no message took it, cut the dead. A socket that has not answered a ping for readProofMs
   // counts as silent since readProofMs - PING_AFTER_MS after its last pong, whatever it sends.
+  // A socket sent PROOF_BYTES since its last proof owes a ping too, alone if no message took it
+  // within a tick; its proof is overdue once its oldest unanswered ping is PROOF_WAIT_MS old.
   function check() {
     const now = performance.now();
     for (const ws of sockets) {
+      ws.overdue = ws.proofs.length > 0 && now - ws.proofs[0].at >= PROOF_WAIT_MS;
       const silent = Math.max(now - ws.heardAt, now - ws.pongAt - readProofMs + PING_AFTER_MS);
-      if (silent < PING_AFTER_MS) {
-        ws.pinged = false;
-        ws.pingDue = false;
-        continue;
-      }
       if (silent >= DEAD_AFTER_MS) {
         ws.terminate();
         continue;
       }
+      const byBytes = ws.sent - ws.proven >= PROOF_BYTES;
+      if (silent < PING_AFTER_MS && !byBytes) {
+        ws.pinged = false;
+        ws.pingDue = false;
+        continue;
+      }
       if (ws.pinged) continue;
-      if (silent < PING_ALONE_AFTER_MS) {
+      if (silent < PING_ALONE_AFTER_MS && !(byBytes && ws.pingDue)) {
         ws.pingDue = true;
         continue;
       }
-      ws.pingDue = false;
-      ws.pinged = true;
-      ws.ping();
+      sendPing(ws);
     }
   }
 

@@ -209,6 +209,31 @@ describe('taps and votes', () => {
     },
   );
 
+  it.each(['/api/tap', '/api/report', '/api/device'])(
+    '%s refuses an address over its rate before reading the body: a flood of malformed bodies is limited too',
+    async (url) => {
+      // Malformed JSON used to fail parsing before the rate was checked: never counted, never 429.
+      const { app } = await setup();
+      const post = (/** @type {string} */ ip) =>
+        app.inject({
+          method: 'POST',
+          url,
+          payload: '{"tile":',
+          headers: { 'content-type': 'application/json' },
+          remoteAddress: ip,
+        });
+      const codes = [];
+      for (let i = 0; i < 60; i++) codes.push((await post('10.7.0.1')).statusCode);
+      expect(codes.filter((c) => c === 429).length).toBeGreaterThanOrEqual(15);
+      const refused = await post('10.7.0.1');
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json().code).toBe('SC_ERR_RATE_LIMITED');
+      // Another address is not affected: its malformed body is answered as one.
+      const other = await post('10.7.0.2');
+      expect(other.statusCode).toBe(400);
+    },
+  );
+
   it('HTTP taps from one address are rate-limited', async () => {
     const { app, conductor } = await setup();
     conductor.seek(conductor.beatOf(2));

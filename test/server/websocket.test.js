@@ -9,9 +9,11 @@ import {
   LIVENESS_TICK_MS,
   PING_AFTER_MS,
   PING_ALONE_AFTER_MS,
+  PROOF_BYTES,
   READ_PROOF_MS,
   framePayload,
   frameWs,
+  liveSocket,
   rawSocketOf,
   socketWriter,
 } from '../../server/transports/websocket.js';
@@ -34,6 +36,28 @@ async function client(wsBase, options) {
 /** @param {import('ws').WebSocket} ws */
 const closed = (ws) =>
   new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+
+/**
+ * A client-to-server frame (masked, RFC 6455 5.3), for sockets that speak WebSocket by hand.
+ * @param {string} text @param {number} [opcode] 1 text, 0xa pong
+ */
+const clientFrame = (text, opcode = 1) =>
+  Buffer.concat(Sender.frame(Buffer.from(text), { fin: true, opcode, mask: true, readOnly: false, rsv1: false }));
+
+/**
+ * The hostile bench's never-reading WebSocket: upgraded by hand and paused before a byte is read.
+ * @param {string} wsBase
+ */
+function deafSocket(wsBase) {
+  const deaf = net.connect({ host: '127.0.0.1', port: Number(new URL(wsBase).port) });
+  defer(() => deaf.destroy());
+  deaf.pause();
+  deaf.on('error', () => {});
+  deaf.write(
+    'GET /live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+  );
+  return deaf;
+}
 
 /** Seqs of state messages must run +1 with no gap or repeat. @param {any[]} messages */
 function assertContiguous(messages) {
@@ -104,7 +128,7 @@ describe('WebSocket transport', () => {
     c.on('ping', () => {
       pings++;
     });
-    const ws = /** @type {any} */ (await serverSide);
+    const ws = liveSocket(/** @type {any} */ (await serverSide));
     // A real socket is found; an object without one, or with something else there, is not.
     expect(rawSocketOf(ws)).not.toBeNull();
     expect(rawSocketOf(/** @type {any} */ ({}))).toBeNull();
@@ -248,48 +272,81 @@ describe('WebSocket transport', () => {
     expect(after).toBeLessThanOrEqual(DEAD_LINK_MS + 100);
   }, 15_000);
 
-  it('cuts a socket that keeps sending but never reads; a client that talks and reads stays', async () => {
-    // The hostile-client bench's never-reading socket: the upgrade by hand, paused before a byte
-    // is read, asking for a snapshot ten times a second. Its messages alone used to prove the
-    // link, so it was never pinged and its kernel send buffer held megabytes for as long as it
-    // liked; only a pong proves reading.
-    const s = await server({ tempo: 80 });
-    const talker = await client(s.wsBase);
-    await talker.waitFor((m) => m.type === 'snapshot');
-    let talkerPings = 0;
-    talker.ws.on('ping', () => {
-      talkerPings++;
-    });
-    const deaf = net.connect({ host: '127.0.0.1', port: Number(new URL(s.wsBase).port) });
-    defer(() => deaf.destroy());
-    deaf.pause();
-    deaf.write(
-      'GET /live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
-    );
-    const hello = Buffer.concat(
-      Sender.frame(Buffer.from(JSON.stringify({ type: 'hello', epoch: null, seq: 0 })), {
-        fin: true,
-        opcode: 1,
-        mask: true,
-        readOnly: false,
-        rsv1: false,
-      }),
-    );
-    while (s.hub.size < 2) await new Promise((r) => setTimeout(r, 20));
-    const started = performance.now();
+  it.each([
+    ['messages alone', false],
+    ['pongs it was never asked for', true],
+  ])(
+    'cuts a socket that keeps sending (%s) but never reads; a client that talks and reads stays',
+    async (_, pongs) => {
+      // The hostile-client bench's never-reading socket: the upgrade by hand, paused before a byte
+      // is read, asking for a snapshot ten times a second. Its messages alone used to prove the
+      // link, so it was never pinged and its kernel send buffer held megabytes for as long as it
+      // liked; only a pong proves reading, and only one that echoes a ping's token: a pong the
+      // client sends unasked (RFC 6455 allows them) used to count as proof.
+      const s = await server({ tempo: 80 });
+      const talker = await client(s.wsBase);
+      await talker.waitFor((m) => m.type === 'snapshot');
+      let talkerPings = 0;
+      talker.ws.on('ping', () => {
+        talkerPings++;
+      });
+      const deaf = deafSocket(s.wsBase);
+      const hello = clientFrame(JSON.stringify({ type: 'hello', epoch: null, seq: 0 }));
+      const pong = clientFrame('', 0xa);
+      while (s.hub.size < 2) await new Promise((r) => setTimeout(r, 20));
+      const started = performance.now();
+      const asking = setInterval(() => {
+        if (deaf.writable) deaf.write(pongs ? Buffer.concat([hello, pong]) : hello);
+        talker.ws.send(JSON.stringify({ type: 'ping', id: 1, t0: 1 }));
+      }, 100);
+      defer(() => clearInterval(asking));
+      const limit = READ_PROOF_MS + DEAD_AFTER_MS - PING_AFTER_MS + LIVENESS_TICK_MS + 1000;
+      while (s.hub.size > 1 && performance.now() - started < limit) await new Promise((r) => setTimeout(r, 100));
+      expect(s.hub.size).toBe(1);
+      // Cut for not reading, not before: it sent all along.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(READ_PROOF_MS);
+      expect(talker.ws.readyState).toBe(talker.ws.OPEN);
+      expect(talkerPings).toBeGreaterThanOrEqual(1);
+    },
+    25_000,
+  );
+
+  it('stops writing to a socket that does not read once 512 KB are not proven read, wherever they wait', async () => {
+    // 10 KB a beat at 600 bpm and a snapshot (as big) asked for ten times a second: 200 KB/s, as
+    // the hostile bench's never-reading sockets. The hub used to see only the bytes waiting in
+    // user space, and the kernel took megabytes first (2.3 MB a socket in the bench). Now bytes
+    // count as unsent until a pong proves them read, so past 512 KB the socket gets nothing more.
+    const s = await server({ tempo: 600, cueBytes: 10_000 });
+    const deaf = deafSocket(s.wsBase);
+    const hello = clientFrame(JSON.stringify({ type: 'hello', epoch: null, seq: 0 }));
+    while (s.hub.size < 1) await new Promise((r) => setTimeout(r, 20));
+    const seq0 = s.hub.seq;
+    let hellos = 0;
     const asking = setInterval(() => {
-      if (deaf.writable) deaf.write(hello);
-      talker.ws.send(JSON.stringify({ type: 'ping', id: 1, t0: 1 }));
+      deaf.write(hello);
+      hellos++;
     }, 100);
     defer(() => clearInterval(asking));
-    const limit = READ_PROOF_MS + DEAD_AFTER_MS - PING_AFTER_MS + LIVENESS_TICK_MS + 1000;
-    while (s.hub.size > 1 && performance.now() - started < limit) await new Promise((r) => setTimeout(r, 100));
-    expect(s.hub.size).toBe(1);
-    // Cut for not reading, not before: it sent all along.
-    expect(performance.now() - started).toBeGreaterThanOrEqual(READ_PROOF_MS);
-    expect(talker.ws.readyState).toBe(talker.ws.OPEN);
-    expect(talkerPings).toBeGreaterThanOrEqual(1);
-  }, 25_000);
+    await new Promise((r) => setTimeout(r, 8000));
+    clearInterval(asking);
+    // What was offered: each beat's delta and each hello's snapshot, at least 10 KB each.
+    const offered = (s.hub.seq - seq0 + hellos) * 10_000;
+    const bound = 512 * 1024 + PROOF_BYTES;
+    expect(offered).toBeGreaterThan(2 * bound);
+    // Now read what the server wrote to it (it never answers a ping, so nothing more comes).
+    let received = 0;
+    deaf.on('data', (chunk) => {
+      received += chunk.length;
+    });
+    deaf.resume();
+    let last = -1;
+    while (received !== last) {
+      last = received;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThan(bound);
+  }, 20_000);
 
   it('keeps a silent client that answers pings; on a busy stream each ping rides with a message', async () => {
     // 80 bpm: a message every 750 ms, as in the seed profile. Idle: only heartbeats.
