@@ -215,6 +215,45 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   await tablet.close();
 });
 
+test("the rose's motion: the dark disc fades, a ring swings, not for a phone that asks for reduced motion", async ({
+  browser,
+}) => {
+  server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
+  const open = async (/** @type {'reduce' | 'no-preference'} */ reducedMotion) => {
+    const page = await (await browser.newContext({ viewport: PHONE, reducedMotion })).newPage();
+    await page.goto(`${server.base}/`);
+    await page.locator('#join-button').click();
+    return page;
+  };
+  const phone = await open('no-preference');
+  const still = await open('reduce');
+  /** What is being animated on a page, by the class of its target. @param {import('@playwright/test').Page} page */
+  const moving = (page) =>
+    page.evaluate(() =>
+      document
+        .getAnimations()
+        .filter((a) => a.playState === 'running')
+        .map((a) => /** @type {KeyframeEffect} */ (a.effect).target?.getAttribute('class')),
+    );
+  // Beat 0: ZScore's stage, the disc over the rose, is dark; nothing moves on a fresh page.
+  await expect(phone.locator('svg.rose .rose-stage')).toHaveAttribute('opacity', '1');
+  expect(await moving(phone)).toEqual([]);
+  // Beat 1: the disc fades out over 2 s (on both phones: a fade moves nothing).
+  await server.control('seek', { beat: 1 });
+  await expect(phone.locator('svg.rose .rose-stage')).toHaveAttribute('opacity', '0');
+  expect(await moving(phone)).toContain('rose-stage');
+  await expect(still.locator('svg.rose .rose-stage')).toHaveAttribute('opacity', '0');
+  expect(await moving(still)).toContain('rose-stage');
+  // Beat 7: ring 1 swings into place, except where the phone asks for reduced motion.
+  await server.control('seek', { beat: 7 });
+  await expect.poll(() => moving(phone)).toContain('rose-ring');
+  await expect(still.locator('svg.rose g.rose-ring[data-ring="1"]')).toHaveCount(1);
+  expect(await moving(still)).not.toContain('rose-ring');
+  await attachScreenshot('rose-motion-phone', phone);
+  await phone.context().close();
+  await still.context().close();
+});
+
 test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part at tablet size', async ({
   browser,
 }) => {
@@ -240,6 +279,13 @@ test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part
   await expect(phone.locator('#cue-text')).toHaveText(
     'Vote for a tile !!\nThe tile with most votes\nwill be played next',
   );
+  // ZScore's centreShape zoom: rings 1 and 2 fill the view; the stage's disc has faded out.
+  await expect(phone.locator('svg.rose .rose-zoom')).toHaveAttribute('transform', 'scale(2.78)');
+  await expect(phone.locator('svg.rose .rose-stage')).toHaveAttribute('opacity', '0');
+  // The seek started the disc's 8 s fade and the zoom: the picture once they have ended.
+  await phone.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'), null, {
+    timeout: 15_000,
+  });
   await attachScreenshot('union-rose-audience-vote-phone', phone);
   const part = await (await browser.newContext({ viewport: TABLET })).newPage();
   await part.goto(`${server.base}/view/violin1`);

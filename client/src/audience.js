@@ -1,7 +1,8 @@
 // The audience view's own parts: the grid of tiles the score lights (or the rose, rose.js), votes
 // by tapping a tile while a vote window is open, and the join tap (audio unlock, screen wake lock).
 
-import { drawRose, roseLayout } from './rose.js';
+import { drawRose, playSpins, roseLayout, viewRadius } from './rose.js';
+import { createRoseMotion, spinOf, stageOf, zoomOf } from './rose-motion.js';
 import { speechOf } from './speech.js';
 
 /** Tile states a score may use (doc/score-format.md); anything else shows as dark. */
@@ -202,6 +203,11 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
   /** Every tile this page chose, one a window, in order: the rose links them with a line. */
   /** @type {string[]} */
   let selected = [];
+  const view = doc.defaultView;
+  const motion = createRoseMotion({
+    now: () => view?.performance?.now() ?? Date.now(),
+    reduced: () => view?.matchMedia?.('(prefers-reduced-motion: reduce)').matches === true,
+  });
 
   /** @param {Event} event */
   const tap = (event) => {
@@ -211,6 +217,19 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
     const speech = speechOf(lastCue);
     if (speaking && speech?.enabled) onSpeak?.(/** @type {string} */ (speaking.dataset.speak), speech);
     const button = /** @type {HTMLElement | null} */ (target.closest('[data-vote]'));
+    // A tile of the rose that cannot be chosen swings its ring, as on ZScore's page.
+    const tile = /** @type {HTMLElement | null} */ (target.closest('g.tile'));
+    const rose = roseLayout(lastCue?.layout);
+    if (tile && rose && !button && !speaking) {
+      const ring = Number(/^t(\d+)-/.exec(tile.dataset.tile ?? '')?.[1]);
+      const svg = grid.querySelector('svg.rose');
+      if (ring >= 1 && svg)
+        playSpins(
+          svg,
+          motion.poke(ring).spins.filter((m) => m.ring === ring),
+          rose.slices,
+        );
+    }
     if (!button || button.getAttribute('aria-disabled') === 'true') return;
     onVote(/** @type {string} */ (button.dataset.tile), /** @type {string} */ (button.dataset.vote));
   };
@@ -238,14 +257,26 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
       const counts = voteCounts(cue);
       const turn =
         typeof cue?.layout?.turn === 'number' && Number.isFinite(cue.layout.turn) ? cue.layout.turn % 360 : 0;
-      const key = JSON.stringify([tiles, vote, voted, rose, speaks, counts, selected, turn]);
+      const zoom = rose ? zoomOf(cue?.layout, rose.rings) : null;
+      const stage = stageOf(cue);
+      const spin = rose ? spinOf(cue, rose.rings) : null;
+      const key = JSON.stringify([tiles, vote, voted, rose, speaks, counts, selected, turn, zoom, stage, spin]);
       if (key === lastKey) return;
       lastKey = key;
       grid.dataset.count = String(tiles.length);
       grid.hidden = tiles.length === 0;
       if (rose) {
         grid.dataset.layout = 'rose';
-        drawRose(grid, rose, tiles, vote, voted, speaks, { counts, selected, turn });
+        const radius = viewRadius(rose, tiles, zoom);
+        const moves = motion.update({ radius, alpha: stage?.alpha ?? null, glide: stage?.glide ?? 0, spin });
+        drawRose(grid, rose, tiles, vote, voted, speaks, {
+          counts,
+          selected,
+          turn,
+          radius,
+          stage: stage?.alpha ?? null,
+          moves,
+        });
         return;
       }
       delete grid.dataset.layout;

@@ -14,6 +14,7 @@ import { readRose } from './zscore-rose.js';
 import { readSpeech } from './zscore-speech.js';
 import { withTempoRamps } from './zscore-tempo.js';
 import { readGranulator } from './zscore-granulator.js';
+import { readMotion } from './zscore-motion.js';
 import { cuesFromScripts } from './zscore-cues.js';
 import { applyOps, convertWebCalls, parseWebCalls } from './zscore-script.js';
 import { parseBeatInfoCsv } from './zscore-csv.js';
@@ -321,9 +322,19 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   // Scripted tempo (sce.timedAction('tempo', ...)) as tempo changes on the grid.
   const ramped = withTempoRamps(cueResult.calls, ref.beats, meter.value.meter);
   for (const c of ramped.consumed) consumed.add(`${c.source}\u0000${c.what}`);
+  // The page's motion: zoom, the dark disc over the rose, rings swinging into place.
+  const roseLayout = rose.cues.find((c) => c.set?.layout)?.set?.layout;
+  const motion = readMotion(
+    cueResult.calls,
+    roseLayout && typeof roseLayout === 'object'
+      ? Number(/** @type {{ rings?: unknown }} */ (roseLayout).rings) || 0
+      : 0,
+  );
+  for (const c of motion.consumed) consumed.add(`${c.source}\u0000${c.what}`);
   for (let i = notConverted.length - 1; i >= 0; i--) {
     if (consumed.has(`${notConverted[i].source}\u0000${notConverted[i].what}`)) notConverted.splice(i, 1);
   }
+  notConverted.push(...motion.skipped);
   if (ramped.ramps > 0)
     notes.push(
       `${ramped.ramps} scripted tempo ramp${ramped.ramps === 1 ? '' : 's'} (sce.timedAction('tempo', ...)) became tempo changes a beat apart in \`meter\`; ZScore's BeatInfo times do not include them, so the timing check above compares the written tempo`,
@@ -430,6 +441,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
     ...rose.converted,
     ...speech.converted,
     ...granular.converted,
+    ...motion.converted,
     ...ramped.converted,
   );
 
@@ -443,7 +455,9 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
     pickup: meter.value.pickup,
     bars: meter.value.bars,
     meter: ramped.meter,
-    cues: [...cueResult.cues, ...rose.cues, ...speech.cues, ...granular.cues].sort((a, b) => a.at - b.at),
+    cues: [...cueResult.cues, ...rose.cues, ...speech.cues, ...granular.cues, ...motion.cues].sort(
+      (a, b) => a.at - b.at,
+    ),
     osc: cueResult.osc,
     presets: packagePresets,
     pageChoices: rose.pageChoices.map((c) => ({
@@ -468,7 +482,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
       totalBeats,
       bars: meter.value.bars,
       pickup: meter.value.pickup,
-      cues: cueResult.cues.length + rose.cues.length + speech.cues.length + granular.cues.length,
+      cues: cueResult.cues.length + rose.cues.length + speech.cues.length + granular.cues.length + motion.cues.length,
       views: views.map((v) => ({ id: v.id, instrument: v.instrument, pages: v.pages.length })),
     },
     converted,

@@ -190,6 +190,23 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     );
   });
 
+  it("turns the page's motion into audience state: zoom, the stage's fade, a ring's swing", async () => {
+    const { report } = await imported;
+    const motion = manifest(out)
+      .cues.filter((/** @type {any} */ c) => c.set?.layout?.zoom || c.set?.stage || c.set?.spin)
+      .map((/** @type {any} */ c) => [c.at, c.set]);
+    expect(motion).toEqual([
+      [0, { stage: { alpha: 1, glide: 0 } }],
+      [1, { layout: { zoom: 1 } }],
+      [1, { stage: { alpha: 0, glide: 2000 } }],
+      [7, { spin: { rings: [1], at: 7 } }],
+    ]);
+    // the shape's timeline is listed with ZScore's own reason, once
+    expect(report.notConverted.filter((i) => /TIMELINE/.test(i.what)).map((i) => i.reason)).toEqual([
+      expect.stringMatching(/ZScore's own drawings/),
+    ]);
+  });
+
   it('shows which tile sounds, which sounds next and which sounded (playTiles, setPlayingNextTiles)', async () => {
     const tiles = manifest(out)
       .cues.filter((/** @type {any} */ c) => c.at > 0 && c.set?.tiles)
@@ -365,6 +382,16 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
       expect(report.notConverted.some((i) => /Granulator|SpeechParam|playTiles|setPlayingNextTiles/.test(i.what))).toBe(
         false,
       );
+      // the page's motion: zoom from the centre outwards, the dark disc faded in and out, rings swinging
+      const motion = m.cues.filter((/** @type {any} */ c) => c.set?.layout?.zoom || c.set?.stage || c.set?.spin);
+      expect(motion.slice(0, 4).map((/** @type {any} */ c) => [c.at, c.set])).toEqual([
+        [0, { stage: { alpha: 1, glide: 0 } }],
+        [1, { layout: { zoom: 1 } }],
+        [2, { spin: { rings: [1, 2], at: 2 } }],
+        [3, { stage: { alpha: 0, glide: 8000 } }],
+      ]);
+      expect(motion.at(-1)).toEqual({ at: 849, set: { stage: { alpha: 1, glide: 30000 } } });
+      expect(report.notConverted.some((i) => /setZoomLevel|setStageAlpha|ROTATE/.test(i.what))).toBe(false);
       // every page shown whole: no beat box is a strip at y = 100
       expect(
         readJson(out, 'beatmaps/violin1.json').beats.every(
