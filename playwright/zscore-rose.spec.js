@@ -178,7 +178,8 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   // The start signal on the beat the performance starts on.
   await expect(parts.violin1.locator('#start-signal')).toHaveAttribute('data-signal', 'go');
   // The decision: beat 5 (page 2 starts, page 3 is prepared); strategy [1, 1]: one part plays
-  // the most voted page (2), the other the next (1).
+  // the composer's next tile's page (t1-2: 2, also the most voted), the other the most voted of
+  // the rest (1).
   await expect(parts.violin1.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-page', '2', {
     timeout: 10_000,
   });

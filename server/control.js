@@ -106,6 +106,13 @@ const ACTIONS = {
       throw new ScorecastError('SC_ERR_BAD_CONTROL', 'preset needs {id}, a preset of the score');
     c.firePreset(String(a.id));
   },
+  // {tiles: ["t2-3"]} forces the next page choice to play the pages of these tiles, whatever the
+  // votes; {tiles: []} gives it back to the votes.
+  next: (c, a) => {
+    if (!Array.isArray(a.tiles) || !a.tiles.every((t) => typeof t === 'string' && t.length <= 64))
+      throw new ScorecastError('SC_ERR_BAD_CONTROL', 'next needs {tiles: ["t2-3"]}, tiles of the next page choice');
+    c.forceNext(/** @type {string[]} */ (a.tiles));
+  },
   tempo: (c, a) => {
     if (a.rate !== undefined) c.setRate(/** @type {number} */ (a.rate));
     else if (typeof a.bpm === 'number' && a.bpm > 0) c.setRate(a.bpm / c.model.map.tempoAt(c.state.beat));

@@ -467,6 +467,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
       groups: c.groups,
       ...(c.vote ? { vote: c.vote } : {}),
       ...(Object.keys(c.tiles).length ? { tiles: c.tiles } : {}),
+      ...(c.next.length ? { next: c.next } : {}),
     })),
   });
 

@@ -177,7 +177,16 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     ]);
     // sce.setRndStrategy([1|1]) on beat 3: two pages, one part each
     expect(m.pageChoices).toEqual([
-      { slot: 3, at: 5, from: [1, 2], groups: [1, 1], vote: 'page-3', tiles: { 't1-1': 1, 't1-2': 2 } },
+      // setPlayingNextTiles(['t1-2']) during page 2: the composer's tile is played there first
+      {
+        slot: 3,
+        at: 5,
+        from: [1, 2],
+        groups: [1, 1],
+        vote: 'page-3',
+        tiles: { 't1-1': 1, 't1-2': 2 },
+        next: ['t1-2'],
+      },
     ]);
     const built = buildScoreModel(m);
     expect(built.ok && built.value.pageChoices).toHaveLength(1);
@@ -357,6 +366,14 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
       expect(built.ok && built.value.pageChoices).toHaveLength(28);
       expect(built.ok && built.value.votes).toHaveLength(21);
       expect(m.pageChoices[0]).toMatchObject({ slot: 9, from: [1, 8], groups: [1] });
+      // the composer's next tiles, set during the page before a slot, come first there
+      expect(
+        m.pageChoices.filter((/** @type {any} */ c) => c.next).map((/** @type {any} */ c) => [c.slot, c.next]),
+      ).toEqual([
+        [9, ['t2-1']],
+        [25, ['t5-1']],
+        [41, ['t7-1']],
+      ]);
       // the rose: 64 tiles in 8 rings, keyed by id
       expect(m.cues[0].set.layout).toEqual({ rings: 8, slices: 8 });
       expect(Object.keys(m.cues[0].set.tiles)).toHaveLength(64);
