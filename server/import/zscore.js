@@ -15,8 +15,8 @@ import { readSpeech } from './zscore-speech.js';
 import { withTempoRamps } from './zscore-tempo.js';
 import { readGranulator } from './zscore-granulator.js';
 import { readMotion } from './zscore-motion.js';
+import { presetPatch } from './zscore-preset.js';
 import { cuesFromScripts } from './zscore-cues.js';
-import { applyOps, convertWebCalls, parseWebCalls } from './zscore-script.js';
 import { parseBeatInfoCsv } from './zscore-csv.js';
 import { renderManifest } from './zscore-manifest.js';
 import { renderReport } from './zscore-report.js';
@@ -323,13 +323,11 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   const ramped = withTempoRamps(cueResult.calls, ref.beats, meter.value.meter);
   for (const c of ramped.consumed) consumed.add(`${c.source}\u0000${c.what}`);
   // The page's motion: zoom, the dark disc over the rose, rings swinging into place.
-  const roseLayout = rose.cues.find((c) => c.set?.layout)?.set?.layout;
-  const motion = readMotion(
-    cueResult.calls,
-    roseLayout && typeof roseLayout === 'object'
-      ? Number(/** @type {{ rings?: unknown }} */ (roseLayout).rings) || 0
-      : 0,
+  const roseLayout = /** @type {{ rings?: unknown, slices?: unknown } | undefined} */ (
+    rose.cues.find((c) => c.set?.layout)?.set?.layout
   );
+  const roseSize = { rings: Number(roseLayout?.rings) || 0, slices: Number(roseLayout?.slices) || 0 };
+  const motion = readMotion(cueResult.calls, roseSize.rings);
   for (const c of motion.consumed) consumed.add(`${c.source}\u0000${c.what}`);
   for (let i = notConverted.length - 1; i >= 0; i--) {
     if (consumed.has(`${notConverted[i].source}\u0000${notConverted[i].what}`)) notConverted.splice(i, 1);
@@ -351,13 +349,8 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   const packagePresets = [];
   for (const p of presets.values()) {
     if (p.scripts.length === 0) continue;
-    const calls = p.scripts.flatMap((s) => {
-      const r = parseWebCalls(s.text);
-      return r.ok ? r.calls : [];
-    });
-    const result = convertWebCalls(calls, { source: `${p.file} line ${p.line}`, presets, used: new Set() });
-    if (result.ops.length === 0) continue;
-    const set = applyOps(result.ops);
+    const set = presetPatch(p, { presets, ...roseSize });
+    if (!set) continue;
     packagePresets.push({ id: p.id, name: `ZScore preset ${p.id}`, set });
     converted.push({
       source: `${p.file} line ${p.line}`,

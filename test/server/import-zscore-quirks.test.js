@@ -395,6 +395,10 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
         name: 'ZScore preset 0',
         set: { text: 'get ready for\nUnion Rose\nperformance' },
       });
+      // a section's preset: the rose's rows, zoom and disc as well as its words
+      const section = m.presets.find((/** @type {any} */ p) => p.id === 3).set;
+      expect(section).toMatchObject({ layout: { zoom: 1 }, stage: { alpha: 0, glide: 500 } });
+      expect(section.tiles).toMatchObject({ 't1-1': null, 't2-1': { state: 'lit' }, 't3-1': { state: 'dim' } });
       expect(report.notConverted.some((i) => /^max:(?!.*reset=only)/.test(i.what))).toBe(false);
       expect(report.notConverted.some((i) => /Granulator|SpeechParam|playTiles|setPlayingNextTiles/.test(i.what))).toBe(
         false,
