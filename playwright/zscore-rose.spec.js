@@ -146,9 +146,15 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
     await expect(page.locator('#vote-status')).toHaveText(/Counted/);
   }
   await expect(phones[0].locator('g.tile[data-tile="t1-2"]')).toHaveAttribute('aria-pressed', 'true');
-  // Speech is on (from beat 1): every tap says the word, as often as one taps, voted or not.
+  // Speech is on (from beat 1): every tap says the word, as often as one taps. A tap on the tile
+  // voted for takes the vote back (ZScore's tiles select and unselect); the next votes again.
   await phones[0].locator('g.tile[data-tile="t1-2"]').dispatchEvent('click');
+  await expect(phones[0].locator('#vote-status')).toHaveText(/taken back/);
+  await expect(phones[0].locator('g.tile[data-tile="t1-2"]')).toHaveAttribute('aria-pressed', 'false');
+  await phones[0].locator('g.tile[data-tile="t1-2"]').dispatchEvent('click');
+  await expect(phones[0].locator('#vote-status')).toHaveText(/Counted/);
   expect(await phones[0].evaluate(() => /** @type {any} */ (window).said)).toEqual([
+    { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' },
     { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' },
     { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' },
   ]);

@@ -252,7 +252,6 @@ export function drawRose(
       g.setAttribute('aria-label', `Vote ${t.text || t.id}`);
       const mine = voted.window === vote.id && voted.tile === t.id;
       g.setAttribute('aria-pressed', String(mine));
-      if (voted.window === vote.id) g.setAttribute('aria-disabled', 'true');
     } else if (g.dataset.speak) {
       g.setAttribute('role', 'button');
       g.setAttribute('tabindex', '0');
