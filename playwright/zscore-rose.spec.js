@@ -261,6 +261,39 @@ test("the rose's motion: the dark disc fades, a ring swings, not for a phone tha
   await still.context().close();
 });
 
+test('the conductor forces the next page from the console: the phones see the tile as next, the choice plays its page', async ({
+  browser,
+}) => {
+  server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
+  await server.control('seek', { beat: 2 });
+  const phone = await (await browser.newContext({ viewport: PHONE })).newPage();
+  await phone.goto(`${server.base}/`);
+  await phone.locator('#join-button').click();
+  await expect(phone.locator('g.tile[data-tile="t1-1"]')).toHaveAttribute('data-state', 'lit');
+  const desk = await (await browser.newContext({ viewport: TABLET })).newPage();
+  await desk.goto(`${server.base}/conduct`);
+  await desk.fill('#token', TOKEN);
+  await desk.click('#sign-in button[type=submit]');
+  await desk.fill('#force-next-tiles', 't1-1');
+  await desk.locator('#force-next button[type=submit]').click();
+  await expect(phone.locator('g.tile[data-tile="t1-1"]')).toHaveAttribute('data-state', 'next');
+  // A tile that is not one of the choice's is refused, and said so on the console.
+  await desk.fill('#force-next-tiles', 't9-9');
+  await desk.locator('#force-next button[type=submit]').click();
+  await expect(desk.locator('#result')).toHaveText(/takes at most/);
+  // Past the decision (beat 5): the forced tile's page (1) is played in slot 3.
+  await server.control('seek', { beat: 6 });
+  await expect
+    .poll(() =>
+      phone.evaluate(() =>
+        Object.values(/** @type {any} */ (window).scorecast.state.pages ?? {}).map((p) => /** @type {any} */ (p)['3']),
+      ),
+    )
+    .toContain(1);
+  await desk.context().close();
+  await phone.context().close();
+});
+
 test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part at tablet size', async ({
   browser,
 }) => {

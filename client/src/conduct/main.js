@@ -88,6 +88,27 @@ function consoleFor(api) {
     );
   });
 
+  // ZScore's composer chose the next tile by hand: the next page choice plays the pages of the
+  // tiles named here, whatever the votes.
+  const nextTiles = /** @type {HTMLInputElement} */ (
+    h('input', { id: 'force-next-tiles', type: 'text', placeholder: 't2-3', 'aria-label': 'Tiles to play next' })
+  );
+  const forceForm = h(
+    'form',
+    { id: 'force-next', class: 'row' },
+    h('span', { class: 'label' }, 'Next page from tile'),
+    nextTiles,
+    h('button', { type: 'submit' }, 'Force'),
+    button('force-next-release', 'Back to the votes', () =>
+      act('Next page back to the votes', () => api.forceNext([])),
+    ),
+  );
+  forceForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const tiles = nextTiles.value.split(/[\s,]+/).filter(Boolean);
+    act(`Next page from ${tiles.join(', ')}`, () => api.forceNext(tiles));
+  });
+
   app.replaceChildren(
     h(
       'header',
@@ -120,7 +141,13 @@ function consoleFor(api) {
       transport.result,
     ),
     h('section', { class: 'panel', 'aria-label': 'Votes' }, h('h2', {}, 'Votes'), el.votes),
-    h('section', { class: 'panel', 'aria-label': 'Pages chosen', hidden: '' }, h('h2', {}, 'Pages chosen'), el.pages),
+    h(
+      'section',
+      { class: 'panel', 'aria-label': 'Pages chosen', hidden: '' },
+      h('h2', {}, 'Pages chosen'),
+      el.pages,
+      forceForm,
+    ),
     h('section', { class: 'panel', 'aria-label': 'Presets', hidden: '' }, h('h2', {}, 'Presets'), el.presets),
     h('section', { class: 'panel', 'aria-label': 'Scores' }, h('h2', {}, 'Scores'), el.scores),
     h('section', { class: 'panel wide', 'aria-label': 'Audience' }, h('h2', {}, 'Audience'), el.audience),
