@@ -589,6 +589,14 @@ export function createConductor({
     },
 
     /**
+     * The page the first group plays in `slot`, once decided (null before).
+     * @param {number} slot
+     */
+    chosenPage(slot) {
+      return decided.get(slot)?.pages[0] ?? null;
+    },
+
+    /**
      * Force the pages of the next page choice still to be decided: the pages `tiles` stand for
      * are played there, before the votes (ZScore's composer sets its playing-next tiles). The
      * phones show the tiles as `next`; tiles forced before and no longer are lit again. An empty

@@ -16,6 +16,7 @@ import { withTempoRamps } from './zscore-tempo.js';
 import { readGranulator } from './zscore-granulator.js';
 import { readMotion } from './zscore-motion.js';
 import { presetPatch } from './zscore-preset.js';
+import { readRndPageUpdates } from './zscore-rnd-pages.js';
 import { cuesFromScripts } from './zscore-cues.js';
 import { parseBeatInfoCsv } from './zscore-csv.js';
 import { renderManifest } from './zscore-manifest.js';
@@ -329,10 +330,17 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   const roseSize = { rings: Number(roseLayout?.rings) || 0, slices: Number(roseLayout?.slices) || 0 };
   const motion = readMotion(cueResult.calls, roseSize.rings);
   for (const c of motion.consumed) consumed.add(`${c.source}\u0000${c.what}`);
+  // The Max patch hears the page chosen next (sce.sendMaxMspRndPageUpdates).
+  const rndPages = readRndPageUpdates(cueResult.calls, {
+    pageStarts,
+    slots: new Set(rose.pageChoices.map((c) => c.slot)),
+    osc: cueResult.osc,
+  });
+  for (const c of rndPages.consumed) consumed.add(`${c.source}\u0000${c.what}`);
   for (let i = notConverted.length - 1; i >= 0; i--) {
     if (consumed.has(`${notConverted[i].source}\u0000${notConverted[i].what}`)) notConverted.splice(i, 1);
   }
-  notConverted.push(...motion.skipped);
+  notConverted.push(...motion.skipped, ...rndPages.skipped);
   if (ramped.ramps > 0)
     notes.push(
       `${ramped.ramps} scripted tempo ramp${ramped.ramps === 1 ? '' : 's'} (sce.timedAction('tempo', ...)) became tempo changes a beat apart in \`meter\`; ZScore's BeatInfo times do not include them, so the timing check above compares the written tempo`,
@@ -435,6 +443,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
     ...speech.converted,
     ...granular.converted,
     ...motion.converted,
+    ...rndPages.converted,
     ...ramped.converted,
   );
 
@@ -451,7 +460,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
     cues: [...cueResult.cues, ...rose.cues, ...speech.cues, ...granular.cues, ...motion.cues].sort(
       (a, b) => a.at - b.at,
     ),
-    osc: cueResult.osc,
+    osc: [...cueResult.osc, ...rndPages.osc].sort((a, b) => a.at - b.at),
     presets: packagePresets,
     pageChoices: rose.pageChoices.map((c) => ({
       slot: c.slot,

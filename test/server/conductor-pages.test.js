@@ -106,6 +106,9 @@ describe('conductor: page choices', () => {
     clock.advance(7 * 500); // beat 12: decided
     const pages = /** @type {Record<string, Record<string, number>>} */ (/** @type {any} */ (conductor.state).pages);
     expect(Object.values(pages).map((p) => p['4'])).toEqual([2, 2]);
+    // the page the electronics hear of (an OSC cue's {page:4})
+    expect(conductor.chosenPage(4)).toBe(2);
+    expect(conductor.chosenPage(3)).toBeNull();
     // given back to the votes before the decision: the tally decides
     const other = proc();
     other.conductor.play();

@@ -380,6 +380,11 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
       // its electronics, sound, tile states and presets, all converted
       expect(m.osc.length).toBeGreaterThan(200); // 241: every max: line once (the exporter writes each up to four times), reset-only ones apart
       expect(m.osc[0]).toEqual({ at: 1, address: '/zs/b1', args: ['play'] });
+      // sce.sendMaxMspRndPageUpdates: the Max patch loads the sound file of the page chosen next
+      const rnd = m.osc.filter((/** @type {any} */ c) => /\{page:/.test(String(c.args[1])));
+      expect(rnd).toHaveLength(14);
+      expect(rnd[0]).toEqual({ at: 141, address: '/zs/b2', args: ['setFile', 'UnionRose_b{page:10}.wav'] });
+      expect(report.notConverted.some((i) => /sendMaxMspRndPageUpdates/.test(i.what))).toBe(false);
       expect(
         m.cues.filter(
           (/** @type {any} */ c) => c.set?.granulator?.play !== undefined && c.set.granulator.play !== null,
