@@ -274,13 +274,15 @@ test('the conductor forces the next page from the console: the phones see the ti
   await desk.goto(`${server.base}/conduct`);
   await desk.fill('#token', TOKEN);
   await desk.click('#sign-in button[type=submit]');
-  await desk.fill('#force-next-tiles', 't1-1');
-  await desk.locator('#force-next button[type=submit]').click();
+  // The next choice (page 3) offers its tiles, each with the page it stands for.
+  const hope = desk.locator('#next-choice button[data-tile="t1-1"]');
+  await expect(hope).toHaveText('t1-1: page 1');
+  await hope.click();
   await expect(phone.locator('g.tile[data-tile="t1-1"]')).toHaveAttribute('data-state', 'next');
-  // A tile that is not one of the choice's is refused, and said so on the console.
-  await desk.fill('#force-next-tiles', 't9-9');
-  await desk.locator('#force-next button[type=submit]').click();
-  await expect(desk.locator('#result')).toHaveText(/takes at most/);
+  await expect(hope).toHaveAttribute('aria-pressed', 'true');
+  await attachScreenshot('rose-console-next-tile-tablet', desk);
+  // A tile that is not one of the choice's is refused.
+  await expect(server.control('next', { tiles: ['t9-9'] })).rejects.toThrow(/400/);
   // Past the decision (beat 5): the forced tile's page (1) is played in slot 3.
   await server.control('seek', { beat: 6 });
   await expect

@@ -140,6 +140,8 @@ export function createConductor({
    * @type {Map<number, import('../core/page-choice.js').Decision>}
    */
   const decided = new Map();
+  /** The next page choice still to be decided, or undefined. */
+  const upcomingChoice = () => model.pageChoices.find((c) => !decided.has(c.slot) && c.at >= state.beat);
   /** Tiles the conductor forces for a choice still to come (ZScore's playing-next tiles). */
   /** @type {{ slot: number, tiles: string[] } | null} */
   let forcedNext = null;
@@ -589,6 +591,18 @@ export function createConductor({
     },
 
     /**
+     * The next page choice still to be decided, for the console: its slot, beat, tiles (tile ->
+     * page), groups, the score's own next tiles and the tiles the conductor forced for it.
+     * @returns {{ slot: number, at: number, tiles: Record<string, number>, groups: number[], next: string[], forced: string[] } | null}
+     */
+    nextChoice() {
+      const c = upcomingChoice();
+      if (!c) return null;
+      const forced = forcedNext?.slot === c.slot ? [...forcedNext.tiles] : [];
+      return { slot: c.slot, at: c.at, tiles: { ...c.tiles }, groups: [...c.groups], next: [...c.next], forced };
+    },
+
+    /**
      * The page the first group plays in `slot`, once decided (null before).
      * @param {number} slot
      */
@@ -604,7 +618,7 @@ export function createConductor({
      * @param {string[]} tiles
      */
     forceNext(tiles) {
-      const choice = model.pageChoices.find((c) => !decided.has(c.slot) && c.at >= state.beat);
+      const choice = upcomingChoice();
       if (!choice)
         throw new ScorecastError('SC_ERR_BAD_CONTROL', 'no page choice of this score is still to be decided');
       const stray = tiles.find((t) => choice.tiles[t] === undefined);

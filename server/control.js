@@ -161,6 +161,8 @@ export function controlRoutes(app, { conductor, token, auth }) {
   app.get('/api/votes', { onRequest: requireToken(token, auth) }, async () => ({
     ...conductor.votes(),
     windows: conductor.model.votes.map((v) => ({ id: v.id, tiles: v.tiles, open: v.open, close: v.close })),
+    // The next page choice, whose tiles the console offers to force (POST /api/control/next).
+    nextChoice: conductor.nextChoice(),
   }));
 
   // The score's presets, for the console to fire (POST /api/control/preset {id}).

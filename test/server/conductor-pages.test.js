@@ -102,7 +102,9 @@ describe('conductor: page choices', () => {
     ['dev-ccccccc1', 'dev-ccccccc2'].forEach((device) => {
       conductor.vote({ tile: 't1-3', device });
     });
+    expect(conductor.nextChoice()).toMatchObject({ slot: 4, at: 12, groups: [2], forced: [] });
     expect(conductor.forceNext(['t1-2'])).toEqual({ slot: 4, tiles: ['t1-2'] });
+    expect(conductor.nextChoice()?.forced).toEqual(['t1-2']);
     clock.advance(7 * 500); // beat 12: decided
     const pages = /** @type {Record<string, Record<string, number>>} */ (/** @type {any} */ (conductor.state).pages);
     expect(Object.values(pages).map((p) => p['4'])).toEqual([2, 2]);

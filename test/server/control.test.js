@@ -209,6 +209,9 @@ describe('forcing the next page choice from the console', () => {
     const none = await control(built.app, 'next', { tiles: ['t1-1'] });
     expect(none.statusCode).toBe(400);
     expect(none.json()).toMatchObject({ code: 'SC_ERR_BAD_CONTROL', message: expect.stringMatching(/no page choice/) });
+    // the console learns there is no choice to force from GET /api/votes
+    const votes = await built.app.inject({ url: '/api/votes', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(votes.json().nextChoice).toBeNull();
     const bad = await control(built.app, 'next', { tiles: 't1-1' });
     expect(bad.json()).toMatchObject({
       code: 'SC_ERR_BAD_CONTROL',
