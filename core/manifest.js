@@ -726,6 +726,15 @@ function checkPageChoices(list, { pageCount, votes, totalBeats, problem, out }) 
       problem(`${f}.seed`, 'must be a whole number');
       return;
     }
+    const next = c.next === undefined ? [] : Array.isArray(c.next) ? c.next : [c.next];
+    const stray = next.find((t) => typeof t !== 'string' || tiles[t] === undefined);
+    if (stray !== undefined || next.length > 64) {
+      problem(
+        `${f}.next`,
+        `must list tiles of this choice's \`tiles\` (the composer's next tiles), e.g. [${Object.keys(tiles)[0] ?? 't2-1'}]`,
+      );
+      return;
+    }
     if (out.some((o) => o.slot === c.slot)) {
       problem(`${f}.slot`, `page ${c.slot} is chosen by another entry; one choice a slot`);
       return;
@@ -737,6 +746,7 @@ function checkPageChoices(list, { pageCount, votes, totalBeats, problem, out }) 
       groups: [...c.groups],
       vote: vote ? vote.id : null,
       tiles,
+      next: [...next],
       seed: c.seed ?? 0,
     });
   });

@@ -80,3 +80,22 @@ export function checkOscCues(list, { position, problem }) {
     .sort((a, b) => a.c.beat - b.c.beat || a.i - b.i)
     .map(({ c }) => c);
 }
+
+/** `{page:N}` in a string argument: the page the choice of slot N plays (its first group's). */
+const PAGE_RE = /\{page:(\d{1,5})\}/g;
+
+/**
+ * The arguments of a cue as sent: each `{page:N}` in a string is the page chosen for slot N (the
+ * first group's, as ZScore's sendMaxMspRndPageUpdates sends its Max patch the sound file of the
+ * chosen page), or N itself while the slot is not decided.
+ * @param {(string | number)[]} args
+ * @param {(slot: number) => number | null} chosen
+ * @returns {(string | number)[]}
+ */
+export function resolveOscArgs(args, chosen) {
+  return args.map((a) =>
+    typeof a === 'string' && a.includes('{page:')
+      ? a.replace(PAGE_RE, (_, n) => String(chosen(Number(n)) ?? Number(n)))
+      : a,
+  );
+}

@@ -17,6 +17,8 @@ import { hash32, seededRandom } from './random.js';
  * @property {number[]} groups  how many parts play each chosen page (ZScore's strategy list)
  * @property {string | null} vote  the vote window whose tally picks the pages, or null
  * @property {Record<string, number>} tiles  tile -> page (1-based) it stands for
+ * @property {string[]} next  tiles the composer forces (ZScore's setPlayingNextTiles): their pages
+ *   are chosen first, whatever the votes
  * @property {number} seed
  */
 
@@ -30,22 +32,29 @@ import { hash32, seededRandom } from './random.js';
  */
 
 /**
- * Decide a page choice.
+ * Decide a page choice. Tiles forced next (the conductor's, else the score's `next`) come first,
+ * as ZScore plays its playing-next tiles instead of the most clicked; the votes fill what they
+ * leave, and the seeded random choice the rest.
  * @param {PageChoice} choice
- * @param {{ scoreId: string, parts: string[], tally: Record<string, number> | null, played: Set<string> }} input
+ * @param {{ scoreId: string, parts: string[], tally: Record<string, number> | null, played: Set<string>, forced?: string[] | null }} input
  *   `parts` in score order; `tally` of the choice's vote window (null: none); `played`: tiles
- *   whose pages an earlier choice took (ZScore does not play a tile twice)
+ *   whose pages an earlier choice took (ZScore does not play a tile twice); `forced`: tiles the
+ *   conductor forces next (null or absent: the score's `next`)
  * @returns {Decision}
  */
-export function decidePageChoice(choice, { scoreId, parts, tally, played }) {
+export function decidePageChoice(choice, { scoreId, parts, tally, played, forced = null }) {
   const random = seededRandom(hash32(`${scoreId}:${choice.slot}:${choice.seed}`));
   const need = choice.groups.length;
   const order = Object.keys(choice.tiles);
-  const voted = Object.entries(tally ?? {})
-    .filter(([tile, n]) => n > 0 && choice.tiles[tile] !== undefined && !played.has(tile))
-    .sort((a, b) => b[1] - a[1] || order.indexOf(a[0]) - order.indexOf(b[0]))
-    .slice(0, need)
-    .map(([tile]) => tile);
+  const first = [...new Set(forced ?? choice.next ?? [])].filter((t) => choice.tiles[t] !== undefined).slice(0, need);
+  const voted = [
+    ...first,
+    ...Object.entries(tally ?? {})
+      .filter(([tile, n]) => n > 0 && choice.tiles[tile] !== undefined && !played.has(tile) && !first.includes(tile))
+      .sort((a, b) => b[1] - a[1] || order.indexOf(a[0]) - order.indexOf(b[0]))
+      .slice(0, need - first.length)
+      .map(([tile]) => tile),
+  ];
   const pages = voted.map((t) => choice.tiles[t]);
   const pool = choice.from.flatMap(([lo, hi]) => Array.from({ length: hi - lo + 1 }, (_, k) => lo + k));
   while (pages.length < need) pages.push(pool[Math.floor(random() * pool.length)]);

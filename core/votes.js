@@ -9,6 +9,7 @@ import { isObject } from './values.js';
  * @property {import('./manifest.js').Vote} vote
  * @property {Map<string, number>} tally     tile -> votes
  * @property {Set<string>} devices           devices that have voted
+ * @property {Map<string, string>} choices    device -> the tile it voted for (a tap changes it)
  * @property {boolean} [manual]               opened by the conductor: stays open until closed
  */
 
@@ -45,7 +46,7 @@ export function winnerOf(tiles, tally) {
  * What a ballot holds, as plain JSON: enough to go on after a server restart with the same
  * tally and without letting a device that voted vote again.
  * @typedef {object} BallotRecord
- * @property {{ id: string, tally: Record<string, number>, devices: string[], manual?: boolean } | null} open
+ * @property {{ id: string, tally: Record<string, number>, devices: string[], choices?: Record<string, string>, manual?: boolean } | null} open
  * @property {Outcome[]} closed
  * @property {string} [closedEarly] a scheduled window the conductor closed early
  */
@@ -88,6 +89,12 @@ function recordProblem(votes, record) {
     return 'ballot: devices must be device ids';
   if (new Set(open.devices).size !== open.devices.length || open.devices.length !== total) {
     return `ballot: ${open.devices.length} devices voted but the tally counts ${total} votes`;
+  }
+  if (open.choices !== undefined) {
+    if (!isObject(open.choices)) return 'ballot: choices must map devices to tiles';
+    for (const [device, tile] of Object.entries(open.choices))
+      if (!open.devices.includes(device) || typeof tile !== 'string' || !vote.tiles.includes(tile))
+        return 'ballot: choices must map devices that voted to tiles of the window';
   }
   return null;
 }
@@ -141,7 +148,8 @@ export function createBallot(votes) {
       }
       const v = votes.find((x) => beat >= x.open && beat < x.close);
       if (closedEarly !== null && v?.id !== closedEarly) closedEarly = null;
-      if (!open && v && v.id !== closedEarly) open = { vote: v, tally: new Map(), devices: new Set() };
+      if (!open && v && v.id !== closedEarly)
+        open = { vote: v, tally: new Map(), devices: new Set(), choices: new Map() };
       return closed;
     },
 
@@ -171,7 +179,7 @@ export function createBallot(votes) {
         closed = outcomeOf(open);
         outcomes.push(closed);
       }
-      open = { vote, tally: new Map(), devices: new Set(), manual: true };
+      open = { vote, tally: new Map(), devices: new Set(), choices: new Map(), manual: true };
       closedEarly = null;
       return { ok: true, closed };
     },
@@ -205,9 +213,12 @@ export function createBallot(votes) {
     },
 
     /**
-     * Count one tap as a vote.
+     * Count one tap as a vote. A device that voted in this window changes its vote with a tap on
+     * another tile, and takes it back with a tap on the same one (ZScore's tiles select and
+     * unselect): one vote a device at any time. `tile` in the answer is the device's vote now
+     * (null: taken back).
      * @param {{ tile: string | number, window?: string, device?: string }} tap
-     * @returns {{ ok: true, id: string, tally: Record<string, number> } | { ok: false, error: import('./errors.js').ErrorValue }}
+     * @returns {{ ok: true, id: string, tally: Record<string, number>, tile: string | null } | { ok: false, error: import('./errors.js').ErrorValue }}
      */
     cast(tap) {
       if (!open) return { ok: false, error: errorValue('SC_ERR_NO_VOTE_WINDOW') };
@@ -230,13 +241,27 @@ export function createBallot(votes) {
             `"${tile.slice(0, 64)}"; vote for one of ${open.vote.tiles.join(', ')}`,
           ),
         };
-      if (open.devices.has(tap.device)) return { ok: false, error: errorValue('SC_ERR_ALREADY_VOTED') };
-      open.devices.add(tap.device);
-      open.tally.set(tile, (open.tally.get(tile) ?? 0) + 1);
+      const had = open.choices.get(tap.device);
+      // A device recorded without its choice (an older save) cannot change it.
+      if (had === undefined && open.devices.has(tap.device))
+        return { ok: false, error: errorValue('SC_ERR_ALREADY_VOTED') };
+      if (had !== undefined) open.tally.set(had, Math.max(0, (open.tally.get(had) ?? 1) - 1));
+      /** @type {string | null} */
+      let now = tile;
+      if (had === tile) {
+        open.choices.delete(tap.device);
+        open.devices.delete(tap.device);
+        now = null;
+      } else {
+        open.devices.add(tap.device);
+        open.choices.set(tap.device, tile);
+        open.tally.set(tile, (open.tally.get(tile) ?? 0) + 1);
+      }
       return {
         ok: true,
         id: open.vote.id,
         tally: Object.fromEntries(open.vote.tiles.map((t) => [t, /** @type {VoteWindow} */ (open).tally.get(t) ?? 0])),
+        tile: now,
       };
     },
 
@@ -262,6 +287,7 @@ export function createBallot(votes) {
               id: open.vote.id,
               tally: Object.fromEntries(open.tally),
               devices: [...open.devices],
+              choices: Object.fromEntries(open.choices),
               ...(open.manual ? { manual: true } : {}),
             }
           : null,
@@ -289,6 +315,7 @@ export function createBallot(votes) {
               vote,
               tally: new Map(Object.entries(r.open.tally)),
               devices: new Set(r.open.devices),
+              choices: new Map(Object.entries(r.open.choices ?? {})),
               ...(r.open.manual === true ? { manual: true } : {}),
             }
           : null;

@@ -146,9 +146,15 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
     await expect(page.locator('#vote-status')).toHaveText(/Counted/);
   }
   await expect(phones[0].locator('g.tile[data-tile="t1-2"]')).toHaveAttribute('aria-pressed', 'true');
-  // Speech is on (from beat 1): every tap says the word, as often as one taps, voted or not.
+  // Speech is on (from beat 1): every tap says the word, as often as one taps. A tap on the tile
+  // voted for takes the vote back (ZScore's tiles select and unselect); the next votes again.
   await phones[0].locator('g.tile[data-tile="t1-2"]').dispatchEvent('click');
+  await expect(phones[0].locator('#vote-status')).toHaveText(/taken back/);
+  await expect(phones[0].locator('g.tile[data-tile="t1-2"]')).toHaveAttribute('aria-pressed', 'false');
+  await phones[0].locator('g.tile[data-tile="t1-2"]').dispatchEvent('click');
+  await expect(phones[0].locator('#vote-status')).toHaveText(/Counted/);
   expect(await phones[0].evaluate(() => /** @type {any} */ (window).said)).toEqual([
+    { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' },
     { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' },
     { text: 'I want fear.', volume: 1, rate: 0.7, lang: 'en-GB' },
   ]);
@@ -178,7 +184,8 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   // The start signal on the beat the performance starts on.
   await expect(parts.violin1.locator('#start-signal')).toHaveAttribute('data-signal', 'go');
   // The decision: beat 5 (page 2 starts, page 3 is prepared); strategy [1, 1]: one part plays
-  // the most voted page (2), the other the next (1).
+  // the composer's next tile's page (t1-2: 2, also the most voted), the other the most voted of
+  // the rest (1).
   await expect(parts.violin1.locator('.sc-pane[data-role="active"]')).toHaveAttribute('data-page', '2', {
     timeout: 10_000,
   });
@@ -215,6 +222,80 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   await tablet.close();
 });
 
+test("the rose's motion: the dark disc fades, a ring swings, not for a phone that asks for reduced motion", async ({
+  browser,
+}) => {
+  server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
+  const open = async (/** @type {'reduce' | 'no-preference'} */ reducedMotion) => {
+    const page = await (await browser.newContext({ viewport: PHONE, reducedMotion })).newPage();
+    await page.goto(`${server.base}/`);
+    await page.locator('#join-button').click();
+    return page;
+  };
+  const phone = await open('no-preference');
+  const still = await open('reduce');
+  /** What is being animated on a page, by the class of its target. @param {import('@playwright/test').Page} page */
+  const moving = (page) =>
+    page.evaluate(() =>
+      document
+        .getAnimations()
+        .filter((a) => a.playState === 'running')
+        .map((a) => /** @type {KeyframeEffect} */ (a.effect).target?.getAttribute('class')),
+    );
+  // Beat 0: ZScore's stage, the disc over the rose, is dark; nothing moves on a fresh page.
+  await expect(phone.locator('svg.rose .rose-stage')).toHaveAttribute('opacity', '1');
+  expect(await moving(phone)).toEqual([]);
+  // Beat 1: the disc fades out over 2 s (on both phones: a fade moves nothing).
+  await server.control('seek', { beat: 1 });
+  await expect(phone.locator('svg.rose .rose-stage')).toHaveAttribute('opacity', '0');
+  expect(await moving(phone)).toContain('rose-stage');
+  await expect(still.locator('svg.rose .rose-stage')).toHaveAttribute('opacity', '0');
+  expect(await moving(still)).toContain('rose-stage');
+  // Beat 7: ring 1 swings into place, except where the phone asks for reduced motion.
+  await server.control('seek', { beat: 7 });
+  await expect.poll(() => moving(phone)).toContain('rose-ring');
+  await expect(still.locator('svg.rose g.rose-ring[data-ring="1"]')).toHaveCount(1);
+  expect(await moving(still)).not.toContain('rose-ring');
+  await attachScreenshot('rose-motion-phone', phone);
+  await phone.context().close();
+  await still.context().close();
+});
+
+test('the conductor forces the next page from the console: the phones see the tile as next, the choice plays its page', async ({
+  browser,
+}) => {
+  server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
+  await server.control('seek', { beat: 2 });
+  const phone = await (await browser.newContext({ viewport: PHONE })).newPage();
+  await phone.goto(`${server.base}/`);
+  await phone.locator('#join-button').click();
+  await expect(phone.locator('g.tile[data-tile="t1-1"]')).toHaveAttribute('data-state', 'lit');
+  const desk = await (await browser.newContext({ viewport: TABLET })).newPage();
+  await desk.goto(`${server.base}/conduct`);
+  await desk.fill('#token', TOKEN);
+  await desk.click('#sign-in button[type=submit]');
+  // The next choice (page 3) offers its tiles, each with the page it stands for.
+  const hope = desk.locator('#next-choice button[data-tile="t1-1"]');
+  await expect(hope).toHaveText('t1-1: page 1');
+  await hope.click();
+  await expect(phone.locator('g.tile[data-tile="t1-1"]')).toHaveAttribute('data-state', 'next');
+  await expect(hope).toHaveAttribute('aria-pressed', 'true');
+  await attachScreenshot('rose-console-next-tile-tablet', desk);
+  // A tile that is not one of the choice's is refused.
+  await expect(server.control('next', { tiles: ['t9-9'] })).rejects.toThrow(/400/);
+  // Past the decision (beat 5): the forced tile's page (1) is played in slot 3.
+  await server.control('seek', { beat: 6 });
+  await expect
+    .poll(() =>
+      phone.evaluate(() =>
+        Object.values(/** @type {any} */ (window).scorecast.state.pages ?? {}).map((p) => /** @type {any} */ (p)['3']),
+      ),
+    )
+    .toContain(1);
+  await desk.context().close();
+  await phone.context().close();
+});
+
 test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part at tablet size', async ({
   browser,
 }) => {
@@ -240,6 +321,13 @@ test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part
   await expect(phone.locator('#cue-text')).toHaveText(
     'Vote for a tile !!\nThe tile with most votes\nwill be played next',
   );
+  // ZScore's centreShape zoom: rings 1 and 2 fill the view; the stage's disc has faded out.
+  await expect(phone.locator('svg.rose .rose-zoom')).toHaveAttribute('transform', 'scale(2.78)');
+  await expect(phone.locator('svg.rose .rose-stage')).toHaveAttribute('opacity', '0');
+  // The seek started the disc's 8 s fade and the zoom: the picture once they have ended.
+  await phone.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'), null, {
+    timeout: 15_000,
+  });
   await attachScreenshot('union-rose-audience-vote-phone', phone);
   const part = await (await browser.newContext({ viewport: TABLET })).newPage();
   await part.goto(`${server.base}/view/violin1`);

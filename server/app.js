@@ -122,7 +122,7 @@ export async function buildApp({
     loop,
     onBeat: (beat, due) => {
       metrics.beatLate(clock.now() - due);
-      osc?.beat(conductor.model, beat);
+      osc?.beat(conductor.model, beat, (slot) => conductor.chosenPage(slot));
     },
     onVote: (outcome) => app.log.info({ vote: outcome }, 'vote closed'),
     onVoteCast: () => persistence?.changed(),

@@ -140,6 +140,11 @@ export function createConductor({
    * @type {Map<number, import('../core/page-choice.js').Decision>}
    */
   const decided = new Map();
+  /** The next page choice still to be decided, or undefined. */
+  const upcomingChoice = () => model.pageChoices.find((c) => !decided.has(c.slot) && c.at >= state.beat);
+  /** Tiles the conductor forces for a choice still to come (ZScore's playing-next tiles). */
+  /** @type {{ slot: number, tiles: string[] } | null} */
+  let forcedNext = null;
 
   /**
    * The state with the parts' chosen pages, `pages: {part: {slot: page}}`, after deciding the
@@ -166,6 +171,7 @@ export function createConductor({
             parts: model.parts.map((p) => p.id),
             tally: outcome?.tally ?? null,
             played,
+            forced: forcedNext?.slot === c.slot ? forcedNext.tiles : null,
           }),
         );
       }
@@ -427,6 +433,7 @@ export function createConductor({
       ballot = createBallot(next.votes);
       pendingJump = null;
       decided.clear();
+      forcedNext = null;
       epoch = nextEpoch;
       seq = 0;
       ended = false;
@@ -584,6 +591,61 @@ export function createConductor({
     },
 
     /**
+     * The next page choice still to be decided, for the console: its slot, beat, tiles (tile ->
+     * page), groups, the score's own next tiles and the tiles the conductor forced for it.
+     * @returns {{ slot: number, at: number, tiles: Record<string, number>, groups: number[], next: string[], forced: string[] } | null}
+     */
+    nextChoice() {
+      const c = upcomingChoice();
+      if (!c) return null;
+      const forced = forcedNext?.slot === c.slot ? [...forcedNext.tiles] : [];
+      return { slot: c.slot, at: c.at, tiles: { ...c.tiles }, groups: [...c.groups], next: [...c.next], forced };
+    },
+
+    /**
+     * The page the first group plays in `slot`, once decided (null before).
+     * @param {number} slot
+     */
+    chosenPage(slot) {
+      return decided.get(slot)?.pages[0] ?? null;
+    },
+
+    /**
+     * Force the pages of the next page choice still to be decided: the pages `tiles` stand for
+     * are played there, before the votes (ZScore's composer sets its playing-next tiles). The
+     * phones show the tiles as `next`; tiles forced before and no longer are lit again. An empty
+     * list gives the choice back to the score and the votes.
+     * @param {string[]} tiles
+     */
+    forceNext(tiles) {
+      const choice = upcomingChoice();
+      if (!choice)
+        throw new ScorecastError('SC_ERR_BAD_CONTROL', 'no page choice of this score is still to be decided');
+      const stray = tiles.find((t) => choice.tiles[t] === undefined);
+      if (stray !== undefined || tiles.length > choice.groups.length)
+        throw new ScorecastError(
+          'SC_ERR_BAD_CONTROL',
+          `the choice of page ${choice.slot} takes at most ${choice.groups.length} of its tiles (${Object.keys(choice.tiles).join(', ')})`,
+        );
+      const before = forcedNext?.slot === choice.slot ? forcedNext.tiles : [];
+      forcedNext = tiles.length ? { slot: choice.slot, tiles: [...tiles] } : null;
+      /** @type {Record<string, unknown>} */
+      const patch = {};
+      const shown = /** @type {Record<string, unknown>} */ (
+        state.cues.audience?.tiles && typeof state.cues.audience.tiles === 'object' ? state.cues.audience.tiles : {}
+      );
+      for (const t of before) if (!tiles.includes(t) && t in shown) patch[t] = { state: 'lit' };
+      for (const t of tiles) if (t in shown) patch[t] = { state: 'next' };
+      if (Object.keys(patch).length > 0 && !Array.isArray(state.cues.audience?.tiles)) {
+        const audience = /** @type {Record<string, unknown>} */ (
+          applyPatch(state.cues.audience ?? {}, { tiles: patch })
+        );
+        commit({ ...state, cues: { ...state.cues, audience } });
+      }
+      return { slot: choice.slot, tiles: [...tiles] };
+    },
+
+    /**
      * Open the score's vote window `id` now, whatever the beat; it stays open until closeVote().
      * @param {string} id
      */
@@ -680,6 +742,7 @@ export function createConductor({
       ballot = nextBallot;
       pendingJump = null;
       decided.clear();
+      forcedNext = null;
       for (const d of Array.isArray(record.pages) ? record.pages : []) {
         if (model.pageChoices.some((c) => c.slot === d?.slot) && d.parts !== null && typeof d.parts === 'object')
           decided.set(d.slot, d);

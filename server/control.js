@@ -106,6 +106,13 @@ const ACTIONS = {
       throw new ScorecastError('SC_ERR_BAD_CONTROL', 'preset needs {id}, a preset of the score');
     c.firePreset(String(a.id));
   },
+  // {tiles: ["t2-3"]} forces the next page choice to play the pages of these tiles, whatever the
+  // votes; {tiles: []} gives it back to the votes.
+  next: (c, a) => {
+    if (!Array.isArray(a.tiles) || !a.tiles.every((t) => typeof t === 'string' && t.length <= 64))
+      throw new ScorecastError('SC_ERR_BAD_CONTROL', 'next needs {tiles: ["t2-3"]}, tiles of the next page choice');
+    c.forceNext(/** @type {string[]} */ (a.tiles));
+  },
   tempo: (c, a) => {
     if (a.rate !== undefined) c.setRate(/** @type {number} */ (a.rate));
     else if (typeof a.bpm === 'number' && a.bpm > 0) c.setRate(a.bpm / c.model.map.tempoAt(c.state.beat));
@@ -154,6 +161,8 @@ export function controlRoutes(app, { conductor, token, auth }) {
   app.get('/api/votes', { onRequest: requireToken(token, auth) }, async () => ({
     ...conductor.votes(),
     windows: conductor.model.votes.map((v) => ({ id: v.id, tiles: v.tiles, open: v.open, close: v.close })),
+    // The next page choice, whose tiles the console offers to force (POST /api/control/next).
+    nextChoice: conductor.nextChoice(),
   }));
 
   // The score's presets, for the console to fire (POST /api/control/preset {id}).

@@ -74,7 +74,7 @@ import { isId } from '../core/values.js';
  * @typedef {{ address: string, connection: unknown }} Source
  */
 
-/** @typedef {{ ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }} TapResult */
+/** @typedef {{ ok: true, id: string, tile?: string | null } | { ok: false, error: import('../core/errors.js').ErrorValue }} TapResult */
 
 /**
  * Frames a message for one transport kind.
@@ -371,7 +371,15 @@ export function createHub({
           break;
         case 'tap': {
           const answer = (/** @type {TapResult} */ result) => {
-            if (result.ok) this.reply(message({ type: 'voted', t: now(), window: result.id, tile: String(msg.tile) }));
+            if (result.ok)
+              this.reply(
+                message({
+                  type: 'voted',
+                  t: now(),
+                  window: result.id,
+                  tile: result.tile !== undefined ? result.tile : String(msg.tile),
+                }),
+              );
             else this.sendError(result.error);
           };
           const result = onTap

@@ -7,6 +7,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { encode } from 'node-osc';
+import { resolveOscArgs } from '../core/osc-cues.js';
 
 /** Between two logged send errors (ms). */
 const ERROR_LOG_EVERY_MS = 60_000;
@@ -87,13 +88,14 @@ export function createOscOut({ host, port, log, now = Date.now }) {
      * Send the messages of `beat` (a beat that sounds now).
      * @param {import('../core/manifest.js').ScoreModel} model
      * @param {number} beat
+     * @param {(slot: number) => number | null} [chosen]  the page chosen for a slot, for `{page:N}`
      * @returns {number} how many were sent
      */
-    beat(model, beat) {
+    beat(model, beat, chosen = () => null) {
       const cues = index(model).get(beat);
       if (!cues) return 0;
       for (const c of cues) {
-        socket.send(encodeOscMessage(c.address, c.args), port, host, (err) => {
+        socket.send(encodeOscMessage(c.address, resolveOscArgs(c.args, chosen)), port, host, (err) => {
           if (err) failed(err);
         });
         sent++;

@@ -48,6 +48,11 @@ export function tapRoutes(app, { guard, credentials, devicesPerAddress, now }) {
     // The connection is the TCP socket: keep-alive requests on it are one connection.
     const result = await guard.cast(decoded.value, { address: req.ip, connection: req.raw.socket });
     if (!result.ok) return reply.code(ERRORS[result.error.code]?.status ?? 400).send(result.error);
-    return { type: 'voted', window: result.id, tile: String(decoded.value.tile) };
+    // `tile` is the device's vote now: null when this tap took it back.
+    return {
+      type: 'voted',
+      window: result.id,
+      tile: result.tile !== undefined ? result.tile : String(decoded.value.tile),
+    };
   });
 }

@@ -2,13 +2,17 @@
 // credential this server issued (an id cannot be invented), a connection votes at most once per
 // window whatever credentials it brings, and an address casts at most `votesPerAddress` votes
 // per window (a venue whose phones share one address raises it: doc/security.md). The ballot
-// (core/votes.js) then counts one vote per device.
+// (core/votes.js) then counts one vote per device. A device whose vote this guard passed in the
+// window may tap again to change or take back that vote: it is the same vote, so neither its
+// connection nor its address counts it again.
 
 import { addressKey } from './address-key.js';
 import { errorValue } from '../core/errors.js';
 
 /** Addresses counted per window at most (bounded memory; past it, the first seen are forgotten). */
 const MAX_ADDRESSES = 100_000;
+/** Devices remembered per window, to tell a changed vote from a new one (bounded likewise). */
+const MAX_DEVICES = 200_000;
 
 /**
  * @typedef {object} TapSource  where a tap came from
@@ -17,7 +21,8 @@ const MAX_ADDRESSES = 100_000;
  */
 
 /**
- * @typedef {{ ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }} TapResult
+ * @typedef {{ ok: true, id: string, tile?: string | null } | { ok: false, error: import('../core/errors.js').ErrorValue }} TapResult
+ *   tile: the device's vote after the tap (null: taken back), when the ballot says
  */
 
 /**
@@ -49,6 +54,9 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
   /** Votes counted per address in `countedWindow`. */
   /** @type {Map<string, number>} */
   let perAddress = new Map();
+  /** Devices whose vote was counted in `countedWindow`. */
+  /** @type {Set<string>} */
+  let devices = new Set();
 
   return {
     /**
@@ -64,11 +72,19 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
       const device = credentials.verify(tap.device);
       if (device === null) return { ok: false, error: errorValue('SC_ERR_BAD_DEVICE') };
       const open = round();
+      if (open !== null && open !== countedWindow) {
+        countedWindow = open;
+        perAddress = new Map();
+        devices = new Set();
+      }
+      // A change of this device's vote: already counted against its connection and address.
+      if (open !== null && devices.has(device)) {
+        const change = vote({ tile: tap.tile, ...(tap.window !== undefined ? { window: tap.window } : {}), device });
+        /** @param {TapResult} r @returns {TapResult} */
+        const pass = (r) => (r.ok ? { ok: true, id: r.id, ...(r.tile !== undefined ? { tile: r.tile } : {}) } : r);
+        return change instanceof Promise ? change.then(pass) : pass(change);
+      }
       if (open !== null) {
-        if (open !== countedWindow) {
-          countedWindow = open;
-          perAddress = new Map();
-        }
         if (votedOn.get(from.connection) === open) {
           return { ok: false, error: errorValue('SC_ERR_ALREADY_VOTED', 'one vote per connection per window') };
         }
@@ -102,12 +118,15 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
           if (now !== countedWindow) {
             countedWindow = now;
             perAddress = new Map();
+            devices = new Set();
           }
           votedOn.set(from.connection, now);
           perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
         }
         if (perAddress.size > MAX_ADDRESSES) perAddress.delete(/** @type {string} */ (perAddress.keys().next().value));
-        return { ok: true, id: result.id };
+        devices.add(device);
+        if (devices.size > MAX_DEVICES) devices.delete(/** @type {string} */ (devices.values().next().value));
+        return { ok: true, id: result.id, ...(result.tile !== undefined ? { tile: result.tile } : {}) };
       };
       const result = vote({ tile: tap.tile, ...(tap.window !== undefined ? { window: tap.window } : {}), device });
       return result instanceof Promise ? result.then(settle) : settle(result);

@@ -1,7 +1,8 @@
 // The audience view's own parts: the grid of tiles the score lights (or the rose, rose.js), votes
 // by tapping a tile while a vote window is open, and the join tap (audio unlock, screen wake lock).
 
-import { drawRose, roseLayout } from './rose.js';
+import { drawRose, playSpins, roseLayout, viewRadius } from './rose.js';
+import { createRoseMotion, spinOf, stageOf, zoomOf } from './rose-motion.js';
 import { speechOf } from './speech.js';
 
 /** Tile states a score may use (doc/score-format.md); anything else shows as dark. */
@@ -13,7 +14,8 @@ const CREDENTIAL_RE = /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/;
 /**
  * @typedef {{ getItem(k: string): string | null, setItem(k: string, v: string): void, removeItem?(k: string): void }} StorageLike
  * @typedef {(url: string, init?: { method?: string, headers?: Record<string, string>, body?: string }) => Promise<{ ok: boolean, status: number, json(): Promise<any> }>} FetchLike
- * @typedef {{ ok: true, tile: string } | { ok: false, code?: string }} VoteAnswer
+ * @typedef {{ ok: true, tile: string | null } | { ok: false, code?: string }} VoteAnswer
+ *   tile: this phone's vote after the tap (null: the tap took it back)
  */
 
 /**
@@ -69,7 +71,12 @@ export function createVoter({ fetch, storage, log = () => {} }) {
       body: JSON.stringify({ tile, window, device }),
     });
     const body = await res.json().catch(() => ({}));
-    return res.ok ? { ok: true, tile } : { ok: false, code: body?.code };
+    if (!res.ok) return { ok: false, code: body?.code };
+    // The server says what this phone's vote is now: a tap on its own tile takes it back.
+    return {
+      ok: true,
+      tile: body && 'tile' in body && (body.tile === null || typeof body.tile === 'string') ? body.tile : tile,
+    };
   }
 
   return {
@@ -168,9 +175,10 @@ export function voteCounts(cue) {
 
 /**
  * What a vote answer means for the person who tapped.
- * @param {{ ok: boolean, tile?: string, code?: string }} answer
+ * @param {{ ok: boolean, tile?: string | null, code?: string }} answer
  */
 export function voteMessage(answer) {
+  if (answer.ok && answer.tile === null) return 'Your vote is taken back. Tap a tile to vote.';
   if (answer.ok) return `Your vote: ${answer.tile}. Counted.`;
   switch (answer.code) {
     case 'SC_ERR_ALREADY_VOTED':
@@ -199,9 +207,16 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
   let lastCue = null;
   /** The window this page voted in, and for which tile: shown until the window closes. */
   let voted = { window: '', tile: '' };
-  /** Every tile this page chose, one a window, in order: the rose links them with a line. */
+  /** The tile this page chose in each window, in order: the rose links them with a line. */
+  /** @type {Map<string, string>} */
+  const chosen = new Map();
   /** @type {string[]} */
   let selected = [];
+  const view = doc.defaultView;
+  const motion = createRoseMotion({
+    now: () => view?.performance?.now() ?? Date.now(),
+    reduced: () => view?.matchMedia?.('(prefers-reduced-motion: reduce)').matches === true,
+  });
 
   /** @param {Event} event */
   const tap = (event) => {
@@ -211,7 +226,20 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
     const speech = speechOf(lastCue);
     if (speaking && speech?.enabled) onSpeak?.(/** @type {string} */ (speaking.dataset.speak), speech);
     const button = /** @type {HTMLElement | null} */ (target.closest('[data-vote]'));
-    if (!button || button.getAttribute('aria-disabled') === 'true') return;
+    // A tile of the rose that cannot be chosen swings its ring, as on ZScore's page.
+    const tile = /** @type {HTMLElement | null} */ (target.closest('g.tile'));
+    const rose = roseLayout(lastCue?.layout);
+    if (tile && rose && !button && !speaking) {
+      const ring = Number(/^t(\d+)-/.exec(tile.dataset.tile ?? '')?.[1]);
+      const svg = grid.querySelector('svg.rose');
+      if (ring >= 1 && svg)
+        playSpins(
+          svg,
+          motion.poke(ring).spins.filter((m) => m.ring === ring),
+          rose.slices,
+        );
+    }
+    if (!button) return;
     onVote(/** @type {string} */ (button.dataset.tile), /** @type {string} */ (button.dataset.vote));
   };
   grid.addEventListener('click', tap);
@@ -238,14 +266,26 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
       const counts = voteCounts(cue);
       const turn =
         typeof cue?.layout?.turn === 'number' && Number.isFinite(cue.layout.turn) ? cue.layout.turn % 360 : 0;
-      const key = JSON.stringify([tiles, vote, voted, rose, speaks, counts, selected, turn]);
+      const zoom = rose ? zoomOf(cue?.layout, rose.rings) : null;
+      const stage = stageOf(cue);
+      const spin = rose ? spinOf(cue, rose.rings) : null;
+      const key = JSON.stringify([tiles, vote, voted, rose, speaks, counts, selected, turn, zoom, stage, spin]);
       if (key === lastKey) return;
       lastKey = key;
       grid.dataset.count = String(tiles.length);
       grid.hidden = tiles.length === 0;
       if (rose) {
         grid.dataset.layout = 'rose';
-        drawRose(grid, rose, tiles, vote, voted, speaks, { counts, selected, turn });
+        const radius = viewRadius(rose, tiles, zoom);
+        const moves = motion.update({ radius, alpha: stage?.alpha ?? null, glide: stage?.glide ?? 0, spin });
+        drawRose(grid, rose, tiles, vote, voted, speaks, {
+          counts,
+          selected,
+          turn,
+          radius,
+          stage: stage?.alpha ?? null,
+          moves,
+        });
         return;
       }
       delete grid.dataset.layout;
@@ -264,7 +304,6 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
           node.dataset.vote = vote.id;
           const mine = voted.window === vote.id && voted.tile === t.id;
           node.setAttribute('aria-pressed', String(mine));
-          if (voted.window === vote.id) node.setAttribute('aria-disabled', 'true');
           node.setAttribute('aria-label', `Vote ${t.text || t.id}`);
         } else if (speaking) {
           node.setAttribute('type', 'button');
@@ -278,11 +317,18 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
     },
     /**
      * The server's answer to this page's vote.
-     * @param {string} window @param {{ ok: boolean, tile?: string, code?: string }} answer
+     * @param {string} window @param {{ ok: boolean, tile?: string | null, code?: string }} answer
      */
     voteAnswer(window, answer) {
-      if (answer.ok || answer.code === 'SC_ERR_ALREADY_VOTED') voted = { window, tile: answer.tile ?? '' };
-      if (answer.ok && answer.tile) selected = [...selected, answer.tile].slice(-64);
+      // A tap selects a tile, moves the vote to another, or (on the tile voted for) unselects it.
+      if (answer.ok && answer.tile === null) voted = { window: '', tile: '' };
+      else if (answer.ok || answer.code === 'SC_ERR_ALREADY_VOTED') voted = { window, tile: answer.tile ?? '' };
+      if (answer.ok) {
+        chosen.delete(window);
+        if (answer.tile) chosen.set(window, answer.tile);
+        while (chosen.size > 64) chosen.delete(/** @type {string} */ (chosen.keys().next().value));
+        selected = [...chosen.values()];
+      }
       status.textContent = voteMessage(answer);
       lastKey = '';
       // Show the tile as voted now, not at the next change of state (a paused piece has none).

@@ -61,6 +61,8 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
     presets: () => call('GET', '/api/presets'),
     /** @param {string} id fire the score's preset `id` now */
     firePreset: (id) => control('preset', { id }),
+    /** @param {string[]} tiles force the next page choice to these tiles' pages ([]: back to the votes) */
+    forceNext: (tiles) => control('next', { tiles }),
     clients: () => call('GET', '/api/clients'),
     /** The cluster's nodes (404 on a server that is not a cluster node). */
     cluster: () => call('GET', '/api/cluster'),

@@ -3,6 +3,8 @@
 // `slice` (1 = from twelve o'clock, clockwise). Each tile is an annular sector with its word along
 // the arc. Tiles the score has not shown are not drawn; a tile in the open vote window is a button.
 
+import { spinFrom } from './rose-motion.js';
+
 const SVG = 'http://www.w3.org/2000/svg';
 const TILE_RE = /^t(\d+)-(\d+)$/;
 /** Drawing units: the rose fits a 200 x 200 box around (0, 0). */
@@ -89,6 +91,53 @@ export function voteShade(count, most) {
 }
 
 /**
+ * The radius of the rose the view shows (drawing units): the rings a cue's `layout.zoom` names, or
+ * (automatic) the outermost ring the audience can vote in (ZScore zooms on the active ring); with
+ * neither, the whole rose.
+ * @param {{ rings: number, slices: number }} layout
+ * @param {{ id: string, state: string }[]} tiles
+ * @param {number | null} zoom  rings shown from the centre (rose-motion.js zoomOf)
+ */
+export function viewRadius(layout, tiles, zoom) {
+  if (zoom !== null) return zoom >= layout.rings ? 100 : round(CENTRE + (zoom * (OUTER - CENTRE)) / layout.rings + 4);
+  const lit = tiles.filter((t) => t.state === 'lit').map((t) => sectorOf(t.id, layout)?.r1 ?? 0);
+  return lit.length ? round(Math.min(100, Math.max(...lit) + 4)) : 100;
+}
+
+/** Ease-out (cubic) as a CSS timing function (rose-motion.js easeOut). */
+const EASE_OUT = 'cubic-bezier(0.33, 1, 0.68, 1)';
+
+/**
+ * Play a move already `elapsed` ms under way (Web Animations; where the browser has none, the
+ * element simply shows where the move ends).
+ * @param {Element} el @param {Keyframe[]} frames @param {{ elapsed: number, ms: number }} m @param {string} easing
+ */
+function play(el, frames, m, easing) {
+  if (typeof el.animate !== 'function') return;
+  const a = el.animate(frames, { duration: m.ms, easing });
+  a.currentTime = Math.max(0, m.elapsed);
+}
+
+/**
+ * Swing rings back into place (rose-motion.js spinFrom), each from where its swing is now.
+ * @param {Element} svg  the rose's svg
+ * @param {{ ring: number, elapsed: number, ms: number }[]} spins
+ * @param {number} slices
+ */
+export function playSpins(svg, spins, slices) {
+  for (const m of spins) {
+    const g = svg.querySelector(`g.rose-ring[data-ring="${m.ring}"]`);
+    if (g)
+      play(
+        g,
+        [{ transform: `rotate(${spinFrom(m.ring, slices)}deg)` }, { transform: 'rotate(0deg)' }],
+        m,
+        'ease-in-out',
+      );
+  }
+}
+
+/**
  * Draw the rose into `box` (replacing what is there).
  * @param {HTMLElement} box
  * @param {{ rings: number, slices: number }} layout
@@ -96,9 +145,11 @@ export function voteShade(count, most) {
  * @param {{ id: string, tiles: string[] } | null} vote
  * @param {{ window: string, tile: string }} voted
  * @param {boolean} [speaks]  a tap on a lit tile says its word (speech.js)
- * @param {{ counts?: Record<string, number>, selected?: string[], turn?: number }} [extra]
+ * @param {{ counts?: Record<string, number>, selected?: string[], turn?: number, radius?: number, stage?: number | null, moves?: import('./rose-motion.js').Moves | null }} [extra]
  *   counts: votes per tile in the open window (fills darken); selected: the tiles this phone
- *   chose, linked by a line; turn: the rose's rotation in degrees
+ *   chose, linked by a line; turn: the rose's rotation in degrees; radius: of the rose the view
+ *   shows (viewRadius); stage: opacity of the dark disc over the rose (null: none); moves: what
+ *   is moving now (rose-motion.js)
  */
 export function drawRose(
   box,
@@ -107,7 +158,7 @@ export function drawRose(
   vote,
   voted,
   speaks = false,
-  { counts = {}, selected = [], turn = 0 } = {},
+  { counts = {}, selected = [], turn = 0, radius = viewRadius(layout, tiles, null), stage = null, moves = null } = {},
 ) {
   const doc = box.ownerDocument;
   const svg = doc.createElementNS(SVG, 'svg');
@@ -116,9 +167,27 @@ export function drawRose(
   const defs = doc.createElementNS(SVG, 'defs');
   svg.append(defs);
   const most = Math.max(0, ...Object.values(counts));
+  // The zoom scales the rose about its centre (the viewBox's origin), so that it can be eased.
+  const zoom = doc.createElementNS(SVG, 'g');
+  zoom.setAttribute('class', 'rose-zoom');
+  zoom.setAttribute('transform', `scale(${round(100 / radius)})`);
+  svg.append(zoom);
   const spin = doc.createElementNS(SVG, 'g');
   if (turn) spin.setAttribute('transform', `rotate(${round(turn)})`);
-  svg.append(spin);
+  zoom.append(spin);
+  /** @type {Map<number, SVGGElement>} one group a ring, which swings as a whole */
+  const ringGroups = new Map();
+  /** @param {number} ring */
+  const ringGroup = (ring) => {
+    let g = ringGroups.get(ring);
+    if (!g) {
+      g = /** @type {SVGGElement} */ (doc.createElementNS(SVG, 'g'));
+      g.setAttribute('class', 'rose-ring');
+      g.dataset.ring = String(ring);
+      ringGroups.set(ring, g);
+    }
+    return g;
+  };
   const centre = doc.createElementNS(SVG, 'circle');
   centre.setAttribute('r', String(CENTRE - 1));
   centre.setAttribute('class', 'rose-centre');
@@ -183,14 +252,15 @@ export function drawRose(
       g.setAttribute('aria-label', `Vote ${t.text || t.id}`);
       const mine = voted.window === vote.id && voted.tile === t.id;
       g.setAttribute('aria-pressed', String(mine));
-      if (voted.window === vote.id) g.setAttribute('aria-disabled', 'true');
     } else if (g.dataset.speak) {
       g.setAttribute('role', 'button');
       g.setAttribute('tabindex', '0');
       g.setAttribute('aria-label', `Say ${t.text}`);
     } else g.setAttribute('aria-hidden', 'true');
-    spin.append(g);
+    ringGroup(Number(TILE_RE.exec(t.id)?.[1])).append(g);
   }
+  for (const ring of [...ringGroups.keys()].sort((a, b) => a - b))
+    spin.append(/** @type {SVGGElement} */ (ringGroups.get(ring)));
   const line = selectionPath(
     selected.filter((id) => tiles.some((t) => t.id === id)),
     layout,
@@ -201,10 +271,24 @@ export function drawRose(
     path.setAttribute('class', 'rose-selection');
     spin.append(path);
   }
-  // Zoom on the rings the audience can vote in (ZScore zooms on the active ring): the outermost
-  // lit ring fills the box; with nothing lit, the whole rose.
-  const lit = tiles.filter((t) => t.state === 'lit').map((t) => sectorOf(t.id, layout)?.r1 ?? 0);
-  const r = lit.length ? Math.min(100, Math.max(...lit) + 4) : 100;
-  svg.setAttribute('viewBox', `${-r} ${-r} ${2 * r} ${2 * r}`);
+  if (stage !== null) {
+    // ZScore's stage: a dark disc over the whole rose, faded by the score (`stage`).
+    const disc = doc.createElementNS(SVG, 'circle');
+    disc.setAttribute('r', String(OUTER + 1));
+    disc.setAttribute('class', 'rose-stage');
+    disc.setAttribute('opacity', String(stage));
+    zoom.append(disc);
+  }
   box.replaceChildren(svg);
+  if (moves?.zoom)
+    play(
+      zoom,
+      [{ transform: `scale(${100 / moves.zoom.from})` }, { transform: `scale(${100 / moves.zoom.to})` }],
+      moves.zoom,
+      EASE_OUT,
+    );
+  const disc = svg.querySelector('.rose-stage');
+  if (moves?.stage && disc)
+    play(disc, [{ opacity: moves.stage.from }, { opacity: moves.stage.to }], moves.stage, 'linear');
+  if (moves) playSpins(svg, moves.spins, layout.slices);
 }

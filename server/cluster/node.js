@@ -96,7 +96,7 @@ export async function startClusterNode({
   const hooks = {
     /**
      * @param {{ tile: string | number, window?: string, device: string }} tap  a tap the vote guard let through
-     * @returns {Promise<{ ok: true, id: string } | { ok: false, error: import('../../core/errors.js').ErrorValue }>}
+     * @returns {Promise<{ ok: true, id: string, tile?: string | null } | { ok: false, error: import('../../core/errors.js').ErrorValue }>}
      */
     async vote(tap) {
       const answer = await inbox.ask('tap', tap);
@@ -138,7 +138,7 @@ export async function startClusterNode({
     async function handle(req) {
       if (req.kind === 'tap') {
         const r = conductor.vote(req.body);
-        return r.ok ? { ok: true, id: r.id } : r;
+        return r.ok ? { ok: true, id: r.id, tile: r.tile } : r;
       }
       if (req.kind === 'reports') {
         for (const [kind, report, from] of req.body) {

@@ -124,11 +124,7 @@ export function cuesFromScripts(rows, beatIndex, presets) {
       continue;
     }
     if (row.script !== 'web') {
-      const reason =
-        row.script === 'sce' && /sendMaxMspRndPageUpdates/.test(row.resource)
-          ? "sends ZScore's Max patch the sound file of the page the audience chose (szcore's MaxMspConfig names the files, and it is not in the export); scorecast's OSC cues are fixed when the score is imported"
-          : KIND_REASONS[/** @type {string} */ (row.script)];
-      skipped.push({ source, what, reason });
+      skipped.push({ source, what, reason: KIND_REASONS[/** @type {string} */ (row.script)] });
       continue;
     }
     const split = splitWebResource(row.resource);

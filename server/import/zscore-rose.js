@@ -146,6 +146,9 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
   let playing = new Set();
   let playingNext = new Set();
   const played = new Set();
+  /** The playing-next tiles from each beat on: a choice takes those in force when it falls due. */
+  /** @type {{ at: number, tiles: string[] }[]} */
+  const nextAt = [];
   const rows = (/** @type {unknown} */ a) =>
     Array.isArray(a) ? a.filter((r) => Number.isInteger(r) && r >= 1 && r <= 64) : [];
   /** Every tile of a row still on show, with its state: lit (votable: an active row) or dim. */
@@ -273,6 +276,8 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
       });
     }
     if (maxRow > 0 && calls[i + 1]?.at !== c.at) flush(c.at);
+    const last = nextAt[nextAt.length - 1]?.tiles ?? [];
+    if (JSON.stringify(last) !== JSON.stringify([...playingNext])) nextAt.push({ at: c.at, tiles: [...playingNext] });
   }
 
   // The slots: pages of ranges with isRndActive, decided when the page before starts.
@@ -305,6 +310,12 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
       const tileMap = Object.fromEntries(tiles.map((t) => [t, /** @type {number} */ (tilePage.get(t))]));
       const voteId = `page-${slot}`;
       const voting = tiles.length >= 2 && open < at;
+      // ZScore prepares the page from its playing-next tiles, when the composer set some, before
+      // the most clicked ones: those set during the page before the slot (a page turn plays
+      // them and clears the list).
+      const slotStart = pageStarts[slot - 1] ?? totalBeats;
+      const set = [...nextAt].reverse().find((n) => n.at < slotStart);
+      const next = set && set.at >= at ? set.tiles.filter((t) => tilePage.has(t)) : [];
       if (voting) result.cues.push({ at: open, vote: { id: voteId, tiles, close: { at } } });
       result.pageChoices.push({
         slot,
@@ -312,7 +323,8 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
         from: rangesOf(from),
         groups,
         vote: voting ? voteId : null,
-        tiles: tileMap,
+        tiles: { ...tileMap, ...Object.fromEntries(next.map((t) => [t, /** @type {number} */ (tilePage.get(t))])) },
+        next,
         seed: 0,
       });
       lastDecision = at;

@@ -225,7 +225,7 @@ const NO_COUNTERPART = [
   ],
   [
     /^(setAction|resetActions|setZoomLevel|setStageAlpha|setAlpha|removeOverlays|setSection|activateViews|deactivateViews|setOverlay\w*)$/,
-    "animations, zoom, overlays and sections of ZScore's audience page have no scorecast counterpart",
+    "overlays, sections and other effects of ZScore's audience page have no scorecast counterpart (its zoom, the stage's fade and ring rotations are converted when the tiles are drawn as a rose)",
   ],
 ];
 

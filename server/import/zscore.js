@@ -14,8 +14,10 @@ import { readRose } from './zscore-rose.js';
 import { readSpeech } from './zscore-speech.js';
 import { withTempoRamps } from './zscore-tempo.js';
 import { readGranulator } from './zscore-granulator.js';
+import { readMotion } from './zscore-motion.js';
+import { presetPatch } from './zscore-preset.js';
+import { readRndPageUpdates } from './zscore-rnd-pages.js';
 import { cuesFromScripts } from './zscore-cues.js';
-import { applyOps, convertWebCalls, parseWebCalls } from './zscore-script.js';
 import { parseBeatInfoCsv } from './zscore-csv.js';
 import { renderManifest } from './zscore-manifest.js';
 import { renderReport } from './zscore-report.js';
@@ -321,9 +323,24 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   // Scripted tempo (sce.timedAction('tempo', ...)) as tempo changes on the grid.
   const ramped = withTempoRamps(cueResult.calls, ref.beats, meter.value.meter);
   for (const c of ramped.consumed) consumed.add(`${c.source}\u0000${c.what}`);
+  // The page's motion: zoom, the dark disc over the rose, rings swinging into place.
+  const roseLayout = /** @type {{ rings?: unknown, slices?: unknown } | undefined} */ (
+    rose.cues.find((c) => c.set?.layout)?.set?.layout
+  );
+  const roseSize = { rings: Number(roseLayout?.rings) || 0, slices: Number(roseLayout?.slices) || 0 };
+  const motion = readMotion(cueResult.calls, roseSize.rings);
+  for (const c of motion.consumed) consumed.add(`${c.source}\u0000${c.what}`);
+  // The Max patch hears the page chosen next (sce.sendMaxMspRndPageUpdates).
+  const rndPages = readRndPageUpdates(cueResult.calls, {
+    pageStarts,
+    slots: new Set(rose.pageChoices.map((c) => c.slot)),
+    osc: cueResult.osc,
+  });
+  for (const c of rndPages.consumed) consumed.add(`${c.source}\u0000${c.what}`);
   for (let i = notConverted.length - 1; i >= 0; i--) {
     if (consumed.has(`${notConverted[i].source}\u0000${notConverted[i].what}`)) notConverted.splice(i, 1);
   }
+  notConverted.push(...motion.skipped, ...rndPages.skipped);
   if (ramped.ramps > 0)
     notes.push(
       `${ramped.ramps} scripted tempo ramp${ramped.ramps === 1 ? '' : 's'} (sce.timedAction('tempo', ...)) became tempo changes a beat apart in \`meter\`; ZScore's BeatInfo times do not include them, so the timing check above compares the written tempo`,
@@ -340,13 +357,8 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   const packagePresets = [];
   for (const p of presets.values()) {
     if (p.scripts.length === 0) continue;
-    const calls = p.scripts.flatMap((s) => {
-      const r = parseWebCalls(s.text);
-      return r.ok ? r.calls : [];
-    });
-    const result = convertWebCalls(calls, { source: `${p.file} line ${p.line}`, presets, used: new Set() });
-    if (result.ops.length === 0) continue;
-    const set = applyOps(result.ops);
+    const set = presetPatch(p, { presets, ...roseSize });
+    if (!set) continue;
     packagePresets.push({ id: p.id, name: `ZScore preset ${p.id}`, set });
     converted.push({
       source: `${p.file} line ${p.line}`,
@@ -430,6 +442,8 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
     ...rose.converted,
     ...speech.converted,
     ...granular.converted,
+    ...motion.converted,
+    ...rndPages.converted,
     ...ramped.converted,
   );
 
@@ -443,8 +457,10 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
     pickup: meter.value.pickup,
     bars: meter.value.bars,
     meter: ramped.meter,
-    cues: [...cueResult.cues, ...rose.cues, ...speech.cues, ...granular.cues].sort((a, b) => a.at - b.at),
-    osc: cueResult.osc,
+    cues: [...cueResult.cues, ...rose.cues, ...speech.cues, ...granular.cues, ...motion.cues].sort(
+      (a, b) => a.at - b.at,
+    ),
+    osc: [...cueResult.osc, ...rndPages.osc].sort((a, b) => a.at - b.at),
     presets: packagePresets,
     pageChoices: rose.pageChoices.map((c) => ({
       slot: c.slot,
@@ -453,6 +469,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
       groups: c.groups,
       ...(c.vote ? { vote: c.vote } : {}),
       ...(Object.keys(c.tiles).length ? { tiles: c.tiles } : {}),
+      ...(c.next.length ? { next: c.next } : {}),
     })),
   });
 
@@ -468,7 +485,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
       totalBeats,
       bars: meter.value.bars,
       pickup: meter.value.pickup,
-      cues: cueResult.cues.length + rose.cues.length + speech.cues.length + granular.cues.length,
+      cues: cueResult.cues.length + rose.cues.length + speech.cues.length + granular.cues.length + motion.cues.length,
       views: views.map((v) => ({ id: v.id, instrument: v.instrument, pages: v.pages.length })),
     },
     converted,

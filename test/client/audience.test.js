@@ -78,6 +78,18 @@ describe('voter: device credentials', () => {
     expect(storage.data['scorecast-device']).toBe(CREDENTIAL);
   });
 
+  it("reports the phone's vote after a tap as the server says it: moved, or taken back (null)", async () => {
+    const server = fakeServer({
+      tapAnswer: (body) => ({
+        status: 200,
+        body: { type: 'voted', window: 'ending', tile: body.tile === 'soft' ? null : body.tile },
+      }),
+    });
+    const voter = createVoter({ fetch: server.fetch, storage: null });
+    expect(await voter.vote('bright', 'ending')).toEqual({ ok: true, tile: 'bright' });
+    expect(await voter.vote('soft', 'ending')).toEqual({ ok: true, tile: null });
+  });
+
   it('says why when no credential can be had, and works without storage', async () => {
     const voter = createVoter({ fetch: fakeServer({ credentials: [] }).fetch, storage: null });
     expect(await voter.vote('soft', 'ending')).toEqual({ ok: false, code: 'SC_ERR_ADDRESS_LIMIT' });
@@ -155,6 +167,7 @@ describe('tilesOf', () => {
 describe('voteMessage', () => {
   it.each([
     [{ ok: true, tile: 'bright' }, 'Your vote: bright. Counted.'],
+    [{ ok: true, tile: null }, 'Your vote is taken back. Tap a tile to vote.'],
     [{ ok: false, code: 'SC_ERR_ALREADY_VOTED' }, 'You have already voted in this round.'],
     [{ ok: false, code: 'SC_ERR_NO_VOTE_WINDOW' }, 'Voting has closed.'],
     [{ ok: false, code: 'SC_ERR_RATE_LIMITED' }, 'Too many taps: wait a moment.'],

@@ -1,5 +1,13 @@
 import { describe, it, expect } from 'vitest';
-import { roseLayout, sectorCentre, sectorOf, sectorPath, selectionPath, voteShade } from '../../client/src/rose.js';
+import {
+  roseLayout,
+  sectorCentre,
+  sectorOf,
+  sectorPath,
+  selectionPath,
+  viewRadius,
+  voteShade,
+} from '../../client/src/rose.js';
 
 describe('the rose (tiles in rings)', () => {
   it('reads a layout of rings and slices, nothing else', () => {
@@ -43,5 +51,18 @@ describe('the rose (tiles in rings)', () => {
     expect(voteShade(5, 5)).toBe(0.6);
     expect(voteShade(1, 4)).toBe(0.15);
     expect(voteShade(3, 0)).toBe(0);
+  });
+
+  it("shows the rings a score's zoom names, or else zooms on the rings the audience can vote in", () => {
+    const layout = { rings: 8, slices: 8 };
+    const tiles = [
+      { id: 't1-1', state: 'dim' },
+      { id: 't2-1', state: 'lit' },
+    ];
+    // ring 2 of 8 ends at 10 + 2 * 11 = 32 drawing units; the view leaves 4 around it
+    expect(viewRadius(layout, tiles, null)).toBe(36);
+    expect(viewRadius(layout, tiles, 1)).toBe(25);
+    expect(viewRadius(layout, tiles, 8)).toBe(100);
+    expect(viewRadius(layout, [{ id: 't1-1', state: 'dim' }], null)).toBe(100);
   });
 });

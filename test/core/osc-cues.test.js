@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { buildScoreModel } from '../../core/manifest.js';
-import { isOscAddress } from '../../core/osc-cues.js';
+import { isOscAddress, resolveOscArgs } from '../../core/osc-cues.js';
 
 /** @param {unknown} osc */
 const build = (osc) =>
@@ -46,5 +46,18 @@ describe('OSC cues in score.yaml', () => {
     expect(isOscAddress('/zs//mini/bell')).toBe(true); // as ZScore writes a target that starts with /
     expect(isOscAddress('/a{b}')).toBe(false);
     expect(isOscAddress('/\u00e9')).toBe(false);
+  });
+});
+
+describe('OSC arguments naming a chosen page', () => {
+  it('puts the page chosen for slot N where a string says {page:N}, the slot itself while undecided', () => {
+    const chosen = (/** @type {number} */ slot) => (slot === 9 ? 4 : null);
+    expect(resolveOscArgs(['setFile', 'UnionRose_b{page:9}.wav', 3], chosen)).toEqual([
+      'setFile',
+      'UnionRose_b4.wav',
+      3,
+    ]);
+    expect(resolveOscArgs(['UnionRose_b{page:10}.wav'], chosen)).toEqual(['UnionRose_b10.wav']);
+    expect(resolveOscArgs(['{page:x}', 'plain'], chosen)).toEqual(['{page:x}', 'plain']);
   });
 });

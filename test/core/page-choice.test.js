@@ -11,6 +11,7 @@ const CHOICE = {
   groups: [1],
   vote: 'slot-9',
   seed: 0,
+  next: [],
   tiles: { 't2-1': 1, 't2-2': 2, 't2-3': 3, 't2-4': 4, 't2-5': 5, 't2-6': 6, 't2-7': 7, 't2-8': 8 },
 };
 const input = (/** @type {Record<string, number> | null} */ tally, played = new Set()) => ({
@@ -85,5 +86,19 @@ describe("page choice (ZScore's page strategy with votes)", () => {
     for (let i = 0; i < 8000; i++) counts[Math.floor(r() * 8)]++;
     expect(Math.min(...counts)).toBeGreaterThan(850);
     expect(Math.max(...counts)).toBeLessThan(1150);
+  });
+
+  it("plays the composer's next tile whatever the votes (ZScore's playing-next tiles), the votes filling the rest", () => {
+    const forcedByScore = { ...CHOICE, next: ['t2-2'] };
+    const d = decidePageChoice(forcedByScore, input({ 't2-6': 5 }));
+    expect(d.tiles).toEqual(['t2-2']);
+    expect(d.pages).toEqual([2]);
+    // two groups: the forced tile's page first, then the most voted
+    const two = decidePageChoice({ ...forcedByScore, groups: [1, 1] }, input({ 't2-6': 5, 't2-2': 9 }));
+    expect(two.tiles).toEqual(['t2-2', 't2-6']);
+    expect(two.pages).toEqual([2, 6]);
+    // the conductor's choice, given live, wins over the score's; a tile of no page of this choice is ignored
+    expect(decidePageChoice(forcedByScore, { ...input({ 't2-6': 5 }), forced: ['t2-4'] }).pages).toEqual([4]);
+    expect(decidePageChoice(CHOICE, { ...input({ 't2-6': 5 }), forced: ['t9-9'] }).pages).toEqual([6]);
   });
 });

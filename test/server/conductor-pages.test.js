@@ -95,6 +95,85 @@ describe('conductor: page choices', () => {
     expect(/** @type {any} */ (second.conductor.state).pages).toEqual(chosen);
   });
 
+  it("the conductor forces the next choice's page, whatever the votes", () => {
+    const { clock, conductor, changes } = proc();
+    conductor.play();
+    clock.advance(5 * 500 + 10);
+    ['dev-ccccccc1', 'dev-ccccccc2'].forEach((device) => {
+      conductor.vote({ tile: 't1-3', device });
+    });
+    expect(conductor.nextChoice()).toMatchObject({ slot: 4, at: 12, groups: [2], forced: [] });
+    expect(conductor.forceNext(['t1-2'])).toEqual({ slot: 4, tiles: ['t1-2'] });
+    expect(conductor.nextChoice()?.forced).toEqual(['t1-2']);
+    clock.advance(7 * 500); // beat 12: decided
+    const pages = /** @type {Record<string, Record<string, number>>} */ (/** @type {any} */ (conductor.state).pages);
+    expect(Object.values(pages).map((p) => p['4'])).toEqual([2, 2]);
+    // the page the electronics hear of (an OSC cue's {page:4})
+    expect(conductor.chosenPage(4)).toBe(2);
+    expect(conductor.chosenPage(3)).toBeNull();
+    // given back to the votes before the decision: the tally decides
+    const other = proc();
+    other.conductor.play();
+    other.clock.advance(5 * 500 + 10);
+    other.conductor.vote({ tile: 't1-3', device: 'dev-ccccccc3' });
+    other.conductor.forceNext(['t1-2']);
+    other.conductor.forceNext([]);
+    other.clock.advance(7 * 500);
+    expect(
+      Object.values(/** @type {any} */ (other.conductor.state).pages).map((p) => /** @type {any} */ (p)['4']),
+    ).toEqual([3, 3]);
+    // refused: a tile the choice has not, more tiles than it has groups, and no choice left
+    expect(() => other.conductor.forceNext(['t9-9'])).toThrow(/no page choice/);
+    const third = proc();
+    expect(() => third.conductor.forceNext(['t9-9'])).toThrow(/takes at most 1 of its tiles \(t1-1, t1-2, t1-3\)/);
+    expect(() => third.conductor.forceNext(['t1-1', 't1-2'])).toThrow(/takes at most 1/);
+    expect(changes.length).toBeGreaterThan(0);
+  });
+
+  it('the phones see the forced tile as next, and a tile no longer forced lit again, in one small patch', () => {
+    const base = model();
+    const lit = { state: 'lit', text: '' };
+    const r = buildScoreModel({
+      id: 'rose',
+      title: 'Rose',
+      bars: 4,
+      meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+      parts: base.parts,
+      pages: Object.fromEntries(base.parts.map((p) => [p.id, PAGES(p.id)])),
+      cues: [{ at: 0, set: { tiles: { 't1-1': lit, 't1-2': lit, 't1-3': lit } } }],
+      pageChoices: [{ slot: 4, at: 12, from: [1, 3], groups: [1], tiles: { 't1-1': 1, 't1-2': 2, 't1-3': 3 } }],
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    const bus = createMemoryBus();
+    /** @type {import('../../server/bus.js').StateChange[]} */
+    const changes = [];
+    bus.subscribe((c) => changes.push(c));
+    const conductor = createConductor({ model: r.value, bus, clock: createFakeClock({ start: 0, wallStart: 0 }) });
+    conductor.forceNext(['t1-2']);
+    expect(/** @type {any} */ (changes[changes.length - 1].patch).cues).toEqual({
+      audience: { tiles: { 't1-2': { state: 'next' } } },
+    });
+    conductor.forceNext(['t1-3']);
+    const patch = /** @type {any} */ (changes[changes.length - 1].patch);
+    expect(patch.cues.audience.tiles).toEqual({ 't1-2': { state: 'lit' }, 't1-3': { state: 'next' } });
+    expect(Buffer.byteLength(JSON.stringify(patch))).toBeLessThan(300);
+  });
+
+  it("a score's own next tile (ZScore's setPlayingNextTiles) decides its choice", () => {
+    const base = model();
+    const choice = { ...base.pageChoices[0], next: ['t1-1'] };
+    const conductor = createConductor({
+      model: { ...base, pageChoices: [choice] },
+      bus: createMemoryBus(),
+      clock: createFakeClock({ start: 0, wallStart: 0 }),
+    });
+    conductor.vote({ tile: 't1-3', device: 'dev-ddddddd1' });
+    conductor.seek(13);
+    expect(Object.values(/** @type {any} */ (conductor.state).pages).map((p) => /** @type {any} */ (p)['4'])).toEqual([
+      1, 1,
+    ]);
+  });
+
   it('a score without page choices has no pages in its state', () => {
     const r = buildScoreModel({ id: 'x', title: 'X', bars: 1, meter: [{ bar: 1, time: '4/4', tempo: 120 }] });
     if (!r.ok) throw new Error('bad');
@@ -146,6 +225,11 @@ describe('manifest: pageChoices', () => {
     );
     expect(problems({ slot: 4, at: 12, from: [1, 3], groups: [1], tiles: { x: 9 } })[0]).toMatch(
       /^pageChoices\[0\]\.tiles\.x/,
+    );
+    // the composer's next tiles must be tiles of the choice
+    expect(problems({ slot: 4, at: 12, from: [1, 3], groups: [1], tiles: { x: 1 }, next: ['x'] })).toEqual([]);
+    expect(problems({ slot: 4, at: 12, from: [1, 3], groups: [1], tiles: { x: 1 }, next: ['y'] })[0]).toMatch(
+      /^pageChoices\[0\]\.next: must list tiles of this choice's `tiles`/,
     );
   });
 });

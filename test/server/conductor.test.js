@@ -434,10 +434,9 @@ describe('conductor', () => {
       const other = setupVote();
       other.conductor.resume(record);
       expect(other.conductor.state.cues.audience.vote).toEqual({ id: 'route', tiles: ['a', 'b'], counts: { b: 1 } });
-      expect(other.conductor.vote({ tile: 'b', device: 'phone-0002' })).toMatchObject({
-        ok: false,
-        error: { code: 'SC_ERR_ALREADY_VOTED' },
-      });
+      // the phone's choice is kept too: its tap on the same tile takes the vote back, once
+      expect(other.conductor.vote({ tile: 'b', device: 'phone-0002' })).toMatchObject({ ok: true, tile: null });
+      expect(other.conductor.votes().open?.tally).toEqual({ a: 0, b: 0 });
       other.conductor.dispose();
       conductor.dispose();
     });

@@ -200,3 +200,22 @@ describe('presets from the console', () => {
     expect(conductor.state).toBe(before);
   });
 });
+
+describe('forcing the next page choice from the console', () => {
+  it('forces the pages of the tiles it names; refuses a body without tiles and a score with no choice left', async () => {
+    const built = await buildApp({ score: packageOf(smallModel()), token: TOKEN });
+    apps.push(built);
+    // the small model has no page choices: nothing to force
+    const none = await control(built.app, 'next', { tiles: ['t1-1'] });
+    expect(none.statusCode).toBe(400);
+    expect(none.json()).toMatchObject({ code: 'SC_ERR_BAD_CONTROL', message: expect.stringMatching(/no page choice/) });
+    // the console learns there is no choice to force from GET /api/votes
+    const votes = await built.app.inject({ url: '/api/votes', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(votes.json().nextChoice).toBeNull();
+    const bad = await control(built.app, 'next', { tiles: 't1-1' });
+    expect(bad.json()).toMatchObject({
+      code: 'SC_ERR_BAD_CONTROL',
+      message: expect.stringMatching(/next needs \{tiles/),
+    });
+  });
+});

@@ -177,7 +177,16 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     ]);
     // sce.setRndStrategy([1|1]) on beat 3: two pages, one part each
     expect(m.pageChoices).toEqual([
-      { slot: 3, at: 5, from: [1, 2], groups: [1, 1], vote: 'page-3', tiles: { 't1-1': 1, 't1-2': 2 } },
+      // setPlayingNextTiles(['t1-2']) during page 2: the composer's tile is played there first
+      {
+        slot: 3,
+        at: 5,
+        from: [1, 2],
+        groups: [1, 1],
+        vote: 'page-3',
+        tiles: { 't1-1': 1, 't1-2': 2 },
+        next: ['t1-2'],
+      },
     ]);
     const built = buildScoreModel(m);
     expect(built.ok && built.value.pageChoices).toHaveLength(1);
@@ -188,6 +197,23 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(report.converted.map((i) => i.what)).toEqual(
       expect.arrayContaining(['rndStrategy', 'pageRangeMapping', 'sce:beat=3:sce.setRndStrategy([1|1])']),
     );
+  });
+
+  it("turns the page's motion into audience state: zoom, the stage's fade, a ring's swing", async () => {
+    const { report } = await imported;
+    const motion = manifest(out)
+      .cues.filter((/** @type {any} */ c) => c.set?.layout?.zoom || c.set?.stage || c.set?.spin)
+      .map((/** @type {any} */ c) => [c.at, c.set]);
+    expect(motion).toEqual([
+      [0, { stage: { alpha: 1, glide: 0 } }],
+      [1, { layout: { zoom: 1 } }],
+      [1, { stage: { alpha: 0, glide: 2000 } }],
+      [7, { spin: { rings: [1], at: 7 } }],
+    ]);
+    // the shape's timeline is listed with ZScore's own reason, once
+    expect(report.notConverted.filter((i) => /TIMELINE/.test(i.what)).map((i) => i.reason)).toEqual([
+      expect.stringMatching(/ZScore's own drawings/),
+    ]);
   });
 
   it('shows which tile sounds, which sounds next and which sounded (playTiles, setPlayingNextTiles)', async () => {
@@ -340,12 +366,25 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
       expect(built.ok && built.value.pageChoices).toHaveLength(28);
       expect(built.ok && built.value.votes).toHaveLength(21);
       expect(m.pageChoices[0]).toMatchObject({ slot: 9, from: [1, 8], groups: [1] });
+      // the composer's next tiles, set during the page before a slot, come first there
+      expect(
+        m.pageChoices.filter((/** @type {any} */ c) => c.next).map((/** @type {any} */ c) => [c.slot, c.next]),
+      ).toEqual([
+        [9, ['t2-1']],
+        [25, ['t5-1']],
+        [41, ['t7-1']],
+      ]);
       // the rose: 64 tiles in 8 rings, keyed by id
       expect(m.cues[0].set.layout).toEqual({ rings: 8, slices: 8 });
       expect(Object.keys(m.cues[0].set.tiles)).toHaveLength(64);
       // its electronics, sound, tile states and presets, all converted
       expect(m.osc.length).toBeGreaterThan(200); // 241: every max: line once (the exporter writes each up to four times), reset-only ones apart
       expect(m.osc[0]).toEqual({ at: 1, address: '/zs/b1', args: ['play'] });
+      // sce.sendMaxMspRndPageUpdates: the Max patch loads the sound file of the page chosen next
+      const rnd = m.osc.filter((/** @type {any} */ c) => /\{page:/.test(String(c.args[1])));
+      expect(rnd).toHaveLength(14);
+      expect(rnd[0]).toEqual({ at: 141, address: '/zs/b2', args: ['setFile', 'UnionRose_b{page:10}.wav'] });
+      expect(report.notConverted.some((i) => /sendMaxMspRndPageUpdates/.test(i.what))).toBe(false);
       expect(
         m.cues.filter(
           (/** @type {any} */ c) => c.set?.granulator?.play !== undefined && c.set.granulator.play !== null,
@@ -361,10 +400,24 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
         name: 'ZScore preset 0',
         set: { text: 'get ready for\nUnion Rose\nperformance' },
       });
+      // a section's preset: the rose's rows, zoom and disc as well as its words
+      const section = m.presets.find((/** @type {any} */ p) => p.id === 3).set;
+      expect(section).toMatchObject({ layout: { zoom: 1 }, stage: { alpha: 0, glide: 500 } });
+      expect(section.tiles).toMatchObject({ 't1-1': null, 't2-1': { state: 'lit' }, 't3-1': { state: 'dim' } });
       expect(report.notConverted.some((i) => /^max:(?!.*reset=only)/.test(i.what))).toBe(false);
       expect(report.notConverted.some((i) => /Granulator|SpeechParam|playTiles|setPlayingNextTiles/.test(i.what))).toBe(
         false,
       );
+      // the page's motion: zoom from the centre outwards, the dark disc faded in and out, rings swinging
+      const motion = m.cues.filter((/** @type {any} */ c) => c.set?.layout?.zoom || c.set?.stage || c.set?.spin);
+      expect(motion.slice(0, 4).map((/** @type {any} */ c) => [c.at, c.set])).toEqual([
+        [0, { stage: { alpha: 1, glide: 0 } }],
+        [1, { layout: { zoom: 1 } }],
+        [2, { spin: { rings: [1, 2], at: 2 } }],
+        [3, { stage: { alpha: 0, glide: 8000 } }],
+      ]);
+      expect(motion.at(-1)).toEqual({ at: 849, set: { stage: { alpha: 1, glide: 30000 } } });
+      expect(report.notConverted.some((i) => /setZoomLevel|setStageAlpha|ROTATE/.test(i.what))).toBe(false);
       // every page shown whole: no beat box is a strip at y = 100
       expect(
         readJson(out, 'beatmaps/violin1.json').beats.every(

@@ -79,6 +79,25 @@ describe('OSC output', () => {
     expect(l.got[0]).toEqual({ address: '/zs/mcGroove.mcgHarmonics', args: ['send', 'int', 3, 0.5] });
   });
 
+  it('names the page chosen for a slot where a cue says {page:N} (the slot itself while undecided)', async () => {
+    const l = await listener();
+    cleanup.push(() => new Promise((r) => l.socket.close(() => r(undefined))));
+    const out = createOscOut({ host: '127.0.0.1', port: l.port });
+    cleanup.push(() => out.close());
+    const r = buildScoreModel({
+      id: 'osc',
+      title: 'OSC',
+      bars: 1,
+      meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+      osc: [{ at: 1, address: '/zs/b2', args: ['setFile', 'UnionRose_b{page:10}.wav'] }],
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    out.beat(r.value, 1, (slot) => (slot === 10 ? 3 : null));
+    out.beat(r.value, 1);
+    expect(await until(() => l.got.length === 2)).toBe(true);
+    expect(l.got.map((m) => m.args[1])).toEqual(['UnionRose_b3.wav', 'UnionRose_b10.wav']);
+  });
+
   it('a playing server sends each cue on its beat, in beat order', async () => {
     const l = await listener();
     cleanup.push(() => new Promise((r) => l.socket.close(() => r(undefined))));

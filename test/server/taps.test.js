@@ -60,9 +60,16 @@ describe('taps and votes', () => {
     const ok = await tap(app, { tile: 'left', device });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toEqual({ type: 'voted', window: 'choice', tile: 'left' });
+    // the phone changes its mind (its vote moves), then taps its tile again (takes it back), then votes again
     const again = await tap(app, { tile: 'right', device });
-    expect(again.statusCode).toBe(409);
-    expect(again.json().code).toBe('SC_ERR_ALREADY_VOTED');
+    expect(again.json()).toEqual({ type: 'voted', window: 'choice', tile: 'right' });
+    expect(await tally(app)).toEqual({ left: 0, right: 1 });
+    expect((await tap(app, { tile: 'right', device })).json()).toEqual({ type: 'voted', window: 'choice', tile: null });
+    expect((await tap(app, { tile: 'left', device })).json()).toEqual({
+      type: 'voted',
+      window: 'choice',
+      tile: 'left',
+    });
     const other = await credential(app);
     expect((await tap(app, { tile: 'middle', device: other })).json().code).toBe('SC_ERR_UNKNOWN_TILE');
     expect((await tap(app, { tile: { x: 1 }, device: other })).json().code).toBe('SC_ERR_BAD_MESSAGE');

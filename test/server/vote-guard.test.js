@@ -27,6 +27,7 @@ describe('vote guard', () => {
     expect(await guard.cast({ tile: 'a', device: phone }, { address: 'x', connection: {} })).toEqual({
       ok: true,
       id: 'v',
+      tile: 'a',
     });
     expect(ballot.record().open?.devices).toEqual([phone.split('.')[0]]);
     expect(await guard.cast({ tile: 'a', device: 'phone-0001' }, { address: 'x', connection: {} })).toMatchObject({
@@ -51,6 +52,28 @@ describe('vote guard', () => {
     ballot.at(8); // closes
     ballot.at(0); // the performance went back: the window opens again, a new round
     expect((await guard.cast({ tile: 'b', device: device() }, { address: 'x', connection })).ok).toBe(true);
+  });
+
+  it('a device changes or takes back its vote, from its connection or a new one, without counting again', async () => {
+    const { ballot, guard, device } = setup(1);
+    const connection = {};
+    ballot.at(1);
+    const phone = device();
+    expect(await guard.cast({ tile: 'a', device: phone }, { address: 'x', connection })).toMatchObject({ tile: 'a' });
+    // the same phone: its vote moves, then goes, then comes back (the address cap of 1 is not hit)
+    expect(await guard.cast({ tile: 'b', device: phone }, { address: 'x', connection })).toMatchObject({ tile: 'b' });
+    expect(await guard.cast({ tile: 'b', device: phone }, { address: 'x', connection: {} })).toMatchObject({
+      tile: null,
+    });
+    expect(await guard.cast({ tile: 'a', device: phone }, { address: 'x', connection: {} })).toMatchObject({
+      tile: 'a',
+    });
+    expect(ballot.record().open?.tally).toEqual({ a: 1, b: 0 });
+    // another credential on that connection is still a second vote
+    expect(await guard.cast({ tile: 'b', device: device() }, { address: 'y', connection })).toMatchObject({
+      ok: false,
+      error: { code: 'SC_ERR_ALREADY_VOTED' },
+    });
   });
 
   it('votes per address per window up to the cap; the count starts again with the next window', async () => {
@@ -91,7 +114,7 @@ describe('vote guard', () => {
       const first = guard.cast({ tile: 'a', device: device() }, { address: 'x', connection });
       const second = guard.cast({ tile: 'b', device: device() }, { address: 'x', connection });
       answerAll();
-      expect(await first).toEqual({ ok: true, id: 'v' });
+      expect(await first).toEqual({ ok: true, id: 'v', tile: 'a' });
       expect(await second).toMatchObject({ ok: false, error: { code: 'SC_ERR_ALREADY_VOTED' } });
       expect(Object.values(ballot.record().open?.tally ?? {}).reduce((n, k) => n + k, 0)).toBe(1);
     });
@@ -113,20 +136,20 @@ describe('vote guard', () => {
       ballot.at(1);
       const next = guard.cast({ tile: 'a', device: device() }, { address: 'x', connection });
       answerAll();
-      expect(await next).toEqual({ ok: true, id: 'v' });
+      expect(await next).toEqual({ ok: true, id: 'v', tile: 'a' });
     });
 
-    it('where this node sees no window, the conductor still counts one vote per device', async () => {
+    it('where this node sees no window, the conductor still counts one vote per device (a second tap moves it)', async () => {
       const { ballot, guard, device, answerAll } = later(0, () => null);
       ballot.at(1);
       const phone = device();
       const first = guard.cast({ tile: 'a', device: phone }, { address: 'x', connection: {} });
       answerAll();
-      expect(await first).toEqual({ ok: true, id: 'v' });
+      expect(await first).toEqual({ ok: true, id: 'v', tile: 'a' });
       const again = guard.cast({ tile: 'b', device: phone }, { address: 'x', connection: {} });
       answerAll();
-      expect(await again).toMatchObject({ ok: false, error: { code: 'SC_ERR_ALREADY_VOTED' } });
-      expect(ballot.record().open?.tally).toEqual({ a: 1 });
+      expect(await again).toEqual({ ok: true, id: 'v', tile: 'b' });
+      expect(ballot.record().open?.tally).toEqual({ a: 0, b: 1 });
     });
   });
 });

@@ -13,7 +13,7 @@ import { createTransportControls } from '../transport-controls.js';
 import { createPositionReadout } from '../position-readout.js';
 import { button, h, setText } from '../dom.js';
 import { renderAudience, renderCluster, renderScores, renderVotes } from './panels.js';
-import { renderPageChoices } from './pages-panel.js';
+import { renderNextChoice, renderPageChoices } from './pages-panel.js';
 import { renderPresets } from './presets-panel.js';
 
 /** @type {import('../transports/index.js').Log} */
@@ -88,6 +88,9 @@ function consoleFor(api) {
     );
   });
 
+  // ZScore's composer chose the next tile by hand: the next page choice plays the page of the
+  // tile tapped here, whatever the votes.
+  const nextTiles = h('div', { id: 'next-choice' });
   app.replaceChildren(
     h(
       'header',
@@ -120,7 +123,13 @@ function consoleFor(api) {
       transport.result,
     ),
     h('section', { class: 'panel', 'aria-label': 'Votes' }, h('h2', {}, 'Votes'), el.votes),
-    h('section', { class: 'panel', 'aria-label': 'Pages chosen', hidden: '' }, h('h2', {}, 'Pages chosen'), el.pages),
+    h(
+      'section',
+      { class: 'panel', 'aria-label': 'Pages chosen', hidden: '' },
+      h('h2', {}, 'Pages chosen'),
+      el.pages,
+      nextTiles,
+    ),
     h('section', { class: 'panel', 'aria-label': 'Presets', hidden: '' }, h('h2', {}, 'Presets'), el.presets),
     h('section', { class: 'panel', 'aria-label': 'Scores' }, h('h2', {}, 'Scores'), el.scores),
     h('section', { class: 'panel wide', 'aria-label': 'Audience' }, h('h2', {}, 'Audience'), el.audience),
@@ -171,6 +180,11 @@ function consoleFor(api) {
         close: () => act('Close the vote', () => api.closeVote().then(refresh)),
       });
       renderAudience(el.audience, audience);
+      renderNextChoice(nextTiles, votes?.nextChoice ?? null, (tiles) =>
+        act(tiles.length ? `Next page from ${tiles.join(', ')}` : 'Next page back to the votes', () =>
+          api.forceNext(tiles).then(refresh),
+        ),
+      );
     } catch (err) {
       if (err instanceof ControlError && err.status === 401) signOut(storage);
     }

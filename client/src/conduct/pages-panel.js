@@ -1,7 +1,9 @@
 // The console's panel of page choices (core/page-choice.js): for each page slot decided so far,
-// which part plays which page, and which parts rest. Drawn from the live state (state.pages).
+// which part plays which page, and which parts rest (drawn from the live state, state.pages); and
+// the next choice's tiles, one button each, to force the page played next (as ZScore's composer
+// set its playing-next tiles), from GET /api/votes `nextChoice`.
 
-import { h } from '../dom.js';
+import { button, h } from '../dom.js';
 
 /**
  * The decided slots as rows: slot -> [part, page] in part order.
@@ -59,6 +61,49 @@ export function renderPageChoices(box, pages, parts) {
           ),
         ),
       ),
+    ),
+  );
+}
+
+/**
+ * The next choice's tiles as buttons: a tap forces that tile's page (again: back to the votes).
+ * @param {HTMLElement} box
+ * @param {unknown} next  GET /api/votes `nextChoice`: {slot, tiles: {tile: page}, next: [], forced: []} or null
+ * @param {(tiles: string[]) => void} force
+ */
+export function renderNextChoice(box, next, force) {
+  const n = /** @type {{ slot?: unknown, tiles?: unknown, next?: unknown, forced?: unknown } | null} */ (
+    next !== null && typeof next === 'object' ? next : null
+  );
+  const tiles =
+    n && n.tiles !== null && typeof n.tiles === 'object'
+      ? Object.entries(/** @type {Record<string, unknown>} */ (n.tiles)).filter(([, p]) => Number.isInteger(p))
+      : [];
+  const forced = Array.isArray(n?.forced) ? n.forced.map(String) : [];
+  const composers = Array.isArray(n?.next) ? n.next.map(String) : [];
+  const key = JSON.stringify([n?.slot, tiles, forced, composers]);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  if (!n || tiles.length === 0) {
+    box.replaceChildren();
+    return;
+  }
+  box.replaceChildren(
+    h(
+      'p',
+      { class: 'label' },
+      `Page ${String(n.slot)} from tile (${composers.length ? `the score's ${composers.join(', ')}` : 'the votes'} unless one is forced here):`,
+    ),
+    h(
+      'div',
+      { class: 'row next-tiles' },
+      ...tiles.map(([tile, page]) => {
+        const on = forced.includes(tile);
+        const b = button(`next-${tile}`, `${tile}: page ${page}`, () => force(on ? [] : [tile]));
+        b.dataset.tile = tile;
+        b.setAttribute('aria-pressed', String(on));
+        return b;
+      }),
     ),
   );
 }

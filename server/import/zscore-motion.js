@@ -1,0 +1,122 @@
+// The motion of ZScore's audience page (zsweb src/js/adncUnionRose.js; szcore
+// WebAudienceScoreProcessor.setAction / setStageAlpha, UnionRoseWebAudienceProcessor.setZoomLevel)
+// as audience state a phone draws (client/src/rose-motion.js):
+// - setZoomLevel(name): ZScore's client eases its SVG viewBox to a named box around the rose's
+//   centre over 3 s. Each named box shows the rings inside it, so the name becomes
+//   `layout.zoom`: how many rings (from the centre) fill the view.
+// - setStageAlpha(alpha, seconds): a dark disc over the rose (opaque when ZScore's page loads)
+//   fades to `alpha` over `seconds`: `stage: { alpha, glide: ms }`.
+// - setAction('start', 'ROTATE', ['ctg1', 'ctg2']): rings 1 and 2 swing back into place from a
+//   slice's turn, alternately clockwise and anticlockwise (2 s): `spin: { rings: [1, 2], at }`,
+//   `at` (the beat) telling one spin from the next.
+// Nothing here is particular to Union Rose: any ZScore piece on the rose page imports so.
+
+/**
+ * @typedef {import('./zscore-cues.js').TimedCall} TimedCall
+ * @typedef {import('./zscore-cues.js').ReportItem} ReportItem
+ */
+
+/**
+ * ZScore's named zoom levels as the rings each shows: its client's viewBox for the name, half its
+ * width against the radii of its eight rings (55, 92, 125, 194, 291, 401, 552, 750 around 762):
+ * centreSmall 62 -> 1, centreShape 102 -> 2, innerCircleSmall 222 -> 4, innerCircle 291 -> 5,
+ * outerCircleSmall 412 -> 6; outerCircle and any other name show the whole rose.
+ */
+const ZOOM_RINGS = /** @type {Record<string, number>} */ ({
+  centreSmall: 1,
+  centreShape: 2,
+  innerCircleSmall: 4,
+  innerCircle: 5,
+  outerCircleSmall: 6,
+});
+
+const RING_GROUP_RE = /^ctg(\d+)$/;
+
+/**
+ * The audience-state patch of one motion call, or the reason it has none; null for a call that
+ * is not about motion.
+ * @param {{ method: string, args: unknown[], at: number }} call
+ * @param {number} rings  rings of the rose (the whole view)
+ * @returns {{ set: Record<string, unknown>, result: string } | { reason: string } | null}
+ */
+export function motionOf({ method, args, at }, rings) {
+  if (method === 'setZoomLevel') {
+    const name = args[0];
+    if (typeof name !== 'string' || args.length !== 1) return { reason: 'setZoomLevel takes one zoom level name' };
+    const known = ZOOM_RINGS[name];
+    const zoom = Math.min(known ?? rings, rings);
+    return {
+      set: { layout: { zoom } },
+      result: `the view zooms to ${zoom === rings ? 'the whole rose' : `ring ${zoom} and the rings inside it`} (layout.zoom: ${zoom})${known === undefined && name !== 'outerCircle' ? `; ZScore shows the whole rose for a zoom level it does not name ("${name}")` : ''}`,
+    };
+  }
+  if (method === 'setStageAlpha') {
+    const [alpha, seconds = 0] = args;
+    if (typeof alpha !== 'number' || alpha < 0 || alpha > 1 || typeof seconds !== 'number' || seconds < 0)
+      return { reason: 'setStageAlpha takes an opacity from 0 to 1 and a fade time in seconds' };
+    const glide = Math.round(Math.min(seconds, 600) * 1000);
+    return {
+      set: { stage: { alpha, glide } },
+      result: `the dark disc over the rose fades to ${alpha} over ${glide / 1000} s (stage)`,
+    };
+  }
+  if (method === 'setAction' && args[1] === 'ROTATE') {
+    const [id, , targets] = args;
+    const ids = Array.isArray(targets) ? targets.map(String) : [];
+    const ringsOf = ids.map((t) => Number(RING_GROUP_RE.exec(t)?.[1])).filter((r) => r >= 1 && r <= rings);
+    if (id !== 'start' || ringsOf.length === 0 || ringsOf.length !== ids.length)
+      return {
+        reason:
+          "only setAction('start', 'ROTATE', ['ctg<ring>', ...]) (rings of the rose swinging into place) is converted; rotations of single tiles and play lines are moves ZScore's page makes by itself",
+      };
+    const unique = [...new Set(ringsOf)].sort((a, b) => a - b);
+    return {
+      set: { spin: { rings: unique, at } },
+      result: `ring${unique.length === 1 ? '' : 's'} ${unique.join(', ')} swing into place (spin)`,
+    };
+  }
+  if (method === 'setAction' && args[1] === 'TIMELINE')
+    return {
+      reason:
+        "animates ZScore's own drawings over the rose (centreShape, innerCircle, outerCircle assembling or exploding): they belong to ZScore's audience page, not to the export, and scorecast draws the tiles only",
+    };
+  if (method === 'setAction' && args[1] === 'ACTIVATE')
+    return {
+      reason:
+        "ZScore's page flies in the tiles each phone selected, joined by lines, as a closing picture; scorecast's rose shows a phone's selection line all along",
+    };
+  return null;
+}
+
+/**
+ * Cues of the motion calls of a score's scripts.
+ * @param {TimedCall[]} calls  in beat order
+ * @param {number} rings  rings of the rose; 0 when the tiles are not drawn as a rose
+ * @returns {{ cues: { at: number, set: Record<string, unknown> }[], converted: ReportItem[], consumed: { source: string, what: string }[], skipped: ReportItem[] }}
+ */
+export function readMotion(calls, rings) {
+  /** @type {{ at: number, set: Record<string, unknown> }[]} */
+  const cues = [];
+  /** @type {ReportItem[]} */
+  const converted = [];
+  /** @type {{ source: string, what: string }[]} */
+  const consumed = [];
+  /** @type {ReportItem[]} */
+  const skipped = [];
+  if (rings === 0) return { cues, converted, consumed, skipped };
+  const web = calls.filter((c) => c.kind === 'web');
+  for (const c of web) {
+    const m = motionOf(c, rings);
+    if (!m) continue;
+    consumed.push({ source: c.source, what: c.text });
+    if ('reason' in m) {
+      skipped.push({ source: c.source, what: c.text, reason: m.reason });
+      continue;
+    }
+    // ZScore's page loads with the disc opaque (stageAlpha 1): a score that fades it starts dark.
+    if (m.set.stage && !cues.some((q) => q.set.stage)) cues.unshift({ at: 0, set: { stage: { alpha: 1, glide: 0 } } });
+    cues.push({ at: c.at, set: m.set });
+    converted.push({ source: c.source, what: c.text, result: `cue at beat ${c.at}: ${m.result}` });
+  }
+  return { cues, converted, consumed, skipped };
+}
