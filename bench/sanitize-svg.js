@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { JSDOM } from 'jsdom';
 import { loadPackage } from '../server/score-package.js';
 import { closeEngraver } from '../server/engrave/index.js';
-import { SCORE_LAYOUT } from '../server/engrave/options.js';
+import { scoreLayout } from '../server/engrave/options.js';
 import { sanitizeSvg } from '../server/sanitize-svg.js';
 import { sanitizeSvgPages } from '../server/sanitize-svg-pages.js';
 import { median } from './latency-stats.js';
@@ -69,7 +69,7 @@ try {
     '|------|------|---------------------|---------------------|----------------|-------------------|------------------------|',
   );
   for (const [view, layout] of /** @type {const} */ ([
-    ['score', SCORE_LAYOUT],
+    ['score', scoreLayout(4)],
     ['violin1', null],
   ])) {
     const served = demo.files.get(demo.views[view].pages[0].url);

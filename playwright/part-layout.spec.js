@@ -1,7 +1,8 @@
 // Parts a player can read on any screen: at phone, tablet and desktop sizes the part
 // view draws the layout whose staff is at least 40 CSS px tall (client/src/notation/
-// layout-choice.js), nothing of the notation is cut off at the pane's edges, and the cursor
-// stands on the beat the performance is at, in the layout drawn.
+// layout-choice.js), both panes are in sight without scrolling (on a phone on its side, side by
+// side), nothing of the notation is cut off at the pane's edges, and the cursor stands on the
+// beat the performance is at, in the layout drawn.
 
 import { test, expect } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -24,8 +25,9 @@ const SHOTS = path.resolve('test-results', 'part-layout');
 
 const SIZES = /** @type {const} */ ([
   { name: 'phone', width: 390, height: 844, layout: 'narrow' },
-  { name: 'phone-landscape', width: 844, height: 390, layout: 'medium' },
+  { name: 'phone-landscape', width: 844, height: 390, layout: 'narrow' },
   { name: 'tablet', width: 768, height: 1024, layout: 'medium' },
+  { name: 'tablet-landscape', width: 1024, height: 768, layout: 'medium' },
   { name: 'desktop', width: 1280, height: 800, layout: 'page' },
 ]);
 
@@ -49,7 +51,7 @@ for (const size of SIZES) {
 
     const measured = await page.evaluate(() => {
       const rect = (/** @type {Element} */ el) => el.getBoundingClientRect();
-      /** @type {{ pane: string, systems: number, staff: number, outside: string[] }[]} */
+      /** @type {{ pane: string, systems: number, staff: number, outside: string[], box: number[] }[]} */
       const panes = [];
       for (const pane of document.querySelectorAll('div.sc-pane')) {
         const box = rect(pane);
@@ -88,9 +90,16 @@ for (const size of SIZES) {
           systems: shown.length,
           staff: Math.min(...heights),
           outside,
+          box: [box.left, box.top, box.right, box.bottom].map(Math.round),
         });
       }
-      return { panes, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth };
+      return {
+        panes,
+        scrollWidth: document.documentElement.scrollWidth,
+        innerWidth: window.innerWidth,
+        innerHeight: window.innerHeight,
+        scrollY: window.scrollY,
+      };
     });
     mkdirSync(SHOTS, { recursive: true });
     const shot = await page.screenshot({ path: path.join(SHOTS, `${size.name}.png`) });
@@ -100,7 +109,14 @@ for (const size of SIZES) {
       expect(p.systems, `${p.pane} pane's systems`).toBe(1);
       expect(p.staff, `${p.pane} pane's staff height`).toBeGreaterThanOrEqual(MIN_STAFF_PX);
       expect(p.outside, `${p.pane} pane`).toEqual([]);
+      // In sight as the page opens: whichever pane is active, the player reads it without scrolling.
+      const [left, top, right, bottom] = p.box;
+      expect(left, `${p.pane} pane's left`).toBeGreaterThanOrEqual(0);
+      expect(top, `${p.pane} pane's top`).toBeGreaterThanOrEqual(0);
+      expect(right, `${p.pane} pane's right`).toBeLessThanOrEqual(measured.innerWidth);
+      expect(bottom, `${p.pane} pane's bottom`).toBeLessThanOrEqual(measured.innerHeight);
     }
+    expect(measured.scrollY).toBe(0);
     expect(measured.scrollWidth).toBeLessThanOrEqual(measured.innerWidth);
 
     // The cursor stands in the x-range the drawn layout's beat map gives bar 3 beat 2 (beat 9).
@@ -117,7 +133,7 @@ for (const size of SIZES) {
   });
 }
 
-test('part view: turning a phone from portrait to landscape changes the layout and keeps the place', async ({
+test('part view: turning a phone from portrait to landscape sets the panes side by side, in sight, and keeps the place', async ({
   page,
 }) => {
   await page.setViewportSize({ width: 390, height: 844 });
@@ -125,13 +141,38 @@ test('part view: turning a phone from portrait to landscape changes the layout a
   await server.control('seek', { bar: 5 });
   await page.goto(`${server.base}/view/violin1`);
   await expect(page.locator('#notation')).toHaveAttribute('data-layout', 'narrow');
-  await expect(page.locator('div.sc-pane[data-role="active"]')).toHaveAttribute('data-state', 'ready');
+  const active = page.locator('div.sc-pane[data-role="active"]');
+  const next = page.locator('div.sc-pane[data-role="next"]');
+  await expect(active).toHaveAttribute('data-state', 'ready');
+  const map = await (await fetch(`${server.base}/api/score/views/violin1?layout=narrow`)).json();
+  const beat = map.beats.find((/** @type {any} */ x) => x.bar === 5).beat;
+  await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
+  const stacked = [await active.boundingBox(), await next.boundingBox()];
+  expect(stacked[0]?.x).toBe(stacked[1]?.x);
+
   await page.setViewportSize({ width: 844, height: 390 });
+  await expect(page.locator('div.sc-pane')).toHaveCount(2);
+  await expect(active).toHaveAttribute('data-state', 'ready');
+  await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
+  const [a, n] = [await active.boundingBox(), await next.boundingBox()];
+  // Side by side, one row: the same top, apart across the width, both inside the screen.
+  expect(a?.y).toBe(n?.y);
+  expect(Math.abs((a?.x ?? 0) - (n?.x ?? 0))).toBeGreaterThan(300);
+  for (const b of [a, n]) expect((b?.y ?? 0) + (b?.height ?? 0)).toBeLessThanOrEqual(390);
+});
+
+test('part view: a tablet turned, then a desktop, changes the layout and keeps the place', async ({ page }) => {
+  await page.setViewportSize({ width: 768, height: 1024 });
+  await server.control('pause');
+  await server.control('seek', { bar: 5 });
+  await page.goto(`${server.base}/view/violin1`);
   await expect(page.locator('#notation')).toHaveAttribute('data-layout', 'medium');
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect(page.locator('#notation')).toHaveAttribute('data-layout', 'page');
   await expect(page.locator('div.sc-pane')).toHaveCount(2);
   const active = page.locator('div.sc-pane[data-role="active"]');
   await expect(active).toHaveAttribute('data-state', 'ready');
-  const map = await (await fetch(`${server.base}/api/score/views/violin1?layout=medium`)).json();
+  const map = await (await fetch(`${server.base}/api/score/views/violin1`)).json();
   const beat = map.beats.find((/** @type {any} */ x) => x.bar === 5).beat;
   await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
 });

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { ScorecastError } from '../../core/errors.js';
 import { PACKAGE_LIMITS } from '../../core/package-limits.js';
 import { commitEntry, markUse, pruneCache, readEntry, tempDir } from './cache.js';
-import { FORMAT_VERSION, PART_LAYOUTS, SCORE_LAYOUT } from './options.js';
+import { FORMAT_VERSION, PART_LAYOUTS, SCORE_SIZE } from './options.js';
 import { PoolError, createPool } from './pool.js';
 import { EXTENSIONS } from './source.js';
 
@@ -119,7 +119,7 @@ export async function engraveScore({ file, bytes: given, parts = [], cacheDir })
         format: FORMAT_VERSION,
         verovio: verovio(),
         parts: requests,
-        score: SCORE_LAYOUT,
+        score: SCORE_SIZE,
         part: PART_LAYOUTS,
       }),
     )

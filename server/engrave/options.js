@@ -42,16 +42,34 @@ const COMMON = Object.freeze({
 });
 
 /**
- * Full score: staff 5.4 mm (a chamber score's size), every staff in every system (condensing
- * would move a part's staff from system to system), encoded system breaks kept when they fit.
+ * The full score's notation size, in percent (staff 7.2 mm at 100), as a conductor reads it on a
+ * tablet. Drawn across a 768 CSS px tablet in portrait (736 px of page), a chamber score at the
+ * largest size has a staff 86.4 of the page's 2100 units, 30 CSS px (about 5.8 mm on a 10-inch
+ * tablet's glass, a printed chamber score's size); 41 px on its side, 1024 px wide. At the A4
+ * score's former 75 (5.4 mm on paper) it was 19 px: too small to read at a music stand. A
+ * system must still fit on a page, so a larger ensemble's staff shrinks with its staves, down
+ * to that 75 (an orchestral score is read at the desk, not on a tablet): a system takes about 2.75
+ * staff heights (72 units at 100) a staff, with its spacing and dynamics, and a page 2970 units
+ * of height at 100, less 200 of margins.
  */
-export const SCORE_LAYOUT = Object.freeze({
-  ...COMMON,
-  ...a4At(75),
-  breaks: 'smart',
-  condense: 'none',
-  breaksNoWidow: true,
-});
+export const SCORE_SIZE = Object.freeze({ largest: 120, smallest: 75, unitsPerStaff: 198, margins: 200 });
+
+/**
+ * Full score options for a score of `staves` staves: every staff in every system (condensing
+ * would move a part's staff from system to system), encoded system breaks kept when they fit.
+ * @param {number} staves
+ */
+export function scoreLayout(staves) {
+  const { largest, smallest, unitsPerStaff, margins } = SCORE_SIZE;
+  const fits = Math.floor((A4.height * 100) / (unitsPerStaff * Math.max(1, staves) + margins));
+  return Object.freeze({
+    ...COMMON,
+    ...a4At(Math.max(smallest, Math.min(largest, fits))),
+    breaks: 'smart',
+    condense: 'none',
+    breaksNoWidow: true,
+  });
+}
 
 /**
  * A part: staff 7.2 mm, as printed parts are; the score's breaks do not apply to it. No widows:

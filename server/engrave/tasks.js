@@ -7,11 +7,11 @@ import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { readNotation } from './source.js';
 import { checkParts, extractStaves, staffNumbersOf } from './parts.js';
-import { parseXml } from './xml.js';
+import { localName, parseXml, walk } from './xml.js';
 import { deriveTiming } from './timing.js';
 import { readPageLayout } from './svg-layout.js';
 import { mapView } from './beat-map.js';
-import { BROTLI_QUALITY, IMPORT_OPTIONS, PART_LAYOUTS, SCORE_LAYOUT, TIMEMAP_OPTIONS, XML_ID_SEED } from './options.js';
+import { BROTLI_QUALITY, IMPORT_OPTIONS, PART_LAYOUTS, TIMEMAP_OPTIONS, XML_ID_SEED, scoreLayout } from './options.js';
 
 /**
  * The subset of Verovio's toolkit we use (verovio/esm VerovioToolkit).
@@ -104,10 +104,24 @@ export function scoreTask(tk, task, progress) {
   if (!timed.ok) return { ok: false, problems: timed.problems.map((p) => `${name}: ${p}`) };
   progress({ timing: JSON.stringify(timed.timing) });
   tk.resetOptions();
-  tk.setOptions(SCORE_LAYOUT);
+  tk.setOptions(scoreLayout(staffCount(mei.root)));
   tk.redoLayout();
   const mapped = mapView(timed.timing, 'score', engraveView(tk, 'score', task.outDir));
   return { ok: true, bars: timed.timing.bars, warnings: [...timed.warnings, ...mapped.warnings], view: mapped.view };
+}
+
+/**
+ * How many staves the score has: the staff numbers its staff definitions give.
+ * @param {import('./xml.js').XmlElement} meiRoot
+ */
+function staffCount(meiRoot) {
+  const numbers = new Set();
+  walk(meiRoot, (el) => {
+    if (localName(el) === 'meiHead') return false;
+    if (localName(el) === 'staffDef') numbers.add(el.attrs.n);
+    return localName(el) !== 'section';
+  });
+  return numbers.size;
 }
 
 /**

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { closeEngraver, engraveScore, engraverThreads } from '../../server/engrave/index.js';
+import { scoreLayout } from '../../server/engrave/options.js';
 import { createTempoMapFromBars } from '../../core/tempo-map.js';
 import { makeMxl } from '../fixtures/notation/make-mxl.js';
 import { makeLargeScore } from '../../bench/make-large-score.js';
@@ -152,13 +153,16 @@ describe('MusicXML (duo.musicxml)', () => {
     for (const [beat, ms] of expected) expect(map.timeAt(beat), `beat ${beat}`).toBeCloseTo(ms, 2);
   });
 
-  it('engraves one page per view, with precompressed copies', async () => {
+  it('engraves one A4 page per view, with precompressed copies', async () => {
     expect(Object.keys(duo.views)).toEqual(['score', 'violin', 'cello']);
     for (const [name, view] of Object.entries(duo.views)) {
-      expect(view.pages).toEqual([{ file: `${name}-1.svg`, width: 2100, height: 2970 }]);
-      const svg = await readFile(path.join(duo.dir, `${name}-1.svg`));
-      expect(brotliDecompressSync(await readFile(path.join(duo.dir, `${name}-1.svg.br`)))).toEqual(svg);
-      expect(gunzipSync(await readFile(path.join(duo.dir, `${name}-1.svg.gz`)))).toEqual(svg);
+      expect(view.pages.map((p) => p.file)).toEqual([`${name}-1.svg`]);
+      for (const { file, width, height } of view.pages) {
+        expect([width, height]).toEqual([2100, 2970]);
+        const svg = await readFile(path.join(duo.dir, file));
+        expect(brotliDecompressSync(await readFile(path.join(duo.dir, `${file}.br`)))).toEqual(svg);
+        expect(gunzipSync(await readFile(path.join(duo.dir, `${file}.gz`)))).toEqual(svg);
+      }
     }
     const files = await readdir(duo.dir);
     expect(files).toContain('engraved.json');
@@ -242,7 +246,7 @@ describe('MEI (canon.mei)', () => {
 describe('a score of several pages (64 generated bars)', () => {
   it('gives the expected pages and performance length', () => {
     expect(Object.fromEntries(Object.entries(medium.views).map(([k, v]) => [k, v.pages.length]))).toEqual({
-      score: 4,
+      score: 9,
       flute: 2,
       cello: 2,
     });
@@ -258,12 +262,44 @@ describe('a score of several pages (64 generated bars)', () => {
   });
 });
 
+describe('the full score, for a conductor at a tablet', () => {
+  /** CSS px a staff is tall when a page of the view is drawn `width` px wide. */
+  const staffPx = (/** @type {import('../../server/engrave/beat-map.js').View} */ v, /** @type {number} */ width) =>
+    (v.staff * width) / v.pages[0].width;
+
+  it('draws a staff of at least 28 CSS px across a tablet in portrait (736 px of page)', () => {
+    for (const score of [duo, medium]) expect(staffPx(score.views.score, 736)).toBeGreaterThanOrEqual(28);
+    // The A4 score at 5.4 mm it replaces: 19 px.
+    expect(staffPx({ ...medium.views.score, staff: 54 }, 736)).toBeLessThan(20);
+    // Five staves at that size: every system is drawn on its page.
+    const { ink, pages } = medium.views.score;
+    expect(ink.length).toBeGreaterThan(pages.length);
+    for (const s of ink) {
+      expect(s.top).toBeGreaterThanOrEqual(0);
+      expect(s.bottom).toBeLessThanOrEqual(pages[s.page].height);
+    }
+  });
+
+  it("shrinks a large ensemble's staff so that a system fits on a page, down to 5.4 mm", () => {
+    const scales = [2, 4, 8, 11, 12, 14, 16, 20, 40].map((n) => scoreLayout(n).scale);
+    expect(scales.slice(0, 4)).toEqual([120, 120, 120, 120]);
+    for (let i = 1; i < scales.length; i++) expect(scales[i]).toBeLessThanOrEqual(scales[i - 1]);
+    expect(scales[5]).toBeLessThan(120);
+    expect(scales.at(-1)).toBe(75);
+    // Every page stays A4 in the SVG's units (0.1 mm), whatever the size (to a unit's rounding).
+    for (const n of [2, 14, 40]) {
+      const { scale, pageWidth, pageHeight } = scoreLayout(n);
+      expect(Math.abs((pageWidth * scale) / 100 - 2100)).toBeLessThanOrEqual(1);
+      expect(Math.abs((pageHeight * scale) / 100 - 2970)).toBeLessThanOrEqual(1);
+    }
+  });
+});
+
 describe('layouts for smaller screens', () => {
   /** @param {import('../../server/engrave/beat-map.js').View} v */
   const systems = (v) => new Set(v.beats.map((b) => `${b.page}:${b.system}`)).size;
 
   it('lays each part out on A4, on 1200 and on 600 units, with the same 7.2 mm staff', () => {
-    expect(medium.views.score.staff).toBe(54);
     expect(medium.views.score.layouts).toBeUndefined();
     for (const part of ['flute', 'cello']) {
       const view = medium.views[part];

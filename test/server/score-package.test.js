@@ -56,7 +56,7 @@ describe('score package loader', () => {
     for (const c of seed.model.cues) expect(JSON.stringify(c.set).length).toBeGreaterThan(17_000);
   });
 
-  it('engraves the demo quartet: one page per view, a full beat map each, the vote and the clip', async () => {
+  it('engraves the demo quartet: one page per part, the full score on four (drawn for a tablet), a full beat map each, the vote and the clip', async () => {
     const demo = await loadScore('scores/demo');
     expect(demo.model.views).toEqual(['audience', 'score', 'violin1', 'violin2', 'viola', 'cello']);
     expect(demo.model.map.lastBar).toBe(32);
@@ -64,7 +64,7 @@ describe('score package loader', () => {
     expect(demo.model.map.tempoAt(0)).toBe(96);
     expect(demo.model.map.tempoAt(demo.model.map.beatOf(17, 1))).toBe(72);
     for (const view of ['score', 'violin1', 'violin2', 'viola', 'cello']) {
-      expect(demo.views[view].pages, view).toHaveLength(1);
+      expect(demo.views[view].pages, view).toHaveLength(view === 'score' ? 4 : 1);
       expect(demo.views[view].beats).toHaveLength(demo.model.map.totalBeats);
       expect(demo.files.get(demo.views[view].pages[0].url)?.br).toMatch(/\.svg\.br$/);
     }

@@ -61,7 +61,7 @@ export function createPartView(root, notation, options) {
 
   const pick = () => {
     if (destroyed) return;
-    const choice = chooseLayout(layouts, root.clientWidth);
+    const choice = chooseLayout(layouts, paneWidth(root));
     // No width yet (the view is mounted hidden): the observer calls again once it has one.
     if (!choice || choice.name === wanted) return;
     wanted = choice.name;
@@ -110,6 +110,23 @@ export function createPartView(root, notation, options) {
       delete root.dataset.layout;
     },
   };
+}
+
+/**
+ * The width one pane is drawn across: the root's, or a share of it where the style sets the
+ * panes side by side (notation.css, `--sc-pane-columns`: a phone on its side).
+ * @param {HTMLElement} root
+ */
+function paneWidth(root) {
+  const win = root.ownerDocument.defaultView;
+  const columns = Math.max(
+    1,
+    Math.round(Number(win?.getComputedStyle(root).getPropertyValue('--sc-pane-columns')) || 1),
+  );
+  // The panes' gap is 0.5rem (notation.css, .sc-part).
+  const rem = Number.parseFloat(win?.getComputedStyle(root.ownerDocument.documentElement).fontSize ?? '') || 16;
+  const gap = columns > 1 ? rem * 0.5 : 0;
+  return (root.clientWidth - gap * (columns - 1)) / columns;
 }
 
 /**
