@@ -151,6 +151,10 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
     get samples() {
       return sync.estimate()?.samples ?? 0;
     },
+    /** Measured drift: server time gains this much per ms of page time (0 until measured). */
+    get rate() {
+      return sync.estimate()?.rate ?? 0;
+    },
     /** Round trips back since the last burst() (or start()): what a join gate waits for. */
     get fresh() {
       return fresh;
