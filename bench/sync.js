@@ -4,7 +4,8 @@
 // drawn in ("drawn": the frame whose callbacks wrote it, else the next one). For every beat, the
 // spread is the last page's time minus the first's. A page's first record is the position it showed on joining (the middle
 // of a beat, not a change); from its second on, every change counts, so each page's first beat
-// is in the figures. Profiles: loopback, and through bench/lag-proxy.js (latency and jitter on
+// is in the figures. Each page also samples its clock error (its estimate of server time minus
+// the machine's clock), reported as `clock`. Profiles: loopback, and through bench/lag-proxy.js (latency and jitter on
 // each direction, in order). `--root DIR` runs another checkout's server and client (built there)
 // for a same-run baseline. Loopback only; every wait is bounded.
 //
@@ -58,6 +59,16 @@ function recordBeats() {
   const log = [];
   w.__beats = log;
   const origin = performance.timeOrigin;
+  // The page's clock error, twice a second once it shows beats: its estimate of server time minus
+  // the machine's clock (the server's clock here), to tell the sync's share of a spread from the
+  // renderers' (a starved renderer draws late on a right clock).
+  /** @type {number[]} */
+  const clockErrors = [];
+  w.__clockErrors = clockErrors;
+  setInterval(() => {
+    const s = w.scorecast;
+    if (s && s.join !== 'joining' && s.clock?.samples > 0) clockErrors.push(s.clock.offset - origin);
+  }, 500);
   const raf = window.requestAnimationFrame.bind(window);
   /** @type {number | null} */
   let inFrame = null;
@@ -148,6 +159,25 @@ export function spreads(pages, field) {
 }
 
 /**
+ * How far the pages' clocks were from the server's (ms): |error| over every page's samples.
+ * @param {number[][]} pages
+ */
+export function clockError(pages) {
+  const all = pages
+    .flat()
+    .map((e) => Math.abs(e))
+    .sort((a, b) => a - b);
+  const r1 = (/** @type {number} */ x) => Math.round(x * 10) / 10;
+  return {
+    samples: all.length,
+    p50: r1(quantile(all, 0.5)),
+    p95: r1(quantile(all, 0.95)),
+    p99: r1(quantile(all, 0.99)),
+    max: r1(all[all.length - 1] ?? NaN),
+  };
+}
+
+/**
  * One profile: a server, perhaps a proxy, N pages joining in turn.
  * @param {{ root: string, pages: number, seconds: number, stagger: number, profile: keyof typeof PROFILES, browser: import('@playwright/test').Browser }} o
  */
@@ -178,12 +208,17 @@ async function runProfile({ root, pages, seconds, stagger, profile, browser }) {
     }
     await new Promise((r) => setTimeout(r, seconds * 1000));
     const logs = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__beats)));
+    /** @type {number[][]} */
+    const clockErrors = await Promise.all(
+      opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__clockErrors)),
+    );
     // The machine is shared: the load average over the last minute says how noisy the run was.
     return {
       profile,
       load1: Math.round(os.loadavg()[0] * 10) / 10,
       written: spreads(logs, 'write'),
       drawn: spreads(logs, 'frame'),
+      clock: clockError(clockErrors),
     };
   } finally {
     for (const c of contexts) await c.close().catch(() => {});

@@ -1,7 +1,8 @@
 // The page's estimate of the server's clock (doc/protocol.md, "Clock sync"): round trips taken in
 // a quick burst when the page starts or its link comes back, then one every few seconds, fed to
-// the min-RTT filter of core/clock-sync.js. How a round trip is made (WebSocket ping or
-// GET /api/time) is the caller's: `probe` answers one sample or null.
+// core/clock-sync.js (the intersection of the round trips, carried forward at the measured drift
+// rate). How a round trip is made (WebSocket ping or GET /api/time) is the caller's: `probe`
+// answers one sample or null.
 
 import { createClockSync } from '../../core/clock-sync.js';
 
@@ -150,6 +151,10 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
     },
     get samples() {
       return sync.estimate()?.samples ?? 0;
+    },
+    /** Measured drift: server time gains this much per ms of page time (0 until measured). */
+    get rate() {
+      return sync.estimate()?.rate ?? 0;
     },
     /** Round trips back since the last burst() (or start()): what a join gate waits for. */
     get fresh() {

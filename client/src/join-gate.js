@@ -7,6 +7,12 @@
 // JOIN_ERROR_MS: two pages that both pass differ by at most twice that, and on loopback or a quiet
 // WiFi by far less. A link that never offers a round trip that quick (a congested access point)
 // still shows beats after JOIN_MAX_WAIT_MS, with the best estimate it has ('approximate').
+//
+// A page that was showing beats and lost them (a roam, a hidden tab) has an audience member
+// looking at it: it shows them again as soon as its estimate is as good as it was then (at most
+// REJOIN_ERROR_MS: two pages each within 15 ms of the server are within WiFi's 30 ms of each
+// other), and after REJOIN_MAX_WAIT_MS at the latest. On busy WiFi (10-60 ms each way) no round
+// trip is quick enough for JOIN_ERROR_MS, and a page that roamed stayed blank for the whole 3 s.
 
 /** Round trips since the burst before the gate opens. */
 export const JOIN_MIN_SAMPLES = 3;
@@ -14,6 +20,10 @@ export const JOIN_MIN_SAMPLES = 3;
 export const JOIN_ERROR_MS = 10;
 /** After this long (ms) without meeting the bound, the gate opens with the best estimate so far. */
 export const JOIN_MAX_WAIT_MS = 3000;
+/** A page that was showing beats rejoins once its error bound is as good as it was, up to this (ms). */
+export const REJOIN_ERROR_MS = 15;
+/** ... and after this long (ms) at the latest: a roam is ridden out within 2 s of the link's return. */
+export const REJOIN_MAX_WAIT_MS = 1200;
 
 /** @typedef {'joining' | 'on-time' | 'approximate'} JoinState */
 
@@ -42,6 +52,12 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
   let since = 0;
   /** @type {any} */
   let deadline = null;
+  /** The error bound when beats were last shown (ms), until they are shown again; null: never shown. */
+  /** @type {number | null} */
+  let shownError = null;
+  /** What this join asks for: the error bound and the longest wait. */
+  let bar = JOIN_ERROR_MS;
+  let wait = JOIN_MAX_WAIT_MS;
 
   /** @param {JoinState} next */
   function set(next) {
@@ -57,9 +73,9 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
 
   function check() {
     if (!waiting) return;
-    if (clock.fresh >= JOIN_MIN_SAMPLES && clock.error <= JOIN_ERROR_MS) {
-      open('on-time');
-    } else if (now() - since >= JOIN_MAX_WAIT_MS && clock.fresh > 0 && Number.isFinite(clock.error)) {
+    if (clock.fresh >= JOIN_MIN_SAMPLES && clock.error <= bar) {
+      open(clock.error <= JOIN_ERROR_MS ? 'on-time' : 'approximate');
+    } else if (now() - since >= wait && clock.fresh > 0 && Number.isFinite(clock.error)) {
       open('approximate');
     } else if (!clock.bursting && clock.fresh > 0) {
       // The burst is spent and the bound not met: round trips come quickly until the deadline.
@@ -70,8 +86,14 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
   /** @param {JoinState} how */
   function open(how) {
     waiting = false;
+    shownError = null;
     clearDeadline();
     set(how);
+  }
+
+  /** Beats are about to be hidden: remember how good the estimate was. */
+  function leaving() {
+    if (state !== 'joining') shownError = Number.isFinite(clock.error) ? clock.error : REJOIN_ERROR_MS;
   }
 
   const unsubscribe = clock.onSample(check);
@@ -88,6 +110,12 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
 
     /** Measure the clock afresh and open when it is good enough (start, link back, tab shown). */
     rejoin() {
+      leaving();
+      const again = shownError !== null;
+      bar = again
+        ? Math.min(Math.max(JOIN_ERROR_MS, /** @type {number} */ (shownError)), REJOIN_ERROR_MS)
+        : JOIN_ERROR_MS;
+      wait = again ? REJOIN_MAX_WAIT_MS : JOIN_MAX_WAIT_MS;
       waiting = true;
       since = now();
       set('joining');
@@ -95,12 +123,13 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
       deadline = timers.setTimeout(() => {
         deadline = null;
         check();
-      }, JOIN_MAX_WAIT_MS);
+      }, wait);
       clock.burst();
     },
 
     /** Close and wait for rejoin() (link lost, tab hidden): the estimate may be stale by then. */
     hold() {
+      leaving();
       waiting = false;
       clearDeadline();
       set('joining');

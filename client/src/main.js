@@ -368,7 +368,13 @@ Object.defineProperty(window, 'scorecast', {
       return shown.slice();
     },
     get clock() {
-      return { offset: clock.offset, error: clock.error, samples: clock.samples, fresh: clock.fresh };
+      return {
+        offset: clock.offset,
+        error: clock.error,
+        samples: clock.samples,
+        fresh: clock.fresh,
+        rate: clock.rate,
+      };
     },
     get join() {
       return gate.state;

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import net from 'node:net';
-import { spreads } from '../../bench/sync.js';
+import { spreads, clockError } from '../../bench/sync.js';
 import { startLagProxy } from '../../bench/lag-proxy.js';
 
 describe('bench:sync figures', () => {
@@ -27,6 +27,16 @@ describe('bench:sync figures', () => {
     );
     expect(r.beats).toBe(2);
     expect(r.max).toBe(5);
+  });
+});
+
+describe('bench:sync clock error', () => {
+  it("every page's samples together, by size: early and late count alike", () => {
+    const r = clockError([
+      [1, -2, 3],
+      [-40, 0.5],
+    ]);
+    expect(r).toEqual({ samples: 5, p50: 2, p95: 40, p99: 40, max: 40 });
   });
 });
 

@@ -1,5 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { createJoinGate, JOIN_MIN_SAMPLES, JOIN_ERROR_MS, JOIN_MAX_WAIT_MS } from '../../client/src/join-gate.js';
+import {
+  createJoinGate,
+  JOIN_MIN_SAMPLES,
+  JOIN_ERROR_MS,
+  JOIN_MAX_WAIT_MS,
+  REJOIN_MAX_WAIT_MS,
+} from '../../client/src/join-gate.js';
 import { createServerClock, BURST_GAP_MS } from '../../client/src/clock.js';
 import { FakeClock } from './fakes.js';
 
@@ -11,7 +17,7 @@ import { FakeClock } from './fakes.js';
 function setup({ rtt }) {
   const page = new FakeClock();
   page.t = 10_000;
-  const link = { down: false };
+  const link = { down: false, offset: 5000 };
   const clock = createServerClock({
     now: page.now,
     timers: page,
@@ -20,7 +26,7 @@ function setup({ rtt }) {
         const t0 = page.now();
         const r = rtt();
         page.setTimeout(
-          () => (link.down ? reject(new Error('down')) : resolve({ t0, t: t0 + r / 2 + 5000, t1: t0 + r })),
+          () => (link.down ? reject(new Error('down')) : resolve({ t0, t: t0 + r / 2 + link.offset, t1: t0 + r })),
           r,
         );
       }),
@@ -98,6 +104,44 @@ describe('join gate', () => {
     await advance(s.page, BURST_GAP_MS);
     expect(s.gate.state).toBe('on-time');
     expect(s.changes).toEqual(['on-time', 'joining', 'on-time']);
+  });
+
+  it('on busy WiFi, a page that was showing beats shows them again after a roam as soon as its estimate is as good as before', async () => {
+    let rtt = 24;
+    const s = setup({ rtt: () => rtt });
+    s.clock.start();
+    s.gate.rejoin();
+    // Never a round trip quick enough for on time: beats after the longest wait.
+    await advance(s.page, JOIN_MAX_WAIT_MS + 100);
+    expect(s.gate.state).toBe('approximate');
+    s.gate.hold();
+    await advance(s.page, 3000);
+    rtt = 22;
+    s.gate.rejoin();
+    const back = s.page.now();
+    // Three fresh round trips as good as before: not another 3 s of nothing.
+    for (let i = 0; i < 100 && s.clock.fresh < JOIN_MIN_SAMPLES; i++) await advance(s.page, 5);
+    expect(s.gate.state).toBe('approximate');
+    expect(s.page.now() - back).toBeLessThan(3 * (BURST_GAP_MS + rtt) + 10);
+    expect(s.changes).toEqual(['approximate', 'joining', 'approximate']);
+  });
+
+  it('after a roam onto a slower path, beats again after the shorter wait, as approximate', async () => {
+    let rtt = 24;
+    const s = setup({ rtt: () => rtt });
+    s.clock.start();
+    s.gate.rejoin();
+    await advance(s.page, JOIN_MAX_WAIT_MS + 100);
+    s.gate.hold();
+    // Another path, and the offset moved (the phone's clock stood still while it dozed): the
+    // window restarts on the fresh round trips alone, none as good as before.
+    rtt = 40;
+    s.link.offset += 250;
+    s.gate.rejoin();
+    await advance(s.page, REJOIN_MAX_WAIT_MS - 50);
+    expect(s.gate.state).toBe('joining');
+    await advance(s.page, 100);
+    expect(s.gate.state).toBe('approximate');
   });
 
   it('no round trip at all: stays joining past the longest wait, opens on the first that comes', async () => {
