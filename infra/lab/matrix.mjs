@@ -2,7 +2,7 @@
 // The seed report's matrix in the venue lab: each of its test cases 1-22 as a lab cell (its
 // profile, suite and client count), then one table with our rows beside the seed's.
 //
-//   npm run lab:matrix [-- --cases 1,2,9] [--out DIR] [--no-warmup]
+//   npm run lab:matrix [-- --cases 1,2,9] [--out DIR] [--no-warmup] [--wait S]
 //
 // Every case starts a fresh server. The whole matrix takes about 25 minutes on 2 cores (cases
 // 17-18 hold 1,000-1,500 clients). Exit 0 when every cell ran (a broken budget is a result), 2
@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCell, cellRows, mdTable, LAB_OUT } from './cell.mjs';
 import { loadSeedRows, seedCells } from './seed-cells.js';
-import { isUp, down } from './lab.js';
+import { isUp, down, holdLab } from './lab.js';
 
 const stamp = () => new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 
@@ -24,6 +24,7 @@ async function main() {
       cases: { type: 'string' },
       out: { type: 'string' },
       'no-warmup': { type: 'boolean' },
+      wait: { type: 'string', default: '0' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -43,6 +44,8 @@ async function main() {
   if (cells.length !== want.length) throw new Error(`--cases: the seed has cases ${all[0].case}-${all.at(-1)?.case}`);
   const dir = path.resolve(o.out ?? path.join(LAB_OUT, `matrix-${stamp()}`));
   mkdirSync(dir, { recursive: true });
+  // The whole matrix holds this copy of the lab: no other run slips in between two cells.
+  const release = await holdLab({ what: 'lab matrix', waitMs: Number(o.wait) * 1000, log: console.log });
   const wasUp = isUp();
   /** @type {{ cell: typeof cells[number], dir: string, rec: any }[]} */
   const done = [];
@@ -59,6 +62,7 @@ async function main() {
     }
   } finally {
     if (!wasUp) down();
+    release();
   }
   console.log(`lab matrix: ${path.join(dir, 'matrix.md')}`);
   return 0;

@@ -65,6 +65,19 @@ try {
     await page.waitForFunction(() => /** @type {any} */ (window).scorecast?.linkState === 'live', null, {
       timeout: 30_000,
     });
+  // When each page's link went live again (its own clock is this machine's): polled, since the
+  // page exposes the state and no event.
+  for (const page of pages)
+    await page.evaluate(() => {
+      const w = /** @type {any} */ (window);
+      w.__lab_live = [];
+      let last = w.scorecast.linkState;
+      setInterval(() => {
+        const now = w.scorecast.linkState;
+        if (now !== last && now === 'live') w.__lab_live.push(Date.now());
+        last = now;
+      }, 10);
+    });
   await sleep(3000);
   for (const cutMs of (o.cuts ?? '').split(',').map(Number)) {
     await sleep(1000 + Math.round(random() * 1500));
@@ -85,8 +98,13 @@ try {
       const after = shown.filter((s) => s.at >= tBack && s.due !== null && s.beat !== null);
       const first = after.find((s) => s.server - /** @type {number} */ (s.due) <= ON_TIME_MS);
       const link = await page.evaluate(() => /** @type {any} */ (window).scorecast.linkState);
+      const lives = /** @type {number[]} */ (await page.evaluate(() => /** @type {any} */ (window).__lab_live));
+      const live = lives.find((t) => t >= tBack);
       perPage.push({
         backMs: first ? Math.round(first.at - tBack) : null,
+        // Link live again (within 10 ms), and the first beat shown at all (on time or late).
+        liveMs: live === undefined ? null : live - tBack,
+        shownMs: after.length ? Math.round(after[0].at - tBack) : null,
         lateBefore: after.filter((s) => first && s.at < first.at).length,
         link,
       });
