@@ -7,6 +7,14 @@
 // JOIN_ERROR_MS: two pages that both pass differ by at most twice that, and on loopback or a quiet
 // WiFi by far less. A link that never offers a round trip that quick (a congested access point)
 // still shows beats after JOIN_MAX_WAIT_MS, with the best estimate it has ('approximate').
+//
+// A link lost while the tab stayed visible (a phone changing access point) does not make the
+// estimate stale: the page's monotonic clock kept running, the offset to the server's clock does
+// not depend on the path, and the error bound already widens with the samples' age (drift,
+// core/clock-sync.js). So a gate held for the link only (`hold({ keepClock: true })`) reopens on
+// time as soon as the link is back if that bound still holds, and the fresh burst refines it
+// meanwhile. Measured in the venue lab (infra/lab/roam.mjs): the burst cost a returning page
+// 250-400 ms, often enough to miss the next beat's window and wait a whole beat more.
 
 /** Round trips since the burst before the gate opens. */
 export const JOIN_MIN_SAMPLES = 3;
@@ -42,6 +50,8 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
   let since = 0;
   /** @type {any} */
   let deadline = null;
+  /** Held for the link only, after being on time: the estimate may serve again at once. */
+  let kept = false;
 
   /** @param {JoinState} next */
   function set(next) {
@@ -86,12 +96,23 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
       return state !== 'joining';
     },
 
-    /** Measure the clock afresh and open when it is good enough (start, link back, tab shown). */
+    /**
+     * Measure the clock afresh and open when it is good enough (start, link back, tab shown). After
+     * a hold that kept the clock, opens at once when the held estimate still meets the bound.
+     */
     rejoin() {
+      clearDeadline();
+      if (kept && clock.error <= JOIN_ERROR_MS) {
+        kept = false;
+        waiting = false;
+        set('on-time');
+        clock.burst();
+        return;
+      }
+      kept = false;
       waiting = true;
       since = now();
       set('joining');
-      clearDeadline();
       deadline = timers.setTimeout(() => {
         deadline = null;
         check();
@@ -99,8 +120,14 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
       clock.burst();
     },
 
-    /** Close and wait for rejoin() (link lost, tab hidden): the estimate may be stale by then. */
-    hold() {
+    /**
+     * Close and wait for rejoin(). `keepClock`: only the link was lost, the page kept running (its
+     * tab visible), so an estimate that was on time may serve again when the link is back; without
+     * it (tab hidden, perhaps frozen or asleep) the estimate is measured afresh first.
+     * @param {{ keepClock?: boolean }} [o]
+     */
+    hold({ keepClock = false } = {}) {
+      kept = keepClock && (state === 'on-time' || kept);
       waiting = false;
       clearDeadline();
       set('joining');
