@@ -57,7 +57,14 @@ try {
     const page = await context.newPage();
     const n = i;
     // --console: what each page's connection logs, with the time, for a page that does not come back.
-    if (o.console) page.on('console', (m) => process.stderr.write(`${Date.now()} page ${n}: ${m.text()}\n`));
+    if (o.console) {
+      // The page's own time of each line: console events reach this process in batches.
+      await page.addInitScript(() => {
+        const info = console.info.bind(console);
+        console.info = (...args) => info(`@${Date.now()}`, ...args);
+      });
+      page.on('console', (m) => process.stderr.write(`${Date.now()} page ${n}: ${m.text()}\n`));
+    }
     await page.goto(`${o.target}/`, { timeout: 30_000 });
     pages.push(page);
   }
