@@ -353,7 +353,7 @@ function status() {
 
 const USAGE = readFileSync(fileURLToPath(import.meta.url), 'utf8')
   .split('\n')
-  .slice(1, 11)
+  .slice(1, 14)
   .map((l) => l.replace(/^\/\/ ?/, ''))
   .join('\n');
 
