@@ -70,6 +70,11 @@ export async function startLabServer({ dir, log, clientNs, target }) {
   const child = spawn('ip', ['netns', 'exec', NS.server, process.execPath, ...args], {
     cwd: REPO_ROOT,
     env: childEnv({
+      // Every lab client comes from one address (its namespace's, or the access point's after
+      // toxiproxy), where a venue's phones each have their own: no per-address caps, as for the
+      // QA suite on loopback (doc/security.md). Without this, 500 polling clients got HTTP 429.
+      SCORECAST_CONNECTIONS_PER_ADDRESS: '0',
+      SCORECAST_PHONES_PER_ADDRESS: '0',
       SCORECAST_QR: '0',
       SCORECAST_TOKEN: `lab-${randomBytes(12).toString('hex')}`,
       NODE_ENV: 'production',
