@@ -5,7 +5,7 @@
 import { DEAD_LINK_MS, HEARTBEAT_MS } from '../../core/constants.js';
 import { BACKOFF, backoffDelay } from './backoff.js';
 import { StreamState } from './stream-state.js';
-import { LinkProbe, PROBE_AFTER_MS } from './link-probe.js';
+import { LinkProbe, PROBE_AFTER_MS, PROBE_BEAT_MARGIN_MS } from './link-probe.js';
 import { TRANSPORT_ORDER, createTransport, isTransportName, nextTransportName } from './transports/index.js';
 
 /** Attempts in a row that end before delivering any message, after which the next transport is tried. */
@@ -350,6 +350,8 @@ export class Connection {
         type: /** @type {'snapshot' | 'delta'} */ (envelope.type),
       });
       if (this.#events.length > EVENT_LOG_SIZE) this.#events.shift();
+      // Again, now that the state says whether a beat is due (#probeAfterMs).
+      this.#armProbe();
       this.#emit('state', this);
     } else if (verdict === 'resync') {
       this.#resync(envelope);
@@ -468,7 +470,19 @@ export class Connection {
     this.#probeTimer = this.#env.timers.setTimeout(() => {
       this.#probeTimer = null;
       this.#probe?.start();
-    }, PROBE_AFTER_MS);
+    }, this.#probeAfterMs());
+  }
+
+  /**
+   * Silence after which the probe starts: PROBE_AFTER_MS, or a beat and PROBE_BEAT_MARGIN_MS while
+   * the held state plays (the next beat's message is due within a beat of any message).
+   */
+  #probeAfterMs() {
+    const s = /** @type {any} */ (this.#stream.state);
+    const beatMs = s?.transport === 'playing' ? s.next?.t - s.beatT : Number.NaN;
+    return Number.isFinite(beatMs) && beatMs > 0
+      ? Math.min(PROBE_AFTER_MS, beatMs + PROBE_BEAT_MARGIN_MS)
+      : PROBE_AFTER_MS;
   }
 
   #scheduleRetry() {

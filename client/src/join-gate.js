@@ -13,6 +13,14 @@
 // REJOIN_ERROR_MS: two pages each within 15 ms of the server are within WiFi's 30 ms of each
 // other), and after REJOIN_MAX_WAIT_MS at the latest. On busy WiFi (10-60 ms each way) no round
 // trip is quick enough for JOIN_ERROR_MS, and a page that roamed stayed blank for the whole 3 s.
+//
+// A link lost while the tab stayed visible (a phone changing access point) does not make the
+// estimate stale: the page's monotonic clock kept running, the offset to the server's clock does
+// not depend on the path, and the error bound already widens with the samples' age (drift,
+// core/clock-sync.js). So a gate held for the link only (`hold({ keepClock: true })`) reopens on
+// time as soon as the link is back if that bound still holds, and the fresh burst refines it
+// meanwhile. Measured in the venue lab (infra/lab/roam.mjs): the burst cost a returning page
+// 250-400 ms, often enough to miss the next beat's window and wait a whole beat more.
 
 /** Round trips since the burst before the gate opens. */
 export const JOIN_MIN_SAMPLES = 3;
@@ -58,6 +66,8 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
   /** What this join asks for: the error bound and the longest wait. */
   let bar = JOIN_ERROR_MS;
   let wait = JOIN_MAX_WAIT_MS;
+  /** Held for the link only, after being on time: the estimate may serve again at once. */
+  let kept = false;
 
   /** @param {JoinState} next */
   function set(next) {
@@ -108,18 +118,30 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
       return state !== 'joining';
     },
 
-    /** Measure the clock afresh and open when it is good enough (start, link back, tab shown). */
+    /**
+     * Measure the clock afresh and open when it is good enough (start, link back, tab shown). After
+     * a hold that kept the clock, opens at once when the held estimate still meets the bound.
+     */
     rejoin() {
       leaving();
+      clearDeadline();
       const again = shownError !== null;
       bar = again
         ? Math.min(Math.max(JOIN_ERROR_MS, /** @type {number} */ (shownError)), REJOIN_ERROR_MS)
         : JOIN_ERROR_MS;
       wait = again ? REJOIN_MAX_WAIT_MS : JOIN_MAX_WAIT_MS;
+      // Held for the link only and the estimate still as good as asked: beats at once, and the
+      // burst refines the estimate meanwhile.
+      if (kept && clock.error <= bar) {
+        kept = false;
+        open(clock.error <= JOIN_ERROR_MS ? 'on-time' : 'approximate');
+        clock.burst();
+        return;
+      }
+      kept = false;
       waiting = true;
       since = now();
       set('joining');
-      clearDeadline();
       deadline = timers.setTimeout(() => {
         deadline = null;
         check();
@@ -127,8 +149,14 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
       clock.burst();
     },
 
-    /** Close and wait for rejoin() (link lost, tab hidden): the estimate may be stale by then. */
-    hold() {
+    /**
+     * Close and wait for rejoin(). `keepClock`: only the link was lost, the page kept running (its
+     * tab visible), so an estimate that was on time may serve again when the link is back; without
+     * it (tab hidden, perhaps frozen or asleep) the estimate is measured afresh first.
+     * @param {{ keepClock?: boolean }} [o]
+     */
+    hold({ keepClock = false } = {}) {
+      kept = keepClock && (state === 'on-time' || kept);
       leaving();
       waiting = false;
       clearDeadline();

@@ -310,9 +310,10 @@ connection.on('link', (c) => {
   log(linkDiagnostics(c));
   const live = c.linkState === 'live';
   // Back after a loss (perhaps through another access point): measure the clock again at once,
-  // and show beats again when it is good enough.
+  // and show beats again when it is good enough; a page that stayed visible meanwhile kept its
+  // clock, and shows beats at once if the estimate still meets the bound (join-gate.js).
   if (live && !wasLive && document.visibilityState === 'visible') gate.rejoin();
-  else if (!live && wasLive) gate.hold();
+  else if (!live && wasLive) gate.hold({ keepClock: document.visibilityState === 'visible' });
   wasLive = live;
 });
 // A tab in the background may have been frozen or throttled for minutes (a phone asleep): its

@@ -9,6 +9,8 @@
 //     [--out DIR]      default infra/lab/out/<profile>-<suite>-<clients>-<time>/
 //     [--keep-up]      leave the lab's namespaces up afterwards (they are left up anyway when
 //                      they were up before)
+//     [--wait S]       wait up to S seconds for another run on this copy of the lab to end
+//                      (default: refuse at once); SCORECAST_LAB_ID=ID runs in a copy of its own
 // Exit 1 when a budget broke, 2 when the cell could not run (the reason is printed).
 
 import { parseArgs } from 'node:util';
@@ -17,7 +19,7 @@ import { createWriteStream, mkdirSync, writeFileSync, readFileSync } from 'node:
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { labSupport, up, down, isUp, inNs } from './lab.js';
+import { labSupport, up, down, isUp, inNs, holdLab } from './lab.js';
 import { NS, PROFILES, PROFILE_NAMES, SERVER_PORT } from './topology.js';
 import { loadSeedRows, seedRowsFor } from './seed-cells.js';
 import { labPeers } from './peers.js';
@@ -68,6 +70,11 @@ export async function startLabServer({ dir, log, clientNs, target }) {
   const child = spawn('ip', ['netns', 'exec', NS.server, process.execPath, ...args], {
     cwd: REPO_ROOT,
     env: childEnv({
+      // Every lab client comes from one address (its namespace's, or the access point's after
+      // toxiproxy), where a venue's phones each have their own: no per-address caps, as for the
+      // QA suite on loopback (doc/security.md). Without this, 500 polling clients got HTTP 429.
+      SCORECAST_CONNECTIONS_PER_ADDRESS: '0',
+      SCORECAST_PHONES_PER_ADDRESS: '0',
       SCORECAST_QR: '0',
       SCORECAST_TOKEN: `lab-${randomBytes(12).toString('hex')}`,
       NODE_ENV: 'production',
@@ -169,11 +176,30 @@ function runArtilleryIn({ ns, scenarioFile, target, overrides, outJson, logFile,
 }
 
 /**
- * Run one cell. Returns the case record (also written as case.json, with report.md beside it).
- * @param {{ profile: string, suite: string, clients: number, durationS?: number, warmup?: boolean,
- *   out?: string, keepUp?: boolean, log?: (s: string) => void, seedCase?: number }} o
+ * @typedef {{ profile: string, suite: string, clients: number, durationS?: number, warmup?: boolean,
+ *   out?: string, keepUp?: boolean, log?: (s: string) => void, seedCase?: number, waitMs?: number }} CellOptions
  */
-export async function runCell({
+
+/**
+ * Run one cell, holding this copy of the lab meanwhile (a second run waits up to `waitMs`, then
+ * refuses). Returns the case record (also written as case.json, with report.md beside it).
+ * @param {CellOptions} o
+ */
+export async function runCell(o) {
+  const { profile, suite, clients, waitMs = 0, log = console.log } = o;
+  const support = labSupport();
+  if (!support.ok)
+    throw Object.assign(new Error(`the lab cannot run here: ${support.reasons.join('; ')}`), { cannotRun: true });
+  const release = await holdLab({ what: `lab cell ${profile} ${suite} ${clients}`, waitMs, log });
+  try {
+    return await runHeld(o);
+  } finally {
+    release();
+  }
+}
+
+/** @param {CellOptions} o */
+async function runHeld({
   profile,
   suite,
   clients,
@@ -188,9 +214,6 @@ export async function runCell({
   if (!p) throw new Error(`--profile must be one of ${PROFILE_NAMES.join(', ')}`);
   if (!SUITES.includes(suite)) throw new Error(`--suite must be one of ${SUITES.join(', ')}`);
   if (!Number.isInteger(clients) || clients < 1) throw new Error('--clients must be a whole number of at least 1');
-  const support = labSupport();
-  if (!support.ok)
-    throw Object.assign(new Error(`the lab cannot run here: ${support.reasons.join('; ')}`), { cannotRun: true });
   const dir = path.resolve(out ?? path.join(LAB_OUT, `${profile}-${suite}-${clients}-${stamp()}`));
   mkdirSync(dir, { recursive: true });
   const wasUp = isUp();
@@ -445,6 +468,7 @@ async function main() {
       'no-warmup': { type: 'boolean' },
       out: { type: 'string' },
       'keep-up': { type: 'boolean' },
+      wait: { type: 'string', default: '0' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -452,7 +476,7 @@ async function main() {
     process.stdout.write(
       `${readFileSync(fileURLToPath(import.meta.url), 'utf8')
         .split('\n')
-        .slice(1, 13)
+        .slice(1, 15)
         .map((l) => l.replace(/^\/\/ ?/, ''))
         .join('\n')}\n`,
     );
@@ -467,6 +491,7 @@ async function main() {
       warmup: !o['no-warmup'],
       out: o.out,
       keepUp: o['keep-up'],
+      waitMs: Number(o.wait) * 1000,
     });
     return rec.passed ? 0 : 1;
   } catch (err) {

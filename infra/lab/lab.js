@@ -8,14 +8,20 @@
 //   node infra/lab/lab.js cut | restore         silence the radio link (roaming) / bring it back
 //   node infra/lab/lab.js status                namespaces, rules, queues, proxies
 //   node infra/lab/lab.js check                 why the lab can or cannot run here (exit 0 if it can)
+//   node infra/lab/lab.js prune                 remove the copies of test runs that have ended
+// SCORECAST_LAB_ID=ID before a command works on a copy of the lab of its own (instance.js); up,
+// down, profile, cut and restore refuse while a run holds that copy (lock.js).
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { idOfNamespace, namespacesFor, stateDirFor, testOwner } from './instance.js';
+import { takeLock, lockOwner, busyMessage } from './lock.js';
 import {
   ADDR,
   ADDRESSES,
+  LAB_ID,
   BRIDGES,
   LINKS,
   NS,
@@ -39,9 +45,12 @@ export const BIN_DIR = path.join(LAB_DIR, '.bin');
 export const TOXIPROXY_BIN = path.join(BIN_DIR, 'toxiproxy-server');
 /** Pinned: the newest v2 release the Go module proxy serves. */
 export const TOXIPROXY_MODULE = 'github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0';
-const RUN_DIR = path.join(LAB_DIR, '.run');
+/** This copy's state: toxiproxy's pid and log, the profile (outside the worktree: instance.js). */
+const RUN_DIR = stateDirFor(LAB_ID);
 const TOXI_PID = path.join(RUN_DIR, 'toxiproxy.pid');
 const PROFILE_FILE = path.join(RUN_DIR, 'profile');
+/** The lock of a copy: beside its state folder, so that tearing the state down leaves it. */
+export const lockFile = (id = LAB_ID) => `${stateDirFor(id)}.lock`;
 
 /** @param {string} cmd @param {string[]} args @param {{ input?: string, quiet?: boolean }} [o] */
 function run(cmd, args, { input, quiet = false } = {}) {
@@ -83,7 +92,7 @@ export function labSupport() {
     if (!have('nft') && !have('apt-get'))
       reasons.push('nftables is not installed and there is no apt-get to install it');
     else if (reasons.length === 0) {
-      const probe = 'scl-probe';
+      const probe = `scl-probe${process.pid.toString(36)}`;
       const add = spawnSync('ip', ['netns', 'add', probe], { encoding: 'utf8' });
       if (add.status !== 0) reasons.push(`cannot create a network namespace: ${add.stderr.trim()}`);
       else spawnSync('ip', ['netns', 'del', probe]);
@@ -179,11 +188,42 @@ export async function up({ profile = 'wired', log = () => {} } = {}) {
 
 /** Stop toxiproxy and delete every namespace the lab made (their links go with them). */
 export function down({ log = /** @type {(s: string) => void} */ (() => {}) } = {}) {
-  stopToxiproxy();
-  const nss = existingNamespaces();
-  for (const ns of Object.values(NS)) if (nss.has(ns)) run('ip', ['netns', 'del', ns]);
-  rmSync(RUN_DIR, { recursive: true, force: true });
+  removeCopy(LAB_ID);
   log('lab: down');
+}
+
+/** @param {string} id */
+function removeCopy(id) {
+  const dir = stateDirFor(id);
+  stopToxiproxy(path.join(dir, 'toxiproxy.pid'));
+  const nss = existingNamespaces();
+  for (const ns of Object.values(namespacesFor(id))) if (nss.has(ns)) run('ip', ['netns', 'del', ns], { quiet: true });
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Remove the copies of test runs whose process has ended (a test run killed before its
+ * teardown): their namespaces, toxiproxy and state. Copies with other ids are left alone.
+ * @returns {string[]} the ids removed
+ */
+export function pruneEnded() {
+  const ids = new Set();
+  for (const ns of existingNamespaces()) {
+    const id = idOfNamespace(ns);
+    const owner = id === null ? null : testOwner(id);
+    if (id !== null && owner !== null && !alive(owner) && lockOwner(lockFile(id)) === null) ids.add(id);
+  }
+  for (const id of ids) removeCopy(id);
+  return [...ids];
+}
+
+/**
+ * Hold this copy of the lab for a run (lock.js): a second run on the same copy waits up to
+ * `waitMs`, then refuses saying who holds it.
+ * @param {{ what: string, waitMs?: number, log?: (s: string) => void }} o
+ */
+export function holdLab({ what, waitMs = 0, log }) {
+  return takeLock({ file: lockFile(), id: LAB_ID, what, waitMs, log });
 }
 
 /** @param {number} pid */
@@ -196,16 +236,16 @@ function alive(pid) {
   }
 }
 
-function toxiPid() {
-  if (!existsSync(TOXI_PID)) return null;
-  const pid = Number(readFileSync(TOXI_PID, 'utf8'));
+function toxiPid(file = TOXI_PID) {
+  if (!existsSync(file)) return null;
+  const pid = Number(readFileSync(file, 'utf8'));
   return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : null;
 }
 
-function stopToxiproxy() {
-  const pid = toxiPid();
+function stopToxiproxy(file = TOXI_PID) {
+  const pid = toxiPid(file);
   if (pid) process.kill(pid, 'SIGTERM');
-  rmSync(TOXI_PID, { force: true });
+  rmSync(file, { force: true });
 }
 
 /**
@@ -313,7 +353,7 @@ function status() {
 
 const USAGE = readFileSync(fileURLToPath(import.meta.url), 'utf8')
   .split('\n')
-  .slice(1, 11)
+  .slice(1, 14)
   .map((l) => l.replace(/^\/\/ ?/, ''))
   .join('\n');
 
@@ -335,6 +375,19 @@ async function main() {
     return 1;
   }
   const flag = rest.indexOf('--profile');
+  if (cmd === 'prune') {
+    const ids = pruneEnded();
+    log(ids.length ? `lab: removed the copies ${ids.join(', ')}` : 'lab: no copy of an ended test run');
+    return 0;
+  }
+  // Commands that change the lab wait for no one: they refuse while a run holds this copy.
+  if (['up', 'down', 'profile', 'cut', 'restore'].includes(cmd)) {
+    const owner = lockOwner(lockFile());
+    if (owner && owner.pid !== process.pid) {
+      log(`lab: ${busyMessage(LAB_ID, owner, 0)}`);
+      return 1;
+    }
+  }
   switch (cmd) {
     case 'up':
       await up({ profile: flag >= 0 ? rest[flag + 1] : 'wired', log });

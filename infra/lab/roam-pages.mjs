@@ -57,13 +57,33 @@ try {
     const page = await context.newPage();
     const n = i;
     // --console: what each page's connection logs, with the time, for a page that does not come back.
-    if (o.console) page.on('console', (m) => process.stderr.write(`${Date.now()} page ${n}: ${m.text()}\n`));
+    if (o.console) {
+      // The page's own time of each line: console events reach this process in batches.
+      await page.addInitScript(() => {
+        const info = console.info.bind(console);
+        console.info = (...args) => info(`@${Date.now()}`, ...args);
+      });
+      page.on('console', (m) => process.stderr.write(`${Date.now()} page ${n}: ${m.text()}\n`));
+    }
     await page.goto(`${o.target}/`, { timeout: 30_000 });
     pages.push(page);
   }
   for (const page of pages)
     await page.waitForFunction(() => /** @type {any} */ (window).scorecast?.linkState === 'live', null, {
       timeout: 30_000,
+    });
+  // When each page's link went live again (its own clock is this machine's): polled, since the
+  // page exposes the state and no event.
+  for (const page of pages)
+    await page.evaluate(() => {
+      const w = /** @type {any} */ (window);
+      w.__lab_live = [];
+      let last = w.scorecast.linkState;
+      setInterval(() => {
+        const now = w.scorecast.linkState;
+        if (now !== last && now === 'live') w.__lab_live.push(Date.now());
+        last = now;
+      }, 10);
     });
   await sleep(3000);
   for (const cutMs of (o.cuts ?? '').split(',').map(Number)) {
@@ -85,8 +105,13 @@ try {
       const after = shown.filter((s) => s.at >= tBack && s.due !== null && s.beat !== null);
       const first = after.find((s) => s.server - /** @type {number} */ (s.due) <= ON_TIME_MS);
       const link = await page.evaluate(() => /** @type {any} */ (window).scorecast.linkState);
+      const lives = /** @type {number[]} */ (await page.evaluate(() => /** @type {any} */ (window).__lab_live));
+      const live = lives.find((t) => t >= tBack);
       perPage.push({
         backMs: first ? Math.round(first.at - tBack) : null,
+        // Link live again (within 10 ms), and the first beat shown at all (on time or late).
+        liveMs: live === undefined ? null : live - tBack,
+        shownMs: after.length ? Math.round(after[0].at - tBack) : null,
         lateBefore: after.filter((s) => first && s.at < first.at).length,
         link,
       });

@@ -8,16 +8,16 @@
 //   scl-ap ──── br-main / br-guest     access point: toxiproxy on 10.18.3.1 (latency, jitter),
 //   scl-wifi ── a-radio (10.18.3.0/24)   the radio link (tbf rate, nftables loss and roaming cuts)
 
-/** Every name the lab creates starts with this, so teardown finds exactly its own. */
-export const PREFIX = 'scl-';
+import { labIdFrom, namespacesFor } from './instance.js';
 
-export const NS = Object.freeze({
-  server: 'scl-srv',
-  router: 'scl-rtr',
-  wired: 'scl-wired',
-  ap: 'scl-ap',
-  wifi: 'scl-wifi',
-});
+/**
+ * The copy of the lab this process works on (SCORECAST_LAB_ID, instance.js): '' for the default
+ * copy, whose namespaces are scl-srv, scl-rtr, ...
+ */
+export const LAB_ID = labIdFrom();
+
+/** This copy's namespaces: teardown removes exactly these. */
+export const NS = namespacesFor(LAB_ID);
 
 export const ADDR = Object.freeze({
   server: '10.18.0.2',

@@ -144,6 +144,62 @@ describe('join gate', () => {
     expect(s.gate.state).toBe('approximate');
   });
 
+  it('link lost with the tab visible: on time again the moment the link is back, while a burst refines the estimate', async () => {
+    const s = setup({ rtt: () => 4 });
+    s.clock.start();
+    s.gate.rejoin();
+    await advance(s.page, 1000);
+    expect(s.gate.state).toBe('on-time');
+    s.gate.hold({ keepClock: true });
+    expect(s.gate.state).toBe('joining');
+    s.link.down = true;
+    await advance(s.page, 8000);
+    expect(s.gate.state).toBe('joining');
+    s.link.down = false;
+    s.gate.rejoin();
+    expect(s.gate.state).toBe('on-time');
+    expect(s.clock.fresh).toBe(0);
+    await advance(s.page, 3 * BURST_GAP_MS);
+    expect(s.clock.fresh).toBeGreaterThanOrEqual(JOIN_MIN_SAMPLES);
+    expect(s.changes).toEqual(['on-time', 'joining', 'on-time']);
+  });
+
+  it('link lost for so long that the estimate no longer meets the bound: joins afresh', async () => {
+    const s = setup({ rtt: () => 4 });
+    s.clock.start();
+    s.gate.rejoin();
+    await advance(s.page, 1000);
+    s.gate.hold({ keepClock: true });
+    s.link.down = true;
+    // The bound widens with the samples' age (drift, core/clock-sync.js) past JOIN_ERROR_MS.
+    await advance(s.page, 120_000);
+    expect(s.clock.error).toBeGreaterThan(JOIN_ERROR_MS);
+    s.link.down = false;
+    s.gate.rejoin();
+    expect(s.gate.state).toBe('joining');
+    await advance(s.page, 3 * BURST_GAP_MS + 10);
+    expect(s.gate.state).toBe('on-time');
+  });
+
+  it('tab hidden during a lost link, or an approximate estimate: no shortcut, a fresh burst first', async () => {
+    const s = setup({ rtt: () => 4 });
+    s.clock.start();
+    s.gate.rejoin();
+    await advance(s.page, 1000);
+    s.gate.hold({ keepClock: true });
+    s.gate.hold();
+    s.gate.rejoin();
+    expect(s.gate.state).toBe('joining');
+    const slow = setup({ rtt: () => 90 });
+    slow.clock.start();
+    slow.gate.rejoin();
+    await advance(slow.page, JOIN_MAX_WAIT_MS + 100);
+    expect(slow.gate.state).toBe('approximate');
+    slow.gate.hold({ keepClock: true });
+    slow.gate.rejoin();
+    expect(slow.gate.state).toBe('joining');
+  });
+
   it('no round trip at all: stays joining past the longest wait, opens on the first that comes', async () => {
     const s = setup({ rtt: () => 4 });
     s.link.down = true;

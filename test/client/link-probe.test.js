@@ -5,11 +5,14 @@
 import { describe, it, expect, vi } from 'vitest';
 import { Connection } from '../../client/src/connection.js';
 import { DEAD_LINK_MS } from '../../core/constants.js';
-import { PROBE_AFTER_MS, PROBE_EVERY_MS, PROBE_FOR_MS } from '../../client/src/link-probe.js';
+import { PROBE_AFTER_MS, PROBE_BEAT_MARGIN_MS, PROBE_EVERY_MS, PROBE_FOR_MS } from '../../client/src/link-probe.js';
 import { FakeClock, fakeWebSocketClass, fakeFetch, flush, msg } from './fakes.js';
 
-/** A connection live over a fake WebSocket holding E:5. @param {{ probe?: boolean }} [o] */
-function live({ probe = true } = {}) {
+/**
+ * A connection live over a fake WebSocket holding E:5.
+ * @param {{ probe?: boolean, state?: object }} [o] state: the snapshot's state (default `{ bar: 1 }`)
+ */
+function live({ probe = true, state = { bar: 1 } } = {}) {
   const clock = new FakeClock();
   const WS = fakeWebSocketClass();
   const { fetch, requests } = fakeFetch();
@@ -31,7 +34,7 @@ function live({ probe = true } = {}) {
   const first = WS.instances[0];
   first.serverOpen();
   first.serverSend(msg.welcome('E', 5));
-  first.serverSend(msg.snapshot('E', 5, { bar: 1 }));
+  first.serverSend(msg.snapshot('E', 5, state));
   return { conn, clock, WS, first, requests };
 }
 
@@ -44,6 +47,25 @@ describe('link probe', () => {
     expect(requests.map((r) => r.url)).toEqual(['http://score.test/api/time']);
     expect(first.closedByClient).toBe(false);
     expect(WS.instances).toHaveLength(1);
+  });
+
+  it('while the performance plays, asks once a beat and a margin have passed without a message', () => {
+    // 80 bpm: beats 750 ms apart, each one a message.
+    const playing = { transport: 'playing', beat: 3, beatT: 10_000, next: { beat: 4, t: 10_750 } };
+    const { clock, first, requests } = live({ state: playing });
+    clock.advance(750 + PROBE_BEAT_MARGIN_MS - 1);
+    expect(requests).toHaveLength(0);
+    clock.advance(1);
+    expect(requests.map((r) => r.url)).toEqual(['http://score.test/api/time']);
+    expect(first.closedByClient).toBe(false);
+    // Paused: no beat is due, the heartbeat's silence applies.
+    const paused = live({ state: { ...playing, transport: 'paused' } });
+    paused.clock.advance(750 + PROBE_BEAT_MARGIN_MS);
+    expect(paused.requests).toHaveLength(0);
+    // A slow beat never makes it later than the heartbeat's silence.
+    const slow = live({ state: { ...playing, next: { beat: 4, t: 10_000 + 3 * PROBE_AFTER_MS } } });
+    slow.clock.advance(PROBE_AFTER_MS);
+    expect(slow.requests).toHaveLength(1);
   });
 
   it('replaces an unanswered probe every PROBE_EVERY_MS (aborted, so the next one is a fresh SYN)', () => {

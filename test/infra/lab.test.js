@@ -1,15 +1,43 @@
 // The venue lab for real: namespaces, the router's firewall and NAT, the radio cut. Needs root
-// and network namespaces (CI has both); elsewhere the suite says why it did not run.
+// and network namespaces (CI has both); elsewhere the suite says why it did not run. The suite
+// runs in a copy of the lab of its own (instance.js), so that two test runs on one machine, or a
+// test run beside `npm run lab`, never share namespaces; it removes its copy at the end, and the
+// copies of earlier test runs that were killed before theirs.
 
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import { spawn, execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { labSupport, up, down, isUp, cut, restore, inNs } from '../../infra/lab/lab.js';
-import { ADDR, NS, MANAGEMENT_TCP, SERVER_PORT } from '../../infra/lab/topology.js';
+import { LAB_ID_ENV, namespacesFor, testLabId } from '../../infra/lab/instance.js';
+
+const LAB_ID = testLabId();
+vi.stubEnv(LAB_ID_ENV, LAB_ID);
+// After the id is set: topology.js reads it when loaded.
+const { labSupport, up, down, cut, restore, inNs, pruneEnded, holdLab } = await import('../../infra/lab/lab.js');
+const { ADDR, NS, MANAGEMENT_TCP, SERVER_PORT } = await import('../../infra/lab/topology.js');
 
 const support = labSupport();
+
+/** The namespaces that exist on this machine. */
+const namespaces = () =>
+  new Set(
+    spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .map((l) => l.split(' ')[0])
+      .filter(Boolean),
+  );
+
+/**
+ * `node infra/lab/lab.js ARGS` in a copy of the lab.
+ * @param {string} id @param {string[]} args
+ */
+const labCli = (id, args) =>
+  spawnSync(process.execPath, ['infra/lab/lab.js', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, [LAB_ID_ENV]: id },
+    timeout: 120_000,
+  });
 
 /**
  * Try a TCP connection from a namespace; resolves with what happened: the first bytes the
@@ -45,17 +73,71 @@ async function listen(ns, ports, name) {
 describe.skipIf(!support.ok)(
   support.ok ? 'venue lab (root, network namespaces)' : `venue lab: NOT RUN here because ${support.reasons.join('; ')}`,
   () => {
-    let wasUp = false;
     beforeAll(async () => {
-      wasUp = isUp();
+      pruneEnded();
       await up({ profile: 'wifi+firewall' });
       await listen(NS.server, [SERVER_PORT], 'server');
       await listen(NS.router, [...MANAGEMENT_TCP, 53], 'router');
     }, 180_000);
     afterAll(() => {
       for (const c of children) c.kill();
-      if (!wasUp) down();
+      down();
+      vi.unstubAllEnvs();
     });
+
+    it("runs in a copy of its own: every namespace carries this run's id", () => {
+      expect(NS).toEqual(namespacesFor(LAB_ID));
+      const have = namespaces();
+      for (const ns of Object.values(NS)) {
+        expect(ns.startsWith(`scl-${LAB_ID}-`)).toBe(true);
+        expect(have.has(ns)).toBe(true);
+      }
+    });
+
+    it('a second copy comes up beside this one, and going away (its test run killed) leaves this one working', async () => {
+      // The other copy's owner: a process that ends when the test kills it, as a killed test run.
+      const owner = spawn('sleep', ['300'], { stdio: 'ignore' });
+      const other = testLabId(/** @type {number} */ (owner.pid));
+      const theirs = namespacesFor(other);
+      try {
+        const r = labCli(other, ['up', '--profile', 'wired']);
+        expect(r.status, r.stdout + r.stderr).toBe(0);
+        await listen(theirs.server, [SERVER_PORT], 'other');
+        // Same addresses, same port, separate namespaces: each copy reaches its own server.
+        expect(await probe(theirs.wired, '203.0.113.5', 80)).toBe(`data:other:${SERVER_PORT} from ${ADDR.wiredGuest}`);
+        expect(await probe(NS.wired, '203.0.113.5', 80)).toBe(`data:server:${SERVER_PORT} from ${ADDR.wiredGuest}`);
+        // Its owner is alive: pruning leaves it.
+        expect(pruneEnded()).not.toContain(other);
+        owner.kill('SIGKILL');
+        await new Promise((resolve) => owner.once('exit', resolve));
+        expect(pruneEnded()).toEqual([other]);
+        const have = namespaces();
+        for (const ns of Object.values(theirs)) expect(have.has(ns)).toBe(false);
+        expect(await probe(NS.wired, '203.0.113.5', 80)).toBe(`data:server:${SERVER_PORT} from ${ADDR.wiredGuest}`);
+      } finally {
+        owner.kill('SIGKILL');
+        labCli(other, ['down']);
+      }
+    }, 120_000);
+
+    it('while a run holds this copy, another run and a teardown refuse at once, saying who holds it', async () => {
+      const release = await holdLab({ what: 'lab test run' });
+      try {
+        const cell = spawnSync(
+          process.execPath,
+          ['infra/lab/cell.mjs', '--profile', 'wired', '--clients', '1', '--suite', 'ws'],
+          { encoding: 'utf8', timeout: 60_000 },
+        );
+        expect(cell.status).toBe(2);
+        expect(cell.stderr).toContain(`is in use by pid ${process.pid} (lab test run`);
+        const downCli = labCli(LAB_ID, ['down']);
+        expect(downCli.status).toBe(1);
+        expect(downCli.stdout).toContain(`lab copy "${LAB_ID}" is in use by pid ${process.pid}`);
+        expect(namespaces().has(NS.server)).toBe(true);
+      } finally {
+        release();
+      }
+    }, 90_000);
 
     it('NATs HTTP from the guest network, to any address, to the server', async () => {
       // A phone's connectivity check to an internet address, and the router's own address.
