@@ -154,11 +154,17 @@ test('part view: turning a phone from portrait to landscape sets the panes side 
   await expect(page.locator('div.sc-pane')).toHaveCount(2);
   await expect(active).toHaveAttribute('data-state', 'ready');
   await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
-  const [a, n] = [await active.boundingBox(), await next.boundingBox()];
+  // Both boxes read in one go: two reads apart could straddle the header settling into one line.
+  const boxes = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('div.sc-pane')].map((e) => {
+        const r = e.getBoundingClientRect();
+        return { x: r.x, y: r.y, bottom: r.bottom };
+      }),
+    );
   // Side by side, one row: the same top, apart across the width, both inside the screen.
-  expect(a?.y).toBe(n?.y);
-  expect(Math.abs((a?.x ?? 0) - (n?.x ?? 0))).toBeGreaterThan(300);
-  for (const b of [a, n]) expect((b?.y ?? 0) + (b?.height ?? 0)).toBeLessThanOrEqual(390);
+  await expect.poll(async () => boxes().then(([a, n]) => a.y === n.y && Math.abs(a.x - n.x) > 300)).toBe(true);
+  for (const b of await boxes()) expect(b.bottom).toBeLessThanOrEqual(390);
 });
 
 test('part view: a tablet turned, then a desktop, changes the layout and keeps the place', async ({ page }) => {

@@ -347,3 +347,27 @@ test('the real Union Rose: the rose of 64 tiles in 8 rings at phone size, a part
   await attachScreenshot('union-rose-console-presets-tablet', desk);
   await attachScreenshot('union-rose-audience-preset-phone', phone);
 });
+
+test('a part on a phone on its side: page images stay one above the other, each as wide as the screen', async ({
+  browser,
+}) => {
+  server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
+  const { views } = await (await fetch(`${server.base}/api/score`)).json();
+  const part = views.find((/** @type {string} */ v) => v !== 'audience' && v !== 'score');
+  const page = await (await browser.newContext({ viewport: { width: 844, height: 390 } })).newPage();
+  await page.goto(`${server.base}/view/${part}`);
+  const panes = page.locator('#notation .sc-pane');
+  await expect(panes).toHaveCount(2);
+  await expect(page.locator('#notation .sc-pane[data-state="ready"]').first()).toBeVisible();
+  // Engraved parts go side by side here (part-layout.spec.js); a page image at half the width
+  // would be drawn at half its size.
+  await expect(page.locator('#notation')).not.toHaveAttribute('data-reflow');
+  const [a, b] = await Promise.all([panes.nth(0).boundingBox(), panes.nth(1).boundingBox()]);
+  expect(a?.width).toBeGreaterThan(844 * 0.9);
+  expect(b?.width).toBeGreaterThan(844 * 0.9);
+  expect(/** @type {{ y: number }} */ (b).y).toBeGreaterThan(
+    /** @type {{ y: number, height: number }} */ (a).y + /** @type {{ height: number }} */ (a).height - 1,
+  );
+  await attachScreenshot('zscore-part-phone-landscape', page);
+  await page.context().close();
+});

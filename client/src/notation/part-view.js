@@ -26,7 +26,8 @@ import { mountView } from './view-base.js';
 
 /**
  * @param {HTMLElement} root  the view draws into a new child of root, and says in its
- *   `data-layout` which layout it draws
+ *   `data-layout` which layout it draws (and with `data-reflow` that its layouts are engraved for
+ *   the width, so that the style may set the panes side by side)
  * @param {unknown} notation  `{ pages, beats, layout?, layouts? }` from `GET /api/score/views/:view`
  * @param {NotationViewOptions} options  loadPage also loads the other layouts' JSON (by their url)
  * @returns {NotationView}
@@ -38,6 +39,8 @@ export function createPartView(root, notation, options) {
   if (layouts.length === 0) return createPanes(root, notation, options);
   const given = /** @type {{ layout?: unknown }} */ (notation).layout;
   const win = root.ownerDocument.defaultView;
+  // Engraved for the width: the style may set the panes side by side (notation.css).
+  root.dataset.reflow = '';
 
   /** @type {NotationView | null} */
   let inner = null;
@@ -108,6 +111,7 @@ export function createPartView(root, notation, options) {
       observer?.disconnect();
       inner?.destroy();
       delete root.dataset.layout;
+      delete root.dataset.reflow;
     },
   };
 }
