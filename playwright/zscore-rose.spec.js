@@ -368,6 +368,21 @@ test('a part on a phone on its side: page images stay one above the other, each 
   expect(/** @type {{ y: number }} */ (b).y).toBeGreaterThan(
     /** @type {{ y: number, height: number }} */ (a).y + /** @type {{ height: number }} */ (a).height - 1,
   );
+  // The page being played comes first, in sight under the header, also when it is the second pane.
+  const active = page.locator('#notation .sc-pane[data-role="active"]');
+  const { beats } = await (await fetch(`${server.base}/api/score/views/${part}`)).json();
+  const second = beats.findIndex((/** @type {{ page: number }} */ x) => x.page !== beats[0].page);
+  expect(second).toBeGreaterThan(0);
+  for (const [beat, line] of [
+    [0, 0],
+    [second, 1],
+  ]) {
+    await server.control('seek', { beat });
+    await expect(active).toHaveAttribute('data-line', String(line));
+    await expect(active).toHaveAttribute('data-state', 'ready');
+    const box = /** @type {{ y: number, height: number }} */ (await active.boundingBox());
+    expect(box.y + box.height).toBeLessThanOrEqual(390);
+  }
   await attachScreenshot('zscore-part-phone-landscape', page);
   await page.context().close();
 });
