@@ -7,6 +7,7 @@
 import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { LAB_ID_ENV } from './instance.js';
+import { isRunning } from '../../server/pid.js';
 
 /** How often a waiting run looks at the lock again (ms). */
 export const LOCK_POLL_MS = 250;
@@ -20,17 +21,6 @@ const UNREADABLE_STALE_MS = 5000;
  * @property {string} what   the command that holds it
  * @property {string} since  ISO time
  */
-
-/** @param {number} pid */
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but is someone else's.
-    return /** @type {NodeJS.ErrnoException} */ (err).code === 'EPERM';
-  }
-}
 
 /**
  * The lock's owner, or null when there is no lock or its owner is gone.
@@ -46,7 +36,7 @@ export function lockOwner(file) {
   }
   try {
     const o = JSON.parse(text);
-    if (Number.isInteger(o.pid) && o.pid > 0 && alive(o.pid)) return o;
+    if (Number.isInteger(o.pid) && o.pid > 0 && isRunning(o.pid)) return o;
     return null;
   } catch {
     // Being written right now, or garbage: stale once it is old enough.
