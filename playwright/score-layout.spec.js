@@ -7,6 +7,7 @@ import { test, expect } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, startServer } from './server.js';
+import { settledBox } from './settle.js';
 
 /** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
 
@@ -43,16 +44,7 @@ for (const size of SIZES) {
     await expect(page.locator('.sc-page[data-current="true"]')).toHaveAttribute('data-state', 'ready');
     const band = page.locator('.sc-system-band');
     // The band is scrolled to (smoothly): wait until it stops moving.
-    await expect
-      .poll(
-        async () => {
-          const a = (await band.boundingBox())?.y;
-          await page.waitForTimeout(200);
-          return a !== undefined && a === (await band.boundingBox())?.y;
-        },
-        { timeout: 5000 },
-      )
-      .toBe(true);
+    await settledBox(page, band);
 
     const measured = await page.evaluate(() => {
       const rect = (/** @type {Element} */ el) => el.getBoundingClientRect();

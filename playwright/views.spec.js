@@ -3,6 +3,7 @@
 
 import { test, expect } from '@playwright/test';
 import { freePort, startServer, TOKEN } from './server.js';
+import { settledBox } from './settle.js';
 import { quantile } from '../core/stats.js';
 
 /** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
@@ -266,20 +267,11 @@ test('full score view: the title and composer shown, the bar and beat in sight a
   await expect(page.locator('.sc-page[data-state="ready"]').first()).toBeVisible();
   await server.control('seek', { bar: 20 });
   await expect(page.locator('#bar')).toHaveText('20');
-  // The band is scrolled to (smoothly): wait until it stops moving.
+  // The band is scrolled to (smoothly): wait until it stops moving, in sight.
   const band = page.locator('.sc-system-band');
-  await expect
-    .poll(
-      async () => {
-        const a = (await band.boundingBox())?.y;
-        await page.waitForTimeout(200);
-        return a === (await band.boundingBox())?.y && a !== undefined && a < DESKTOP.height;
-      },
-      { timeout: 5000 },
-    )
-    .toBe(true);
+  const box = await settledBox(page, band);
+  expect(box.y).toBeLessThan(DESKTOP.height);
   const position = await page.locator('.position').boundingBox();
-  const box = await band.boundingBox();
   expect(position?.y).toBeGreaterThanOrEqual(0);
   expect((position?.y ?? 0) + (position?.height ?? 0)).toBeLessThanOrEqual(box?.y ?? 0);
   await attachScreenshot('score-desktop-bar-20', page);
