@@ -8,7 +8,12 @@
  * @property {number} beat
  * @property {string} address  an OSC 1.0 address pattern without wildcards, e.g. /zs/b1
  * @property {(string | number)[]} args  whole numbers go out as int32, others as float32
+ * @property {'only' | 'also'} [setup]  part of the set-up sent when the performance starts at a
+ *   position (ZScore's `reset=` lines): `only` is sent then and not on its beat, `also` both
  */
+
+/** The values of `setup`. */
+const SETUPS = ['only', 'also'];
 
 /** Printable ASCII without space and the characters OSC reserves for patterns (OSC 1.0). */
 const ADDRESS_RE = /^\/[\x21\x22\x24-\x29\x2b\x2d-\x3e\x40-\x5a\x5c\x5e-\x7a\x7c\x7e]{0,200}$/;
@@ -71,14 +76,38 @@ export function checkOscCues(list, { position, problem }) {
       );
       return;
     }
+    if (c.setup !== undefined && !SETUPS.includes(c.setup)) {
+      problem(
+        `${f}.setup`,
+        'must be "only" (sent only when the performance starts at or after its beat) or "also" (on its beat too)',
+      );
+      return;
+    }
     const beat = position(c, f);
     if (beat === null) return;
-    out.push({ beat, address: c.address, args: [...args] });
+    out.push({ beat, address: c.address, args: [...args], ...(c.setup ? { setup: c.setup } : {}) });
   });
   return out
     .map((c, i) => ({ c, i }))
     .sort((a, b) => a.c.beat - b.c.beat || a.i - b.i)
     .map(({ c }) => c);
+}
+
+/**
+ * The set-up to send when the performance starts (or is moved while playing) at `beat`: the
+ * cues marked `setup` at the latest beat at or before it that has any, as ZScore's Max presets
+ * (its `reset=` lines) are chosen for a start position. Empty before the first such beat.
+ * @param {OscCue[]} cues  sorted by beat (checkOscCues)
+ * @param {number} beat
+ * @returns {OscCue[]}
+ */
+export function setupAt(cues, beat) {
+  let at = -1;
+  for (const c of cues) {
+    if (c.beat > beat) break;
+    if (c.setup) at = c.beat;
+  }
+  return at < 0 ? [] : cues.filter((c) => c.beat === at && c.setup);
 }
 
 /** `{page:N}` in a string argument: the page the choice of slot N plays (its first group's). */

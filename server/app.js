@@ -124,6 +124,7 @@ export async function buildApp({
       metrics.beatLate(clock.now() - due);
       osc?.beat(conductor.model, beat, (slot) => conductor.chosenPage(slot));
     },
+    onStart: (beat) => osc?.start(conductor.model, beat, (slot) => conductor.chosenPage(slot)),
     onVote: (outcome) => app.log.info({ vote: outcome }, 'vote closed'),
     onVoteCast: () => persistence?.changed(),
   });

@@ -71,6 +71,9 @@ export function newEpoch() {
  * @property {boolean} [loop]  start over at the end (the demo's autoplay)
  * @property {string} [epoch]
  * @property {(beat: number, dueMono: number) => void} [onBeat] observer, for tests and metrics
+ * @property {(beat: number) => void} [onStart] the performance starts playing at `beat` (a play,
+ *   a loop's new round, a resume after a restart) or is moved there while playing (a seek); called
+ *   before that beat's onBeat
  * @property {(outcome: import('../core/votes.js').Outcome) => void} [onVote] a vote window closed
  * @property {() => void} [onVoteCast] a vote was counted (the tally is not in the state)
  */
@@ -88,6 +91,7 @@ export function createConductor({
   loop = false,
   epoch: firstEpoch = newEpoch(),
   onBeat,
+  onStart,
   onVote,
   onVoteCast,
 }) {
@@ -315,6 +319,7 @@ export function createConductor({
       anchorWall = wallOf(end);
       anchorMono = end;
       anchorPos = 0;
+      onStart?.(0);
       fire(0);
       return;
     }
@@ -476,6 +481,7 @@ export function createConductor({
         const beats = countIn * map.positionOf(beat).time[0];
         voteAt(beat, false);
         anchor(beat, beats * beatMs);
+        onStart?.(beat);
         commit(
           withNext(
             model,
@@ -490,11 +496,13 @@ export function createConductor({
         const beat = pos;
         anchor(pos);
         voteAt(beat, false);
+        onStart?.(beat);
         onBeat?.(beat, anchorMono);
         commit(announce(atBeat(model, playing, beat, anchorWall), beat));
         arm(beat + 1);
       } else {
         anchor(pos);
+        onStart?.(Math.floor(pos));
         const beatStartMono = anchorMono - (map.timeAt(pos) - map.timeAt(Math.floor(pos))) / state.rate;
         commit(announce({ ...playing, beatT: wallOf(beatStartMono) }, Math.floor(pos)));
         arm(Math.floor(pos) + 1);
@@ -529,6 +537,7 @@ export function createConductor({
       if (state.transport === 'playing') {
         cancel();
         anchor(beat);
+        onStart?.(beat);
         onBeat?.(beat, anchorMono);
         commit(announce(atBeat(model, state, beat, anchorWall), beat));
         arm(beat + 1);
@@ -754,6 +763,7 @@ export function createConductor({
       state = withRate(model, initialState(model), record.rate);
       if (record.transport === 'playing') {
         playOnFrom(record.beat, /** @type {number} */ (record.beatT));
+        onStart?.(state.beat);
       } else {
         state = withTransport(atBeat(model, state, Math.floor(pos), null), record.transport, null);
       }

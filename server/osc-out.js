@@ -7,7 +7,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { encode } from 'node-osc';
-import { resolveOscArgs } from '../core/osc-cues.js';
+import { resolveOscArgs, setupAt } from '../core/osc-cues.js';
 
 /** Between two logged send errors (ms). */
 const ERROR_LOG_EVERY_MS = 60_000;
@@ -70,6 +70,7 @@ export function createOscOut({ host, port, log, now = Date.now }) {
     if (!m) {
       m = new Map();
       for (const c of model.osc ?? []) {
+        if (c.setup === 'only') continue;
         const list = m.get(c.beat);
         if (list) list.push(c);
         else m.set(c.beat, [c]);
@@ -77,6 +78,20 @@ export function createOscOut({ host, port, log, now = Date.now }) {
       byModel.set(model, m);
     }
     return m;
+  }
+
+  /**
+   * @param {import('../core/osc-cues.js').OscCue[]} cues
+   * @param {(slot: number) => number | null} chosen
+   */
+  function send(cues, chosen) {
+    for (const c of cues) {
+      socket.send(encodeOscMessage(c.address, resolveOscArgs(c.args, chosen)), port, host, (err) => {
+        if (err) failed(err);
+      });
+      sent++;
+    }
+    return cues.length;
   }
 
   return {
@@ -92,15 +107,18 @@ export function createOscOut({ host, port, log, now = Date.now }) {
      * @returns {number} how many were sent
      */
     beat(model, beat, chosen = () => null) {
-      const cues = index(model).get(beat);
-      if (!cues) return 0;
-      for (const c of cues) {
-        socket.send(encodeOscMessage(c.address, resolveOscArgs(c.args, chosen)), port, host, (err) => {
-          if (err) failed(err);
-        });
-        sent++;
-      }
-      return cues.length;
+      return send(index(model).get(beat) ?? [], chosen);
+    },
+    /**
+     * Send the set-up for a start at `beat` (core/osc-cues.js, setupAt): the performance starts
+     * playing there, or is moved there while playing.
+     * @param {import('../core/manifest.js').ScoreModel} model
+     * @param {number} beat
+     * @param {(slot: number) => number | null} [chosen]
+     * @returns {number} how many were sent
+     */
+    start(model, beat, chosen = () => null) {
+      return send(setupAt(model.osc ?? [], beat), chosen);
     },
     close() {
       return new Promise((resolve) => {

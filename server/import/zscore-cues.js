@@ -43,7 +43,7 @@ const KIND_REASONS = /** @type {Record<string, string>} */ ({
  * @param {import('./zscore-csv.js').BeatInfoRow[]} rows  script rows, score-level file first
  * @param {(instrument: string, beatNo: number) => number | undefined} beatIndex
  * @param {Map<number, import('./zscore-script.js').Preset>} presets
- * @returns {{ cues: ImportedCue[], converted: ReportItem[], skipped: ReportItem[], notes: string[], used: Set<number>, calls: TimedCall[], osc: { at: number, address: string, args: (string | number)[] }[] }}
+ * @returns {{ cues: ImportedCue[], converted: ReportItem[], skipped: ReportItem[], notes: string[], used: Set<number>, calls: TimedCall[], osc: { at: number, address: string, args: (string | number)[], setup?: 'only' | 'also' }[] }}
  */
 export function cuesFromScripts(rows, beatIndex, presets) {
   /** @type {ReportItem[]} */
@@ -61,7 +61,7 @@ export function cuesFromScripts(rows, beatIndex, presets) {
   let duplicates = 0;
   /** @type {TimedCall[]} */
   const calls = [];
-  /** @type {{ at: number, address: string, args: (string | number)[] }[]} */
+  /** @type {{ at: number, address: string, args: (string | number)[], setup?: 'only' | 'also' }[]} */
   const osc = [];
 
   for (const row of rows) {
@@ -103,23 +103,31 @@ export function cuesFromScripts(rows, beatIndex, presets) {
         skipped.push({ source, what, reason: line.message });
         continue;
       }
-      if (line.value.reset === 'only') {
-        skipped.push({
-          source,
-          what,
-          reason:
-            'a reset-only Max message: ZScore sends it only when it jumps to a position, to set the patch up for it; scorecast sends OSC cues as their beats sound',
-        });
-        continue;
-      }
+      // `beat=N` moves the line to another beat of its lane (kept where it is when there is no
+      // such beat, as szcore's ScoreLoader does).
       let t = at;
       if (line.value.beat !== null)
         t = beatIndex(row.instrumentName, zscoreScriptBeat(row.beatNo, line.value.beat)) ?? at;
-      osc.push({ at: t, address: line.value.address, args: line.value.args });
+      if (line.value.reset !== null) {
+        // A reset point: part of the set-up ZScore sends when it starts at a position, the set of
+        // the latest beat at or before the start that has one (szcore: addMaxPreset and
+        // MaxMspScoreConfig.getBeatResetScripts).
+        const setup = line.value.reset === 'only' ? 'only' : 'also';
+        osc.push({ at: t, address: line.value.address, args: line.value.args, setup });
+        if (setup === 'only') {
+          converted.push({
+            source,
+            what,
+            result: `OSC set-up, sent when the performance starts at beat ${t} or later (up to the next set-up): ${line.value.address} ${line.value.args.join(' ')}`,
+          });
+          continue;
+        }
+      }
+      if (line.value.reset === null) osc.push({ at: t, address: line.value.address, args: line.value.args });
       converted.push({
         source,
         what,
-        result: `OSC cue at beat ${t}: ${line.value.address} ${line.value.args.join(' ')}`,
+        result: `OSC cue at beat ${t}${line.value.reset === 'both' ? ', and set-up for a start there' : ''}: ${line.value.address} ${line.value.args.join(' ')}`,
       });
       continue;
     }

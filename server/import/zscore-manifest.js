@@ -16,7 +16,7 @@ import { parse } from 'yaml';
  * @property {import('./zscore-timing.js').MeterEntry[]} meter
  * @property {{ at: number, set?: Record<string, unknown>, vote?: Record<string, unknown> }[]} cues
  * @property {Record<string, unknown>[]} [pageChoices]
- * @property {{ at: number, address: string, args: (string | number)[] }[]} [osc]
+ * @property {{ at: number, address: string, args: (string | number)[], setup?: 'only' | 'also' }[]} [osc]
  * @property {{ id: number, name: string, set: Record<string, unknown> }[]} [presets]
  */
 

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { buildScoreModel } from '../../core/manifest.js';
-import { isOscAddress, resolveOscArgs } from '../../core/osc-cues.js';
+import { isOscAddress, resolveOscArgs, setupAt } from '../../core/osc-cues.js';
 
 /** @param {unknown} osc */
 const build = (osc) =>
@@ -39,6 +39,35 @@ describe('OSC cues in score.yaml', () => {
     expect(problems([{ at: 0, address: '/a', args: [2 ** 40] }])).toEqual(['osc[0].args[0]']);
     expect(problems([{ at: 99, address: '/a' }])).toEqual(['osc[0]']);
     expect(problems({ at: 0 })).toEqual(['osc']);
+  });
+
+  it('reads setup: only or also, and refuses anything else with the field named', () => {
+    const r = build([
+      { at: 1, address: '/zs/b1', args: ['setFile', 'a.wav'], setup: 'only' },
+      { at: 2, address: '/zs/b2', args: ['play'], setup: 'also' },
+    ]);
+    expect(r.ok && r.value.osc.map((c) => c.setup)).toEqual(['only', 'also']);
+    const bad = build([{ at: 1, address: '/zs/b1', setup: 'yes' }]);
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.problems.map((p) => [p.field, p.message])).toEqual([
+      ['osc[0].setup', expect.stringMatching(/"only".*"also"/)],
+    ]);
+  });
+
+  it('chooses the set-up of a start position: the set of the latest beat at or before it', () => {
+    const r = build([
+      { at: 1, address: '/a', setup: 'only' },
+      { at: 1, address: '/b', setup: 'also' },
+      { at: 2, address: '/cue' },
+      { at: 5, address: '/c', setup: 'only' },
+    ]);
+    if (!r.ok) throw new Error('invalid');
+    const names = (/** @type {number} */ beat) => setupAt(r.value.osc, beat).map((c) => c.address);
+    expect(names(0)).toEqual([]);
+    expect(names(1)).toEqual(['/a', '/b']);
+    expect(names(4)).toEqual(['/a', '/b']);
+    expect(names(5)).toEqual(['/c']);
+    expect(names(7)).toEqual(['/c']);
   });
 
   it('knows an OSC address', () => {

@@ -442,3 +442,58 @@ describe('conductor', () => {
     });
   });
 });
+
+describe('conductor: where a performance starts (onStart, for the set-up of the electronics)', () => {
+  /** @param {boolean} [loop] */
+  function started(loop = false) {
+    const clock = createFakeClock();
+    /** @type {number[]} */
+    const starts = [];
+    /** @type {string[]} */
+    const order = [];
+    const conductor = createConductor({
+      model: model(),
+      bus: createMemoryBus(),
+      clock,
+      loop,
+      epoch: 'e1',
+      onBeat: (beat) => order.push(`beat ${beat}`),
+      onStart: (beat) => {
+        starts.push(beat);
+        order.push(`start ${beat}`);
+      },
+    });
+    return { clock, conductor, starts, order };
+  }
+
+  it('is told of a play, a seek while playing and a play after a pause, before that beat sounds', () => {
+    const s = started();
+    s.conductor.play();
+    expect(s.order).toEqual(['start 0', 'beat 0']);
+    s.clock.advance(1000); // beats 1, 2: played on, no new start
+    expect(s.starts).toEqual([0]);
+    s.conductor.seek(8);
+    expect(s.starts).toEqual([0, 8]);
+    expect(s.order.slice(-2)).toEqual(['start 8', 'beat 8']);
+    s.conductor.pause();
+    s.conductor.seek(12); // paused: nothing starts yet
+    expect(s.starts).toEqual([0, 8]);
+    s.conductor.play();
+    expect(s.starts).toEqual([0, 8, 12]);
+    s.conductor.play({ countIn: 0 }); // already playing: nothing
+    expect(s.starts).toEqual([0, 8, 12]);
+  });
+
+  it("is told of a loop's new round and of a resume while playing, at the beat reached", () => {
+    const s = started(true);
+    s.conductor.play();
+    s.clock.advance(16 * 500); // 4 bars of 4/4 at 120: the loop's second round starts
+    expect(s.starts).toEqual([0, 0]);
+    s.clock.advance(3 * 500);
+    const record = s.conductor.record();
+    const t = started(true);
+    t.clock.advance(19 * 500 + 3 * 500 + 10); // the same wall clock; the restart took 1.5 s: three beats on
+    t.conductor.resume(record);
+    expect(t.starts).toEqual([6]);
+  });
+});

@@ -119,6 +119,56 @@ describe('OSC output', () => {
     expect(l.got.map((m) => m.args[0])).toEqual(['play', 'send', 'stop']);
   });
 
+  it("sends the set-up of a start position (ZScore's reset= lines): the latest set at or before it, and set-up-only cues never on their beat", async () => {
+    const l = await listener();
+    cleanup.push(() => new Promise((r) => l.socket.close(() => r(undefined))));
+    const osc = createOscOut({ host: '127.0.0.1', port: l.port });
+    cleanup.push(() => osc.close());
+    const clock = createFakeClock();
+    const r = buildScoreModel({
+      id: 'osc',
+      title: 'OSC',
+      bars: 2,
+      meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+      osc: [
+        { at: 1, address: '/zs/b1', args: ['setFile', 'a1.wav'], setup: 'only' },
+        { at: 1, address: '/zs/2', args: ['preset'], setup: 'only' },
+        { at: 1, address: '/zs/b1', args: ['play'] },
+        { at: 4, address: '/zs/b2', args: ['setFile', 'a2.wav'], setup: 'also' },
+      ],
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    const { app, conductor } = await buildApp({ score: packageOf(r.value), token: 'tok-123456789', clock, osc });
+    cleanup.push(() => app.close());
+    // From the top: beat 0 comes before every set-up, so nothing is sent as set-up.
+    conductor.play();
+    await new Promise((res) => setTimeout(res, 50));
+    expect(l.got).toEqual([]);
+    clock.advance(500); // beat 1: its cue, not its set-up-only lines
+    expect(await until(() => l.got.length === 1)).toBe(true);
+    expect(l.got[0]).toEqual({ address: '/zs/b1', args: ['play'] });
+    // A seek to beat 3 while playing: the set of beat 1 (the latest at or before 3), then beat 3.
+    conductor.seek(3);
+    expect(await until(() => l.got.length === 3)).toBe(true);
+    expect(l.got.slice(1)).toEqual([
+      { address: '/zs/b1', args: ['setFile', 'a1.wav'] },
+      { address: '/zs/2', args: ['preset'] },
+    ]);
+    clock.advance(500); // beat 4 sounds: an `also` line is a cue too
+    expect(await until(() => l.got.length === 4)).toBe(true);
+    expect(l.got[3]).toEqual({ address: '/zs/b2', args: ['setFile', 'a2.wav'] });
+    // Paused, moved, played: the set-up of the new start (beat 6: the set of beat 4).
+    conductor.pause();
+    conductor.seek(6);
+    await new Promise((res) => setTimeout(res, 50));
+    expect(l.got).toHaveLength(4);
+    conductor.play();
+    expect(await until(() => l.got.length === 5)).toBe(true);
+    expect(l.got[4]).toEqual({ address: '/zs/b2', args: ['setFile', 'a2.wav'] });
+    await new Promise((res) => setTimeout(res, 50));
+    expect(l.got).toHaveLength(5);
+  });
+
   it('reads --osc HOST:PORT, and is off without it', () => {
     expect(parseOscTarget('127.0.0.1:7000')).toEqual({ host: '127.0.0.1', port: 7000 });
     expect(parseOscTarget('[::1]:9000')).toEqual({ host: '::1', port: 9000 });
