@@ -2,7 +2,7 @@
 // by tapping a tile while a vote window is open, and the join tap (audio unlock, screen wake lock).
 
 import { drawRose, playSpins, roseLayout, viewRadius } from './rose.js';
-import { createRoseMotion, spinOf, stageOf, zoomOf } from './rose-motion.js';
+import { createRoseMotion, spinOf, stageOf, zoomOf, zoomStartOf } from './rose-motion.js';
 import { speechOf } from './speech.js';
 
 /** Tile states a score may use (doc/score-format.md); anything else shows as dark. */
@@ -252,8 +252,13 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
   });
 
   return {
-    /** @param {any} cue the audience cue state */
-    render(cue) {
+    /**
+     * @param {any} cue the audience cue state
+     * @param {{ landed: boolean, since: (beat: number) => number | null }} [where]  whether the
+     *   page landed on this beat (rose-motion.js `landed`) and the time since a beat sounded: the
+     *   rose is then shown as it is at this beat, not animated from the picture before
+     */
+    render(cue, where) {
       lastCue = cue;
       const { tiles, vote } = tilesOf(cue);
       if (!vote && voted.window) {
@@ -270,14 +275,25 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
       const stage = stageOf(cue);
       const spin = rose ? spinOf(cue, rose.rings) : null;
       const key = JSON.stringify([tiles, vote, voted, rose, speaks, counts, selected, turn, zoom, stage, spin]);
-      if (key === lastKey) return;
+      if (key === lastKey && !where?.landed) return;
       lastKey = key;
       grid.dataset.count = String(tiles.length);
       grid.hidden = tiles.length === 0;
       if (rose) {
         grid.dataset.layout = 'rose';
         const radius = viewRadius(rose, tiles, zoom);
-        const moves = motion.update({ radius, alpha: stage?.alpha ?? null, glide: stage?.glide ?? 0, spin });
+        const since = (/** @type {number | null} */ beat) => (beat === null || !where ? null : where.since(beat));
+        const zoomStart = zoomStartOf(cue?.layout, rose.rings);
+        const landing = where?.landed
+          ? {
+              zoomFrom: zoomStart.from === null ? null : viewRadius(rose, tiles, zoomStart.from),
+              zoomSince: since(zoomStart.at),
+              alphaFrom: stage?.from ?? null,
+              stageSince: since(stage?.at ?? null),
+              spinSince: spin && Number.isInteger(cue?.spin?.at) ? since(cue.spin.at) : null,
+            }
+          : null;
+        const moves = motion.update({ radius, alpha: stage?.alpha ?? null, glide: stage?.glide ?? 0, spin }, landing);
         drawRose(grid, rose, tiles, vote, voted, speaks, {
           counts,
           selected,

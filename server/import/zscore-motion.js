@@ -5,7 +5,9 @@
 //   centre over 3 s. Each named box shows the rings inside it, so the name becomes
 //   `layout.zoom`: how many rings (from the centre) fill the view.
 // - setStageAlpha(alpha, seconds): a dark disc over the rose (opaque when ZScore's page loads)
-//   fades to `alpha` over `seconds`: `stage: { alpha, glide: ms }`.
+//   fades to `alpha` over `seconds`: `stage: { alpha, glide: ms, from, at }`, `from` the opacity
+//   before and `at` the beat the fade starts (a phone landing mid-fade shows it where it is); a
+//   zoom after another also says where it starts (`layout.zoomFrom`, `layout.zoomAt`).
 // - setAction('start', 'ROTATE', ['ctg1', 'ctg2']): rings 1 and 2 swing back into place from a
 //   slice's turn, alternately clockwise and anticlockwise (2 s): `spin: { rings: [1, 2], at }`,
 //   `at` (the beat) telling one spin from the next.
@@ -105,6 +107,11 @@ export function readMotion(calls, rings) {
   const skipped = [];
   if (rings === 0) return { cues, converted, consumed, skipped };
   const web = calls.filter((c) => c.kind === 'web');
+  // Where each move starts from, so that a phone landing in the middle of one (a seek, a restart)
+  // shows it where it is: ZScore's disc starts opaque; the zoom before the first is not known.
+  let alpha = 1;
+  /** @type {number | null} */
+  let zoom = null;
   for (const c of web) {
     const m = motionOf(c, rings);
     if (!m) continue;
@@ -115,7 +122,18 @@ export function readMotion(calls, rings) {
     }
     // ZScore's page loads with the disc opaque (stageAlpha 1): a score that fades it starts dark.
     if (m.set.stage && !cues.some((q) => q.set.stage)) cues.unshift({ at: 0, set: { stage: { alpha: 1, glide: 0 } } });
-    cues.push({ at: c.at, set: m.set });
+    let set = m.set;
+    const stage = /** @type {{ alpha: number, glide: number } | undefined} */ (set.stage);
+    if (stage) {
+      if (stage.glide > 0) set = { stage: { ...stage, from: alpha, at: c.at } };
+      alpha = stage.alpha;
+    }
+    const layout = /** @type {{ zoom: number } | undefined} */ (set.layout);
+    if (layout) {
+      if (zoom !== null && zoom !== layout.zoom) set = { layout: { ...layout, zoomFrom: zoom, zoomAt: c.at } };
+      zoom = layout.zoom;
+    }
+    cues.push({ at: c.at, set });
     converted.push({ source: c.source, what: c.text, result: `cue at beat ${c.at}: ${m.result}` });
   }
   return { cues, converted, consumed, skipped };
