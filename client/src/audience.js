@@ -139,6 +139,8 @@ export function tilesOf(cue) {
   if (given) {
     for (const t of given) {
       if (!t || (typeof t.id !== 'string' && typeof t.id !== 'number')) continue;
+      // A tile a preset took off the rose keeps its words until it is shown again.
+      if (t.state === 'hidden') continue;
       tiles.push({
         id: String(t.id),
         state: TILE_STATES.has(t.state) ? t.state : 'dark',

@@ -207,7 +207,7 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(motion).toEqual([
       [0, { stage: { alpha: 1, glide: 0 } }],
       [1, { layout: { zoom: 1 } }],
-      [1, { stage: { alpha: 0, glide: 2000 } }],
+      [1, { stage: { alpha: 0, glide: 2000, from: 1, at: 1 } }],
       [7, { spin: { rings: [1], at: 7 } }],
     ]);
     // the shape's timeline is listed with ZScore's own reason, once
@@ -403,7 +403,11 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
       // a section's preset: the rose's rows, zoom and disc as well as its words
       const section = m.presets.find((/** @type {any} */ p) => p.id === 3).set;
       expect(section).toMatchObject({ layout: { zoom: 1 }, stage: { alpha: 0, glide: 500 } });
-      expect(section.tiles).toMatchObject({ 't1-1': null, 't2-1': { state: 'lit' }, 't3-1': { state: 'dim' } });
+      expect(section.tiles).toMatchObject({
+        't1-1': { state: 'hidden' },
+        't2-1': { state: 'lit' },
+        't3-1': { state: 'dim' },
+      });
       expect(report.notConverted.some((i) => /^max:(?!.*reset=only)/.test(i.what))).toBe(false);
       expect(report.notConverted.some((i) => /Granulator|SpeechParam|playTiles|setPlayingNextTiles/.test(i.what))).toBe(
         false,
@@ -414,9 +418,9 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
         [0, { stage: { alpha: 1, glide: 0 } }],
         [1, { layout: { zoom: 1 } }],
         [2, { spin: { rings: [1, 2], at: 2 } }],
-        [3, { stage: { alpha: 0, glide: 8000 } }],
+        [3, { stage: { alpha: 0, glide: 8000, from: 1, at: 3 } }],
       ]);
-      expect(motion.at(-1)).toEqual({ at: 849, set: { stage: { alpha: 1, glide: 30000 } } });
+      expect(motion.at(-1)).toEqual({ at: 849, set: { stage: { alpha: 1, glide: 30000, from: 0, at: 849 } } });
       expect(report.notConverted.some((i) => /setZoomLevel|setStageAlpha|ROTATE/.test(i.what))).toBe(false);
       // every page shown whole: no beat box is a strip at y = 100
       expect(
