@@ -3,6 +3,7 @@
 
 import { drawRose, playSpins, roseLayout, viewRadius } from './rose.js';
 import { createRoseMotion, spinOf, stageOf, zoomOf, zoomStartOf } from './rose-motion.js';
+import { drawPicture, drawPlaying, playingOf, showSelectedOf } from './rose-overlays.js';
 import { speechOf } from './speech.js';
 
 /** Tile states a score may use (doc/score-format.md); anything else shows as dark. */
@@ -214,6 +215,8 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
   const chosen = new Map();
   /** @type {string[]} */
   let selected = [];
+  /** @type {{ landed: boolean, since: (beat: number) => number | null } | null} the last beat's timing */
+  let lastWhere = null;
   const view = doc.defaultView;
   const motion = createRoseMotion({
     now: () => view?.performance?.now() ?? Date.now(),
@@ -276,7 +279,24 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
       const zoom = rose ? zoomOf(cue?.layout, rose.rings) : null;
       const stage = stageOf(cue);
       const spin = rose ? spinOf(cue, rose.rings) : null;
-      const key = JSON.stringify([tiles, vote, voted, rose, speaks, counts, selected, turn, zoom, stage, spin]);
+      const playing = rose ? playingOf(cue) : null;
+      const picture = rose ? showSelectedOf(cue) : null;
+      if (where) lastWhere = where;
+      const key = JSON.stringify([
+        tiles,
+        vote,
+        voted,
+        rose,
+        speaks,
+        counts,
+        selected,
+        turn,
+        zoom,
+        stage,
+        spin,
+        playing,
+        picture,
+      ]);
       if (key === lastKey && !where?.landed) return;
       lastKey = key;
       grid.dataset.count = String(tiles.length);
@@ -298,12 +318,18 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
         const moves = motion.update({ radius, alpha: stage?.alpha ?? null, glide: stage?.glide ?? 0, spin }, landing);
         drawRose(grid, rose, tiles, vote, voted, speaks, {
           counts,
-          selected,
+          // The closing picture draws the phone's selection its own way.
+          selected: picture ? [] : selected,
           turn,
           radius,
           stage: stage?.alpha ?? null,
           moves,
         });
+        const svg = /** @type {SVGElement | null} */ (grid.querySelector('svg.rose'));
+        const ago = (/** @type {number | null} */ beat) => (beat === null || !lastWhere ? null : lastWhere.since(beat));
+        const still = motion.reduced();
+        if (svg && playing) drawPlaying(svg, playing, ago(playing.at), rose, still);
+        if (svg && picture) drawPicture(svg, selected, picture, ago(picture.at), rose, still);
         return;
       }
       delete grid.dataset.layout;

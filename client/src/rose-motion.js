@@ -193,6 +193,8 @@ export function createRoseMotion({ now, reduced = () => false }) {
       lastSpin = spin?.key ?? '';
       return this.moves();
     },
+    /** Whether the page asks for reduced motion. */
+    reduced,
     /** Swing one ring now (a tap on a tile that cannot be chosen). @param {number} ring */
     poke(ring) {
       if (!reduced()) spins.set(ring, now());

@@ -11,6 +11,9 @@
 // - setAction('start', 'ROTATE', ['ctg1', 'ctg2']): rings 1 and 2 swing back into place from a
 //   slice's turn, alternately clockwise and anticlockwise (2 s): `spin: { rings: [1, 2], at }`,
 //   `at` (the beat) telling one spin from the next.
+// - setAction('display', 'ACTIVATE', ['selectedTiles'], {duration}): the closing picture, each
+//   phone's selected tiles outlined and joined, flying in over `duration` seconds:
+//   `showSelected: { at, ms }` (client/src/rose-overlays.js).
 // Nothing here is particular to Union Rose: any ZScore piece on the rose page imports so.
 
 /**
@@ -82,11 +85,27 @@ export function motionOf({ method, args, at }, rings) {
       reason:
         "animates ZScore's own drawings over the rose (centreShape, innerCircle, outerCircle assembling or exploding): they belong to ZScore's audience page, not to the export, and scorecast draws the tiles only",
     };
-  if (method === 'setAction' && args[1] === 'ACTIVATE')
+  if (method === 'setAction' && args[1] === 'ACTIVATE') {
+    const [id, , targets, params] = args;
+    const seconds = /** @type {{ duration?: unknown } | undefined} */ (params)?.duration ?? 12;
+    if (
+      id !== 'display' ||
+      !Array.isArray(targets) ||
+      targets.length !== 1 ||
+      targets[0] !== 'selectedTiles' ||
+      typeof seconds !== 'number' ||
+      !(seconds >= 0)
+    )
+      return { reason: "only setAction('display', 'ACTIVATE', ['selectedTiles'], {duration}) is converted" };
+    // ZScore's page flies the overlays in over `duration` seconds (12 without one: overlayInDuration).
+    const ms = Math.round(Math.min(seconds, 600) * 1000);
     return {
-      reason:
-        "ZScore's page flies in the tiles each phone selected, joined by lines, as a closing picture; scorecast's rose shows a phone's selection line all along",
+      set: { showSelected: { at, ms } },
+      result: `every phone shows the tiles it selected, outlined and joined, flying in over ${ms / 1000} s (showSelected)`,
     };
+  }
+  if (method === 'setAction' && args[1] === 'DEACTIVATE' && Array.isArray(args[2]) && args[2][0] === 'overlays')
+    return { set: { showSelected: null }, result: 'the tiles the phones selected are no longer shown (showSelected)' };
   return null;
 }
 

@@ -69,10 +69,13 @@ describe('import-zscore: the motion of the audience page', () => {
       ],
       8,
     );
-    expect(r.cues).toEqual([{ at: 2, set: { spin: { rings: [1, 2], at: 2 } } }]);
+    // ZScore's closing picture of the selected tiles: flown in over its duration
+    expect(r.cues).toEqual([
+      { at: 2, set: { spin: { rings: [1, 2], at: 2 } } },
+      { at: 6, set: { showSelected: { at: 6, ms: 36000 } } },
+    ]);
     expect(r.skipped.map((i) => i.reason)).toEqual([
       expect.stringMatching(/ZScore's own drawings.*not to the export/),
-      expect.stringMatching(/closing picture/),
       expect.stringMatching(/only setAction\('start', 'ROTATE'/),
       expect.stringMatching(/opacity from 0 to 1/),
     ]);
