@@ -80,11 +80,12 @@ export function motionOf({ method, args, at }, rings) {
       result: `ring${unique.length === 1 ? '' : 's'} ${unique.join(', ')} swing into place (spin)`,
     };
   }
-  if (method === 'setAction' && args[1] === 'TIMELINE')
+  if (method === 'setAction' && args[1] === 'TIMELINE') {
+    const drawings = Array.isArray(args[2]) ? args[2].map(String).join(', ') : String(args[2]);
     return {
-      reason:
-        "animates ZScore's own drawings over the rose (centreShape, innerCircle, outerCircle assembling or exploding): they belong to ZScore's audience page, not to the export, and scorecast draws the tiles only",
+      reason: `animates ZScore's own drawings over the rose (${drawings}, assembling or exploding): their artwork is drawn inside ZScore's audience page (zsweb src/adncUnionRose.html), not a file of the export, and the export names no file for it, so there is nothing to show`,
     };
+  }
   if (method === 'setAction' && args[1] === 'ACTIVATE') {
     const [id, , targets, params] = args;
     const seconds = /** @type {{ duration?: unknown } | undefined} */ (params)?.duration ?? 12;

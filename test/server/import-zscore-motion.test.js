@@ -75,7 +75,9 @@ describe('import-zscore: the motion of the audience page', () => {
       { at: 6, set: { showSelected: { at: 6, ms: 36000 } } },
     ]);
     expect(r.skipped.map((i) => i.reason)).toEqual([
-      expect.stringMatching(/ZScore's own drawings.*not to the export/),
+      expect.stringMatching(
+        /ZScore's own drawings over the rose \(centreShape, .*not a file of the export, and the export names no file for it/,
+      ),
       expect.stringMatching(/only setAction\('start', 'ROTATE'/),
       expect.stringMatching(/opacity from 0 to 1/),
     ]);
