@@ -300,7 +300,8 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
       if (key === lastKey && !where?.landed) return;
       lastKey = key;
       grid.dataset.count = String(tiles.length);
-      grid.hidden = tiles.length === 0;
+      // The closing picture shows the phone's choices even when no tile is left on the rose.
+      grid.hidden = tiles.length === 0 && !picture;
       if (rose) {
         grid.dataset.layout = 'rose';
         const radius = viewRadius(rose, tiles, zoom);
