@@ -261,6 +261,70 @@ test("the rose's motion: the dark disc fades, a ring swings, not for a phone tha
   await still.context().close();
 });
 
+test('a seek lands the rose as it is at that beat; the playing tile fades under its play line; the closing picture flies in', async ({
+  browser,
+}, testInfo) => {
+  server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
+  const open = async (/** @type {'reduce' | 'no-preference'} */ reducedMotion) => {
+    const page = await (await browser.newContext({ viewport: PHONE, reducedMotion })).newPage();
+    await page.goto(`${server.base}/`);
+    await page.locator('#join-button').click();
+    return page;
+  };
+  const phone = await open('no-preference');
+  const still = await open('reduce');
+  /** What is being animated on a page, by the class of its target. @param {import('@playwright/test').Page} page */
+  const moving = (page) =>
+    page.evaluate(() =>
+      document
+        .getAnimations()
+        .filter((a) => a.playState === 'running')
+        .map((a) => /** @type {KeyframeEffect} */ (a.effect).target?.getAttribute('class')),
+    );
+  await expect(phone.locator('svg.rose .rose-stage')).toHaveAttribute('opacity', '1');
+  // From beat 0 straight to beat 7: the zoom and the 2 s fade of beat 1 are long over there, so
+  // the rose shows their end at once; only the ring swing of beat 7 itself plays.
+  await server.control('seek', { beat: 7 });
+  await expect.poll(() => moving(phone)).toContain('rose-ring');
+  await expect(phone.locator('svg.rose .rose-stage')).toHaveAttribute('opacity', '0');
+  const seen = await moving(phone);
+  expect(seen).not.toContain('rose-stage');
+  expect(seen).not.toContain('rose-zoom');
+  // Beat 2: each phone votes for a tile (its selection in ring 1).
+  await server.control('seek', { beat: 2 });
+  for (const [page, tile] of /** @type {const} */ ([
+    [phone, 't1-2'],
+    [still, 't1-1'],
+  ])) {
+    await page.locator(`g.tile[data-tile="${tile}"]`).dispatchEvent('click');
+    await expect(page.locator('#vote-status')).toHaveText(/Counted/);
+  }
+  // Beat 9: t1-2 plays; it fades out while a play line sweeps it (no line with reduced motion).
+  await server.control('seek', { beat: 9 });
+  await expect(phone.locator('g.tile[data-tile="t1-2"]')).toHaveAttribute('data-state', 'playing');
+  await expect.poll(() => moving(phone)).toContain('rose-playline');
+  expect(await moving(phone)).toContain('tile');
+  await expect(still.locator('g.tile[data-tile="t1-2"]')).toHaveAttribute('data-state', 'playing');
+  expect(await still.locator('.rose-playline').count()).toBe(0);
+  expect(await moving(still)).toContain('tile');
+  // Beat 11: the closing picture, each phone's own selected tile outlined, flying in over 4 s.
+  await server.control('seek', { beat: 11 });
+  await expect(phone.locator('.rose-picture-tile')).toHaveAttribute('data-tile', 't1-2');
+  await expect.poll(() => moving(phone)).toContain('rose-picture-tile');
+  await expect(still.locator('.rose-picture-tile')).toHaveAttribute('data-tile', 't1-1');
+  expect(await moving(still)).not.toContain('rose-picture-tile');
+  await phone.waitForTimeout(1500);
+  await phone.screenshot({ path: testInfo.outputPath('closing-picture-flying.png') });
+  await attachScreenshot('rose-closing-picture-flying-phone', phone);
+  await phone.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'), null, {
+    timeout: 10_000,
+  });
+  await phone.screenshot({ path: testInfo.outputPath('closing-picture.png') });
+  await attachScreenshot('rose-closing-picture-phone', phone);
+  await phone.context().close();
+  await still.context().close();
+});
+
 test('the conductor forces the next page from the console: the phones see the tile as next, the choice plays its page', async ({
   browser,
 }) => {

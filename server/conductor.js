@@ -20,6 +20,8 @@ import { decidePageChoice } from '../core/page-choice.js';
  * @property {boolean} [ended] stopped by reaching the end (play starts over)
  * @property {import('../core/votes.js').BallotRecord} ballot
  * @property {import('../core/page-choice.js').Decision[]} [pages] the page choices made so far
+ * @property {{ slot: number, tiles: string[] }} [forced] tiles the conductor forced for a page
+ *   choice not yet decided (POST /api/control/next)
  */
 
 const TRANSPORTS = ['playing', 'paused', 'stopped'];
@@ -75,7 +77,8 @@ export function newEpoch() {
  *   a loop's new round, a resume after a restart) or is moved there while playing (a seek); called
  *   before that beat's onBeat
  * @property {(outcome: import('../core/votes.js').Outcome) => void} [onVote] a vote window closed
- * @property {() => void} [onVoteCast] a vote was counted (the tally is not in the state)
+ * @property {() => void} [onVoteCast] a vote was counted, or the conductor forced a next tile
+ *   (neither is all in the state: the save must hear of it)
  */
 
 /** How often the open window's vote counts go out while the performance is not playing (ms). */
@@ -207,7 +210,7 @@ export function createConductor({
 
   /** @param {import('../core/performance.js').PerformanceState} next */
   function commit(next) {
-    next = withPages(mirrorVotes(next));
+    next = showForced(withPages(mirrorVotes(next)));
     const patch = diffPatch(state, next);
     state = next;
     if (patch === undefined) return;
@@ -396,7 +399,35 @@ export function createConductor({
     if (!(typeof r.rate === 'number' && r.rate >= MIN_RATE && r.rate <= MAX_RATE))
       return `rate must be in ${MIN_RATE}..${MAX_RATE}`;
     if (r.ended !== undefined && typeof r.ended !== 'boolean') return 'ended must be true or false';
+    if (r.forced !== undefined) {
+      const f = /** @type {{ slot?: unknown, tiles?: unknown }} */ (r.forced);
+      const choice = model.pageChoices.find((c) => c.slot === f?.slot);
+      if (!choice || !Array.isArray(f.tiles) || f.tiles.length > choice.groups.length)
+        return 'forced must name a page choice of this score and at most as many tiles as it has groups';
+      const stray = f.tiles.find((t) => typeof t !== 'string' || choice.tiles[t] === undefined);
+      if (stray !== undefined)
+        return `forced tile ${JSON.stringify(stray)} is not a tile of the choice of page ${choice.slot}`;
+    }
     return null;
+  }
+
+  /**
+   * The state with the tiles the conductor forced shown as `next` to the phones, while their
+   * choice is still to be decided (a seek or a resume rebuilds the tiles from the cues).
+   * @param {import('../core/performance.js').PerformanceState} s
+   * @param {string[]} [before] tiles forced until now and no longer: lit again
+   */
+  function showForced(s, before = []) {
+    const tiles = forcedNext && !decided.has(forcedNext.slot) ? forcedNext.tiles : [];
+    const shown = s.cues.audience?.tiles;
+    if (!shown || typeof shown !== 'object' || Array.isArray(shown)) return s;
+    /** @type {Record<string, unknown>} */
+    const patch = {};
+    for (const t of before) if (!tiles.includes(t) && t in shown) patch[t] = { state: 'lit' };
+    for (const t of tiles) if (t in shown) patch[t] = { state: 'next' };
+    if (Object.keys(patch).length === 0) return s;
+    const audience = /** @type {Record<string, unknown>} */ (applyPatch(s.cues.audience ?? {}, { tiles: patch }));
+    return { ...s, cues: { ...s.cues, audience } };
   }
 
   /** @param {number} beat */
@@ -638,19 +669,9 @@ export function createConductor({
         );
       const before = forcedNext?.slot === choice.slot ? forcedNext.tiles : [];
       forcedNext = tiles.length ? { slot: choice.slot, tiles: [...tiles] } : null;
-      /** @type {Record<string, unknown>} */
-      const patch = {};
-      const shown = /** @type {Record<string, unknown>} */ (
-        state.cues.audience?.tiles && typeof state.cues.audience.tiles === 'object' ? state.cues.audience.tiles : {}
-      );
-      for (const t of before) if (!tiles.includes(t) && t in shown) patch[t] = { state: 'lit' };
-      for (const t of tiles) if (t in shown) patch[t] = { state: 'next' };
-      if (Object.keys(patch).length > 0 && !Array.isArray(state.cues.audience?.tiles)) {
-        const audience = /** @type {Record<string, unknown>} */ (
-          applyPatch(state.cues.audience ?? {}, { tiles: patch })
-        );
-        commit({ ...state, cues: { ...state.cues, audience } });
-      }
+      commit(showForced(state, before));
+      // Not a beat: the save must hear of it, or a restart before the decision loses it.
+      onVoteCast?.();
       return { slot: choice.slot, tiles: [...tiles] };
     },
 
@@ -728,6 +749,9 @@ export function createConductor({
         ...(ended ? { ended } : {}),
         ballot: ballot.record(),
         ...(decided.size > 0 ? { pages: [...decided.values()] } : {}),
+        ...(forcedNext && !decided.has(forcedNext.slot)
+          ? { forced: { slot: forcedNext.slot, tiles: [...forcedNext.tiles] } }
+          : {}),
       };
     },
 
@@ -751,7 +775,7 @@ export function createConductor({
       ballot = nextBallot;
       pendingJump = null;
       decided.clear();
-      forcedNext = null;
+      forcedNext = record.forced ? { slot: record.forced.slot, tiles: [...record.forced.tiles] } : null;
       for (const d of Array.isArray(record.pages) ? record.pages : []) {
         if (model.pageChoices.some((c) => c.slot === d?.slot) && d.parts !== null && typeof d.parts === 'object')
           decided.set(d.slot, d);
@@ -767,7 +791,7 @@ export function createConductor({
       } else {
         state = withTransport(atBeat(model, state, Math.floor(pos), null), record.transport, null);
       }
-      state = withPages(mirrorVotes(state));
+      state = showForced(withPages(mirrorVotes(state)));
       bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
       return state;
     },

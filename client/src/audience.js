@@ -2,7 +2,8 @@
 // by tapping a tile while a vote window is open, and the join tap (audio unlock, screen wake lock).
 
 import { drawRose, playSpins, roseLayout, viewRadius } from './rose.js';
-import { createRoseMotion, spinOf, stageOf, zoomOf } from './rose-motion.js';
+import { createRoseMotion, spinOf, stageOf, zoomOf, zoomStartOf } from './rose-motion.js';
+import { drawPicture, drawPlaying, playingOf, showSelectedOf } from './rose-overlays.js';
 import { speechOf } from './speech.js';
 
 /** Tile states a score may use (doc/score-format.md); anything else shows as dark. */
@@ -139,6 +140,8 @@ export function tilesOf(cue) {
   if (given) {
     for (const t of given) {
       if (!t || (typeof t.id !== 'string' && typeof t.id !== 'number')) continue;
+      // A tile a preset took off the rose keeps its words until it is shown again.
+      if (t.state === 'hidden') continue;
       tiles.push({
         id: String(t.id),
         state: TILE_STATES.has(t.state) ? t.state : 'dark',
@@ -212,6 +215,8 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
   const chosen = new Map();
   /** @type {string[]} */
   let selected = [];
+  /** @type {{ landed: boolean, since: (beat: number) => number | null } | null} the last beat's timing */
+  let lastWhere = null;
   const view = doc.defaultView;
   const motion = createRoseMotion({
     now: () => view?.performance?.now() ?? Date.now(),
@@ -252,8 +257,13 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
   });
 
   return {
-    /** @param {any} cue the audience cue state */
-    render(cue) {
+    /**
+     * @param {any} cue the audience cue state
+     * @param {{ landed: boolean, since: (beat: number) => number | null }} [where]  whether the
+     *   page landed on this beat (rose-motion.js `landed`) and the time since a beat sounded: the
+     *   rose is then shown as it is at this beat, not animated from the picture before
+     */
+    render(cue, where) {
       lastCue = cue;
       const { tiles, vote } = tilesOf(cue);
       if (!vote && voted.window) {
@@ -269,23 +279,58 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
       const zoom = rose ? zoomOf(cue?.layout, rose.rings) : null;
       const stage = stageOf(cue);
       const spin = rose ? spinOf(cue, rose.rings) : null;
-      const key = JSON.stringify([tiles, vote, voted, rose, speaks, counts, selected, turn, zoom, stage, spin]);
-      if (key === lastKey) return;
+      const playing = rose ? playingOf(cue) : null;
+      const picture = rose ? showSelectedOf(cue) : null;
+      if (where) lastWhere = where;
+      const key = JSON.stringify([
+        tiles,
+        vote,
+        voted,
+        rose,
+        speaks,
+        counts,
+        selected,
+        turn,
+        zoom,
+        stage,
+        spin,
+        playing,
+        picture,
+      ]);
+      if (key === lastKey && !where?.landed) return;
       lastKey = key;
       grid.dataset.count = String(tiles.length);
-      grid.hidden = tiles.length === 0;
+      // The closing picture shows the phone's choices even when no tile is left on the rose.
+      grid.hidden = tiles.length === 0 && !picture;
       if (rose) {
         grid.dataset.layout = 'rose';
         const radius = viewRadius(rose, tiles, zoom);
-        const moves = motion.update({ radius, alpha: stage?.alpha ?? null, glide: stage?.glide ?? 0, spin });
+        const since = (/** @type {number | null} */ beat) => (beat === null || !where ? null : where.since(beat));
+        const zoomStart = zoomStartOf(cue?.layout, rose.rings);
+        const landing = where?.landed
+          ? {
+              zoomFrom: zoomStart.from === null ? null : viewRadius(rose, tiles, zoomStart.from),
+              zoomSince: since(zoomStart.at),
+              alphaFrom: stage?.from ?? null,
+              stageSince: since(stage?.at ?? null),
+              spinSince: spin && Number.isInteger(cue?.spin?.at) ? since(cue.spin.at) : null,
+            }
+          : null;
+        const moves = motion.update({ radius, alpha: stage?.alpha ?? null, glide: stage?.glide ?? 0, spin }, landing);
         drawRose(grid, rose, tiles, vote, voted, speaks, {
           counts,
-          selected,
+          // The closing picture draws the phone's selection its own way.
+          selected: picture ? [] : selected,
           turn,
           radius,
           stage: stage?.alpha ?? null,
           moves,
         });
+        const svg = /** @type {SVGElement | null} */ (grid.querySelector('svg.rose'));
+        const ago = (/** @type {number | null} */ beat) => (beat === null || !lastWhere ? null : lastWhere.since(beat));
+        const still = motion.reduced();
+        if (svg && playing) drawPlaying(svg, playing, ago(playing.at), rose, still);
+        if (svg && picture) drawPicture(svg, selected, picture, ago(picture.at), rose, still);
         return;
       }
       delete grid.dataset.layout;

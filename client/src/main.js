@@ -14,6 +14,7 @@ import { createAudioCues, clipsOf, stemGainsOf } from './audio.js';
 import { createOutputCompensation } from './audio-latency.js';
 import { createTapAlong } from './tap-along.js';
 import { createAudienceView, createVoter, keepAwake } from './audience.js';
+import { landed, msSinceBeat } from './rose-motion.js';
 import { speakTile } from './speech.js';
 import { createPhoneSound } from './phone-sound.js';
 import { createPlayerSignals } from './player-signals.js';
@@ -253,6 +254,8 @@ async function vote(tile, window) {
 }
 
 let firstState = true;
+/** @type {{ epoch: string | null, state: any } | null} what the audience view drew last */
+let drawn = null;
 connection.on('state', (c) => {
   // The beat first: a change that arrives before its timer (a late page) is shown at once, and
   // the rest of the page is drawn after it.
@@ -270,7 +273,16 @@ connection.on('state', (c) => {
     performance.mark('scorecast:first-render');
   }
   const state = c.state;
-  audience?.render(state?.cues?.audience);
+  if (audience) {
+    // A seek, a restart or a late join lands on its beat: the rose is shown as it is there.
+    const now = { epoch: c.epoch, state };
+    const where = {
+      landed: landed(drawn, now),
+      since: (/** @type {number} */ b) => msSinceBeat(state, b, clock.serverNow()),
+    };
+    drawn = now;
+    audience.render(state?.cues?.audience, where);
+  }
   playClips(state);
 });
 // The musicians' click (part and score views): a toggle in the player strip, which also unlocks

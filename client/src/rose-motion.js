@@ -4,8 +4,12 @@
 // anticlockwise (`spin: { rings, at }`, 2 s; also the ring of a tile tapped while it cannot be
 // chosen, as on ZScore's page). The state says where things end; this module remembers when each
 // change was seen, so that a redraw in the middle of a move carries on from where it is. A page
-// that loads in the middle of the piece shows the end of every move; with prefers-reduced-motion
-// the zoom and the swings are not animated (the fade is kept: nothing moves).
+// that lands somewhere (it loads mid-piece, the conductor seeks, the server restarts) shows the
+// rose as it is at that beat: a move that began before it and is over is shown ended, one still
+// under way (its cue says from where and on which beat: `stage.from`/`stage.at`,
+// `layout.zoomFrom`/`layout.zoomAt`, `spin.at`) is shown where it is and plays its rest; nothing
+// is animated through from the picture before the jump. With prefers-reduced-motion the zoom and
+// the swings are not animated (the fade is kept: nothing moves).
 
 /** ZScore's zoom and swing times. */
 export const ZOOM_MS = 3000;
@@ -21,16 +25,62 @@ export function zoomOf(layout, rings) {
   return Number.isInteger(z) && /** @type {number} */ (z) >= 1 ? Math.min(/** @type {number} */ (z), rings) : null;
 }
 
+/** @param {unknown} v */
+const beatOf = (v) => (Number.isInteger(v) && /** @type {number} */ (v) >= 0 ? /** @type {number} */ (v) : null);
+
 /**
- * The disc over the rose: its opacity (0 clear, 1 dark) and fade time, or null when the score has none.
+ * Where a cue's zoom began: the rings shown before it (null: automatic, or not said) and its
+ * beat (null: not said).
+ * @param {unknown} layout
+ * @param {number} rings
+ * @returns {{ from: number | null, at: number | null }}
+ */
+export function zoomStartOf(layout, rings) {
+  const l =
+    layout && typeof layout === 'object' ? /** @type {{ zoomFrom?: unknown, zoomAt?: unknown }} */ (layout) : {};
+  return { from: zoomOf({ zoom: l.zoomFrom }, rings), at: beatOf(l.zoomAt) };
+}
+
+/**
+ * The disc over the rose: its opacity (0 clear, 1 dark) and fade time, and where the fade began
+ * (`from` opacity, beat `at`; null when not said), or null when the score has none.
  * @param {any} cue
- * @returns {{ alpha: number, glide: number } | null}
+ * @returns {{ alpha: number, glide: number, from: number | null, at: number | null } | null}
  */
 export function stageOf(cue) {
   const s = cue?.stage;
   if (!s || typeof s !== 'object' || typeof s.alpha !== 'number' || !(s.alpha >= 0 && s.alpha <= 1)) return null;
   const glide = typeof s.glide === 'number' && s.glide > 0 ? Math.min(s.glide, 600_000) : 0;
-  return { alpha: s.alpha, glide };
+  const from = typeof s.from === 'number' && s.from >= 0 && s.from <= 1 ? s.from : null;
+  return { alpha: s.alpha, glide, from, at: beatOf(s.at) };
+}
+
+/**
+ * Did the performance land on its beat rather than step to it: the first state, another epoch,
+ * or a beat that is neither the one after the last drawn nor the one that was announced next (a
+ * seek, a restart, a late join). A vote's jump is announced, so it is a step.
+ * @param {{ epoch: string | null, state: any } | null} before  what was drawn last
+ * @param {{ epoch: string | null, state: any }} now
+ */
+export function landed(before, now) {
+  if (!before?.state || before.epoch !== now.epoch) return true;
+  const b = now.state?.beat;
+  const was = before.state.beat;
+  return b !== was && b !== was + 1 && b !== before.state.next?.beat;
+}
+
+/**
+ * Milliseconds since beat `beat` sounded, at server time `serverNow` (at the current tempo; at
+ * the beat's start while not playing), or null when the state cannot say.
+ * @param {any} state
+ * @param {number} beat
+ * @param {number} serverNow
+ */
+export function msSinceBeat(state, beat, serverNow) {
+  if (typeof state?.beat !== 'number' || !(typeof state.tempo === 'number' && state.tempo > 0)) return null;
+  const inBeat =
+    state.transport === 'playing' && typeof state.beatT === 'number' ? Math.max(0, serverNow - state.beatT) : 0;
+  return ((state.beat - beat) * 60000) / state.tempo + inBeat;
 }
 
 /**
@@ -68,6 +118,17 @@ export const easeOut = (p) => 1 - (1 - p) ** 3;
  */
 
 /**
+ * Where the moves the cue names began, for a page that lands (`landed`): the zoom's radius before
+ * and the time since each move began (ms; null: not said, the move is shown ended).
+ * @typedef {object} Landing
+ * @property {number | null} zoomFrom  the view's radius before the zoom
+ * @property {number | null} zoomSince
+ * @property {number | null} alphaFrom  the disc's opacity before the fade
+ * @property {number | null} stageSince
+ * @property {number | null} spinSince
+ */
+
+/**
  * Remember the rose's moves between redraws.
  * @param {{ now: () => number, reduced?: () => boolean }} options  reduced: prefers-reduced-motion
  */
@@ -88,13 +149,35 @@ export function createRoseMotion({ now, reduced = () => false }) {
   return {
     /**
      * The state to draw: the view's radius, the disc's opacity (null: none), the swing the cue
-     * names. Returns what is moving now.
+     * names. Returns what is moving now. With `landing`, the page landed on this picture: each
+     * move is where it is at this beat, not animated from the picture before.
      * @param {{ radius: number, alpha: number | null, glide: number, spin: { rings: number[], key: string } | null }} target
+     * @param {Landing | null} [landing]
      * @returns {Moves}
      */
-    update({ radius, alpha, glide, spin }) {
+    update({ radius, alpha, glide, spin }, landing = null) {
       const t = now();
       const still = reduced();
+      if (landing) {
+        /** @param {number | null} since @param {number} ms */
+        const under = (since, ms) => since !== null && since >= 0 && since < ms;
+        const { zoomFrom, zoomSince, alphaFrom, stageSince, spinSince } = landing;
+        zoom =
+          !still && zoomFrom !== null && zoomFrom !== radius && under(zoomSince, ZOOM_MS)
+            ? { from: zoomFrom, to: radius, start: t - /** @type {number} */ (zoomSince), ms: ZOOM_MS }
+            : null;
+        stage =
+          alpha !== null && alphaFrom !== null && alphaFrom !== alpha && under(stageSince, glide)
+            ? { from: alphaFrom, to: alpha, start: t - /** @type {number} */ (stageSince), ms: glide }
+            : null;
+        spins.clear();
+        if (spin && !still && under(spinSince, SPIN_MS))
+          for (const r of spin.rings) spins.set(r, t - /** @type {number} */ (spinSince));
+        lastRadius = radius;
+        lastAlpha = alpha;
+        lastSpin = spin?.key ?? '';
+        return this.moves();
+      }
       if (lastRadius !== null && radius !== lastRadius && !still) {
         const from = valueAt(zoom, t, easeOut) ?? lastRadius;
         zoom = { from, to: radius, start: t, ms: ZOOM_MS };
@@ -110,6 +193,8 @@ export function createRoseMotion({ now, reduced = () => false }) {
       lastSpin = spin?.key ?? '';
       return this.moves();
     },
+    /** Whether the page asks for reduced motion. */
+    reduced,
     /** Swing one ring now (a tap on a tile that cannot be chosen). @param {number} ring */
     poke(ring) {
       if (!reduced()) spins.set(ring, now());

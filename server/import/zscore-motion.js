@@ -5,10 +5,15 @@
 //   centre over 3 s. Each named box shows the rings inside it, so the name becomes
 //   `layout.zoom`: how many rings (from the centre) fill the view.
 // - setStageAlpha(alpha, seconds): a dark disc over the rose (opaque when ZScore's page loads)
-//   fades to `alpha` over `seconds`: `stage: { alpha, glide: ms }`.
+//   fades to `alpha` over `seconds`: `stage: { alpha, glide: ms, from, at }`, `from` the opacity
+//   before and `at` the beat the fade starts (a phone landing mid-fade shows it where it is); a
+//   zoom after another also says where it starts (`layout.zoomFrom`, `layout.zoomAt`).
 // - setAction('start', 'ROTATE', ['ctg1', 'ctg2']): rings 1 and 2 swing back into place from a
 //   slice's turn, alternately clockwise and anticlockwise (2 s): `spin: { rings: [1, 2], at }`,
 //   `at` (the beat) telling one spin from the next.
+// - setAction('display', 'ACTIVATE', ['selectedTiles'], {duration}): the closing picture, each
+//   phone's selected tiles outlined and joined, flying in over `duration` seconds:
+//   `showSelected: { at, ms }` (client/src/rose-overlays.js).
 // Nothing here is particular to Union Rose: any ZScore piece on the rose page imports so.
 
 /**
@@ -75,16 +80,33 @@ export function motionOf({ method, args, at }, rings) {
       result: `ring${unique.length === 1 ? '' : 's'} ${unique.join(', ')} swing into place (spin)`,
     };
   }
-  if (method === 'setAction' && args[1] === 'TIMELINE')
+  if (method === 'setAction' && args[1] === 'TIMELINE') {
+    const drawings = Array.isArray(args[2]) ? args[2].map(String).join(', ') : String(args[2]);
     return {
-      reason:
-        "animates ZScore's own drawings over the rose (centreShape, innerCircle, outerCircle assembling or exploding): they belong to ZScore's audience page, not to the export, and scorecast draws the tiles only",
+      reason: `animates ZScore's own drawings over the rose (${drawings}, assembling or exploding): their artwork is drawn inside ZScore's audience page (zsweb src/adncUnionRose.html), not a file of the export, and the export names no file for it, so there is nothing to show`,
     };
-  if (method === 'setAction' && args[1] === 'ACTIVATE')
+  }
+  if (method === 'setAction' && args[1] === 'ACTIVATE') {
+    const [id, , targets, params] = args;
+    const seconds = /** @type {{ duration?: unknown } | undefined} */ (params)?.duration ?? 12;
+    if (
+      id !== 'display' ||
+      !Array.isArray(targets) ||
+      targets.length !== 1 ||
+      targets[0] !== 'selectedTiles' ||
+      typeof seconds !== 'number' ||
+      !(seconds >= 0)
+    )
+      return { reason: "only setAction('display', 'ACTIVATE', ['selectedTiles'], {duration}) is converted" };
+    // ZScore's page flies the overlays in over `duration` seconds (12 without one: overlayInDuration).
+    const ms = Math.round(Math.min(seconds, 600) * 1000);
     return {
-      reason:
-        "ZScore's page flies in the tiles each phone selected, joined by lines, as a closing picture; scorecast's rose shows a phone's selection line all along",
+      set: { showSelected: { at, ms } },
+      result: `every phone shows the tiles it selected, outlined and joined, flying in over ${ms / 1000} s (showSelected)`,
     };
+  }
+  if (method === 'setAction' && args[1] === 'DEACTIVATE' && Array.isArray(args[2]) && args[2][0] === 'overlays')
+    return { set: { showSelected: null }, result: 'the tiles the phones selected are no longer shown (showSelected)' };
   return null;
 }
 
@@ -105,6 +127,11 @@ export function readMotion(calls, rings) {
   const skipped = [];
   if (rings === 0) return { cues, converted, consumed, skipped };
   const web = calls.filter((c) => c.kind === 'web');
+  // Where each move starts from, so that a phone landing in the middle of one (a seek, a restart)
+  // shows it where it is: ZScore's disc starts opaque; the zoom before the first is not known.
+  let alpha = 1;
+  /** @type {number | null} */
+  let zoom = null;
   for (const c of web) {
     const m = motionOf(c, rings);
     if (!m) continue;
@@ -115,7 +142,18 @@ export function readMotion(calls, rings) {
     }
     // ZScore's page loads with the disc opaque (stageAlpha 1): a score that fades it starts dark.
     if (m.set.stage && !cues.some((q) => q.set.stage)) cues.unshift({ at: 0, set: { stage: { alpha: 1, glide: 0 } } });
-    cues.push({ at: c.at, set: m.set });
+    let set = m.set;
+    const stage = /** @type {{ alpha: number, glide: number } | undefined} */ (set.stage);
+    if (stage) {
+      if (stage.glide > 0) set = { stage: { ...stage, from: alpha, at: c.at } };
+      alpha = stage.alpha;
+    }
+    const layout = /** @type {{ zoom: number } | undefined} */ (set.layout);
+    if (layout) {
+      if (zoom !== null && zoom !== layout.zoom) set = { layout: { ...layout, zoomFrom: zoom, zoomAt: c.at } };
+      zoom = layout.zoom;
+    }
+    cues.push({ at: c.at, set });
     converted.push({ source: c.source, what: c.text, result: `cue at beat ${c.at}: ${m.result}` });
   }
   return { cues, converted, consumed, skipped };

@@ -81,15 +81,17 @@ export function presetPatch(preset, { presets, rings, slices }) {
       const rows = rowsOf(c.args[0]).filter((r) => r <= rings);
       if (c.method === 'deactivateRows') for (const r of rows) shown.delete(r);
       if (c.method === 'setVisibleRows') shown = new Set(rows);
-      const removed = /** @type {Record<string, unknown>} */ (set.tiles ?? {});
+      const removed = /** @type {Record<string, { state?: unknown } | undefined>} */ (set.tiles ?? {});
       /** @type {Record<string, unknown>} */
       const tiles = {};
+      // A removed row is hidden, not deleted: its tiles keep their words for when the score or
+      // another preset shows them again (the score's cue then says their state only).
       for (let r = 1; r <= rings; r++)
         for (let k = 1; k <= slices; k++) {
           const id = `t${r}-${k}`;
-          if (!shown.has(r)) tiles[id] = null;
+          if (!shown.has(r)) tiles[id] = { state: 'hidden' };
           else if (c.method === 'setActiveRows') tiles[id] = { state: rows.includes(r) ? 'lit' : 'dim' };
-          else if (removed[id] === null) tiles[id] = { state: 'dim' };
+          else if (removed[id]?.state === 'hidden') tiles[id] = { state: 'dim' };
         }
       set = compose(set, { tiles });
       continue;

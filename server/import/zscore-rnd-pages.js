@@ -6,6 +6,10 @@
 // MaxMspConfig, not in the export; the export's own setFile lines name the files
 // (`max:setFile|b1|UnionRose_b7.wav`), so the prefix is read from them. The page is known only when
 // the choice is made, so the cue's argument names it: `{page:<slot>}` (core/osc-cues.js).
+// Buffer 0 is the patch's page buffer: szcore loads the file into the buffer its MaxMspScoreConfig
+// names next (getNextPageBufferNo: the page buffers start after 2, and szcore never moves its
+// counter on, so b3) and also tells that buffer to play on the first beat of the next page
+// (sendOscPlayerRndPageUpdate: createPlayNextBufferScript).
 
 /**
  * @typedef {import('./zscore-cues.js').TimedCall} TimedCall
@@ -13,6 +17,8 @@
  */
 
 const FILE_RE = /^(.*)b\d+\.wav$/;
+/** szcore MaxMspScoreConfig: pageBufferStartOffsetNo 2 + currentBufferNo 1. */
+const PAGE_BUFFER = 3;
 
 /**
  * @param {TimedCall[]} calls  in beat order
@@ -42,8 +48,8 @@ export function readRndPageUpdates(calls, { pageStarts, slots, osc }) {
     const page = pageStarts.filter((start) => start <= c.at).length;
     const slot = page + 1;
     const why =
-      !Number.isInteger(buffer) || /** @type {number} */ (buffer) < 1
-        ? "only buffers 1 and up are converted (buffer 0 is ZScore's rotating buffer, played by the patch at the next page)"
+      !Number.isInteger(buffer) || /** @type {number} */ (buffer) < 0
+        ? 'the buffer is not a whole number from 0'
         : !slots.has(slot)
           ? `page ${slot}, after the page of beat ${c.at}, is not chosen by the audience or the strategy: ZScore sends nothing then`
           : named === undefined
@@ -54,11 +60,15 @@ export function readRndPageUpdates(calls, { pageStarts, slots, osc }) {
       continue;
     }
     const args = ['setFile', `${named}b{page:${slot}}.wav`];
-    out.push({ at: c.at, address: `/zs/b${buffer}`, args });
+    const target = buffer === 0 ? PAGE_BUFFER : /** @type {number} */ (buffer);
+    out.push({ at: c.at, address: `/zs/b${target}`, args });
+    const next = pageStarts[slot - 1];
+    const plays = buffer === 0 && next !== undefined;
+    if (plays) out.push({ at: next, address: `/zs/b${target}`, args: ['play'] });
     converted.push({
       source: c.source,
       what: c.text,
-      result: `OSC cue at beat ${c.at}: /zs/b${buffer} ${args.join(' ')} (the page chosen for page ${slot})`,
+      result: `OSC cue at beat ${c.at}: /zs/b${target} ${args.join(' ')} (the page chosen for page ${slot})${plays ? `; /zs/b${target} play at beat ${next}, the first of page ${slot} (buffer 0: ZScore's page buffer)` : ''}`,
     });
   }
   return { osc: out, converted, consumed, skipped };

@@ -25,6 +25,8 @@ import { isObject } from '../../core/values.js';
  * @property {{ value: unknown, line: number, file: string } | null} pageRangeMapping
  * @property {number[]} pageStarts  first beat of each page (0-based page index) of the parts
  * @property {number} totalBeats
+ * @property {number[]} [beatStarts]  when each beat starts (ms, ZScore's startTimeMillis): the
+ *   playing tiles fade and sweep over their page's length
  */
 
 /**
@@ -81,7 +83,7 @@ function rangesOf(pages) {
  * @param {RoseInput} input
  * @returns {RoseResult}
  */
-export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, totalBeats }) {
+export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, totalBeats, beatStarts = [] }) {
   /** @type {RoseResult} */
   const result = { cues: [], pageChoices: [], converted: [], consumed: [], notes: [] };
   const pageCount = pageStarts.length;
@@ -130,6 +132,24 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
       Array.isArray(c.args[0]) &&
       c.args[0].some((id) => ['centreShape', 'innerCircle', 'outerCircle'].includes(String(id))),
   );
+  /**
+   * How long page `page` (1-based) lasts and its last beat, or null when not known.
+   * @param {number | undefined} page
+   */
+  const pageLength = (page) => {
+    if (page === undefined || page < 1 || page > pageCount) return null;
+    const first = pageStarts[page - 1];
+    const end = page < pageCount ? pageStarts[page] : totalBeats;
+    const startOf = (/** @type {number} */ b) =>
+      b < beatStarts.length ? beatStarts[b] : beatStarts[b - 1] + (beatStarts[b - 1] - beatStarts[b - 2]);
+    if (!(first >= 0 && end > first && end >= 2 && end - 1 < beatStarts.length)) return null;
+    const ms = startOf(end) - startOf(first);
+    const lastBeatMs = startOf(end) - startOf(end - 1);
+    return Number.isFinite(ms) && ms > 0 ? { ms, lastBeatMs } : null;
+  };
+  /** The playing tiles' fade and play line, one cue a playTiles. */
+  /** @type {{ at: number, set: Record<string, unknown> }[]} */
+  const playingMoves = [];
   /** @type {Map<string, string>} */
   const texts = new Map();
   /** @type {Set<number>} */
@@ -234,8 +254,16 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
       for (const id of playing) played.add(id);
       playing = new Set(c.args[0].map(String).filter((id) => TILE_RE.test(id)));
       for (const id of playing) playingNext.delete(id);
+      // playTiles also fades the tiles out over 0.8 of their page and sweeps a play line across
+      // them over the page less its last beat (szcore setPlayTileActions).
+      const length = c.method === 'playTiles' ? pageLength(tilePage.get([...playing][0] ?? '')) : null;
+      if (length) {
+        const fade = Math.round(length.ms * 0.8);
+        const sweep = Math.max(0, length.ms - length.lastBeatMs);
+        playingMoves.push({ at: c.at, set: { playing: { at: c.at, fade, sweep } } });
+      }
       use(
-        `at beat ${c.at} tile${playing.size === 1 ? '' : 's'} ${[...playing].join(', ')} playing (the tiles before: played)`,
+        `at beat ${c.at} tile${playing.size === 1 ? '' : 's'} ${[...playing].join(', ')} playing (the tiles before: played)${length ? `, fading out over ${Math.round(length.ms * 0.8) / 1000} s while a play line sweeps them (playing)` : ''}`,
       );
     } else if (c.kind === 'web' && c.method === 'setPlayingNextTiles' && Array.isArray(c.args[0])) {
       playingNext = new Set(c.args[0].map(String).filter((id) => TILE_RE.test(id)));
@@ -279,6 +307,8 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     const last = nextAt[nextAt.length - 1]?.tiles ?? [];
     if (JSON.stringify(last) !== JSON.stringify([...playingNext])) nextAt.push({ at: c.at, tiles: [...playingNext] });
   }
+
+  if (maxRow > 0) result.cues.push(...playingMoves);
 
   // The slots: pages of ranges with isRndActive, decided when the page before starts.
   const strategy = rndStrategy && isObject(rndStrategy.value) ? rndStrategy.value : null;

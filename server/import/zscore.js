@@ -297,7 +297,14 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   const pageStarts = ref.pages.map((_, k) => ref.beats.findIndex((b) => b.page === k));
   const [rndStrategy = null] = roseConfig.rndStrategy;
   const [pageRangeMapping = null] = roseConfig.pageRangeMapping;
-  const rose = readRose({ calls: cueResult.calls, rndStrategy, pageRangeMapping, pageStarts, totalBeats });
+  const rose = readRose({
+    calls: cueResult.calls,
+    rndStrategy,
+    pageRangeMapping,
+    pageStarts,
+    totalBeats,
+    beatStarts: ref.beats.map((b) => b.startMs),
+  });
   const consumed = new Set(rose.consumed.map((c) => `${c.source}\u0000${c.what}`));
   for (const key of /** @type {const} */ (['rndStrategy', 'pageRangeMapping'])) {
     const [used, ...copies] = roseConfig[key];

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { createVoter, tilesOf, voteCounts, voteMessage } from '../../client/src/audience.js';
+import { JSDOM } from 'jsdom';
+import { createAudienceView, createVoter, tilesOf, voteCounts, voteMessage } from '../../client/src/audience.js';
 
 function memoryStorage(/** @type {Record<string, string>} */ init = {}) {
   const data = { ...init };
@@ -211,5 +212,22 @@ describe('tiles that sound, and votes per tile', () => {
       { a: 3 },
     );
     expect(voteCounts({})).toEqual({});
+  });
+});
+
+describe('the audience view: the closing picture', () => {
+  it("shows the phone's selected tiles when no tile is left on the rose (Union Rose's ending)", () => {
+    const { document } = new JSDOM('<div id="tiles"></div><p id="vote-status"></p>').window;
+    const view = createAudienceView(document, { onVote: () => {} });
+    const layout = { rings: 8, slices: 8 };
+    view.render({ layout, tiles: { 't1-1': { state: 'lit', text: 'hope' } }, vote: { id: 'page-9', tiles: ['t1-1'] } });
+    view.voteAnswer('page-9', { ok: true, tile: 't1-1' });
+    // the rows are gone by the end; the closing picture still draws what the phone chose
+    view.render({ layout, tiles: {}, showSelected: { at: 770, ms: 36000 } });
+    const grid = /** @type {HTMLElement} */ (document.getElementById('tiles'));
+    expect(grid.hidden).toBe(false);
+    expect(
+      [...grid.querySelectorAll('.rose-picture-tile')].map((e) => /** @type {SVGElement} */ (e).dataset.tile),
+    ).toEqual(['t1-1']);
   });
 });

@@ -2,12 +2,15 @@ import { describe, it, expect } from 'vitest';
 import {
   createRoseMotion,
   easeOut,
+  landed,
+  msSinceBeat,
   SPIN_MS,
   spinFrom,
   spinOf,
   stageOf,
   ZOOM_MS,
   zoomOf,
+  zoomStartOf,
 } from '../../client/src/rose-motion.js';
 
 /** A clock the test moves by hand. */
@@ -23,8 +26,8 @@ describe("the rose's motion (zoom, the dark disc, swinging rings)", () => {
     expect(zoomOf({ zoom: 0 }, 8)).toBeNull();
     expect(zoomOf({ zoom: '2' }, 8)).toBeNull();
     expect(zoomOf(null, 8)).toBeNull();
-    expect(stageOf({ stage: { alpha: 0, glide: 8000 } })).toEqual({ alpha: 0, glide: 8000 });
-    expect(stageOf({ stage: { alpha: 1 } })).toEqual({ alpha: 1, glide: 0 });
+    expect(stageOf({ stage: { alpha: 0, glide: 8000 } })).toEqual({ alpha: 0, glide: 8000, from: null, at: null });
+    expect(stageOf({ stage: { alpha: 1 } })).toEqual({ alpha: 1, glide: 0, from: null, at: null });
     expect(stageOf({ stage: { alpha: 2 } })).toBeNull();
     expect(stageOf({})).toBeNull();
     expect(spinOf({ spin: { rings: [1, 2, 9, 'x'], at: 5 } }, 8)?.rings).toEqual([1, 2]);
@@ -109,5 +112,68 @@ describe("the rose's motion (zoom, the dark disc, swinging rings)", () => {
     expect(moves.spins).toEqual([]);
     expect(moves.stage).toMatchObject({ from: 1, to: 0 });
     expect(motion.poke(1).spins).toEqual([]);
+  });
+
+  it('tells a seek, a restart and a late join (landed) from a step or an announced jump', () => {
+    const at = (/** @type {number} */ beat, /** @type {number} */ next = beat + 1) => ({ beat, next: { beat: next } });
+    expect(landed(null, { epoch: 'e', state: at(10) })).toBe(true);
+    expect(landed({ epoch: 'e', state: at(10) }, { epoch: 'e', state: at(11) })).toBe(false);
+    expect(landed({ epoch: 'e', state: at(10) }, { epoch: 'e', state: at(10) })).toBe(false);
+    // a vote's jump was announced as the next beat: a step
+    expect(landed({ epoch: 'e', state: at(10, 40) }, { epoch: 'e', state: at(40) })).toBe(false);
+    expect(landed({ epoch: 'e', state: at(10) }, { epoch: 'e', state: at(40) })).toBe(true);
+    expect(landed({ epoch: 'e', state: at(10) }, { epoch: 'f', state: at(11) })).toBe(true);
+  });
+
+  it('measures the time since a beat at the tempo played, within the beat while playing', () => {
+    const state = { beat: 12, tempo: 120, transport: 'playing', beatT: 5000 };
+    expect(msSinceBeat(state, 4, 5100)).toBe(8 * 500 + 100);
+    expect(msSinceBeat({ ...state, transport: 'paused' }, 4, 9999)).toBe(4000);
+    expect(msSinceBeat({ beat: 1 }, 0, 0)).toBeNull();
+    expect(zoomStartOf({ zoom: 5, zoomFrom: 1, zoomAt: 20 }, 8)).toEqual({ from: 1, at: 20 });
+    expect(zoomStartOf({ zoom: 5 }, 8)).toEqual({ from: null, at: null });
+    expect(stageOf({ stage: { alpha: 0, glide: 8000, from: 1, at: 3 } })).toEqual({
+      alpha: 0,
+      glide: 8000,
+      from: 1,
+      at: 3,
+    });
+  });
+
+  it('a page that lands (seek, restart) shows each move as it is at that beat, never animating through from the picture before', () => {
+    const clock = fakeClock();
+    const motion = createRoseMotion({ now: clock.now });
+    // before the seek: the whole rose, the disc dark
+    motion.update({ radius: 100, alpha: 1, glide: 0, spin: null });
+    clock.advance(10);
+    // a seek far past a zoom, a fade and a swing: everything where it ends, nothing moving
+    const past = { zoomFrom: 100, zoomSince: 60_000, alphaFrom: 1, stageSince: 60_000, spinSince: 60_000 };
+    expect(motion.update({ radius: 20, alpha: 0, glide: 8000, spin: { rings: [1], key: 'a' } }, past)).toEqual({
+      zoom: null,
+      stage: null,
+      spins: [],
+    });
+    // a seek back before them: no move at all (the step logic would have zoomed and faded back)
+    const none = { zoomFrom: null, zoomSince: null, alphaFrom: null, stageSince: null, spinSince: null };
+    expect(motion.update({ radius: 100, alpha: 1, glide: 0, spin: null }, none)).toEqual({
+      zoom: null,
+      stage: null,
+      spins: [],
+    });
+    // a seek 2 s into an 8 s fade, 1 s into a zoom and 0.5 s into a swing: each goes on from there
+    const within = { zoomFrom: 100, zoomSince: 1000, alphaFrom: 1, stageSince: 2000, spinSince: 500 };
+    const moves = motion.update({ radius: 20, alpha: 0, glide: 8000, spin: { rings: [1, 2], key: 'b' } }, within);
+    expect(moves.zoom).toEqual({ from: 100, to: 20, elapsed: 1000, ms: ZOOM_MS });
+    expect(moves.stage).toEqual({ from: 1, to: 0, elapsed: 2000, ms: 8000 });
+    expect(moves.spins).toEqual([
+      { ring: 1, elapsed: 500, ms: SPIN_MS },
+      { ring: 2, elapsed: 500, ms: SPIN_MS },
+    ]);
+    // with reduced motion the landing neither zooms nor swings; the fade still goes on
+    const still = createRoseMotion({ now: clock.now, reduced: () => true });
+    const quiet = still.update({ radius: 20, alpha: 0, glide: 8000, spin: { rings: [1], key: 'c' } }, within);
+    expect(quiet.zoom).toBeNull();
+    expect(quiet.spins).toEqual([]);
+    expect(quiet.stage).toMatchObject({ elapsed: 2000 });
   });
 });

@@ -157,6 +157,41 @@ describe('conductor: page choices', () => {
     const patch = /** @type {any} */ (changes[changes.length - 1].patch);
     expect(patch.cues.audience.tiles).toEqual({ 't1-2': { state: 'lit' }, 't1-3': { state: 'next' } });
     expect(Buffer.byteLength(JSON.stringify(patch))).toBeLessThan(300);
+    // a seek rebuilds the tiles from the cues; the forced tile still shows as next, and after a
+    // restart too
+    conductor.seek(3);
+    expect(/** @type {any} */ (conductor.state).cues.audience.tiles['t1-3']).toEqual({ state: 'next', text: '' });
+    const again = createConductor({ model: r.value, bus, clock: createFakeClock({ start: 0, wallStart: 0 }) });
+    again.resume(JSON.parse(JSON.stringify(conductor.record())));
+    expect(/** @type {any} */ (again.state).cues.audience.tiles['t1-3']).toEqual({ state: 'next', text: '' });
+  });
+
+  it('a tile the conductor forced is kept through a restart before its decision, shown as next, and decides', () => {
+    const first = proc();
+    first.conductor.play();
+    first.clock.advance(5 * 500 + 10);
+    first.conductor.vote({ tile: 't1-3', device: 'dev-eeeeeee1' });
+    first.conductor.forceNext(['t1-1']);
+    const record = JSON.parse(JSON.stringify(first.conductor.record()));
+    expect(record.forced).toEqual({ slot: 4, tiles: ['t1-1'] });
+    first.conductor.dispose();
+    const second = proc(first.clock.wall() + 200, 7);
+    second.conductor.resume(record);
+    expect(second.conductor.nextChoice()?.forced).toEqual(['t1-1']);
+    second.clock.advance(7 * 500); // past beat 12: decided with the forced tile, not the vote
+    const pages = /** @type {Record<string, Record<string, number>>} */ (
+      /** @type {any} */ (second.conductor.state).pages
+    );
+    expect(Object.values(pages).map((p) => p['4'])).toEqual([1, 1]);
+    // decided: nothing forced is left in the record
+    expect(second.conductor.record().forced).toBeUndefined();
+  });
+
+  it('a forced tile that is no tile of the choice makes the record unfit for the score', () => {
+    const { conductor } = proc();
+    const record = { ...conductor.record(), forced: { slot: 4, tiles: ['t9-9'] } };
+    expect(() => conductor.resume(record)).toThrow(/forced tile "t9-9"/);
+    expect(() => conductor.resume({ ...record, forced: { slot: 7, tiles: [] } })).toThrow(/forced must name/);
   });
 
   it("a score's own next tile (ZScore's setPlayingNextTiles) decides its choice", () => {

@@ -36,17 +36,25 @@ describe('import-zscore: the motion of the audience page', () => {
 
   it('starts a score that fades the disc with the disc dark (as ZScore loads), then fades it on its beats', () => {
     const r = readMotion(
-      [call(1, 'setZoomLevel', ['centreSmall']), call(3, 'setStageAlpha', [0, 8]), call(40, 'setStageAlpha', [1, 30])],
+      [
+        call(1, 'setZoomLevel', ['centreSmall']),
+        call(3, 'setStageAlpha', [0, 8]),
+        call(20, 'setZoomLevel', ['innerCircle']),
+        call(40, 'setStageAlpha', [1, 30]),
+      ],
       8,
     );
+    // each fade and each zoom after the first says where it starts and on which beat, so that a
+    // phone landing in it (a seek, a restart) shows it where it is
     expect(r.cues).toEqual([
       { at: 0, set: { stage: { alpha: 1, glide: 0 } } },
       { at: 1, set: { layout: { zoom: 1 } } },
-      { at: 3, set: { stage: { alpha: 0, glide: 8000 } } },
-      { at: 40, set: { stage: { alpha: 1, glide: 30000 } } },
+      { at: 3, set: { stage: { alpha: 0, glide: 8000, from: 1, at: 3 } } },
+      { at: 20, set: { layout: { zoom: 5, zoomFrom: 1, zoomAt: 20 } } },
+      { at: 40, set: { stage: { alpha: 1, glide: 30000, from: 0, at: 40 } } },
     ]);
-    expect(r.converted).toHaveLength(3);
-    expect(r.consumed).toHaveLength(3);
+    expect(r.converted).toHaveLength(4);
+    expect(r.consumed).toHaveLength(4);
     expect(r.skipped).toEqual([]);
   });
 
@@ -61,10 +69,15 @@ describe('import-zscore: the motion of the audience page', () => {
       ],
       8,
     );
-    expect(r.cues).toEqual([{ at: 2, set: { spin: { rings: [1, 2], at: 2 } } }]);
+    // ZScore's closing picture of the selected tiles: flown in over its duration
+    expect(r.cues).toEqual([
+      { at: 2, set: { spin: { rings: [1, 2], at: 2 } } },
+      { at: 6, set: { showSelected: { at: 6, ms: 36000 } } },
+    ]);
     expect(r.skipped.map((i) => i.reason)).toEqual([
-      expect.stringMatching(/ZScore's own drawings.*not to the export/),
-      expect.stringMatching(/closing picture/),
+      expect.stringMatching(
+        /ZScore's own drawings over the rose \(centreShape, .*not a file of the export, and the export names no file for it/,
+      ),
       expect.stringMatching(/only setAction\('start', 'ROTATE'/),
       expect.stringMatching(/opacity from 0 to 1/),
     ]);

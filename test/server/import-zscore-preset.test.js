@@ -1,6 +1,8 @@
 // ZScore's presets as package presets (server/import/zscore-preset.js): the instructions, the
 // rose's rows, the zoom and the stage's disc of a section, in one patch the conductor fires.
 import { describe, it, expect } from 'vitest';
+import { applyPatch } from '../../core/merge-patch.js';
+import { tilesOf } from '../../client/src/audience.js';
 import { presetPatch } from '../../server/import/zscore-preset.js';
 
 /**
@@ -40,8 +42,8 @@ describe('import-zscore: presets', () => {
       background: null,
       layout: { zoom: 2 },
       tiles: {
-        't1-1': null,
-        't1-2': null,
+        't1-1': { state: 'hidden' },
+        't1-2': { state: 'hidden' },
         't2-1': { state: 'lit' },
         't2-2': { state: 'lit' },
         't3-1': { state: 'dim' },
@@ -73,5 +75,25 @@ describe('import-zscore: presets', () => {
   it('does not loop on a preset that runs itself', () => {
     const self = preset(7, ['webScore.reset(7);', "webScore.setInstructions('a', 'b', 'c');"]);
     expect(presetPatch(self, { presets: new Map([[7, self]]), rings: 0, slices: 0 })).toEqual({ text: 'a\nb\nc' });
+  });
+
+  it('a row the preset removed keeps its words: lit again by the score or shown by a preset, they are there', () => {
+    const words = { 't1-1': { state: 'lit', text: 'hope' }, 't1-2': { state: 'lit', text: 'fear' } };
+    const gone = /** @type {Record<string, unknown>} */ (
+      presetPatch(preset(8, ['webScore.deactivateRows([1]);']), { presets, rings: 1, slices: 2 })
+    );
+    const removed = applyPatch({ tiles: words }, gone);
+    // not drawn while removed
+    expect(tilesOf(removed).tiles).toEqual([]);
+    // the score lights the row again later: its cue says the state only (it never saw the preset)
+    const back = applyPatch(removed, { tiles: { 't1-1': { state: 'lit' }, 't1-2': { state: 'lit' } } });
+    expect(tilesOf(back).tiles.map((t) => t.text)).toEqual(['hope', 'fear']);
+    // or another preset lights the row again
+    const lit = presetPatch(preset(10, ['webScore.setActiveRows([1]);']), { presets, rings: 1, slices: 2 });
+    const again = applyPatch(removed, /** @type {Record<string, unknown>} */ (lit));
+    expect(tilesOf(again).tiles).toEqual([
+      { id: 't1-1', state: 'lit', text: 'hope' },
+      { id: 't1-2', state: 'lit', text: 'fear' },
+    ]);
   });
 });

@@ -207,7 +207,7 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(motion).toEqual([
       [0, { stage: { alpha: 1, glide: 0 } }],
       [1, { layout: { zoom: 1 } }],
-      [1, { stage: { alpha: 0, glide: 2000 } }],
+      [1, { stage: { alpha: 0, glide: 2000, from: 1, at: 1 } }],
       [7, { spin: { rings: [1], at: 7 } }],
     ]);
     // the shape's timeline is listed with ZScore's own reason, once
@@ -224,6 +224,22 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(tiles).toContainEqual([9, { 't1-1': { state: 'played' }, 't1-2': { state: 'playing' } }]);
     // each a patch of the tiles that changed, far under the 300 bytes a single tile's change may take
     for (const [, t] of tiles) expect(JSON.stringify({ cues: { audience: { tiles: t } } }).length).toBeLessThan(300);
+    // playTiles fades the tile out over 0.8 of its page (t1-1 is page 1: bar 0 and bar 1, 3.75 s)
+    // and sweeps a play line across it over the page less its last beat, as szcore does
+    const playing = manifest(out)
+      .cues.filter((/** @type {any} */ c) => c.set?.playing)
+      .map((/** @type {any} */ c) => c.set.playing);
+    expect(playing).toEqual([
+      { at: 5, fade: 3000, sweep: 3000 },
+      { at: 9, fade: 2400, sweep: 2250 },
+    ]);
+  });
+
+  it("shows each phone's selected tiles as the closing picture (ACTIVATE selectedTiles)", async () => {
+    const { report } = await imported;
+    const picture = manifest(out).cues.filter((/** @type {any} */ c) => c.set?.showSelected);
+    expect(picture).toEqual([{ at: 11, set: { showSelected: { at: 11, ms: 4000 } } }]);
+    expect(report.notConverted.some((i) => /ACTIVATE/.test(i.what))).toBe(false);
   });
 
   it("makes the phones speak the tiles' words with the load preset's voice", async () => {
@@ -408,7 +424,11 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
       // a section's preset: the rose's rows, zoom and disc as well as its words
       const section = m.presets.find((/** @type {any} */ p) => p.id === 3).set;
       expect(section).toMatchObject({ layout: { zoom: 1 }, stage: { alpha: 0, glide: 500 } });
-      expect(section.tiles).toMatchObject({ 't1-1': null, 't2-1': { state: 'lit' }, 't3-1': { state: 'dim' } });
+      expect(section.tiles).toMatchObject({
+        't1-1': { state: 'hidden' },
+        't2-1': { state: 'lit' },
+        't3-1': { state: 'dim' },
+      });
       expect(report.notConverted.some((i) => /Granulator|SpeechParam|playTiles|setPlayingNextTiles/.test(i.what))).toBe(
         false,
       );
@@ -418,10 +438,15 @@ describe.skipIf(!REAL)('import-zscore: the real Union Rose export, as ZScore wro
         [0, { stage: { alpha: 1, glide: 0 } }],
         [1, { layout: { zoom: 1 } }],
         [2, { spin: { rings: [1, 2], at: 2 } }],
-        [3, { stage: { alpha: 0, glide: 8000 } }],
+        [3, { stage: { alpha: 0, glide: 8000, from: 1, at: 3 } }],
       ]);
-      expect(motion.at(-1)).toEqual({ at: 849, set: { stage: { alpha: 1, glide: 30000 } } });
-      expect(report.notConverted.some((i) => /setZoomLevel|setStageAlpha|ROTATE/.test(i.what))).toBe(false);
+      expect(motion.at(-1)).toEqual({ at: 849, set: { stage: { alpha: 1, glide: 30000, from: 0, at: 849 } } });
+      expect(report.notConverted.some((i) => /setZoomLevel|setStageAlpha|ROTATE|ACTIVATE/.test(i.what))).toBe(false);
+      // the closing picture of each phone's selected tiles, flown in over 36 s
+      expect(m.cues.find((/** @type {any} */ c) => c.set?.showSelected)).toEqual({
+        at: 770,
+        set: { showSelected: { at: 770, ms: 36000 } },
+      });
       // every page shown whole: no beat box is a strip at y = 100
       expect(
         readJson(out, 'beatmaps/violin1.json').beats.every(

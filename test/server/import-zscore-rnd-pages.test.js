@@ -34,12 +34,22 @@ describe('import-zscore: the Max patch hears the page chosen next', () => {
     expect(r.consumed).toHaveLength(2);
   });
 
-  it('lists, with the reason, a call whose next page is not chosen, buffer 0, and an export that names no files', () => {
-    const r = readRndPageUpdates([call(4, [1]), call(28, [0])], ctx);
+  it("buffer 0 is ZScore's page buffer (b3): the chosen page's file is loaded there and played on the first beat of that page", () => {
+    const r = readRndPageUpdates([call(28, [0])], ctx);
+    expect(r.osc).toEqual([
+      { at: 28, address: '/zs/b3', args: ['setFile', 'UnionRose_b{page:3}.wav'] },
+      { at: 32, address: '/zs/b3', args: ['play'] },
+    ]);
+    expect(r.skipped).toEqual([]);
+    expect(r.converted[0].result).toMatch(/play at beat 32, the first of page 3/);
+  });
+
+  it('lists, with the reason, a call whose next page is not chosen, a bad buffer, and an export that names no files', () => {
+    const r = readRndPageUpdates([call(4, [1]), call(28, [-1])], ctx);
     expect(r.osc).toEqual([]);
     expect(r.skipped.map((i) => i.reason)).toEqual([
       expect.stringMatching(/page 2, after the page of beat 4, is not chosen/),
-      expect.stringMatching(/only buffers 1 and up/),
+      expect.stringMatching(/not a whole number from 0/),
     ]);
     const unnamed = readRndPageUpdates([call(28, [2])], { ...ctx, osc: [] });
     expect(unnamed.skipped[0].reason).toMatch(/MaxMspConfig, not in the export/);

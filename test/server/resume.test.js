@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { encodeSave, readSave, scoreFingerprint } from '../../server/persist.js';
+import { buildScoreModel } from '../../core/manifest.js';
 import { packageOf, smallModel } from '../helpers/fixtures.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -78,6 +79,39 @@ describe('resume in the app', () => {
       problem: expect.stringMatching(/not valid JSON/),
       keptAs: expect.stringMatching(/performance\.json\.bad-/),
     });
+  });
+
+  it("the console's forced next tile is saved at once and comes back after a restart", async () => {
+    const file = path.join(tmpDir(), 'performance.json');
+    const r = buildScoreModel({
+      id: 'choice',
+      title: 'Choice',
+      bars: 4,
+      meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+      parts: [{ id: 'a', name: 'A' }],
+      pages: { a: { files: [1, 2, 3, 4].map((n) => `pages/a-${n}.png`), beatmap: 'beatmaps/a.json' } },
+      pageChoices: [{ slot: 4, at: 12, from: [1, 3], groups: [1], tiles: { 't1-1': 1, 't1-2': 2, 't1-3': 3 } }],
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    // A long interval: only a write asked for at once gets the forced tile on disk in time.
+    const first = await buildApp({ score: packageOf(r.value), token: TOKEN, persist: { file, intervalMs: 600_000 } });
+    cleanup.push(() => first.app.close());
+    await first.app.inject({ method: 'POST', url: '/api/control/seek', headers: auth, payload: { beat: 2 } });
+    const next = { method: /** @type {const} */ ('POST'), url: '/api/control/next', headers: auth };
+    expect((await first.app.inject({ ...next, payload: { tiles: ['t1-3'] } })).statusCode).toBe(200);
+    /** @type {any} */
+    let saved = null;
+    for (let i = 0; i < 50 && saved?.performance?.forced === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const read = await readSave(file);
+      saved = read.ok ? read.payload : null;
+    }
+    expect(saved?.performance?.forced).toEqual({ slot: 4, tiles: ['t1-3'] });
+    await first.app.close();
+    const second = await buildApp({ score: packageOf(r.value), token: TOKEN, persist: { file } });
+    cleanup.push(() => second.app.close());
+    const votes = (await second.app.inject({ url: '/api/votes', headers: auth })).json();
+    expect(votes.nextChoice).toMatchObject({ slot: 4, forced: ['t1-3'] });
   });
 
   it('saves nothing unless asked (tests, the preview, the autoplay demo)', async () => {
