@@ -95,7 +95,7 @@ export function scoreRoutes(app, { current }) {
   // fetched by its own URL (?layout=<name>) so that a phone does not download every beat map.
   // The narrower layouts are engraved after the rest: until they are, `pending` names them and
   // `layouts` lists those there are, so that a view draws the best it has and asks again.
-  app.get('/api/score/views/:view', async (req) => {
+  app.get('/api/score/views/:view', async (req, reply) => {
     const { view } = /** @type {{ view: string }} */ (req.params);
     const { layout } = /** @type {{ layout?: unknown }} */ (req.query ?? {});
     const pages = Object.hasOwn(current().views, view) ? current().views[view] : undefined;
@@ -106,6 +106,8 @@ export function scoreRoutes(app, { current }) {
     }
     const url = `/api/score/views/${encodeURIComponent(view)}`;
     const pending = pages.pending ? { pending: pages.pending, retryMs: PENDING_RETRY_MS } : {};
+    // The answer changes when the layouts come: no cache may keep it.
+    if (pages.pending) reply.header('cache-control', 'no-store');
     const layouts = [
       { name: 'page', staff: pages.staff ?? 0, width: pages.pages[0].width, url },
       ...(pages.layouts ?? []).map((l) => ({
