@@ -65,6 +65,21 @@ export function createPartView(root, notation, options) {
     if (Number.isFinite(beat)) inner.update(beat, fraction);
   };
 
+  /**
+   * Changing layout mid-piece: fetch the new layout's page that holds the beat being played
+   * before the panes change (pages are immutable, so the panes then find it in the browser's
+   * cache), so that the player is not left looking at an empty pane.
+   * @param {unknown} data
+   */
+  const pageAhead = (data) => {
+    const { pages: list, beats } = /** @type {{ pages?: { url?: unknown }[], beats?: { page?: unknown }[] }} */ (
+      data ?? {}
+    );
+    const at = Number.isFinite(beat) && Array.isArray(beats) ? beats[Math.max(0, Math.trunc(beat))]?.page : 0;
+    const url = Array.isArray(list) && typeof at === 'number' ? list[at]?.url : undefined;
+    return typeof url === 'string' ? options.loadPage(url).catch(() => {}) : Promise.resolve();
+  };
+
   const pick = () => {
     if (destroyed) return;
     const choice = chooseLayout(layouts, paneWidth(root));
@@ -79,6 +94,7 @@ export function createPartView(root, notation, options) {
     Promise.resolve()
       .then(() => options.loadPage(choice.url))
       .then((text) => JSON.parse(text))
+      .then((data) => (inner ? pageAhead(data).then(() => data) : data))
       .then(
         (data) => {
           if (!destroyed && t === token) show(choice.name, data);
