@@ -5,7 +5,6 @@
 // beat the performance is at, in the layout drawn.
 
 import { test, expect } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, startServer } from './server.js';
@@ -14,11 +13,6 @@ import { freePort, startServer } from './server.js';
 
 /** @type {Server} */
 let server;
-// The server engraves a part's narrower layouts after it starts serving: have them in the
-// engraving cache first (check waits for every layout), so that each test starts with them.
-test.beforeAll(() => {
-  execFileSync(process.execPath, ['server/cli.js', 'check', 'scores/demo'], { stdio: 'ignore' });
-});
 test.beforeEach(async () => {
   server = await startServer({ port: await freePort() });
 });
