@@ -183,6 +183,68 @@ test('part view: a tablet turned, then a desktop, changes the layout and keeps t
   await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
 });
 
+test('part view on a phone: draws the A4 layout while the narrow one is engraved, then changes to it on the same beat', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await server.control('pause');
+  await server.control('seek', { bar: 5, beat: 2 });
+  // The view's answer as the server gives it while the layouts are being engraved (right after a
+  // start with a new score), until `engraved`: then the server's own answer, which lists them.
+  let engraved = false;
+  let asked = 0;
+  await page.route(`${server.base}/api/score/views/violin1`, async (route) => {
+    asked++;
+    const res = await route.fetch();
+    const body = await res.json();
+    if (engraved) return route.fulfill({ response: res, json: body });
+    return route.fulfill({
+      response: res,
+      json: { ...body, layouts: body.layouts.slice(0, 1), pending: ['medium', 'narrow'], retryMs: 1000 },
+    });
+  });
+  await page.goto(`${server.base}/view/violin1`);
+  const notation = page.locator('#notation');
+  const active = page.locator('div.sc-pane[data-role="active"]');
+  await expect(notation).toHaveAttribute('data-layout', 'page');
+  await expect(active).toHaveAttribute('data-state', 'ready');
+  const a4 = await (await fetch(`${server.base}/api/score/views/violin1`)).json();
+  const beat = a4.beats.find((/** @type {any} */ x) => x.bar === 5).beat + 1;
+  await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
+  /** The smallest staff height (top line to bottom line) in the active pane, in CSS px. */
+  const staff = () =>
+    active.evaluate((pane) => {
+      const box = pane.getBoundingClientRect();
+      const heights = [...pane.querySelectorAll('g.staff')]
+        .map((s) => [...s.querySelectorAll(':scope > path')].map((l) => l.getBoundingClientRect()))
+        .filter((lines) => lines.some((r) => r.top > box.top && r.bottom < box.bottom))
+        .map((lines) => Math.max(...lines.map((r) => r.bottom)) - Math.min(...lines.map((r) => r.top)));
+      return Math.min(...heights);
+    });
+  // The A4 page across a phone: the staff a player cannot read, which is why the narrow one comes.
+  expect(await staff()).toBeLessThan(MIN_STAFF_PX);
+  // The view asks again while layouts are pending.
+  await expect.poll(() => asked, { timeout: 5000 }).toBeGreaterThan(1);
+
+  engraved = true;
+  await expect(notation).toHaveAttribute('data-layout', 'narrow', { timeout: 5000 });
+  await expect(active).toHaveAttribute('data-state', 'ready');
+  expect(await staff()).toBeGreaterThanOrEqual(MIN_STAFF_PX);
+  // Still on the beat the performance is at, and on the line that plays it in the narrow layout.
+  const narrow = await (await fetch(`${server.base}/api/score/views/violin1?layout=narrow`)).json();
+  await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
+  expect(Number(await active.getAttribute('data-line'))).toBe(lineOf(narrow.beats, beat));
+  const b = narrow.beats[beat];
+  const cursor = active.locator('line.sc-cursor');
+  const x = Number(/translate\(([-\d.]+)/.exec((await cursor.getAttribute('transform')) ?? '')?.[1]);
+  expect(x).toBeGreaterThanOrEqual(b.x0 - 0.1);
+  expect(x).toBeLessThanOrEqual(b.x1 + 0.1);
+  // And it stops asking once it has them.
+  const settled = asked;
+  await page.waitForTimeout(2500);
+  expect(asked).toBe(settled);
+});
+
 /**
  * The line (a stretch of beats on one system) that plays `beat`, counted as the view counts them.
  * @param {{ page: number, system: number }[]} beats

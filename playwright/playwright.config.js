@@ -6,6 +6,8 @@ import { defineConfig } from '@playwright/test';
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.js',
+  // The demo engraved with every layout before any server starts (engrave-cache.js).
+  globalSetup: './engrave-cache.js',
   // Each test starts its own server; two cores: one worker keeps timings honest.
   workers: 1,
   fullyParallel: false,

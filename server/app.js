@@ -235,7 +235,7 @@ export async function buildApp({
    */
   async function reload() {
     try {
-      const next = await loadPackage(current.dir, { cacheDir });
+      const next = await loadPackage(current.dir, { cacheDir, deferLayouts: true });
       current = next;
       lastReload.problems = [];
       conductor.load(next.model, { keepPosition: true });
@@ -278,7 +278,7 @@ export async function buildApp({
    * @param {string} dir
    */
   async function switchTo(dir) {
-    const next = await loadPackage(dir, { cacheDir });
+    const next = await loadPackage(dir, { cacheDir, deferLayouts: true });
     current = next;
     lastReload.problems = [];
     conductor.load(next.model);

@@ -16,7 +16,7 @@ import { sanitizeSvgPages } from './sanitize-svg-pages.js';
 import { openInPackage, readAll, realRoot } from './package-files.js';
 import { parseBeatMap } from './package-parse.js';
 import { isObject } from '../core/values.js';
-import { prepareServed } from './served-prepare.js';
+import { MEMORY_BOUND_BYTES, prepareServed } from './served-prepare.js';
 
 /**
  * @typedef {object} ServedFile
@@ -54,6 +54,7 @@ import { prepareServed } from './served-prepare.js';
  *   reaches above and below its staves (engraved views)
  * @property {(ViewPages & { name: string, staff: number })[]} [layouts]  an engraved part's
  *   narrower layouts (server/engrave/options.js, PART_LAYOUTS)
+ * @property {string[]} [pending]  an engraved part's layouts still being engraved
  */
 
 /**
@@ -72,6 +73,10 @@ import { prepareServed } from './served-prepare.js';
  * @property {Record<string, ViewPages>} views   the score and part views that have pages
  * @property {Map<string, ServedFile>} files     URL path -> file
  * @property {string[]} warnings
+ * @property {string[]} [pendingLayouts]  the parts' layouts still being engraved: when they are,
+ *   this package's part views get them and their files are served (`layoutsReady`)
+ * @property {Promise<void>} [layoutsReady]  resolves once no layout is pending (engraved, or
+ *   failed: then a warning says so and the parts keep the layouts they have)
  */
 
 const TYPES = /** @type {Record<string, string>} */ ({
@@ -168,10 +173,12 @@ function pageSizeProblem({ width, height }, raster) {
  * Every file is read inside the package only (package-files.js) and within its bound
  * (core/package-limits.js); the untrusted text is parsed in a worker (package-parse.js).
  * @param {string} packageDir
- * @param {{ cacheDir: string }} options
+ * @param {{ cacheDir: string, deferLayouts?: boolean }} options  deferLayouts: resolve before the
+ *   parts' narrower layouts are engraved, and serve them when they are (a server); by default
+ *   wait for them (check)
  * @returns {Promise<ScorePackage>}
  */
-export async function loadPackage(packageDir, { cacheDir }) {
+export async function loadPackage(packageDir, { cacheDir, deferLayouts = false }) {
   const dir = path.resolve(packageDir);
   const manifest = await readManifest(dir);
   const { raw, root } = manifest;
@@ -334,7 +341,7 @@ export async function loadPackage(packageDir, { cacheDir }) {
     if (opened) {
       try {
         const bytes = await readAll(opened.handle);
-        engraved = await engraveScore({ file: opened.real, bytes, parts, cacheDir });
+        engraved = await engraveScore({ file: opened.real, bytes, parts, cacheDir, deferLayouts });
         bars = engraved.bars;
         warnings.push(...engraved.warnings);
       } catch (err) {
@@ -364,15 +371,22 @@ export async function loadPackage(packageDir, { cacheDir }) {
 
   /** @type {Record<string, ViewPages>} */
   const views = {};
+  /** @type {string[]} */
+  let pendingLayouts = [];
+  /** Serves the pending layouts once they are engraved, into the package loaded. */
+  /** @type {((pkg: ScorePackage, memoryBytes: number) => Promise<void>) | null} */
+  let serveLater = null;
   if (engraved) {
     const eng = engraved;
     const engRoot = (await realRoot(eng.dir)) ?? eng.dir;
     /**
      * @param {string} view
      * @param {{ pages: { file: string, width: number, height: number }[], beats: BeatPosition[] }} v
+     * @param {Map<string, ServedFile>} [into]  where its files go
+     * @param {(string | FieldProblem)[]} [sink]  where its problems go
      * @returns {ViewPages | null}
      */
-    const serve = (view, v) => {
+    const serve = (view, v, into = files, sink = problems) => {
       // The engraver's beat maps obey the same rules as a composer's (a bug there must not
       // reach the musicians' screens as a cursor in the wrong place).
       const checked = checkBeatMap(
@@ -380,14 +394,14 @@ export async function loadPackage(packageDir, { cacheDir }) {
         { file: `${model.notation?.file} (${view} view)`, totalBeats: model.map.totalBeats, pageCount: v.pages.length },
       );
       if (!checked.ok) {
-        problems.push(...checked.problems.map(describeBeatMapProblem));
+        sink.push(...checked.problems.map(describeBeatMapProblem));
         return null;
       }
       return {
         pages: v.pages.map((p) => {
           const url = `/scores/${model.id}/${eng.hash}/${p.file}`;
           const file = path.join(engRoot, p.file);
-          files.set(url, {
+          into.set(url, {
             file,
             root: engRoot,
             type: typeOf(p.file),
@@ -409,7 +423,54 @@ export async function loadPackage(packageDir, { cacheDir }) {
         const more = serve(`${view}, ${l.name} layout`, l);
         if (more) layouts.push({ name: l.name, staff: l.staff, ink: l.ink, ...more });
       }
-      views[view] = { ...served, staff: v.staff, ink: v.ink, ...(layouts.length ? { layouts } : {}) };
+      const later = view !== 'score' && eng.pending.length > 0 ? { pending: eng.pending } : {};
+      views[view] = { ...served, staff: v.staff, ink: v.ink, ...(layouts.length ? { layouts } : {}), ...later };
+    }
+    /** A part view's pending layouts are done: it gets those that could be served. */
+    const settle = (/** @type {string} */ view, /** @type {NonNullable<ViewPages['layouts']>} */ layouts) => {
+      const { pending: _, ...rest } = views[view];
+      views[view] = { ...rest, ...(layouts.length > 0 ? { layouts } : {}) };
+    };
+    if (eng.pending.length > 0) {
+      pendingLayouts = eng.pending;
+      /**
+       * Serve the layouts once engraved: this package's part views get them, and nothing else
+       * (a package loaded since is another object, with its own views and files).
+       * @param {Awaited<typeof eng.complete>} complete
+       */
+      const serveLayouts = async (complete, /** @type {number} */ memoryBytes) => {
+        /** @type {Map<string, ServedFile>} */
+        const more = new Map();
+        /** @type {(string | FieldProblem)[]} */
+        const wrong = [];
+        /** @type {Record<string, NonNullable<ViewPages['layouts']>>} */
+        const added = {};
+        for (const [view, v] of Object.entries(complete.views)) {
+          if (!views[view] || !v.layouts) continue;
+          added[view] = [];
+          for (const l of v.layouts) {
+            const served = serve(`${view}, ${l.name} layout`, l, more, wrong);
+            if (served) added[view].push({ name: l.name, staff: l.staff, ink: l.ink, ...served });
+          }
+        }
+        await prepareServed(more, { memoryBytes: Math.max(0, MEMORY_BOUND_BYTES - memoryBytes) });
+        for (const [url, f] of more) files.set(url, f);
+        for (const [view, layouts] of Object.entries(added)) settle(view, layouts);
+        warnings.push(...wrong.map((w) => (typeof w === 'string' ? w : `${w.field}: ${w.message}`)));
+      };
+      serveLater = (pkg, memoryBytes) =>
+        eng.complete
+          .then((complete) => serveLayouts(complete, memoryBytes))
+          .then(
+            () => {
+              pkg.pendingLayouts = [];
+            },
+            (/** @type {Error} */ err) => {
+              pkg.pendingLayouts = [];
+              for (const [view, v] of Object.entries(views)) if (v.pending) settle(view, []);
+              warnings.push(`the parts' narrower layouts could not be engraved: ${err.message.trim()}`);
+            },
+          );
     }
   }
   for (const [view, spec] of Object.entries(model.pages ?? {})) {
@@ -469,6 +530,11 @@ export async function loadPackage(packageDir, { cacheDir }) {
     views[view] = { pages, beats: parsed.value.beats };
   }
   if (problems.length > 0) throw await refuse();
-  await prepareServed(files);
-  return { dir, model, assets, views, files, warnings };
+  const memory = await prepareServed(files);
+  /** @type {ScorePackage} */
+  const pkg = { dir, model, assets, views, files, warnings, pendingLayouts };
+  pkg.layoutsReady = serveLater
+    ? serveLater(pkg, memory.inMemory ? memory.bytes : MEMORY_BOUND_BYTES)
+    : Promise.resolve();
+  return pkg;
 }

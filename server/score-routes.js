@@ -18,6 +18,13 @@ export { pickEncoding } from './send-served.js';
  *   `text` when the cue shows some (cut to TIMELINE_TEXT chars), `close` for a vote window
  */
 
+/**
+ * How long a view with pending layouts waits before asking again, in ms: the layouts of a
+ * concert-length score take tens of seconds, and a room of phones asking every few seconds
+ * costs a small JSON each.
+ */
+export const PENDING_RETRY_MS = 5000;
+
 /** Cue text in the timeline is a reminder, not the cue. */
 const TIMELINE_TEXT = 60;
 /** @type {WeakMap<import('../core/manifest.js').ScoreModel, Timeline>} */
@@ -86,30 +93,35 @@ export function scoreRoutes(app, { current }) {
   // An engraved part has several layouts (server/engrave/options.js, PART_LAYOUTS): the view's
   // own pages, and narrower ones a view picks by the screen's width from `layouts`, each
   // fetched by its own URL (?layout=<name>) so that a phone does not download every beat map.
-  app.get('/api/score/views/:view', async (req) => {
+  // The narrower layouts are engraved after the rest: until they are, `pending` names them and
+  // `layouts` lists those there are, so that a view draws the best it has and asks again.
+  app.get('/api/score/views/:view', async (req, reply) => {
     const { view } = /** @type {{ view: string }} */ (req.params);
     const { layout } = /** @type {{ layout?: unknown }} */ (req.query ?? {});
     const pages = Object.hasOwn(current().views, view) ? current().views[view] : undefined;
     if (!pages) throw new ScorecastError('SC_ERR_NOT_FOUND', `no pages for view "${view.slice(0, 64)}"`);
-    if (!pages.layouts) {
+    if (!pages.layouts && !pages.pending) {
       if (layout !== undefined) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" has one layout`);
       return pages;
     }
     const url = `/api/score/views/${encodeURIComponent(view)}`;
+    const pending = pages.pending ? { pending: pages.pending, retryMs: PENDING_RETRY_MS } : {};
+    // The answer changes when the layouts come: no cache may keep it.
+    if (pages.pending) reply.header('cache-control', 'no-store');
     const layouts = [
       { name: 'page', staff: pages.staff ?? 0, width: pages.pages[0].width, url },
-      ...pages.layouts.map((l) => ({
+      ...(pages.layouts ?? []).map((l) => ({
         name: l.name,
         staff: l.staff,
         width: l.pages[0].width,
         url: `${url}?layout=${encodeURIComponent(l.name)}`,
       })),
     ];
-    const chosen = layout === undefined || layout === 'page' ? pages : pages.layouts.find((l) => l.name === layout);
+    const chosen = layout === undefined || layout === 'page' ? pages : pages.layouts?.find((l) => l.name === layout);
     if (!chosen)
       throw new ScorecastError(
         'SC_ERR_NOT_FOUND',
-        `view "${view}" has no layout "${String(layout).slice(0, 32)}"; it has ${layouts.map((l) => l.name).join(', ')}`,
+        `view "${view}" has no layout "${String(layout).slice(0, 32)}"; it has ${layouts.map((l) => l.name).join(', ')}${pages.pending ? ` (${pages.pending.join(', ')} still being engraved)` : ''}`,
       );
     return {
       pages: chosen.pages,
@@ -118,6 +130,7 @@ export function scoreRoutes(app, { current }) {
       ink: chosen.ink,
       layout: layout ?? 'page',
       layouts,
+      ...pending,
     };
   });
 

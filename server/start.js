@@ -116,7 +116,7 @@ export async function main(argv) {
   /** @type {string | null} */
   let switchProblem = null;
   let score = resumeDir
-    ? await loadPackage(resumeDir, { cacheDir: CACHE_DIR }).catch((/** @type {Error} */ err) => {
+    ? await loadPackage(resumeDir, { cacheDir: CACHE_DIR, deferLayouts: true }).catch((/** @type {Error} */ err) => {
         switchProblem = existsSync(path.join(resumeDir, 'score.yaml'))
           ? err.message.split('\n')[0]
           : 'its folder or score.yaml is gone';
@@ -125,7 +125,7 @@ export async function main(argv) {
     : null;
   if (!score)
     try {
-      score = await loadPackage(config.scoreDir, { cacheDir: CACHE_DIR });
+      score = await loadPackage(config.scoreDir, { cacheDir: CACHE_DIR, deferLayouts: true });
     } catch (err) {
       process.stderr.write(
         `scorecast: cannot load the score in ${config.scoreDir}: ${/** @type {Error} */ (err).message}\n`,

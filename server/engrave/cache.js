@@ -30,7 +30,21 @@ const USE_PREFIX = '.use-';
  * @property {Record<string, import('./beat-map.js').View>} views
  * @property {string[]} warnings
  * @property {Record<string, number>} files  page files and their sizes in bytes
+ * @property {Pending} [pending]  layouts still to engrave; what they need is in the entry's files
  */
+
+/**
+ * A part's narrower layouts are engraved after the rest (index.js): until then the entry says
+ * which, and keeps each part's MEI (`_pending-<part>.mei`) and the score's timing
+ * (`_pending-timing.json`), so that a process started later finishes them instead of starting over.
+ * @typedef {object} Pending
+ * @property {string[]} layouts  names from PART_LAYOUTS
+ * @property {string[]} parts    part ids
+ */
+
+/** The file of a part's MEI, or of the timing, kept for the pending layouts. */
+export const pendingFile = (/** @type {string} */ part) => `_pending-${part}.mei`;
+export const PENDING_TIMING = '_pending-timing.json';
 
 /** Beat fields stored as columns: a 56-page score has 24,000 beats, and JSON of one array per
  * field parses several times faster than one object per beat (the warm load's main cost). */
@@ -188,6 +202,35 @@ export async function commitEntry(tmp, dir, entry) {
     if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
     await rm(tmp, { recursive: true, force: true });
   }
+  return full;
+}
+
+/**
+ * Give a pending entry its layouts: move the layouts' page files from `tmp` into the entry,
+ * then replace its index in one rename, so that a reader sees the old entry or the new one,
+ * never half of each. The files kept for the pending layouts go last. Files of the same name
+ * (another process finished the same layouts) are replaced by the same content.
+ * @param {string} tmp
+ * @param {string} dir
+ * @param {Omit<CacheEntry, 'files' | 'pending'>} entry  without `pending`: the entry is complete
+ * @returns {Promise<CacheEntry>}
+ */
+export async function completeEntry(tmp, dir, entry) {
+  for (const name of await readdir(tmp)) await rename(path.join(tmp, name), path.join(dir, name));
+  await rm(tmp, { recursive: true, force: true });
+  const pendingFiles = (/** @type {string} */ name) => name.startsWith('_pending-');
+  /** @type {Record<string, number>} */
+  const files = {};
+  for (const name of (await readdir(dir)).sort()) {
+    if (name === INDEX || name.startsWith('.') || pendingFiles(name)) continue;
+    files[name] = (await stat(path.join(dir, name))).size;
+  }
+  const full = { ...entry, files };
+  const views = Object.fromEntries(Object.entries(entry.views).map(([k, v]) => [k, pack(v)]));
+  const next = path.join(dir, `.${INDEX}-${process.pid}`);
+  await writeFile(next, JSON.stringify({ ...full, views }));
+  await rename(next, path.join(dir, INDEX));
+  for (const name of await readdir(dir)) if (pendingFiles(name)) await rm(path.join(dir, name), { force: true });
   return full;
 }
 

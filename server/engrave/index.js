@@ -2,17 +2,28 @@
 // into SVG pages for the full score and for each part, with a beat map per view and the bars in
 // performance order for the tempo map. Engraving runs in worker threads (pool.js) and happens
 // once per content: results are cached on disk by hash (cache.js), and a warm load reads one
-// JSON file without starting Verovio.
+// JSON file without starting Verovio. A part's narrower layouts (options.js, PART_LAYOUTS) are
+// engraved after the rest, in the background: the cache entry is committed without them and
+// marked pending, and completed when they are done (by this process, or the next one to load it).
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScorecastError } from '../../core/errors.js';
 import { PACKAGE_LIMITS } from '../../core/package-limits.js';
-import { commitEntry, markUse, pruneCache, readEntry, tempDir } from './cache.js';
+import {
+  PENDING_TIMING,
+  commitEntry,
+  completeEntry,
+  markUse,
+  pendingFile,
+  pruneCache,
+  readEntry,
+  tempDir,
+} from './cache.js';
 import { FORMAT_VERSION, PART_LAYOUTS, SCORE_SIZE } from './options.js';
 import { PoolError, createPool } from './pool.js';
 import { EXTENSIONS } from './source.js';
@@ -33,6 +44,9 @@ const MAX_FILE_BYTES = PACKAGE_LIMITS.notationBytes;
  * @property {Record<string, View>} views  `score` and one per part id
  * @property {string[]} warnings  what a composer should know (assumed tempo, rounded beats)
  * @property {boolean} cached     read from the cache, without engraving
+ * @property {string[]} pending    layouts of the parts not engraved yet (none once complete)
+ * @property {Promise<EngravedScore>} complete  the same score with every layout, when they are
+ *   engraved (itself when none is pending); rejects as engraveScore does if they cannot be
  */
 
 /**
@@ -43,6 +57,9 @@ const MAX_FILE_BYTES = PACKAGE_LIMITS.notationBytes;
  * @property {import('./parts.js').PartRequest[]} [parts]  our part ids; source: MusicXML part id
  *                              (P1...) or MEI staff number(s); default: the score's parts in order
  * @property {string} cacheDir  e.g. <repo>/.cache/engrave
+ * @property {boolean} [deferLayouts]  resolve once the full score and the A4 parts are ready,
+ *   with the narrower layouts `pending` (what a performance waits for); default false: resolve
+ *   when every layout is engraved (check, the engrave CLI)
  */
 
 /** @type {import('./pool.js').Pool | null} */
@@ -50,6 +67,9 @@ let pool = null;
 /** Engravings under way, by cache folder: the same score asked for twice is engraved once. */
 /** @type {Map<string, Promise<EngravedScore>>} */
 const inflight = new Map();
+/** Pending layouts being engraved, by cache folder. */
+/** @type {Map<string, Promise<EngravedScore>>} */
+const finishing = new Map();
 /** @type {string | null} */
 let verovioVersion = null;
 
@@ -89,7 +109,7 @@ const invalid = (name, lines) =>
  * @param {EngraveOptions} options
  * @returns {Promise<EngravedScore>}
  */
-export async function engraveScore({ file, bytes: given, parts = [], cacheDir }) {
+export async function engraveScore({ file, bytes: given, parts = [], cacheDir, deferLayouts = false }) {
   if (typeof file !== 'string' || !path.isAbsolute(file))
     throw new TypeError('engraveScore: file must be an absolute path');
   if (typeof cacheDir !== 'string' || cacheDir === '') throw new TypeError('engraveScore: cacheDir is required');
@@ -127,20 +147,104 @@ export async function engraveScore({ file, bytes: given, parts = [], cacheDir })
     .slice(0, 32);
   const dir = path.join(path.resolve(cacheDir), hash);
 
+  const job = { file, name, cacheDir: path.resolve(cacheDir), hash, dir };
+  let ready;
   const cached = await readEntry(dir, hash);
   if (cached) {
     await markUse(dir);
-    return { hash, dir, bars: cached.bars, views: cached.views, warnings: cached.warnings, cached: true };
+    const { bars, views, warnings, pending } = cached;
+    ready = scoreOf({ hash, dir, bars, views, warnings, cached: true }, pending, (self, p) => finish(job, self, p));
+  } else {
+    let running = inflight.get(dir);
+    if (!running) {
+      running = engrave({ ...job, bytes, requests }).finally(() => inflight.delete(dir));
+      inflight.set(dir, running);
+    }
+    ready = await running;
   }
+  // A caller that does not wait for the layouts may never ask: its failure is reported there.
+  ready.complete.catch(() => {});
+  return deferLayouts ? ready : ready.complete;
+}
 
-  let running = inflight.get(dir);
+/**
+ * An engraved score, and its completion: `later` engraves the pending layouts.
+ * @param {Omit<EngravedScore, 'pending' | 'complete'>} base
+ * @param {import('./cache.js').Pending | undefined} pending
+ * @param {((self: EngravedScore, pending: import('./cache.js').Pending) => Promise<EngravedScore>) | null} later
+ * @returns {EngravedScore}
+ */
+function scoreOf(base, pending, later) {
+  const self = /** @type {EngravedScore} */ ({ ...base, pending: pending?.layouts ?? [] });
+  self.complete = pending && later ? later(self, pending) : Promise.resolve(self);
+  return self;
+}
+
+/**
+ * Engrave a pending entry's layouts (once per entry in this process) and complete the entry.
+ * @param {{ file: string, name: string, cacheDir: string, hash: string, dir: string }} job
+ * @param {EngravedScore} primary  the entry as it is, without them
+ * @param {import('./cache.js').Pending} pending
+ * @returns {Promise<EngravedScore>}
+ */
+function finish(job, primary, pending) {
+  let running = finishing.get(job.dir);
   if (!running) {
-    running = engrave({ file, name, bytes, requests, cacheDir: path.resolve(cacheDir), hash, dir }).finally(() =>
-      inflight.delete(dir),
-    );
-    inflight.set(dir, running);
+    running = engraveLayouts(job, primary, pending).finally(() => finishing.delete(job.dir));
+    finishing.set(job.dir, running);
   }
   return running;
+}
+
+/**
+ * @param {{ file: string, name: string, cacheDir: string, hash: string, dir: string }} job
+ * @param {EngravedScore} primary
+ * @param {import('./cache.js').Pending} pending
+ * @returns {Promise<EngravedScore>}
+ */
+async function engraveLayouts({ file, name, cacheDir, hash, dir }, primary, pending) {
+  pool ??= createPool({ size: poolSize() });
+  const workers = pool;
+  let tmp;
+  try {
+    tmp = await tempDir(cacheDir, hash);
+  } catch (err) {
+    throw new ScorecastError(
+      'SC_ERR_INTERNAL',
+      `the engraving cache ${cacheDir} cannot be written: ${/** @type {Error} */ (err).message}`,
+    );
+  }
+  const outDir = tmp;
+  try {
+    const timing = await readFile(path.join(dir, PENDING_TIMING), 'utf8');
+    const results = pending.parts.map(async (id) => {
+      const mei = await readFile(path.join(dir, pendingFile(id)), 'utf8');
+      return workers.run('layouts', { file, id, mei, timing, layouts: pending.layouts, outDir }, { background: true });
+    });
+    await Promise.allSettled(results);
+    /** @type {Record<string, View>} */
+    const views = { ...primary.views };
+    for (const [i, id] of pending.parts.entries()) {
+      const done = await results[i];
+      if (!done.ok) throw invalid(name, done.problems);
+      views[id] = { ...views[id], layouts: done.layouts };
+    }
+    await completeEntry(outDir, dir, {
+      format: FORMAT_VERSION,
+      hash,
+      verovio: verovio(),
+      bars: primary.bars,
+      views,
+      warnings: primary.warnings,
+    });
+    await markUse(dir);
+    pruneCache(cacheDir).catch(() => {});
+    const { complete: _, pending: __, ...rest } = primary;
+    return scoreOf({ ...rest, views }, undefined, null);
+  } catch (err) {
+    await rm(outDir, { recursive: true, force: true });
+    throw toScorecastError(name, err);
+  }
 }
 
 /**
@@ -167,7 +271,7 @@ async function engrave({ file, name, bytes, requests, cacheDir, hash, dir }) {
   const timing = new Promise((resolve) => {
     settleTiming = resolve;
   });
-  /** @type {{ id: string, result: Promise<any> }[]} */
+  /** @type {{ id: string, mei: string, result: Promise<any> }[]} */
   const partJobs = [];
   try {
     // The parts come a few seconds into the score task: have their workers ready by then.
@@ -189,7 +293,7 @@ async function engrave({ file, name, bytes, requests, cacheDir, hash, dir }) {
               { signal: abort.signal, input: timing },
             );
             result.catch(() => {}); // awaited below; failures are reported from there
-            partJobs.push({ id: part.id, result });
+            partJobs.push({ id: part.id, mei: part.mei, result });
           }
         },
       },
@@ -204,6 +308,14 @@ async function engrave({ file, name, bytes, requests, cacheDir, hash, dir }) {
       views[id] = part.view;
       warnings.push(...part.warnings);
     }
+    /** @type {import('./cache.js').Pending | undefined} */
+    let pending;
+    const later = PART_LAYOUTS.slice(1).map((l) => l.name);
+    if (partJobs.length > 0 && later.length > 0) {
+      pending = { layouts: later, parts: partJobs.map((j) => j.id) };
+      await writeFile(path.join(tmp, PENDING_TIMING), /** @type {string} */ (await timing));
+      for (const { id, mei } of partJobs) await writeFile(path.join(tmp, pendingFile(id)), mei);
+    }
     await commitEntry(tmp, dir, {
       format: FORMAT_VERSION,
       hash,
@@ -211,12 +323,15 @@ async function engrave({ file, name, bytes, requests, cacheDir, hash, dir }) {
       bars: score.bars,
       views,
       warnings,
+      ...(pending ? { pending } : {}),
     });
     await markUse(dir);
     // A new entry may push the cache over its size: the least recently used unused ones go, in
     // the background (the caller does not wait for a walk of the whole cache).
     pruneCache(cacheDir).catch(() => {});
-    return { hash, dir, bars: score.bars, views, warnings, cached: false };
+    return scoreOf({ hash, dir, bars: score.bars, views, warnings, cached: false }, pending, (self, p) =>
+      finish({ file, name, cacheDir, hash, dir }, self, p),
+    );
   } catch (err) {
     abort.abort();
     settleTiming(null);

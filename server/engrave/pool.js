@@ -18,6 +18,7 @@ import { Worker } from 'node:worker_threads';
  * @property {number} timeoutMs
  * @property {NodeJS.Timeout | null} timer
  * @property {boolean} timedOut
+ * @property {boolean} background  queued behind every other job (a part's narrower layouts)
  */
 
 /**
@@ -115,15 +116,20 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
 
   function pump() {
     while (queue.length > 0 && !closed) {
-      const job = /** @type {Job} */ (queue[0]);
+      // A score to be played comes before the layouts of one already playing.
+      const at = Math.max(
+        0,
+        queue.findIndex((j) => !j.background),
+      );
+      const job = /** @type {Job} */ (queue[at]);
       if (job.signal?.aborted) {
-        queue.shift();
+        queue.splice(at, 1);
         job.reject(new PoolError('aborted', 'the engraving was abandoned'));
         continue;
       }
       const slot = slots.find((s) => !s.job && !s.failure) ?? (slots.length < size ? spawn() : null);
       if (!slot) return;
-      queue.shift();
+      queue.splice(at, 1);
       if (slot.idleTimer) clearTimeout(slot.idleTimer);
       slot.job = job;
       slot.worker.ref();
@@ -141,12 +147,13 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
   return {
     /**
      * Run a task on the next free worker. `input`, when it resolves, is sent to the running task.
+     * A background task waits until no other task is queued.
      * @param {string} kind
      * @param {unknown} task
-     * @param {{ onProgress?: (data: any) => void, signal?: AbortSignal, input?: Promise<unknown>, timeoutMs?: number }} [options]
+     * @param {{ onProgress?: (data: any) => void, signal?: AbortSignal, input?: Promise<unknown>, timeoutMs?: number, background?: boolean }} [options]
      * @returns {Promise<any>}
      */
-    run(kind, task, { onProgress = () => {}, signal, input, timeoutMs = 300_000 } = {}) {
+    run(kind, task, { onProgress = () => {}, signal, input, timeoutMs = 300_000, background = false } = {}) {
       if (closed) return Promise.reject(new PoolError('closed', 'the engraver was closed'));
       return new Promise((resolve, reject) => {
         queue.push({
@@ -161,6 +168,7 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
           timeoutMs,
           timer: null,
           timedOut: false,
+          background,
         });
         pump();
       });

@@ -1,5 +1,6 @@
 // The work done inside an engraving worker: a score task reads the notation, times it and
-// engraves the full score; a part task engraves one part from the MEI the score task cut out.
+// engraves the full score; a part task engraves one part from the MEI the score task cut out, on
+// the A4 page; a layouts task engraves that part on the narrower pages, after the rest is ready.
 // Synchronous on purpose: a worker does one task at a time and never blocks the server.
 
 import { writeFileSync } from 'node:fs';
@@ -131,10 +132,9 @@ function staffCount(meiRoot) {
 const SHORT_LABELS = /<labelAbbr\b[^>]*>[\s\S]*?<\/labelAbbr>|<labelAbbr\b[^>]*\/>/g;
 
 /**
- * Engrave one part from its MEI in each of its layouts (options.js, PART_LAYOUTS), then map
- * their beats once the score's timing comes. The first layout is the view's own pages, the
- * others are its `layouts`. One load: the layouts are the same document laid out again, so
- * element ids, and the beat maps made from them, agree.
+ * Engrave one part from its MEI in its first layout (options.js, PART_LAYOUTS: the A4 page),
+ * then map its beats once the score's timing comes. The narrower layouts come later, in a
+ * layouts task (layoutsTask), so that a performance does not wait for them.
  * @param {Toolkit} tk
  * @param {PartTask} task
  * @param {() => Promise<string | null>} timing JSON of the score's Timing; null if the score failed
@@ -142,32 +142,66 @@ const SHORT_LABELS = /<labelAbbr\b[^>]*>[\s\S]*?<\/labelAbbr>|<labelAbbr\b[^>]*\
  */
 export async function partTask(tk, task, timing) {
   const name = path.basename(task.file);
-  const [first, ...others] = PART_LAYOUTS;
-  if (!load(tk, first.options, task.mei.replace(SHORT_LABELS, ''))) {
-    return {
-      ok: false,
-      problems: [`${name}: part "${task.id}" could not be engraved (${firstLogLine(tk)}); report this file`],
-    };
-  }
-  const engraved = [engraveView(tk, task.id, task.outDir)];
-  for (const layout of others) {
-    tk.setOptions(layout.options);
-    tk.redoLayout();
-    // Part ids have no "." (core/manifest.js), so these names never meet another part's.
-    engraved.push(engraveView(tk, `${task.id}.${layout.name}`, task.outDir));
-  }
+  const [first] = PART_LAYOUTS;
+  if (!load(tk, first.options, task.mei.replace(SHORT_LABELS, ''))) return unreadable(tk, name, task.id);
+  const engraved = engraveView(tk, task.id, task.outDir);
   const json = await timing();
   if (json === null)
     return {
       ok: false,
       problems: [`${name}: the score could not be timed, so neither can part "${task.id}"; see the score's problems`],
     };
-  const timed = JSON.parse(json);
-  const { view, warnings } = mapView(timed, task.id, engraved[0]);
-  // The layouts hold the same bars as the view: its warnings say all there is to say.
-  view.layouts = others.map((layout, i) => ({ name: layout.name, ...mapView(timed, task.id, engraved[i + 1]).view }));
-  return { ok: true, warnings, view };
+  return { ok: true, ...mapView(JSON.parse(json), task.id, engraved) };
 }
+
+/**
+ * @typedef {object} LayoutsTask
+ * @property {string} file
+ * @property {string} id      the part
+ * @property {string} mei     the part's document, as the score task cut it out
+ * @property {string} timing  JSON of the score's Timing
+ * @property {string[]} layouts  names from PART_LAYOUTS, other than the first
+ * @property {string} outDir
+ */
+
+/**
+ * Engrave a part in its narrower layouts. One load: the layouts are the same document laid out
+ * again, and its element ids are written in the MEI, so the beat maps agree with the A4 page's.
+ * The layouts hold the same bars as the A4 page: its warnings say all there is to say.
+ * @param {Toolkit} tk
+ * @param {LayoutsTask} task
+ * @returns {Problems | { ok: true, layouts: import('./beat-map.js').Layout[] }}
+ */
+export function layoutsTask(tk, task) {
+  const name = path.basename(task.file);
+  const wanted = PART_LAYOUTS.filter((l) => task.layouts.includes(l.name));
+  /** @type {import('./beat-map.js').Layout[]} */
+  const layouts = [];
+  const timed = JSON.parse(task.timing);
+  for (const [i, layout] of wanted.entries()) {
+    if (i === 0) {
+      if (!load(tk, layout.options, task.mei.replace(SHORT_LABELS, ''))) return unreadable(tk, name, task.id);
+    } else {
+      tk.setOptions(layout.options);
+      tk.redoLayout();
+    }
+    // Part ids have no "." (core/manifest.js), so these names never meet another part's.
+    const engraved = engraveView(tk, `${task.id}.${layout.name}`, task.outDir);
+    layouts.push({ name: layout.name, ...mapView(timed, task.id, engraved).view });
+  }
+  return { ok: true, layouts };
+}
+
+/**
+ * @param {Toolkit} tk
+ * @param {string} name
+ * @param {string} id
+ * @returns {Problems}
+ */
+const unreadable = (tk, name, id) => ({
+  ok: false,
+  problems: [`${name}: part "${id}" could not be engraved (${firstLogLine(tk)}); report this file`],
+});
 
 /**
  * Load a document with these options and the fixed id seed: ids depend on the seed and on the

@@ -1,11 +1,11 @@
 // An engraving worker thread: one Verovio toolkit, initialised once (about 0.5 s), doing one
-// task at a time for the pool (pool.js). Messages in: { id, kind: 'score' | 'part', task }, and
+// task at a time for the pool (pool.js). Messages in: { id, kind: 'score' | 'part' | 'layouts', task }, and
 // { id, type: 'input', data } for a running task; out: { id, type: 'progress' | 'done' | 'failed', data }, where a failure's
 // data is { message, atStart } (atStart: Verovio itself did not start).
 
 import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import { partTask, scoreTask } from './tasks.js';
+import { layoutsTask, partTask, scoreTask } from './tasks.js';
 
 // Imported by a computed name: verovio ships no type declarations, and a static import makes
 // tsc type-check its 7 MB emscripten bundle. tasks.js types the toolkit methods we use.
@@ -70,7 +70,9 @@ port.on(
       const result =
         kind === 'score'
           ? scoreTask(tk, task, (data) => port.postMessage({ id, type: 'progress', data }))
-          : await partTask(tk, task, () => inputOf(id));
+          : kind === 'layouts'
+            ? layoutsTask(tk, task)
+            : await partTask(tk, task, () => inputOf(id));
       inputs.delete(id);
       port.postMessage({ id, type: 'done', data: result });
     } catch (err) {

@@ -1,7 +1,13 @@
 // Choosing a part's layout by the width it is drawn at (client/src/notation/layout-choice.js).
 
 import { describe, expect, it } from 'vitest';
-import { MIN_STAFF_PX, chooseLayout, layoutsOf } from '../../client/src/notation/layout-choice.js';
+import {
+  MIN_STAFF_PX,
+  PENDING_RETRY_MS,
+  chooseLayout,
+  layoutsOf,
+  pendingOf,
+} from '../../client/src/notation/layout-choice.js';
 
 /** What the server lists for an engraved part (server/engrave/options.js, PART_LAYOUTS). */
 const LAYOUTS = [
@@ -53,5 +59,21 @@ describe('layoutsOf', () => {
     expect(layoutsOf({ pages: [], beats: [] })).toEqual([]);
     expect(layoutsOf(null)).toEqual([]);
     expect(layoutsOf({ layouts: 'narrow' })).toEqual([]);
+  });
+});
+
+describe('pendingOf', () => {
+  it("asks again after the server's hint while layouts are pending, bounded to 1-60 s", () => {
+    expect(pendingOf({ pending: ['medium', 'narrow'], retryMs: 5000 })).toBe(5000);
+    expect(pendingOf({ pending: ['narrow'], retryMs: 10 })).toBe(1000);
+    expect(pendingOf({ pending: ['narrow'], retryMs: 1e9 })).toBe(60_000);
+    expect(pendingOf({ pending: ['narrow'] })).toBe(PENDING_RETRY_MS);
+  });
+
+  it('does not ask again when nothing is pending or the answer is not one', () => {
+    expect(pendingOf({ pages: [], beats: [] })).toBeNull();
+    expect(pendingOf({ pending: [] })).toBeNull();
+    expect(pendingOf(null)).toBeNull();
+    expect(pendingOf('pending')).toBeNull();
   });
 });

@@ -28,6 +28,19 @@ describe('engraving pool', () => {
     expect(progress).toEqual(['half way']);
   });
 
+  it("runs a score to be played before a background task queued earlier (another score's layouts)", async () => {
+    const pool = makePool({ size: 1 });
+    /** @type {string[]} */
+    const order = [];
+    const runs = [
+      pool.run('echo', 'first').then((r) => order.push(r)),
+      pool.run('echo', 'layouts', { background: true }).then((r) => order.push(r)),
+      pool.run('echo', 'score').then((r) => order.push(r)),
+    ];
+    await Promise.all(runs);
+    expect(order).toEqual(['first', 'score', 'layouts']);
+  });
+
   it('runs as many tasks at once as it has workers', async () => {
     const pool = makePool({ size: 2 });
     const results = await Promise.all([1, 2, 3, 4].map((n) => pool.run('echo', n)));

@@ -391,3 +391,63 @@ describe('ids and the cache', () => {
     expect((await engraveScore({ file: CANON, parts: [], cacheDir })).cached).toBe(true);
   });
 });
+
+describe('narrower layouts engraved after the rest', () => {
+  /** @param {string} dir */
+  const index = async (dir) => JSON.parse(await readFile(path.join(dir, 'engraved.json'), 'utf8'));
+
+  it('is ready with the A4 parts, the entry pending, then complete with every layout', async () => {
+    const cacheDir = path.join(tmp, 'deferred');
+    const first = await engraveScore({ file: DUO, parts: DUO_PARTS, cacheDir, deferLayouts: true });
+    expect(first.pending).toEqual(['medium', 'narrow']);
+    expect(first.views.violin.layouts).toBeUndefined();
+    expect(first.views.violin.pages).toEqual(duo.views.violin.pages);
+    expect(first.views.score).toEqual(duo.views.score);
+    expect((await index(first.dir)).pending).toEqual({ layouts: ['medium', 'narrow'], parts: ['violin', 'cello'] });
+    // What the layouts need is kept in the entry, for a process started later.
+    expect(await readdir(first.dir)).toEqual(
+      expect.arrayContaining(['_pending-violin.mei', '_pending-cello.mei', '_pending-timing.json']),
+    );
+
+    const complete = await first.complete;
+    expect(complete.pending).toEqual([]);
+    expect(complete.views).toEqual(duo.views);
+    const entry = await index(first.dir);
+    expect(entry.pending).toBeUndefined();
+    expect(Object.keys(entry.files)).toContain('violin.narrow-1.svg');
+    expect((await readdir(first.dir)).filter((f) => f.startsWith('_pending') || f.startsWith('.engraved'))).toEqual([]);
+
+    await closeEngraver();
+    const warm = await engraveScore({ file: DUO, parts: DUO_PARTS, cacheDir, deferLayouts: true });
+    expect(warm.cached).toBe(true);
+    expect(warm.pending).toEqual([]);
+    expect(warm.views).toEqual(duo.views);
+    expect(engraverThreads()).toEqual([]);
+  });
+
+  it('finishes the pending layouts of an entry a stopped process left, without engraving it again', async () => {
+    const cacheDir = path.join(tmp, 'resumed');
+    const first = await engraveScore({ file: DUO, parts: DUO_PARTS, cacheDir, deferLayouts: true });
+    // The process stops before its layouts are done (a restart).
+    await closeEngraver();
+    await expect(first.complete).rejects.toMatchObject({ code: 'SC_ERR_INTERNAL' });
+    expect((await index(first.dir)).pending?.layouts).toEqual(['medium', 'narrow']);
+    const score = await readFile(path.join(first.dir, 'score-1.svg.br'));
+
+    const next = await engraveScore({ file: DUO, parts: DUO_PARTS, cacheDir, deferLayouts: true });
+    expect(next.cached).toBe(true);
+    expect(next.pending).toEqual(['medium', 'narrow']);
+    expect((await next.complete).views).toEqual(duo.views);
+    expect((await index(first.dir)).pending).toBeUndefined();
+    // The full score was not engraved again: its files are the ones first written.
+    expect(await readFile(path.join(first.dir, 'score-1.svg.br'))).toEqual(score);
+    expect(await readdir(cacheDir)).toEqual([first.hash]);
+  });
+
+  it('waits for every layout unless asked not to (check, the benchmark)', async () => {
+    const cacheDir = path.join(tmp, 'waited');
+    const all = await engraveScore({ file: DUO, parts: DUO_PARTS, cacheDir });
+    expect(all.pending).toEqual([]);
+    expect((await index(all.dir)).pending).toBeUndefined();
+  });
+});

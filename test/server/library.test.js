@@ -1,5 +1,7 @@
 import { describe, it, expect, afterEach } from 'vitest';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { closeEngraver } from '../../server/engrave/index.js';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../server/app.js';
@@ -96,4 +98,53 @@ describe('scores folder', () => {
     expect((await app.inject({ method: 'GET', url: '/api/scores' })).statusCode).toBe(401);
     expect((await app.inject({ method: 'POST', url: '/api/load', payload: { score: 'second' } })).statusCode).toBe(401);
   });
+});
+
+describe('a score switched while its parts are being engraved', () => {
+  it("drops the first score's late layouts: the score now playing gets only its own", async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'sc-library-'));
+    cleanup.push(() => rmSync(root, { recursive: true, force: true }));
+    cleanup.push(() => closeEngraver());
+    // The same notation with its parts the other way round: two scores, two engravings.
+    for (const [name, violin, cello] of [
+      ['first', 'P1', 'P2'],
+      ['second', 'P2', 'P1'],
+    ]) {
+      mkdirSync(path.join(root, name));
+      copyFileSync(
+        fileURLToPath(new URL('../fixtures/notation/duo.musicxml', import.meta.url)),
+        path.join(root, name, 'duo.musicxml'),
+      );
+      writeFileSync(
+        path.join(root, name, 'score.yaml'),
+        `id: ${name}\ntitle: ${name}\nparts:\n  - { id: violin, source: ${violin} }\n  - { id: cello, source: ${cello} }\nnotation: { file: duo.musicxml }\n`,
+      );
+    }
+    const cacheDir = path.join(root, '.cache');
+    const first = await loadPackage(path.join(root, 'first'), { cacheDir, deferLayouts: true });
+    expect(first.pendingLayouts).toEqual(['medium', 'narrow']);
+    const built = await buildApp({ score: first, token: TOKEN, cacheDir });
+    cleanup.push(() => built.app.close());
+    const { app } = built;
+    const loaded = await app.inject({ method: 'POST', url: '/api/load', headers: auth, payload: { score: 'second' } });
+    expect(loaded.statusCode).toBe(200);
+
+    await first.layoutsReady;
+    // The first score's layouts went into the first score, which is no longer served.
+    const firstNarrow = /** @type {NonNullable<typeof first.views.violin.layouts>} */ (first.views.violin.layouts)[1];
+    expect((await app.inject(firstNarrow.pages[0].url)).statusCode).toBe(404);
+    const now = (await app.inject('/api/score/views/violin')).json();
+    const firstHash = first.views.violin.pages[0].url.split('/')[3];
+    expect(now.pages[0].url).not.toContain(firstHash);
+    for (const l of now.layouts) expect(l.name === 'page' || !JSON.stringify(l).includes(firstHash)).toBe(true);
+    // ... and the second gets its own when they are done.
+    for (let i = 0; i < 300 && (await app.inject('/api/score/views/violin')).json().pending; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const done = (await app.inject('/api/score/views/violin')).json();
+    expect(done.pending).toBeUndefined();
+    const narrow = (await app.inject('/api/score/views/violin?layout=narrow')).json();
+    expect(narrow.pages[0].url).not.toContain(firstHash);
+    expect(narrow.pages[0].url).toContain(now.pages[0].url.split('/')[3]);
+    expect((await app.inject(narrow.pages[0].url)).statusCode).toBe(200);
+  }, 60_000);
 });

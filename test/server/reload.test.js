@@ -3,10 +3,12 @@
 
 import path from 'node:path';
 import os from 'node:os';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { loadPackage } from '../../server/score-package.js';
+import { closeEngraver } from '../../server/engrave/index.js';
 
 const TOKEN = 'reload-token-12345';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -123,4 +125,44 @@ describe('score reload', () => {
     ).toBe(401);
     expect(hub.epoch).toBe(epoch);
   });
+});
+
+describe('reload while the parts are being engraved', () => {
+  it("a reload keeps playing and the reloaded score gets the parts' layouts when they are done", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-live-'));
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
+    copyFileSync(
+      fileURLToPath(new URL('../fixtures/notation/duo.musicxml', import.meta.url)),
+      path.join(dir, 'duo.musicxml'),
+    );
+    const yaml = (/** @type {string} */ title) =>
+      `id: duo\ntitle: ${title}\nparts:\n  - { id: violin, source: P1 }\n  - { id: cello, source: P2 }\nnotation: { file: duo.musicxml }\n`;
+    writeFileSync(path.join(dir, 'score.yaml'), yaml('Duo'));
+    const score = await loadPackage(dir, { cacheDir, deferLayouts: true });
+    expect(score.pendingLayouts).toEqual(['medium', 'narrow']);
+    const { app, conductor } = await buildApp({ score, token: TOKEN, cacheDir, autoplay: true });
+    cleanup.push(
+      () => app.close(),
+      () => closeEngraver(),
+    );
+    const epoch = conductor.epoch;
+
+    // An edit saved while the layouts are engraved: the same notation, so the same engraving.
+    writeFileSync(path.join(dir, 'score.yaml'), yaml('Duo, edited'));
+    const res = await app.inject({ method: 'POST', url: '/api/reload', headers: auth });
+    expect(res.statusCode).toBe(200);
+    expect(conductor.epoch).not.toBe(epoch);
+    expect(conductor.state.transport).toBe('playing');
+    const view = async () => (await app.inject('/api/score/views/violin')).json();
+    expect((await view()).pending).toEqual(['medium', 'narrow']);
+
+    const end = Date.now() + 30_000;
+    while ((await view()).pending && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    const done = await view();
+    expect(done.pending).toBeUndefined();
+    expect(done.layouts.map((/** @type {{ name: string }} */ l) => l.name)).toEqual(['page', 'medium', 'narrow']);
+    const narrow = (await app.inject('/api/score/views/violin?layout=narrow')).json();
+    expect((await app.inject(narrow.pages[0].url)).statusCode).toBe(200);
+    expect(conductor.state.score).toMatchObject({ title: 'Duo, edited' });
+  }, 60_000);
 });

@@ -1,12 +1,15 @@
 import path from 'node:path';
 import os from 'node:os';
 import zlib from 'node:zlib';
-import { linkSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, it, expect, afterEach } from 'vitest';
 import Fastify from 'fastify';
 import { scoreRoutes, pickEncoding } from '../../server/score-routes.js';
 import { packageOf, smallModel } from '../helpers/fixtures.js';
 import { buildScoreModel } from '../../core/manifest.js';
+import { loadPackage } from '../../server/score-package.js';
+import { closeEngraver } from '../../server/engrave/index.js';
 
 /** @type {import('fastify').FastifyInstance[]} */
 let apps = [];
@@ -154,6 +157,55 @@ describe('score routes', () => {
   ])('Accept-Encoding %s picks %s', (header, expected) => {
     expect(pickEncoding(header)).toBe(expected);
   });
+});
+
+describe('layouts engraved after the rest', () => {
+  it("says which of a part's layouts are pending, then lists and serves them once engraved", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-pending-'));
+    copyFileSync(
+      fileURLToPath(new URL('../fixtures/notation/duo.musicxml', import.meta.url)),
+      path.join(dir, 'duo.musicxml'),
+    );
+    writeFileSync(
+      path.join(dir, 'score.yaml'),
+      'id: duo\ntitle: Duo\nparts:\n  - { id: violin, source: P1 }\n  - { id: cello, source: P2 }\nnotation: { file: duo.musicxml }\n',
+    );
+    const pkg = await loadPackage(dir, { cacheDir: path.join(dir, '.cache'), deferLayouts: true });
+    const app = Fastify();
+    scoreRoutes(app, { current: () => pkg });
+    apps.push(app);
+    try {
+      expect(pkg.pendingLayouts).toEqual(['medium', 'narrow']);
+      const before = (await app.inject('/api/score/views/violin')).json();
+      expect(before).toMatchObject({
+        layout: 'page',
+        layouts: [{ name: 'page', staff: 72, width: 2100, url: '/api/score/views/violin' }],
+        pending: ['medium', 'narrow'],
+        retryMs: expect.any(Number),
+      });
+      expect(before.layouts).toHaveLength(1);
+      const early = await app.inject('/api/score/views/violin?layout=narrow');
+      expect(early.statusCode).toBe(404);
+      expect(early.json().message).toContain('still being engraved');
+      // The full score has one layout: nothing pending there.
+      expect((await app.inject('/api/score/views/score')).json().pending).toBeUndefined();
+
+      await pkg.layoutsReady;
+      expect(pkg.pendingLayouts).toEqual([]);
+      const after = (await app.inject('/api/score/views/violin')).json();
+      expect(after.pending).toBeUndefined();
+      expect(after.layouts.map((/** @type {{ name: string }} */ l) => l.name)).toEqual(['page', 'medium', 'narrow']);
+      const narrow = (await app.inject('/api/score/views/violin?layout=narrow')).json();
+      expect(narrow.pages[0].width).toBe(600);
+      expect(narrow.beats).toHaveLength(before.beats.length);
+      const page = await app.inject({ url: narrow.pages[0].url, headers: { 'accept-encoding': 'br' } });
+      expect(page.statusCode).toBe(200);
+      expect(zlib.brotliDecompressSync(page.rawPayload).toString()).toContain('<svg');
+    } finally {
+      await closeEngraver();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('score timeline', () => {

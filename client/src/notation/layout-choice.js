@@ -54,3 +54,19 @@ export function chooseLayout(layouts, width, minStaff = MIN_STAFF_PX) {
 
 /** @param {unknown} v @returns {v is number} */
 const positive = (v) => typeof v === 'number' && Number.isFinite(v) && v > 0;
+
+/** When a server gives no retry hint, ask again after this many ms. */
+export const PENDING_RETRY_MS = 5000;
+
+/**
+ * Whether some of the view's layouts are still being engraved, and if so how long to wait
+ * before asking again (the route's `retryMs`, bounded to 1-60 s); null when none is pending.
+ * @param {unknown} notation
+ * @returns {number | null}
+ */
+export function pendingOf(notation) {
+  if (notation === null || typeof notation !== 'object') return null;
+  const { pending, retryMs } = /** @type {{ pending?: unknown, retryMs?: unknown }} */ (notation);
+  if (!Array.isArray(pending) || pending.length === 0) return null;
+  return positive(retryMs) ? Math.min(60_000, Math.max(1000, retryMs)) : PENDING_RETRY_MS;
+}

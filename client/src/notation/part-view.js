@@ -4,10 +4,13 @@
 // (systems.js, panePlan). A beat cursor follows the beat map. Per animation frame only the
 // cursor's transform is written; panes change on line changes only. An engraved part comes in
 // layouts of several page widths: the view draws the one that suits its width
-// (layout-choice.js) and changes layout when its width changes, keeping its place.
+// (layout-choice.js) and changes layout when its width changes, keeping its place. The narrower
+// layouts are engraved after the rest: while the view's notation says some are `pending`, the
+// view draws the best it has and asks again, and changes to its own layout when it comes, on the
+// beat it is at (the bar being played stays in the active pane).
 
 import { panePlan } from './systems.js';
-import { chooseLayout, layoutsOf } from './layout-choice.js';
+import { chooseLayout, layoutsOf, pendingOf } from './layout-choice.js';
 import { chosenKey, chosenPages } from './chosen-pages.js';
 import { cropTo } from './page-svg.js';
 import { mountView } from './view-base.js';
@@ -35,7 +38,7 @@ import { mountView } from './view-base.js';
 export function createPartView(root, notation, options) {
   if (typeof options?.loadPage !== 'function')
     throw new TypeError('createPartView: options.loadPage must be a function (url) => Promise<svg text>');
-  const layouts = layoutsOf(notation);
+  let layouts = layoutsOf(notation);
   if (layouts.length === 0) return createPanes(root, notation, options);
   const given = /** @type {{ layout?: unknown }} */ (notation).layout;
   const win = root.ownerDocument.defaultView;
@@ -62,6 +65,21 @@ export function createPartView(root, notation, options) {
     if (Number.isFinite(beat)) inner.update(beat, fraction);
   };
 
+  /**
+   * Changing layout mid-piece: fetch the new layout's page that holds the beat being played
+   * before the panes change (pages are immutable, so the panes then find it in the browser's
+   * cache), so that the player is not left looking at an empty pane.
+   * @param {unknown} data
+   */
+  const pageAhead = (data) => {
+    const { pages: list, beats } = /** @type {{ pages?: { url?: unknown }[], beats?: { page?: unknown }[] }} */ (
+      data ?? {}
+    );
+    const at = Number.isFinite(beat) && Array.isArray(beats) ? beats[Math.max(0, Math.trunc(beat))]?.page : 0;
+    const url = Array.isArray(list) && typeof at === 'number' ? list[at]?.url : undefined;
+    return typeof url === 'string' ? options.loadPage(url).catch(() => {}) : Promise.resolve();
+  };
+
   const pick = () => {
     if (destroyed) return;
     const choice = chooseLayout(layouts, paneWidth(root));
@@ -76,6 +94,7 @@ export function createPartView(root, notation, options) {
     Promise.resolve()
       .then(() => options.loadPage(choice.url))
       .then((text) => JSON.parse(text))
+      .then((data) => (inner ? pageAhead(data).then(() => data) : data))
       .then(
         (data) => {
           if (!destroyed && t === token) show(choice.name, data);
@@ -93,6 +112,38 @@ export function createPartView(root, notation, options) {
   if (observer) observer.observe(root);
   else show(String(given ?? 'page'), notation);
 
+  // Layouts still being engraved: ask for the list again (bounded: a server that never finishes
+  // leaves the view on the layout it has) and take the better one when it comes.
+  /** @type {number | null} */
+  let retry = null;
+  let asked = 0;
+  const list = layouts.find((l) => l.name === 'page')?.url ?? layouts[0].url;
+  /** @param {unknown} data */
+  const askLater = (data) => {
+    const wait = pendingOf(data);
+    if (destroyed || !win || wait === null || asked >= MAX_ASKS) return;
+    asked++;
+    // Jittered, so that a room of phones does not ask in step.
+    retry = win.setTimeout(refresh, wait * (0.75 + Math.random() * 0.5));
+  };
+  const refresh = () => {
+    retry = null;
+    Promise.resolve()
+      .then(() => options.loadPage(list))
+      .then((text) => JSON.parse(text))
+      .then(
+        (data) => {
+          if (destroyed) return;
+          const now = layoutsOf(data);
+          if (now.length > 0) layouts = now;
+          pick();
+          askLater(data);
+        },
+        () => askLater(notation),
+      );
+  };
+  askLater(notation);
+
   return {
     get error() {
       return inner?.error ?? null;
@@ -108,6 +159,7 @@ export function createPartView(root, notation, options) {
     },
     destroy() {
       destroyed = true;
+      if (retry !== null) win?.clearTimeout(retry);
       observer?.disconnect();
       inner?.destroy();
       delete root.dataset.layout;
@@ -115,6 +167,9 @@ export function createPartView(root, notation, options) {
     },
   };
 }
+
+/** How many times a view asks again for layouts being engraved (about 10 minutes at 5 s). */
+const MAX_ASKS = 120;
 
 /**
  * The width one pane is drawn across: the root's, or a share of it where the style sets the
