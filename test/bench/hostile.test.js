@@ -77,8 +77,11 @@ describe('hostile clients', () => {
     }
     const attack = /** @type {string[]} */ (row(stdout, '1'));
     // More connections than the per-address cap (512) from one address: the rest are refused.
+    // (On a busy machine the attacking process may not open all 1,500 within the 4 s phase; any
+    // number past the cap shows the defence.)
     const [attempts, refused] = attack[3].split(' / ').map(Number);
-    expect(attempts).toBe(1500);
+    expect(attempts).toBeGreaterThan(512);
+    expect(attempts).toBeLessThanOrEqual(1500);
     expect(refused).toBeGreaterThan(0);
     // The message flood is answered with errors; the HTTP flood is rate-limited.
     expect(Number(attack[4].split(' / ')[2])).toBeGreaterThan(0);
