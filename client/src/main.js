@@ -253,10 +253,11 @@ async function vote(tile, window) {
 }
 
 let firstState = true;
-connection.on('state', (c) => {
-  // The beat first: a change that arrives before its timer (a late page) is shown at once, and
-  // the rest of the page is drawn after it.
-  beatClock.update();
+/** The page is drawn once per frame from the latest state (see the 'state' listener). */
+let drawPending = false;
+function drawState() {
+  drawPending = false;
+  const c = connection;
   ui.renderState(c);
   signals?.showState(c.state);
   notation?.setPages?.(c.state?.pages?.[viewName]);
@@ -269,9 +270,19 @@ connection.on('state', (c) => {
     // Navigation to the first state drawn: the first-render budget (playwright/views.spec.js) reads it.
     performance.mark('scorecast:first-render');
   }
-  const state = c.state;
-  audience?.render(state?.cues?.audience);
-  playClips(state);
+  audience?.render(c.state?.cues?.audience);
+}
+connection.on('state', (c) => {
+  // The beat first: a change that arrives before its timer (a late page) is shown at once.
+  beatClock.update();
+  playClips(c.state);
+  // The rest of the page is drawn on the next frame, from the state then: a page that comes back
+  // from a roam receives the changes it missed in one burst (one a beat), and drawing each of
+  // them took the main thread 50 ms or more on a busy phone, so that the beat due meanwhile was
+  // shown up to 0.5 s late (venue lab, infra/lab/roam.mjs).
+  if (drawPending) return;
+  drawPending = true;
+  requestAnimationFrame(drawState);
 });
 // The musicians' click (part and score views): a toggle in the player strip, which also unlocks
 // the page's audio (it is the user's gesture). Each beat is clicked as it is announced, a beat
