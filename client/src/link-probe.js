@@ -11,30 +11,32 @@
 // says the network is back: the connection then reconnects at once, its epoch:seq resume losing
 // and repeating nothing.
 //
-// What an HTTP probe can get on the wire is set by the browser's connection pool, not by how
-// often it is called. Chromium keeps at most 6 connections or connection attempts per pool group
-// (scheme, host, port, and whether credentials are sent), and an aborted request leaves its
-// connection attempt running for the next request to take over. In the lab (Chromium's net log
-// and the SYNs on the radio, 2026-11-24) a probe aborted and replaced every ~150 ms first used up
-// the page's idle keep-alive connections (a request sent on one is lost, and aborting it closes
-// that connection), then opened 6 attempts, and none after: every later probe stalled on the
-// group's limit and was answered by one of those 6 once its SYN retransmission (1, 2, 3, 4, then 6
-// and 10 s after it began on Linux 6.18; 1, 3, 7 s on older kernels) crossed the returned link,
-// up to 2 s after the return of an 8 s cut. Firefox and Safari also keep 6 connections per host.
+// What an HTTP probe can get on the wire is set by the browser, not by how often it is called.
+// Chromium's net log and the SYNs on the radio in the lab (2026-11-24) showed two queues:
+// - The HTTP cache: a request for /api/time waits for the cache entry of an earlier request for
+//   the same URL still under way (the entry's lock), and so never reaches the network.
+// - The connection pool: at most 6 connections or connection attempts per pool group (scheme,
+//   host, port, and whether credentials are sent), and an aborted request leaves its connection
+//   attempt running for a later request to take over. A probe aborted and replaced every ~150 ms
+//   used up the page's idle keep-alive connections (a request sent on one is lost, and aborting it
+//   closes that connection), then opened 6 attempts and none after: later probes stalled on the
+//   group's limit and were answered by one of those 6 once its SYN retransmission (1, 2, 3, 4,
+//   then 6 and 10 s after it began on Linux 6.18; 1, 3, 7 s on older kernels) crossed the returned
+//   link, up to 2 s after the return of an 8 s cut. Firefox and Safari also keep 6 per host.
 //
-// So the probe asks in two rounds of PROBE_ROUND_REQUESTS requests, each aborted and replaced
-// after ~PROBE_EVERY_MS as before (so that each idle connection carries one fresh request, and the
-// group's 6 attempts begin a fraction of a second apart, their retransmissions at every phase of
-// the period), the round's last request kept waiting for any of them. The rounds go to two pool
-// groups: the first without credentials (`credentials: 'omit'`; /api/time reads no cookie), the
-// second PROBE_SECOND_ROUND_MS later with the page's credentials. Browsers pool requests without
-// credentials apart from those with (Chromium's privacy mode, Firefox's anonymous connections), so
-// the second round opens fresh attempts when the first round's have backed off, instead of
-// queueing behind them; the first goes without credentials because no page load left idle
-// connections there. A browser that pools both together only loses the second round's freshness.
+// So every probe skips the HTTP cache (`cache: 'no-store'`), and the probe asks in two rounds of
+// PROBE_ROUND_REQUESTS requests, each aborted and replaced after ~PROBE_EVERY_MS (so that each
+// idle connection carries one fresh request, and the group's 6 attempts begin a fraction of a
+// second apart, their retransmissions at every phase of the period), the round's last request
+// kept waiting for any of them. The rounds go to two pool groups: the first without credentials
+// (`credentials: 'omit'`; /api/time reads no cookie), where no page load left idle connections,
+// the second PROBE_SECOND_ROUND_MS later with the page's credentials. Browsers pool requests
+// without credentials apart from those with (Chromium's privacy mode, Firefox's anonymous
+// connections), so the second round opens fresh attempts when the first round's have backed off,
+// instead of queueing behind them; a browser that pools both together only loses that freshness.
 // A phone makes 2 * PROBE_ROUND_REQUESTS requests in the first ~5 s of a silence and none after
-// (but one every PROBE_RETRY_MS while the last request fails at once, as with no network at all),
-// where it made one every ~150 ms for up to PROBE_FOR_MS before.
+// (but one every PROBE_RETRY_MS while a waiting request fails at once, as with no network at all),
+// where it made one every ~150 ms for up to PROBE_FOR_MS (200) before.
 
 import { HEARTBEAT_MS } from '../../core/constants.js';
 
