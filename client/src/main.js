@@ -10,6 +10,7 @@ import { createServerClock, httpTimeProbe } from './clock.js';
 import { createBeatClock, positionAt } from './beat-clock.js';
 import { createFrameScheduler } from './frame-scheduler.js';
 import { createJoinGate } from './join-gate.js';
+import { oncePerFrame } from './once-per-frame.js';
 import { createAudioCues, clipsOf, stemGainsOf } from './audio.js';
 import { createOutputCompensation } from './audio-latency.js';
 import { createTapAlong } from './tap-along.js';
@@ -253,10 +254,7 @@ async function vote(tile, window) {
 }
 
 let firstState = true;
-/** The page is drawn once per frame from the latest state (see the 'state' listener). */
-let drawPending = false;
 function drawState() {
-  drawPending = false;
   const c = connection;
   ui.renderState(c);
   signals?.showState(c.state);
@@ -272,17 +270,13 @@ function drawState() {
   }
   audience?.render(c.state?.cues?.audience);
 }
+const drawLater = oncePerFrame((fn) => frames.next(fn), drawState);
 connection.on('state', (c) => {
   // The beat first: a change that arrives before its timer (a late page) is shown at once.
   beatClock.update();
   playClips(c.state);
-  // The rest of the page is drawn on the next frame, from the state then: a page that comes back
-  // from a roam receives the changes it missed in one burst (one a beat), and drawing each of
-  // them took the main thread 50 ms or more on a busy phone, so that the beat due meanwhile was
-  // shown up to 0.5 s late (venue lab, infra/lab/roam.mjs).
-  if (drawPending) return;
-  drawPending = true;
-  requestAnimationFrame(drawState);
+  // The rest of the page on the next frame, from the state then (once-per-frame.js).
+  drawLater();
 });
 // The musicians' click (part and score views): a toggle in the player strip, which also unlocks
 // the page's audio (it is the user's gesture). Each beat is clicked as it is announced, a beat
