@@ -47,7 +47,15 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
   let timer = null;
   let left = 0;
   let running = false;
-  let busy = false;
+  /**
+   * Round trips out, by the burst they were begun in. One of an earlier burst (a ping lost with the
+   * link, waiting out its timeout) does not hold up the burst asked for when the link came back:
+   * it did, and the whole burst passed with no round trip (6 steps in 720 ms, the lost ping's
+   * timeout 2 s), so a page back from a roam stayed joining until the next round trip, 4 s later
+   * (venue lab, infra/lab/roam.mjs).
+   * @type {Map<number, number>}
+   */
+  const out = new Map();
   /** Round trips that came back since the last burst began (and since the window last restarted). */
   let fresh = 0;
   let resets = sync.resets;
@@ -63,9 +71,9 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
     timer = null;
     if (!running) return;
     left = Math.max(0, left - 1);
-    if (!busy) {
-      busy = true;
-      const gen = generation;
+    const gen = generation;
+    if (!out.has(gen)) {
+      out.set(gen, 1);
       try {
         const sample = await probe();
         if (sample && sync.add(sample)) {
@@ -79,7 +87,7 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
       } catch {
         // A failed round trip is no sample; the next one will do.
       } finally {
-        busy = false;
+        out.delete(gen);
       }
     }
     // A burst() while this round trip was out has armed its own timer: one chain of steps only.

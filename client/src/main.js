@@ -10,6 +10,7 @@ import { createServerClock, httpTimeProbe } from './clock.js';
 import { createBeatClock, positionAt } from './beat-clock.js';
 import { createFrameScheduler } from './frame-scheduler.js';
 import { createJoinGate } from './join-gate.js';
+import { oncePerFrame } from './once-per-frame.js';
 import { createAudioCues, clipsOf, stemGainsOf } from './audio.js';
 import { createOutputCompensation } from './audio-latency.js';
 import { createTapAlong } from './tap-along.js';
@@ -256,10 +257,8 @@ async function vote(tile, window) {
 let firstState = true;
 /** @type {{ epoch: string | null, state: any } | null} what the audience view drew last */
 let drawn = null;
-connection.on('state', (c) => {
-  // The beat first: a change that arrives before its timer (a late page) is shown at once, and
-  // the rest of the page is drawn after it.
-  beatClock.update();
+function drawState() {
+  const c = connection;
   ui.renderState(c);
   signals?.showState(c.state);
   notation?.setPages?.(c.state?.pages?.[viewName]);
@@ -274,7 +273,8 @@ connection.on('state', (c) => {
   }
   const state = c.state;
   if (audience) {
-    // A seek, a restart or a late join lands on its beat: the rose is shown as it is there.
+    // A seek, a restart, a late join or a return from a roam lands on its beat: the rose is shown
+    // as it is there.
     const now = { epoch: c.epoch, state };
     const where = {
       landed: landed(drawn, now),
@@ -283,7 +283,14 @@ connection.on('state', (c) => {
     drawn = now;
     audience.render(state?.cues?.audience, where);
   }
-  playClips(state);
+}
+const drawLater = oncePerFrame((fn) => frames.next(fn), drawState);
+connection.on('state', (c) => {
+  // The beat first: a change that arrives before its timer (a late page) is shown at once.
+  beatClock.update();
+  playClips(c.state);
+  // The rest of the page on the next frame, from the state then (once-per-frame.js).
+  drawLater();
 });
 // The musicians' click (part and score views): a toggle in the player strip, which also unlocks
 // the page's audio (it is the user's gesture). Each beat is clicked as it is announced, a beat

@@ -3,7 +3,7 @@
 // radio link is cut silently (nftables drops in the access point namespace) for each duration,
 // then each page's log of shown beats tells when it was back on time. Prints one JSON object.
 //
-//   node infra/lab/roam-pages.mjs --target URL --pages 10 --cuts 2000,5000,... [--settle 4000]
+//   node infra/lab/roam-pages.mjs --target URL --pages 10 --cuts 2000,5000,... [--settle 4000] [--netlog FILE]
 
 import { parseArgs } from 'node:util';
 import { chromium } from '@playwright/test';
@@ -20,6 +20,7 @@ const { values: o } = parseArgs({
     settle: { type: 'string', default: '4000' },
     seed: { type: 'string', default: '18' },
     console: { type: 'boolean' },
+    netlog: { type: 'string' },
   },
 });
 const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
@@ -41,6 +42,9 @@ const browser = await chromium.launch({
     '--disable-component-update',
     '--disable-sync',
     `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE ${new URL(String(o.target)).hostname}`,
+    // Chromium's own log of its network stack (socket pools, connect jobs, requests), to read what
+    // the pages' requests waited for.
+    ...(o.netlog ? [`--log-net-log=${o.netlog}`, '--net-log-capture-mode=Default'] : []),
   ],
 });
 const result = {
@@ -113,6 +117,14 @@ try {
         liveMs: live === undefined ? null : live - tBack,
         shownMs: after.length ? Math.round(after[0].at - tBack) : null,
         lateBefore: after.filter((s) => first && s.at < first.at).length,
+        // The first beats shown after the return: when (ms after it), how late, and whether
+        // shown from the state's `next` before their own message.
+        firstShown: after.slice(0, 4).map((s) => ({
+          at: Math.round(s.at - tBack),
+          late: Math.round(s.server - /** @type {number} */ (s.due)),
+          beat: s.beat,
+          predicted: s.predicted,
+        })),
         link,
       });
     }

@@ -6,6 +6,8 @@
 //
 //   node infra/lab/roam.mjs [--profile wifi+firewall] [--pages 10] [--cuts 2000,3000,...] [--out DIR]
 //     [--wait S]   wait up to S seconds for another run on this copy of the lab (SCORECAST_LAB_ID)
+//     [--console]  print each page's connection log with its time
+//     [--netlog F] Chromium's net log (socket pools, connect jobs) to file F
 // Exit 0 when the goal is met, 1 when not, 2 when the cell could not run.
 
 import { parseArgs } from 'node:util';
@@ -35,6 +37,7 @@ async function main() {
       'keep-up': { type: 'boolean' },
       console: { type: 'boolean' },
       wait: { type: 'string', default: '0' },
+      netlog: { type: 'string' },
     },
   });
   const support = labSupport();
@@ -58,7 +61,7 @@ async function main() {
 }
 
 /**
- * @param {{ pages?: string, cuts?: string, console?: boolean, 'keep-up'?: boolean }} o
+ * @param {{ pages?: string, cuts?: string, console?: boolean, netlog?: string, 'keep-up'?: boolean }} o
  * @param {import('./topology.js').Profile} p @param {string} dir @param {(s: string) => void} log
  */
 async function roam(o, p, dir, log) {
@@ -83,6 +86,7 @@ async function roam(o, p, dir, log) {
         '--cuts',
         String(o.cuts),
         ...(o.console ? ['--console'] : []),
+        ...(o.netlog ? ['--netlog', path.resolve(o.netlog)] : []),
       ],
       { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
     );

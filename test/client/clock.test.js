@@ -169,6 +169,30 @@ describe('server clock: fresh round trips for a join', () => {
   });
 });
 
+describe('server clock: a burst after a roam', () => {
+  it('is not held up by a round trip still out on the lost link: fresh round trips within the burst', async () => {
+    const page = new FakeClock();
+    let calls = 0;
+    const clock = createServerClock({
+      now: page.now,
+      timers: page,
+      probe: async () => {
+        calls += 1;
+        // The first round trip went out on the link that was lost: it never comes back.
+        if (calls === 1) return new Promise(() => {});
+        const t0 = page.now();
+        return { t0, t: t0 + 10 + 5000, t1: t0 + 20 };
+      },
+    });
+    clock.start();
+    await advance(page, BURST_GAP_MS * 2);
+    // The link is back: the join gate asks for a burst and waits for 3 fresh round trips.
+    clock.burst();
+    await advance(page, BURST * BURST_GAP_MS + 10);
+    expect(clock.fresh).toBeGreaterThanOrEqual(3);
+  });
+});
+
 describe('httpTimeProbe', () => {
   it('one round trip over GET /api/time, the time taken when the answer arrived', async () => {
     let t = 100;

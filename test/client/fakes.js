@@ -142,6 +142,7 @@ export function fakeEventSourceClass() {
  * @typedef {object} FakeRequest
  * @property {string} url
  * @property {AbortSignal} signal
+ * @property {{ credentials?: string, cache?: string }} init the request's other options
  * @property {(status: number, body: unknown) => void} respond body: JSON value, or a string sent as is
  * @property {(error: Error) => void} fail network error
  */
@@ -152,7 +153,7 @@ export function fakeFetch() {
   const requests = [];
   /**
    * @param {string} url
-   * @param {{ signal: AbortSignal }} init
+   * @param {{ signal: AbortSignal, credentials?: string, cache?: string }} init
    */
   const fetch = (url, init) =>
     new Promise((resolve, reject) => {
@@ -160,6 +161,7 @@ export function fakeFetch() {
       requests.push({
         url,
         signal: init.signal,
+        init: { credentials: init.credentials, cache: init.cache },
         respond: (status, body) =>
           resolve({
             status,

@@ -5,7 +5,15 @@
 import { describe, it, expect, vi } from 'vitest';
 import { Connection } from '../../client/src/connection.js';
 import { DEAD_LINK_MS } from '../../core/constants.js';
-import { PROBE_AFTER_MS, PROBE_BEAT_MARGIN_MS, PROBE_EVERY_MS, PROBE_FOR_MS } from '../../client/src/link-probe.js';
+import {
+  PROBE_AFTER_MS,
+  PROBE_BEAT_MARGIN_MS,
+  PROBE_EVERY_MS,
+  PROBE_FOR_MS,
+  PROBE_RETRY_MS,
+  PROBE_ROUND_REQUESTS,
+  PROBE_SECOND_ROUND_MS,
+} from '../../client/src/link-probe.js';
 import { FakeClock, fakeWebSocketClass, fakeFetch, flush, msg } from './fakes.js';
 
 /**
@@ -76,6 +84,52 @@ describe('link probe', () => {
     expect(requests[3].signal.aborted).toBe(false);
   });
 
+  it('asks in two rounds, without then with credentials, past any cache; each keeps its last request waiting', () => {
+    const { clock, requests } = live();
+    clock.advance(PROBE_AFTER_MS + PROBE_SECOND_ROUND_MS - 1);
+    // The first round: its requests replaced one by one, the last left waiting.
+    expect(requests).toHaveLength(PROBE_ROUND_REQUESTS);
+    expect(requests.every((r) => r.init.credentials === 'omit' && r.init.cache === 'no-store')).toBe(true);
+    expect(requests.map((r) => r.signal.aborted)).toEqual([...Array(PROBE_ROUND_REQUESTS - 1).fill(true), false]);
+    // The second round, with the page's credentials (another of the browser's connection pools).
+    clock.advance(1);
+    expect(requests).toHaveLength(PROBE_ROUND_REQUESTS + 1);
+    clock.advance(PROBE_EVERY_MS * 1.5 * PROBE_ROUND_REQUESTS);
+    const second = requests.slice(PROBE_ROUND_REQUESTS);
+    expect(second).toHaveLength(PROBE_ROUND_REQUESTS);
+    expect(second.every((r) => r.init.credentials === 'same-origin' && r.init.cache === 'no-store')).toBe(true);
+    expect(requests.filter((r) => !r.signal.aborted)).toEqual([requests[PROBE_ROUND_REQUESTS - 1], second.at(-1)]);
+    // And nothing more however long the silence (a congested venue gets 2 rounds a phone).
+    clock.advance(PROBE_FOR_MS - PROBE_SECOND_ROUND_MS - PROBE_EVERY_MS * 1.5 * PROBE_ROUND_REQUESTS - 1);
+    expect(requests).toHaveLength(2 * PROBE_ROUND_REQUESTS);
+  });
+
+  it("the first round's waiting request answered during the second: reconnects, and every request is let go", async () => {
+    const { clock, WS, requests } = live();
+    clock.advance(PROBE_AFTER_MS + PROBE_SECOND_ROUND_MS + PROBE_EVERY_MS * 4);
+    const waiting = requests[PROBE_ROUND_REQUESTS - 1];
+    waiting.respond(200, { t: 1 });
+    await flush();
+    expect(WS.instances).toHaveLength(2);
+    expect(requests.every((r) => r === waiting || r.signal.aborted)).toBe(true);
+    clock.advance(PROBE_FOR_MS);
+    expect(requests.length).toBeLessThan(2 * PROBE_ROUND_REQUESTS);
+  });
+
+  it('a waiting request that fails at once (no network) is asked again after about PROBE_RETRY_MS, never in a loop', async () => {
+    const { clock, requests } = live();
+    clock.advance(PROBE_AFTER_MS + PROBE_SECOND_ROUND_MS + PROBE_EVERY_MS * 1.5 * PROBE_ROUND_REQUESTS);
+    expect(requests).toHaveLength(2 * PROBE_ROUND_REQUESTS);
+    // Six failures each, well within PROBE_FOR_MS.
+    for (let i = 0; i < 6; i++) {
+      for (const r of requests.filter((x) => !x.signal.aborted)) r.fail(new TypeError('Failed to fetch'));
+      await flush();
+      clock.advance(PROBE_RETRY_MS * 1.5);
+    }
+    // Each of the two waiting requests asked again once per failure, PROBE_RETRY_MS later.
+    expect(requests.length - 2 * PROBE_ROUND_REQUESTS).toBe(2 * 6);
+  });
+
   it('on an answer, reconnects at once from the held position; the replay is applied without gap or repeat', async () => {
     const { conn, clock, WS, first, requests } = live();
     clock.advance(PROBE_AFTER_MS + PROBE_EVERY_MS);
@@ -118,7 +172,8 @@ describe('link probe', () => {
   it("gives up after PROBE_FOR_MS and hands back to the connection's own reconnects", () => {
     const { clock, WS, requests } = live();
     clock.advance(PROBE_AFTER_MS + PROBE_FOR_MS + PROBE_EVERY_MS);
-    expect(requests.length).toBeGreaterThan(100);
+    expect(requests).toHaveLength(2 * PROBE_ROUND_REQUESTS);
+    expect(requests.every((r) => r.signal.aborted)).toBe(true);
     expect(WS.instances).toHaveLength(2);
     const n = requests.length;
     clock.advance(PROBE_EVERY_MS * 10);

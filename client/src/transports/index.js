@@ -54,7 +54,7 @@ import { PollTransport } from './poll.js';
 /** @typedef {new (url: string) => EventSourceLike} EventSourceCtor */
 
 /**
- * @typedef {(url: string, init: { signal: AbortSignal, headers: Record<string, string> }) =>
+ * @typedef {(url: string, init: { signal: AbortSignal, headers: Record<string, string>, credentials?: RequestCredentials, cache?: RequestCache }) =>
  *   Promise<{ status: number, json(): Promise<unknown> }>} FetchFn
  */
 
