@@ -260,7 +260,6 @@ let drawn = null;
 function drawState() {
   const c = connection;
   ui.renderState(c);
-  signals?.showState(c.state);
   notation?.setPages?.(c.state?.pages?.[viewName]);
   if (c.state && c.epoch !== notationEpoch) {
     notationEpoch = c.epoch;
@@ -286,6 +285,9 @@ function drawState() {
 }
 const drawLater = oncePerFrame((fn) => frames.next(fn), drawState);
 connection.on('state', (c) => {
+  // The musicians' strip knows each change as it comes (the start signal shows on the beat the
+  // performance starts on, which the beat clock shows next).
+  signals?.showState(c.state);
   // The beat first: a change that arrives before its timer (a late page) is shown at once.
   beatClock.update();
   playClips(c.state);
