@@ -222,26 +222,35 @@ test('ten phones vote; at the decision beat the part views turn to the voted pag
   await tablet.close();
 });
 
+/**
+ * Two joined phones on the audience page: one that lets pages move, one that asks for reduced motion.
+ * @param {import('@playwright/test').Browser} browser
+ * @param {string} base
+ */
+async function twoPhones(browser, base) {
+  const open = async (/** @type {'reduce' | 'no-preference'} */ reducedMotion) => {
+    const page = await (await browser.newContext({ viewport: PHONE, reducedMotion })).newPage();
+    await page.goto(`${base}/`);
+    await page.locator('#join-button').click();
+    return page;
+  };
+  return { phone: await open('no-preference'), still: await open('reduce') };
+}
+
+/** What is being animated on a page, by the class of its target. @param {import('@playwright/test').Page} page */
+const moving = (page) =>
+  page.evaluate(() =>
+    document
+      .getAnimations()
+      .filter((a) => a.playState === 'running')
+      .map((a) => /** @type {KeyframeEffect} */ (a.effect).target?.getAttribute('class')),
+  );
+
 test("the rose's motion: the dark disc fades, a ring swings, not for a phone that asks for reduced motion", async ({
   browser,
 }) => {
   server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
-  const open = async (/** @type {'reduce' | 'no-preference'} */ reducedMotion) => {
-    const page = await (await browser.newContext({ viewport: PHONE, reducedMotion })).newPage();
-    await page.goto(`${server.base}/`);
-    await page.locator('#join-button').click();
-    return page;
-  };
-  const phone = await open('no-preference');
-  const still = await open('reduce');
-  /** What is being animated on a page, by the class of its target. @param {import('@playwright/test').Page} page */
-  const moving = (page) =>
-    page.evaluate(() =>
-      document
-        .getAnimations()
-        .filter((a) => a.playState === 'running')
-        .map((a) => /** @type {KeyframeEffect} */ (a.effect).target?.getAttribute('class')),
-    );
+  const { phone, still } = await twoPhones(browser, server.base);
   // Beat 0: ZScore's stage, the disc over the rose, is dark; nothing moves on a fresh page.
   await expect(phone.locator('svg.rose .rose-stage')).toHaveAttribute('opacity', '1');
   expect(await moving(phone)).toEqual([]);
@@ -265,22 +274,7 @@ test('a seek lands the rose as it is at that beat; the playing tile fades under 
   browser,
 }, testInfo) => {
   server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
-  const open = async (/** @type {'reduce' | 'no-preference'} */ reducedMotion) => {
-    const page = await (await browser.newContext({ viewport: PHONE, reducedMotion })).newPage();
-    await page.goto(`${server.base}/`);
-    await page.locator('#join-button').click();
-    return page;
-  };
-  const phone = await open('no-preference');
-  const still = await open('reduce');
-  /** What is being animated on a page, by the class of its target. @param {import('@playwright/test').Page} page */
-  const moving = (page) =>
-    page.evaluate(() =>
-      document
-        .getAnimations()
-        .filter((a) => a.playState === 'running')
-        .map((a) => /** @type {KeyframeEffect} */ (a.effect).target?.getAttribute('class')),
-    );
+  const { phone, still } = await twoPhones(browser, server.base);
   await expect(phone.locator('svg.rose .rose-stage')).toHaveAttribute('opacity', '1');
   // From beat 0 straight to beat 7: the zoom and the 2 s fade of beat 1 are long over there, so
   // the rose shows their end at once; only the ring swing of beat 7 itself plays.

@@ -203,18 +203,7 @@ function finish(job, primary, pending) {
  * @returns {Promise<EngravedScore>}
  */
 async function engraveLayouts({ file, name, cacheDir, hash, dir }, primary, pending) {
-  pool ??= createPool({ size: poolSize() });
-  const workers = pool;
-  let tmp;
-  try {
-    tmp = await tempDir(cacheDir, hash);
-  } catch (err) {
-    throw new ScorecastError(
-      'SC_ERR_INTERNAL',
-      `the engraving cache ${cacheDir} cannot be written: ${/** @type {Error} */ (err).message}`,
-    );
-  }
-  const outDir = tmp;
+  const { workers, tmp: outDir } = await startJob(cacheDir, hash);
   try {
     const timing = await readFile(path.join(dir, PENDING_TIMING), 'utf8');
     const results = pending.parts.map(async (id) => {
@@ -248,22 +237,29 @@ async function engraveLayouts({ file, name, cacheDir, hash, dir }, primary, pend
 }
 
 /**
- * Engrave into a temporary folder and commit it to the cache.
- * @param {{ file: string, name: string, bytes: Buffer, requests: import('./parts.js').PartRequest[], cacheDir: string, hash: string, dir: string }} job
- * @returns {Promise<EngravedScore>}
+ * The worker pool (started on first use) and a new temporary folder in the cache to engrave into.
+ * @param {string} cacheDir
+ * @param {string} hash
  */
-async function engrave({ file, name, bytes, requests, cacheDir, hash, dir }) {
+async function startJob(cacheDir, hash) {
   pool ??= createPool({ size: poolSize() });
-  const workers = pool;
-  let tmp;
   try {
-    tmp = await tempDir(cacheDir, hash);
+    return { workers: pool, tmp: await tempDir(cacheDir, hash) };
   } catch (err) {
     throw new ScorecastError(
       'SC_ERR_INTERNAL',
       `the engraving cache ${cacheDir} cannot be written: ${/** @type {Error} */ (err).message}`,
     );
   }
+}
+
+/**
+ * Engrave into a temporary folder and commit it to the cache.
+ * @param {{ file: string, name: string, bytes: Buffer, requests: import('./parts.js').PartRequest[], cacheDir: string, hash: string, dir: string }} job
+ * @returns {Promise<EngravedScore>}
+ */
+async function engrave({ file, name, bytes, requests, cacheDir, hash, dir }) {
+  const { workers, tmp } = await startJob(cacheDir, hash);
   const abort = new AbortController();
   /** @type {(timing: string | null) => void} */
   let settleTiming = () => {};

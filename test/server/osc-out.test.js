@@ -58,6 +58,15 @@ afterEach(async () => {
   cleanup = [];
 });
 
+/** A listener and an OSC output sending to it, both closed after the test. */
+async function sender() {
+  const l = await listener();
+  cleanup.push(() => new Promise((r) => l.socket.close(() => r(undefined))));
+  const out = createOscOut({ host: '127.0.0.1', port: l.port });
+  cleanup.push(() => out.close());
+  return { l, out };
+}
+
 describe('OSC output', () => {
   it('encodes OSC 1.0: whole numbers as int32, others as float32, text as strings', () => {
     const b = encodeOscMessage('/zs/x', ['send', 3, 0.5]);
@@ -68,10 +77,7 @@ describe('OSC output', () => {
   });
 
   it('sends the messages of a beat as it sounds, and nothing on beats without any', async () => {
-    const l = await listener();
-    cleanup.push(() => new Promise((r) => l.socket.close(() => r(undefined))));
-    const out = createOscOut({ host: '127.0.0.1', port: l.port });
-    cleanup.push(() => out.close());
+    const { l, out } = await sender();
     const m = model();
     expect(out.beat(m, 2)).toBe(0);
     expect(out.beat(m, 1)).toBe(1);
@@ -80,10 +86,7 @@ describe('OSC output', () => {
   });
 
   it('names the page chosen for a slot where a cue says {page:N} (the slot itself while undecided)', async () => {
-    const l = await listener();
-    cleanup.push(() => new Promise((r) => l.socket.close(() => r(undefined))));
-    const out = createOscOut({ host: '127.0.0.1', port: l.port });
-    cleanup.push(() => out.close());
+    const { l, out } = await sender();
     const r = buildScoreModel({
       id: 'osc',
       title: 'OSC',
@@ -99,10 +102,7 @@ describe('OSC output', () => {
   });
 
   it('a playing server sends each cue on its beat, in beat order', async () => {
-    const l = await listener();
-    cleanup.push(() => new Promise((r) => l.socket.close(() => r(undefined))));
-    const osc = createOscOut({ host: '127.0.0.1', port: l.port });
-    cleanup.push(() => osc.close());
+    const { l, out: osc } = await sender();
     const clock = createFakeClock();
     const { app, conductor } = await buildApp({ score: packageOf(model()), token: 'tok-123456789', clock, osc });
     cleanup.push(() => app.close());
@@ -120,10 +120,7 @@ describe('OSC output', () => {
   });
 
   it("sends the set-up of a start position (ZScore's reset= lines): the latest set at or before it, and set-up-only cues never on their beat", async () => {
-    const l = await listener();
-    cleanup.push(() => new Promise((r) => l.socket.close(() => r(undefined))));
-    const osc = createOscOut({ host: '127.0.0.1', port: l.port });
-    cleanup.push(() => osc.close());
+    const { l, out: osc } = await sender();
     const clock = createFakeClock();
     const r = buildScoreModel({
       id: 'osc',
