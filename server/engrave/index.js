@@ -155,12 +155,7 @@ export async function engraveScore({ file, bytes: given, parts = [], cacheDir, d
     const { bars, views, warnings, pending } = cached;
     ready = scoreOf({ hash, dir, bars, views, warnings, cached: true }, pending, (self, p) => finish(job, self, p));
   } else {
-    let running = inflight.get(dir);
-    if (!running) {
-      running = engrave({ ...job, bytes, requests }).finally(() => inflight.delete(dir));
-      inflight.set(dir, running);
-    }
-    ready = await running;
+    ready = await once(inflight, dir, () => engrave({ ...job, bytes, requests }));
   }
   // A caller that does not wait for the layouts may never ask: its failure is reported there.
   ready.complete.catch(() => {});
@@ -188,12 +183,23 @@ function scoreOf(base, pending, later) {
  * @returns {Promise<EngravedScore>}
  */
 function finish(job, primary, pending) {
-  let running = finishing.get(job.dir);
-  if (!running) {
-    running = engraveLayouts(job, primary, pending).finally(() => finishing.delete(job.dir));
-    finishing.set(job.dir, running);
+  return once(finishing, job.dir, () => engraveLayouts(job, primary, pending));
+}
+
+/**
+ * The work under way for `key` in `running`, or `start()`'s, kept there until it settles: the
+ * same engraving asked for twice is done once.
+ * @param {Map<string, Promise<EngravedScore>>} running
+ * @param {string} key
+ * @param {() => Promise<EngravedScore>} start
+ */
+function once(running, key, start) {
+  let work = running.get(key);
+  if (!work) {
+    work = start().finally(() => running.delete(key));
+    running.set(key, work);
   }
-  return running;
+  return work;
 }
 
 /**

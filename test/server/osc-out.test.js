@@ -34,22 +34,23 @@ async function until(cond, ms = 2000) {
   return cond();
 }
 
-/** 2 bars of 4/4 at 120 with OSC cues on beats 0, 1 and 5. */
-function model() {
-  const r = buildScoreModel({
-    id: 'osc',
-    title: 'OSC',
-    bars: 2,
-    meter: [{ bar: 1, time: '4/4', tempo: 120 }],
-    osc: [
-      { at: 5, address: '/zs/b2', args: ['stop'] },
-      { at: 0, address: '/zs/b1', args: ['play'] },
-      { bar: 1, beat: 2, address: '/zs/mcGroove.mcgHarmonics', args: ['send', 'int', 3, 0.5] },
-    ],
-  });
+/**
+ * A score of `bars` bars of 4/4 at 120 with these OSC cues.
+ * @param {unknown[]} osc @param {number} [bars]
+ */
+function withOsc(osc, bars = 2) {
+  const r = buildScoreModel({ id: 'osc', title: 'OSC', bars, meter: [{ bar: 1, time: '4/4', tempo: 120 }], osc });
   if (!r.ok) throw new Error(JSON.stringify(r.problems));
   return r.value;
 }
+
+/** 2 bars of 4/4 at 120 with OSC cues on beats 0, 1 and 5. */
+const model = () =>
+  withOsc([
+    { at: 5, address: '/zs/b2', args: ['stop'] },
+    { at: 0, address: '/zs/b1', args: ['play'] },
+    { bar: 1, beat: 2, address: '/zs/mcGroove.mcgHarmonics', args: ['send', 'int', 3, 0.5] },
+  ]);
 
 /** @type {(() => unknown)[]} */
 let cleanup = [];
@@ -87,16 +88,9 @@ describe('OSC output', () => {
 
   it('names the page chosen for a slot where a cue says {page:N} (the slot itself while undecided)', async () => {
     const { l, out } = await sender();
-    const r = buildScoreModel({
-      id: 'osc',
-      title: 'OSC',
-      bars: 1,
-      meter: [{ bar: 1, time: '4/4', tempo: 120 }],
-      osc: [{ at: 1, address: '/zs/b2', args: ['setFile', 'UnionRose_b{page:10}.wav'] }],
-    });
-    if (!r.ok) throw new Error(JSON.stringify(r.problems));
-    out.beat(r.value, 1, (slot) => (slot === 10 ? 3 : null));
-    out.beat(r.value, 1);
+    const m = withOsc([{ at: 1, address: '/zs/b2', args: ['setFile', 'UnionRose_b{page:10}.wav'] }], 1);
+    out.beat(m, 1, (slot) => (slot === 10 ? 3 : null));
+    out.beat(m, 1);
     expect(await until(() => l.got.length === 2)).toBe(true);
     expect(l.got.map((m) => m.args[1])).toEqual(['UnionRose_b3.wav', 'UnionRose_b10.wav']);
   });
@@ -122,20 +116,13 @@ describe('OSC output', () => {
   it("sends the set-up of a start position (ZScore's reset= lines): the latest set at or before it, and set-up-only cues never on their beat", async () => {
     const { l, out: osc } = await sender();
     const clock = createFakeClock();
-    const r = buildScoreModel({
-      id: 'osc',
-      title: 'OSC',
-      bars: 2,
-      meter: [{ bar: 1, time: '4/4', tempo: 120 }],
-      osc: [
-        { at: 1, address: '/zs/b1', args: ['setFile', 'a1.wav'], setup: 'only' },
-        { at: 1, address: '/zs/2', args: ['preset'], setup: 'only' },
-        { at: 1, address: '/zs/b1', args: ['play'] },
-        { at: 4, address: '/zs/b2', args: ['setFile', 'a2.wav'], setup: 'also' },
-      ],
-    });
-    if (!r.ok) throw new Error(JSON.stringify(r.problems));
-    const { app, conductor } = await buildApp({ score: packageOf(r.value), token: 'tok-123456789', clock, osc });
+    const m = withOsc([
+      { at: 1, address: '/zs/b1', args: ['setFile', 'a1.wav'], setup: 'only' },
+      { at: 1, address: '/zs/2', args: ['preset'], setup: 'only' },
+      { at: 1, address: '/zs/b1', args: ['play'] },
+      { at: 4, address: '/zs/b2', args: ['setFile', 'a2.wav'], setup: 'also' },
+    ]);
+    const { app, conductor } = await buildApp({ score: packageOf(m), token: 'tok-123456789', clock, osc });
     cleanup.push(() => app.close());
     // From the top: beat 0 comes before every set-up, so nothing is sent as set-up.
     conductor.play();
