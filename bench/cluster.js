@@ -183,7 +183,7 @@ const out = {
 // One process, the same audience.
 {
   const { child, msg } = await start(
-    path.join(ROOT, 'server', 'start.js'),
+    path.join(ROOT, 'server', 'commands', 'start.js'),
     ['--score', SCORE, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'],
     'listening',
   );

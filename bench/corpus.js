@@ -15,9 +15,9 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { createToolkit, timeNotation } from '../server/engrave/time-notation.js';
+import { createToolkit, timeNotation } from '../server/package/engrave/time-notation.js';
 import { createTempoMapFromBars } from '../core/tempo-map.js';
-import { performedRanges } from '../server/check-report.js';
+import { performedRanges } from '../server/commands/check-report.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(BENCH, '..');

@@ -57,7 +57,7 @@ const QUIET_WAIT_MS = 120_000;
 
 /** Child: one engraveScore call, measured from inside. */
 async function child() {
-  const { engraveScore, closeEngraver } = await import('../server/engrave/index.js');
+  const { engraveScore, closeEngraver } = await import('../server/package/engrave/index.js');
   const { readdirSync, statSync } = await import('node:fs');
   const [, , , phase, file, cacheDir] = process.argv;
   const delay = monitorEventLoopDelay({ resolution: 5 });

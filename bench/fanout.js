@@ -14,11 +14,11 @@
 // --duration `loops` (the default) measures whole loops of the piece and whole 6 s steps of the
 // CPU timeline, at least 15 s (24 s for both profiles): a window that is not whole loops holds
 // more or fewer big deltas depending on where it starts.
-// --server-root runs server/start.js of another checkout (e.g. a `git archive` of a commit); the
+// --server-root runs server/commands/start.js of another checkout (e.g. a `git archive` of a commit); the
 // score packages always come from this one. --base-root names a second checkout that runs as the
 // target `base`, so a change is measured against the code before it in the same run.
 //
-// Targets: `floor` (bench/floor-server.js), `ours` (server/start.js), and three diagnostics, the
+// Targets: `floor` (bench/floor-server.js), `ours` (server/commands/start.js), and three diagnostics, the
 // floor plus liveness traffic done three ways (see floor-server.js): `floor-ka` (heartbeat and
 // ping, separate writes), `floor-kc` (both in one write) and `floor-kr` (what ours does now);
 // `base` is our server from --base-root.
@@ -81,8 +81,8 @@ const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({
  * @property {number} clients
  * @property {number} clientProcs
  * @property {string} scoreDir
- * @property {string} serverRoot  checkout whose server/start.js is `ours`
- * @property {string | null} baseRoot  checkout whose server/start.js is `base`
+ * @property {string} serverRoot  checkout whose server/commands/start.js is `ours`
+ * @property {string | null} baseRoot  checkout whose server/commands/start.js is `base`
  * @property {import('./score-schedule.js').ScoreSchedule} schedule
  * @property {number} durationMs  measured window
  * @property {number} settleMs    wait after the last client is ready, before the window

@@ -13,14 +13,14 @@
 // --keepalive-ms adds the liveness traffic of doc/protocol.md ("Heartbeats"), in one of three
 // ways, as diagnostic variants (not the floor; their names in bench/fanout.js in brackets):
 //   separate  [floor-ka] a heartbeat envelope and a protocol ping to every socket, each from its
-//             own timer: what server/hub.js and transports/websocket.js did until 409bec4.
+//             own timer: what server/live/hub.js and transports/websocket.js did until 409bec4.
 //   corked    [floor-kc] both from one timer, written to a corked socket: one syscall, not two.
-//   ride      [floor-kr] what ours does now (server/transports/websocket.js): a heartbeat only
+//   ride      [floor-kr] what ours does now (server/live/transports/websocket.js): a heartbeat only
 //             after keepaliveMs with no other message; a socket silent (no pong, no message) for
 //             keepaliveMs owes a ping, which rides in the same write as its next message of at
 //             most 4 KB, or goes alone once the silence reaches 1.5 x keepaliveMs; the silence is
 //             checked every tick (keepaliveMs / 8).
-// With an IPC channel it sends {type: 'listening', port} once listening, like server/start.js.
+// With an IPC channel it sends {type: 'listening', port} once listening, like server/commands/start.js.
 
 import http from 'node:http';
 import { parseArgs } from 'node:util';
@@ -108,7 +108,7 @@ export async function startFloor({
   });
 
   // Beat b of loop k is due at start + k * loopMs + atMs[b], computed from the start each time so
-  // timer lateness does not accumulate (as in server/conductor.js).
+  // timer lateness does not accumulate (as in server/performance/conductor.js).
   const start = performance.now();
   const beats = schedule.atMs.length;
   let next = 0;

@@ -40,8 +40,8 @@ import os from 'node:os';
 import { cpuMs, rssBytes, unsentBytes } from './proc-stats.js';
 import { median, parseDuration, summarize } from './latency-stats.js';
 import { children, startServer, stopChild, waitFor, TOKEN } from './servers.js';
-import { CONNECTIONS_PER_ADDRESS } from '../server/connection-limit.js';
-import { PHONES_PER_ADDRESS } from '../server/address-limit.js';
+import { CONNECTIONS_PER_ADDRESS } from '../server/http/connection-limit.js';
+import { PHONES_PER_ADDRESS } from '../server/http/address-limit.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes bench/out/large-score.musicxml: a 5-part MusicXML score the size of ZScore's Union Rose
-// (about 56 pages of full score as server/engrave lays it out), for the engraving benchmark
+// (about 56 pages of full score as server/package/engrave lays it out), for the engraving benchmark
 // (bench/engrave.js). Deterministic: the same arguments give the same bytes. It has what a real
 // score has that costs engraving time: beams, dotted rhythms, accidentals, dynamics, a pickup,
 // repeats, and tempo and time-signature changes.
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { seededRandom } from '../core/random.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** Bars that make about 56 pages of full score (measured with server/engrave's score layout). */
+/** Bars that make about 56 pages of full score (measured with server/package/engrave's score layout). */
 export const DEFAULT_BARS = 965;
 const DIVISIONS = 4; // per quarter note
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What cleaning an SVG page costs (server/sanitize-svg.js): on real Verovio-engraved
+// What cleaning an SVG page costs (server/package/svg/sanitize-svg.js): on real Verovio-engraved
 // pages of the demo (the full score's first page and a part's), against two baselines measured
 // in the same run: Verovio rendering the same page (renderToSVG, what the engraving pipeline
 // already spends on it) and jsdom reading and writing the page as XML (the floor of any
@@ -14,14 +14,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { JSDOM } from 'jsdom';
-import { loadPackage } from '../server/score-package.js';
-import { closeEngraver } from '../server/engrave/index.js';
-import { scoreLayout } from '../server/engrave/options.js';
-import { sanitizeSvg } from '../server/sanitize-svg.js';
-import { sanitizeSvgPages } from '../server/sanitize-svg-pages.js';
+import { loadPackage } from '../server/package/score-package.js';
+import { closeEngraver } from '../server/package/engrave/index.js';
+import { scoreLayout } from '../server/package/engrave/options.js';
+import { sanitizeSvg } from '../server/package/svg/sanitize-svg.js';
+import { sanitizeSvgPages } from '../server/package/svg/sanitize-svg-pages.js';
 import { median } from './latency-stats.js';
 
-// By a computed name, as server/engrave/worker.js does: a static import makes tsc check
+// By a computed name, as server/package/engrave/worker.js does: a static import makes tsc check
 // Verovio's 7 MB emscripten bundle.
 const VEROVIO = { module: 'verovio/wasm', toolkit: 'verovio/esm' };
 
@@ -51,7 +51,7 @@ try {
     import(VEROVIO.module),
     import(VEROVIO.toolkit),
   ]);
-  /** @type {import('../server/engrave/tasks.js').Toolkit} */
+  /** @type {import('../server/package/engrave/tasks.js').Toolkit} */
   const tk = new VerovioToolkit(await createVerovioModule());
   const { window } = new JSDOM('');
   const roundTrip = (/** @type {string} */ text) =>
@@ -76,7 +76,7 @@ try {
     const text = readFileSync(/** @type {{ file: string }} */ (served).file, 'utf8');
     const clean = time(() => sanitizeSvg(text));
     const parse = time(() => roundTrip(text));
-    // Parts are engraved from an extracted MEI (server/engrave/parts.js): only the full score's
+    // Parts are engraved from an extracted MEI (server/package/engrave/parts.js): only the full score's
     // page is rendered here from the source, as the pipeline does.
     let render = NaN;
     if (view === 'score') {

@@ -1,4 +1,4 @@
-// The servers the benchmarks measure, as child processes: ours (server/start.js of a checkout,
+// The servers the benchmarks measure, as child processes: ours (server/commands/start.js of a checkout,
 // autoplaying a score) and the floor (bench/floor-server.js, a bare `ws` server on our schedule).
 // Waits for their IPC messages, stops them with SIGTERM then SIGKILL, and never leaves one behind
 // when a benchmark exits early.
@@ -77,12 +77,12 @@ export async function stopChild(child) {
 }
 
 /**
- * What to start. `ours` and `base` run server/start.js of `root`; every other target is the floor,
+ * What to start. `ours` and `base` run server/commands/start.js of `root`; every other target is the floor,
  * with the liveness traffic of a diagnostic variant when `keepalive` is set (floor-server.js).
  * @typedef {object} ServerSpec
  * @property {string} target
  * @property {string} scoreDir   the score ours autoplays (looping)
- * @property {string} root       checkout whose server/start.js runs (ours, base)
+ * @property {string} root       checkout whose server/commands/start.js runs (ours, base)
  * @property {import('./score-schedule.js').ScoreSchedule | null} schedule  the floor's schedule
  * @property {'separate' | 'corked' | 'ride' | null} [keepalive]
  * @property {string[]} [execArgv]  Node flags of the server process (e.g. --cpu-prof)
@@ -136,7 +136,7 @@ export function startServer(o) {
  * What our server sends for a score, measured on the wire over one loop (the floor replays it):
  * starts ours on the score, listens, stops it.
  * @param {string} scoreDir
- * @param {string} root  checkout whose server/start.js runs
+ * @param {string} root  checkout whose server/commands/start.js runs
  * @param {number} [startTimeoutMs]
  * @returns {Promise<import('./score-schedule.js').ScoreSchedule>}
  */

@@ -11,10 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { encode } from '../core/protocol.js';
 import { buildApp } from '../server/app.js';
-import { createMemoryBus } from '../server/bus.js';
-import { createConductor } from '../server/conductor.js';
-import { importZScore } from '../server/import/zscore.js';
-import { loadPackage } from '../server/score-package.js';
+import { createMemoryBus } from '../server/live/bus.js';
+import { createConductor } from '../server/performance/conductor.js';
+import { importZScore } from '../server/import/zscore/zscore.js';
+import { loadPackage } from '../server/package/score-package.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REAL = path.resolve(ROOT, '../shared/zscore/union-rose');

@@ -46,7 +46,9 @@ function precacheManifest() {
       if (worker?.type !== 'chunk') throw new Error('scorecast: the service worker entry is missing from the bundle');
       // Registered as a classic script (module workers are too new in Firefox and older Safari).
       if (worker.imports.length > 0 || worker.exports.length > 0) {
-        throw new Error('scorecast: client/src/sw.js must be self-contained: it may not import or export anything');
+        throw new Error(
+          'scorecast: client/src/page/sw.js must be self-contained: it may not import or export anything',
+        );
       }
       const shell = Object.values(bundle)
         .filter(isShellFile)
@@ -76,7 +78,7 @@ const MIN_COMPRESS_BYTES = 1024;
 
 /**
  * Write `.gz` and `.br` copies beside the hashed text assets, once, at build time, so the server
- * sends them (server/client-files.js, from memory) instead of compressing per request (no CPU
+ * sends them (server/http/client-files.js, from memory) instead of compressing per request (no CPU
  * spent per phone when a hall of them joins at once). A copy that is not smaller is not written.
  * @returns {import('vite').Plugin}
  */
@@ -128,7 +130,7 @@ export default defineConfig({
         index: path.join(clientDir, 'index.html'),
         conduct: path.join(clientDir, 'conduct.html'),
         preview: path.join(clientDir, 'preview.html'),
-        [SW_ENTRY]: path.join(clientDir, 'src', 'sw.js'),
+        [SW_ENTRY]: path.join(clientDir, 'src', 'page', 'sw.js'),
       },
       output: {
         // A service worker's URL is its identity: it must stay /sw.js from build to build.

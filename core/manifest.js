@@ -95,7 +95,7 @@ export function isSafeRelativePath(p) {
   return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
 }
 
-// Cue colours reach every phone as CSS (client/src/view.js sets style.color and
+// Cue colours reach every phone as CSS (client/src/page/view.js sets style.color and
 // style.background), and a package may come from someone else: colours only, never url(...)
 // (which would make every phone fetch an outside address) or any other CSS.
 const COLOUR_RE =

@@ -1,7 +1,7 @@
 // OSC cues of a score package: messages sent over UDP on their beat to the electronics (ZScore's
 // `max:` lines, which drove its Max/MSP patch). `osc: [{ at: 12, address: /zs/b1, args: [play] }]`
 // in score.yaml; the server sends them only when started with `--osc HOST:PORT`
-// (server/osc-out.js). Checked here like every other part of an untrusted package.
+// (server/performance/osc-out.js). Checked here like every other part of an untrusted package.
 
 /**
  * @typedef {object} OscCue

@@ -1,13 +1,13 @@
 // Score audio in a real media element: Chromium's <audio> asks for byte ranges (as Safari's does,
 // which plays nothing without 206 answers), here with the service worker controlling the page
-// (client/src/sw.js leaves range requests to the network). The server runs in this process so
+// (client/src/page/sw.js leaves range requests to the network). The server runs in this process so
 // the test sees every request and its answer.
 
 import { test, expect } from '@playwright/test';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp, CACHE_DIR } from '../server/app.js';
-import { loadPackage } from '../server/score-package.js';
+import { loadPackage } from '../server/package/score-package.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

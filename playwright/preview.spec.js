@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
 import { freePort, startPreview } from './server.js';
-import { previewStateFile } from '../server/preview.js';
+import { previewStateFile } from '../server/commands/preview.js';
 
 /** @typedef {Awaited<ReturnType<typeof startPreview>>} Preview */
 /** @typedef {import('@playwright/test').Page} Page */

@@ -1,6 +1,6 @@
 // The full score a conductor can read on a tablet: in portrait (768 px) and on its side
 // (1024 px) the current system's staves are at least 28 CSS px from top line to bottom line
-// (about 5.5 mm on a 10-inch tablet, a printed chamber score's size; server/engrave/options.js,
+// (about 5.5 mm on a 10-inch tablet, a printed chamber score's size; server/package/engrave/options.js,
 // scoreLayout), the whole system is in sight below the bar and beat, and nothing scrolls sideways.
 
 import { test, expect } from '@playwright/test';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
 import { freePort, startPreview, startServer, TOKEN } from './server.js';
-import { previewStateFile } from '../server/preview.js';
+import { previewStateFile } from '../server/commands/preview.js';
 
 /** @typedef {import('@playwright/test').Page} Page */
 

@@ -1,4 +1,4 @@
-// Starts `server/start.js` as a child process on a chosen port, as a user would, so a test can
+// Starts `server/commands/start.js` as a child process on a chosen port, as a user would, so a test can
 // stop and restart it mid-piece.
 
 import { fork } from 'node:child_process';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const TOKEN = 'playwright-token-123';
 
-export { freePort } from '../server/ports.js';
+export { freePort } from '../server/lib/ports.js';
 
 /**
  * @param {{ port: number, score?: string, autoplay?: boolean }} options
@@ -51,7 +51,7 @@ export async function startPreview({ port, dir }) {
   const env = { ...process.env, SCORECAST_QR: '0' };
   delete env.SCORECAST_TOKEN;
   const child = fork(
-    path.join(ROOT, 'server', 'cli.js'),
+    path.join(ROOT, 'server', 'commands', 'cli.js'),
     ['preview', dir, '--port', String(port), '--no-open', '--log-level', 'warn'],
     {
       env,

@@ -6,29 +6,29 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { ERRORS, ScorecastError } from '../core/errors.js';
-import { createMemoryBus } from './bus.js';
-import { createConductor, systemClock } from './conductor.js';
-import { createHub } from './hub.js';
-import { createMetrics } from './metrics.js';
-import { controlRoutes, createSignInLimiter, requireToken } from './control.js';
-import { audienceRoutes, createClientStats } from './audience.js';
-import { libraryRoutes } from './library.js';
-import { tapRoutes } from './taps.js';
-import { scoreRoutes } from './score-routes.js';
-import { clientFiles } from './client-files.js';
-import { securityHeaders } from './security-headers.js';
-import { loadPackage } from './score-package.js';
-import { watchPackage } from './watch.js';
-import { attachPersistence } from './persist.js';
-import { attachWebSocket } from './transports/websocket.js';
-import { createDeviceCredentials, secretFromToken } from './device-credential.js';
-import { conductorRound, createVoteGuard } from './vote-guard.js';
-import { CONNECTIONS_PER_ADDRESS, HTTP_TIMEOUTS, limitConnections } from './connection-limit.js';
-import { PHONES_PER_ADDRESS } from './address-limit.js';
-import { clientErrorHandler, frameworkErrors, methodNotAllowed } from './http-errors.js';
-import { sseRoutes } from './transports/sse.js';
-import { pollRoutes } from './transports/poll.js';
-import { captivePortal } from './captive-portal.js';
+import { createMemoryBus } from './live/bus.js';
+import { createConductor, systemClock } from './performance/conductor.js';
+import { createHub } from './live/hub.js';
+import { createMetrics } from './http/metrics.js';
+import { controlRoutes, createSignInLimiter, requireToken } from './performance/control.js';
+import { audienceRoutes, createClientStats } from './live/audience.js';
+import { libraryRoutes } from './package/library.js';
+import { tapRoutes } from './performance/taps.js';
+import { scoreRoutes } from './package/score-routes.js';
+import { clientFiles } from './http/client-files.js';
+import { securityHeaders } from './http/security-headers.js';
+import { loadPackage } from './package/score-package.js';
+import { watchPackage } from './package/watch.js';
+import { attachPersistence } from './performance/save/persist.js';
+import { attachWebSocket } from './live/transports/websocket.js';
+import { createDeviceCredentials, secretFromToken } from './performance/device-credential.js';
+import { conductorRound, createVoteGuard } from './performance/vote-guard.js';
+import { CONNECTIONS_PER_ADDRESS, HTTP_TIMEOUTS, limitConnections } from './http/connection-limit.js';
+import { PHONES_PER_ADDRESS } from './http/address-limit.js';
+import { clientErrorHandler, frameworkErrors, methodNotAllowed } from './http/http-errors.js';
+import { sseRoutes } from './live/transports/sse.js';
+import { pollRoutes } from './live/transports/poll.js';
+import { captivePortal } from './http/captive-portal.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CLIENT_DIR = path.join(ROOT, 'dist', 'client');
@@ -36,19 +36,19 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
 
 /**
  * @typedef {object} AppOptions
- * @property {import('./score-package.js').ScorePackage} score  the loaded package
+ * @property {import('./package/score-package.js').ScorePackage} score  the loaded package
  * @property {string} token                conductor token
  * @property {string} [cacheDir]           engraving cache (reloads use it)
  * @property {boolean} [watch]             reload the package when its files change
  * @property {boolean} [autoplay]          play at once and loop (the demo)
  * @property {boolean} [loop]
- * @property {import('./conductor.js').Clock} [clock]
- * @property {import('./bus.js').Bus} [bus]
+ * @property {import('./performance/conductor.js').Clock} [clock]
+ * @property {import('./live/bus.js').Bus} [bus]
  * @property {boolean | object} [logger]   Fastify logger options
  * @property {string} [clientDir]          built client (dist/client)
- * @property {Partial<import('./hub.js').HubOptions>} [hubOptions]
+ * @property {Partial<import('./live/hub.js').HubOptions>} [hubOptions]
  * @property {{ cert: string | Buffer, key: string | Buffer }} [https]  serve HTTPS (PEM contents)
- * @property {import('./persist.js').PersistenceOptions | null} [persist]  save the performance to
+ * @property {import('./performance/save/persist.js').PersistenceOptions | null} [persist]  save the performance to
  *   this file as it changes and resume it at start (default: not saved)
  * @property {string} [scoresDir]          the folder of scores the conductor may load (default: the
  *   folder that holds `score`'s package)
@@ -58,7 +58,7 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  * @property {Partial<typeof HTTP_TIMEOUTS>} [httpTimeouts]  default HTTP_TIMEOUTS (tests shorten them)
  * @property {string[]} [trustProxy]     addresses of proxies (nginx) whose X-Forwarded-For names
  *   the client: per-address limits then apply per client, not to the proxy
- * @property {import('./osc-out.js').OscOut | null} [osc]  sends the score's OSC cues on their beats (--osc)
+ * @property {import('./performance/osc-out.js').OscOut | null} [osc]  sends the score's OSC cues on their beats (--osc)
  * @property {ClusterHooks} [cluster]      a node of a cluster (server/cluster/node.js): votes and
  *   client reports go to the active conductor, wherever it runs
  */
@@ -130,7 +130,7 @@ export async function buildApp({
   });
   const clientStats = createClientStats({ now: clock.wall, reportersPerAddress: phonesPerAddress });
   const credentials = createDeviceCredentials({ secret: secretFromToken(token) });
-  /** @type {import('./hub.js').Hub} */
+  /** @type {import('./live/hub.js').Hub} */
   let hub;
   // In a cluster the vote guard runs where the tap arrives (credential, one vote per connection
   // and window, votes per address), and the active conductor counts it; the open window is the
@@ -218,7 +218,7 @@ export async function buildApp({
   let current = score;
   /** @type {{ problems: string[], at: number | null }} */
   const lastReload = { problems: [], at: null };
-  /** @type {import('./persist.js').Persistence | null} */
+  /** @type {import('./performance/save/persist.js').Persistence | null} */
   const persistence = persist
     ? await attachPersistence({
         ...persist,

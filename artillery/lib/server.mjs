@@ -1,4 +1,4 @@
-// Starts the scorecast server under test on a loopback port: `node server/start.js --score
+// Starts the scorecast server under test on a loopback port: `node server/commands/start.js --score
 // scores/seed-profile --host 127.0.0.1 --autoplay`, forked with IPC so it tells us its port.
 
 import { fork, spawnSync } from 'node:child_process';
@@ -46,7 +46,7 @@ export function ensureBuilt(root, { log = console.log } = {}) {
  */
 
 /**
- * Fork `server/start.js` (or another entry of `root`, e.g. `server/cli.js`, a benchmark's floor
+ * Fork `server/commands/start.js` (or another entry of `root`, e.g. `server/commands/cli.js`, a benchmark's floor
  * server) with IPC, without waiting: the child, and the port it says it listens on
  * (`{type: 'listening', port}`). The one way the QA suite, the benchmarks, the browser tests and
  * the cluster tests start a server process; forkServer waits for it.
@@ -59,7 +59,7 @@ export function spawnServer({
   root,
   args,
   env = {},
-  entry = path.join('server', 'start.js'),
+  entry = path.join('server', 'commands', 'start.js'),
   timeoutMs = START_TIMEOUT_MS,
   logFile,
   execArgv,
@@ -172,7 +172,7 @@ export async function startServer({ root, score = 'scores/seed-profile', logFile
     pid: server.pid,
     port: server.port,
     url: server.url,
-    command: `SCORECAST_QR=0 SCORECAST_TOKEN=... node server/start.js ${args.join(' ').replace('--port 0', '--port <free>')}`,
+    command: `SCORECAST_QR=0 SCORECAST_TOKEN=... node server/commands/start.js ${args.join(' ').replace('--port 0', '--port <free>')}`,
     get exited() {
       return server.exited;
     },

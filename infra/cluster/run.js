@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { freePort, waitForPort } from '../../server/ports.js';
+import { freePort, waitForPort } from '../../server/lib/ports.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TEMPLATE = path.join(ROOT, 'infra', 'nginx', 'scorecast.conf.template');
@@ -177,7 +177,7 @@ export async function main(argv) {
         id,
         process.execPath,
         [
-          path.join(ROOT, 'server', 'start.js'),
+          path.join(ROOT, 'server', 'commands', 'start.js'),
           '--score',
           score,
           '--host',

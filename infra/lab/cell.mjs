@@ -55,7 +55,7 @@ const stamp = () => new Date().toISOString().replace(/[-:]/g, '').replace('T', '
 export async function startLabServer({ dir, log, clientNs, target }) {
   ensureBuilt(REPO_ROOT, { log });
   const args = [
-    'server/start.js',
+    'server/commands/start.js',
     '--score',
     'scores/seed-profile',
     '--port',

@@ -7,7 +7,7 @@
 import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { LAB_ID_ENV } from './instance.js';
-import { isRunning } from '../../server/pid.js';
+import { isRunning } from '../../server/lib/pid.js';
 
 /** How often a waiting run looks at the lock again (ms). */
 export const LOCK_POLL_MS = 250;

@@ -3,7 +3,7 @@
 # report's router setup as infra/routeros/venue.rsc has it for MikroTik, and as infra/lab/
 # reproduces it: a guest bridge for the audience, a firewall that lets guests reach DNS and
 # scorecast only, every HTTP request from the guest network NATed to scorecast (the phones'
-# connectivity checks included: server/captive-portal.js answers them), and queues of 150 Mbit/s
+# connectivity checks included: server/http/captive-portal.js answers them), and queues of 150 Mbit/s
 # (guest) and 250 Mbit/s (main) with SQM.
 #
 # Run it on the router as root: `sh venue.sh` (copy it with scp first). Every section is named,

@@ -30,7 +30,7 @@ export const ROLES = /** @type {const} */ (['conductor', 'edge', 'both']);
 /**
  * What the active conductor saves in Redis with every change and after every batch of votes.
  * @typedef {object} ClusterRecord
- * @property {import('../conductor.js').PerformanceRecord} performance
+ * @property {import('../performance/conductor.js').PerformanceRecord} performance
  * @property {string} score  the score package's folder
  * @property {string} inbox  the last inbox request taken up
  */
@@ -115,9 +115,9 @@ export async function startClusterNode({
 
   /**
    * Wire the built app in; before it listens (this adds routes).
-   * @param {{ app: import('fastify').FastifyInstance, conductor: import('../conductor.js').Conductor,
-   *   hub: import('../hub.js').Hub, clientStats: ReturnType<typeof import('../audience.js').createClientStats>,
-   *   token: string, auth?: import('../control.js').SignInLimiter, autoplay?: boolean,
+   * @param {{ app: import('fastify').FastifyInstance, conductor: import('../performance/conductor.js').Conductor,
+   *   hub: import('../live/hub.js').Hub, clientStats: ReturnType<typeof import('../live/audience.js').createClientStats>,
+   *   token: string, auth?: import('../performance/control.js').SignInLimiter, autoplay?: boolean,
    *   currentDir: () => string, switchTo: (dir: string) => Promise<unknown> }} built
    */
   function attach({ app, conductor, hub, clientStats, token, auth, autoplay = false, currentDir, switchTo }) {

@@ -75,16 +75,16 @@ export function createRedisBus({
   // An unreachable Redis is reported by the reads and publishes that fail, not by each retry.
   cmd.on('error', () => {});
   reader.on('error', () => {});
-  /** @type {Set<(change: import('../bus.js').StateChange) => void>} */
+  /** @type {Set<(change: import('../live/bus.js').StateChange) => void>} */
   const subscribers = new Set();
-  /** @type {import('../bus.js').StateChange | null} */
+  /** @type {import('../live/bus.js').StateChange | null} */
   let current = null;
   let lastId = '0-0';
   let closed = false;
   let active = false;
   let lagMs = 0;
   /** While taking over: the newest change published before, which the first publish continues. */
-  /** @type {import('../bus.js').StateChange | null} */
+  /** @type {import('../live/bus.js').StateChange | null} */
   let base = null;
   /** After taking over: the conductor's epoch, published as the cluster's with seqs shifted. */
   /** @type {{ from: string, to: string, offset: number } | null} */
@@ -96,7 +96,7 @@ export function createRedisBus({
   /** @type {Promise<void> | null} */
   let reading = null;
 
-  /** @param {import('../bus.js').StateChange} change */
+  /** @param {import('../live/bus.js').StateChange} change */
   function deliver(change) {
     current = change;
     lagMs = Math.max(0, now() - change.t);
@@ -109,7 +109,7 @@ export function createRedisBus({
     }
   }
 
-  /** @returns {Promise<{ id: string, change: import('../bus.js').StateChange } | null>} */
+  /** @returns {Promise<{ id: string, change: import('../live/bus.js').StateChange } | null>} */
   async function readLatest() {
     const [id, change] = await cmd.hmget(keys.latest, 'id', 'change');
     if (!id || !change) return null;
@@ -126,13 +126,16 @@ export function createRedisBus({
 
   /** @param {string} raw one stream entry */
   async function handle(raw) {
-    /** @type {import('../bus.js').StateChange} */
+    /** @type {import('../live/bus.js').StateChange} */
     const c = JSON.parse(raw);
     const same = current !== null && c.epoch === current.epoch;
-    if (same && c.seq <= /** @type {import('../bus.js').StateChange} */ (current).seq) return;
+    if (same && c.seq <= /** @type {import('../live/bus.js').StateChange} */ (current).seq) return;
     if (c.patch === null) deliver(c);
-    else if (same && c.seq === /** @type {import('../bus.js').StateChange} */ (current).seq + 1)
-      deliver({ ...c, state: applyPatch(/** @type {import('../bus.js').StateChange} */ (current).state, c.patch) });
+    else if (same && c.seq === /** @type {import('../live/bus.js').StateChange} */ (current).seq + 1)
+      deliver({
+        ...c,
+        state: applyPatch(/** @type {import('../live/bus.js').StateChange} */ (current).state, c.patch),
+      });
     else await resnapshot();
   }
 
@@ -157,7 +160,7 @@ export function createRedisBus({
     }
   }
 
-  /** @param {import('../bus.js').StateChange} change */
+  /** @param {import('../live/bus.js').StateChange} change */
   function send(change) {
     const { epoch, seq, t, patch, state } = change;
     const entry = JSON.stringify(patch === null ? { epoch, seq, t, patch, state } : { epoch, seq, t, patch });
@@ -260,7 +263,7 @@ export function createRedisBus({
       fencedHandlers.add(fn);
     },
 
-    /** @param {import('../bus.js').StateChange} change */
+    /** @param {import('../live/bus.js').StateChange} change */
     publish(change) {
       // Only the active conductor publishes; an idle local conductor (edge, standby) is silent.
       if (!active) return;
@@ -280,7 +283,7 @@ export function createRedisBus({
       send(out);
     },
 
-    /** @param {(change: import('../bus.js').StateChange) => void} fn */
+    /** @param {(change: import('../live/bus.js').StateChange) => void} fn */
     subscribe(fn) {
       subscribers.add(fn);
       return () => {

@@ -60,7 +60,7 @@ describe('clock sync', () => {
       const sync = createClockSync();
       /** @type {{ offset: number, rtt: number }[]} */
       const taken = [];
-      // The join burst and 30 s of refreshes, as a page has them (client/src/clock.js).
+      // The join burst and 30 s of refreshes, as a page has them (client/src/time/clock.js).
       for (let i = 0, c = 0; i < 13; i++, c += i < 6 ? 120 : 4000) {
         const u = leg();
         const d = leg();

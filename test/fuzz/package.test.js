@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { buildScoreModel } from '../../core/manifest.js';
 import { checkBeatMap, parseBeatMapCsv } from '../../core/beatmap.js';
-import { readManifest } from '../../server/manifest-file.js';
+import { readManifest } from '../../server/package/manifest-file.js';
 import { ScorecastError } from '../../core/errors.js';
 import { documented, params, TIMEOUT } from './runs.js';
 

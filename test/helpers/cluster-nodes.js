@@ -1,4 +1,4 @@
-// Cluster nodes as real processes (server/start.js --redis ...), for tests that kill them.
+// Cluster nodes as real processes (server/commands/start.js --redis ...), for tests that kill them.
 
 import { forkServer } from '../../artillery/lib/server.mjs';
 import http from 'node:http';

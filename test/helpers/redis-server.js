@@ -3,7 +3,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
-import { freePort, waitForPort } from '../../server/ports.js';
+import { freePort, waitForPort } from '../../server/lib/ports.js';
 
 /** Whether redis-server is installed (test/setup/ensure-deps.sh installs it for `npm test`). */
 export const HAVE_REDIS = spawnSync('redis-server', ['--version']).status === 0;

@@ -9,7 +9,7 @@ export const TOKEN = 'test-token-0123456789';
 
 /**
  * @param {{ tempo?: number, bars?: number, cueBytes?: number, autoplay?: boolean,
- *   hubOptions?: Partial<import('../../server/hub.js').HubOptions>,
+ *   hubOptions?: Partial<import('../../server/live/hub.js').HubOptions>,
  *   appOptions?: Partial<import('../../server/app.js').AppOptions> }} [options]
  *   cueBytes: size of a text payload carried by a cue on every beat (load for backpressure tests)
  */

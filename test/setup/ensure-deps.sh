@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs when it is missing: Debian's Chromium for Playwright
 # (Playwright cannot download its own browser here), and redis-server and nginx for the cluster
-# tests (test/server/cluster*.test.js; README, "Several machines"). Run by `npm test`;
+# tests (test/server/cluster/*.test.js; README, "Several machines"). Run by `npm test`;
 # idempotent and quiet.
 set -euo pipefail
 

@@ -3,20 +3,20 @@
 // phones themselves see it. It follows the performance over the same live stream as the views,
 // so several consoles stay in step.
 
-import { Connection } from '../connection.js';
-import { browserEnv } from '../browser-env.js';
-import { createServerClock, httpTimeProbe } from '../clock.js';
-import { createBeatClock } from '../beat-clock.js';
-import { ControlError } from '../control-api.js';
-import { controlErrorMessage, signIn, signOut } from '../sign-in.js';
-import { createTransportControls } from '../transport-controls.js';
-import { createPositionReadout } from '../position-readout.js';
-import { button, h, setText } from '../dom.js';
+import { Connection } from '../live/connection.js';
+import { browserEnv } from '../page/browser-env.js';
+import { createServerClock, httpTimeProbe } from '../time/clock.js';
+import { createBeatClock } from '../time/beat-clock.js';
+import { ControlError } from '../console/control-api.js';
+import { controlErrorMessage, signIn, signOut } from '../console/sign-in.js';
+import { createTransportControls } from '../console/transport-controls.js';
+import { createPositionReadout } from '../console/position-readout.js';
+import { button, h, setText } from '../console/dom.js';
 import { renderAudience, renderCluster, renderScores, renderVotes } from './panels.js';
 import { renderNextChoice, renderPageChoices } from './pages-panel.js';
 import { renderPresets } from './presets-panel.js';
 
-/** @type {import('../transports/index.js').Log} */
+/** @type {import('../live/transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast console] ${message}`, detail ?? '');
 
 /** How often the tallies and the audience panel are refreshed. */
@@ -33,7 +33,7 @@ const storage = (() => {
 
 signIn(app, { title: 'Conductor', storage }).then(consoleFor);
 
-/** @param {import('../control-api.js').ControlApi} api */
+/** @param {import('../console/control-api.js').ControlApi} api */
 function consoleFor(api) {
   // Shown only on a cluster node (with --redis): a single server answers /api/cluster with 404.
   let isCluster = true;

@@ -3,7 +3,7 @@
 // the next choice's tiles, one button each, to force the page played next (as ZScore's composer
 // set its playing-next tiles), from GET /api/votes `nextChoice`.
 
-import { button, h } from '../dom.js';
+import { button, h } from '../console/dom.js';
 
 /**
  * The decided slots as rows: slot -> [part, page] in part order.

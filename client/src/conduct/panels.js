@@ -1,7 +1,7 @@
 // The console's live panels: vote tallies, and the audience by view and transport with the
 // latency the clients measured themselves. Answers come from the network: checked as they are used.
 
-import { h } from '../dom.js';
+import { h } from '../console/dom.js';
 
 /** @param {unknown} n */
 const ms = (n) => (typeof n === 'number' && Number.isFinite(n) ? `${Math.round(n)} ms` : '–');

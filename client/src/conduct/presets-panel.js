@@ -1,7 +1,7 @@
 // The console's presets (score.yaml `presets`; ZScore's web-score presets): one button each, which
 // fires the preset now, changing what every phone shows. Hidden for a score without presets.
 
-import { button, h } from '../dom.js';
+import { button, h } from '../console/dom.js';
 
 /**
  * @param {HTMLElement} box

@@ -1,5 +1,5 @@
 // Which of a part's layouts to draw at a given width. The server engraves each part
-// on pages of several widths with the same staff (server/engrave/options.js, PART_LAYOUTS);
+// on pages of several widths with the same staff (server/package/engrave/options.js, PART_LAYOUTS);
 // drawn across the width the view has, a narrower page gives a taller staff and fewer bars a
 // line. A player reads a staff of about 7 mm at arm's length: on a phone 390 CSS px wide (about
 // 65 mm of glass, 0.17 mm a CSS px) that is some 40 CSS px, and on a tablet or a laptop a 40 px

@@ -5,19 +5,19 @@
 // validation is refused by the server and the last good one keeps playing: its problems are
 // shown here until a saved fix clears them.
 
-import { Connection } from '../connection.js';
-import { browserEnv } from '../browser-env.js';
-import { createServerClock, httpTimeProbe } from '../clock.js';
-import { createBeatClock } from '../beat-clock.js';
-import { ControlError } from '../control-api.js';
-import { controlErrorMessage, signIn, signOut } from '../sign-in.js';
-import { createTransportControls } from '../transport-controls.js';
-import { createPositionReadout } from '../position-readout.js';
-import { button, h, setText } from '../dom.js';
+import { Connection } from '../live/connection.js';
+import { browserEnv } from '../page/browser-env.js';
+import { createServerClock, httpTimeProbe } from '../time/clock.js';
+import { createBeatClock } from '../time/beat-clock.js';
+import { ControlError } from '../console/control-api.js';
+import { controlErrorMessage, signIn, signOut } from '../console/sign-in.js';
+import { createTransportControls } from '../console/transport-controls.js';
+import { createPositionReadout } from '../console/position-readout.js';
+import { button, h, setText } from '../console/dom.js';
 import { createTimeline } from './timeline.js';
 import { createFrames } from './frames.js';
 
-/** @type {import('../transports/index.js').Log} */
+/** @type {import('../live/transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast preview] ${message}`, detail ?? '');
 
 /** How often the server is asked whether the last reload was refused. */
@@ -40,7 +40,7 @@ const storage = (() => {
 
 signIn(root, { title: 'Composer preview', storage }).then(preview);
 
-/** @param {import('../control-api.js').ControlApi} api */
+/** @param {import('../console/control-api.js').ControlApi} api */
 function preview(api) {
   const el = {
     title: h('h1', { id: 'score-title' }, 'Preview'),

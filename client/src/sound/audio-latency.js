@@ -1,0 +1,148 @@
+// Sound aligned to the speaker, not to the page: the AudioContext time at which to start a sound
+// so that it leaves the device's speaker (or headset) at a given page time. Phones differ by tens
+// of milliseconds, Bluetooth headsets by a couple of hundred.
+//
+// Two ways to know the output's delay, best first:
+// - getOutputTimestamp(): the context time of the sample the speaker plays now, with the page
+//   time of "now" (Web Audio API, "getOutputTimestamp"). Mapping through it already includes the
+//   output's delay.
+// - currentTime (the sample being computed now) plus what the browser reports: baseLatency (the
+//   context's own buffering) and outputLatency (from there to the speaker). Safari before 18.4
+//   has no outputLatency: a fixed 40 ms is assumed then, as the Sendspin web player does
+//   (sendspin-js pull requests 159 and 171).
+// Browsers that under-report (Safari by about 100 ms, WebKit pull request 38923) or a headset
+// they know nothing of are corrected per device by a calibration offset, kept in localStorage
+// and set from the console (`scorecast.audioOffset(ms)`, or measured by `scorecast.tapAlong()`).
+
+import { median } from '../../../core/stats.js';
+
+/** Output latency assumed where the browser reports none (s). */
+export const FALLBACK_OUTPUT_LATENCY_S = 0.04;
+/** Where a device's calibration offset is kept. */
+export const OFFSET_KEY = 'scorecast-audio-offset-ms';
+/** Calibration offsets beyond this (ms) are refused as a typo. */
+export const MAX_OFFSET_MS = 1000;
+
+/**
+ * @typedef {object} OutputContext the part of an AudioContext read here
+ * @property {number} currentTime
+ * @property {number} [baseLatency]
+ * @property {number} [outputLatency]
+ * @property {() => { contextTime?: number, performanceTime?: number }} [getOutputTimestamp]
+ */
+
+/**
+ * @typedef {object} OutputLatency what this device assumes, for the console and tests
+ * @property {'timestamp' | 'reported' | 'fallback'} source how the output's delay is known
+ * @property {number} seconds     the output's delay compensated (base + output latency, s)
+ * @property {number} offsetMs    the device's calibration offset, on top (ms)
+ */
+
+const finite = (/** @type {unknown} */ x) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+
+/**
+ * The delay from currentTime to the speaker that the browser reports, or the fallback.
+ * @param {OutputContext} ctx
+ * @returns {{ seconds: number, source: 'reported' | 'fallback' }}
+ */
+export function reportedLatency(ctx) {
+  const base = finite(ctx.baseLatency) ? /** @type {number} */ (ctx.baseLatency) : 0;
+  if (finite(ctx.outputLatency))
+    return { seconds: base + /** @type {number} */ (ctx.outputLatency), source: 'reported' };
+  return { seconds: base + FALLBACK_OUTPUT_LATENCY_S, source: 'fallback' };
+}
+
+/**
+ * @param {{ storage?: { getItem(k: string): string | null, setItem(k: string, v: string): void } | null }} [o]
+ */
+export function createOutputCompensation({ storage = null } = {}) {
+  let offsetMs = 0;
+  try {
+    const kept = Number(storage?.getItem(OFFSET_KEY));
+    if (Number.isFinite(kept) && Math.abs(kept) <= MAX_OFFSET_MS) offsetMs = kept;
+  } catch {
+    /* storage refused: no offset */
+  }
+
+  /**
+   * @param {OutputContext} ctx
+   * @param {number} nowMs page time now (performance.now)
+   * @returns {{ at: (localMs: number) => number, latency: OutputLatency }}
+   */
+  function mapping(ctx, nowMs) {
+    const ts = ctx.getOutputTimestamp?.();
+    const extra = offsetMs / 1000;
+    if (ts && finite(ts.contextTime) && typeof ts.performanceTime === 'number' && ts.performanceTime > 0) {
+      const contextTime = /** @type {number} */ (ts.contextTime);
+      const performanceTime = ts.performanceTime;
+      // currentTime is ahead of what is heard by the output's whole delay.
+      const seconds = Math.max(0, ctx.currentTime - (contextTime + (nowMs - performanceTime) / 1000));
+      return {
+        at: (localMs) => contextTime + (localMs - performanceTime) / 1000 - extra,
+        latency: { source: 'timestamp', seconds, offsetMs },
+      };
+    }
+    const r = reportedLatency(ctx);
+    return {
+      at: (localMs) => ctx.currentTime + (localMs - nowMs) / 1000 - r.seconds - extra,
+      latency: { source: r.source, seconds: r.seconds, offsetMs },
+    };
+  }
+
+  return {
+    /**
+     * The context time at which to start a sound so that the speaker plays it at page time
+     * `localMs`.
+     * @param {OutputContext} ctx
+     * @param {number} localMs
+     * @param {number} nowMs page time now
+     */
+    contextTimeFor(ctx, localMs, nowMs) {
+      return mapping(ctx, nowMs).at(localMs);
+    },
+    /** @param {OutputContext} ctx @param {number} nowMs */
+    describe(ctx, nowMs) {
+      return mapping(ctx, nowMs).latency;
+    },
+    /** The device's calibration offset (ms): sounds start this much earlier still. */
+    get offsetMs() {
+      return offsetMs;
+    },
+    /** @param {number} ms */
+    setOffset(ms) {
+      if (!Number.isFinite(ms) || Math.abs(ms) > MAX_OFFSET_MS) {
+        throw new RangeError(
+          `audio offset: a number of ms within ±${MAX_OFFSET_MS}, e.g. 80 when the sound comes 80 ms late`,
+        );
+      }
+      offsetMs = ms;
+      try {
+        storage?.setItem(OFFSET_KEY, String(ms));
+      } catch {
+        /* kept for this page only */
+      }
+    },
+  };
+}
+
+/** @typedef {ReturnType<typeof createOutputCompensation>} OutputCompensation */
+
+/**
+ * The offset a tap-along measured: the listener taps with the clicks they hear; taps come late
+ * by the output's uncompensated delay (plus their own reaction, which averages out in a steady
+ * pulse: people anticipate it). The median of tap minus click, of taps near a click.
+ * @param {number[]} clicks page times the clicks were meant to be heard (ms)
+ * @param {number[]} taps page times of the taps (ms)
+ * @returns {number | null} ms to add to the offset, or null with fewer than 4 usable taps
+ */
+export function tapAlongOffset(clicks, taps) {
+  /** @type {number[]} */
+  const d = [];
+  for (const tap of taps) {
+    let best = Infinity;
+    for (const c of clicks) if (Math.abs(tap - c) < Math.abs(best)) best = tap - c;
+    if (Math.abs(best) <= 250) d.push(best);
+  }
+  if (d.length < 4) return null;
+  return Math.round(median(d));
+}

@@ -1,0 +1,264 @@
+// Audio cues on the Web Audio clock: a clip whose cue is on a beat starts when that beat sounds
+// on the server's clock, not when a message happens to arrive. The conductor announces the next
+// beat's clips one beat ahead (state.next.audio), so there is time to schedule them; a clip
+// learnt only from the current beat's cue state plays if it is still nearly on time, and never
+// again after a resync (each clip is started once per beat time).
+
+/** A clip learnt this late (ms after its beat) is skipped rather than played out of time. */
+export const LATE_LIMIT_MS = 120;
+/** The click's pitch (A5), and on a bar's first beat (A6). */
+export const CLICK_HZ = 880;
+export const CLICK_ACCENT_HZ = 1760;
+
+/**
+ * @typedef {object} AudioLike the part of an AudioContext used here (a fake in unit tests)
+ * @property {number} currentTime
+ * @property {string} state
+ * @property {() => Promise<void>} resume
+ * @property {(data: ArrayBuffer) => Promise<any>} decodeAudioData
+ * @property {() => any} createBufferSource
+ * @property {() => any} [createGain]   clips with a volume (stems) go through a gain node
+ * @property {() => any} [createOscillator]  the musicians' click
+ * @property {any} destination
+ * @property {() => { contextTime?: number, performanceTime?: number }} [getOutputTimestamp]
+ */
+
+/**
+ * @typedef {object} Scheduled one clip start, kept for tests and debugging
+ * @property {string} url
+ * @property {number} serverT   server time at which the clip should sound
+ * @property {number} when      AudioContext time it was started at
+ * @property {number} offset    seconds skipped into the clip (late by that much)
+ */
+
+/**
+ * @param {object} o
+ * @param {() => AudioLike} o.createContext   called on the first unlock (needs a user gesture)
+ * @param {(url: string) => Promise<ArrayBuffer>} o.fetchBytes
+ * @param {import('../time/clock.js').ServerClock} o.clock
+ * @param {() => number} o.now                page time, the clock of `o.clock` and of performance.now
+ * @param {(message: string, detail?: unknown) => void} [o.log]
+ * @param {import('./audio-latency.js').OutputCompensation} [o.output] when given, sounds start
+ *   early by the device's output delay, to leave the speaker on the beat (client/src/sound/audio-latency.js)
+ */
+export function createAudioCues({ createContext, fetchBytes, clock, now, log = () => {}, output }) {
+  /** @type {AudioLike | null} */
+  let ctx = null;
+  /** @type {Map<string, Promise<any>>} */
+  const buffers = new Map();
+  /** Keys `url@serverT` already started. @type {Set<string>} */
+  const started = new Set();
+  /** @type {Scheduled[]} */
+  const history = [];
+  /** The gain node of each clip started with a volume (a stem), by URL: later cues ramp it. */
+  /** @type {Map<string, any>} */
+  const gains = new Map();
+
+  /** @param {string} url */
+  function buffer(url) {
+    let b = buffers.get(url);
+    if (!b && ctx) {
+      const c = ctx;
+      b = fetchBytes(url).then((bytes) => c.decodeAudioData(bytes));
+      b.catch((err) => {
+        buffers.delete(url);
+        log(`could not load audio ${url}`, err);
+      });
+      buffers.set(url, b);
+    }
+    return b;
+  }
+
+  /**
+   * AudioContext time at which page time `local` falls.
+   * @param {AudioLike} c
+   * @param {number} local
+   */
+  function contextTimeOf(c, local) {
+    if (output) return output.contextTimeFor(c, local, now());
+    const ts = c.getOutputTimestamp?.();
+    if (ts && typeof ts.contextTime === 'number' && typeof ts.performanceTime === 'number' && ts.performanceTime > 0) {
+      return ts.contextTime + (local - ts.performanceTime) / 1000;
+    }
+    return c.currentTime + (local - now()) / 1000;
+  }
+
+  return {
+    /** Whether audio may play (after a user gesture). */
+    get unlocked() {
+      return ctx !== null && ctx.state === 'running';
+    },
+    /** The context, once unlocked (the output's latency is read from it). */
+    get context() {
+      return ctx;
+    },
+    /** The clip starts so far, oldest first. */
+    get history() {
+      return history.slice();
+    },
+
+    /** Call from a user gesture (the join tap): creates and resumes the context. */
+    async unlock() {
+      if (!ctx) ctx = createContext();
+      if (ctx.state !== 'running') await ctx.resume();
+    },
+
+    /**
+     * Move the volume of the stem playing `url` to `gain` over `seconds` (a volume ramp).
+     * @param {string} url @param {number} gain @param {number} seconds
+     * @returns {boolean} whether such a stem plays
+     */
+    setGain(url, gain, seconds) {
+      const node = gains.get(url);
+      if (!node || !ctx) return false;
+      const now = ctx.currentTime;
+      node.gain.cancelScheduledValues?.(now);
+      node.gain.setValueAtTime?.(node.gain.value, now);
+      node.gain.linearRampToValueAtTime?.(Math.min(1, Math.max(0, gain)), now + Math.max(0.005, seconds));
+      return true;
+    },
+
+    /**
+     * The decoded sound of `url` (fetched once, shared with the clips), once unlocked.
+     * @param {string} url
+     */
+    decode(url) {
+      return buffer(url);
+    },
+
+    /**
+     * Fetch and decode clips before they are needed.
+     * @param {string[]} urls
+     */
+    preload(urls) {
+      for (const url of urls) buffer(url);
+    },
+
+    /**
+     * The musicians' click: a short tone that leaves the speaker at server time `serverT` (the
+     * same output compensation as clips), higher on a bar's first beat. Once per serverT.
+     * @param {number} serverT
+     * @param {boolean} accent
+     * @returns {boolean} whether it was scheduled
+     */
+    click(serverT, accent) {
+      const c = ctx;
+      if (c?.state !== 'running' || !c.createOscillator || !c.createGain) return false;
+      const key = `click@${Math.round(serverT)}`;
+      if (started.has(key)) return false;
+      const when = contextTimeOf(c, clock.toLocal(serverT));
+      if ((c.currentTime - when) * 1000 > LATE_LIMIT_MS) return false;
+      started.add(key);
+      if (started.size > 256) started.delete(started.values().next().value ?? '');
+      const at = Math.max(when, c.currentTime);
+      const tone = c.createOscillator();
+      tone.frequency.value = accent ? CLICK_ACCENT_HZ : CLICK_HZ;
+      const env = c.createGain();
+      // A 2 ms attack and a 50 ms decay: a tick, not a beep, and no click of its own at the edges.
+      env.gain.setValueAtTime(0.0001, at);
+      env.gain.exponentialRampToValueAtTime(accent ? 0.6 : 0.4, at + 0.002);
+      env.gain.exponentialRampToValueAtTime(0.0001, at + 0.05);
+      tone.connect(env);
+      env.connect(c.destination);
+      tone.start(at);
+      tone.stop(at + 0.06);
+      history.push({ url: accent ? 'click:accent' : 'click', serverT, when, offset: 0 });
+      if (history.length > 100) history.shift();
+      return true;
+    },
+
+    /**
+     * Start `url` so that it sounds at server time `serverT`. Once per (url, serverT).
+     * @param {string} url
+     * @param {number} serverT
+     * @param {number} [gain]  its volume 0..1 (a stem: later cues may ramp it, setGain)
+     * @returns {Promise<boolean>} whether it was started
+     */
+    async play(url, serverT, gain) {
+      const key = `${url}@${Math.round(serverT)}`;
+      if (!ctx || started.has(key)) return false;
+      if (clock.serverNow() - serverT > LATE_LIMIT_MS) return false;
+      started.add(key);
+      if (started.size > 256) started.delete(started.values().next().value ?? '');
+      const c = ctx;
+      let decoded;
+      try {
+        decoded = await buffer(url);
+      } catch {
+        started.delete(key);
+        return false;
+      }
+      const when = contextTimeOf(c, clock.toLocal(serverT));
+      const late = Math.max(0, c.currentTime - when);
+      if (late * 1000 > LATE_LIMIT_MS) return false;
+      const source = c.createBufferSource();
+      source.buffer = decoded;
+      if (typeof gain === 'number' && c.createGain) {
+        const node = c.createGain();
+        node.gain.value = Math.min(1, Math.max(0, gain));
+        node.connect(c.destination);
+        source.connect(node);
+        gains.set(url, node);
+      } else source.connect(c.destination);
+      source.start(Math.max(when, c.currentTime), late);
+      history.push({ url, serverT, when, offset: late });
+      if (history.length > 100) history.shift();
+      return true;
+    },
+  };
+}
+
+/** @param {unknown} g a volume from the network, or undefined */
+const volume = (g) => (typeof g === 'number' && g >= 0 && g <= 1 ? g : undefined);
+
+/**
+ * The clips to start for a state: the next beat's (ahead of time) and the current beat's own
+ * cue (if the page learnt it late), with their volume where the score gives one. `view` is the
+ * view whose cue state holds the clips.
+ * @param {any} state
+ * @param {string} view
+ * @returns {Array<{ url: string, serverT: number, gain?: number }>}
+ */
+export function clipsOf(state, view) {
+  if (state?.transport !== 'playing') return [];
+  /** @type {Array<{ url: string, serverT: number, gain?: number }>} */
+  const out = [];
+  const next = state.next;
+  const ahead = next?.audio?.[view];
+  if (typeof next?.t === 'number' && Array.isArray(ahead)) {
+    for (const url of ahead) {
+      if (typeof url !== 'string') continue;
+      const gain = volume(next.gains?.[url]);
+      out.push(gain === undefined ? { url, serverT: next.t } : { url, serverT: next.t, gain });
+    }
+  }
+  const a = state.cues?.[view]?.audio;
+  if (a && typeof a.src === 'string' && a.beat === state.beat && typeof state.beatT === 'number') {
+    const gain = volume(a.gain);
+    out.push(gain === undefined ? { url: a.src, serverT: state.beatT } : { url: a.src, serverT: state.beatT, gain });
+  }
+  return out;
+}
+
+/**
+ * The volumes the cue state gives the view's stems: `stems: {<name>: {src, gain, glide}}`.
+ * @param {any} state
+ * @param {string} view
+ * @returns {Array<{ url: string, gain: number, glide: number }>}  glide in ms
+ */
+export function stemGainsOf(state, view) {
+  const stems = state?.cues?.[view]?.stems;
+  if (!stems || typeof stems !== 'object') return [];
+  /** @type {Array<{ url: string, gain: number, glide: number }>} */
+  const out = [];
+  for (const s of Object.values(stems)) {
+    const gain = volume(s?.gain);
+    if (typeof s?.src !== 'string' || gain === undefined) continue;
+    out.push({
+      url: s.src,
+      gain,
+      glide: typeof s.glide === 'number' && s.glide >= 0 && s.glide <= 600_000 ? s.glide : 0,
+    });
+  }
+  return out;
+}

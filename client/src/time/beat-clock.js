@@ -1,0 +1,247 @@
+// What the page shows as "now" in the score, on the server's clock: the held state says which
+// beat sounds and when (`beatT`), and which follows and when (`next.t`). The beat that follows is
+// shown at its time even before its own message arrives (a network latency later), so pages on
+// different links change beat together; when the message comes, it agrees. A count-in shows its
+// clicks the same way.
+
+/**
+ * @typedef {object} Position
+ * @property {number | null} beat       global beat index, null before the first state
+ * @property {number | null} bar
+ * @property {number | null} beatInBar
+ * @property {number} fraction          how far into the beat, 0..1 (0 unless playing)
+ * @property {number} beatMs            length of this beat (0 unless playing)
+ * @property {number} count             count-in click now sounding (1..beats), 0 when none
+ * @property {number} countOf           clicks in the count-in, 0 when none
+ * @property {boolean} predicted        shown from `next`, before its own message came
+ * @property {number | null} changeAt   server time at which the shown beat (or click) began
+ * @property {boolean} [joining]        the page is still measuring its clock: no beat shown
+ */
+
+/** @type {Position} */
+const NOTHING = {
+  beat: null,
+  bar: null,
+  beatInBar: null,
+  fraction: 0,
+  beatMs: 0,
+  count: 0,
+  countOf: 0,
+  predicted: false,
+  changeAt: null,
+};
+
+/**
+ * The position to show at server time `now`.
+ * @param {any} state the held performance state (core/performance.js), or null
+ * @param {number} now server time (ms)
+ * @returns {Position}
+ */
+export function positionAt(state, now) {
+  if (!state || typeof state !== 'object' || typeof state.beat !== 'number') return NOTHING;
+  const held = { beat: state.beat, bar: num(state.bar), beatInBar: num(state.beatInBar) };
+  const next = validNext(state.next);
+  if (state.transport !== 'playing') return { ...NOTHING, ...held };
+
+  const c = state.countIn;
+  if (c && typeof c.t === 'number' && c.beatMs > 0 && c.beats > 0 && next && now < next.t) {
+    const k = Math.floor((now - c.t) / c.beatMs);
+    if (k < 0) return { ...NOTHING, ...held };
+    return { ...NOTHING, ...held, count: k + 1, countOf: c.beats, changeAt: c.t + k * c.beatMs };
+  }
+  if (next && now >= next.t) {
+    // Shown ahead of its message. Its length is not known yet: assume the one before it.
+    const beatMs = typeof state.beatT === 'number' ? next.t - state.beatT : 0;
+    return {
+      ...NOTHING,
+      beat: next.beat,
+      bar: next.bar,
+      beatInBar: next.beatInBar,
+      predicted: true,
+      changeAt: next.t,
+      beatMs,
+      fraction: beatMs > 0 ? clamp01((now - next.t) / beatMs) : 0,
+    };
+  }
+  if (typeof state.beatT !== 'number') return { ...NOTHING, ...held };
+  const beatMs = next
+    ? next.t - state.beatT
+    : typeof state.tempo === 'number' && state.tempo > 0
+      ? 60000 / state.tempo
+      : 0;
+  return {
+    ...NOTHING,
+    ...held,
+    changeAt: state.beatT,
+    beatMs,
+    fraction: beatMs > 0 ? clamp01((now - state.beatT) / beatMs) : 0,
+  };
+}
+
+/**
+ * Server time of the next change of what positionAt shows (a beat or a click), or null when
+ * nothing will change without a message.
+ * @param {any} state
+ * @param {number} now
+ * @returns {number | null}
+ */
+export function nextChangeAt(state, now) {
+  if (state?.transport !== 'playing') return null;
+  const next = validNext(state.next);
+  if (!next) return null;
+  const c = state.countIn;
+  if (c && typeof c.t === 'number' && c.beatMs > 0 && now < next.t) {
+    if (now < c.t) return c.t;
+    const k = Math.floor((now - c.t) / c.beatMs) + 1;
+    return Math.min(c.t + k * c.beatMs, next.t);
+  }
+  return now < next.t ? next.t : null;
+}
+
+/**
+ * @param {unknown} n
+ * @returns {n is { beat: number, bar: number, beatInBar: number, t: number, audio?: string[] }}
+ */
+function isNext(n) {
+  if (!n || typeof n !== 'object') return false;
+  const o = /** @type {Record<string, unknown>} */ (n);
+  return typeof o.beat === 'number' && typeof o.t === 'number' && Number.isFinite(o.t);
+}
+
+/** @param {unknown} n */
+function validNext(n) {
+  if (!isNext(n)) return null;
+  return { beat: n.beat, bar: num(n.bar), beatInBar: num(n.beatInBar), t: n.t };
+}
+
+/** @param {unknown} n */
+const num = (n) => (typeof n === 'number' && Number.isFinite(n) ? n : null);
+/** @param {number} x */
+const clamp01 = (x) => Math.min(Math.max(x, 0), 0.999);
+
+/** What a page shows while its clock is not yet good enough (client/src/time/join-gate.js). */
+export const JOINING = Object.freeze({ ...NOTHING, joining: true });
+
+/**
+ * Without a frame scheduler: each change at its timer, drawn at the browser's next frame.
+ * @param {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (h: any) => void }} timers
+ * @param {() => number} now
+ * @returns {import('./frame-scheduler.js').FrameScheduler}
+ */
+function timerScheduler(timers, now) {
+  return {
+    at(local, fn) {
+      const h = timers.setTimeout(() => fn(now()), Math.max(0, local - now()));
+      return () => timers.clearTimeout(h);
+    },
+    next(fn) {
+      fn(now());
+      return () => {};
+    },
+    frameMs: 0,
+    shownAt: (ts) => ts,
+  };
+}
+
+/**
+ * Drives the display: each change (the next beat, the next click) at its server time, on the
+ * animation frame nearest it when a frame scheduler is given (client/src/time/frame-scheduler.js),
+ * else from a timer; plus, when asked, a callback every animation frame while playing (a moving
+ * cursor). While `ready()` is false (the join gate: the clock is still being measured) it shows
+ * JOINING, never a beat that may be off.
+ * @param {object} o
+ * @param {() => any} o.getState
+ * @param {import('./clock.js').ServerClock} o.clock
+ * @param {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (h: any) => void }} o.timers
+ * @param {() => number} o.now                        page time, same clock as o.clock's
+ * @param {(pos: Position, frameTime: number) => void} o.onChange  the beat, bar or click shown
+ *   changed; `frameTime` (page time) is the start of the display frame it is drawn in, or the
+ *   time it was written when no frame is used (a timer)
+ * @param {((pos: Position) => void) | null} [o.onFrame] every frame while playing
+ * @param {(fn: () => void) => any} [o.requestFrame]  for onFrame without a frame scheduler
+ * @param {import('./frame-scheduler.js').FrameScheduler} [o.frames]
+ * @param {() => boolean} [o.ready]                   false: show JOINING
+ */
+export function createBeatClock({
+  getState,
+  clock,
+  timers,
+  now,
+  onChange,
+  onFrame = null,
+  requestFrame,
+  frames,
+  ready = () => true,
+}) {
+  const scheduler = frames ?? timerScheduler(timers, now);
+  /** The pending change, and the pending render asked for by update(). @type {(() => void) | null} */
+  let cancel = null;
+  /** @type {(() => void) | null} */
+  let pendingUpdate = null;
+  let framePending = false;
+  let lastKey = '';
+  let stopped = false;
+
+  /**
+   * Show what is due at the page time a frame stands for.
+   * @param {number} frameTime
+   */
+  function render(frameTime) {
+    if (stopped) return;
+    const serverT = clock.serverNow() + (scheduler.shownAt(frameTime) - now());
+    const state = getState();
+    const on = ready();
+    const pos = on ? positionAt(state, serverT) : JOINING;
+    const key = `${pos.beat}|${pos.bar}|${pos.beatInBar}|${pos.count}|${state?.transport}|${on}`;
+    if (key !== lastKey) {
+      lastKey = key;
+      onChange(pos, frameTime);
+    }
+    if (on) arm(state, serverT);
+    if (on && onFrame && !framePending && state?.transport === 'playing') {
+      framePending = true;
+      if (frames?.everyFrame) frames.everyFrame(frame);
+      else if (requestFrame) requestFrame(() => frame(now()));
+      else framePending = false;
+    }
+  }
+
+  /** @param {number} frameTime */
+  function frame(frameTime) {
+    framePending = false;
+    if (!onFrame || stopped) return;
+    const state = getState();
+    const serverT = clock.serverNow() + (scheduler.shownAt(frameTime) - now());
+    if (ready()) onFrame(positionAt(state, serverT));
+    if (state?.transport === 'playing' && ready()) {
+      framePending = true;
+      if (frames?.everyFrame) frames.everyFrame(frame);
+      else if (requestFrame) requestFrame(() => frame(now()));
+    }
+  }
+
+  /** @param {any} state @param {number} serverT */
+  function arm(state, serverT) {
+    cancel?.();
+    cancel = null;
+    const at = nextChangeAt(state, serverT);
+    if (at === null) return;
+    // A timer may fire a little early; render() then simply arms again for what is left.
+    cancel = scheduler.at(clock.toLocal(at), render);
+  }
+
+  return {
+    /** Call when the held state changed, the clock estimate moved or the join gate turned. */
+    update() {
+      pendingUpdate?.();
+      pendingUpdate = scheduler.next(render);
+    },
+    stop() {
+      stopped = true;
+      cancel?.();
+      pendingUpdate?.();
+      cancel = null;
+      onFrame = null;
+    },
+  };
+}

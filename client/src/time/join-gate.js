@@ -1,0 +1,174 @@
+// The join gate: a page shows no beat until its estimate of the server's clock is good enough to
+// show it on time. Until then it says it is joining. It closes again whenever the estimate may
+// have gone stale: the link was lost (perhaps a roam to another access point), or the tab was
+// hidden (timers throttled or frozen, the phone perhaps asleep), and reopens after a fresh burst
+// of round trips. The estimate is good enough when JOIN_MIN_SAMPLES round trips came back since
+// the burst and the error bound (half the best round trip, core/clock-sync.js) is at most
+// JOIN_ERROR_MS: two pages that both pass differ by at most twice that, and on loopback or a quiet
+// WiFi by far less. A link that never offers a round trip that quick (a congested access point)
+// still shows beats after JOIN_MAX_WAIT_MS, with the best estimate it has ('approximate').
+//
+// A page that was showing beats and lost them (a roam, a hidden tab) has an audience member
+// looking at it: it shows them again as soon as its estimate is as good as it was then (at most
+// REJOIN_ERROR_MS: two pages each within 15 ms of the server are within WiFi's 30 ms of each
+// other), and after REJOIN_MAX_WAIT_MS at the latest. On busy WiFi (10-60 ms each way) no round
+// trip is quick enough for JOIN_ERROR_MS, and a page that roamed stayed blank for the whole 3 s.
+//
+// A link lost while the tab stayed visible (a phone changing access point) does not make the
+// estimate stale: the page's monotonic clock kept running, the offset to the server's clock does
+// not depend on the path, and the error bound already widens with the samples' age (drift,
+// core/clock-sync.js). So a gate held for the link only (`hold({ keepClock: true })`) reopens on
+// time as soon as the link is back if that bound still holds, and the fresh burst refines it
+// meanwhile. Measured in the venue lab (infra/lab/roam.mjs): the burst cost a returning page
+// 250-400 ms, often enough to miss the next beat's window and wait a whole beat more.
+
+/** Round trips since the burst before the gate opens. */
+export const JOIN_MIN_SAMPLES = 3;
+/** Error bound of the clock estimate (ms) at which the gate opens: a round trip of at most 20 ms. */
+export const JOIN_ERROR_MS = 10;
+/** After this long (ms) without meeting the bound, the gate opens with the best estimate so far. */
+export const JOIN_MAX_WAIT_MS = 3000;
+/** A page that was showing beats rejoins once its error bound is as good as it was, up to this (ms). */
+export const REJOIN_ERROR_MS = 15;
+/** ... and after this long (ms) at the latest: a roam is ridden out within 2 s of the link's return. */
+export const REJOIN_MAX_WAIT_MS = 1200;
+
+/** @typedef {'joining' | 'on-time' | 'approximate'} JoinState */
+
+/**
+ * @typedef {object} GateClock what the gate reads of the server clock (client/src/time/clock.js)
+ * @property {number} fresh    round trips back since the last burst()
+ * @property {number} error    error bound of the estimate now (ms)
+ * @property {boolean} bursting
+ * @property {() => void} burst   forget what is fresh, measure again now
+ * @property {() => void} more    measure again now, keeping what is fresh
+ * @property {(fn: () => void) => () => void} onSample
+ */
+
+/**
+ * @param {object} o
+ * @param {GateClock} o.clock
+ * @param {() => number} o.now   page time (ms)
+ * @param {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (h: any) => void }} o.timers
+ * @param {(state: JoinState) => void} [o.onChange]
+ */
+export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
+  /** @type {JoinState} */
+  let state = 'joining';
+  /** Waiting for round trips (false while held: link down, tab hidden). */
+  let waiting = false;
+  let since = 0;
+  /** @type {any} */
+  let deadline = null;
+  /** The error bound when beats were last shown (ms), until they are shown again; null: never shown. */
+  /** @type {number | null} */
+  let shownError = null;
+  /** What this join asks for: the error bound and the longest wait. */
+  let bar = JOIN_ERROR_MS;
+  let wait = JOIN_MAX_WAIT_MS;
+  /** Held for the link only, after being on time: the estimate may serve again at once. */
+  let kept = false;
+
+  /** @param {JoinState} next */
+  function set(next) {
+    if (state === next) return;
+    state = next;
+    onChange(state);
+  }
+
+  function clearDeadline() {
+    if (deadline !== null) timers.clearTimeout(deadline);
+    deadline = null;
+  }
+
+  function check() {
+    if (!waiting) return;
+    if (clock.fresh >= JOIN_MIN_SAMPLES && clock.error <= bar) {
+      open(clock.error <= JOIN_ERROR_MS ? 'on-time' : 'approximate');
+    } else if (now() - since >= wait && clock.fresh > 0 && Number.isFinite(clock.error)) {
+      open('approximate');
+    } else if (!clock.bursting && clock.fresh > 0) {
+      // The burst is spent and the bound not met: round trips come quickly until the deadline.
+      clock.more();
+    }
+  }
+
+  /** @param {JoinState} how */
+  function open(how) {
+    waiting = false;
+    shownError = null;
+    clearDeadline();
+    set(how);
+  }
+
+  /** Beats are about to be hidden: remember how good the estimate was. */
+  function leaving() {
+    if (state !== 'joining') shownError = Number.isFinite(clock.error) ? clock.error : REJOIN_ERROR_MS;
+  }
+
+  const unsubscribe = clock.onSample(check);
+
+  return {
+    /** @returns {JoinState} */
+    get state() {
+      return state;
+    },
+    /** Whether beats may be shown. */
+    get open() {
+      return state !== 'joining';
+    },
+
+    /**
+     * Measure the clock afresh and open when it is good enough (start, link back, tab shown). After
+     * a hold that kept the clock, opens at once when the held estimate still meets the bound.
+     */
+    rejoin() {
+      leaving();
+      clearDeadline();
+      const again = shownError !== null;
+      bar = again
+        ? Math.min(Math.max(JOIN_ERROR_MS, /** @type {number} */ (shownError)), REJOIN_ERROR_MS)
+        : JOIN_ERROR_MS;
+      wait = again ? REJOIN_MAX_WAIT_MS : JOIN_MAX_WAIT_MS;
+      // Held for the link only and the estimate still as good as asked: beats at once, and the
+      // burst refines the estimate meanwhile.
+      if (kept && clock.error <= bar) {
+        kept = false;
+        open(clock.error <= JOIN_ERROR_MS ? 'on-time' : 'approximate');
+        clock.burst();
+        return;
+      }
+      kept = false;
+      waiting = true;
+      since = now();
+      set('joining');
+      deadline = timers.setTimeout(() => {
+        deadline = null;
+        check();
+      }, wait);
+      clock.burst();
+    },
+
+    /**
+     * Close and wait for rejoin(). `keepClock`: only the link was lost, the page kept running (its
+     * tab visible), so an estimate that was on time may serve again when the link is back; without
+     * it (tab hidden, perhaps frozen or asleep) the estimate is measured afresh first.
+     * @param {{ keepClock?: boolean }} [o]
+     */
+    hold({ keepClock = false } = {}) {
+      kept = keepClock && (state === 'on-time' || kept);
+      leaving();
+      waiting = false;
+      clearDeadline();
+      set('joining');
+    },
+
+    stop() {
+      waiting = false;
+      clearDeadline();
+      unsubscribe();
+    },
+  };
+}
+
+/** @typedef {ReturnType<typeof createJoinGate>} JoinGate */

@@ -1,0 +1,83 @@
+// What `scorecast check` tells a composer about a package that loads: what will be performed
+// (bars in performance order, as ranges of written bars), how long it lasts, and every warning
+// (the written bars alone hide repeats played wrong). Pure: takes a loaded package.
+
+/**
+ * Bars in performance order as ranges of written bar numbers: "0-8 0-8 9-16".
+ * @param {{ bar: number }[]} bars
+ */
+export function performedRanges(bars) {
+  /** @type {[number, number][]} */
+  const ranges = [];
+  for (const { bar } of bars) {
+    const last = ranges[ranges.length - 1];
+    if (last && bar === last[1] + 1) last[1] = bar;
+    else ranges.push([bar, bar]);
+  }
+  return ranges.map(([a, b]) => (a === b ? String(a) : `${a}-${b}`)).join(' ');
+}
+
+/** @param {number} ms */
+export function clockTime(ms) {
+  const s = Math.round(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const mm = String(Math.floor((s % 3600) / 60));
+  const ss = String(s % 60).padStart(2, '0');
+  return h ? `${h}:${mm.padStart(2, '0')}:${ss}` : `${mm}:${ss}`;
+}
+
+/**
+ * @typedef {object} CheckReport
+ * @property {true} valid
+ * @property {string} dir
+ * @property {string} title
+ * @property {string} composer
+ * @property {number} writtenBars    the last written bar's number (bars 1..N, and a pickup 0)
+ * @property {number} playedBars     bars performed, repeats included
+ * @property {number} beats
+ * @property {number} seconds
+ * @property {string} order          performedRanges
+ * @property {string[]} views
+ * @property {number} cues
+ * @property {number} votes
+ * @property {string[]} warnings
+ */
+
+/**
+ * @param {import('../package/score-package.js').ScorePackage} pkg
+ * @param {string} dir  as the user should read it
+ * @returns {CheckReport}
+ */
+export function checkReport(pkg, dir) {
+  const { model } = pkg;
+  const map = model.map;
+  return {
+    valid: true,
+    dir,
+    title: model.title,
+    composer: model.composer,
+    writtenBars: map.lastBar,
+    playedBars: map.bars.length,
+    beats: map.totalBeats,
+    seconds: Math.round(map.durationMs) / 1000,
+    order: performedRanges(map.bars),
+    views: model.views,
+    cues: model.cues.length,
+    votes: model.votes.length,
+    warnings: pkg.warnings,
+  };
+}
+
+/**
+ * The report as the composer reads it in a terminal.
+ * @param {CheckReport} r
+ */
+export function formatCheckReport(r) {
+  const lines = [
+    `${r.dir}: "${r.title}"${r.composer ? ` by ${r.composer}` : ''} is valid: ${r.writtenBars} bars, ${r.beats} beats, ` +
+      `${Math.round(r.seconds)} s, views ${r.views.join(', ')}, ${r.cues} cues, ${r.votes} votes`,
+    `performed: ${r.playedBars} bars, ${clockTime(r.seconds * 1000)}: bars ${r.order}`,
+    ...r.warnings.map((w) => `warning: ${w}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}

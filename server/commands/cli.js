@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// `scorecast` command: start (default), preview <dir>, check <dir>, import-zscore <dir> <out>.
+
+import path from 'node:path';
+import { main as start } from './start.js';
+import { loadPackage } from '../package/score-package.js';
+import { CACHE_DIR } from '../app.js';
+import { checkReport, formatCheckReport } from './check-report.js';
+
+const USAGE = `usage:
+  scorecast [start] [--score DIR] [--port N] [--host H] [--autoplay] [--watch]   serve a score
+  scorecast preview DIR [--port N] [--no-open]   preview a score package as you edit it
+  scorecast check DIR [--json]              validate a score package (engraves it if needed); prints
+                                            the bars performed, the length and every warning
+  scorecast import-zscore DIR OUT           convert a ZScore export into a score package
+  scorecast plan --users N [--score DIR]    size a venue: bandwidth, access points, router, instances
+Every command answers --help (or -h) with its own options.
+`;
+
+const CHECK_USAGE = `usage: scorecast check DIR [--json]
+
+Validates the score package in DIR (engraving its notation if needed, as the server would) and
+prints the bars performed (as ranges), the length and every warning; exits 1 with every problem
+(file, line, field, fix), one per line, when it is not valid.
+  --json      the same report as JSON, for tools
+  -h, --help  this text
+`;
+
+/**
+ * Validate a package and print what is wrong, one problem per line; or what will be performed.
+ * @param {string[]} args
+ */
+async function check(args) {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(CHECK_USAGE);
+    return 0;
+  }
+  const json = args.includes('--json');
+  const rest = args.filter((a) => a !== '--json');
+  if (rest.length !== 1 || rest[0].startsWith('-')) {
+    process.stderr.write(CHECK_USAGE);
+    return 2;
+  }
+  try {
+    const pkg = await loadPackage(rest[0], { cacheDir: CACHE_DIR });
+    const report = checkReport(pkg, path.relative(process.cwd(), pkg.dir) || '.');
+    process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report));
+    return 0;
+  } catch (err) {
+    const e = /** @type {Error & { code?: string }} */ (err);
+    if (json) {
+      const problems = e.message.split('\n').filter(Boolean);
+      process.stdout.write(`${JSON.stringify({ valid: false, code: e.code ?? 'error', problems }, null, 2)}\n`);
+    } else {
+      process.stderr.write(`${e.code ?? 'error'}: ${e.message}\n`);
+    }
+    return 1;
+  }
+}
+
+/** @param {string[]} argv */
+async function run(argv) {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'check':
+      return check(rest);
+    case 'preview': {
+      const { runPreview } = await import('./preview.js');
+      return runPreview(rest);
+    }
+    case 'plan': {
+      const { runPlan } = await import('./plan.js');
+      return runPlan(rest);
+    }
+    case 'import-zscore': {
+      const { run: importZScore } = await import('../import/zscore/cli.js');
+      return importZScore(rest);
+    }
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return 0;
+    case 'start':
+      await start(rest);
+      return null;
+    default:
+      if (command === undefined || command.startsWith('--')) {
+        await start(argv);
+        return null;
+      }
+      process.stderr.write(`scorecast: unknown command "${command}"\n${USAGE}`);
+      return 2;
+  }
+}
+
+const code = await run(process.argv.slice(2));
+if (code !== null) process.exitCode = code;

@@ -1,0 +1,247 @@
+#!/usr/bin/env node
+// Reads the configuration, builds the app, listens, and prints where the audience goes.
+
+import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { readSave, switchedScore } from '../performance/save/persist.js';
+import { lockStateFile } from '../performance/save/state-lock.js';
+import QRCode from 'qrcode';
+import { readConfig, START_USAGE } from './config.js';
+import { nodeVersionProblem } from './node-version.js';
+import { pathToFileURL } from 'node:url';
+import { loadPackage } from '../package/score-package.js';
+import { buildApp, CACHE_DIR } from '../app.js';
+import { createOscOut } from '../performance/osc-out.js';
+import { openFilesLimit, openFilesWarning } from './limits.js';
+import { startClusterNode } from '../cluster/node.js';
+
+/**
+ * Connections the kernel holds for us before we accept them (capped by net.core.somaxconn).
+ * When an access point comes back, every phone on it reconnects at once: with Node's default of
+ * 511, a storm of 1,500 reconnects overflowed the queue and the connections refused had to wait
+ * for TCP's one-second SYN retry (`npm run bench:storm`, bench/RESULTS.md).
+ */
+export const LISTEN_BACKLOG = 4096;
+
+/** Addresses phones on the venue network can use (non-internal IPv4). */
+function lanAddresses() {
+  return Object.values(os.networkInterfaces())
+    .flat()
+    .filter((i) => i && i.family === 'IPv4' && !i.internal)
+    .map((i) => /** @type {os.NetworkInterfaceInfo} */ (i).address);
+}
+
+/**
+ * How the performance starts, for the banner: a resumed one says where it came back.
+ * @param {import('../../core/performance.js').PerformanceState} state
+ */
+function resumedAs(state) {
+  if (state.transport === 'stopped' && state.beat === 0) return ' (waiting for the conductor)';
+  return ` (resumed ${state.transport} at bar ${state.bar}, beat ${state.beatInBar})`;
+}
+
+/**
+ * The banner's lines about the save: the file in use and, when a save was there and not taken
+ * up, why (the operator sees at a glance that the piece named is the one that plays).
+ * @param {string | null} stateFile
+ * @param {import('../performance/save/persist.js').ResumeStatus | null} resume
+ * @returns {string[]}
+ */
+export function saveLines(stateFile, resume) {
+  if (!stateFile || !resume) return ['  save:      none (the autoplay demo starts from the top and is not saved)'];
+  const lines = [`  save:      ${stateFile}`];
+  if (resume.code) {
+    lines.push(`  not resumed (${resume.code}): ${resume.problem}`);
+    lines.push(
+      resume.keptAs
+        ? `    the save is kept as ${resume.keptAs}`
+        : '    the save could not be moved aside: nothing is saved until it is',
+    );
+  }
+  return lines;
+}
+
+/**
+ * The package of the saved performance, when the console had switched to another score of the
+ * same scores folder and played it, and the save belongs to this start (the same `--score`): the
+ * restart goes on with that score (persist.js switchedScore). Otherwise null, and `--score` plays;
+ * the persistence then says why the save was not taken up.
+ * @param {import('./config.js').Config} config
+ * @returns {Promise<string | null>}
+ */
+async function scoreToResume(config) {
+  if (!config.stateFile || !config.resume) return null;
+  const read = await readSave(config.stateFile);
+  return read.ok ? switchedScore(read.payload, config.scoreDir) : null;
+}
+
+/**
+ * Start the server from command-line flags and the environment.
+ * @param {string[]} argv
+ */
+export async function main(argv) {
+  // Asked for help: the usage, whatever else the line says.
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(START_USAGE);
+    process.exit(0);
+  }
+  const nodeProblem = nodeVersionProblem(process.versions.node);
+  if (nodeProblem) {
+    process.stderr.write(`scorecast: ${nodeProblem.message}\n`);
+    if (nodeProblem.fatal) process.exit(1);
+  }
+  let config;
+  try {
+    config = readConfig(argv, process.env);
+  } catch (err) {
+    process.stderr.write(`scorecast: ${/** @type {Error} */ (err).message}\nrun with --help for the options\n`);
+    process.exit(2);
+  }
+  // Hold the save before reading it: a second server on the same file stops here.
+  /** @type {ReturnType<typeof lockStateFile> | undefined} */
+  let lock;
+  if (config.stateFile) {
+    try {
+      lock = lockStateFile(config.stateFile);
+    } catch (err) {
+      process.stderr.write(`scorecast: cannot start: ${/** @type {Error} */ (err).message}\n`);
+      process.exit(2);
+    }
+    process.on('exit', () => lock?.release());
+  }
+  const resumeDir = await scoreToResume(config);
+  // A saved score that no longer loads: start with --score's; the save is then reported (with
+  // why that score did not load) and kept aside.
+  /** @type {string | null} */
+  let switchProblem = null;
+  let score = resumeDir
+    ? await loadPackage(resumeDir, { cacheDir: CACHE_DIR, deferLayouts: true }).catch((/** @type {Error} */ err) => {
+        switchProblem = existsSync(path.join(resumeDir, 'score.yaml'))
+          ? err.message.split('\n')[0]
+          : 'its folder or score.yaml is gone';
+        return null;
+      })
+    : null;
+  if (!score)
+    try {
+      score = await loadPackage(config.scoreDir, { cacheDir: CACHE_DIR, deferLayouts: true });
+    } catch (err) {
+      process.stderr.write(
+        `scorecast: cannot load the score in ${config.scoreDir}: ${/** @type {Error} */ (err).message}\n`,
+      );
+      process.exit(1);
+    }
+  let https;
+  if (config.tls) {
+    try {
+      https = { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) };
+    } catch (err) {
+      process.stderr.write(
+        `scorecast: cannot read the HTTPS certificate or key: ${/** @type {Error} */ (err).message}\n`,
+      );
+      process.exit(2);
+    }
+  }
+  let app;
+  let conductor;
+  /** @type {import('../performance/save/persist.js').ResumeStatus | null} */
+  let resume;
+  /** @type {import('../cluster/node.js').ClusterNode | null} */
+  let cluster = null;
+  try {
+    // A cluster node plays only once it holds the conductor lease (then autoplay applies).
+    if (config.cluster)
+      cluster = await startClusterNode({
+        url: config.cluster.url,
+        role: config.cluster.role,
+        ...(config.cluster.nodeId ? { node: config.cluster.nodeId } : {}),
+      });
+    const built = await buildApp({
+      score,
+      token: config.token,
+      autoplay: config.autoplay && !cluster,
+      loop: config.loop,
+      watch: config.watch,
+      logger: { level: config.logLevel },
+      https,
+      ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
+      phonesPerAddress: config.phonesPerAddress,
+      connectionsPerAddress: config.connectionsPerAddress,
+      osc: config.osc
+        ? createOscOut({
+            ...config.osc,
+            log: {
+              warn: (obj, msg) =>
+                process.stderr.write(`scorecast: ${msg} (${String(/** @type {any} */ (obj).err?.message ?? '')})\n`),
+            },
+          })
+        : null,
+      persist:
+        config.stateFile && lock
+          ? { file: config.stateFile, resume: config.resume, start: config.scoreDir, switchProblem, lock }
+          : null,
+      ...(cluster ? { bus: cluster.bus, cluster: cluster.hooks } : {}),
+    });
+    ({ app, conductor, resume } = built);
+    cluster?.attach({ ...built, token: config.token, autoplay: config.autoplay });
+  } catch (err) {
+    process.stderr.write(`scorecast: cannot start: ${/** @type {Error} */ (err).message}\n`);
+    process.exit(2);
+  }
+  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+
+  const wildcard = config.host === '0.0.0.0' || config.host === '::';
+  const hosts = wildcard ? [...lanAddresses(), 'localhost'] : [config.host];
+  const scheme = https ? 'https' : 'http';
+  const audienceUrl = `${scheme}://${hosts[0]}:${port}/`;
+  const lines = [
+    '',
+    `scorecast is playing "${score.model.title}"${config.autoplay ? ' (autoplay, looping)' : resumedAs(conductor.state)}`,
+    `  score:     ${score.dir}${path.resolve(score.dir) === config.scoreDir ? '' : `  (the console's switch, resumed; --score was ${config.scoreDir})`}`,
+    ...(cluster && config.cluster
+      ? [
+          `  cluster:   node ${cluster.node}, role ${config.cluster.role}, Redis ${config.cluster.url} (the performance is saved there)`,
+        ]
+      : saveLines(config.stateFile, resume)),
+    `  audience:  ${hosts.map((h) => `${scheme}://${h}:${port}/`).join('  ')}`,
+    ...(config.osc
+      ? [
+          `  osc:       ${config.osc.host}:${config.osc.port} (${score.model.osc.length} OSC cues of the score, sent on their beats)`,
+        ]
+      : []),
+    `  conductor token: ${config.token}${config.tokenGenerated ? '  (generated; set SCORECAST_TOKEN to choose one)' : ''}`,
+    `  control:   curl -X POST -H 'Authorization: Bearer <token>' ${scheme}://localhost:${port}/api/control/play`,
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+  const fdWarning = openFilesWarning(openFilesLimit());
+  if (fdWarning) process.stderr.write(`scorecast: ${fdWarning}\n`);
+  if (process.env.SCORECAST_QR !== '0') {
+    process.stdout.write(`${await QRCode.toString(audienceUrl, { type: 'terminal', small: true })}\n`);
+  }
+
+  let closing = false;
+  /** @param {string} signal */
+  const shutdown = async (signal) => {
+    if (closing) process.exit(1);
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    // Clients get a 1001 close; a peer that never answers must not hold the process.
+    setTimeout(() => process.exit(0), 5000).unref();
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  if (process.send) {
+    // Started by a harness (tests, QA, benchmarks) over IPC: when it goes, so do we, whether it
+    // stopped us or died (no orphan server left playing).
+    process.on('disconnect', () => shutdown('disconnect'));
+    process.send({ type: 'listening', port, token: config.token });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main(process.argv.slice(2));

@@ -1,0 +1,140 @@
+// The built client (dist/client, from client/vite.config.js): index.html for every page, the
+// hashed files under /assets/ (immutable, sent precompressed), and the service worker at /sw.js.
+// What the server started with is what it serves: a rebuild needs a restart.
+
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { ScorecastError } from '../../core/errors.js';
+import { prepareServed } from '../package/served-prepare.js';
+import { sendServed } from '../package/send-served.js';
+
+/** Content types of what Vite writes to assets/. */
+const TYPES = /** @type {Record<string, string>} */ ({
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+});
+
+const NOT_BUILT = 'The client is not built: run npm run build (npm start does it).';
+
+/**
+ * @param {string} file
+ * @returns {{ body: Buffer, etag: string } | null}
+ */
+function readOnce(file) {
+  if (!existsSync(file)) return null;
+  const body = readFileSync(file);
+  return { body, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"` };
+}
+
+/**
+ * index.html with `data-notation="true"` on its body (client/src/page/style.css lays such a page out
+ * for notation), under an ETag of its own.
+ * @param {Buffer} body
+ * @returns {{ body: Buffer, etag: string } | null}
+ */
+function withNotationMark(body) {
+  const text = body.toString('utf8');
+  if (!/<body>/.test(text)) return { body, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"` };
+  const marked = Buffer.from(text.replace('<body>', '<body data-notation="true">'));
+  return { body: marked, etag: `"${createHash('sha256').update(marked).digest('hex').slice(0, 16)}"` };
+}
+
+/**
+ * @param {import('fastify').FastifyInstance} app
+ * @param {object} options
+ * @param {string} options.clientDir  the build output (dist/client)
+ * @param {(view: string) => boolean} options.hasView  whether the current score has this view
+ */
+export async function clientFiles(app, { clientDir, hasView }) {
+  const index = readOnce(path.join(clientDir, 'index.html'));
+  // The same page for a part or the score, marked as a notation view in its markup, so that its
+  // first paint already has the compact strip above the notation: set later by the page's
+  // script, the strip shrank under the reader's eyes (Lighthouse: layout shift 0.11-0.13).
+  const notationIndex = index && withNotationMark(index.body);
+  const conduct = readOnce(path.join(clientDir, 'conduct.html'));
+  const preview = readOnce(path.join(clientDir, 'preview.html'));
+  const worker = readOnce(path.join(clientDir, 'sw.js'));
+  const assetsDir = path.join(clientDir, 'assets');
+
+  // The hashed build files, held in memory (the build is a few hundred KB) and sent like score
+  // files (send-served.js): one route per file found at start, so any other path under
+  // /assets/ ("..", encoded or not, the .br and .gz copies) matches no route and gets the
+  // ordinary 404. The build's .br and .gz copies are sent for the plain name when
+  // Accept-Encoding allows. @fastify/static served them from disk, with an open, a stat and a
+  // close per request: most of our CPU in a page load at 1,500 phones (bench/pageload.js).
+  if (existsSync(assetsDir)) {
+    const root = realpathSync(assetsDir);
+    /** @type {Map<string, import('../package/score-package.js').ServedFile>} */
+    const files = new Map();
+    for (const name of /** @type {string[]} */ (readdirSync(root, { recursive: true }))) {
+      const file = path.join(root, name);
+      if (/\.(br|gz)$/.test(name) || !statSync(file).isFile()) continue;
+      const copy = (/** @type {string} */ ext) => (existsSync(`${file}.${ext}`) ? `${file}.${ext}` : undefined);
+      const br = copy('br');
+      const gz = copy('gz');
+      files.set(`/assets/${name.split(path.sep).join('/')}`, {
+        file,
+        root,
+        type: TYPES[path.extname(name).toLowerCase()] ?? 'application/octet-stream',
+        etag: createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16),
+        ...(br ? { br } : {}),
+        ...(gz ? { gz } : {}),
+      });
+    }
+    await prepareServed(files, { memoryBytes: Infinity });
+    for (const [url, served] of files) {
+      app.route({ method: ['GET', 'HEAD'], url, handler: (req, reply) => sendServed(req, reply, served) });
+    }
+  }
+
+  /**
+   * @param {import('fastify').FastifyRequest} req
+   * @param {import('fastify').FastifyReply} reply
+   * @param {{ body: Buffer, etag: string }} file
+   * @param {string} type
+   */
+  const sendFile = (req, reply, file, type) => {
+    // no-cache: revalidate every time (index.html names this build's hashed files; a stale
+    // sw.js would keep phones on an old build), cheap thanks to the ETag.
+    reply.header('cache-control', 'no-cache').header('etag', file.etag).type(type);
+    if (req.headers['if-none-match'] === file.etag) return reply.code(304).send();
+    return reply.send(file.body);
+  };
+  /**
+   * @param {import('fastify').FastifyRequest} req
+   * @param {import('fastify').FastifyReply} reply
+   */
+  const sendIndex = (req, reply, file = index) => {
+    if (!file) return reply.code(503).type('text/plain').send(NOT_BUILT);
+    return sendFile(req, reply, file, 'text/html; charset=utf-8');
+  };
+
+  app.get('/', sendIndex);
+  app.get('/view/:view', (req, reply) => {
+    const { view } = /** @type {{ view: string }} */ (req.params);
+    if (!hasView(view)) throw new ScorecastError('SC_ERR_NOT_FOUND', `no view "${view.slice(0, 64)}" in this score`);
+    return sendIndex(req, reply, view === 'audience' ? index : notationIndex);
+  });
+  // The conductor's console and the composer's preview: pages of their own (their bundles stay
+  // out of the audience page). Without the token they show only a sign-in form.
+  for (const [url, file] of /** @type {const} */ ([
+    ['/conduct', conduct],
+    ['/preview', preview],
+  ])) {
+    app.get(url, (req, reply) => {
+      if (!file) return reply.code(503).type('text/plain').send(NOT_BUILT);
+      return sendFile(req, reply, file, 'text/html; charset=utf-8');
+    });
+  }
+  // Scope `/` comes from serving the worker at the root; client/src/page/sw-register.js registers it.
+  app.get('/sw.js', (req, reply) => {
+    if (!worker) throw new ScorecastError('SC_ERR_NOT_FOUND', 'no service worker in this build');
+    return sendFile(req, reply, worker, 'text/javascript; charset=utf-8');
+  });
+}

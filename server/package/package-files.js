@@ -1,0 +1,136 @@
+// Reading a score package's files, and serving them, without ever leaving the package. A package
+// may come from someone else (DESIGN.md): a symbolic link in it (`ln -s /etc/passwd notes.txt`),
+// a link to a folder outside it, or a hard link to a file elsewhere must not publish that file.
+// Every file is opened by its real path, which must lie inside the package's real folder, with
+// O_NOFOLLOW (a link swapped in after the check is not followed) and O_NONBLOCK (a FIFO does not
+// hang the load); once open, the descriptor's own path is checked again on Linux, and the file
+// must be a regular file with one name (a second name may be a hard link from outside).
+
+import { constants } from 'node:fs';
+import { open, readlink, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { formatBytes } from '../../core/package-limits.js';
+
+const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * @typedef {{ ok: true, handle: import('node:fs/promises').FileHandle, real: string, size: number }
+ *   | { ok: false, missing: boolean, reason: string }} Opened
+ */
+
+/**
+ * @param {string} root  a real path
+ * @param {string} p     a real path
+ */
+const inside = (root, p) => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+
+/**
+ * Where an open descriptor really is (Linux), or null where the system cannot say.
+ * @param {import('node:fs/promises').FileHandle} handle
+ */
+async function pathOf(handle) {
+  try {
+    return await readlink(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Open a file for reading by its real path, checking that it is a regular file with one name
+ * inside `root` (a real path). Never throws for what the file system says.
+ * @param {string} root
+ * @param {string} file  absolute path
+ * @param {number} maxBytes
+ * @returns {Promise<Opened>}
+ */
+async function openChecked(root, file, maxBytes) {
+  let handle;
+  try {
+    handle = await open(file, FLAGS);
+  } catch (err) {
+    const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return { ok: false, missing: true, reason: 'does not exist in the package' };
+    if (code === 'ELOOP')
+      return { ok: false, missing: false, reason: 'is a symbolic link; put the file itself in the package' };
+    return { ok: false, missing: false, reason: `cannot be read (${code ?? 'error'})` };
+  }
+  /** @param {string} reason @returns {Promise<Opened>} */
+  const refuse = async (reason) => {
+    await handle.close();
+    return { ok: false, missing: false, reason };
+  };
+  const where = await pathOf(handle);
+  if (where !== null && !inside(root, where))
+    return refuse('leads outside the package (a link); put the file itself in the package');
+  const info = await handle.stat();
+  if (!info.isFile()) return refuse('is not a regular file');
+  if (info.nlink > 1)
+    return refuse(
+      `has ${info.nlink} names (a hard link, which may lead outside the package); put a copy of the file in the package`,
+    );
+  if (info.size > maxBytes)
+    return refuse(
+      `is ${formatBytes(info.size)}, more than the ${formatBytes(maxBytes)} a file of its kind may be (doc/score-format.md, "Limits")`,
+    );
+  return { ok: true, handle, real: where ?? file, size: info.size };
+}
+
+/**
+ * Open `rel` inside the package folder `root` (its real path, see realRoot).
+ * @param {string} root
+ * @param {string} rel   relative path from the manifest (already checked to have no "..")
+ * @param {number} maxBytes
+ * @returns {Promise<Opened>}
+ */
+export async function openInPackage(root, rel, maxBytes) {
+  let real;
+  try {
+    real = await realpath(path.join(root, rel));
+  } catch (err) {
+    const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return { ok: false, missing: true, reason: 'does not exist in the package' };
+    return { ok: false, missing: false, reason: `cannot be read (${code ?? 'error'})` };
+  }
+  if (!inside(root, real))
+    return {
+      ok: false,
+      missing: false,
+      reason: 'leads outside the package (a link); put the file itself in the package',
+    };
+  return openChecked(root, real, maxBytes);
+}
+
+/**
+ * The real path of a package folder, or null when it does not exist.
+ * @param {string} dir
+ */
+export async function realRoot(dir) {
+  return realpath(dir).catch(() => null);
+}
+
+/**
+ * Read all of an opened file and close it.
+ * @param {import('node:fs/promises').FileHandle} handle
+ */
+export async function readAll(handle) {
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Open a file the loader listed, to serve it: the same checks as at load, so a file replaced by
+ * a link after the load is refused, not followed.
+ * @param {string} root  real path of the folder the file must be in
+ * @param {string} file  its real path, as the loader found it
+ * @returns {Promise<import('node:fs/promises').FileHandle | null>}
+ */
+export async function openServed(root, file) {
+  const opened = await openChecked(root, file, Infinity);
+  return opened.ok ? opened.handle : null;
+}

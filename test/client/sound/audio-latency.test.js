@@ -1,0 +1,102 @@
+import { describe, it, expect } from 'vitest';
+import {
+  createOutputCompensation,
+  reportedLatency,
+  tapAlongOffset,
+  FALLBACK_OUTPUT_LATENCY_S,
+  OFFSET_KEY,
+  MAX_OFFSET_MS,
+} from '../../../client/src/sound/audio-latency.js';
+
+/**
+ * An AudioContext stand-in at page time `page.t` (ms): currentTime is page time / 1000 + 50;
+ * the speaker plays `latency` s behind it.
+ * @param {{ t: number }} page
+ * @param {{ outputLatency?: number, baseLatency?: number, timestamp?: boolean }} o
+ */
+function context(page, { outputLatency, baseLatency = 0, timestamp = false }) {
+  const latency = (outputLatency ?? 0) + baseLatency;
+  return {
+    get currentTime() {
+      return 50 + page.t / 1000;
+    },
+    outputLatency,
+    baseLatency,
+    ...(timestamp
+      ? { getOutputTimestamp: () => ({ contextTime: 50 + page.t / 1000 - latency, performanceTime: page.t }) }
+      : {}),
+  };
+}
+
+/** A localStorage stand-in. */
+function storage(/** @type {Record<string, string>} */ init = {}) {
+  const m = new Map(Object.entries(init));
+  return {
+    getItem: (/** @type {string} */ k) => m.get(k) ?? null,
+    setItem: (/** @type {string} */ k, /** @type {string} */ v) => {
+      m.set(k, v);
+    },
+    m,
+  };
+}
+
+describe('output latency compensation', () => {
+  it('a sound for 500 ms from now starts earlier by what the browser reports: 0, 40 and 200 ms', () => {
+    const page = { t: 1000 };
+    for (const ms of [0, 40, 200]) {
+      const ctx = context(page, { outputLatency: ms / 1000, baseLatency: 0.005 });
+      const out = createOutputCompensation();
+      expect(out.contextTimeFor(ctx, 1500, page.t)).toBeCloseTo(ctx.currentTime + 0.5 - ms / 1000 - 0.005, 9);
+      expect(out.describe(ctx, page.t)).toEqual({ source: 'reported', seconds: ms / 1000 + 0.005, offsetMs: 0 });
+    }
+  });
+
+  it('getOutputTimestamp, where the browser has it, gives the same start without counting the delay twice', () => {
+    const page = { t: 1000 };
+    for (const ms of [0, 40, 200]) {
+      const reported = createOutputCompensation().contextTimeFor(
+        context(page, { outputLatency: ms / 1000 }),
+        1500,
+        page.t,
+      );
+      const ctx = context(page, { outputLatency: ms / 1000, timestamp: true });
+      expect(createOutputCompensation().contextTimeFor(ctx, 1500, page.t)).toBeCloseTo(reported, 9);
+      expect(createOutputCompensation().describe(ctx, page.t)).toMatchObject({ source: 'timestamp' });
+      expect(createOutputCompensation().describe(ctx, page.t).seconds).toBeCloseTo(ms / 1000, 9);
+    }
+  });
+
+  it('no outputLatency (Safari before 18.4): the 40 ms fallback', () => {
+    const page = { t: 0 };
+    expect(reportedLatency(context(page, {}))).toEqual({ seconds: FALLBACK_OUTPUT_LATENCY_S, source: 'fallback' });
+    expect(reportedLatency({ currentTime: 0, outputLatency: Number.NaN, baseLatency: -1 })).toEqual({
+      seconds: FALLBACK_OUTPUT_LATENCY_S,
+      source: 'fallback',
+    });
+  });
+
+  it("the device's calibration offset starts sounds earlier still, and is kept for the next visit", () => {
+    const page = { t: 1000 };
+    const ctx = context(page, { outputLatency: 0.04 });
+    const kept = storage();
+    const out = createOutputCompensation({ storage: kept });
+    const before = out.contextTimeFor(ctx, 1500, page.t);
+    out.setOffset(80);
+    expect(out.contextTimeFor(ctx, 1500, page.t)).toBeCloseTo(before - 0.08, 9);
+    expect(kept.m.get(OFFSET_KEY)).toBe('80');
+    expect(createOutputCompensation({ storage: kept }).offsetMs).toBe(80);
+    expect(() => out.setOffset(MAX_OFFSET_MS + 1)).toThrow(/within ±1000/);
+    expect(() => out.setOffset(Number.NaN)).toThrow(RangeError);
+    // A kept value that is not one is ignored.
+    expect(createOutputCompensation({ storage: storage({ [OFFSET_KEY]: 'loud' }) }).offsetMs).toBe(0);
+  });
+});
+
+describe('tapAlongOffset', () => {
+  it('the median lateness of taps near the clicks; too few taps measure nothing', () => {
+    const clicks = [1000, 1600, 2200, 2800, 3400, 4000];
+    const taps = [1085, 1672, 2290, 2881, 3478, 9000];
+    expect(tapAlongOffset(clicks, taps)).toBe(81);
+    expect(tapAlongOffset(clicks, [1080, 1680, 2280])).toBeNull();
+  });
+});

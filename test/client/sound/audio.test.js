@@ -1,0 +1,300 @@
+import { describe, it, expect } from 'vitest';
+import {
+  createAudioCues,
+  clipsOf,
+  stemGainsOf,
+  CLICK_ACCENT_HZ,
+  CLICK_HZ,
+  LATE_LIMIT_MS,
+} from '../../../client/src/sound/audio.js';
+
+const T = 1_700_000_000_000;
+
+/** An AudioContext whose clock is page time / 1000 + `base`, recording every start. */
+function fakeContext(/** @type {{ t: number }} */ page, base = 50) {
+  /** @type {Array<{ when: number, offset: number, buffer: unknown }>} */
+  const starts = [];
+  const ctx = {
+    state: 'suspended',
+    get currentTime() {
+      return base + page.t / 1000;
+    },
+    destination: {},
+    async resume() {
+      ctx.state = 'running';
+    },
+    async decodeAudioData(/** @type {ArrayBuffer} */ bytes) {
+      return { decoded: bytes.byteLength };
+    },
+    createBufferSource() {
+      const src = {
+        buffer: /** @type {unknown} */ (null),
+        connect() {},
+        start(/** @type {number} */ when, /** @type {number} */ offset) {
+          starts.push({ when, offset, buffer: src.buffer });
+        },
+      };
+      return src;
+    },
+    getOutputTimestamp: () => ({ contextTime: base + page.t / 1000, performanceTime: page.t }),
+  };
+  return { ctx, starts };
+}
+
+function setup(offset = 5_000) {
+  const page = { t: 1_000 };
+  const { ctx, starts } = fakeContext(page);
+  /** @type {string[]} */
+  const fetched = [];
+  const clock = /** @type {import('../../../client/src/time/clock.js').ServerClock} */ (
+    /** @type {unknown} */ ({
+      serverNow: () => page.t + offset,
+      toLocal: (/** @type {number} */ t) => t - offset,
+    })
+  );
+  const audio = createAudioCues({
+    createContext: () => ctx,
+    fetchBytes: async (url) => {
+      fetched.push(url);
+      return new ArrayBuffer(8);
+    },
+    clock,
+    now: () => page.t,
+  });
+  return { page, ctx, starts, fetched, audio, offset };
+}
+
+describe('audio cues', () => {
+  it('nothing plays before the join tap unlocks audio', async () => {
+    const s = setup();
+    expect(await s.audio.play('/bell.wav', s.page.t + s.offset + 500)).toBe(false);
+    expect(s.starts).toEqual([]);
+    await s.audio.unlock();
+    expect(s.audio.unlocked).toBe(true);
+  });
+
+  it('a clip announced ahead starts at the AudioContext time of its server time', async () => {
+    const s = setup();
+    await s.audio.unlock();
+    const serverT = s.page.t + s.offset + 640; // 640 ms from now
+    expect(await s.audio.play('/bell.wav', serverT)).toBe(true);
+    expect(s.starts).toHaveLength(1);
+    expect(s.starts[0].when).toBeCloseTo(s.ctx.currentTime + 0.64, 9);
+    expect(s.starts[0].offset).toBe(0);
+    expect(s.audio.history[0]).toMatchObject({ url: '/bell.wav', serverT });
+  });
+
+  it("once per clip and beat: the announcement and the beat's own cue (or a resync) do not start it twice", async () => {
+    const s = setup();
+    await s.audio.unlock();
+    const serverT = s.page.t + s.offset + 300;
+    await s.audio.play('/bell.wav', serverT);
+    s.page.t += 310;
+    expect(await s.audio.play('/bell.wav', serverT)).toBe(false);
+    expect(s.starts).toHaveLength(1);
+    expect(s.fetched).toEqual(['/bell.wav']);
+    // The next loop's bell, at another time, plays.
+    expect(await s.audio.play('/bell.wav', serverT + 60_000)).toBe(true);
+  });
+
+  it('a little late: starts now, skipping the part already past; too late: skipped', async () => {
+    const s = setup();
+    await s.audio.unlock();
+    const now = s.page.t + s.offset;
+    expect(await s.audio.play('/a.wav', now - 50)).toBe(true);
+    expect(s.starts[0].when).toBeCloseTo(s.ctx.currentTime, 9);
+    expect(s.starts[0].offset).toBeCloseTo(0.05, 9);
+    expect(await s.audio.play('/b.wav', now - LATE_LIMIT_MS - 1)).toBe(false);
+    expect(s.starts).toHaveLength(1);
+  });
+
+  it('a clip that fails to load is not started, and is fetched again next time', async () => {
+    const page = { t: 0 };
+    const { ctx, starts } = fakeContext(page);
+    let fail = true;
+    const clock = /** @type {any} */ ({ serverNow: () => page.t, toLocal: (/** @type {number} */ t) => t });
+    const audio = createAudioCues({
+      createContext: () => ctx,
+      fetchBytes: async () => {
+        if (fail) throw new Error('offline');
+        return new ArrayBuffer(1);
+      },
+      clock,
+      now: () => page.t,
+    });
+    await audio.unlock();
+    expect(await audio.play('/a.wav', 500)).toBe(false);
+    fail = false;
+    expect(await audio.play('/a.wav', 500)).toBe(true);
+    expect(starts).toHaveLength(1);
+  });
+});
+
+describe('clipsOf', () => {
+  const state = {
+    transport: 'playing',
+    beat: 118,
+    beatT: T,
+    next: { beat: 119, t: T + 600, audio: { audience: ['/bell.wav'], cello: ['/drone.wav'] } },
+    cues: { audience: { audio: { src: '/gong.wav', beat: 118 } } },
+  };
+
+  it("the view's clips of the next beat, at its time, and the current beat's own cue", () => {
+    expect(clipsOf(state, 'audience')).toEqual([
+      { url: '/bell.wav', serverT: T + 600 },
+      { url: '/gong.wav', serverT: T },
+    ]);
+    expect(clipsOf(state, 'cello')).toEqual([{ url: '/drone.wav', serverT: T + 600 }]);
+    expect(clipsOf(state, 'viola')).toEqual([]);
+  });
+
+  it('an audio cue of an earlier beat (still in the cue state) is not played again', () => {
+    expect(clipsOf({ ...state, beat: 119, next: undefined }, 'audience')).toEqual([]);
+  });
+
+  it('nothing when not playing, or for a state that is not one', () => {
+    expect(clipsOf({ ...state, transport: 'paused' }, 'audience')).toEqual([]);
+    for (const bad of [null, 7, {}, { transport: 'playing', next: { t: 'x', audio: { audience: [3] } } }])
+      expect(clipsOf(bad, 'audience')).toEqual([]);
+  });
+});
+
+describe('audio cues leave the speaker on the beat', () => {
+  it("with output compensation, a clip starts earlier by the device's output delay", async () => {
+    const { createOutputCompensation } = await import('../../../client/src/sound/audio-latency.js');
+    const page = { t: 1_000 };
+    const { ctx, starts } = fakeContext(page);
+    // A Bluetooth headset: 200 ms reported, and no output timestamp.
+    const c = /** @type {any} */ (Object.assign(ctx, { outputLatency: 0.2, baseLatency: 0.01 }));
+    delete c.getOutputTimestamp;
+    const clock = /** @type {any} */ ({ serverNow: () => page.t, toLocal: (/** @type {number} */ t) => t });
+    const audio = createAudioCues({
+      createContext: () => c,
+      fetchBytes: async () => new ArrayBuffer(8),
+      clock,
+      now: () => page.t,
+      output: createOutputCompensation(),
+    });
+    await audio.unlock();
+    expect(await audio.play('/bell.wav', page.t + 640)).toBe(true);
+    expect(starts[0].when).toBeCloseTo(c.currentTime + 0.64 - 0.21, 9);
+  });
+});
+
+describe('stems: clips with a volume that later cues ramp', () => {
+  it('a clip with a volume starts through its own gain node at that volume, and ramps when told', async () => {
+    const { page, ctx, starts, audio, offset } = setup();
+    /** @type {{ value: number, ramps: [number, number][] }[]} */
+    const nodes = [];
+    Object.assign(ctx, {
+      createGain() {
+        const gain = {
+          value: 1,
+          ramps: /** @type {[number, number][]} */ ([]),
+          cancelScheduledValues() {},
+          setValueAtTime() {},
+          linearRampToValueAtTime(/** @type {number} */ v, /** @type {number} */ at) {
+            gain.ramps.push([v, at]);
+          },
+        };
+        nodes.push(gain);
+        return { gain, connect() {} };
+      },
+    });
+    await audio.unlock();
+    expect(audio.setGain('/drone.wav', 0.2, 4)).toBe(false); // not playing yet
+    expect(await audio.play('/drone.wav', page.t + offset + 100, 0.8)).toBe(true);
+    expect(starts).toHaveLength(1);
+    expect(nodes.map((n) => n.value)).toEqual([0.8]);
+    expect(audio.setGain('/drone.wav', 0.2, 4)).toBe(true);
+    expect(nodes[0].ramps).toEqual([[0.2, ctx.currentTime + 4]]);
+  });
+
+  it("takes the volume from the announcement or the cue, and the stems' volumes from the cue state", () => {
+    const s = {
+      transport: 'playing',
+      beat: 3,
+      beatT: T,
+      next: { beat: 4, t: T + 500, audio: { audience: ['/a.wav', '/b.wav'] }, gains: { '/a.wav': 0.5 } },
+      cues: {
+        audience: {
+          audio: { src: '/c.wav', beat: 3, gain: 0.3 },
+          stems: { drone: { src: '/c.wav', gain: 0.1, glide: 4000 }, bad: { src: '/d.wav', gain: 7 } },
+        },
+      },
+    };
+    expect(clipsOf(s, 'audience')).toEqual([
+      { url: '/a.wav', serverT: T + 500, gain: 0.5 },
+      { url: '/b.wav', serverT: T + 500 },
+      { url: '/c.wav', serverT: T, gain: 0.3 },
+    ]);
+    expect(stemGainsOf(s, 'audience')).toEqual([{ url: '/c.wav', gain: 0.1, glide: 4000 }]);
+    expect(stemGainsOf({}, 'audience')).toEqual([]);
+  });
+});
+
+describe("the musicians' click", () => {
+  /** A context that also makes oscillators and gains, recording each tone's pitch and start. */
+  function clickSetup(/** @type {number} */ outputMs = 0) {
+    const s = setup();
+    /** @type {Array<{ hz: number, at: number, stop: number }>} */
+    const tones = [];
+    const ctx = /** @type {any} */ (s.ctx);
+    ctx.createOscillator = () => {
+      const tone = {
+        frequency: { value: 0 },
+        at: 0,
+        connect() {},
+        start(/** @type {number} */ at) {
+          tone.at = at;
+        },
+        stop(/** @type {number} */ t) {
+          tones.push({ hz: tone.frequency.value, at: tone.at, stop: t });
+        },
+      };
+      return tone;
+    };
+    ctx.createGain = () => ({
+      gain: { value: 1, setValueAtTime() {}, exponentialRampToValueAtTime() {} },
+      connect() {},
+    });
+    const audio = createAudioCues({
+      createContext: () => ctx,
+      fetchBytes: async () => new ArrayBuffer(8),
+      clock: /** @type {any} */ ({
+        serverNow: () => s.page.t + s.offset,
+        toLocal: (/** @type {number} */ t) => t - s.offset,
+      }),
+      now: () => s.page.t,
+      // The device's output delay, compensated as for clips.
+      output: /** @type {any} */ ({
+        contextTimeFor: (/** @type {any} */ c, /** @type {number} */ local, /** @type {number} */ now) =>
+          c.currentTime + (local - now) / 1000 - outputMs / 1000,
+      }),
+    });
+    return { ...s, audio, tones };
+  }
+
+  it('sounds each beat once at its server time, early by the output delay, higher on the downbeat', async () => {
+    const { audio, tones, page, offset, ctx } = clickSetup(40);
+    expect(audio.click(page.t + offset + 500, true)).toBe(false); // no audio before the join tap
+    await audio.unlock();
+    const beat = page.t + offset + 500;
+    expect(audio.click(beat, true)).toBe(true);
+    expect(audio.click(beat, true)).toBe(false);
+    expect(audio.click(beat + 500, false)).toBe(true);
+    expect(tones.map((t) => t.hz)).toEqual([CLICK_ACCENT_HZ, CLICK_HZ]);
+    // 500 ms ahead on the page's clock, less 40 ms of output delay.
+    expect(tones[0].at).toBeCloseTo(ctx.currentTime + 0.46, 6);
+    expect(tones[1].at).toBeCloseTo(ctx.currentTime + 0.96, 6);
+    expect(tones[0].stop - tones[0].at).toBeLessThan(0.1);
+    expect(audio.history.filter((h) => h.url.startsWith('click')).length).toBe(2);
+  });
+
+  it('a beat learnt too late is not clicked out of time', async () => {
+    const { audio, tones, page, offset } = clickSetup();
+    await audio.unlock();
+    expect(audio.click(page.t + offset - LATE_LIMIT_MS - 50, false)).toBe(false);
+    expect(tones).toEqual([]);
+  });
+});

@@ -1,0 +1,201 @@
+import { describe, it, expect } from 'vitest';
+import { positionAt, nextChangeAt, createBeatClock } from '../../../client/src/time/beat-clock.js';
+import { FakeClock } from '../fakes.js';
+
+const T = 1_700_000_000_000;
+
+/** Playing beat 5 (bar 2, beat 2) since T, beat 6 due at T + 500. */
+function playing(extra = {}) {
+  return {
+    transport: 'playing',
+    beat: 5,
+    bar: 2,
+    beatInBar: 2,
+    tempo: 120,
+    beatT: T,
+    next: { beat: 6, bar: 2, beatInBar: 3, t: T + 500 },
+    cues: {},
+    ...extra,
+  };
+}
+
+/** A server clock `offset` ms ahead of the fake page clock. */
+function serverClock(/** @type {FakeClock} */ page, /** @type {number} */ offset) {
+  return /** @type {import('../../../client/src/time/clock.js').ServerClock} */ (
+    /** @type {unknown} */ ({
+      serverNow: () => page.now() + offset,
+      toLocal: (/** @type {number} */ t) => t - offset,
+    })
+  );
+}
+
+describe('positionAt', () => {
+  it('shows the held beat, and how far into it, until the next beat is due', () => {
+    expect(positionAt(playing(), T + 125)).toMatchObject({
+      beat: 5,
+      bar: 2,
+      beatInBar: 2,
+      fraction: 0.25,
+      beatMs: 500,
+      predicted: false,
+      changeAt: T,
+    });
+  });
+
+  it('shows the announced beat at its time, before its own message arrives', () => {
+    expect(positionAt(playing(), T + 500)).toMatchObject({
+      beat: 6,
+      bar: 2,
+      beatInBar: 3,
+      fraction: 0,
+      predicted: true,
+      changeAt: T + 500,
+    });
+    expect(positionAt(playing(), T + 750).fraction).toBeCloseTo(0.5, 9);
+  });
+
+  it('shows a bar that a vote or a repeat jumps to exactly as announced', () => {
+    const s = playing({ next: { beat: 112, bar: 29, beatInBar: 1, t: T + 500 } });
+    expect(positionAt(s, T + 501)).toMatchObject({ beat: 112, bar: 29, beatInBar: 1 });
+  });
+
+  it('paused or stopped: the held position, not moving', () => {
+    for (const transport of ['paused', 'stopped']) {
+      const s = { transport, beat: 5, bar: 2, beatInBar: 2, cues: {} };
+      expect(positionAt(s, T + 10_000)).toMatchObject({
+        beat: 5,
+        bar: 2,
+        beatInBar: 2,
+        fraction: 0,
+        predicted: false,
+        changeAt: null,
+      });
+      expect(nextChangeAt(s, T)).toBeNull();
+    }
+  });
+
+  it('counts in: click k from countIn.t + (k - 1) * beatMs, then the first beat', () => {
+    const s = {
+      transport: 'playing',
+      beat: 0,
+      bar: 1,
+      beatInBar: 1,
+      tempo: 96,
+      cues: {},
+      countIn: { t: T, beats: 4, beatMs: 625 },
+      next: { beat: 0, bar: 1, beatInBar: 1, t: T + 2500 },
+    };
+    expect(positionAt(s, T - 1).count).toBe(0);
+    expect(positionAt(s, T)).toMatchObject({ count: 1, countOf: 4, changeAt: T });
+    expect(positionAt(s, T + 1874).count).toBe(3);
+    expect(positionAt(s, T + 1875).count).toBe(4);
+    expect(positionAt(s, T + 2500)).toMatchObject({ count: 0, beat: 0, predicted: true });
+    expect(nextChangeAt(s, T - 100)).toBe(T);
+    expect(nextChangeAt(s, T + 700)).toBe(T + 1250);
+    expect(nextChangeAt(s, T + 2000)).toBe(T + 2500);
+  });
+
+  it('survives a state that is not one', () => {
+    for (const bad of [null, undefined, 3, 'x', {}, { beat: 'one' }]) {
+      expect(positionAt(bad, T)).toMatchObject({ beat: null, bar: null, count: 0 });
+      expect(nextChangeAt(bad, T)).toBeNull();
+    }
+    // A malformed `next` is ignored: the held beat goes on showing.
+    expect(positionAt(playing({ next: { beat: 6, t: 'soon' } }), T + 900)).toMatchObject({ beat: 5, predicted: false });
+  });
+});
+
+describe('createBeatClock', () => {
+  /**
+   * A page whose server clock is `offset` ahead and whose messages arrive `latency` ms late.
+   * @param {number} offset
+   */
+  function page(offset) {
+    const clock = new FakeClock();
+    clock.t = T - offset; // page time at server time T
+    /** @type {any} */
+    let state = null;
+    /** @type {Array<{ beat: number | null, server: number }>} */
+    const shown = [];
+    const server = serverClock(clock, offset);
+    const beats = createBeatClock({
+      getState: () => state,
+      clock: server,
+      timers: clock,
+      now: clock.now,
+      onChange: (pos) => shown.push({ beat: pos.beat, server: server.serverNow() }),
+    });
+    return {
+      clock,
+      shown,
+      beats,
+      server,
+      /** @param {any} s */
+      receive(s) {
+        state = s;
+        beats.update();
+      },
+    };
+  }
+
+  it('pages on links of different latency show each beat at the same server time', () => {
+    const fast = page(3_000);
+    const slow = page(-42_000);
+    const beatMs = 500;
+    /** @param {number} n */
+    const stateOf = (n) =>
+      playing({
+        beat: n,
+        beatInBar: (n % 4) + 1,
+        beatT: T + n * beatMs,
+        next: { beat: n + 1, bar: 2, beatInBar: ((n + 1) % 4) + 1, t: T + (n + 1) * beatMs },
+      });
+    // Each beat's message reaches the fast page 2 ms after the beat, the slow one 180 ms after.
+    for (const [p, latency] of /** @type {const} */ ([
+      [fast, 2],
+      [slow, 180],
+    ])) {
+      for (let n = 0; n < 8; n++) {
+        p.clock.advance(Math.max(0, p.server.toLocal(T + n * beatMs + latency) - p.clock.now()));
+        p.receive(stateOf(n));
+      }
+    }
+    const when = (/** @type {ReturnType<typeof page>} */ p, /** @type {number} */ n) =>
+      p.shown.find((s) => s.beat === n)?.server;
+    for (let n = 1; n < 8; n++) {
+      expect(when(fast, n)).toBeCloseTo(T + n * beatMs, 6);
+      expect(when(slow, n)).toBeCloseTo(T + n * beatMs, 6);
+    }
+    // One change per beat: the late message agreeing with what is shown changes nothing.
+    expect(slow.shown.map((s) => s.beat)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('a message that contradicts the announcement (a seek) is shown as soon as it arrives', () => {
+    const p = page(0);
+    p.receive(playing());
+    p.clock.advance(500); // beat 6 shown as announced
+    p.clock.advance(10);
+    p.receive(
+      playing({
+        beat: 40,
+        bar: 11,
+        beatInBar: 1,
+        beatT: T + 510,
+        next: { beat: 41, bar: 11, beatInBar: 2, t: T + 1010 },
+      }),
+    );
+    expect(p.shown.map((s) => s.beat)).toEqual([5, 6, 40]);
+    expect(p.shown[2].server).toBe(T + 510);
+  });
+
+  it('stops arming timers when paused, and after stop()', () => {
+    const p = page(0);
+    p.receive(playing());
+    expect(p.clock.timers.size).toBe(1);
+    p.receive({ transport: 'paused', beat: 5, bar: 2, beatInBar: 2, cues: {} });
+    expect(p.clock.timers.size).toBe(0);
+    p.receive(playing());
+    p.beats.stop();
+    expect(p.clock.timers.size).toBe(0);
+  });
+});

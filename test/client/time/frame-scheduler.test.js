@@ -1,0 +1,224 @@
+import { describe, it, expect } from 'vitest';
+import {
+  createFrameScheduler,
+  DEFAULT_FRAME_MS,
+  FALLBACK_MS,
+  WAKE_AHEAD_MS,
+  PROMPT_STREAK,
+} from '../../../client/src/time/frame-scheduler.js';
+import { createBeatClock } from '../../../client/src/time/beat-clock.js';
+import { FakeClock } from '../fakes.js';
+
+/**
+ * A page on a display with frames every `period` ms starting at `phase`, whose timers fire
+ * `lateness` ms late (a busy main thread) and whose frame callbacks run `cbDelay` ms into the
+ * frame. `visible: false`: no frames at all (a hidden tab).
+ * @param {{ period?: number, phase?: number, lateness?: number, cbDelay?: number, visible?: boolean, every?: number }} [o]
+ */
+function display({ period = DEFAULT_FRAME_MS, phase = 0, lateness = 0, cbDelay = 1, visible = true, every = 1 } = {}) {
+  const shown = { visible };
+  const clock = new FakeClock();
+  const timers = {
+    /** @param {() => void} fn @param {number} ms */
+    setTimeout: (fn, ms) => clock.setTimeout(fn, ms + lateness),
+    /** @param {any} h */
+    clearTimeout: (h) => clock.clearTimeout(h),
+  };
+  /** @param {(ts: number) => void} fn */
+  const requestFrame = (fn) => {
+    if (!shown.visible) return;
+    // `every`: only one frame in so many reaches this page (a throttled background tab).
+    const k = Math.ceil((Math.floor((clock.now() - phase) / period) + 1) / every) * every;
+    const v = phase + k * period;
+    clock.setTimeout(() => fn(v), v - clock.now() + cbDelay);
+  };
+  const frames = createFrameScheduler({ requestFrame, now: clock.now, timers });
+  return { clock, timers, frames, requestFrame, shown };
+}
+
+/**
+ * A few changes, one every 500 ms up to `until`, so the page learns whether its frames come promptly.
+ * @param {ReturnType<typeof display>} d
+ * @param {number} until
+ */
+function warm(d, until) {
+  for (let i = 0; i < PROMPT_STREAK + 1; i++) {
+    d.frames.at(until - 1000 - 500 * (PROMPT_STREAK - i), () => {});
+    d.clock.advance(until - 1000 - 500 * (PROMPT_STREAK - i) + 200 - d.clock.now());
+  }
+}
+
+describe('frame scheduler', () => {
+  it('runs a change on the frame nearest its due time', () => {
+    for (const due of [1000, 1003, 1008.3, 1012, 1016]) {
+      const d = display();
+      /** @type {number[]} */
+      const ran = [];
+      d.frames.at(due, (ts) => ran.push(ts));
+      d.clock.advance(due + 200);
+      expect(ran).toHaveLength(1);
+      expect(Math.abs(ran[0] - due), `due ${due}`).toBeLessThanOrEqual(DEFAULT_FRAME_MS / 2 + 1e-9);
+    }
+  });
+
+  it('pages whose timers fire late by different amounts still change on the same frame', () => {
+    /** @type {number[]} */
+    const chosen = [];
+    for (const lateness of [0, 7, 19, WAKE_AHEAD_MS - 12]) {
+      const d = display({ lateness, phase: 3.1 });
+      warm(d, 5000); // frames come promptly on this page
+      expect(d.frames.prompt).toBe(true);
+      d.frames.at(5000, (ts) => chosen.push(ts));
+      d.clock.advance(6000);
+    }
+    expect(new Set(chosen).size).toBe(1);
+  });
+
+  it("measures the display's frame length (a 120 Hz screen)", () => {
+    const d = display({ period: 1000 / 120 });
+    d.frames.at(2000, () => {});
+    d.clock.advance(3000);
+    expect(d.frames.frameMs).toBeCloseTo(1000 / 120, 6);
+  });
+
+  it('a page hidden after its frames came promptly still runs the change, from a timer', () => {
+    const d = display();
+    d.clock.t = 5000;
+    warm(d, 9000);
+    expect(d.frames.prompt).toBe(true);
+    d.shown.visible = false;
+    /** @type {number[]} */
+    const ran = [];
+    d.frames.at(9000, () => ran.push(d.clock.now()));
+    d.clock.advance(2000);
+    expect(ran).toEqual([9000 + FALLBACK_MS]);
+    // And the next change does not wait for frames that may not come.
+    expect(d.frames.prompt).toBe(false);
+  });
+
+  it('a page whose frames come rarely (a tab behind another) runs each change from its timer, on time', () => {
+    const d = display({ every: 60 });
+    /** @type {number[]} */
+    const ran = [];
+    for (const due of [1000, 1600, 2200, 2800]) {
+      d.clock.advance(due - 200 - d.clock.now());
+      d.frames.at(due, () => ran.push(d.clock.now()));
+    }
+    d.clock.advance(1000);
+    expect(d.frames.prompt).toBe(false);
+    expect(ran).toEqual([1000, 1600, 2200, 2800]);
+  });
+
+  it('a frame loop (a moving cursor) on a page with rare frames does not spin on timers', () => {
+    const d = display({ every: 60 });
+    let runs = 0;
+    const loop = () => {
+      runs++;
+      if (d.clock.now() < 2000) d.frames.everyFrame?.(loop);
+    };
+    d.frames.everyFrame?.(loop);
+    d.clock.advance(2000);
+    expect(runs).toBeLessThanOrEqual(2000 / FALLBACK_MS + 2);
+  });
+
+  it('a cancelled change does not run', () => {
+    const d = display();
+    let ran = 0;
+    const cancel = d.frames.at(1000, () => {
+      ran++;
+    });
+    d.clock.advance(980);
+    cancel();
+    d.clock.advance(1000);
+    expect(ran).toBe(0);
+    expect(d.clock.timers.size).toBe(0);
+  });
+});
+
+describe('beat clock on animation frames, behind the join gate', () => {
+  const T = 1_700_000_000_000;
+  /**
+   * A page with a server clock `offset` ahead, on a display, joining until `ready` is set.
+   * @param {{ offset: number, lateness: number }} o
+   */
+  function page({ offset, lateness }) {
+    const d = display({ lateness, phase: 5 });
+    const server = /** @type {any} */ ({
+      serverNow: () => d.clock.now() + offset,
+      toLocal: (/** @type {number} */ t) => t - offset,
+    });
+    const gate = { ready: false };
+    /** @type {any} */
+    let state = null;
+    /** @type {Array<{ beat: number | null, joining: boolean, frame: number }>} */
+    const shown = [];
+    const beats = createBeatClock({
+      getState: () => state,
+      clock: server,
+      timers: d.timers,
+      now: d.clock.now,
+      frames: d.frames,
+      ready: () => gate.ready,
+      onChange: (pos) => shown.push({ beat: pos.beat, joining: pos.joining === true, frame: d.clock.now() + offset }),
+    });
+    return {
+      d,
+      gate,
+      shown,
+      beats,
+      offset,
+      receive(/** @type {any} */ s) {
+        state = s;
+        beats.update();
+      },
+    };
+  }
+  /** @param {number} n */
+  const beatState = (n) => ({
+    transport: 'playing',
+    beat: n,
+    bar: 1 + Math.floor(n / 4),
+    beatInBar: (n % 4) + 1,
+    tempo: 120,
+    beatT: T + n * 500,
+    cues: {},
+    next: { beat: n + 1, bar: 1 + Math.floor((n + 1) / 4), beatInBar: ((n + 1) % 4) + 1, t: T + (n + 1) * 500 },
+  });
+
+  it('shows joining, not a beat, until the gate opens; then every beat within half a frame of its time', () => {
+    const p = page({ offset: T - 100_000, lateness: 23 });
+    p.d.clock.t = 99_000; // server time T - 1000
+    // Each beat's message arrives 40 ms after the beat; the gate opens during beat 2.
+    const serverNow = () => p.d.clock.now() + p.offset;
+    for (let n = 0; n < 9; n++) {
+      p.d.clock.advance(T + n * 500 + 40 - serverNow());
+      p.receive(beatState(n));
+      if (n === 2) {
+        expect(p.shown.map((s) => s.joining)).toEqual([true]);
+        p.gate.ready = true;
+        p.beats.update();
+      }
+    }
+    p.d.clock.advance(100);
+    const beats = p.shown.filter((s) => !s.joining);
+    expect(beats[0].beat).toBe(2); // the beat sounding when the gate opened
+    for (const s of beats.slice(1)) {
+      const due = T + /** @type {number} */ (s.beat) * 500;
+      // Taken 1 ms into the frame (the fake's callback delay): within half a frame + 1 ms.
+      expect(Math.abs(s.frame - due), `beat ${s.beat}`).toBeLessThanOrEqual(DEFAULT_FRAME_MS / 2 + 1 + 1e-6);
+    }
+    expect(beats.map((s) => s.beat)).toEqual([2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('the gate closing (link lost, tab hidden) takes the beat off at the next frame', () => {
+    const p = page({ offset: 0, lateness: 0 });
+    p.d.clock.t = T;
+    p.gate.ready = true;
+    p.receive(beatState(0));
+    p.d.clock.advance(600);
+    p.gate.ready = false;
+    p.beats.update();
+    p.d.clock.advance(2000);
+    expect(p.shown.map((s) => (s.joining ? 'joining' : s.beat))).toEqual([0, 1, 'joining']);
+  });
+});

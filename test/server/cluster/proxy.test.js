@@ -1,0 +1,189 @@
+// The whole cluster as `npm run cluster` runs it (Redis, two conductors, three edges, nginx), used
+// through nginx like phones would: every client sees the same states whichever edge it is on, and
+// none misses a state when an edge dies, when Redis restarts, or when the conductor is killed.
+
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { fork, spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { HAVE_REDIS } from '../../helpers/redis-server.js';
+import { CLUSTER_SCORE, CLUSTER_TOKEN, call, until } from '../../helpers/cluster-nodes.js';
+import { openPoll, openSse } from '../../helpers/live-clients.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const HAVE_NGINX = spawnSync('sh', ['-c', 'command -v nginx || test -x /usr/sbin/nginx']).status === 0;
+if (!HAVE_REDIS || !HAVE_NGINX)
+  console.warn(
+    'cluster proxy tests skipped: redis-server or nginx is not installed (test/setup/ensure-deps.sh installs them)',
+  );
+
+/** @type {import('node:child_process').ChildProcess} */
+let runner;
+/** @type {{ url: string, redisPort: number, procs: { name: string, pid: number, port: number }[] }} */
+let ready;
+/** @type {import('node:child_process').ChildProcess | null} */
+let ownRedis = null;
+
+beforeAll(async () => {
+  if (!HAVE_REDIS || !HAVE_NGINX) return;
+  runner = fork(
+    path.join(ROOT, 'infra', 'cluster', 'run.js'),
+    ['--edges', '3', '--port', '0', '--token', CLUSTER_TOKEN, '--score', CLUSTER_SCORE, '--no-autoplay'],
+    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+  );
+  ready = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the cluster was not ready within 60 s')), 60_000);
+    runner.on('message', (m) => {
+      clearTimeout(timer);
+      resolve(/** @type {any} */ (m));
+    });
+    runner.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm run cluster exited (${code})`));
+    });
+  });
+}, 70_000);
+
+afterAll(async () => {
+  if (runner && runner.exitCode === null) {
+    const gone = new Promise((r) => runner.once('exit', r));
+    runner.kill('SIGTERM');
+    await gone;
+  }
+  ownRedis?.kill('SIGKILL');
+}, 30_000);
+
+/**
+ * A WebSocket client that reconnects through nginx at once when its connection ends, saying
+ * which epoch and seq it holds, like the browser's.
+ * @param {string} url http://host:port
+ */
+function reconnectingWs(url) {
+  /** @type {any[]} */
+  const states = [];
+  let reconnects = 0;
+  let closed = false;
+  /** @type {WebSocket} */
+  let ws;
+  const open = () => {
+    const last = states.at(-1);
+    const q = last ? `?epoch=${last.epoch}&seq=${last.seq}` : '';
+    ws = new WebSocket(`${url.replace('http', 'ws')}/live${q}`);
+    ws.on('message', (data) => {
+      const m = JSON.parse(data.toString());
+      if (m.type === 'delta' || m.type === 'snapshot') states.push(m);
+    });
+    ws.on('error', () => {});
+    ws.on('close', () => {
+      if (!closed) {
+        reconnects++;
+        setTimeout(open, 50 + Math.random() * 100);
+      }
+    });
+  };
+  open();
+  return {
+    states,
+    get reconnects() {
+      return reconnects;
+    },
+    close() {
+      closed = true;
+      ws.terminate();
+    },
+  };
+}
+
+/**
+ * Every state after the first arrives as the next seq of the same epoch: nothing missed, nothing twice.
+ * @param {any[]} states
+ */
+function expectUnbroken(states) {
+  expect(states.length).toBeGreaterThan(1);
+  expect(new Set(states.map((m) => m.epoch)).size).toBe(1);
+  const seqs = states.map((m) => m.seq);
+  expect(seqs.slice(1)).toEqual(seqs.slice(1).map((_, i) => seqs[0] + i + 1));
+}
+
+/** @param {string} name */
+const proc = (name) => /** @type {{ pid: number, port: number }} */ (ready.procs.find((p) => p.name === name));
+
+describe.skipIf(!HAVE_REDIS || !HAVE_NGINX)('a cluster behind nginx', () => {
+  it('gives every client the same states; an edge, Redis and the conductor die and no client misses a state', async () => {
+    const { url } = ready;
+    await until(async () => (await call(url, '/api/cluster')).body.nodes?.length === 5, 15_000);
+    expect((await call(url, '/api/control/play', { method: 'POST' })).status).toBe(200);
+
+    const ws = Array.from({ length: 9 }, () => reconnectingWs(url));
+    const sse = await openSse(url);
+    const poll = await openPoll(url, { wait: 5000 });
+    await until(() => ws.every((c) => c.states.length >= 8), 10_000);
+    // Spread over the edges by nginx (fewest connections first).
+    const nodes = (await call(url, '/api/cluster')).body.nodes;
+    /** @type {[string, number][]} */
+    const byEdge = nodes
+      .filter((/** @type {any} */ n) => n.role === 'edge')
+      .map((/** @type {any} */ n) => [n.id, n.clients]);
+    expect(byEdge.filter(([, n]) => n > 0).length).toBeGreaterThanOrEqual(2);
+
+    // The same seq stream over every transport and edge.
+    await until(() => states(sse.messages).length >= 8 && states(poll.messages).length >= 4, 10_000);
+    const key = (/** @type {any} */ m) => `${m.epoch}:${m.seq}:${JSON.stringify(m.patch ?? null)}`;
+    const reference = new Map(ws[0].states.slice(1).map((m) => [`${m.epoch}:${m.seq}`, key(m)]));
+    for (const list of [...ws.map((c) => c.states), states(sse.messages), states(poll.messages)]) {
+      for (const m of list.slice(1))
+        if (m.type === 'delta' && reference.has(`${m.epoch}:${m.seq}`))
+          expect(key(m)).toBe(reference.get(`${m.epoch}:${m.seq}`));
+    }
+    sse.close();
+
+    // Kill the edge holding the most clients: they come back through nginx on the others.
+    const [victim] = [...byEdge].sort((a, b) => b[1] - a[1])[0];
+    process.kill(proc(victim).pid, 'SIGKILL');
+    const killedAt = Date.now();
+    await until(() => ws.reduce((n, c) => n + c.reconnects, 0) >= 1, 5000);
+    const seqNow = Math.max(...ws.map((c) => c.states.at(-1).seq));
+    await until(() => ws.every((c) => c.states.at(-1).seq > seqNow + 2), 5000);
+    console.log(`cluster: all clients live again ${Date.now() - killedAt} ms after edge ${victim} was killed`);
+
+    // Redis restarts empty mid-piece: the edges catch up, the conductor goes on.
+    process.kill(proc('redis').pid, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 300));
+    ownRedis = spawn(
+      'redis-server',
+      ['--bind', '127.0.0.1', '--port', String(ready.redisPort), '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    const beforeRedis = Math.max(...ws.map((c) => c.states.at(-1).seq));
+    // (Two seconds of beats: a standby that tried the vanished lease first has left it again.)
+    await until(() => ws.every((c) => c.states.at(-1).seq > beforeRedis + 8), 10_000);
+
+    // Kill the active conductor: the standby goes on within 2 s.
+    const active = (await call(url, '/api/cluster')).body.nodes.find((/** @type {any} */ n) => n.active);
+    expect(active).toBeDefined();
+    const lastBefore = Math.max(...ws.map((c) => c.states.at(-1).seq));
+    process.kill(active.pid, 'SIGKILL');
+    const conductorKilledAt = Date.now();
+    await until(() => ws.some((c) => c.states.at(-1).seq > lastBefore), 5000);
+    const resumedMs = Date.now() - conductorKilledAt;
+    console.log(`cluster: beats resumed ${resumedMs} ms after the active conductor was killed`);
+    expect(resumedMs).toBeLessThan(2000);
+    const after = Math.max(...ws.map((c) => c.states.at(-1).seq));
+    await until(() => ws.every((c) => c.states.at(-1).seq > after + 2), 5000);
+
+    for (const c of ws) expectUnbroken(c.states);
+    expectUnbroken(states(poll.messages).filter((m, i, all) => i === 0 || m.seq !== all[i - 1].seq));
+    const nodesAfter = (await call(url, '/api/cluster')).body.nodes;
+    expect(nodesAfter.filter((/** @type {any} */ n) => n.active).map((/** @type {any} */ n) => n.id)).toEqual([
+      active.id === 'conductor-1' ? 'conductor-2' : 'conductor-1',
+    ]);
+    for (const c of ws) c.close();
+    poll.close();
+  }, 90_000);
+});
+
+/** @param {any[]} messages */
+function states(messages) {
+  return messages.filter((m) => m.type === 'delta' || m.type === 'snapshot');
+}

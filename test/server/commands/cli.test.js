@@ -1,0 +1,145 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import path from 'node:path';
+import os from 'node:os';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { describe, it, expect } from 'vitest';
+
+const run = promisify(execFile);
+const CLI = new URL('../../../server/commands/cli.js', import.meta.url).pathname;
+
+/** @param {string[]} args */
+async function cli(args) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = /** @type {any} */ (err);
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('scorecast check', () => {
+  it('says a valid package is valid', async () => {
+    const r = await cli(['check', 'scores/seed-profile']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/is valid: 4 bars, 16 beats/);
+  });
+
+  it('lists every problem of a broken package with file and line, and exits 1', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
+    writeFileSync(
+      path.join(dir, 'score.yaml'),
+      'id: Bad\ntitle: T\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\ncues:\n  - { bar: 7, set: { text: x } }\n',
+    );
+    const r = await cli(['check', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/SC_ERR_SCORE_INVALID/);
+    expect(r.stderr).toMatch(/score\.yaml line 1: id: must be lower-case/);
+    expect(r.stderr).toMatch(/score\.yaml line 7: cues\[0\]: no bar 7; the score has bars 1\.\.2/);
+  });
+
+  it('refuses a package of 100,000,000 bars with a clear error and exit code 1, not an abort', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
+    writeFileSync(
+      path.join(dir, 'score.yaml'),
+      'id: big\ntitle: Big\nbars: 100000000\nmeter: [{ bar: 1, time: 4/4, tempo: 96 }]\n',
+    );
+    const r = await cli(['check', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'SC_ERR_SCORE_INVALID: The score package is invalid; fix the listed problems and try again.\n' +
+        'score.yaml line 3: bars: is 100000000, more than the 10000 bars a package may have; split the piece into movements\n',
+    );
+  });
+
+  /** A package around a notation fixture of test/fixtures/notation/form. */
+  const formPackage = (/** @type {string} */ fixture) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
+    copyFileSync(new URL(`../../fixtures/notation/form/${fixture}`, import.meta.url), path.join(dir, fixture));
+    writeFileSync(
+      path.join(dir, 'score.yaml'),
+      `id: form\ntitle: Form\ncomposer: A. Composer\nparts:\n  - { id: flute, name: Flute }\nnotation:\n  file: ${fixture}\n`,
+    );
+    return dir;
+  };
+
+  it('prints the bars performed, the length and the warnings', async () => {
+    const r = await cli(['check', formPackage('text-da-capo.musicxml')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/"Form" by A\. Composer is valid: 4 bars/);
+    expect(r.stdout).toMatch(/^performed: 4 bars, 0:08: bars 1-4$/m);
+    expect(r.stdout).toMatch(/^warning: bar 4: "D\.C\. al Fine" is written as text only/m);
+  });
+
+  it('gives the same as JSON with --json', async () => {
+    const r = await cli(['check', '--json', formPackage('ending-repeat-in-section.musicxml')]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({
+      valid: true,
+      title: 'Form',
+      playedBars: 11,
+      writtenBars: 7,
+      beats: 44,
+      seconds: 22,
+      order: '1-2 1-5 3-4 6-7',
+      warnings: [],
+    });
+  });
+
+  it('reports problems as JSON with --json, and exits 1', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
+    writeFileSync(
+      path.join(dir, 'score.yaml'),
+      'id: bad\ntitle: T\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\ncues:\n  - { bar: 7, set: { text: x } }\n',
+    );
+    const r = await cli(['check', dir, '--json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.valid).toBe(false);
+    expect(report.code).toBe('SC_ERR_SCORE_INVALID');
+    expect(report.problems).toContainEqual(expect.stringMatching(/score\.yaml line 7: cues\[0\]: no bar 7/));
+  });
+
+  it('exits 2 with usage on a wrong command', async () => {
+    const r = await cli(['frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command "frobnicate"/);
+  });
+});
+
+describe('--help', () => {
+  it.each([
+    [['--help'], /usage:\n {2}scorecast \[start\]/],
+    [['help'], /usage:\n {2}scorecast \[start\]/],
+    [['check', '--help'], /usage: scorecast check DIR/],
+    [['preview', '--help'], /usage: scorecast preview DIR/],
+    [['preview', '-h'], /usage: scorecast preview DIR/],
+    [['import-zscore', '--help'], /usage: scorecast import-zscore/],
+    [['start', '--help'], /usage: scorecast \[start\] \[options\][\s\S]*--state-file PATH/],
+    [['start', '-h', '--port', '1'], /usage: scorecast \[start\] \[options\]/],
+  ])('scorecast %j prints its usage and exits 0, starting nothing', async (args, usage) => {
+    const r = await cli(/** @type {string[]} */ (args));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(usage);
+    expect(r.stdout).not.toMatch(/scorecast is playing/);
+  });
+
+  it('node server/commands/start.js --help does the same', async () => {
+    const { stdout } = await run(process.execPath, [
+      new URL('../../../server/commands/start.js', import.meta.url).pathname,
+      '--help',
+    ]);
+    expect(stdout).toMatch(/usage: scorecast \[start\] \[options\] {3}\(or: node server\/commands\/start\.js/);
+  });
+});
+
+describe('scorecast preview', () => {
+  it('exits 2 with its usage when the package is missing, starting nothing', async () => {
+    const r = await cli(['preview']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/which score package\?/);
+    expect(r.stderr).toMatch(/usage: scorecast preview DIR/);
+  });
+});

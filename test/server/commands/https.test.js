@@ -1,0 +1,112 @@
+// HTTPS: a venue that wants the service worker and the screen wake lock on phones needs a secure
+// context, so the server serves HTTPS from a certificate and key (--cert, --key).
+
+import { describe, it, expect, afterEach } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import tlsLib from 'node:tls';
+import os from 'node:os';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { buildApp } from '../../../server/app.js';
+import { HTTP_TIMEOUTS } from '../../../server/http/connection-limit.js';
+import { packageOf, smallModel } from '../../helpers/fixtures.js';
+
+/** A self-signed certificate for 127.0.0.1, made for this test. */
+function selfSigned() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-tls-'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      path.join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  const pair = { cert: readFileSync(path.join(dir, 'cert.pem')), key: readFileSync(path.join(dir, 'key.pem')) };
+  rmSync(dir, { recursive: true, force: true });
+  return pair;
+}
+
+/** @type {(() => Promise<unknown>)[]} */
+let cleanup = [];
+afterEach(async () => {
+  for (const f of cleanup) await f();
+  cleanup = [];
+});
+
+describe('HTTPS', () => {
+  it('the connection cap and the timeouts hold over TLS too: past the cap, a connection is closed', async () => {
+    const tls = selfSigned();
+    const { app } = await buildApp({
+      score: packageOf(smallModel()),
+      token: 'tls-token-123',
+      https: tls,
+      connectionsPerAddress: 2,
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    cleanup.push(() => app.close());
+    const server = /** @type {import('node:https').Server} */ (app.server);
+    expect(server.headersTimeout).toBe(HTTP_TIMEOUTS.headersTimeout);
+    const { port } = /** @type {import('node:net').AddressInfo} */ (app.server.address());
+    /** @returns {Promise<{ socket: import('node:tls').TLSSocket, result: 'secure' | 'closed' }>} */
+    const connect = () =>
+      new Promise((resolve) => {
+        const socket = tlsLib.connect({ host: '127.0.0.1', port, ca: tls.cert });
+        socket.once('secureConnect', () => resolve({ socket, result: 'secure' }));
+        socket.once('error', () => resolve({ socket, result: 'closed' }));
+        socket.once('close', () => resolve({ socket, result: 'closed' }));
+      });
+    /** @type {Array<{ socket: import('node:tls').TLSSocket, result: string }>} */
+    const tries = [];
+    // Before app.close(): it waits for open connections.
+    cleanup.unshift(async () => {
+      for (const t of tries) t.socket.destroy();
+    });
+    for (let i = 0; i < 3; i++) tries.push(await connect());
+    expect(tries.map((t) => t.result)).toEqual(['secure', 'secure', 'closed']);
+  });
+
+  it('serves the API and the live WebSocket over TLS', async () => {
+    const tls = selfSigned();
+    const { app } = await buildApp({ score: packageOf(smallModel()), token: 'tls-token-123', https: tls });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    cleanup.push(() => app.close());
+    const { port } = /** @type {import('node:net').AddressInfo} */ (app.server.address());
+    const body = await new Promise((resolve, reject) => {
+      https
+        .get({ host: '127.0.0.1', port, path: '/healthz', ca: tls.cert }, (res) => {
+          let text = '';
+          res.on('data', (d) => {
+            text += d;
+          });
+          res.on('end', () => resolve(JSON.parse(text)));
+        })
+        .on('error', reject);
+    });
+    expect(body).toMatchObject({ status: 'ok' });
+    const ws = new WebSocket(`wss://127.0.0.1:${port}/live`, { ca: tls.cert });
+    cleanup.push(async () => {
+      ws.terminate();
+    });
+    const first = await new Promise((resolve, reject) => {
+      ws.once('message', (data) => resolve(JSON.parse(String(data))));
+      ws.once('error', reject);
+    });
+    expect(first).toMatchObject({ type: 'welcome' });
+  });
+});

@@ -1,0 +1,97 @@
+// The engraving worker pool (server/package/engrave/pool.js), with a stand-in worker: tasks run and
+// report progress; a worker that fails, crashes, throws or hangs fails its task only and is
+// replaced; queued tasks can be abandoned; idle workers exit.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { PoolError, createPool } from '../../../../server/package/engrave/pool.js';
+
+const url = new URL('../../../fixtures/notation/echo-worker.js', import.meta.url);
+/** @type {import('../../../../server/package/engrave/pool.js').Pool[]} */
+const pools = [];
+/** @param {{ size?: number, idleMs?: number }} [options] */
+const makePool = ({ size = 1, idleMs = 30_000 } = {}) => {
+  const pool = createPool({ size, idleMs, url });
+  pools.push(pool);
+  return pool;
+};
+
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+describe('engraving pool', () => {
+  it('runs tasks and passes progress on', async () => {
+    const pool = makePool();
+    /** @type {unknown[]} */
+    const progress = [];
+    expect(await pool.run('progress', { n: 1 }, { onProgress: (d) => progress.push(d) })).toEqual({ n: 1 });
+    expect(progress).toEqual(['half way']);
+  });
+
+  it("runs a score to be played before a background task queued earlier (another score's layouts)", async () => {
+    const pool = makePool({ size: 1 });
+    /** @type {string[]} */
+    const order = [];
+    const runs = [
+      pool.run('echo', 'first').then((r) => order.push(r)),
+      pool.run('echo', 'layouts', { background: true }).then((r) => order.push(r)),
+      pool.run('echo', 'score').then((r) => order.push(r)),
+    ];
+    await Promise.all(runs);
+    expect(order).toEqual(['first', 'score', 'layouts']);
+  });
+
+  it('runs as many tasks at once as it has workers', async () => {
+    const pool = makePool({ size: 2 });
+    const results = await Promise.all([1, 2, 3, 4].map((n) => pool.run('echo', n)));
+    expect(results).toEqual([1, 2, 3, 4]);
+    expect(pool.size).toBe(2);
+  });
+
+  it.each([
+    ['fail', 'failed', 'Verovio threw'],
+    ['exit', 'crashed', 'exit code 3'],
+    ['throw', 'failed', 'uncaught in worker'],
+    ['nostart', 'unavailable', 'Verovio did not start'],
+  ])('a worker that does "%s" fails its task (%s) and is replaced', async (kind, reason, message) => {
+    const pool = makePool();
+    const err = await pool.run(kind, null).catch((e) => e);
+    expect(err).toBeInstanceOf(PoolError);
+    expect(err).toMatchObject({ reason, message: expect.stringContaining(message) });
+    expect(await pool.run('echo', 'after')).toBe('after');
+  });
+
+  it('stops a task that takes too long and carries on', async () => {
+    const pool = makePool();
+    await expect(pool.run('hang', null, { timeoutMs: 200 })).rejects.toMatchObject({ reason: 'timeout' });
+    expect(await pool.run('echo', 'next')).toBe('next');
+  });
+
+  it('drops queued tasks whose engraving was abandoned', async () => {
+    const pool = makePool();
+    const abort = new AbortController();
+    const first = pool.run('echo', 1);
+    const queued = pool.run('echo', 2, { signal: abort.signal });
+    abort.abort();
+    expect(await first).toBe(1);
+    await expect(queued).rejects.toMatchObject({ reason: 'aborted' });
+  });
+
+  it('fails running and queued tasks on close, and refuses new ones', async () => {
+    const pool = makePool();
+    const settled = Promise.allSettled([pool.run('hang', null), pool.run('echo', 1)]);
+    await new Promise((r) => setTimeout(r, 50));
+    await pool.close();
+    expect((await settled).map((r) => r.status === 'rejected' && r.reason.reason)).toEqual(['closed', 'closed']);
+    await expect(pool.run('echo', 2)).rejects.toMatchObject({ reason: 'closed' });
+  });
+
+  it('lets idle workers go', async () => {
+    const pool = makePool({ idleMs: 50 });
+    await pool.run('echo', 1);
+    expect(pool.size).toBe(1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pool.size).toBe(0);
+    expect(await pool.run('echo', 2)).toBe(2);
+  });
+});
