@@ -27,8 +27,8 @@ import { LineCounter, parseDocument } from 'yaml';
 import { parseBeatMapCsv } from '../core/beatmap.js';
 import { PACKAGE_LIMITS } from '../core/package-limits.js';
 import { buildScoreModel } from '../core/manifest.js';
-import { loadPackage } from '../server/package/score-package.js';
-import { closeParser } from '../server/package/package-parse.js';
+import { loadPackage } from '../server/package/load.js';
+import { closeParser } from '../server/package/parse.js';
 import { median } from '../core/stats.js';
 
 const { values: args } = parseArgs({ options: { repeat: { type: 'string', default: '3' } } });

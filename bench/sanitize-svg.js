@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What cleaning an SVG page costs (server/package/svg/sanitize-svg.js): on real Verovio-engraved
+// What cleaning an SVG page costs (server/package/svg/sanitize.js): on real Verovio-engraved
 // pages of the demo (the full score's first page and a part's), against two baselines measured
 // in the same run: Verovio rendering the same page (renderToSVG, what the engraving pipeline
 // already spends on it) and jsdom reading and writing the page as XML (the floor of any
@@ -14,11 +14,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { JSDOM } from 'jsdom';
-import { loadPackage } from '../server/package/score-package.js';
+import { loadPackage } from '../server/package/load.js';
 import { closeEngraver } from '../server/package/engrave/index.js';
 import { scoreLayout } from '../server/package/engrave/options.js';
-import { sanitizeSvg } from '../server/package/svg/sanitize-svg.js';
-import { sanitizeSvgPages } from '../server/package/svg/sanitize-svg-pages.js';
+import { sanitizeSvg } from '../server/package/svg/sanitize.js';
+import { sanitizeSvgPages } from '../server/package/svg/sanitize-pages.js';
 import { median } from './latency-stats.js';
 
 // By a computed name, as server/package/engrave/worker.js does: a static import makes tsc check

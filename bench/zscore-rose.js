@@ -13,8 +13,8 @@ import { encode } from '../core/protocol.js';
 import { buildApp } from '../server/app.js';
 import { createMemoryBus } from '../server/live/bus.js';
 import { createConductor } from '../server/performance/conductor.js';
-import { importZScore } from '../server/import/zscore/zscore.js';
-import { loadPackage } from '../server/package/score-package.js';
+import { importZScore } from '../server/import/zscore/index.js';
+import { loadPackage } from '../server/package/load.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REAL = path.resolve(ROOT, '../shared/zscore/union-rose');

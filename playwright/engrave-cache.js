@@ -10,9 +10,13 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export default function engraveCache() {
-  execFileSync(process.execPath, [path.join(ROOT, 'server', 'commands', 'cli.js'), 'check', path.join(ROOT, 'scores', 'demo')], {
-    cwd: ROOT,
-    stdio: 'ignore',
-    timeout: 120_000,
-  });
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'server', 'commands', 'cli.js'), 'check', path.join(ROOT, 'scores', 'demo')],
+    {
+      cwd: ROOT,
+      stdio: 'ignore',
+      timeout: 120_000,
+    },
+  );
 }

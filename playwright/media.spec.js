@@ -7,7 +7,7 @@ import { test, expect } from '@playwright/test';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp, CACHE_DIR } from '../server/app.js';
-import { loadPackage } from '../server/package/score-package.js';
+import { loadPackage } from '../server/package/load.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp, CACHE_DIR, CLIENT_DIR } from '../server/app.js';
-import { loadPackage } from '../server/package/score-package.js';
+import { loadPackage } from '../server/package/load.js';
 import config from './playwright.config.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
-import { importZScore } from '../server/import/zscore/zscore.js';
+import { importZScore } from '../server/import/zscore/index.js';
 import { freePort, startServer, TOKEN } from './server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -11,13 +11,13 @@ import { createConductor, systemClock } from './performance/conductor.js';
 import { createHub } from './live/hub.js';
 import { createMetrics } from './http/metrics.js';
 import { controlRoutes, createSignInLimiter, requireToken } from './performance/control.js';
-import { audienceRoutes, createClientStats } from './live/audience.js';
+import { audienceRoutes, createClientStats } from './live/client-reports.js';
 import { libraryRoutes } from './package/library.js';
 import { tapRoutes } from './performance/taps.js';
-import { scoreRoutes } from './package/score-routes.js';
+import { scoreRoutes } from './package/routes.js';
 import { clientFiles } from './http/client-files.js';
 import { securityHeaders } from './http/security-headers.js';
-import { loadPackage } from './package/score-package.js';
+import { loadPackage } from './package/load.js';
 import { watchPackage } from './package/watch.js';
 import { attachPersistence } from './performance/save/persist.js';
 import { attachWebSocket } from './live/transports/websocket.js';
@@ -25,7 +25,7 @@ import { createDeviceCredentials, secretFromToken } from './performance/device-c
 import { conductorRound, createVoteGuard } from './performance/vote-guard.js';
 import { CONNECTIONS_PER_ADDRESS, HTTP_TIMEOUTS, limitConnections } from './http/connection-limit.js';
 import { PHONES_PER_ADDRESS } from './http/address-limit.js';
-import { clientErrorHandler, frameworkErrors, methodNotAllowed } from './http/http-errors.js';
+import { clientErrorHandler, frameworkErrors, methodNotAllowed } from './http/errors.js';
 import { sseRoutes } from './live/transports/sse.js';
 import { pollRoutes } from './live/transports/poll.js';
 import { captivePortal } from './http/captive-portal.js';
@@ -36,7 +36,7 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
 
 /**
  * @typedef {object} AppOptions
- * @property {import('./package/score-package.js').ScorePackage} score  the loaded package
+ * @property {import('./package/load.js').ScorePackage} score  the loaded package
  * @property {string} token                conductor token
  * @property {string} [cacheDir]           engraving cache (reloads use it)
  * @property {boolean} [watch]             reload the package when its files change

@@ -116,7 +116,7 @@ export async function startClusterNode({
   /**
    * Wire the built app in; before it listens (this adds routes).
    * @param {{ app: import('fastify').FastifyInstance, conductor: import('../performance/conductor.js').Conductor,
-   *   hub: import('../live/hub.js').Hub, clientStats: ReturnType<typeof import('../live/audience.js').createClientStats>,
+   *   hub: import('../live/hub.js').Hub, clientStats: ReturnType<typeof import('../live/client-reports.js').createClientStats>,
    *   token: string, auth?: import('../performance/control.js').SignInLimiter, autoplay?: boolean,
    *   currentDir: () => string, switchTo: (dir: string) => Promise<unknown> }} built
    */

@@ -44,7 +44,7 @@ export function clockTime(ms) {
  */
 
 /**
- * @param {import('../package/score-package.js').ScorePackage} pkg
+ * @param {import('../package/load.js').ScorePackage} pkg
  * @param {string} dir  as the user should read it
  * @returns {CheckReport}
  */

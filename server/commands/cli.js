@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import { main as start } from './start.js';
-import { loadPackage } from '../package/score-package.js';
+import { loadPackage } from '../package/load.js';
 import { CACHE_DIR } from '../app.js';
 import { checkReport, formatCheckReport } from './check-report.js';
 

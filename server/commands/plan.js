@@ -236,7 +236,7 @@ export function clusterFigures(dir) {
  */
 export async function measurePackage(dir, { clientDir, seconds = 60 } = {}) {
   const { buildApp, CLIENT_DIR } = await import('../app.js');
-  const { loadPackage } = await import('../package/score-package.js');
+  const { loadPackage } = await import('../package/load.js');
   const client = clientDir ?? CLIENT_DIR;
   if (!existsSync(path.join(client, 'index.html')))
     throw new Error(`plan: the built client is missing (${client}): run npm run build first`);

@@ -10,10 +10,10 @@ import QRCode from 'qrcode';
 import { readConfig, START_USAGE } from './config.js';
 import { nodeVersionProblem } from './node-version.js';
 import { pathToFileURL } from 'node:url';
-import { loadPackage } from '../package/score-package.js';
+import { loadPackage } from '../package/load.js';
 import { buildApp, CACHE_DIR } from '../app.js';
 import { createOscOut } from '../performance/osc-out.js';
-import { openFilesLimit, openFilesWarning } from './limits.js';
+import { openFilesLimit, openFilesWarning } from './open-files.js';
 import { startClusterNode } from '../cluster/node.js';
 
 /**

@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ScorecastError } from '../../core/errors.js';
-import { prepareServed } from '../package/served-prepare.js';
-import { sendServed } from '../package/send-served.js';
+import { prepareServed } from './served-prepare.js';
+import { sendServed } from './send-served.js';
 
 /** Content types of what Vite writes to assets/. */
 const TYPES = /** @type {Record<string, string>} */ ({
@@ -70,7 +70,7 @@ export async function clientFiles(app, { clientDir, hasView }) {
   // close per request: most of our CPU in a page load at 1,500 phones (bench/pageload.js).
   if (existsSync(assetsDir)) {
     const root = realpathSync(assetsDir);
-    /** @type {Map<string, import('../package/score-package.js').ServedFile>} */
+    /** @type {Map<string, import('../package/load.js').ServedFile>} */
     const files = new Map();
     for (const name of /** @type {string[]} */ (readdirSync(root, { recursive: true }))) {
       const file = path.join(root, name);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ScorecastError } from '../../core/errors.js';
 import { PACKAGE_LIMITS } from '../../core/package-limits.js';
 import { openInPackage, readAll, realRoot } from './package-files.js';
-import { manifestLines, parseManifest } from './package-parse.js';
+import { manifestLines, parseManifest } from './parse.js';
 
 /**
  * @typedef {object} Manifest

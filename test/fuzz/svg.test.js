@@ -1,4 +1,4 @@
-// Property-based fuzzing of the SVG page sanitizer (server/package/svg/sanitize-svg.js). A score package may
+// Property-based fuzzing of the SVG page sanitizer (server/package/svg/sanitize.js). A score package may
 // come from anyone, and its pages are inlined into every view (in the preview, beside the
 // conductor token). Generated pages mix what a page draws with hostile constructs: script,
 // foreignObject, HTML-namespace iframe srcdoc/embed/object/form, javascript: and data: links
@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import { JSDOM } from 'jsdom';
 import { describe, it, expect } from 'vitest';
-import { sanitizeSvg } from '../../server/package/svg/sanitize-svg.js';
+import { sanitizeSvg } from '../../server/package/svg/sanitize.js';
 import { params, TIMEOUT } from './runs.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';

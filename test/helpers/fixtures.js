@@ -68,7 +68,7 @@ export function fakeLink(kind = 'ws') {
 /**
  * A loaded package around a model, with no files (for app tests that need no assets).
  * @param {import('../../core/manifest.js').ScoreModel} model
- * @returns {import('../../server/package/score-package.js').ScorePackage}
+ * @returns {import('../../server/package/load.js').ScorePackage}
  */
 export function packageOf(model) {
   return { dir: '.', model, assets: [], views: {}, files: new Map(), warnings: [] };

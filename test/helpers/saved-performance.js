@@ -1,8 +1,8 @@
 // A small saved performance: the score model a save is for, and a save's payload for it (tests
-// of server/performance/save/save-format.js, server/performance/save/save-file.js and server/performance/save/persist.js).
+// of server/performance/save/format.js, server/performance/save/file.js and server/performance/save/persist.js).
 
 import { buildScoreModel } from '../../core/manifest.js';
-import { scoreFingerprint } from '../../server/performance/save/save-format.js';
+import { scoreFingerprint } from '../../server/performance/save/format.js';
 
 export const WALL0 = 1_700_000_000_000;
 
@@ -23,7 +23,7 @@ export function model(extra = {}) {
   return r.value;
 }
 
-/** @returns {import('../../server/performance/save/save-format.js').SavePayload} */
+/** @returns {import('../../server/performance/save/format.js').SavePayload} */
 export function payload(performance = {}) {
   const m = model();
   return {

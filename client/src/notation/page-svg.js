@@ -93,7 +93,7 @@ function parseSvg(text, url) {
   ) {
     throw new Error(`page ${url} is not an SVG document`);
   }
-  // The server serves package SVG cleaned (server/package/svg/sanitize-svg.js) and every page carries a
+  // The server serves package SVG cleaned (server/package/svg/sanitize.js) and every page carries a
   // Content-Security-Policy; this is only a last guard, for pages from elsewhere (the dev server).
   for (const el of [...root.querySelectorAll('script, foreignObject')]) el.remove();
   for (const el of [root, ...root.querySelectorAll('*')]) {

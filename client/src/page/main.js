@@ -1,7 +1,7 @@
 // Entry point of the page: wires the connection, the server clock, the beat clock and the view.
 
 import { Connection } from '../live/connection.js';
-import { browserEnv } from './browser-env.js';
+import { browserEnv } from '../live/browser-env.js';
 import { forcedTransport, viewFromPath, DEFAULT_VIEW } from './route.js';
 import { loadScore } from './score-assets.js';
 import { createView } from './view.js';
@@ -14,7 +14,7 @@ import { oncePerFrame } from './once-per-frame.js';
 import { createAudioCues, clipsOf, stemGainsOf } from '../sound/audio.js';
 import { createOutputCompensation } from '../sound/audio-latency.js';
 import { createTapAlong } from '../sound/tap-along.js';
-import { createAudienceView, createVoter, keepAwake } from '../audience/audience.js';
+import { createAudienceView, createVoter, keepAwake } from '../audience/audience-view.js';
 import { landed, msSinceBeat } from '../audience/rose-motion.js';
 import { speakTile } from '../sound/speech.js';
 import { createPhoneSound } from '../sound/phone-sound.js';
@@ -247,7 +247,7 @@ const audience =
 if (audience) voter.prepare();
 
 /**
- * Cast a vote with this browser's device credential (client/src/audience/audience.js).
+ * Cast a vote with this browser's device credential (client/src/audience/audience-view.js).
  * @param {string} tile @param {string} window
  */
 async function vote(tile, window) {

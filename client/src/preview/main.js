@@ -6,12 +6,12 @@
 // shown here until a saved fix clears them.
 
 import { Connection } from '../live/connection.js';
-import { browserEnv } from '../page/browser-env.js';
+import { browserEnv } from '../live/browser-env.js';
 import { createServerClock, httpTimeProbe } from '../time/clock.js';
 import { createBeatClock } from '../time/beat-clock.js';
 import { ControlError } from '../console/control-api.js';
 import { controlErrorMessage, signIn, signOut } from '../console/sign-in.js';
-import { createTransportControls } from '../console/transport-controls.js';
+import { createTransportControls } from '../console/playback-controls.js';
 import { createPositionReadout } from '../console/position-readout.js';
 import { button, h, setText } from '../console/dom.js';
 import { createTimeline } from './timeline.js';

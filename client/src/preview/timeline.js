@@ -5,7 +5,7 @@
 
 /** @typedef {{ bar: number, beat: number, time?: string, first?: number }} TimelineBar */
 /**
- * @typedef {object} Timeline  as GET /api/score/timeline answers (server/package/score-routes.js)
+ * @typedef {object} Timeline  as GET /api/score/timeline answers (server/package/routes.js)
  * @property {number} beats
  * @property {TimelineBar[]} bars
  * @property {{ beat: number, bpm: number }[]} tempo

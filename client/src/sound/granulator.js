@@ -4,7 +4,7 @@
 // frequency and on both ends of its range), grain sizes moved by another oscillator, a little
 // random pitch and position spread, all under one master gain. Scheduled on the Web Audio clock
 // ahead of time (a look-ahead loop), never from a grain's `ended` event, so a busy main thread
-// makes no gaps. Loaded only by pages whose score uses it (audience.js imports it lazily).
+// makes no gaps. Loaded only by pages whose score uses it (audience/audience-view.js imports it lazily).
 
 /**
  * ZScore's preset parameters (audienceScoreConfig.yml `granulator:`), checked.

@@ -1,4 +1,4 @@
-// Phones that speak (an imported ZScore piece, zscore-speech.js): while the audience cue's
+// Phones that speak (an imported ZScore piece, server/import/zscore/speech.js): while the audience cue's
 // `speech.enabled` is true, a tap on a lit tile says the tile's word through the browser's
 // SpeechSynthesis, with the cue's voice settings; `speech.text` may wrap the word
 // ("I want @TILE_TEXT@."). The cue comes from the network: every value is checked.

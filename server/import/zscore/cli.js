@@ -2,8 +2,8 @@
 // and where the report is; bad input prints the problems, one per line, and a non-zero code.
 
 import { ScorecastError } from '../../../core/errors.js';
-import { importZScore } from './zscore.js';
-import { timingSummary } from './zscore-report.js';
+import { importZScore } from './index.js';
+import { timingSummary } from './report.js';
 
 const USAGE = `usage: scorecast import-zscore <export-folder> <package-folder> [--granulator-sound FILE]
 

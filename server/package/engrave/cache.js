@@ -27,7 +27,7 @@ const USE_PREFIX = '.use-';
  * @property {string} hash
  * @property {string} verovio
  * @property {import('../../../core/tempo-map.js').BarSpec[]} bars
- * @property {Record<string, import('./beat-map.js').View>} views
+ * @property {Record<string, import('./place-beats.js').View>} views
  * @property {string[]} warnings
  * @property {Record<string, number>} files  page files and their sizes in bytes
  * @property {Pending} [pending]  layouts still to engrave; what they need is in the entry's files
@@ -51,12 +51,12 @@ export const PENDING_TIMING = '_pending-timing.json';
 const COLUMNS = /** @type {const} */ (['page', 'system', 'bar', 'x0', 'x1', 'y0', 'y1']);
 
 /**
- * @param {{ pages: import('./beat-map.js').View['pages'], beats: import('./beat-map.js').Beat[] }} view
+ * @param {{ pages: import('./place-beats.js').View['pages'], beats: import('./place-beats.js').Beat[] }} view
  */
 const packBeats = (view) => Object.fromEntries(COLUMNS.map((c) => [c, view.beats.map((b) => b[c])]));
 
 /**
- * @param {import('./beat-map.js').View} view
+ * @param {import('./place-beats.js').View} view
  */
 function pack(view) {
   return {
@@ -81,13 +81,13 @@ function pack(view) {
 /**
  * @param {Record<string, number[]>} c
  * @param {unknown} pages
- * @returns {import('./beat-map.js').Beat[]}
+ * @returns {import('./place-beats.js').Beat[]}
  */
 function unpackBeats(c, pages) {
   const n = c.page.length;
   if (!Array.isArray(pages) || COLUMNS.some((k) => !Array.isArray(c[k]) || c[k].length !== n))
     throw new Error('damaged beat map');
-  /** @type {import('./beat-map.js').Beat[]} */
+  /** @type {import('./place-beats.js').Beat[]} */
   const beats = new Array(n);
   for (let i = 0; i < n; i++) {
     beats[i] = {
@@ -105,8 +105,8 @@ function unpackBeats(c, pages) {
 }
 
 /**
- * @param {{ pages: import('./beat-map.js').View['pages'], staff: number, ink: import('./beat-map.js').SystemInk[], beats: Record<string, number[]>, layouts?: { name: string, pages: import('./beat-map.js').View['pages'], staff: number, ink: import('./beat-map.js').SystemInk[], beats: Record<string, number[]> }[] }} packed
- * @returns {import('./beat-map.js').View}
+ * @param {{ pages: import('./place-beats.js').View['pages'], staff: number, ink: import('./place-beats.js').SystemInk[], beats: Record<string, number[]>, layouts?: { name: string, pages: import('./place-beats.js').View['pages'], staff: number, ink: import('./place-beats.js').SystemInk[], beats: Record<string, number[]> }[] }} packed
+ * @returns {import('./place-beats.js').View}
  */
 function unpack({ pages, staff, ink, beats, layouts }) {
   if (typeof staff !== 'number' || !Array.isArray(ink)) throw new Error('damaged view');

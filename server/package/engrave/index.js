@@ -32,8 +32,8 @@ import { EXTENSIONS } from './source.js';
 const MAX_FILE_BYTES = PACKAGE_LIMITS.notationBytes;
 
 /**
- * @typedef {import('./beat-map.js').View} View
- * @typedef {import('./beat-map.js').Beat} Beat
+ * @typedef {import('./place-beats.js').View} View
+ * @typedef {import('./place-beats.js').Beat} Beat
  */
 
 /**

@@ -11,7 +11,7 @@ import { checkParts, extractStaves, staffNumbersOf } from './parts.js';
 import { localName, parseXml, walk } from './xml.js';
 import { deriveTiming } from './timing.js';
 import { readPageLayout } from './svg-layout.js';
-import { mapView } from './beat-map.js';
+import { mapView } from './place-beats.js';
 import { BROTLI_QUALITY, IMPORT_OPTIONS, PART_LAYOUTS, TIMEMAP_OPTIONS, XML_ID_SEED, scoreLayout } from './options.js';
 
 /**
@@ -30,12 +30,12 @@ import { BROTLI_QUALITY, IMPORT_OPTIONS, PART_LAYOUTS, TIMEMAP_OPTIONS, XML_ID_S
  */
 
 /**
- * A view as engraved: its pages, and where its measures and notes are (beat-map.js makes the
+ * A view as engraved: its pages, and where its measures and notes are (place-beats.js makes the
  * beat map from this and the score's timing).
  * @typedef {object} EngravedView
  * @property {{ file: string, width: number, height: number }[]} pages
  * @property {number} staff  staff height in page units (0 if no page has a staff)
- * @property {import('./beat-map.js').SystemInk[]} ink
+ * @property {import('./place-beats.js').SystemInk[]} ink
  * @property {import('./svg-layout.js').MeasureBox[]} measures
  * @property {string[]} ids  note and rest ids ...
  * @property {number[]} xs   ... and their x
@@ -71,7 +71,7 @@ import { BROTLI_QUALITY, IMPORT_OPTIONS, PART_LAYOUTS, TIMEMAP_OPTIONS, XML_ID_S
  * @param {Toolkit} tk
  * @param {ScoreTask} task
  * @param {(progress: ScoreProgress) => void} progress
- * @returns {Problems | { ok: true, bars: import('../../../core/tempo-map.js').BarSpec[], warnings: string[], view: import('./beat-map.js').View }}
+ * @returns {Problems | { ok: true, bars: import('../../../core/tempo-map.js').BarSpec[], warnings: string[], view: import('./place-beats.js').View }}
  */
 export function scoreTask(tk, task, progress) {
   const name = path.basename(task.file);
@@ -138,7 +138,7 @@ const SHORT_LABELS = /<labelAbbr\b[^>]*>[\s\S]*?<\/labelAbbr>|<labelAbbr\b[^>]*\
  * @param {Toolkit} tk
  * @param {PartTask} task
  * @param {() => Promise<string | null>} timing JSON of the score's Timing; null if the score failed
- * @returns {Promise<Problems | { ok: true, warnings: string[], view: import('./beat-map.js').View }>}
+ * @returns {Promise<Problems | { ok: true, warnings: string[], view: import('./place-beats.js').View }>}
  */
 export async function partTask(tk, task, timing) {
   const name = path.basename(task.file);
@@ -170,12 +170,12 @@ export async function partTask(tk, task, timing) {
  * The layouts hold the same bars as the A4 page: its warnings say all there is to say.
  * @param {Toolkit} tk
  * @param {LayoutsTask} task
- * @returns {Problems | { ok: true, layouts: import('./beat-map.js').Layout[] }}
+ * @returns {Problems | { ok: true, layouts: import('./place-beats.js').Layout[] }}
  */
 export function layoutsTask(tk, task) {
   const name = path.basename(task.file);
   const wanted = PART_LAYOUTS.filter((l) => task.layouts.includes(l.name));
-  /** @type {import('./beat-map.js').Layout[]} */
+  /** @type {import('./place-beats.js').Layout[]} */
   const layouts = [];
   const timed = JSON.parse(task.timing);
   for (const [i, layout] of wanted.entries()) {

@@ -7,21 +7,21 @@
 // with the reason, kept aside for someone to look at, and the server starts fresh.
 //
 // This file is the policy: when to write (createSaver) and which save to take up at start
-// (startRefusal, switchedScore, attachPersistence). The format is server/performance/save/save-format.js, the
-// file operations server/performance/save/save-file.js; both are re-exported here for the server and its tests.
+// (startRefusal, switchedScore, attachPersistence). The format is server/performance/save/format.js, the
+// file operations server/performance/save/file.js; both are re-exported here for the server and its tests.
 
 import path from 'node:path';
 import { errorValue } from '../../../core/errors.js';
 import { lockStateFile } from './state-lock.js';
-import { encodeSave, saveMismatch, scoreFingerprint } from './save-format.js';
-import { keepAside, readSave, removeStaleTemps, writeFileAtomic } from './save-file.js';
+import { encodeSave, saveMismatch, scoreFingerprint } from './format.js';
+import { keepAside, readSave, removeStaleTemps, writeFileAtomic } from './file.js';
 
-export { SAVE_FORMAT, SAVE_VERSION, decodeSave, encodeSave, saveMismatch, scoreFingerprint } from './save-format.js';
-export { keepAside, readSave, removeStaleTemps, writeFileAtomic } from './save-file.js';
+export { SAVE_FORMAT, SAVE_VERSION, decodeSave, encodeSave, saveMismatch, scoreFingerprint } from './format.js';
+export { keepAside, readSave, removeStaleTemps, writeFileAtomic } from './file.js';
 
-/** @typedef {import('./save-format.js').SavePayload} SavePayload */
-/** @typedef {import('./save-format.js').ReadResult} ReadResult */
-/** @typedef {import('./save-file.js').WriteOps} WriteOps */
+/** @typedef {import('./format.js').SavePayload} SavePayload */
+/** @typedef {import('./format.js').ReadResult} ReadResult */
+/** @typedef {import('./file.js').WriteOps} WriteOps */
 
 /** At most one coalesced write per interval (ms) while beats stream. */
 export const SAVE_INTERVAL_MS = 250;

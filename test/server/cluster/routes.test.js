@@ -6,7 +6,7 @@ import os from 'node:os';
 import { mkdtempSync } from 'node:fs';
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { buildApp } from '../../../server/app.js';
-import { loadPackage } from '../../../server/package/score-package.js';
+import { loadPackage } from '../../../server/package/load.js';
 import { startClusterNode } from '../../../server/cluster/node.js';
 import { HAVE_REDIS, freePort, startRedis } from '../../helpers/redis-server.js';
 import { CLUSTER_SCORE } from '../../helpers/cluster-nodes.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../../server/app.js';
-import { loadPackage } from '../../../server/package/score-package.js';
+import { loadPackage } from '../../../server/package/load.js';
 
 const PKG = new URL('../../fixtures/pkg/', import.meta.url).pathname;
 const JS = `export const tiles = ${JSON.stringify(Array.from({ length: 200 }, (_, i) => `tile-${i}`))};\n`;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../../server/app.js';
-import { loadPackage } from '../../../server/package/score-package.js';
+import { loadPackage } from '../../../server/package/load.js';
 
 const HOSTILE = new URL('../../fixtures/hostile/', import.meta.url).pathname;
 

@@ -5,7 +5,7 @@ import { closeEngraver } from '../../../server/package/engrave/index.js';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../../server/app.js';
-import { loadPackage } from '../../../server/package/score-package.js';
+import { loadPackage } from '../../../server/package/load.js';
 
 const TOKEN = 'library-token-123';
 /** @type {(() => unknown)[]} */

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nearestKey, unknownKeys } from '../../../server/package/manifest-schema.js';
-import { loadPackage } from '../../../server/package/score-package.js';
+import { loadPackage } from '../../../server/package/load.js';
 
 const meter = { bars: 2, meter: [{ bar: 1, time: '4/4', tempo: 60 }] };
 

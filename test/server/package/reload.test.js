@@ -7,7 +7,7 @@ import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../../server/app.js';
-import { loadPackage } from '../../../server/package/score-package.js';
+import { loadPackage } from '../../../server/package/load.js';
 import { closeEngraver } from '../../../server/package/engrave/index.js';
 
 const TOKEN = 'reload-token-12345';

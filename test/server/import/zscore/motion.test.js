@@ -1,11 +1,11 @@
-// The motion of ZScore's audience page as audience state (server/import/zscore/zscore-motion.js).
+// The motion of ZScore's audience page as audience state (server/import/zscore/motion.js).
 import { describe, it, expect } from 'vitest';
-import { motionOf, readMotion } from '../../../../server/import/zscore/zscore-motion.js';
+import { motionOf, readMotion } from '../../../../server/import/zscore/motion.js';
 
 /**
  * A web call on a beat, as the cue reader gives them.
  * @param {number} at @param {string} method @param {unknown[]} args
- * @returns {import('../../../../server/import/zscore/zscore-cues.js').TimedCall}
+ * @returns {import('../../../../server/import/zscore/cues.js').TimedCall}
  */
 const call = (at, method, args) => ({
   at,

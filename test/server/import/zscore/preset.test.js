@@ -1,14 +1,14 @@
-// ZScore's presets as package presets (server/import/zscore/zscore-preset.js): the instructions, the
+// ZScore's presets as package presets (server/import/zscore/preset.js): the instructions, the
 // rose's rows, the zoom and the stage's disc of a section, in one patch the conductor fires.
 import { describe, it, expect } from 'vitest';
 import { applyPatch } from '../../../../core/merge-patch.js';
-import { tilesOf } from '../../../../client/src/audience/audience.js';
-import { presetPatch } from '../../../../server/import/zscore/zscore-preset.js';
+import { tilesOf } from '../../../../client/src/audience/audience-view.js';
+import { presetPatch } from '../../../../server/import/zscore/preset.js';
 
 /**
  * A ZScore preset of these scripts.
  * @param {number} id @param {string[]} scripts
- * @returns {import('../../../../server/import/zscore/zscore-script.js').Preset}
+ * @returns {import('../../../../server/import/zscore/script.js').Preset}
  */
 const preset = (id, scripts) => ({
   id,

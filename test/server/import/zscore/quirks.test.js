@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, it, expect } from 'vitest';
 import { parse } from 'yaml';
 import { buildScoreModel } from '../../../../core/manifest.js';
-import { importZScore } from '../../../../server/import/zscore/zscore.js';
-import { readZScoreConfig } from '../../../../server/import/zscore/zscore-config.js';
-import { indentFlowContinuations } from '../../../../server/import/zscore/zscore-yaml.js';
+import { importZScore } from '../../../../server/import/zscore/index.js';
+import { readZScoreConfig } from '../../../../server/import/zscore/config.js';
+import { indentFlowContinuations } from '../../../../server/import/zscore/yaml.js';
 import { unknownKeys } from '../../../../server/package/manifest-schema.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

@@ -1,11 +1,11 @@
 // sce.sendMaxMspRndPageUpdates(N) as an OSC cue naming the page chosen next
-// (server/import/zscore/zscore-rnd-pages.js).
+// (server/import/zscore/rnd-pages.js).
 import { describe, it, expect } from 'vitest';
-import { readRndPageUpdates } from '../../../../server/import/zscore/zscore-rnd-pages.js';
+import { readRndPageUpdates } from '../../../../server/import/zscore/rnd-pages.js';
 
 /**
  * @param {number} at @param {unknown[]} args
- * @returns {import('../../../../server/import/zscore/zscore-cues.js').TimedCall}
+ * @returns {import('../../../../server/import/zscore/cues.js').TimedCall}
  */
 const call = (at, args) => ({
   at,

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { withTempoRamps } from '../../../../server/import/zscore/zscore-tempo.js';
+import { withTempoRamps } from '../../../../server/import/zscore/tempo.js';
 
 /** 2 bars of 4/4 at 80, then a bar written at 120. */
 const BEATS = [

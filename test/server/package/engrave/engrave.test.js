@@ -84,9 +84,10 @@ function expectWellFormedBeatMaps(engraved) {
     [name, v],
     ...(v.layouts ?? []).map((l) => [`${name}.${l.name}`, l]),
   ]);
-  for (const [name, view] of /** @type {[string, import('../../../../server/package/engrave/beat-map.js').View][]} */ (
-    all
-  )) {
+  for (const [
+    name,
+    view,
+  ] of /** @type {[string, import('../../../../server/package/engrave/place-beats.js').View][]} */ (all)) {
     expect(
       view.beats.map((b) => b.beat),
       name,
@@ -267,7 +268,7 @@ describe('a score of several pages (64 generated bars)', () => {
 describe('the full score, for a conductor at a tablet', () => {
   /** CSS px a staff is tall when a page of the view is drawn `width` px wide. */
   const staffPx = (
-    /** @type {import('../../../../server/package/engrave/beat-map.js').View} */ v,
+    /** @type {import('../../../../server/package/engrave/place-beats.js').View} */ v,
     /** @type {number} */ width,
   ) => (v.staff * width) / v.pages[0].width;
 
@@ -300,7 +301,7 @@ describe('the full score, for a conductor at a tablet', () => {
 });
 
 describe('layouts for smaller screens', () => {
-  /** @param {import('../../../../server/package/engrave/beat-map.js').View} v */
+  /** @param {import('../../../../server/package/engrave/place-beats.js').View} v */
   const systems = (v) => new Set(v.beats.map((b) => `${b.page}:${b.system}`)).size;
 
   it('lays each part out on A4, on 1200 and on 600 units, with the same 7.2 mm staff', () => {
@@ -312,7 +313,7 @@ describe('layouts for smaller screens', () => {
         ['medium', 1200, 72],
         ['narrow', 600, 72],
       ]);
-      const [mid, narrow] = /** @type {import('../../../../server/package/engrave/beat-map.js').Layout[]} */ (
+      const [mid, narrow] = /** @type {import('../../../../server/package/engrave/place-beats.js').Layout[]} */ (
         view.layouts
       );
       // Fewer bars a line as the page narrows: 4/4 bars of eighths, about 3 on a phone's line.
@@ -336,7 +337,7 @@ describe('layouts for smaller screens', () => {
   });
 
   it("writes each layout's pages under its own name, the part alone on them", async () => {
-    const narrow = /** @type {import('../../../../server/package/engrave/beat-map.js').Layout} */ (
+    const narrow = /** @type {import('../../../../server/package/engrave/place-beats.js').Layout} */ (
       duo.views.violin.layouts?.[1]
     );
     expect(narrow.pages[0].file).toBe('violin.narrow-1.svg');

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseXml, spliceText, textOf } from '../../../../server/package/engrave/xml.js';
 import { deriveTiming } from '../../../../server/package/engrave/timing.js';
-import { buildBeats } from '../../../../server/package/engrave/beat-map.js';
+import { buildBeats } from '../../../../server/package/engrave/place-beats.js';
 import { extractStaves } from '../../../../server/package/engrave/parts.js';
 import { createTempoMapFromBars } from '../../../../core/tempo-map.js';
 

@@ -1,6 +1,6 @@
 // Saving and resuming (server/performance/save/persist.js): coalesced writes, and what happens at start with a good,
 // missing or bad file. The file's format and the file operations have their own tests
-// (save-format.test.js, save-file.test.js).
+// (format.test.js, file.test.js).
 
 import path from 'node:path';
 import os from 'node:os';

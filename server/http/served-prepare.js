@@ -1,0 +1,107 @@
+// Readies a loaded package's files for serving (send-served.js): each file's size and time, its
+// text compressed once here rather than on every request, and the whole of it held in memory
+// when the package is small enough (MEMORY_BOUND_BYTES), so a page load costs no file system
+// call. A package past the bound is served from disk with the same headers.
+
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import { openServed, readAll } from '../package/package-files.js';
+
+/**
+ * A package whose servable files come to at most this many bytes (before compression) is served
+ * from memory: the shipped scores are a few MB and ZScore's Union Rose (336 pages of
+ * about 150 KB) about 50 MB; 64 MiB, twice during a reload, stays well inside a small machine's memory (doc/score-format.md,
+ * "Serving").
+ */
+export const MEMORY_BOUND_BYTES = 64 * 1024 * 1024;
+
+/** Brotli's best quality costs about 1 s per 2 MB; past this a file gets quality 9. */
+const BROTLI_BEST_BYTES = 1024 * 1024;
+/** A compressed copy is kept only when it saves at least a tenth. */
+const WORTH = 0.9;
+
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+
+/** @param {string} type */
+const isText = (type) => /^(text\/|image\/svg\+xml|application\/(json|javascript|xml))/.test(type);
+
+/**
+ * @param {Buffer} body
+ * @returns {Promise<{ br?: Buffer, gzip?: Buffer }>}
+ */
+async function compress(body) {
+  const quality = body.length <= BROTLI_BEST_BYTES ? zlib.constants.BROTLI_MAX_QUALITY : 9;
+  const [b, g] = await Promise.all([
+    brotli(body, {
+      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: quality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    }),
+    gzip(body, { level: zlib.constants.Z_BEST_COMPRESSION }),
+  ]);
+  /** @type {{ br?: Buffer, gzip?: Buffer }} */
+  const out = {};
+  if (b.length < body.length * WORTH) out.br = b;
+  if (g.length < body.length * WORTH) out.gzip = g;
+  return out;
+}
+
+/**
+ * Read a listed file through the package checks (package-files.js), or null when it can no
+ * longer be (gone, or a link since it was listed: it will answer 404).
+ * @param {string} root
+ * @param {string} file
+ */
+async function readServed(root, file) {
+  const handle = await openServed(root, file);
+  if (!handle) return null;
+  const { mtimeMs } = await handle.stat();
+  return { data: await readAll(handle), mtimeMs };
+}
+
+/**
+ * Give every file its size and modification time, and, within `memoryBytes`, its bytes and
+ * compressed copies. Files already in memory (cleaned SVG) get their compressed copies whatever
+ * the package's size; a file that cannot be read is left as it is (it answers 404).
+ * @param {Map<string, import('../package/load.js').ServedFile>} files
+ * @param {{ memoryBytes?: number }} [options]
+ * @returns {Promise<{ inMemory: boolean, bytes: number }>}
+ */
+export async function prepareServed(files, { memoryBytes = MEMORY_BOUND_BYTES } = {}) {
+  let bytes = 0;
+  for (const served of files.values()) {
+    if (served.body) {
+      served.size = served.body.length;
+    } else {
+      const handle = await openServed(served.root, served.file);
+      if (!handle) continue;
+      const info = await handle.stat();
+      await handle.close();
+      served.size = info.size;
+      served.mtimeMs = info.mtimeMs;
+    }
+    bytes += served.size;
+  }
+  const inMemory = bytes <= memoryBytes;
+  for (const served of files.values()) {
+    if (served.size === undefined) continue;
+    if (!served.body && inMemory) {
+      const read = await readServed(served.root, served.file);
+      if (!read || read.data.length !== served.size) continue;
+      served.body = read.data;
+    }
+    if (!served.body || !isText(served.type)) continue;
+    // The engraver writes compressed copies beside its pages: read them rather than compress.
+    /** @type {{ br?: Buffer, gzip?: Buffer }} */
+    const variants = {};
+    if (served.br) {
+      const r = await readServed(served.root, served.br);
+      if (r) variants.br = r.data;
+    }
+    if (served.gz) {
+      const r = await readServed(served.root, served.gz);
+      if (r) variants.gzip = r.data;
+    }
+    served.variants = variants.br || variants.gzip ? variants : await compress(served.body);
+  }
+  return { inMemory, bytes };
+}

@@ -1,0 +1,98 @@
+// Parsing a package's untrusted text (the manifest's YAML, the beat maps) in a worker thread
+// (parse-worker.js), so that a large package never stalls the beats and updates of a
+// running performance. One worker, started on demand and gone when idle, with a bounded heap: a
+// package that still blows it up fails its load, not the server.
+
+import { ScorecastError } from '../../core/errors.js';
+import { BEATMAP_CSV_COLUMNS } from '../../core/beatmap.js';
+import { createPool } from './engrave/pool.js';
+
+/** Longest parse: a 2 MiB manifest takes about 2 s on the target machine. */
+const TIMEOUT_MS = 60_000;
+/** The worker's heap: a 2 MiB manifest of 17,000 cues builds about 250 MB. */
+const HEAP_MB = 768;
+
+/** @type {ReturnType<typeof createPool> | null} */
+let pool = null;
+
+/**
+ * Run a parse task; a worker that fails, runs out of memory or time becomes a package problem.
+ * @param {'manifest' | 'lines' | 'beatmap'} kind
+ * @param {object} task
+ * @param {string} file  named in the problem
+ */
+async function run(kind, task, file) {
+  pool ??= createPool({
+    size: 1,
+    idleMs: 10_000,
+    url: new URL('./parse-worker.js', import.meta.url),
+    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
+  });
+  try {
+    return await pool.run(kind, task, { timeoutMs: TIMEOUT_MS });
+  } catch (err) {
+    const e = /** @type {import('./engrave/pool.js').PoolError} */ (err);
+    const why =
+      e.reason === 'timeout' ? `took more than ${TIMEOUT_MS / 1000} s to read` : `could not be read (${e.message})`;
+    throw new ScorecastError(
+      'SC_ERR_SCORE_INVALID',
+      `\n${file}: ${why}; it is larger or more nested than a score needs`,
+    );
+  }
+}
+
+/**
+ * The manifest as data, or its problems ("score.yaml line N: ..."), YAML alias bombs included.
+ * @param {string} text
+ * @returns {Promise<{ ok: true, raw: unknown } | { ok: false, problems: string[] }>}
+ */
+export async function parseManifest(text) {
+  const result = await run('manifest', { text }, 'score.yaml');
+  return result.ok ? { ok: true, raw: JSON.parse(result.json) } : result;
+}
+
+/**
+ * " line N" (or "") for each field path of the manifest, e.g. "cues[3].bar".
+ * @param {string} text
+ * @param {string[]} fields
+ * @returns {Promise<string[]>}
+ */
+export function manifestLines(text, fields) {
+  return fields.length === 0 ? Promise.resolve([]) : run('lines', { text, fields }, 'score.yaml');
+}
+
+/**
+ * Read and check a beat map (core/beatmap.js rules) from its bytes.
+ * @param {Uint8Array} bytes
+ * @param {'csv' | 'json'} form
+ * @param {import('../../core/beatmap.js').BeatMapOptions} options
+ * @returns {Promise<import('../../core/beatmap.js').BeatMapResult>}
+ */
+export async function parseBeatMap(bytes, form, options) {
+  const result = await run('beatmap', { bytes, form, options }, options.file);
+  if (!result.ok) return result;
+  const packed = /** @type {Float64Array} */ (result.packed);
+  const n = BEATMAP_CSV_COLUMNS.length;
+  /** @type {import('../../core/beatmap.js').BeatEntry[]} */
+  const beats = [];
+  for (let i = 0; i < packed.length; i += n) {
+    beats.push({
+      beat: packed[i],
+      page: packed[i + 1],
+      system: packed[i + 2],
+      bar: packed[i + 3],
+      x0: packed[i + 4],
+      x1: packed[i + 5],
+      y0: packed[i + 6],
+      y1: packed[i + 7],
+    });
+  }
+  return { ok: true, value: { beats } };
+}
+
+/** Stop the parse worker (tests and shutdown; the next parse starts a new one). */
+export async function closeParser() {
+  const p = pool;
+  pool = null;
+  await p?.close();
+}

@@ -1,0 +1,150 @@
+// Score routes: the current score's description and timeline, its views' pages and beat maps,
+// and every file of the package by its content-hashed URL. The package may be replaced while the
+// server runs (reload); routes always read the current one.
+
+import { ScorecastError } from '../../core/errors.js';
+import { sendServed } from '../http/send-served.js';
+
+export { pickEncoding } from '../http/send-served.js';
+
+/**
+ * @typedef {object} Timeline  the piece laid out for the composer's scrubber (beats are global
+ *   indices in performance order, as `seek {beat}` takes them)
+ * @property {number} beats
+ * @property {{ bar: number, beat: number, time?: string }[]} bars  every bar's first beat; a
+ *   repeated bar at each playing; `time` where the time signature changes
+ * @property {{ beat: number, bpm: number }[]} tempo  written tempo changes
+ * @property {{ beat: number, view: string, kind: 'set' | 'audio' | 'vote', text?: string, close?: number }[]} cues
+ *   `text` when the cue shows some (cut to TIMELINE_TEXT chars), `close` for a vote window
+ */
+
+/**
+ * How long a view with pending layouts waits before asking again, in ms: the layouts of a
+ * concert-length score take tens of seconds, and a room of phones asking every few seconds
+ * costs a small JSON each.
+ */
+export const PENDING_RETRY_MS = 5000;
+
+/** Cue text in the timeline is a reminder, not the cue. */
+const TIMELINE_TEXT = 60;
+/** @type {WeakMap<import('../../core/manifest.js').ScoreModel, Timeline>} */
+const timelines = new WeakMap();
+
+/**
+ * @param {import('../../core/manifest.js').ScoreModel} model
+ * @returns {Timeline}
+ */
+export function timelineOf(model) {
+  const known = timelines.get(model);
+  if (known) return known;
+  const { map } = model;
+  let time = '';
+  const bars = map.bars.map((b) => {
+    const t = b.time.join('/');
+    const changed = t !== time;
+    time = t;
+    return changed ? { bar: b.bar, beat: b.startBeat, time: t } : { bar: b.bar, beat: b.startBeat };
+  });
+  /** @type {Timeline['cues']} */
+  const cues = [];
+  for (const { beat, view, set } of model.cues) {
+    const vote = /** @type {{ closes?: unknown } | null | undefined} */ (set.vote);
+    if (vote === null) continue; // a window's close: its opening carries it
+    /** @type {Timeline['cues'][number]} */
+    const cue = { beat, view, kind: set.audio !== undefined ? 'audio' : vote !== undefined ? 'vote' : 'set' };
+    if (typeof set.text === 'string') cue.text = set.text.slice(0, TIMELINE_TEXT);
+    if (vote && typeof vote.closes === 'number') cue.close = vote.closes;
+    cues.push(cue);
+  }
+  const timeline = {
+    beats: map.totalBeats,
+    bars,
+    tempo: map.segments.map((s) => ({ beat: s.beat, bpm: s.bpm })),
+    cues,
+  };
+  timelines.set(model, timeline);
+  return timeline;
+}
+
+/**
+ * @param {import('fastify').FastifyInstance} app
+ * @param {{ current: () => import('./load.js').ScorePackage }} options
+ */
+export function scoreRoutes(app, { current }) {
+  app.get('/api/score', async () => {
+    const { model, assets, views } = current();
+    return {
+      id: model.id,
+      title: model.title,
+      composer: model.composer,
+      views: model.views,
+      parts: model.parts,
+      bars: model.map.lastBar,
+      beats: model.map.totalBeats,
+      notation: Object.fromEntries(Object.entries(views).map(([v, p]) => [v, { pages: p.pages.length }])),
+      assets: assets.map((a) => ({ path: a.path, url: a.url, bytes: a.bytes, preload: a.preload })),
+    };
+  });
+
+  // Its own route rather than part of /api/score, which every phone fetches: only the preview
+  // needs it.
+  app.get('/api/score/timeline', async () => timelineOf(current().model));
+
+  // An engraved part has several layouts (server/package/engrave/options.js, PART_LAYOUTS): the view's
+  // own pages, and narrower ones a view picks by the screen's width from `layouts`, each
+  // fetched by its own URL (?layout=<name>) so that a phone does not download every beat map.
+  // The narrower layouts are engraved after the rest: until they are, `pending` names them and
+  // `layouts` lists those there are, so that a view draws the best it has and asks again.
+  app.get('/api/score/views/:view', async (req, reply) => {
+    const { view } = /** @type {{ view: string }} */ (req.params);
+    const { layout } = /** @type {{ layout?: unknown }} */ (req.query ?? {});
+    const pages = Object.hasOwn(current().views, view) ? current().views[view] : undefined;
+    if (!pages) throw new ScorecastError('SC_ERR_NOT_FOUND', `no pages for view "${view.slice(0, 64)}"`);
+    if (!pages.layouts && !pages.pending) {
+      if (layout !== undefined) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" has one layout`);
+      return pages;
+    }
+    const url = `/api/score/views/${encodeURIComponent(view)}`;
+    const pending = pages.pending ? { pending: pages.pending, retryMs: PENDING_RETRY_MS } : {};
+    // The answer changes when the layouts come: no cache may keep it.
+    if (pages.pending) reply.header('cache-control', 'no-store');
+    const layouts = [
+      { name: 'page', staff: pages.staff ?? 0, width: pages.pages[0].width, url },
+      ...(pages.layouts ?? []).map((l) => ({
+        name: l.name,
+        staff: l.staff,
+        width: l.pages[0].width,
+        url: `${url}?layout=${encodeURIComponent(l.name)}`,
+      })),
+    ];
+    const chosen = layout === undefined || layout === 'page' ? pages : pages.layouts?.find((l) => l.name === layout);
+    if (!chosen)
+      throw new ScorecastError(
+        'SC_ERR_NOT_FOUND',
+        `view "${view}" has no layout "${String(layout).slice(0, 32)}"; it has ${layouts.map((l) => l.name).join(', ')}${pages.pending ? ` (${pages.pending.join(', ')} still being engraved)` : ''}`,
+      );
+    return {
+      pages: chosen.pages,
+      beats: chosen.beats,
+      staff: chosen.staff,
+      ink: chosen.ink,
+      layout: layout ?? 'page',
+      layouts,
+      ...pending,
+    };
+  });
+
+  // A URL either names a file the package loader listed, or nothing: no path is ever resolved
+  // against the file system, so "..", encoded or absolute paths cannot reach anything. The file
+  // is opened without following links: one swapped in since the load is refused (404).
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/scores/*',
+    handler: async (req, reply) => {
+      const url = `/scores/${/** @type {{ '*': string }} */ (req.params)['*']}`;
+      const served = current().files.get(url);
+      if (!served) throw new ScorecastError('SC_ERR_NOT_FOUND');
+      return sendServed(req, reply, served);
+    },
+  });
+}

@@ -1,9 +1,0 @@
-// Worker entry for sanitize-svg-pages.js: cleans the SVG pages it is sent, off the event loop
-// that plays the beats.
-
-import { parentPort } from 'node:worker_threads';
-import { sanitizeSvg } from './sanitize-svg.js';
-
-parentPort?.on('message', (/** @type {string[]} */ texts) => {
-  parentPort?.postMessage(texts.map((t) => sanitizeSvg(t)));
-});
