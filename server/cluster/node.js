@@ -117,7 +117,7 @@ export async function startClusterNode({
    * Wire the built app in; before it listens (this adds routes).
    * @param {{ app: import('fastify').FastifyInstance, conductor: import('../performance/conductor.js').Conductor,
    *   hub: import('../live/hub.js').Hub, clientStats: ReturnType<typeof import('../live/client-reports.js').createClientStats>,
-   *   token: string, auth?: import('../performance/control.js').SignInLimiter, autoplay?: boolean,
+   *   token: string, auth?: import('../http/auth.js').SignInLimiter, autoplay?: boolean,
    *   currentDir: () => string, switchTo: (dir: string) => Promise<unknown> }} built
    */
   function attach({ app, conductor, hub, clientStats, token, auth, autoplay = false, currentDir, switchTo }) {

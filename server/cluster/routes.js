@@ -2,7 +2,7 @@
 // conductor are forwarded to it (through the inbox), and GET /api/cluster lists the nodes.
 
 import { ScorecastError } from '../../core/errors.js';
-import { requireToken } from '../performance/control.js';
+import { requireToken } from '../http/auth.js';
 
 /** Routes served by the active conductor wherever they arrive (they read or change the performance). */
 export const FORWARDED_ROUTES = new Set([
@@ -20,7 +20,7 @@ export const FORWARDED_HEADER = 'x-scorecast-forwarded';
  * @param {import('fastify').FastifyInstance} app
  * @param {{ active: () => boolean, ask: (kind: string, body: unknown) => Promise<any>,
  *   nodes: () => Promise<import('./registry.js').NodeStatus[]>, token: string,
- *   auth?: import('../performance/control.js').SignInLimiter }} options
+ *   auth?: import('../http/auth.js').SignInLimiter }} options
  */
 export function clusterRoutes(app, { active, ask, nodes, token, auth }) {
   // preHandler: the route's own token check (onRequest) has run, so only a request with the

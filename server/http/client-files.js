@@ -70,7 +70,7 @@ export async function clientFiles(app, { clientDir, hasView }) {
   // close per request: most of our CPU in a page load at 1,500 phones (bench/pageload.js).
   if (existsSync(assetsDir)) {
     const root = realpathSync(assetsDir);
-    /** @type {Map<string, import('../package/load.js').ServedFile>} */
+    /** @type {Map<string, import('./served-prepare.js').ServedFile>} */
     const files = new Map();
     for (const name of /** @type {string[]} */ (readdirSync(root, { recursive: true }))) {
       const file = path.join(root, name);

@@ -5,7 +5,15 @@ import client from 'prom-client';
 import { LOOP_LAG_RESOLUTION_MS } from '../../core/constants.js';
 
 /**
- * @returns {{ registry: import('prom-client').Registry, hooks: import('../live/hub.js').HubMetrics, observeHistory: (read: () => { deltas: number, bytes: number }) => void, beatLate: (ms: number) => void }}
+ * @typedef {object} HubMetrics
+ * @property {(kind: string, messages: number, bytes: number) => void} [sent]
+ * @property {(kind: string, delta: number) => void} [clients]
+ * @property {(seconds: number) => void} [pushLag] time from a change to its last socket write
+ * @property {(kind: string, reason: string) => void} [dropped]
+ */
+
+/**
+ * @returns {{ registry: import('prom-client').Registry, hooks: HubMetrics, observeHistory: (read: () => { deltas: number, bytes: number }) => void, beatLate: (ms: number) => void }}
  */
 export function createMetrics() {
   const registry = new client.Registry();

@@ -3,7 +3,7 @@
 // with If-None-Match (304), Last-Modified with If-Modified-Since, one byte range (206, or 416 with
 // `Content-Range: bytes */size`), precompressed copies chosen by Accept-Encoding, HEAD without a
 // body. @fastify/static and @fastify/send do most of this, but open files by path: a package file
-// must be opened through package-files.js (no links, no second names), and a small package is
+// must be opened through server/lib/contained-files.js (no links, no second names), and a small package is
 // served from memory, which they cannot do.
 //
 // Several ranges in one request (multipart/byteranges) are answered 200 with the whole file, as
@@ -12,7 +12,7 @@
 
 import parseRange from 'range-parser';
 import { ScorecastError } from '../../core/errors.js';
-import { openServed } from '../package/package-files.js';
+import { openServed } from '../lib/contained-files.js';
 
 /**
  * Which precompressed variant to send for an Accept-Encoding header.
@@ -65,7 +65,7 @@ function rangeStillValid(header, etag, lastModified) {
  * Send `served` for `req`.
  * @param {import('fastify').FastifyRequest} req
  * @param {import('fastify').FastifyReply} reply
- * @param {import('../package/load.js').ServedFile} served
+ * @param {import('./served-prepare.js').ServedFile} served
  */
 export async function sendServed(req, reply, served) {
   const { headers } = req;

@@ -5,13 +5,28 @@
 
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { openServed, readAll } from '../package/package-files.js';
+import { openServed, readAll } from '../lib/contained-files.js';
+
+/**
+ * @typedef {object} ServedFile
+ * @property {string} file       real path (no links), as the loader opened it
+ * @property {string} root       real path of the folder it must stay in (server/lib/contained-files.js)
+ * @property {string} type       content type
+ * @property {string} etag
+ * @property {string} [br]       precompressed brotli variant
+ * @property {string} [gz]       precompressed gzip variant
+ * @property {Buffer} [body]     what is served instead of the file: an SVG after cleaning, or the
+ *   file itself once read into memory (below)
+ * @property {{ br?: Buffer, gzip?: Buffer }} [variants]  compressed copies of `body`
+ * @property {number} [size]     bytes of the file (or `body`), set below
+ * @property {number} [mtimeMs]  the file's modification time (Last-Modified)
+ */
 
 /**
  * A package whose servable files come to at most this many bytes (before compression) is served
  * from memory: the shipped scores are a few MB and ZScore's Union Rose (336 pages of
- * about 150 KB) about 50 MB; 64 MiB, twice during a reload, stays well inside a small machine's memory (doc/score-format.md,
- * "Serving").
+ * about 150 KB) about 50 MB; 64 MiB, twice during a reload, stays well inside a small machine's
+ * memory (doc/score-format.md, "Serving").
  */
 export const MEMORY_BOUND_BYTES = 64 * 1024 * 1024;
 
@@ -46,7 +61,7 @@ async function compress(body) {
 }
 
 /**
- * Read a listed file through the package checks (package-files.js), or null when it can no
+ * Read a listed file through the package checks (server/lib/contained-files.js), or null when it can no
  * longer be (gone, or a link since it was listed: it will answer 404).
  * @param {string} root
  * @param {string} file
@@ -62,7 +77,7 @@ async function readServed(root, file) {
  * Give every file its size and modification time, and, within `memoryBytes`, its bytes and
  * compressed copies. Files already in memory (cleaned SVG) get their compressed copies whatever
  * the package's size; a file that cannot be read is left as it is (it answers 404).
- * @param {Map<string, import('../package/load.js').ServedFile>} files
+ * @param {Map<string, ServedFile>} files
  * @param {{ memoryBytes?: number }} [options]
  * @returns {Promise<{ inMemory: boolean, bytes: number }>}
  */

@@ -7,7 +7,7 @@ import { ERRORS, errorValue } from '../../core/errors.js';
 import { decodeClientMessage } from '../../core/protocol.js';
 import { audienceRate, createAddressLimiter, refuseOverRate } from '../http/address-limit.js';
 import { addressKey } from '../http/address-key.js';
-import { requireToken } from '../performance/control.js';
+import { requireToken } from '../http/auth.js';
 import { quantileSorted } from '../../core/stats.js';
 import { isId } from '../../core/values.js';
 
@@ -148,7 +148,7 @@ export function createClientStats({ now, reportersPerAddress = 0 }) {
  * figures. `POST /api/report`: a report from a client without a WebSocket (same body as the
  * WebSocket `report` message, plus `transport` and `view`).
  * @param {import('fastify').FastifyInstance} app
- * @param {{ hub: import('./hub.js').Hub, stats: ReturnType<typeof createClientStats>, token: string, now: () => number, auth?: import('../performance/control.js').SignInLimiter, phonesPerAddress: number }} options
+ * @param {{ hub: import('./hub.js').Hub, stats: ReturnType<typeof createClientStats>, token: string, now: () => number, auth?: import('../http/auth.js').SignInLimiter, phonesPerAddress: number }} options
  *   phonesPerAddress sets the address's request rate (audienceRate; 0: no limit)
  */
 export function audienceRoutes(app, { hub, stats, token, now, auth, phonesPerAddress }) {

@@ -39,12 +39,12 @@ import { isId } from '../../core/values.js';
  * @property {Map<string, Buffer>} bytes
  */
 
+/** @typedef {import('../http/metrics.js').HubMetrics} HubMetrics */
+
 /**
- * @typedef {object} HubMetrics
- * @property {(kind: string, messages: number, bytes: number) => void} [sent]
- * @property {(kind: string, delta: number) => void} [clients]
- * @property {(seconds: number) => void} [pushLag] time from a change to its last socket write
- * @property {(kind: string, reason: string) => void} [dropped]
+ * @typedef {object} TapSource  where a tap came from
+ * @property {string} address   the peer's network address
+ * @property {object} connection  the connection it came on (a WebSocket session, an HTTP socket)
  */
 
 /**
@@ -57,7 +57,7 @@ import { isId } from '../../core/values.js';
  * @property {number} [dropBytes]        ... and is closed past this many
  * @property {number} [behindMs]         ... or after being behind this long
  * @property {HubMetrics} [metrics]
- * @property {(tap: import('../../core/protocol.js').TapMessage, from: import('../performance/vote-guard.js').TapSource) => TapResult | Promise<TapResult>} [onTap]
+ * @property {(tap: import('../../core/protocol.js').TapMessage, from: TapSource) => TapResult | Promise<TapResult>} [onTap]
  *   counts a valid tap as a vote (the sender gets `voted` or an error); a cluster node answers
  *   when the active conductor has
  * @property {(kind: string, view: string, report: import('../../core/protocol.js').ReportMessage, from: Source) => import('../../core/errors.js').ErrorValue | null | void} [onReport]

@@ -5,7 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ScorecastError } from '../../core/errors.js';
-import { requireToken } from '../performance/control.js';
+import { requireToken } from '../http/auth.js';
 import { readManifest } from './manifest-file.js';
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -63,7 +63,7 @@ export async function listScores(scoresDir) {
 /**
  * `GET /api/scores` and `POST /api/load {score: name}` (conductor token).
  * @param {import('fastify').FastifyInstance} app
- * @param {{ scoresDir: string, token: string, auth?: import('../performance/control.js').SignInLimiter,
+ * @param {{ scoresDir: string, token: string, auth?: import('../http/auth.js').SignInLimiter,
  *   currentDir: () => string, switchTo: (dir: string) => Promise<unknown> }} options
  */
 export function libraryRoutes(app, { scoresDir, token, auth, currentDir, switchTo }) {

@@ -13,25 +13,12 @@ import { engraveScore } from './engrave/index.js';
 import { unknownKeys } from './manifest-schema.js';
 import { imageSize } from './image-size.js';
 import { sanitizeSvgPages } from './svg/sanitize-pages.js';
-import { openInPackage, readAll, realRoot } from './package-files.js';
+import { openInPackage, readAll, realRoot } from '../lib/contained-files.js';
 import { parseBeatMap } from './parse.js';
 import { isObject } from '../../core/values.js';
 import { MEMORY_BOUND_BYTES, prepareServed } from '../http/served-prepare.js';
 
-/**
- * @typedef {object} ServedFile
- * @property {string} file       real path (no links), as the loader opened it
- * @property {string} root       real path of the folder it must stay in (package-files.js)
- * @property {string} type       content type
- * @property {string} etag
- * @property {string} [br]       precompressed brotli variant
- * @property {string} [gz]       precompressed gzip variant
- * @property {Buffer} [body]     what is served instead of the file: an SVG after cleaning, or the
- *   file itself once read into memory (served-prepare.js)
- * @property {{ br?: Buffer, gzip?: Buffer }} [variants]  compressed copies of `body`
- * @property {number} [size]     bytes of the file (or `body`), set by served-prepare.js
- * @property {number} [mtimeMs]  the file's modification time (Last-Modified)
- */
+/** @typedef {import('../http/served-prepare.js').ServedFile} ServedFile */
 
 /**
  * @typedef {object} BeatPosition
@@ -170,7 +157,7 @@ function pageSizeProblem({ width, height }, raster) {
 /**
  * Load, engrave (or read from the cache) and validate the package in `packageDir`.
  * Throws ScorecastError SC_ERR_SCORE_NOT_FOUND or SC_ERR_SCORE_INVALID listing every problem.
- * Every file is read inside the package only (package-files.js) and within its bound
+ * Every file is read inside the package only (server/lib/contained-files.js) and within its bound
  * (core/package-limits.js); the untrusted text is parsed in a worker (parse.js).
  * @param {string} packageDir
  * @param {{ cacheDir: string, deferLayouts?: boolean }} options  deferLayouts: resolve before the

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { ScorecastError } from '../../core/errors.js';
 import { PACKAGE_LIMITS } from '../../core/package-limits.js';
-import { openInPackage, readAll, realRoot } from './package-files.js';
+import { openInPackage, readAll, realRoot } from '../lib/contained-files.js';
 import { manifestLines, parseManifest } from './parse.js';
 
 /**

@@ -14,11 +14,7 @@ const MAX_ADDRESSES = 100_000;
 /** Devices remembered per window, to tell a changed vote from a new one (bounded likewise). */
 const MAX_DEVICES = 200_000;
 
-/**
- * @typedef {object} TapSource  where a tap came from
- * @property {string} address   the peer's network address
- * @property {object} connection  the connection it came on (a WebSocket session, an HTTP socket)
- */
+/** @typedef {import('../live/hub.js').TapSource} TapSource */
 
 /**
  * @typedef {{ ok: true, id: string, tile?: string | null } | { ok: false, error: import('../../core/errors.js').ErrorValue }} TapResult

@@ -4,7 +4,7 @@
 import { describe, it, expect } from 'vitest';
 import WebSocket from 'ws';
 import { useServers, TOKEN } from '../../helpers/server.js';
-import { createSignInLimiter, SIGN_IN_RATE } from '../../../server/performance/control.js';
+import { createSignInLimiter, SIGN_IN_RATE } from '../../../server/http/auth.js';
 import { buildApp } from '../../../server/app.js';
 import {
   MAX_SAMPLES_PER_CLIENT,

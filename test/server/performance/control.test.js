@@ -1,6 +1,6 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../../server/app.js';
-import { tokenMatches } from '../../../server/performance/control.js';
+import { tokenMatches } from '../../../server/http/auth.js';
 import { packageOf, smallModel } from '../../helpers/fixtures.js';
 import { buildScoreModel } from '../../../core/manifest.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { linkSync, mkdirSync, mkdtempSync, realpathSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
-import { openInPackage, openServed, readAll, realRoot } from '../../../server/package/package-files.js';
+import { openInPackage, openServed, readAll, realRoot } from '../../../server/lib/contained-files.js';
 
 function setup() {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'sc-files-')));
