@@ -63,7 +63,7 @@ export const ERRORS = Object.freeze({
   SC_ERR_UNKNOWN_ACTION: {
     code: 'SC_ERR_UNKNOWN_ACTION',
     status: 404,
-    message: 'Unknown control action; use play, pause, stop, seek, tempo or vote.',
+    message: 'Unknown control action; use play, pause, stop, seek, tempo, vote, preset or next.',
   },
   SC_ERR_BAD_CONTROL: {
     code: 'SC_ERR_BAD_CONTROL',

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // `scorecast` command: start (default), preview <dir>, check <dir>, import-zscore <dir> <out>.
 
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { main as start } from './start.js';
 import { loadPackage } from '../package/load.js';
 import { CACHE_DIR } from '../app.js';
 import { checkReport, formatCheckReport } from './check-report.js';
 
+/** This install's version, as package.json gives it. */
+const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 const USAGE = `usage:
   scorecast [start] [--score DIR] [--port N] [--host H] [--autoplay] [--watch]   serve a score
   scorecast preview DIR [--port N] [--no-open]   preview a score package as you edit it
@@ -14,6 +17,7 @@ const USAGE = `usage:
                                             the bars performed, the length and every warning
   scorecast import-zscore DIR OUT           convert a ZScore export into a score package
   scorecast plan --users N [--score DIR]    size a venue: bandwidth, access points, router, instances
+  scorecast --version                       the version of scorecast
 Every command answers --help (or -h) with its own options.
 `;
 
@@ -80,6 +84,10 @@ async function run(argv) {
     case '--help':
     case '-h':
       process.stdout.write(USAGE);
+      return 0;
+    case 'version':
+    case '--version':
+      process.stdout.write(`scorecast ${VERSION}\n`);
       return 0;
     case 'start':
       await start(rest);

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import os from 'node:os';
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 
 const run = promisify(execFile);
@@ -133,6 +133,18 @@ describe('--help', () => {
     ]);
     expect(stdout).toMatch(/usage: scorecast \[start\] \[options\] {3}\(or: node server\/commands\/start\.js/);
   });
+});
+
+describe('--version', () => {
+  it.each([['--version'], ['version']])(
+    'scorecast %s prints the version of package.json and starts nothing',
+    async (arg) => {
+      const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+      const r = await cli([arg]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`scorecast ${version}\n`);
+    },
+  );
 });
 
 describe('scorecast preview', () => {
