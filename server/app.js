@@ -30,6 +30,7 @@ import { clientErrorHandler, frameworkErrors, methodNotAllowed } from './http/er
 import { sseRoutes } from './live/transports/sse.js';
 import { pollRoutes } from './live/transports/poll.js';
 import { captivePortal } from './http/captive-portal.js';
+import { requestLog } from './http/request-log.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CLIENT_DIR = path.join(ROOT, 'dist', 'client');
@@ -102,6 +103,8 @@ export async function buildApp({
     /** @type {unknown} */ (
       Fastify({
         logger,
+        // Requests are logged at debug and summed up once a minute (http/request-log.js).
+        disableRequestLogging: true,
         bodyLimit: 64 * 1024,
         return503OnClosing: true,
         keepAliveTimeout,
@@ -114,6 +117,7 @@ export async function buildApp({
     )
   );
   securityHeaders(app);
+  requestLog(app);
   limitConnections(app.server, { perAddress: connectionsPerAddress, plain: !https });
   const metrics = createMetrics();
   const conductor = createConductor({
