@@ -205,12 +205,16 @@ export function errorValue(code, detail) {
 export class ScorecastError extends Error {
   /**
    * @param {keyof typeof ERRORS} code
-   * @param {string} [detail]
+   * @param {string | string[]} [detail]  a short detail, or every problem (file, line, field, fix),
+   *   which the message lists one per line and `problems` keeps as they are, for tools
    */
   constructor(code, detail) {
-    super(errorValue(code, detail).message);
+    const problems = Array.isArray(detail) ? detail : [];
+    super(errorValue(code, Array.isArray(detail) ? `\n${detail.join('\n')}` : detail).message);
     this.name = 'ScorecastError';
     this.code = code;
     this.statusCode = ERRORS[code].status;
+    /** @type {string[]} */
+    this.problems = problems;
   }
 }

@@ -188,13 +188,21 @@ export async function buildApp({
 
   app.setErrorHandler((err, req, reply) => {
     if (err instanceof ScorecastError) {
-      return reply.code(err.statusCode).send({ code: err.code, message: err.message });
+      return reply.code(err.statusCode).send({ code: err.code, message: err.message, problems: err.problems });
     }
     const e = /** @type {Error & { statusCode?: number }} */ (err);
     const status = e.statusCode ?? 500;
     if (status >= 500) req.log.error({ err: e }, 'request failed');
     const code = status === 413 ? 'SC_ERR_TOO_BIG' : status < 500 ? 'SC_ERR_BAD_REQUEST' : 'SC_ERR_INTERNAL';
     return reply.code(status).send({ code, message: status < 500 ? e.message : ERRORS.SC_ERR_INTERNAL.message });
+  });
+  // Every HTTP error body is {code, message, problems}: problems lists what was wrong, one entry
+  // each (a refused package's every problem), empty where the message says it all.
+  app.addHook('preSerialization', async (_req, reply, payload) => {
+    const body = /** @type {any} */ (payload);
+    if (reply.statusCode >= 400 && typeof body?.code === 'string' && !Array.isArray(body.problems))
+      return { ...body, problems: [] };
+    return payload;
   });
   app.setNotFoundHandler(
     (req, reply) =>
@@ -246,9 +254,8 @@ export async function buildApp({
       conductor.load(next.model, { keepPosition: true });
       app.log.info({ score: next.model.id, epoch: conductor.epoch }, 'score reloaded');
     } catch (err) {
-      const e = /** @type {Error & { code?: string }} */ (err);
-      lastReload.problems = e.message.split('\n').slice(1).filter(Boolean);
-      if (lastReload.problems.length === 0) lastReload.problems = [e.message];
+      const e = /** @type {Error & { code?: string, problems?: string[] }} */ (err);
+      lastReload.problems = e.problems?.length ? e.problems : [e.message];
       app.log.warn(
         { code: e.code, problems: lastReload.problems },
         'score reload refused; still playing the previous version',

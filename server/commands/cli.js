@@ -51,9 +51,9 @@ async function check(args) {
     process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report));
     return 0;
   } catch (err) {
-    const e = /** @type {Error & { code?: string }} */ (err);
+    const e = /** @type {Error & { code?: string, problems?: string[] }} */ (err);
     if (json) {
-      const problems = e.message.split('\n').filter(Boolean);
+      const problems = e.problems?.length ? e.problems : [e.message];
       process.stdout.write(`${JSON.stringify({ valid: false, code: e.code ?? 'error', problems }, null, 2)}\n`);
     } else {
       process.stderr.write(`${e.code ?? 'error'}: ${e.message}\n`);

@@ -215,7 +215,7 @@ export async function loadPackage(packageDir, { cacheDir, deferLayouts = false }
     if (problems.length > MAX_PROBLEMS) out.push(`and ${problems.length - MAX_PROBLEMS} more problems`);
     return out;
   }
-  const refuse = async () => new ScorecastError('SC_ERR_SCORE_INVALID', `\n${(await described()).join('\n')}`);
+  const refuse = async () => new ScorecastError('SC_ERR_SCORE_INVALID', await described());
 
   /**
    * Open a package file named in the manifest; record a problem when it cannot be.
@@ -333,8 +333,7 @@ export async function loadPackage(packageDir, { cacheDir, deferLayouts = false }
         warnings.push(...engraved.warnings);
       } catch (err) {
         if (!(err instanceof ScorecastError)) throw err;
-        const listed = err.message.split('\n').slice(1).filter(Boolean);
-        problems.push(...(listed.length > 0 ? listed : [`${raw.notation.file}: ${err.message}`]));
+        problems.push(...(err.problems.length > 0 ? err.problems : [`${raw.notation.file}: ${err.message}`]));
       }
     }
   }

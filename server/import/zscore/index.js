@@ -569,7 +569,7 @@ function splitSource(source) {
 function invalid(lines) {
   const shown = lines.slice(0, MAX_PROBLEMS);
   if (lines.length > MAX_PROBLEMS) shown.push(`... and ${lines.length - MAX_PROBLEMS} more problems`);
-  return new ScorecastError('SC_ERR_SCORE_INVALID', `\n${shown.join('\n')}`);
+  return new ScorecastError('SC_ERR_SCORE_INVALID', shown);
 }
 
 /**

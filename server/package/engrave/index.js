@@ -99,7 +99,7 @@ function verovio() {
 const invalid = (name, lines) =>
   new ScorecastError(
     'SC_ERR_SCORE_INVALID',
-    `\n${lines.map((l) => (l.startsWith(`${name}:`) ? l : `${name}: ${l}`)).join('\n')}`,
+    lines.map((l) => (l.startsWith(`${name}:`) ? l : `${name}: ${l}`)),
   );
 
 /**
