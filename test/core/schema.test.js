@@ -74,6 +74,17 @@ describe('score.schema.json', () => {
     expect(validate(manifest), JSON.stringify(validate.errors)).toBe(true);
   });
 
+  // The modeline is how an editor with yaml-language-server finds the schema: a path relative to
+  // the file, on its first line.
+  it.each(packages)('scores/%s/score.yaml names the schema in its first line, for an editor', (dir) => {
+    const first = readFileSync(new URL(`${dir}/score.yaml`, scoresDir), 'utf8').split('\n')[0];
+    const modeline = /^# yaml-language-server: \$schema=(\S+)$/.exec(first);
+    expect(modeline, first).not.toBeNull();
+    expect(new URL(/** @type {RegExpExecArray} */ (modeline)[1], new URL(`${dir}/score.yaml`, scoresDir)).href).toBe(
+      new URL('../../scores/schema/score.schema.json', import.meta.url).href,
+    );
+  });
+
   // The descriptions and examples were added without touching a validating keyword: the
   // packages that conformed before still do.
   it('sees every package it should', () => {
