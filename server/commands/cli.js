@@ -7,6 +7,7 @@ import { main as start } from './start.js';
 import { loadPackage } from '../package/load.js';
 import { CACHE_DIR } from '../app.js';
 import { checkReport, formatCheckReport } from './check-report.js';
+import { SCHEMA_PATH } from '../package/manifest-schema.js';
 
 /** This install's version, as package.json gives it. */
 const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -15,6 +16,7 @@ const USAGE = `usage:
   scorecast preview DIR [--port N] [--no-open]   preview a score package as you edit it
   scorecast check DIR [--json]              validate a score package (engraves it if needed); prints
                                             the bars performed, the length and every warning
+  scorecast check --schema                  print the path of score.yaml's JSON Schema, for an editor
   scorecast import-zscore DIR OUT           convert a ZScore export into a score package
   scorecast plan --users N [--score DIR]    size a venue: bandwidth, access points, router, instances
   scorecast --version                       the version of scorecast
@@ -22,11 +24,15 @@ Every command answers --help (or -h) with its own options.
 `;
 
 const CHECK_USAGE = `usage: scorecast check DIR [--json]
+       scorecast check --schema
 
 Validates the score package in DIR (engraving its notation if needed, as the server would) and
 prints the bars performed (as ranges), the length and every warning; exits 1 with every problem
 (file, line, field, fix), one per line, when it is not valid.
   --json      the same report as JSON, for tools
+  --schema    print the absolute path of the JSON Schema of score.yaml and exit: give it to an
+              editor's YAML support (doc/score-format.md, "Editing score.yaml") for completion,
+              hover help and checks as you type
   -h, --help  this text
 `;
 
@@ -37,6 +43,12 @@ prints the bars performed (as ranges), the length and every warning; exits 1 wit
 async function check(args) {
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(CHECK_USAGE);
+    return 0;
+  }
+  // Printed, not opened: the path is what an editor's settings or a modeline need, and a script
+  // can read the file from it (`code "$(npx scorecast check --schema)"`).
+  if (args.includes('--schema')) {
+    process.stdout.write(`${SCHEMA_PATH}\n`);
     return 0;
   }
   const json = args.includes('--json');

@@ -19,7 +19,8 @@ import { presetPatch } from './preset.js';
 import { readRndPageUpdates } from './rnd-pages.js';
 import { cuesFromScripts } from './cues.js';
 import { parseBeatInfoCsv } from './csv.js';
-import { renderManifest } from './manifest.js';
+import { SCHEMA_FILE, renderManifest } from './manifest.js';
+import { SCHEMA_PATH } from '../../package/manifest-schema.js';
 import { renderReport } from './report.js';
 import { compareBeatTimes, meterFromBeats } from './timing.js';
 import { FULL_SCORE, compareViews, readViews, slug } from './views.js';
@@ -504,6 +505,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   for (const [file, text] of Object.entries(beatmaps)) await writer.write(file, text);
   if (sound && granular.cues.length > 0) await writer.write(sound.out, sound.bytes);
   await writer.write('score.yaml', manifest);
+  await writer.write(SCHEMA_FILE, await readFile(SCHEMA_PATH));
   await writer.write('import-report.md', renderReport(report));
   return { report };
 }

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import os from 'node:os';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -100,6 +101,23 @@ describe('scorecast check', () => {
     expect(report.valid).toBe(false);
     expect(report.code).toBe('SC_ERR_SCORE_INVALID');
     expect(report.problems).toContainEqual(expect.stringMatching(/score\.yaml line 7: cues\[0\]: no bar 7/));
+  });
+
+  it('--schema prints the absolute path of the JSON Schema of score.yaml, from any folder, and exits 0', async () => {
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'sc-schema-'));
+    const { stdout } = await run(process.execPath, [CLI, 'check', '--schema'], { cwd: elsewhere });
+    const file = stdout.trimEnd();
+    expect(stdout).toBe(`${file}\n`);
+    expect(path.isAbsolute(file)).toBe(true);
+    // The schema the server validates with, readable from what was printed.
+    expect(file).toBe(fileURLToPath(new URL('../../../scores/schema/score.schema.json', import.meta.url)));
+    expect(JSON.parse(readFileSync(file, 'utf8')).title).toMatch(/score\.yaml/);
+  });
+
+  it('--help tells how to find the schema', async () => {
+    const r = await cli(['check', '--help']);
+    expect(r.stdout).toMatch(/scorecast check --schema\n/);
+    expect(r.stdout).toMatch(/--schema {4}print the absolute path of the JSON Schema of score\.yaml/);
   });
 
   it('exits 2 with usage on a wrong command', async () => {
