@@ -80,6 +80,11 @@ export const ERRORS = Object.freeze({
     status: 404,
     message: 'No score package at that path; check the scores folder and the score id.',
   },
+  SC_ERR_EXPORT_NOT_FOUND: {
+    code: 'SC_ERR_EXPORT_NOT_FOUND',
+    status: 404,
+    message: 'No ZScore export at that path; give the folder ZScore exported the score to.',
+  },
   SC_ERR_TOO_SLOW: {
     code: 'SC_ERR_TOO_SLOW',
     status: 503,

@@ -81,7 +81,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
         : code === 'ENOTDIR'
           ? 'is not a folder'
           : /** @type {Error} */ (err).message;
-    throw invalid([`${inDir}: ${what}; give the folder ZScore exported the score to`]);
+    throw new ScorecastError('SC_ERR_EXPORT_NOT_FOUND', `${inDir}: ${what}`);
   }
 
   /** @type {string[]} */

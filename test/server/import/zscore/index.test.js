@@ -355,9 +355,13 @@ describe('import-zscore: bad input', () => {
 
   it('the export folder does not exist', async () => {
     const { root, out } = copyFixture();
-    await expect(importZScore(path.join(root, 'nope'), out)).rejects.toThrow(
-      /nope: no such folder; give the folder ZScore exported the score to/,
-    );
+    // Not "the score package is invalid": nothing is wrong with a package that was never found.
+    await expect(importZScore(path.join(root, 'nope'), out)).rejects.toMatchObject({
+      code: 'SC_ERR_EXPORT_NOT_FOUND',
+      message: expect.stringMatching(
+        /^No ZScore export at that path; give the folder ZScore exported the score to\. \(.*nope: no such folder\)$/,
+      ),
+    });
   });
 
   it('the package folder exists and is not empty', async () => {
