@@ -92,6 +92,7 @@ const MAX_POLLERS = 100_000;
 /**
  * @param {HubOptions} options
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split: history, fan-out and the link registry
 export function createHub({
   bus,
   now = () => performance.timeOrigin + performance.now(),

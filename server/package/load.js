@@ -165,6 +165,7 @@ function pageSizeProblem({ width, height }, raster) {
  *   wait for them (check)
  * @returns {Promise<ScorePackage>}
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split into a pipeline of steps each returning its problems (manifest, notation, pages, assets, serving)
 export async function loadPackage(packageDir, { cacheDir, deferLayouts = false }) {
   const dir = path.resolve(packageDir);
   const manifest = await readManifest(dir);
