@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { main as start } from './start.js';
 import { loadPackage } from '../package/load.js';
 import { CACHE_DIR } from '../app.js';
@@ -41,24 +42,39 @@ prints the bars performed (as ranges), the length and every warning; exits 1 wit
  * @param {string[]} args
  */
 async function check(args) {
-  if (args.includes('--help') || args.includes('-h')) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean', default: false },
+        schema: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`scorecast check: ${/** @type {Error} */ (err).message}\n${CHECK_USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
     process.stdout.write(CHECK_USAGE);
     return 0;
   }
   // Printed, not opened: the path is what an editor's settings or a modeline need, and a script
   // can read the file from it (`code "$(npx scorecast check --schema)"`).
-  if (args.includes('--schema')) {
+  if (values.schema) {
     process.stdout.write(`${SCHEMA_PATH}\n`);
     return 0;
   }
-  const json = args.includes('--json');
-  const rest = args.filter((a) => a !== '--json');
-  if (rest.length !== 1 || rest[0].startsWith('-')) {
+  const json = values.json;
+  if (positionals.length !== 1) {
     process.stderr.write(CHECK_USAGE);
     return 2;
   }
   try {
-    const pkg = await loadPackage(rest[0], { cacheDir: CACHE_DIR });
+    const pkg = await loadPackage(positionals[0], { cacheDir: CACHE_DIR });
     const report = checkReport(pkg, path.relative(process.cwd(), pkg.dir) || '.');
     process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report));
     return 0;
