@@ -1,6 +1,6 @@
 // Cluster nodes as real processes (server/commands/start.js --redis ...), for tests that kill them.
 
-import { forkServer } from '../../artillery/lib/server.mjs';
+import { forkServer } from '../../artillery/lib/server.js';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
