@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { createRedisBus } from '../../../server/cluster/redis-bus.js';
+import { clusterKey, createSeal } from '../../../server/cluster/seal.js';
 import { HAVE_REDIS, startCutProxy, startRedis } from '../../helpers/redis-server.js';
 
 if (!HAVE_REDIS)
@@ -7,6 +8,7 @@ if (!HAVE_REDIS)
 
 /** @type {Awaited<ReturnType<typeof startRedis>>} */
 let redis;
+const seal = createSeal(clusterKey('bus-test-token-0123'));
 let n = 0;
 /** @type {(() => Promise<unknown>)[]} */
 let cleanup = [];
@@ -26,7 +28,7 @@ afterEach(async () => {
  * @param {string} [prefix]
  */
 async function bus(prefix, options = {}) {
-  const b = createRedisBus({ url: redis.url, node: `n${++n}`, prefix, ...options });
+  const b = createRedisBus({ url: redis.url, seal, node: `n${++n}`, prefix, ...options });
   cleanup.push(() => b.close());
   await b.start();
   /** @type {import('../../../server/live/bus.js').StateChange[]} */
@@ -117,7 +119,7 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
     const a = await bus(prefix);
     const proxy = await startCutProxy(redis.port);
     cleanup.push(() => proxy.close());
-    const b = createRedisBus({ url: proxy.url, node: `n${++n}`, prefix });
+    const b = createRedisBus({ url: proxy.url, seal, node: `n${++n}`, prefix });
     cleanup.push(() => b.close());
     await b.start();
     /** @type {import('../../../server/live/bus.js').StateChange[]} */
@@ -144,7 +146,7 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
     const a = await bus(prefix, { maxLen: 10 });
     const proxy = await startCutProxy(redis.port);
     cleanup.push(() => proxy.close());
-    const b = createRedisBus({ url: proxy.url, node: `n${++n}`, prefix });
+    const b = createRedisBus({ url: proxy.url, seal, node: `n${++n}`, prefix });
     cleanup.push(() => b.close());
     await b.start();
     /** @type {import('../../../server/live/bus.js').StateChange[]} */
@@ -202,7 +204,7 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
     const own = await startRedis();
     cleanup.push(() => own.stop());
     const make = async () => {
-      const b = createRedisBus({ url: own.url, node: `n${++n}` });
+      const b = createRedisBus({ url: own.url, seal, node: `n${++n}` });
       cleanup.push(() => b.close());
       await b.start();
       /** @type {import('../../../server/live/bus.js').StateChange[]} */
