@@ -62,7 +62,10 @@ export async function createInboxClient({ url, keys, node, redis, seal, timeoutM
     const list = unseal(seal, answerPurpose(keys, node), text);
     if (list === null) {
       if (rejected++ % 1000 === 0)
-        log.warn({ code: 'SC_ERR_CLUSTER_UNSIGNED', rejected }, 'refused an answer without a valid MAC on this node\'s channel');
+        log.warn(
+          { code: 'SC_ERR_CLUSTER_UNSIGNED', rejected },
+          "refused an answer without a valid MAC on this node's channel",
+        );
       return;
     }
     for (const { id, answer } of JSON.parse(list)) {
@@ -162,7 +165,20 @@ export async function inboxEnd(redis, key) {
  *   handle: (req: InboxRequest) => Promise<unknown>, save: () => Promise<boolean>, setCursor: (id: string) => void,
  *   log: { warn: (o: object, msg: string) => void }, now?: () => number }} options
  */
-export function serveInbox({ url, keys, node, redis, seal, from, marks = {}, handle, save, setCursor, log, now = Date.now }) {
+export function serveInbox({
+  url,
+  keys,
+  node,
+  redis,
+  seal,
+  from,
+  marks = {},
+  handle,
+  save,
+  setCursor,
+  log,
+  now = Date.now,
+}) {
   const reader = connectRedis(url, `scorecast-${node}-inbox`);
   reader.on('error', () => {});
   let stopped = false;

@@ -62,12 +62,21 @@ export function redactUrl(url) {
  */
 export function connectRedis(target, name) {
   const { url, password, ca } = typeof target === 'string' ? { url: target } : target;
-  return new Redis(url, {
+  // The user and password go as options: ioredis reads `redis://user@host` (no colon) as a
+  // password, and what the URL holds would override the options.
+  const u = new URL(url);
+  const username = decodeURIComponent(u.username);
+  const inUrl = decodeURIComponent(u.password);
+  u.username = '';
+  u.password = '';
+  const secret = password ?? (inUrl || undefined);
+  return new Redis(u.toString(), {
+    ...(username ? { username } : {}),
+    ...(secret !== undefined ? { password: secret } : {}),
     connectionName: name,
     maxRetriesPerRequest: null,
     retryStrategy: (times) => Math.min(times * 100, 1000),
     enableReadyCheck: true,
-    ...(password !== undefined ? { password } : {}),
     ...(ca !== undefined && url.startsWith('rediss:') ? { tls: { ca } } : {}),
   });
 }

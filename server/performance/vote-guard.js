@@ -77,11 +77,11 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
       // A change of this device's vote: already counted against its connection and address.
       if (open !== null && devices.has(device)) {
         const change = vote({
-        tile: tap.tile,
-        ...(tap.window !== undefined ? { window: tap.window } : {}),
-        device,
-        credential: /** @type {string} */ (tap.device),
-      });
+          tile: tap.tile,
+          ...(tap.window !== undefined ? { window: tap.window } : {}),
+          device,
+          credential: /** @type {string} */ (tap.device),
+        });
         /** @param {TapResult} r @returns {TapResult} */
         const pass = (r) => (r.ok ? { ok: true, id: r.id, ...(r.tile !== undefined ? { tile: r.tile } : {}) } : r);
         return change instanceof Promise ? change.then(pass) : pass(change);
