@@ -239,7 +239,8 @@ export async function main(argv) {
     await waitForPort(listenPort, 5000);
     const url = `http://127.0.0.1:${listenPort}`;
     process.stdout.write(
-      `cluster ready: ${url}\n  conductor token: ${token}\n  nodes: ${url}/api/cluster (with the token)\n`,
+      `cluster ready: ${url}\n  conductor token: ${token}\n  nodes: ${url}/api/cluster (with the token)\n` +
+        `  redis: ${redis} (users ${REDIS_USERS.edge} and ${REDIS_USERS.conductor}; passwords in ${dir}/redis-*.password)\n`,
     );
     process.send?.({
       type: 'ready',
