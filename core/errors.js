@@ -179,6 +179,18 @@ export const ERRORS = Object.freeze({
     message:
       'No active conductor answered in time (a failover under way, or no conductor node running); try again in a few seconds.',
   },
+  SC_ERR_CLUSTER_UNSIGNED: {
+    code: 'SC_ERR_CLUSTER_UNSIGNED',
+    status: 403,
+    message:
+      'Something in Redis was not written by a node of this cluster (no valid MAC under this conductor token), or is an old entry added again; it was refused.',
+  },
+  SC_ERR_SAVE_OUTSIDE: {
+    code: 'SC_ERR_SAVE_OUTSIDE',
+    status: 409,
+    message:
+      'The saved performance names a score outside the scores folder; it was not taken up, and the score named at start plays.',
+  },
 });
 
 /**

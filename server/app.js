@@ -67,10 +67,12 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
 
 /**
  * @typedef {object} ClusterHooks
- * @property {(tap: { tile: string | number, window?: string, device: string }) => Promise<{ ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }>} vote
+ * @property {(tap: { tile: string | number, window?: string, device: string, credential: string }) => Promise<{ ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }>} vote
  *   counts a tap the vote guard let through, on the active conductor
  * @property {(kind: string, report: import('../core/protocol.js').ReportMessage, from: { address: string, client: string }) => void} report
  *   a report this node's own limits let through, for the active conductor's figures
+ * @property {() => string | null} round  the vote round open as this node sees the performance
+ *   (a window opened again is a new round)
  */
 
 /**
@@ -142,12 +144,7 @@ export async function buildApp({
   // one in the performance's state as this node has it.
   const votes = createVoteGuard({
     vote: cluster ? cluster.vote : (tap) => conductor.vote(tap),
-    round: cluster
-      ? () => {
-          const open = /** @type {{ vote?: { id?: unknown } } | undefined} */ (hub?.state?.cues?.audience)?.vote?.id;
-          return typeof open === 'string' ? `${open}@${hub.epoch}` : null;
-        }
-      : conductorRound(conductor),
+    round: cluster ? cluster.round : conductorRound(conductor),
     credentials,
     votesPerAddress: phonesPerAddress,
   });
@@ -328,5 +325,16 @@ export async function buildApp({
   if (autoplay) conductor.play();
   // What became of the save at start (null: not saved), for the start banner.
   const resume = persistence ? persistence.status() : null;
-  return { app, conductor, hub, reload, resume, clientStats, auth, switchTo, currentDir: () => current.dir };
+  return {
+    app,
+    conductor,
+    hub,
+    reload,
+    resume,
+    clientStats,
+    auth,
+    switchTo,
+    currentDir: () => current.dir,
+    scoresDir,
+  };
 }

@@ -34,11 +34,12 @@ export const conductorRound = (conductor) => () => {
 
 /**
  * @param {{
- *   vote: (tap: { tile: string | number, window?: string, device: string }) => TapResult | Promise<TapResult>,
+ *   vote: (tap: { tile: string | number, window?: string, device: string, credential: string }) => TapResult | Promise<TapResult>,
  *   round: () => string | null,
  *   credentials: import('./device-credential.js').DeviceCredentials,
  *   votesPerAddress: number,
- * }} options  vote: the conductor's, or a cluster node's (which asks the active conductor);
+ * }} options  vote: the conductor's, or a cluster node's (which asks the active conductor, and
+ *   sends the credential along for it to check again);
  *   round: the open window's round as this node knows it (null: none); votesPerAddress: 0 for no
  *   limit
  */
@@ -75,7 +76,12 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
       }
       // A change of this device's vote: already counted against its connection and address.
       if (open !== null && devices.has(device)) {
-        const change = vote({ tile: tap.tile, ...(tap.window !== undefined ? { window: tap.window } : {}), device });
+        const change = vote({
+          tile: tap.tile,
+          ...(tap.window !== undefined ? { window: tap.window } : {}),
+          device,
+          credential: /** @type {string} */ (tap.device),
+        });
         /** @param {TapResult} r @returns {TapResult} */
         const pass = (r) => (r.ok ? { ok: true, id: r.id, ...(r.tile !== undefined ? { tile: r.tile } : {}) } : r);
         return change instanceof Promise ? change.then(pass) : pass(change);
@@ -124,7 +130,12 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
         if (devices.size > MAX_DEVICES) devices.delete(/** @type {string} */ (devices.values().next().value));
         return { ok: true, id: result.id, ...(result.tile !== undefined ? { tile: result.tile } : {}) };
       };
-      const result = vote({ tile: tap.tile, ...(tap.window !== undefined ? { window: tap.window } : {}), device });
+      const result = vote({
+        tile: tap.tile,
+        ...(tap.window !== undefined ? { window: tap.window } : {}),
+        device,
+        credential: /** @type {string} */ (tap.device),
+      });
       return result instanceof Promise ? result.then(settle) : settle(result);
     },
   };

@@ -10,13 +10,16 @@ export const CLUSTER_SCORE = path.join(ROOT, 'test', 'fixtures', 'cluster');
 export const CLUSTER_TOKEN = 'cluster-token-0123456789';
 
 /**
- * Start one node; resolves when it listens.
- * @param {{ redis: string, role: 'conductor' | 'edge' | 'both', id: string, port?: number, args?: string[] }} options
+ * Start one node; resolves when it listens. Its Redis URL, with the role's user and password,
+ * goes in SCORECAST_REDIS (a password is never on a command line).
+ * @param {{ redis: { edge: string, conductor: string }, role: 'conductor' | 'edge' | 'both', id: string,
+ *   port?: number, args?: string[], env?: NodeJS.ProcessEnv }} options
  */
-export async function startNode({ redis, role, id, port = 0, args = [] }) {
+export async function startNode({ redis, role, id, port = 0, args = [], env = {} }) {
   const server = await forkServer({
     root: ROOT,
     timeoutMs: 15_000,
+    env: { SCORECAST_REDIS: role === 'edge' ? redis.edge : redis.conductor, ...env },
     args: [
       '--score',
       CLUSTER_SCORE,
@@ -26,8 +29,6 @@ export async function startNode({ redis, role, id, port = 0, args = [] }) {
       String(port),
       '--token',
       CLUSTER_TOKEN,
-      '--redis',
-      redis,
       '--role',
       role,
       '--node-id',

@@ -20,7 +20,7 @@ if (!HAVE_REDIS || !HAVE_NGINX)
 
 /** @type {import('node:child_process').ChildProcess} */
 let runner;
-/** @type {{ url: string, redisPort: number, procs: { name: string, pid: number, port: number }[] }} */
+/** @type {{ url: string, redisPort: number, redisConf: string, procs: { name: string, pid: number, port: number }[] }} */
 let ready;
 /** @type {import('node:child_process').ChildProcess | null} */
 let ownRedis = null;
@@ -150,11 +150,7 @@ describe.skipIf(!HAVE_REDIS || !HAVE_NGINX)('a cluster behind nginx', () => {
     // Redis restarts empty mid-piece: the edges catch up, the conductor goes on.
     process.kill(proc('redis').pid, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 300));
-    ownRedis = spawn(
-      'redis-server',
-      ['--bind', '127.0.0.1', '--port', String(ready.redisPort), '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
-    );
+    ownRedis = spawn('redis-server', [ready.redisConf], { stdio: 'ignore' });
     const beforeRedis = Math.max(...ws.map((c) => c.states.at(-1).seq));
     // (Two seconds of beats: a standby that tried the vanished lease first has left it again.)
     await until(() => ws.every((c) => c.states.at(-1).seq > beforeRedis + 8), 10_000);
