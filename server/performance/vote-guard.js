@@ -45,7 +45,23 @@ export const conductorRound = (conductor) => () => {
 export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
   /** The window each connection voted in last. */
   /** @type {WeakMap<object, string>} */
-  const votedOn = new WeakMap();
+  const votedOnSocket = new WeakMap();
+  /** The same for connections named by a string (HTTP taps through a proxy; bounded likewise). */
+  /** @type {Map<string, string>} */
+  const votedOnKey = new Map();
+  const votedOn = {
+    /** @param {object | string} c */
+    get: (c) => (typeof c === 'string' ? votedOnKey.get(c) : votedOnSocket.get(c)),
+    /** @param {object | string} c @param {string} round */
+    set(c, round) {
+      if (typeof c !== 'string') return void votedOnSocket.set(c, round);
+      votedOnKey.delete(c);
+      votedOnKey.set(c, round);
+      if (votedOnKey.size > MAX_DEVICES) votedOnKey.delete(/** @type {string} */ (votedOnKey.keys().next().value));
+    },
+    /** @param {object | string} c */
+    delete: (c) => (typeof c === 'string' ? votedOnKey.delete(c) : votedOnSocket.delete(c)),
+  };
   let countedWindow = '';
   /** Votes counted per address in `countedWindow`. */
   /** @type {Map<string, number>} */

@@ -257,12 +257,33 @@ export function liveSocket(ws) {
 }
 
 /**
+ * @typedef {object} WebSocketOptions
+ * @property {string} [path]
+ * @property {{ warn: (obj: object, msg: string) => void }} [log]
+ * @property {number} [readProofMs]  READ_PROOF_MS (tests shorten it)
+ * @property {(req: import('node:http').IncomingMessage) => string} [clientAddress]  the client of an
+ *   upgrade, for the per-address limits of its taps and reports (default: the TCP peer; behind a
+ *   trusted proxy, the client it forwarded: server/http/client-address.js)
+ * @property {(req: import('node:http').IncomingMessage, socket: import('node:stream').Duplex, client: string) => boolean} [admit]
+ *   whether the upgrade may go on (false: it has been answered; server/http/connection-limit.js)
+ */
+
+/**
  * @param {import('node:http').Server} server
  * @param {import('../hub.js').Hub} hub
- * @param {{ path?: string, log?: { warn: (obj: object, msg: string) => void }, readProofMs?: number }} [options]
- *   readProofMs: READ_PROOF_MS (tests shorten it)
+ * @param {WebSocketOptions} [options]
  */
-export function attachWebSocket(server, hub, { path = '/live', log, readProofMs = READ_PROOF_MS } = {}) {
+export function attachWebSocket(
+  server,
+  hub,
+  {
+    path = '/live',
+    log,
+    readProofMs = READ_PROOF_MS,
+    clientAddress = (req) => req.socket.remoteAddress ?? '',
+    admit = () => true,
+  } = {},
+) {
   // Per-message deflate stays off: compression would make every socket's bytes different.
   // UTF-8 is checked by the decoder, which answers SC_ERR_BAD_MESSAGE and keeps the connection
   // (ws would close it with 1007, outside the error catalogue).
@@ -299,6 +320,8 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
       );
       return;
     }
+    const client = clientAddress(req);
+    if (!admit(req, socket, client)) return;
     wss.handleUpgrade(req, socket, head, (ws) => {
       const live = liveSocket(ws);
       const writer = socketWriter(live, rawSocketOf(ws));
@@ -314,7 +337,7 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
       const session = hub.attach(
         {
           kind: 'ws',
-          address: req.socket.remoteAddress ?? '',
+          address: client,
           send: writer.send,
           buffered: writer.buffered,
           close: (code, reason) => {
