@@ -13,6 +13,14 @@ const { WebSocketServer } = wsLibrary;
  */
 const Sender = /** @type {any} */ (wsLibrary).Sender;
 
+/**
+ * Frames one client message may come in (RFC 6455 5.4, fragmentation). A message is at most
+ * MAX_CLIENT_MESSAGE_BYTES and browsers send each in one frame; ws's default of 16,384 let a client
+ * send empty continuation frames without end, each parsed and none a message, so none counted by
+ * the message rate limit. Past this, ws closes the connection with 1008.
+ */
+export const MAX_MESSAGE_FRAGMENTS = 16;
+
 /** After a close frame, a connection that has not closed within this time is cut (ms). */
 const CLOSE_GRACE_MS = 2000;
 /**
@@ -297,6 +305,7 @@ export function attachWebSocket(
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_CLIENT_MESSAGE_BYTES,
+    maxFragments: MAX_MESSAGE_FRAGMENTS,
     perMessageDeflate: false,
     clientTracking: false,
     skipUTF8Validation: true,
