@@ -157,7 +157,9 @@ describe('connections per address', () => {
     const refused = await get('10.0.0.1');
     expect(refused.status).toBe(429);
     expect((await refused.json()).code).toBe('SC_ERR_ADDRESS_LIMIT');
-    expect((await get('10.0.0.3')).status).toBe(200);
+    // A request gives its connection back when it is answered: more requests than the cap, one
+    // after another, all pass.
+    for (let i = 0; i < 5; i++) expect((await get('10.0.0.3')).status).toBe(200);
     // A WebSocket that closes makes room for its client.
     const first = /** @type {WebSocket} */ (sockets[0]);
     await new Promise((resolve) => {
