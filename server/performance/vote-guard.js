@@ -4,7 +4,8 @@
 // per window (a venue whose phones share one address raises it: doc/security.md). The ballot
 // (core/votes.js) then counts one vote per device. A device whose vote this guard passed in the
 // window may tap again to change or take back that vote: it is the same vote, so neither its
-// connection nor its address counts it again.
+// connection nor its address counts it again. An HTTP tap through a trusted proxy names its
+// connection by its client and device (taps.js): the proxy's pooled socket is no phone's.
 
 import { addressKey } from '../http/address-key.js';
 import { errorValue } from '../../core/errors.js';
