@@ -26,6 +26,7 @@ import { createDeviceCredentials, secretFromToken } from './performance/device-c
 import { conductorRound, createVoteGuard } from './performance/vote-guard.js';
 import { CONNECTIONS_PER_ADDRESS, HTTP_TIMEOUTS, limitConnections } from './http/connection-limit.js';
 import { PHONES_PER_ADDRESS } from './http/address-limit.js';
+import { createClientAddress } from './http/client-address.js';
 import { clientErrorHandler, frameworkErrors, methodNotAllowed } from './http/errors.js';
 import { sseRoutes } from './live/transports/sse.js';
 import { pollRoutes } from './live/transports/poll.js';
@@ -101,6 +102,9 @@ export async function buildApp({
   osc = null,
 }) {
   const { keepAliveTimeout, requestTimeout, ...serverTimeouts } = { ...HTTP_TIMEOUTS, ...httpTimeouts };
+  // One notion of the client for every limit: req.ip, WebSocket upgrades and connection caps all
+  // read X-Forwarded-For by this one trust list, or none of them does.
+  const clients = createClientAddress(trustProxy);
   const app = /** @type {import('fastify').FastifyInstance} */ (
     /** @type {unknown} */ (
       Fastify({
@@ -114,13 +118,15 @@ export async function buildApp({
         ...(https ? { https: { ...https, ...serverTimeouts } } : { http: serverTimeouts }),
         frameworkErrors,
         clientErrorHandler,
-        ...(trustProxy ? { trustProxy } : {}),
+        ...(clients.trust ? { trustProxy: clients.trust } : {}),
       })
     )
   );
   securityHeaders(app);
   requestLog(app);
-  limitConnections(app.server, { perAddress: connectionsPerAddress, plain: !https });
+  const connections = limitConnections(app.server, { perAddress: connectionsPerAddress, plain: !https, clients });
+  // Before every other hook: a request over its client's connections costs nothing more.
+  if (clients.trust) app.addHook('onRequest', connections.onRequest);
   const metrics = createMetrics();
   const conductor = createConductor({
     model: score.model,
@@ -181,7 +187,11 @@ export async function buildApp({
   metrics.observeHistory(() => hub.history);
   // One budget of failed sign-ins per address, across every route that needs the token.
   const auth = createSignInLimiter({ now: clock.now });
-  const ws = attachWebSocket(app.server, hub, { log: app.log });
+  const ws = attachWebSocket(app.server, hub, {
+    log: app.log,
+    clientAddress: clients.of,
+    admit: connections.admitUpgrade,
+  });
 
   app.setErrorHandler((err, req, reply) => {
     if (err instanceof ScorecastError) {
@@ -302,7 +312,7 @@ export async function buildApp({
 
   controlRoutes(app, { conductor, token, auth });
   audienceRoutes(app, { hub, stats: clientStats, token, now: clock.wall, auth, phonesPerAddress });
-  tapRoutes(app, { guard: votes, credentials, devicesPerAddress: phonesPerAddress, now: clock.wall });
+  tapRoutes(app, { guard: votes, credentials, devicesPerAddress: phonesPerAddress, now: clock.wall, clients });
   sseRoutes(app, hub);
   pollRoutes(app, hub, metrics.hooks);
   captivePortal(app, { now: clock.wall });

@@ -32,9 +32,11 @@ in front of them (redis-server and nginx are installed from Debian's packages wh
 
 /**
  * nginx's configuration for edges on `ports`, listening on `listen`, files under `prefix`.
- * @param {{ ports: number[], listen: string, prefix: string, workers?: number }} options
+ * @param {{ ports: number[], listen: string, prefix: string, workers?: number | 'auto' }} options
+ *   workers: nginx's worker processes ('auto': one a core; one worker was one core's worth of
+ *   headroom against a flood)
  */
-export function nginxConfig({ ports, listen, prefix, workers = 1 }) {
+export function nginxConfig({ ports, listen, prefix, workers = 'auto' }) {
   return readFileSync(TEMPLATE, 'utf8')
     .replaceAll('@@PREFIX@@', prefix)
     .replaceAll('@@LISTEN@@', listen)

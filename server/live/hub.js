@@ -44,7 +44,9 @@ import { isId } from '../../core/values.js';
 /**
  * @typedef {object} TapSource  where a tap came from
  * @property {string} address   the peer's network address
- * @property {object} connection  the connection it came on (a WebSocket session, an HTTP socket)
+ * @property {object | string} connection  the connection it came on (a WebSocket session, an HTTP
+ *   socket), or for an HTTP tap through a trusted proxy, whose sockets carry many phones' requests,
+ *   a string naming its client and device
  */
 
 /**

@@ -4,7 +4,8 @@
 // per window (a venue whose phones share one address raises it: doc/security.md). The ballot
 // (core/votes.js) then counts one vote per device. A device whose vote this guard passed in the
 // window may tap again to change or take back that vote: it is the same vote, so neither its
-// connection nor its address counts it again.
+// connection nor its address counts it again. An HTTP tap through a trusted proxy names its
+// connection by its client and device (taps.js): the proxy's pooled socket is no phone's.
 
 import { addressKey } from '../http/address-key.js';
 import { errorValue } from '../../core/errors.js';
@@ -46,7 +47,23 @@ export const conductorRound = (conductor) => () => {
 export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
   /** The window each connection voted in last. */
   /** @type {WeakMap<object, string>} */
-  const votedOn = new WeakMap();
+  const votedOnSocket = new WeakMap();
+  /** The same for connections named by a string (HTTP taps through a proxy; bounded likewise). */
+  /** @type {Map<string, string>} */
+  const votedOnKey = new Map();
+  const votedOn = {
+    /** @param {object | string} c */
+    get: (c) => (typeof c === 'string' ? votedOnKey.get(c) : votedOnSocket.get(c)),
+    /** @param {object | string} c @param {string} round */
+    set(c, round) {
+      if (typeof c !== 'string') return void votedOnSocket.set(c, round);
+      votedOnKey.delete(c);
+      votedOnKey.set(c, round);
+      if (votedOnKey.size > MAX_DEVICES) votedOnKey.delete(/** @type {string} */ (votedOnKey.keys().next().value));
+    },
+    /** @param {object | string} c */
+    delete: (c) => (typeof c === 'string' ? votedOnKey.delete(c) : votedOnSocket.delete(c)),
+  };
   let countedWindow = '';
   /** Votes counted per address in `countedWindow`. */
   /** @type {Map<string, number>} */
