@@ -5,7 +5,7 @@
 
 import { ScorecastError } from '../../core/errors.js';
 import { BEATMAP_CSV_COLUMNS } from '../../core/beatmap.js';
-import { createPool } from './engrave/pool.js';
+import { createPool } from '../lib/worker-pool.js';
 
 /** Longest parse: a 2 MiB manifest takes about 2 s on the target machine. */
 const TIMEOUT_MS = 60_000;
@@ -31,7 +31,7 @@ async function run(kind, task, file) {
   try {
     return await pool.run(kind, task, { timeoutMs: TIMEOUT_MS });
   } catch (err) {
-    const e = /** @type {import('./engrave/pool.js').PoolError} */ (err);
+    const e = /** @type {import('../lib/worker-pool.js').PoolError} */ (err);
     const why =
       e.reason === 'timeout' ? `took more than ${TIMEOUT_MS / 1000} s to read` : `could not be read (${e.message})`;
     throw new ScorecastError(

@@ -1,6 +1,6 @@
 // Engraved notation: a MusicXML, compressed MusicXML or MEI file engraved by Verovio
 // into SVG pages for the full score and for each part, with a beat map per view and the bars in
-// performance order for the tempo map. Engraving runs in worker threads (pool.js) and happens
+// performance order for the tempo map. Engraving runs in worker threads (server/lib/worker-pool.js) and happens
 // once per content: results are cached on disk by hash (cache.js), and a warm load reads one
 // JSON file without starting Verovio. A part's narrower layouts (options.js, PART_LAYOUTS) are
 // engraved after the rest, in the background: the cache entry is committed without them and
@@ -25,7 +25,7 @@ import {
   tempDir,
 } from './cache.js';
 import { FORMAT_VERSION, PART_LAYOUTS, SCORE_SIZE } from './options.js';
-import { PoolError, createPool } from './pool.js';
+import { PoolError, createPool } from '../../lib/worker-pool.js';
 import { EXTENSIONS } from './source.js';
 
 /** Largest notation file engraved (doc/score-format.md, "Limits"). */
@@ -62,7 +62,7 @@ const MAX_FILE_BYTES = PACKAGE_LIMITS.notationBytes;
  *   when every layout is engraved (check, the engrave CLI)
  */
 
-/** @type {import('./pool.js').Pool | null} */
+/** @type {import('../../lib/worker-pool.js').Pool | null} */
 let pool = null;
 /** Engravings under way, by cache folder: the same score asked for twice is engraved once. */
 /** @type {Map<string, Promise<EngravedScore>>} */

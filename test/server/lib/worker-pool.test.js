@@ -1,12 +1,12 @@
-// The engraving worker pool (server/package/engrave/pool.js), with a stand-in worker: tasks run and
+// The engraving worker pool (server/lib/worker-pool.js), with a stand-in worker: tasks run and
 // report progress; a worker that fails, crashes, throws or hangs fails its task only and is
 // replaced; queued tasks can be abandoned; idle workers exit.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { PoolError, createPool } from '../../../../server/package/engrave/pool.js';
+import { PoolError, createPool } from '../../../server/lib/worker-pool.js';
 
-const url = new URL('../../../fixtures/notation/echo-worker.js', import.meta.url);
-/** @type {import('../../../../server/package/engrave/pool.js').Pool[]} */
+const url = new URL('../../fixtures/workers/echo-worker.js', import.meta.url);
+/** @type {import('../../../server/lib/worker-pool.js').Pool[]} */
 const pools = [];
 /** @param {{ size?: number, idleMs?: number }} [options] */
 const makePool = ({ size = 1, idleMs = 30_000 } = {}) => {
