@@ -73,6 +73,15 @@ const finishing = new Map();
 /** @type {string | null} */
 let verovioVersion = null;
 
+/**
+ * Each engraving worker's heap, old and young generations (Verovio's wasm memory is outside it;
+ * the notation bound keeps what it is given bounded). The 965-bar, 56-page score of
+ * bench/make-large-score.js engraves with 192 + 64 MB and fails with 96 + 64: 768 + 64 leaves
+ * three times what it needs, while two workers stay under 1.7 GB.
+ */
+const HEAP_MB = 768;
+const YOUNG_MB = 64;
+
 /** Workers: two by default (a 56-page score in under 30 s on two cores), at most the cores. */
 function poolSize() {
   const wanted = Number(process.env.SCORECAST_ENGRAVE_WORKERS) || 2;
@@ -248,7 +257,12 @@ async function engraveLayouts({ file, name, cacheDir, hash, dir }, primary, pend
  * @param {string} hash
  */
 async function startJob(cacheDir, hash) {
-  pool ??= createPool({ size: poolSize() });
+  pool ??= createPool({
+    size: poolSize(),
+    url: new URL('./worker.js', import.meta.url),
+    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: YOUNG_MB },
+    name: 'engraver',
+  });
   try {
     return { workers: pool, tmp: await tempDir(cacheDir, hash) };
   } catch (err) {
@@ -356,6 +370,11 @@ function toScorecastError(name, err) {
         `Verovio failed while engraving it (${err.message}); open it in your notation program and export it again, or report the file`,
       ]);
     }
+    if (err.reason === 'memory')
+      return new ScorecastError(
+        'SC_ERR_SCORE_OUT_OF_MEMORY',
+        `\n${name}: engraving it needed more than the ${HEAP_MB + YOUNG_MB} MB of memory an engraving may take (${err.message}); split the score into movements, or check that it is the right file`,
+      );
     if (err.reason === 'timeout')
       return invalid(name, [
         `engraving ${err.message}; split the score into movements, or check that it is the right file`,
