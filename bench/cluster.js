@@ -57,6 +57,9 @@ async function until(cond, ms) {
   return true;
 }
 
+/** The `i`th client's loopback address (127.1.0.1 on; any 127.x.y.z binds). @param {number} i */
+const loopbackOf = (i) => `127.1.${Math.floor(i / 250)}.${(i % 250) + 1}`;
+
 /**
  * N WebSocket clients that reconnect at once (saying what they hold) and record every state's
  * seq and latency.
@@ -72,7 +75,9 @@ async function openClients(url, n) {
     const c = { epoch: null, seq: -1, gaps: 0, dups: 0, reconnects: 0, lastAt: 0, lat: [], closed: false, ws: null };
     const open = () => {
       const q = c.epoch ? `?epoch=${c.epoch}&seq=${c.seq}` : '';
-      const ws = new WebSocket(`${url.replace('http', 'ws')}/live${q}`);
+      // An address of its own, as phones have: nginx limits connections and upgrades per client
+      // address and sends each address to one edge (infra/nginx/scorecast.conf.template).
+      const ws = new WebSocket(`${url.replace('http', 'ws')}/live${q}`, { localAddress: loopbackOf(i) });
       c.ws = ws;
       ws.on('message', (data) => {
         const at = performance.timeOrigin + performance.now();

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEARTBEAT_MS } from '../core/constants.js';
 import { measureSchedule } from './score-schedule.js';
-import { spawnServer } from '../artillery/lib/server.mjs';
+import { spawnServer } from '../artillery/lib/server.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 /** The conductor token of every server a benchmark starts. */

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { cpuMs } from './proc-stats.js';
 import { waitFor } from './servers.js';
-import { forkServer } from '../artillery/lib/server.mjs';
+import { forkServer } from '../artillery/lib/server.js';
 import { quantile } from '../core/stats.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));

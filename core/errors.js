@@ -63,7 +63,7 @@ export const ERRORS = Object.freeze({
   SC_ERR_UNKNOWN_ACTION: {
     code: 'SC_ERR_UNKNOWN_ACTION',
     status: 404,
-    message: 'Unknown control action; use play, pause, stop, seek, tempo or vote.',
+    message: 'Unknown control action; use play, pause, stop, seek, tempo, vote, preset or next.',
   },
   SC_ERR_BAD_CONTROL: {
     code: 'SC_ERR_BAD_CONTROL',
@@ -85,6 +85,11 @@ export const ERRORS = Object.freeze({
     code: 'SC_ERR_SCORE_NOT_FOUND',
     status: 404,
     message: 'No score package at that path; check the scores folder and the score id.',
+  },
+  SC_ERR_EXPORT_NOT_FOUND: {
+    code: 'SC_ERR_EXPORT_NOT_FOUND',
+    status: 404,
+    message: 'No ZScore export at that path; give the folder ZScore exported the score to.',
   },
   SC_ERR_TOO_SLOW: {
     code: 'SC_ERR_TOO_SLOW',
@@ -180,6 +185,18 @@ export const ERRORS = Object.freeze({
     message:
       'No active conductor answered in time (a failover under way, or no conductor node running); try again in a few seconds.',
   },
+  SC_ERR_CLUSTER_UNSIGNED: {
+    code: 'SC_ERR_CLUSTER_UNSIGNED',
+    status: 403,
+    message:
+      'Something in Redis was not written by a node of this cluster (no valid MAC under this conductor token), or is an old entry added again; it was refused.',
+  },
+  SC_ERR_SAVE_OUTSIDE: {
+    code: 'SC_ERR_SAVE_OUTSIDE',
+    status: 409,
+    message:
+      'The saved performance names a score outside the scores folder; it was not taken up, and the score named at start plays.',
+  },
 });
 
 /**
@@ -211,12 +228,16 @@ export function errorValue(code, detail) {
 export class ScorecastError extends Error {
   /**
    * @param {keyof typeof ERRORS} code
-   * @param {string} [detail]
+   * @param {string | string[]} [detail]  a short detail, or every problem (file, line, field, fix),
+   *   which the message lists one per line and `problems` keeps as they are, for tools
    */
   constructor(code, detail) {
-    super(errorValue(code, detail).message);
+    const problems = Array.isArray(detail) ? detail : [];
+    super(errorValue(code, Array.isArray(detail) ? `\n${detail.join('\n')}` : detail).message);
     this.name = 'ScorecastError';
     this.code = code;
     this.statusCode = ERRORS[code].status;
+    /** @type {string[]} */
+    this.problems = problems;
   }
 }

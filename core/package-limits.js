@@ -1,5 +1,5 @@
 // The bounds of a score package (doc/score-format.md, "Limits"). A package may come from
-// someone else (DESIGN.md): every size in it is bounded, so that no package, however written, can
+// someone else (doc/security.md): every size in it is bounded, so that no package, however written, can
 // take the server's memory or its event loop. Each bound is many times what a real piece needs:
 // a 1,000-bar symphony movement with 30 parts and a full score is about 4,000 beats, 124,000
 // beat-map rows and 300 pages; ZScore's Union Rose is 57 bars, 897 beats, 6 views of 56 pages

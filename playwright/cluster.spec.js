@@ -31,11 +31,11 @@ test('the Cluster panel lists every node, marks the active conductor, and follow
   test.skip(!HAVE_REDIS, 'redis-server is not installed (test/setup/ensure-deps.sh installs it for npm test)');
   const redis = await startRedis();
   cleanups.push(() => redis.stop());
-  const c1 = await startNode({ redis: redis.url, role: 'conductor', id: 'c1' });
+  const c1 = await startNode({ redis: redis.urls, role: 'conductor', id: 'c1' });
   cleanups.push(() => c1.stop('SIGKILL'));
-  const c2 = await startNode({ redis: redis.url, role: 'conductor', id: 'c2' });
+  const c2 = await startNode({ redis: redis.urls, role: 'conductor', id: 'c2' });
   cleanups.push(() => c2.stop('SIGKILL'));
-  const e1 = await startNode({ redis: redis.url, role: 'edge', id: 'e1' });
+  const e1 = await startNode({ redis: redis.urls, role: 'edge', id: 'e1' });
   cleanups.push(() => e1.stop('SIGKILL'));
 
   await page.setViewportSize({ width: 1280, height: 900 });

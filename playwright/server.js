@@ -2,7 +2,7 @@
 // stop and restart it mid-piece.
 
 import { fork } from 'node:child_process';
-import { forkServer } from '../artillery/lib/server.mjs';
+import { forkServer } from '../artillery/lib/server.js';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

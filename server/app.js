@@ -26,10 +26,12 @@ import { createDeviceCredentials, secretFromToken } from './performance/device-c
 import { conductorRound, createVoteGuard } from './performance/vote-guard.js';
 import { CONNECTIONS_PER_ADDRESS, HTTP_TIMEOUTS, limitConnections } from './http/connection-limit.js';
 import { PHONES_PER_ADDRESS } from './http/address-limit.js';
+import { createClientAddress } from './http/client-address.js';
 import { clientErrorHandler, frameworkErrors, methodNotAllowed } from './http/errors.js';
 import { sseRoutes } from './live/transports/sse.js';
 import { pollRoutes } from './live/transports/poll.js';
 import { captivePortal } from './http/captive-portal.js';
+import { requestLog } from './http/request-log.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CLIENT_DIR = path.join(ROOT, 'dist', 'client');
@@ -66,10 +68,12 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
 
 /**
  * @typedef {object} ClusterHooks
- * @property {(tap: { tile: string | number, window?: string, device: string }) => Promise<{ ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }>} vote
+ * @property {(tap: { tile: string | number, window?: string, device: string, credential: string }) => Promise<{ ok: true, id: string } | { ok: false, error: import('../core/errors.js').ErrorValue }>} vote
  *   counts a tap the vote guard let through, on the active conductor
  * @property {(kind: string, report: import('../core/protocol.js').ReportMessage, from: { address: string, client: string }) => void} report
  *   a report this node's own limits let through, for the active conductor's figures
+ * @property {() => string | null} round  the vote round open as this node sees the performance
+ *   (a window opened again is a new round)
  */
 
 /**
@@ -98,10 +102,15 @@ export async function buildApp({
   osc = null,
 }) {
   const { keepAliveTimeout, requestTimeout, ...serverTimeouts } = { ...HTTP_TIMEOUTS, ...httpTimeouts };
+  // One notion of the client for every limit: req.ip, WebSocket upgrades and connection caps all
+  // read X-Forwarded-For by this one trust list, or none of them does.
+  const clients = createClientAddress(trustProxy);
   const app = /** @type {import('fastify').FastifyInstance} */ (
     /** @type {unknown} */ (
       Fastify({
         logger,
+        // Requests are logged at debug and summed up once a minute (http/request-log.js).
+        disableRequestLogging: true,
         bodyLimit: 64 * 1024,
         return503OnClosing: true,
         keepAliveTimeout,
@@ -109,12 +118,15 @@ export async function buildApp({
         ...(https ? { https: { ...https, ...serverTimeouts } } : { http: serverTimeouts }),
         frameworkErrors,
         clientErrorHandler,
-        ...(trustProxy ? { trustProxy } : {}),
+        ...(clients.trust ? { trustProxy: clients.trust } : {}),
       })
     )
   );
   securityHeaders(app);
-  limitConnections(app.server, { perAddress: connectionsPerAddress, plain: !https });
+  requestLog(app);
+  const connections = limitConnections(app.server, { perAddress: connectionsPerAddress, plain: !https, clients });
+  // Before every other hook: a request over its client's connections costs nothing more.
+  if (clients.trust) app.addHook('onRequest', connections.onRequest);
   const metrics = createMetrics();
   const conductor = createConductor({
     model: score.model,
@@ -138,12 +150,7 @@ export async function buildApp({
   // one in the performance's state as this node has it.
   const votes = createVoteGuard({
     vote: cluster ? cluster.vote : (tap) => conductor.vote(tap),
-    round: cluster
-      ? () => {
-          const open = /** @type {{ vote?: { id?: unknown } } | undefined} */ (hub?.state?.cues?.audience)?.vote?.id;
-          return typeof open === 'string' ? `${open}@${hub.epoch}` : null;
-        }
-      : conductorRound(conductor),
+    round: cluster ? cluster.round : conductorRound(conductor),
     credentials,
     votesPerAddress: phonesPerAddress,
   });
@@ -180,17 +187,29 @@ export async function buildApp({
   metrics.observeHistory(() => hub.history);
   // One budget of failed sign-ins per address, across every route that needs the token.
   const auth = createSignInLimiter({ now: clock.now });
-  const ws = attachWebSocket(app.server, hub, { log: app.log });
+  const ws = attachWebSocket(app.server, hub, {
+    log: app.log,
+    clientAddress: clients.of,
+    admit: connections.admitUpgrade,
+  });
 
   app.setErrorHandler((err, req, reply) => {
     if (err instanceof ScorecastError) {
-      return reply.code(err.statusCode).send({ code: err.code, message: err.message });
+      return reply.code(err.statusCode).send({ code: err.code, message: err.message, problems: err.problems });
     }
     const e = /** @type {Error & { statusCode?: number }} */ (err);
     const status = e.statusCode ?? 500;
     if (status >= 500) req.log.error({ err: e }, 'request failed');
     const code = status === 413 ? 'SC_ERR_TOO_BIG' : status < 500 ? 'SC_ERR_BAD_REQUEST' : 'SC_ERR_INTERNAL';
     return reply.code(status).send({ code, message: status < 500 ? e.message : ERRORS.SC_ERR_INTERNAL.message });
+  });
+  // Every HTTP error body is {code, message, problems}: problems lists what was wrong, one entry
+  // each (a refused package's every problem), empty where the message says it all.
+  app.addHook('preSerialization', async (_req, reply, payload) => {
+    const body = /** @type {any} */ (payload);
+    if (reply.statusCode >= 400 && typeof body?.code === 'string' && !Array.isArray(body.problems))
+      return { ...body, problems: [] };
+    return payload;
   });
   app.setNotFoundHandler(
     (req, reply) =>
@@ -242,9 +261,8 @@ export async function buildApp({
       conductor.load(next.model, { keepPosition: true });
       app.log.info({ score: next.model.id, epoch: conductor.epoch }, 'score reloaded');
     } catch (err) {
-      const e = /** @type {Error & { code?: string }} */ (err);
-      lastReload.problems = e.message.split('\n').slice(1).filter(Boolean);
-      if (lastReload.problems.length === 0) lastReload.problems = [e.message];
+      const e = /** @type {Error & { code?: string, problems?: string[] }} */ (err);
+      lastReload.problems = e.problems?.length ? e.problems : [e.message];
       app.log.warn(
         { code: e.code, problems: lastReload.problems },
         'score reload refused; still playing the previous version',
@@ -294,7 +312,7 @@ export async function buildApp({
 
   controlRoutes(app, { conductor, token, auth });
   audienceRoutes(app, { hub, stats: clientStats, token, now: clock.wall, auth, phonesPerAddress });
-  tapRoutes(app, { guard: votes, credentials, devicesPerAddress: phonesPerAddress, now: clock.wall });
+  tapRoutes(app, { guard: votes, credentials, devicesPerAddress: phonesPerAddress, now: clock.wall, clients });
   sseRoutes(app, hub);
   pollRoutes(app, hub, metrics.hooks);
   captivePortal(app, { now: clock.wall });
@@ -317,5 +335,16 @@ export async function buildApp({
   if (autoplay) conductor.play();
   // What became of the save at start (null: not saved), for the start banner.
   const resume = persistence ? persistence.status() : null;
-  return { app, conductor, hub, reload, resume, clientStats, auth, switchTo, currentDir: () => current.dir };
+  return {
+    app,
+    conductor,
+    hub,
+    reload,
+    resume,
+    clientStats,
+    auth,
+    switchTo,
+    currentDir: () => current.dir,
+    scoresDir,
+  };
 }

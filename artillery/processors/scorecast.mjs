@@ -98,7 +98,7 @@ function startTrace(context) {
 }
 
 function flushTrace() {
-  /** @type {Record<string, import('../lib/records.mjs').TraceMetric>} */
+  /** @type {Record<string, import('../lib/records.js').TraceMetric>} */
   const metrics = {};
   for (const [name, values] of bucket) {
     values.sort((a, b) => a - b);

@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort, waitForPort } from '../../server/lib/ports.js';
+import { REDIS_USERS, aclConfig } from '../../server/cluster/redis-acl.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TEMPLATE = path.join(ROOT, 'infra', 'nginx', 'scorecast.conf.template');
@@ -31,9 +32,11 @@ in front of them (redis-server and nginx are installed from Debian's packages wh
 
 /**
  * nginx's configuration for edges on `ports`, listening on `listen`, files under `prefix`.
- * @param {{ ports: number[], listen: string, prefix: string, workers?: number }} options
+ * @param {{ ports: number[], listen: string, prefix: string, workers?: number | 'auto' }} options
+ *   workers: nginx's worker processes ('auto': one a core; one worker was one core's worth of
+ *   headroom against a flood)
  */
-export function nginxConfig({ ports, listen, prefix, workers = 1 }) {
+export function nginxConfig({ ports, listen, prefix, workers = 'auto' }) {
   return readFileSync(TEMPLATE, 'utf8')
     .replaceAll('@@PREFIX@@', prefix)
     .replaceAll('@@LISTEN@@', listen)
@@ -161,16 +164,37 @@ export async function main(argv) {
 
   try {
     const redisPort = await freePort();
-    start(
-      'redis',
-      binary('redis-server'),
-      ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'],
-      redisPort,
+    // Redis as a venue's should be (infra/systemd/README.md): the default user off, a user per
+    // role with a random password of its own. The passwords go to files only this user can
+    // read (Redis's configuration keeps their SHA-256), never on a command line.
+    /** @type {{ edge: string, conductor: string }} */
+    const passwords = { edge: randomBytes(24).toString('base64url'), conductor: randomBytes(24).toString('base64url') };
+    const redisConf = path.join(dir, 'redis.conf');
+    writeFileSync(
+      redisConf,
+      [
+        'bind 127.0.0.1',
+        'protected-mode yes',
+        `port ${redisPort}`,
+        'save ""',
+        'appendonly no',
+        aclConfig(passwords),
+        '',
+      ].join('\n'),
+      { mode: 0o600 },
     );
+    /** @type {Record<'edge' | 'conductor', string>} */
+    const passwordFiles = {
+      edge: path.join(dir, 'redis-edge.password'),
+      conductor: path.join(dir, 'redis-conductor.password'),
+    };
+    for (const role of /** @type {const} */ (['edge', 'conductor']))
+      writeFileSync(passwordFiles[role], `${passwords[role]}\n`, { mode: 0o600 });
+    start('redis', binary('redis-server'), [redisConf], redisPort);
     await waitForPort(redisPort, 5000);
     const redis = `redis://127.0.0.1:${redisPort}`;
     const env = { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: token };
-    /** @param {string} id @param {string} role */
+    /** @param {string} id @param {'edge' | 'conductor'} role */
     const node = async (id, role) => {
       const p = await freePort();
       start(
@@ -185,7 +209,9 @@ export async function main(argv) {
           '--port',
           String(p),
           '--redis',
-          redis,
+          `redis://${REDIS_USERS[role]}@127.0.0.1:${redisPort}`,
+          '--redis-password-file',
+          passwordFiles[role],
           '--role',
           role,
           '--node-id',
@@ -215,7 +241,8 @@ export async function main(argv) {
     await waitForPort(listenPort, 5000);
     const url = `http://127.0.0.1:${listenPort}`;
     process.stdout.write(
-      `cluster ready: ${url}\n  conductor token: ${token}\n  nodes: ${url}/api/cluster (with the token)\n`,
+      `cluster ready: ${url}\n  conductor token: ${token}\n  nodes: ${url}/api/cluster (with the token)\n` +
+        `  redis: ${redis} (users ${REDIS_USERS.edge} and ${REDIS_USERS.conductor}; passwords in ${dir}/redis-*.password)\n`,
     );
     process.send?.({
       type: 'ready',
@@ -224,6 +251,7 @@ export async function main(argv) {
       token,
       redis,
       redisPort,
+      redisConf,
       dir,
       procs: procs.map((p) => ({ name: p.name, pid: p.child.pid, port: p.port })),
     });

@@ -1,10 +1,10 @@
 // The seed report's matrix as lab cells: each of its test cases 1-22 becomes a profile, a suite
 // and a client count, and each of our cells finds the seed rows it is compared with. Pure.
 
-/** @typedef {import('../../artillery/lib/report/seed.mjs').SeedRow} SeedRow */
+/** @typedef {import('../../artillery/lib/report/seed.js').SeedRow} SeedRow */
 
-export { parseSeed, SEED_CSV } from '../../artillery/lib/report/seed.mjs';
-export { loadSeed as loadSeedRows } from '../../artillery/lib/report/seed.mjs';
+export { parseSeed, SEED_CSV } from '../../artillery/lib/report/seed.js';
+export { loadSeed as loadSeedRows } from '../../artillery/lib/report/seed.js';
 
 /**
  * The lab profile for a seed row's connection and firewall columns.

@@ -4,13 +4,27 @@
 // performance (votes included), so after a failover every request is taken up exactly once: a
 // vote counted before the save is not read again, one read after it is counted by the successor.
 // Answers go back on the asking node's own channel.
+//
+// Every request and every answer carries a MAC under the cluster's key (seal.js): a Redis client
+// without the conductor token can neither add a vote or a control request nor answer one. Each
+// request also carries its sender's session (random, one per process) and a number that grows
+// with every request of that session, so one read from the stream and added again (its MAC is
+// still good) is refused: the conductor keeps the highest number taken up per session, in the
+// record with the cursor, and refuses requests older than FRESH_MS.
 
+import { randomBytes } from 'node:crypto';
 import { connectRedis } from './redis.js';
+import { sealed, unseal } from './seal.js';
 
 /** Requests kept in the stream, about. */
 const INBOX_MAX_LEN = 100_000;
 /** Reports are sent in batches, one every this many ms per node. */
 const REPORT_BATCH_MS = 500;
+/**
+ * A request written longer ago than this (ms, by the sender's clock) is refused: far beyond a
+ * failover's wait (5 s), and it bounds the sessions a conductor has to remember.
+ */
+export const FRESH_MS = 120_000;
 
 /**
  * @typedef {object} InboxRequest
@@ -18,20 +32,43 @@ const REPORT_BATCH_MS = 500;
  * @property {string} from     the sending node
  * @property {string} kind     'tap' | 'http' | 'reports'
  * @property {any} body
+ * @property {string} s        the sender's session
+ * @property {number} n        the request's number in its session (1, 2, ...)
+ * @property {number} t        when it was sent (ms since the Unix epoch, the sender's clock)
  */
+
+/** @typedef {Record<string, [number, number]>} SessionMarks  session -> [highest number taken up, its t] */
+
+/** @param {import('./redis.js').ClusterKeys} keys */
+const requestPurpose = (keys) => keys.inbox;
+/** @param {import('./redis.js').ClusterKeys} keys @param {string} node */
+const answerPurpose = (keys, node) => keys.replies(node);
 
 /**
  * The sending side, on every node.
- * @param {{ url: string, keys: import('./redis.js').ClusterKeys, node: string, redis: import('./redis.js').RedisConnection, timeoutMs?: number }} options
+ * @param {{ url: import('./redis.js').RedisTarget | string, keys: import('./redis.js').ClusterKeys, node: string,
+ *   redis: import('./redis.js').RedisConnection, seal: import('./seal.js').Seal, timeoutMs?: number,
+ *   log?: { warn: (o: object, msg: string) => void } }} options
  */
-export async function createInboxClient({ url, keys, node, redis, timeoutMs = 5000 }) {
+export async function createInboxClient({ url, keys, node, redis, seal, timeoutMs = 5000, log = { warn: () => {} } }) {
   const sub = connectRedis(url, `scorecast-${node}-replies`);
   sub.on('error', () => {});
   /** @type {Map<string, (answer: any) => void>} */
   const pending = new Map();
+  const session = randomBytes(12).toString('base64url');
   let counter = 0;
+  let rejected = 0;
   sub.on('message', (_channel, text) => {
-    for (const { id, answer } of JSON.parse(text)) {
+    const list = unseal(seal, answerPurpose(keys, node), text);
+    if (list === null) {
+      if (rejected++ % 1000 === 0)
+        log.warn(
+          { code: 'SC_ERR_CLUSTER_UNSIGNED', rejected },
+          "refused an answer without a valid MAC on this node's channel",
+        );
+      return;
+    }
+    for (const { id, answer } of JSON.parse(list)) {
       const resolve = pending.get(id);
       if (resolve) {
         pending.delete(id);
@@ -50,8 +87,23 @@ export async function createInboxClient({ url, keys, node, redis, timeoutMs = 50
   }, REPORT_BATCH_MS);
   flush.unref();
 
-  /** @param {InboxRequest} req */
-  const send = (req) => redis.xadd(keys.inbox, 'MAXLEN', '~', INBOX_MAX_LEN, '*', 'r', JSON.stringify(req));
+  // Numbered as they are given to the one command connection, which keeps their order (also
+  // across a reconnect): the stream holds a session's requests in increasing order.
+  /** @param {Omit<InboxRequest, 's' | 'n' | 't'>} req */
+  const send = (req) => {
+    const text = JSON.stringify({ ...req, s: session, n: ++counter, t: Date.now() });
+    return redis.xadd(
+      keys.inbox,
+      'MAXLEN',
+      '~',
+      INBOX_MAX_LEN,
+      '*',
+      'r',
+      text,
+      'm',
+      seal.sign(requestPurpose(keys), text),
+    );
+  };
 
   return {
     /**
@@ -61,7 +113,8 @@ export async function createInboxClient({ url, keys, node, redis, timeoutMs = 50
      * @returns {Promise<any>}
      */
     ask(kind, body) {
-      const id = `${node}:${++counter}`;
+      // The session in the id: an answer to an earlier process of this node never matches.
+      const id = `${session}:${counter + 1}`;
       return new Promise((resolve) => {
         const timer = setTimeout(() => {
           pending.delete(id);
@@ -80,6 +133,10 @@ export async function createInboxClient({ url, keys, node, redis, timeoutMs = 50
      */
     report(kind, report, from) {
       if (reports.length < 10_000) reports.push([kind, report, from]);
+    },
+    /** Answers refused since start (no valid MAC). */
+    get rejected() {
+      return rejected;
     },
     async close() {
       clearInterval(flush);
@@ -101,16 +158,74 @@ export async function inboxEnd(redis, key) {
  * The serving side, on the active conductor: reads requests from `from` on, one at a time, in
  * order. `cursor` is set to a request's id before it is handled, so a save made while handling it
  * (a state change it caused) counts it as done. After each batch, `save` stores the record with
- * the cursor; only then are the answers sent (an answer means it is in Redis).
- * @param {{ url: string, keys: import('./redis.js').ClusterKeys, node: string, redis: import('./redis.js').RedisConnection, from: string,
+ * the cursor; only then are the answers sent (an answer means it is in Redis). A request without
+ * a valid MAC, or one taken up before (by number in its session), is dropped unanswered.
+ * @param {{ url: import('./redis.js').RedisTarget | string, keys: import('./redis.js').ClusterKeys, node: string,
+ *   redis: import('./redis.js').RedisConnection, seal: import('./seal.js').Seal, from: string, marks?: SessionMarks,
  *   handle: (req: InboxRequest) => Promise<unknown>, save: () => Promise<boolean>, setCursor: (id: string) => void,
- *   log: { warn: (o: object, msg: string) => void } }} options
+ *   log: { warn: (o: object, msg: string) => void }, now?: () => number }} options
  */
-export function serveInbox({ url, keys, node, redis, from, handle, save, setCursor, log }) {
+export function serveInbox({
+  url,
+  keys,
+  node,
+  redis,
+  seal,
+  from,
+  marks = {},
+  handle,
+  save,
+  setCursor,
+  log,
+  now = Date.now,
+}) {
   const reader = connectRedis(url, `scorecast-${node}-inbox`);
   reader.on('error', () => {});
   let stopped = false;
   let cursor = from;
+  /** @type {Map<string, [number, number]>} */
+  const sessions = new Map(
+    Object.entries(marks).filter(
+      ([, m]) => Array.isArray(m) && Number.isSafeInteger(m[0]) && typeof m[1] === 'number' && m[1] > now() - FRESH_MS,
+    ),
+  );
+  let rejected = 0;
+  let warnedAt = -Infinity;
+
+  /** @param {string} why */
+  function refuse(why) {
+    rejected++;
+    if (now() - warnedAt < 10_000) return;
+    warnedAt = now();
+    log.warn({ code: 'SC_ERR_CLUSTER_UNSIGNED', why, rejected }, 'refused a request in the inbox');
+  }
+
+  /**
+   * The request of a stream entry, or null (refused).
+   * @param {string[]} fields r: the request; m: its MAC
+   * @returns {InboxRequest | null}
+   */
+  function accept(fields) {
+    const text = fields[fields.indexOf('r') + 1];
+    if (!seal.verify(requestPurpose(keys), text, fields[fields.indexOf('m') + 1])) {
+      refuse('no valid MAC: not sent by a node of this cluster');
+      return null;
+    }
+    /** @type {InboxRequest} */
+    const req = JSON.parse(text);
+    const t = now();
+    if (!(Math.abs(t - req.t) < FRESH_MS)) {
+      refuse('sent too long ago (or by a clock far off)');
+      return null;
+    }
+    const seen = sessions.get(req.s);
+    if (seen && !(req.n > seen[0])) {
+      refuse('taken up before: a request added to the stream again');
+      return null;
+    }
+    sessions.set(req.s, [req.n, req.t]);
+    return req;
+  }
 
   async function loop() {
     while (!stopped) {
@@ -124,13 +239,8 @@ export function serveInbox({ url, keys, node, redis, from, handle, save, setCurs
         for (const [id, fields] of res[0][1]) {
           cursor = id;
           setCursor(id);
-          /** @type {InboxRequest} */
-          let req;
-          try {
-            req = JSON.parse(fields[1]);
-          } catch {
-            continue;
-          }
+          const req = accept(fields);
+          if (!req) continue;
           let answer;
           try {
             answer = await handle(req);
@@ -147,7 +257,8 @@ export function serveInbox({ url, keys, node, redis, from, handle, save, setCurs
         if (stopped || !(await save())) break;
         if (answers.size > 0) {
           const p = redis.pipeline();
-          for (const [to, list] of answers) p.publish(keys.replies(to), JSON.stringify(list));
+          for (const [to, list] of answers)
+            p.publish(keys.replies(to), sealed(seal, answerPurpose(keys, to), JSON.stringify(list)));
           await p.exec();
         }
       } catch (err) {
@@ -160,6 +271,21 @@ export function serveInbox({ url, keys, node, redis, from, handle, save, setCurs
   const running = loop();
 
   return {
+    /** The highest request number taken up per session, for the record (recent sessions only). */
+    marks() {
+      /** @type {SessionMarks} */
+      const out = {};
+      const since = now() - FRESH_MS;
+      for (const [s, m] of sessions) {
+        if (m[1] > since) out[s] = m;
+        else sessions.delete(s);
+      }
+      return out;
+    },
+    /** Requests refused since this conductor took over. */
+    get rejected() {
+      return rejected;
+    },
     async stop() {
       stopped = true;
       reader.disconnect();

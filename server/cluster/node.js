@@ -7,7 +7,11 @@
 
 import os from 'node:os';
 import { errorValue } from '../../core/errors.js';
+import { createDeviceCredentials, secretFromToken } from '../performance/device-credential.js';
+import { inScoresFolder } from '../performance/save/persist.js';
 import { createRedisBus } from './redis-bus.js';
+import { redactUrl } from './redis.js';
+import { clusterKey, createSeal } from './seal.js';
 import { createLease } from './lease.js';
 import { createInboxClient, inboxEnd, serveInbox } from './inbox.js';
 import { createRegistry } from './registry.js';
@@ -33,11 +37,14 @@ export const ROLES = /** @type {const} */ (['conductor', 'edge', 'both']);
  * @property {import('../performance/conductor.js').PerformanceRecord} performance
  * @property {string} score  the score package's folder
  * @property {string} inbox  the last inbox request taken up
+ * @property {import('./inbox.js').SessionMarks} [senders]  the highest request number taken up
+ *   per sending session (a request added to the inbox again is refused after a failover too)
  */
 
 /**
  * @typedef {object} ClusterNodeOptions
- * @property {string} url        redis://host:port
+ * @property {import('./redis.js').RedisTarget | string} url  where Redis is (redis://host:port)
+ * @property {string} token      the conductor token: the cluster's MAC key is derived from it
  * @property {Role} role
  * @property {string} [node]     this node's id (default host-pid)
  * @property {string} [prefix]   of the cluster's Redis keys
@@ -53,6 +60,7 @@ export const ROLES = /** @type {const} */ (['conductor', 'edge', 'both']);
  */
 export async function startClusterNode({
   url,
+  token,
   role,
   node = `${os.hostname()}-${process.pid}`,
   prefix = 'scorecast:',
@@ -67,12 +75,18 @@ export async function startClusterNode({
     warn: (/** @type {object} */ o, /** @type {string} */ m) => logger?.warn(o, m),
     info: (/** @type {object} */ o, /** @type {string} */ m) => logger?.info(o, m),
   };
-  const bus = createRedisBus({ url, node, prefix, leaseMs, log, ...(maxLen ? { maxLen } : {}) });
+  const seal = createSeal(clusterKey(token));
+  const bus = createRedisBus({ url, seal, node, prefix, leaseMs, log, ...(maxLen ? { maxLen } : {}) });
   /** @type {NodeJS.Timeout | undefined} */
   let timer;
   const unreachable = new Promise((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`cannot reach Redis at ${url} within ${connectTimeoutMs / 1000} s`)),
+      () =>
+        reject(
+          new Error(
+            `cannot reach Redis at ${redactUrl(typeof url === 'string' ? url : url.url)} within ${connectTimeoutMs / 1000} s (or it refused this node's user and password)`,
+          ),
+        ),
       connectTimeoutMs,
     );
   });
@@ -89,13 +103,18 @@ export async function startClusterNode({
     keys: bus.keys,
     node,
     redis: bus.redis,
+    seal,
+    log,
     ...(askTimeoutMs ? { timeoutMs: askTimeoutMs } : {}),
   });
+  const round = windowRounds(bus);
 
   /** Hooks for buildApp: votes and client reports go to the active conductor. */
   const hooks = {
+    round,
     /**
-     * @param {{ tile: string | number, window?: string, device: string }} tap  a tap the vote guard let through
+     * @param {{ tile: string | number, window?: string, device: string, credential?: string }} tap  a tap the
+     *   vote guard let through, with the phone's credential: the conductor checks it again
      * @returns {Promise<{ ok: true, id: string, tile?: string | null } | { ok: false, error: import('../../core/errors.js').ErrorValue }>}
      */
     async vote(tap) {
@@ -117,19 +136,26 @@ export async function startClusterNode({
    * Wire the built app in; before it listens (this adds routes).
    * @param {{ app: import('fastify').FastifyInstance, conductor: import('../performance/conductor.js').Conductor,
    *   hub: import('../live/hub.js').Hub, clientStats: ReturnType<typeof import('../live/client-reports.js').createClientStats>,
-   *   token: string, auth?: import('../http/auth.js').SignInLimiter, autoplay?: boolean,
+   *   auth?: import('../http/auth.js').SignInLimiter, autoplay?: boolean, scoresDir: string,
    *   currentDir: () => string, switchTo: (dir: string) => Promise<unknown> }} built
+   *   scoresDir: the folder whose scores a saved record may name
    */
-  function attach({ app, conductor, hub, clientStats, token, auth, autoplay = false, currentDir, switchTo }) {
+  function attach({ app, conductor, hub, clientStats, auth, autoplay = false, currentDir, switchTo, scoresDir }) {
     logger = app.log;
     let cursor = '0-0';
-    bus.setRecordSource(() =>
-      JSON.stringify(
-        /** @type {ClusterRecord} */ ({ performance: conductor.record(), score: currentDir(), inbox: cursor }),
-      ),
-    );
     /** @type {ReturnType<typeof serveInbox> | null} */
     let serving = null;
+    /** @returns {ClusterRecord} */
+    const recordNow = () => ({
+      performance: conductor.record(),
+      score: currentDir(),
+      inbox: cursor,
+      ...(serving ? { senders: serving.marks() } : {}),
+    });
+    bus.setRecordSource(() => JSON.stringify(recordNow()));
+    // A vote is counted for the device its credential names, checked here with the cluster's
+    // device secret: the node that sent it is not taken at its word.
+    const credentials = createDeviceCredentials({ secret: secretFromToken(token) });
     /** What this node conducted when it last stood down, for when Redis lost the record. */
     /** @type {{ record: ClusterRecord, at: number } | null} */
     let own = null;
@@ -137,7 +163,10 @@ export async function startClusterNode({
     /** @param {import('./inbox.js').InboxRequest} req */
     async function handle(req) {
       if (req.kind === 'tap') {
-        const r = conductor.vote(req.body);
+        const { tile, window, credential } = req.body ?? {};
+        const device = credentials.verify(credential);
+        if (device === null) return { ok: false, error: errorValue('SC_ERR_BAD_DEVICE') };
+        const r = conductor.vote({ tile, device, ...(window !== undefined ? { window } : {}) });
         return r.ok ? { ok: true, id: r.id, tile: r.tile } : r;
       }
       if (req.kind === 'reports') {
@@ -147,11 +176,16 @@ export async function startClusterNode({
         return null;
       }
       if (req.kind === 'http') {
-        const { method, url: path, headers, body } = req.body;
+        const { method, url: path, body } = req.body;
+        // The token was checked where the request arrived; it never went through Redis.
         const res = await app.inject({
           method,
           url: path,
-          headers: { ...headers, [FORWARDED_HEADER]: '1' },
+          headers: {
+            authorization: `Bearer ${token}`,
+            [FORWARDED_HEADER]: '1',
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          },
           ...(body !== undefined ? { payload: body } : {}),
         });
         return { status: res.statusCode, type: res.headers['content-type'], body: res.body };
@@ -164,8 +198,27 @@ export async function startClusterNode({
       // Redis restarted empty: the conductor that had the lease goes on with its own record (it
       // may have lost the lease to a standby that tried first); any other node leaves it the lease.
       /** @type {ClusterRecord | null} */
-      const record = (await bus.readRecord()) ?? (own && Date.now() - own.at < 60_000 ? own.record : null);
-      if (!record && bus.latest()) return false;
+      let saved = null;
+      let refused = false;
+      try {
+        saved = await bus.readRecord();
+      } catch (err) {
+        if (/** @type {{ code?: string }} */ (err).code !== 'SC_ERR_CLUSTER_UNSIGNED') throw err;
+        refused = true;
+        log.warn({ code: 'SC_ERR_CLUSTER_UNSIGNED' }, `${/** @type {Error} */ (err).message}; starting fresh`);
+      }
+      /** @type {ClusterRecord | null} */
+      let record = saved ?? (own && Date.now() - own.at < 60_000 ? own.record : null);
+      if (!record && !refused && bus.latest()) return false;
+      // The same rule as a single server's resume (persist.js): the score a save names must be
+      // one of the scores folder's, never any folder a Redis writer names.
+      if (record && typeof record.score === 'string' && !inScoresFolder(record.score, scoresDir)) {
+        log.warn(
+          { code: 'SC_ERR_SAVE_OUTSIDE', score: record.score, scoresDir },
+          `the performance saved in Redis names the score ${JSON.stringify(record.score)}, outside the scores folder ${scoresDir}; not taken up: this node's score plays from its start`,
+        );
+        record = null;
+      }
       const t0 = performance.now();
       if (record && record.score !== currentDir()) {
         await switchTo(record.score).catch((err) =>
@@ -176,7 +229,7 @@ export async function startClusterNode({
         );
       }
       await bus.activate();
-      cursor = record?.inbox ?? (await inboxEnd(bus.redis, bus.keys.inbox));
+      cursor = typeof record?.inbox === 'string' ? record.inbox : await inboxEnd(bus.redis, bus.keys.inbox);
       let resumed = false;
       if (record) {
         try {
@@ -198,7 +251,9 @@ export async function startClusterNode({
         keys: bus.keys,
         node,
         redis: bus.redis,
+        seal,
         from: cursor,
+        ...(record?.senders ? { marks: record.senders } : {}),
         handle,
         log,
         save: () => bus.saveRecord(),
@@ -220,7 +275,7 @@ export async function startClusterNode({
     }
 
     function stepDown() {
-      own = { record: { performance: conductor.record(), score: currentDir(), inbox: cursor }, at: Date.now() };
+      own = { record: recordNow(), at: Date.now() };
       conductor.dispose();
       bus.deactivate();
       void serving?.stop();
@@ -257,6 +312,7 @@ export async function startClusterNode({
         host: os.hostname(),
         clients: hub.audience().total,
         lagMs: Math.round(bus.lagMs),
+        rejected: bus.rejected + inbox.rejected + (serving?.rejected ?? 0),
       }),
     });
     clusterRoutes(app, {
@@ -289,3 +345,31 @@ export async function startClusterNode({
 }
 
 /** @typedef {Awaited<ReturnType<typeof startClusterNode>>} ClusterNode */
+
+/**
+ * The vote round open as this node sees the performance: the window's id, the epoch, and how
+ * many times a window has opened here. A window closed and opened again in the same epoch (a
+ * seek back into it, the conductor opening it again) is a new round, so the vote guard forgets
+ * the devices of the last one: otherwise their taps pass as changes of a vote already counted,
+ * and one connection could cast a vote for each of them.
+ * @param {Pick<import('./redis-bus.js').RedisBus, 'subscribe' | 'latest'>} bus
+ * @returns {() => string | null}
+ */
+export function windowRounds(bus) {
+  /** @param {import('../live/bus.js').StateChange | null} change */
+  const openIn = (change) => {
+    const id = /** @type {{ cues?: { audience?: { vote?: { id?: unknown } } } } | undefined} */ (change?.state)?.cues
+      ?.audience?.vote?.id;
+    return typeof id === 'string' ? id : null;
+  };
+  let epoch = bus.latest()?.epoch ?? '';
+  let open = openIn(bus.latest());
+  let opened = 0;
+  bus.subscribe((change) => {
+    const now = openIn(change);
+    if (now !== null && (now !== open || change.epoch !== epoch)) opened++;
+    open = now;
+    epoch = change.epoch;
+  });
+  return () => (open === null ? null : `${open}@${epoch}#${opened}`);
+}

@@ -6,20 +6,23 @@
 // they are the same on every node and a client moving between nodes resumes exactly.
 
 import { applyPatch, diffPatch } from '../../core/merge-patch.js';
+import { ScorecastError } from '../../core/errors.js';
 import { clusterKeys, connectRedis } from './redis.js';
+import { sealed, unseal } from './seal.js';
 
 /**
  * Append a change, but only while this node holds the lease (a conductor that stalled and was
  * replaced must not publish over its successor). A lease that vanished (Redis restarted empty)
  * is taken again. KEYS: lease, stream, latest, record. ARGV: node, leaseMs, maxLen, entry,
- * latest change, record ('' = leave as is). Returns the entry's id, or nil when fenced off.
+ * latest change, record ('' = leave as is), the entry's MAC, the latest change's MAC. Returns
+ * the entry's id, or nil when fenced off.
  */
 const PUBLISH_SCRIPT = `
 local holder = redis.call('GET', KEYS[1])
 if holder == false then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 elseif holder ~= ARGV[1] then return false end
-local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'c', ARGV[4])
-redis.call('HSET', KEYS[3], 'id', id, 'change', ARGV[5])
+local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'c', ARGV[4], 'm', ARGV[7])
+redis.call('HSET', KEYS[3], 'id', id, 'change', ARGV[5], 'm', ARGV[8])
 if ARGV[6] ~= '' then redis.call('SET', KEYS[4], ARGV[6]) end
 return id`;
 
@@ -35,6 +38,17 @@ return 1`;
 const BLOCK_MS = 5000;
 /** Pause after a failed read (Redis gone), before the next attempt (ms). */
 const RETRY_MS = 200;
+/**
+ * A whole state of an epoch this node has not seen is refused when it is older than the state
+ * shown by more than this (ms): an entry the conductor wrote long ago, added again by a Redis
+ * client (its MAC is still good), must not take the phones back. Hosts kept by NTP agree to
+ * milliseconds; this leaves room for a host whose clock is off.
+ */
+const REPLAY_SKEW_MS = 30_000;
+/** Epochs remembered as past: a state of one of them is never shown again. */
+const PAST_EPOCHS = 64;
+/** At most one warning about refused entries per this many ms. */
+const WARN_EVERY_MS = 10_000;
 
 /**
  * Stream ids `ms-n`, compared as numbers.
@@ -48,7 +62,8 @@ export function streamIdAfter(a, b) {
 
 /**
  * @typedef {object} RedisBusOptions
- * @property {string} url            redis://host:port
+ * @property {import('./redis.js').RedisTarget | string} url  where Redis is
+ * @property {import('./seal.js').Seal} seal  the cluster's MACs (server/cluster/seal.js)
  * @property {string} node           this node's id (the lease holds it)
  * @property {string} [prefix]       of every key (several clusters may share one Redis)
  * @property {number} [maxLen]       stream entries kept, about (MAXLEN ~)
@@ -62,6 +77,7 @@ export function streamIdAfter(a, b) {
  */
 export function createRedisBus({
   url,
+  seal,
   node,
   prefix = 'scorecast:',
   maxLen = 10_000,
@@ -70,6 +86,9 @@ export function createRedisBus({
   log = { warn: () => {} },
 }) {
   const keys = clusterKeys(prefix);
+  // The purposes of the MACs name the cluster: an entry of one cluster sharing a Redis with
+  // another (under another prefix) is not taken by the other.
+  const purpose = { entry: `${prefix}stream`, latest: `${prefix}latest`, record: `${prefix}record` };
   const cmd = connectRedis(url, `scorecast-${node}-cmd`);
   const reader = connectRedis(url, `scorecast-${node}-stream`);
   // An unreachable Redis is reported by the reads and publishes that fail, not by each retry.
@@ -95,9 +114,43 @@ export function createRedisBus({
   const fencedHandlers = new Set();
   /** @type {Promise<void> | null} */
   let reading = null;
+  /** Epochs shown before the current one, newest last (bounded). */
+  /** @type {string[]} */
+  const pastEpochs = [];
+  let rejected = 0;
+  let warnedAt = -Infinity;
+
+  /**
+   * An entry or record without a valid MAC (written by a Redis client that does not hold the
+   * conductor token), or a replay of an old one: dropped, counted, and logged now and then.
+   * @param {string} what
+   */
+  function reject(what) {
+    rejected++;
+    if (now() - warnedAt < WARN_EVERY_MS) return;
+    warnedAt = now();
+    log.warn(
+      { code: 'SC_ERR_CLUSTER_UNSIGNED', what, rejected },
+      'refused what Redis held: not written by a node of this cluster (no valid MAC), or an old entry added again',
+    );
+  }
+
+  /**
+   * A whole state that would take clients back to an epoch gone by, or to a state much older
+   * than the one shown.
+   * @param {import('../live/bus.js').StateChange} c
+   */
+  function replayed(c) {
+    if (!current || c.epoch === current.epoch) return false;
+    return pastEpochs.includes(c.epoch) || !(c.t >= current.t - REPLAY_SKEW_MS);
+  }
 
   /** @param {import('../live/bus.js').StateChange} change */
   function deliver(change) {
+    if (current && current.epoch !== change.epoch) {
+      pastEpochs.push(current.epoch);
+      if (pastEpochs.length > PAST_EPOCHS) pastEpochs.shift();
+    }
     current = change;
     lagMs = Math.max(0, now() - change.t);
     for (const fn of subscribers) {
@@ -111,8 +164,12 @@ export function createRedisBus({
 
   /** @returns {Promise<{ id: string, change: import('../live/bus.js').StateChange } | null>} */
   async function readLatest() {
-    const [id, change] = await cmd.hmget(keys.latest, 'id', 'change');
+    const [id, change, mac] = await cmd.hmget(keys.latest, 'id', 'change', 'm');
     if (!id || !change) return null;
+    if (!seal.verify(purpose.latest, change, mac)) {
+      reject('the newest state');
+      return null;
+    }
     return { id, change: { ...JSON.parse(change), patch: null } };
   }
 
@@ -120,17 +177,24 @@ export function createRedisBus({
   async function resnapshot() {
     const l = await readLatest();
     if (!l) return;
-    if (!current || l.change.epoch !== current.epoch || l.change.seq > current.seq) deliver(l.change);
+    if (replayed(l.change)) reject('the newest state, an old one added again');
+    else if (!current || l.change.epoch !== current.epoch || l.change.seq > current.seq) deliver(l.change);
     if (streamIdAfter(l.id, lastId)) lastId = l.id;
   }
 
-  /** @param {string} raw one stream entry */
-  async function handle(raw) {
+  /** @param {string[]} fields one stream entry's: c, the change; m, its MAC */
+  async function handle(fields) {
+    const raw = fields[fields.indexOf('c') + 1];
+    if (!seal.verify(purpose.entry, raw, fields[fields.indexOf('m') + 1])) {
+      reject('a state stream entry');
+      return;
+    }
     /** @type {import('../live/bus.js').StateChange} */
     const c = JSON.parse(raw);
     const same = current !== null && c.epoch === current.epoch;
     if (same && c.seq <= /** @type {import('../live/bus.js').StateChange} */ (current).seq) return;
-    if (c.patch === null) deliver(c);
+    if (c.patch === null && replayed(c)) reject('a state stream entry, an old one added again');
+    else if (c.patch === null) deliver(c);
     else if (same && c.seq === /** @type {import('../live/bus.js').StateChange} */ (current).seq + 1)
       deliver({
         ...c,
@@ -148,7 +212,7 @@ export function createRedisBus({
         if (!res) continue;
         for (const [id, fields] of res[0][1]) {
           const from = lastId;
-          await handle(fields[1]);
+          await handle(fields);
           // A re-snapshot may have moved past this entry already.
           if (lastId === from || streamIdAfter(id, lastId)) lastId = id;
         }
@@ -165,6 +229,7 @@ export function createRedisBus({
     const { epoch, seq, t, patch, state } = change;
     const entry = JSON.stringify(patch === null ? { epoch, seq, t, patch, state } : { epoch, seq, t, patch });
     const newest = JSON.stringify({ epoch, seq, t, state });
+    const record = recordSource();
     cmd
       .eval(
         PUBLISH_SCRIPT,
@@ -178,7 +243,9 @@ export function createRedisBus({
         maxLen,
         entry,
         newest,
-        recordSource(),
+        record === '' ? '' : sealed(seal, purpose.record, record),
+        seal.sign(purpose.entry, entry),
+        seal.sign(purpose.latest, newest),
       )
       .then((id) => {
         if (id === null) fenced();
@@ -201,6 +268,10 @@ export function createRedisBus({
     url,
     get active() {
       return active;
+    },
+    /** Entries and records refused since start: no valid MAC, or an old entry added again. */
+    get rejected() {
+      return rejected;
     },
     /** Wall-clock time from the newest change's making to its arrival here (ms). */
     get lagMs() {
@@ -247,15 +318,36 @@ export function createRedisBus({
 
     /** Save the record now (after votes, which change no state). False: fenced off; throws when Redis failed. */
     async saveRecord() {
-      const ok = await cmd.eval(SAVE_SCRIPT, 2, keys.lease, keys.record, node, leaseMs, recordSource());
+      const ok = await cmd.eval(
+        SAVE_SCRIPT,
+        2,
+        keys.lease,
+        keys.record,
+        node,
+        leaseMs,
+        sealed(seal, purpose.record, recordSource()),
+      );
       if (ok !== 1) fenced();
       return ok === 1;
     },
 
-    /** @returns {Promise<any>} the saved record, or null */
+    /**
+     * The saved record, or null. Throws SC_ERR_CLUSTER_UNSIGNED when Redis holds one that no
+     * node of this cluster wrote (no valid MAC).
+     * @returns {Promise<any>}
+     */
     async readRecord() {
       const raw = await cmd.get(keys.record);
-      return raw ? JSON.parse(raw) : null;
+      if (!raw) return null;
+      const text = unseal(seal, purpose.record, raw);
+      if (text === null) {
+        reject('the saved record');
+        throw new ScorecastError(
+          'SC_ERR_CLUSTER_UNSIGNED',
+          'the performance saved in Redis was not written by a node of this cluster (no valid MAC under this conductor token); not taken up',
+        );
+      }
+      return JSON.parse(text);
     },
 
     /** @param {() => void} fn called when a publish found another node holding the lease */

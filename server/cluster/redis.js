@@ -10,6 +10,7 @@ import { Redis } from 'ioredis';
  */
 export function clusterKeys(prefix) {
   return {
+    prefix,
     /** the state stream: one entry per change (bounded, MAXLEN ~) */
     stream: `${prefix}stream`,
     /** the newest change with its whole state and its stream id (a hash: id, change) */
@@ -30,17 +31,53 @@ export function clusterKeys(prefix) {
 /** @typedef {ReturnType<typeof clusterKeys>} ClusterKeys */
 
 /**
+ * How to reach Redis: a URL (`redis://[user[:password]@]host:port[/db]`, or `rediss://` for TLS),
+ * and optionally the password (kept out of the URL, so that it is not on a command line) and the
+ * certificate authority that signed Redis's TLS certificate.
+ * @typedef {object} RedisTarget
+ * @property {string} url
+ * @property {string} [password]  wins over one in the URL
+ * @property {string | Buffer} [ca]  PEM; with rediss://
+ */
+
+/**
+ * The URL with its password replaced by `***`: what logs, banners and errors may show.
+ * @param {string} url
+ */
+export function redactUrl(url) {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}
+
+/**
  * A connection that rides out a Redis restart: it reconnects every 100 ms to 1 s and keeps the
  * commands given meanwhile, in order, for when Redis is back.
- * @param {string} url  redis://host:port[/db]
+ * @param {RedisTarget | string} target
  * @param {string} name shown by CLIENT LIST
  */
-export function connectRedis(url, name) {
-  return new Redis(url, {
+export function connectRedis(target, name) {
+  const { url, password, ca } = typeof target === 'string' ? { url: target } : target;
+  // The user and password go as options: ioredis reads `redis://user@host` (no colon) as a
+  // password, and what the URL holds would override the options.
+  const u = new URL(url);
+  const username = decodeURIComponent(u.username);
+  const inUrl = decodeURIComponent(u.password);
+  u.username = '';
+  u.password = '';
+  const secret = password ?? (inUrl || undefined);
+  return new Redis(u.toString(), {
+    ...(username ? { username } : {}),
+    ...(secret !== undefined ? { password: secret } : {}),
     connectionName: name,
     maxRetriesPerRequest: null,
     retryStrategy: (times) => Math.min(times * 100, 1000),
     enableReadyCheck: true,
+    ...(ca !== undefined && url.startsWith('rediss:') ? { tls: { ca } } : {}),
   });
 }
 

@@ -14,6 +14,8 @@ const EVERY_MS = 1000;
  * @property {string} host
  * @property {number} clients  connected here (WebSocket, SSE, recent polling clients)
  * @property {number} lagMs    the newest change's age when it arrived here
+ * @property {number} rejected  entries, requests and records this node refused from Redis since
+ *   start (no valid MAC, or an old one added again: doc/security.md, "Redis")
  * @property {number} at       when this status was written (ms since the Unix epoch)
  */
 

@@ -24,15 +24,13 @@ export const FORWARDED_HEADER = 'x-scorecast-forwarded';
  */
 export function clusterRoutes(app, { active, ask, nodes, token, auth }) {
   // preHandler: the route's own token check (onRequest) has run, so only a request with the
-  // token is forwarded, and its parsed body goes with it.
+  // token is forwarded, and its parsed body goes with it. The token itself stays here: the
+  // request goes through Redis under the cluster's MAC (inbox.js), and the conductor, which
+  // holds the token too, signs it in on its side.
   app.addHook('preHandler', async (req, reply) => {
     if (!FORWARDED_ROUTES.has(`${req.method} ${req.routeOptions.url}`) || active()) return;
     if (req.headers[FORWARDED_HEADER]) throw new ScorecastError('SC_ERR_NO_CONDUCTOR', 'this node stopped conducting');
-    const headers = {
-      authorization: req.headers.authorization ?? '',
-      ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    };
-    const answer = await ask('http', { method: req.method, url: req.url, headers, body: req.body });
+    const answer = await ask('http', { method: req.method, url: req.url, body: req.body });
     if (answer.timeout) throw new ScorecastError('SC_ERR_NO_CONDUCTOR');
     reply.code(answer.status);
     if (answer.type) reply.header('content-type', answer.type);

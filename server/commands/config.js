@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { PHONES_PER_ADDRESS } from '../http/address-limit.js';
 import { CONNECTIONS_PER_ADDRESS } from '../http/connection-limit.js';
 import { parseOscTarget } from '../performance/osc-out.js';
+import { redactUrl } from '../cluster/redis.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -31,9 +32,12 @@ environment variable named after each.
   --phones-per-address N       SCORECAST_PHONES_PER_ADDRESS (default 32; 0: no limit): device
                      credentials, votes, polling and reporting clients one address stands for
   --connections-per-address N  SCORECAST_CONNECTIONS_PER_ADDRESS (default 512; 0: no limit)
-  --redis URL        SCORECAST_REDIS, redis://host:port: one node of a cluster sharing the
-                     performance through Redis (README, "Several machines"); the performance is
-                     saved in Redis, not in a state file
+  --redis URL        SCORECAST_REDIS, redis://[user[:password]@]host:port (rediss:// for TLS):
+                     one node of a cluster sharing the performance through Redis (README,
+                     "Several machines"); the performance is saved in Redis, not in a state file.
+                     Give a password in SCORECAST_REDIS or a file, never on the command line
+  --redis-password-file F  SCORECAST_REDIS_PASSWORD_FILE, the Redis user's password (first line)
+  --redis-ca F       SCORECAST_REDIS_CA, the CA certificate (PEM) that signed Redis's, for rediss://
   --role R           SCORECAST_ROLE, with --redis: conductor (conducts, or stands by to take
                      over), edge (serves clients only) or both (default)
   --node-id ID       SCORECAST_NODE_ID, this node's name in GET /api/cluster (default host-pid)
@@ -65,7 +69,8 @@ environment variable named after each.
  *   votes per window, polling and reporting clients); 0: no limit. doc/security.md
  * @property {number} connectionsPerAddress  connections one address may hold open; 0: no limit
  * @property {string[] | null} trustProxy  proxies whose X-Forwarded-For is believed
- * @property {{ url: string, role: 'conductor' | 'edge' | 'both', nodeId: string | null } | null} cluster
+ * @property {{ url: string, role: 'conductor' | 'edge' | 'both', nodeId: string | null,
+ *   passwordFile: string | null, ca: string | null } | null} cluster
  *   a node of a cluster (--redis); null: one process on its own
  */
 
@@ -110,6 +115,8 @@ export function readConfig(argv, env) {
       'state-file': { type: 'string' },
       'no-resume': { type: 'boolean' },
       redis: { type: 'string' },
+      'redis-password-file': { type: 'string' },
+      'redis-ca': { type: 'string' },
       role: { type: 'string' },
       'node-id': { type: 'string' },
       'trust-proxy': { type: 'string' },
@@ -140,7 +147,16 @@ export function readConfig(argv, env) {
   if (role !== undefined && !['conductor', 'edge', 'both'].includes(role))
     throw new Error(`--role must be conductor, edge or both, got "${role}"`);
   if (redis !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redis))
-    throw new Error(`--redis must be a URL like redis://127.0.0.1:6379, got "${redis}"`);
+    throw new Error(`--redis must be a URL like redis://127.0.0.1:6379, got "${redactUrl(redis)}"`);
+  // A password on the command line is in every `ps` listing of the machine.
+  if (values.redis !== undefined && /^rediss?:\/\/[^/@]*:[^/@]*@/.test(values.redis))
+    throw new Error(
+      '--redis must not carry a password: `ps` shows the command line to everyone on the machine; put the URL in SCORECAST_REDIS (an environment file) or the password in --redis-password-file',
+    );
+  const passwordFile = values['redis-password-file'] ?? env.SCORECAST_REDIS_PASSWORD_FILE;
+  const ca = values['redis-ca'] ?? env.SCORECAST_REDIS_CA;
+  if ((passwordFile !== undefined || ca !== undefined) && redis === undefined)
+    throw new Error('--redis-password-file and --redis-ca need --redis URL (SCORECAST_REDIS)');
   const oscText = values.osc ?? env.SCORECAST_OSC;
   const scoreDir = path.resolve(values.score ?? env.SCORECAST_SCORE ?? path.join(ROOT, 'scores', 'demo'));
   /** @param {string} flag @param {string | undefined} text @param {number} fallback */
@@ -191,6 +207,8 @@ export function readConfig(argv, env) {
             url: redis,
             role: /** @type {'conductor' | 'edge' | 'both'} */ (role ?? 'both'),
             nodeId: values['node-id'] ?? env.SCORECAST_NODE_ID ?? null,
+            passwordFile: passwordFile === undefined ? null : path.resolve(passwordFile),
+            ca: ca === undefined ? null : path.resolve(ca),
           },
   };
 }

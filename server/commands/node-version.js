@@ -1,7 +1,7 @@
-// Which Node this is, against the versions scorecast is built and tested for: Node 24 (the
-// current LTS; CI runs on it) and 22. Node 20 reached its end of life in April 2026: it still
-// runs the server (these machines ship it), with a warning; older versions cannot build the
-// client (Vite needs 20.19).
+// Which Node this is, against the versions scorecast supports (README, "Node"): Node 24 (the
+// current LTS; CI runs every test on it) and 22 (CI runs the vitest suite on it). Node 20 reached
+// its end of life in April 2026: it still runs the server (these machines ship it), untested, with
+// a warning; older versions cannot build the client (Vite needs 20.19).
 
 import { pathToFileURL } from 'node:url';
 
@@ -24,13 +24,13 @@ export function nodeVersionProblem(version) {
   if (major < NODE_MINIMUM[0] || (major === NODE_MINIMUM[0] && minor < NODE_MINIMUM[1])) {
     return {
       fatal: true,
-      message: `Node ${version} is too old: scorecast needs Node ${NODE_MINIMUM.join('.')} or newer and is tested on 24 and 22; ${HOW}`,
+      message: `Node ${version} is too old: scorecast needs Node ${NODE_MINIMUM.join('.')} or newer and supports Node 24 and 22; ${HOW}`,
     };
   }
   if (major < NODE_SUPPORTED_MAJOR) {
     return {
       fatal: false,
-      message: `warning: Node ${version} is past its end of life; scorecast runs on it but is tested on Node 24 and 22: ${HOW}`,
+      message: `warning: Node ${version} is past its end of life; scorecast runs on it untested and supports Node 24 and 22: ${HOW}`,
     };
   }
   return null;

@@ -15,6 +15,7 @@ import { buildApp, CACHE_DIR } from '../app.js';
 import { createOscOut } from '../performance/osc-out.js';
 import { openFilesLimit, openFilesWarning } from './open-files.js';
 import { startClusterNode } from '../cluster/node.js';
+import { redactUrl } from '../cluster/redis.js';
 
 /**
  * Connections the kernel holds for us before we accept them (capped by net.core.somaxconn).
@@ -74,6 +75,27 @@ async function scoreToResume(config) {
   if (!config.stateFile || !config.resume) return null;
   const read = await readSave(config.stateFile);
   return read.ok ? switchedScore(read.payload, config.scoreDir) : null;
+}
+
+/**
+ * Where the cluster's Redis is, with the password and CA read from their files.
+ * @param {NonNullable<import('./config.js').Config['cluster']>} cluster
+ * @returns {import('../cluster/redis.js').RedisTarget}
+ */
+function redisTarget({ url, passwordFile, ca }) {
+  /** @param {string} what @param {string} file */
+  const read = (what, file) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new Error(`cannot read the Redis ${what} ${file}: ${/** @type {Error} */ (err).message}`);
+    }
+  };
+  return {
+    url,
+    ...(passwordFile ? { password: read('password file', passwordFile).split('\n')[0].trim() } : {}),
+    ...(ca ? { ca: read('CA certificate', ca) } : {}),
+  };
 }
 
 /**
@@ -153,7 +175,8 @@ export async function main(argv) {
     // A cluster node plays only once it holds the conductor lease (then autoplay applies).
     if (config.cluster)
       cluster = await startClusterNode({
-        url: config.cluster.url,
+        url: redisTarget(config.cluster),
+        token: config.token,
         role: config.cluster.role,
         ...(config.cluster.nodeId ? { node: config.cluster.nodeId } : {}),
       });
@@ -184,7 +207,7 @@ export async function main(argv) {
       ...(cluster ? { bus: cluster.bus, cluster: cluster.hooks } : {}),
     });
     ({ app, conductor, resume } = built);
-    cluster?.attach({ ...built, token: config.token, autoplay: config.autoplay });
+    cluster?.attach({ ...built, autoplay: config.autoplay });
   } catch (err) {
     process.stderr.write(`scorecast: cannot start: ${/** @type {Error} */ (err).message}\n`);
     process.exit(2);
@@ -203,7 +226,7 @@ export async function main(argv) {
     `  score:     ${score.dir}${path.resolve(score.dir) === config.scoreDir ? '' : `  (the console's switch, resumed; --score was ${config.scoreDir})`}`,
     ...(cluster && config.cluster
       ? [
-          `  cluster:   node ${cluster.node}, role ${config.cluster.role}, Redis ${config.cluster.url} (the performance is saved there)`,
+          `  cluster:   node ${cluster.node}, role ${config.cluster.role}, Redis ${redactUrl(config.cluster.url)} (the performance is saved there)`,
         ]
       : saveLines(config.stateFile, resume)),
     `  audience:  ${hosts.map((h) => `${scheme}://${h}:${port}/`).join('  ')}`,

@@ -32,36 +32,103 @@ export const HTTP_TIMEOUTS = Object.freeze({
 export const CONNECTIONS_PER_ADDRESS = 512;
 
 /**
- * Count the server's connections per peer address (addressKey: an IPv6 /64 is one address) and refuse those past `perAddress` at once:
- * a plain-HTTP peer reads `429 SC_ERR_ADDRESS_LIMIT` (before it sends anything: the check is at
- * accept), a TLS peer's connection is just closed.
+ * Count the connections each client holds open (addressKey: an IPv6 /64 is one address) and
+ * refuse those past `perAddress`. A direct peer is counted as its socket is accepted, and one
+ * past the cap is refused at once: a plain-HTTP peer reads `429 SC_ERR_ADDRESS_LIMIT` (before it
+ * sends anything), a TLS peer's connection is just closed. A trusted proxy's socket (nginx) is not
+ * counted against the proxy, which stands for every phone: its sockets are pooled between
+ * clients, so what counts there is each request in flight and each WebSocket, against the client
+ * the proxy forwarded (client-address.js), from `onRequest` and `admitUpgrade` until it ends.
+ * Without those, behind nginx the whole venue shared one address's cap and one machine holding
+ * 1,024 WebSockets locked every phone out.
  * @param {import('node:net').Server} server  an http or https server
- * @param {{ perAddress: number, plain: boolean }} options  perAddress 0: no limit
+ * @param {{ perAddress: number, plain: boolean, clients?: import('./client-address.js').ClientAddress }} options
+ *   perAddress 0: no limit; clients: who the client of a proxied request is (default: no proxy)
  */
-export function limitConnections(server, { perAddress, plain }) {
+export function limitConnections(server, { perAddress, plain, clients }) {
   /** @type {Map<string, number>} */
   const open = new Map();
+  /** Sockets from a trusted proxy, decided once as each is accepted. */
+  /** @type {WeakSet<object>} */
+  const proxied = new WeakSet();
   const def = ERRORS.SC_ERR_ADDRESS_LIMIT;
-  const body = JSON.stringify({ code: def.code, message: `${def.message} (${perAddress} connections at once)` });
+  const message = `${def.message} (${perAddress} connections at once)`;
+  const body = JSON.stringify({ code: def.code, message });
   const refusal = `HTTP/1.1 ${def.status} Too Many Requests\r\nConnection: close\r\nRetry-After: 5\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-  if (perAddress <= 0) return { count: () => 0 };
+  const refused = Object.freeze({ code: def.code, message });
+  /** @param {string} key */
+  const release = (key) => {
+    const left = (open.get(key) ?? 1) - 1;
+    if (left > 0) open.set(key, left);
+    else open.delete(key);
+  };
+  /**
+   * One more connection for `key`, or false when it holds its cap.
+   * @param {string} key
+   */
+  const claim = (key) => {
+    const n = open.get(key) ?? 0;
+    if (n >= perAddress) return false;
+    open.set(key, n + 1);
+    return true;
+  };
+  const count = (/** @type {string} */ ip) => open.get(addressKey(ip)) ?? 0;
+  if (perAddress <= 0)
+    return {
+      count: () => 0,
+      /** @type {import('fastify').onRequestHookHandler} */
+      onRequest: (_req, _reply, done) => done(),
+      admitUpgrade: () => true,
+    };
   server.on('connection', (/** @type {import('node:net').Socket} */ socket) => {
+    if (clients?.isProxy(socket.remoteAddress)) {
+      proxied.add(socket);
+      return;
+    }
     const ip = addressKey(socket.remoteAddress);
-    const n = open.get(ip) ?? 0;
-    if (n >= perAddress) {
+    if (!claim(ip)) {
       if (plain) socket.end(refusal);
       socket.destroySoon();
       return;
     }
-    open.set(ip, n + 1);
-    socket.once('close', () => {
-      const left = (open.get(ip) ?? 1) - 1;
-      if (left > 0) open.set(ip, left);
-      else open.delete(ip);
-    });
+    socket.once('close', () => release(ip));
   });
   return {
     /** Connections open from `ip` (and the rest of its /64, for IPv6). @param {string} ip */
-    count: (ip) => open.get(addressKey(ip)) ?? 0,
+    count,
+    /**
+     * A Fastify onRequest hook: a request that came through a trusted proxy holds one of its
+     * client's connections until its response ends (a long poll or an SSE stream as long as it
+     * lasts); past the cap it is answered 429 SC_ERR_ADDRESS_LIMIT. Other requests pass: their
+     * socket was counted as it opened.
+     * @type {import('fastify').onRequestHookHandler}
+     */
+    onRequest(req, reply, done) {
+      if (!proxied.has(req.raw.socket)) return done();
+      const key = addressKey(req.ip);
+      if (!claim(key)) {
+        reply.code(def.status).header('retry-after', '5').send(refused);
+        return;
+      }
+      reply.raw.once('close', () => release(key));
+      done();
+    },
+    /**
+     * Whether a WebSocket upgrade may go on. Through a trusted proxy it holds one of its
+     * client's connections until the socket closes; past the cap it is answered 429 and closed.
+     * @param {import('node:http').IncomingMessage} req
+     * @param {import('node:stream').Duplex} socket
+     * @param {string} client  the client of the upgrade (client-address.js)
+     */
+    admitUpgrade(req, socket, client) {
+      if (!proxied.has(req.socket)) return true;
+      const key = addressKey(client);
+      if (!claim(key)) {
+        socket.end(refusal, () => socket.destroy());
+        return false;
+      }
+      socket.once('close', () => release(key));
+      return true;
+    },
   };
 }

@@ -46,7 +46,7 @@ export function clientErrorHandler(err, socket) {
         : 'SC_ERR_BAD_REQUEST';
   this.log.trace({ err }, 'client error');
   const { status, message } = ERRORS[code];
-  const body = JSON.stringify({ code, message });
+  const body = JSON.stringify({ code, message, problems: [] });
   const reason = { 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[status] ?? 'Bad Request';
   if (socket.writable) {
     socket.write(

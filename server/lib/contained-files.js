@@ -1,5 +1,5 @@
 // Reading a score package's files, and serving them, without ever leaving the package. A package
-// may come from someone else (DESIGN.md): a symbolic link in it (`ln -s /etc/passwd notes.txt`),
+// may come from someone else (doc/security.md): a symbolic link in it (`ln -s /etc/passwd notes.txt`),
 // a link to a folder outside it, or a hard link to a file elsewhere must not publish that file.
 // Every file is opened by its real path, which must lie inside the package's real folder, with
 // O_NOFOLLOW (a link swapped in after the check is not followed) and O_NONBLOCK (a FIFO does not

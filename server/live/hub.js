@@ -44,7 +44,9 @@ import { isId } from '../../core/values.js';
 /**
  * @typedef {object} TapSource  where a tap came from
  * @property {string} address   the peer's network address
- * @property {object} connection  the connection it came on (a WebSocket session, an HTTP socket)
+ * @property {object | string} connection  the connection it came on (a WebSocket session, an HTTP
+ *   socket), or for an HTTP tap through a trusted proxy, whose sockets carry many phones' requests,
+ *   a string naming its client and device
  */
 
 /**
@@ -92,6 +94,7 @@ const MAX_POLLERS = 100_000;
 /**
  * @param {HubOptions} options
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split: history, fan-out and the link registry
 export function createHub({
   bus,
   now = () => performance.timeOrigin + performance.now(),

@@ -165,6 +165,7 @@ function pageSizeProblem({ width, height }, raster) {
  *   wait for them (check)
  * @returns {Promise<ScorePackage>}
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split into a pipeline of steps each returning its problems (manifest, notation, pages, assets, serving)
 export async function loadPackage(packageDir, { cacheDir, deferLayouts = false }) {
   const dir = path.resolve(packageDir);
   const manifest = await readManifest(dir);
@@ -218,7 +219,7 @@ export async function loadPackage(packageDir, { cacheDir, deferLayouts = false }
   /** The code of the refusal: a file that filled its worker's heap says so. */
   /** @type {'SC_ERR_SCORE_INVALID' | 'SC_ERR_SCORE_OUT_OF_MEMORY'} */
   let refusal = 'SC_ERR_SCORE_INVALID';
-  const refuse = async () => new ScorecastError(refusal, `\n${(await described()).join('\n')}`);
+  const refuse = async () => new ScorecastError(refusal, await described());
 
   /**
    * Open a package file named in the manifest; record a problem when it cannot be.
@@ -340,8 +341,7 @@ export async function loadPackage(packageDir, { cacheDir, deferLayouts = false }
       } catch (err) {
         if (!(err instanceof ScorecastError)) throw err;
         if (err.code === 'SC_ERR_SCORE_OUT_OF_MEMORY') refusal = err.code;
-        const listed = err.message.split('\n').slice(1).filter(Boolean);
-        problems.push(...(listed.length > 0 ? listed : [`${raw.notation.file}: ${err.message}`]));
+        problems.push(...(err.problems.length > 0 ? err.problems : [`${raw.notation.file}: ${err.message}`]));
       }
     }
   }

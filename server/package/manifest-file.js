@@ -30,10 +30,10 @@ export async function readManifest(dir) {
   const opened = await openInPackage(root, 'score.yaml', PACKAGE_LIMITS.manifestBytes);
   if (!opened.ok && opened.missing)
     throw new ScorecastError('SC_ERR_SCORE_NOT_FOUND', `${manifestFile}: ${opened.reason}`);
-  if (!opened.ok) throw new ScorecastError('SC_ERR_SCORE_INVALID', `\nscore.yaml: ${opened.reason}`);
+  if (!opened.ok) throw new ScorecastError('SC_ERR_SCORE_INVALID', [`score.yaml: ${opened.reason}`]);
   const text = (await readAll(opened.handle)).toString('utf8');
   const parsed = await parseManifest(text);
-  if (!parsed.ok) throw new ScorecastError('SC_ERR_SCORE_INVALID', `\n${parsed.problems.join('\n')}`);
+  if (!parsed.ok) throw new ScorecastError('SC_ERR_SCORE_INVALID', parsed.problems);
   return { raw: parsed.raw, root, bytes: opened.size, linesOf: (fields) => manifestLines(text, fields) };
 }
 

@@ -5,7 +5,14 @@
 // in core/manifest.js.
 
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import AjvModule from 'ajv';
+
+/**
+ * The schema file of this install: what the server validates against, what `scorecast check
+ * --schema` prints and what import-zscore copies into the packages it writes.
+ */
+export const SCHEMA_PATH = fileURLToPath(new URL('../../scores/schema/score.schema.json', import.meta.url));
 
 // ajv is CommonJS: under nodenext its default export is the module object.
 const Ajv = /** @type {typeof AjvModule.default} */ (/** @type {any} */ (AjvModule).default ?? AjvModule);
@@ -15,7 +22,7 @@ let validate = null;
 
 function validator() {
   if (!validate) {
-    const schema = JSON.parse(readFileSync(new URL('../../scores/schema/score.schema.json', import.meta.url), 'utf8'));
+    const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8'));
     validate = new Ajv({ allErrors: true, verbose: true, strict: false }).compile(schema);
   }
   return validate;

@@ -35,10 +35,9 @@ async function run(kind, task, file) {
   } catch (err) {
     const e = /** @type {import('../lib/worker-pool.js').PoolError} */ (err);
     if (e.reason === 'memory')
-      throw new ScorecastError(
-        'SC_ERR_SCORE_OUT_OF_MEMORY',
-        `\n${file}: reading it needed more than the ${HEAP_MB + YOUNG_MB} MB of memory a package file may take; it is larger or more nested than a score needs`,
-      );
+      throw new ScorecastError('SC_ERR_SCORE_OUT_OF_MEMORY', [
+        `${file}: reading it needed more than the ${HEAP_MB + YOUNG_MB} MB of memory a package file may take; it is larger or more nested than a score needs`,
+      ]);
     const why =
       e.reason === 'timeout' ? `took more than ${TIMEOUT_MS / 1000} s to read` : `could not be read (${e.message})`;
     throw new ScorecastError(

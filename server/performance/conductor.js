@@ -87,6 +87,7 @@ export const COUNTS_EVERY_MS = 250;
 /**
  * @param {ConductorOptions} options
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split: beat timer (pure given a clock), cue state, commands
 export function createConductor({
   model: firstModel,
   bus,

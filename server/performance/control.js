@@ -68,6 +68,9 @@ const ACTIONS = {
   },
 };
 
+/** The actions `POST /api/control/:action` takes (the unknown-action error lists them all). */
+export const CONTROL_ACTIONS = Object.freeze(Object.keys(ACTIONS));
+
 /**
  * @param {import('fastify').FastifyInstance} app
  * @param {{ conductor: import('./conductor.js').Conductor, token: string, auth?: import('../http/auth.js').SignInLimiter }} options

@@ -6,6 +6,7 @@
 import { decodeClientMessage } from '../../core/protocol.js';
 import { audienceRate, createAddressLimiter, refuseOverRate } from '../http/address-limit.js';
 import { ERRORS, ScorecastError, errorValue } from '../../core/errors.js';
+import { addressKey } from '../http/address-key.js';
 
 /** Credentials one address may be issued: `perAddress` at once, and `perAddress` more an hour. */
 export const DEVICE_REFILL_MS = 3_600_000;
@@ -17,10 +18,12 @@ export const DEVICE_REFILL_MS = 3_600_000;
  *   credentials: import('./device-credential.js').DeviceCredentials,
  *   devicesPerAddress: number,
  *   now: () => number,
+ *   clients?: import('../http/client-address.js').ClientAddress,
  * }} options  devicesPerAddress: the phones one address may stand for (0: no limit); it sets the
- *   credentials issued per hour and the address's request rate (audienceRate)
+ *   credentials issued per hour and the address's request rate (audienceRate); clients: which
+ *   peers are trusted proxies (default: none)
  */
-export function tapRoutes(app, { guard, credentials, devicesPerAddress, now }) {
+export function tapRoutes(app, { guard, credentials, devicesPerAddress, now, clients }) {
   const rate = audienceRate(devicesPerAddress);
   const limiter = rate ? createAddressLimiter(rate, now) : null;
   const issued =
@@ -45,8 +48,15 @@ export function tapRoutes(app, { guard, credentials, devicesPerAddress, now }) {
     const decoded = decodeClientMessage(JSON.stringify({ .../** @type {object} */ (req.body ?? {}), type: 'tap' }));
     if (!decoded.ok) return reply.code(400).send(decoded.error);
     if (decoded.value.type !== 'tap') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));
-    // The connection is the TCP socket: keep-alive requests on it are one connection.
-    const result = await guard.cast(decoded.value, { address: req.ip, connection: req.raw.socket });
+    // The connection is the TCP socket: keep-alive requests on it are one connection. A trusted
+    // proxy's socket is not one phone's (nginx pools its sockets to the edges between clients:
+    // 60 phones voting over HTTP got 2 votes counted), so through it the connection is the
+    // client and its device: one vote per window each, within the client's votes per address.
+    const socket = req.raw.socket;
+    const connection = clients?.isProxy(socket.remoteAddress)
+      ? `${addressKey(req.ip)} ${String(decoded.value.device)}`
+      : socket;
+    const result = await guard.cast(decoded.value, { address: req.ip, connection });
     if (!result.ok) return reply.code(ERRORS[result.error.code]?.status ?? 400).send(result.error);
     // `tile` is the device's vote now: null when this tap took it back.
     return {

@@ -4,7 +4,8 @@
 // per window (a venue whose phones share one address raises it: doc/security.md). The ballot
 // (core/votes.js) then counts one vote per device. A device whose vote this guard passed in the
 // window may tap again to change or take back that vote: it is the same vote, so neither its
-// connection nor its address counts it again.
+// connection nor its address counts it again. An HTTP tap through a trusted proxy names its
+// connection by its client and device (taps.js): the proxy's pooled socket is no phone's.
 
 import { addressKey } from '../http/address-key.js';
 import { errorValue } from '../../core/errors.js';
@@ -34,18 +35,35 @@ export const conductorRound = (conductor) => () => {
 
 /**
  * @param {{
- *   vote: (tap: { tile: string | number, window?: string, device: string }) => TapResult | Promise<TapResult>,
+ *   vote: (tap: { tile: string | number, window?: string, device: string, credential: string }) => TapResult | Promise<TapResult>,
  *   round: () => string | null,
  *   credentials: import('./device-credential.js').DeviceCredentials,
  *   votesPerAddress: number,
- * }} options  vote: the conductor's, or a cluster node's (which asks the active conductor);
+ * }} options  vote: the conductor's, or a cluster node's (which asks the active conductor, and
+ *   sends the credential along for it to check again);
  *   round: the open window's round as this node knows it (null: none); votesPerAddress: 0 for no
  *   limit
  */
 export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
   /** The window each connection voted in last. */
   /** @type {WeakMap<object, string>} */
-  const votedOn = new WeakMap();
+  const votedOnSocket = new WeakMap();
+  /** The same for connections named by a string (HTTP taps through a proxy; bounded likewise). */
+  /** @type {Map<string, string>} */
+  const votedOnKey = new Map();
+  const votedOn = {
+    /** @param {object | string} c */
+    get: (c) => (typeof c === 'string' ? votedOnKey.get(c) : votedOnSocket.get(c)),
+    /** @param {object | string} c @param {string} round */
+    set(c, round) {
+      if (typeof c !== 'string') return void votedOnSocket.set(c, round);
+      votedOnKey.delete(c);
+      votedOnKey.set(c, round);
+      if (votedOnKey.size > MAX_DEVICES) votedOnKey.delete(/** @type {string} */ (votedOnKey.keys().next().value));
+    },
+    /** @param {object | string} c */
+    delete: (c) => (typeof c === 'string' ? votedOnKey.delete(c) : votedOnSocket.delete(c)),
+  };
   let countedWindow = '';
   /** Votes counted per address in `countedWindow`. */
   /** @type {Map<string, number>} */
@@ -75,7 +93,12 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
       }
       // A change of this device's vote: already counted against its connection and address.
       if (open !== null && devices.has(device)) {
-        const change = vote({ tile: tap.tile, ...(tap.window !== undefined ? { window: tap.window } : {}), device });
+        const change = vote({
+          tile: tap.tile,
+          ...(tap.window !== undefined ? { window: tap.window } : {}),
+          device,
+          credential: /** @type {string} */ (tap.device),
+        });
         /** @param {TapResult} r @returns {TapResult} */
         const pass = (r) => (r.ok ? { ok: true, id: r.id, ...(r.tile !== undefined ? { tile: r.tile } : {}) } : r);
         return change instanceof Promise ? change.then(pass) : pass(change);
@@ -124,7 +147,12 @@ export function createVoteGuard({ vote, round, credentials, votesPerAddress }) {
         if (devices.size > MAX_DEVICES) devices.delete(/** @type {string} */ (devices.values().next().value));
         return { ok: true, id: result.id, ...(result.tile !== undefined ? { tile: result.tile } : {}) };
       };
-      const result = vote({ tile: tap.tile, ...(tap.window !== undefined ? { window: tap.window } : {}), device });
+      const result = vote({
+        tile: tap.tile,
+        ...(tap.window !== undefined ? { window: tap.window } : {}),
+        device,
+        credential: /** @type {string} */ (tap.device),
+      });
       return result instanceof Promise ? result.then(settle) : settle(result);
     },
   };

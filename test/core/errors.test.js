@@ -7,8 +7,14 @@ const errorsDoc = readFileSync(new URL('../../doc/errors.md', import.meta.url), 
 const protocolDoc = readFileSync(new URL('../../doc/protocol.md', import.meta.url), 'utf8');
 
 describe('error catalogue', () => {
-  it.each(Object.keys(ERRORS))('%s is documented in doc/errors.md', (code) => {
+  it.each(Object.keys(ERRORS))('%s is documented in doc/errors.md, in one row', (code) => {
     expect(errorsDoc).toContain(`\`${code}\``);
+    expect(errorsDoc.split('\n').filter((line) => line.startsWith(`| \`${code}\` |`))).toHaveLength(1);
+  });
+
+  it('doc/errors.md has a row for no code the catalogue lacks', () => {
+    const rows = [...errorsDoc.matchAll(/^\| `(SC_ERR_[A-Z_]+)` \|/gm)].map((m) => m[1]);
+    expect(rows.filter((code) => !Object.hasOwn(ERRORS, code))).toEqual([]);
   });
 
   it('every code is its own key, with a status and a message that says what to do', () => {

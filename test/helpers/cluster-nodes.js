@@ -1,6 +1,7 @@
 // Cluster nodes as real processes (server/commands/start.js --redis ...), for tests that kill them.
 
-import { forkServer } from '../../artillery/lib/server.mjs';
+import { forkServer } from '../../artillery/lib/server.js';
+import { fork } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,13 +11,16 @@ export const CLUSTER_SCORE = path.join(ROOT, 'test', 'fixtures', 'cluster');
 export const CLUSTER_TOKEN = 'cluster-token-0123456789';
 
 /**
- * Start one node; resolves when it listens.
- * @param {{ redis: string, role: 'conductor' | 'edge' | 'both', id: string, port?: number, args?: string[] }} options
+ * Start one node; resolves when it listens. Its Redis URL, with the role's user and password,
+ * goes in SCORECAST_REDIS (a password is never on a command line).
+ * @param {{ redis: { edge: string, conductor: string }, role: 'conductor' | 'edge' | 'both', id: string,
+ *   port?: number, args?: string[], env?: NodeJS.ProcessEnv }} options
  */
-export async function startNode({ redis, role, id, port = 0, args = [] }) {
+export async function startNode({ redis, role, id, port = 0, args = [], env = {} }) {
   const server = await forkServer({
     root: ROOT,
     timeoutMs: 15_000,
+    env: { SCORECAST_REDIS: role === 'edge' ? redis.edge : redis.conductor, ...env },
     args: [
       '--score',
       CLUSTER_SCORE,
@@ -26,8 +30,6 @@ export async function startNode({ redis, role, id, port = 0, args = [] }) {
       String(port),
       '--token',
       CLUSTER_TOKEN,
-      '--redis',
-      redis,
       '--role',
       role,
       '--node-id',
@@ -122,4 +124,92 @@ export async function until(cond, ms = 10_000) {
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * @typedef {object} RunningCluster
+ * @property {string} url  nginx's base URL
+ * @property {number} redisPort
+ * @property {string} redisConf  the configuration Redis was started with (users and passwords), to start it again
+ * @property {{ name: string, pid: number, port: number }[]} procs
+ * @property {() => Promise<void>} stop
+ */
+
+/**
+ * The whole cluster as `npm run cluster` runs it (infra/cluster/run.js: Redis, two conductors,
+ * `edges` edges, nginx), on the cluster fixture, waiting to be played; resolves when nginx listens.
+ * @param {{ edges?: number }} [options]
+ * @returns {Promise<RunningCluster>}
+ */
+export async function startCluster({ edges = 3 } = {}) {
+  const runner = fork(
+    path.join(ROOT, 'infra', 'cluster', 'run.js'),
+    ['--edges', String(edges), '--port', '0', '--token', CLUSTER_TOKEN, '--score', CLUSTER_SCORE, '--no-autoplay'],
+    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+  );
+  const ready = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the cluster was not ready within 60 s')), 60_000);
+    runner.on('message', (m) => {
+      clearTimeout(timer);
+      resolve(/** @type {any} */ (m));
+    });
+    runner.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm run cluster exited (${code})`));
+    });
+  });
+  return {
+    ...ready,
+    async stop() {
+      if (runner.exitCode !== null || runner.signalCode !== null) return;
+      const gone = new Promise((r) => runner.once('exit', r));
+      runner.kill('SIGTERM');
+      await gone;
+    },
+  };
+}
+
+/**
+ * One HTTP request on a connection of its own from `localAddress` (any 127.x.y.z: a phone of its
+ * own to a server on loopback), answered with its status and body (JSON when it parses).
+ * @param {string} url
+ * @param {{ localAddress?: string, method?: string, headers?: Record<string, string>, body?: unknown }} [options]
+ * @returns {Promise<{ status: number, body: any }>}
+ */
+export function requestFrom(url, { localAddress, method = 'GET', headers = {}, body } = {}) {
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method,
+        agent: false,
+        ...(localAddress ? { localAddress } : {}),
+        headers: {
+          ...headers,
+          ...(text !== undefined
+            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }
+            : {}),
+        },
+      },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => {
+          data += c;
+        });
+        res.on('end', () => {
+          let parsed = data;
+          try {
+            parsed = JSON.parse(data);
+          } catch {
+            /* not JSON: the text */
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
 }

@@ -1,9 +1,16 @@
-// A real redis-server for cluster tests, on a free loopback port, without persistence; and a TCP
-// proxy in front of it that a test can cut (a node losing Redis) and restore.
+// A real redis-server for cluster tests, on a free loopback port, without persistence, locked
+// down as a venue's should be (infra/systemd/README.md): the default user off, one user per role
+// with a random password (server/cluster/redis-acl.js), optionally TLS only; and a TCP proxy in
+// front of it that a test can cut (a node losing Redis) and restore.
 
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { freePort, waitForPort } from '../../server/lib/ports.js';
+import { REDIS_USERS, aclConfig } from '../../server/cluster/redis-acl.js';
 
 /** Whether redis-server is installed (test/setup/ensure-deps.sh installs it for `npm test`). */
 export const HAVE_REDIS = spawnSync('redis-server', ['--version']).status === 0;
@@ -11,17 +18,86 @@ export const HAVE_REDIS = spawnSync('redis-server', ['--version']).status === 0;
 export { freePort };
 
 /**
- * Start redis-server; `restart()` stops it and starts it again empty on the same port.
- * @param {{ port?: number }} [options]
+ * A CA and a certificate for 127.0.0.1 signed by it, made with openssl in `dir`.
+ * @param {string} dir
  */
-export async function startRedis({ port } = {}) {
+function makeCertificates(dir) {
+  const f = (/** @type {string} */ name) => path.join(dir, name);
+  const run = (/** @type {string[]} */ args) => {
+    const r = spawnSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r.status !== 0) throw new Error(`openssl ${args[0]}: ${r.stderr}`);
+  };
+  run(
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=scorecast test CA'].concat([
+      '-keyout',
+      f('ca.key'),
+      '-out',
+      f('ca.crt'),
+    ]),
+  );
+  run([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-keyout',
+    f('redis.key'),
+    '-out',
+    f('redis.csr'),
+  ]);
+  writeFileSync(f('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  run(
+    ['x509', '-req', '-in', f('redis.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial'].concat([
+      '-days',
+      '1',
+      '-extfile',
+      f('san.ext'),
+      '-out',
+      f('redis.crt'),
+    ]),
+  );
+  return { ca: f('ca.crt'), cert: f('redis.crt'), key: f('redis.key') };
+}
+
+/**
+ * Start redis-server; `restart()` stops it and starts it again empty on the same port.
+ * `urls.edge` and `urls.conductor` carry each role's user and password; `url` is the
+ * conductor's.
+ * @param {{ port?: number, tls?: boolean }} [options]
+ */
+export async function startRedis({ port, tls = false } = {}) {
   const p = port ?? (await freePort());
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'scorecast-redis-'));
+  const pw = () => randomBytes(18).toString('base64url');
+  const passwords = { edge: pw(), conductor: pw(), admin: pw() };
+  const certs = tls ? makeCertificates(dir) : null;
+  const conf = path.join(dir, 'redis.conf');
+  writeFileSync(
+    conf,
+    [
+      'bind 127.0.0.1',
+      'protected-mode yes',
+      ...(certs
+        ? ['port 0', `tls-port ${p}`, `tls-cert-file ${certs.cert}`, `tls-key-file ${certs.key}`].concat([
+            `tls-ca-cert-file ${certs.ca}`,
+            'tls-auth-clients no',
+          ])
+        : [`port ${p}`]),
+      'save ""',
+      'appendonly no',
+      // Every prefix (the tests give each its own); and a user for the tests' own look at Redis.
+      aclConfig(passwords, '*:'),
+      `user admin on >${passwords.admin} ~* &* +@all`,
+      '',
+    ].join('\n'),
+    { mode: 0o600 },
+  );
   /** @type {import('node:child_process').ChildProcess} */
   let child;
   const launch = async () => {
-    child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(p), '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
+    child = spawn('redis-server', [conf], { stdio: 'ignore' });
     await waitForPort(p, 5000, { what: 'redis-server' });
   };
   const stop = async () => {
@@ -31,10 +107,26 @@ export async function startRedis({ port } = {}) {
     await gone;
   };
   await launch();
+  const scheme = tls ? 'rediss' : 'redis';
+  /** @param {'edge' | 'conductor' | 'admin'} role */
+  const urlOf = (role) =>
+    `${scheme}://${role === 'admin' ? 'admin' : REDIS_USERS[role]}:${passwords[role]}@127.0.0.1:${p}`;
   return {
     port: p,
-    url: `redis://127.0.0.1:${p}`,
-    stop,
+    url: urlOf('conductor'),
+    urls: { edge: urlOf('edge'), conductor: urlOf('conductor') },
+    /** Every command on every key: for a test's own look at what Redis holds. */
+    adminUrl: urlOf('admin'),
+    /** Without a user or password. */
+    openUrl: `${scheme}://127.0.0.1:${p}`,
+    passwords,
+    /** The CA certificate (PEM) that signed the server's, with `tls`. */
+    ca: certs ? readFileSync(certs.ca, 'utf8') : undefined,
+    caFile: certs?.ca,
+    stop: async () => {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
     async restart() {
       await stop();
       await launch();
@@ -44,10 +136,12 @@ export async function startRedis({ port } = {}) {
 
 /**
  * A proxy on a free port to `port`: cut() closes every connection through it and refuses new
- * ones until restore().
+ * ones until restore(). Its `url` is `through` (a Redis URL, with its user and password) with
+ * the proxy's port.
  * @param {number} port
+ * @param {string} [through]
  */
-export async function startCutProxy(port) {
+export async function startCutProxy(port, through = `redis://127.0.0.1:${port}`) {
   /** @type {Set<net.Socket>} */
   const sockets = new Set();
   let cut = false;
@@ -69,8 +163,10 @@ export async function startCutProxy(port) {
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
   const { port: own } = /** @type {net.AddressInfo} */ (server.address());
+  const url = new URL(through);
+  url.port = String(own);
   return {
-    url: `redis://127.0.0.1:${own}`,
+    url: url.toString(),
     cut() {
       cut = true;
       for (const s of sockets) s.destroy();

@@ -125,7 +125,7 @@ describe.skipIf(!support.ok)(
       try {
         const cell = spawnSync(
           process.execPath,
-          ['infra/lab/cell.mjs', '--profile', 'wired', '--clients', '1', '--suite', 'ws'],
+          ['infra/lab/cell.js', '--profile', 'wired', '--clients', '1', '--suite', 'ws'],
           { encoding: 'utf8', timeout: 60_000 },
         );
         expect(cell.status).toBe(2);
@@ -191,7 +191,7 @@ describe.skipIf(!support.ok)(
         const r = spawnSync(
           process.execPath,
           [
-            'infra/lab/cell.mjs',
+            'infra/lab/cell.js',
             '--profile',
             'wifi+firewall',
             '--clients',
@@ -224,7 +224,7 @@ describe.skipIf(!support.ok)(
       }
     }, 300_000);
 
-    // The roaming cell (infra/lab/roam.mjs): 10 audience pages in Chromium, silent cuts of 2-8 s.
+    // The roaming cell (infra/lab/roam.js): 10 audience pages in Chromium, silent cuts of 2-8 s.
     // The goal is every page's first on-time beat within 1 s of the link's return at p99; this
     // asserts 1.5 s. What a returning page does costs it CPU time (a WebSocket handshake, the
     // missed changes, a frame): on this shared 2-core machine under load (load average 4-15) the
@@ -241,7 +241,7 @@ describe.skipIf(!support.ok)(
         for (const c of children.splice(0)) c.kill();
         const out = mkdtempSync(path.join(os.tmpdir(), 'lab-roam-'));
         try {
-          const r = spawnSync(process.execPath, ['infra/lab/roam.mjs', '--keep-up', '--out', out], {
+          const r = spawnSync(process.execPath, ['infra/lab/roam.js', '--keep-up', '--out', out], {
             encoding: 'utf8',
             timeout: 400_000,
           });

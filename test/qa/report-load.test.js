@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collect } from '../../artillery/lib/report/load.mjs';
+import { collect } from '../../artillery/lib/report/load.js';
 
 const T0 = 1_800_000_000_000;
 

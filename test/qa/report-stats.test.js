@@ -2,7 +2,7 @@
 // case, and how late Artillery started its clients.
 
 import { describe, expect, it } from 'vitest';
-import { arrivals, caseRows, machineStats } from '../../artillery/lib/report/stats.mjs';
+import { arrivals, caseRows, machineStats } from '../../artillery/lib/report/stats.js';
 import { LOOP_LAG_RESOLUTION_MS } from '../../core/constants.js';
 
 const T0 = 1_800_000_000_000;
@@ -12,7 +12,7 @@ const MB = 2 ** 20;
  * One sample a second: the server uses `serverMs` of CPU per second, Artillery `genMs`, the
  * machine (2 cores) `busyMs` of its 2000 ms.
  * @param {number} n @param {{ phase?: string, serverMs?: number[], genMs?: number, busyMs?: number, lagMaxS?: number[] }} [o]
- * @returns {import('../../artillery/lib/records.mjs').Sample[]}
+ * @returns {import('../../artillery/lib/records.js').Sample[]}
  */
 function samples(n, { phase = 'measured', serverMs = [500], genMs = 200, busyMs = 1000, lagMaxS = [0.3] } = {}) {
   const out = [];
@@ -77,7 +77,7 @@ describe('machineStats', () => {
 });
 
 describe('caseRows', () => {
-  /** @param {Record<string, number>} counters @returns {import('../../artillery/lib/records.mjs').ArtilleryPeriod} */
+  /** @param {Record<string, number>} counters @returns {import('../../artillery/lib/records.js').ArtilleryPeriod} */
   const report = (counters) => ({
     counters,
     summaries: {

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeReport } from '../../artillery/lib/report.mjs';
+import { writeReport } from '../../artillery/lib/report.js';
 
 const T0 = 1_800_000_000_000;
 

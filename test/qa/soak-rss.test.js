@@ -1,7 +1,7 @@
 // The soak's memory rule: RSS growth is counted from when the server is warm.
 
 import { describe, expect, it } from 'vitest';
-import { soakRssOf } from '../../artillery/lib/soak.mjs';
+import { soakRssOf } from '../../artillery/lib/soak.js';
 
 const MB = 2 ** 20;
 const T0 = 1_800_000_000_000;

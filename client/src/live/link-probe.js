@@ -1,7 +1,7 @@
 // Asks, while an open link is silent, whether the network is back, so a phone that changes
 // access point reconnects within a fraction of a second of the new one carrying packets.
 //
-// Measured in the venue lab (infra/lab/roam.mjs, silent nftables drops of 2-8 s): the old socket
+// Measured in the venue lab (infra/lab/roam.js, silent nftables drops of 2-8 s): the old socket
 // only resumes when the server's TCP retransmission timer fires (backed off to seconds), and a
 // reconnection attempted during the cut loses its SYN and waits for TCP's SYN retransmission.
 // Fresh WebSocket attempts do not help in Chromium: it lets one WebSocket per host be connecting

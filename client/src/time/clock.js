@@ -52,7 +52,7 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
    * link, waiting out its timeout) does not hold up the burst asked for when the link came back:
    * it did, and the whole burst passed with no round trip (6 steps in 720 ms, the lost ping's
    * timeout 2 s), so a page back from a roam stayed joining until the next round trip, 4 s later
-   * (venue lab, infra/lab/roam.mjs).
+   * (venue lab, infra/lab/roam.js).
    * @type {Map<number, number>}
    */
   const out = new Map();

@@ -19,7 +19,7 @@
 // not depend on the path, and the error bound already widens with the samples' age (drift,
 // core/clock-sync.js). So a gate held for the link only (`hold({ keepClock: true })`) reopens on
 // time as soon as the link is back if that bound still holds, and the fresh burst refines it
-// meanwhile. Measured in the venue lab (infra/lab/roam.mjs): the burst cost a returning page
+// meanwhile. Measured in the venue lab (infra/lab/roam.js): the burst cost a returning page
 // 250-400 ms, often enough to miss the next beat's window and wait a whole beat more.
 
 /** Round trips since the burst before the gate opens. */

@@ -1,6 +1,7 @@
 // `scorecast import-zscore <dir> <out>`: the command-line face of importZScore. Prints a summary
 // and where the report is; bad input prints the problems, one per line, and a non-zero code.
 
+import { parseArgs } from 'node:util';
 import { ScorecastError } from '../../../core/errors.js';
 import { importZScore } from './index.js';
 import { timingSummary } from './report.js';
@@ -41,22 +42,30 @@ const STDIO = {
  */
 export async function run(argv, io = STDIO) {
   const args = argv[0] === 'import-zscore' ? argv.slice(1) : argv;
-  if (args.includes('--help') || args.includes('-h')) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        'granulator-sound': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    io.err(`scorecast import-zscore: ${/** @type {Error} */ (err).message}\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.values.help) {
     io.out(USAGE);
     return 0;
   }
-  const soundAt = args.indexOf('--granulator-sound');
-  const granulatorSound = soundAt >= 0 ? args[soundAt + 1] : undefined;
-  const rest = soundAt >= 0 ? [...args.slice(0, soundAt), ...args.slice(soundAt + 2)] : args;
-  if (
-    rest.length !== 2 ||
-    rest.some((a) => a.startsWith('-')) ||
-    (soundAt >= 0 && (granulatorSound === undefined || granulatorSound.startsWith('-')))
-  ) {
+  const granulatorSound = parsed.values['granulator-sound'];
+  if (parsed.positionals.length !== 2) {
     io.err(USAGE);
     return 2;
   }
-  const [inDir, outDir] = rest;
+  const [inDir, outDir] = parsed.positionals;
   try {
     const { report } = await importZScore(inDir, outDir, granulatorSound === undefined ? {} : { granulatorSound });
     const s = report.score;

@@ -3,7 +3,7 @@
 // YAML configuration. Everything is read and checked before anything is written; bad input throws
 // SC_ERR_SCORE_INVALID with one problem per line, each naming its file and line.
 
-import { readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { checkBeatMap, describeBeatMapProblem } from '../../../core/beatmap.js';
 import { ScorecastError } from '../../../core/errors.js';
@@ -18,7 +18,8 @@ import { presetPatch } from './preset.js';
 import { readRndPageUpdates } from './rnd-pages.js';
 import { cuesFromScripts } from './cues.js';
 import { parseBeatInfoCsv } from './csv.js';
-import { renderManifest } from './manifest.js';
+import { SCHEMA_FILE, renderManifest } from './manifest.js';
+import { SCHEMA_PATH } from '../../package/manifest-schema.js';
 import { renderReport } from './report.js';
 import { readInput } from './input-file.js';
 import { compareBeatTimes, meterFromBeats } from './timing.js';
@@ -40,6 +41,7 @@ const MAX_PROBLEMS = 40;
  *   granulator plays (ZScore's export has none), copied into the package as audio/<name>
  * @returns {Promise<{ report: import('./report.js').ImportReport }>}
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split into a pipeline of steps each returning its problems (read, timing, views, cues, write)
 export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   const outProblem = await outputDirProblem(outDir);
   if (outProblem) throw invalid([outProblem]);
@@ -79,7 +81,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
         : code === 'ENOTDIR'
           ? 'is not a folder'
           : /** @type {Error} */ (err).message;
-    throw invalid([`${inDir}: ${what}; give the folder ZScore exported the score to`]);
+    throw new ScorecastError('SC_ERR_EXPORT_NOT_FOUND', `${inDir}: ${what}`);
   }
 
   /** @type {string[]} */
@@ -503,6 +505,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   for (const [file, text] of Object.entries(beatmaps)) await writer.write(file, text);
   if (sound && granular.cues.length > 0) await writer.write(sound.out, sound.bytes);
   await writer.write('score.yaml', manifest);
+  await writer.write(SCHEMA_FILE, await readFile(SCHEMA_PATH));
   await writer.write('import-report.md', renderReport(report));
   return { report };
 }
@@ -568,7 +571,7 @@ function splitSource(source) {
 function invalid(lines) {
   const shown = lines.slice(0, MAX_PROBLEMS);
   if (lines.length > MAX_PROBLEMS) shown.push(`... and ${lines.length - MAX_PROBLEMS} more problems`);
-  return new ScorecastError('SC_ERR_SCORE_INVALID', `\n${shown.join('\n')}`);
+  return new ScorecastError('SC_ERR_SCORE_INVALID', shown);
 }
 
 /**

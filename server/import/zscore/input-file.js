@@ -39,10 +39,9 @@ export async function readInput(file, kind) {
   try {
     const { size } = await handle.stat();
     if (size > bound)
-      throw new ScorecastError(
-        'SC_ERR_SCORE_INVALID',
-        `\n${path.basename(file)}: is ${formatBytes(size)}, more than the ${formatBytes(bound)} ${what} may be; it was not read (check that it is the right file)`,
-      );
+      throw new ScorecastError('SC_ERR_SCORE_INVALID', [
+        `${path.basename(file)}: is ${formatBytes(size)}, more than the ${formatBytes(bound)} ${what} may be; it was not read (check that it is the right file)`,
+      ]);
     const buf = Buffer.alloc(size);
     let at = 0;
     while (at < size) {

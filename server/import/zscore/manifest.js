@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 
 /**
  * @typedef {object} ManifestSpec
- * @property {string} comment   first line, after "# "
+ * @property {string} comment   second line, after "# " (the first names the schema for an editor)
  * @property {string} id
  * @property {string} title
  * @property {{ id: string, name: string }[]} parts
@@ -19,6 +19,18 @@ import { parse } from 'yaml';
  * @property {{ at: number, address: string, args: (string | number)[], setup?: 'only' | 'also' }[]} [osc]
  * @property {{ id: number, name: string, set: Record<string, unknown> }[]} [presets]
  */
+
+/**
+ * The copy of the schema that import-zscore writes beside score.yaml, and the modeline that names
+ * it (relative to score.yaml, as yaml-language-server resolves it). A copy, not the absolute path
+ * of this install's schema: the package is then self-contained and portable, so an editor still
+ * finds the schema when the package is moved, zipped, sent to another machine or opened after
+ * scorecast is updated or removed, which an absolute path into one install would not survive.
+ * The server never reads it (only the files the manifest names are opened or served), and
+ * `scorecast check --schema` names the schema of the running version.
+ */
+export const SCHEMA_FILE = 'score.schema.json';
+const MODELINE = `# yaml-language-server: $schema=./${SCHEMA_FILE}`;
 
 const PLAIN = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
 const RESERVED = /^(true|false|null|yes|no|on|off|y|n)$/i;
@@ -58,7 +70,7 @@ export function renderManifest(spec) {
     ...(spec.osc?.length ? { osc: spec.osc } : {}),
     ...(spec.presets?.length ? { presets: spec.presets } : {}),
   };
-  const lines = [`# ${spec.comment}`];
+  const lines = [MODELINE, `# ${spec.comment}`];
   for (const [key, v] of Object.entries(value)) {
     if (Array.isArray(v)) lines.push(`${key}:`, ...v.map((item) => `  - ${flow(item)}`));
     else if (v !== null && typeof v === 'object')

@@ -83,6 +83,7 @@ function rangesOf(pages) {
  * @param {RoseInput} input
  * @returns {RoseResult}
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split: layout, page choices and overlays
 export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, totalBeats, beatStarts = [] }) {
   /** @type {RoseResult} */
   const result = { cues: [], pageChoices: [], converted: [], consumed: [], notes: [] };

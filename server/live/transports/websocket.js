@@ -13,8 +13,23 @@ const { WebSocketServer } = wsLibrary;
  */
 const Sender = /** @type {any} */ (wsLibrary).Sender;
 
+/**
+ * Frames one client message may come in (RFC 6455 5.4, fragmentation). A message is at most
+ * MAX_CLIENT_MESSAGE_BYTES and browsers send each in one frame; ws's default of 16,384 let a client
+ * send empty continuation frames without end, each parsed and none a message, so none counted by
+ * the message rate limit. Past this, ws closes the connection with 1008.
+ */
+export const MAX_MESSAGE_FRAGMENTS = 16;
+
 /** After a close frame, a connection that has not closed within this time is cut (ms). */
 const CLOSE_GRACE_MS = 2000;
+/**
+ * A client's protocol error (an oversized or malformed frame: ws closes the socket) is logged at
+ * most once in this time, with how many were not logged since the last line: each is the
+ * client's doing, not the server's, and a reconnect-and-bad-frame flood wrote 1,584 warnings in
+ * 8 s (ms).
+ */
+export const ERROR_LOG_EVERY_MS = 1000;
 
 /**
  * Liveness (doc/protocol.md, "Heartbeats and dead links"). Any frame from the client (a message
@@ -257,18 +272,40 @@ export function liveSocket(ws) {
 }
 
 /**
+ * @typedef {object} WebSocketOptions
+ * @property {string} [path]
+ * @property {{ warn: (obj: object, msg: string) => void }} [log]
+ * @property {number} [readProofMs]  READ_PROOF_MS (tests shorten it)
+ * @property {(req: import('node:http').IncomingMessage) => string} [clientAddress]  the client of an
+ *   upgrade, for the per-address limits of its taps and reports (default: the TCP peer; behind a
+ *   trusted proxy, the client it forwarded: server/http/client-address.js)
+ * @property {(req: import('node:http').IncomingMessage, socket: import('node:stream').Duplex, client: string) => boolean} [admit]
+ *   whether the upgrade may go on (false: it has been answered; server/http/connection-limit.js)
+ */
+
+/**
  * @param {import('node:http').Server} server
  * @param {import('../hub.js').Hub} hub
- * @param {{ path?: string, log?: { warn: (obj: object, msg: string) => void }, readProofMs?: number }} [options]
- *   readProofMs: READ_PROOF_MS (tests shorten it)
+ * @param {WebSocketOptions} [options]
  */
-export function attachWebSocket(server, hub, { path = '/live', log, readProofMs = READ_PROOF_MS } = {}) {
+export function attachWebSocket(
+  server,
+  hub,
+  {
+    path = '/live',
+    log,
+    readProofMs = READ_PROOF_MS,
+    clientAddress = (req) => req.socket.remoteAddress ?? '',
+    admit = () => true,
+  } = {},
+) {
   // Per-message deflate stays off: compression would make every socket's bytes different.
   // UTF-8 is checked by the decoder, which answers SC_ERR_BAD_MESSAGE and keeps the connection
   // (ws would close it with 1007, outside the error catalogue).
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_CLIENT_MESSAGE_BYTES,
+    maxFragments: MAX_MESSAGE_FRAGMENTS,
     perMessageDeflate: false,
     clientTracking: false,
     skipUTF8Validation: true,
@@ -278,6 +315,8 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
   /** @type {ReturnType<typeof setInterval> | null} */
   let checker = null;
   let warnedSlow = false;
+  let errorLoggedAt = Number.NEGATIVE_INFINITY;
+  let errorsUnlogged = 0;
   hub.setFramer('ws', frameWs);
 
   /**
@@ -299,6 +338,8 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
       );
       return;
     }
+    const client = clientAddress(req);
+    if (!admit(req, socket, client)) return;
     wss.handleUpgrade(req, socket, head, (ws) => {
       const live = liveSocket(ws);
       const writer = socketWriter(live, rawSocketOf(ws));
@@ -314,7 +355,7 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
       const session = hub.attach(
         {
           kind: 'ws',
-          address: req.socket.remoteAddress ?? '',
+          address: client,
           send: writer.send,
           buffered: writer.buffered,
           close: (code, reason) => {
@@ -339,7 +380,17 @@ export function attachWebSocket(server, hub, { path = '/live', log, readProofMs 
       });
       ws.on('error', (err) => {
         // Oversized frames arrive here (ws closes them with 1009); the session is detached on close.
-        log?.warn({ err: err.message, code: /** @type {any} */ (err).code }, 'websocket error');
+        const now = performance.now();
+        if (now - errorLoggedAt < ERROR_LOG_EVERY_MS) {
+          errorsUnlogged++;
+          return;
+        }
+        errorLoggedAt = now;
+        log?.warn(
+          { err: err.message, code: /** @type {any} */ (err).code, unlogged: errorsUnlogged },
+          'websocket error',
+        );
+        errorsUnlogged = 0;
       });
     });
   }

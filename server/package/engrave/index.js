@@ -108,7 +108,7 @@ function verovio() {
 const invalid = (name, lines) =>
   new ScorecastError(
     'SC_ERR_SCORE_INVALID',
-    `\n${lines.map((l) => (l.startsWith(`${name}:`) ? l : `${name}: ${l}`)).join('\n')}`,
+    lines.map((l) => (l.startsWith(`${name}:`) ? l : `${name}: ${l}`)),
   );
 
 /**
@@ -371,10 +371,9 @@ function toScorecastError(name, err) {
       ]);
     }
     if (err.reason === 'memory')
-      return new ScorecastError(
-        'SC_ERR_SCORE_OUT_OF_MEMORY',
-        `\n${name}: engraving it needed more than the ${HEAP_MB + YOUNG_MB} MB of memory an engraving may take (${err.message}); split the score into movements, or check that it is the right file`,
-      );
+      return new ScorecastError('SC_ERR_SCORE_OUT_OF_MEMORY', [
+        `${name}: engraving it needed more than the ${HEAP_MB + YOUNG_MB} MB of memory an engraving may take (${err.message}); split the score into movements, or check that it is the right file`,
+      ]);
     if (err.reason === 'timeout')
       return invalid(name, [
         `engraving ${err.message}; split the score into movements, or check that it is the right file`,

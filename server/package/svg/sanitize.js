@@ -1,5 +1,5 @@
 // Cleans an SVG page from a score package before any browser sees it. Packages come from others
-// (untrusted input, DESIGN.md), and the notation views inline their pages into the page's own document,
+// (untrusted input: doc/security.md), and the notation views inline their pages into the page's own document,
 // so a script, an event handler or a link in a page would run with the page's rights (in the
 // preview: beside the conductor token). DOMPurify's SVG allow-list does the cleaning, on the
 // document as an XML parser reads it (as the browser will: client/src/notation/page-svg.js

@@ -65,6 +65,17 @@ export const underWay = (performance) =>
   performance.transport === 'playing' || (typeof performance.beat === 'number' && performance.beat > 0);
 
 /**
+ * Whether a save may name `dir` as its score: a package of the scores folder (a folder right
+ * inside it), as the console's library loads them. A save names a folder that is then loaded;
+ * any other folder (`..`, an absolute path elsewhere) is refused, whoever wrote the save.
+ * @param {string} dir
+ * @param {string} scoresDir
+ */
+export function inScoresFolder(dir, scoresDir) {
+  return path.dirname(path.resolve(dir)) === path.resolve(scoresDir);
+}
+
+/**
  * The package a server started with `--score start` goes on with, when its save says that the
  * console had switched to another score of the same folder and played it: that score's folder.
  * Otherwise null, and `--score` plays. The save must belong to this start (the same `--score`):
@@ -77,7 +88,7 @@ export function switchedScore(payload, start) {
   const dir = payload.score.dir;
   if (typeof dir !== 'string' || startOf(payload) !== path.resolve(start)) return null;
   const saved = path.resolve(dir);
-  if (saved === path.resolve(start) || path.dirname(saved) !== path.dirname(path.resolve(start))) return null;
+  if (saved === path.resolve(start) || !inScoresFolder(saved, path.dirname(path.resolve(start)))) return null;
   return underWay(payload.performance) ? saved : null;
 }
 

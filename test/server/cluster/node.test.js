@@ -29,13 +29,13 @@ const states = (messages) => messages.filter((m) => m.type === 'delta' || m.type
 
 describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
   it('forwards control from an edge, counts votes from every node once, and fails over to the standby within 2 s on the same grid', async () => {
-    const c1 = await startNode({ redis: redis.url, role: 'conductor', id: 'c1' });
+    const c1 = await startNode({ redis: redis.urls, role: 'conductor', id: 'c1' });
     nodes.push(c1);
     await until(async () =>
       (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 'c1' && n.active),
     );
-    const c2 = await startNode({ redis: redis.url, role: 'conductor', id: 'c2' });
-    const e1 = await startNode({ redis: redis.url, role: 'edge', id: 'e1' });
+    const c2 = await startNode({ redis: redis.urls, role: 'conductor', id: 'c2' });
+    const e1 = await startNode({ redis: redis.urls, role: 'edge', id: 'e1' });
     nodes.push(c2, e1);
     await until(async () => (await call(e1.base, '/api/cluster')).body.nodes?.length === 3);
     const listed = (await call(e1.base, '/api/cluster')).body.nodes;
@@ -150,12 +150,12 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
     const quiet = ['--log-level', 'error'];
     const own = await startRedis();
     try {
-      const c1 = await startNode({ redis: own.url, role: 'both', id: 's1', args: quiet });
+      const c1 = await startNode({ redis: own.urls, role: 'both', id: 's1', args: quiet });
       nodes.push(c1);
       await until(async () =>
         (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 's1' && n.active),
       );
-      const c2 = await startNode({ redis: own.url, role: 'both', id: 's2', args: quiet });
+      const c2 = await startNode({ redis: own.urls, role: 'both', id: 's2', args: quiet });
       nodes.push(c2);
       const client = await openWs(c2.wsBase);
       expect((await call(c2.base, '/api/control/play', { method: 'POST' })).status).toBe(200);

@@ -3,54 +3,30 @@
 // none misses a state when an edge dies, when Redis restarts, or when the conductor is killed.
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { fork, spawn, spawnSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawn, spawnSync } from 'node:child_process';
 import WebSocket from 'ws';
 import { HAVE_REDIS } from '../../helpers/redis-server.js';
-import { CLUSTER_SCORE, CLUSTER_TOKEN, call, until } from '../../helpers/cluster-nodes.js';
+import { call, startCluster, until } from '../../helpers/cluster-nodes.js';
 import { openPoll, openSse } from '../../helpers/live-clients.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const HAVE_NGINX = spawnSync('sh', ['-c', 'command -v nginx || test -x /usr/sbin/nginx']).status === 0;
 if (!HAVE_REDIS || !HAVE_NGINX)
   console.warn(
     'cluster proxy tests skipped: redis-server or nginx is not installed (test/setup/ensure-deps.sh installs them)',
   );
 
-/** @type {import('node:child_process').ChildProcess} */
-let runner;
-/** @type {{ url: string, redisPort: number, procs: { name: string, pid: number, port: number }[] }} */
+/** @type {import('../../helpers/cluster-nodes.js').RunningCluster} */
 let ready;
 /** @type {import('node:child_process').ChildProcess | null} */
 let ownRedis = null;
 
 beforeAll(async () => {
   if (!HAVE_REDIS || !HAVE_NGINX) return;
-  runner = fork(
-    path.join(ROOT, 'infra', 'cluster', 'run.js'),
-    ['--edges', '3', '--port', '0', '--token', CLUSTER_TOKEN, '--score', CLUSTER_SCORE, '--no-autoplay'],
-    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
-  );
-  ready = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the cluster was not ready within 60 s')), 60_000);
-    runner.on('message', (m) => {
-      clearTimeout(timer);
-      resolve(/** @type {any} */ (m));
-    });
-    runner.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm run cluster exited (${code})`));
-    });
-  });
+  ready = await startCluster({ edges: 3 });
 }, 70_000);
 
 afterAll(async () => {
-  if (runner && runner.exitCode === null) {
-    const gone = new Promise((r) => runner.once('exit', r));
-    runner.kill('SIGTERM');
-    await gone;
-  }
+  await ready?.stop();
   ownRedis?.kill('SIGKILL');
 }, 30_000);
 
@@ -58,8 +34,9 @@ afterAll(async () => {
  * A WebSocket client that reconnects through nginx at once when its connection ends, saying
  * which epoch and seq it holds, like the browser's.
  * @param {string} url http://host:port
+ * @param {string} localAddress  its own loopback address (nginx sends each address to one edge)
  */
-function reconnectingWs(url) {
+function reconnectingWs(url, localAddress) {
   /** @type {any[]} */
   const states = [];
   let reconnects = 0;
@@ -69,7 +46,7 @@ function reconnectingWs(url) {
   const open = () => {
     const last = states.at(-1);
     const q = last ? `?epoch=${last.epoch}&seq=${last.seq}` : '';
-    ws = new WebSocket(`${url.replace('http', 'ws')}/live${q}`);
+    ws = new WebSocket(`${url.replace('http', 'ws')}/live${q}`, { localAddress });
     ws.on('message', (data) => {
       const m = JSON.parse(data.toString());
       if (m.type === 'delta' || m.type === 'snapshot') states.push(m);
@@ -115,11 +92,11 @@ describe.skipIf(!HAVE_REDIS || !HAVE_NGINX)('a cluster behind nginx', () => {
     await until(async () => (await call(url, '/api/cluster')).body.nodes?.length === 5, 15_000);
     expect((await call(url, '/api/control/play', { method: 'POST' })).status).toBe(200);
 
-    const ws = Array.from({ length: 9 }, () => reconnectingWs(url));
+    const ws = Array.from({ length: 9 }, (_, i) => reconnectingWs(url, `127.0.1.${i + 1}`));
     const sse = await openSse(url);
     const poll = await openPoll(url, { wait: 5000 });
     await until(() => ws.every((c) => c.states.length >= 8), 10_000);
-    // Spread over the edges by nginx (fewest connections first).
+    // Spread over the edges by nginx (by a hash of each client's address).
     const nodes = (await call(url, '/api/cluster')).body.nodes;
     /** @type {[string, number][]} */
     const byEdge = nodes
@@ -150,11 +127,7 @@ describe.skipIf(!HAVE_REDIS || !HAVE_NGINX)('a cluster behind nginx', () => {
     // Redis restarts empty mid-piece: the edges catch up, the conductor goes on.
     process.kill(proc('redis').pid, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 300));
-    ownRedis = spawn(
-      'redis-server',
-      ['--bind', '127.0.0.1', '--port', String(ready.redisPort), '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
-    );
+    ownRedis = spawn('redis-server', [ready.redisConf], { stdio: 'ignore' });
     const beforeRedis = Math.max(...ws.map((c) => c.states.at(-1).seq));
     // (Two seconds of beats: a standby that tried the vanished lease first has left it again.)
     await until(() => ws.every((c) => c.states.at(-1).seq > beforeRedis + 8), 10_000);

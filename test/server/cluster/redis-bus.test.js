@@ -1,5 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { createRedisBus } from '../../../server/cluster/redis-bus.js';
+import { clusterKey, createSeal } from '../../../server/cluster/seal.js';
+import { connectRedis } from '../../../server/cluster/redis.js';
 import { HAVE_REDIS, startCutProxy, startRedis } from '../../helpers/redis-server.js';
 
 if (!HAVE_REDIS)
@@ -7,13 +9,19 @@ if (!HAVE_REDIS)
 
 /** @type {Awaited<ReturnType<typeof startRedis>>} */
 let redis;
+const seal = createSeal(clusterKey('bus-test-token-0123'));
 let n = 0;
 /** @type {(() => Promise<unknown>)[]} */
 let cleanup = [];
+/** A look at what Redis holds, beside the nodes (whose users may not look). @type {import('ioredis').Redis} */
+let admin;
 beforeAll(async () => {
-  if (HAVE_REDIS) redis = await startRedis();
+  if (!HAVE_REDIS) return;
+  redis = await startRedis();
+  admin = connectRedis(redis.adminUrl, 'test-admin');
 });
 afterAll(async () => {
+  admin?.disconnect();
   await redis?.stop();
 });
 afterEach(async () => {
@@ -26,7 +34,7 @@ afterEach(async () => {
  * @param {string} [prefix]
  */
 async function bus(prefix, options = {}) {
-  const b = createRedisBus({ url: redis.url, node: `n${++n}`, prefix, ...options });
+  const b = createRedisBus({ url: redis.url, seal, node: `n${++n}`, prefix, ...options });
   cleanup.push(() => b.close());
   await b.start();
   /** @type {import('../../../server/live/bus.js').StateChange[]} */
@@ -90,7 +98,7 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(a.seen).toEqual([]);
     expect(b.seen).toEqual([]);
-    expect(await a.b.redis.exists(a.b.keys.stream)).toBe(0);
+    expect(await admin.exists(a.b.keys.stream)).toBe(0);
   });
 
   it('refuses the publishes of a node whose lease another node holds, and says so', async () => {
@@ -115,9 +123,9 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
   it('catches up from the stream after losing Redis: every change, none twice', async () => {
     const prefix = `t${n}:`;
     const a = await bus(prefix);
-    const proxy = await startCutProxy(redis.port);
+    const proxy = await startCutProxy(redis.port, redis.url);
     cleanup.push(() => proxy.close());
-    const b = createRedisBus({ url: proxy.url, node: `n${++n}`, prefix });
+    const b = createRedisBus({ url: proxy.url, seal, node: `n${++n}`, prefix });
     cleanup.push(() => b.close());
     await b.start();
     /** @type {import('../../../server/live/bus.js').StateChange[]} */
@@ -142,9 +150,9 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
   it("takes the newest whole state when it fell out of the stream's range", async () => {
     const prefix = `t${n}:`;
     const a = await bus(prefix, { maxLen: 10 });
-    const proxy = await startCutProxy(redis.port);
+    const proxy = await startCutProxy(redis.port, redis.url);
     cleanup.push(() => proxy.close());
-    const b = createRedisBus({ url: proxy.url, node: `n${++n}`, prefix });
+    const b = createRedisBus({ url: proxy.url, seal, node: `n${++n}`, prefix });
     cleanup.push(() => b.close());
     await b.start();
     /** @type {import('../../../server/live/bus.js').StateChange[]} */
@@ -158,7 +166,7 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
     // Far more than the stream keeps (MAXLEN ~ trims whole nodes of 100 entries).
     for (let i = 0; i < 400; i++) a.b.publish(c.next());
     await until(() => a.seen.at(-1)?.seq === 400);
-    expect(await a.b.redis.xlen(a.b.keys.stream)).toBeLessThan(300);
+    expect(await admin.xlen(a.b.keys.stream)).toBeLessThan(300);
     proxy.restore();
     await until(() => seen.at(-1)?.seq === 400);
     // A whole state stands in for what the stream no longer has; nothing arrives out of order.
@@ -202,7 +210,7 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
     const own = await startRedis();
     cleanup.push(() => own.stop());
     const make = async () => {
-      const b = createRedisBus({ url: own.url, node: `n${++n}` });
+      const b = createRedisBus({ url: own.url, seal, node: `n${++n}` });
       cleanup.push(() => b.close());
       await b.start();
       /** @type {import('../../../server/live/bus.js').StateChange[]} */

@@ -31,6 +31,7 @@ afterEach(async () => {
 async function edge() {
   const node = await startClusterNode({
     url: redis.url,
+    token: TOKEN,
     role: 'edge',
     node: `edge-${apps.length}`,
     prefix: `r${Date.now()}:`,
@@ -38,7 +39,7 @@ async function edge() {
   });
   const score = await loadPackage(CLUSTER_SCORE, { cacheDir: mkdtempSync(path.join(os.tmpdir(), 'sc-cache-')) });
   const built = await buildApp({ score, token: TOKEN, bus: node.bus, cluster: node.hooks });
-  node.attach({ ...built, token: TOKEN });
+  node.attach(built);
   apps.push(built.app);
   return built;
 }
@@ -93,7 +94,7 @@ describe('cluster node start', () => {
   it('says so when Redis cannot be reached, instead of waiting for ever', async () => {
     const port = await freePort();
     await expect(
-      startClusterNode({ url: `redis://127.0.0.1:${port}`, role: 'edge', connectTimeoutMs: 500 }),
+      startClusterNode({ url: `redis://127.0.0.1:${port}`, token: TOKEN, role: 'edge', connectTimeoutMs: 500 }),
     ).rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port} within 0.5 s`);
   });
 });

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import os from 'node:os';
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 
 const run = promisify(execFile);
@@ -102,6 +103,23 @@ describe('scorecast check', () => {
     expect(report.problems).toContainEqual(expect.stringMatching(/score\.yaml line 7: cues\[0\]: no bar 7/));
   });
 
+  it('--schema prints the absolute path of the JSON Schema of score.yaml, from any folder, and exits 0', async () => {
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'sc-schema-'));
+    const { stdout } = await run(process.execPath, [CLI, 'check', '--schema'], { cwd: elsewhere });
+    const file = stdout.trimEnd();
+    expect(stdout).toBe(`${file}\n`);
+    expect(path.isAbsolute(file)).toBe(true);
+    // The schema the server validates with, readable from what was printed.
+    expect(file).toBe(fileURLToPath(new URL('../../../scores/schema/score.schema.json', import.meta.url)));
+    expect(JSON.parse(readFileSync(file, 'utf8')).title).toMatch(/score\.yaml/);
+  });
+
+  it('--help tells how to find the schema', async () => {
+    const r = await cli(['check', '--help']);
+    expect(r.stdout).toMatch(/scorecast check --schema\n/);
+    expect(r.stdout).toMatch(/--schema {4}print the absolute path of the JSON Schema of score\.yaml/);
+  });
+
   it('exits 2 with usage on a wrong command', async () => {
     const r = await cli(['frobnicate']);
     expect(r.code).toBe(2);
@@ -133,6 +151,18 @@ describe('--help', () => {
     ]);
     expect(stdout).toMatch(/usage: scorecast \[start\] \[options\] {3}\(or: node server\/commands\/start\.js/);
   });
+});
+
+describe('--version', () => {
+  it.each([['--version'], ['version']])(
+    'scorecast %s prints the version of package.json and starts nothing',
+    async (arg) => {
+      const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+      const r = await cli([arg]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`scorecast ${version}\n`);
+    },
+  );
 });
 
 describe('scorecast preview', () => {

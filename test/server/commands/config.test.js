@@ -90,10 +90,31 @@ describe('cluster configuration', () => {
     });
     expect(
       readConfig(['--role', 'edge', '--node-id', 'edge-2'], { SCORECAST_REDIS: 'redis://r:6379' }).cluster,
-    ).toEqual({ url: 'redis://r:6379', role: 'edge', nodeId: 'edge-2' });
+    ).toEqual({ url: 'redis://r:6379', role: 'edge', nodeId: 'edge-2', passwordFile: null, ca: null });
     expect(readConfig([], { SCORECAST_REDIS: 'redis://r:6379', SCORECAST_ROLE: 'conductor' }).cluster?.role).toBe(
       'conductor',
     );
+  });
+
+  it("reads Redis's password and CA from files, and refuses a password on the command line, where ps shows it", () => {
+    expect(
+      readConfig(['--redis-password-file', 'edge.password', '--redis-ca', 'ca.crt'], {
+        SCORECAST_REDIS: 'rediss://scorecast-edge@10.0.0.2:6379',
+      }).cluster,
+    ).toMatchObject({
+      url: 'rediss://scorecast-edge@10.0.0.2:6379',
+      passwordFile: path.resolve('edge.password'),
+      ca: path.resolve('ca.crt'),
+    });
+    expect(
+      readConfig([], {
+        SCORECAST_REDIS: 'redis://scorecast-edge:s3cret-pw@10.0.0.2:6379',
+        SCORECAST_REDIS_PASSWORD_FILE: '/etc/scorecast/p',
+      }).cluster,
+    ).toMatchObject({ url: 'redis://scorecast-edge:s3cret-pw@10.0.0.2:6379', passwordFile: '/etc/scorecast/p' });
+    const onCommandLine = () => readConfig(['--redis', 'redis://scorecast-edge:s3cret-pw@10.0.0.2:6379'], {});
+    expect(onCommandLine).toThrow(/must not carry a password: `ps` shows the command line/);
+    expect(onCommandLine).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cret-pw') }));
   });
 
   it('reads the proxies to trust', () => {
@@ -104,6 +125,7 @@ describe('cluster configuration', () => {
     [['--role', 'edge'], {}, /--role needs --redis/],
     [['--redis', 'redis://r:6379', '--role', 'leader'], {}, /--role must be conductor, edge or both/],
     [['--redis', 'localhost:6379'], {}, /--redis must be a URL/],
+    [['--redis-password-file', 'p'], {}, /--redis-password-file and --redis-ca need --redis/],
   ])('refuses %j with a clear message', (argv, env, message) => {
     expect(() => readConfig(/** @type {string[]} */ (argv), env)).toThrow(message);
   });

@@ -13,10 +13,11 @@ const servers = useServers();
 /**
  * Try to open a WebSocket: 'open', or the HTTP status it was refused with.
  * @param {string} url
+ * @param {import('ws').ClientOptions} [options]
  * @returns {Promise<{ ws: WebSocket, result: 'open' | number }>}
  */
-function tryWs(url) {
-  const ws = new WebSocket(url);
+function tryWs(url, options) {
+  const ws = new WebSocket(url, options);
   return new Promise((resolve) => {
     ws.once('open', () => resolve({ ws, result: 'open' }));
     ws.once('unexpected-response', (_req, res) => {
@@ -125,6 +126,54 @@ describe('connections per address', () => {
     connect('10.0.0.1');
     connect('::ffff:10.0.0.1');
     expect(connect('10.0.0.1').refused).toMatch(/429/);
+  });
+
+  it('behind a trusted proxy each forwarded client has its own cap, WebSockets and requests alike; the proxy has none; anyone else is its own address', async () => {
+    const s = await servers.server({
+      autoplay: false,
+      appOptions: { trustProxy: ['127.0.0.1'], connectionsPerAddress: 3 },
+    });
+    /** @type {WebSocket[]} */
+    const sockets = [];
+    servers.defer(() => {
+      for (const ws of sockets) ws.terminate();
+    });
+    /** @param {string} forwarded @param {string} [localAddress] */
+    const ws = async (forwarded, localAddress = '127.0.0.1') => {
+      const { ws: socket, result } = await tryWs(`${s.wsBase}/live`, {
+        localAddress,
+        headers: { 'x-forwarded-for': forwarded },
+      });
+      sockets.push(socket);
+      return result;
+    };
+    /** @param {string} forwarded */
+    const get = (forwarded) => fetch(`${s.base}/healthz`, { headers: { 'x-forwarded-for': forwarded } });
+    // Seven sockets from the proxy, more than the cap: it stands for everyone.
+    expect([await ws('10.0.0.1'), await ws('10.0.0.1'), await ws('10.0.0.1')]).toEqual(['open', 'open', 'open']);
+    expect(await ws('10.0.0.1')).toBe(429);
+    expect([await ws('10.0.0.2'), await ws('10.0.0.2'), await ws('10.0.0.2')]).toEqual(['open', 'open', 'open']);
+    // A request of a client at its cap is refused with the catalogue code; another client's passes.
+    const refused = await get('10.0.0.1');
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).code).toBe('SC_ERR_ADDRESS_LIMIT');
+    // A request gives its connection back when it is answered: more requests than the cap, one
+    // after another, all pass.
+    for (let i = 0; i < 5; i++) expect((await get('10.0.0.3')).status).toBe(200);
+    // A WebSocket that closes makes room for its client.
+    const first = /** @type {WebSocket} */ (sockets[0]);
+    await new Promise((resolve) => {
+      first.once('close', resolve);
+      first.close();
+    });
+    await expect.poll(async () => (await get('10.0.0.1')).status).toBe(200);
+    // A peer that is not a trusted proxy is its own address, whatever it forwards.
+    expect([
+      await ws('10.0.0.4', '127.0.0.2'),
+      await ws('10.0.0.5', '127.0.0.2'),
+      await ws('10.0.0.6', '127.0.0.2'),
+    ]).toEqual(['open', 'open', 'open']);
+    expect(await ws('10.0.0.7', '127.0.0.2')).toBe(429);
   });
 
   it('the cap is configurable; 0 is no limit', async () => {

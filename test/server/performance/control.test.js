@@ -1,6 +1,7 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../../server/app.js';
 import { tokenMatches } from '../../../server/http/auth.js';
+import { CONTROL_ACTIONS } from '../../../server/performance/control.js';
 import { packageOf, smallModel } from '../../helpers/fixtures.js';
 import { buildScoreModel } from '../../../core/manifest.js';
 
@@ -106,6 +107,13 @@ describe('control', () => {
     expect(res.statusCode).toBe(status);
     expect(res.json().code).toBe(code);
     expect(hub.seq).toBe(seq);
+  });
+
+  it('an unknown action is answered with every action there is', async () => {
+    const { app } = await build();
+    const res = await control(app, 'explode');
+    expect(CONTROL_ACTIONS).toEqual(expect.arrayContaining(['play', 'pause', 'stop', 'seek', 'tempo', 'vote']));
+    for (const action of CONTROL_ACTIONS) expect(res.json().message).toMatch(new RegExp(`\\b${action}\\b`));
   });
 
   it('play with a count-in: clicks first, the beat after them', async () => {

@@ -2,6 +2,7 @@
 // clients), with the same rules and errors: a device is a credential this server issued, a
 // connection votes once per window, an address casts at most its cap of votes per window.
 
+import http from 'node:http';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../../server/app.js';
 import { buildScoreModel } from '../../../core/manifest.js';
@@ -196,6 +197,57 @@ describe('taps and votes', () => {
     expect(codes).toEqual(['voted', 'voted', 'voted', 'SC_ERR_ADDRESS_LIMIT', 'SC_ERR_ADDRESS_LIMIT']);
     expect((await tap(app, { tile: 'right', device: issued[3] }, '10.2.0.10')).statusCode).toBe(200);
     expect(await tally(app)).toEqual({ left: 3, right: 1 });
+  });
+
+  it("behind a trusted proxy, phones' taps on one of its pooled sockets count once each, and a phone's own X-Forwarded-For gains nothing", async () => {
+    const { app, conductor } = await setup({ trustProxy: ['127.0.0.1'], phonesPerAddress: 3 });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = /** @type {import('node:net').AddressInfo} */ (app.server.address());
+    // nginx carries many phones' requests on one keep-alive socket to the edge.
+    const pool = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    /** @param {string} url @param {string} forwarded @param {object} [body] @returns {Promise<any>} */
+    const post = (url, forwarded, body) =>
+      new Promise((resolve, reject) => {
+        const text = JSON.stringify(body ?? {});
+        const req = http.request({ port, host: '127.0.0.1', path: url, method: 'POST', agent: pool }, (res) => {
+          let data = '';
+          res.on('data', (c) => {
+            data += c;
+          });
+          res.on('end', () => resolve(JSON.parse(data)));
+        });
+        req.setHeader('content-type', 'application/json');
+        req.setHeader('x-forwarded-for', forwarded);
+        req.on('error', reject);
+        req.end(text);
+      });
+    conductor.seek(conductor.beatOf(2));
+    const answers = [];
+    for (let i = 1; i <= 5; i++) {
+      const { device } = await post('/api/device', `10.4.0.${i}`);
+      answers.push((await post('/api/tap', `10.4.0.${i}`, { tile: 'left', device })).type);
+    }
+    pool.destroy();
+    expect(answers).toEqual(['voted', 'voted', 'voted', 'voted', 'voted']);
+    // A header the phone wrote itself, before the proxy's entry, is not what counts.
+    const devices = [];
+    for (let i = 0; i < 3; i++) devices.push(await credential(app, `10.4.1.${i}`));
+    devices.push(await credential(app, '10.4.1.9'));
+    const forged = [];
+    for (const [i, device] of devices.entries())
+      forged.push(
+        (
+          await app.inject({
+            method: 'POST',
+            url: '/api/tap',
+            payload: { tile: 'right', device },
+            remoteAddress: '127.0.0.1',
+            headers: { 'x-forwarded-for': `6.6.6.${i}, 10.4.2.1` },
+          })
+        ).json().code ?? 'voted',
+      );
+    expect(forged).toEqual(['voted', 'voted', 'voted', 'SC_ERR_ADDRESS_LIMIT']);
+    expect(await tally(app)).toEqual({ left: 5, right: 3 });
   });
 
   it.each([300, 0])(

@@ -4,7 +4,10 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, renameSync,
 import { fileURLToPath } from 'node:url';
 import { describe, it, expect } from 'vitest';
 import { parse } from 'yaml';
+import AjvModule from 'ajv';
 import { buildScoreModel } from '../../../../core/manifest.js';
+import { loadPackage } from '../../../../server/package/load.js';
+import { SCHEMA_PATH } from '../../../../server/package/manifest-schema.js';
 import { importZScore } from '../../../../server/import/zscore/index.js';
 import { run } from '../../../../server/import/zscore/cli.js';
 import { createPackageWriter } from '../../../../server/import/zscore/package-dir.js';
@@ -16,6 +19,9 @@ import {
   zscoreScriptBeat,
 } from '../../../../server/import/zscore/script.js';
 import { compareBeatTimes, meterFromBeats } from '../../../../server/import/zscore/timing.js';
+
+// ajv is CommonJS: under nodenext its default export is the module object.
+const Ajv = /** @type {typeof AjvModule.default} */ (/** @type {any} */ (AjvModule).default ?? AjvModule);
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../../fixtures/zscore/mini');
 
@@ -77,6 +83,7 @@ describe('import-zscore: the Mini export', () => {
       'pages/score-1.png',
       'pages/violin-1.png',
       'pages/violin-2.png',
+      'score.schema.json',
       'score.yaml',
     ]);
     expect(
@@ -84,6 +91,24 @@ describe('import-zscore: the Mini export', () => {
         readFileSync(path.join(FIXTURE, 'Mini_Violin_page2.png')),
       ),
     ).toBe(true);
+  });
+
+  // An editor with yaml-language-server finds the schema through the modeline, relative to
+  // score.yaml: the package carries its own copy, so it still does when the package is moved.
+  it('names a copy of the schema in the first line of score.yaml, which the server loads past and never serves', async () => {
+    await imported;
+    const text = readFileSync(path.join(out, 'score.yaml'), 'utf8');
+    expect(text.split('\n').slice(0, 2)).toEqual([
+      '# yaml-language-server: $schema=./score.schema.json',
+      `# Imported from ZScore's export of "Mini" by scorecast import-zscore; import-report.md lists what was and was not converted.`,
+    ]);
+    const copy = readFileSync(path.join(out, 'score.schema.json'), 'utf8');
+    expect(copy).toBe(readFileSync(SCHEMA_PATH, 'utf8'));
+    const validate = new Ajv({ strict: false }).compile(JSON.parse(copy));
+    expect(validate(parse(text)), JSON.stringify(validate.errors)).toBe(true);
+    const pkg = await loadPackage(out, { cacheDir: mkdtempSync(path.join(os.tmpdir(), 'sc-zscore-cache-')) });
+    expect(pkg.model.id).toBe('mini');
+    expect([...pkg.files.keys()].filter((url) => url.includes('schema'))).toEqual([]);
   });
 
   it('maps parts to views: FullScore is the score view, parts get slug ids', async () => {
@@ -330,9 +355,13 @@ describe('import-zscore: bad input', () => {
 
   it('the export folder does not exist', async () => {
     const { root, out } = copyFixture();
-    await expect(importZScore(path.join(root, 'nope'), out)).rejects.toThrow(
-      /nope: no such folder; give the folder ZScore exported the score to/,
-    );
+    // Not "the score package is invalid": nothing is wrong with a package that was never found.
+    await expect(importZScore(path.join(root, 'nope'), out)).rejects.toMatchObject({
+      code: 'SC_ERR_EXPORT_NOT_FOUND',
+      message: expect.stringMatching(
+        /^No ZScore export at that path; give the folder ZScore exported the score to\. \(.*nope: no such folder\)$/,
+      ),
+    });
   });
 
   it('the package folder exists and is not empty', async () => {

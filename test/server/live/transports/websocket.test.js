@@ -6,7 +6,9 @@ import { openWs } from '../../../helpers/live-clients.js';
 import { CLOSE, DEAD_LINK_MS, MAX_CLIENT_MESSAGE_BYTES } from '../../../../core/constants.js';
 import {
   DEAD_AFTER_MS,
+  ERROR_LOG_EVERY_MS,
   LIVENESS_TICK_MS,
+  MAX_MESSAGE_FRAGMENTS,
   PING_AFTER_MS,
   PING_ALONE_AFTER_MS,
   PROOF_BYTES,
@@ -183,6 +185,39 @@ describe('WebSocket transport', () => {
     const seq = s.hub.seq;
     await good.waitFor((m) => m.type === 'delta' && m.seq > seq + 2);
     assertContiguous(good.messages);
+  });
+
+  it(`logs clients' bad frames at most once every ${ERROR_LOG_EVERY_MS} ms, counting the rest`, async () => {
+    const s = await server({ autoplay: false });
+    /** @type {any[]} */
+    const warnings = [];
+    s.app.log.warn = /** @type {any} */ (
+      (/** @type {any} */ obj, /** @type {string} */ msg) => {
+        if (msg === 'websocket error') warnings.push(obj);
+      }
+    );
+    const started = performance.now();
+    const bad = await Promise.all(Array.from({ length: 30 }, () => client(s.wsBase)));
+    const done = bad.map((c) => closed(c.ws));
+    for (const c of bad) c.ws.send('x'.repeat(MAX_CLIENT_MESSAGE_BYTES + 1));
+    await Promise.all(done);
+    const seconds = (performance.now() - started) / 1000;
+    expect(warnings.length).toBeGreaterThanOrEqual(1);
+    expect(warnings.length).toBeLessThanOrEqual(1 + Math.ceil(seconds));
+    expect(warnings[0]).toMatchObject({ code: 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH', unlogged: 0 });
+  });
+
+  it(`a message may come in at most ${MAX_MESSAGE_FRAGMENTS} frames: endless empty fragments are closed with 1008`, async () => {
+    const s = await server({ autoplay: false });
+    const c = await client(s.wsBase);
+    // A message in 4 fragments is a message like any other.
+    for (const part of ['{"type":"pi', 'ng","id":', '7,"t0"', ':1}']) c.ws.send(part, { fin: part.endsWith('}') });
+    await c.waitFor((m) => m.type === 'pong' && m.id === 7);
+    const bad = await client(s.wsBase);
+    const done = closed(bad.ws);
+    bad.ws.send('{', { fin: false });
+    for (let i = 0; i < 1000; i++) bad.ws.send('', { fin: false });
+    expect(await done).toMatchObject({ code: 1008 });
   });
 
   it('answers malformed frames with errors and keeps serving the sender and everyone else', async () => {

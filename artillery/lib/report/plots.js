@@ -1,12 +1,12 @@
-// The report's plots (inline SVG from ../svg.mjs): latency and clients over a case, the server's
+// The report's plots (inline SVG from ../svg.js): latency and clients over a case, the server's
 // CPU and event-loop delay over a case, and latency against users over a campaign or stress run.
 
-import { lineChart } from '../svg.mjs';
-import { BUDGET, LAG_RESOLUTION_MS, serverCpuMs } from './stats.mjs';
+import { lineChart } from '../svg.js';
+import { BUDGET, LAG_RESOLUTION_MS, serverCpuMs } from './stats.js';
 
-/** @typedef {import('./load.mjs').LoadedCase} LoadedCase */
-/** @typedef {import('../svg.mjs').Series} Series */
-/** @typedef {import('../records.mjs').Summary} Summary */
+/** @typedef {import('./load.js').LoadedCase} LoadedCase */
+/** @typedef {import('../svg.js').Series} Series */
+/** @typedef {import('../records.js').Summary} Summary */
 
 /** @type {Record<string, string[]>} */
 const PRIMARY = {

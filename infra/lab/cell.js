@@ -33,12 +33,12 @@ import {
   installedArtillery,
   gitDescribe,
   sleep,
-} from '../../artillery/lib/env.mjs';
-import { ensureBuilt } from '../../artillery/lib/server.mjs';
-import { parseChecks, oneLine } from '../../artillery/lib/run-case.mjs';
-import { plan, RAMP_S } from '../../artillery/lib/plans.mjs';
-import { createSampler } from '../../artillery/lib/sampler.mjs';
-import { caseRows, machineStats } from '../../artillery/lib/report.mjs';
+} from '../../artillery/lib/env.js';
+import { ensureBuilt } from '../../artillery/lib/server.js';
+import { parseChecks, oneLine } from '../../artillery/lib/run-case.js';
+import { plan, RAMP_S } from '../../artillery/lib/plans.js';
+import { createSampler } from '../../artillery/lib/sampler.js';
+import { caseRows, machineStats } from '../../artillery/lib/report.js';
 
 export const LAB_OUT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'out');
 export const SUITES = ['ws', 'sse', 'poll', 'page'];
@@ -127,7 +127,7 @@ export async function startLabServer({ dir, log, clientNs, target }) {
 /**
  * Artillery in a client namespace.
  * @param {{ ns: string, scenarioFile: string, target: string, overrides: object, outJson: string, logFile: string, traceFile: string, onSpawn: (pid: number) => void }} o
- * @returns {Promise<{ exitCode: number, checks: import('../../artillery/lib/records.mjs').Check[], ms: number, command: string }>}
+ * @returns {Promise<{ exitCode: number, checks: import('../../artillery/lib/records.js').Check[], ms: number, command: string }>}
  */
 function runArtilleryIn({ ns, scenarioFile, target, overrides, outJson, logFile, traceFile, onSpawn }) {
   const args = [
@@ -230,7 +230,7 @@ async function runHeld({
     file: path.join(dir, 'samples.jsonl'),
   });
   sampler.start();
-  /** @type {{ measured?: import('../../artillery/lib/records.mjs').RunRecord, warmup?: import('../../artillery/lib/records.mjs').RunRecord }} */
+  /** @type {{ measured?: import('../../artillery/lib/records.js').RunRecord, warmup?: import('../../artillery/lib/records.js').RunRecord }} */
   const runs = {};
   /** @type {Set<string>} */
   const peers = new Set();
@@ -358,8 +358,8 @@ const ms = (/** @type {number | null | undefined} */ v) =>
  */
 /**
  * case.json of a lab cell (written by runCell): a case record with the lab's fields, all set.
- * @typedef {import('../../artillery/lib/records.mjs').CaseRecord & { lab: LabInfo, server: import('../../artillery/lib/records.mjs').ServerRecord,
- *   host: { node: string, artillery: string | null }, runs: { measured: import('../../artillery/lib/records.mjs').RunRecord }, broken: string[] }} CellRecord
+ * @typedef {import('../../artillery/lib/records.js').CaseRecord & { lab: LabInfo, server: import('../../artillery/lib/records.js').ServerRecord,
+ *   host: { node: string, artillery: string | null }, runs: { measured: import('../../artillery/lib/records.js').RunRecord }, broken: string[] }} CellRecord
  */
 
 /**
@@ -367,12 +367,12 @@ const ms = (/** @type {number | null | undefined} */ v) =>
  * @param {string} dir @param {CellRecord} rec
  */
 export function cellRows(dir, rec) {
-  /** @type {import('../../artillery/lib/records.mjs').ArtilleryPeriod} */
+  /** @type {import('../../artillery/lib/records.js').ArtilleryPeriod} */
   const a = JSON.parse(readFileSync(path.join(dir, 'measured.json'), 'utf8')).aggregate;
   const rows = [];
   const ours = caseRows(rec.scenario, a);
   for (const r of ours) {
-    /** @type {Partial<import('../../artillery/lib/records.mjs').Summary>} */
+    /** @type {Partial<import('../../artillery/lib/records.js').Summary>} */
     const s = r.sum || {};
     rows.push([
       `scorecast lab: ${r.label}`,
@@ -425,7 +425,7 @@ export function mdTable(rows, head = HEAD) {
 /** @param {string} dir @param {CellRecord} rec */
 function cellReport(dir, rec) {
   const a = JSON.parse(readFileSync(path.join(dir, 'measured.json'), 'utf8')).aggregate;
-  /** @type {import('../../artillery/lib/records.mjs').Sample[]} */
+  /** @type {import('../../artillery/lib/records.js').Sample[]} */
   const samples = readFileSync(path.join(dir, 'samples.jsonl'), 'utf8')
     .split('\n')
     .filter(Boolean)

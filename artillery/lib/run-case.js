@@ -8,15 +8,15 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { ARTILLERY_BIN, SCENARIO_DIR, childEnv, installedArtillery, gitDescribe, sleep, QA_DIR } from './env.mjs';
-import { startServer } from './server.mjs';
-import { createSampler } from './sampler.mjs';
-import { plan } from './plans.mjs';
+import { ARTILLERY_BIN, SCENARIO_DIR, childEnv, installedArtillery, gitDescribe, sleep, QA_DIR } from './env.js';
+import { startServer } from './server.js';
+import { createSampler } from './sampler.js';
+import { plan } from './plans.js';
 
 /**
  * Parse the `ensure` verdicts Artillery prints after "Checks:".
  * @param {string} log
- * @returns {import('./records.mjs').Check[]}
+ * @returns {import('./records.js').Check[]}
  */
 export function parseChecks(log) {
   const i = log.lastIndexOf('\nChecks:');
@@ -47,7 +47,7 @@ export function stopChildren() {
  * @typedef {object} ArtilleryRun
  * @property {number} exitCode
  * @property {NodeJS.Signals | null} signal
- * @property {import('./records.mjs').Check[]} checks
+ * @property {import('./records.js').Check[]} checks
  * @property {number} ms
  * @property {string} command
  * @property {number | undefined} pid
@@ -128,7 +128,7 @@ export function runArtillery({
  */
 export function oneLine(jsonFile) {
   try {
-    /** @type {import('./records.mjs').ArtilleryReport} */
+    /** @type {import('./records.js').ArtilleryReport} */
     const { aggregate: a } = JSON.parse(readFileSync(jsonFile, 'utf8'));
     const c = a.counters || {};
     const s = a.summaries || {};
@@ -179,7 +179,7 @@ export async function acquireServer({ target, root, dir, log }) {
  * @param {{ scenario: string, users: number, root: string, dir: string, target?: string,
  *   warmup?: boolean, server?: AcquiredServer, log?: (s: string) => void,
  *   ensureOverride?: object, argv?: string[] }} o
- * @returns {Promise<import('./records.mjs').CaseRecord & { broken: string[] }>}
+ * @returns {Promise<import('./records.js').CaseRecord & { broken: string[] }>}
  */
 export async function runCase({
   scenario,
@@ -203,7 +203,7 @@ export async function runCase({
   });
   sampler.start();
   const scenarioFile = path.join(SCENARIO_DIR, `${scenario}.yml`);
-  /** @type {Omit<import('./records.mjs').CaseRecord, 'passed'> & { passed?: boolean }} */
+  /** @type {Omit<import('./records.js').CaseRecord, 'passed'> & { passed?: boolean }} */
   const record = {
     kind: 'case',
     scenario,
@@ -216,9 +216,9 @@ export async function runCase({
       artillery: installedArtillery(),
     },
     server: { url: server.url, pid: server.pid ?? null, command: server.command, source: server.source },
-    qaCommand: argv ? `node artillery/bin/qa.mjs ${argv.join(' ')}` : undefined,
+    qaCommand: argv ? `node artillery/bin/qa.js ${argv.join(' ')}` : undefined,
   };
-  /** @type {{ measured?: import('./records.mjs').RunRecord, warmup?: import('./records.mjs').RunRecord }} */
+  /** @type {{ measured?: import('./records.js').RunRecord, warmup?: import('./records.js').RunRecord }} */
   const runs = {};
   try {
     if (warmup) {
@@ -302,7 +302,7 @@ export async function runCase({
   return done;
 }
 
-/** @param {import('./records.mjs').SamplingRecord | undefined} sampling */
+/** @param {import('./records.js').SamplingRecord | undefined} sampling */
 function s_ok(sampling) {
   return sampling?.net?.offLoopbackOurs === 0;
 }

@@ -2,13 +2,13 @@
 // samples; how Artillery's clients really arrived; our rows for a case, each like a row of the
 // seed report's tables.
 
-import { RAMP_S } from '../plans.mjs';
+import { RAMP_S } from '../plans.js';
 import { LOOP_LAG_RESOLUTION_MS } from '../../../core/constants.js';
 import { median } from '../../../core/stats.js';
 
-/** @typedef {import('../records.mjs').Sample} Sample */
-/** @typedef {import('../records.mjs').Summary} Summary */
-/** @typedef {import('../records.mjs').ArtilleryPeriod} ArtilleryPeriod */
+/** @typedef {import('../records.js').Sample} Sample */
+/** @typedef {import('../records.js').Summary} Summary */
+/** @typedef {import('../records.js').ArtilleryPeriod} ArtilleryPeriod */
 
 /** prom-client samples the server's event-loop delay with this timer period; its values include it. */
 export const LAG_RESOLUTION_MS = LOOP_LAG_RESOLUTION_MS;

@@ -4,12 +4,12 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-/** @typedef {import('../records.mjs').ArtilleryPeriod} ArtilleryPeriod */
-/** @typedef {import('../records.mjs').ArtilleryReport} ArtilleryReport */
-/** @typedef {import('../records.mjs').CaseRecord} CaseRecord */
-/** @typedef {import('../records.mjs').Sample} Sample */
-/** @typedef {import('../records.mjs').TraceLine} TraceLine */
-/** @typedef {import('../records.mjs').TraceSecond} TraceSecond */
+/** @typedef {import('../records.js').ArtilleryPeriod} ArtilleryPeriod */
+/** @typedef {import('../records.js').ArtilleryReport} ArtilleryReport */
+/** @typedef {import('../records.js').CaseRecord} CaseRecord */
+/** @typedef {import('../records.js').Sample} Sample */
+/** @typedef {import('../records.js').TraceLine} TraceLine */
+/** @typedef {import('../records.js').TraceSecond} TraceSecond */
 
 /**
  * A case folder, loaded.
@@ -24,15 +24,15 @@ import path from 'node:path';
  * @property {string} [runLabel]  set by the report for a stress step's confirming run
  */
 
-/** @typedef {{ dir: string, rec: import('../records.mjs').CampaignRecord, cases: LoadedCase[] }} LoadedCampaign */
-/** @typedef {import('../records.mjs').StepRecord & { data: LoadedCase | null }} LoadedStep */
-/** @typedef {{ dir: string, rec: import('../records.mjs').StressRecord, steps: LoadedStep[] }} LoadedStress */
+/** @typedef {{ dir: string, rec: import('../records.js').CampaignRecord, cases: LoadedCase[] }} LoadedCampaign */
+/** @typedef {import('../records.js').StepRecord & { data: LoadedCase | null }} LoadedStep */
+/** @typedef {{ dir: string, rec: import('../records.js').StressRecord, steps: LoadedStep[] }} LoadedStress */
 
 /**
  * A soak folder, loaded.
  * @typedef {object} LoadedSoak
  * @property {string} dir
- * @property {import('../records.mjs').SoakRecord} rec
+ * @property {import('../records.js').SoakRecord} rec
  * @property {ArtilleryPeriod | null} measured
  * @property {ArtilleryPeriod[]} intermediate
  * @property {Sample[]} samples
@@ -138,7 +138,7 @@ export function collect(inputs) {
     if (seen.has(dir) || !existsSync(dir) || !statSync(dir).isDirectory()) return;
     seen.add(dir);
     if (existsSync(path.join(dir, 'campaign.json'))) {
-      /** @type {import('../records.mjs').CampaignRecord} */
+      /** @type {import('../records.js').CampaignRecord} */
       const c = readJson(path.join(dir, 'campaign.json'));
       const cases = c.cases
         .map((x) => path.join(dir, x.dir))
@@ -149,7 +149,7 @@ export function collect(inputs) {
       return;
     }
     if (existsSync(path.join(dir, 'stress.json'))) {
-      /** @type {import('../records.mjs').StressRecord} */
+      /** @type {import('../records.js').StressRecord} */
       const s = readJson(path.join(dir, 'stress.json'));
       const steps = s.steps.map((x) => ({
         ...x,
@@ -159,7 +159,7 @@ export function collect(inputs) {
       return;
     }
     if (existsSync(path.join(dir, 'soak.json'))) {
-      /** @type {import('../records.mjs').SoakRecord} */
+      /** @type {import('../records.js').SoakRecord} */
       const rec = readJson(path.join(dir, 'soak.json'));
       const m = path.join(dir, 'measured.json');
       found.soaks.push({

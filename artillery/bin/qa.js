@@ -2,13 +2,13 @@
 // scorecast QA: load, stress and soak tests with Artillery against a server started here on
 // 127.0.0.1 (or --target URL), and their report. See artillery/README.md.
 //
-//   node artillery/bin/qa.mjs setup
-//   node artillery/bin/qa.mjs run      --scenario poll|ws|sse|page|mixed [--users 100]
-//   node artillery/bin/qa.mjs campaign [--users 100,200,500,1000,1500] [--scenarios poll,ws,sse,page,mixed]
-//   node artillery/bin/qa.mjs stress   --transport ws|sse|poll [--max 3000] [--max-duration 30m]
-//   node artillery/bin/qa.mjs soak     [--duration 1h] [--users 200] [--warmup 5m]
-//   node artillery/bin/qa.mjs report   [--in DIR ...] [--out DIR]
-//   node artillery/bin/qa.mjs smoke
+//   node artillery/bin/qa.js setup
+//   node artillery/bin/qa.js run      --scenario poll|ws|sse|page|mixed [--users 100]
+//   node artillery/bin/qa.js campaign [--users 100,200,500,1000,1500] [--scenarios poll,ws,sse,page,mixed]
+//   node artillery/bin/qa.js stress   --transport ws|sse|poll [--max 3000] [--max-duration 30m]
+//   node artillery/bin/qa.js soak     [--duration 1h] [--users 200] [--warmup 5m]
+//   node artillery/bin/qa.js report   [--in DIR ...] [--out DIR]
+//   node artillery/bin/qa.js smoke
 // Common: [--target URL] test a running server instead (non-loopback only when given here),
 //         [--server-root DIR] the scorecast checkout to start (default: this repository),
 //         [--out DIR] where results go (default artillery/out/<kind>-<time>).
@@ -16,12 +16,12 @@
 import { parseArgs } from 'node:util';
 import { mkdirSync, writeFileSync, readFileSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { OUT_DIR, REPO_ROOT, SCENARIO_DIR, ensureInstalled, setup, isLoopbackHost, sleep } from '../lib/env.mjs';
-import { runCase, runArtillery, acquireServer, oneLine, stopChildren } from '../lib/run-case.mjs';
-import { SCENARIOS, soakPlan } from '../lib/plans.mjs';
-import { createSampler } from '../lib/sampler.mjs';
-import { soakRss } from '../lib/soak.mjs';
-import { writeReport } from '../lib/report.mjs';
+import { OUT_DIR, REPO_ROOT, SCENARIO_DIR, ensureInstalled, setup, isLoopbackHost, sleep } from '../lib/env.js';
+import { runCase, runArtillery, acquireServer, oneLine, stopChildren } from '../lib/run-case.js';
+import { SCENARIOS, soakPlan } from '../lib/plans.js';
+import { createSampler } from '../lib/sampler.js';
+import { soakRss } from '../lib/soak.js';
+import { writeReport } from '../lib/report.js';
 
 const argv = process.argv.slice(2);
 const command = argv[0]?.startsWith('-') ? 'help' : argv[0];
@@ -135,13 +135,13 @@ async function cmdCampaign() {
   const dir = outDir('campaign');
   const target = targetOption();
   log(`qa campaign: ${scenarios.join(', ')} at ${users.join(', ')} users -> ${dir}`);
-  /** @type {import('../lib/records.mjs').CampaignRecord} */
+  /** @type {import('../lib/records.js').CampaignRecord} */
   const index = {
     kind: 'campaign',
     startedAt: new Date().toISOString(),
     users,
     scenarios,
-    command: `node artillery/bin/qa.mjs ${argv.join(' ')}`,
+    command: `node artillery/bin/qa.js ${argv.join(' ')}`,
     cases: [],
   };
   for (const n of users) {
@@ -188,14 +188,14 @@ async function cmdStress() {
     `qa stress: ${transport}, steps ${steps.join(', ')} (stop at the first broken budget, at ${max} users or after ${maxS} s) -> ${dir}`,
   );
   const server = await acquireServer({ target, root: serverRoot(), dir, log });
-  /** @type {import('../lib/records.mjs').StressRecord} */
+  /** @type {import('../lib/records.js').StressRecord} */
   const result = {
     kind: 'stress',
     transport,
     max,
     maxDurationS: maxS,
     steps: [],
-    command: `node artillery/bin/qa.mjs ${argv.join(' ')}`,
+    command: `node artillery/bin/qa.js ${argv.join(' ')}`,
     startedAt: new Date().toISOString(),
   };
   let stepMs = 45_000;
@@ -293,7 +293,7 @@ async function cmdSoak() {
   // the last sessions end after the arrivals stop (left out of the RSS comparison).
   const switcher = setTimeout(() => sampler.setPhase('measured'), warmupS * 1000 + 2500);
   const drainer = setTimeout(() => sampler.setPhase('drain'), durationS * 1000 + 2500);
-  /** @type {import('../lib/run-case.mjs').ArtilleryRun} */
+  /** @type {import('../lib/run-case.js').ArtilleryRun} */
   let r;
   /** @type {Awaited<ReturnType<typeof sampler.stop>>} */
   let sampling;
@@ -317,7 +317,7 @@ async function cmdSoak() {
     await server.stop();
   }
   const rss = soakRss(path.join(dir, 'samples.jsonl'));
-  /** @type {import('../lib/records.mjs').ArtilleryPeriod} */
+  /** @type {import('../lib/records.js').ArtilleryPeriod} */
   const a = JSON.parse(readFileSync(path.join(dir, 'measured.json'), 'utf8')).aggregate;
   const failedVusers = a.counters?.['vusers.failed'] ?? 0;
   const broken = r.checks.filter((c) => !c.ok && c.strict).map((c) => c.expression);
@@ -333,7 +333,7 @@ async function cmdSoak() {
     warmupS,
     plan: p.describe,
     startedAt: new Date(t0).toISOString(),
-    command: `node artillery/bin/qa.mjs ${argv.join(' ')}`,
+    command: `node artillery/bin/qa.js ${argv.join(' ')}`,
     server: { url: server.url, pid: server.pid ?? null, command: server.command, source: server.source },
     runs: {
       measured: {
@@ -404,7 +404,7 @@ function latestResults() {
 }
 
 async function cmdSmoke() {
-  const { smoke } = await import('../lib/smoke.mjs');
+  const { smoke } = await import('../lib/smoke.js');
   return smoke({ root: serverRoot(), target: targetOption(), log, out: opt.out });
 }
 

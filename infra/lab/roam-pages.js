@@ -1,9 +1,9 @@
-// Runs INSIDE the WiFi client namespace (roam.mjs starts it with `ip netns exec scl-wifi`):
+// Runs INSIDE the WiFi client namespace (roam.js starts it with `ip netns exec scl-wifi`):
 // Chromium with N audience pages, each in its own browser context like a separate phone; the
 // radio link is cut silently (nftables drops in the access point namespace) for each duration,
 // then each page's log of shown beats tells when it was back on time. Prints one JSON object.
 //
-//   node infra/lab/roam-pages.mjs --target URL --pages 10 --cuts 2000,5000,... [--settle 4000] [--netlog FILE]
+//   node infra/lab/roam-pages.js --target URL --pages 10 --cuts 2000,5000,... [--settle 4000] [--netlog FILE]
 
 import { parseArgs } from 'node:util';
 import { chromium } from '@playwright/test';

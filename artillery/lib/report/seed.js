@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { QA_DIR } from '../env.mjs';
+import { QA_DIR } from '../env.js';
 
 /** The seed report's results (artillery/seed/, a copy of ../shared/seed/). */
 export const SEED_CSV = path.join(QA_DIR, 'seed', 'zscore-2019-results.csv');

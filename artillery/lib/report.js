@@ -1,17 +1,17 @@
 // The report: Artillery's JSON reports, the server/machine samples and the client traces of
 // campaign, stress, soak and single runs, as one self-contained HTML page (inline SVG, no
 // scripts, nothing fetched) and a Markdown file, with the seed report's numbers beside ours.
-// This file writes the document; report/ holds its parts: load.mjs (finding and reading the
-// results), seed.mjs (the seed report), stats.mjs (the numbers), format.mjs (numbers and tables
-// as text), case-lines.mjs (what is said about one case) and plots.mjs (the SVG plots).
+// This file writes the document; report/ holds its parts: load.js (finding and reading the
+// results), seed.js (the seed report), stats.js (the numbers), format.js (numbers and tables
+// as text), case-lines.js (what is said about one case) and plots.js (the SVG plots).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { QA_DIR } from './env.mjs';
-import { lineChart } from './svg.mjs';
-import { RAMP_S } from './plans.mjs';
-import { collect } from './report/load.mjs';
-import { loadSeed, seedFor } from './report/seed.mjs';
+import { QA_DIR } from './env.js';
+import { lineChart } from './svg.js';
+import { RAMP_S } from './plans.js';
+import { collect } from './report/load.js';
+import { loadSeed, seedFor } from './report/seed.js';
 import {
   BUDGET,
   LAG_RESOLUTION_MS,
@@ -22,32 +22,32 @@ import {
   errorsOf,
   machineStats,
   windowOf,
-} from './report/stats.mjs';
-import { esc, f0, f1, htmlTable, mb, mdTable, ms, pct } from './report/format.mjs';
-import { HEAD, clientLagMax, countersLine, machineLine, tableRows, warmupRow } from './report/case-lines.mjs';
-import { overTimePlot, pollSum, serverPlot, summaryOf, usersPlot } from './report/plots.mjs';
+} from './report/stats.js';
+import { esc, f0, f1, htmlTable, mb, mdTable, ms, pct } from './report/format.js';
+import { HEAD, clientLagMax, countersLine, machineLine, tableRows, warmupRow } from './report/case-lines.js';
+import { overTimePlot, pollSum, serverPlot, summaryOf, usersPlot } from './report/plots.js';
 
-export { collect } from './report/load.mjs';
-export { loadSeed } from './report/seed.mjs';
-export { caseRows, machineStats } from './report/stats.mjs';
+export { collect } from './report/load.js';
+export { loadSeed } from './report/seed.js';
+export { caseRows, machineStats } from './report/stats.js';
 
-/** @typedef {import('./report/load.mjs').LoadedCase} LoadedCase */
-/** @typedef {import('./report/format.mjs').TableRow} TableRow */
+/** @typedef {import('./report/load.js').LoadedCase} LoadedCase */
+/** @typedef {import('./report/format.js').TableRow} TableRow */
 
 /**
  * The cases of the steps that have one.
- * @param {import('./report/load.mjs').LoadedStep[]} steps
+ * @param {import('./report/load.js').LoadedStep[]} steps
  * @returns {LoadedCase[]}
  */
 const stepCases = (steps) => steps.flatMap((x) => (x.data ? [x.data] : []));
 
 /**
  * Steps that broke a budget and then passed when run again.
- * @param {import('./report/load.mjs').LoadedStress} st
+ * @param {import('./report/load.js').LoadedStress} st
  */
 const flakySteps = (st) => [...new Set(st.steps.filter((x) => x.attempt > 0 && x.passed).map((x) => x.users))];
 
-/** @param {import('./records.mjs').CaseRecord} rec */
+/** @param {import('./records.js').CaseRecord} rec */
 const verdict = (rec) => (rec.passed ? 'budgets ok' : `budget broken: ${(rec.broken || []).join('; ')}`);
 
 /**
@@ -296,7 +296,7 @@ export function writeReport(inputs, outDir) {
     /** @param {string} prefix @returns {string[][]} */
     const soakRows = (prefix) =>
       caseRows('mixed', so.measured, prefix).map((x) => {
-        /** @type {Partial<import('./records.mjs').Summary>} */
+        /** @type {Partial<import('./records.js').Summary>} */
         const q = x.sum || {};
         return [
           x.label,
@@ -331,7 +331,7 @@ export function writeReport(inputs, outDir) {
         'machine busy avg / peak',
         'peak connections',
       ],
-      /** @type {[string, import('./report/stats.mjs').MachineStats][]} */ ([
+      /** @type {[string, import('./report/stats.js').MachineStats][]} */ ([
         ['warm-up', mW],
         ['measured', mM],
       ]).map(([n, m]) => [

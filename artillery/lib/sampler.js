@@ -9,7 +9,7 @@ import { cpuCount, cpuMs, machineMs, rssBytes, threadCount } from '../../bench/p
 /**
  * CPU time (user + system, all threads), RSS and threads of a process, from /proc.
  * @param {number} pid
- * @returns {import('./records.mjs').ProcSample | null} null when the process is gone
+ * @returns {import('./records.js').ProcSample | null} null when the process is gone
  */
 export function procStats(pid) {
   const cpu = cpuMs(pid);
@@ -21,7 +21,7 @@ export function procStats(pid) {
 
 /**
  * Busy and total CPU time of the machine, all cores (ms); softirq apart (on loopback much of TCP's work runs there, charged to no process).
- * @returns {import('./records.mjs').MachineSample}
+ * @returns {import('./records.js').MachineSample}
  */
 export function machineStats() {
   const { busyMs, totalMs, softirqMs } = machineMs();
@@ -145,10 +145,10 @@ function socketInodes(pid) {
 /**
  * The values we keep from the server's Prometheus text.
  * @param {string} text
- * @returns {import('./records.mjs').ServerMetrics}
+ * @returns {import('./records.js').ServerMetrics}
  */
 export function parseMetrics(text) {
-  /** @type {import('./records.mjs').ServerMetrics} */
+  /** @type {import('./records.js').ServerMetrics} */
   const m = { clients: {}, messages: {}, bytes: {}, dropped: 0 };
   for (const line of text.split('\n')) {
     if (!line || line[0] === '#') continue;
@@ -242,7 +242,7 @@ export function createSampler({ metricsUrl, serverPid, file, intervalMs = 1000, 
     if (busy) return; // a scrape still waiting on a saturated server: skip, do not pile up
     busy = true;
     const ts = Date.now();
-    /** @type {import('./records.mjs').Sample} */
+    /** @type {import('./records.js').Sample} */
     const rec = { ts, phase };
     try {
       const t0 = performance.now();
@@ -272,7 +272,7 @@ export function createSampler({ metricsUrl, serverPid, file, intervalMs = 1000, 
     }
   }
 
-  /** @param {import('./records.mjs').Sample} rec */
+  /** @param {import('./records.js').Sample} rec */
   function checkNet(rec) {
     const off = offLoopbackSockets();
     net.checks++;

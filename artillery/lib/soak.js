@@ -9,7 +9,7 @@ import { median } from '../../core/stats.js';
  * bounded (512 deltas) but at 80 bpm takes 6.4 minutes to fill, and until then its growth is
  * the design, not a leak. The first minute counted starts when both hold (`baselineFrom`);
  * a run too short for the history to fill compares from the warm-up's end and says so.
- * @param {string} samplesFile  samples.jsonl of the soak (artillery/lib/sampler.mjs)
+ * @param {string} samplesFile  samples.jsonl of the soak (artillery/lib/sampler.js)
  */
 export function soakRss(samplesFile) {
   return soakRssOf(

@@ -4,7 +4,7 @@
 // return each page shows its first on-time beat. Goal: p99 within 1 s, nothing missed
 // or repeated.
 //
-//   node infra/lab/roam.mjs [--profile wifi+firewall] [--pages 10] [--cuts 2000,3000,...] [--out DIR]
+//   node infra/lab/roam.js [--profile wifi+firewall] [--pages 10] [--cuts 2000,3000,...] [--out DIR]
 //     [--wait S]   wait up to S seconds for another run on this copy of the lab (SCORECAST_LAB_ID)
 //     [--console]  print each page's connection log with its time
 //     [--netlog F] Chromium's net log (socket pools, connect jobs) to file F
@@ -17,8 +17,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { labSupport, up, down, isUp, holdLab } from './lab.js';
 import { NS, PROFILES } from './topology.js';
-import { startLabServer, LAB_OUT } from './cell.mjs';
-import { REPO_ROOT, gitDescribe } from '../../artillery/lib/env.mjs';
+import { startLabServer, LAB_OUT } from './cell.js';
+import { REPO_ROOT, gitDescribe } from '../../artillery/lib/env.js';
 import { quantile } from '../../core/stats.js';
 
 export const GOAL_P99_MS = 1000;
@@ -70,7 +70,7 @@ async function roam(o, p, dir, log) {
   const server = await startLabServer({ dir, log, clientNs: p.ns, target: p.target });
   let result;
   try {
-    const driver = path.join(path.dirname(fileURLToPath(import.meta.url)), 'roam-pages.mjs');
+    const driver = path.join(path.dirname(fileURLToPath(import.meta.url)), 'roam-pages.js');
     const child = spawn(
       'ip',
       [
@@ -131,7 +131,7 @@ async function roam(o, p, dir, log) {
     kind: 'roam',
     profile: p.name,
     source: gitDescribe(REPO_ROOT),
-    command: `node infra/lab/roam.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    command: `node infra/lab/roam.js ${process.argv.slice(2).join(' ')}`.trim(),
     summary,
     live,
     integrity,

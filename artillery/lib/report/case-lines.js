@@ -1,11 +1,11 @@
 // What the report says about one case: its table beside the seed report's rows, and the lines
 // on its warm-up, the machine and Artillery's counters.
 
-import { f0, f1, mb, ms, pct } from './format.mjs';
-import { seedFor } from './seed.mjs';
-import { CLIENT_LAG_RESOLUTION_MS, caseRows, errorsOf, machineStats, windowOf } from './stats.mjs';
+import { f0, f1, mb, ms, pct } from './format.js';
+import { seedFor } from './seed.js';
+import { CLIENT_LAG_RESOLUTION_MS, caseRows, errorsOf, machineStats, windowOf } from './stats.js';
 
-/** @typedef {import('./load.mjs').LoadedCase} LoadedCase */
+/** @typedef {import('./load.js').LoadedCase} LoadedCase */
 
 export const HEAD = [
   '',
@@ -28,7 +28,7 @@ export const HEAD = [
 /**
  * Our rows for a case, each followed by the seed report's rows for the same request and clients.
  * @param {LoadedCase} k
- * @param {import('./seed.mjs').SeedRow[]} seed
+ * @param {import('./seed.js').SeedRow[]} seed
  * @returns {{ ours: boolean, cells: string[] }[]}
  */
 export function tableRows(k, seed) {
@@ -41,7 +41,7 @@ export function tableRows(k, seed) {
   ];
   const out = [];
   for (const r of caseRows(scenario, k.measured)) {
-    /** @type {Partial<import('../records.mjs').Summary>} */
+    /** @type {Partial<import('../records.js').Summary>} */
     const s = r.sum || {};
     out.push({
       ours: true,

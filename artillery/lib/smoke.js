@@ -6,10 +6,10 @@
 import { mkdirSync, mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureInstalled, SCENARIO_DIR } from './env.mjs';
-import { acquireServer, runArtillery, oneLine } from './run-case.mjs';
-import { createSampler } from './sampler.mjs';
-import { writeReport } from './report.mjs';
+import { ensureInstalled, SCENARIO_DIR } from './env.js';
+import { acquireServer, runArtillery, oneLine } from './run-case.js';
+import { createSampler } from './sampler.js';
+import { writeReport } from './report.js';
 
 const USERS = 20;
 
@@ -71,7 +71,7 @@ export async function smoke({ root, target, log, out }) {
     file: path.join(dir, 'samples.jsonl'),
   });
   sampler.start();
-  /** @type {{ name: string, ok: boolean, exitCode?: number, checks?: import('./records.mjs').Check[] }[]} */
+  /** @type {{ name: string, ok: boolean, exitCode?: number, checks?: import('./records.js').Check[] }[]} */
   const results = [];
   try {
     for (const c of CASES) {

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCell, cellRows, mdTable, LAB_OUT } from './cell.mjs';
+import { runCell, cellRows, mdTable, LAB_OUT } from './cell.js';
 import { loadSeedRows, seedCells } from './seed-cells.js';
 import { isUp, down, holdLab } from './lab.js';
 

@@ -3,7 +3,7 @@
 // warmup.json) and our own case.json, campaign.json, stress.json and soak.json. Types only.
 
 /**
- * The values kept from the server's Prometheus text (sampler.mjs parseMetrics).
+ * The values kept from the server's Prometheus text (sampler.js parseMetrics).
  * @typedef {object} ServerMetrics
  * @property {Record<string, number>} clients    open connections by transport
  * @property {Record<string, number>} messages   messages sent by transport
@@ -26,12 +26,12 @@
  */
 
 /**
- * CPU time, RSS and threads of one process, from /proc (sampler.mjs procStats).
+ * CPU time, RSS and threads of one process, from /proc (sampler.js procStats).
  * @typedef {{ cpuMs: number, rss: number | null, threads: number | null }} ProcSample
  */
 
 /**
- * The machine's CPU time over all cores, in ms, and its core count (sampler.mjs machineStats).
+ * The machine's CPU time over all cores, in ms, and its core count (sampler.js machineStats).
  * @typedef {{ busyMs: number, totalMs: number, softirqMs: number, cores: number }} MachineSample
  */
 
@@ -66,7 +66,7 @@
  */
 
 /**
- * The trace lines of every worker thread in one second, merged (report/load.mjs).
+ * The trace lines of every worker thread in one second, merged (report/load.js).
  * @typedef {object} TraceSecond
  * @property {number} ts
  * @property {Record<string, number>} active
@@ -131,7 +131,7 @@
  */
 
 /**
- * What the sampler's network checks saw (sampler.mjs stop()).
+ * What the sampler's network checks saw (sampler.js stop()).
  * @typedef {object} SamplingRecord
  * @property {number} [samples]
  * @property {number} [scrapeErrors]
@@ -207,7 +207,7 @@
  */
 
 /**
- * The soak's memory verdict (soak.mjs soakRssOf).
+ * The soak's memory verdict (soak.js soakRssOf).
  * @typedef {object} SoakRss
  * @property {number | null} [baseline]
  * @property {number | null} [end]

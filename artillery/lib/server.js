@@ -5,7 +5,7 @@ import { fork, spawnSync } from 'node:child_process';
 import { existsSync, createWriteStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { childEnv } from './env.mjs';
+import { childEnv } from './env.js';
 
 const START_TIMEOUT_MS = 30_000;
 
