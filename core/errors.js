@@ -75,6 +75,12 @@ export const ERRORS = Object.freeze({
     status: 422,
     message: 'The score package is invalid; fix the listed problems and try again.',
   },
+  SC_ERR_SCORE_OUT_OF_MEMORY: {
+    code: 'SC_ERR_SCORE_OUT_OF_MEMORY',
+    status: 422,
+    message:
+      'Reading a file of the score package took more memory than the server allows; the file was refused and the current performance plays on. Make the file smaller (split the piece into movements) or check that it is the right file.',
+  },
   SC_ERR_SCORE_NOT_FOUND: {
     code: 'SC_ERR_SCORE_NOT_FOUND',
     status: 404,

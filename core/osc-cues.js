@@ -12,6 +12,8 @@
  *   position (ZScore's `reset=` lines): `only` is sent then and not on its beat, `also` both
  */
 
+import { PACKAGE_LIMITS as LIMITS } from './package-limits.js';
+
 /** The values of `setup`. */
 const SETUPS = ['only', 'also'];
 
@@ -42,6 +44,14 @@ export function checkOscCues(list, { position, problem }) {
   if (list === undefined) return out;
   if (!Array.isArray(list)) {
     problem('osc', 'must be a list like [{at: 12, address: /zs/b1, args: [play]}]');
+    return out;
+  }
+  // Checked before any entry, as cues are: a list past the bound is not walked.
+  if (list.length > LIMITS.oscCues) {
+    problem(
+      'osc',
+      `lists ${list.length} messages, more than the ${LIMITS.oscCues} a package may have; split the piece into movements`,
+    );
     return out;
   }
   list.forEach((c, i) => {
@@ -87,10 +97,20 @@ export function checkOscCues(list, { position, problem }) {
     if (beat === null) return;
     out.push({ beat, address: c.address, args: [...args], ...(c.setup ? { setup: c.setup } : {}) });
   });
-  return out
+  const sorted = out
     .map((c, i) => ({ c, i }))
     .sort((a, b) => a.c.beat - b.c.beat || a.i - b.i)
     .map(({ c }) => c);
+  /** @type {Map<number, number>} */
+  const perBeat = new Map();
+  for (const c of sorted) perBeat.set(c.beat, (perBeat.get(c.beat) ?? 0) + 1);
+  for (const [beat, n] of perBeat)
+    if (n > LIMITS.oscPerBeat)
+      problem(
+        'osc',
+        `sends ${n} messages on beat ${beat}, more than the ${LIMITS.oscPerBeat} one beat may have; spread them over several beats, or send fewer`,
+      );
+  return sorted;
 }
 
 /**

@@ -22,6 +22,13 @@ export const PACKAGE_LIMITS = Object.freeze({
   meterChanges: 50_000,
   /** Cues of the timeline (a vote counts as one). */
   cues: 20_000,
+  /** OSC messages of the `osc` list, like cues: each is a UDP datagram on its beat. */
+  oscCues: 20_000,
+  /**
+   * OSC messages on one beat (set-up ones included): a beat's messages go out in one burst to
+   * the electronics; 52,699 cues on few beats made about 13,000 datagrams a beat.
+   */
+  oscPerBeat: 256,
   /** One cue's patch as JSON: every phone receives it (the seed profile's updates are 18 KB). */
   cueBytes: 256 * KIB,
   /** Nesting of objects and lists in a cue's patch. */

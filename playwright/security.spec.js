@@ -155,6 +155,27 @@ test.describe('a hostile package in the preview', () => {
     expect(await page.title()).not.toMatch(/pwned/i);
   });
 
+  test("the page's <style> styles its page, not the view that shows it (no hidden view, no notice)", async ({
+    page,
+  }) => {
+    await openAndPoke(page);
+    const score = page.frameLocator('.pv-frame[data-view="score"] iframe');
+    // The hostile page's style hides html, body, main, header, buttons and every sibling of an
+    // svg, and writes a notice over the root: none of it reaches the view.
+    await expect(score.locator('body')).toBeVisible();
+    await expect(score.locator('#notation')).toBeVisible();
+    await expect(score.locator('#notation .sc-page-svg').first()).toBeVisible();
+    expect(await score.locator('html').evaluate((el) => getComputedStyle(el, '::after').content)).toBe('none');
+    expect(await score.locator('body').evaluate((el) => getComputedStyle(el).fontFamily)).not.toMatch(/^"?Segoe UI/);
+    // Inside the page its rules still apply: the staff is stroked as the page asks.
+    expect(
+      await score
+        .locator('#notation #legit-staff')
+        .first()
+        .evaluate((el) => getComputedStyle(el).strokeWidth),
+    ).toBe('2px');
+  });
+
   test('with the page served uncleaned, the policy alone keeps the token: without it the same page steals it', async ({
     page,
   }) => {

@@ -216,7 +216,10 @@ export async function loadPackage(packageDir, { cacheDir, deferLayouts = false }
     if (problems.length > MAX_PROBLEMS) out.push(`and ${problems.length - MAX_PROBLEMS} more problems`);
     return out;
   }
-  const refuse = async () => new ScorecastError('SC_ERR_SCORE_INVALID', await described());
+  /** The code of the refusal: a file that filled its worker's heap says so. */
+  /** @type {'SC_ERR_SCORE_INVALID' | 'SC_ERR_SCORE_OUT_OF_MEMORY'} */
+  let refusal = 'SC_ERR_SCORE_INVALID';
+  const refuse = async () => new ScorecastError(refusal, await described());
 
   /**
    * Open a package file named in the manifest; record a problem when it cannot be.
@@ -249,7 +252,10 @@ export async function loadPackage(packageDir, { cacheDir, deferLayouts = false }
     for (const [i, { rel, add }] of list.entries()) {
       const r = results[i];
       if (!r.ok) {
-        problems.push(`${rel}: ${r.reason}; export it again as a plain SVG file`);
+        if ('outOfMemory' in r) {
+          refusal = 'SC_ERR_SCORE_OUT_OF_MEMORY';
+          problems.push(`${rel}: ${r.reason}`);
+        } else problems.push(`${rel}: ${r.reason}; export it again as a plain SVG file`);
         continue;
       }
       if (r.removed > 0)
@@ -334,6 +340,7 @@ export async function loadPackage(packageDir, { cacheDir, deferLayouts = false }
         warnings.push(...engraved.warnings);
       } catch (err) {
         if (!(err instanceof ScorecastError)) throw err;
+        if (err.code === 'SC_ERR_SCORE_OUT_OF_MEMORY') refusal = err.code;
         problems.push(...(err.problems.length > 0 ? err.problems : [`${raw.notation.file}: ${err.message}`]));
       }
     }

@@ -2,7 +2,7 @@
 // plays the beats. YAML costs about 1 s per MiB and a beat map up to 8 MiB of CSV about as much
 // (measured: bench/package-load.js), which on the main thread would stop every phone's updates.
 // Messages in: { id, kind, task }; out: { id, type: 'done', data } (the pool's protocol, see
-// engrave/pool.js).
+// server/lib/worker-pool.js).
 
 import { parentPort } from 'node:worker_threads';
 import { LineCounter, parseDocument, visit } from 'yaml';

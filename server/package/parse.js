@@ -5,12 +5,13 @@
 
 import { ScorecastError } from '../../core/errors.js';
 import { BEATMAP_CSV_COLUMNS } from '../../core/beatmap.js';
-import { createPool } from './engrave/pool.js';
+import { createPool } from '../lib/worker-pool.js';
 
 /** Longest parse: a 2 MiB manifest takes about 2 s on the target machine. */
 const TIMEOUT_MS = 60_000;
 /** The worker's heap: a 2 MiB manifest of 17,000 cues builds about 250 MB. */
 const HEAP_MB = 768;
+const YOUNG_MB = 32;
 
 /** @type {ReturnType<typeof createPool> | null} */
 let pool = null;
@@ -26,12 +27,17 @@ async function run(kind, task, file) {
     size: 1,
     idleMs: 10_000,
     url: new URL('./parse-worker.js', import.meta.url),
-    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
+    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: YOUNG_MB },
+    name: 'package reader',
   });
   try {
     return await pool.run(kind, task, { timeoutMs: TIMEOUT_MS });
   } catch (err) {
-    const e = /** @type {import('./engrave/pool.js').PoolError} */ (err);
+    const e = /** @type {import('../lib/worker-pool.js').PoolError} */ (err);
+    if (e.reason === 'memory')
+      throw new ScorecastError('SC_ERR_SCORE_OUT_OF_MEMORY', [
+        `${file}: reading it needed more than the ${HEAP_MB + YOUNG_MB} MB of memory a package file may take; it is larger or more nested than a score needs`,
+      ]);
     const why =
       e.reason === 'timeout' ? `took more than ${TIMEOUT_MS / 1000} s to read` : `could not be read (${e.message})`;
     throw new ScorecastError(

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildScoreModel } from '../../core/manifest.js';
 import { isOscAddress, resolveOscArgs, setupAt } from '../../core/osc-cues.js';
+import { PACKAGE_LIMITS } from '../../core/package-limits.js';
 
 /** @param {unknown} osc */
 const build = (osc) =>
@@ -39,6 +40,31 @@ describe('OSC cues in score.yaml', () => {
     expect(problems([{ at: 0, address: '/a', args: [2 ** 40] }])).toEqual(['osc[0].args[0]']);
     expect(problems([{ at: 99, address: '/a' }])).toEqual(['osc[0]']);
     expect(problems({ at: 0 })).toEqual(['osc']);
+  });
+
+  it(`refuses more than ${PACKAGE_LIMITS.oscCues} messages without reading them, as cues are`, () => {
+    const many = Array.from({ length: PACKAGE_LIMITS.oscCues + 1 }, (_, i) => ({ at: i % 8, address: '/a' }));
+    const r = build(many);
+    expect(!r.ok && r.problems).toEqual([
+      {
+        field: 'osc',
+        message: `lists ${PACKAGE_LIMITS.oscCues + 1} messages, more than the ${PACKAGE_LIMITS.oscCues} a package may have; split the piece into movements`,
+      },
+    ]);
+  });
+
+  it(`refuses more than ${PACKAGE_LIMITS.oscPerBeat} messages on one beat, naming the beat; as many is fine`, () => {
+    const on = (/** @type {number} */ beat, /** @type {number} */ n, setup = false) =>
+      Array.from({ length: n }, () => ({ at: beat, address: '/a', ...(setup ? { setup: 'only' } : {}) }));
+    expect(build([...on(1, PACKAGE_LIMITS.oscPerBeat), ...on(2, PACKAGE_LIMITS.oscPerBeat)]).ok).toBe(true);
+    // Set-up messages count: they go out in the same burst when the performance starts there.
+    const r = build([...on(3, PACKAGE_LIMITS.oscPerBeat), ...on(3, 1, true), ...on(5, 2)]);
+    expect(!r.ok && r.problems).toEqual([
+      {
+        field: 'osc',
+        message: `sends ${PACKAGE_LIMITS.oscPerBeat + 1} messages on beat 3, more than the ${PACKAGE_LIMITS.oscPerBeat} one beat may have; spread them over several beats, or send fewer`,
+      },
+    ]);
   });
 
   it('reads setup: only or also, and refuses anything else with the field named', () => {

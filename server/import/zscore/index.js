@@ -8,7 +8,6 @@ import path from 'node:path';
 import { checkBeatMap, describeBeatMapProblem } from '../../../core/beatmap.js';
 import { ScorecastError } from '../../../core/errors.js';
 import { createPackageWriter, outputDirProblem } from './package-dir.js';
-import { PACKAGE_LIMITS } from '../../../core/package-limits.js';
 import { readZScoreConfig } from './config.js';
 import { readRose } from './rose.js';
 import { readSpeech } from './speech.js';
@@ -22,6 +21,7 @@ import { parseBeatInfoCsv } from './csv.js';
 import { SCHEMA_FILE, renderManifest } from './manifest.js';
 import { SCHEMA_PATH } from '../../package/manifest-schema.js';
 import { renderReport } from './report.js';
+import { readInput } from './input-file.js';
 import { compareBeatTimes, meterFromBeats } from './timing.js';
 import { FULL_SCORE, compareViews, readViews, slug } from './views.js';
 
@@ -55,14 +55,13 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
       ]);
     let bytes;
     try {
-      bytes = await readFile(granulatorSound);
+      bytes = await readInput(granulatorSound, 'sound');
     } catch (err) {
+      if (err instanceof ScorecastError) throw err;
       throw invalid([
         `${granulatorSound}: ${/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT' ? 'no such file' : /** @type {Error} */ (err).message}`,
       ]);
     }
-    if (bytes.length > PACKAGE_LIMITS.assetBytes)
-      throw invalid([`${granulatorSound}: larger than the ${PACKAGE_LIMITS.assetBytes} bytes an asset may be`]);
     sound = {
       out: `audio/${slug(path.basename(granulatorSound, path.extname(granulatorSound)), 'granulator')}.${ext}`,
       bytes,
@@ -106,11 +105,11 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
       `${inDir}: there is no score-level <Score>_BeatInfo.csv; ZScore's export writes one beside the page files (for a score "Mini": Mini_BeatInfo.csv)`,
     ]);
   const scoreFile = scoreFiles[0];
-  const scoreBytes = await readFile(path.join(inDir, scoreFile));
+  const scoreBytes = await readInput(path.join(inDir, scoreFile), 'scoreCsv');
   if (scoreFiles.length > 1) {
     const differ = [];
     for (const other of scoreFiles.slice(1)) {
-      if (scoreBytes.equals(await readFile(path.join(inDir, other))))
+      if (scoreBytes.equals(await readInput(path.join(inDir, other), 'scoreCsv')))
         notes.push(
           `${other} is a byte-identical copy of ${scoreFile} (ZScore's export can write the score-level file twice); it was read once`,
         );
@@ -221,7 +220,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   /** @type {Record<'rndStrategy' | 'pageRangeMapping', { value: unknown, line: number, file: string }[]>} */
   const roseConfig = { rndStrategy: [], pageRangeMapping: [] };
   for (const file of configFiles) {
-    const config = readZScoreConfig(await readFile(path.join(inDir, file), 'utf8'), file);
+    const config = readZScoreConfig((await readInput(path.join(inDir, file), 'config')).toString('utf8'), file);
     for (const key of /** @type {const} */ (['rndStrategy', 'pageRangeMapping'])) {
       const found = config[key];
       if (found) roseConfig[key].push({ ...found, file });

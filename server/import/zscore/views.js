@@ -4,7 +4,7 @@
 // page after the first with a repeat of the previous page's last beat (isUpbeat=1): the lead-in
 // a player reads before turning. Our beats are 0-based in performance order, each drawn once.
 
-import { readFile } from 'node:fs/promises';
+import { readInput } from './input-file.js';
 import path from 'node:path';
 import { parseBeatInfoCsv } from './csv.js';
 import { imageSize } from '../../package/image-size.js';
@@ -111,7 +111,7 @@ export async function readViews(inDir, scoreName, parts, filePrefix = scoreName)
         );
         continue;
       }
-      const bytes = await readFile(path.join(inDir, f.png));
+      const bytes = await readInput(path.join(inDir, f.png), 'pagePng');
       const size = imageSize(bytes, f.png);
       if (!size) {
         problems.push(`${f.png}: is not a PNG image (its first bytes are not a PNG header); export the pages as PNG`);
@@ -127,7 +127,7 @@ export async function readViews(inDir, scoreName, parts, filePrefix = scoreName)
     const seen = new Map();
     let orderOk = true;
     for (const [pi, page] of pages.entries()) {
-      const text = await readFile(path.join(inDir, page.csv), 'utf8');
+      const text = (await readInput(path.join(inDir, page.csv), 'pageCsv')).toString('utf8');
       const parsed = parseBeatInfoCsv(text, page.csv);
       problems.push(...parsed.problems.map((p) => `${p.file}${p.line ? ` line ${p.line}` : ''}: ${p.message}`));
       let firstOnPage = true;

@@ -1,6 +1,6 @@
 // Engraved notation: a MusicXML, compressed MusicXML or MEI file engraved by Verovio
 // into SVG pages for the full score and for each part, with a beat map per view and the bars in
-// performance order for the tempo map. Engraving runs in worker threads (pool.js) and happens
+// performance order for the tempo map. Engraving runs in worker threads (server/lib/worker-pool.js) and happens
 // once per content: results are cached on disk by hash (cache.js), and a warm load reads one
 // JSON file without starting Verovio. A part's narrower layouts (options.js, PART_LAYOUTS) are
 // engraved after the rest, in the background: the cache entry is committed without them and
@@ -25,7 +25,7 @@ import {
   tempDir,
 } from './cache.js';
 import { FORMAT_VERSION, PART_LAYOUTS, SCORE_SIZE } from './options.js';
-import { PoolError, createPool } from './pool.js';
+import { PoolError, createPool } from '../../lib/worker-pool.js';
 import { EXTENSIONS } from './source.js';
 
 /** Largest notation file engraved (doc/score-format.md, "Limits"). */
@@ -62,7 +62,7 @@ const MAX_FILE_BYTES = PACKAGE_LIMITS.notationBytes;
  *   when every layout is engraved (check, the engrave CLI)
  */
 
-/** @type {import('./pool.js').Pool | null} */
+/** @type {import('../../lib/worker-pool.js').Pool | null} */
 let pool = null;
 /** Engravings under way, by cache folder: the same score asked for twice is engraved once. */
 /** @type {Map<string, Promise<EngravedScore>>} */
@@ -72,6 +72,15 @@ const inflight = new Map();
 const finishing = new Map();
 /** @type {string | null} */
 let verovioVersion = null;
+
+/**
+ * Each engraving worker's heap, old and young generations (Verovio's wasm memory is outside it;
+ * the notation bound keeps what it is given bounded). The 965-bar, 56-page score of
+ * bench/make-large-score.js engraves with 192 + 64 MB and fails with 96 + 64: 768 + 64 leaves
+ * three times what it needs, while two workers stay under 1.7 GB.
+ */
+const HEAP_MB = 768;
+const YOUNG_MB = 64;
 
 /** Workers: two by default (a 56-page score in under 30 s on two cores), at most the cores. */
 function poolSize() {
@@ -248,7 +257,12 @@ async function engraveLayouts({ file, name, cacheDir, hash, dir }, primary, pend
  * @param {string} hash
  */
 async function startJob(cacheDir, hash) {
-  pool ??= createPool({ size: poolSize() });
+  pool ??= createPool({
+    size: poolSize(),
+    url: new URL('./worker.js', import.meta.url),
+    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: YOUNG_MB },
+    name: 'engraver',
+  });
   try {
     return { workers: pool, tmp: await tempDir(cacheDir, hash) };
   } catch (err) {
@@ -356,6 +370,10 @@ function toScorecastError(name, err) {
         `Verovio failed while engraving it (${err.message}); open it in your notation program and export it again, or report the file`,
       ]);
     }
+    if (err.reason === 'memory')
+      return new ScorecastError('SC_ERR_SCORE_OUT_OF_MEMORY', [
+        `${name}: engraving it needed more than the ${HEAP_MB + YOUNG_MB} MB of memory an engraving may take (${err.message}); split the score into movements, or check that it is the right file`,
+      ]);
     if (err.reason === 'timeout')
       return invalid(name, [
         `engraving ${err.message}; split the score into movements, or check that it is the right file`,

@@ -4,7 +4,7 @@
 
 import path from 'node:path';
 import { child, childrenNamed, localName, parseXml, spliceText, textOf, walk } from './xml.js';
-import { readZip } from './zip.js';
+import { ZipEntryError, readZip } from './zip.js';
 import { readMusicXmlForm } from './musicxml-form.js';
 
 /** File extensions we engrave, and how they are read. */
@@ -83,6 +83,16 @@ function unpackMxl(bytes, problem) {
       };
     return { ok: true, text: decodeText(entry.read()) };
   } catch (err) {
+    if (err instanceof ZipEntryError && err.tooLarge)
+      return {
+        ok: false,
+        problems: [
+          problem(
+            `${err.message}; it was not read further`,
+            'check that it is the right file, or export the score as uncompressed MusicXML (.musicxml)',
+          ),
+        ],
+      };
     return {
       ok: false,
       problems: [

@@ -12,6 +12,7 @@ import { localName, parseXml, walk } from './xml.js';
 import { deriveTiming } from './timing.js';
 import { readPageLayout } from './svg-layout.js';
 import { mapView } from './place-beats.js';
+import { containEngravedSvg } from './contained-svg.js';
 import { BROTLI_QUALITY, IMPORT_OPTIONS, PART_LAYOUTS, TIMEMAP_OPTIONS, XML_ID_SEED, scoreLayout } from './options.js';
 
 /**
@@ -231,7 +232,7 @@ function engraveView(tk, name, outDir) {
   const view = { pages: [], staff: 0, ink: [], measures: [], ids: [], xs: [] };
   const count = tk.getPageCount();
   for (let p = 1; p <= count; p++) {
-    const svg = tk.renderToSVG(p);
+    const { svg } = containEngravedSvg(tk.renderToSVG(p));
     const file = `${name}-${p}.svg`;
     const data = Buffer.from(svg);
     writeFileSync(path.join(outDir, file), data);

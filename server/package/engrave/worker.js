@@ -1,5 +1,5 @@
 // An engraving worker thread: one Verovio toolkit, initialised once (about 0.5 s), doing one
-// task at a time for the pool (pool.js). Messages in: { id, kind: 'score' | 'part' | 'layouts', task }, and
+// task at a time for the pool (server/lib/worker-pool.js). Messages in: { id, kind: 'score' | 'part' | 'layouts', task }, and
 // { id, type: 'input', data } for a running task; out: { id, type: 'progress' | 'done' | 'failed', data }, where a failure's
 // data is { message, atStart } (atStart: Verovio itself did not start).
 

@@ -7,10 +7,16 @@
 // what was checked is exactly what is served: no second parse of HTML-serialized text can turn
 // it into something else. On top of DOMPurify's list, nothing may point outside the page: links
 // and <use> only to `#fragment`s, <image> only to `#fragment`s or inline raster data, CSS only
-// `url(#fragment)` or inline image and font data, no @import.
+// `url(#fragment)` or inline image and font data, no @import; and a <style> applies to its page
+// only (scope-css.js), not to the document the page is shown in.
 
+import { createHash } from 'node:crypto';
 import createDOMPurify from 'dompurify';
 import { JSDOM } from 'jsdom';
+import { isContainedCss } from './contained-css.js';
+import { learnFonts, pageScope, renameFamilies, scopeCss } from './scope-css.js';
+
+export { isContainedCss };
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -33,26 +39,6 @@ const CONFIG = {
 const FRAGMENT_RE = /^#[\w.:-]*$/;
 // Raster images embedded in the page (a scanned page in an SVG wrapper): no fetch, no script.
 const RASTER_DATA_RE = /^data:image\/(?:png|jpeg|gif|webp|avif);base64,[A-Za-z0-9+/=\s]*$/;
-const URL_RE = /url\s*\(/gi;
-// Inline data stays inside the page too: Verovio embeds its text font (Leipzig) in an
-// @font-face as a data: URL.
-const INLINE_DATA = String.raw`data:(?:image\/(?:png|jpeg|gif|webp|avif)|font\/(?:woff2?|ttf|otf)|application\/(?:font-woff2?|x-font-ttf|x-font-opentype|vnd\.ms-opentype))(?:;charset=[\w-]+)?;base64,[A-Za-z0-9+/=\s]*`;
-const CONTAINED_URL_RE = new RegExp(String.raw`^url\s*\(\s*(['"]?)(?:#[\w.:-]*|${INLINE_DATA})\1\s*\)`, 'i');
-
-/**
- * Whether CSS text (a style attribute, a <style> element, a presentation attribute such as fill)
- * can only refer to things inside the page. Backslashes are refused outright: a CSS escape can
- * spell url( or an at-rule import without the letters.
- * @param {string} css
- */
-export function isContainedCss(css) {
-  if (css.includes('\\') || /@import|image-set\s*\(|expression\s*\(|-moz-binding|behavior\s*:/i.test(css)) return false;
-  for (const m of css.matchAll(URL_RE)) {
-    if (!CONTAINED_URL_RE.test(css.slice(m.index))) return false;
-  }
-  return true;
-}
-
 /** @type {{ purify: import('dompurify').DOMPurify, window: any } | null} */
 let instance = null;
 /** <style> elements emptied by the current sanitizeSvg call (DOMPurify does not count them). */
@@ -141,5 +127,48 @@ export function sanitizeSvg(text) {
   const svg = body.firstElementChild;
   if (svg?.localName !== 'svg')
     return { ok: false, reason: 'has nothing left after removing what a page may not contain' };
+  scopeStyles(svg, `sc-page-${createHash('sha256').update(text).digest('hex').slice(0, 12)}`);
   return { ok: true, svg: new window.XMLSerializer().serializeToString(svg), removed };
+}
+
+const FONT_FAMILY_IN_STYLE_RE = /(^|;)(\s*font-family\s*:)([^;]*)/gi;
+
+/**
+ * Hold the page's <style> elements to the page (scope-css.js): the root gets the scope's class,
+ * each <style> its scoped rules (none: the element goes), and every use of the page's own
+ * @font-face families their renamed names.
+ * @param {Element} svg  the cleaned page's root
+ * @param {string} cls
+ */
+function scopeStyles(svg, cls) {
+  const styles = [...svg.getElementsByTagName('style')];
+  if (styles.length === 0) return;
+  const scope = pageScope(cls);
+  for (const style of styles) learnFonts(style.textContent ?? '', scope);
+  let kept = 0;
+  for (const style of styles) {
+    const { css } = scopeCss(style.textContent ?? '', scope);
+    // What is written must pass the same check as what was read (no escapes, nothing outside).
+    if (css === '' || !isContainedCss(css)) style.remove();
+    else {
+      style.textContent = css;
+      kept++;
+    }
+  }
+  if (kept === 0) return;
+  svg.setAttribute('class', `${svg.getAttribute('class') ?? ''} ${cls}`.trim());
+  if (scope.fonts.size === 0) return;
+  for (const el of [svg, ...svg.querySelectorAll('[font-family], [style]')]) {
+    const family = el.getAttribute('font-family');
+    if (family !== null) el.setAttribute('font-family', renameFamilies(family, scope));
+    const inline = el.getAttribute('style');
+    if (inline?.includes('font-family'))
+      el.setAttribute(
+        'style',
+        inline.replace(
+          FONT_FAMILY_IN_STYLE_RE,
+          (_, start, name, value) => `${start}${name}${renameFamilies(value, scope)}`,
+        ),
+      );
+  }
 }

@@ -31,7 +31,7 @@ describe('sanitizeSvgPages', () => {
     expect(r.ok).toBe(true);
   });
 
-  it('fails the batch with a reason when the worker runs out of time, and tries again next time', async () => {
+  it('fails a page with a reason when the worker runs out of time, and tries again next time', async () => {
     const p = page('<rect id="slow"/>');
     const [r] = await sanitizeSvgPages([p], { timeoutMs: 1 });
     expect(r).toEqual({ ok: false, reason: expect.stringMatching(/could not be checked within/) });

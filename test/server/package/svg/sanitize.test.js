@@ -67,7 +67,9 @@ describe('sanitizeSvg', () => {
     expect(out).toContain('xlink:href="#notehead"');
     expect(out).toContain('<symbol id="notehead" viewBox="0 0 20 14">');
     expect(out).toContain('fill="url(#shade)" clip-path="url(#clip)"');
-    expect(out).toContain('<style>.staff { stroke: #000; stroke-width: 2 }');
+    expect(out).toMatch(
+      /<style>\.staff:where\(\.(sc-page-[0-9a-f]{12}),\.\1 \*\)\{stroke:#000;stroke-width:2\}#legit-text:where\(\.\1,\.\1 \*\)\{font-family:serif\}<\/style>/,
+    );
     expect(out).toContain('<text id="legit-text" x="50" y="60" font-size="40">Hostile page</text>');
     expect(out).toContain('transform="translate(0 100)"');
     expect(out).toMatch(/<image id="inline-image" href="data:image\/png;base64,/);
@@ -107,26 +109,37 @@ describe('sanitizeSvg', () => {
     const out = clean(
       SVG('<style>@font-face { src: url(/x.woff) }</style><rect style="fill: url(x.png)" fill="url(https://a/b)"/>'),
     );
-    expect(out).toBe(SVG('<style/><rect/>'));
+    expect(out).toBe(SVG('<rect/>'));
     expect(sanitizeSvg(SVG('<style>@import "x.css";</style>'))).toMatchObject({ ok: true, removed: 1 });
   });
 
-  it('keeps an engraved page as it was', async () => {
+  it('keeps an engraved page as it was, its style held to it', async () => {
     const demo = await loadPackage('scores/demo', { cacheDir: mkdtempSync(path.join(os.tmpdir(), 'sc-cache-')) });
     const page = demo.files.get(demo.views.score.pages[0].url);
     const text = readFileSync(/** @type {{ file: string }} */ (page).file, 'utf8');
     const r = sanitizeSvg(text);
     expect(r).toMatchObject({ ok: true, removed: 0 });
-    expect(census(r.ok ? r.svg : '')).toEqual(census(text));
+    // The root gets its scope's class; nothing else is added or taken away.
+    expect(census(r.ok ? r.svg : '')).toEqual({ ...census(text), class: (census(text).class ?? 0) + 1 });
     // Everything as an XML parser reads the page, the embedded text font too.
     const { window } = new JSDOM('');
     const original = new window.XMLSerializer().serializeToString(
       new window.DOMParser().parseFromString(text, 'image/svg+xml').documentElement,
     );
     expect(original).toContain('@font-face');
-    // (DOMPurify trims attribute values: Verovio writes `points="... "`.)
-    const trimmed = (/** @type {string} */ svg) => svg.replace(/="\s+/g, '="').replace(/\s+"(?=[\s/>])/g, '"');
-    expect(r.ok && trimmed(r.svg) === trimmed(original)).toBe(true);
+    // (DOMPurify trims attribute values: Verovio writes `points="... "`.) Its <style>s, the root's
+    // class and its text font's name are the page's own now: the rest is as it was.
+    const cls = /class="(sc-page-[0-9a-f]{12})"/.exec(r.ok ? r.svg : '')?.[1];
+    const same = (/** @type {string} */ svg) =>
+      svg
+        .replace(/="\s+/g, '="')
+        .replace(/\s+"(?=[\s/>])/g, '"')
+        .replace(/<style[^>]*>[^<]*<\/style>/g, '<style/>')
+        .replace(` class="${cls}"`, '')
+        .replaceAll(`${cls}-Leipzig`, 'Leipzig');
+    expect(r.ok && same(r.svg) === same(original)).toBe(true);
+    expect(r.ok && r.svg).toContain(`#mtpi0e0 g.dir:where(.${cls},.${cls} *)`);
+    expect(r.ok && r.svg).toContain(`@font-face{font-family:${cls}-Leipzig;`);
   }, 60_000);
 
   it('answers an error value for text that is not an SVG document', () => {
@@ -152,7 +165,9 @@ describe('sanitizeSvg', () => {
     const doc = new JSDOM('').window;
     const parsed = new doc.DOMParser().parseFromString(out, 'image/svg+xml');
     expect(parsed.getElementsByTagName('parsererror').length).toBe(0);
-    expect(parsed.getElementsByTagName('style')[0]?.textContent).toBe(' rect > * { fill: red } ');
+    expect(parsed.getElementsByTagName('style')[0]?.textContent).toMatch(
+      /^rect>\*:where\(\.(sc-page-[0-9a-f]{12}),\.\1 \*\)\{fill:red\}$/,
+    );
     expect(parsed.getElementsByTagName('text')[0]?.textContent).toBe('a < b');
     expect(out).not.toContain('script');
     expect(out).not.toContain('alert');

@@ -1,7 +1,9 @@
-// A small pool of engraving workers (worker.js). Verovio is synchronous and a 56-page score
-// takes many seconds, so it runs off the event loop that plays the beats. A worker that dies
-// (an exception in Verovio, a timeout, a crash) fails its task only and is replaced on demand;
-// idle workers exit after a while, since a Verovio instance keeps hundreds of MB of wasm memory.
+// A small pool of worker threads for work on untrusted input that must not stall the beats or
+// take the server's memory: engraving (server/package/engrave/worker.js: Verovio is synchronous
+// and a 56-page score takes many seconds), SVG cleaning and package parsing. Each worker has a
+// bounded heap (resourceLimits); a worker that dies (an exception, a timeout, a crash, its heap
+// full) fails its task only and is replaced on demand; idle workers exit after a while, since a
+// Verovio instance keeps hundreds of MB of wasm memory.
 
 import { Worker } from 'node:worker_threads';
 
@@ -28,15 +30,17 @@ import { Worker } from 'node:worker_threads';
  * @property {NodeJS.Timeout | null} idleTimer
  * @property {string} failure  why the worker is going away, if it is
  * @property {boolean} failedAtStart  the worker could not start its engraver
+ * @property {boolean} outOfMemory  the worker's heap reached its resourceLimits
  */
 
 /**
  * Why a task did not complete: 'failed' (the task threw), 'unavailable' (the worker could not
- * start), 'timeout', 'crashed' (the worker exited), 'closed', 'aborted'.
+ * start), 'timeout', 'memory' (the worker's heap reached its limit: ERR_WORKER_OUT_OF_MEMORY),
+ * 'crashed' (the worker exited), 'closed', 'aborted'.
  */
 export class PoolError extends Error {
   /**
-   * @param {'failed' | 'unavailable' | 'timeout' | 'crashed' | 'closed' | 'aborted'} reason
+   * @param {'failed' | 'unavailable' | 'timeout' | 'memory' | 'crashed' | 'closed' | 'aborted'} reason
    * @param {string} message
    */
   constructor(reason, message) {
@@ -47,10 +51,11 @@ export class PoolError extends Error {
 }
 
 /**
- * @param {{ size: number, idleMs?: number, url?: URL, resourceLimits?: import('node:worker_threads').ResourceLimits }} options
- *   resourceLimits: each worker's heap bounds (a worker past them exits, failing its task only)
+ * @param {{ size: number, url: URL, resourceLimits: import('node:worker_threads').ResourceLimits, idleMs?: number, name?: string }} options
+ *   url: the worker's module; resourceLimits: each worker's heap bounds (a worker past them exits,
+ *   failing its task only, with reason 'memory'); name: what the workers do, for messages
  */
-export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js', import.meta.url), resourceLimits }) {
+export function createPool({ size, url, resourceLimits, idleMs = 30_000, name = 'worker' }) {
   /** @type {Slot[]} */
   const slots = [];
   /** @type {Job[]} */
@@ -61,11 +66,12 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
   function spawn() {
     /** @type {Slot} */
     const slot = {
-      worker: new Worker(url, resourceLimits ? { resourceLimits } : {}),
+      worker: new Worker(url, { resourceLimits }),
       job: null,
       idleTimer: null,
       failure: '',
       failedAtStart: false,
+      outOfMemory: false,
     };
     slot.worker.unref();
     slot.worker.on('message', (/** @type {{ id: number, type: string, data: any }} */ msg) => {
@@ -82,6 +88,7 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
       }
     });
     slot.worker.on('error', (err) => {
+      if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ERR_WORKER_OUT_OF_MEMORY') slot.outOfMemory = true;
       slot.failure ||= err.message;
     });
     slot.worker.on('exit', (code) => {
@@ -93,9 +100,11 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
         slot.job = null;
         if (job.timedOut)
           job.reject(new PoolError('timeout', `took longer than ${Math.round(job.timeoutMs / 1000)} s`));
-        else if (closed) job.reject(new PoolError('closed', 'the engraver was closed'));
+        else if (closed) job.reject(new PoolError('closed', `the ${name} was closed`));
+        else if (slot.outOfMemory)
+          job.reject(new PoolError('memory', `the ${name} ran out of its ${heapMb(resourceLimits)} MB of memory`));
         else if (slot.failure) job.reject(new PoolError(slot.failedAtStart ? 'unavailable' : 'failed', slot.failure));
-        else job.reject(new PoolError('crashed', `the engraving worker stopped (exit code ${code})`));
+        else job.reject(new PoolError('crashed', `the ${name} stopped (exit code ${code})`));
       }
       pump();
     });
@@ -124,7 +133,7 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
       const job = /** @type {Job} */ (queue[at]);
       if (job.signal?.aborted) {
         queue.splice(at, 1);
-        job.reject(new PoolError('aborted', 'the engraving was abandoned'));
+        job.reject(new PoolError('aborted', `the ${name}'s task was abandoned`));
         continue;
       }
       const slot = slots.find((s) => !s.job && !s.failure) ?? (slots.length < size ? spawn() : null);
@@ -154,7 +163,7 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
      * @returns {Promise<any>}
      */
     run(kind, task, { onProgress = () => {}, signal, input, timeoutMs = 300_000, background = false } = {}) {
-      if (closed) return Promise.reject(new PoolError('closed', 'the engraver was closed'));
+      if (closed) return Promise.reject(new PoolError('closed', `the ${name} was closed`));
       return new Promise((resolve, reject) => {
         queue.push({
           id: nextId++,
@@ -180,7 +189,7 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
     /** Stop every worker; running and queued tasks fail with reason 'closed'. */
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) job.reject(new PoolError('closed', 'the engraver was closed'));
+      for (const job of queue.splice(0)) job.reject(new PoolError('closed', `the ${name} was closed`));
       await Promise.all(slots.map((s) => s.worker.terminate()));
     },
     /** Workers alive now (for tests and the benchmark). */
@@ -192,6 +201,14 @@ export function createPool({ size, idleMs = 30_000, url = new URL('./worker.js',
       return slots.map((s) => s.worker.threadId);
     },
   };
+}
+
+/**
+ * A worker's heap bound in MB: its old and young generations (Node's defaults where not set).
+ * @param {import('node:worker_threads').ResourceLimits} limits
+ */
+function heapMb(limits) {
+  return (limits.maxOldGenerationSizeMb ?? 0) + (limits.maxYoungGenerationSizeMb ?? 0);
 }
 
 /** @typedef {ReturnType<typeof createPool>} Pool */

@@ -1,16 +1,16 @@
-// The engraving worker pool (server/package/engrave/pool.js), with a stand-in worker: tasks run and
-// report progress; a worker that fails, crashes, throws or hangs fails its task only and is
-// replaced; queued tasks can be abandoned; idle workers exit.
+// The worker pool (server/lib/worker-pool.js), with a stand-in worker: tasks run and report
+// progress; a worker that fails, crashes, throws, hangs or fills its heap fails its task only and
+// is replaced; queued tasks can be abandoned; idle workers exit.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { PoolError, createPool } from '../../../../server/package/engrave/pool.js';
+import { PoolError, createPool } from '../../../server/lib/worker-pool.js';
 
-const url = new URL('../../../fixtures/notation/echo-worker.js', import.meta.url);
-/** @type {import('../../../../server/package/engrave/pool.js').Pool[]} */
+const url = new URL('../../fixtures/workers/echo-worker.js', import.meta.url);
+/** @type {import('../../../server/lib/worker-pool.js').Pool[]} */
 const pools = [];
 /** @param {{ size?: number, idleMs?: number }} [options] */
 const makePool = ({ size = 1, idleMs = 30_000 } = {}) => {
-  const pool = createPool({ size, idleMs, url });
+  const pool = createPool({ size, idleMs, url, resourceLimits: { maxOldGenerationSizeMb: 64 } });
   pools.push(pool);
   return pool;
 };
@@ -19,7 +19,7 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
 });
 
-describe('engraving pool', () => {
+describe('worker pool', () => {
   it('runs tasks and passes progress on', async () => {
     const pool = makePool();
     /** @type {unknown[]} */
@@ -59,6 +59,17 @@ describe('engraving pool', () => {
     expect(err).toBeInstanceOf(PoolError);
     expect(err).toMatchObject({ reason, message: expect.stringContaining(message) });
     expect(await pool.run('echo', 'after')).toBe('after');
+  });
+
+  it('a worker that fills its heap fails its task (memory) and the next task runs on a new worker', async () => {
+    const pool = makePool();
+    await pool.run('echo', 'before');
+    const [first] = pool.threadIds;
+    const err = await pool.run('oom', null).catch((e) => e);
+    expect(err).toBeInstanceOf(PoolError);
+    expect(err).toMatchObject({ reason: 'memory', message: 'the worker ran out of its 64 MB of memory' });
+    expect(await pool.run('echo', 'after')).toBe('after');
+    expect(pool.threadIds).not.toContain(first);
   });
 
   it('stops a task that takes too long and carries on', async () => {
