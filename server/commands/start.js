@@ -265,7 +265,10 @@ export async function main(argv) {
   const fdWarning = openFilesWarning(openFilesLimit());
   if (fdWarning) process.stderr.write(`scorecast: ${fdWarning}\n`);
   const qr = qrType({ isTTY: process.stdout.isTTY === true, env: process.env });
-  if (qr) process.stdout.write(`${await QRCode.toString(audienceUrl, { type: qr, small: true })}\n`);
+  if (qr)
+    process.stdout.write(
+      `${await QRCode.toString(audienceUrl, qr === 'terminal' ? { type: 'terminal', small: true } : { type: 'utf8' })}\n`,
+    );
 
   let closing = false;
   /** @param {string} signal */
