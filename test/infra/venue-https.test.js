@@ -7,6 +7,7 @@
 // as test/infra/lab.test.js; elsewhere the suite's title says why it did not run.
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { expect as expectPage } from '@playwright/test';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,6 +26,9 @@ const ADDR = { server: '10.77.0.2', phone: '10.77.0.10' };
 const PORT = { https: 443, http: 80, plain: 8080 };
 /** Where iPhones send their connectivity check. */
 const CHECK_HOST = 'captive.apple.com';
+
+/** How the page keeps the screen on (client/src/page/awake.js). @param {import('@playwright/test').Page} page */
+const awake = (page) => page.evaluate(() => /** @type {any} */ (window).scorecast.awake);
 
 /** @param {string[]} args */
 const ip = (args) => spawnSync('ip', args, { encoding: 'utf8', timeout: 10_000 });
@@ -254,7 +258,7 @@ describe.skipIf(!can.ok)(
       }
     });
 
-    it('over HTTPS under the venue name the page is a secure context: wake lock, and a service worker that takes over', async () => {
+    it('over HTTPS under the venue name the page is a secure context: a service worker that takes over, and the join tap holds the Wake Lock', async () => {
       const context = await /** @type {import('@playwright/test').Browser} */ (browser).newContext();
       try {
         const page = await context.newPage();
@@ -273,12 +277,16 @@ describe.skipIf(!can.ok)(
         expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? null)).toBe(
           `https://${VENUE}/sw.js`,
         );
+        await expectPage(page.getByTestId('no-offline')).toBeHidden();
+        // The join tap holds the screen with the Wake Lock itself.
+        await page.click('#join-button');
+        await expect.poll(() => awake(page), { timeout: 10_000 }).toEqual({ method: 'wake-lock', held: true });
       } finally {
         await context.close();
       }
     });
 
-    it('over plain HTTP at the same address the page is not: no wake lock, no service worker', async () => {
+    it('over plain HTTP at the same address the page is not: no Wake Lock, no service worker; the join tap plays the keep-awake video', async () => {
       const context = await /** @type {import('@playwright/test').Browser} */ (browser).newContext();
       try {
         const page = await context.newPage();
@@ -286,10 +294,13 @@ describe.skipIf(!can.ok)(
         expect(
           await page.evaluate(() => [window.isSecureContext, 'wakeLock' in navigator, 'serviceWorker' in navigator]),
         ).toEqual([false, false, false]);
-        // The page itself works: it joined the performance.
-        await expect
-          .poll(() => page.evaluate(() => document.body.innerText.length), { timeout: 15_000 })
-          .toBeGreaterThan(0);
+        // The join tap holds the screen with the keep-awake video instead.
+        await page.click('#join-button');
+        await expect.poll(() => awake(page), { timeout: 10_000 }).toEqual({ method: 'video', held: true });
+        // And says so, once.
+        await expectPage(page.getByTestId('no-offline')).toHaveText(
+          "This page can't keep an offline copy over this connection; keep it open.",
+        );
       } finally {
         await context.close();
       }
