@@ -4,6 +4,7 @@
 
 import path from 'node:path';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../../server/app.js';
@@ -52,6 +53,25 @@ describe('plain HTTP beside HTTPS', () => {
     expect([post.statusCode, post.headers.location]).toEqual([307, `${ORIGIN}/api/tap`]);
     const head = await redirect.inject({ method: 'HEAD', url: '/', headers: { host: 'evil.example' } });
     expect([head.statusCode, head.headers.location]).toEqual([307, `${ORIGIN}/`]);
+  });
+
+  it('a request in absolute form, over a real socket, goes to the audience page at the venue name', async () => {
+    const { redirect } = await build();
+    await redirect.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = /** @type {import('node:net').AddressInfo} */ (redirect.server.address());
+    const head = await new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () =>
+        socket.write('GET http://evil.example/steal?x=1 HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n'),
+      );
+      let text = '';
+      socket.on('data', (d) => {
+        text += d;
+      });
+      socket.on('end', () => resolve(text.split('\r\n\r\n')[0]));
+      socket.on('error', reject);
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 307 /);
+    expect(head).toMatch(new RegExp(`\r\nlocation: ${ORIGIN}/\r\n`, 'i'));
   });
 
   it('a request target that is not a path goes to the audience page, not to the host it names', () => {
