@@ -197,6 +197,29 @@ export const ERRORS = Object.freeze({
     message:
       'The saved performance names a score outside the scores folder; it was not taken up, and the score named at start plays.',
   },
+  SC_ERR_TLS_UNREADABLE: {
+    code: 'SC_ERR_TLS_UNREADABLE',
+    status: 500,
+    message:
+      'The HTTPS certificate or key file cannot be read; check the path given with --cert/--key (SCORECAST_CERT, SCORECAST_KEY) and that this user may read it.',
+  },
+  SC_ERR_TLS_NOT_PEM: {
+    code: 'SC_ERR_TLS_NOT_PEM',
+    status: 500,
+    message:
+      'The HTTPS certificate or key is not PEM (or the key is encrypted); give --cert a PEM certificate (fullchain.pem) and --key its unencrypted PEM key (privkey.pem).',
+  },
+  SC_ERR_TLS_KEY_MISMATCH: {
+    code: 'SC_ERR_TLS_KEY_MISMATCH',
+    status: 500,
+    message: 'The HTTPS key does not belong to the certificate; give --key the key the certificate was issued for.',
+  },
+  SC_ERR_TLS_EXPIRED: {
+    code: 'SC_ERR_TLS_EXPIRED',
+    status: 500,
+    message:
+      'The HTTPS certificate has expired; phones would refuse it. Renew it (doc/venue-https.md) and start again.',
+  },
 });
 
 /**

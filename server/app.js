@@ -30,7 +30,8 @@ import { createClientAddress } from './http/client-address.js';
 import { clientErrorHandler, frameworkErrors, methodNotAllowed } from './http/errors.js';
 import { sseRoutes } from './live/transports/sse.js';
 import { pollRoutes } from './live/transports/poll.js';
-import { captivePortal } from './http/captive-portal.js';
+import { captivePortal, createAcceptedAddresses } from './http/captive-portal.js';
+import { buildRedirectApp } from './http/redirect.js';
 import { requestLog } from './http/request-log.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -62,6 +63,9 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  * @property {string[]} [trustProxy]     addresses of proxies (nginx) whose X-Forwarded-For names
  *   the client: per-address limits then apply per client, not to the proxy
  * @property {import('./performance/osc-out.js').OscOut | null} [osc]  sends the score's OSC cues on their beats (--osc)
+ * @property {{ origin: string }} [httpRedirect]  also build the plain-HTTP listener that sends every
+ *   request to this HTTPS origin (the venue name, `--public-url`) and answers the phones'
+ *   connectivity checks (returned as `redirect`; start.js listens on `--http-port`)
  * @property {ClusterHooks} [cluster]      a node of a cluster (server/cluster/node.js): votes and
  *   client reports go to the active conductor, wherever it runs
  */
@@ -100,6 +104,7 @@ export async function buildApp({
   cluster,
   trustProxy,
   osc = null,
+  httpRedirect,
 }) {
   const { keepAliveTimeout, requestTimeout, ...serverTimeouts } = { ...HTTP_TIMEOUTS, ...httpTimeouts };
   // One notion of the client for every limit: req.ip, WebSocket upgrades and connection caps all
@@ -315,7 +320,17 @@ export async function buildApp({
   tapRoutes(app, { guard: votes, credentials, devicesPerAddress: phonesPerAddress, now: clock.wall, clients });
   sseRoutes(app, hub);
   pollRoutes(app, hub, metrics.hooks);
-  captivePortal(app, { now: clock.wall });
+  // One set for both listeners: the check arrives over plain HTTP, the page is loaded over HTTPS.
+  const accepted = createAcceptedAddresses({ now: clock.wall });
+  captivePortal(app, { accepted });
+  const redirect = httpRedirect
+    ? buildRedirectApp({
+        origin: httpRedirect.origin,
+        accepted,
+        connectionsPerAddress,
+        ...(trustProxy ? { trustProxy } : {}),
+      })
+    : null;
 
   // index.html at / and every view, the hashed /assets/ (precompressed), the worker at /sw.js.
   await clientFiles(app, { clientDir, hasView: (view) => current.model.views.includes(view) });
@@ -329,6 +344,7 @@ export async function buildApp({
     hub.close();
   });
   app.addHook('onClose', async () => {
+    await redirect?.close();
     await bus.close();
   });
 
@@ -337,6 +353,7 @@ export async function buildApp({
   const resume = persistence ? persistence.status() : null;
   return {
     app,
+    redirect,
     conductor,
     hub,
     reload,

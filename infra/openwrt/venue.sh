@@ -9,12 +9,17 @@
 # Run it on the router as root: `sh venue.sh` (copy it with scp first). Every section is named,
 # so running it again sets the same values instead of adding copies. Needs the packages
 # sqm-scripts and kmod-sched-cake for the queues (`opkg install sqm-scripts kmod-sched-cake`).
-# Change these four values first (unlike a RouterOS import, a shell script keeps its variables):
+# Change these values first (unlike a RouterOS import, a shell script keeps its variables):
 
 # The scorecast server's address on the main network (give it a static lease).
 SERVER=192.168.1.10
-# The port scorecast listens on (PORT).
+# The port scorecast answers plain HTTP on: PORT, or --http-port when it serves HTTPS.
 PORT=8080
+# The venue name phones open over HTTPS, whose certificate was obtained beforehand
+# (doc/venue-https.md), e.g. score.example.org; empty: plain HTTP only.
+VENUE_NAME=
+# The port scorecast serves HTTPS on (PORT with --cert and --key); phones open 443, sent there.
+HTTPS_PORT=8443
 # The router's address on the guest network and its mask: a /22, room for 1,022 phones.
 GUEST_ADDR=10.20.0.1
 GUEST_MASK=255.255.252.0
@@ -137,6 +142,29 @@ uci set firewall.guest_http.dest_port="$PORT"
 uci set firewall.guest_http.target='DNAT'
 # Hairpin NAT is for the main network reaching its own port forwards; the guests need none.
 uci set firewall.guest_http.reflection='0'
+
+# --- HTTPS under the venue name (doc/venue-https.md) ---------------------------------------------
+# The venue name resolves to the server on the guest network, with or without internet; the
+# router forwards HTTPS to the server's address to scorecast's HTTPS port (guests reach the server
+# only through a redirect, as for HTTP). Each removed first, so it is there once.
+if [ -n "$VENUE_NAME" ]; then
+  uci -q del_list "dhcp.@dnsmasq[0].address=/$VENUE_NAME/$SERVER" || true
+  uci add_list "dhcp.@dnsmasq[0].address=/$VENUE_NAME/$SERVER"
+  uci set firewall.guest_https=redirect
+  uci set firewall.guest_https.name='scorecast: guest HTTPS to the server'
+  uci set firewall.guest_https.src='guest'
+  uci set firewall.guest_https.proto='tcp'
+  uci set firewall.guest_https.src_dip="$SERVER"
+  uci set firewall.guest_https.src_dport='443'
+  uci set firewall.guest_https.dest='lan'
+  uci set firewall.guest_https.dest_ip="$SERVER"
+  uci set firewall.guest_https.dest_port="$HTTPS_PORT"
+  uci set firewall.guest_https.target='DNAT'
+  uci set firewall.guest_https.reflection='0'
+else
+  # Plain HTTP only: no forward left from an earlier run with a venue name.
+  uci -q delete firewall.guest_https || true
+fi
 
 # --- queues: the seed report's limits, with SQM (cake) ------------------------------------------
 # The whole guest network shares 150 Mbit/s each way: a crowd loading pages cannot starve the

@@ -7,7 +7,10 @@
 # Before importing, replace these values everywhere in this file (RouterOS does not carry :local
 # variables from one line of an imported file to the next):
 #   192.168.88.10   the scorecast server's address on the main network (give it a static lease)
-#   8080            the port scorecast listens on (PORT)
+#   8080            the port scorecast answers plain HTTP on (PORT, or --http-port with HTTPS)
+#   score.example.org  the venue name on scorecast's HTTPS certificate (doc/venue-https.md)
+#   8443            the port scorecast serves HTTPS on (PORT with --cert and --key)
+# For plain HTTP only, delete the three lines marked "HTTPS" below.
 #   10.20.0.1/22    the guest network (1,022 phones)
 #   Concert         the audience's WiFi name
 # Import: copy the file to the router (Files), then `/import file-name=venue.rsc`.
@@ -35,6 +38,9 @@
 /ip dns set allow-remote-requests=yes
 # A name for the score that works without internet: http://score.lan/ on the QR code.
 /ip dns static add name=score.lan address=10.20.0.1 comment="scorecast: NATed to the server"
+# HTTPS: the venue name resolves to the server itself, with or without internet; the NAT rule
+# below sends its port 443 to scorecast's HTTPS port.
+/ip dns static add name=score.example.org address=192.168.88.10 comment="scorecast: HTTPS venue name"
 
 # --- firewall: what reaches the router itself (chain input) --------------------------------------
 # Replies to connections the router made or accepted.
@@ -62,6 +68,8 @@
 /ip firewall filter add chain=forward action=drop connection-state=invalid comment="scorecast: invalid"
 # Guests reach scorecast only through the NAT rule below (connection-nat-state=dstnat).
 /ip firewall filter add chain=forward action=accept in-interface=bridge-guest connection-nat-state=dstnat dst-address=192.168.88.10 protocol=tcp dst-port=8080 comment="scorecast: guests to the server"
+# HTTPS: the same for the venue name's HTTPS, after its NAT rule below.
+/ip firewall filter add chain=forward action=accept in-interface=bridge-guest connection-nat-state=dstnat dst-address=192.168.88.10 protocol=tcp dst-port=8443 comment="scorecast: guests to the server, HTTPS"
 # Guests reach nothing else: not the main network, not the internet (a venue often has none;
 # delete this rule to give guests the internet).
 /ip firewall filter add chain=forward action=drop in-interface=bridge-guest comment="scorecast: guest, the rest"
@@ -70,6 +78,9 @@
 # Whatever address a phone asks for on port 80 (score.lan, the router, connectivitycheck.gstatic.com),
 # the router sends it to scorecast, which serves the audience page and the captive-portal answers.
 /ip firewall nat add chain=dstnat action=dst-nat in-interface=bridge-guest protocol=tcp dst-port=80 to-addresses=192.168.88.10 to-ports=8080 comment="scorecast: guest HTTP to the server"
+# HTTPS: phones open https://score.example.org/ (port 443 at the server's address); scorecast
+# serves HTTPS on 8443.
+/ip firewall nat add chain=dstnat action=dst-nat in-interface=bridge-guest protocol=tcp dst-address=192.168.88.10 dst-port=443 to-addresses=192.168.88.10 to-ports=8443 comment="scorecast: guest HTTPS to the server"
 
 # --- queues: the seed report's limits -----------------------------------------------------------
 # The whole guest network shares 150 Mbit/s each way: a crowd loading pages cannot starve the

@@ -27,7 +27,14 @@ environment variable named after each.
   --state-file PATH  SCORECAST_STATE_FILE, where the performance is saved (default: one file per
                      --score folder in .cache/); see README, "Resume after restart"
   --no-resume        SCORECAST_RESUME=0: start fresh instead of taking up the save
-  --cert FILE --key FILE   SCORECAST_CERT and SCORECAST_KEY: serve HTTPS
+  --cert FILE --key FILE   SCORECAST_CERT and SCORECAST_KEY: serve HTTPS on --port (PEM; checked at
+                     start; SIGHUP or replacing the files takes up a renewed certificate)
+  --public-url URL   SCORECAST_PUBLIC_URL, the address phones open, e.g. https://score.example.org
+                     (with :port when phones use another port than 443): the banner and QR code
+                     give it, and the certificate must name its host (doc/venue-https.md)
+  --http-port N      SCORECAST_HTTP_PORT, with --cert and an https --public-url: also answer plain
+                     HTTP on port N, redirecting every request (the phones' connectivity checks
+                     too) to --public-url
   --log-level L      LOG_LEVEL: fatal, error, warn, info (default), debug, trace, silent
   --phones-per-address N       SCORECAST_PHONES_PER_ADDRESS (default 32; 0: no limit): device
                      credentials, votes, polling and reporting clients one address stands for
@@ -60,6 +67,9 @@ environment variable named after each.
  * @property {boolean} watch  reload the score package when its files change
  * @property {string} logLevel
  * @property {{ cert: string, key: string } | null} tls  certificate and key files: serve HTTPS
+ * @property {string | null} publicUrl  the origin phones open (scheme, host, port when not the
+ *   scheme's default; no trailing slash), e.g. https://score.example.org; null: the addresses
+ * @property {number | null} httpPort  the plain-HTTP port that redirects to publicUrl
  * @property {string | null} stateFile  where the performance is saved as it changes (null: not
  *   saved; the autoplay demo starts from the top anyway, and must not overwrite a real save)
  * @property {boolean} resume  take up the saved performance at start
@@ -94,6 +104,35 @@ export function defaultStateFile(scoreDir) {
 }
 
 /**
+ * The origin of `--public-url`: http(s), a host, an optional port; nothing else (a path, a query or
+ * credentials would not survive the redirect's "same path" rule, and usually mean a typo).
+ * @param {string | undefined} text
+ * @returns {string | null}
+ */
+export function parsePublicUrl(text) {
+  if (text === undefined) return null;
+  const problem = `--public-url must be an address like https://score.example.org (optionally :port), got "${text}"`;
+  /** @type {URL} */
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(problem);
+  }
+  if (
+    !['https:', 'http:'].includes(url.protocol) ||
+    !url.hostname ||
+    url.username ||
+    url.password ||
+    url.pathname !== '/' ||
+    url.search ||
+    url.hash
+  )
+    throw new Error(problem);
+  return url.origin;
+}
+
+/**
  * @param {string[]} argv
  * @param {Record<string, string | undefined>} env
  * @returns {Config}
@@ -121,6 +160,8 @@ export function readConfig(argv, env) {
       'node-id': { type: 'string' },
       'trust-proxy': { type: 'string' },
       osc: { type: 'string' },
+      'public-url': { type: 'string' },
+      'http-port': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       'phones-per-address': { type: 'string' },
       'connections-per-address': { type: 'string' },
@@ -140,6 +181,20 @@ export function readConfig(argv, env) {
     throw new Error(
       'HTTPS needs both a certificate and its key: --cert FILE --key FILE (or SCORECAST_CERT and SCORECAST_KEY)',
     );
+  const publicUrl = parsePublicUrl(values['public-url'] ?? env.SCORECAST_PUBLIC_URL);
+  if (publicUrl?.startsWith('http:') && cert !== undefined)
+    throw new Error(`--public-url must be https:// when the server serves HTTPS (--cert), got "${publicUrl}"`);
+  const httpPortText = values['http-port'] ?? env.SCORECAST_HTTP_PORT;
+  const httpPort = httpPortText === undefined ? null : Number(httpPortText);
+  if (httpPort !== null) {
+    if (!(/^\d{1,5}$/.test(String(httpPortText)) && httpPort < 65536))
+      throw new Error(`SCORECAST_HTTP_PORT/--http-port must be 0..65535, got "${httpPortText}"`);
+    if (cert === undefined || !publicUrl?.startsWith('https:'))
+      throw new Error(
+        '--http-port redirects plain HTTP to HTTPS: it needs --cert FILE --key FILE and --public-url https://<venue name>',
+      );
+    if (httpPort !== 0 && httpPort === port) throw new Error(`--http-port and --port must differ, both are ${port}`);
+  }
   const redis = values.redis ?? env.SCORECAST_REDIS;
   const role = values.role ?? env.SCORECAST_ROLE;
   if (role !== undefined && redis === undefined)
@@ -178,6 +233,8 @@ export function readConfig(argv, env) {
     watch: values.watch ?? env.SCORECAST_WATCH === '1',
     logLevel: values['log-level'] ?? env.LOG_LEVEL ?? 'info',
     tls: cert !== undefined && key !== undefined ? { cert: path.resolve(cert), key: path.resolve(key) } : null,
+    publicUrl,
+    httpPort,
     stateFile:
       autoplay || redis !== undefined
         ? null

@@ -16,6 +16,8 @@ import { createOscOut } from '../performance/osc-out.js';
 import { openFilesLimit, openFilesWarning } from './open-files.js';
 import { startClusterNode } from '../cluster/node.js';
 import { redactUrl } from '../cluster/redis.js';
+import { readTls, watchTls } from '../http/tls.js';
+import { audienceLines, qrType } from './banner.js';
 
 /**
  * Connections the kernel holds for us before we accept them (capped by net.core.somaxconn).
@@ -120,6 +122,21 @@ export async function main(argv) {
     process.stderr.write(`scorecast: ${/** @type {Error} */ (err).message}\nrun with --help for the options\n`);
     process.exit(2);
   }
+  const wildcard = config.host === '0.0.0.0' || config.host === '::';
+  const hosts = wildcard ? [...lanAddresses(), 'localhost'] : [config.host];
+  // The host the certificate must name: the venue name, or else the address the banner gives.
+  const tlsHosts = [config.publicUrl ? new URL(config.publicUrl).hostname : hosts[0]];
+  /** @type {import('../http/tls.js').TlsPair | undefined} */
+  let tlsPair;
+  if (config.tls) {
+    const read = readTls(config.tls, { now: Date.now(), hosts: tlsHosts });
+    if (!read.ok) {
+      process.stderr.write(`scorecast: cannot start: ${read.error.code}: ${read.error.message}\n`);
+      process.exit(2);
+    }
+    tlsPair = read.value;
+    for (const w of tlsPair.warnings) process.stderr.write(`scorecast: warning: ${w}\n`);
+  }
   // Hold the save before reading it: a second server on the same file stops here.
   /** @type {ReturnType<typeof lockStateFile> | undefined} */
   let lock;
@@ -154,18 +171,10 @@ export async function main(argv) {
       );
       process.exit(1);
     }
-  let https;
-  if (config.tls) {
-    try {
-      https = { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) };
-    } catch (err) {
-      process.stderr.write(
-        `scorecast: cannot read the HTTPS certificate or key: ${/** @type {Error} */ (err).message}\n`,
-      );
-      process.exit(2);
-    }
-  }
+  const https = tlsPair ? { cert: tlsPair.cert, key: tlsPair.key } : undefined;
   let app;
+  /** @type {import('fastify').FastifyInstance | null} */
+  let redirect = null;
   let conductor;
   /** @type {import('../performance/save/persist.js').ResumeStatus | null} */
   let resume;
@@ -188,6 +197,7 @@ export async function main(argv) {
       watch: config.watch,
       logger: { level: config.logLevel },
       https,
+      ...(config.httpPort !== null && config.publicUrl ? { httpRedirect: { origin: config.publicUrl } } : {}),
       ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
       phonesPerAddress: config.phonesPerAddress,
       connectionsPerAddress: config.connectionsPerAddress,
@@ -206,7 +216,7 @@ export async function main(argv) {
           : null,
       ...(cluster ? { bus: cluster.bus, cluster: cluster.hooks } : {}),
     });
-    ({ app, conductor, resume } = built);
+    ({ app, conductor, resume, redirect } = built);
     cluster?.attach({ ...built, autoplay: config.autoplay });
   } catch (err) {
     process.stderr.write(`scorecast: cannot start: ${/** @type {Error} */ (err).message}\n`);
@@ -215,11 +225,38 @@ export async function main(argv) {
   await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  /** @type {number | null} */
+  let httpPort = null;
+  if (redirect) {
+    try {
+      await redirect.listen({ port: config.httpPort ?? 0, host: config.host, backlog: LISTEN_BACKLOG });
+    } catch (err) {
+      process.stderr.write(
+        `scorecast: cannot start: cannot answer plain HTTP on port ${config.httpPort} (--http-port): ${/** @type {Error} */ (err).message}\n`,
+      );
+      process.exit(2);
+    }
+    const a = redirect.server.address();
+    httpPort = typeof a === 'object' && a ? a.port : config.httpPort;
+  }
+  const tlsWatch =
+    tlsPair && config.tls
+      ? watchTls({
+          files: config.tls,
+          initial: tlsPair,
+          server: /** @type {import('node:https').Server} */ (app.server),
+          now: Date.now,
+          hosts: tlsHosts,
+          log: {
+            info: (msg) => process.stderr.write(`scorecast: ${msg}\n`),
+            warn: (msg) => process.stderr.write(`scorecast: warning: ${msg}\n`),
+          },
+        })
+      : null;
 
-  const wildcard = config.host === '0.0.0.0' || config.host === '::';
-  const hosts = wildcard ? [...lanAddresses(), 'localhost'] : [config.host];
   const scheme = https ? 'https' : 'http';
-  const audienceUrl = `${scheme}://${hosts[0]}:${port}/`;
+  const audience = audienceLines({ publicUrl: config.publicUrl, scheme, hosts, port });
+  const { audienceUrl } = audience;
   const lines = [
     '',
     `scorecast is playing "${score.model.title}"${config.autoplay ? ' (autoplay, looping)' : resumedAs(conductor.state)}`,
@@ -229,7 +266,15 @@ export async function main(argv) {
           `  cluster:   node ${cluster.node}, role ${config.cluster.role}, Redis ${redactUrl(config.cluster.url)} (the performance is saved there)`,
         ]
       : saveLines(config.stateFile, resume)),
-    `  audience:  ${hosts.map((h) => `${scheme}://${h}:${port}/`).join('  ')}`,
+    ...audience.lines,
+    ...(tlsPair
+      ? [
+          `  https:     certificate valid to ${tlsPair.validTo.toISOString().slice(0, 10)}; SIGHUP or replacing the files takes up a renewed one`,
+        ]
+      : []),
+    ...(httpPort !== null
+      ? [`  http:      port ${httpPort} redirects to ${audienceUrl} (the phones' connectivity checks too)`]
+      : []),
     ...(config.osc
       ? [
           `  osc:       ${config.osc.host}:${config.osc.port} (${score.model.osc.length} OSC cues of the score, sent on their beats)`,
@@ -242,15 +287,18 @@ export async function main(argv) {
   process.stdout.write(lines.join('\n'));
   const fdWarning = openFilesWarning(openFilesLimit());
   if (fdWarning) process.stderr.write(`scorecast: ${fdWarning}\n`);
-  if (process.env.SCORECAST_QR !== '0') {
-    process.stdout.write(`${await QRCode.toString(audienceUrl, { type: 'terminal', small: true })}\n`);
-  }
+  const qr = qrType({ isTTY: process.stdout.isTTY === true, env: process.env });
+  if (qr)
+    process.stdout.write(
+      `${await QRCode.toString(audienceUrl, qr === 'terminal' ? { type: 'terminal', small: true } : { type: 'utf8' })}\n`,
+    );
 
   let closing = false;
   /** @param {string} signal */
   const shutdown = async (signal) => {
     if (closing) process.exit(1);
     closing = true;
+    tlsWatch?.close();
     app.log.info({ signal }, 'shutting down');
     // Clients get a 1001 close; a peer that never answers must not hold the process.
     setTimeout(() => process.exit(0), 5000).unref();
@@ -263,7 +311,7 @@ export async function main(argv) {
     // Started by a harness (tests, QA, benchmarks) over IPC: when it goes, so do we, whether it
     // stopped us or died (no orphan server left playing).
     process.on('disconnect', () => shutdown('disconnect'));
-    process.send({ type: 'listening', port, token: config.token });
+    process.send({ type: 'listening', port, token: config.token, url: audienceUrl, httpPort });
   }
 }
 

@@ -42,22 +42,46 @@ export const MAX_ACCEPTED = 10_000;
 export const ACCEPTED_MS = 6 * 3600_000;
 
 /**
- * @param {import('fastify').FastifyInstance} app
- * @param {{ now: () => number }} o wall clock (ms)
+ * @typedef {object} AcceptedAddresses
+ * @property {(ip: string) => boolean} has  this address has loaded the audience page lately
+ * @property {(ip: string) => void} add
  */
-export function captivePortal(app, { now }) {
+
+/**
+ * The addresses that have opened the audience page, shared by every listener that answers the
+ * checks: with HTTPS, the check arrives over plain HTTP (`--http-port`) and the page is loaded over
+ * HTTPS, on another listener.
+ * @param {{ now: () => number }} o wall clock (ms)
+ * @returns {AcceptedAddresses}
+ */
+export function createAcceptedAddresses({ now }) {
   /** @type {Map<string, number>} address -> accepted at */
   const accepted = new Map();
-  /** @param {string} ip */
-  const isAccepted = (ip) => {
-    const at = accepted.get(ip);
-    if (at === undefined) return false;
-    if (now() - at > ACCEPTED_MS) {
+  return {
+    has(ip) {
+      const at = accepted.get(ip);
+      if (at === undefined) return false;
+      if (now() - at > ACCEPTED_MS) {
+        accepted.delete(ip);
+        return false;
+      }
+      return true;
+    },
+    add(ip) {
       accepted.delete(ip);
-      return false;
-    }
-    return true;
+      if (accepted.size >= MAX_ACCEPTED) accepted.delete(/** @type {string} */ (accepted.keys().next().value));
+      accepted.set(ip, now());
+    },
   };
+}
+
+/**
+ * Answer the checks on `app` and remember who loads the audience page from it.
+ * @param {import('fastify').FastifyInstance} app
+ * @param {{ accepted: AcceptedAddresses }} o
+ */
+export function captivePortal(app, { accepted }) {
+  const isAccepted = (/** @type {string} */ ip) => accepted.has(ip);
 
   for (const check of CHECKS) {
     app.get(check.path, (req, reply) => {
@@ -76,8 +100,6 @@ export function captivePortal(app, { now }) {
     if (req.method !== 'GET' || reply.statusCode !== 200) return;
     const p = req.url.split('?')[0];
     if (p !== '/' && !p.startsWith('/view/')) return;
-    accepted.delete(req.ip);
-    if (accepted.size >= MAX_ACCEPTED) accepted.delete(/** @type {string} */ (accepted.keys().next().value));
-    accepted.set(req.ip, now());
+    accepted.add(req.ip);
   });
 }

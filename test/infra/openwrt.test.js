@@ -15,11 +15,21 @@ const RSC = fileURLToPath(new URL('../../infra/routeros/venue.rsc', import.meta.
 
 /**
  * Run the script with recording stand-ins; the calls in order, each as its argument list.
- * @param {{ failAt?: string }} [o] make the `uci` call whose arguments contain this fail
+ * @param {{ failAt?: string, values?: Record<string, string> }} [o] failAt: make the `uci` call
+ *   whose arguments contain this fail; values: the variables at the top of the script, edited as
+ *   an operator does
  */
-function runScript({ failAt } = {}) {
+function runScript({ failAt, values = {} } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'openwrt-'));
   try {
+    let text = readFileSync(SCRIPT, 'utf8');
+    for (const [name, value] of Object.entries(values)) {
+      const line = new RegExp(`^${name}=.*$`, 'm');
+      if (!line.test(text)) throw new Error(`venue.sh has no variable ${name}`);
+      text = text.replace(line, `${name}=${value}`);
+    }
+    const script = path.join(dir, 'venue.sh');
+    writeFileSync(script, text);
     const calls = path.join(dir, 'calls');
     writeFileSync(calls, '');
     for (const name of ['uci', 'service', 'wifi']) {
@@ -33,7 +43,7 @@ function runScript({ failAt } = {}) {
       );
       chmodSync(stub, 0o755);
     }
-    const r = spawnSync('sh', [SCRIPT], { env: { PATH: `${dir}:/usr/bin:/bin` }, encoding: 'utf8' });
+    const r = spawnSync('sh', [script], { env: { PATH: `${dir}:/usr/bin:/bin` }, encoding: 'utf8' });
     const lines = readFileSync(calls, 'utf8').split('\n').filter(Boolean);
     return { status: r.status, stderr: r.stderr, calls: lines.map((l) => l.split('\t')) };
   } finally {
@@ -129,20 +139,67 @@ describe('OpenWrt venue script', () => {
     }
   });
 
-  it('runs again without adding copies: named sections, and the one list entry removed before it is added', () => {
-    const added = run.calls.filter((c) => c[0] === 'uci' && c[1] === 'add');
-    expect(added).toEqual([]);
-    const list = run.calls.findIndex((c) => c[1] === 'add_list');
-    expect(run.calls[list - 1].slice(1)).toEqual(['-q', 'del_list', run.calls[list][2]]);
+  it('runs again without adding copies: named sections, and each list entry removed before it is added', () => {
+    for (const r of [run, runScript({ values: { VENUE_NAME: 'score.example.org' } })]) {
+      const added = r.calls.filter((c) => c[0] === 'uci' && c[1] === 'add');
+      expect(added).toEqual([]);
+      const lists = r.calls.flatMap((c, i) => (c[1] === 'add_list' ? [i] : []));
+      expect(lists.length).toBeGreaterThan(0);
+      for (const i of lists) expect(r.calls[i - 1].slice(1)).toEqual(['-q', 'del_list', r.calls[i][2]]);
+    }
+  });
+
+  it('with a venue name: its DNS line names the server, and HTTPS to the server reaches its HTTPS port', () => {
+    const venue = runScript({
+      values: { VENUE_NAME: 'score.example.org', SERVER: '192.168.1.20', HTTPS_PORT: '9443' },
+    });
+    expect(venue.status, venue.stderr).toBe(0);
+    const lists = venue.calls.filter((c) => c[1] === 'add_list').map((c) => c[2]);
+    expect(lists).toContain('dhcp.@dnsmasq[0].address=/score.example.org/192.168.1.20');
+    const config = uciConfig(venue.calls);
+    expect(Object.fromEntries([...config].filter(([k]) => k.startsWith('firewall.guest_https')))).toEqual({
+      'firewall.guest_https': 'redirect',
+      'firewall.guest_https.name': 'scorecast: guest HTTPS to the server',
+      'firewall.guest_https.src': 'guest',
+      'firewall.guest_https.proto': 'tcp',
+      'firewall.guest_https.src_dip': '192.168.1.20',
+      'firewall.guest_https.src_dport': '443',
+      'firewall.guest_https.dest': 'lan',
+      'firewall.guest_https.dest_ip': '192.168.1.20',
+      'firewall.guest_https.dest_port': '9443',
+      'firewall.guest_https.target': 'DNAT',
+      'firewall.guest_https.reflection': '0',
+    });
+    // Plain HTTP still goes to the server (its --http-port then), which redirects to HTTPS.
+    expect(config.get('firewall.guest_http.dest_ip')).toBe('192.168.1.20');
+    expect(venue.calls.filter((c) => c[1] === 'commit')).toHaveLength(1);
+  });
+
+  it('without a venue name: no DNS line for it, and the HTTPS forward of an earlier run removed', () => {
+    expect(run.calls.filter((c) => c[1] === 'add_list').map((c) => c[2])).toEqual([
+      expect.stringMatching(/^dhcp\.@dnsmasq\[0\]\.address=\/score\.lan\//),
+    ]);
+    expect([...uci.keys()].filter((k) => k.startsWith('firewall.guest_https'))).toEqual([]);
+    expect(run.calls.some((c) => c.join(' ') === 'uci -q delete firewall.guest_https')).toBe(true);
+  });
+
+  it('the RouterOS script has the same venue name lines: DNS to the server, HTTPS forwarded to its HTTPS port', () => {
+    const rsc = readFileSync(RSC, 'utf8');
+    expect(rsc).toContain('/ip dns static add name=score.example.org address=192.168.88.10');
+    expect(rsc).toMatch(
+      /^\/ip firewall nat add chain=dstnat action=dst-nat in-interface=bridge-guest protocol=tcp dst-address=192\.168\.88\.10 dst-port=443 to-addresses=192\.168\.88\.10 to-ports=8443 /m,
+    );
+    expect(rsc).toMatch(/connection-nat-state=dstnat dst-address=192\.168\.88\.10 protocol=tcp dst-port=8443 /);
   });
 
   it('says what every command is for: each block of commands starts with a comment', () => {
     const lines = readFileSync(SCRIPT, 'utf8').split('\n');
     lines.forEach((l, i) => {
-      if (l.trim() === '' || l.startsWith('#')) return;
+      const comment = (/** @type {string | undefined} */ t) => t?.trim().startsWith('#') ?? false;
+      if (l.trim() === '' || comment(l)) return;
       let j = i;
-      while (j > 0 && lines[j - 1].trim() !== '' && !lines[j - 1].startsWith('#')) j--;
-      expect(lines[j - 1]?.startsWith('#'), `line ${i + 1}: ${l}`).toBe(true);
+      while (j > 0 && lines[j - 1].trim() !== '' && !comment(lines[j - 1])) j--;
+      expect(comment(lines[j - 1]), `line ${i + 1}: ${l}`).toBe(true);
     });
   });
 });

@@ -130,3 +130,51 @@ describe('cluster configuration', () => {
     expect(() => readConfig(/** @type {string[]} */ (argv), env)).toThrow(message);
   });
 });
+
+describe('the venue name and the plain-HTTP redirect', () => {
+  const tls = ['--cert', 'c.pem', '--key', 'k.pem'];
+  it('reads --public-url as an origin, by flag or environment; none by default', () => {
+    expect(readConfig([], {})).toMatchObject({ publicUrl: null, httpPort: null });
+    expect(readConfig([...tls, '--public-url', 'https://Score.Example.org/'], {}).publicUrl).toBe(
+      'https://score.example.org',
+    );
+    // The scheme's own port is dropped; another is kept (phones must open it).
+    expect(readConfig([], { SCORECAST_PUBLIC_URL: 'https://score.example.org:443' }).publicUrl).toBe(
+      'https://score.example.org',
+    );
+    expect(readConfig([], { SCORECAST_PUBLIC_URL: 'https://score.example.org:8443' }).publicUrl).toBe(
+      'https://score.example.org:8443',
+    );
+    expect(readConfig(['--public-url', 'http://score.lan'], {}).publicUrl).toBe('http://score.lan');
+  });
+
+  it('reads --http-port with HTTPS and an https venue name', () => {
+    const c = readConfig([...tls, '--public-url', 'https://score.example.org', '--http-port', '80'], {});
+    expect(c).toMatchObject({ httpPort: 80, port: 8080 });
+    expect(
+      readConfig([...tls], { SCORECAST_PUBLIC_URL: 'https://score.example.org', SCORECAST_HTTP_PORT: '8081' }).httpPort,
+    ).toBe(8081);
+  });
+
+  it.each([
+    [['--public-url', 'score.example.org'], /--public-url must be an address like https:\/\/score\.example\.org/],
+    [['--public-url', 'https://score.example.org/audience'], /--public-url must be an address like/],
+    [['--public-url', 'https://score.example.org/?x=1'], /--public-url must be an address like/],
+    [['--public-url', 'https://user:pw@score.example.org'], /--public-url must be an address like/],
+    [['--public-url', 'ftp://score.example.org'], /--public-url must be an address like/],
+    [
+      [...tls, '--public-url', 'http://score.example.org'],
+      /--public-url must be https:\/\/ when the server serves HTTPS/,
+    ],
+    [
+      ['--http-port', '80'],
+      /--http-port redirects plain HTTP to HTTPS: it needs --cert FILE --key FILE and --public-url/,
+    ],
+    [[...tls, '--http-port', '80'], /it needs --cert FILE --key FILE and --public-url https/],
+    [[...tls, '--public-url', 'https://s.example.org', '--http-port', '8080'], /--http-port and --port must differ/],
+    [[...tls, '--public-url', 'https://s.example.org', '--http-port', '70000'], /--http-port must be 0\.\.65535/],
+    [[...tls, '--public-url', 'https://s.example.org', '--http-port', 'eighty'], /--http-port must be 0\.\.65535/],
+  ])('refuses %j with a clear message', (argv, message) => {
+    expect(() => readConfig(argv, {})).toThrow(message);
+  });
+});

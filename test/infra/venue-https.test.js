@@ -1,0 +1,321 @@
+// Phones reach the server the way they do at a venue: by a non-loopback address, here in two
+// network namespaces this test makes (the server's and a phone's, one veth between them; nothing
+// in them routes anywhere else). Over HTTPS under the venue name, with a certificate from a test
+// CA that only this test's browser trusts, the page is a secure context (wake lock, service
+// worker); over plain HTTP at the same address it is not; the plain-HTTP port sends the phone, its
+// connectivity check included, to the HTTPS venue address. Needs root and network namespaces,
+// as test/infra/lab.test.js; elsewhere the suite's title says why it did not run.
+
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { expect as expectPage } from '@playwright/test';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from '@playwright/test';
+import { testCa, VENUE } from '../helpers/tls-certs.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+/** This run's id in the namespaces' names: a killed run's are found by it and removed. */
+const ID = process.pid.toString(36);
+const PREFIX = 'scvh';
+const NS = { server: `${PREFIX}${ID}-srv`, phone: `${PREFIX}${ID}-phone` };
+const ADDR = { server: '10.77.0.2', phone: '10.77.0.10' };
+/** Ports inside the server's namespace: its own, so the usual ones are free. */
+const PORT = { https: 443, http: 80, plain: 8080 };
+/** Where iPhones send their connectivity check. */
+const CHECK_HOST = 'captive.apple.com';
+
+/** How the page keeps the screen on (client/src/page/awake.js). @param {import('@playwright/test').Page} page */
+const awake = (page) => page.evaluate(() => /** @type {any} */ (window).scorecast.awake);
+
+/** @param {string[]} args */
+const ip = (args) => spawnSync('ip', args, { encoding: 'utf8', timeout: 10_000 });
+
+function support() {
+  /** @type {string[]} */
+  const reasons = [];
+  if (process.platform !== 'linux') reasons.push(`network namespaces need Linux (this is ${process.platform})`);
+  else if (process.getuid?.() !== 0) reasons.push('network namespaces need root');
+  else if (ip(['-V']).status !== 0) reasons.push('iproute2 (`ip`) is not installed');
+  if (!existsSync(CHROMIUM)) reasons.push(`no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
+  if (!existsSync(path.join(ROOT, 'dist', 'client', 'index.html')))
+    reasons.push('the client is not built (npm run build)');
+  return { ok: reasons.length === 0, reasons };
+}
+const can = support();
+
+/** Remove the namespaces of runs whose process is gone (killed before their teardown), and ours. */
+function prune() {
+  const names = ip(['netns', 'list'])
+    .stdout.split('\n')
+    .map((l) => l.split(' ')[0]);
+  for (const name of names) {
+    const m = name.match(new RegExp(`^${PREFIX}([0-9a-z]+)-(srv|phone)$`));
+    if (!m) continue;
+    const pid = Number.parseInt(m[1], 36);
+    let alive = pid !== process.pid;
+    if (alive)
+      try {
+        process.kill(pid, 0);
+      } catch {
+        alive = false;
+      }
+    if (!alive || m[1] === ID) ip(['netns', 'del', name]);
+  }
+}
+
+/** The two namespaces and the link between them; every step checked. */
+function makeNetwork() {
+  const steps = [
+    ['netns', 'add', NS.server],
+    ['netns', 'add', NS.phone],
+    [
+      'link',
+      'add',
+      `${PREFIX}${ID}s`,
+      'netns',
+      NS.server,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      `${PREFIX}${ID}p`,
+      'netns',
+      NS.phone,
+    ],
+    ['-n', NS.server, 'addr', 'add', `${ADDR.server}/24`, 'dev', `${PREFIX}${ID}s`],
+    ['-n', NS.phone, 'addr', 'add', `${ADDR.phone}/24`, 'dev', `${PREFIX}${ID}p`],
+    ['-n', NS.server, 'link', 'set', `${PREFIX}${ID}s`, 'up'],
+    ['-n', NS.phone, 'link', 'set', `${PREFIX}${ID}p`, 'up'],
+    ['-n', NS.server, 'link', 'set', 'lo', 'up'],
+    ['-n', NS.phone, 'link', 'set', 'lo', 'up'],
+  ];
+  for (const step of steps) {
+    const r = ip(step);
+    if (r.status !== 0) throw new Error(`ip ${step.join(' ')}: ${r.stderr}`);
+  }
+}
+
+/**
+ * @typedef {object} Server
+ * @property {import('node:child_process').ChildProcess} child
+ * @property {{ port: number, url: string, httpPort: number | null }} listening  its IPC message
+ * @property {() => string} output
+ */
+
+/**
+ * Start scorecast in the server's namespace (ip netns exec keeps the IPC channel: it execs).
+ * @param {string[]} args
+ * @returns {Promise<Server>}
+ */
+async function startServer(args) {
+  const child = spawn(
+    'ip',
+    [
+      'netns',
+      'exec',
+      NS.server,
+      process.execPath,
+      path.join(ROOT, 'server', 'commands', 'start.js'),
+      '--host',
+      '0.0.0.0',
+      '--score',
+      path.join(ROOT, 'scores', 'seed-profile'),
+      '--autoplay',
+      '--log-level',
+      'warn',
+      ...args,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, SCORECAST_TOKEN: 'venue-token-123' },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    },
+  );
+  servers.push(child);
+  let output = '';
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
+  const listening = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 30 s\n${output}`)), 30_000);
+    child.on('message', (/** @type {any} */ m) => {
+      if (m?.type !== 'listening') return;
+      clearTimeout(timer);
+      resolve(m);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code}\n${output}`));
+    });
+  });
+  return { child, listening, output: () => output };
+}
+
+/** @type {import('node:child_process').ChildProcess[]} */
+const servers = [];
+/** @type {import('@playwright/test').Browser | undefined} */
+let browser;
+/** @type {ReturnType<typeof testCa> | undefined} */
+let ca;
+/** @type {Server} */
+let secure;
+/** @type {Server} */
+let plain;
+
+describe.skipIf(!can.ok)(
+  can.ok
+    ? 'the audience page at the venue address (network namespaces, Chromium)'
+    : `venue address: NOT RUN here because ${can.reasons.join('; ')}`,
+  { timeout: 30_000 },
+  () => {
+    beforeAll(async () => {
+      prune();
+      makeNetwork();
+      ca = testCa();
+      const leaf = ca.leaf({ name: VENUE });
+      // Chromium runs in the phone's namespace: Playwright drives it over a pipe, which crosses.
+      const wrapper = path.join(ca.dir, 'chromium-in-phone.sh');
+      writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${NS.phone} ${CHROMIUM} "$@"\n`);
+      chmodSync(wrapper, 0o755);
+      [secure, plain, browser] = await Promise.all([
+        startServer([
+          '--port',
+          String(PORT.https),
+          '--http-port',
+          String(PORT.http),
+          '--cert',
+          leaf.cert,
+          '--key',
+          leaf.key,
+          '--public-url',
+          `https://${VENUE}`,
+        ]),
+        startServer(['--port', String(PORT.plain)]),
+        chromium.launch({
+          executablePath: wrapper,
+          args: [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-quic',
+            '--no-first-run',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+            // The venue's DNS line (address=/score.venue.test/10.77.0.2); Apple's check host, as a
+            // venue without internet answers it (the router NATs port 80 to the server anyway);
+            // nothing else resolves.
+            `--host-resolver-rules=MAP ${VENUE} ${ADDR.server}, MAP ${CHECK_HOST} ${ADDR.server}, MAP * ~NOTFOUND, EXCLUDE ${ADDR.server}`,
+            // Trust this leaf only, as if the test CA were installed on the phone.
+            `--ignore-certificate-errors-spki-list=${leaf.spki}`,
+          ],
+        }),
+      ]);
+    }, 90_000);
+
+    afterAll(async () => {
+      await browser?.close().catch(() => {});
+      for (const s of servers) s.kill('SIGKILL');
+      await Promise.all(
+        servers.map((s) =>
+          s.exitCode === null && s.signalCode === null ? new Promise((r) => s.once('exit', r)) : null,
+        ),
+      );
+      prune();
+      if (ca) rmSync(ca.dir, { recursive: true, force: true });
+    });
+
+    it('the banner and the QR code give the HTTPS venue address, and say where plain HTTP goes', () => {
+      expect(secure.listening.url).toBe(`https://${VENUE}/`);
+      expect(secure.output()).toMatch(
+        /^ {2}audience: {2}https:\/\/score\.venue\.test\/ {2}\(this machine: https:\/\/10\.77\.0\.2:443\//m,
+      );
+      expect(secure.output()).toMatch(/^ {2}http: {6}port 80 redirects to https:\/\/score\.venue\.test\//m);
+      expect(plain.listening.url).toBe(`http://${ADDR.server}:${PORT.plain}/`);
+    });
+
+    // First of the browser tests: the server has not seen this phone's address yet.
+    it("a phone's first connectivity check opens the HTTPS audience page; once loaded there, the check is answered as the internet", async () => {
+      const context = await /** @type {import('@playwright/test').Browser} */ (browser).newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(`http://${CHECK_HOST}/hotspot-detect.html`);
+        expect(page.url()).toBe(`https://${VENUE}/`);
+        expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
+        const again = await page.goto(`http://${CHECK_HOST}/hotspot-detect.html`);
+        expect([again?.status(), page.url(), await again?.text()]).toEqual([
+          200,
+          `http://${CHECK_HOST}/hotspot-detect.html`,
+          '<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>',
+        ]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('over HTTPS under the venue name the page is a secure context: a service worker that takes over, and the join tap holds the Wake Lock', async () => {
+      const context = await /** @type {import('@playwright/test').Browser} */ (browser).newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(`https://${VENUE}/`);
+        expect(await page.evaluate(() => [window.isSecureContext, 'wakeLock' in navigator, location.origin])).toEqual([
+          true,
+          true,
+          `https://${VENUE}`,
+        ]);
+        const active = await page.evaluate(async () => {
+          const registration = await navigator.serviceWorker.ready;
+          return registration.active?.state ?? null;
+        });
+        expect(['activating', 'activated']).toContain(active);
+        await page.reload();
+        expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? null)).toBe(
+          `https://${VENUE}/sw.js`,
+        );
+        await expectPage(page.getByTestId('no-offline')).toBeHidden();
+        // The join tap holds the screen with the Wake Lock itself.
+        await page.click('#join-button');
+        await expect.poll(() => awake(page), { timeout: 10_000 }).toEqual({ method: 'wake-lock', held: true });
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('over plain HTTP at the same address the page is not: no Wake Lock, no service worker; the join tap plays the keep-awake video', async () => {
+      const context = await /** @type {import('@playwright/test').Browser} */ (browser).newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(`http://${ADDR.server}:${PORT.plain}/`);
+        expect(
+          await page.evaluate(() => [window.isSecureContext, 'wakeLock' in navigator, 'serviceWorker' in navigator]),
+        ).toEqual([false, false, false]);
+        // The join tap holds the screen with the keep-awake video instead.
+        await page.click('#join-button');
+        await expect.poll(() => awake(page), { timeout: 10_000 }).toEqual({ method: 'video', held: true });
+        // And says so, once.
+        await expectPage(page.getByTestId('no-offline')).toHaveText(
+          "This page can't keep an offline copy over this connection; keep it open.",
+        );
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('the plain-HTTP port sends a phone to the same path at the HTTPS venue address, at its address', async () => {
+      const context = await /** @type {import('@playwright/test').Browser} */ (browser).newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(`http://${ADDR.server}/view/score?from=qr`);
+        expect(page.url()).toBe(`https://${VENUE}/view/score?from=qr`);
+        expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
+      } finally {
+        await context.close();
+      }
+    });
+  },
+);
