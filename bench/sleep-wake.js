@@ -55,7 +55,7 @@ hardStop.unref();
 
 const loadBefore = os.loadavg();
 const score = clickTrackScore({ bars: 120 });
-const server = await startServer({ port: await freePort(), score: path.relative(ROOT, score) });
+const server = await startServer({ port: await freePort(), score: path.relative(ROOT, score), timeoutMs: 60_000 });
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   args: [
