@@ -115,7 +115,7 @@ test.describe('over plain HTTP to a venue address', () => {
     // Paused meanwhile (as a browser may pause media of a frozen page): playing again after the freeze.
     await page.evaluate(() => /** @type {HTMLVideoElement} */ (document.querySelector('video.awake-video')).pause());
     const cdp = await context.newCDPSession(page);
-    await suspended(cdp, () => new Promise((resolve) => setTimeout(resolve, 3000)));
+    await suspended(cdp, () => new Promise((resolve) => setTimeout(resolve, 4500)));
     await expect.poll(() => awake(page), { timeout: 2000 }).toEqual({ method: 'video', held: true });
     expect((await videoState(page))?.paused).toBe(false);
   });
@@ -156,7 +156,7 @@ test.describe('over a secure origin (loopback)', () => {
     // Suspended (a frozen page), the lock lost meanwhile: asked for again when it runs again.
     await releaseLast();
     const cdp = await context.newCDPSession(page);
-    await suspended(cdp, () => new Promise((resolve) => setTimeout(resolve, 3000)));
+    await suspended(cdp, () => new Promise((resolve) => setTimeout(resolve, 4500)));
     await expect.poll(() => awake(page), { timeout: 2000 }).toEqual({ method: 'wake-lock', held: true });
     expect(await locks()).toBe(3);
   });

@@ -13,9 +13,10 @@ export const TOKEN = 'playwright-token-123';
 export { freePort } from '../server/lib/ports.js';
 
 /**
- * @param {{ port: number, score?: string, autoplay?: boolean }} options
+ * @param {{ port: number, score?: string, autoplay?: boolean, timeoutMs?: number }} options
+ *   timeoutMs: how long it may take to listen (a benchmark on a loaded machine waits longer)
  */
-export async function startServer({ port, score = 'scores/demo', autoplay = true }) {
+export async function startServer({ port, score = 'scores/demo', autoplay = true, timeoutMs = 10_000 }) {
   const args = [
     '--port',
     String(port),
@@ -30,7 +31,7 @@ export async function startServer({ port, score = 'scores/demo', autoplay = true
   const server = await forkServer({
     root: ROOT,
     args,
-    timeoutMs: 10_000,
+    timeoutMs,
     // Each start is a fresh performance, saved apart from the performances' saves in .cache/.
     env: {
       SCORECAST_TOKEN: TOKEN,

@@ -34,6 +34,8 @@ export const RESUME_WAIT_MS = 600;
  */
 export function createSoundResume({ getContext, document: doc, window: win, timers, onTapNeeded, onRunning, log }) {
   let needed = false;
+  /** A context seen not running since it last ran: onRunning is due when it runs. */
+  let stopped = false;
   /** @type {any} */
   let wait = null;
   /** Contexts whose statechange we listen to. @type {WeakSet<ResumableContext>} */
@@ -64,9 +66,10 @@ export function createSoundResume({ getContext, document: doc, window: win, time
 
   function running() {
     clearWait();
-    const was = needed;
     setNeeded(false);
-    if (was) log?.('sound resumed');
+    if (!stopped) return;
+    stopped = false;
+    log?.('sound resumed');
     onRunning?.();
   }
 
@@ -79,6 +82,7 @@ export function createSoundResume({ getContext, document: doc, window: win, time
       running();
       return;
     }
+    stopped = true;
     ctx.resume().then(
       () => {
         if (ctx.state === 'running') running();
@@ -98,6 +102,7 @@ export function createSoundResume({ getContext, document: doc, window: win, time
     const ctx = getContext();
     if (!ctx || ctx.state === 'running' || ctx.state === 'closed') return;
     watch(ctx);
+    stopped = true;
     ctx.resume().then(
       () => {
         if (ctx.state === 'running') running();

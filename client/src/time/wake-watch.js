@@ -10,10 +10,11 @@ export const WATCH_EVERY_MS = 500;
 
 /**
  * A tick this much later than its period (ms) means the page was suspended. Well above what a busy
- * phone delays a timer (a long task, a slow frame: tens to hundreds of ms) and below the shortest
- * suspension worth acting on (a link silent for 2.5 s is already suspect, link-probe.js).
+ * phone delays a timer (a long task, a slow frame: tens to hundreds of ms; seconds only on a
+ * machine starved of CPU, as a 2-core test machine at load 20), since a wake costs a visible page
+ * a rejoin of its clock (a few hundred ms without beats).
  */
-export const GAP_MS = 2000;
+export const GAP_MS = 3000;
 
 /**
  * @param {object} o

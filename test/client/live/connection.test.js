@@ -1,6 +1,12 @@
 import { describe, it, expect, vi } from 'vitest';
-import { BLOCK_CHECK_TIMEOUT_MS, Connection, RESYNC_RETRY_MS } from '../../../client/src/live/connection.js';
+import {
+  BLOCK_CHECK_TIMEOUT_MS,
+  Connection,
+  RESYNC_RETRY_MS,
+  RETURN_CHECK_MS,
+} from '../../../client/src/live/connection.js';
 import { DEAD_LINK_MS } from '../../../core/constants.js';
+import { PROBE_AFTER_MS } from '../../../client/src/live/link-probe.js';
 import { POLL_WAIT_MS } from '../../../client/src/live/transports/poll.js';
 import { FakeClock, fakeWebSocketClass, fakeEventSourceClass, fakeFetch, flush, msg } from '../fakes.js';
 
@@ -14,7 +20,8 @@ function setup(options = {}) {
   const ES = fakeEventSourceClass();
   const { fetch, requests } = fakeFetch();
   const win = new EventTarget();
-  const doc = { visibilityState: 'visible' };
+  // The document too is an event target: freeze and resume (Page Lifecycle) fire on it.
+  const doc = Object.assign(new EventTarget(), { visibilityState: 'visible' });
   const log = vi.fn();
   const conn = new Connection({
     baseUrl: 'http://score.test',
@@ -627,5 +634,71 @@ describe('client messages', () => {
     h.conn.start();
     h.es().serverOpen();
     expect(h.conn.send({ type: 'ping', id: 1, t0: 5 })).toBe(false);
+  });
+});
+
+describe('a return after the page was away (a locked phone, a hidden tab, a frozen page)', () => {
+  /** Away for `ms`, and the events the page is told of it by. */
+  const ways = {
+    /** @param {ReturnType<typeof live>} h */
+    hidden(h, /** @type {number} */ ms) {
+      h.doc.visibilityState = 'hidden';
+      h.fire('visibilitychange');
+      h.clock.t += ms;
+      h.doc.visibilityState = 'visible';
+      h.fire('visibilitychange');
+    },
+    /** @param {ReturnType<typeof live>} h */
+    frozen(h, /** @type {number} */ ms) {
+      h.doc.dispatchEvent(new Event('freeze'));
+      h.clock.t += ms;
+      h.doc.dispatchEvent(new Event('resume'));
+    },
+    /**
+     * Suspended with no event at all: the page noticed the gap (wake-watch.js).
+     * @param {ReturnType<typeof live>} h
+     */
+    unnoticed(h, /** @type {number} */ ms) {
+      h.clock.t += ms;
+      h.conn.resumed(ms);
+    },
+  };
+
+  for (const [how, away] of Object.entries(ways)) {
+    it(`${how}: a link silent past its usual silence, with nothing held for the page, is replaced within ${RETURN_CHECK_MS} ms`, () => {
+      const h = live();
+      const ms = PROBE_AFTER_MS + 500; // less than DEAD_LINK_MS: the link still looks live
+      away(h, ms);
+      expect(h.WS.instances).toHaveLength(1);
+      h.clock.advance(RETURN_CHECK_MS);
+      expect(h.socket.closedByClient).toBe(true);
+      expect(h.WS.instances).toHaveLength(2);
+      // The new socket resumes from what the page holds.
+      expect(h.ws().url).toContain('epoch=E&seq=1');
+    });
+  }
+
+  it('a link that delivers what it held for the page is kept', () => {
+    const h = live('E', 1);
+    ways.hidden(h, PROBE_AFTER_MS + 500);
+    h.socket.serverSend(msg.delta('E', 2, { bar: 2 }));
+    h.clock.advance(RETURN_CHECK_MS);
+    expect(h.socket.closedByClient).toBe(false);
+    expect(h.WS.instances).toHaveLength(1);
+  });
+
+  it('a short absence (the link no quieter than usual) is not checked', () => {
+    const h = live();
+    ways.frozen(h, PROBE_AFTER_MS - 500);
+    h.clock.advance(RETURN_CHECK_MS);
+    expect(h.WS.instances).toHaveLength(1);
+    expect(h.socket.closedByClient).toBe(false);
+  });
+
+  it('away past the dead-link time: replaced at once, as before', () => {
+    const h = live();
+    ways.frozen(h, DEAD_LINK_MS + 100);
+    expect(h.socket.closedByClient).toBe(true);
+    expect(h.WS.instances).toHaveLength(2);
   });
 });

@@ -14,6 +14,8 @@ const T = 1_700_000_000_000;
 function fakeContext(/** @type {{ t: number }} */ page, base = 50) {
   /** @type {Array<{ when: number, offset: number, buffer: unknown }>} */
   const starts = [];
+  /** @type {unknown[]} */
+  const stops = [];
   const ctx = {
     state: 'suspended',
     get currentTime() {
@@ -33,17 +35,22 @@ function fakeContext(/** @type {{ t: number }} */ page, base = 50) {
         start(/** @type {number} */ when, /** @type {number} */ offset) {
           starts.push({ when, offset, buffer: src.buffer });
         },
+        stopped: false,
+        stop() {
+          src.stopped = true;
+          stops.push(src);
+        },
       };
       return src;
     },
     getOutputTimestamp: () => ({ contextTime: base + page.t / 1000, performanceTime: page.t }),
   };
-  return { ctx, starts };
+  return { ctx, starts, stops };
 }
 
 function setup(offset = 5_000) {
   const page = { t: 1_000 };
-  const { ctx, starts } = fakeContext(page);
+  const { ctx, starts, stops } = fakeContext(page);
   /** @type {string[]} */
   const fetched = [];
   const clock = /** @type {import('../../../client/src/time/clock.js').ServerClock} */ (
@@ -61,7 +68,7 @@ function setup(offset = 5_000) {
     clock,
     now: () => page.t,
   });
-  return { page, ctx, starts, fetched, audio, offset };
+  return { page, ctx, starts, stops, fetched, audio, offset };
 }
 
 describe('audio cues', () => {
@@ -127,6 +134,45 @@ describe('audio cues', () => {
     fail = false;
     expect(await audio.play('/a.wav', 500)).toBe(true);
     expect(starts).toHaveLength(1);
+  });
+});
+
+describe('audio cues across a sleep', () => {
+  it('on a suspended or interrupted context nothing is scheduled (it would sound late on resume)', async () => {
+    const s = setup();
+    await s.audio.unlock();
+    s.ctx.state = 'interrupted';
+    expect(await s.audio.play('/bell.wav', s.page.t + s.offset + 500)).toBe(false);
+    expect(s.starts).toEqual([]);
+    // Running again: the same clip, still due, is scheduled.
+    s.ctx.state = 'running';
+    expect(await s.audio.play('/bell.wav', s.page.t + s.offset + 500)).toBe(true);
+  });
+
+  it('cancelPending stops clips not yet sounding; on return one still due plays once, one whose beat passed never', async () => {
+    const s = setup();
+    await s.audio.unlock();
+    const soon = s.page.t + s.offset + 400;
+    const later = s.page.t + s.offset + 3_000;
+    const sounding = s.page.t + s.offset - 20;
+    await s.audio.play('/now.wav', sounding);
+    await s.audio.play('/a.wav', soon);
+    await s.audio.play('/b.wav', later);
+    // The page is hidden: the two ahead are stopped, the one sounding is left alone.
+    expect(s.audio.cancelPending()).toBe(2);
+    expect(s.stops).toHaveLength(2);
+    expect(s.audio.history.map((h) => [h.url, h.cancelled === true])).toEqual([
+      ['/now.wav', false],
+      ['/a.wav', true],
+      ['/b.wav', true],
+    ]);
+    // Back 1 s later: /a.wav's beat passed while away, /b.wav is still due.
+    s.page.t += 1_000;
+    expect(await s.audio.play('/a.wav', soon)).toBe(false);
+    expect(await s.audio.play('/b.wav', later)).toBe(true);
+    expect(await s.audio.play('/b.wav', later)).toBe(false);
+    const sounded = s.audio.history.filter((h) => !h.cancelled).map((h) => h.url);
+    expect(sounded).toEqual(['/now.wav', '/b.wav']);
   });
 });
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { describe, it, expect, afterEach } from 'vitest';
@@ -45,6 +45,23 @@ async function build(clientDir) {
 }
 
 describe('client files', () => {
+  it('serves the keep-awake videos typed as video, with byte ranges (Safari plays no video without 206)', async () => {
+    const dir = fakeBuild();
+    const media = new URL('../../../client/src/page/media/', import.meta.url).pathname;
+    writeFileSync(path.join(dir, 'assets', 'awake-Ef56.mp4'), readFileSync(path.join(media, 'awake.mp4')));
+    writeFileSync(path.join(dir, 'assets', 'awake-Gh78.webm'), readFileSync(path.join(media, 'awake.webm')));
+    const app = await build(dir);
+    for (const [url, type] of [
+      ['/assets/awake-Ef56.mp4', 'video/mp4'],
+      ['/assets/awake-Gh78.webm', 'video/webm'],
+    ]) {
+      const res = await app.inject({ url, headers: { range: 'bytes=0-1' } });
+      expect(res.statusCode).toBe(206);
+      expect(res.headers['content-type']).toBe(type);
+      expect(res.rawPayload).toHaveLength(2);
+    }
+  });
+
   it('serves the service worker at /sw.js as JavaScript that is revalidated every time', async () => {
     const app = await build(fakeBuild());
     const res = await app.inject('/sw.js');
