@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import { ERRORS, ScorecastError } from '../core/errors.js';
 import { createMemoryBus } from './live/bus.js';
 import { createConductor, systemClock } from './performance/conductor.js';
@@ -115,7 +115,7 @@ export async function buildApp({
       Fastify({
         logger,
         // Requests are logged at debug and summed up once a minute (http/request-log.js).
-        disableRequestLogging: true,
+        logController: new LogController({ disableRequestLogging: true }),
         bodyLimit: 64 * 1024,
         return503OnClosing: true,
         keepAliveTimeout,

@@ -45,7 +45,7 @@ export function createRequestCounter() {
 
 /**
  * Logs each request at debug and a summary at info every `every` ms. Give the app
- * `disableRequestLogging: true` so Fastify does not log them too.
+ * `logController: new LogController({ disableRequestLogging: true })` so Fastify does not log them too.
  * @param {import('fastify').FastifyInstance} app
  * @param {{ every?: number, setInterval?: typeof globalThis.setInterval, clearInterval?: typeof globalThis.clearInterval }} [options]
  */

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../server/app.js';
 import { createRequestCounter, requestLog } from '../../../server/http/request-log.js';
@@ -42,7 +42,10 @@ describe('request log', () => {
       const { seen, stream } = lines();
       /** @type {() => void} */
       let tick = () => {};
-      const app = Fastify({ logger: { level, stream }, disableRequestLogging: true });
+      const app = Fastify({
+        logger: { level, stream },
+        logController: new LogController({ disableRequestLogging: true }),
+      });
       requestLog(app, {
         setInterval: /** @type {any} */ (
           (/** @type {() => void} */ fn) => {
