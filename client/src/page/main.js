@@ -404,6 +404,10 @@ Object.defineProperty(window, 'scorecast', {
     get audio() {
       return audio.history;
     },
+    // The AudioContext's state once the Join tap made one ('running': sound can play), else null.
+    get audioState() {
+      return audio.context?.state ?? null;
+    },
     // Granulator starts (beat, server time, context time) and grains started (phone-sound.js).
     get granulator() {
       return { starts: phoneSound.history, grains: phoneSound.grains };
