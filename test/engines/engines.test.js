@@ -10,6 +10,7 @@ import { freePort, startServer, TOKEN } from '../../playwright/server.js';
 import { gapsOrRepeats } from '../helpers/stream-log.js';
 import { launchFirefox } from './firefox.js';
 import { startPauseProxy } from './pause-proxy.js';
+import { startSoundCard } from './sound-card.js';
 import { launchWebKit } from './webkit.js';
 
 /** @typedef {import('./engine.js').EnginePage} EnginePage */
@@ -67,7 +68,7 @@ const lateness = (h, from) =>
  */
 const exists = (page, css) => page.evaluate((sel) => document.querySelector(sel) !== null, css);
 
-/** @type {Array<[string, () => Promise<EnginePage>]>} */
+/** @type {Array<[string, (options: { env?: NodeJS.ProcessEnv }) => Promise<EnginePage>]>} */
 const ENGINES = [
   ['WebKit (WebKitGTK MiniBrowser)', launchWebKit],
   ['Firefox ESR', launchFirefox],
@@ -80,6 +81,8 @@ describe.each(ENGINES)('%s', (_name, launch) => {
   let proxy;
   /** @type {EnginePage} */
   let page;
+  /** @type {Awaited<ReturnType<typeof startSoundCard>>} */
+  let sound;
   /** The page's origin: the server through the proxy that can go silent. */
   let base = '';
 
@@ -87,10 +90,12 @@ describe.each(ENGINES)('%s', (_name, launch) => {
     server = await startServer({ port: await freePort() });
     proxy = await startPauseProxy(Number(new URL(server.base).port));
     base = `http://127.0.0.1:${proxy.port}`;
-    page = await launch();
+    sound = await startSoundCard();
+    page = await launch({ env: sound.env });
   });
   afterAll(async () => {
     await page?.close();
+    await sound?.stop();
     await proxy?.close();
     await server?.stop();
   });
@@ -190,10 +195,14 @@ describe.each(ENGINES)('%s', (_name, launch) => {
     await expect.poll(async () => (await cursor())?.beat, POLL).toBeGreaterThan(/** @type {any} */ (first).beat);
   });
 
-  test('the Join tap unlocks audio, and the bell is scheduled for its beat', async () => {
+  test('the Join tap unlocks audio: the context runs, its sound reaches the sound card, the bell is scheduled', async () => {
     await openPlaying('/', 30);
+    // No context before the tap (a phone's browser would refuse to start one), nothing playing.
+    expect((await held(page)).audioState).toBeNull();
+    await expect.poll(() => sound.streams(), POLL).toBe(0);
     await page.click('#join-button');
     await expect.poll(async () => (await held(page)).audioState, POLL).toBe('running');
+    await expect.poll(() => sound.streams(), POLL).toBeGreaterThan(0);
     // The bell on bar 32, two bars on (client/src/sound/audio.js schedules it a beat ahead).
     await expect.poll(async () => (await held(page)).audio.length, { ...POLL, timeout: 15_000 }).toBeGreaterThan(0);
     const [clip] = (await held(page)).audio;

@@ -10,13 +10,17 @@ const FIREFOX = '/usr/bin/firefox-esr';
 const LAUNCH_TIMEOUT_MS = 30_000;
 const COMMAND_TIMEOUT_MS = 30_000;
 
-/** @returns {Promise<import('./engine.js').EnginePage>} */
-export async function launchFirefox() {
+/**
+ * @param {{ env?: NodeJS.ProcessEnv }} [options]  env: added to the browser's (the sound card's)
+ * @returns {Promise<import('./engine.js').EnginePage>}
+ */
+export async function launchFirefox({ env = {} } = {}) {
   const [host, port] = NOWHERE.split(':');
   const browser = await puppeteer.launch({
     browser: 'firefox',
     executablePath: FIREFOX,
     headless: true,
+    env: { ...process.env, ...env },
     timeout: LAUNCH_TIMEOUT_MS,
     protocolTimeout: COMMAND_TIMEOUT_MS,
     extraPrefsFirefox: {

@@ -14,9 +14,10 @@ const SESSION_TIMEOUT_MS = 30_000;
 
 /**
  * Start Xvfb, WebKitWebDriver and a MiniBrowser session; on any failure, stop what was started.
+ * @param {{ env?: NodeJS.ProcessEnv }} [options]  env: added to the browser's (the sound card's)
  * @returns {Promise<import('./engine.js').EnginePage>}
  */
-export async function launchWebKit() {
+export async function launchWebKit({ env = {} } = {}) {
   /** @type {Array<() => Promise<void>>} */
   const cleanup = [];
   const stopAll = async () => {
@@ -27,7 +28,7 @@ export async function launchWebKit() {
     cleanup.push(xvfb.stop);
     const port = await freePort();
     const driver = start('WebKitWebDriver', [`--port=${port}`, '--host=127.0.0.1'], {
-      env: { ...process.env, DISPLAY: xvfb.display },
+      env: { ...process.env, ...env, DISPLAY: xvfb.display },
     });
     cleanup.push(driver.stop);
     await waitForPort(port, DRIVER_TIMEOUT_MS, { what: 'WebKitWebDriver' }).catch((err) => {

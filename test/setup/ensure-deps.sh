@@ -2,7 +2,8 @@
 # Installs what the test suite needs when it is missing: Debian's Chromium for Playwright
 # (Playwright cannot download its own browser here), redis-server and nginx for the cluster
 # tests (test/server/cluster/*.test.js; README, "Several machines"), and WebKitGTK's WebDriver,
-# Firefox ESR and Xvfb for the other engines (test/engines/). Run by `npm test`; idempotent and
+# Firefox ESR, Xvfb and PulseAudio (a sound card for them: a null sink) for the other engines
+# (test/engines/). Run by `npm test`; idempotent and
 # quiet: apt-get runs only when something is missing.
 set -euo pipefail
 
@@ -15,6 +16,8 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v WebKitWebDriver >/dev/null 2>&1 || need+=(webkit2gtk-driver)
 command -v firefox-esr >/dev/null 2>&1 || need+=(firefox-esr)
 command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
+# Without an output device Firefox's AudioContext never leaves 'suspended'.
+command -v pulseaudio >/dev/null 2>&1 || need+=(pulseaudio)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "test setup: installing ${need[*]} from Debian's packages" >&2
