@@ -124,6 +124,9 @@ export default defineConfig({
     emptyOutDir: true,
     // One chunk and no dynamic imports: there is nothing for the modulepreload polyfill to do.
     modulePreload: { polyfill: false },
+    // The keep-awake videos stay files: the page's policy allows media only from this server
+    // (media-src 'self', server/http/security-headers.js), not as data: URLs.
+    assetsInlineLimit: (file) => (/\.(?:mp4|webm)$/.test(file) ? false : undefined),
     rolldownOptions: {
       // Each page its own bundle: the audience page (index) carries nothing of the console's.
       input: {

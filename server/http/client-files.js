@@ -18,6 +18,9 @@ const TYPES = /** @type {Record<string, string>} */ ({
   '.woff2': 'font/woff2',
   '.json': 'application/json',
   '.wasm': 'application/wasm',
+  // The keep-awake video (client/src/page/awake.js).
+  '.mp4': 'video/mp4',
+  '.webm': 'video/webm',
 });
 
 const NOT_BUILT = 'The client is not built: run npm run build (npm start does it).';

@@ -48,7 +48,7 @@ const held = (page) =>
       now: performance.timeOrigin + performance.now(),
       shown: s.shown,
       events: s.events,
-      audioState: s.audioState,
+      audioState: s.sound.state,
       audio: s.audio,
     };
   });

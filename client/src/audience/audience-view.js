@@ -381,21 +381,3 @@ export function createAudienceView(doc, { onVote, onSpeak }) {
     },
   };
 }
-
-/**
- * Keep the screen on while the page is shown (Screen Wake Lock; secure contexts only). The
- * browser releases the lock when the page is hidden, so it is asked for again on return.
- * @param {any} nav navigator
- * @param {Document} doc
- * @param {(message: string, detail?: unknown) => void} log
- */
-export function keepAwake(nav, doc, log) {
-  if (!nav?.wakeLock?.request) return;
-  const ask = () => {
-    nav.wakeLock.request('screen').catch((/** @type {unknown} */ err) => log('wake lock refused', err));
-  };
-  ask();
-  doc.addEventListener('visibilitychange', () => {
-    if (doc.visibilityState === 'visible') ask();
-  });
-}

@@ -22,6 +22,16 @@ export const FAILURES_BEFORE_BLOCK_CHECK = 3;
 /** A block check that has no answer within this long decides nothing (ms); the next streak asks again. */
 export const BLOCK_CHECK_TIMEOUT_MS = 3000;
 
+/**
+ * A page back from being hidden or frozen whose link was silent longer than it normally is
+ * (#probeAfterMs) gives the messages the browser held for it this long (ms) to arrive; if none
+ * does, the socket died while the page was away (a locked phone whose access point dropped it,
+ * a link cut while frozen) and it reconnects at once, instead of waiting for the dead-link timer
+ * (DEAD_LINK_MS after the last message it heard: up to 5 s after the return). A live socket's
+ * held messages arrive within a few ms of the return, on loopback and on WiFi alike.
+ */
+export const RETURN_CHECK_MS = 250;
+
 /** Length of the log of applied changes kept for tests and debugging. */
 export const EVENT_LOG_SIZE = 500;
 
@@ -56,7 +66,8 @@ export const RESYNC_RETRY_MS = HEARTBEAT_MS;
  * @property {() => number} now milliseconds, monotonic (performance.now in a browser)
  * @property {() => number} random uniform in [0, 1)
  * @property {EventTargetLike} window
- * @property {{ readonly visibilityState: string }} document
+ * @property {{ readonly visibilityState: string } & Partial<EventTargetLike>} document  its
+ *   `freeze` and `resume` events (Page Lifecycle) are listened to where it has addEventListener
  * @property {import('./transports/index.js').Log} [log] default: silent
  */
 
@@ -131,6 +142,12 @@ export class Connection {
   #probe = null;
   /** @type {any} */
   #probeTimer = null;
+  /** When the page was last hidden or frozen (env.now), until it is back. @type {number | null} */
+  #awayAt = null;
+  /** @type {any} */
+  #returnTimer = null;
+  /** @type {Array<[string, () => void]>} */
+  #documentListeners;
 
   /** @param {ConnectionOptions} options */
   constructor(options) {
@@ -193,10 +210,16 @@ export class Connection {
       [
         'visibilitychange',
         () => {
-          if (this.#env.document.visibilityState === 'visible') this.#wake('visible');
+          if (this.#env.document.visibilityState === 'visible') this.#back('visible');
+          else this.#away();
         },
       ],
-      ['pageshow', () => this.#wake('pageshow')],
+      ['pageshow', () => this.#back('pageshow')],
+    ];
+    // A page frozen while in front (Page Lifecycle) is away too, with no visibilitychange.
+    this.#documentListeners = [
+      ['freeze', () => this.#away()],
+      ['resume', () => this.#back('resume')],
     ];
   }
 
@@ -245,6 +268,7 @@ export class Connection {
     if (this.#started) return;
     this.#started = true;
     for (const [type, fn] of this.#windowListeners) this.#env.window.addEventListener(type, fn);
+    for (const [type, fn] of this.#documentListeners) this.#env.document.addEventListener?.(type, fn);
     this.#connect();
   }
 
@@ -253,6 +277,8 @@ export class Connection {
     if (!this.#started) return;
     this.#started = false;
     for (const [type, fn] of this.#windowListeners) this.#env.window.removeEventListener(type, fn);
+    for (const [type, fn] of this.#documentListeners) this.#env.document.removeEventListener?.(type, fn);
+    this.#clearReturnCheck();
     this.#clearRetry();
     this.#probe?.stop();
     this.#dropTransport();
@@ -269,11 +295,57 @@ export class Connection {
   }
 
   /**
+   * The page noticed it had been suspended for `awayMs` with no event to say so (a timer that
+   * fired that late, client/src/time/wake-watch.js): check the link as on a return.
+   * @param {number} awayMs
+   */
+  resumed(awayMs) {
+    this.#awayAt ??= this.#env.now() - Math.max(0, awayMs);
+    this.#back('resume');
+  }
+
+  /** The page is hidden or frozen: its link may die unnoticed meanwhile (#back checks it). */
+  #away() {
+    this.#awayAt ??= this.#env.now();
+    this.#clearReturnCheck();
+  }
+
+  /**
+   * The page is in front again (shown, restored from the back/forward cache, or unfrozen).
+   * @param {'visible' | 'pageshow' | 'resume'} why
+   */
+  #back(why) {
+    const wasAway = this.#awayAt !== null;
+    this.#awayAt = null;
+    this.#wake(why);
+    if (!wasAway || !this.#started || !this.#transport || !this.#delivered || this.#transport.holdMs !== 0) return;
+    // #wake kept a link that looks live: if it was silent longer than it should be, check it soon.
+    if (this.#env.now() - this.#lastMessageAt <= this.#probeAfterMs()) return;
+    const returnedAt = this.#env.now();
+    const t = this.#transport;
+    this.#clearReturnCheck();
+    this.#returnTimer = this.#env.timers.setTimeout(() => {
+      this.#returnTimer = null;
+      if (!this.#started || this.#transport !== t || this.#lastMessageAt >= returnedAt) return;
+      this.#log(`${this.#name} silent since the page came back (${why}): reconnecting at once`);
+      this.#dropTransport();
+      this.#attempt = 0;
+      this.#setLink(this.#waitingState());
+      this.#connect();
+    }, RETURN_CHECK_MS);
+  }
+
+  #clearReturnCheck() {
+    if (this.#returnTimer !== null) this.#env.timers.clearTimeout(this.#returnTimer);
+    this.#returnTimer = null;
+  }
+
+  /**
    * Reconnect now, skipping any pending backoff. Does nothing while the link
    * is live and was heard from within the dead-link time. An attempt already under way is let run
    * (its dead-link timer bounds it: `pageshow` also fires on every first load), except on `online`:
    * that attempt may have been made on the network that just went away.
-   * @param {'online' | 'visible' | 'pageshow'} why
+   * @param {'online' | 'visible' | 'pageshow' | 'resume'} why
    */
   #wake(why) {
     if (!this.#started) return;

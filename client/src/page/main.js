@@ -10,16 +10,19 @@ import { createServerClock, httpTimeProbe } from '../time/clock.js';
 import { createBeatClock, positionAt } from '../time/beat-clock.js';
 import { createFrameScheduler } from '../time/frame-scheduler.js';
 import { createJoinGate } from '../time/join-gate.js';
+import { createWakeWatch } from '../time/wake-watch.js';
 import { oncePerFrame } from './once-per-frame.js';
 import { createAudioCues, clipsOf, stemGainsOf } from '../sound/audio.js';
 import { createOutputCompensation } from '../sound/audio-latency.js';
 import { createTapAlong } from '../sound/tap-along.js';
-import { createAudienceView, createVoter, keepAwake } from '../audience/audience-view.js';
+import { createAudienceView, createVoter } from '../audience/audience-view.js';
 import { landed, msSinceBeat } from '../audience/rose-motion.js';
 import { speakTile } from '../sound/speech.js';
 import { createPhoneSound } from '../sound/phone-sound.js';
 import { createPlayerSignals } from '../notation/player-signals.js';
 import { registerServiceWorker } from './sw-register.js';
+import { createAwake, keepAwakeVideo } from './awake.js';
+import { createSoundResume } from '../sound/sound-resume.js';
 import { createPartView } from '../notation/part-view.js';
 import { createScoreView } from '../notation/score-view.js';
 import '../notation/notation.css';
@@ -230,6 +233,37 @@ const phoneSound = createPhoneSound({
   log,
   contextTime: (ctx, local) => output.contextTimeFor(ctx, local, now()),
 });
+// Sound after the phone slept: resumed at once where the browser allows, else on the next tap.
+const soundButton = /** @type {HTMLButtonElement} */ (document.getElementById('sound-resume'));
+const soundResume = createSoundResume({
+  getContext: () => /** @type {any} */ (audio.context),
+  document,
+  window,
+  timers: window,
+  log,
+  onTapNeeded(needed) {
+    soundButton.hidden = !needed;
+  },
+  // Clips still due are scheduled on the running context (those whose beat passed are not).
+  onRunning: () => playClips(connection.state),
+});
+soundButton.addEventListener('click', () => soundResume.tap());
+// The screen stays on from the join tap to the end of the piece (awake.js).
+const awake = createAwake({
+  secure: window.isSecureContext,
+  wakeLock: /** @type {any} */ (navigator).wakeLock,
+  standalone: /** @type {any} */ (navigator).standalone,
+  createVideo: () =>
+    keepAwakeVideo(document, {
+      mp4: new URL('./media/awake.mp4', import.meta.url).href,
+      webm: new URL('./media/awake.webm', import.meta.url).href,
+    }),
+  document,
+  window,
+  log,
+});
+// Over plain HTTP the browser keeps no offline copy (no service worker): the page says so, once.
+/** @type {HTMLElement} */ (document.getElementById('no-offline')).hidden = window.isSecureContext;
 const tapAlong = createTapAlong({ getContext: () => audio.context, output, now, target: document, timers: window });
 /** @type {string[]} */
 let audioUrls = [];
@@ -291,6 +325,7 @@ connection.on('state', (c) => {
   // The beat first: a change that arrives before its timer (a late page) is shown at once.
   beatClock.update();
   playClips(c.state);
+  awake.update(c.state);
   // The rest of the page on the next frame, from the state then (once-per-frame.js).
   drawLater();
 });
@@ -339,12 +374,42 @@ connection.on('link', (c) => {
 });
 // A tab in the background may have been frozen or throttled for minutes (a phone asleep): its
 // estimate may be stale, so it joins again when shown (or restored from the back/forward cache).
+// Clips scheduled but not yet sounding are stopped: a context suspended meanwhile would play them
+// late; the return schedules those still due (audio.js, cancelPending).
 document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState !== 'visible') gate.hold();
-  else if (connection.linkState === 'live') gate.rejoin();
+  wakeWatch.reset();
+  if (document.visibilityState !== 'visible') {
+    gate.hold();
+    audio.cancelPending();
+  } else if (connection.linkState === 'live') gate.rejoin();
 });
 window.addEventListener('pageshow', (event) => {
+  wakeWatch.reset();
   if (event.persisted && connection.linkState === 'live') gate.rejoin();
+});
+// A page frozen while in front (Page Lifecycle: a phone's browser saving power) is away as well.
+document.addEventListener('freeze', () => {
+  gate.hold();
+  audio.cancelPending();
+});
+document.addEventListener('resume', () => {
+  wakeWatch.reset();
+  if (connection.linkState === 'live') gate.rejoin();
+});
+// Suspended with no event to say so (wake-watch.js): everything a return does.
+const wakeWatch = createWakeWatch({
+  now,
+  timers: window,
+  onWake(awayMs) {
+    if (document.visibilityState !== 'visible') return;
+    log(`the page was suspended for ${Math.round(awayMs)} ms`);
+    gate.hold();
+    audio.cancelPending();
+    connection.resumed(awayMs);
+    if (connection.linkState === 'live') gate.rejoin();
+    awake.refresh();
+    soundResume.check();
+  },
 });
 
 if (audience) {
@@ -360,7 +425,8 @@ if (audience) {
         playClips(connection.state);
       })
       .catch((err) => log('audio unavailable', err));
-    keepAwake(navigator, document, log);
+    awake.start();
+    awake.update(connection.state);
   });
 }
 
@@ -404,9 +470,13 @@ Object.defineProperty(window, 'scorecast', {
     get audio() {
       return audio.history;
     },
-    // The AudioContext's state once the Join tap made one ('running': sound can play), else null.
-    get audioState() {
-      return audio.context?.state ?? null;
+    // How the screen is kept on (awake.js): method 'wake-lock', 'video' or 'none', and whether held now.
+    get awake() {
+      return awake.status;
+    },
+    // The AudioContext's state, and whether the page asks for a tap to resume sound (sound-resume.js).
+    get sound() {
+      return { state: audio.context?.state ?? null, tapNeeded: soundResume.needed };
     },
     // Granulator starts (beat, server time, context time) and grains started (phone-sound.js).
     get granulator() {
@@ -432,6 +502,7 @@ Object.defineProperty(window, 'scorecast', {
 ui.renderLink(connection);
 connection.start();
 clock.start();
+wakeWatch.start();
 // Caches the shell and the score's files, so a phone that reloads or rejoins does not download
 // them again (secure contexts only: skipped quietly over plain HTTP).
 registerServiceWorker(log);

@@ -31,6 +31,8 @@ export const CLICK_ACCENT_HZ = 1760;
  * @property {number} serverT   server time at which the clip should sound
  * @property {number} when      AudioContext time it was started at
  * @property {number} offset    seconds skipped into the clip (late by that much)
+ * @property {boolean} [cancelled] stopped before it sounded (the page was hidden or frozen
+ *   first); the same clip may be started again if it is still due when the page is back
  */
 
 /**
@@ -52,6 +54,12 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
   const started = new Set();
   /** @type {Scheduled[]} */
   const history = [];
+  /**
+   * Clips scheduled on the context and perhaps not yet sounding: cancelPending() stops those
+   * whose start is still ahead.
+   * @type {Array<{ source: any, key: string, when: number, entry: Scheduled }>}
+   */
+  let pending = [];
   /** The gain node of each clip started with a volume (a stem), by URL: later cues ramp it. */
   /** @type {Map<string, any>} */
   const gains = new Map();
@@ -101,6 +109,32 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
     async unlock() {
       if (!ctx) ctx = createContext();
       if (ctx.state !== 'running') await ctx.resume();
+    },
+
+    /**
+     * Stop the clips scheduled but not yet sounding, and forget that they were started. Called
+     * when the page is hidden or frozen: a context suspended meanwhile (iOS "interrupted", a
+     * frozen page) would play them late, at the resumed context's time; when the page is back,
+     * playClips starts those still due, on the clock measured afresh.
+     * @returns {number} how many were stopped
+     */
+    cancelPending() {
+      const c = ctx;
+      if (!c) return 0;
+      let stopped = 0;
+      for (const p of pending) {
+        if (p.when <= c.currentTime) continue; // already sounding (or over): left alone
+        try {
+          p.source.stop();
+        } catch {
+          /* a source that never started cannot be stopped in some engines: it is silent anyway */
+        }
+        started.delete(p.key);
+        p.entry.cancelled = true;
+        stopped += 1;
+      }
+      pending = [];
+      return stopped;
     },
 
     /**
@@ -162,8 +196,12 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
       env.connect(c.destination);
       tone.start(at);
       tone.stop(at + 0.06);
-      history.push({ url: accent ? 'click:accent' : 'click', serverT, when, offset: 0 });
+      /** @type {Scheduled} */
+      const entry = { url: accent ? 'click:accent' : 'click', serverT, when, offset: 0 };
+      history.push(entry);
       if (history.length > 100) history.shift();
+      pending = pending.filter((p) => p.when > c.currentTime);
+      pending.push({ source: tone, key, when: at, entry });
       return true;
     },
 
@@ -176,7 +214,9 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
      */
     async play(url, serverT, gain) {
       const key = `${url}@${Math.round(serverT)}`;
-      if (!ctx || started.has(key)) return false;
+      // A suspended or interrupted context's clock stands still: a clip scheduled on it would
+      // sound late when it resumes. playClips runs again once it does (sound-resume.js).
+      if (ctx?.state !== 'running' || started.has(key)) return false;
       if (clock.serverNow() - serverT > LATE_LIMIT_MS) return false;
       started.add(key);
       if (started.size > 256) started.delete(started.values().next().value ?? '');
@@ -200,9 +240,14 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
         source.connect(node);
         gains.set(url, node);
       } else source.connect(c.destination);
-      source.start(Math.max(when, c.currentTime), late);
-      history.push({ url, serverT, when, offset: late });
+      const at = Math.max(when, c.currentTime);
+      source.start(at, late);
+      /** @type {Scheduled} */
+      const entry = { url, serverT, when, offset: late };
+      history.push(entry);
       if (history.length > 100) history.shift();
+      pending = pending.filter((p) => p.when > c.currentTime);
+      pending.push({ source, key, when: at, entry });
       return true;
     },
   };
