@@ -1,6 +1,6 @@
 // The audience's browsers beside Chromium: WebKit (every browser on an iPhone, about half a venue)
-// and Firefox. In each, against a server on loopback: the page joins and shows beats on time, a
-// vote is counted, a silent cut is ridden out with nothing missed, a part view draws its notation
+// and Firefox. In each, against a server on loopback: the page joins, keeps the screen on and
+// shows beats on time, a vote is counted, a silent cut is ridden out with nothing missed, a part view draws its notation
 // and moves its cursor, and the Join tap unlocks audio. `npm run test:engines`, after the Chromium
 // specs in `npm test`.
 
@@ -16,11 +16,18 @@ import { launchWebKit } from './webkit.js';
 /** @typedef {import('./engine.js').EnginePage} EnginePage */
 
 /**
- * How late (or early) a beat may be shown after its server time, p95 and at worst, in ms.
- * Measured on this 2-core machine with other suites running: see LATENESS in the report below.
+ * How late (negative: early) the beats after the join are shown against their server time, in
+ * ms. Measured in 16 runs of each engine on this 2-core machine while other suites loaded it
+ * (load average 11 to 26): the median -1.7 to +1.3 ms, |p95| 2.4 to 32.7 ms (20 ms met in 13 of
+ * 16), the worst beat 88.8 ms. The median catches a page that is late by design (a frame behind:
+ * +17 ms); the p95 and the worst a clock or scheduler gone wrong (hundreds of ms), not a busy
+ * machine's stray frame.
  */
-const ON_TIME_P95_MS = 20;
-const ON_TIME_MAX_MS = 60;
+const ON_TIME_MEDIAN_MS = 5;
+const ON_TIME_P95_MS = 40;
+const ON_TIME_MAX_MS = 150;
+/** While the link is back after a cut, each beat within this (ms). */
+const BACK_ON_TIME_MS = 150;
 /** Polls give up after this: every wait below is bounded. */
 const POLL = { timeout: 10_000, interval: 100 };
 /** The silent cut: long enough that the page declares the link dead (core/constants.js DEAD_LINK_MS). */
@@ -109,25 +116,34 @@ describe.each(ENGINES)('%s', (_name, launch) => {
     await expect.poll(async () => (await held(page)).join, POLL).toBe('on-time');
   }
 
-  test('the audience page joins with a tap and shows each beat on its server time', async () => {
+  test('the audience page joins with a tap, keeps the screen on, and shows each beat on its server time', async () => {
     await openPlaying('/');
+    expect((await page.evaluate(() => /** @type {any} */ (window).scorecast.awake)).held).toBe(false);
     await page.click('#join-button');
     await expect.poll(() => page.evaluate(() => document.body.dataset.joined ?? null), POLL).toBe('true');
-    // Beats come every 300 ms at twice the tempo: about 30 in 10 s (a p95 over fewer is a worst case).
+    // On http://127.0.0.1 (a secure context) both engines have navigator.wakeLock and grant it
+    // (WebKitGTK 2.50, Firefox 153): the lock, not the keep-awake video (client/src/page/awake.js).
+    await expect
+      .poll(() => page.evaluate(() => /** @type {any} */ (window).scorecast.awake), POLL)
+      .toEqual({ method: 'wake-lock', held: true });
+    // Beats every 312 ms at twice the tempo: about 48 in 15 s (a p95 over fewer is a worst case).
     await server.control('tempo', { rate: 2 });
     await sleep(500);
     const from = (await held(page)).now;
-    await sleep(10_000);
+    await sleep(15_000);
     const h = await held(page);
     await server.control('tempo', { rate: 1 });
     const late = lateness(h, from);
+    const median = quantile(late, 0.5);
     const p95 = quantile(late.map(Math.abs), 0.95);
+    const worst = Math.max(...late.map(Math.abs));
     console.info(
-      `${page.version}: ${late.length} beats, shown after their server time p50 ${quantile(late, 0.5).toFixed(1)} ms, |p95| ${p95.toFixed(1)} ms, from ${Math.min(...late).toFixed(1)} to ${Math.max(...late).toFixed(1)} ms`,
+      `${page.version}: ${late.length} beats shown after their server time: median ${median.toFixed(1)} ms, |p95| ${p95.toFixed(1)} ms, from ${Math.min(...late).toFixed(1)} to ${Math.max(...late).toFixed(1)} ms`,
     );
-    expect(late.length).toBeGreaterThanOrEqual(25);
+    expect(late.length).toBeGreaterThanOrEqual(40);
+    expect(Math.abs(median)).toBeLessThanOrEqual(ON_TIME_MEDIAN_MS);
     expect(p95).toBeLessThanOrEqual(ON_TIME_P95_MS);
-    expect(Math.max(...late.map(Math.abs))).toBeLessThanOrEqual(ON_TIME_MAX_MS);
+    expect(worst).toBeLessThanOrEqual(ON_TIME_MAX_MS);
   });
 
   test('a tap on a tile in an open vote window is counted in the tally', async () => {
@@ -173,7 +189,7 @@ describe.each(ENGINES)('%s', (_name, launch) => {
     await expect.poll(async () => lateness(await held(page), from).length, POLL).toBeGreaterThanOrEqual(3);
     const after = await held(page);
     expect(after.join).toBe('on-time');
-    for (const ms of lateness(after, from)) expect(Math.abs(ms)).toBeLessThanOrEqual(ON_TIME_MAX_MS);
+    for (const ms of lateness(after, from)) expect(Math.abs(ms)).toBeLessThanOrEqual(BACK_ON_TIME_MS);
     expect(gapsOrRepeats(after.events)).toEqual([]);
     expect(after.events.length).toBeGreaterThan(before.events.length);
   });
