@@ -3,6 +3,13 @@
 
 import { spawn } from 'node:child_process';
 
+/** Children still running: killed when this process exits however it does (a cancelled run). */
+/** @type {Set<import('node:child_process').ChildProcess>} */
+const running = new Set();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /**
  * A child process this test started, with the tail of what it wrote.
  * @typedef {object} Started
@@ -23,6 +30,8 @@ export function start(command, args, { env, extraFds = 0 } = {}) {
     env: env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe', ...Array.from({ length: extraFds }, () => /** @type {const} */ ('pipe'))],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let out = '';
   const keep = (/** @type {Buffer} */ chunk) => {
     out = (out + chunk.toString()).slice(-4000);
