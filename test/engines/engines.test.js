@@ -224,7 +224,7 @@ describe.each(ENGINES)('%s', (_name, launch) => {
     // A browser of its own, as a phone that opens the page: in Firefox ESR 153 (headless, playing
     // into PulseAudio) the third page in one browser that starts an AudioContext stops answering
     // about 3 s after the tap, near the first clip's start, with no CPU use (a wait, not a loop in
-    // the page's code), also in a new tab; the first and second never did (10 of 10 tries).
+    // the page's code), also in a new tab, in 3 of 3 tries; the first and second pages never did.
     await page.close();
     page = await launch({ env: sound.env });
     await openPlaying('/', 30);
