@@ -221,12 +221,15 @@ describe.each(ENGINES)('%s', (_name, launch) => {
   });
 
   test('the Join tap unlocks audio: the context runs, its sound reaches the sound card, the bell is scheduled', async () => {
-    // A browser of its own, as a phone that opens the page: in Firefox ESR 153 (headless, playing
+    // Firefox in a browser of its own, as a phone that opens the page: in Firefox ESR 153 (headless, playing
     // into PulseAudio) the third page in one browser that starts an AudioContext stops answering
     // about 3 s after the tap, near the first clip's start, with no CPU use (a wait, not a loop in
     // the page's code), also in a new tab, in 3 of 3 tries; the first and second pages never did.
-    await page.close();
-    page = await launch({ env: sound.env });
+    // WebKit keeps its browser: a second WebKitGTK session started here once took over 30 s.
+    if (page.name === 'firefox') {
+      await page.close();
+      page = await launch({ env: sound.env });
+    }
     await openPlaying('/', 30);
     // No context before the tap (a phone's browser would refuse to start one), nothing playing.
     expect((await held(page)).audioState).toBeNull();
