@@ -17,14 +17,15 @@ import { launchWebKit } from './webkit.js';
 
 /**
  * How late (negative: early) the beats after the join are shown against their server time, in
- * ms. Measured in 19 runs of each engine on this 2-core machine while other suites loaded it
- * (load average 11 to 26): the median -4.3 to +1.3 ms, |p95| 2.4 to 32.7 ms (20 ms met in 15 of
- * 19 in WebKit, 16 of 19 in Firefox), the worst beat 268 ms (a stalled frame). The median catches
- * a page late by design (a frame behind: +17 ms); the p95 a clock or scheduler gone wrong; the
- * worst a beat left for seconds.
+ * ms. Measured in 19 runs of WebKit and 20 of Firefox (32 to 48 beats each) on this 2-core machine
+ * while other suites loaded it (load average 11 to 26): the median -4.3 to +1.3 ms; |p95| 8.4 to
+ * 70.1 ms in WebKit (20 ms met in 14 of 19), 2.4 to 32.7 ms in Firefox (17 of 20); the worst beat
+ * 268 ms (a stalled frame). 20 ms at p95 does not hold on a loaded machine: the median
+ * catches a page late by design (a frame behind: +17 ms), the p95 a clock or scheduler gone
+ * wrong, the worst a beat left for seconds.
  */
 const ON_TIME_MEDIAN_MS = 5;
-const ON_TIME_P95_MS = 40;
+const ON_TIME_P95_MS = 100;
 const ON_TIME_MAX_MS = 1000;
 /** Polls give up after this: every wait below is bounded. */
 const POLL = { timeout: 10_000, interval: 100 };
