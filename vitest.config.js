@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.js'],
+    // WebKit and Firefox run on their own after the Chromium specs (test/engines/vitest.config.js).
+    exclude: [...configDefaults.exclude, 'test/engines/**'],
     environment: 'node',
     testTimeout: 20_000,
     // Integration tests open real sockets on loopback; files run in parallel processes.

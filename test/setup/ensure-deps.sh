@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs when it is missing: Debian's Chromium for Playwright
-# (Playwright cannot download its own browser here), and redis-server and nginx for the cluster
-# tests (test/server/cluster/*.test.js; README, "Several machines"). Run by `npm test`;
-# idempotent and quiet.
+# (Playwright cannot download its own browser here), redis-server and nginx for the cluster
+# tests (test/server/cluster/*.test.js; README, "Several machines"), and WebKitGTK's WebDriver,
+# Firefox ESR, Xvfb and PulseAudio (a sound card for them: a null sink) for the other engines
+# (test/engines/). Run by `npm test`; idempotent and
+# quiet: apt-get runs only when something is missing.
 set -euo pipefail
 
 need=()
@@ -10,11 +12,18 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 # nginx is in /usr/sbin, which a user's PATH may not hold.
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
+# WebKitWebDriver drives WebKitGTK's MiniBrowser (same package's dependency); both under Xvfb.
+command -v WebKitWebDriver >/dev/null 2>&1 || need+=(webkit2gtk-driver)
+command -v firefox-esr >/dev/null 2>&1 || need+=(firefox-esr)
+command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
+# Without an output device Firefox's AudioContext never leaves 'suspended'.
+command -v pulseaudio >/dev/null 2>&1 || need+=(pulseaudio)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "test setup: installing ${need[*]} from Debian's packages" >&2
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+  # Other runs on this machine may hold dpkg's lock: wait for it rather than fail.
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need[@]}" >/dev/null
 fi

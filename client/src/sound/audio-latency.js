@@ -10,6 +10,10 @@
 //   context's own buffering) and outputLatency (from there to the speaker). Safari before 18.4
 //   has no outputLatency: a fixed 40 ms is assumed then, as the Sendspin web player does
 //   (sendspin-js pull requests 159 and 171).
+// A timestamp is used only while it is on the page's clock: WebKitGTK 2.50's performanceTime
+// runs at twice performance.now() (measured: 300 ms of page time, 600 ms of timestamp), so after a
+// second its mapping put every clip seconds in the past, and each was dropped as late. Chromium's
+// lags now by under 10 ms, a suspended context's (Firefox) is now itself.
 // Browsers that under-report (Safari by about 100 ms, WebKit pull request 38923) or a headset
 // they know nothing of are corrected per device by a calibration offset, kept in localStorage
 // and set from the console (`scorecast.audioOffset(ms)`, or measured by `scorecast.tapAlong()`).
@@ -22,6 +26,13 @@ export const FALLBACK_OUTPUT_LATENCY_S = 0.04;
 export const OFFSET_KEY = 'scorecast-audio-offset-ms';
 /** Calibration offsets beyond this (ms) are refused as a typo. */
 export const MAX_OFFSET_MS = 1000;
+/**
+ * A timestamp's performanceTime further ahead of now than this (ms) is not on the page's clock.
+ * It is the page time of the sample being heard, which is now or a moment before.
+ */
+export const TIMESTAMP_AHEAD_MS = 50;
+/** A timestamp older than this (ms) is stale: the output has stopped reporting. */
+export const TIMESTAMP_STALE_MS = 1000;
 
 /**
  * @typedef {object} OutputContext the part of an AudioContext read here
@@ -39,6 +50,24 @@ export const MAX_OFFSET_MS = 1000;
  */
 
 const finite = (/** @type {unknown} */ x) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+
+/**
+ * Whether an output timestamp can map page time to context time now: both its times given, its
+ * performanceTime neither ahead of `nowMs` nor stale.
+ * @param {{ contextTime?: number, performanceTime?: number } | null | undefined} ts
+ * @param {number} nowMs  page time now (performance.now)
+ * @returns {ts is { contextTime: number, performanceTime: number }}
+ */
+export function onPageClock(ts, nowMs) {
+  return (
+    !!ts &&
+    finite(ts.contextTime) &&
+    typeof ts.performanceTime === 'number' &&
+    ts.performanceTime > 0 &&
+    ts.performanceTime - nowMs <= TIMESTAMP_AHEAD_MS &&
+    nowMs - ts.performanceTime <= TIMESTAMP_STALE_MS
+  );
+}
 
 /**
  * The delay from currentTime to the speaker that the browser reports, or the fallback.
@@ -72,8 +101,8 @@ export function createOutputCompensation({ storage = null } = {}) {
   function mapping(ctx, nowMs) {
     const ts = ctx.getOutputTimestamp?.();
     const extra = offsetMs / 1000;
-    if (ts && finite(ts.contextTime) && typeof ts.performanceTime === 'number' && ts.performanceTime > 0) {
-      const contextTime = /** @type {number} */ (ts.contextTime);
+    if (onPageClock(ts, nowMs)) {
+      const contextTime = ts.contextTime;
       const performanceTime = ts.performanceTime;
       // currentTime is ahead of what is heard by the output's whole delay.
       const seconds = Math.max(0, ctx.currentTime - (contextTime + (nowMs - performanceTime) / 1000));

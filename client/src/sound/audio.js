@@ -4,6 +4,8 @@
 // learnt only from the current beat's cue state plays if it is still nearly on time, and never
 // again after a resync (each clip is started once per beat time).
 
+import { onPageClock } from './audio-latency.js';
+
 /** A clip learnt this late (ms after its beat) is skipped rather than played out of time. */
 export const LATE_LIMIT_MS = 120;
 /** The click's pitch (A5), and on a bar's first beat (A6). */
@@ -85,9 +87,7 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
   function contextTimeOf(c, local) {
     if (output) return output.contextTimeFor(c, local, now());
     const ts = c.getOutputTimestamp?.();
-    if (ts && typeof ts.contextTime === 'number' && typeof ts.performanceTime === 'number' && ts.performanceTime > 0) {
-      return ts.contextTime + (local - ts.performanceTime) / 1000;
-    }
+    if (onPageClock(ts, now())) return ts.contextTime + (local - ts.performanceTime) / 1000;
     return c.currentTime + (local - now()) / 1000;
   }
 

@@ -66,6 +66,29 @@ describe('output latency compensation', () => {
     }
   });
 
+  it("a timestamp off the page's clock (ahead of it, or stale) is not used: the reported latency is", () => {
+    const page = { t: 10_000 };
+    const reported = context(page, { outputLatency: 0.04 });
+    const want = createOutputCompensation().contextTimeFor(reported, 10_500, page.t);
+    // WebKitGTK 2.50: performanceTime runs at twice performance.now(); a stopped output's is old.
+    for (const performanceTime of [2 * page.t, page.t + 60, page.t - 1500]) {
+      const ctx = {
+        ...reported,
+        getOutputTimestamp: () => ({ contextTime: reported.currentTime - 0.04, performanceTime }),
+      };
+      const out = createOutputCompensation();
+      expect(out.contextTimeFor(ctx, 10_500, page.t)).toBeCloseTo(want, 9);
+      expect(out.describe(ctx, page.t)).toEqual({ source: 'reported', seconds: 0.04, offsetMs: 0 });
+    }
+    // Chromium's lags now by a few ms: used.
+    const chromium = {
+      ...reported,
+      getOutputTimestamp: () => ({ contextTime: reported.currentTime - 0.048, performanceTime: page.t - 8 }),
+    };
+    expect(createOutputCompensation().describe(chromium, page.t)).toMatchObject({ source: 'timestamp' });
+    expect(createOutputCompensation().describe(chromium, page.t).seconds).toBeCloseTo(0.04, 9);
+  });
+
   it('no outputLatency (Safari before 18.4): the 40 ms fallback', () => {
     const page = { t: 0 };
     expect(reportedLatency(context(page, {}))).toEqual({ seconds: FALLBACK_OUTPUT_LATENCY_S, source: 'fallback' });

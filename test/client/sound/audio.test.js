@@ -91,6 +91,16 @@ describe('audio cues', () => {
     expect(s.audio.history[0]).toMatchObject({ url: '/bell.wav', serverT });
   });
 
+  it("where the output timestamp runs ahead of the page's clock (WebKitGTK), a clip still starts on time", async () => {
+    const s = setup();
+    const { ctx } = s;
+    ctx.getOutputTimestamp = () => ({ contextTime: ctx.currentTime - 0.003, performanceTime: 2 * s.page.t });
+    await s.audio.unlock();
+    const serverT = s.page.t + s.offset + 640;
+    expect(await s.audio.play('/bell.wav', serverT)).toBe(true);
+    expect(s.starts[0].when).toBeCloseTo(ctx.currentTime + 0.64, 9);
+  });
+
   it("once per clip and beat: the announcement and the beat's own cue (or a resync) do not start it twice", async () => {
     const s = setup();
     await s.audio.unlock();
