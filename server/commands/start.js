@@ -20,6 +20,25 @@ import { readTls, watchTls } from '../http/tls.js';
 import { audienceLines, qrType } from './banner.js';
 
 /**
+ * Why listening on `host`:`port` failed, in the words of the other start errors (not Node's stack).
+ * @param {unknown} err
+ * @param {string} host
+ * @param {number} port
+ * @param {string} flag  where the port was given
+ * @returns {string}
+ */
+export function listenProblem(err, host, port, flag) {
+  const code = /** @type {NodeJS.ErrnoException} */ (err)?.code;
+  if (code === 'EADDRINUSE')
+    return `port ${port} on ${host} is in use (another scorecast, or another server); stop it or choose another port with ${flag}`;
+  if (code === 'EACCES')
+    return `port ${port} needs privileges this user lacks (ports below 1024); choose one above 1023 with ${flag}, or let the router forward to it`;
+  if (code === 'EADDRNOTAVAIL')
+    return `${host} is not an address of this machine; give --host one of its addresses, or 0.0.0.0 for all`;
+  return `cannot listen on ${host}:${port}: ${/** @type {Error} */ (err)?.message ?? String(err)}`;
+}
+
+/**
  * Connections the kernel holds for us before we accept them (capped by net.core.somaxconn).
  * When an access point comes back, every phone on it reconnects at once: with Node's default of
  * 511, a storm of 1,500 reconnects overflowed the queue and the connections refused had to wait
@@ -222,7 +241,14 @@ export async function main(argv) {
     process.stderr.write(`scorecast: cannot start: ${/** @type {Error} */ (err).message}\n`);
     process.exit(2);
   }
-  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
+  try {
+    await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
+  } catch (err) {
+    process.stderr.write(
+      `scorecast: cannot start: ${listenProblem(err, config.host, config.port, '--port or PORT')}\n`,
+    );
+    process.exit(2);
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   /** @type {number | null} */
@@ -232,7 +258,7 @@ export async function main(argv) {
       await redirect.listen({ port: config.httpPort ?? 0, host: config.host, backlog: LISTEN_BACKLOG });
     } catch (err) {
       process.stderr.write(
-        `scorecast: cannot start: cannot answer plain HTTP on port ${config.httpPort} (--http-port): ${/** @type {Error} */ (err).message}\n`,
+        `scorecast: cannot start: cannot answer plain HTTP: ${listenProblem(err, config.host, config.httpPort ?? 0, '--http-port')}\n`,
       );
       process.exit(2);
     }

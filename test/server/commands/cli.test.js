@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import net from 'node:net';
 import os from 'node:os';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
@@ -151,6 +152,33 @@ describe('--help', () => {
     ]);
     expect(stdout).toMatch(/usage: scorecast \[start\] \[options\] {3}\(or: node server\/commands\/start\.js/);
   });
+});
+
+describe('a port already in use', () => {
+  it('is a start error in words, exit 2, with no stack trace', async () => {
+    const blocker = net.createServer();
+    await new Promise((resolve) => blocker.listen(0, '127.0.0.1', () => resolve(undefined)));
+    const { port } = /** @type {import('node:net').AddressInfo} */ (blocker.address());
+    try {
+      const stateFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'sc-port-')), 'performance.json');
+      const r = await cli([
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+        '--score',
+        'scores/seed-profile',
+        '--state-file',
+        stateFile,
+      ]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`scorecast: cannot start: port ${port} on 127\\.0\\.0\\.1 is in use`));
+      expect(r.stderr).not.toMatch(/ at |node:internal|Node\.js v/);
+      expect(r.stdout).not.toMatch(/scorecast is playing/);
+    } finally {
+      blocker.close();
+    }
+  }, 60_000);
 });
 
 describe('--version', () => {
