@@ -16,6 +16,7 @@ export const TARGETS = Object.freeze({
  * @typedef {object} ReportInput
  * @property {string} command
  * @property {string} server     which server code ran as `ours`
+ * @property {string} [addressCaps]  whether and how the per-address caps were lifted
  * @property {{ cpus: number, model: string, memGiB: number, node: string, kernel: string }} machine
  * @property {string} profile
  * @property {import('./score-schedule.js').ScoreSchedule} schedule
@@ -25,6 +26,13 @@ export const TARGETS = Object.freeze({
  * @property {number} [settleMs]       wait from the last client ready to the window
  * @property {number} [timelineStepMs] step of each trial's CPU timeline (absent in older runs)
  */
+
+/**
+ * The server's peak RSS over its clients (KB per client): the whole process, its fixed part
+ * included, so compare it with the floor's at the same count.
+ * @param {import('./fanout.js').TrialResult} t
+ */
+const rssPerClientKB = (t) => (t.rssPeakMB * 1024) / t.clients;
 
 /** @param {number} v @param {number} [digits] */
 const f = (v, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
@@ -51,6 +59,7 @@ const judge = (ok, text) => `${ok ? 'PASS' : '**MISS**'} ${text}`;
 export function formatReport({
   command,
   server,
+  addressCaps,
   machine,
   profile,
   schedule,
@@ -70,10 +79,12 @@ export function formatReport({
     '',
     `Our server: ${server}`,
     '',
+    `Per-address caps: ${addressCaps ?? 'not recorded'}`,
+    '',
     `Machine: ${machine.cpus} x ${machine.model}, ${machine.memGiB} GiB, Node ${machine.node}, Linux ${machine.kernel}`,
     '',
-    '| target | clients | deltas recorded | per client | errors | avg | p50 | p90 | p95 | p99 | max | big delta to last client (median) | server CPU ms (% of a core) | RSS end / peak MB | client CPU % | others % | machine busy % (softirq, steal) |',
-    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| target | clients | deltas recorded | per client | errors | avg | p50 | p90 | p95 | p99 | max | big delta to last client (median) | server CPU ms (% of a core) | user / system ms | RSS end / peak MB | RSS per client KB | client CPU % | others % | machine busy % (softirq, steal) |',
+    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const t of trials) {
     const l = t.latency;
@@ -81,7 +92,7 @@ export function formatReport({
     lines.push(
       `| ${t.target}${t.crashed ? ' (CRASHED)' : ''}${noisy} | ${t.clients} | ${t.msgs} | ${t.perClientMin}..${t.perClientMax} of ~${t.broadcasts} | ${errorText(t)} | ` +
         `${f(l.avg)} | ${f(l.p50)} | ${f(l.p90)} | ${f(l.p95)} | ${f(l.p99)} | ${f(l.max)} | ${f(t.completion?.median ?? NaN)} | ` +
-        `${f(t.serverCpuMs, 0)} (${f(t.serverCpuPct, 0)}%) | ${f(t.rssEndMB, 0)} / ${f(t.rssPeakMB, 0)} | ${f(t.clientCpuPct, 0)} | ${f(t.otherPct, 0)} | ${f(t.machineBusyPct, 0)} (${f(t.softirqPct, 0)}, ${f(t.stealPct, 0)}) |`,
+        `${f(t.serverCpuMs, 0)} (${f(t.serverCpuPct, 0)}%) | ${f(t.serverUserMs ?? NaN, 0)} / ${f(t.serverSystemMs ?? NaN, 0)} | ${f(t.rssEndMB, 0)} / ${f(t.rssPeakMB, 0)} | ${f(rssPerClientKB(t), 1)} | ${f(t.clientCpuPct, 0)} | ${f(t.otherPct, 0)} | ${f(t.machineBusyPct, 0)} (${f(t.softirqPct, 0)}, ${f(t.stealPct, 0)}) |`,
     );
   }
   lines.push(
@@ -121,15 +132,19 @@ export function formatReport({
     lines.push(
       `Ratios to the floor${repeats > 1 ? ' (medians of the quiet runs of each; "runs" says how many were used)' : ''}, and the issue's targets (for ours):`,
       '',
-      '| clients | target | runs (target/floor) | p99 ratio | max ratio | big delta to last client ratio | CPU ratio | errors = 0 | p99 <= 1.25x | CPU <= 1.25x | max <= 253 ms | RSS <= 250 MB |',
-      '| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |',
+      '| clients | target | runs (target/floor) | p99 ratio | max ratio | big delta to last client ratio | CPU ratio | RSS ratio | RSS per client KB (target / floor) | errors = 0 | p99 <= 1.25x | CPU <= 1.25x | max <= 253 ms | RSS <= 250 MB |',
+      '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |',
     );
     for (const { n, x } of pairs) {
       const p99 = med(n, x, (t) => t.latency.p99) / med(n, 'floor', (t) => t.latency.p99);
       const max = med(n, x, (t) => t.latency.max) / med(n, 'floor', (t) => t.latency.max);
       const cpu = med(n, x, (t) => t.serverCpuMs) / med(n, 'floor', (t) => t.serverCpuMs);
       const done = med(n, x, (t) => t.completion?.median ?? NaN) / med(n, 'floor', (t) => t.completion?.median ?? NaN);
-      const ratios = `| ${n} | ${x} | ${used(n, x).length}/${used(n, 'floor').length} | ${f(p99, 2)} | ${f(max, 2)} | ${f(done, 2)} | ${f(cpu, 2)} |`;
+      const rssKB = med(n, x, rssPerClientKB);
+      const floorKB = med(n, 'floor', rssPerClientKB);
+      const ratios =
+        `| ${n} | ${x} | ${used(n, x).length}/${used(n, 'floor').length} | ${f(p99, 2)} | ${f(max, 2)} | ${f(done, 2)} | ${f(cpu, 2)} | ` +
+        `${f(rssKB / floorKB, 2)} | ${f(rssKB, 1)} / ${f(floorKB, 1)} |`;
       if (x !== 'ours') {
         lines.push(`${ratios} | | | | |`);
         continue;

@@ -32,10 +32,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { wholeLoopsWindow } from './score-schedule.js';
-import { cpuMs, machineMs, rssBytes } from './proc-stats.js';
+import { cpuMs, cpuSplitMs, machineMs, rssBytes } from './proc-stats.js';
 import { completion, parseDuration, summarize } from './latency-stats.js';
 import { formatReport } from './fanout-report.js';
-import { children, probeSchedule, startServer, stopChild, waitFor } from './servers.js';
+import { LIFTED_CAPS, children, probeSchedule, startServer, stopChild, waitFor } from './servers.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
@@ -109,6 +109,8 @@ const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({
  *   delta, median over the window's big deltas (robust to a noisy moment; see latency-stats.js)
  * @property {number} serverCpuMs   user + system over the window
  * @property {number} serverCpuPct  of one core
+ * @property {number} serverUserMs  of serverCpuMs, user time (JS, V8, libuv)
+ * @property {number} serverSystemMs  of serverCpuMs, system time (the kernel, in our syscalls)
  * @property {number} clientCpuPct  all client processes, of one core
  * @property {number} machineBusyPct  both cores, of the whole machine (100 = both cores busy)
  * @property {number} softirqPct    of the whole machine: network work charged to no process
@@ -130,6 +132,13 @@ const sleep = (ms) =>
     setTimeout(resolve, ms);
   });
 const wall = () => performance.timeOrigin + performance.now();
+
+/** How the per-address caps were lifted, for the report: the load clients share one address. */
+const CAPS_NOTE =
+  `every load client connects from 127.0.0.1 (one source address), so ours and base run with the per-address caps lifted: ` +
+  `${Object.entries(LIFTED_CAPS)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ')} (no limit; the floor has none)`;
 
 /**
  * @param {Pick<TrialOptions, 'target' | 'scoreDir' | 'serverRoot' | 'schedule' | 'cpuProfDir'> & { baseRoot?: string | null }} o
@@ -235,6 +244,7 @@ async function runTrial(o) {
 
     await sleep(from - wall());
     const cpu0 = cpuMs(serverPid);
+    const split0 = cpuSplitMs(serverPid);
     const clientCpu0 = clientCpu();
     const machine0 = machineMs();
     let rssPeak = rssBytes(serverPid);
@@ -243,6 +253,7 @@ async function runTrial(o) {
     }, RSS_EVERY_MS);
     await sleep(to - wall());
     const cpu1 = cpuMs(serverPid);
+    const split1 = cpuSplitMs(serverPid);
     const clientCpu1 = clientCpu();
     const machine1 = machineMs();
     const rssEnd = rssBytes(serverPid);
@@ -289,6 +300,8 @@ async function runTrial(o) {
       completion: completion(results),
       serverCpuMs: cpu1 - cpu0,
       serverCpuPct: (100 * (cpu1 - cpu0)) / wallMs,
+      serverUserMs: split1.userMs - split0.userMs,
+      serverSystemMs: split1.systemMs - split0.systemMs,
       clientCpuPct: (100 * (clientCpu1 - clientCpu0)) / wallMs,
       machineBusyPct: machineTotal > 0 ? (100 * machineBusy) / machineTotal : NaN,
       softirqPct: machineTotal > 0 ? (100 * (machine1.softirqMs - machine0.softirqMs)) / machineTotal : NaN,
@@ -378,6 +391,7 @@ async function main() {
       formatReport({
         ...saved,
         server: `${saved.serverRoot === ROOT ? 'this checkout' : saved.serverRoot} (${saved.serverCommit})`,
+        addressCaps: saved.addressCaps ?? 'not recorded (a run from before the report said)',
         discarded: saved.discarded.length,
       }),
     );
@@ -486,6 +500,7 @@ async function main() {
         machine,
         serverRoot,
         serverCommit,
+        addressCaps: CAPS_NOTE,
         profile: profileName,
         schedule,
         durationMs,
@@ -504,6 +519,7 @@ async function main() {
       command,
       machine,
       server: `${serverRoot === ROOT ? 'this checkout' : serverRoot} (${serverCommit})`,
+      addressCaps: CAPS_NOTE,
       profile: profileName,
       schedule,
       trials,

@@ -5,6 +5,7 @@
 //
 //   node bench/heap-probe.js --target ours|floor [--clients 1500] [--profile seed|small]
 //                            [--settle 20s] [--window 20s] [--snapshot] [--strace 10s] [--out DIR]
+//                            [--node-flag=--max-semi-space-size=2 ...]
 // Prints RSS (by kind of mapping), user and system CPU over the window, and with --strace the
 // server's system calls counted over that time (strace -c, after the window: it slows the server).
 
@@ -62,6 +63,7 @@ async function main() {
       out: { type: 'string', default: path.join(BENCH, 'out', 'heap') },
       strace: { type: 'string' },
       snapshot: { type: 'boolean', default: false },
+      'node-flag': { type: 'string', multiple: true, default: [] },
       window: { type: 'string', default: '20s' },
     },
     strict: true,
@@ -79,7 +81,7 @@ async function main() {
     scoreDir,
     root: ROOT,
     schedule,
-    execArgv: ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${out}`],
+    execArgv: ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${out}`, ...(values['node-flag'] ?? [])],
   });
   try {
     const { port } = await waitFor(server, 'listening', 30_000, target);

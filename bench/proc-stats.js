@@ -42,6 +42,19 @@ export function cpuMs(pid) {
 }
 
 /**
+ * CPU time a process has used so far, user and system apart (proc(5): fields 14, 15): system is
+ * the kernel's work in its system calls (socket writes and reads), user is JS, V8 and libuv.
+ * @param {number} pid
+ * @returns {{ userMs: number, systemMs: number }} NaN when the process is gone
+ */
+export function cpuSplitMs(pid) {
+  const f = statFields(pid);
+  return f
+    ? { userMs: (Number(f[11]) * 1000) / CLK_TCK, systemMs: (Number(f[12]) * 1000) / CLK_TCK }
+    : { userMs: NaN, systemMs: NaN };
+}
+
+/**
  * The parent of a process (proc(5): field 4), or NaN when it is gone.
  * @param {number} pid
  */
