@@ -8,7 +8,8 @@
 //   node bench/fanout.js [--profile seed|small] [--clients 100,1000,1500] [--duration loops]
 //                        [--client-procs 1] [--repeat 3] [--targets floor,ours] [--cpu-prof]
 //                        [--max-noise 25] [--retries 2] [--server-root DIR] [--base-root DIR]
-//                        [--settle 60s] [--grace 3s]
+//                        [--settle 60s] [--grace 3s] [--ours-flags '--max-semi-space-size=2']
+//                        [--base-flags '…']
 //   node bench/fanout.js --report bench/out/fanout-….json     print a saved run's report again
 //
 // --duration `loops` (the default) measures whole loops of the piece and whole 6 s steps of the
@@ -88,6 +89,7 @@ const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({
  * @property {number} settleMs    wait after the last client is ready, before the window
  * @property {number} graceMs     wait after the window for its last deltas to arrive
  * @property {string | null} cpuProfDir  run the server with --cpu-prof into this folder
+ * @property {Record<string, string[]>} [nodeFlags]  more Node flags for a target's server (by target)
  */
 
 /**
@@ -141,7 +143,7 @@ const CAPS_NOTE =
     .join(', ')} (no limit; the floor has none)`;
 
 /**
- * @param {Pick<TrialOptions, 'target' | 'scoreDir' | 'serverRoot' | 'schedule' | 'cpuProfDir'> & { baseRoot?: string | null }} o
+ * @param {Pick<TrialOptions, 'target' | 'scoreDir' | 'serverRoot' | 'schedule' | 'cpuProfDir' | 'nodeFlags'> & { baseRoot?: string | null }} o
  */
 function startTarget(o) {
   return startServer({
@@ -150,7 +152,10 @@ function startTarget(o) {
     schedule: o.schedule,
     root: o.target === 'base' ? /** @type {string} */ (o.baseRoot) : o.serverRoot,
     keepalive: /** @type {any} */ (KEEPALIVE_OF[o.target] ?? null),
-    execArgv: o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [],
+    execArgv: [
+      ...(o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : []),
+      ...(o.nodeFlags?.[o.target] ?? []),
+    ],
   });
 }
 
@@ -380,6 +385,8 @@ async function main() {
       out: { type: 'string' },
       'server-root': { type: 'string', default: ROOT },
       'base-root': { type: 'string' },
+      'ours-flags': { type: 'string', default: '' },
+      'base-flags': { type: 'string', default: '' },
       report: { type: 'string' },
     },
     strict: true,
@@ -443,6 +450,12 @@ async function main() {
   /** @type {TrialResult[]} */
   const discarded = [];
   const settleMs = parseDuration(/** @type {string} */ (values.settle));
+  /** @param {unknown} v */
+  const flags = (v) =>
+    String(v ?? '')
+      .split(/\s+/)
+      .filter(Boolean);
+  const nodeFlags = { ours: flags(values['ours-flags']), base: flags(values['base-flags']) };
   const graceMs = parseDuration(/** @type {string} */ (values.grace));
   for (const n of clients) {
     for (let r = 0; r < repeat; r++) {
@@ -464,6 +477,7 @@ async function main() {
             settleMs,
             graceMs,
             cpuProfDir,
+            nodeFlags,
           });
           const l = result.latency;
           const noisy = result.otherPct > maxNoise;
@@ -489,7 +503,11 @@ async function main() {
     node: process.version,
     kernel: os.release(),
   };
-  const serverCommit = gitCommit(serverRoot) + (baseRoot ? `; base: ${baseRoot} (${gitCommit(baseRoot)})` : '');
+  const serverCommit =
+    gitCommit(serverRoot) +
+    (nodeFlags.ours.length ? ` with ${nodeFlags.ours.join(' ')}` : '') +
+    (baseRoot ? `; base: ${baseRoot} (${gitCommit(baseRoot)})` : '') +
+    (nodeFlags.base.length ? ` with ${nodeFlags.base.join(' ')}` : '');
   const outFile = values.out ?? path.join(outDir, `fanout-${profileName}-${stamp}.json`);
   writeFileSync(
     outFile,
