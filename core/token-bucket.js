@@ -2,34 +2,47 @@
 // no clock), so the hub and the HTTP tap route share one rule and tests drive it by hand.
 
 /**
+ * A bucket is a class with four fields, not two closures over a context: one lives as long as each
+ * WebSocket connection (the hub's message rate limit) and each remembered address, and the
+ * closures cost about 190 bytes of heap where the fields cost 48 (heap snapshot at 1,500 clients).
+ */
+export class TokenBucket {
+  /**
+   * @param {{ perSecond: number, burst: number }} rate
+   * @param {number} now ms
+   */
+  constructor({ perSecond, burst }, now) {
+    this.perSecond = perSecond;
+    this.burst = burst;
+    this.tokens = burst;
+    this.refilled = now;
+  }
+
+  /**
+   * Take a token if there is one.
+   * @param {number} t ms, not before the previous call
+   */
+  take(t) {
+    if (!this.available(t)) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  /**
+   * Whether a token could be taken now, without taking it.
+   * @param {number} t ms, not before the previous call
+   */
+  available(t) {
+    this.tokens = Math.min(this.burst, this.tokens + ((t - this.refilled) / 1000) * this.perSecond);
+    this.refilled = t;
+    return this.tokens >= 1;
+  }
+}
+
+/**
  * @param {{ perSecond: number, burst: number }} rate
  * @param {number} now ms
  */
-export function createTokenBucket({ perSecond, burst }, now) {
-  let tokens = burst;
-  let refilled = now;
-  return {
-    /**
-     * Take a token if there is one.
-     * @param {number} t ms, not before the previous call
-     */
-    take(t) {
-      tokens = Math.min(burst, tokens + ((t - refilled) / 1000) * perSecond);
-      refilled = t;
-      if (tokens >= 1) {
-        tokens -= 1;
-        return true;
-      }
-      return false;
-    },
-    /**
-     * Whether a token could be taken now, without taking it.
-     * @param {number} t ms, not before the previous call
-     */
-    available(t) {
-      tokens = Math.min(burst, tokens + ((t - refilled) / 1000) * perSecond);
-      refilled = t;
-      return tokens >= 1;
-    },
-  };
+export function createTokenBucket(rate, now) {
+  return new TokenBucket(rate, now);
 }
