@@ -77,7 +77,9 @@ describe('fan-out report', () => {
       ]),
     );
     // medians 710 / 600
-    expect(text).toMatch(/\| 1500 \| ours \| 3\/3 \|[^\n]*\| 1\.18 \| 1\.00 \| [\d.]+ \/ [\d.]+ \| PASS 0 \| PASS 1\.00 \| PASS 1\.18 \|/);
+    expect(text).toMatch(
+      /\| 1500 \| ours \| 3\/3 \|[^\n]*\| 1\.18 \| 1\.00 \| [\d.]+ \/ [\d.]+ \| PASS 0 \| PASS 1\.00 \| PASS 1\.18 \|/,
+    );
   });
 
   it('shows each server settling, step by step, with the measured window in bold', () => {
