@@ -14,7 +14,7 @@ export function audienceLines({ publicUrl, scheme, hosts, port }) {
     : [`  audience:  ${own.join('  ')}`];
   if (audienceUrl.startsWith('http:'))
     lines.push(
-      '  note:      plain HTTP: phones get no screen wake lock and no offline copy (HTTPS: doc/venue-https.md)',
+      '  note:      plain HTTP: no Wake Lock (phones keep the screen on with a silent video) and no offline copy (HTTPS: doc/venue-https.md)',
     );
   return { audienceUrl, lines };
 }

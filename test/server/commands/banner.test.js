@@ -22,7 +22,7 @@ describe('audience lines', () => {
     expect(r.audienceUrl).toBe('http://10.0.0.2:8080/');
     expect(r.lines).toEqual([
       '  audience:  http://10.0.0.2:8080/  http://localhost:8080/',
-      '  note:      plain HTTP: phones get no screen wake lock and no offline copy (HTTPS: doc/venue-https.md)',
+      '  note:      plain HTTP: no Wake Lock (phones keep the screen on with a silent video) and no offline copy (HTTPS: doc/venue-https.md)',
     ]);
     expect(audienceLines({ publicUrl: null, scheme: 'http', hosts: ['::1'], port: 80 }).audienceUrl).toBe(
       'http://[::1]:80/',

@@ -145,7 +145,7 @@ describe('scorecast start with HTTPS under a venue name', { timeout: 60_000 }, (
     const m = await s.listening;
     expect(m.url).toBe(`http://127.0.0.1:${m.port}/`);
     expect(s.stdout().match(/^ {2}note: .*$/gm)).toEqual([
-      '  note:      plain HTTP: phones get no screen wake lock and no offline copy (HTTPS: doc/venue-https.md)',
+      '  note:      plain HTTP: no Wake Lock (phones keep the screen on with a silent video) and no offline copy (HTTPS: doc/venue-https.md)',
     ]);
     expect(s.stdout()).not.toContain('▄');
     expect(s.stdout()).not.toContain('\u001b');
