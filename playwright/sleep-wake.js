@@ -5,6 +5,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { encodeWav } from '../scores/tools/wav.js';
 
 /**
  * A click: 30 ms of 1760 Hz, 16-bit mono PCM at 22,050 Hz, as a WAV file.
@@ -13,25 +14,11 @@ import path from 'node:path';
 function clickWav() {
   const rate = 22_050;
   const n = Math.round(rate * 0.03);
-  const data = Buffer.alloc(n * 2);
-  for (let i = 0; i < n; i++) {
-    const fade = 1 - i / n;
-    data.writeInt16LE(Math.round(12_000 * fade * Math.sin((2 * Math.PI * 1760 * i) / rate)), i * 2);
-  }
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0);
-  head.writeUInt32LE(36 + data.length, 4);
-  head.write('WAVEfmt ', 8);
-  head.writeUInt32LE(16, 16);
-  head.writeUInt16LE(1, 20); // PCM
-  head.writeUInt16LE(1, 22); // mono
-  head.writeUInt32LE(rate, 24);
-  head.writeUInt32LE(rate * 2, 28);
-  head.writeUInt16LE(2, 32);
-  head.writeUInt16LE(16, 34);
-  head.write('data', 36);
-  head.writeUInt32LE(data.length, 40);
-  return Buffer.concat([head, data]);
+  const samples = Float32Array.from(
+    { length: n },
+    (_, i) => (12_000 / 32767) * (1 - i / n) * Math.sin((2 * Math.PI * 1760 * i) / rate),
+  );
+  return encodeWav(samples, rate);
 }
 
 /** The score's tempo: a beat every 500 ms. */
