@@ -111,6 +111,30 @@ describe('hub resync', () => {
     expect(after.seq).toBe(hub.seq);
   });
 
+  it('a client that missed more bytes of deltas than the whole state gets the state, not the replay', () => {
+    const { clock, conductor, hub } = setup({ replayBytes: 0 });
+    conductor.play();
+    clock.advance(2000);
+    const from = hub.seq;
+    const snapshotBytes = hub.resync('other', 0)[0].text.length;
+    // Beats until the deltas since `from` outweigh the state.
+    let missedBytes = 0;
+    while (missedBytes <= snapshotBytes) {
+      clock.advance(500);
+      missedBytes = 0;
+      for (let s = from + 1; s <= hub.seq; s++) missedBytes += hub.resync('ep1', s - 1)[0].text.length;
+    }
+    const away = fakeLink();
+    hub.attach(away, { epoch: 'ep1', seq: from });
+    expect(away.ofType('delta')).toHaveLength(0);
+    expect(away.ofType('snapshot')).toHaveLength(1);
+    expect(clientState(away).state).toEqual(conductor.state);
+    // A short absence still gets its few deltas, in order.
+    const brief = fakeLink();
+    hub.attach(brief, { epoch: 'ep1', seq: hub.seq - 2 });
+    expect(brief.ofType('delta').map((m) => m.seq)).toEqual([hub.seq - 1, hub.seq]);
+  });
+
   it('bounds the history by bytes as well as by count', () => {
     const { clock, conductor, hub } = setup({ historyBytes: 400 });
     conductor.play();
