@@ -113,6 +113,28 @@ async function roam(o, p, dir, log) {
     max: Math.max(...xs),
     min: Math.min(...xs),
   };
+  // The pages of one cut share one radio: a cut whose retransmissions fell badly (or that the
+  // machine starved) is late for most of its pages together, so the 100 page-cuts are 10 draws, not
+  // 100. `steady` leaves out the one worst cut (by its pages' p90): what a regression guard can hold
+  // on a loaded machine, where the worst cut alone decides the p99.
+  const worstCut = result.cuts
+    .map((/** @type {any} */ c, /** @type {number} */ i) => ({
+      i,
+      p90: pctl(
+        c.perPage.map((/** @type {any} */ x) => x.backMs ?? Number.POSITIVE_INFINITY),
+        90,
+      ),
+    }))
+    .sort((/** @type {any} */ a, /** @type {any} */ b) => b.p90 - a.p90)[0];
+  const rest = result.cuts
+    .filter((/** @type {any} */ _c, /** @type {number} */ i) => i !== worstCut?.i)
+    .flatMap((/** @type {any} */ c) => c.perPage.map((/** @type {any} */ x) => x.backMs))
+    .filter((/** @type {number | null} */ b) => b !== null);
+  const steady = {
+    worstCutMs: worstCut === undefined ? null : result.cuts[worstCut.i].cutMs,
+    worstCutP90: worstCut?.p90 ?? null,
+    p99WithoutWorstCut: rest.length ? pctl(rest, 99) : null,
+  };
   // How much of "back" is the link coming back, and how much the wait for an on-time beat.
   const lives = result.cuts
     .flatMap((/** @type {any} */ c) => c.perPage.map((/** @type {any} */ x) => x.liveMs))
@@ -133,6 +155,7 @@ async function roam(o, p, dir, log) {
     source: gitDescribe(REPO_ROOT),
     command: `node infra/lab/roam.js ${process.argv.slice(2).join(' ')}`.trim(),
     summary,
+    steady,
     live,
     integrity,
     passed,
@@ -151,6 +174,7 @@ async function roam(o, p, dir, log) {
       `scorecast ${rec.source}. Command: \`${rec.command}\`. A cut drops every packet on the radio link both ways (nftables in the access point namespace, no reset); "back" is the time from the link's return to the first beat a page shows at most ${result.onTimeMs} ms after it was due (server time).`,
       '',
       `Back on time: p50 ${summary.p50} ms, p90 ${summary.p90} ms, p99 ${summary.p99} ms, max ${summary.max} ms over ${summary.samples} page-cuts (${never} never back within the settle time). Goal p99 ≤ ${GOAL_P99_MS} ms: ${passed ? 'met' : 'NOT met'}.`,
+      `Without the worst cut (${steady.worstCutMs} ms, its pages' p90 ${steady.worstCutP90} ms): p99 ${steady.p99WithoutWorstCut} ms.`,
       `Link live again: p50 ${live.p50} ms, p90 ${live.p90} ms, p99 ${live.p99} ms after the link's return (${live.samples} page-cuts; the rest of "back" is the wait for a beat shown on time).`,
       `Integrity over the whole run: ${integrity.gaps} gaps, ${integrity.repeats} repeats, ${integrity.snapshots} snapshots after the first.`,
       '',
@@ -161,7 +185,7 @@ async function roam(o, p, dir, log) {
     ].join('\n'),
   );
   log(
-    `lab roam: back on time p50 ${summary.p50} p90 ${summary.p90} p99 ${summary.p99} max ${summary.max} ms (${summary.samples} page-cuts, ${never} never); link live p50 ${live.p50} p90 ${live.p90} p99 ${live.p99} ms; gaps ${integrity.gaps}, repeats ${integrity.repeats}; goal ${passed ? 'met' : 'NOT met'} -> ${dir}`,
+    `lab roam: back on time p50 ${summary.p50} p90 ${summary.p90} p99 ${summary.p99} max ${summary.max} ms (${summary.samples} page-cuts, ${never} never); without the worst cut p99 ${steady.p99WithoutWorstCut} ms; link live p50 ${live.p50} p90 ${live.p90} p99 ${live.p99} ms; gaps ${integrity.gaps}, repeats ${integrity.repeats}; goal ${passed ? 'met' : 'NOT met'} -> ${dir}`,
   );
   return passed ? 0 : 1;
 }
