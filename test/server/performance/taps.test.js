@@ -7,6 +7,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../../server/app.js';
 import { buildScoreModel } from '../../../core/manifest.js';
 import { fakeLink, packageOf } from '../../helpers/fixtures.js';
+import { createFakeClock } from '../../helpers/fake-clock.js';
 
 const TOKEN = 'tap-token-123456';
 /** @type {import('fastify').FastifyInstance[]} */
@@ -272,7 +273,8 @@ describe('taps and votes', () => {
     '%s refuses an address over its rate before reading the body: a flood of malformed bodies is limited too',
     async (url) => {
       // Malformed JSON used to fail parsing before the rate was checked: never counted, never 429.
-      const { app } = await setup();
+      // A clock that stands still: the flood is one instant, however slowly a loaded machine sends it.
+      const { app } = await setup({ clock: createFakeClock() });
       const post = (/** @type {string} */ ip) =>
         app.inject({
           method: 'POST',
@@ -294,7 +296,7 @@ describe('taps and votes', () => {
   );
 
   it('HTTP taps from one address are rate-limited', async () => {
-    const { app, conductor } = await setup();
+    const { app, conductor } = await setup({ clock: createFakeClock() });
     conductor.seek(conductor.beatOf(2));
     const device = await credential(app);
     const codes = [];
