@@ -310,12 +310,14 @@ export async function main(argv) {
     `  control:   curl -X POST -H 'Authorization: Bearer <token>' ${scheme}://localhost:${port}/api/control/play`,
     '',
   ];
-  process.stdout.write(lines.join('\n'));
+  // The banner and the QR code are for the person at the terminal: on stderr, so that stdout
+  // carries the JSON log lines alone (a log shipper or `jq` reads them without the banner).
+  process.stderr.write(lines.join('\n'));
   const fdWarning = openFilesWarning(openFilesLimit());
   if (fdWarning) process.stderr.write(`scorecast: ${fdWarning}\n`);
-  const qr = qrType({ isTTY: process.stdout.isTTY === true, env: process.env });
+  const qr = qrType({ isTTY: process.stderr.isTTY === true, env: process.env });
   if (qr)
-    process.stdout.write(
+    process.stderr.write(
       `${await QRCode.toString(audienceUrl, qr === 'terminal' ? { type: 'terminal', small: true } : { type: 'utf8' })}\n`,
     );
 

@@ -64,7 +64,7 @@ async function start(args, env = {}) {
       if (m?.type !== 'listening') return;
       clearTimeout(timer);
       // The banner is written before the message; wait for it to arrive.
-      const wait = () => (stdout.includes('control:') ? resolve(m) : setTimeout(wait, 10));
+      const wait = () => (stderr.includes('control:') ? resolve(m) : setTimeout(wait, 10));
       wait();
     });
     child.once('exit', (code) => {
@@ -87,15 +87,16 @@ const shown = (port) =>
   });
 
 /**
- * What the server wrote to stderr, one line each, less the warning about this machine's Node
- * version and the hint after a configuration error.
+ * The server's messages on stderr (its errors and warnings, each one line starting `scorecast:`),
+ * less the warning about this machine's Node version: not the banner or the QR code, which share
+ * stderr with them.
  * @param {string} text
  */
 const lines = (text) =>
   text
     .trim()
     .split('\n')
-    .filter((l) => l && !/^scorecast: warning: Node \d+\.\d+\.\d+ /.test(l) && l !== 'run with --help for the options');
+    .filter((l) => l.startsWith('scorecast:') && !/^scorecast: warning: Node \d+\.\d+\.\d+ /.test(l));
 
 const tlsArgs = (/** @type {import('../../helpers/tls-certs.js').Leaf} */ leaf) => [
   '--cert',
@@ -112,21 +113,23 @@ describe('scorecast start with HTTPS under a venue name', { timeout: 60_000 }, (
     });
     const m = await s.listening;
     expect(m.url).toBe(`https://${VENUE}/`);
-    expect(s.stdout()).toMatch(
+    expect(s.stderr()).toMatch(
       new RegExp(
         `^  audience:  https://score\\.venue\\.test/  \\(this machine: https://127\\.0\\.0\\.1:${m.port}/\\)$`,
         'm',
       ),
     );
-    expect(s.stdout()).toMatch(
+    expect(s.stderr()).toMatch(
       new RegExp(`^  http:      port ${m.httpPort} redirects to https://score\\.venue\\.test/`, 'm'),
     );
-    expect(s.stdout()).toMatch(/^ {2}https: {5}certificate valid to \d{4}-\d\d-\d\d; SIGHUP/m);
-    expect(s.stdout()).not.toMatch(/plain HTTP/);
+    expect(s.stderr()).toMatch(/^ {2}https: {5}certificate valid to \d{4}-\d\d-\d\d; SIGHUP/m);
+    expect(s.stderr()).not.toMatch(/plain HTTP/);
     // Asked for on a pipe: the QR code of that address, without a single ANSI escape.
-    expect(s.stdout()).toContain(await QRCode.toString(`https://${VENUE}/`, { type: 'utf8' }));
-    expect(s.stdout()).not.toContain('\u001b');
+    expect(s.stderr()).toContain(await QRCode.toString(`https://${VENUE}/`, { type: 'utf8' }));
+    expect(s.stderr()).not.toContain('\u001b');
     expect(lines(s.stderr())).toEqual([]);
+    // stdout is the JSON log alone: every line parses.
+    for (const l of s.stdout().split('\n').filter(Boolean)) expect(() => JSON.parse(l), l).not.toThrow();
     const probe = await fetch(`http://127.0.0.1:${m.httpPort}/generate_204`, {
       redirect: 'manual',
       headers: { host: 'connectivitycheck.gstatic.com' },
@@ -144,11 +147,11 @@ describe('scorecast start with HTTPS under a venue name', { timeout: 60_000 }, (
     const s = await start([]);
     const m = await s.listening;
     expect(m.url).toBe(`http://127.0.0.1:${m.port}/`);
-    expect(s.stdout().match(/^ {2}note: .*$/gm)).toEqual([
+    expect(s.stderr().match(/^ {2}note: .*$/gm)).toEqual([
       '  note:      plain HTTP: no Wake Lock (phones keep the screen on with a silent video) and no offline copy (HTTPS: doc/venue-https.md)',
     ]);
-    expect(s.stdout()).not.toContain('▄');
-    expect(s.stdout()).not.toContain('\u001b');
+    expect(s.stderr()).not.toContain('▄');
+    expect(s.stderr()).not.toContain('\u001b');
   });
 
   /** Each start that must be refused: its flags, and the one line it must end with. */
