@@ -124,6 +124,14 @@ function redisTarget({ url, passwordFile, ca }) {
  * @param {string[]} argv
  */
 export async function main(argv) {
+  // SIGHUP's default action ends the process: a `systemctl reload`, a `kill -HUP` sent to take up
+  // a renewed certificate, or a closed terminal must never stop a show, whatever the mode. Until
+  // the server is up a hangup is only noted; then it reads again what can be read again.
+  /** @type {() => void} */
+  let onHangup = () => {
+    process.stderr.write('scorecast: SIGHUP while starting: nothing to reload yet\n');
+  };
+  process.on('SIGHUP', () => onHangup());
   // Asked for help: the usage, whatever else the line says.
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(START_USAGE);
@@ -273,6 +281,8 @@ export async function main(argv) {
           server: /** @type {import('node:https').Server} */ (app.server),
           now: Date.now,
           hosts: tlsHosts,
+          // SIGHUP is this command's (onHangup below), in every mode.
+          signal: null,
           log: {
             info: (msg) => process.stderr.write(`scorecast: ${msg}\n`),
             warn: (msg) => process.stderr.write(`scorecast: warning: ${msg}\n`),
@@ -318,6 +328,21 @@ export async function main(argv) {
     process.stdout.write(
       `${await QRCode.toString(audienceUrl, qr === 'terminal' ? { type: 'terminal', small: true } : { type: 'utf8' })}\n`,
     );
+
+  onHangup = () => {
+    if (closing) return;
+    if (!tlsWatch) {
+      process.stderr.write(
+        'scorecast: SIGHUP: nothing to reload (no --cert: plain HTTP); still playing. The score is read again with --watch or POST /api/reload\n',
+      );
+      return;
+    }
+    const before = tlsWatch.current().fingerprint;
+    process.stderr.write('scorecast: SIGHUP: reading the certificate and key again\n');
+    const read = tlsWatch.reload();
+    if (read.ok && tlsWatch.current().fingerprint === before)
+      process.stderr.write(`scorecast: certificate unchanged: ${before}\n`);
+  };
 
   let closing = false;
   /** @param {string} signal */
