@@ -132,6 +132,13 @@ export async function main(argv) {
     process.stderr.write('scorecast: SIGHUP while starting: nothing to reload yet\n');
   };
   process.on('SIGHUP', () => onHangup());
+  // After a terminal hangs up (an SSH session closed on the server it started) every write to it
+  // fails with EIO, and a pipe whose reader left with EPIPE: the show goes on without its output.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (err) => {
+      const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+      if (code !== 'EIO' && code !== 'EPIPE') throw err;
+    });
   // Asked for help: the usage, whatever else the line says.
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(START_USAGE);
@@ -222,7 +229,10 @@ export async function main(argv) {
       autoplay: config.autoplay && !cluster,
       loop: config.loop,
       watch: config.watch,
-      logger: { level: config.logLevel },
+      // On a terminal, the log goes through process.stdout, whose errors are ignored above once
+      // the terminal has hung up: pino's own writer (sonic-boom 4.2) retries a failed write every
+      // 100 ms for ever, which stopped the whole server at its first log line after the hangup.
+      logger: { level: config.logLevel, ...(process.stdout.isTTY ? { stream: process.stdout } : {}) },
       https,
       ...(config.httpPort !== null && config.publicUrl ? { httpRedirect: { origin: config.publicUrl } } : {}),
       ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),

@@ -4,8 +4,9 @@
 // covers a renewal taken up and a broken one refused).
 
 import { describe, it, expect, afterEach, afterAll } from 'vitest';
-import { fork } from 'node:child_process';
+import { fork, spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { freePort } from '../../../server/lib/ports.js';
 import { testCa, VENUE } from '../../helpers/tls-certs.js';
 
 const START = new URL('../../../server/commands/start.js', import.meta.url).pathname;
@@ -13,9 +14,19 @@ const SCORE = new URL('../../../scores/seed-profile', import.meta.url).pathname;
 
 /** @type {import('node:child_process').ChildProcess[]} */
 const children = [];
+/** Servers started under a terminal, by pid. @type {number[]} */
+const pids = [];
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const pid of pids.splice(0))
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone already */
+    }
 });
+/** util-linux's `script` gives a command a terminal of its own (a pseudo-terminal). */
+const hasScript = spawnSync('sh', ['-c', 'command -v script']).status === 0;
 /** @type {ReturnType<typeof testCa> | undefined} */
 let ca;
 afterAll(() => {
@@ -84,4 +95,39 @@ describe('SIGHUP', { timeout: 30_000 }, () => {
     expect(s.stderr()).toContain(`certificate unchanged: ${leaf.fingerprint}`);
     expect([s.child.exitCode, s.child.signalCode]).toEqual([null, null]);
   });
+
+  it.skipIf(!hasScript)(
+    'a terminal that hangs up (an SSH session closed) leaves the server playing, and logging to it stops nothing',
+    async () => {
+      const port = await freePort();
+      const cmd = `echo "pid $$"; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(START)} --port ${port} --host 127.0.0.1 --score ${JSON.stringify(SCORE)} --autoplay --log-level info`;
+      const term = spawn('script', ['-qfec', cmd, '/dev/null'], {
+        env: { ...process.env, SCORECAST_TOKEN: 'hup-token-123', SCORECAST_QR: '0' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      children.push(term);
+      let out = '';
+      term.stdout?.on('data', (d) => {
+        out += d;
+      });
+      await expect.poll(() => out, { timeout: 15_000 }).toContain('control:');
+      const pid = Number(out.match(/pid (\d+)/)?.[1]);
+      pids.push(pid);
+      // The terminal goes: the kernel sends the server SIGHUP, and every later write fails (EIO).
+      term.kill('SIGKILL');
+      await new Promise((r) => setTimeout(r, 500));
+      const reload = () =>
+        fetch(`http://127.0.0.1:${port}/api/reload`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer hup-token-123' },
+          signal: AbortSignal.timeout(5000),
+        });
+      // Each reload logs a line to the gone terminal ('score reloaded', level info).
+      expect((await reload()).status).toBe(200);
+      expect((await reload()).status).toBe(200);
+      const time = await fetch(`http://127.0.0.1:${port}/api/time`, { signal: AbortSignal.timeout(5000) });
+      expect(time.status).toBe(200);
+      expect(() => process.kill(pid, 0)).not.toThrow();
+    },
+  );
 });
