@@ -124,6 +124,21 @@ function redisTarget({ url, passwordFile, ca }) {
  * @param {string[]} argv
  */
 export async function main(argv) {
+  // SIGHUP's default action ends the process: a `systemctl reload`, a `kill -HUP` sent to take up
+  // a renewed certificate, or a closed terminal must never stop a show, whatever the mode. Until
+  // the server is up a hangup is only noted; then it reads again what can be read again.
+  /** @type {() => void} */
+  let onHangup = () => {
+    process.stderr.write('scorecast: SIGHUP while starting: nothing to reload yet\n');
+  };
+  process.on('SIGHUP', () => onHangup());
+  // After a terminal hangs up (an SSH session closed on the server it started) every write to it
+  // fails with EIO, and a pipe whose reader left with EPIPE: the show goes on without its output.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (err) => {
+      const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+      if (code !== 'EIO' && code !== 'EPIPE') throw err;
+    });
   // Asked for help: the usage, whatever else the line says.
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(START_USAGE);
@@ -214,7 +229,10 @@ export async function main(argv) {
       autoplay: config.autoplay && !cluster,
       loop: config.loop,
       watch: config.watch,
-      logger: { level: config.logLevel },
+      // On a terminal, the log goes through process.stdout, whose errors are ignored above once
+      // the terminal has hung up: pino's own writer (sonic-boom 4.2) retries a failed write every
+      // 100 ms for ever, which stopped the whole server at its first log line after the hangup.
+      logger: { level: config.logLevel, ...(process.stdout.isTTY ? { stream: process.stdout } : {}) },
       https,
       ...(config.httpPort !== null && config.publicUrl ? { httpRedirect: { origin: config.publicUrl } } : {}),
       ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
@@ -273,6 +291,8 @@ export async function main(argv) {
           server: /** @type {import('node:https').Server} */ (app.server),
           now: Date.now,
           hosts: tlsHosts,
+          // SIGHUP is this command's (onHangup below), in every mode.
+          signal: null,
           log: {
             info: (msg) => process.stderr.write(`scorecast: ${msg}\n`),
             warn: (msg) => process.stderr.write(`scorecast: warning: ${msg}\n`),
@@ -320,6 +340,21 @@ export async function main(argv) {
     process.stderr.write(
       `${await QRCode.toString(audienceUrl, qr === 'terminal' ? { type: 'terminal', small: true } : { type: 'utf8' })}\n`,
     );
+
+  onHangup = () => {
+    if (closing) return;
+    if (!tlsWatch) {
+      process.stderr.write(
+        'scorecast: SIGHUP: nothing to reload (no --cert: plain HTTP); still playing. The score is read again with --watch or POST /api/reload\n',
+      );
+      return;
+    }
+    const before = tlsWatch.current().fingerprint;
+    process.stderr.write('scorecast: SIGHUP: reading the certificate and key again\n');
+    const read = tlsWatch.reload();
+    if (read.ok && tlsWatch.current().fingerprint === before)
+      process.stderr.write(`scorecast: certificate unchanged: ${before}\n`);
+  };
 
   let closing = false;
   /** @param {string} signal */

@@ -19,3 +19,20 @@
  * own equivalents of Chromium's --host-resolver-rules in playwright/playwright.config.js).
  */
 export const NOWHERE = '127.0.0.1:9';
+
+/**
+ * How to start an engine under test.
+ * @typedef {object} LaunchOptions
+ * @property {NodeJS.ProcessEnv} [env]  added to the browser's (the sound card's)
+ * @property {Venue} [venue]  reach the server as a phone at the venue does (test/engines/venue-lab.js)
+ */
+
+/**
+ * What a browser needs to be a phone at the venue: the venue's name resolution and the test CA.
+ * @typedef {object} Venue
+ * @property {string} wrapper  runs a command (its arguments after) with the venue's /etc/hosts and
+ *   the system's CA bundle plus the test CA, in a mount namespace of its own
+ * @property {string} firefox  Firefox ESR through that wrapper (an executable for puppeteer)
+ * @property {string} firefoxProfile  a Firefox profile whose certificate store trusts the test CA
+ * @property {string[]} hosts  names and addresses the browser reaches directly (not the proxy to nowhere)
+ */

@@ -11,14 +11,17 @@ const LAUNCH_TIMEOUT_MS = 30_000;
 const COMMAND_TIMEOUT_MS = 30_000;
 
 /**
- * @param {{ env?: NodeJS.ProcessEnv }} [options]  env: added to the browser's (the sound card's)
+ * @param {import('./engine.js').LaunchOptions} [options]
  * @returns {Promise<import('./engine.js').EnginePage>}
  */
-export async function launchFirefox({ env = {} } = {}) {
+export async function launchFirefox({ env = {}, venue } = {}) {
   const [host, port] = NOWHERE.split(':');
   const browser = await puppeteer.launch({
     browser: 'firefox',
-    executablePath: FIREFOX,
+    // At the venue: Firefox in the venue's mount namespace (its /etc/hosts), with a profile that
+    // trusts the test CA (Firefox's own certificate store, NSS, not the system's).
+    executablePath: venue ? venue.firefox : FIREFOX,
+    ...(venue ? { args: [], userDataDir: venue.firefoxProfile } : {}),
     headless: true,
     env: { ...process.env, ...env },
     timeout: LAUNCH_TIMEOUT_MS,
@@ -29,7 +32,7 @@ export async function launchFirefox({ env = {} } = {}) {
       'network.proxy.http_port': Number(port),
       'network.proxy.ssl': host,
       'network.proxy.ssl_port': Number(port),
-      'network.proxy.no_proxies_on': '127.0.0.1',
+      'network.proxy.no_proxies_on': ['127.0.0.1', ...(venue?.hosts ?? [])].join(', '),
       'network.captive-portal-service.enabled': false,
       'network.connectivity-service.enabled': false,
       'network.dns.disablePrefetch': true,

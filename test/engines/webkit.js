@@ -15,24 +15,25 @@ const SESSION_TIMEOUT_MS = 20_000;
 /**
  * Start Xvfb, WebKitWebDriver and a MiniBrowser session. Under load a new session has twice in
  * about 30 launches never answered (30 s): then everything is stopped and started again, once.
- * @param {{ env?: NodeJS.ProcessEnv }} [options]  env: added to the browser's (the sound card's)
+ * @param {import('./engine.js').LaunchOptions} [options]
  * @returns {Promise<import('./engine.js').EnginePage>}
  */
-export async function launchWebKit({ env = {} } = {}) {
+export async function launchWebKit({ env = {}, venue } = {}) {
   try {
-    return await launchOnce(env);
+    return await launchOnce(env, venue);
   } catch (err) {
     if (/** @type {{ name?: string }} */ (err)?.name !== 'TimeoutError') throw err;
-    return launchOnce(env);
+    return launchOnce(env, venue);
   }
 }
 
 /**
  * One try; on any failure, stop what was started.
  * @param {NodeJS.ProcessEnv} env
+ * @param {import('./engine.js').Venue} [venue]
  * @returns {Promise<import('./engine.js').EnginePage>}
  */
-async function launchOnce(env) {
+async function launchOnce(env, venue) {
   /** @type {Array<() => Promise<void>>} */
   const cleanup = [];
   const stopAll = async () => {
@@ -42,9 +43,17 @@ async function launchOnce(env) {
     const xvfb = await startXvfb();
     cleanup.push(xvfb.stop);
     const port = await freePort();
-    const driver = start('WebKitWebDriver', [`--port=${port}`, '--host=127.0.0.1'], {
-      env: { ...process.env, ...env, DISPLAY: xvfb.display },
-    });
+    // At the venue, the driver and the MiniBrowser it starts in the venue's mount namespace: its
+    // /etc/hosts, and the system CA bundle with the test CA in it, which WebKitGTK trusts as it
+    // trusts the system's (glib-networking's GnuTLS database).
+    const driverArgs = [`--port=${port}`, '--host=127.0.0.1'];
+    const driver = start(
+      venue ? venue.wrapper : 'WebKitWebDriver',
+      venue ? ['WebKitWebDriver', ...driverArgs] : driverArgs,
+      {
+        env: { ...process.env, ...env, DISPLAY: xvfb.display },
+      },
+    );
     cleanup.push(driver.stop);
     await waitForPort(port, DRIVER_TIMEOUT_MS, { what: 'WebKitWebDriver' }).catch((err) => {
       throw new Error(`${err.message}\n${driver.output()}`);
@@ -53,7 +62,12 @@ async function launchOnce(env) {
       `http://127.0.0.1:${port}`,
       {
         'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
-        proxy: { proxyType: 'manual', httpProxy: NOWHERE, sslProxy: NOWHERE, noProxy: ['127.0.0.1'] },
+        proxy: {
+          proxyType: 'manual',
+          httpProxy: NOWHERE,
+          sslProxy: NOWHERE,
+          noProxy: ['127.0.0.1', ...(venue?.hosts ?? [])],
+        },
       },
       { timeoutMs: SESSION_TIMEOUT_MS },
     );

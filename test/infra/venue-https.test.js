@@ -2,7 +2,8 @@
 // network namespaces this test makes (the server's and a phone's, one veth between them; nothing
 // in them routes anywhere else). Over HTTPS under the venue name, with a certificate from a test
 // CA that only this test's browser trusts, the page is a secure context (wake lock, service
-// worker); over plain HTTP at the same address it is not; the plain-HTTP port sends the phone, its
+// worker) and shows beats on time; over plain HTTP at the same address it is not, and keeps the
+// screen on with the silent video, beats on time too; the plain-HTTP port sends the phone, its
 // connectivity check included, to the HTTPS venue address. Needs root and network namespaces,
 // as test/infra/lab.test.js; elsewhere the suite's title says why it did not run.
 
@@ -14,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
 import { testCa, VENUE } from '../helpers/tls-certs.js';
+import { beatsOver, ON_TIME_MAX_MS, ON_TIME_MEDIAN_MS, ON_TIME_P95_MS } from '../engines/page-state.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
@@ -29,6 +31,25 @@ const CHECK_HOST = 'captive.apple.com';
 
 /** How the page keeps the screen on (client/src/page/awake.js). @param {import('@playwright/test').Page} page */
 const awake = (page) => page.evaluate(() => /** @type {any} */ (window).scorecast.awake);
+
+/**
+ * Beats shown over 6 s (8 at the seed profile's 80 bpm) are on their server time: the page is
+ * live and on time first. The same bounds as the other engines' (test/engines/page-state.js).
+ * @param {import('@playwright/test').Page} page
+ */
+async function beatsOnTime(page) {
+  await expect
+    .poll(() => page.evaluate(() => /** @type {any} */ (window).scorecast.join), { timeout: 10_000 })
+    .toBe('on-time');
+  const { late, median, p95, worst } = await beatsOver(/** @type {any} */ (page), 6000);
+  console.info(
+    `Chromium at ${new URL(page.url()).origin}: ${late.length} beats, median ${median.toFixed(1)} ms, |p95| ${p95.toFixed(1)} ms, worst ${worst.toFixed(1)} ms late`,
+  );
+  expect(late.length).toBeGreaterThanOrEqual(5);
+  expect(Math.abs(median)).toBeLessThanOrEqual(ON_TIME_MEDIAN_MS);
+  expect(p95).toBeLessThanOrEqual(ON_TIME_P95_MS);
+  expect(worst).toBeLessThanOrEqual(ON_TIME_MAX_MS);
+}
 
 /** @param {string[]} args */
 const ip = (args) => spawnSync('ip', args, { encoding: 'utf8', timeout: 10_000 });
@@ -258,7 +279,7 @@ describe.skipIf(!can.ok)(
       }
     });
 
-    it('over HTTPS under the venue name the page is a secure context: a service worker that takes over, and the join tap holds the Wake Lock', async () => {
+    it('over HTTPS under the venue name the page is a secure context: a service worker that takes over, and the join tap holds the Wake Lock; beats on time', async () => {
       const context = await /** @type {import('@playwright/test').Browser} */ (browser).newContext();
       try {
         const page = await context.newPage();
@@ -281,12 +302,13 @@ describe.skipIf(!can.ok)(
         // The join tap holds the screen with the Wake Lock itself.
         await page.click('#join-button');
         await expect.poll(() => awake(page), { timeout: 10_000 }).toEqual({ method: 'wake-lock', held: true });
+        await beatsOnTime(page);
       } finally {
         await context.close();
       }
     });
 
-    it('over plain HTTP at the same address the page is not: no Wake Lock, no service worker; the join tap plays the keep-awake video', async () => {
+    it('over plain HTTP at the same address the page is not: no Wake Lock, no service worker; the join tap plays the keep-awake video; beats on time', async () => {
       const context = await /** @type {import('@playwright/test').Browser} */ (browser).newContext();
       try {
         const page = await context.newPage();
@@ -297,6 +319,7 @@ describe.skipIf(!can.ok)(
         // The join tap holds the screen with the keep-awake video instead.
         await page.click('#join-button');
         await expect.poll(() => awake(page), { timeout: 10_000 }).toEqual({ method: 'video', held: true });
+        await beatsOnTime(page);
         // And says so, once.
         await expectPage(page.getByTestId('no-offline')).toHaveText(
           "This page can't keep an offline copy over this connection; keep it open.",

@@ -2,8 +2,8 @@
 # Installs what the test suite needs when it is missing: Debian's Chromium for Playwright
 # (Playwright cannot download its own browser here), redis-server and nginx for the cluster
 # tests (test/server/cluster/*.test.js; README, "Several machines"), and WebKitGTK's WebDriver,
-# Firefox ESR, Xvfb and PulseAudio (a sound card for them: a null sink) for the other engines
-# (test/engines/). Run by `npm test`; idempotent and
+# Firefox ESR, Xvfb, PulseAudio (a sound card for them: a null sink) and NSS's certutil (a
+# Firefox profile that trusts the test CA) for the other engines (test/engines/). Run by `npm test`; idempotent and
 # quiet: apt-get runs only when something is missing.
 set -euo pipefail
 
@@ -18,6 +18,8 @@ command -v firefox-esr >/dev/null 2>&1 || need+=(firefox-esr)
 command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 # Without an output device Firefox's AudioContext never leaves 'suspended'.
 command -v pulseaudio >/dev/null 2>&1 || need+=(pulseaudio)
+# NSS's certutil: the venue test's Firefox profile trusts the test CA (test/engines/venue-lab.js).
+command -v certutil >/dev/null 2>&1 || need+=(libnss3-tools)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "test setup: installing ${need[*]} from Debian's packages" >&2

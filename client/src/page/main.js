@@ -13,7 +13,7 @@ import { createJoinGate } from '../time/join-gate.js';
 import { createWakeWatch } from '../time/wake-watch.js';
 import { oncePerFrame } from './once-per-frame.js';
 import { createAudioCues, clipsOf, stemGainsOf } from '../sound/audio.js';
-import { createOutputCompensation } from '../sound/audio-latency.js';
+import { createOutputCompensation, outputReadsMayHang } from '../sound/audio-latency.js';
 import { createTapAlong } from '../sound/tap-along.js';
 import { createAudienceView, createVoter } from '../audience/audience-view.js';
 import { landed, msSinceBeat } from '../audience/rose-motion.js';
@@ -215,7 +215,10 @@ const beatClock = createBeatClock({
 });
 
 // Audio cues on the Web Audio clock, once the person has tapped to join.
-const output = createOutputCompensation({ storage: safeStorage() });
+const output = createOutputCompensation({
+  storage: safeStorage(),
+  readOutput: !outputReadsMayHang(navigator.userAgent),
+});
 const audio = createAudioCues({
   createContext: () => new AudioContext({ latencyHint: 'interactive' }),
   fetchBytes: (url) => fetch(url).then((r) => r.arrayBuffer()),

@@ -17,6 +17,8 @@
 // Browsers that under-report (Safari by about 100 ms, WebKit pull request 38923) or a headset
 // they know nothing of are corrected per device by a calibration offset, kept in localStorage
 // and set from the console (`scorecast.audioOffset(ms)`, or measured by `scorecast.tapAlong()`).
+// Firefox on desktop Linux is never asked either (outputReadsMayHang): there a read while the
+// context plays can stop the page for good; it gets the fixed 40 ms, and its offset corrects it.
 
 import { median } from '../../../core/stats.js';
 
@@ -48,6 +50,21 @@ export const TIMESTAMP_STALE_MS = 1000;
  * @property {number} seconds     the output's delay compensated (base + output latency, s)
  * @property {number} offsetMs    the device's calibration offset, on top (ms)
  */
+
+/**
+ * Whether reading `outputLatency` or calling `getOutputTimestamp()` may hang this browser's page:
+ * Firefox on desktop Linux (ESR 153, measured here). Each read asks the audio server in another
+ * process for the stream's latency while holding the graph's lock, and the sound server's thread
+ * that would answer can be waiting for that graph's next buffer: a lock cycle. A page reading
+ * either 20 times a millisecond while a tone played stopped answering within a second in 6 of 6
+ * tries (reading currentTime instead: 0 of 2 in 30 s); the audience page, which reads the
+ * timestamp once per clip, stopped near its first clip in 3 of 15 pages. Not seen in Chromium or
+ * WebKit; Firefox on Android plays through another audio backend, untested.
+ * @param {string} userAgent
+ */
+export function outputReadsMayHang(userAgent) {
+  return /\bFirefox\//.test(userAgent) && /\bLinux\b/.test(userAgent) && !/\bAndroid\b/.test(userAgent);
+}
 
 const finite = (/** @type {unknown} */ x) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
 
@@ -82,9 +99,11 @@ export function reportedLatency(ctx) {
 }
 
 /**
- * @param {{ storage?: { getItem(k: string): string | null, setItem(k: string, v: string): void } | null }} [o]
+ * @param {{ storage?: { getItem(k: string): string | null, setItem(k: string, v: string): void } | null,
+ *   readOutput?: boolean }} [o]  readOutput false: neither outputLatency nor getOutputTimestamp is
+ *   ever touched (outputReadsMayHang); the fallback latency is assumed
  */
-export function createOutputCompensation({ storage = null } = {}) {
+export function createOutputCompensation({ storage = null, readOutput = true } = {}) {
   let offsetMs = 0;
   try {
     const kept = Number(storage?.getItem(OFFSET_KEY));
@@ -99,8 +118,16 @@ export function createOutputCompensation({ storage = null } = {}) {
    * @returns {{ at: (localMs: number) => number, latency: OutputLatency }}
    */
   function mapping(ctx, nowMs) {
-    const ts = ctx.getOutputTimestamp?.();
     const extra = offsetMs / 1000;
+    if (!readOutput) {
+      const base = finite(ctx.baseLatency) ? /** @type {number} */ (ctx.baseLatency) : 0;
+      const seconds = base + FALLBACK_OUTPUT_LATENCY_S;
+      return {
+        at: (localMs) => ctx.currentTime + (localMs - nowMs) / 1000 - seconds - extra,
+        latency: { source: 'fallback', seconds, offsetMs },
+      };
+    }
+    const ts = ctx.getOutputTimestamp?.();
     if (onPageClock(ts, nowMs)) {
       const contextTime = ts.contextTime;
       const performanceTime = ts.performanceTime;

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import {
   createOutputCompensation,
+  outputReadsMayHang,
   reportedLatency,
   tapAlongOffset,
   FALLBACK_OUTPUT_LATENCY_S,
@@ -95,6 +96,59 @@ describe('output latency compensation', () => {
     expect(reportedLatency({ currentTime: 0, outputLatency: Number.NaN, baseLatency: -1 })).toEqual({
       seconds: FALLBACK_OUTPUT_LATENCY_S,
       source: 'fallback',
+    });
+  });
+
+  it('readOutput false (Firefox on desktop Linux) never touches outputLatency or getOutputTimestamp: the 40 ms fallback, the offset on top', () => {
+    const page = { t: 2000 };
+    /** @type {string[]} */
+    const touched = [];
+    const ctx = {
+      get currentTime() {
+        return 50 + page.t / 1000;
+      },
+      baseLatency: 0.005,
+      get outputLatency() {
+        touched.push('outputLatency');
+        return 0.2;
+      },
+      getOutputTimestamp() {
+        touched.push('getOutputTimestamp');
+        return { contextTime: 50 + page.t / 1000 - 0.2, performanceTime: page.t };
+      },
+    };
+    const out = createOutputCompensation({ readOutput: false, storage: storage({ [OFFSET_KEY]: '30' }) });
+    expect(out.contextTimeFor(ctx, 2500, page.t)).toBeCloseTo(
+      ctx.currentTime + 0.5 - 0.005 - FALLBACK_OUTPUT_LATENCY_S - 0.03,
+      9,
+    );
+    expect(out.describe(ctx, page.t)).toEqual({
+      source: 'fallback',
+      seconds: 0.005 + FALLBACK_OUTPUT_LATENCY_S,
+      offsetMs: 30,
+    });
+    expect(touched).toEqual([]);
+  });
+
+  it('outputReadsMayHang: Firefox on desktop Linux only', () => {
+    const ua = {
+      firefoxLinux: 'Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0',
+      firefoxAndroid: 'Mozilla/5.0 (Android 15; Mobile; rv:153.0) Gecko/153.0 Firefox/153.0',
+      firefoxMac: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:153.0) Gecko/20100101 Firefox/153.0',
+      chromeLinux:
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36',
+      webkitGtk:
+        'Mozilla/5.0 (X11; Ubuntu; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Safari/605.1.15',
+      iphone:
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 18_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) FxiOS/140.0 Mobile/15E148 Safari/605.1.15',
+    };
+    expect(Object.fromEntries(Object.entries(ua).map(([k, v]) => [k, outputReadsMayHang(v)]))).toEqual({
+      firefoxLinux: true,
+      firefoxAndroid: false,
+      firefoxMac: false,
+      chromeLinux: false,
+      webkitGtk: false,
+      iphone: false,
     });
   });
 
