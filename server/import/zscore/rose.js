@@ -83,32 +83,54 @@ function rangesOf(pages) {
  * @param {RoseInput} input
  * @returns {RoseResult}
  */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split: layout, page choices and overlays
 export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, totalBeats, beatStarts = [] }) {
   /** @type {RoseResult} */
   const result = { cues: [], pageChoices: [], converted: [], consumed: [], notes: [] };
-  const pageCount = pageStarts.length;
+  const tilePage = tilePages(pageRangeMapping, pageStarts.length);
+  const layout = tileLayout(calls, tilePage);
+  const timeline = readTileTimeline(calls, tilePage, layout, pageLengths(pageStarts, totalBeats, beatStarts), result);
+  readPageChoices({ rndStrategy, pageRangeMapping, pageStarts, totalBeats, tilePage, timeline }, result);
+  return result;
+}
 
-  // Tile -> page, from pageRangeMapping.
+/**
+ * Tile -> page, from pageRangeMapping: an RND row's columns take its pages in order.
+ * @param {RoseInput['pageRangeMapping']} pageRangeMapping
+ * @param {number} pageCount
+ */
+function tilePages(pageRangeMapping, pageCount) {
   /** @type {Map<string, number>} */
   const tilePage = new Map();
-  if (pageRangeMapping && Array.isArray(pageRangeMapping.value)) {
-    for (const m of pageRangeMapping.value) {
-      if (!isObject(m) || !Number.isInteger(m.tileRow) || !isObject(m.tileCols)) continue;
-      const pages = pagesOf(m.pageRanges ?? m.pageRange).filter((p) => p <= pageCount);
-      if (pages.length === 0) continue;
-      for (
-        let col = m.tileCols.start;
-        Number.isInteger(col) && col <= m.tileCols.end && col - m.tileCols.start < 64;
-        col++
-      ) {
-        tilePage.set(`t${m.tileRow}-${col}`, pages[(col - m.tileCols.start) % pages.length]);
-      }
+  if (!pageRangeMapping || !Array.isArray(pageRangeMapping.value)) return tilePage;
+  for (const m of pageRangeMapping.value) {
+    if (!isObject(m) || !Number.isInteger(m.tileRow) || !isObject(m.tileCols)) continue;
+    const pages = pagesOf(m.pageRanges ?? m.pageRange).filter((p) => p <= pageCount);
+    if (pages.length === 0) continue;
+    for (
+      let col = m.tileCols.start;
+      Number.isInteger(col) && col <= m.tileCols.end && col - m.tileCols.start < 64;
+      col++
+    ) {
+      tilePage.set(`t${m.tileRow}-${col}`, pages[(col - m.tileCols.start) % pages.length]);
     }
   }
+  return tilePage;
+}
 
-  // The timeline of the tiles: visible and active rows, tile texts, strategy groups. Tiles are
-  // keyed by id in the audience state ({ t2-1: { state, text } }): a change is a small patch.
+/**
+ * @typedef {object} TileLayout
+ * @property {number} maxRow  0 when the scripts draw no tiles
+ * @property {number} maxCol
+ * @property {boolean} rose   drawn as a rose, else a grid
+ */
+
+/**
+ * How many tiles the audience sees, and in what shape.
+ * @param {TimedCall[]} calls
+ * @param {Map<string, number>} tilePage
+ * @returns {TileLayout}
+ */
+function tileLayout(calls, tilePage) {
   const seen = [
     ...tilePage.keys(),
     ...calls.flatMap((c) =>
@@ -133,11 +155,19 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
       Array.isArray(c.args[0]) &&
       c.args[0].some((id) => ['centreShape', 'innerCircle', 'outerCircle'].includes(String(id))),
   );
-  /**
-   * How long page `page` (1-based) lasts and its last beat, or null when not known.
-   * @param {number | undefined} page
-   */
-  const pageLength = (page) => {
+  return { maxRow, maxCol, rose };
+}
+
+/**
+ * How long page `page` (1-based) lasts and its last beat, or null when not known.
+ * @param {number[]} pageStarts
+ * @param {number} totalBeats
+ * @param {number[]} beatStarts
+ * @returns {(page: number | undefined) => { ms: number, lastBeatMs: number } | null}
+ */
+function pageLengths(pageStarts, totalBeats, beatStarts) {
+  const pageCount = pageStarts.length;
+  return (page) => {
     if (page === undefined || page < 1 || page > pageCount) return null;
     const first = pageStarts[page - 1];
     const end = page < pageCount ? pageStarts[page] : totalBeats;
@@ -148,54 +178,85 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     const lastBeatMs = startOf(end) - startOf(end - 1);
     return Number.isFinite(ms) && ms > 0 ? { ms, lastBeatMs } : null;
   };
-  /** The playing tiles' fade and play line, one cue a playTiles. */
-  /** @type {{ at: number, set: Record<string, unknown> }[]} */
-  const playingMoves = [];
-  /** @type {Map<string, string>} */
-  const texts = new Map();
-  /** @type {Set<number>} */
-  let active = new Set();
-  /** @type {Set<number>} */
-  const gone = new Set();
-  /** @type {{ at: number, groups: number[] }[]} */
-  const strategies = [];
-  /** @type {Map<string, { state: string, text: string }>} */
-  let shownTiles = new Map();
-  /** @type {{ at: number, tiles: string[] }[]} */
-  const activeAt = [{ at: 0, tiles: [] }];
-  /** ZScore's playing, playing-next and played tiles (playTiles, setPlayingNextTiles). */
-  let playing = new Set();
-  let playingNext = new Set();
-  const played = new Set();
-  /** The playing-next tiles from each beat on: a choice takes those in force when it falls due. */
-  /** @type {{ at: number, tiles: string[] }[]} */
-  const nextAt = [];
-  const rows = (/** @type {unknown} */ a) =>
-    Array.isArray(a) ? a.filter((r) => Number.isInteger(r) && r >= 1 && r <= 64) : [];
+}
+
+/**
+ * @typedef {object} TileTimeline
+ * @property {{ at: number, groups: number[] }[]} strategies  sce.setRndStrategy, in beat order
+ * @property {{ at: number, tiles: string[] }[]} activeAt     the votable tiles from each beat on
+ * @property {{ at: number, tiles: string[] }[]} nextAt       the playing-next tiles from each beat on
+ */
+
+/**
+ * The state of the tiles as the scripts change it: ZScore's playing, playing-next and played
+ * tiles (playTiles, setPlayingNextTiles), the lit (active) rows, the rows gone, the words.
+ */
+class TileState {
+  /**
+   * @param {TileLayout} layout
+   */
+  constructor(layout) {
+    this.layout = layout;
+    /** @type {Map<string, string>} */
+    this.texts = new Map();
+    /** @type {Set<number>} */
+    this.active = new Set();
+    /** @type {Set<number>} */
+    this.gone = new Set();
+    /** @type {Set<string>} */
+    this.playing = new Set();
+    /** @type {Set<string>} */
+    this.playingNext = new Set();
+    /** @type {Set<string>} */
+    this.played = new Set();
+  }
+
   /** Every tile of a row still on show, with its state: lit (votable: an active row) or dim. */
-  const current = () => {
+  current() {
     /** @type {Map<string, { state: string, text: string }>} */
     const out = new Map();
-    for (let r = 1; r <= maxRow; r++) {
-      if (gone.has(r)) continue;
-      for (let c = 1; c <= maxCol; c++) {
+    for (let r = 1; r <= this.layout.maxRow; r++) {
+      if (this.gone.has(r)) continue;
+      for (let c = 1; c <= this.layout.maxCol; c++) {
         const id = `t${r}-${c}`;
-        const state = playing.has(id)
+        const state = this.playing.has(id)
           ? 'playing'
-          : playingNext.has(id)
+          : this.playingNext.has(id)
             ? 'next'
-            : played.has(id)
+            : this.played.has(id)
               ? 'played'
-              : active.has(r)
+              : this.active.has(r)
                 ? 'lit'
                 : 'dim';
-        out.set(id, { state, text: texts.get(id) ?? '' });
+        out.set(id, { state, text: this.texts.get(id) ?? '' });
       }
     }
     return out;
-  };
+  }
+}
+
+/**
+ * The timeline of the tiles: visible and active rows, tile texts, strategy groups. Tiles are
+ * keyed by id in the audience state ({ t2-1: { state, text } }): a change is a small patch.
+ * @param {TimedCall[]} calls
+ * @param {Map<string, number>} tilePage
+ * @param {TileLayout} layout
+ * @param {ReturnType<typeof pageLengths>} pageLength
+ * @param {RoseResult} result
+ * @returns {TileTimeline}
+ */
+function readTileTimeline(calls, tilePage, layout, pageLength, result) {
+  const { maxRow, maxCol, rose } = layout;
+  const tiles = new TileState(layout);
+  /** The playing tiles' fade and play line, one cue a playTiles. */
+  /** @type {{ at: number, set: Record<string, unknown> }[]} */
+  const playingMoves = [];
+  /** @type {TileTimeline} */
+  const timeline = { strategies: [], activeAt: [{ at: 0, tiles: [] }], nextAt: [] };
+  /** @type {Map<string, { state: string, text: string }>} */
+  let shownTiles = new Map();
   const flush = (/** @type {number} */ at) => {
-    const next = current();
+    const next = tiles.current();
     /** @type {Record<string, unknown>} */
     const patch = {};
     for (const [id, t] of next) {
@@ -212,13 +273,14 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     if (Object.keys(patch).length > 0) result.cues.push({ at, set: { tiles: patch } });
     // The tiles of the active rows (whatever their playing state) make the vote window.
     const lit = [...next]
-      .filter(([id]) => active.has(Number(TILE_RE.exec(id)?.[1])) && tilePage.has(id))
+      .filter(([id]) => tiles.active.has(Number(TILE_RE.exec(id)?.[1])) && tilePage.has(id))
       .map(([id]) => id);
+    const { activeAt } = timeline;
     if (JSON.stringify(lit) !== JSON.stringify(activeAt[activeAt.length - 1].tiles)) activeAt.push({ at, tiles: lit });
   };
   if (maxRow > 0 && maxCol > 0) {
     // ZScore starts with every tile visible and none active (resetState).
-    shownTiles = current();
+    shownTiles = tiles.current();
     result.cues.push({
       at: 0,
       set: { ...(rose ? { layout: { rings: maxRow, slices: maxCol } } : {}), tiles: Object.fromEntries(shownTiles) },
@@ -229,95 +291,109 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
   }
   for (let i = 0; i < calls.length; i++) {
     const c = calls[i];
-    const use = (/** @type {string} */ what) => {
-      result.converted.push({ source: c.source, what: c.text, result: what });
+    const did = applyTileCall(c, tiles, { tilePage, pageLength, playingMoves, strategies: timeline.strategies });
+    if (did !== null) {
       result.consumed.push({ source: c.source, what: c.text });
-    };
-    if (c.kind === 'web' && c.method === 'setActiveRows' && rows(c.args[0]).length > 0) {
-      active = new Set(rows(c.args[0]));
-      use(
-        `at beat ${c.at} the tiles of row${active.size > 1 ? 's' : ''} ${[...active].join(', ')} are lit, to vote for`,
-      );
-    } else if (c.kind === 'web' && c.method === 'deactivateRows' && rows(c.args[0]).length > 0) {
-      for (const r of rows(c.args[0])) {
-        active.delete(r);
-        gone.add(r);
-      }
-      use(
-        `at beat ${c.at} the tiles of row${rows(c.args[0]).length > 1 ? 's' : ''} ${rows(c.args[0]).join(', ')} leave the audience's page`,
-      );
-    } else if (
-      c.kind === 'web' &&
-      (c.method === 'playTiles' || c.method === 'setPlayingTiles') &&
-      Array.isArray(c.args[0])
-    ) {
-      // The tiles whose pages sound now; the ones that sounded before are played.
-      for (const id of playing) played.add(id);
-      playing = new Set(c.args[0].map(String).filter((id) => TILE_RE.test(id)));
-      for (const id of playing) playingNext.delete(id);
-      // playTiles also fades the tiles out over 0.8 of their page and sweeps a play line across
-      // them over the page less its last beat (szcore setPlayTileActions).
-      const length = c.method === 'playTiles' ? pageLength(tilePage.get([...playing][0] ?? '')) : null;
-      if (length) {
-        const fade = Math.round(length.ms * 0.8);
-        const sweep = Math.max(0, length.ms - length.lastBeatMs);
-        playingMoves.push({ at: c.at, set: { playing: { at: c.at, fade, sweep } } });
-      }
-      use(
-        `at beat ${c.at} tile${playing.size === 1 ? '' : 's'} ${[...playing].join(', ')} playing (the tiles before: played)${length ? `, fading out over ${Math.round(length.ms * 0.8) / 1000} s while a play line sweeps them (playing)` : ''}`,
-      );
-    } else if (c.kind === 'web' && c.method === 'setPlayingNextTiles' && Array.isArray(c.args[0])) {
-      playingNext = new Set(c.args[0].map(String).filter((id) => TILE_RE.test(id)));
-      use(`at beat ${c.at} tile${playingNext.size === 1 ? '' : 's'} ${[...playingNext].join(', ')} playing next`);
-    } else if (
-      c.kind === 'web' &&
-      (c.method === 'resetPlayingTiles' || c.method === 'resetPlayingNextTiles') &&
-      c.args.length === 0
-    ) {
-      if (c.method === 'resetPlayingTiles') playing = new Set();
-      else playingNext = new Set();
-      use(`at beat ${c.at} no tile is ${c.method === 'resetPlayingTiles' ? 'playing' : 'playing next'}`);
-    } else if (
-      c.kind === 'web' &&
-      c.method === 'setTileTexts' &&
-      Array.isArray(c.args[0]) &&
-      Array.isArray(c.args[1])
-    ) {
-      const ids = c.args[0].map(String);
-      const values = c.args[1].map(String);
-      ids.forEach((id, k) => {
-        texts.set(id, values[Math.min(k, values.length - 1)] ?? '');
-      });
-      use(`the words of tiles ${ids[0]}..${ids[ids.length - 1]}`);
-    } else if (
-      c.kind === 'sce' &&
-      c.method === 'setRndStrategy' &&
-      Array.isArray(c.args[0]) &&
-      c.args[0].length > 0 &&
-      c.args[0].every((g) => Number.isInteger(g) && g >= 1 && g <= 64)
-    ) {
-      strategies.push({ at: c.at, groups: /** @type {number[]} */ (c.args[0]) });
-      result.consumed.push({ source: c.source, what: c.text });
-      result.converted.push({
-        source: c.source,
-        what: c.text,
-        result: `from beat ${c.at}, page choices deal the parts into groups of ${c.args[0].join(', ')}`,
-      });
+      result.converted.push({ source: c.source, what: c.text, result: did });
     }
     if (maxRow > 0 && calls[i + 1]?.at !== c.at) flush(c.at);
+    const { nextAt } = timeline;
     const last = nextAt[nextAt.length - 1]?.tiles ?? [];
-    if (JSON.stringify(last) !== JSON.stringify([...playingNext])) nextAt.push({ at: c.at, tiles: [...playingNext] });
+    if (JSON.stringify(last) !== JSON.stringify([...tiles.playingNext]))
+      nextAt.push({ at: c.at, tiles: [...tiles.playingNext] });
   }
-
   if (maxRow > 0) result.cues.push(...playingMoves);
+  return timeline;
+}
 
-  // The slots: pages of ranges with isRndActive, decided when the page before starts.
+/**
+ * One script's change to the tiles; what it became for the report, or null when it is not one.
+ * @param {TimedCall} c
+ * @param {TileState} tiles
+ * @param {{ tilePage: Map<string, number>, pageLength: ReturnType<typeof pageLengths>,
+ *   playingMoves: { at: number, set: Record<string, unknown> }[], strategies: TileTimeline['strategies'] }} ctx
+ * @returns {string | null}
+ */
+function applyTileCall(c, tiles, { tilePage, pageLength, playingMoves, strategies }) {
+  const rows = (/** @type {unknown} */ a) =>
+    Array.isArray(a) ? a.filter((r) => Number.isInteger(r) && r >= 1 && r <= 64) : [];
+  if (c.kind === 'web' && c.method === 'setActiveRows' && rows(c.args[0]).length > 0) {
+    tiles.active = new Set(rows(c.args[0]));
+    return `at beat ${c.at} the tiles of row${tiles.active.size > 1 ? 's' : ''} ${[...tiles.active].join(', ')} are lit, to vote for`;
+  }
+  if (c.kind === 'web' && c.method === 'deactivateRows' && rows(c.args[0]).length > 0) {
+    for (const r of rows(c.args[0])) {
+      tiles.active.delete(r);
+      tiles.gone.add(r);
+    }
+    return `at beat ${c.at} the tiles of row${rows(c.args[0]).length > 1 ? 's' : ''} ${rows(c.args[0]).join(', ')} leave the audience's page`;
+  }
+  if (c.kind === 'web' && (c.method === 'playTiles' || c.method === 'setPlayingTiles') && Array.isArray(c.args[0])) {
+    // The tiles whose pages sound now; the ones that sounded before are played.
+    for (const id of tiles.playing) tiles.played.add(id);
+    tiles.playing = new Set(c.args[0].map(String).filter((id) => TILE_RE.test(id)));
+    for (const id of tiles.playing) tiles.playingNext.delete(id);
+    // playTiles also fades the tiles out over 0.8 of their page and sweeps a play line across
+    // them over the page less its last beat (szcore setPlayTileActions).
+    const length = c.method === 'playTiles' ? pageLength(tilePage.get([...tiles.playing][0] ?? '')) : null;
+    if (length) {
+      const fade = Math.round(length.ms * 0.8);
+      const sweep = Math.max(0, length.ms - length.lastBeatMs);
+      playingMoves.push({ at: c.at, set: { playing: { at: c.at, fade, sweep } } });
+    }
+    const n = tiles.playing.size;
+    return `at beat ${c.at} tile${n === 1 ? '' : 's'} ${[...tiles.playing].join(', ')} playing (the tiles before: played)${length ? `, fading out over ${Math.round(length.ms * 0.8) / 1000} s while a play line sweeps them (playing)` : ''}`;
+  }
+  if (c.kind === 'web' && c.method === 'setPlayingNextTiles' && Array.isArray(c.args[0])) {
+    tiles.playingNext = new Set(c.args[0].map(String).filter((id) => TILE_RE.test(id)));
+    const n = tiles.playingNext.size;
+    return `at beat ${c.at} tile${n === 1 ? '' : 's'} ${[...tiles.playingNext].join(', ')} playing next`;
+  }
+  if (
+    c.kind === 'web' &&
+    (c.method === 'resetPlayingTiles' || c.method === 'resetPlayingNextTiles') &&
+    c.args.length === 0
+  ) {
+    if (c.method === 'resetPlayingTiles') tiles.playing = new Set();
+    else tiles.playingNext = new Set();
+    return `at beat ${c.at} no tile is ${c.method === 'resetPlayingTiles' ? 'playing' : 'playing next'}`;
+  }
+  if (c.kind === 'web' && c.method === 'setTileTexts' && Array.isArray(c.args[0]) && Array.isArray(c.args[1])) {
+    const ids = c.args[0].map(String);
+    const values = c.args[1].map(String);
+    ids.forEach((id, k) => {
+      tiles.texts.set(id, values[Math.min(k, values.length - 1)] ?? '');
+    });
+    return `the words of tiles ${ids[0]}..${ids[ids.length - 1]}`;
+  }
+  if (
+    c.kind === 'sce' &&
+    c.method === 'setRndStrategy' &&
+    Array.isArray(c.args[0]) &&
+    c.args[0].length > 0 &&
+    c.args[0].every((g) => Number.isInteger(g) && g >= 1 && g <= 64)
+  ) {
+    strategies.push({ at: c.at, groups: /** @type {number[]} */ (c.args[0]) });
+    return `from beat ${c.at}, page choices deal the parts into groups of ${c.args[0].join(', ')}`;
+  }
+  return null;
+}
+
+/**
+ * The slots: pages of ranges with isRndActive, decided when the page before starts.
+ * @param {{ rndStrategy: RoseInput['rndStrategy'], pageRangeMapping: RoseInput['pageRangeMapping'],
+ *   pageStarts: number[], totalBeats: number, tilePage: Map<string, number>, timeline: TileTimeline }} input
+ * @param {RoseResult} result
+ */
+function readPageChoices({ rndStrategy, pageRangeMapping, pageStarts, totalBeats, tilePage, timeline }, result) {
+  const pageCount = pageStarts.length;
+  const { strategies, activeAt, nextAt } = timeline;
   const strategy = rndStrategy && isObject(rndStrategy.value) ? rndStrategy.value : null;
-  if (!strategy) return result;
+  if (!strategy) return;
   const src = `${rndStrategy?.file} line ${rndStrategy?.line}`;
   if (strategy.isActive === false) {
     result.notes.push(`${src}: rndStrategy is not active (isActive: false): pages play in order`);
-    return result;
+    return;
   }
   let lastDecision = -1;
   for (const range of Array.isArray(strategy.pageRanges) ? strategy.pageRanges : []) {
@@ -380,5 +456,4 @@ export function readRose({ calls, rndStrategy, pageRangeMapping, pageStarts, tot
     });
     result.consumed.push({ source: src, what: 'rndStrategy' });
   }
-  return result;
 }
