@@ -43,7 +43,7 @@ export function buildBeatMaps(views, totalBeats, log) {
       });
     const systems = new Set(v.beats.map((b) => `${b.page}:${b.system}`)).size;
     converted.push({
-      source: v.pages.map((p) => p.csv).join(', '),
+      source: [...new Set(v.pages.map((p) => p.csv))].join(', '),
       what: `beat positions of ${v.instrument}`,
       result: `${file}: ${v.beats.length} beats on ${v.pages.length} page${v.pages.length === 1 ? '' : 's'} in ${systems} system${systems === 1 ? '' : 's'}`,
     });

@@ -6,7 +6,7 @@ import { ScorecastError } from '../../../core/errors.js';
 import { importZScore } from './index.js';
 import { timingSummary } from './report.js';
 
-const USAGE = `usage: scorecast import-zscore <export-folder> <package-folder> [--granulator-sound FILE]
+const USAGE = `usage: scorecast import-zscore <export-folder> <package-folder> [--granulator-sound FILE] [--beat-info FILE]
 
 Reads a ZScore export (per part and page <Score>_<Part>_page<N>.png with its _BeatInfo.csv,
 <Score>_BeatInfo.csv and the YAML configuration) and writes a scorecast score package into
@@ -15,6 +15,9 @@ Reads a ZScore export (per part and page <Score>_<Part>_page<N>.png with its _Be
 
   --granulator-sound FILE   the sound the phones' granulator plays (ZScore's export has none;
                             its audience page loaded it from the web application)
+  --beat-info FILE          the score-level BeatInfo to read when the folder has several that
+                            differ and no master 1_<Score>_BeatInfo.csv (ZScore's ScoreMerger
+                            writes that master; the loader reads it and so does the import)
 `;
 
 /**
@@ -49,6 +52,7 @@ export async function run(argv, io = STDIO) {
       allowPositionals: true,
       options: {
         'granulator-sound': { type: 'string' },
+        'beat-info': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -61,13 +65,17 @@ export async function run(argv, io = STDIO) {
     return 0;
   }
   const granulatorSound = parsed.values['granulator-sound'];
+  const beatInfo = parsed.values['beat-info'];
   if (parsed.positionals.length !== 2) {
     io.err(USAGE);
     return 2;
   }
   const [inDir, outDir] = parsed.positionals;
   try {
-    const { report } = await importZScore(inDir, outDir, granulatorSound === undefined ? {} : { granulatorSound });
+    const { report } = await importZScore(inDir, outDir, {
+      ...(granulatorSound === undefined ? {} : { granulatorSound }),
+      ...(beatInfo === undefined ? {} : { beatInfo }),
+    });
     const s = report.score;
     io.out(
       [

@@ -12,6 +12,8 @@ import { slug } from './views.js';
 
 export const PAGE_FILE_RE = /^(.+)_page(\d+)(_BeatInfo\.csv|\.png)$/;
 export const SCORE_FILE_RE = /_BeatInfo\.csv$/;
+/** The master of a merged export, as ZScore's ScoreMerger names it (SCORE_PREFIX). */
+const MASTER_RE = /^1_/;
 /** ZScore's blank page per instrument (`Violin1_pagex.png`), and its INScore map. */
 const PAGEX_RE = /^[^_]+_pagex(\.png|_InScoreMap\.txt)$/;
 
@@ -76,13 +78,17 @@ export async function listExport(inDir) {
 /**
  * The score-level file: its name is the score's, its rows carry every part and the scripts.
  * ZScore's export folder can hold it twice (`1_Union_Rose_BeatInfo.csv` beside
- * `Union_Rose_BeatInfo.csv`, byte for byte the same): identical copies are read once.
+ * `Union_Rose_BeatInfo.csv`, byte for byte the same): identical copies are read once. When the
+ * copies differ, the master that ZScore's ScoreMerger writes (`1_<Score>_BeatInfo.csv`) is the
+ * one ZScore's loader reads, and so is read here; the others (an older, unmerged export of the
+ * score) are left aside with a note. `beatInfo` names the file to read when that is not enough.
  * @param {string} inDir
  * @param {import('node:fs').Dirent[]} entries
  * @param {import('./log.js').ImportLog} log
+ * @param {string} [beatInfo]  the score-level file to read, by name, as the composer chose it
  * @returns {Promise<ScoreLevel>}
  */
-export async function readScoreLevel(inDir, entries, log) {
+export async function readScoreLevel(inDir, entries, log, beatInfo) {
   const scoreFiles = entries
     .filter((e) => e.isFile() && SCORE_FILE_RE.test(e.name) && !PAGE_FILE_RE.test(e.name))
     .map((e) => e.name)
@@ -91,21 +97,35 @@ export async function readScoreLevel(inDir, entries, log) {
     throw invalid([
       `${inDir}: there is no score-level <Score>_BeatInfo.csv; ZScore's export writes one beside the page files (for a score "Mini": Mini_BeatInfo.csv)`,
     ]);
-  const scoreFile = scoreFiles[0];
-  const scoreBytes = await readInput(path.join(inDir, scoreFile), 'scoreCsv');
-  if (scoreFiles.length > 1) {
-    const differ = [];
-    for (const other of scoreFiles.slice(1)) {
-      if (scoreBytes.equals(await readInput(path.join(inDir, other), 'scoreCsv')))
-        log.notes.push(
-          `${other} is a byte-identical copy of ${scoreFile} (ZScore's export can write the score-level file twice); it was read once`,
-        );
-      else differ.push(other);
+  if (beatInfo !== undefined && !scoreFiles.includes(beatInfo))
+    throw invalid([
+      `--beat-info ${beatInfo}: not a score-level BeatInfo file of ${inDir}; the folder has ${scoreFiles.join(', ')}`,
+    ]);
+  /** @type {Map<string, Buffer>} */
+  const bytes = new Map();
+  for (const f of scoreFiles) bytes.set(f, await readInput(path.join(inDir, f), 'scoreCsv'));
+  const scoreFile = beatInfo ?? chooseScoreFile(inDir, scoreFiles, bytes);
+  const scoreBytes = /** @type {Buffer} */ (bytes.get(scoreFile));
+  const why =
+    beatInfo !== undefined
+      ? 'the one named with --beat-info'
+      : "the master ZScore's ScoreMerger writes, the one ZScore's loader reads";
+  for (const other of scoreFiles) {
+    if (other === scoreFile) continue;
+    if (scoreBytes.equals(/** @type {Buffer} */ (bytes.get(other))))
+      log.notes.push(
+        `${other} is a byte-identical copy of ${scoreFile} (ZScore's export can write the score-level file twice); it was read once`,
+      );
+    else {
+      log.notes.push(
+        `warning: ${other} differs from ${scoreFile}, ${why}: it was ignored (an older export of the score, before its movements were merged?)`,
+      );
+      log.notConverted.push({
+        source: other,
+        what: other,
+        reason: `a second score-level BeatInfo that differs from ${scoreFile}, ${why}`,
+      });
     }
-    if (differ.length > 0)
-      throw invalid([
-        `${inDir}: there are ${differ.length + 1} different score-level BeatInfo files (${[scoreFile, ...differ].join(', ')}); keep only the one of the score to import (identical copies may stay)`,
-      ]);
   }
   const scoreCsv = parseBeatInfoCsv(scoreBytes.toString('utf8'), scoreFile);
   log.problems.push(...scoreCsv.problems.map(describe));
@@ -126,6 +146,24 @@ export async function readScoreLevel(inDir, entries, log) {
     filePrefixes: [...new Set([scoreName, fileName(scoreName)])],
     filePrefix: fileName(scoreName),
   };
+}
+
+/**
+ * Which of several score-level files to read: all the same, the first; else the one master
+ * (`1_` prefix, as ScoreMerger names it) whose content differs from the rest.
+ * @param {string} inDir
+ * @param {string[]} scoreFiles  unprefixed names first
+ * @param {Map<string, Buffer>} bytes
+ */
+function chooseScoreFile(inDir, scoreFiles, bytes) {
+  const first = /** @type {Buffer} */ (bytes.get(scoreFiles[0]));
+  if (scoreFiles.every((f) => first.equals(/** @type {Buffer} */ (bytes.get(f))))) return scoreFiles[0];
+  const masters = scoreFiles.filter((f) => MASTER_RE.test(f));
+  const masterBytes = masters.length > 0 ? /** @type {Buffer} */ (bytes.get(masters[0])) : null;
+  if (masterBytes && masters.every((f) => masterBytes.equals(/** @type {Buffer} */ (bytes.get(f))))) return masters[0];
+  throw invalid([
+    `${inDir}: there are ${scoreFiles.length} different score-level BeatInfo files (${scoreFiles.join(', ')}) and ${masters.length === 0 ? "no master 1_<Score>_BeatInfo.csv (as ZScore's ScoreMerger writes it)" : `${masters.length} different masters`} to choose; name the one to import with --beat-info FILE, or keep only it (identical copies may stay)`,
+  ]);
 }
 
 /**

@@ -12,28 +12,31 @@ import { SCHEMA_FILE, renderManifest } from './manifest.js';
 import { SCHEMA_PATH } from '../../package/manifest-schema.js';
 import { renderReport } from './report.js';
 import { compareBeatTimes, meterFromBeats } from './timing.js';
-import { FULL_SCORE, compareViews, readViews, slug } from './views.js';
+import { FULL_SCORE, compareViews, readPageCsv, readViews, slug } from './views.js';
 import { bySource, invalid, newImportLog } from './log.js';
 import { listExport, readConfigs, readScoreLevel, readSoundOption, sortFiles } from './export-folder.js';
 import { readAudience } from './audience.js';
 import { buildBeatMaps, noteViews } from './beatmaps.js';
+import { indexMaster, isMergedExport, sectionsOf } from './merged.js';
 
 /**
  * Import the ZScore export in `inDir` into a new package folder `outDir` (missing or empty).
  * Writes score.yaml, pages/, beatmaps/ and import-report.md.
  * @param {string} inDir
  * @param {string} outDir
- * @param {{ granulatorSound?: string }} [options]  granulatorSound: the sound file the phones'
- *   granulator plays (ZScore's export has none), copied into the package as audio/<name>
+ * @param {{ granulatorSound?: string, beatInfo?: string }} [options]  granulatorSound: the sound
+ *   file the phones' granulator plays (ZScore's export has none), copied into the package as
+ *   audio/<name>; beatInfo: which score-level BeatInfo file of the folder to read, when several
+ *   differ and none is the master `1_<Score>_BeatInfo.csv`
  * @returns {Promise<{ report: import('./report.js').ImportReport }>}
  */
-export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
+export async function importZScore(inDir, outDir, { granulatorSound, beatInfo } = {}) {
   const outProblem = await outputDirProblem(outDir);
   if (outProblem) throw invalid([outProblem]);
   const sound = await readSoundOption(granulatorSound);
   const entries = await listExport(inDir);
   const log = newImportLog();
-  const score = await readScoreLevel(inDir, entries, log);
+  const score = await readScoreLevel(inDir, entries, log, beatInfo);
   const { parts, configFiles } = sortFiles(entries, score, log);
   const { allViews, scriptRows } = await readAllViews(inDir, score, parts, log);
   const { presets, roseConfig } = await readConfigs(inDir, configFiles, score.name, log);
@@ -65,9 +68,11 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
   noteViews(playable, log);
   log.converted.push(...audience.converted);
 
+  // The movements of a merged export, as named sections of the one score.
+  const sections = sectionsOf(ref, ref.movements, score.name);
   const id = slug(score.name, 'zscore-import');
   const manifest = renderManifest({
-    comment: `Imported from ZScore's export of "${score.name}" by scorecast import-zscore; import-report.md lists what was and was not converted.`,
+    comment: `Imported from ZScore's export of "${score.name}" by scorecast import-zscore; import-report.md lists what was and was not converted.${sections.length ? ` Sections (movements): ${sections.map((x) => `${x.name} from beat ${x.beat} (bar ${x.bar})`).join(', ')}.` : ''}`,
     id,
     title: score.name,
     parts: playable.filter((v) => v.id !== 'score').map((v) => ({ id: v.id, name: v.instrument })),
@@ -108,6 +113,7 @@ export async function importZScore(inDir, outDir, { granulatorSound } = {}) {
     notConverted: log.notConverted,
     timeMismatches: timing.mismatches,
     notes: log.notes,
+    ...(sections.length ? { sections } : {}),
   };
   for (const v of playable) for (const p of v.pages) await writer.write(p.out, p.bytes);
   for (const [file, text] of Object.entries(beatmaps)) await writer.write(file, text);
@@ -140,7 +146,14 @@ async function readAllViews(inDir, score, parts, log) {
   const partList = [...parts.values()].sort(
     (a, b) => rank(a.instrument) - rank(b.instrument) || (a.instrument < b.instrument ? -1 : 1),
   );
-  const read = await readViews(inDir, score.name, partList, filePrefix);
+  // A merged export's master is the truth for the pages it has (merged.js).
+  /** @type {Map<string, import('./views.js').ParsedCsv>} */
+  const parsed = new Map();
+  for (const part of partList)
+    for (const f of part.pages.values()) if (f.csv) parsed.set(f.csv, await readPageCsv(inDir, f.csv));
+  const master = indexMaster(score.file, score.csv.rows);
+  const merged = isMergedExport(master, score.name, parsed.values());
+  const read = await readViews(inDir, score.name, partList, filePrefix, { parsed, ...(merged ? { master } : {}) });
   log.problems.push(...read.problems);
   log.notes.push(...read.notes);
   for (const name of order) {

@@ -11,6 +11,7 @@
  * @property {import('./cues.js').ReportItem[]} notConverted
  * @property {import('./timing.js').TimeMismatch[]} timeMismatches
  * @property {string[]} notes
+ * @property {import('./merged.js').Section[]} [sections]  the movements of a merged export
  */
 
 /** Longest item text in a table cell; the source line has the rest. */
@@ -71,6 +72,21 @@ export function renderReport(r) {
     `| not converted | ${r.notConverted.length} items |`,
     `| timing | ${timingSummary(r)} |`,
     '',
+    ...(r.sections?.length
+      ? [
+          `## Sections (${r.sections.length})`,
+          '',
+          "The movements of a merged export (ZScore's ScoreMerger), in the order of the master BeatInfo:",
+          '',
+          '| section | first beat | bar | pages |',
+          '| --- | --- | --- | --- |',
+          ...r.sections.map(
+            (x) =>
+              `| ${cell(x.name)} | ${x.beat} | ${x.bar} | ${x.pages[0] === x.pages[1] ? x.pages[0] : `${x.pages[0]}–${x.pages[1]}`} |`,
+          ),
+          '',
+        ]
+      : []),
     `## Converted (${r.converted.length})`,
     '',
     '| source | item | became |',

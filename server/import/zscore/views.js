@@ -8,6 +8,7 @@ import { readInput } from './input-file.js';
 import path from 'node:path';
 import { parseBeatInfoCsv } from './csv.js';
 import { imageSize } from '../../package/image-size.js';
+import { movementNote, pagesMissing, pickPageRows } from './merged.js';
 
 /**
  * @typedef {object} ViewBeat
@@ -43,6 +44,8 @@ import { imageSize } from '../../package/image-size.js';
  * @property {ViewPage[]} pages
  * @property {ViewBeat[]} beats
  * @property {Map<number, number>} index  ZScore beatNo -> our beat index
+ * @property {({ name: string, page: number } | null)[]} movements  by page index: the movement
+ *   of a merged export whose original the page file is (merged.js)
  */
 
 /**
@@ -60,9 +63,12 @@ export const FULL_SCORE = 'FullScore';
  * @param {string} scoreName
  * @param {PartFiles[]} parts  in view order
  * @param {string} [filePrefix]  the score name as the file names write it (spaces as "_")
+ * @param {{ master?: import('./merged.js').Master, parsed?: Map<string, ParsedCsv> }} [merged]
+ *   master: the score-level file's beats of a merged export: where it has the beats of a page,
+ *   the page file is read only if it agrees (merged.js); parsed: page files already read
  * @returns {Promise<{ views: View[], scriptRows: import('./csv.js').BeatInfoRow[], notes: string[], problems: string[] }>}
  */
-export async function readViews(inDir, scoreName, parts, filePrefix = scoreName) {
+export async function readViews(inDir, scoreName, parts, filePrefix = scoreName, { master, parsed: cache } = {}) {
   /** @type {string[]} */
   const problems = [];
   /** @type {string[]} */
@@ -105,7 +111,7 @@ export async function readViews(inDir, scoreName, parts, filePrefix = scoreName)
         );
         continue;
       }
-      if (!f.csv) {
+      if (!f.csv && !master?.byPage.has(`${part.instrument}\u0000${no}`)) {
         problems.push(
           `${base}.png: there is no ${base}_BeatInfo.csv beside it; export the beat info with the page images`,
         );
@@ -117,8 +123,12 @@ export async function readViews(inDir, scoreName, parts, filePrefix = scoreName)
         problems.push(`${f.png}: is not a PNG image (its first bytes are not a PNG header); export the pages as PNG`);
         continue;
       }
-      pages.push({ no, png: f.png, csv: f.csv, bytes, ...size, out: `pages/${id}-${no}.png` });
+      pages.push({ no, png: f.png, csv: f.csv ?? master?.file ?? '', bytes, ...size, out: `pages/${id}-${no}.png` });
     }
+    if (master)
+      problems.push(
+        ...pagesMissing(master, part.instrument, new Set(numbers), `${filePrefix}_${part.instrument}_page`),
+      );
     if (problems.length > before) return null;
 
     /** @type {ViewBeat[]} */
@@ -126,12 +136,24 @@ export async function readViews(inDir, scoreName, parts, filePrefix = scoreName)
     /** @type {Map<number, string>} beatNo -> source of its row */
     const seen = new Map();
     let orderOk = true;
+    /** @type {View['movements']} */
+    const movements = [];
     for (const [pi, page] of pages.entries()) {
-      const text = (await readInput(path.join(inDir, page.csv), 'pageCsv')).toString('utf8');
-      const parsed = parseBeatInfoCsv(text, page.csv);
-      problems.push(...parsed.problems.map((p) => `${p.file}${p.line ? ` line ${p.line}` : ''}: ${p.message}`));
+      const csv = part.pages.get(page.no)?.csv;
+      const parsed = csv ? (cache?.get(csv) ?? (await readPageCsv(inDir, csv))) : null;
+      const pick = master
+        ? pickPageRows({ master, scoreName, instrument: part.instrument, page: page.no, csv, parsed })
+        : null;
+      movements.push(pick?.movement ?? null);
+      if (pick?.problem) problems.push(pick.problem);
+      if (pick?.note) notes.push(pick.note);
+      if (pick?.from === 'master' && master) page.csv = master.file;
+      problems.push(
+        ...(parsed?.problems ?? []).map((p) => `${p.file}${p.line ? ` line ${p.line}` : ''}: ${p.message}`),
+      );
+      const rows = pick ? (pick.rows ?? []) : (parsed?.rows ?? []);
       let firstOnPage = true;
-      for (const row of parsed.rows) {
+      for (const row of rows) {
         const source = `${row.file} line ${row.line}`;
         if (row.scoreName !== scoreName) {
           problems.push(
@@ -205,12 +227,35 @@ export async function readViews(inDir, scoreName, parts, filePrefix = scoreName)
           source,
         });
       }
-      if (parsed.problems.length === 0 && parsed.rows.every((r) => r.script))
+      if ((pick?.from ?? 'file') === 'file' && parsed?.problems.length === 0 && parsed.rows.every((r) => r.script))
         problems.push(`${page.csv}: has no beats; every page of a part has at least one`);
     }
     if (problems.length > before) return null;
-    return { id, instrument: part.instrument, pages, beats, index: new Map(beats.map((b, i) => [b.beatNo, i])) };
+    const moved = master ? movementNote(part.instrument, pages, movements, master.file) : null;
+    if (moved) notes.push(moved);
+    return {
+      id,
+      instrument: part.instrument,
+      pages,
+      beats,
+      index: new Map(beats.map((b, i) => [b.beatNo, i])),
+      movements,
+    };
   }
+}
+
+/**
+ * @typedef {{ rows: import('./csv.js').BeatInfoRow[], problems: import('./csv.js').SourceProblem[] }} ParsedCsv
+ */
+
+/**
+ * Read and parse one page's BeatInfo file.
+ * @param {string} inDir
+ * @param {string} csv  its name in the folder
+ * @returns {Promise<ParsedCsv>}
+ */
+export async function readPageCsv(inDir, csv) {
+  return parseBeatInfoCsv((await readInput(path.join(inDir, csv), 'pageCsv')).toString('utf8'), csv);
 }
 
 /**

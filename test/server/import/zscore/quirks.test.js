@@ -68,15 +68,19 @@ describe('import-zscore: ZScore export quirks (the rose fixture)', () => {
     expect(report.notConverted.some((i) => i.source.startsWith('1_Mini_Rose_BeatInfo.csv'))).toBe(false);
   });
 
-  it('refuses two score-level BeatInfo files that differ', async () => {
+  it('reads the master 1_ score-level BeatInfo when the other differs, and leaves the other aside with a warning', async () => {
     const c = copyFixture();
+    // an older export of the score beside the master: its last row is not in the master
+    const older = path.join(c.dir, 'Mini_Rose_BeatInfo.csv');
     writeFileSync(
-      path.join(c.dir, '1_Mini_Rose_BeatInfo.csv'),
-      readFileSync(path.join(c.dir, 'Mini_Rose_BeatInfo.csv'), 'utf8').replace('Violin1', 'Violin2'),
+      older,
+      `${readFileSync(older, 'utf8').replace(/\r?\n?$/, '')}\nMini Rose,Violin9,page1,1,bar1,1,4,4,60,4,1,0,1000,1000,1,2,3,0,10,0,10,0,x,1\n`,
     );
-    await expect(importZScore(c.dir, c.out)).rejects.toThrow(
-      /2 different score-level BeatInfo files \(Mini_Rose_BeatInfo\.csv, 1_Mini_Rose_BeatInfo\.csv\); keep only the one/,
+    const { report } = await importZScore(c.dir, c.out);
+    expect(report.notes).toContain(
+      "warning: Mini_Rose_BeatInfo.csv differs from 1_Mini_Rose_BeatInfo.csv, the master ZScore's ScoreMerger writes, the one ZScore's loader reads: it was ignored (an older export of the score, before its movements were merged?)",
     );
+    expect(report.score.views.map((v) => v.instrument)).not.toContain('Violin9');
     rmSync(c.root, { recursive: true, force: true });
   });
 
