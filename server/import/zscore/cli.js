@@ -82,6 +82,9 @@ export async function run(argv, io = STDIO) {
         `Imported "${s.title}" from ${inDir} into ${outDir} (score id ${s.id}):`,
         `  views: ${s.views.map((v) => `${v.id} (${v.instrument}, ${v.pages} page${v.pages === 1 ? '' : 's'})`).join(', ')}`,
         `  ${s.totalBeats} beats: ${s.pickup ? `a ${s.pickup}-beat pickup and ` : ''}${s.bars} bars; ${s.cues} cue${s.cues === 1 ? '' : 's'}`,
+        ...(report.sections?.length
+          ? [`  sections (movements): ${report.sections.map((x) => `${x.name} from beat ${x.beat}`).join(', ')}`]
+          : []),
         `  converted ${report.converted.length} items; not converted ${report.notConverted.length}${report.notConverted.length ? ' (each listed in the report with the reason)' : ''}`,
         `  timing: ${timingSummary(report)}`,
         `Report: ${report.file}`,

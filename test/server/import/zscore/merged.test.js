@@ -252,6 +252,9 @@ describe('import-zscore: several score-level BeatInfo files', () => {
     said.length = 0;
     expect(await run(['import-zscore', c.dir, c.out, '--beat-info', MASTER], io)).toBe(0);
     expect(said.join('')).toContain('every beat starts within 1 ms');
+    expect(said.join('')).toContain(
+      'sections (movements): MergePitch from beat 0, MergeRhythm from beat 13, MergeNoise from beat 19',
+    );
     rmSync(c.root, { recursive: true, force: true });
   });
 });
