@@ -8,10 +8,13 @@
 //   node bench/fanout.js [--profile seed|small] [--clients 100,1000,1500] [--duration loops]
 //                        [--client-procs 1] [--repeat 3] [--targets floor,ours] [--cpu-prof]
 //                        [--max-noise 25] [--retries 2] [--server-root DIR] [--base-root DIR]
-//                        [--settle 60s] [--grace 3s] [--ours-flags '--max-semi-space-size=2']
+//                        [--settle 60s] [--grace 3s] [--ramp-every 50ms] [--ours-flags '--max-semi-space-size=2']
 //                        [--base-flags '…']
 //   node bench/fanout.js --report bench/out/fanout-….json     print a saved run's report again
 //
+// --ramp-every: 100 clients are opened this often (all client processes together); on a machine
+// busy with other jobs, 10,000 clients opened 100 every 50 ms see handshakes fail (`connect`
+// errors), so a slower ramp lets every client in before the window.
 // --duration `loops` (the default) measures whole loops of the piece and whole 6 s steps of the
 // CPU timeline, at least 15 s (24 s for both profiles): a window that is not whole loops holds
 // more or fewer big deltas depending on where it starts.
@@ -53,9 +56,8 @@ const PROFILES = {
   small: { scoreDir: path.join(BENCH, 'scores', 'small-delta'), clients: [5000] },
 };
 
-/** Clients opened per RAMP_EVERY_MS, over all client processes. */
+/** Clients opened per --ramp-every (50 ms by default), over all client processes. */
 const RAMP_BATCH = 100;
-const RAMP_EVERY_MS = 50;
 /** RSS is sampled this often during the window. */
 const RSS_EVERY_MS = 250;
 /** The CPU timeline's step: half a loop of the seed profile, so each step holds 4 of its big deltas. */
@@ -87,6 +89,7 @@ const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({
  * @property {import('./score-schedule.js').ScoreSchedule} schedule
  * @property {number} durationMs  measured window
  * @property {number} settleMs    wait after the last client is ready, before the window
+ * @property {number} rampEveryMs  RAMP_BATCH clients are opened this often
  * @property {number} graceMs     wait after the window for its last deltas to arrive
  * @property {string | null} cpuProfDir  run the server with --cpu-prof into this folder
  * @property {Record<string, string[]>} [nodeFlags]  more Node flags for a target's server (by target)
@@ -193,7 +196,7 @@ async function runTrial(o) {
     const minGapMs = Math.min(
       ...o.schedule.atMs.map((t, i, a) => (i + 1 < a.length ? a[i + 1] : o.schedule.loopMs) - t),
     );
-    const rampMs = Math.ceil(o.clients / RAMP_BATCH) * RAMP_EVERY_MS;
+    const rampMs = Math.ceil(o.clients / RAMP_BATCH) * o.rampEveryMs;
     const connectTimeoutMs = START_TIMEOUT_MS + 2 * rampMs;
     const maxSeconds = Math.ceil((connectTimeoutMs + o.settleMs + o.durationMs + o.graceMs) / 1000) + 120;
     for (let p = 0; p < procs; p++) {
@@ -212,7 +215,7 @@ async function runTrial(o) {
         url,
         count,
         batch: Math.ceil(RAMP_BATCH / procs),
-        everyMs: RAMP_EVERY_MS,
+        everyMs: o.rampEveryMs,
         timeoutMs: connectTimeoutMs,
         maxSamples: count * (Math.ceil(o.durationMs / minGapMs) + 4),
         maxSeconds,
@@ -378,6 +381,7 @@ async function main() {
       repeat: { type: 'string', default: '3' },
       targets: { type: 'string', default: 'floor,ours' },
       settle: { type: 'string', default: '60s' },
+      'ramp-every': { type: 'string', default: '50ms' },
       grace: { type: 'string', default: '3s' },
       'max-noise': { type: 'string', default: '25' },
       retries: { type: 'string', default: '2' },
@@ -450,6 +454,7 @@ async function main() {
   /** @type {TrialResult[]} */
   const discarded = [];
   const settleMs = parseDuration(/** @type {string} */ (values.settle));
+  const rampEveryMs = parseDuration(/** @type {string} */ (values['ramp-every']));
   /** @param {unknown} v */
   const flags = (v) =>
     String(v ?? '')
@@ -475,6 +480,7 @@ async function main() {
             schedule,
             durationMs,
             settleMs,
+            rampEveryMs,
             graceMs,
             cpuProfDir,
             nodeFlags,

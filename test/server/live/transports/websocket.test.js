@@ -17,7 +17,8 @@ import {
   frameWs,
   liveSocket,
   rawSocketOf,
-  socketWriter,
+  sendPing,
+  heardPong,
 } from '../../../../server/live/transports/websocket.js';
 import net from 'node:net';
 import * as wsLibrary from 'ws';
@@ -130,15 +131,15 @@ describe('WebSocket transport', () => {
     c.on('ping', () => {
       pings++;
     });
-    const ws = liveSocket(/** @type {any} */ (await serverSide));
+    const ws = /** @type {import('ws').WebSocket} */ (await serverSide);
     // A real socket is found; an object without one, or with something else there, is not.
     expect(rawSocketOf(ws)).not.toBeNull();
     expect(rawSocketOf(/** @type {any} */ ({}))).toBeNull();
     expect(rawSocketOf(/** @type {any} */ ({ _socket: { write() {} } }))).toBeNull();
-    const writer = socketWriter(ws, null);
+    const writer = liveSocket(ws, null);
     expect(writer.fast).toBe(false);
     writer.send(frameWs(/** @type {any} */ ({ text: '{"type":"delta","seq":1}' })));
-    ws.pingDue = true;
+    writer.pingDue = true;
     writer.send(frameWs(/** @type {any} */ ({ text: '{"type":"delta","seq":2}' })));
     await expect.poll(() => got.length).toBe(2);
     expect(got).toEqual([
@@ -146,9 +147,80 @@ describe('WebSocket transport', () => {
       { text: '{"type":"delta","seq":2}', binary: false },
     ]);
     await expect.poll(() => pings).toBe(1);
-    expect(ws.pingDue).toBe(false);
+    expect(writer.pingDue).toBe(false);
     expect(writer.buffered()).toBe(0);
   });
+
+  it('one ping out at a time; only the pong that echoes its token proves the bytes written before it', () => {
+    /** @type {Buffer[]} */
+    const pings = [];
+    const ws = /** @type {any} */ ({
+      readyState: 1,
+      OPEN: 1,
+      bufferedAmount: 0,
+      ping: (/** @type {Buffer} */ data) => pings.push(Buffer.from(data)),
+      send() {},
+    });
+    const link = liveSocket(ws, null);
+    link.send(frameWs(/** @type {any} */ ({ text: 'x'.repeat(1000) })));
+    const before = link.sent;
+    sendPing(link);
+    link.send(frameWs(/** @type {any} */ ({ text: 'y'.repeat(1000) })));
+    // Owed again before an answer: no second ping (its answer would come after the first's).
+    sendPing(link);
+    expect(pings).toHaveLength(1);
+    expect(pings[0]).toHaveLength(8);
+    expect(link.pinged).toBe(true);
+    // Overdue: every byte not proven read counts as unsent.
+    link.overdue = true;
+    expect(link.buffered()).toBe(link.sent);
+    // A pong with another token (or none: sent unasked) proves the link, not the reading.
+    const wrong = Buffer.from(pings[0]);
+    wrong[7] ^= 1;
+    for (const data of [wrong, Buffer.alloc(0), Buffer.concat([pings[0], Buffer.from([0])])]) {
+      heardPong(link, data);
+      expect(link.proven).toBe(0);
+      expect(link.pinged).toBe(true);
+    }
+    heardPong(link, pings[0]);
+    expect(link.proven).toBe(before);
+    expect(link.overdue).toBe(false);
+    expect(link.pinged).toBe(false);
+    expect(link.buffered()).toBe(0);
+    // Its answer came: the next ping goes, with a new token.
+    sendPing(link);
+    expect(pings).toHaveLength(2);
+    expect(pings[1].equals(pings[0])).toBe(false);
+    heardPong(link, pings[0]);
+    expect(link.proven).toBe(before);
+    heardPong(link, pings[1]);
+    expect(link.proven).toBe(link.sent);
+  });
+
+  it('a client that talks, pauses and talks again while its ping is unanswered gets no second ping, and is cut within 5 s of its last frame', async () => {
+    const s = await server({ autoplay: false });
+    const c = await client(s.wsBase, { autoPong: false });
+    await c.waitFor((m) => m.type === 'snapshot');
+    let pings = 0;
+    c.ws.on('ping', () => {
+      pings++;
+    });
+    // Pauses long enough to be pinged (PING_ALONE_AFTER_MS), short enough not to be cut.
+    const pause = PING_ALONE_AFTER_MS + LIVENESS_TICK_MS + 300;
+    expect(pause).toBeLessThan(DEAD_AFTER_MS - 500);
+    let lastSent = 0;
+    for (let i = 0; i < 3; i++) {
+      c.ws.send(JSON.stringify({ type: 'ping', id: i, t0: i }));
+      lastSent = Date.now();
+      if (i < 2) await new Promise((r) => setTimeout(r, pause));
+    }
+    expect(c.ws.readyState).toBe(c.ws.OPEN);
+    await closed(c.ws);
+    const after = Date.now() - lastSent;
+    expect(pings).toBe(1);
+    expect(after).toBeGreaterThanOrEqual(DEAD_AFTER_MS);
+    expect(after).toBeLessThanOrEqual(DEAD_LINK_MS + 100);
+  }, 20_000);
 
   it('a stalled reader delays nobody else and recovers with a snapshot', async () => {
     // 200 KB a beat at 600 bpm (2 MB/s): the paused socket's kernel buffers fill within seconds.
@@ -400,11 +472,11 @@ describe('WebSocket transport', () => {
     b.ws.on('ping', () => {
       pingsB.push(performance.now());
     });
-    // What arrives on the wire: a ping written alone is a read of exactly its two bytes.
-    const PING_FRAME = Buffer.from([0x89, 0x00]);
+    // What arrives on the wire: a ping written alone is a read of exactly its ten bytes (FIN and
+    // opcode 9, length 8, the token).
     let alonePingsA = 0;
     /** @type {import('node:net').Socket} */ (/** @type {any} */ (a.ws)._socket).on('data', (chunk) => {
-      if (PING_FRAME.equals(chunk)) alonePingsA++;
+      if (chunk.length === 10 && chunk[0] === 0x89 && chunk[1] === 8) alonePingsA++;
     });
     await new Promise((r) => setTimeout(r, 7000));
     expect(a.ws.readyState).toBe(a.ws.OPEN);
