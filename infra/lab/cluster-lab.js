@@ -111,9 +111,10 @@ function run(cmd, args, { input } = {}) {
 /**
  * The servers' network and the venue network: two bridges in the switch namespace, a veth from
  * each host to one of them (nginx to both), the phones' addresses, Redis's firewall rule.
- * @param {ClusterHosts} h @param {number} phones @param {string} redisRule the README's nft rule, for the lab's addresses
+ * @param {ClusterHosts} h @param {number} phones
+ * @param {string} redisRule @param {string} nodeRule  the README's nft rules, for the lab's addresses
  */
-function buildNetwork(h, phones, redisRule) {
+function buildNetwork(h, phones, redisRule, nodeRule) {
   for (const ns of allNamespaces(h)) {
     run('ip', ['netns', 'add', ns]);
     inNs(ns, ['ip', 'link', 'set', 'lo', 'up']);
@@ -152,10 +153,11 @@ function buildNetwork(h, phones, redisRule) {
   if (extra.length) inNs(h.phones, ['ip', '-batch', '-'], { input: `${extra.join('\n')}\n` });
   // nginx proxies; it never forwards packets between the phones and the servers.
   inNs(h.nginx, ['sysctl', '-q', '-w', 'net.ipv4.ip_forward=0']);
-  inNs(h.redis, ['nft', '-f', '-'], {
-    input: `table inet filter {\n  chain input {\n    type filter hook input priority filter; policy accept;\n  }\n}\n`,
-  });
-  inNs(h.redis, ['sh', '-c', redisRule]);
+  const filter = `table inet filter {\n  chain input {\n    type filter hook input priority filter; policy accept;\n  }\n}\n`;
+  for (const [ns, rule] of [[h.redis, redisRule], ...h.nodes.map((n) => [n.ns, nodeRule])]) {
+    inNs(ns, ['nft', '-f', '-'], { input: filter });
+    inNs(ns, ['sh', '-c', rule]);
+  }
 }
 
 /**
@@ -374,6 +376,12 @@ export async function clusterUp({
   // The README's set is A and B, the machines of the nodes (A also holds Redis): here every node's host.
   const servers = h.nodes.map((n) => n.addr).join(', ');
   const redisRule = ruleMatch[0].replace(/\{[^}]*\}/, `{ ${servers} }`);
+  // The nodes' ports: the servers (and nginx, here a host of its own) only.
+  const nodeMatch = /nft add rule inet filter input ip saddr != \{[^}]*\} tcp\s+dport \{ 8081, 8082 \} drop/.exec(
+    readme,
+  );
+  if (!nodeMatch) throw new Error("infra/systemd/README.md no longer has the nodes' nft rule");
+  const nodeRule = nodeMatch[0].replace(/\s+/g, ' ').replace(/\{[^}]*\}/, `{ ${servers}, ${CADDR.nginx} }`);
   /** @type {Proc[]} */
   const procs = [];
   const pidsFile = path.join(dir, 'pids');
@@ -405,7 +413,7 @@ export async function clusterUp({
   };
 
   try {
-    buildNetwork(h, phones, redisRule);
+    buildNetwork(h, phones, redisRule, nodeRule);
     log(`cluster lab: network up (${allNamespaces(h).join(', ')})`);
 
     // Step 2: Redis's users, by the recipe's own command.

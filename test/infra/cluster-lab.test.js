@@ -86,7 +86,7 @@ describe.skipIf(reasons.length > 0)(
       await lab?.down();
     }, 60_000);
 
-    it('Redis answers only the nodes, and only with a user: NOAUTH without one, silence from nginx, no route from the phones', async () => {
+    it('Redis answers only the nodes, and only with a user: NOAUTH without one, silence from nginx, no route from the phones; the nodes answer only the servers and nginx', async () => {
       const cond = lab.hosts.nodes[0].ns;
       const ca = path.join(lab.dir, 'etc', 'redis-ca.crt');
       const cli = (/** @type {string} */ ns) =>
@@ -99,6 +99,9 @@ describe.skipIf(reasons.length > 0)(
       // nginx's host is on the servers' network but not in the README's firewall set.
       expect(tcpFrom(lab.hosts.nginx, CADDR.redis, 6379)).toBe(124);
       expect(await lab.phones.call('probe', { host: CADDR.redis, port: 6379 })).toBe('ENETUNREACH');
+      // A node's port: silent to every host but the servers' and nginx's (the README's second rule).
+      expect(tcpFrom(lab.hosts.redis, lab.hosts.nodes[2].addr, 8082)).toBe(124);
+      expect(tcpFrom(lab.hosts.nginx, lab.hosts.nodes[2].addr, 8082)).toBe(0);
       // The phones reach nginx, and no node directly.
       expect(await lab.phones.call('probe', { host: CADDR.audience, port: 80 })).toBe('connected');
       expect(await lab.phones.call('probe', { host: lab.hosts.nodes[2].addr, port: 8082 })).toBe('ENETUNREACH');
@@ -109,6 +112,8 @@ describe.skipIf(reasons.length > 0)(
         requests: Array.from({ length: 20 }, (_, i) => ({ phone: 60 + i, path: '/' })),
       });
       for (const p of pages) expect(p.status).toBe(200);
+      const [metrics] = await lab.phones.call('http', { requests: [{ phone: 80, path: '/metrics' }] });
+      expect(metrics.status).toBe(404);
       const state = await lab.phones.call('state', { tag: 'audience' });
       expect(state.n).toBe(60);
       expect(state.minSeq).toBeGreaterThanOrEqual(0);
