@@ -67,6 +67,23 @@ async function until(cond, ms) {
 /** The `i`th client's loopback address (127.1.0.1 on; any 127.x.y.z binds). @param {number} i */
 const loopbackOf = (i) => `127.1.${Math.floor(i / 250)}.${(i % 250) + 1}`;
 
+/** A state envelope's head: the hub writes type, epoch, seq and t first (server/live/hub.js). */
+const HEAD = /^\{"type":"(delta|snapshot)","epoch":"([^"]*)","seq":(\d+),"t":([\d.]+)/;
+
+/**
+ * The type, epoch, seq and t of a state message, read from its first bytes: parsing the whole
+ * message (18 KB at the seed profile's big changes) cost the one load process most of a core at
+ * 5,000 clients, more than the servers it measures. Null for any other message.
+ * @param {Buffer} data
+ * @returns {{ type: string, epoch: string, seq: number, t: number } | null}
+ */
+function envelopeHead(data) {
+  const head = HEAD.exec(data.subarray(0, 160).toString('latin1'));
+  if (head) return { type: head[1], epoch: head[2], seq: Number(head[3]), t: Number(head[4]) };
+  const m = JSON.parse(data.toString());
+  return m.type === 'delta' || m.type === 'snapshot' ? m : null;
+}
+
 /**
  * N WebSocket clients that reconnect at once (saying what they hold) and record every state's
  * seq and latency.
@@ -102,8 +119,8 @@ async function openClients(url, n) {
       });
       ws.on('message', (data) => {
         const at = performance.timeOrigin + performance.now();
-        const m = JSON.parse(data.toString());
-        if (m.type !== 'delta' && m.type !== 'snapshot') return;
+        const m = envelopeHead(/** @type {Buffer} */ (data));
+        if (!m) return;
         if (m.type === 'delta' && m.epoch === c.epoch) {
           if (m.seq <= c.seq) c.dups++;
           else if (m.seq > c.seq + 1) c.gaps++;
@@ -251,15 +268,35 @@ const out = {
   const idle = await idleCpu(pids, IDLE_MS);
   const load = await openClients(msg.url, CLIENTS);
   await sleep(3000);
+  // Each edge's WebSockets, from its own /metrics, at the window's start and end (GET
+  // /api/cluster's counts lag, and were off by thousands at 3,000 and 5,000 clients).
+  const edgeClients = async () => {
+    /** @type {Record<string, number>} */
+    const on = {};
+    for (const p of msg.procs.filter((/** @type {any} */ q) => q.name.startsWith('edge-'))) {
+      const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text();
+      on[p.name] = Number(/^scorecast_clients\{transport="ws"\} (\d+)/m.exec(text)?.[1] ?? 0);
+    }
+    return on;
+  };
+  const clientsAtStart = await edgeClients();
   const steady = await measure(load, pids);
+  const clientsAtEnd = await edgeClients();
 
-  const nodes = async () =>
-    (await (await fetch(`${msg.url}/api/cluster`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).nodes;
-  /** @type {Record<string, number>} */
+  // Through nginx, which may have just lost the node it asked: asked again up to 5 times.
+  const nodes = async () => {
+    for (let i = 0; ; i++) {
+      try {
+        const res = await fetch(`${msg.url}/api/cluster`, { headers: { authorization: `Bearer ${TOKEN}` } });
+        return (await res.json()).nodes;
+      } catch (err) {
+        if (i >= 4) throw err;
+        await sleep(500);
+      }
+    }
+  };
   const clientsOn = Object.fromEntries(
-    (await nodes())
-      .filter((/** @type {any} */ n) => n.role === 'edge')
-      .map((/** @type {any} */ n) => [n.id, n.clients]),
+    Object.keys(clientsAtStart).map((k) => [k, Math.round((clientsAtStart[k] + clientsAtEnd[k]) / 2)]),
   );
 
   // The join storm: nginx stops (every client's socket closes) and starts again at once; every
@@ -274,6 +311,8 @@ const out = {
     encoding: 'utf8',
   }).stdout.trim();
   const again = spawn(nginxBin, ['-c', path.join(msg.dir, 'nginx.conf'), '-p', msg.dir], { stdio: 'ignore' });
+  // This nginx is the benchmark's own child, not the cluster runner's: stopped however the run ends.
+  process.on('exit', () => again.kill('SIGQUIT'));
   const allOpen = await until(() => load.clients.every((c) => c.openedAt >= restartedAt), 30_000);
   const openMs = Date.now() - restartedAt;
   const allLive = await until(() => load.clients.every((c) => c.seq > seqAtStop), 30_000);
