@@ -418,6 +418,7 @@ const lines = [
   ),
   ...(nginxName ? [`| nginx | ${CLIENTS} | ${f1((perS(c.cpuMs.nginx, c.windowMs) / CLIENTS) * 1000)} | | | |`] : []),
   '',
+  `clients on the edges over the window (their /metrics, start and end averaged): ${Object.values(c.clientsOn).reduce((a, b) => a + b, 0)} of ${CLIENTS}${Object.values(c.clientsOn).reduce((a, b) => a + b, 0) < 0.98 * CLIENTS ? ' (clients dropped and reconnecting: the load process fell behind; the per-client figures above are not comparable)' : ''}`,
   `edges together / one process, CPU for the same clients: ${f2((edgeCpu / Math.max(1, s.cpuMs.server)) * (s.windowMs / c.windowMs))}`,
   `join storm (nginx stopped and started again): every client's socket open again after ${c.storm.allOpenMs} ms, a newer state at every client after ${c.storm.allLiveMs} ms`,
   `kill ${c.edgeKill.edge} (${c.edgeKill.clientsMoved} clients on it): all clients live again after ${c.edgeKill.allLiveMs} ms`,
