@@ -2,14 +2,19 @@
 // Cluster benchmark (`npm run bench:cluster`): the same WebSocket audience on one process and on
 // a cluster behind nginx (`npm run cluster`: Redis, two conductors, N edges), in the same run.
 // Measures push latency (receipt minus the envelope's `t`, one machine's clock) and the CPU each
-// process spends per state change delivered, then kills an edge (how long until every client is
-// live again, and whether any lost a state) and the active conductor (how long until the beats
-// resume). Everything on loopback. Results and how to read them: bench/RESULTS.md, "Cluster".
+// process spends per state change delivered, then restarts nginx (the join storm: every client
+// reconnecting at once), kills an edge (how long until every client is live again, and whether
+// any lost a state) and the active conductor (how long until the beats resume). Every client has
+// a loopback address of its own (127.1.x.y), as phones have, so nginx's per-address limits and
+// its hashing over the edges see a crowd. The efficiency per edge compares an edge's CPU per
+// client with the one process's, both measured in this run (and, after each one's idle cost
+// measured in the same run, their costs per added client). Everything on loopback. Results and
+// how to read them: bench/RESULTS.md, "Cluster".
 //
-//   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--score DIR]
+//   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--idle 8] [--score DIR]
 
-import { fork } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { fork, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -26,19 +31,21 @@ const { values } = parseArgs({
     clients: { type: 'string', default: '1000' },
     edges: { type: 'string', default: '3' },
     window: { type: 'string', default: '20' },
+    idle: { type: 'string', default: '8' },
     score: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
   process.stdout.write(
-    'usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--score DIR]\n',
+    'usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--idle 8 (seconds, the idle baselines)] [--score DIR]\n',
   );
   process.exit(0);
 }
 const CLIENTS = Number(values.clients);
 const EDGES = Number(values.edges);
 const WINDOW_MS = Number(values.window) * 1000;
+const IDLE_MS = Number(values.idle) * 1000;
 const SCORE = path.resolve(values.score ?? path.join(ROOT, 'scores', 'seed-profile'));
 
 /** @param {number} ms */
@@ -60,6 +67,23 @@ async function until(cond, ms) {
 /** The `i`th client's loopback address (127.1.0.1 on; any 127.x.y.z binds). @param {number} i */
 const loopbackOf = (i) => `127.1.${Math.floor(i / 250)}.${(i % 250) + 1}`;
 
+/** A state envelope's head: the hub writes type, epoch, seq and t first (server/live/hub.js). */
+const HEAD = /^\{"type":"(delta|snapshot)","epoch":"([^"]*)","seq":(\d+),"t":([\d.]+)/;
+
+/**
+ * The type, epoch, seq and t of a state message, read from its first bytes: parsing the whole
+ * message (18 KB at the seed profile's big changes) cost the one load process most of a core at
+ * 5,000 clients, more than the servers it measures. Null for any other message.
+ * @param {Buffer} data
+ * @returns {{ type: string, epoch: string, seq: number, t: number } | null}
+ */
+function envelopeHead(data) {
+  const head = HEAD.exec(data.subarray(0, 160).toString('latin1'));
+  if (head) return { type: head[1], epoch: head[2], seq: Number(head[3]), t: Number(head[4]) };
+  const m = JSON.parse(data.toString());
+  return m.type === 'delta' || m.type === 'snapshot' ? m : null;
+}
+
 /**
  * N WebSocket clients that reconnect at once (saying what they hold) and record every state's
  * seq and latency.
@@ -67,22 +91,36 @@ const loopbackOf = (i) => `127.1.${Math.floor(i / 250)}.${(i % 250) + 1}`;
  * @param {number} n
  */
 async function openClients(url, n) {
-  /** @typedef {{ epoch: string | null, seq: number, gaps: number, dups: number, reconnects: number, lastAt: number, lat: number[], closed: boolean, ws: WebSocket | null }} Client */
+  /** @typedef {{ epoch: string | null, seq: number, gaps: number, dups: number, reconnects: number, lastAt: number, openedAt: number, lat: number[], closed: boolean, ws: WebSocket | null }} Client */
   /** @type {Client[]} */
   const clients = [];
   for (let i = 0; i < n; i++) {
     /** @type {Client} */
-    const c = { epoch: null, seq: -1, gaps: 0, dups: 0, reconnects: 0, lastAt: 0, lat: [], closed: false, ws: null };
+    const c = {
+      epoch: null,
+      seq: -1,
+      gaps: 0,
+      dups: 0,
+      reconnects: 0,
+      lastAt: 0,
+      openedAt: 0,
+      lat: [],
+      closed: false,
+      ws: null,
+    };
     const open = () => {
       const q = c.epoch ? `?epoch=${c.epoch}&seq=${c.seq}` : '';
       // An address of its own, as phones have: nginx limits connections and upgrades per client
       // address and sends each address to one edge (infra/nginx/scorecast.conf.template).
       const ws = new WebSocket(`${url.replace('http', 'ws')}/live${q}`, { localAddress: loopbackOf(i) });
       c.ws = ws;
+      ws.on('open', () => {
+        c.openedAt = Date.now();
+      });
       ws.on('message', (data) => {
         const at = performance.timeOrigin + performance.now();
-        const m = JSON.parse(data.toString());
-        if (m.type !== 'delta' && m.type !== 'snapshot') return;
+        const m = envelopeHead(/** @type {Buffer} */ (data));
+        if (!m) return;
         if (m.type === 'delta' && m.epoch === c.epoch) {
           if (m.seq <= c.seq) c.dups++;
           else if (m.seq > c.seq + 1) c.gaps++;
@@ -163,20 +201,34 @@ function treeCpuMs(pid) {
  * @param {Awaited<ReturnType<typeof openClients>>} load
  * @param {Record<string, number>} pids
  */
-async function measure(load, pids) {
+async function measure(load, pids, ms = WINDOW_MS) {
   load.reset();
   const seq0 = Math.max(...load.clients.map((c) => c.seq));
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid)]));
-  await sleep(WINDOW_MS);
+  const self0 = process.cpuUsage();
+  await sleep(ms);
+  const self = process.cpuUsage(self0);
   const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid) - cpu0[k]]));
   const changes = Math.max(...load.clients.map((c) => c.seq)) - seq0;
   const latency = summarize(load.clients.map((c) => Float64Array.from(c.lat)));
-  return { changes, latency, cpuMs: cpu };
+  return { changes, latency, cpuMs: cpu, loadCpuMs: (self.user + self.system) / 1000, windowMs: ms };
 }
 
-/** @type {{ date: string, clients: number, edges: number, windowMs: number, score: string, single: any, cluster: any }} */
+/**
+ * CPU of each process over `ms` with no client connected (the idle baseline).
+ * @param {Record<string, number>} pids @param {number} ms
+ * @returns {Promise<Record<string, number>>} ms of CPU per s
+ */
+async function idleCpu(pids, ms) {
+  const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid)]));
+  await sleep(ms);
+  return Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, ((treeCpuMs(pid) - cpu0[k]) / ms) * 1000]));
+}
+
+/** @type {{ date: string, load: string, clients: number, edges: number, windowMs: number, score: string, single: any, cluster: any }} */
 const out = {
   date: new Date().toISOString(),
+  load: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
   clients: CLIENTS,
   edges: EDGES,
   windowMs: WINDOW_MS,
@@ -185,16 +237,20 @@ const out = {
   cluster: null,
 };
 
-// One process, the same audience.
+// One process, the same audience: first idle, then with every client.
 {
   const { child, msg } = await start(
     path.join(ROOT, 'server', 'commands', 'start.js'),
+    // The one process sees every client's own address, as it would on the venue's network.
     ['--score', SCORE, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'],
     'listening',
   );
+  const pids = { server: /** @type {number} */ (child.pid) };
+  await sleep(2000);
+  const idle = await idleCpu(pids, IDLE_MS);
   const load = await openClients(`http://127.0.0.1:${msg.port}`, CLIENTS);
   await sleep(3000);
-  out.single = await measure(load, { server: /** @type {number} */ (child.pid) });
+  out.single = { ...(await measure(load, pids)), idleCpuPerS: idle };
   load.close();
   await stop(child);
 }
@@ -208,23 +264,79 @@ const out = {
   );
   /** @type {Record<string, number>} */
   const pids = Object.fromEntries(msg.procs.map((/** @type {any} */ p) => [p.name, p.pid]));
+  await sleep(2000);
+  const idle = await idleCpu(pids, IDLE_MS);
   const load = await openClients(msg.url, CLIENTS);
   await sleep(3000);
+  // Each edge's WebSockets, from its own /metrics, at the window's start and end (GET
+  // /api/cluster's counts lag, and were off by thousands at 3,000 and 5,000 clients).
+  const edgeClients = async () => {
+    /** @type {Record<string, number>} */
+    const on = {};
+    for (const p of msg.procs.filter((/** @type {any} */ q) => q.name.startsWith('edge-'))) {
+      const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text();
+      on[p.name] = Number(/^scorecast_clients\{transport="ws"\} (\d+)/m.exec(text)?.[1] ?? 0);
+    }
+    return on;
+  };
+  const clientsAtStart = await edgeClients();
   const steady = await measure(load, pids);
+  const clientsAtEnd = await edgeClients();
 
-  const nodes = async () =>
-    (await (await fetch(`${msg.url}/api/cluster`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).nodes;
+  // Through nginx, which may have just lost the node it asked: asked again up to 5 times.
+  const nodes = async () => {
+    for (let i = 0; ; i++) {
+      try {
+        const res = await fetch(`${msg.url}/api/cluster`, { headers: { authorization: `Bearer ${TOKEN}` } });
+        return (await res.json()).nodes;
+      } catch (err) {
+        if (i >= 4) throw err;
+        await sleep(500);
+      }
+    }
+  };
+  const clientsOn = Object.fromEntries(
+    Object.keys(clientsAtStart).map((k) => [k, Math.round((clientsAtStart[k] + clientsAtEnd[k]) / 2)]),
+  );
+
+  // The join storm: nginx stops (every client's socket closes) and starts again at once; every
+  // client reconnects (within 0.2 s of its close, then every 0.2 s while refused).
+  const nginx = msg.procs.find((/** @type {any} */ p) => p.name === 'nginx');
+  const before = load.clients.map((c) => c.reconnects);
+  const seqAtStop = Math.max(...load.clients.map((c) => c.seq));
+  process.kill(nginx.pid, 'SIGTERM');
+  await until(() => load.clients.every((c, i) => c.reconnects > before[i]), 15_000);
+  const restartedAt = Date.now();
+  const nginxBin = spawnSync('sh', ['-c', 'command -v nginx || echo /usr/sbin/nginx'], {
+    encoding: 'utf8',
+  }).stdout.trim();
+  const again = spawn(nginxBin, ['-c', path.join(msg.dir, 'nginx.conf'), '-p', msg.dir], { stdio: 'ignore' });
+  // This nginx is the benchmark's own child, not the cluster runner's: stopped however the run ends.
+  process.on('exit', () => again.kill('SIGQUIT'));
+  const allOpen = await until(() => load.clients.every((c) => c.openedAt >= restartedAt), 30_000);
+  const openMs = Date.now() - restartedAt;
+  const allLive = await until(() => load.clients.every((c) => c.seq > seqAtStop), 30_000);
+  const liveMs = Date.now() - restartedAt;
+  const storm = {
+    clients: CLIENTS,
+    allOpenMs: allOpen ? openMs : null,
+    allLiveMs: allLive ? liveMs : null,
+    lostStates: load.clients.reduce((n, c) => n + c.gaps, 0),
+  };
+  await sleep(3000);
+
   const edges = (await nodes()).filter((/** @type {any} */ n) => n.role === 'edge');
   const victim = edges.sort((/** @type {any} */ a, /** @type {any} */ b) => b.clients - a.clients)[0];
   // Kill the busiest edge: every client must have a state from after the kill.
-  const before = load.clients.map((c) => c.reconnects);
+  const beforeKill = load.clients.map((c) => c.reconnects);
   let killedAt = Date.now();
   process.kill(victim.pid, 'SIGKILL');
-  await until(() => load.clients.some((c, i) => c.reconnects > before[i]), 10_000);
-  const moved = load.clients.filter((c, i) => c.reconnects > before[i]);
+  await until(() => load.clients.some((c, i) => c.reconnects > beforeKill[i]), 10_000);
   const seqAtKill = Math.max(...load.clients.map((c) => c.seq));
   const edgeLive = await until(() => load.clients.every((c) => c.seq > seqAtKill), 30_000);
   const edgeMs = Date.now() - killedAt;
+  // Counted once every client is back (counted at the first reconnect, it was that one alone).
+  const moved = load.clients.filter((c, i) => c.reconnects > beforeKill[i]);
   // Kill the active conductor: how long until a new state reaches the clients.
   await sleep(2000);
   const active = (await nodes()).find((/** @type {any} */ n) => n.active);
@@ -236,6 +348,9 @@ const out = {
   await sleep(3000);
   out.cluster = {
     ...steady,
+    idleCpuPerS: idle,
+    clientsOn,
+    storm,
     edgeKill: { edge: victim.id, clientsMoved: moved.length, allLiveMs: edgeLive ? edgeMs : null },
     conductorKill: {
       conductor: active.id,
@@ -246,6 +361,7 @@ const out = {
     duplicateStates: load.clients.reduce((n, c) => n + c.dups, 0),
   };
   load.close();
+  again.kill('SIGQUIT');
   await stop(child);
 }
 
@@ -253,26 +369,58 @@ const perChange = (/** @type {number} */ cpu, /** @type {number} */ changes) =>
   changes > 0 ? +(cpu / changes).toFixed(2) : null;
 const s = out.single;
 const c = out.cluster;
-const edgeCpu = Object.entries(c.cpuMs)
-  .filter(([k]) => k.startsWith('edge-'))
-  .reduce((a, [, v]) => a + /** @type {number} */ (v), 0);
+const perS = (/** @type {number} */ ms, /** @type {number} */ w) => (ms / w) * 1000;
+const edgeNames = Object.keys(c.cpuMs).filter((k) => k.startsWith('edge-'));
+const edgeCpu = edgeNames.reduce((a, k) => a + c.cpuMs[k], 0);
+// CPU per client per second: the one process's, and each edge's for the clients it held.
+const singlePerClient = perS(s.cpuMs.server, s.windowMs) / CLIENTS;
+const singleMarginal = (perS(s.cpuMs.server, s.windowMs) - s.idleCpuPerS.server) / CLIENTS;
+/** @type {Record<string, { clients: number, usPerClient: number, efficiency: number, marginalUs: number, marginalEfficiency: number }>} */
+const perEdge = {};
+for (const k of edgeNames) {
+  const n = c.clientsOn[k] ?? 0;
+  const cpuPerS = perS(c.cpuMs[k], c.windowMs);
+  perEdge[k] = {
+    clients: n,
+    usPerClient: n ? (cpuPerS / n) * 1000 : Number.NaN,
+    efficiency: n ? singlePerClient / (cpuPerS / n) : Number.NaN,
+    marginalUs: n ? ((cpuPerS - c.idleCpuPerS[k]) / n) * 1000 : Number.NaN,
+    marginalEfficiency: n ? singleMarginal / ((cpuPerS - c.idleCpuPerS[k]) / n) : Number.NaN,
+  };
+}
+c.perEdge = perEdge;
+const nginxName = Object.keys(c.cpuMs).find((k) => k === 'nginx');
+const f1 = (/** @type {number} */ x) => x.toFixed(1);
+const f2 = (/** @type {number} */ x) => x.toFixed(2);
 const lines = [
-  `cluster benchmark ${out.date}: ${CLIENTS} WebSocket clients, ${EDGES} edges, window ${WINDOW_MS / 1000} s, ${out.score}`,
+  `cluster benchmark ${out.date} (load average ${out.load}): ${CLIENTS} WebSocket clients from ${CLIENTS} addresses, ${EDGES} edges, window ${WINDOW_MS / 1000} s, ${out.score}`,
   '',
   '| | changes | push p50 ms | p95 | p99 | max |',
   '| --- | --- | --- | --- | --- | --- |',
-  `| one process | ${s.changes} | ${s.latency.p50.toFixed(1)} | ${s.latency.p95.toFixed(1)} | ${s.latency.p99.toFixed(1)} | ${s.latency.max.toFixed(1)} |`,
-  `| cluster via nginx | ${c.changes} | ${c.latency.p50.toFixed(1)} | ${c.latency.p95.toFixed(1)} | ${c.latency.p99.toFixed(1)} | ${c.latency.max.toFixed(1)} |`,
+  `| one process | ${s.changes} | ${f1(s.latency.p50)} | ${f1(s.latency.p95)} | ${f1(s.latency.p99)} | ${f1(s.latency.max)} |`,
+  `| cluster via nginx | ${c.changes} | ${f1(c.latency.p50)} | ${f1(c.latency.p95)} | ${f1(c.latency.p99)} | ${f1(c.latency.max)} |`,
   '',
-  '| process | CPU ms per s | CPU ms per change |',
-  '| --- | --- | --- |',
-  `| one process: server | ${(s.cpuMs.server / (WINDOW_MS / 1000)).toFixed(1)} | ${perChange(s.cpuMs.server, s.changes)} |`,
+  '| process | idle CPU ms per s | CPU ms per s | CPU ms per change |',
+  '| --- | --- | --- | --- |',
+  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${perChange(s.cpuMs.server, s.changes)} |`,
   ...Object.entries(c.cpuMs).map(
     ([k, v]) =>
-      `| cluster: ${k} | ${(/** @type {number} */ (v) / (WINDOW_MS / 1000)).toFixed(1)} | ${perChange(/** @type {number} */ (v), c.changes)} |`,
+      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${perChange(/** @type {number} */ (v), c.changes)} |`,
   ),
+  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | |`,
   '',
-  `edges together / one process, CPU per change: ${((edgeCpu / Math.max(1, s.cpuMs.server)) * (s.changes / Math.max(1, c.changes))).toFixed(2)}`,
+  '| per client | clients | CPU us per s | efficiency | us per s above idle | efficiency above idle |',
+  '| --- | --- | --- | --- | --- | --- |',
+  `| one process | ${CLIENTS} | ${f1(singlePerClient * 1000)} | 1 | ${f1(singleMarginal * 1000)} | 1 |`,
+  ...Object.entries(perEdge).map(
+    ([k, e]) =>
+      `| ${k} | ${e.clients} | ${f1(e.usPerClient)} | ${f2(e.efficiency)} | ${f1(e.marginalUs)} | ${f2(e.marginalEfficiency)} |`,
+  ),
+  ...(nginxName ? [`| nginx | ${CLIENTS} | ${f1((perS(c.cpuMs.nginx, c.windowMs) / CLIENTS) * 1000)} | | | |`] : []),
+  '',
+  `clients on the edges over the window (their /metrics, start and end averaged): ${Object.values(c.clientsOn).reduce((a, b) => a + b, 0)} of ${CLIENTS}${Object.values(c.clientsOn).reduce((a, b) => a + b, 0) < 0.98 * CLIENTS ? ' (clients dropped and reconnecting: the load process fell behind; the per-client figures above are not comparable)' : ''}`,
+  `edges together / one process, CPU for the same clients: ${f2((edgeCpu / Math.max(1, s.cpuMs.server)) * (s.windowMs / c.windowMs))}`,
+  `join storm (nginx stopped and started again): every client's socket open again after ${c.storm.allOpenMs} ms, a newer state at every client after ${c.storm.allLiveMs} ms`,
   `kill ${c.edgeKill.edge} (${c.edgeKill.clientsMoved} clients on it): all clients live again after ${c.edgeKill.allLiveMs} ms`,
   `kill ${c.conductorKill.conductor}: a new state at the clients after ${c.conductorKill.beatsResumedMs} ms`,
   `states lost: ${c.lostStates}, states twice: ${c.duplicateStates}`,

@@ -31,17 +31,24 @@ in front of them (redis-server and nginx are installed from Debian's packages wh
 `;
 
 /**
- * nginx's configuration for edges on `ports`, listening on `listen`, files under `prefix`.
- * @param {{ ports: number[], listen: string, prefix: string, workers?: number | 'auto' }} options
+ * nginx's configuration for edges on `ports` (on loopback) or at `servers` (host:port, on other
+ * hosts), listening on `listen`, files under `prefix`.
+ * @param {{ ports?: number[], servers?: string[], listen: string, prefix: string, workers?: number | 'auto' }} options
  *   workers: nginx's worker processes ('auto': one a core; one worker was one core's worth of
  *   headroom against a flood)
  */
-export function nginxConfig({ ports, listen, prefix, workers = 'auto' }) {
+export function nginxConfig({
+  ports = [],
+  servers = ports.map((p) => `127.0.0.1:${p}`),
+  listen,
+  prefix,
+  workers = 'auto',
+}) {
   return readFileSync(TEMPLATE, 'utf8')
     .replaceAll('@@PREFIX@@', prefix)
     .replaceAll('@@LISTEN@@', listen)
     .replaceAll('@@WORKERS@@', String(workers))
-    .replace('@@EDGES@@', ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join('\n'));
+    .replace('@@EDGES@@', servers.map((s) => `    server ${s} max_fails=1 fail_timeout=2s;`).join('\n'));
 }
 
 /** @param {string} name */

@@ -73,13 +73,15 @@ export function inNs(ns, argv, o) {
 }
 
 /** @param {string} name */
-const have = (name) => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+export const have = (name) => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
 
 /**
  * Can the lab run here? Root, network namespaces, and the tools (installed by ensureTools).
+ * `toxiproxy: false` for a lab without the access point (the cluster lab, cluster-lab.js).
+ * @param {{ toxiproxy?: boolean }} [o]
  * @returns {{ ok: boolean, reasons: string[] }}
  */
-export function labSupport() {
+export function labSupport({ toxiproxy = true } = {}) {
   const reasons = [];
   if (process.platform !== 'linux') reasons.push(`network namespaces need Linux (this is ${process.platform})`);
   else {
@@ -87,7 +89,7 @@ export function labSupport() {
       reasons.push('the lab needs root (ip netns, nft, tc); run as root or with sudo');
     if (spawnSync('ip', ['-V']).status !== 0) reasons.push('iproute2 (`ip`) is not installed');
     if (!have('curl')) reasons.push('curl is not installed (apt-get install -y curl)');
-    if (!existsSync(TOXIPROXY_BIN) && !have('go'))
+    if (toxiproxy && !existsSync(TOXIPROXY_BIN) && !have('go'))
       reasons.push('toxiproxy is not built and Go, which builds it, is not installed (https://go.dev/dl/)');
     if (!have('nft') && !have('apt-get'))
       reasons.push('nftables is not installed and there is no apt-get to install it');
@@ -133,7 +135,7 @@ export function ensureTools(log) {
   }
 }
 
-const existingNamespaces = () =>
+export const existingNamespaces = () =>
   new Set(
     (run('ip', ['netns', 'list']) ?? '')
       .split('\n')
@@ -227,7 +229,7 @@ export function holdLab({ what, waitMs = 0, log }) {
 }
 
 /** @param {number} pid */
-function alive(pid) {
+export function alive(pid) {
   try {
     process.kill(pid, 0);
     return true;

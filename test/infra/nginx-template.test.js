@@ -49,6 +49,12 @@ describe('the nginx template', () => {
     expect(conf).toMatch(/worker_processes auto;/);
   });
 
+  it("keeps the nodes' /metrics off the audience's side", () => {
+    const block = /location = \/metrics \{([^}]*)\}/.exec(conf);
+    expect(block?.[1]).toMatch(/return 404;/);
+    expect(block?.[1]).not.toMatch(/proxy_pass/);
+  });
+
   it.skipIf(!HAVE_NGINX)('is a configuration nginx accepts', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'scorecast-nginx-'));
     try {
