@@ -316,7 +316,7 @@ export async function buildApp({
   await app.register(libraryRoutes, { scoresDir, token, auth, currentDir: () => current.dir, switchTo });
 
   await app.register(controlRoutes, { conductor, token, auth });
-  audienceRoutes(app, { hub, stats: clientStats, token, now: clock.wall, auth, phonesPerAddress });
+  await app.register(audienceRoutes, { hub, stats: clientStats, token, now: clock.wall, auth, phonesPerAddress });
   await app.register(tapRoutes, {
     guard: votes,
     credentials,
@@ -324,8 +324,8 @@ export async function buildApp({
     now: clock.wall,
     clients,
   });
-  sseRoutes(app, hub);
-  pollRoutes(app, hub, metrics.hooks);
+  await app.register(sseRoutes, { hub });
+  await app.register(pollRoutes, { hub, metrics: metrics.hooks });
   // One set for both listeners: the check arrives over plain HTTP, the page is loaded over HTTPS.
   const accepted = createAcceptedAddresses({ now: clock.wall });
   await app.register(captivePortalRoutes, { accepted });
