@@ -265,7 +265,7 @@ export async function startClusterNode({
         {
           node,
           resumed,
-          transport: conductor.state.transport,
+          playback: conductor.state.playback,
           beat: conductor.state.beat,
           ms: Math.round(performance.now() - t0),
         },

@@ -3,11 +3,11 @@
 // what the votes decide is vote-state.js, the way back after a restart is resume.js.
 
 import { applyPatch, diffPatch } from '../../core/merge-patch.js';
-import { atBeat, initialState, withCountIn, withNext, withRate, withTransport } from '../../core/performance.js';
+import { atBeat, initialState, withCountIn, withNext, withRate, withPlayback } from '../../core/performance.js';
 import { ScorecastError } from '../../core/errors.js';
 import { MAX_RATE, MIN_RATE, createBeatGrid, systemClock } from './beat-grid.js';
 import { createVoteState } from './vote-state.js';
-import { playOn, recordProblem, toRecord } from './resume.js';
+import { playOn, playbackOf, recordProblem, toRecord } from './resume.js';
 import { COUNTS_EVERY_MS, voteCommands } from './vote-commands.js';
 
 export { systemClock };
@@ -99,7 +99,7 @@ export function createConductor({
   }
 
   /** The position now: playing, within the beat sounding. */
-  const currentPos = () => (state.transport === 'playing' ? grid.positionWithin(map, state.rate, state.beat) : pos);
+  const currentPos = () => (state.playback === 'playing' ? grid.positionWithin(map, state.rate, state.beat) : pos);
 
   /** @param {number} beat next beat due (totalBeats = the end) */
   function arm(beat) {
@@ -141,7 +141,7 @@ export function createConductor({
     }
     ended = true;
     pos = state.beat;
-    commit(withTransport(state, 'stopped', null));
+    commit(withPlayback(state, 'stopped', null));
   }
 
   /**
@@ -158,12 +158,12 @@ export function createConductor({
     if (reached.ended) {
       ended = true;
       pos = map.totalBeats - 1;
-      state = withTransport(atBeat(model, state, pos, null), 'stopped', null);
+      state = withPlayback(atBeat(model, state, pos, null), 'stopped', null);
       return;
     }
     const { at, t, beat } = reached;
     grid.anchorAt(at, nowMono - (nowWall - t), t);
-    state = announce(atBeat(model, withTransport(state, 'playing', null), beat, wallOf(dueMono(beat))), beat);
+    state = announce(atBeat(model, withPlayback(state, 'playing', null), beat, wallOf(dueMono(beat))), beat);
     arm(beat + 1);
   }
 
@@ -236,7 +236,7 @@ export function createConductor({
      * @param {{ keepPosition?: boolean, epoch?: string }} [options]
      */
     load(next, { keepPosition = false, epoch: nextEpoch = newEpoch() } = {}) {
-      const was = { transport: state.transport, rate: state.rate };
+      const was = { playback: state.playback, rate: state.rate };
       const at = Math.min(Math.floor(currentPos()), next.map.totalBeats - 1);
       restart(next, createVoteState(next, { onVote }), nextEpoch);
       if (keepPosition) {
@@ -246,7 +246,7 @@ export function createConductor({
       }
       state = voting.withPages(state);
       bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
-      if (keepPosition && was.transport === 'playing') conductor.play();
+      if (keepPosition && was.playback === 'playing') conductor.play();
       return state;
     },
 
@@ -257,12 +257,12 @@ export function createConductor({
      */
     play({ countIn = 0 } = {}) {
       checkCountIn(countIn);
-      if (state.transport === 'playing') return state;
+      if (state.playback === 'playing') return state;
       if (ended) {
         pos = 0;
         ended = false;
       }
-      const playing = withTransport(state, 'playing', null);
+      const playing = withPlayback(state, 'playing', null);
       if (Number.isInteger(pos) && countIn > 0) {
         const beat = pos;
         const { beats, beatMs } = countInOf(map, beat, countIn, state.rate);
@@ -287,10 +287,10 @@ export function createConductor({
     },
 
     pause() {
-      if (state.transport !== 'playing') return state;
+      if (state.playback !== 'playing') return state;
       pos = currentPos();
       grid.cancel();
-      commit(withTransport(state, 'paused', null));
+      commit(withPlayback(state, 'paused', null));
       return state;
     },
 
@@ -300,7 +300,7 @@ export function createConductor({
       pos = 0;
       ended = false;
       voting.voteAt(0, false);
-      commit(atBeat(model, withTransport(state, 'stopped', null), 0, null));
+      commit(atBeat(model, withPlayback(state, 'stopped', null), 0, null));
       return state;
     },
 
@@ -310,7 +310,7 @@ export function createConductor({
       pendingJump = null;
       ended = false;
       voting.voteAt(beat, false);
-      if (state.transport === 'playing') {
+      if (state.playback === 'playing') {
         grid.cancel();
         startAt(state, beat);
       } else {
@@ -323,7 +323,7 @@ export function createConductor({
     /** @param {number} rate tempo factor, 1 = as written */
     setRate(rate) {
       checkRate(rate);
-      if (state.transport === 'playing') {
+      if (state.playback === 'playing') {
         const p = currentPos();
         grid.cancel();
         playFrom(withRate(model, state, rate), p, state.beat);
@@ -357,7 +357,7 @@ export function createConductor({
      * @returns {PerformanceRecord}
      */
     record() {
-      const beatT = state.transport === 'playing' ? wallOf(dueMono(state.beat)) : null;
+      const beatT = state.playback === 'playing' ? wallOf(dueMono(state.beat)) : null;
       return toRecord({ state, pos, beatT, ended, votes: voting.record() });
     },
 
@@ -373,14 +373,15 @@ export function createConductor({
      */
     resume(record, { epoch: nextEpoch = newEpoch() } = {}) {
       restart(model, restoredVotes(record, model, onVote), nextEpoch);
-      ended = record.transport !== 'playing' && record.ended === true;
+      const playback = playbackOf(record);
+      ended = playback !== 'playing' && record.ended === true;
       pos = record.beat;
       state = withRate(model, state, record.rate);
-      if (record.transport === 'playing') {
+      if (playback === 'playing') {
         playOnFrom(record.beat, /** @type {number} */ (record.beatT));
         onStart?.(state.beat);
       } else {
-        state = withTransport(atBeat(model, state, Math.floor(pos), null), record.transport, null);
+        state = withPlayback(atBeat(model, state, Math.floor(pos), null), playback, null);
       }
       state = voting.dress(state);
       bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
@@ -445,11 +446,11 @@ function following(beat, { pendingJump, loop, totalBeats, ballot }) {
  * @param {import('../../core/manifest.js').ScoreModel} model
  * @param {PerformanceState} s  the new score's initial state
  * @param {number} at
- * @param {{ transport: string, rate: number }} was
+ * @param {{ playback: string, rate: number }} was
  */
 function keptPlace(model, s, at, was) {
   const placed = atBeat(model, withRate(model, s, was.rate), at, null);
-  return was.transport === 'paused' ? withTransport(placed, 'paused', null) : placed;
+  return was.playback === 'paused' ? withPlayback(placed, 'paused', null) : placed;
 }
 
 /**

@@ -7,7 +7,10 @@ import { MAX_RATE, MIN_RATE } from './beat-grid.js';
 /**
  * A performance as plain JSON, to go on from after a restart (server/performance/save/persist.js saves it).
  * @typedef {object} PerformanceRecord
- * @property {import('../../core/performance.js').Transport} transport
+ * @property {import('../../core/performance.js').Playback} transport  the playback state: the
+ *   save file keeps its field name (server/performance/save/format.js versions the file)
+ * @property {import('../../core/performance.js').Playback} [playback]  read as well, for a save
+ *   written once the file names it so
  * @property {number} beat    the position: the beat sounding (playing), or where the performance
  *   holds (fractional when paused mid-beat)
  * @property {number} [beatT] playing: server wall time (ms since the Unix epoch) at which `beat`
@@ -20,7 +23,14 @@ import { MAX_RATE, MIN_RATE } from './beat-grid.js';
  *   choice not yet decided (POST /api/control/next)
  */
 
-const TRANSPORTS = ['playing', 'paused', 'stopped'];
+const PLAYBACKS = ['playing', 'paused', 'stopped'];
+
+/**
+ * A record's playback state, whichever name it has it under.
+ * @param {PerformanceRecord} record
+ * @returns {import('../../core/performance.js').Playback}
+ */
+export const playbackOf = (record) => record.playback ?? record.transport;
 
 /**
  * Why `record` cannot be resumed with the score `model`, or null.
@@ -31,12 +41,14 @@ export function recordProblem(record, model) {
   const map = model.map;
   if (record === null || typeof record !== 'object') return 'expected an object';
   const r = /** @type {Record<string, unknown>} */ (record);
-  if (!TRANSPORTS.includes(/** @type {string} */ (r.transport)))
-    return `transport must be one of ${TRANSPORTS.join(', ')}`;
+  // A save of the version before names the playback `transport`: the problem names it so.
+  const field = r.playback === undefined && r.transport !== undefined ? 'transport' : 'playback';
+  const playback = r[field];
+  if (!PLAYBACKS.includes(/** @type {string} */ (playback))) return `${field} must be one of ${PLAYBACKS.join(', ')}`;
   const beat = /** @type {number} */ (r.beat);
   if (!(typeof beat === 'number' && beat >= 0 && beat < map.totalBeats))
     return `beat must be in 0..${map.totalBeats - 1}`;
-  if (r.transport === 'playing' && !(Number.isInteger(beat) && Number.isFinite(r.beatT)))
+  if (playback === 'playing' && !(Number.isInteger(beat) && Number.isFinite(r.beatT)))
     return 'a playing record needs a whole beat and its time beatT';
   if (!(typeof r.rate === 'number' && r.rate >= MIN_RATE && r.rate <= MAX_RATE))
     return `rate must be in ${MIN_RATE}..${MAX_RATE}`;
@@ -64,10 +76,10 @@ export function recordProblem(record, model) {
  * @returns {PerformanceRecord}
  */
 export function toRecord({ state, pos, beatT, ended, votes }) {
-  const playing = state.transport === 'playing';
+  const playing = state.playback === 'playing';
   const { ballot, ...choices } = votes;
   return {
-    transport: state.transport,
+    transport: state.playback,
     beat: playing ? state.beat : pos,
     ...(playing && beatT !== null ? { beatT } : {}),
     rate: state.rate,

@@ -72,7 +72,7 @@ export function voteCommands({ state, voting, commit, jumpNext, seek, clock, onV
     closeVote() {
       const to = voting().close();
       const s = state();
-      if (to !== null && s.transport === 'playing' && s.countIn === undefined) jumpNext(to);
+      if (to !== null && s.playback === 'playing' && s.countIn === undefined) jumpNext(to);
       else if (to !== null) seek(to);
       else commit(s);
       onVoteCast?.();
@@ -89,7 +89,7 @@ export function voteCommands({ state, voting, commit, jumpNext, seek, clock, onV
         onVoteCast?.();
         // Playing, the counts go out with the next beat; otherwise a little later, once for
         // every vote cast meanwhile (a thousand votes are not a thousand changes).
-        if (state().transport !== 'playing' && countsTimer === null) {
+        if (state().playback !== 'playing' && countsTimer === null) {
           countsTimer = clock.setTimer(() => {
             countsTimer = null;
             commit(state());

@@ -189,7 +189,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     // Not on a clock still being measured: a clip would sound off the beat.
     if (!gate.open) return;
     for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT, clip.gain);
-    if (click.on && state?.transport === 'playing' && typeof state.next?.t === 'number') {
+    if (click.on && state?.playback === 'playing' && typeof state.next?.t === 'number') {
       audio.click(state.next.t, state.next.beatInBar === 1);
     }
     // Volume ramps of the stems playing (a cue's `stems: {<name>: {gain, glide}}`).

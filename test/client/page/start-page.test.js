@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { JSDOM } from 'jsdom';
 import { buildScoreModel } from '../../../core/manifest.js';
-import { atBeat, initialState, withTransport } from '../../../core/performance.js';
+import { atBeat, initialState, withPlayback } from '../../../core/performance.js';
 import { startPage } from '../../../client/src/page/start-page.js';
 import { FakeClock, fakeWebSocketClass, flush, msg } from '../fakes.js';
 
@@ -89,7 +89,7 @@ describe('the page started on fakes', () => {
     ws.serverSend(msg.welcome('e1', 0));
     // Beat 4 (bar 2, beat 2 in 3/4 at 60) sounded a quarter second ago by the server's clock.
     const m = model();
-    const state = atBeat(m, withTransport(initialState(m), 'playing', null), 4, clock.t + SERVER_AHEAD_MS - 250);
+    const state = atBeat(m, withPlayback(initialState(m), 'playing', null), 4, clock.t + SERVER_AHEAD_MS - 250);
     ws.serverSend(msg.snapshot('e1', 0, state));
     // The server answers every ping at once, with its own time.
     for (let i = 0; i < 40; i++) {
