@@ -117,18 +117,20 @@ export function isColour(v) {
 const NOTATION_RE = /\.(musicxml|xml|mxl|mei)$/i;
 const BEATMAP_RE = /\.(csv|json)$/i;
 
+/** @typedef {(field: string, message: string) => void} ProblemSink */
+
 /**
  * Validate a parsed manifest and build the score model. Every problem is collected, not only
- * the first; positions (bar/beat) are checked against the score's own tempo map.
+ * the first; positions (bar/beat) are checked against the score's own tempo map. Each section
+ * of the manifest is checked by a step of its own, in the order a composer reads them.
  * @param {unknown} raw
  * @param {BuildOptions} [options]
  * @returns {{ ok: true, value: ScoreModel } | { ok: false, problems: Problem[] }}
  */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split by section of the manifest (parts, meter, views, cues, votes)
 export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   /** @type {Problem[]} */
   const problems = [];
-  /** @param {string} field @param {string} message */
+  /** @type {ProblemSink} */
   const problem = (field, message) => {
     problems.push({ field, message });
   };
@@ -143,299 +145,25 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
       ],
     };
 
-  if (typeof raw.id !== 'string' || !ID_RE.test(raw.id))
-    problem('id', 'must be lower-case letters, digits, "-" or "_" (at most 64), e.g. "my-piece"');
-  if (typeof raw.title !== 'string' || raw.title.trim() === '') problem('title', 'is missing; give the piece a title');
-  if (raw.composer !== undefined && typeof raw.composer !== 'string') problem('composer', 'must be text');
-
-  /** @type {{id: string, name: string, source?: string}[]} */
-  const parts = [];
-  if (raw.parts !== undefined) {
-    if (!Array.isArray(raw.parts)) problem('parts', 'must be a list of {id, name, source?}');
-    else if (raw.parts.length > LIMITS.parts)
-      problem('parts', `lists ${raw.parts.length} parts, more than the ${LIMITS.parts} a package may have`);
-    else
-      raw.parts.forEach((p, i) => {
-        if (!isObject(p) || typeof p.id !== 'string' || !ID_RE.test(p.id))
-          problem(`parts[${i}].id`, 'must be an id of lower-case letters, digits, "-" or "_"');
-        else if (p.id === 'audience' || p.id === 'score')
-          problem(`parts[${i}].id`, `"${p.id}" is a reserved view name; choose another part id`);
-        else if (
-          p.source !== undefined &&
-          !(typeof p.source === 'string' && p.source.length > 0 && p.source.length <= 64)
-        )
-          problem(`parts[${i}].source`, "must be the part's id in the notation file, e.g. P1");
-        else
-          parts.push({
-            id: p.id,
-            name: typeof p.name === 'string' ? p.name : p.id,
-            ...(p.source ? { source: p.source } : {}),
-          });
-      });
-  }
+  checkTitle(raw, problem);
+  const parts = checkParts(raw.parts, problem);
   const views = ['audience', 'score', ...parts.map((p) => p.id)];
   if (new Set(views).size !== views.length) problem('parts', 'part ids must be unique');
-
-  /** @type {{ file: string } | null} */
-  let notation = null;
-  if (raw.notation !== undefined) {
-    if (!isObject(raw.notation) || !isSafeRelativePath(raw.notation.file))
-      problem('notation.file', 'must be a relative path inside the package, e.g. quartet.musicxml');
-    else if (!NOTATION_RE.test(raw.notation.file))
-      problem('notation.file', 'must be MusicXML (.musicxml, .xml, .mxl) or MEI (.mei)');
-    else notation = { file: raw.notation.file };
-  }
-  /** @type {Record<string, PagesSpec> | null} */
-  let pages = null;
-  if (raw.pages !== undefined) {
-    if (notation) problem('pages', 'a score has either notation or page images, not both; remove one');
-    else if (!isObject(raw.pages)) problem('pages', 'must map views to {files: [...], beatmap: file}');
-    else {
-      pages = {};
-      for (const [view, spec] of Object.entries(raw.pages)) {
-        const f = `pages.${view}`;
-        if (view === 'audience' || !views.includes(view)) {
-          problem(f, `"${view}" is not a score or part view (${views.slice(1).join(', ')})`);
-          continue;
-        }
-        if (!isObject(spec) || !Array.isArray(spec.files) || spec.files.length === 0) {
-          problem(`${f}.files`, 'must list the page images in order');
-          continue;
-        }
-        if (spec.files.length > LIMITS.pagesPerView) {
-          problem(
-            `${f}.files`,
-            `lists ${spec.files.length} pages, more than the ${LIMITS.pagesPerView} a view may have`,
-          );
-          continue;
-        }
-        const bad = spec.files.findIndex((/** @type {unknown} */ x) => !isSafeRelativePath(x));
-        if (bad >= 0) {
-          problem(`${f}.files[${bad}]`, 'must be a relative path inside the package');
-          continue;
-        }
-        if (!isSafeRelativePath(spec.beatmap) || !BEATMAP_RE.test(spec.beatmap)) {
-          problem(`${f}.beatmap`, 'must be a .csv or .json file inside the package');
-          continue;
-        }
-        pages[view] = { files: spec.files, beatmap: spec.beatmap };
-      }
-    }
-  }
-
-  /** @type {import('./tempo-map.js').TempoMap | null} */
-  let map = null;
-  if (notation) {
-    for (const key of ['meter', 'bars', 'pickup']) {
-      if (raw[key] !== undefined) problem(key, 'comes from the notation when the score has `notation`; remove it');
-    }
-    if (!bars && problems.length === 0)
-      problem('notation', 'has not been engraved yet (internal: build the model with the engraved bars)');
-    if (
-      bars &&
-      problems.length === 0 &&
-      withinBounds(
-        bars.length,
-        bars.reduce((n, b) => n + (b.beats ?? b.time?.[0] ?? 0), 0),
-        'notation',
-        problem,
-      )
-    ) {
-      try {
-        map = createTempoMapFromBars(bars);
-      } catch (err) {
-        problem(
-          'notation',
-          `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; check the notation file`,
-        );
-      }
-    }
-  } else {
-    map = meterMap(raw, problem);
-  }
-
-  /** @type {Cue[]} */
-  const cues = [];
-  /** @type {Vote[]} */
-  const votes = [];
-  /** @type {Asset[]} */
-  const assets = [];
-  if (raw.assets !== undefined && !Array.isArray(raw.assets)) problem('assets', 'must be a list of {path, preload}');
-  else if (raw.assets?.length > LIMITS.assets)
-    problem('assets', `lists ${raw.assets.length} files, more than the ${LIMITS.assets} a package may have`);
-  else
-    (raw.assets ?? []).forEach((/** @type {unknown} */ a, /** @type {number} */ i) => {
-      if (!isObject(a) || !isSafeRelativePath(a.path))
-        problem(`assets[${i}].path`, 'must be a relative path inside the package folder (no "..", no leading "/")');
-      else assets.push({ path: a.path, preload: a.preload === true });
-    });
-
-  if (map) {
-    // Every view with pages has a beat map of one row per beat: bound them all together before
-    // the server reads any.
-    const mapped = notation ? parts.length + 1 : Object.keys(pages ?? {}).length;
-    if (mapped * map.totalBeats > LIMITS.beatMapRows) {
-      problem(
-        notation ? 'parts' : 'pages',
-        `${mapped} views with pages of ${map.totalBeats} beats need ${mapped * map.totalBeats} beat-map rows, more than the ${LIMITS.beatMapRows} a package may have; split the piece into movements`,
-      );
-    }
-  }
-
-  // Sets, not list searches: 20,000 vote or audio cues would cost 10^8 comparisons otherwise.
-  const voteIds = new Set();
-  const assetPaths = new Set(assets.map((a) => a.path));
-  /** @type {import('./osc-cues.js').OscCue[]} */
-  let osc = [];
-  if (raw.cues !== undefined && !Array.isArray(raw.cues)) problem('cues', 'must be a list of cues');
-  else if (Array.isArray(raw.cues) && raw.cues.length > LIMITS.cues)
-    problem(
-      'cues',
-      `lists ${raw.cues.length} cues, more than the ${LIMITS.cues} a package may have; split the piece into movements`,
-    );
-  else if (map) {
-    const m = map;
-    /**
-     * Beat index of a position {at} or {bar, beat?}, or null (with a problem) when invalid.
-     * @param {any} pos
-     * @param {string} f
-     */
-    const position = (pos, f) => {
-      if (!isObject(pos)) {
-        problem(f, 'needs a position: bar (and beat) or at');
-        return null;
-      }
-      let beat;
-      if (pos.at !== undefined) {
-        if (!(Number.isInteger(pos.at) && pos.at >= 0)) {
-          problem(`${f}.at`, 'must be a beat index >= 0');
-          return null;
-        }
-        beat = pos.at;
-      } else if (Number.isInteger(pos.bar)) {
-        try {
-          beat = m.beatOf(pos.bar, pos.beat ?? m.barInfo(pos.bar)?.firstBeatInBar ?? 1);
-        } catch (err) {
-          problem(
-            f,
-            `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; the score has bars ${m.firstBar}..${m.lastBar}`,
-          );
-          return null;
-        }
-      } else {
-        problem(f, 'needs a position: bar (and beat) or at');
-        return null;
-      }
-      if (beat >= m.totalBeats) {
-        problem(f, `is at beat ${beat}, after the last beat (${m.totalBeats - 1}); move it or extend the score`);
-        return null;
-      }
-      return beat;
-    };
-
-    (raw.cues ?? []).forEach((/** @type {unknown} */ c, /** @type {number} */ i) => {
-      const f = `cues[${i}]`;
-      if (!isObject(c)) {
-        problem(f, 'must be a mapping like {bar: 1, view: audience, set: {text: Hello}}');
-        return;
-      }
-      const kinds = ['set', 'audio', 'vote'].filter((k) => c[k] !== undefined);
-      if (kinds.length !== 1) {
-        problem(f, 'needs exactly one of set, audio or vote');
-        return;
-      }
-      const view = c.view ?? 'audience';
-      if (!views.includes(view)) {
-        problem(`${f}.view`, `"${view}" is not a view of this score (${views.join(', ')})`);
-        return;
-      }
-      const beat = position(c, f);
-      if (beat === null) return;
-      if (c.set !== undefined) {
-        if (!isObject(c.set)) {
-          problem(`${f}.set`, 'must be a mapping of what the view shows, e.g. {text: Hello}');
-          return;
-        }
-        const tooBig = patchTooBig(c.set);
-        if (tooBig) {
-          problem(`${f}.set`, tooBig);
-          return;
-        }
-        const badColour = COLOUR_FIELDS.find((k) => c.set[k] !== undefined && c.set[k] !== null && !isColour(c.set[k]));
-        if (badColour) {
-          problem(`${f}.set.${badColour}`, COLOUR_HINT);
-          return;
-        }
-        // The granulator's sound is a file of the package, served like an audio cue's.
-        const g = c.set.granulator;
-        if (isObject(g) && g.src !== undefined && g.src !== null) {
-          if (!isSafeRelativePath(g.src)) {
-            problem(`${f}.set.granulator.src`, 'must be the path of a sound file inside the package');
-            return;
-          }
-          if (!assetPaths.has(g.src)) {
-            assetPaths.add(g.src);
-            assets.push({ path: g.src, preload: true });
-          }
-          cues.push({ beat, view, set: { ...c.set, granulator: { ...g, src: assetUrl(g.src) } } });
-          return;
-        }
-        cues.push({ beat, view, set: c.set });
-      } else if (c.audio !== undefined) {
-        if (!isSafeRelativePath(c.audio)) {
-          problem(`${f}.audio`, 'must be the path of an audio file inside the package');
-          return;
-        }
-        if (!assetPaths.has(c.audio)) {
-          assetPaths.add(c.audio);
-          assets.push({ path: c.audio, preload: true });
-        }
-        // A stem: a clip whose volume later cues change (`set: {stems: {<stem>: {gain, glide}}}`).
-        if (c.stem !== undefined && !(typeof c.stem === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(c.stem))) {
-          problem(`${f}.stem`, 'must be a name of letters, digits, "-" and "_"');
-          return;
-        }
-        if (c.gain !== undefined && !(typeof c.gain === 'number' && c.gain >= 0 && c.gain <= 1)) {
-          problem(`${f}.gain`, 'must be a volume from 0 to 1');
-          return;
-        }
-        const src = assetUrl(c.audio);
-        cues.push({
-          beat,
-          view,
-          set:
-            c.stem === undefined
-              ? { audio: { src, beat, ...(c.gain !== undefined ? { gain: c.gain } : {}) } }
-              : {
-                  audio: { src, beat, stem: c.stem, ...(c.gain !== undefined ? { gain: c.gain } : {}) },
-                  stems: { [c.stem]: { src, gain: c.gain ?? 1, glide: 0 } },
-                },
-        });
-      } else {
-        const vote = checkVote(c.vote, `${f}.vote`, beat, position, problem);
-        if (!vote) return;
-        if (voteIds.has(vote.id)) {
-          problem(`${f}.vote.id`, `"${vote.id}" is used by another vote; vote ids must be unique`);
-          return;
-        }
-        voteIds.add(vote.id);
-        votes.push(vote);
-        cues.push({ beat, view, set: { vote: { id: vote.id, tiles: vote.tiles, closes: vote.close } } });
-        cues.push({ beat: vote.close, view, set: { vote: null } });
-      }
-    });
-    osc = checkOscCues(raw.osc, { position, problem });
-  }
-  cues.sort((a, b) => a.beat - b.beat);
+  const notation = checkNotation(raw.notation, problem);
+  const pages = checkPages(raw.pages, { notation, views, problem });
+  const map = notation ? notationMap(raw, bars, problems) : meterMap(raw, problem);
+  const assets = checkAssets(raw.assets, problem);
+  if (map)
+    checkBeatMapRows(map, { views: notation ? parts.length + 1 : Object.keys(pages ?? {}).length, notation, problem });
+  const { cues, votes, osc } = checkCues(raw, { map, views, assets, assetUrl, problem });
   if (assets.length > LIMITS.assets)
     problem('cues', `name ${assets.length} files with the assets, more than the ${LIMITS.assets} a package may have`);
 
   /** @type {import('./page-choice.js').PageChoice[]} */
   const pageChoices = [];
   if (raw.pageChoices !== undefined && map) {
-    const m = map;
     const pageCount = pages ? Math.min(...parts.map((p) => pages?.[p.id]?.files.length ?? 0)) : 0;
-    checkPageChoices(raw.pageChoices, { pageCount, votes, totalBeats: m.totalBeats, problem, out: pageChoices });
+    checkPageChoices(raw.pageChoices, { pageCount, votes, totalBeats: map.totalBeats, problem, out: pageChoices });
   }
 
   const presets = checkPresets(raw.presets, {
@@ -465,6 +193,406 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
       presets,
     },
   };
+}
+
+/**
+ * The piece's id, title and composer.
+ * @param {Record<string, any>} raw
+ * @param {ProblemSink} problem
+ */
+function checkTitle(raw, problem) {
+  if (typeof raw.id !== 'string' || !ID_RE.test(raw.id))
+    problem('id', 'must be lower-case letters, digits, "-" or "_" (at most 64), e.g. "my-piece"');
+  if (typeof raw.title !== 'string' || raw.title.trim() === '') problem('title', 'is missing; give the piece a title');
+  if (raw.composer !== undefined && typeof raw.composer !== 'string') problem('composer', 'must be text');
+}
+
+/**
+ * The parts, each a view of its own.
+ * @param {unknown} list
+ * @param {ProblemSink} problem
+ * @returns {{id: string, name: string, source?: string}[]}
+ */
+function checkParts(list, problem) {
+  /** @type {{id: string, name: string, source?: string}[]} */
+  const parts = [];
+  if (list === undefined) return parts;
+  if (!Array.isArray(list)) problem('parts', 'must be a list of {id, name, source?}');
+  else if (list.length > LIMITS.parts)
+    problem('parts', `lists ${list.length} parts, more than the ${LIMITS.parts} a package may have`);
+  else
+    list.forEach((p, i) => {
+      if (!isObject(p) || typeof p.id !== 'string' || !ID_RE.test(p.id))
+        problem(`parts[${i}].id`, 'must be an id of lower-case letters, digits, "-" or "_"');
+      else if (p.id === 'audience' || p.id === 'score')
+        problem(`parts[${i}].id`, `"${p.id}" is a reserved view name; choose another part id`);
+      else if (
+        p.source !== undefined &&
+        !(typeof p.source === 'string' && p.source.length > 0 && p.source.length <= 64)
+      )
+        problem(`parts[${i}].source`, "must be the part's id in the notation file, e.g. P1");
+      else
+        parts.push({
+          id: p.id,
+          name: typeof p.name === 'string' ? p.name : p.id,
+          ...(p.source ? { source: /** @type {string} */ (p.source) } : {}),
+        });
+    });
+  return parts;
+}
+
+/**
+ * The notation file, when the server engraves the score.
+ * @param {unknown} notation
+ * @param {ProblemSink} problem
+ * @returns {{ file: string } | null}
+ */
+function checkNotation(notation, problem) {
+  if (notation === undefined) return null;
+  if (!isObject(notation) || !isSafeRelativePath(notation.file))
+    problem('notation.file', 'must be a relative path inside the package, e.g. quartet.musicxml');
+  else if (!NOTATION_RE.test(notation.file))
+    problem('notation.file', 'must be MusicXML (.musicxml, .xml, .mxl) or MEI (.mei)');
+  else return { file: notation.file };
+  return null;
+}
+
+/**
+ * The page images of each view and their beat maps, when the score has no notation.
+ * @param {unknown} raw
+ * @param {{ notation: { file: string } | null, views: string[], problem: ProblemSink }} context
+ * @returns {Record<string, PagesSpec> | null}
+ */
+function checkPages(raw, { notation, views, problem }) {
+  if (raw === undefined) return null;
+  if (notation) {
+    problem('pages', 'a score has either notation or page images, not both; remove one');
+    return null;
+  }
+  if (!isObject(raw)) {
+    problem('pages', 'must map views to {files: [...], beatmap: file}');
+    return null;
+  }
+  /** @type {Record<string, PagesSpec>} */
+  const pages = {};
+  for (const [view, spec] of Object.entries(raw)) {
+    const f = `pages.${view}`;
+    if (view === 'audience' || !views.includes(view)) {
+      problem(f, `"${view}" is not a score or part view (${views.slice(1).join(', ')})`);
+      continue;
+    }
+    if (!isObject(spec) || !Array.isArray(spec.files) || spec.files.length === 0) {
+      problem(`${f}.files`, 'must list the page images in order');
+      continue;
+    }
+    if (spec.files.length > LIMITS.pagesPerView) {
+      problem(`${f}.files`, `lists ${spec.files.length} pages, more than the ${LIMITS.pagesPerView} a view may have`);
+      continue;
+    }
+    const bad = spec.files.findIndex((/** @type {unknown} */ x) => !isSafeRelativePath(x));
+    if (bad >= 0) {
+      problem(`${f}.files[${bad}]`, 'must be a relative path inside the package');
+      continue;
+    }
+    if (!isSafeRelativePath(spec.beatmap) || !BEATMAP_RE.test(spec.beatmap)) {
+      problem(`${f}.beatmap`, 'must be a .csv or .json file inside the package');
+      continue;
+    }
+    pages[view] = { files: spec.files, beatmap: spec.beatmap };
+  }
+  return pages;
+}
+
+/**
+ * The tempo map of a score with notation, from the engraved bars: only once the rest of the
+ * manifest is right (the engraving comes after).
+ * @param {Record<string, any>} raw
+ * @param {import('./tempo-map.js').BarSpec[] | undefined} bars
+ * @param {Problem[]} problems  the problems so far; the notation's are added
+ * @returns {import('./tempo-map.js').TempoMap | null}
+ */
+function notationMap(raw, bars, problems) {
+  /** @type {ProblemSink} */
+  const problem = (field, message) => {
+    problems.push({ field, message });
+  };
+  for (const key of ['meter', 'bars', 'pickup']) {
+    if (raw[key] !== undefined) problem(key, 'comes from the notation when the score has `notation`; remove it');
+  }
+  if (!bars && problems.length === 0)
+    problem('notation', 'has not been engraved yet (internal: build the model with the engraved bars)');
+  if (
+    !bars ||
+    problems.length > 0 ||
+    !withinBounds(
+      bars.length,
+      bars.reduce((n, b) => n + (b.beats ?? b.time?.[0] ?? 0), 0),
+      'notation',
+      problem,
+    )
+  )
+    return null;
+  try {
+    return createTempoMapFromBars(bars);
+  } catch (err) {
+    problem('notation', `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; check the notation file`);
+    return null;
+  }
+}
+
+/**
+ * The files listed as assets.
+ * @param {unknown} list
+ * @param {ProblemSink} problem
+ * @returns {Asset[]}
+ */
+function checkAssets(list, problem) {
+  /** @type {Asset[]} */
+  const assets = [];
+  if (list !== undefined && !Array.isArray(list)) problem('assets', 'must be a list of {path, preload}');
+  else if (Array.isArray(list) && list.length > LIMITS.assets)
+    problem('assets', `lists ${list.length} files, more than the ${LIMITS.assets} a package may have`);
+  else
+    (list ?? []).forEach((/** @type {unknown} */ a, /** @type {number} */ i) => {
+      if (!isObject(a) || !isSafeRelativePath(a.path))
+        problem(`assets[${i}].path`, 'must be a relative path inside the package folder (no "..", no leading "/")');
+      else assets.push({ path: a.path, preload: a.preload === true });
+    });
+  return assets;
+}
+
+/**
+ * Every view with pages has a beat map of one row per beat: bound them all together before the
+ * server reads any.
+ * @param {import('./tempo-map.js').TempoMap} map
+ * @param {{ views: number, notation: { file: string } | null, problem: ProblemSink }} context
+ */
+function checkBeatMapRows(map, { views: mapped, notation, problem }) {
+  if (mapped * map.totalBeats > LIMITS.beatMapRows) {
+    problem(
+      notation ? 'parts' : 'pages',
+      `${mapped} views with pages of ${map.totalBeats} beats need ${mapped * map.totalBeats} beat-map rows, more than the ${LIMITS.beatMapRows} a package may have; split the piece into movements`,
+    );
+  }
+}
+
+/**
+ * A function giving the beat index of a position {at} or {bar, beat?} in `m`, or null (with a
+ * problem) when invalid.
+ * @param {import('./tempo-map.js').TempoMap} m
+ * @param {ProblemSink} problem
+ */
+function positionIn(m, problem) {
+  /**
+   * @param {any} pos
+   * @param {string} f
+   * @returns {number | null}
+   */
+  return (pos, f) => {
+    if (!isObject(pos)) {
+      problem(f, 'needs a position: bar (and beat) or at');
+      return null;
+    }
+    let beat;
+    if (pos.at !== undefined) {
+      if (!(Number.isInteger(pos.at) && pos.at >= 0)) {
+        problem(`${f}.at`, 'must be a beat index >= 0');
+        return null;
+      }
+      beat = pos.at;
+    } else if (Number.isInteger(pos.bar)) {
+      try {
+        beat = m.beatOf(pos.bar, pos.beat ?? m.barInfo(pos.bar)?.firstBeatInBar ?? 1);
+      } catch (err) {
+        problem(
+          f,
+          `${/** @type {Error} */ (err).message.replace(/^tempo map: /, '')}; the score has bars ${m.firstBar}..${m.lastBar}`,
+        );
+        return null;
+      }
+    } else {
+      problem(f, 'needs a position: bar (and beat) or at');
+      return null;
+    }
+    if (beat >= m.totalBeats) {
+      problem(f, `is at beat ${beat}, after the last beat (${m.totalBeats - 1}); move it or extend the score`);
+      return null;
+    }
+    return beat;
+  };
+}
+
+/**
+ * @typedef {object} CueContext
+ * @property {string[]} views
+ * @property {Asset[]} assets  the package's assets: the sounds cues name join them
+ * @property {Set<string>} assetPaths  their paths (a set: 20,000 audio cues would cost 10^8
+ *   comparisons as list searches)
+ * @property {Set<string>} voteIds
+ * @property {(p: string) => string} assetUrl
+ * @property {(pos: any, f: string) => number | null} position
+ * @property {ProblemSink} problem
+ * @property {Cue[]} cues  where the cues go
+ * @property {Vote[]} votes  where the votes go
+ */
+
+/**
+ * The cues (and the OSC cues, placed on the same beats), sorted by beat.
+ * @param {Record<string, any>} raw
+ * @param {{ map: import('./tempo-map.js').TempoMap | null, views: string[], assets: Asset[], assetUrl: (p: string) => string, problem: ProblemSink }} context
+ */
+function checkCues(raw, { map, views, assets, assetUrl, problem }) {
+  /** @type {CueContext} */
+  const context = {
+    views,
+    assets,
+    assetPaths: new Set(assets.map((a) => a.path)),
+    voteIds: new Set(),
+    assetUrl,
+    position: () => null,
+    problem,
+    cues: [],
+    votes: [],
+  };
+  /** @type {import('./osc-cues.js').OscCue[]} */
+  let osc = [];
+  if (raw.cues !== undefined && !Array.isArray(raw.cues)) problem('cues', 'must be a list of cues');
+  else if (Array.isArray(raw.cues) && raw.cues.length > LIMITS.cues)
+    problem(
+      'cues',
+      `lists ${raw.cues.length} cues, more than the ${LIMITS.cues} a package may have; split the piece into movements`,
+    );
+  else if (map) {
+    context.position = positionIn(map, problem);
+    for (const [i, c] of (raw.cues ?? []).entries()) checkCue(c, `cues[${i}]`, context);
+    osc = checkOscCues(raw.osc, { position: context.position, problem });
+  }
+  context.cues.sort((a, b) => a.beat - b.beat);
+  return { cues: context.cues, votes: context.votes, osc };
+}
+
+/**
+ * One cue: a `set` of what a view shows, an `audio` clip, or a `vote` window.
+ * @param {unknown} c
+ * @param {string} f
+ * @param {CueContext} context
+ */
+function checkCue(c, f, context) {
+  const { views, position, problem, cues } = context;
+  if (!isObject(c)) {
+    problem(f, 'must be a mapping like {bar: 1, view: audience, set: {text: Hello}}');
+    return;
+  }
+  const kinds = ['set', 'audio', 'vote'].filter((k) => c[k] !== undefined);
+  if (kinds.length !== 1) {
+    problem(f, 'needs exactly one of set, audio or vote');
+    return;
+  }
+  const view = c.view ?? 'audience';
+  if (!views.includes(view)) {
+    problem(`${f}.view`, `"${view}" is not a view of this score (${views.join(', ')})`);
+    return;
+  }
+  const beat = position(c, f);
+  if (beat === null) return;
+  if (c.set !== undefined) setCue(c.set, { f, beat, view }, context);
+  else if (c.audio !== undefined) audioCue(c, { f, beat, view }, context);
+  else {
+    const vote = checkVote(c.vote, `${f}.vote`, beat, position, problem);
+    if (!vote) return;
+    if (context.voteIds.has(vote.id)) {
+      problem(`${f}.vote.id`, `"${vote.id}" is used by another vote; vote ids must be unique`);
+      return;
+    }
+    context.voteIds.add(vote.id);
+    context.votes.push(vote);
+    cues.push({ beat, view, set: { vote: { id: vote.id, tiles: vote.tiles, closes: vote.close } } });
+    cues.push({ beat: vote.close, view, set: { vote: null } });
+  }
+}
+
+/**
+ * A package file a cue plays: one of the assets, preloaded.
+ * @param {string} path
+ * @param {CueContext} context
+ */
+function addSound(path, { assets, assetPaths }) {
+  if (assetPaths.has(path)) return;
+  assetPaths.add(path);
+  assets.push({ path, preload: true });
+}
+
+/**
+ * A cue that sets what a view shows.
+ * @param {unknown} set
+ * @param {{ f: string, beat: number, view: string }} at
+ * @param {CueContext} context
+ */
+function setCue(set, { f, beat, view }, context) {
+  const { problem, cues } = context;
+  if (!isObject(set)) {
+    problem(`${f}.set`, 'must be a mapping of what the view shows, e.g. {text: Hello}');
+    return;
+  }
+  const tooBig = patchTooBig(set);
+  if (tooBig) {
+    problem(`${f}.set`, tooBig);
+    return;
+  }
+  const badColour = COLOUR_FIELDS.find((k) => set[k] !== undefined && set[k] !== null && !isColour(set[k]));
+  if (badColour) {
+    problem(`${f}.set.${badColour}`, COLOUR_HINT);
+    return;
+  }
+  // The granulator's sound is a file of the package, served like an audio cue's.
+  const g = set.granulator;
+  if (isObject(g) && g.src !== undefined && g.src !== null) {
+    if (!isSafeRelativePath(g.src)) {
+      problem(`${f}.set.granulator.src`, 'must be the path of a sound file inside the package');
+      return;
+    }
+    addSound(g.src, context);
+    cues.push({ beat, view, set: { ...set, granulator: { ...g, src: context.assetUrl(g.src) } } });
+    return;
+  }
+  cues.push({ beat, view, set });
+}
+
+/**
+ * A cue that plays a clip of the package, perhaps as a stem: a clip whose volume later cues
+ * change (`set: {stems: {<stem>: {gain, glide}}}`).
+ * @param {Record<string, any>} c
+ * @param {{ f: string, beat: number, view: string }} at
+ * @param {CueContext} context
+ */
+function audioCue(c, { f, beat, view }, context) {
+  const { problem, cues } = context;
+  if (!isSafeRelativePath(c.audio)) {
+    problem(`${f}.audio`, 'must be the path of an audio file inside the package');
+    return;
+  }
+  addSound(c.audio, context);
+  if (c.stem !== undefined && !(typeof c.stem === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(c.stem))) {
+    problem(`${f}.stem`, 'must be a name of letters, digits, "-" and "_"');
+    return;
+  }
+  if (c.gain !== undefined && !(typeof c.gain === 'number' && c.gain >= 0 && c.gain <= 1)) {
+    problem(`${f}.gain`, 'must be a volume from 0 to 1');
+    return;
+  }
+  const src = context.assetUrl(c.audio);
+  const gain = c.gain !== undefined ? { gain: c.gain } : {};
+  cues.push({
+    beat,
+    view,
+    set:
+      c.stem === undefined
+        ? { audio: { src, beat, ...gain } }
+        : {
+            audio: { src, beat, stem: c.stem, ...gain },
+            stems: { [c.stem]: { src, gain: c.gain ?? 1, glide: 0 } },
+          },
+  });
 }
 
 /**

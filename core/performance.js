@@ -5,12 +5,17 @@
 
 import { applyPatch } from './merge-patch.js';
 
-/** @typedef {'playing' | 'paused' | 'stopped'} Transport */
+/** Whether the performance plays: 'transport' names the network links (ws, sse, poll). */
+/** @typedef {'playing' | 'paused' | 'stopped'} Playback */
+/** @deprecated the playback state's old name: Playback */
+/** @typedef {Playback} Transport */
 
 /**
  * @typedef {object} PerformanceState
  * @property {{id: string, title: string, composer: string, bars: number, beats: number, views: string[]}} score
- * @property {Transport} transport
+ * @property {Playback} playback
+ * @property {Playback} transport  deprecated: the same as `playback`, still sent for one protocol
+ *   version (doc/protocol.md); the server sets both, clients read `playback`
  * @property {number} beat
  * @property {number} bar
  * @property {number} beatInBar
@@ -79,6 +84,7 @@ export function initialState(model) {
       beats: map.totalBeats,
       views: model.views,
     },
+    playback: 'stopped',
     transport: 'stopped',
     beat: 0,
     bar: pos.bar,
@@ -187,7 +193,7 @@ export function withNext(model, state, beat, t) {
  * @returns {PerformanceState}
  */
 export function withCountIn(state, countIn) {
-  return { ...without(state, ['beatT']), transport: 'playing', countIn };
+  return { ...without(state, ['beatT']), playback: 'playing', transport: 'playing', countIn };
 }
 
 /**
@@ -210,13 +216,14 @@ function cuesOn(model, beat) {
 }
 
 /**
+ * The state playing, paused or stopped (the deprecated `transport` field along).
  * @param {PerformanceState} state
- * @param {Transport} transport
+ * @param {Playback} playback
  * @param {number | null} beatT
  * @returns {PerformanceState}
  */
-export function withTransport(state, transport, beatT) {
-  return withBeatT({ ...state, transport }, beatT);
+export function withPlayback(state, playback, beatT) {
+  return withBeatT({ ...state, playback, transport: playback }, beatT);
 }
 
 /**

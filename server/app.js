@@ -16,7 +16,7 @@ import { audienceRoutes, createClientStats } from './live/client-reports.js';
 import { libraryRoutes } from './package/library.js';
 import { tapRoutes } from './performance/taps.js';
 import { scoreRoutes } from './package/routes.js';
-import { clientFiles } from './http/client-files.js';
+import { clientFileRoutes } from './http/client-files.js';
 import { securityHeaders } from './http/security-headers.js';
 import { loadPackage } from './package/load.js';
 import { watchPackage } from './package/watch.js';
@@ -30,7 +30,7 @@ import { createClientAddress } from './http/client-address.js';
 import { clientErrorHandler, frameworkErrors, methodNotAllowed } from './http/errors.js';
 import { sseRoutes } from './live/transports/sse.js';
 import { pollRoutes } from './live/transports/poll.js';
-import { captivePortal, createAcceptedAddresses } from './http/captive-portal.js';
+import { captivePortalRoutes, createAcceptedAddresses } from './http/captive-portal.js';
 import { buildRedirectApp } from './http/redirect.js';
 import { requestLog } from './http/request-log.js';
 
@@ -277,7 +277,7 @@ export async function buildApp({
       lastReload.at = clock.wall();
     }
   }
-  scoreRoutes(app, { current: () => current });
+  await app.register(scoreRoutes, { current: () => current });
   app.get('/api/status', { onRequest: requireToken(token, auth) }, async () => ({
     score: current.model.id,
     dir: current.dir,
@@ -313,16 +313,22 @@ export async function buildApp({
     app.log.info({ score: next.model.id, epoch: conductor.epoch }, 'score loaded');
     return { epoch: conductor.epoch, seq: conductor.seq, score: next.model.id, warnings: next.warnings };
   }
-  libraryRoutes(app, { scoresDir, token, auth, currentDir: () => current.dir, switchTo });
+  await app.register(libraryRoutes, { scoresDir, token, auth, currentDir: () => current.dir, switchTo });
 
-  controlRoutes(app, { conductor, token, auth });
-  audienceRoutes(app, { hub, stats: clientStats, token, now: clock.wall, auth, phonesPerAddress });
-  tapRoutes(app, { guard: votes, credentials, devicesPerAddress: phonesPerAddress, now: clock.wall, clients });
-  sseRoutes(app, hub);
-  pollRoutes(app, hub, metrics.hooks);
+  await app.register(controlRoutes, { conductor, token, auth });
+  await app.register(audienceRoutes, { hub, stats: clientStats, token, now: clock.wall, auth, phonesPerAddress });
+  await app.register(tapRoutes, {
+    guard: votes,
+    credentials,
+    devicesPerAddress: phonesPerAddress,
+    now: clock.wall,
+    clients,
+  });
+  await app.register(sseRoutes, { hub });
+  await app.register(pollRoutes, { hub, metrics: metrics.hooks });
   // One set for both listeners: the check arrives over plain HTTP, the page is loaded over HTTPS.
   const accepted = createAcceptedAddresses({ now: clock.wall });
-  captivePortal(app, { accepted });
+  await app.register(captivePortalRoutes, { accepted });
   const redirect = httpRedirect
     ? buildRedirectApp({
         origin: httpRedirect.origin,
@@ -333,7 +339,7 @@ export async function buildApp({
     : null;
 
   // index.html at / and every view, the hashed /assets/ (precompressed), the worker at /sw.js.
-  await clientFiles(app, { clientDir, hasView: (view) => current.model.views.includes(view) });
+  await app.register(clientFileRoutes, { clientDir, hasView: (view) => current.model.views.includes(view) });
 
   // preClose, not onClose: open WebSocket and SSE connections would keep server.close() waiting.
   app.addHook('preClose', async () => {

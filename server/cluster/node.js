@@ -265,7 +265,7 @@ export async function startClusterNode({
         {
           node,
           resumed,
-          transport: conductor.state.transport,
+          playback: conductor.state.playback,
           beat: conductor.state.beat,
           ms: Math.round(performance.now() - t0),
         },
@@ -315,7 +315,7 @@ export async function startClusterNode({
         rejected: bus.rejected + inbox.rejected + (serving?.rejected ?? 0),
       }),
     });
-    clusterRoutes(app, {
+    app.register(clusterRoutes, {
       active: () => bus.active,
       ask: inbox.ask,
       nodes: () => registry.nodes(bus.keys.lease),

@@ -1,6 +1,7 @@
 // The HTTP side of a cluster node: control requests that reach a node which is not the active
 // conductor are forwarded to it (through the inbox), and GET /api/cluster lists the nodes.
 
+import fp from 'fastify-plugin';
 import { ScorecastError } from '../../core/errors.js';
 import { requireToken } from '../http/auth.js';
 
@@ -22,7 +23,7 @@ export const FORWARDED_HEADER = 'x-scorecast-forwarded';
  *   nodes: () => Promise<import('./registry.js').NodeStatus[]>, token: string,
  *   auth?: import('../http/auth.js').SignInLimiter }} options
  */
-export function clusterRoutes(app, { active, ask, nodes, token, auth }) {
+async function routes(app, { active, ask, nodes, token, auth }) {
   // preHandler: the route's own token check (onRequest) has run, so only a request with the
   // token is forwarded, and its parsed body goes with it. The token itself stays here: the
   // request goes through Redis under the cluster's MAC (inbox.js), and the conductor, which
@@ -42,3 +43,6 @@ export function clusterRoutes(app, { active, ask, nodes, token, auth }) {
     return { nodes: await nodes() };
   });
 }
+
+/** The routes as a Fastify plugin: `await app.register(clusterRoutes, options)`. */
+export const clusterRoutes = fp(routes, { name: 'cluster-routes', fastify: '5.x' });

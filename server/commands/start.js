@@ -59,8 +59,8 @@ function lanAddresses() {
  * @param {import('../../core/performance.js').PerformanceState} state
  */
 function resumedAs(state) {
-  if (state.transport === 'stopped' && state.beat === 0) return ' (waiting for the conductor)';
-  return ` (resumed ${state.transport} at bar ${state.bar}, beat ${state.beatInBar})`;
+  if (state.playback === 'stopped' && state.beat === 0) return ' (waiting for the conductor)';
+  return ` (resumed ${state.playback} at bar ${state.bar}, beat ${state.beatInBar})`;
 }
 
 /**

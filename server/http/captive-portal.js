@@ -9,6 +9,8 @@
 // whose Cancel leaves the network. The redirect is relative: the check came through the NAT under
 // the check's own host name, and the audience page comes back the same way.
 
+import fp from 'fastify-plugin';
+
 /** Each check: the path, and the exact answer its OS expects when the internet is reachable. */
 export const CHECKS = Object.freeze([
   // Android (and ChromeOS): connectivitycheck.gstatic.com, clients3.google.com, www.google.com/gen_204.
@@ -80,7 +82,7 @@ export function createAcceptedAddresses({ now }) {
  * @param {import('fastify').FastifyInstance} app
  * @param {{ accepted: AcceptedAddresses }} o
  */
-export function captivePortal(app, { accepted }) {
+async function routes(app, { accepted }) {
   const isAccepted = (/** @type {string} */ ip) => accepted.has(ip);
 
   for (const check of CHECKS) {
@@ -103,3 +105,6 @@ export function captivePortal(app, { accepted }) {
     accepted.add(req.ip);
   });
 }
+
+/** The routes as a Fastify plugin: `await app.register(captivePortalRoutes, options)`. */
+export const captivePortalRoutes = fp(routes, { name: 'captive-portal-routes', fastify: '5.x' });

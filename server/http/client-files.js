@@ -2,6 +2,7 @@
 // hashed files under /assets/ (immutable, sent precompressed), and the service worker at /sw.js.
 // What the server started with is what it serves: a rebuild needs a restart.
 
+import fp from 'fastify-plugin';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -54,7 +55,7 @@ function withNotationMark(body) {
  * @param {string} options.clientDir  the build output (dist/client)
  * @param {(view: string) => boolean} options.hasView  whether the current score has this view
  */
-export async function clientFiles(app, { clientDir, hasView }) {
+async function routes(app, { clientDir, hasView }) {
   const index = readOnce(path.join(clientDir, 'index.html'));
   // The same page for a part or the score, marked as a notation view in its markup, so that its
   // first paint already has the compact strip above the notation: set later by the page's
@@ -141,3 +142,6 @@ export async function clientFiles(app, { clientDir, hasView }) {
     return sendFile(req, reply, worker, 'text/javascript; charset=utf-8');
   });
 }
+
+/** The routes as a Fastify plugin: `await app.register(clientFileRoutes, options)`. */
+export const clientFileRoutes = fp(routes, { name: 'client-file-routes', fastify: '5.x' });

@@ -3,6 +3,7 @@
 // synced clock minus the envelope's `t`; display lag: when a beat was shown minus its server
 // time). Clients send a few samples every few seconds (doc/protocol.md, "Client reports").
 
+import fp from 'fastify-plugin';
 import { ERRORS, errorValue } from '../../core/errors.js';
 import { decodeClientMessage } from '../../core/protocol.js';
 import { audienceRate, createAddressLimiter, refuseOverRate } from '../http/address-limit.js';
@@ -151,7 +152,7 @@ export function createClientStats({ now, reportersPerAddress = 0 }) {
  * @param {{ hub: import('./hub.js').Hub, stats: ReturnType<typeof createClientStats>, token: string, now: () => number, auth?: import('../http/auth.js').SignInLimiter, phonesPerAddress: number }} options
  *   phonesPerAddress sets the address's request rate (audienceRate; 0: no limit)
  */
-export function audienceRoutes(app, { hub, stats, token, now, auth, phonesPerAddress }) {
+async function routes(app, { hub, stats, token, now, auth, phonesPerAddress }) {
   app.get('/api/clients', { onRequest: requireToken(token, auth) }, async () => ({
     ...hub.audience(),
     latency: stats.summary(),
@@ -194,3 +195,6 @@ export function audienceRoutes(app, { hub, stats, token, now, auth, phonesPerAdd
     return reply.code(204).send();
   });
 }
+
+/** The routes as a Fastify plugin: `await app.register(audienceRoutes, options)`. */
+export const audienceRoutes = fp(routes, { name: 'audience-routes', fastify: '5.x' });

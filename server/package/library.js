@@ -2,6 +2,7 @@
 // A score is named by its folder name, checked against the listing: no path from the request is
 // ever resolved on its own (so "..", absolute or encoded paths name nothing).
 
+import fp from 'fastify-plugin';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ScorecastError } from '../../core/errors.js';
@@ -66,7 +67,7 @@ export async function listScores(scoresDir) {
  * @param {{ scoresDir: string, token: string, auth?: import('../http/auth.js').SignInLimiter,
  *   currentDir: () => string, switchTo: (dir: string) => Promise<unknown> }} options
  */
-export function libraryRoutes(app, { scoresDir, token, auth, currentDir, switchTo }) {
+async function routes(app, { scoresDir, token, auth, currentDir, switchTo }) {
   const guard = { onRequest: requireToken(token, auth) };
   app.get('/api/scores', guard, async () => {
     const scores = await listScores(scoresDir);
@@ -85,3 +86,6 @@ export function libraryRoutes(app, { scoresDir, token, auth, currentDir, switchT
     return switchTo(entry.dir);
   });
 }
+
+/** The routes as a Fastify plugin: `await app.register(libraryRoutes, options)`. */
+export const libraryRoutes = fp(routes, { name: 'library-routes', fastify: '5.x' });

@@ -2,6 +2,7 @@
 // and every file of the package by its content-hashed URL. The package may be replaced while the
 // server runs (reload); routes always read the current one.
 
+import fp from 'fastify-plugin';
 import { ScorecastError } from '../../core/errors.js';
 import { sendServed } from '../http/send-served.js';
 
@@ -70,7 +71,7 @@ export function timelineOf(model) {
  * @param {import('fastify').FastifyInstance} app
  * @param {{ current: () => import('./load.js').ScorePackage }} options
  */
-export function scoreRoutes(app, { current }) {
+async function routes(app, { current }) {
   app.get('/api/score', async () => {
     const { model, assets, views } = current();
     return {
@@ -148,3 +149,6 @@ export function scoreRoutes(app, { current }) {
     },
   });
 }
+
+/** The routes as a Fastify plugin: `await app.register(scoreRoutes, options)`. */
+export const scoreRoutes = fp(routes, { name: 'score-routes', fastify: '5.x' });

@@ -1,6 +1,7 @@
 // Conductor control: POST /api/control/:action with a bearer token. Audience clients can only
 // read; without the token nothing changes.
 
+import fp from 'fastify-plugin';
 import { ScorecastError } from '../../core/errors.js';
 import { requireToken } from '../http/auth.js';
 
@@ -75,7 +76,7 @@ export const CONTROL_ACTIONS = Object.freeze(Object.keys(ACTIONS));
  * @param {import('fastify').FastifyInstance} app
  * @param {{ conductor: import('./conductor.js').Conductor, token: string, auth?: import('../http/auth.js').SignInLimiter }} options
  */
-export function controlRoutes(app, { conductor, token, auth }) {
+async function routes(app, { conductor, token, auth }) {
   app.post('/api/control/:action', { onRequest: requireToken(token, auth) }, async (req) => {
     const { action } = /** @type {{ action: string }} */ (req.params);
     const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
@@ -98,3 +99,6 @@ export function controlRoutes(app, { conductor, token, auth }) {
     presets: (conductor.model.presets ?? []).map((p) => ({ id: p.id, name: p.name, set: p.set })),
   }));
 }
+
+/** The routes as a Fastify plugin: `await app.register(controlRoutes, options)`. */
+export const controlRoutes = fp(routes, { name: 'control-routes', fastify: '5.x' });

@@ -3,6 +3,7 @@
 // stream, and for any page that prefers one path: the same decoder, the same vote guard and the
 // same errors as a WebSocket tap.
 
+import fp from 'fastify-plugin';
 import { decodeClientMessage } from '../../core/protocol.js';
 import { audienceRate, createAddressLimiter, refuseOverRate } from '../http/address-limit.js';
 import { ERRORS, ScorecastError, errorValue } from '../../core/errors.js';
@@ -23,7 +24,7 @@ export const DEVICE_REFILL_MS = 3_600_000;
  *   credentials issued per hour and the address's request rate (audienceRate); clients: which
  *   peers are trusted proxies (default: none)
  */
-export function tapRoutes(app, { guard, credentials, devicesPerAddress, now, clients }) {
+async function routes(app, { guard, credentials, devicesPerAddress, now, clients }) {
   const rate = audienceRate(devicesPerAddress);
   const limiter = rate ? createAddressLimiter(rate, now) : null;
   const issued =
@@ -66,3 +67,6 @@ export function tapRoutes(app, { guard, credentials, devicesPerAddress, now, cli
     };
   });
 }
+
+/** The routes as a Fastify plugin: `await app.register(tapRoutes, options)`. */
+export const tapRoutes = fp(routes, { name: 'tap-routes', fastify: '5.x' });

@@ -79,7 +79,7 @@ export function landed(before, now) {
 export function msSinceBeat(state, beat, serverNow) {
   if (typeof state?.beat !== 'number' || !(typeof state.tempo === 'number' && state.tempo > 0)) return null;
   const inBeat =
-    state.transport === 'playing' && typeof state.beatT === 'number' ? Math.max(0, serverNow - state.beatT) : 0;
+    state.playback === 'playing' && typeof state.beatT === 'number' ? Math.max(0, serverNow - state.beatT) : 0;
   return ((state.beat - beat) * 60000) / state.tempo + inBeat;
 }
 

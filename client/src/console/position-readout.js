@@ -24,8 +24,8 @@ export function createPositionReadout() {
     },
     /** @param {any} state the performance, as the stream sent it (null before the first) */
     showState(state) {
-      setText(transport, String(state?.transport ?? '–'));
-      transport.dataset.state = String(state?.transport ?? '–');
+      setText(transport, String(state?.playback ?? '–'));
+      transport.dataset.state = String(state?.playback ?? '–');
       setText(
         tempo,
         typeof state?.tempo === 'number' ? `♩ = ${Math.round(state.tempo * 10) / 10} (× ${state.rate})` : '–',

@@ -2,9 +2,23 @@
 
 /**
  * @param {import('./transports/index.js').Log} log
+ * @param {object} [page]  what the page runs on (default: the browser's globals)
+ * @param {Window & typeof globalThis} [page.window]
+ * @param {Document} [page.document]
+ * @param {(url: string, init?: RequestInit) => Promise<Response>} [page.fetch]
+ * @param {typeof WebSocket} [page.WebSocket]
  * @returns {import('./connection.js').ConnectionEnv}
  */
-export function browserEnv(log) {
+export function browserEnv(
+  log,
+  {
+    window = globalThis.window,
+    document = globalThis.document,
+    fetch = globalThis.fetch,
+    WebSocket = globalThis.WebSocket,
+  } = {},
+) {
+  const EventSource = /** @type {any} */ (window).EventSource;
   return {
     // Missing APIs stay undefined: the connection then skips that transport.
     WebSocket: typeof WebSocket === 'function' ? WebSocket : undefined,

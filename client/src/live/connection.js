@@ -551,7 +551,7 @@ export class Connection {
    */
   #probeAfterMs() {
     const s = /** @type {any} */ (this.#stream.state);
-    const beatMs = s?.transport === 'playing' ? s.next?.t - s.beatT : Number.NaN;
+    const beatMs = s?.playback === 'playing' ? s.next?.t - s.beatT : Number.NaN;
     return Number.isFinite(beatMs) && beatMs > 0
       ? Math.min(PROBE_AFTER_MS, beatMs + PROBE_BEAT_MARGIN_MS)
       : PROBE_AFTER_MS;

@@ -70,7 +70,7 @@ export function createPlayerSignals(doc) {
   return {
     /** @param {any} s the performance as the stream sent it */
     showState(s) {
-      const playing = s?.transport === 'playing';
+      const playing = s?.playback === 'playing';
       // The beat the performance starts on: the one that sounds after a count-in, or at once.
       if (playing && !wasPlaying) startBeat = s.countIn ? (s.next?.beat ?? s.beat) : s.beat;
       wasPlaying = playing;
@@ -80,7 +80,7 @@ export function createPlayerSignals(doc) {
     },
     /** @param {import('../time/beat-clock.js').Position} pos */
     showPosition(pos) {
-      const sig = startSignal(state?.transport, pos, startBeat);
+      const sig = startSignal(state?.playback, pos, startBeat);
       if (signal.dataset.signal !== sig.signal) {
         signal.dataset.signal = sig.signal;
         signal.textContent = sig.label;

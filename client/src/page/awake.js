@@ -203,7 +203,7 @@ export function createAwake(env) {
      * @param {any} state  the held state (client/src/live/connection.js)
      */
     update(state) {
-      const t = state?.transport;
+      const t = state?.playback;
       if (t === 'playing' || t === 'paused') {
         underway = true;
         if (ended) {

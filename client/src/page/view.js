@@ -68,7 +68,7 @@ export function createView(doc, viewName, { debug = false } = {}) {
     renderState({ state, epoch, seq: held }) {
       lastState = state;
       renderTitle(state);
-      const ts = TRANSPORT_STATES.has(state?.transport) ? state.transport : UNKNOWN;
+      const ts = TRANSPORT_STATES.has(state?.playback) ? state.playback : UNKNOWN;
       setText(transportState, ts);
       transportState.dataset.state = ts;
       const c = state?.cues?.[viewName];

@@ -265,7 +265,7 @@ const volume = (g) => (typeof g === 'number' && g >= 0 && g <= 1 ? g : undefined
  * @returns {Array<{ url: string, serverT: number, gain?: number }>}
  */
 export function clipsOf(state, view) {
-  if (state?.transport !== 'playing') return [];
+  if (state?.playback !== 'playing') return [];
   /** @type {Array<{ url: string, serverT: number, gain?: number }>} */
   const out = [];
   const next = state.next;

@@ -42,7 +42,7 @@ export function granulatorCueOf(cue) {
  * @returns {{ beat: number, serverT: number } | null}
  */
 export function granulatorStart(state, view, g) {
-  if (state?.transport !== 'playing') return null;
+  if (state?.playback !== 'playing') return null;
   const next = state.next;
   if (Array.isArray(next?.granulator) && next.granulator.includes(view) && typeof next.t === 'number')
     return { beat: next.beat, serverT: next.t };
@@ -128,7 +128,7 @@ export function createPhoneSound({
       }
       const start = granulatorStart(state, view, g);
       if (!start) {
-        if (g.play === null || state?.transport !== 'playing') {
+        if (g.play === null || state?.playback !== 'playing') {
           granulator.stop();
           started = '';
         }

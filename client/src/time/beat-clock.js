@@ -41,7 +41,7 @@ export function positionAt(state, now) {
   if (!state || typeof state !== 'object' || typeof state.beat !== 'number') return NOTHING;
   const held = { beat: state.beat, bar: num(state.bar), beatInBar: num(state.beatInBar) };
   const next = validNext(state.next);
-  if (state.transport !== 'playing') return { ...NOTHING, ...held };
+  if (state.playback !== 'playing') return { ...NOTHING, ...held };
 
   const c = state.countIn;
   if (c && typeof c.t === 'number' && c.beatMs > 0 && c.beats > 0 && next && now < next.t) {
@@ -86,7 +86,7 @@ export function positionAt(state, now) {
  * @returns {number | null}
  */
 export function nextChangeAt(state, now) {
-  if (state?.transport !== 'playing') return null;
+  if (state?.playback !== 'playing') return null;
   const next = validNext(state.next);
   if (!next) return null;
   const c = state.countIn;
@@ -192,13 +192,13 @@ export function createBeatClock({
     const state = getState();
     const on = ready();
     const pos = on ? positionAt(state, serverT) : JOINING;
-    const key = `${pos.beat}|${pos.bar}|${pos.beatInBar}|${pos.count}|${state?.transport}|${on}`;
+    const key = `${pos.beat}|${pos.bar}|${pos.beatInBar}|${pos.count}|${state?.playback}|${on}`;
     if (key !== lastKey) {
       lastKey = key;
       onChange(pos, frameTime);
     }
     if (on) arm(state, serverT);
-    if (on && onFrame && !framePending && state?.transport === 'playing') {
+    if (on && onFrame && !framePending && state?.playback === 'playing') {
       framePending = true;
       if (frames?.everyFrame) frames.everyFrame(frame);
       else if (requestFrame) requestFrame(() => frame(now()));
@@ -213,7 +213,7 @@ export function createBeatClock({
     const state = getState();
     const serverT = clock.serverNow() + (scheduler.shownAt(frameTime) - now());
     if (ready()) onFrame(positionAt(state, serverT));
-    if (state?.transport === 'playing' && ready()) {
+    if (state?.playback === 'playing' && ready()) {
       framePending = true;
       if (frames?.everyFrame) frames.everyFrame(frame);
       else if (requestFrame) requestFrame(() => frame(now()));

@@ -1,15 +1,15 @@
 // Polling transport at /live/poll: stateless, so any instance can answer any poll and no sticky
 // sessions are needed. Short polls answer at once; long polls (`wait`) hold until a change.
 
+import fp from 'fastify-plugin';
 import { decodeResyncQuery } from '../../../core/protocol.js';
 import { MAX_POLL_WAIT_MS } from '../../../core/constants.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
- * @param {import('../hub.js').Hub} hub
- * @param {import('../hub.js').HubMetrics} [metrics]
+ * @param {{ hub: import('../hub.js').Hub, metrics?: import('../hub.js').HubMetrics }} options
  */
-export function pollRoutes(app, hub, metrics = {}) {
+async function routes(app, { hub, metrics = {} }) {
   app.get('/live/poll', async (req, reply) => {
     const query = decodeResyncQuery(/** @type {Record<string, unknown>} */ (req.query), MAX_POLL_WAIT_MS);
     if (!query.ok) return reply.code(400).header('cache-control', 'no-store').send(query.error);
@@ -35,3 +35,6 @@ export function pollRoutes(app, hub, metrics = {}) {
       .send(body);
   });
 }
+
+/** The routes as a Fastify plugin: `await app.register(pollRoutes, options)`. */
+export const pollRoutes = fp(routes, { name: 'poll-routes', fastify: '5.x' });

@@ -1,6 +1,7 @@
 // Server-Sent Events transport at /live/sse. Resume point from Last-Event-ID (EventSource's own
 // reconnects) or the query; state messages carry `id: epoch:seq`, others carry none.
 
+import fp from 'fastify-plugin';
 import { decodeResyncQuery, parseEventId } from '../../../core/protocol.js';
 import { MAX_POLL_WAIT_MS, SSE_RETRY_MS } from '../../../core/constants.js';
 
@@ -12,9 +13,9 @@ export function frameSse(msg) {
 
 /**
  * @param {import('fastify').FastifyInstance} app
- * @param {import('../hub.js').Hub} hub
+ * @param {{ hub: import('../hub.js').Hub }} options
  */
-export function sseRoutes(app, hub) {
+async function routes(app, { hub }) {
   hub.setFramer('sse', frameSse);
 
   app.get('/live/sse', (req, reply) => {
@@ -55,3 +56,6 @@ export function sseRoutes(app, hub) {
     });
   });
 }
+
+/** The routes as a Fastify plugin: `await app.register(sseRoutes, options)`. */
+export const sseRoutes = fp(routes, { name: 'sse-routes', fastify: '5.x' });

@@ -34,7 +34,8 @@ export const SAVE_INTERVAL_MS = 250;
  * @property {boolean} resumed
  * @property {string} file
  * @property {number} [beat]       resumed: the beat it came back at
- * @property {string} [transport]  resumed
+ * @property {string} [playback]  resumed: playing, paused or stopped
+ * @property {string} [transport]  deprecated: `playback`, still sent for one version
  * @property {number} [savedAt]    resumed: when the save it came back from was written
  * @property {string} [code]       a save that was not taken up: SC_ERR_SAVE_UNREADABLE,
  *   SC_ERR_SAVE_MISMATCH, SC_ERR_SAVE_OTHER_START or SC_ERR_SAVE_NOT_UNDER_WAY
@@ -62,7 +63,8 @@ export function startOf(payload) {
  * @param {import('../conductor.js').PerformanceRecord} performance
  */
 export const underWay = (performance) =>
-  performance.transport === 'playing' || (typeof performance.beat === 'number' && performance.beat > 0);
+  (performance.playback ?? performance.transport) === 'playing' ||
+  (typeof performance.beat === 'number' && performance.beat > 0);
 
 /**
  * Whether a save may name `dir` as its score: a package of the scores folder (a folder right
@@ -299,14 +301,16 @@ export async function attachPersistence({
             resumed: true,
             file,
             beat: state.beat,
-            transport: state.transport,
+            playback: state.playback,
+            // Deprecated: `playback`, still sent for one version.
+            transport: state.playback,
             savedAt: read.payload.savedAt,
           };
           log.info(
             {
               file,
               beat: state.beat,
-              transport: state.transport,
+              playback: state.playback,
               savedAt: read.payload.savedAt,
               epoch: conductor.epoch,
             },

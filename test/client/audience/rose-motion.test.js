@@ -126,9 +126,9 @@ describe("the rose's motion (zoom, the dark disc, swinging rings)", () => {
   });
 
   it('measures the time since a beat at the tempo played, within the beat while playing', () => {
-    const state = { beat: 12, tempo: 120, transport: 'playing', beatT: 5000 };
+    const state = { beat: 12, tempo: 120, playback: 'playing', beatT: 5000 };
     expect(msSinceBeat(state, 4, 5100)).toBe(8 * 500 + 100);
-    expect(msSinceBeat({ ...state, transport: 'paused' }, 4, 9999)).toBe(4000);
+    expect(msSinceBeat({ ...state, playback: 'paused' }, 4, 9999)).toBe(4000);
     expect(msSinceBeat({ beat: 1 }, 0, 0)).toBeNull();
     expect(zoomStartOf({ zoom: 5, zoomFrom: 1, zoomAt: 20 }, 8)).toEqual({ from: 1, at: 20 });
     expect(zoomStartOf({ zoom: 5 }, 8)).toEqual({ from: null, at: null });

@@ -59,7 +59,7 @@ describe('link probe', () => {
 
   it('while the performance plays, asks once a beat and a margin have passed without a message', () => {
     // 80 bpm: beats 750 ms apart, each one a message.
-    const playing = { transport: 'playing', beat: 3, beatT: 10_000, next: { beat: 4, t: 10_750 } };
+    const playing = { playback: 'playing', beat: 3, beatT: 10_000, next: { beat: 4, t: 10_750 } };
     const { clock, first, requests } = live({ state: playing });
     clock.advance(750 + PROBE_BEAT_MARGIN_MS - 1);
     expect(requests).toHaveLength(0);
@@ -67,7 +67,7 @@ describe('link probe', () => {
     expect(requests.map((r) => r.url)).toEqual(['http://score.test/api/time']);
     expect(first.closedByClient).toBe(false);
     // Paused: no beat is due, the heartbeat's silence applies.
-    const paused = live({ state: { ...playing, transport: 'paused' } });
+    const paused = live({ state: { ...playing, playback: 'paused' } });
     paused.clock.advance(750 + PROBE_BEAT_MARGIN_MS);
     expect(paused.requests).toHaveLength(0);
     // A slow beat never makes it later than the heartbeat's silence.

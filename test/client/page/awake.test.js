@@ -137,7 +137,7 @@ describe('awakeMethod', () => {
 describe('createAwake', () => {
   it('holds nothing before the join tap, then the wake lock', async () => {
     const h = setup();
-    h.awake.update({ transport: 'playing' });
+    h.awake.update({ playback: 'playing' });
     await flush();
     expect(h.awake.status).toEqual({ method: 'wake-lock', held: false });
     expect(h.request).not.toHaveBeenCalled();
@@ -234,24 +234,24 @@ describe('createAwake', () => {
   it('releases when the piece ends, and holds again when it plays again', async () => {
     const h = setup();
     h.awake.start();
-    h.awake.update({ transport: 'playing' });
+    h.awake.update({ playback: 'playing' });
     await flush();
     expect(h.awake.status.held).toBe(true);
-    h.awake.update({ transport: 'stopped' });
+    h.awake.update({ playback: 'stopped' });
     await flush();
     expect(h.awake.status.held).toBe(false);
     expect(h.sentinels[0].released).toBe(true);
     // No lock asked for on a return while the piece is over.
     await h.fire('pageshow');
     expect(h.request).toHaveBeenCalledTimes(1);
-    h.awake.update({ transport: 'playing' });
+    h.awake.update({ playback: 'playing' });
     await flush();
     expect(h.awake.status.held).toBe(true);
   });
 
   it('a page that joins before the piece starts holds the screen while it waits', async () => {
     const h = setup({ secure: false });
-    h.awake.update({ transport: 'stopped' });
+    h.awake.update({ playback: 'stopped' });
     h.awake.start();
     await flush();
     expect(h.awake.status).toEqual({ method: 'video', held: true });

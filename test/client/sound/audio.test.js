@@ -188,7 +188,7 @@ describe('audio cues across a sleep', () => {
 
 describe('clipsOf', () => {
   const state = {
-    transport: 'playing',
+    playback: 'playing',
     beat: 118,
     beatT: T,
     next: { beat: 119, t: T + 600, audio: { audience: ['/bell.wav'], cello: ['/drone.wav'] } },
@@ -209,8 +209,8 @@ describe('clipsOf', () => {
   });
 
   it('nothing when not playing, or for a state that is not one', () => {
-    expect(clipsOf({ ...state, transport: 'paused' }, 'audience')).toEqual([]);
-    for (const bad of [null, 7, {}, { transport: 'playing', next: { t: 'x', audio: { audience: [3] } } }])
+    expect(clipsOf({ ...state, playback: 'paused' }, 'audience')).toEqual([]);
+    for (const bad of [null, 7, {}, { playback: 'playing', next: { t: 'x', audio: { audience: [3] } } }])
       expect(clipsOf(bad, 'audience')).toEqual([]);
   });
 });
@@ -268,7 +268,7 @@ describe('stems: clips with a volume that later cues ramp', () => {
 
   it("takes the volume from the announcement or the cue, and the stems' volumes from the cue state", () => {
     const s = {
-      transport: 'playing',
+      playback: 'playing',
       beat: 3,
       beatT: T,
       next: { beat: 4, t: T + 500, audio: { audience: ['/a.wav', '/b.wav'] }, gains: { '/a.wav': 0.5 } },

@@ -39,7 +39,7 @@ function setup() {
 
 /** @param {number} beat @param {object} granulator @param {object} [extra] */
 const state = (beat, granulator, extra = {}) => ({
-  transport: 'playing',
+  playback: 'playing',
   beat,
   beatT: T + beat * 500,
   cues: { audience: { granulator } },
@@ -73,7 +73,7 @@ describe('phone sound: the granulator cue', () => {
     });
     expect(
       granulatorStart(
-        { ...state(6, {}), transport: 'paused' },
+        { ...state(6, {}), playback: 'paused' },
         'audience',
         granulatorCueOf({ granulator: { src: '/a', play: 4 } }),
       ),

@@ -7,7 +7,7 @@ const T = 1_700_000_000_000;
 /** Playing beat 5 (bar 2, beat 2) since T, beat 6 due at T + 500. */
 function playing(extra = {}) {
   return {
-    transport: 'playing',
+    playback: 'playing',
     beat: 5,
     bar: 2,
     beatInBar: 2,
@@ -76,7 +76,7 @@ describe('positionAt', () => {
 
   it('counts in: click k from countIn.t + (k - 1) * beatMs, then the first beat', () => {
     const s = {
-      transport: 'playing',
+      playback: 'playing',
       beat: 0,
       bar: 1,
       beatInBar: 1,
@@ -192,7 +192,7 @@ describe('createBeatClock', () => {
     const p = page(0);
     p.receive(playing());
     expect(p.clock.timers.size).toBe(1);
-    p.receive({ transport: 'paused', beat: 5, bar: 2, beatInBar: 2, cues: {} });
+    p.receive({ playback: 'paused', beat: 5, bar: 2, beatInBar: 2, cues: {} });
     expect(p.clock.timers.size).toBe(0);
     p.receive(playing());
     p.beats.stop();

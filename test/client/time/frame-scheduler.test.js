@@ -175,7 +175,7 @@ describe('beat clock on animation frames, behind the join gate', () => {
   }
   /** @param {number} n */
   const beatState = (n) => ({
-    transport: 'playing',
+    playback: 'playing',
     beat: n,
     bar: 1 + Math.floor(n / 4),
     beatInBar: (n % 4) + 1,

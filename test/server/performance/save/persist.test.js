@@ -164,6 +164,14 @@ describe('coalesced saving', () => {
 });
 
 describe('resume at start', () => {
+  it('reports what it resumed with playback and, deprecated for one version, transport alike', async () => {
+    const file = path.join(tmpDir(), 'performance.json');
+    writeFileSync(file, encodeSave(payload()));
+    const { persistence } = await start({ file });
+    expect(persistence.status()).toMatchObject({ resumed: true, playback: 'paused', transport: 'paused' });
+    await persistence.close();
+  });
+
   it('takes up a valid save for this score and says so', async () => {
     const file = path.join(tmpDir(), 'performance.json');
     writeFileSync(file, encodeSave(payload()));

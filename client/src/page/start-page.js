@@ -1,0 +1,386 @@
+// The page, as one function of what it runs on: the window and document, fetch, WebSocket and
+// the clock (main.js passes the browser's; a test passes fakes). It wires the connection, the
+// server clock, the beat clock, the view, the notation and the sound.
+
+import { Connection } from '../live/connection.js';
+import { browserEnv } from '../live/browser-env.js';
+import { forcedTransport, viewFromPath, DEFAULT_VIEW } from './route.js';
+import { loadScore } from './score-assets.js';
+import { createView } from './view.js';
+import { debugWanted } from './status-line.js';
+import { createServerClock } from '../time/clock.js';
+import { createBeatClock, positionAt } from '../time/beat-clock.js';
+import { createFrameScheduler } from '../time/frame-scheduler.js';
+import { createJoinGate } from '../time/join-gate.js';
+import { oncePerFrame } from './once-per-frame.js';
+import { clipsOf, stemGainsOf } from '../sound/audio.js';
+import { createAudienceView, createVoter } from '../audience/audience-view.js';
+import { landed, msSinceBeat } from '../audience/rose-motion.js';
+import { speakTile } from '../sound/speech.js';
+import { createPlayerSignals } from '../notation/player-signals.js';
+import { registerServiceWorker } from './sw-register.js';
+import { createAwake, keepAwakeVideo } from './awake.js';
+import { createPartView } from '../notation/part-view.js';
+import { createScoreView } from '../notation/score-view.js';
+import { createClockProbe } from './page-clock.js';
+import { startReports } from './page-reports.js';
+import { createPageSound } from './page-sound.js';
+import { watchLifecycle } from './page-lifecycle.js';
+import { exposeForTests } from './test-view.js';
+
+/** Entries kept in the logs that browser tests read. */
+const LOG_SIZE = 500;
+
+/**
+ * @typedef {object} PageDeps
+ * @property {Window & typeof globalThis} window
+ * @property {Document} document
+ * @property {(url: string, init?: RequestInit) => Promise<Response>} fetch
+ * @property {typeof WebSocket | undefined} WebSocket
+ * @property {import('./page-clock.js').PageClock} clock
+ * @property {import('../live/transports/index.js').Log} [log]
+ */
+
+/**
+ * Start the page: connect, measure the clock, show the beats and the cues.
+ * @param {PageDeps} deps
+ */
+export function startPage({ window, document, fetch, WebSocket, clock: time, log = defaultLog }) {
+  const { now, wall } = time;
+  const mark = (/** @type {string} */ name) => window.performance?.mark?.(name);
+  const storage = safeStorage(window);
+  const viewName = viewFromPath(window.location.pathname);
+  document.body.dataset.view = viewName;
+  // Every view but the audience's is a part or the score: the compact strip above the notation
+  // from the first paint, so the page does not jump when the notation arrives (layout shift).
+  if (viewName !== DEFAULT_VIEW) document.body.dataset.notation = 'true';
+  const ui = createView(document, viewName, { debug: debugWanted(window.location.search, storage) });
+  // Musicians' start signal, beat indicator and tempo (part and score views: the audience page
+  // has no such strip, and does no work for it on its beats).
+  const signals = viewName === DEFAULT_VIEW ? null : createPlayerSignals(document);
+  const env = { ...browserEnv(log, { window, document, fetch, WebSocket }), timers: time, now };
+  /** This page's id (not the device's): polling sends it so the server can count polling pages. */
+  const pageId = `p${Math.random().toString(36).slice(2, 12)}`;
+  const connection = new Connection({
+    baseUrl: window.location.origin,
+    env,
+    transport: forcedTransport(window.location.search),
+    view: viewName,
+    clientId: pageId,
+    // Audience phones roam between access points: fresh attempts while the link is silent.
+    probe: true,
+  });
+
+  const probe = createClockProbe({ connection, fetch, clock: time });
+  const clock = createServerClock({ probe, now, timers: time, wall });
+  // No beat until the clock is good enough, again after every reconnect and every return of the
+  // tab; beats change on the animation frame nearest their server time.
+  const frames = createFrameScheduler({ requestFrame: time.requestFrame, now, timers: time });
+  const gate = createJoinGate({
+    clock,
+    now,
+    timers: time,
+    onChange(state) {
+      ui.renderJoin(state);
+      beatClock.update();
+      if (gate.open) playClips(connection.state);
+    },
+  });
+  const reports = startReports({ connection, clock, timers: time, fetch, view: viewName, pageId });
+  const notation = mountNotation({ document, fetch, connection, viewName, mark, log });
+  /** @param {import('../time/beat-clock.js').Position} pos */
+  const drawCursor = (pos) => notation.drawCursor(pos);
+
+  /**
+   * The beats this page showed: `at`, the page's wall clock when it showed the change; `server`,
+   * its estimate of the server's clock then; `due`, the server time the change was due (the
+   * beat's time), or null.
+   * @type {Array<{ beat: number | null, bar: number | null, beatInBar: number | null, count: number, at: number, server: number, due: number | null, predicted: boolean }>}
+   */
+  const shown = [];
+  let lastShownBeat = -2;
+  const beatClock = createBeatClock({
+    getState: () => connection.state,
+    clock,
+    timers: time,
+    now,
+    frames,
+    ready: () => gate.open,
+    onFrame: viewName === DEFAULT_VIEW ? null : drawCursor,
+    onChange(pos, frameTime) {
+      ui.renderPosition(pos);
+      if (pos.joining) return;
+      // When the page shows the change: the start of the display frame it is drawn in (a change
+      // written from a timer, without a frame, is drawn at the browser's next frame).
+      const at = wall() - now() + frameTime;
+      const server = frameTime + clock.offset;
+      signals?.showPosition(pos);
+      // Display lag of beats reached by playing on (not the first one a page sees, nor a seek's).
+      if (pos.changeAt !== null && pos.count === 0 && pos.beat !== null && pos.beat === lastShownBeat + 1) {
+        if (clock.samples > 0) reports.displayLag(server - pos.changeAt);
+      }
+      lastShownBeat = pos.beat ?? -2;
+      drawCursor(pos);
+      const { beat, bar, beatInBar, count, changeAt: due, predicted } = pos;
+      shown.push({ beat, bar, beatInBar, count, at, server, due, predicted });
+      if (shown.length > LOG_SIZE) shown.shift();
+    },
+  });
+
+  const sound = createPageSound({
+    window,
+    document,
+    fetch,
+    timers: time,
+    clock,
+    storage,
+    log,
+    onRunning: () => playClips(connection.state),
+  });
+  const { audio, phoneSound } = sound;
+  // The screen stays on from the join tap to the end of the piece (awake.js).
+  const awake = createAwake({
+    secure: window.isSecureContext,
+    wakeLock: /** @type {any} */ (window.navigator).wakeLock,
+    standalone: /** @type {any} */ (window.navigator).standalone,
+    createVideo: () =>
+      keepAwakeVideo(document, {
+        mp4: new URL('./media/awake.mp4', import.meta.url).href,
+        webm: new URL('./media/awake.webm', import.meta.url).href,
+      }),
+    document,
+    window,
+    log,
+  });
+  // Over plain HTTP the browser keeps no offline copy (no service worker): the page says so, once.
+  /** @type {HTMLElement} */ (document.getElementById('no-offline')).hidden = window.isSecureContext;
+  /** @type {string[]} */
+  let audioUrls = [];
+
+  const voter = createVoter({ fetch: (url, init) => fetch(url, init), storage, log });
+  const audience =
+    viewName === DEFAULT_VIEW
+      ? createAudienceView(document, {
+          onVote: async (tile, win) => audience?.voteAnswer(win, await voter.vote(tile, win)),
+          onSpeak: (word, speech) => speakTile(window.speechSynthesis, window.SpeechSynthesisUtterance, speech, word),
+        })
+      : null;
+  if (audience) voter.prepare();
+
+  const drawState = stateDrawer({ ui, connection, notation, audience, clock, mark });
+  const drawLater = oncePerFrame((fn) => frames.next(fn), drawState);
+  connection.on('state', (c) => {
+    // The musicians' strip knows each change as it comes (the start signal shows on the beat the
+    // performance starts on, which the beat clock shows next).
+    signals?.showState(c.state);
+    // The beat first: a change that arrives before its timer (a late page) is shown at once.
+    beatClock.update();
+    playClips(c.state);
+    awake.update(c.state);
+    // The rest of the page on the next frame, from the state then (once-per-frame.js).
+    drawLater();
+  });
+  const click = clickToggle(document, viewName, audio, log);
+  /** The volume each stem was last given, by URL, so that a ramp is started once. */
+  /** @type {Map<string, string>} */
+  const stemGains = new Map();
+  /** @param {any} state */
+  function playClips(state) {
+    // Not on a clock still being measured: a clip would sound off the beat.
+    if (!gate.open) return;
+    for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT, clip.gain);
+    if (click.on && state?.playback === 'playing' && typeof state.next?.t === 'number') {
+      audio.click(state.next.t, state.next.beatInBar === 1);
+    }
+    // Volume ramps of the stems playing (a cue's `stems: {<name>: {gain, glide}}`).
+    for (const s of stemGainsOf(state, viewName)) {
+      const key = `${s.gain}/${s.glide}`;
+      if (stemGains.get(s.url) !== key && audio.setGain(s.url, s.gain, s.glide / 1000)) stemGains.set(s.url, key);
+    }
+    if (viewName === DEFAULT_VIEW) phoneSound.update(state);
+  }
+  const wakeWatch = watchLifecycle({
+    window,
+    document,
+    timers: time,
+    connection,
+    gate,
+    awake,
+    ui,
+    log,
+    ...sound,
+  });
+
+  if (audience) {
+    const join = /** @type {HTMLElement} */ (document.getElementById('join'));
+    join.hidden = false;
+    /** @type {HTMLElement} */ (document.getElementById('join-button')).addEventListener('click', () => {
+      join.hidden = true;
+      document.body.dataset.joined = 'true';
+      audio
+        .unlock()
+        .then(() => {
+          audio.preload(audioUrls);
+          playClips(connection.state);
+        })
+        .catch((err) => log('audio unavailable', err));
+      awake.start();
+      awake.update(connection.state);
+    });
+  }
+
+  exposeForTests(window, { connection, shown, clock, gate, awake, voter, view: viewName, now, ...sound });
+
+  ui.renderLink(connection);
+  connection.start();
+  clock.start();
+  wakeWatch.start();
+  // Caches the shell and the score's files, so a phone that reloads or rejoins does not download
+  // them again (secure contexts only: skipped quietly over plain HTTP).
+  registerServiceWorker(log, window);
+
+  loadScore((url) => fetch(url), log).then((info) => {
+    // Every asset the score marks preload is in the browser's cache: the page-load budget's end.
+    mark('scorecast:assets-loaded');
+    if (info?.title) ui.setFallbackTitle(info.title);
+    audioUrls = (info?.assets ?? [])
+      .filter((a) => /\.(wav|mp3|ogg|oga|m4a|aac|flac|opus|webm)$/i.test(a.url))
+      .map((a) => a.url);
+    if (audio.unlocked) audio.preload(audioUrls);
+  });
+  return { connection, clock, gate };
+}
+
+/** @type {import('../live/transports/index.js').Log} */
+const defaultLog = (message, detail) => console.info(`[scorecast] ${message}`, detail ?? '');
+
+/**
+ * localStorage, or null where the browser refuses it.
+ * @param {Window} window
+ */
+function safeStorage(window) {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The musicians' click (part and score views): a toggle in the player strip, which also unlocks
+ * the page's audio (it is the user's gesture). Each beat is clicked as it is announced, a beat
+ * ahead, through the same output compensation as the clips.
+ * @param {Document} document
+ * @param {string} viewName
+ * @param {{ unlock: () => Promise<unknown> }} audio
+ * @param {import('../live/transports/index.js').Log} log
+ */
+function clickToggle(document, viewName, audio, log) {
+  const state = { on: false };
+  const toggle = document.getElementById('click-toggle');
+  if (!toggle || viewName === DEFAULT_VIEW) return state;
+  toggle.hidden = false;
+  toggle.addEventListener('click', () => {
+    state.on = !state.on;
+    toggle.setAttribute('aria-pressed', String(state.on));
+    if (state.on) audio.unlock().catch((err) => log('could not start audio for the click', err));
+  });
+  return state;
+}
+
+/**
+ * The notation of this view, when the score has some for it (parts and the full score), drawn
+ * again for each new epoch (a new epoch may be a new score: reload).
+ * @param {object} o
+ * @param {Document} o.document
+ * @param {(url: string) => Promise<Response>} o.fetch
+ * @param {import('../live/connection.js').Connection} o.connection
+ * @param {string} o.viewName
+ * @param {(name: string) => void} o.mark
+ * @param {import('../live/transports/index.js').Log} o.log
+ */
+function mountNotation({ document, fetch, connection, viewName, mark, log }) {
+  /** @type {import('../notation/view-base.js').NotationView | null} */
+  let notation = null;
+  /** The epoch the notation was drawn for. */
+  let notationEpoch = /** @type {string | null} */ (null);
+  const root = /** @type {HTMLElement} */ (document.getElementById('notation'));
+  /** @param {import('../time/beat-clock.js').Position} pos */
+  const drawCursor = (pos) => {
+    if (!notation || pos.beat === null) return;
+    notation.update(pos.beat, pos.count > 0 ? 0 : pos.fraction);
+  };
+  /** @param {() => number} serverNow */
+  async function mount(serverNow) {
+    if (viewName === DEFAULT_VIEW) return;
+    const epoch = connection.epoch;
+    const res = await fetch(`/api/score/views/${encodeURIComponent(viewName)}`);
+    if (!res.ok) return; // a view without notation (cue text only)
+    const data = await res.json();
+    if (epoch !== connection.epoch) return; // another score came meanwhile: its own mount follows
+    const loadPage = (/** @type {string} */ url) =>
+      fetch(url).then((r) => {
+        if (!r.ok) throw new Error(`${url}: ${r.status}`);
+        return r.text();
+      });
+    notation?.destroy();
+    notation = (viewName === 'score' ? createScoreView : createPartView)(root, data, { loadPage });
+    root.hidden = false;
+    document.body.dataset.notation = 'true';
+    notation.setPages?.(connection.state?.pages?.[viewName]);
+    drawCursor(positionAt(connection.state, serverNow()));
+    mark('scorecast:notation');
+  }
+  return {
+    drawCursor,
+    /**
+     * The state drawn: the pages chosen; a new epoch mounts the notation again.
+     * @param {() => number} serverNow
+     */
+    update(serverNow) {
+      notation?.setPages?.(connection.state?.pages?.[viewName]);
+      if (connection.state && connection.epoch !== notationEpoch) {
+        notationEpoch = connection.epoch;
+        mount(serverNow).catch((err) => log('notation unavailable', err));
+      }
+    },
+  };
+}
+
+/**
+ * What draws the state on the next frame: the cue, the link, the notation's pages, the audience's
+ * tiles and rose.
+ * @param {object} o
+ * @param {ReturnType<typeof createView>} o.ui
+ * @param {import('../live/connection.js').Connection} o.connection
+ * @param {ReturnType<typeof mountNotation>} o.notation
+ * @param {ReturnType<typeof createAudienceView> | null} o.audience
+ * @param {{ serverNow: () => number }} o.clock
+ * @param {(name: string) => void} o.mark
+ */
+function stateDrawer({ ui, connection: c, notation, audience, clock, mark }) {
+  let firstState = true;
+  /** @type {{ epoch: string | null, state: any } | null} what the audience view drew last */
+  let drawn = null;
+  return () => {
+    ui.renderState(c);
+    notation.update(() => clock.serverNow());
+    if (firstState && c.state) {
+      firstState = false;
+      // Navigation to the first state drawn: the first-render budget (playwright/views.spec.js) reads it.
+      mark('scorecast:first-render');
+    }
+    const state = c.state;
+    if (audience) {
+      // A seek, a restart, a late join or a return from a roam lands on its beat: the rose is
+      // shown as it is there.
+      const now = { epoch: c.epoch, state };
+      const where = {
+        landed: landed(drawn, now),
+        since: (/** @type {number} */ b) => msSinceBeat(state, b, clock.serverNow()),
+      };
+      drawn = now;
+      audience.render(state?.cues?.audience, where);
+    }
+  };
+}

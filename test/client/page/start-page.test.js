@@ -1,0 +1,112 @@
+// The whole page started on fakes (start-page.js): a jsdom window and document, a fake server
+// behind a fake WebSocket and fetch, and a hand-turned clock. What a person sees: the page joins
+// (its clock measured by ping/pong) and shows the beat the server's first message says.
+
+import { readFileSync } from 'node:fs';
+import { describe, it, expect } from 'vitest';
+import { JSDOM } from 'jsdom';
+import { buildScoreModel } from '../../../core/manifest.js';
+import { atBeat, initialState, withPlayback } from '../../../core/performance.js';
+import { startPage } from '../../../client/src/page/start-page.js';
+import { FakeClock, fakeWebSocketClass, flush, msg } from '../fakes.js';
+
+const html = readFileSync(new URL('../../../client/index.html', import.meta.url), 'utf8').replace(
+  /<script[^>]*><\/script>/g,
+  '',
+);
+
+/** The server's clock runs this far ahead of the page's (ms). */
+const SERVER_AHEAD_MS = 5_000;
+
+/** A hand-turned clock with the page's timers: intervals and animation frames too. */
+class PageClock extends FakeClock {
+  wall = () => 1_700_000_000_000 + this.t;
+  /** @param {() => void} fn @param {number} ms */
+  setInterval = (fn, ms) => {
+    const tick = () => {
+      fn();
+      this.setTimeout(tick, ms);
+    };
+    return this.setTimeout(tick, ms);
+  };
+  clearInterval = () => {};
+  /** @param {(t: number) => void} fn */
+  requestFrame = (fn) => this.setTimeout(() => fn(this.t), 16);
+}
+
+/** A fetch that answers like a server with no score files to give. */
+function fakeServerFetch(/** @type {PageClock} */ clock) {
+  /** @param {string} url */
+  return async (url) => {
+    const json = (/** @type {unknown} */ body, status = 200) =>
+      /** @type {Response} */ (
+        /** @type {unknown} */ ({
+          ok: status < 400,
+          status,
+          json: async () => body,
+          text: async () => JSON.stringify(body),
+          arrayBuffer: async () => new ArrayBuffer(0),
+          headers: new Headers(),
+        })
+      );
+    if (url.startsWith('/api/time')) return json({ t: clock.t + SERVER_AHEAD_MS });
+    if (url === '/api/score') return json({ id: 'demo', title: 'Demo piece', assets: [] });
+    return json({ code: 'SC_ERR_NOT_FOUND' }, 404);
+  };
+}
+
+function model() {
+  const r = buildScoreModel({
+    id: 'demo',
+    title: 'Demo piece',
+    bars: 8,
+    meter: [{ bar: 1, time: '3/4', tempo: 60 }],
+    cues: [{ bar: 2, set: { text: 'Listen' } }],
+  });
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.value;
+}
+
+describe('the page started on fakes', () => {
+  it('joins on a measured clock and shows the bar and beat of the first state the server sends', async () => {
+    const dom = new JSDOM(html, { url: 'http://venue.local/', pretendToBeVisual: true });
+    const window = /** @type {Window & typeof globalThis} */ (/** @type {unknown} */ (dom.window));
+    const clock = new PageClock();
+    const WebSocket = fakeWebSocketClass();
+    startPage({
+      window,
+      document: window.document,
+      fetch: fakeServerFetch(clock),
+      WebSocket: /** @type {any} */ (WebSocket),
+      clock: /** @type {any} */ (clock),
+      log: () => {},
+    });
+    const $ = (/** @type {string} */ id) => window.document.getElementById(id);
+    expect($('link')?.dataset.state).toBe('connecting');
+
+    const ws = WebSocket.instances[0];
+    ws.serverOpen();
+    ws.serverSend(msg.welcome('e1', 0));
+    // Beat 4 (bar 2, beat 2 in 3/4 at 60) sounded a quarter second ago by the server's clock.
+    const m = model();
+    const state = atBeat(m, withPlayback(initialState(m), 'playing', null), 4, clock.t + SERVER_AHEAD_MS - 250);
+    ws.serverSend(msg.snapshot('e1', 0, state));
+    // The server answers every ping at once, with its own time.
+    for (let i = 0; i < 40; i++) {
+      for (const sent of ws.sent.splice(0)) {
+        if (sent.type === 'ping')
+          ws.serverSend({ type: 'pong', id: sent.id, t0: sent.t0, t: clock.t + SERVER_AHEAD_MS });
+      }
+      await flush();
+      clock.advance(50);
+    }
+
+    // The estimate meets the join's bound: beats are shown as on time.
+    expect(/** @type {any} */ (window).scorecast.join).toBe('on-time');
+    expect($('link')?.dataset.state).toBe('live');
+    expect($('bar')?.textContent).toBe('2');
+    expect($('beat')?.textContent).toBe('2');
+    expect($('cue-text')?.textContent).toBe('Listen');
+    expect($('title')?.textContent).toBe('Demo piece');
+  });
+});
