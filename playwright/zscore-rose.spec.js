@@ -110,7 +110,9 @@ async function attachScreenshot(name, page) {
   await test.info().attach(name, { body: await page.screenshot(), contentType: 'image/png' });
 }
 
-test('ten phones vote; at the decision beat the part views turn to the voted pages', async ({ browser }) => {
+test('ten phones vote; at the decision beat the part views turn to the voted pages', { tag: '@timing' }, async ({
+  browser,
+}) => {
   server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
   // Beat 2: the vote for page 3 is open (beats 1..5), the tiles carry their words.
   await server.control('seek', { beat: 2 });
