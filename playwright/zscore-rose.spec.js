@@ -18,6 +18,11 @@ const UNION_ROSE_PACKAGE = `.cache/playwright-union-rose-${process.pid}`;
 const PHONE = { width: 390, height: 844 };
 const TABLET = { width: 1024, height: 768 };
 
+// This file's tests in order in one worker, where `functional` spreads other files' tests over
+// both: the package is imported once (a beforeAll runs in each worker that runs the file), and no
+// two of its servers, each cleaning every page of the package as it starts, start at once.
+test.describe.configure({ mode: 'default' });
+
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
 test.beforeAll(async () => {
