@@ -14,9 +14,10 @@ export { freePort } from '../server/lib/ports.js';
 
 /**
  * @param {{ port: number, score?: string, autoplay?: boolean, timeoutMs?: number }} options
- *   timeoutMs: how long it may take to listen (a benchmark on a loaded machine waits longer)
+ *   timeoutMs: how long it may take to listen: a wait, not a bound (it takes 1-2 s alone; two
+ *   test workers on a loaded CI machine, each with a browser, have seen 10 s and more)
  */
-export async function startServer({ port, score = 'scores/demo', autoplay = true, timeoutMs = 10_000 }) {
+export async function startServer({ port, score = 'scores/demo', autoplay = true, timeoutMs = 30_000 }) {
   const args = [
     '--port',
     String(port),
