@@ -164,9 +164,9 @@ const drawnBeats = (page, from) =>
       .filter((/** @type {any} */ r) => r.drawn >= from);
   }, from);
 
-test('pages whose clocks drift 1,500 ppm fast and slow, on a jittery link, keep beats on the server time, through a wall-clock step', async ({
-  browser,
-}) => {
+test('pages whose clocks drift 1,500 ppm fast and slow, on a jittery link, keep beats on the server time, through a wall-clock step', {
+  tag: '@timing',
+}, async ({ browser }) => {
   test.setTimeout(SETTLE_MS + MEASURE_MS + 60_000);
   /** @type {import('@playwright/test').Page[]} */
   const pages = [];
@@ -246,9 +246,9 @@ test('pages whose clocks drift 1,500 ppm fast and slow, on a jittery link, keep 
 /** Recovered when the page shows beats and its estimate is within this of the server's time (ms). */
 const RECOVERED_MS = 15;
 
-test("after a roam on busy WiFi, also when the phone's clock stood still meanwhile, the estimate is right again within 2 s of the link's return", async ({
-  browser,
-}) => {
+test("after a roam on busy WiFi, also when the phone's clock stood still meanwhile, the estimate is right again within 2 s of the link's return", {
+  tag: '@timing',
+}, async ({ browser }) => {
   test.setTimeout(150_000);
   const proxy = await startLagProxy({ target: Number(new URL(server.base).port), latencyMs: 35, jitterMs: 25 });
   try {

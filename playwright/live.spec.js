@@ -90,7 +90,10 @@ test('the status line says how the link is in words; the transport and held posi
   await expect(page.locator('#diagnostics')).toContainText(/via ws, held \S+:\d+/);
 });
 
-test('rides out a lost access point: back at the live beat, nothing missed or repeated', async ({ page, context }) => {
+test('rides out a lost access point: back at the live beat, nothing missed or repeated', { tag: '@timing' }, async ({
+  page,
+  context,
+}) => {
   await page.goto(`${server.base}/`);
   await expect(page.locator('#link')).toHaveText(/live/);
   for (const outageMs of [3000, 6000, 4000, 8000]) {
@@ -109,10 +112,9 @@ test('rides out a lost access point: back at the live beat, nothing missed or re
   expectNoGapOrRepeat(mine.events);
 });
 
-test('roams onto a network that blocks WebSocket: moves to SSE, at the live beat, nothing missed or repeated', async ({
-  page,
-  context,
-}) => {
+test('roams onto a network that blocks WebSocket: moves to SSE, at the live beat, nothing missed or repeated', {
+  tag: '@timing',
+}, async ({ page, context }) => {
   const firewall = await startFirewall({ target: port });
   try {
     await page.goto(`${firewall.base}/`);

@@ -251,9 +251,9 @@ test('with the network gone, a reload still shows the page; live, API, health an
   expect(server.seen).toEqual(expect.arrayContaining(['GET /healthz', 'GET /metrics']));
 });
 
-test('a reload while the server does not answer (a dead access point) shows the cached page after a short wait', async ({
-  page,
-}) => {
+test('a reload while the server does not answer (a dead access point) shows the cached page after a short wait', {
+  tag: '@timing',
+}, async ({ page }) => {
   server = await startCountingServer();
   await page.goto(`${server.base}/`);
   await controlledByWorker(page);
@@ -296,9 +296,9 @@ test('a new build replaces the old shell cache and keeps the score assets', asyn
   await expect(page.locator('#link')).toHaveText(/live/);
 });
 
-test('budgets: the audience page loads at most 60 KB of gzipped JavaScript, compressed, first render within 1 s, nothing off the server', async ({
-  page,
-}) => {
+test('budgets: the audience page loads at most 60 KB of gzipped JavaScript, compressed, first render within 1 s, nothing off the server', {
+  tag: '@timing',
+}, async ({ page }) => {
   server = await startCountingServer();
   /** @type {string[]} */
   const requested = [];

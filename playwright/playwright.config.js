@@ -3,14 +3,30 @@
 
 import { defineConfig } from '@playwright/test';
 
+/** The tag of a test whose assertions are timing bounds: it runs alone (the `timing` project). */
+const TIMING_TAG = /@timing/;
+
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.js',
   // The demo engraved with every layout before any server starts (engrave-cache.js).
   globalSetup: './engrave-cache.js',
-  // Each test starts its own server; two cores: one worker keeps timings honest.
-  workers: 1,
-  fullyParallel: false,
+  // Two phases on two cores. The `functional` project first, two tests at a time, any test of any
+  // file on either worker: what it asserts does not depend on how fast the machine is (an
+  // expect's timeout is a wait, not a bound). Then `timing`, one test at a time with the machine
+  // to itself: every test tagged '@timing', i.e. each that asserts a beat's timing, a latency or a
+  // load-time bound, or measures a clock (a stub clock reading performance.now counts: it lags as
+  // the machine does, e.g. a grain scheduled within 20 ms of its start). The rule for a new test: it lands in `functional` unless
+  // it carries the tag (`test('...', { tag: '@timing' }, async ...)`), so tag it if it measures time.
+  //
+  // `timing` is `functional`'s teardown rather than its dependent: a teardown runs after the
+  // project it tears down whether or not its tests passed, where a dependent would be skipped
+  // after one functional failure; either way the timed tests never share the machine with another.
+  workers: 2,
+  projects: [
+    { name: 'functional', grepInvert: TIMING_TAG, fullyParallel: true, teardown: 'timing' },
+    { name: 'timing', grep: TIMING_TAG, workers: 1, fullyParallel: false },
+  ],
   retries: 0,
   timeout: 90_000,
   // The HTML report keeps the screenshots each test attaches (playwright-report/index.html).

@@ -52,10 +52,9 @@ test.afterEach(async () => {
   rmSync(score, { recursive: true, force: true });
 });
 
-test('a phone locked mid-piece, offline meanwhile, is back in beat when unlocked: nothing missed, repeated or replayed', async ({
-  page,
-  context,
-}) => {
+test('a phone locked mid-piece, offline meanwhile, is back in beat when unlocked: nothing missed, repeated or replayed', {
+  tag: '@timing',
+}, async ({ page, context }) => {
   await page.goto(`${server.base}/`);
   await page.click('#join-button');
   await expect.poll(async () => (await scorecast(page)).awake.held, { timeout: 5000 }).toBe(true);
@@ -96,10 +95,9 @@ test('a phone locked mid-piece, offline meanwhile, is back in beat when unlocked
   expect(clipFaults(end.audio, LATE_LIMIT_MS / 1000)).toEqual({ replayed: 0, late: 0 });
 });
 
-test('a page suspended with no event (no visibilitychange, no resume) notices the gap and is back in beat', async ({
-  page,
-  context,
-}) => {
+test('a page suspended with no event (no visibilitychange, no resume) notices the gap and is back in beat', {
+  tag: '@timing',
+}, async ({ page, context }) => {
   await page.goto(`${server.base}/`);
   await page.click('#join-button');
   await expect.poll(async () => (await scorecast(page)).shown.length, { timeout: 10_000 }).toBeGreaterThan(3);

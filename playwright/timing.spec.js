@@ -66,7 +66,9 @@ async function slowClock(page, slow) {
   });
 }
 
-test('joining until the clock is good enough: no beat shown meanwhile, then beats', async ({ page }) => {
+test('joining until the clock is good enough: no beat shown meanwhile, then beats', { tag: '@timing' }, async ({
+  page,
+}) => {
   // Round trips of 60 ms and more: an error bound of 30 ms, over the 10 ms the gate asks for.
   const slow = { ms: 60 };
   await slowClock(page, slow);
@@ -92,9 +94,9 @@ test('joining until the clock is good enough: no beat shown meanwhile, then beat
   expect(s.clock.fresh).toBeGreaterThanOrEqual(3);
 });
 
-test('a link that never gets quick round trips still shows beats after the longest wait, as approximate', async ({
-  page,
-}) => {
+test('a link that never gets quick round trips still shows beats after the longest wait, as approximate', {
+  tag: '@timing',
+}, async ({ page }) => {
   await slowClock(page, { ms: 60 });
   await page.goto(`${server.base}/`);
   await expect.poll(async () => (await sc(page)).join, { timeout: 10_000 }).toBe('approximate');
@@ -102,9 +104,9 @@ test('a link that never gets quick round trips still shows beats after the longe
   expect((await sc(page)).clock.error).toBeGreaterThan(10);
 });
 
-test('on a good link the page is on time within a second, and each beat it shows was measured on that clock', async ({
-  page,
-}) => {
+test('on a good link the page is on time within a second, and each beat it shows was measured on that clock', {
+  tag: '@timing',
+}, async ({ page }) => {
   await page.goto(`${server.base}/`);
   await expect.poll(async () => (await sc(page)).join, { timeout: 5000 }).toBe('on-time');
   await expect.poll(async () => (await sc(page)).shown.length, { timeout: 5000 }).toBeGreaterThan(2);
@@ -115,10 +117,9 @@ test('on a good link the page is on time within a second, and each beat it shows
   for (const r of s.shown.slice(1)) expect(Math.abs(r.at - r.due)).toBeLessThan(250);
 });
 
-test('after a return from the background, joining again until the clock is measured afresh; while a link is lost, joining, and on time when it is back', async ({
-  page,
-  context,
-}) => {
+test('after a return from the background, joining again until the clock is measured afresh; while a link is lost, joining, and on time when it is back', {
+  tag: '@timing',
+}, async ({ page, context }) => {
   await page.goto(`${server.base}/`);
   await expect.poll(async () => (await sc(page)).join, { timeout: 5000 }).toBe('on-time');
   // The tab goes to the background and comes back.
@@ -145,9 +146,9 @@ test('after a return from the background, joining again until the clock is measu
 });
 
 for (const ms of [0, 40, 200]) {
-  test(`sound: an AudioContext reporting ${ms} ms of output latency gets its clip started ${ms} ms early`, async ({
-    page,
-  }) => {
+  test(`sound: an AudioContext reporting ${ms} ms of output latency gets its clip started ${ms} ms early`, {
+    tag: '@timing',
+  }, async ({ page }) => {
     // A stand-in AudioContext: its clock is the page's (s), it reports the latency, has no
     // output timestamp, and records each clip's start.
     await page.addInitScript((latency) => {
@@ -194,9 +195,9 @@ for (const ms of [0, 40, 200]) {
   });
 }
 
-test("the musicians' click: a part's Click toggle sounds every beat once, on its server time less the output delay, the downbeat higher", async ({
-  page,
-}) => {
+test("the musicians' click: a part's Click toggle sounds every beat once, on its server time less the output delay, the downbeat higher", {
+  tag: '@timing',
+}, async ({ page }) => {
   // A stand-in AudioContext on the page's clock, reporting 40 ms of output latency, recording each
   // tone's pitch and start.
   await page.addInitScript(() => {

@@ -35,7 +35,9 @@ async function attachScreenshot(name, page) {
   await test.info().attach(name, { body: await page.screenshot(), contentType: 'image/png' });
 }
 
-test("ten pages show each new beat within 15 ms of each other (p95), on the server's clock", async ({ browser }) => {
+test("ten pages show each new beat within 15 ms of each other (p95), on the server's clock", {
+  tag: '@timing',
+}, async ({ browser }) => {
   const context = await browser.newContext();
   const pages = [];
   for (let i = 0; i < 10; i++) {
@@ -135,7 +137,7 @@ test('audience: join, tap a tile in the vote window, the vote reaches the tally'
   await attachScreenshot('audience-vote-desktop', page);
 });
 
-test('audio: the bell is scheduled for the server time of its beat, once', async ({ page }) => {
+test('audio: the bell is scheduled for the server time of its beat, once', { tag: '@timing' }, async ({ page }) => {
   await page.goto(`${server.base}/`);
   await page.locator('#join-button').click();
   await expect(page.locator('#link')).toHaveText('live');
@@ -169,7 +171,7 @@ test('count-in: the clicks are shown, then the first beat', async ({ page }) => 
   expect(counts.slice(-4)).toEqual([1, 2, 3, 4]);
 });
 
-test('first render within 1 s of navigation on loopback', async ({ page }) => {
+test('first render within 1 s of navigation on loopback', { tag: '@timing' }, async ({ page }) => {
   const { views } = await (await fetch(`${server.base}/api/score`)).json();
   expect(views.length).toBeGreaterThanOrEqual(6);
   for (const path of views.map((/** @type {string} */ v) => (v === 'audience' ? '/' : `/view/${v}`))) {
@@ -303,9 +305,9 @@ test('reduced motion: the cursor steps from beat to beat instead of gliding', as
   expect(Math.max(.../** @type {number[]} */ (await positionsPerBeat()))).toBe(1);
 });
 
-test('the seed-profile page, with its 1.9 MB of assets, loads within 5 s on congested WiFi (20/5 Mbit/s, 60 ms)', async ({
-  browser,
-}) => {
+test('the seed-profile page, with its 1.9 MB of assets, loads within 5 s on congested WiFi (20/5 Mbit/s, 60 ms)', {
+  tag: '@timing',
+}, async ({ browser }) => {
   await server.stop();
   server = await startServer({ port: await freePort(), score: 'scores/seed-profile' });
   const context = await browser.newContext({ serviceWorkers: 'block' });

@@ -18,6 +18,11 @@ const UNION_ROSE_PACKAGE = `.cache/playwright-union-rose-${process.pid}`;
 const PHONE = { width: 390, height: 844 };
 const TABLET = { width: 1024, height: 768 };
 
+// This file's tests in order in one worker, where `functional` spreads other files' tests over
+// both: the package is imported once (a beforeAll runs in each worker that runs the file), and no
+// two of its servers, each cleaning every page of the package as it starts, start at once.
+test.describe.configure({ mode: 'default' });
+
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
 test.beforeAll(async () => {
@@ -110,7 +115,9 @@ async function attachScreenshot(name, page) {
   await test.info().attach(name, { body: await page.screenshot(), contentType: 'image/png' });
 }
 
-test('ten phones vote; at the decision beat the part views turn to the voted pages', async ({ browser }) => {
+test('ten phones vote; at the decision beat the part views turn to the voted pages', { tag: '@timing' }, async ({
+  browser,
+}) => {
   server = await startServer({ port: await freePort(), score: PACKAGE, autoplay: false });
   // Beat 2: the vote for page 3 is open (beats 1..5), the tiles carry their words.
   await server.control('seek', { beat: 2 });
