@@ -70,6 +70,11 @@ export const ERRORS = Object.freeze({
     status: 400,
     message: 'Bad control arguments; see doc/protocol.md, "Control".',
   },
+  SC_ERR_NO_MARK: {
+    code: 'SC_ERR_NO_MARK',
+    status: 404,
+    message: 'The score has no rehearsal mark of that name.',
+  },
   SC_ERR_SCORE_INVALID: {
     code: 'SC_ERR_SCORE_INVALID',
     status: 422,

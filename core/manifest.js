@@ -5,6 +5,7 @@
 import { createTempoMap, createTempoMapFromBars } from './tempo-map.js';
 import { checkOscCues } from './osc-cues.js';
 import { checkPresets } from './presets.js';
+import { checkMarks, notationMarks } from './marks.js';
 import { PACKAGE_LIMITS as LIMITS, formatBytes } from './package-limits.js';
 import { isId, isObject } from './values.js';
 
@@ -52,6 +53,7 @@ import { isId, isObject } from './values.js';
  * @property {import('./page-choice.js').PageChoice[]} pageChoices  sorted by beat
  * @property {import('./osc-cues.js').OscCue[]} osc  sorted by beat
  * @property {import('./presets.js').Preset[]} presets  audience patches the conductor fires by hand
+ * @property {import('./marks.js').Mark[]} marks  rehearsal marks, every playing, sorted by beat
  */
 
 /**
@@ -156,6 +158,13 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   if (map)
     checkBeatMapRows(map, { views: notation ? parts.length + 1 : Object.keys(pages ?? {}).length, notation, problem });
   const { cues, votes, osc } = checkCues(raw, { map, views, assets, assetUrl, problem });
+  const marks = map
+    ? checkMarks(raw.marks, {
+        found: notation ? notationMarks(bars, map) : [],
+        position: positionIn(map, problem),
+        problem,
+      })
+    : [];
   if (assets.length > LIMITS.assets)
     problem('cues', `name ${assets.length} files with the assets, more than the ${LIMITS.assets} a package may have`);
 
@@ -191,6 +200,7 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
       pageChoices,
       osc,
       presets,
+      marks,
     },
   };
 }

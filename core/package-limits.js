@@ -33,6 +33,8 @@ export const PACKAGE_LIMITS = Object.freeze({
   cueBytes: 256 * KIB,
   /** Nesting of objects and lists in a cue's patch. */
   cueDepth: 16,
+  /** Rehearsal marks named in `marks:` (a symphony's movement has a few dozen letters). */
+  marks: 1_000,
   /** Tiles in one cue's `tiles` list. */
   tiles: 1_024,
   /** Tiles a vote chooses between. */

@@ -3,6 +3,7 @@
 // never holds null: in a merge patch, null means "remove the key" (RFC 7386), so an absent
 // value is written by leaving the key out.
 
+import { markAt } from './marks.js';
 import { applyPatch } from './merge-patch.js';
 
 /** Whether the performance plays: 'transport' names the network links (ws, sse, poll). */
@@ -27,6 +28,8 @@ import { applyPatch } from './merge-patch.js';
  * @property {NextBeat} [next] the beat that follows and when, while playing
  * @property {CountIn} [countIn] a count-in before `next` sounds
  * @property {Record<string, Record<string, unknown>>} cues
+ * @property {string} [mark]  the rehearsal mark in force at `beat` (the latest at or before it);
+ *   absent before the first mark
  */
 
 /**
@@ -93,6 +96,7 @@ export function initialState(model) {
     tempo: map.tempoAt(0),
     rate: 1,
     cues: cuesAt(model, 0),
+    ...(markAt(model.marks ?? [], 0) === null ? {} : { mark: /** @type {string} */ (markAt(model.marks ?? [], 0)) }),
   };
 }
 
@@ -113,18 +117,19 @@ export function atBeat(model, state, beat, beatT) {
   } else if (beat !== state.beat) {
     cues = cuesAt(model, beat);
   }
-  return withBeatT(
-    {
-      ...state,
-      beat,
-      bar: pos.bar,
-      beatInBar: pos.beatInBar,
-      time: pos.time,
-      tempo: model.map.tempoAt(beat) * state.rate,
-      cues,
-    },
-    beatT,
-  );
+  const mark = markAt(model.marks ?? [], beat);
+  const next = {
+    ...state,
+    beat,
+    bar: pos.bar,
+    beatInBar: pos.beatInBar,
+    time: pos.time,
+    tempo: model.map.tempoAt(beat) * state.rate,
+    cues,
+    ...(mark === null ? {} : { mark }),
+  };
+  if (mark === null) delete next.mark;
+  return withBeatT(next, beatT);
 }
 
 /**

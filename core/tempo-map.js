@@ -76,6 +76,8 @@ function lastAtOrBefore(items, x, key) {
  *                                     for a short first bar (a pickup ends on the last beats)
  * @property {{ beat: number, bpm: number }[]} [tempo] tempo changes at beats of this bar (from 1);
  *                                     the first bar must set the tempo at its first beat
+ * @property {{ beat: number, name: string }[]} [marks] rehearsal marks written at beats of this bar
+ *                                     (from firstBeatInBar); the tempo map does not read them
  */
 
 /**

@@ -62,9 +62,24 @@ export function timelineOf(model) {
     bars,
     tempo: map.segments.map((s) => ({ beat: s.beat, bpm: s.bpm })),
     cues,
+    marks: model.marks.map((m) => ({ name: m.name, beat: m.beat })),
   };
   timelines.set(model, timeline);
   return timeline;
+}
+
+/**
+ * The score's rehearsal marks where "go to" takes them (each name's first playing), by bar and beat.
+ * @param {import('../../core/manifest.js').ScoreModel} model
+ */
+function marksOf(model) {
+  const seen = new Set();
+  return model.marks.flatMap((m) => {
+    if (seen.has(m.name)) return [];
+    seen.add(m.name);
+    const pos = model.map.positionOf(m.beat);
+    return [{ name: m.name, bar: pos.bar, beat: pos.beatInBar, at: m.beat }];
+  });
 }
 
 /**
@@ -82,6 +97,7 @@ async function routes(app, { current }) {
       parts: model.parts,
       bars: model.map.lastBar,
       beats: model.map.totalBeats,
+      marks: marksOf(model),
       notation: Object.fromEntries(Object.entries(views).map(([v, p]) => [v, { pages: p.pages.length }])),
       assets: assets.map((a) => ({ path: a.path, url: a.url, bytes: a.bytes, preload: a.preload })),
     };

@@ -3,6 +3,7 @@
 
 import fp from 'fastify-plugin';
 import { ScorecastError } from '../../core/errors.js';
+import { MARK_NAME_MAX, markBeat } from '../../core/marks.js';
 import { requireToken } from '../http/auth.js';
 
 /**
@@ -31,7 +32,21 @@ const ACTIONS = {
     c.stop();
   },
   seek: (c, a) => {
-    if (a.bar !== undefined) {
+    if (a.mark !== undefined) {
+      if (a.bar !== undefined || a.beat !== undefined)
+        throw new ScorecastError('SC_ERR_BAD_CONTROL', 'seek takes {mark} or {bar, beat?} or {beat}, not both');
+      if (typeof a.mark !== 'string') throw new ScorecastError('SC_ERR_BAD_CONTROL', "mark must be a mark's name");
+      const marks = c.model.marks ?? [];
+      const beat = markBeat(marks, a.mark);
+      if (beat === null) {
+        const names = [...new Set(marks.map((m) => m.name))];
+        throw new ScorecastError(
+          'SC_ERR_NO_MARK',
+          `the score has no mark "${a.mark.slice(0, MARK_NAME_MAX)}"; ${names.length ? `its marks: ${names.slice(0, 40).join(', ')}${names.length > 40 ? ', …' : ''}` : 'it has no marks'}`,
+        );
+      }
+      c.seek(beat);
+    } else if (a.bar !== undefined) {
       if (!Number.isInteger(a.bar)) throw new ScorecastError('SC_ERR_BAD_CONTROL', 'bar must be an integer');
       if (a.beat !== undefined && !Number.isInteger(a.beat))
         throw new ScorecastError('SC_ERR_BAD_CONTROL', 'beat must be an integer (beat in the bar)');
@@ -39,7 +54,7 @@ const ACTIONS = {
     } else if (a.beat !== undefined) {
       c.seek(/** @type {number} */ (a.beat));
     } else {
-      throw new ScorecastError('SC_ERR_BAD_CONTROL', 'seek needs {beat} or {bar, beat?}');
+      throw new ScorecastError('SC_ERR_BAD_CONTROL', 'seek needs {mark}, {bar, beat?} or {beat}');
     }
   },
   // {open: id} opens the score's vote window now; {close: true} closes the open one (its winner

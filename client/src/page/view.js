@@ -36,6 +36,7 @@ export function createView(doc, viewName, { debug = false } = {}) {
   const title = el('title');
   const composer = doc.getElementById('composer');
   const bar = el('bar');
+  const mark = el('mark');
   const beat = el('beat');
   const transportState = el('transport-state');
   const cue = el('cue');
@@ -71,6 +72,10 @@ export function createView(doc, viewName, { debug = false } = {}) {
       const ts = TRANSPORT_STATES.has(state?.playback) ? state.playback : UNKNOWN;
       setText(transportState, ts);
       transportState.dataset.state = ts;
+      // The rehearsal mark in force, boxed as on the page ("C").
+      const markName = typeof state?.mark === 'string' ? state.mark : '';
+      setText(mark, markName);
+      if (mark.hidden !== (markName === '')) mark.hidden = markName === '';
       const c = state?.cues?.[viewName];
       const text = typeof c?.text === 'string' ? c.text : '';
       // The audience's instructions: up to three lines, each fitted to the phone's width.

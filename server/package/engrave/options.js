@@ -5,7 +5,7 @@
  * Bump when what we write changes (beat maps, file names, SVG post-processing), so old cache
  * entries are not read as new ones.
  */
-export const FORMAT_VERSION = 7;
+export const FORMAT_VERSION = 8;
 
 /** Seed of Verovio's id generator: element ids are the same on every engraving of a file. */
 export const XML_ID_SEED = 20240601;

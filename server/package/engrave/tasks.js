@@ -102,7 +102,7 @@ export function scoreTask(tk, task, progress) {
   }
   progress({ parts });
 
-  const timed = deriveTiming(mei.root, tk.renderToTimemap(TIMEMAP_OPTIONS), src.value.form);
+  const timed = deriveTiming(mei.root, tk.renderToTimemap(TIMEMAP_OPTIONS), src.value.form, meiText);
   if (!timed.ok) return { ok: false, problems: timed.problems.map((p) => `${name}: ${p}`) };
   progress({ timing: JSON.stringify(timed.timing) });
   tk.resetOptions();

@@ -41,14 +41,15 @@ export function timeNotation(tk, file, bytes, { compare = false } = {}) {
   tk.setOptions(IMPORT_OPTIONS);
   tk.resetXmlIdSeed(XML_ID_SEED);
   if (!tk.loadData(src.value.text)) return { ok: false, problems: [`${name}: Verovio could not read it`] };
-  const mei = parseXml(tk.getMEI());
+  const meiText = tk.getMEI();
+  const mei = parseXml(meiText);
   if (!mei.ok)
     return {
       ok: false,
       problems: [`${name}: Verovio's reading of it is not well-formed (line ${mei.line}: ${mei.message})`],
     };
   const timemap = tk.renderToTimemap(TIMEMAP_OPTIONS);
-  const timed = deriveTiming(mei.root, timemap, src.value.form);
+  const timed = deriveTiming(mei.root, timemap, src.value.form, meiText);
   if (!timed.ok) return { ok: false, problems: timed.problems.map((p) => `${name}: ${p}`) };
   const written = src.value.form?.length ?? new Set(timed.timing.measureOf).size;
   return { ...timed, written, ...(compare ? { verovio: deriveTiming(mei.root, timemap, null) } : {}) };

@@ -8,7 +8,7 @@
 // moves a mid-bar tempo change to the bar's start). Tempo in MEI and in Verovio is in quarter
 // notes a minute (MEI @midi.bpm); our beat is the time signature's denominator.
 
-import { childrenNamed, localName, walk } from './xml.js';
+import { childrenNamed, localName, textOf, walk } from './xml.js';
 import { createTempoMapFromBars } from '../../../core/tempo-map.js';
 import { PACKAGE_LIMITS } from '../../../core/package-limits.js';
 import { performanceOrder } from './performance-order.js';
@@ -35,6 +35,7 @@ const EPS = 1e-6;
  * @property {string} n                as written
  * @property {[number, number]} time   time signature in force
  * @property {{ tstamp: number, qbpm: number }[]} tempo  tempo marks: beat in the bar (1-based), quarter notes a minute
+ * @property {{ tstamp: number, name: string }[]} marks  rehearsal marks (<reh>): beat in the bar, text
  */
 
 /**
@@ -48,12 +49,14 @@ const EPS = 1e-6;
  */
 
 /**
- * The measures of Verovio's MEI in document order, with time signature and tempo marks.
+ * The measures of Verovio's MEI in document order, with time signature, tempo and rehearsal marks.
  * @param {import('./xml.js').XmlElement} root
+ * @param {string} [text]  the MEI the root was parsed from: the rehearsal marks' names are read
+ *   from it (without it, none)
  * @returns {{ measures: WrittenMeasure[], initialQbpm: number | null, owner: Map<string, number> }}
  *   owner: the measure (index) of every element id inside a measure
  */
-export function writtenMeasures(root) {
+export function writtenMeasures(root, text = '') {
   /** @type {Map<string, number>} */
   const owner = new Map();
   /** @type {WrittenMeasure[]} */
@@ -79,12 +82,23 @@ export function writtenMeasures(root) {
         return qbpm ? [{ tstamp: Math.max(1, Number(t.attrs.tstamp ?? 1) || 1), qbpm }] : [];
       })
       .sort((a, b) => a.tstamp - b.tstamp);
+    // Verovio writes a score's <rehearsal> (and an MEI's <reh>) on every staff it was over: once each.
+    const marks = text
+      ? [
+          ...new Map(
+            childrenNamed(el, 'reh').map((r) => {
+              const mark = { tstamp: Math.max(1, Number(r.attrs.tstamp ?? 1) || 1), name: textOf(text, r).trim() };
+              return [`${mark.tstamp}\u0000${mark.name}`, mark];
+            }),
+          ).values(),
+        ].filter((m) => m.name !== '')
+      : [];
     const index = measures.length;
     walk(el, (d) => {
       if (d !== el && d.attrs['xml:id']) owner.set(d.attrs['xml:id'], index);
       return true;
     });
-    measures.push({ id: el.attrs['xml:id'] ?? '', n: el.attrs.n ?? '', time, tempo });
+    measures.push({ id: el.attrs['xml:id'] ?? '', n: el.attrs.n ?? '', time, tempo, marks });
     return false;
   });
   return { measures, initialQbpm, owner };
@@ -140,10 +154,11 @@ function quarterBpm(a) {
  * @param {import('./xml.js').XmlElement} meiRoot Verovio's MEI of the score
  * @param {TimemapEntry[]} timemap
  * @param {import('./musicxml-form.js').FormMeasure[] | null} [form]
+ * @param {string} [meiText]  the MEI meiRoot was parsed from, for the rehearsal marks' names
  * @returns {{ ok: true, timing: Timing, warnings: string[] } | { ok: false, problems: string[] }}
  */
-export function deriveTiming(meiRoot, timemap, form = null) {
-  const { measures, initialQbpm, owner } = writtenMeasures(meiRoot);
+export function deriveTiming(meiRoot, timemap, form = null, meiText = '') {
+  const { measures, initialQbpm, owner } = writtenMeasures(meiRoot, meiText);
   const indexOf = new Map(measures.map((m, i) => [m.id, i]));
   /** @type {string[]} */
   const warnings = [];
@@ -347,6 +362,14 @@ export function deriveTiming(meiRoot, timemap, form = null) {
       beats,
       ...(i > 0 && firstBeat !== 1 ? { firstBeatInBar: firstBeat } : {}),
       ...(tempo.length ? { tempo } : {}),
+      ...(m.marks.length
+        ? {
+            marks: m.marks.map((r) => ({
+              beat: firstBeat + Math.min(Math.round(r.tstamp - 1), beats - 1),
+              name: r.name,
+            })),
+          }
+        : {}),
     });
     length.push(q);
   }

@@ -209,6 +209,64 @@ describe('presets from the console', () => {
   });
 });
 
+describe('going to a rehearsal mark', () => {
+  async function buildWithMarks() {
+    const r = buildScoreModel({
+      id: 'marked',
+      title: 'Marked',
+      bars: 8,
+      meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+      marks: [
+        { name: 'A', bar: 3 },
+        { name: 'Trio', bar: 6, beat: 2 },
+      ],
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    const built = await buildApp({ score: packageOf(r.value), token: TOKEN });
+    apps.push(built);
+    return built;
+  }
+
+  it('seeks to the mark named, and every view is told the mark in force; GET /api/score lists the marks', async () => {
+    const { app, conductor } = await buildWithMarks();
+    const res = await control(app, 'seek', { mark: 'Trio' });
+    expect(res.statusCode).toBe(200);
+    expect(conductor.state).toMatchObject({ bar: 6, beatInBar: 2, beat: 21, mark: 'Trio' });
+    await control(app, 'seek', { bar: 1 });
+    expect('mark' in conductor.state).toBe(false);
+    await control(app, 'seek', { bar: 4, beat: 4 });
+    expect(conductor.state.mark).toBe('A');
+    const score = (await app.inject({ method: 'GET', url: '/api/score' })).json();
+    expect(score.marks).toEqual([
+      { name: 'A', bar: 3, beat: 1, at: 8 },
+      { name: 'Trio', bar: 6, beat: 2, at: 21 },
+    ]);
+    const timeline = (await app.inject({ method: 'GET', url: '/api/score/timeline' })).json();
+    expect(timeline.marks).toEqual([
+      { name: 'A', beat: 8 },
+      { name: 'Trio', beat: 21 },
+    ]);
+  });
+
+  it('refuses a mark the score lacks (404, naming its marks), a mark of another type and a mark with a bar; nothing changes', async () => {
+    const { app, conductor } = await buildWithMarks();
+    await control(app, 'seek', { bar: 2 });
+    const before = conductor.state;
+    const missing = await control(app, 'seek', { mark: 'Z' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({
+      code: 'SC_ERR_NO_MARK',
+      message: expect.stringContaining('the score has no mark "Z"; its marks: A, Trio'),
+    });
+    for (const body of [{ mark: 3 }, { mark: 'A', bar: 2 }, { mark: null }]) {
+      const res = await control(app, 'seek', body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'SC_ERR_BAD_CONTROL' });
+    }
+    expect(conductor.state).toBe(before);
+  });
+});
+
 describe('forcing the next page choice from the console', () => {
   it('forces the pages of the tiles it names; refuses a body without tiles and a score with no choice left', async () => {
     const built = await buildApp({ score: packageOf(smallModel()), token: TOKEN });

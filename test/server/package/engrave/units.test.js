@@ -129,6 +129,33 @@ describe('timing', () => {
     ]);
   });
 
+  it("reads rehearsal marks (<reh>) at their beats, once however many staves Verovio wrote them on, in each bar's playings", () => {
+    const text =
+      '<mei><music><body><mdiv><score><scoreDef><staffGrp><staffDef n="1"><meterSig count="4" unit="4"/></staffDef></staffGrp></scoreDef><section>' +
+      '<measure xml:id="a" n="1"><staff n="1"><layer><note xml:id="a-n1"/></layer></staff><tempo staff="1" tstamp="1" midi.bpm="100"/>' +
+      '<reh staff="1" tstamp="1"><rend>A</rend></reh><reh staff="2" tstamp="1">A</reh></measure>' +
+      '<measure xml:id="b" n="2"><staff n="1"><layer><note xml:id="b-n1"/></layer></staff><reh staff="1" tstamp="3">Trio  &amp; coda</reh><reh tstamp="1">  </reh></measure>' +
+      '</section></score></mdiv></body></music></mei>';
+    const doc = parseXml(text);
+    if (!doc.ok) throw new Error(doc.message);
+    const played = timemap([
+      ['a', 4],
+      ['b', 4],
+      ['b-rend2', 4],
+    ]);
+    const r = deriveTiming(doc.root, played, null, text);
+    if (!r.ok) throw new Error(r.problems.join());
+    expect(r.timing.bars.map((b) => b.marks ?? [])).toEqual([
+      [{ beat: 1, name: 'A' }],
+      [{ beat: 3, name: 'Trio  & coda' }],
+      [{ beat: 3, name: 'Trio  & coda' }],
+    ]);
+    // Without the MEI's text (a caller that has only the tree), no marks and nothing else changes.
+    const bare = deriveTiming(doc.root, played, null);
+    if (!bare.ok) throw new Error(bare.problems.join());
+    expect(bare.timing.bars.some((b) => b.marks)).toBe(false);
+  });
+
   it('assumes quarter = 120 without a tempo, and says so', () => {
     const r = deriveTiming(mei([{ id: 'a', n: '1', meter: '6/8' }]), timemap([['a', 3]]));
     if (!r.ok) throw new Error(r.problems.join());

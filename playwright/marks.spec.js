@@ -1,0 +1,64 @@
+// Rehearsal marks in a real browser: the demo's engraved marks (A-D, from the MusicXML's
+// <rehearsal>) shown in the views' headers, and "go to C" while playing landing a phone and a
+// part view on C's downbeat together.
+
+import { test, expect } from '@playwright/test';
+import { freePort, startServer } from './server.js';
+
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let server;
+test.beforeEach(async () => {
+  server = await startServer({ port: await freePort() });
+});
+test.afterEach(async () => {
+  await server.stop();
+});
+
+test("a jump to a mark while playing: a phone and a part view show the mark's downbeat at the same server time, the mark boxed in their headers", async ({
+  browser,
+}) => {
+  const score = await (await fetch(`${server.base}/api/score`)).json();
+  expect(score.marks.map((/** @type {any} */ m) => m.name)).toEqual(['A', 'B', 'C', 'D']);
+  const c = score.marks.find((/** @type {any} */ m) => m.name === 'C');
+  const context = await browser.newContext();
+  const phone = await context.newPage();
+  await phone.setViewportSize({ width: 390, height: 844 });
+  const part = await context.newPage();
+  await part.setViewportSize({ width: 820, height: 1180 });
+  await phone.goto(`${server.base}/`);
+  await part.goto(`${server.base}/view/violin1`);
+  for (const page of [phone, part]) {
+    await expect(page.locator('#link')).toHaveText('live');
+    await expect.poll(() => page.evaluate(() => /** @type {any} */ (window).scorecast.join)).not.toBe('joining');
+  }
+  const before = Date.now();
+  await server.control('seek', { mark: 'C' });
+  for (const page of [phone, part]) {
+    await expect(page.locator('#mark')).toHaveText('C');
+    await expect(page.locator('#mark')).toBeVisible();
+  }
+  // C's downbeat (bar 25, beat 1): both pages drew it, for the same server time, within a
+  // frame or two of each other (a bound for a loaded machine, not the timing tests' 15 ms).
+  /** @param {import('@playwright/test').Page} page */
+  const downbeat = async (page) => {
+    await expect
+      .poll(() =>
+        page.evaluate(
+          ([at, from]) =>
+            /** @type {any} */ (window).scorecast.shown.some((/** @type {any} */ s) => s.beat === at && s.at >= from),
+          [c.at, before],
+        ),
+      )
+      .toBe(true);
+    return page.evaluate(
+      ([at, from]) =>
+        /** @type {any} */ (window).scorecast.shown.find((/** @type {any} */ s) => s.beat === at && s.at >= from),
+      [c.at, before],
+    );
+  };
+  const [a, b] = [await downbeat(phone), await downbeat(part)];
+  expect(a.due).toBe(b.due);
+  expect(Math.abs(a.at - b.at)).toBeLessThan(100);
+  await test.info().attach('mark-C-part', { body: await part.screenshot(), contentType: 'image/png' });
+  await context.close();
+});
