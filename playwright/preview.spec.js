@@ -130,7 +130,8 @@ test('frames, transport, scrubber; edits appear in every open view at the same p
   await expect(page.locator('.tl-bar')).toHaveCount(32);
   await expect(page.locator('.tl-cue-vote')).toHaveCount(1);
   await expect(page.locator('.tl-cue-audio')).toHaveCount(1);
-  await expect(page.locator('.tl-section').first()).toHaveText('4/4 ♩ = 96');
+  // The rehearsal mark A (the demo's first), the time signature and the tempo at the start.
+  await expect(page.locator('.tl-section').first()).toHaveText('[A] 4/4 ♩ = 96');
 
   // Play: the page, the server and the views agree.
   await page.locator('#play').click();

@@ -10,6 +10,7 @@
  * @property {TimelineBar[]} bars
  * @property {{ beat: number, bpm: number }[]} tempo
  * @property {{ beat: number, view: string, kind: 'set' | 'audio' | 'vote', text?: string, close?: number }[]} cues
+ * @property {{ name: string, beat: number }[]} [marks]  rehearsal marks, every playing
  */
 
 /** Most bar numbers written under the track; more would run into each other. */
@@ -151,11 +152,13 @@ export function createTimeline(root, { onSeek }) {
         labels.append(label);
       }
     });
-    // Sections, as the notation marks them: time signature and tempo changes.
+    // Sections, as the notation marks them: rehearsal marks (boxed in the views: [C] here), time
+    // signature and tempo changes.
     /** @type {Map<number, string[]>} */
     const changes = new Map();
     const add = (/** @type {number} */ beat, /** @type {string} */ text) =>
       changes.set(beat, [...(changes.get(beat) ?? []), text]);
+    for (const m of t.marks ?? []) add(m.beat, `[${m.name}]`);
     for (const b of t.bars) if (b.time) add(b.beat, b.time);
     for (const s of t.tempo) add(s.beat, `♩ = ${Math.round(s.bpm * 10) / 10}`);
     for (const [beat, texts] of changes) {
