@@ -22,7 +22,15 @@ import { startLagProxy } from '../bench/lag-proxy.js';
 
 /** Drift of each page's clocks (ppm): one fast, one slow, one true. */
 const PAGES = [1500, -1500, 0];
-/** Before measuring: the drift rate is measured once the round trips span a minute. */
+/**
+ * Before measuring: the drift rate is measured once the round trips span a minute. The two
+ * together are what the 150 ppm bound on the rate needs: core/clock-sync.js fed these pages'
+ * round trips (a burst of six, then one every 4 s; 10-60 ms each way, one leg in five up to 80 ms
+ * more), 400 pages at 1,500 ppm: after 130 s no rate is 150 ppm off (p99 127 ppm) and 4 pages'
+ * estimates are more than 15 ms off at p95; after 110 s (65 + 45, or 80 + 30) 3 rates are (p99
+ * 146 ppm), and after 120 s (70 + 50) 2 rates and 13 estimates. Shorter, the test would fail on
+ * a sound clock more often, so it stays at 130 s.
+ */
 const SETTLE_MS = 80_000;
 /** Measured after settling, a wall-clock step halfway. */
 const MEASURE_MS = 50_000;

@@ -1,6 +1,6 @@
 // What an engine test reads from the audience page (window.scorecast, client/src/page/main.js),
-// and how on time its beats were: shared by the tests on loopback (engines.test.js) and at the
-// venue address (venue.test.js).
+// and how on time its beats were: shared by the cells on loopback and at the venue address
+// (engines.test.js).
 
 import { quantile } from '../../core/stats.js';
 

@@ -69,3 +69,29 @@ export function useServers() {
     },
   };
 }
+
+/**
+ * useServers for one test of a concurrent describe (`describe.concurrent`), where a shared
+ * afterEach would close another test's servers: servers and whatever is given to `defer` are
+ * closed when this test finishes, last opened first. Pass the test's context.
+ * @param {Pick<import('vitest').TestContext, 'onTestFinished'>} context
+ */
+export function serversOf({ onTestFinished }) {
+  /** @type {(() => unknown)[]} */
+  const cleanup = [];
+  onTestFinished(async () => {
+    for (const f of cleanup.reverse()) await f();
+  });
+  return {
+    /** @param {() => unknown} fn */
+    defer(fn) {
+      cleanup.push(fn);
+    },
+    /** @param {Parameters<typeof startServer>[0]} [options] */
+    async server(options) {
+      const s = await startServer(options);
+      cleanup.push(s.close);
+      return s;
+    },
+  };
+}

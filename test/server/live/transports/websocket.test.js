@@ -1,7 +1,7 @@
 // WebSocket behaviour that needs real sockets: stalled readers, oversized frames, floods, dead links.
 
 import { describe, it, expect } from 'vitest';
-import { useServers } from '../../../helpers/server.js';
+import { serversOf, useServers } from '../../../helpers/server.js';
 import { openWs } from '../../../helpers/live-clients.js';
 import { CLOSE, DEAD_LINK_MS, MAX_CLIENT_MESSAGE_BYTES } from '../../../../core/constants.js';
 import {
@@ -29,10 +29,13 @@ const Sender = /** @type {any} */ (wsLibrary).Sender;
 
 const { server, defer } = useServers();
 
-/** @param {string} wsBase @param {Parameters<typeof openWs>[2]} [options] */
-async function client(wsBase, options) {
+/**
+ * @param {string} wsBase @param {Parameters<typeof openWs>[2]} [options]
+ * @param {(fn: () => unknown) => void} [closeAfter]  the test's defer (a concurrent test's own)
+ */
+async function client(wsBase, options, closeAfter = defer) {
   const c = await openWs(wsBase, {}, options);
-  defer(c.close);
+  closeAfter(c.close);
   return c;
 }
 
@@ -50,10 +53,11 @@ const clientFrame = (text, opcode = 1) =>
 /**
  * The hostile bench's never-reading WebSocket: upgraded by hand and paused before a byte is read.
  * @param {string} wsBase
+ * @param {(fn: () => unknown) => void} [closeAfter]  the test's defer (a concurrent test's own)
  */
-function deafSocket(wsBase) {
+function deafSocket(wsBase, closeAfter = defer) {
   const deaf = net.connect({ host: '127.0.0.1', port: Number(new URL(wsBase).port) });
-  defer(() => deaf.destroy());
+  closeAfter(() => deaf.destroy());
   deaf.pause();
   deaf.on('error', () => {});
   deaf.write(
@@ -197,31 +201,6 @@ describe('WebSocket transport', () => {
     expect(link.proven).toBe(link.sent);
   });
 
-  it('a client that talks, pauses and talks again while its ping is unanswered gets no second ping, and is cut within 5 s of its last frame', async () => {
-    const s = await server({ autoplay: false });
-    const c = await client(s.wsBase, { autoPong: false });
-    await c.waitFor((m) => m.type === 'snapshot');
-    let pings = 0;
-    c.ws.on('ping', () => {
-      pings++;
-    });
-    // Pauses long enough to be pinged (PING_ALONE_AFTER_MS), short enough not to be cut.
-    const pause = PING_ALONE_AFTER_MS + LIVENESS_TICK_MS + 300;
-    expect(pause).toBeLessThan(DEAD_AFTER_MS - 500);
-    let lastSent = 0;
-    for (let i = 0; i < 3; i++) {
-      c.ws.send(JSON.stringify({ type: 'ping', id: i, t0: i }));
-      lastSent = Date.now();
-      if (i < 2) await new Promise((r) => setTimeout(r, pause));
-    }
-    expect(c.ws.readyState).toBe(c.ws.OPEN);
-    await closed(c.ws);
-    const after = Date.now() - lastSent;
-    expect(pings).toBe(1);
-    expect(after).toBeGreaterThanOrEqual(DEAD_AFTER_MS);
-    expect(after).toBeLessThanOrEqual(DEAD_LINK_MS + 100);
-  }, 20_000);
-
   it('a stalled reader delays nobody else and recovers with a snapshot', async () => {
     // 200 KB a beat at 600 bpm (2 MB/s): the paused socket's kernel buffers fill within seconds.
     const s = await server({
@@ -327,180 +306,234 @@ describe('WebSocket transport', () => {
     assertContiguous(other.messages);
   });
 
-  it('finds a dead link (no pong) within 5 s and forgets it', async () => {
-    const s = await server();
-    const dead = await client(s.wsBase, { autoPong: false });
-    await dead.waitFor((m) => m.type === 'snapshot');
-    expect(s.hub.size).toBe(1);
-    const started = Date.now();
-    await closed(dead.ws);
-    expect(Date.now() - started).toBeLessThanOrEqual(DEAD_LINK_MS);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(s.hub.size).toBe(0);
-  }, 10_000);
-
-  it('still finds a dead link after every socket had left (the liveness timer runs only while sockets exist)', async () => {
-    const s = await server();
-    const first = await client(s.wsBase);
-    await first.waitFor((m) => m.type === 'snapshot');
-    first.ws.close();
-    await closed(first.ws);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(s.hub.size).toBe(0);
-    const dead = await client(s.wsBase, { autoPong: false });
-    await dead.waitFor((m) => m.type === 'snapshot');
-    const started = Date.now();
-    await closed(dead.ws);
-    expect(Date.now() - started).toBeLessThanOrEqual(DEAD_LINK_MS);
-  }, 10_000);
-
-  it('a client that talks is not pinged; when it falls silent it is cut within 5 s of its last frame', async () => {
-    const s = await server();
-    const c = await client(s.wsBase, { autoPong: false });
-    await c.waitFor((m) => m.type === 'snapshot');
-    let pings = 0;
-    c.ws.on('ping', () => {
-      pings++;
-    });
-    // A clock ping every second for 6 s: its messages alone prove the link.
-    let lastSent = 0;
-    for (let i = 0; i < 6; i++) {
-      c.ws.send(JSON.stringify({ type: 'ping', id: i, t0: i }));
-      lastSent = Date.now();
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-    expect(pings).toBe(0);
-    expect(c.ws.readyState).toBe(c.ws.OPEN);
-    // Silent now, and deaf to pings: cut within DEAD_LINK_MS of the last message (scheduling slack).
-    await closed(c.ws);
-    const after = Date.now() - lastSent;
-    expect(pings).toBe(1);
-    expect(after).toBeGreaterThanOrEqual(DEAD_AFTER_MS);
-    expect(after).toBeLessThanOrEqual(DEAD_LINK_MS + 100);
-  }, 15_000);
-
-  it.each([
-    ['messages alone', false],
-    ['pongs it was never asked for', true],
-  ])(
-    'cuts a socket that keeps sending (%s) but never reads; a client that talks and reads stays',
-    async (_, pongs) => {
-      // The hostile-client bench's never-reading socket: the upgrade by hand, paused before a byte
-      // is read, asking for a snapshot ten times a second. Its messages alone used to prove the
-      // link, so it was never pinged and its kernel send buffer held megabytes for as long as it
-      // liked; only a pong proves reading, and only one that echoes a ping's token: a pong the
-      // client sends unasked (RFC 6455 allows them) used to count as proof.
-      const s = await server({ tempo: 80 });
-      const talker = await client(s.wsBase);
-      await talker.waitFor((m) => m.type === 'snapshot');
-      let talkerPings = 0;
-      talker.ws.on('ping', () => {
-        talkerPings++;
-      });
-      const deaf = deafSocket(s.wsBase);
-      const hello = clientFrame(JSON.stringify({ type: 'hello', epoch: null, seq: 0 }));
-      const pong = clientFrame('', 0xa);
-      while (s.hub.size < 2) await new Promise((r) => setTimeout(r, 20));
-      const started = performance.now();
-      const asking = setInterval(() => {
-        if (deaf.writable) deaf.write(pongs ? Buffer.concat([hello, pong]) : hello);
-        talker.ws.send(JSON.stringify({ type: 'ping', id: 1, t0: 1 }));
-      }, 100);
-      defer(() => clearInterval(asking));
-      const limit = READ_PROOF_MS + DEAD_AFTER_MS - PING_AFTER_MS + LIVENESS_TICK_MS + 1000;
-      while (s.hub.size > 1 && performance.now() - started < limit) await new Promise((r) => setTimeout(r, 100));
-      expect(s.hub.size).toBe(1);
-      // Cut for not reading, not before: it sent all along.
-      expect(performance.now() - started).toBeGreaterThanOrEqual(READ_PROOF_MS);
-      expect(talker.ws.readyState).toBe(talker.ws.OPEN);
-      expect(talkerPings).toBeGreaterThanOrEqual(1);
-    },
-    25_000,
-  );
-
-  it('stops writing to a socket that does not read once 512 KB are not proven read, wherever they wait', async () => {
-    // 10 KB a beat at 600 bpm and a snapshot (as big) asked for ten times a second: 200 KB/s, as
-    // the hostile bench's never-reading sockets. The hub used to see only the bytes waiting in
-    // user space, and the kernel took megabytes first (2.3 MB a socket in the bench). Now bytes
-    // count as unsent until a pong proves them read, so past 512 KB the socket gets nothing more.
-    const s = await server({ tempo: 600, cueBytes: 10_000 });
-    const deaf = deafSocket(s.wsBase);
-    const hello = clientFrame(JSON.stringify({ type: 'hello', epoch: null, seq: 0 }));
-    while (s.hub.size < 1) await new Promise((r) => setTimeout(r, 20));
-    const seq0 = s.hub.seq;
-    let hellos = 0;
-    const asking = setInterval(() => {
-      deaf.write(hello);
-      hellos++;
-    }, 100);
-    defer(() => clearInterval(asking));
-    await new Promise((r) => setTimeout(r, 8000));
-    clearInterval(asking);
-    // What was offered: each beat's delta and each hello's snapshot, at least 10 KB each.
-    const offered = (s.hub.seq - seq0 + hellos) * 10_000;
-    const bound = 512 * 1024 + PROOF_BYTES;
-    expect(offered).toBeGreaterThan(2 * bound);
-    // Now read what the server wrote to it (it never answers a ping, so nothing more comes).
-    let received = 0;
-    deaf.on('data', (chunk) => {
-      received += chunk.length;
-    });
-    deaf.resume();
-    let last = -1;
-    while (received !== last) {
-      last = received;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    expect(received).toBeGreaterThan(0);
-    expect(received).toBeLessThan(bound);
-  }, 20_000);
-
-  it('keeps a silent client that answers pings; on a busy stream each ping rides with a message', async () => {
-    // 80 bpm: a message every 750 ms, as in the seed profile. Idle: only heartbeats.
-    const busy = await server({ tempo: 80 });
-    const idle = await server({ autoplay: false });
-    const a = await client(busy.wsBase);
-    const b = await client(idle.wsBase);
-    await a.waitFor((m) => m.type === 'snapshot');
-    await b.waitFor((m) => m.type === 'snapshot');
-    /** @type {number[]} */ const pingsA = [];
-    /** @type {number[]} */ const pingsB = [];
-    const t0 = performance.now();
-    a.ws.on('ping', () => {
-      pingsA.push(performance.now());
-    });
-    b.ws.on('ping', () => {
-      pingsB.push(performance.now());
-    });
-    // What arrives on the wire: a ping written alone is a read of exactly its ten bytes (FIN and
-    // opcode 9, length 8, the token).
-    let alonePingsA = 0;
-    /** @type {import('node:net').Socket} */ (/** @type {any} */ (a.ws)._socket).on('data', (chunk) => {
-      if (chunk.length === 10 && chunk[0] === 0x89 && chunk[1] === 8) alonePingsA++;
-    });
-    await new Promise((r) => setTimeout(r, 7000));
-    expect(a.ws.readyState).toBe(a.ws.OPEN);
-    expect(b.ws.readyState).toBe(b.ws.OPEN);
-    expect(busy.hub.size + idle.hub.size).toBe(2);
-    // A ping after PING_AFTER_MS of silence (each pong is the client's last frame), and none later
-    // than PING_ALONE_AFTER_MS and a tick (plus scheduling slack).
-    for (const times of [pingsA, pingsB]) {
-      expect(times.length).toBeGreaterThanOrEqual(2);
-      const gaps = times.map((t, i) => t - (i === 0 ? t0 : times[i - 1])).slice(1);
-      for (const gap of gaps) {
-        expect(gap).toBeGreaterThanOrEqual(PING_AFTER_MS - 20);
-        expect(gap).toBeLessThanOrEqual(PING_ALONE_AFTER_MS + LIVENESS_TICK_MS + 150);
-      }
-    }
-    // The busy stream had a message within every ride window: no ping needed a write of its own.
-    expect(alonePingsA).toBe(0);
-  }, 15_000);
-
   it('refuses upgrades on other paths', async () => {
     const s = await server();
     const WebSocket = (await import('ws')).default;
     const ws = new WebSocket(`${s.wsBase}/elsewhere`);
     const status = await new Promise((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode)));
     expect(status).toBe(404);
+  });
+
+  // Liveness with real timers: each of these waits seconds on the server's ping and dead-link
+  // timers and does little meanwhile, so they wait side by side (about 13 s instead of 77 s one
+  // after another); each has servers of its own, closed when it finishes.
+  describe.concurrent('liveness', () => {
+    it('a client that talks, pauses and talks again while its ping is unanswered gets no second ping, and is cut within 5 s of its last frame', async ({
+      onTestFinished,
+      expect,
+    }) => {
+      const { server, defer } = serversOf({ onTestFinished });
+      const s = await server({ autoplay: false });
+      const c = await client(s.wsBase, { autoPong: false }, defer);
+      await c.waitFor((m) => m.type === 'snapshot');
+      let pings = 0;
+      c.ws.on('ping', () => {
+        pings++;
+      });
+      // Pauses long enough to be pinged (PING_ALONE_AFTER_MS), short enough not to be cut.
+      const pause = PING_ALONE_AFTER_MS + LIVENESS_TICK_MS + 300;
+      expect(pause).toBeLessThan(DEAD_AFTER_MS - 500);
+      let lastSent = 0;
+      for (let i = 0; i < 3; i++) {
+        c.ws.send(JSON.stringify({ type: 'ping', id: i, t0: i }));
+        lastSent = Date.now();
+        if (i < 2) await new Promise((r) => setTimeout(r, pause));
+      }
+      expect(c.ws.readyState).toBe(c.ws.OPEN);
+      await closed(c.ws);
+      const after = Date.now() - lastSent;
+      expect(pings).toBe(1);
+      expect(after).toBeGreaterThanOrEqual(DEAD_AFTER_MS);
+      expect(after).toBeLessThanOrEqual(DEAD_LINK_MS + 100);
+    }, 20_000);
+
+    it('finds a dead link (no pong) within 5 s and forgets it', async ({ onTestFinished, expect }) => {
+      const { server, defer } = serversOf({ onTestFinished });
+      const s = await server();
+      const dead = await client(s.wsBase, { autoPong: false }, defer);
+      await dead.waitFor((m) => m.type === 'snapshot');
+      expect(s.hub.size).toBe(1);
+      const started = Date.now();
+      await closed(dead.ws);
+      expect(Date.now() - started).toBeLessThanOrEqual(DEAD_LINK_MS);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(s.hub.size).toBe(0);
+    }, 10_000);
+
+    it('still finds a dead link after every socket had left (the liveness timer runs only while sockets exist)', async ({
+      onTestFinished,
+      expect,
+    }) => {
+      const { server, defer } = serversOf({ onTestFinished });
+      const s = await server();
+      const first = await client(s.wsBase, undefined, defer);
+      await first.waitFor((m) => m.type === 'snapshot');
+      first.ws.close();
+      await closed(first.ws);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(s.hub.size).toBe(0);
+      const dead = await client(s.wsBase, { autoPong: false }, defer);
+      await dead.waitFor((m) => m.type === 'snapshot');
+      const started = Date.now();
+      await closed(dead.ws);
+      expect(Date.now() - started).toBeLessThanOrEqual(DEAD_LINK_MS);
+    }, 10_000);
+
+    it('a client that talks is not pinged; when it falls silent it is cut within 5 s of its last frame', async ({
+      onTestFinished,
+      expect,
+    }) => {
+      const { server, defer } = serversOf({ onTestFinished });
+      const s = await server();
+      const c = await client(s.wsBase, { autoPong: false }, defer);
+      await c.waitFor((m) => m.type === 'snapshot');
+      let pings = 0;
+      c.ws.on('ping', () => {
+        pings++;
+      });
+      // A clock ping every second for 6 s: its messages alone prove the link.
+      let lastSent = 0;
+      for (let i = 0; i < 6; i++) {
+        c.ws.send(JSON.stringify({ type: 'ping', id: i, t0: i }));
+        lastSent = Date.now();
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      expect(pings).toBe(0);
+      expect(c.ws.readyState).toBe(c.ws.OPEN);
+      // Silent now, and deaf to pings: cut within DEAD_LINK_MS of the last message (scheduling slack).
+      await closed(c.ws);
+      const after = Date.now() - lastSent;
+      expect(pings).toBe(1);
+      expect(after).toBeGreaterThanOrEqual(DEAD_AFTER_MS);
+      expect(after).toBeLessThanOrEqual(DEAD_LINK_MS + 100);
+    }, 15_000);
+
+    it.for(
+      /** @type {Array<[string, boolean]>} */ ([
+        ['messages alone', false],
+        ['pongs it was never asked for', true],
+      ]),
+    )(
+      'cuts a socket that keeps sending (%s) but never reads; a client that talks and reads stays',
+      { timeout: 25_000 },
+      async ([, pongs], { onTestFinished, expect }) => {
+        const { server, defer } = serversOf({ onTestFinished });
+        // The hostile-client bench's never-reading socket: the upgrade by hand, paused before a byte
+        // is read, asking for a snapshot ten times a second. Its messages alone used to prove the
+        // link, so it was never pinged and its kernel send buffer held megabytes for as long as it
+        // liked; only a pong proves reading, and only one that echoes a ping's token: a pong the
+        // client sends unasked (RFC 6455 allows them) used to count as proof.
+        const s = await server({ tempo: 80 });
+        const talker = await client(s.wsBase, undefined, defer);
+        await talker.waitFor((m) => m.type === 'snapshot');
+        let talkerPings = 0;
+        talker.ws.on('ping', () => {
+          talkerPings++;
+        });
+        const deaf = deafSocket(s.wsBase, defer);
+        const hello = clientFrame(JSON.stringify({ type: 'hello', epoch: null, seq: 0 }));
+        const pong = clientFrame('', 0xa);
+        while (s.hub.size < 2) await new Promise((r) => setTimeout(r, 20));
+        const started = performance.now();
+        const asking = setInterval(() => {
+          if (deaf.writable) deaf.write(pongs ? Buffer.concat([hello, pong]) : hello);
+          talker.ws.send(JSON.stringify({ type: 'ping', id: 1, t0: 1 }));
+        }, 100);
+        defer(() => clearInterval(asking));
+        const limit = READ_PROOF_MS + DEAD_AFTER_MS - PING_AFTER_MS + LIVENESS_TICK_MS + 1000;
+        while (s.hub.size > 1 && performance.now() - started < limit) await new Promise((r) => setTimeout(r, 100));
+        expect(s.hub.size).toBe(1);
+        // Cut for not reading, not before: it sent all along.
+        expect(performance.now() - started).toBeGreaterThanOrEqual(READ_PROOF_MS);
+        expect(talker.ws.readyState).toBe(talker.ws.OPEN);
+        expect(talkerPings).toBeGreaterThanOrEqual(1);
+      },
+    );
+
+    it('stops writing to a socket that does not read once 512 KB are not proven read, wherever they wait', async ({
+      onTestFinished,
+      expect,
+    }) => {
+      const { server, defer } = serversOf({ onTestFinished });
+      // 10 KB a beat at 600 bpm and a snapshot (as big) asked for ten times a second: 200 KB/s, as
+      // the hostile bench's never-reading sockets. The hub used to see only the bytes waiting in
+      // user space, and the kernel took megabytes first (2.3 MB a socket in the bench). Now bytes
+      // count as unsent until a pong proves them read, so past 512 KB the socket gets nothing more.
+      const s = await server({ tempo: 600, cueBytes: 10_000 });
+      const deaf = deafSocket(s.wsBase, defer);
+      const hello = clientFrame(JSON.stringify({ type: 'hello', epoch: null, seq: 0 }));
+      while (s.hub.size < 1) await new Promise((r) => setTimeout(r, 20));
+      const seq0 = s.hub.seq;
+      let hellos = 0;
+      const asking = setInterval(() => {
+        deaf.write(hello);
+        hellos++;
+      }, 100);
+      defer(() => clearInterval(asking));
+      await new Promise((r) => setTimeout(r, 8000));
+      clearInterval(asking);
+      // What was offered: each beat's delta and each hello's snapshot, at least 10 KB each.
+      const offered = (s.hub.seq - seq0 + hellos) * 10_000;
+      const bound = 512 * 1024 + PROOF_BYTES;
+      expect(offered).toBeGreaterThan(2 * bound);
+      // Now read what the server wrote to it (it never answers a ping, so nothing more comes).
+      let received = 0;
+      deaf.on('data', (chunk) => {
+        received += chunk.length;
+      });
+      deaf.resume();
+      let last = -1;
+      while (received !== last) {
+        last = received;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(received).toBeGreaterThan(0);
+      expect(received).toBeLessThan(bound);
+    }, 20_000);
+
+    it('keeps a silent client that answers pings; on a busy stream each ping rides with a message', async ({
+      onTestFinished,
+      expect,
+    }) => {
+      const { server, defer } = serversOf({ onTestFinished });
+      // 80 bpm: a message every 750 ms, as in the seed profile. Idle: only heartbeats.
+      const busy = await server({ tempo: 80 });
+      const idle = await server({ autoplay: false });
+      const a = await client(busy.wsBase, undefined, defer);
+      const b = await client(idle.wsBase, undefined, defer);
+      await a.waitFor((m) => m.type === 'snapshot');
+      await b.waitFor((m) => m.type === 'snapshot');
+      /** @type {number[]} */ const pingsA = [];
+      /** @type {number[]} */ const pingsB = [];
+      const t0 = performance.now();
+      a.ws.on('ping', () => {
+        pingsA.push(performance.now());
+      });
+      b.ws.on('ping', () => {
+        pingsB.push(performance.now());
+      });
+      // What arrives on the wire: a ping written alone is a read of exactly its ten bytes (FIN and
+      // opcode 9, length 8, the token).
+      let alonePingsA = 0;
+      /** @type {import('node:net').Socket} */ (/** @type {any} */ (a.ws)._socket).on('data', (chunk) => {
+        if (chunk.length === 10 && chunk[0] === 0x89 && chunk[1] === 8) alonePingsA++;
+      });
+      await new Promise((r) => setTimeout(r, 7000));
+      expect(a.ws.readyState).toBe(a.ws.OPEN);
+      expect(b.ws.readyState).toBe(b.ws.OPEN);
+      expect(busy.hub.size + idle.hub.size).toBe(2);
+      // A ping after PING_AFTER_MS of silence (each pong is the client's last frame), and none later
+      // than PING_ALONE_AFTER_MS and a tick (plus scheduling slack).
+      for (const times of [pingsA, pingsB]) {
+        expect(times.length).toBeGreaterThanOrEqual(2);
+        const gaps = times.map((t, i) => t - (i === 0 ? t0 : times[i - 1])).slice(1);
+        for (const gap of gaps) {
+          expect(gap).toBeGreaterThanOrEqual(PING_AFTER_MS - 20);
+          expect(gap).toBeLessThanOrEqual(PING_ALONE_AFTER_MS + LIVENESS_TICK_MS + 150);
+        }
+      }
+      // The busy stream had a message within every ride window: no ping needed a write of its own.
+      expect(alonePingsA).toBe(0);
+    }, 15_000);
   });
 });
