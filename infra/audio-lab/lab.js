@@ -1,0 +1,306 @@
+// The audio onset lab: N browser processes (each its own renderer and audio stack, as phones
+// are) play scorecast's click on the beats of a performance, each into a channel of its own of one
+// multi-channel virtual sound device (device.js), recorded in one stream: one sample clock for
+// all. The lab's own reference track, on one more channel, ties the recording to the server's
+// clock, and the onsets found in the recording (onsets.js) are compared across pages and with the
+// beat times the server scheduled.
+//
+// The tie, link by link:
+// - reference clicks: the recording and the reference track are on the null sink's clock, so a
+//   click written at sample p of the track is at sample p + D of the recording, for one D;
+// - pacat's playback position, 20 times a second, stamped on arrival with the lab's clock: the
+//   earliest arrivals say when track sample 0 was heard (later ones only waited longer);
+// - the lab's clock and the server's: GET /api/time, the round trip with the shortest time.
+// `tie` in the result says how well each link held.
+
+import path from 'node:path';
+import os from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium } from '@playwright/test';
+import { startServer, stopChild, waitFor } from '../../bench/servers.js';
+import { startLagProxy } from '../../bench/lag-proxy.js';
+import { startXvfb } from '../../test/engines/xvfb.js';
+import { quantileSorted } from '../../core/stats.js';
+import { RATE, realtimeAudioThreads, startSoundDevice } from './device.js';
+import { channelOf, compare, findOnsets, matchReference, summary } from './onsets.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The lab's clock, defined as the server's is (server/live/hub.js): comparable to it to a fraction of a ms. */
+const now = () => performance.timeOrigin + performance.now();
+/** Reference clicks this far apart (ms): 2 a second. */
+const REFERENCE_EVERY_MS = 500;
+/** The part views whose pages click (the audience view has no click). */
+const VIEWS = ['violin1', 'violin2', 'viola', 'cello', 'score'];
+
+/** One-way latency ± jitter (ms) of the network profiles (bench/sync.js's). */
+export const PROFILES = {
+  loopback: null,
+  'wifi-light': { latencyMs: 10, jitterMs: 5 },
+  'wifi-busy': { latencyMs: 35, jitterMs: 25 },
+};
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+  // The audio service's sandbox keeps it off PulseAudio's socket.
+  '--disable-features=AudioServiceSandbox',
+  // Pages in windows of one X server: none is hidden or throttled behind another.
+  '--disable-backgrounding-occluded-windows',
+  '--disable-renderer-backgrounding',
+  '--disable-background-timer-throttling',
+];
+
+/**
+ * Server time minus the lab's clock, from the round trip with the shortest time.
+ * @param {string} base
+ * @param {number} [n]
+ */
+async function serverOffset(base, n = 30) {
+  let best = { rtt: Infinity, offset: 0 };
+  for (let i = 0; i < n; i++) {
+    const t0 = now();
+    const res = await fetch(`${base}/api/time`);
+    const { t } = /** @type {{ t: number }} */ (await res.json());
+    const t1 = now();
+    if (t1 - t0 < best.rtt) best = { rtt: t1 - t0, offset: t - (t0 + t1) / 2 };
+  }
+  return best;
+}
+
+/**
+ * @typedef {object} LabOptions
+ * @property {number} [pages]       browser processes, one channel each (default 10)
+ * @property {number} [seconds]     recorded after the last page clicks (default 60)
+ * @property {keyof typeof PROFILES} [profile]
+ * @property {string} [root]        checkout whose server and built client run
+ * @property {string} [scoreDir]
+ * @property {boolean} [realtime]  the browsers' audio services real-time, as a phone's audio path
+ *   is (device.js, realtimeAudioThreads; default true)
+ * @property {string} [dump]  keep the recording (DUMP.raw: s16le, 48 kHz, one channel per page
+ *   and the reference last) and what the analysis needs (DUMP.json), to look at again
+ * @property {(msg: string) => void} [log]
+ */
+
+/**
+ * One run of the lab.
+ * @param {LabOptions} o
+ */
+export async function runAudioLab({
+  pages = 10,
+  seconds = 60,
+  profile = 'loopback',
+  root = ROOT,
+  scoreDir = path.join(root, 'scores', 'demo'),
+  realtime = true,
+  dump,
+  log = () => {},
+} = {}) {
+  const refChannel = pages;
+  /** @type {Array<() => Promise<void>>} */
+  const cleanup = [];
+  try {
+    const xvfb = await startXvfb();
+    cleanup.push(xvfb.stop);
+    const device = await startSoundDevice({ channels: pages + 1 });
+    cleanup.push(device.stop);
+    const server = startServer({ target: 'ours', root, scoreDir, schedule: null });
+    cleanup.push(() => stopChild(server));
+    const { port } = await waitFor(server, 'listening', 30_000, 'server');
+    const lag = PROFILES[profile];
+    const proxy = lag ? await startLagProxy({ target: port, ...lag }) : null;
+    if (proxy) cleanup.push(proxy.close);
+    const direct = `http://127.0.0.1:${port}`;
+    const base = proxy ? `http://127.0.0.1:${proxy.port}` : direct;
+
+    // The reference plays from before the recording to after it: the sink never idles.
+    const joinBudgetS = 20 + pages * 6;
+    const reference = device.reference({
+      channel: refChannel,
+      seconds: joinBudgetS + seconds + 30,
+      everyMs: REFERENCE_EVERY_MS,
+      now,
+    });
+    cleanup.push(reference.stop);
+    await new Promise((r) => setTimeout(r, 500));
+    const recording = device.record();
+
+    /** @type {import('@playwright/test').Page[]} */
+    const opened = [];
+    /** @type {number[]} */
+    const rtThreads = [];
+    for (let i = 0; i < pages; i++) {
+      const browser = await chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        headless: false,
+        ignoreDefaultArgs: ['--mute-audio'],
+        args: CHROMIUM_ARGS,
+        env: { ...process.env, DISPLAY: xvfb.display, ...device.envFor(i) },
+        timeout: 60_000,
+      });
+      cleanup.push(() => browser.close().catch(() => {}));
+      const page = await browser.newPage();
+      await page.goto(`${base}/view/${VIEWS[i % VIEWS.length]}`, { timeout: 60_000 });
+      await page.waitForFunction(() => /** @type {any} */ (window).scorecast?.join === 'on-time', null, {
+        timeout: 30_000,
+      });
+      await page.locator('#click-toggle').click();
+      await page.waitForFunction(() => /** @type {any} */ (window).scorecast?.sound?.state === 'running', null, {
+        timeout: 15_000,
+      });
+      if (realtime) rtThreads.push(await realtimeAudioThreads(`ch${i}`));
+      opened.push(page);
+      log(`page ${i} clicking (view ${VIEWS[i % VIEWS.length]})`);
+    }
+    const streams = await device.streams();
+    if (streams.length < pages + 1)
+      throw new Error(`${streams.length} streams play into the device, not ${pages + 1}: ${JSON.stringify(streams)}`);
+    const measureFrom = now();
+
+    // Each page's clicks as scheduled (server time): its history keeps the last 100, so it is read
+    // every 20 s.
+    /** @type {Array<Map<number, any>>} */
+    const scheduled = opened.map(() => new Map());
+    /** Each page's clock error (its estimate of server time minus the machine's clock), ms. */
+    /** @type {number[]} */
+    const clockErrors = [];
+    const collect = async () => {
+      await Promise.all(
+        opened.map(async (page, i) => {
+          const { h, err } = await page.evaluate(() => {
+            const s = /** @type {any} */ (window).scorecast;
+            return { h: s.audio, err: s.clock.offset - performance.timeOrigin };
+          });
+          clockErrors.push(Math.abs(err));
+          for (const e of h) if (String(e.url).startsWith('click') && !e.cancelled) scheduled[i].set(e.serverT, e);
+        }),
+      );
+    };
+    const until = now() + seconds * 1000;
+    while (now() < until) {
+      await new Promise((r) => setTimeout(r, Math.min(5000, until - now())));
+      await collect();
+    }
+    const latencies = await Promise.all(
+      opened.map((p) => p.evaluate(() => /** @type {any} */ (window).scorecast.audioLatency)),
+    );
+    const measureTo = now();
+    const offset = await serverOffset(direct);
+    const raw = await recording.stop();
+    const reports = reference.reports();
+    const load1 = Math.round(os.loadavg()[0] * 10) / 10;
+
+    const input = {
+      raw,
+      channels: pages + 1,
+      refChannel,
+      refPositions: reference.positions,
+      reports,
+      serverMinusLab: offset.offset,
+      scheduled: scheduled.map((m) => [...m.keys()]),
+      window: /** @type {[number, number]} */ ([measureFrom + offset.offset, measureTo + offset.offset]),
+      extra: {
+        profile,
+        load1,
+        realtimeThreads: rtThreads,
+        tie: { serverRttMs: Math.round(offset.rtt * 100) / 100 },
+        latency: latencies.map((l) => (l ? { source: l.source, ms: Math.round(l.seconds * 10000) / 10 } : null)),
+        clockErrorMs: summary(clockErrors),
+      },
+    };
+    if (dump) {
+      writeFileSync(`${dump}.raw`, raw);
+      writeFileSync(
+        `${dump}.json`,
+        JSON.stringify({ ...input, raw: undefined, entries: scheduled.map((m) => [...m.values()]) }),
+      );
+    }
+    return analyse(input);
+  } finally {
+    for (const c of cleanup.reverse()) await c().catch(() => {});
+  }
+}
+
+/**
+ * From the recording to the figures.
+ * @param {object} o
+ * @param {Buffer} o.raw
+ * @param {number} o.channels
+ * @param {number} o.refChannel
+ * @param {number[]} o.refPositions       sample index of each reference click in its track
+ * @param {Array<{ streamMs: number, at: number }>} o.reports
+ * @param {number} o.serverMinusLab
+ * @param {number[][]} o.scheduled        each page's clicks, server times
+ * @param {[number, number]} o.window     server times: beats in it count
+ * @param {Record<string, any>} o.extra
+ */
+export function analyse(o) {
+  // Lab time of track sample 0: the earliest arrivals of pacat's reports (a report can only come
+  // late; its position is rounded to 1 ms). The first second is left out: the stream starts.
+  const arrivals = o.reports
+    .filter((r) => r.streamMs > 1000)
+    .map((r) => r.at - r.streamMs)
+    .sort((a, b) => a - b);
+  if (arrivals.length < 20) throw new Error(`only ${arrivals.length} playback reports from pacat`);
+  const trackZero = quantileSorted(arrivals, 0.05);
+  // Recording sample ↔ track sample: reference clicks.
+  const ref = findOnsets(channelOf(o.raw, o.channels, o.refChannel), RATE);
+  if (ref.length < 10) throw new Error(`only ${ref.length} reference clicks in the recording`);
+  const { shift: D, residual } = matchReference(
+    ref.map((r) => r.at),
+    o.refPositions,
+  );
+  /** Server time of recording sample j. */
+  const toServer = (/** @type {number} */ j) => trackZero + ((j - D) / RATE) * 1000 + o.serverMinusLab;
+
+  const [from, to] = o.window;
+  /** @type {Set<number>} */
+  const beatSet = new Set();
+  for (const list of o.scheduled) for (const t of list) if (t >= from && t <= to) beatSet.add(t);
+  const beats = [...beatSet];
+  /** @type {number[][]} */
+  const pageOnsets = [];
+  /** @type {Array<{ clicks: number, missed: number, score: number | null }>} */
+  const perPage = [];
+  for (let c = 0; c < o.channels; c++) {
+    if (c === o.refChannel) continue;
+    const found = findOnsets(channelOf(o.raw, o.channels, c), RATE);
+    const times = found.map((f) => toServer(f.at)).filter((t) => t >= from - 200 && t <= to + 200);
+    pageOnsets.push(times);
+    const own = o.scheduled[pageOnsets.length - 1].filter((t) => t >= from && t <= to);
+    const heard = own.filter((b) => times.some((t) => Math.abs(t - b) < 100)).length;
+    const scores = found.map((f) => f.score).sort((a, b) => a - b);
+    perPage.push({
+      clicks: own.length,
+      missed: own.length - heard,
+      score: scores.length ? Math.round(scores[0] * 1000) / 1000 : null,
+    });
+  }
+  const result = compare({ beats, pages: pageOnsets });
+  /** @type {Record<number, number[]>} */
+  const perPageOffsets = {};
+  for (const r of result.rows) (perPageOffsets[r.page] ??= []).push(r.offset);
+  const { rows, ...figures } = result;
+  return {
+    pages: pageOnsets.length,
+    ...figures,
+    scheduledBeats: beats.length,
+    perPage: perPage.map((p, i) => ({ ...p, offsetMs: summary(perPageOffsets[i] ?? []) })),
+    ...o.extra,
+    tie: {
+      ...o.extra.tie,
+      referenceClicks: ref.length,
+      referenceResidualMs: Math.round((residual / RATE) * 1000 * 1000) / 1000,
+      pacatReports: arrivals.length,
+      // How far the earliest arrivals are from the typical one: the reports' own delay.
+      pacatSpreadMs: Math.round((quantileSorted(arrivals, 0.5) - trackZero) * 100) / 100,
+    },
+    series: rows.map((r) => ({ page: r.page, t: Math.round(r.beat), offset: Math.round(r.offset * 100) / 100 })),
+  };
+}
