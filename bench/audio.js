@@ -28,6 +28,7 @@ path, as phones have) and Debian's chromium, xvfb, pulseaudio (test/setup/ensure
   --out FILE        also write the results as JSON (with the onsets, page by page)
   --plot FILE       an SVG of each page's onset offsets over time (the first profile)
   --dump PREFIX     keep each profile's recording: PREFIX-<profile>.raw and .json
+  --root DIR        the checkout whose server and built client run (default this one): a baseline
   -h, --help        this text
 `;
 
@@ -40,6 +41,7 @@ async function main() {
       out: { type: 'string' },
       plot: { type: 'string' },
       dump: { type: 'string' },
+      root: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -57,6 +59,7 @@ async function main() {
       pages: Number(values.pages),
       seconds: Number(values.seconds),
       profile,
+      ...(values.root ? { root: path.resolve(values.root) } : {}),
       dump: values.dump ? `${values.dump}-${profile}` : undefined,
       log: (m) => console.error(`[${profile}] ${m}`),
     });

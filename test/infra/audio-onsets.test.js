@@ -7,7 +7,12 @@ import { clickWave, compare, findOnsets, matchReference, referenceGapMs } from '
 
 const RATE = 48_000;
 
-/** A recording of `seconds` with a click of `hz` starting at each (fractional) sample of `at`. */
+/**
+ * A recording of `seconds` with a click of `hz` starting at each (fractional) sample of `at`.
+ * @param {number} seconds
+ * @param {Array<{ at: number, hz: number }>} clicks
+ * @param {{ gain?: number, noise?: number }} [o]
+ */
 function recording(seconds, clicks, { gain = 1, noise = 0 } = {}) {
   const x = new Float32Array(Math.round(seconds * RATE));
   let seed = 1;
@@ -68,6 +73,7 @@ describe('findOnsets', () => {
 
 describe('matchReference', () => {
   it('finds which clicks of the track a recording holds from the pattern of their gaps', () => {
+    /** @type {number[]} */
     const positions = [];
     for (let k = 0, p = 48_000; k < 40; k++) {
       positions.push(p);
