@@ -270,3 +270,52 @@ export function matchReference(found, positions) {
   const shift = quantileSorted(shifts, 0.5);
   return { k0: best.k0, shift, residual: Math.max(...shifts.map((s) => Math.abs(s - shift))) };
 }
+
+/**
+ * The lab-clock time at which each position of a track was heard, from a player's reports of its
+ * position (`streamMs`, stamped on arrival `at`). A report can only arrive late, so near each
+ * position the earliest arrivals (a low quantile of at - streamMs, over reports within
+ * ±windowMs) count. Local, not one constant: a starved virtual sink falls behind the wall clock
+ * (seen here at load 65: 70 ms over two minutes), and its positions with it.
+ * @param {Array<{ streamMs: number, at: number }>} reports
+ * @param {{ windowMs?: number, stepMs?: number, q?: number }} [o]
+ * @returns {{ at: (streamMs: number) => number, lagMs: number, anchors: number }}
+ */
+export function trackClock(reports, { windowMs = 1500, stepMs = 1000, q = 0.1 } = {}) {
+  const sorted = [...reports].sort((a, b) => a.streamMs - b.streamMs);
+  if (sorted.length < 20) throw new Error(`only ${sorted.length} playback reports`);
+  const first = sorted[0].streamMs;
+  const last = sorted[sorted.length - 1].streamMs;
+  /** @type {Array<{ t: number, z: number }>} */
+  const anchors = [];
+  let lo = 0;
+  for (let t = first; t <= last; t += stepMs) {
+    while (lo < sorted.length && sorted[lo].streamMs < t - windowMs) lo++;
+    /** @type {number[]} */
+    const zs = [];
+    for (let i = lo; i < sorted.length && sorted[i].streamMs <= t + windowMs; i++)
+      zs.push(sorted[i].at - sorted[i].streamMs);
+    if (zs.length >= 5)
+      anchors.push({
+        t,
+        z: quantileSorted(
+          zs.sort((a, b) => a - b),
+          q,
+        ),
+      });
+  }
+  if (anchors.length === 0) throw new Error('no stretch of the track with enough reports');
+  const at = (/** @type {number} */ ms) => {
+    if (ms <= anchors[0].t) return ms + anchors[0].z;
+    for (let i = 1; i < anchors.length; i++) {
+      const b = anchors[i];
+      if (ms <= b.t) {
+        const a = anchors[i - 1];
+        return ms + a.z + ((b.z - a.z) * (ms - a.t)) / (b.t - a.t);
+      }
+    }
+    return ms + anchors[anchors.length - 1].z;
+  };
+  const zs = anchors.map((a) => a.z);
+  return { at, lagMs: Math.max(...zs) - Math.min(...zs), anchors: anchors.length };
+}

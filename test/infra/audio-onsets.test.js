@@ -3,7 +3,14 @@
 
 import { describe, expect, it } from 'vitest';
 import { CLICK_ACCENT_HZ, CLICK_HZ } from '../../client/src/sound/audio.js';
-import { clickWave, compare, findOnsets, matchReference, referenceGapMs } from '../../infra/audio-lab/onsets.js';
+import {
+  clickWave,
+  compare,
+  findOnsets,
+  matchReference,
+  referenceGapMs,
+  trackClock,
+} from '../../infra/audio-lab/onsets.js';
 
 const RATE = 48_000;
 
@@ -94,6 +101,26 @@ describe('matchReference', () => {
     expect(new Set(patterns).size).toBe(patterns.length);
     expect(m.shift).toBeCloseTo(shift, 6);
     expect(m.residual).toBeCloseTo(0, 6);
+  });
+});
+
+describe('trackClock', () => {
+  it('follows a track that falls behind the wall clock, from reports that arrive late by up to 30 ms', () => {
+    // Heard at wall time 1000 + streamMs + lag, the lag growing 0.5 ms per s after 20 s.
+    const lag = (/** @type {number} */ ms) => (ms < 20_000 ? 0 : (ms - 20_000) * 0.0005);
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
+    const reports = [];
+    for (let ms = 0; ms < 60_000; ms += 50)
+      reports.push({ streamMs: ms, at: 1000 + ms + lag(ms) + 30 * random() ** 3 });
+    const track = trackClock(reports);
+    for (const ms of [5000, 20_000, 30_000, 45_000, 59_000])
+      expect(Math.abs(track.at(ms) - (1000 + ms + lag(ms)))).toBeLessThan(0.5);
+    expect(track.lagMs).toBeGreaterThan(19);
+    expect(track.lagMs).toBeLessThan(21);
   });
 });
 
