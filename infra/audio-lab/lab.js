@@ -292,9 +292,11 @@ export function analyse(o) {
   const toServer = (/** @type {number} */ j) => track.at(((j - D) / RATE) * 1000) + o.serverMinusLab;
 
   const [from, to] = o.window;
+  // Every beat scheduled is a candidate for an onset (one just outside the window is no stray
+  // sound); onsets count from the window's start to its end.
   /** @type {Set<number>} */
   const beatSet = new Set();
-  for (const list of o.scheduled) for (const t of list) if (t >= from && t <= to) beatSet.add(t);
+  for (const list of o.scheduled) for (const t of list) beatSet.add(t);
   const beats = [...beatSet];
   /** @type {number[][]} */
   const pageOnsets = [];
@@ -303,7 +305,7 @@ export function analyse(o) {
   for (let c = 0; c < o.channels; c++) {
     if (c === o.refChannel) continue;
     const found = findOnsets(channelOf(o.raw, o.channels, c), RATE);
-    const times = found.map((f) => toServer(f.at)).filter((t) => t >= from - 200 && t <= to + 200);
+    const times = found.map((f) => toServer(f.at)).filter((t) => t >= from && t <= to);
     pageOnsets.push(times);
     const own = o.scheduled[pageOnsets.length - 1].filter((t) => t >= from && t <= to);
     const heard = own.filter((b) => times.some((t) => Math.abs(t - b) < 100)).length;
@@ -322,7 +324,7 @@ export function analyse(o) {
   return {
     pages: pageOnsets.length,
     ...figures,
-    scheduledBeats: beats.length,
+    scheduledBeats: beats.filter((t) => t >= from && t <= to).length,
     perPage: perPage.map((p, i) => ({ ...p, offsetMs: summary(perPageOffsets[i] ?? []) })),
     ...o.extra,
     tie: {
