@@ -87,6 +87,8 @@ async function main() {
     signedOffsetMs: r.signedOffsetMs,
     unmatched: r.unmatched,
     load1: r.load1,
+    sinkLagMs: r.tie.sinkLagMs,
+    tieValid: r.tie.valid,
   });
   const main = results.loopback ?? first;
   const others = Object.fromEntries(profiles.filter((p) => results[p] !== main).map((p) => [p, pick(results[p])]));

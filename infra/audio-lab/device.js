@@ -157,6 +157,8 @@ export async function startSoundDevice({ channels }) {
         { env: { ...env, ...clientEnv } },
       );
       helpers.add(pacat);
+      // Real-time as the rest of the device: at load 41 it underran even with 2 s buffered.
+      if (pacat.child.pid) realtimeThreads(String(pacat.child.pid)).catch(() => {});
       /** @type {Array<{ streamMs: number, at: number }>} */
       const reports = [];
       let text = '';
@@ -247,7 +249,8 @@ async function realtimeThreads(pid) {
       // The null sink's thread is the device's clock: above everything else (FIFO 50), or when
       // it wakes late it renders at most one request's worth and falls behind the wall clock for
       // good (module-null-sink.c; 111 ms over two minutes at load 65 with it at RR 10).
-      const clock = read(`/proc/${pid}/task/${tid}/comm`) === 'null-sink';
+      const name = read(`/proc/${pid}/task/${tid}/comm`);
+      const clock = name === 'null-sink';
       await run('chrt', clock ? ['-f', '-p', '50', tid] : ['-r', '-p', '10', tid], { timeout: 5000 });
       changed += 1;
     } catch {
@@ -258,12 +261,12 @@ async function realtimeThreads(pid) {
 }
 
 /**
- * Give the threads of a browser's audio service (Chromium's process that feeds PulseAudio, with
- * libpulse's mainloop `threaded-ml`) real-time priority, as a phone's audio path has. On a loaded
- * machine they otherwise wait for a core behind everything else, the output underruns, and the
- * AudioContext's clock falls behind the wall clock: at load 22-25 here, 0.6-2.1 s lost in 8 s;
- * with them real-time, 0.16 s. Chromium makes its own rendering thread real-time already
- * (AudioOutputDevice, SCHED_RR 8). Needs root (or CAP_SYS_NICE).
+ * Give every thread of a browser's audio service (Chromium's process that feeds PulseAudio, with
+ * libpulse's mainloop `threaded-ml`) real-time priority, as a phone's audio path has: at normal
+ * priority on a loaded machine they wait for a core behind everything else and the stream
+ * underruns. (Only `threaded-ml` and the IPC thread, tried once with ten pages at load 41: the
+ * device fell 376 ms behind, against 99 ms with every thread at load 38.) Chromium makes its own
+ * rendering thread real-time already (AudioOutputDevice, SCHED_RR 8). Needs root.
  * @param {string} sink  PULSE_SINK of the browser
  * @returns {Promise<number>}  how many threads it changed
  */

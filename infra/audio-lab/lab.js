@@ -331,6 +331,9 @@ export function analyse(o) {
       ...o.extra.tie,
       referenceClicks: ref.length,
       referenceResidualMs: Math.round((residual / RATE) * 1000 * 1000) / 1000,
+      // One shift for the whole track: else the track itself underran (or the recording lost
+      // samples), and the figures above are not to be trusted.
+      valid: residual / RATE < 0.0005,
       pacatReports: o.reports.length,
       // How far the sound device's clock fell behind the wall clock over the run (a starved
       // virtual sink renders late; a real speaker does not).

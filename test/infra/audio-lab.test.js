@@ -19,6 +19,7 @@ describe.skipIf(!support.ok)(
       // The recording is tied to the server's clock: the reference clicks sit where the track put
       // them, to a thousandth of a ms (a dropped or shifted sample would show here).
       expect(r.tie.referenceResidualMs, context).toBeLessThan(0.01);
+      expect(r.tie.valid, context).toBe(true);
       // About 30 beats measured; each page heard on nearly every beat it scheduled.
       expect(r.beats, context).toBeGreaterThanOrEqual(20);
       for (const p of r.perPage) expect(p.missed, context).toBeLessThanOrEqual(Math.ceil(p.clicks * 0.1));
