@@ -30,6 +30,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const now = () => performance.timeOrigin + performance.now();
 /** Reference clicks this far apart (ms): 2 a second. */
 const REFERENCE_EVERY_MS = 500;
+/** The pages' clocks' error bound (ms) that the measurement waits for, and for how long at most. */
+const SETTLED_MS = 5;
+const SETTLE_TIMEOUT_MS = 15_000;
 /** The part views whose pages click (the audience view has no click). */
 const VIEWS = ['violin1', 'violin2', 'viola', 'cello', 'score'];
 
@@ -120,10 +123,28 @@ async function serverOffset(base, n = 30) {
  */
 
 /**
- * One run of the lab.
- * @param {LabOptions} o
+ * One run of the lab. The browsers, the device and the server are gone before the analysis: on a
+ * loaded 2-core machine it took 6-8 s beside them.
+ * @param {LabOptions} [o]
  */
-export async function runAudioLab({
+export async function runAudioLab(o = {}) {
+  const { input, stopped } = await capture(o);
+  try {
+    const result = analyse(input);
+    (o.log ?? (() => {}))('analysed');
+    return result;
+  } finally {
+    await stopped;
+  }
+}
+
+/**
+ * The lab's recording and what its analysis needs, and the stop of everything it started,
+ * under way (the browsers close while the recording is analysed).
+ * @param {LabOptions} o
+ * @returns {Promise<{ input: Parameters<typeof analyse>[0], stopped: Promise<void> }>}
+ */
+async function capture({
   pages = 10,
   seconds = 60,
   profile = 'loopback',
@@ -136,21 +157,45 @@ export async function runAudioLab({
   const refChannel = pages;
   /** @type {Array<() => Promise<void>>} */
   const cleanup = [];
+  const stop = async () => {
+    for (const c of cleanup.reverse()) await c().catch(() => {});
+    log('stopped');
+  };
   try {
-    const xvfb = await startXvfb({ size: '1024x768x24' });
-    cleanup.push(xvfb.stop);
-    const device = await startSoundDevice({ channels: pages + 1 });
-    cleanup.push(device.stop);
+    // Xvfb, the sound device and the server start side by side, and the browsers launch while
+    // the server is still starting.
     const server = startServer({ target: 'ours', root, scoreDir, schedule: null });
     cleanup.push(() => stopChild(server));
-    const { port } = await waitFor(server, 'listening', 30_000, 'server');
-    const lag = PROFILES[profile];
-    const proxy = lag ? await startLagProxy({ target: port, ...lag }) : null;
-    if (proxy) cleanup.push(proxy.close);
-    const direct = `http://127.0.0.1:${port}`;
-    const base = proxy ? `http://127.0.0.1:${proxy.port}` : direct;
+    /** Where the pages go (through the lag proxy for a network profile), once the server listens. */
+    const addresses = waitFor(server, 'listening', 30_000, 'server').then(async ({ port }) => {
+      const lag = PROFILES[profile];
+      const proxy = lag ? await startLagProxy({ target: port, ...lag }) : null;
+      if (proxy) cleanup.push(proxy.close);
+      const direct = `http://127.0.0.1:${port}`;
+      // The lab's clock and the server's, measured again at the end: the shorter round trip counts.
+      const offset = await serverOffset(direct);
+      log('server ready');
+      return { direct, base: proxy ? `http://127.0.0.1:${proxy.port}` : direct, offset };
+    });
+    addresses.catch(() => {}); // awaited below, where a failure is thrown
+    const started = await Promise.allSettled([
+      startXvfb({ size: '1024x768x24' }).then((x) => {
+        cleanup.push(x.stop);
+        return x;
+      }),
+      startSoundDevice({ channels: pages + 1 }).then((d) => {
+        cleanup.push(d.stop);
+        return d;
+      }),
+    ]);
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    const [xvfb, device] = /** @type {[{ display: string }, import('./device.js').SoundDevice]} */ (
+      started.map((s) => /** @type {PromiseFulfilledResult<any>} */ (s).value)
+    );
+    log('device ready');
 
-    // The reference plays from before the recording to after it: the sink never idles.
+    // The reference plays from before the recording to after it: the sink never idles. (The
+    // recording starts after the pages join: by then the reference has played for seconds.)
     const joinBudgetS = 20 + pages * 6;
     const reference = device.reference({
       channel: refChannel,
@@ -159,14 +204,14 @@ export async function runAudioLab({
       now,
     });
     cleanup.push(reference.stop);
-    await new Promise((r) => setTimeout(r, 500));
-    const recording = device.record();
 
-    /** @type {import('@playwright/test').Page[]} */
-    const opened = [];
-    /** @type {number[]} */
-    const rtThreads = [];
-    for (let i = 0; i < pages; i++) {
+    // The pages open side by side (one after another, three took 20 s at load 20); their
+    // browsers close side by side too.
+    /** @type {import('@playwright/test').Browser[]} */
+    const browsers = [];
+    cleanup.push(() => Promise.all(browsers.map((b) => b.close().catch(() => {}))).then(() => {}));
+    /** @param {number} i */
+    const open = async (i) => {
       const browser = await chromium.launch({
         executablePath: '/usr/bin/chromium',
         headless: false,
@@ -175,8 +220,9 @@ export async function runAudioLab({
         env: { ...process.env, DISPLAY: xvfb.display, ...device.envFor(i) },
         timeout: 60_000,
       });
-      cleanup.push(() => browser.close().catch(() => {}));
+      browsers.push(browser);
       const page = await browser.newPage();
+      const { base } = await addresses;
       await page.goto(`${base}/view/${VIEWS[i % VIEWS.length]}`, { timeout: 60_000 });
       // Joined ('on-time', or 'approximate' when the clock's error bound is still wide after 3 s).
       await page.waitForFunction(
@@ -191,14 +237,36 @@ export async function runAudioLab({
       await page.waitForFunction(() => /** @type {any} */ (window).scorecast?.sound?.state === 'running', null, {
         timeout: 30_000,
       });
-      if (realtime) rtThreads.push(await realtimeAudioThreads(`ch${i}`));
-      opened.push(page);
+      const threads = realtime ? await realtimeAudioThreads(`ch${i}`) : 0;
       log(`page ${i} clicking (view ${VIEWS[i % VIEWS.length]})`);
-    }
+      return { page, threads };
+    };
+    const joined = await Promise.all(Array.from({ length: pages }, (_, i) => open(i)));
+    const opened = joined.map((j) => j.page);
+    const { direct, offset: offsetAtStart } = await addresses;
+    // Every page's clock within ±SETTLED_MS of the server's before the measurement (a page that
+    // joined 'approximate' at load 40 sounded 34 ms late until its next good round trip); a page
+    // that never gets there is measured as it is.
+    await Promise.all(
+      opened.map((page) =>
+        page
+          .waitForFunction((ms) => /** @type {any} */ (window).scorecast.clock.error <= ms, SETTLED_MS, {
+            timeout: SETTLE_TIMEOUT_MS,
+          })
+          .catch(() => log('a page clock did not settle')),
+      ),
+    );
+    log('clocks settled');
+    const rtThreads = realtime ? joined.map((j) => j.threads) : [];
+    // Recorded from here: the sink has played the reference all along, so the recording has no
+    // gap from its first sample; the pages' joins are not recorded (nothing to analyse there).
+    const recording = device.record();
+    await new Promise((r) => setTimeout(r, 500));
     const streams = await device.streams();
     if (streams.length < pages + 1)
       throw new Error(`${streams.length} streams play into the device, not ${pages + 1}: ${JSON.stringify(streams)}`);
     const measureFrom = now();
+    log('measuring');
 
     // Each page's clicks as scheduled (server time): its history keeps the last 100, so it is read
     // every 20 s.
@@ -228,8 +296,10 @@ export async function runAudioLab({
       opened.map((p) => p.evaluate(() => /** @type {any} */ (window).scorecast.audioLatency)),
     );
     const measureTo = now();
-    const offset = await serverOffset(direct);
+    const offsetAtEnd = await serverOffset(direct);
+    const offset = offsetAtEnd.rtt < offsetAtStart.rtt ? offsetAtEnd : offsetAtStart;
     const raw = await recording.stop();
+    log('recorded');
     const reports = reference.reports();
     const load1 = Math.round(os.loadavg()[0] * 10) / 10;
 
@@ -258,9 +328,10 @@ export async function runAudioLab({
         JSON.stringify({ ...input, raw: undefined, entries: scheduled.map((m) => [...m.values()]) }),
       );
     }
-    return analyse(input);
-  } finally {
-    for (const c of cleanup.reverse()) await c().catch(() => {});
+    return { input, stopped: stop() };
+  } catch (err) {
+    await stop();
+    throw err;
   }
 }
 

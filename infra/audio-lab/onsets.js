@@ -50,25 +50,27 @@ export function clickWave(rate, { hz = CLICK_HZ, peak = 0.4, seconds = STOP_S } 
 export function channelOf(raw, channels, channel) {
   const frames = Math.floor(raw.length / 2 / channels);
   const out = new Float32Array(frames);
-  for (let i = 0; i < frames; i++) out[i] = raw.readInt16LE((i * channels + channel) * 2) / 32768;
+  // A view of the samples where the buffer allows one (little-endian machines, even offset).
+  const view =
+    raw.byteOffset % 2 === 0 && new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+      ? new Int16Array(raw.buffer, raw.byteOffset, frames * channels)
+      : null;
+  if (view) for (let i = 0, j = channel; i < frames; i++, j += channels) out[i] = view[j] / 32768;
+  else for (let i = 0; i < frames; i++) out[i] = raw.readInt16LE((i * channels + channel) * 2) / 32768;
   return out;
 }
 
 /**
- * Normalised cross-correlation of `x` at `lag` with `t`.
- * @param {Float32Array} x @param {Float32Array} t @param {number} lag
+ * Normalised cross-correlation of `x` at `lag` with `t` (samples past the end of `x` count as 0).
+ * @param {Float32Array} x @param {Float32Array} t @param {number} tt  the sum of t's squares
+ * @param {Float64Array} energy  energy[i]: the sum of x's squares before sample i
+ * @param {number} lag
  */
-function correlate(x, t, lag) {
+function correlate(x, t, tt, energy, lag) {
+  const n = Math.min(t.length, x.length - lag);
   let xy = 0;
-  let xx = 0;
-  let tt = 0;
-  for (let i = 0; i < t.length; i++) {
-    const a = x[lag + i] ?? 0;
-    const b = t[i];
-    xy += a * b;
-    xx += a * a;
-    tt += b * b;
-  }
+  for (let i = 0; i < n; i++) xy += x[lag + i] * t[i];
+  const xx = energy[lag + n] - energy[lag];
   return xx > 0 && tt > 0 ? xy / Math.sqrt(xx * tt) : 0;
 }
 
@@ -92,7 +94,15 @@ export function findOnsets(x, rate, { threshold, minScore = 0.8, pitches = [CLIC
   let peak = 0;
   for (let i = 0; i < x.length; i++) peak = Math.max(peak, Math.abs(x[i]));
   const level = threshold ?? Math.max(0.005, peak / 10);
-  const templates = pitches.map((hz) => ({ hz, wave: clickWave(rate, { hz, seconds: TEMPLATE_S }) }));
+  const templates = pitches.map((hz) => {
+    const wave = clickWave(rate, { hz, seconds: TEMPLATE_S });
+    let tt = 0;
+    for (const v of wave) tt += v * v;
+    return { hz, wave, tt };
+  });
+  // Running sums of squares: a window's energy in two reads.
+  const energy = new Float64Array(x.length + 1);
+  for (let i = 0; i < x.length; i++) energy[i + 1] = energy[i] + x[i] * x[i];
   const before = Math.round(SEARCH_BEFORE_S * rate);
   const after = Math.round(SEARCH_AFTER_S * rate);
   const refractory = Math.round(REFRACTORY_S * rate);
@@ -102,14 +112,14 @@ export function findOnsets(x, rate, { threshold, minScore = 0.8, pitches = [CLIC
     if (Math.abs(x[i]) < level) continue;
     /** @type {Onset | null} */
     let best = null;
-    for (const { hz, wave } of templates) {
+    for (const { hz, wave, tt } of templates) {
       let bestLag = -1;
       let bestScore = -Infinity;
       /** @type {number[]} */
       const scores = [];
       const from = Math.max(0, i - before);
       for (let lag = from; lag <= i + after; lag++) {
-        const s = correlate(x, wave, lag);
+        const s = correlate(x, wave, tt, energy, lag);
         scores.push(s);
         if (s > bestScore) {
           bestScore = s;
