@@ -155,6 +155,21 @@ test('audio: the bell is scheduled for the server time of its beat, once', { tag
   expect(audio[0].offset).toBe(0);
 });
 
+test('an output 150 ms behind (a Bluetooth headset) is flagged beside the click toggle', async ({ page }) => {
+  // The context's output timestamps say the speaker plays 150 ms behind the sample computed now.
+  await page.addInitScript(() => {
+    AudioContext.prototype.getOutputTimestamp = function () {
+      return { contextTime: this.currentTime - 0.15, performanceTime: performance.now() };
+    };
+  });
+  await page.goto(`${server.base}/view/violin1`);
+  await expect(page.locator('#link')).toHaveText('live');
+  await expect(page.locator('#slow-output')).toHaveCount(0);
+  await page.locator('#click-toggle').click();
+  await expect(page.locator('#slow-output')).toHaveText(/^Sound output 15\d ms behind \(Bluetooth\?\)/);
+  await expect(page.locator('#slow-output')).toBeVisible();
+});
+
 test('count-in: the clicks are shown, then the first beat', async ({ page }) => {
   await page.goto(`${server.base}/view/violin1`);
   await expect(page.locator('#link')).toHaveText('live');

@@ -3,7 +3,8 @@
 # (Playwright cannot download its own browser here), redis-server and nginx for the cluster
 # tests (test/server/cluster/*.test.js; README, "Several machines"), and WebKitGTK's WebDriver,
 # Firefox ESR, Xvfb, PulseAudio (a sound card for them: a null sink) and NSS's certutil (a
-# Firefox profile that trusts the test CA) for the other engines (test/engines/). Run by `npm test`; idempotent and
+# Firefox profile that trusts the test CA) for the other engines (test/engines/), and
+# PulseAudio's tools for the audio onset lab (infra/audio-lab/). Run by `npm test`; idempotent and
 # quiet: apt-get runs only when something is missing.
 set -euo pipefail
 
@@ -20,6 +21,8 @@ command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 command -v pulseaudio >/dev/null 2>&1 || need+=(pulseaudio)
 # NSS's certutil: the venue test's Firefox profile trusts the test CA (test/engines/venue-lab.js).
 command -v certutil >/dev/null 2>&1 || need+=(libnss3-tools)
+# The audio onset lab (infra/audio-lab/) records and plays with parec and pacat, asks with pactl.
+command -v parec >/dev/null 2>&1 || need+=(pulseaudio-utils)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "test setup: installing ${need[*]} from Debian's packages" >&2

@@ -25,6 +25,7 @@ import { createScoreView } from '../notation/score-view.js';
 import { createClockProbe } from './page-clock.js';
 import { startReports } from './page-reports.js';
 import { createPageSound } from './page-sound.js';
+import { slowOutputNotice } from '../sound/audio-latency.js';
 import { watchLifecycle } from './page-lifecycle.js';
 import { exposeForTests } from './test-view.js';
 
@@ -180,7 +181,9 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     // The rest of the page on the next frame, from the state then (once-per-frame.js).
     drawLater();
   });
-  const click = clickToggle(document, viewName, audio, log);
+  const click = clickToggle(document, viewName, audio, log, () =>
+    audio.context ? sound.output.describe(audio.context, time.now()) : null,
+  );
   /** The volume each stem was last given, by URL, so that a ramp is started once. */
   /** @type {Map<string, string>} */
   const stemGains = new Map();
@@ -190,7 +193,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     if (!gate.open) return;
     for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT, clip.gain);
     if (click.on && state?.playback === 'playing' && typeof state.next?.t === 'number') {
-      audio.click(state.next.t, state.next.beatInBar === 1);
+      if (audio.click(state.next.t, state.next.beatInBar === 1)) click.checkOutput();
     }
     // Volume ramps of the stems playing (a cue's `stems: {<name>: {gain, glide}}`).
     for (const s of stemGainsOf(state, viewName)) {
@@ -274,11 +277,35 @@ function safeStorage(window) {
  * @param {string} viewName
  * @param {{ unlock: () => Promise<unknown> }} audio
  * @param {import('../live/transports/index.js').Log} log
+ * @param {() => import('../sound/audio-latency.js').OutputLatency | null} latency  the output's delay, once
+ *   the audio is unlocked: over SLOW_OUTPUT_MS (a Bluetooth headset) the player is told beside
+ *   the toggle (checkOutput)
  */
-function clickToggle(document, viewName, audio, log) {
-  const state = { on: false };
+function clickToggle(document, viewName, audio, log, latency) {
+  const state = {
+    on: false,
+    /** Tell the player whether the output is slow now (called on each beat clicked: the delay is
+     * known only once the output runs, and a headset may connect mid-piece). */
+    checkOutput() {},
+  };
   const toggle = document.getElementById('click-toggle');
   if (!toggle || viewName === DEFAULT_VIEW) return state;
+  state.checkOutput = () => {
+    const l = latency();
+    const notice = l ? slowOutputNotice(l) : null;
+    let note = document.getElementById('slow-output');
+    if (notice && !note) {
+      note = document.createElement('span');
+      note.id = 'slow-output';
+      note.className = 'slow-output';
+      note.setAttribute('role', 'status');
+      toggle.after(note);
+    }
+    if (note && note.textContent !== (notice ?? '')) {
+      note.textContent = notice ?? '';
+      note.hidden = !notice;
+    }
+  };
   toggle.hidden = false;
   toggle.addEventListener('click', () => {
     state.on = !state.on;

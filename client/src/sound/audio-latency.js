@@ -51,6 +51,22 @@ export const TIMESTAMP_STALE_MS = 1000;
  * @property {number} offsetMs    the device's calibration offset, on top (ms)
  */
 
+/** An output this slow (ms, the delay and the device's offset together) is flagged to the player. */
+export const SLOW_OUTPUT_MS = 100;
+
+/**
+ * What the player is told when the sound leaves the device late enough to be a Bluetooth headset
+ * (wired outputs report 10-50 ms, Bluetooth 100-300): the delay is compensated, but it wanders
+ * with the radio, so the click is looser than on the phone's speaker or wired headphones.
+ * @param {OutputLatency} latency
+ * @returns {string | null}  null when the output is not slow
+ */
+export function slowOutputNotice(latency) {
+  const ms = Math.round(latency.seconds * 1000 + latency.offsetMs);
+  if (!(ms > SLOW_OUTPUT_MS)) return null;
+  return `Sound output ${ms} ms behind (Bluetooth?): compensated, but the phone's speaker or wired headphones keep the click tighter`;
+}
+
 /**
  * Whether reading `outputLatency` or calling `getOutputTimestamp()` may hang this browser's page:
  * Firefox on desktop Linux (ESR 153, measured here). Each read asks the audio server in another

@@ -7,6 +7,8 @@ import {
   FALLBACK_OUTPUT_LATENCY_S,
   OFFSET_KEY,
   MAX_OFFSET_MS,
+  SLOW_OUTPUT_MS,
+  slowOutputNotice,
 } from '../../../client/src/sound/audio-latency.js';
 
 /**
@@ -175,5 +177,24 @@ describe('tapAlongOffset', () => {
     const taps = [1085, 1672, 2290, 2881, 3478, 9000];
     expect(tapAlongOffset(clicks, taps)).toBe(81);
     expect(tapAlongOffset(clicks, [1080, 1680, 2280])).toBeNull();
+  });
+});
+
+describe('slowOutputNotice', () => {
+  it('tells the player when the output is over 100 ms behind (a Bluetooth headset), not before', () => {
+    const page = { t: 1000 };
+    const out = createOutputCompensation();
+    const bluetooth = out.describe(context(page, { timestamp: true, outputLatency: 0.14, baseLatency: 0.01 }), page.t);
+    expect(slowOutputNotice(bluetooth)).toMatch(/150 ms behind \(Bluetooth\?\)/);
+    const wired = out.describe(context(page, { timestamp: true, outputLatency: 0.035, baseLatency: 0.01 }), page.t);
+    expect(slowOutputNotice(wired)).toBeNull();
+    expect(slowOutputNotice({ source: 'reported', seconds: SLOW_OUTPUT_MS / 1000, offsetMs: 0 })).toBeNull();
+    expect(slowOutputNotice({ source: 'reported', seconds: 0.101, offsetMs: 0 })).toMatch(/101 ms/);
+  });
+
+  it("counts the device's calibration offset: a headset the browser under-reports is flagged once calibrated", () => {
+    const fallback = { source: /** @type {const} */ ('fallback'), seconds: 0.04, offsetMs: 0 };
+    expect(slowOutputNotice(fallback)).toBeNull();
+    expect(slowOutputNotice({ ...fallback, offsetMs: 120 })).toMatch(/160 ms/);
   });
 });

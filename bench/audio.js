@@ -1,0 +1,105 @@
+// Audio onset benchmark: N browser processes play the musicians' click on the beats of the demo,
+// each into its own channel of one virtual multi-channel sound device, recorded in one stream
+// (infra/audio-lab/). Reports the spread of each beat's onsets across pages and each onset's
+// offset from the server time the beat was scheduled at, per network profile. The last line of
+// output is one JSON object: the loopback run's figures, the other profiles' under `profiles`.
+//
+//   node bench/audio.js [--pages 10] [--seconds 150] [--profiles loopback,wifi-busy]
+//                       [--out FILE] [--plot FILE.svg] [--dump PREFIX]
+
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { PROFILES, runAudioLab } from '../infra/audio-lab/lab.js';
+import { onsetPlot } from '../infra/audio-lab/plot.js';
+
+const HELP = `Usage: node bench/audio.js [options]   (npm run bench:audio)
+
+Browser processes (Chromium under Xvfb, one PulseAudio channel each) click on the beats; the
+recording gives each beat's onset spread across pages and each onset's offset from the beat's
+server time (positive: late), p50/p99/max in ms. Needs root (real-time priority for the audio
+path, as phones have) and Debian's chromium, xvfb, pulseaudio (test/setup/ensure-deps.sh).
+
+  --pages N         browser processes (default 10, at most 15)
+  --seconds S       measured after the last page clicks (default 150: 200+ beats of the demo)
+  --profiles LIST   loopback, wifi-light (10 ± 5 ms each way), wifi-busy (35 ± 25 ms)
+                    (default loopback,wifi-busy)
+  --out FILE        also write the results as JSON (with the onsets, page by page)
+  --plot FILE       an SVG of each page's onset offsets over time (the first profile)
+  --dump PREFIX     keep each profile's recording: PREFIX-<profile>.raw and .json
+  --root DIR        the checkout whose server and built client run (default this one): a baseline
+  -h, --help        this text
+`;
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      pages: { type: 'string', default: '10' },
+      seconds: { type: 'string', default: '150' },
+      profiles: { type: 'string', default: 'loopback,wifi-busy' },
+      out: { type: 'string' },
+      plot: { type: 'string' },
+      dump: { type: 'string' },
+      root: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const profiles = /** @type {Array<keyof typeof PROFILES>} */ (values.profiles.split(','));
+  for (const p of profiles)
+    if (!(p in PROFILES)) throw new Error(`unknown profile ${p}: use ${Object.keys(PROFILES).join(', ')}`);
+  /** @type {Record<string, any>} */
+  const results = {};
+  for (const profile of profiles) {
+    const r = await runAudioLab({
+      pages: Number(values.pages),
+      seconds: Number(values.seconds),
+      profile,
+      ...(values.root ? { root: path.resolve(values.root) } : {}),
+      dump: values.dump ? `${values.dump}-${profile}` : undefined,
+      log: (m) => console.error(`[${profile}] ${m}`),
+    });
+    results[profile] = r;
+    const { series, ...row } = r;
+    console.log(JSON.stringify(row));
+  }
+  const first = results[profiles[0]];
+  if (values.plot) {
+    mkdirSync(path.dirname(path.resolve(values.plot)), { recursive: true });
+    writeFileSync(
+      values.plot,
+      onsetPlot(first.series, { title: `audio onsets, ${profiles[0]}, ${first.pages} pages` }),
+    );
+  }
+  if (values.out) {
+    mkdirSync(path.dirname(path.resolve(values.out)), { recursive: true });
+    writeFileSync(values.out, `${JSON.stringify({ at: new Date().toISOString(), results }, null, 2)}\n`);
+  }
+  const pick = (/** @type {any} */ r) => ({
+    pages: r.pages,
+    beats: r.beats,
+    onsetSpreadMs: r.onsetSpreadMs,
+    offsetMs: r.offsetMs,
+    signedOffsetMs: r.signedOffsetMs,
+    unmatched: r.unmatched,
+    load1: r.load1,
+    sinkLagMs: r.tie.sinkLagMs,
+    tieValid: r.tie.valid,
+  });
+  const main = results.loopback ?? first;
+  const others = Object.fromEntries(profiles.filter((p) => results[p] !== main).map((p) => [p, pick(results[p])]));
+  console.log(
+    JSON.stringify({ profile: main.profile, ...pick(main), clockErrorMs: main.clockErrorMs, profiles: others }),
+  );
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
