@@ -28,8 +28,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { nginxConfig } from '../cluster/run.js';
-import { labIdFrom, testOwner } from './instance.js';
-import { alive, existingNamespaces, have, inNs, labSupport } from './lab.js';
+import { alive, endedRuns, labIdFrom, testCopyIn } from './instance.js';
+import { existingNamespaces, have, inNs, labSupport } from './lab.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SYSTEMD = path.join(ROOT, 'infra', 'systemd');
@@ -85,15 +85,22 @@ export function clusterHosts(id, edges) {
 /** Every namespace of a copy. @param {ClusterHosts} h */
 const allNamespaces = (h) => [h.sw, h.redis, h.nginx, h.phones, ...h.nodes.map((n) => n.ns)];
 
+/**
+ * The copy a namespace belongs to ('' for the default copy), or null when it is not the cluster lab's.
+ * @param {string} ns
+ */
+function copyOf(ns) {
+  const m = /^scx-(?:([a-z0-9]{1,12})-)?[a-z0-9]+$/.exec(ns);
+  return m ? (m[1] ?? '') : null;
+}
+
 /** The namespaces of every copy on this machine, by id. */
 function copiesHere() {
   /** @type {Map<string, string[]>} */
   const ids = new Map();
   for (const ns of existingNamespaces()) {
-    const m = /^scx-(?:([a-z0-9]{1,12})-)?[a-z0-9]+$/.exec(ns);
-    if (!m) continue;
-    const id = m[1] ?? '';
-    ids.set(id, [...(ids.get(id) ?? []), ns]);
+    const id = copyOf(ns);
+    if (id !== null) ids.set(id, [...(ids.get(id) ?? []), ns]);
   }
   return ids;
 }
@@ -601,10 +608,7 @@ function removeNamespaces(id) {
  * @returns {string[]} the ids removed
  */
 export function pruneEndedClusters() {
-  const gone = [...copiesHere().keys()].filter((id) => {
-    const owner = testOwner(id);
-    return owner !== null && !alive(owner);
-  });
+  const gone = [...endedRuns(existingNamespaces(), testCopyIn(copyOf)).keys()];
   for (const id of gone) removeCopy(id);
   return gone;
 }

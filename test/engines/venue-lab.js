@@ -14,6 +14,7 @@ import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync, mkdirSync }
 import https from 'node:https';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { endedRuns, ownerInName } from '../../infra/lab/instance.js';
 import { testCa, VENUE } from '../helpers/tls-certs.js';
 import { stop } from './processes.js';
 
@@ -60,20 +61,9 @@ function prune() {
   const names = ip(['netns', 'list'])
     .stdout.split('\n')
     .map((l) => l.split(' ')[0]);
-  for (const name of names) {
-    const m = name.match(new RegExp(`^${PREFIX}([0-9a-z]+)-srv$`));
-    if (!m) continue;
-    const pid = Number.parseInt(m[1], 36);
-    let alive = pid !== process.pid;
-    if (alive)
-      try {
-        process.kill(pid, 0);
-      } catch {
-        alive = false;
-      }
-    // Deleting the namespace deletes its end of the veth, and with it this machine's end.
-    if (!alive || m[1] === ID) ip(['netns', 'del', name]);
-  }
+  // Deleting the namespace deletes its end of the veth, and with it this machine's end.
+  for (const nss of endedRuns(names, ownerInName(PREFIX, ['srv']), { mine: true }).values())
+    for (const ns of nss) ip(['netns', 'del', ns]);
 }
 
 /**

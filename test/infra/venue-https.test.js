@@ -14,6 +14,7 @@ import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
+import { endedRuns, ownerInName } from '../../infra/lab/instance.js';
 import { testCa, VENUE } from '../helpers/tls-certs.js';
 import { beatsOver, ON_TIME_MAX_MS, ON_TIME_MEDIAN_MS, ON_TIME_P95_MS } from '../engines/page-state.js';
 
@@ -77,19 +78,8 @@ function prune() {
   const names = ip(['netns', 'list'])
     .stdout.split('\n')
     .map((l) => l.split(' ')[0]);
-  for (const name of names) {
-    const m = name.match(new RegExp(`^${PREFIX}([0-9a-z]+)-(srv|phone)$`));
-    if (!m) continue;
-    const pid = Number.parseInt(m[1], 36);
-    let alive = pid !== process.pid;
-    if (alive)
-      try {
-        process.kill(pid, 0);
-      } catch {
-        alive = false;
-      }
-    if (!alive || m[1] === ID) ip(['netns', 'del', name]);
-  }
+  for (const nss of endedRuns(names, ownerInName(PREFIX, ['srv', 'phone']), { mine: true }).values())
+    for (const ns of nss) ip(['netns', 'del', ns]);
 }
 
 /** The two namespaces and the link between them; every step checked. */
