@@ -29,6 +29,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { nginxConfig } from '../cluster/run.js';
 import { alive, endedRuns, labIdFrom, testCopyIn } from './instance.js';
+import { testCa } from './test-ca.js';
 import { existingNamespaces, have, inNs, labSupport } from './lab.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -229,57 +230,18 @@ export function parseUnit(text, { instance, host, credentialsDir }) {
   return { env, envFile, credentials, exec, cwd };
 }
 
-/** A test CA and Redis's certificate for `ip` (the README's "test CA with openssl"). @param {string} dir @param {string} ip */
+/**
+ * A test CA and Redis's certificate for `ip` (the README's "test CA with openssl"), under the
+ * names the README's redis.conf gives them: ca.crt, redis.crt (the chain) and redis.key.
+ * @param {string} dir @param {string} ip
+ */
 function makeCertificates(dir, ip) {
-  mkdirSync(dir, { recursive: true });
+  const { ca, leaf } = testCa({ dir, name: 'scorecast lab CA', days: 1 });
+  const redis = leaf({ name: ip, file: 'redis', days: 1 });
   const f = (/** @type {string} */ n) => path.join(dir, n);
-  const ssl = (/** @type {string[]} */ args) => run('openssl', args);
-  ssl([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=scorecast lab CA',
-    '-keyout',
-    f('ca.key'),
-    '-out',
-    f('ca.crt'),
-  ]);
-  ssl([
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-subj',
-    `/CN=${ip}`,
-    '-keyout',
-    f('redis.key'),
-    '-out',
-    f('redis.csr'),
-  ]);
-  writeFileSync(f('san.ext'), `subjectAltName=IP:${ip}\n`);
-  ssl([
-    'x509',
-    '-req',
-    '-in',
-    f('redis.csr'),
-    '-CA',
-    f('ca.crt'),
-    '-CAkey',
-    f('ca.key'),
-    '-CAcreateserial',
-    '-days',
-    '1',
-    '-extfile',
-    f('san.ext'),
-    '-out',
-    f('redis.crt'),
-  ]);
-  return { ca: f('ca.crt'), cert: f('redis.crt'), key: f('redis.key') };
+  copyFileSync(ca, f('ca.crt'));
+  copyFileSync(redis.cert, f('redis.crt'));
+  return { ca: f('ca.crt'), cert: f('redis.crt'), key: redis.key };
 }
 
 /** @param {number} ms */
