@@ -9,11 +9,12 @@
 // its own store, not the system's: a profile with the test CA imported by NSS's certutil.
 // Needs root (namespaces, mounts); elsewhere `support()` says why the tests did not run.
 
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnServer } from '../../artillery/lib/server.js';
 import { endedRuns, ownerInName } from '../../infra/lab/instance.js';
 import { testCa, VENUE } from '../helpers/tls-certs.js';
 import { stop } from './processes.js';
@@ -88,18 +89,14 @@ function run(steps) {
 }
 
 /**
- * One scorecast in the server's namespace (ip netns exec keeps the IPC channel: it execs).
+ * One scorecast in the server's namespace.
  * @param {string[]} args
  */
 async function startServer(args) {
-  const child = spawn(
-    'ip',
-    [
-      'netns',
-      'exec',
-      NS,
-      process.execPath,
-      path.join(ROOT, 'server', 'commands', 'start.js'),
+  const { child, message, output } = spawnServer({
+    root: ROOT,
+    netns: NS,
+    args: [
       '--host',
       '0.0.0.0',
       '--score',
@@ -109,32 +106,9 @@ async function startServer(args) {
       'warn',
       ...args,
     ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_RESUME: '0', SCORECAST_QR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    },
-  );
-  let output = '';
-  const keep = (/** @type {Buffer} */ d) => {
-    output = (output + d).slice(-4000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  /** @type {{ url: string }} */
-  const listening = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 30 s\n${output}`)), 30_000);
-    child.on('message', (/** @type {any} */ m) => {
-      if (m?.type !== 'listening') return;
-      clearTimeout(timer);
-      resolve(m);
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code}\n${output}`));
-    });
+    env: { SCORECAST_TOKEN: TOKEN, SCORECAST_RESUME: '0' },
   });
-  return { child, url: listening.url, output: () => output };
+  return { child, url: (await message).url, output };
 }
 
 /**

@@ -9,11 +9,12 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { expect as expectPage } from '@playwright/test';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
+import { spawnServer } from '../../artillery/lib/server.js';
 import { endedRuns, ownerInName } from '../../infra/lab/instance.js';
 import { testCa, VENUE } from '../helpers/tls-certs.js';
 import { beatsOver, ON_TIME_MAX_MS, ON_TIME_MEDIAN_MS, ON_TIME_P95_MS } from '../engines/page-state.js';
@@ -122,19 +123,15 @@ function makeNetwork() {
  */
 
 /**
- * Start scorecast in the server's namespace (ip netns exec keeps the IPC channel: it execs).
+ * Start scorecast in the server's namespace.
  * @param {string[]} args
  * @returns {Promise<Server>}
  */
 async function startServer(args) {
-  const child = spawn(
-    'ip',
-    [
-      'netns',
-      'exec',
-      NS.server,
-      process.execPath,
-      path.join(ROOT, 'server', 'commands', 'start.js'),
+  const { child, message, output } = spawnServer({
+    root: ROOT,
+    netns: NS.server,
+    args: [
       '--host',
       '0.0.0.0',
       '--score',
@@ -144,33 +141,11 @@ async function startServer(args) {
       'warn',
       ...args,
     ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, SCORECAST_TOKEN: 'venue-token-123' },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    },
-  );
+    env: { SCORECAST_TOKEN: 'venue-token-123' },
+  });
   servers.push(child);
-  let output = '';
-  child.stdout?.on('data', (d) => {
-    output += d;
-  });
-  child.stderr?.on('data', (d) => {
-    output += d;
-  });
-  const listening = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 30 s\n${output}`)), 30_000);
-    child.on('message', (/** @type {any} */ m) => {
-      if (m?.type !== 'listening') return;
-      clearTimeout(timer);
-      resolve(m);
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code}\n${output}`));
-    });
-  });
-  return { child, listening, output: () => output };
+  const { port, url, httpPort = null } = await message;
+  return { child, listening: { port, url, httpPort }, output };
 }
 
 /** @type {import('node:child_process').ChildProcess[]} */
