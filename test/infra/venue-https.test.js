@@ -14,13 +14,13 @@ import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
+import { CHROMIUM, quietArgs } from '../../playwright/chromium.js';
 import { spawnServer } from '../../artillery/lib/server.js';
 import { endedRuns, ownerInName } from '../../infra/lab/instance.js';
 import { testCa, VENUE } from '../helpers/tls-certs.js';
 import { beatsOver, ON_TIME_MAX_MS, ON_TIME_MEDIAN_MS, ON_TIME_P95_MS } from '../engines/page-state.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
 /** This run's id in the namespaces' names: a killed run's are found by it and removed. */
 const ID = process.pid.toString(36);
 const PREFIX = 'scvh';
@@ -191,17 +191,16 @@ describe.skipIf(!can.ok)(
         chromium.launch({
           executablePath: wrapper,
           args: [
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
             // The venue's DNS line (address=/score.venue.test/10.77.0.2); Apple's check host, as a
             // venue without internet answers it (the router NATs port 80 to the server anyway);
             // nothing else resolves.
-            `--host-resolver-rules=MAP ${VENUE} ${ADDR.server}, MAP ${CHECK_HOST} ${ADDR.server}, MAP * ~NOTFOUND, EXCLUDE ${ADDR.server}`,
+            ...quietArgs({
+              map: [
+                [VENUE, ADDR.server],
+                [CHECK_HOST, ADDR.server],
+              ],
+              exclude: ADDR.server,
+            }),
             // Trust this leaf only, as if the test CA were installed on the phone.
             `--ignore-certificate-errors-spki-list=${leaf.spki}`,
           ],
