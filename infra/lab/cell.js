@@ -35,7 +35,7 @@ import {
   sleep,
 } from '../../artillery/lib/env.js';
 import { ensureBuilt } from '../../artillery/lib/server.js';
-import { parseChecks, oneLine } from '../../artillery/lib/run-case.js';
+import { parseChecks, oneLine, runRecord } from '../../artillery/lib/run-case.js';
 import { plan, RAMP_S } from '../../artillery/lib/plans.js';
 import { createSampler } from '../../artillery/lib/sampler.js';
 import { caseRows, machineStats } from '../../artillery/lib/report.js';
@@ -259,16 +259,7 @@ async function runHeld({
           sampler.setLoadgen(pid);
         },
       });
-      runs.warmup = {
-        users: w,
-        plan: wp.describe,
-        exitCode: r.exitCode,
-        checks: r.checks,
-        command: r.command,
-        start: t0,
-        end: Date.now(),
-        json: 'warmup.json',
-      };
+      runs.warmup = runRecord({ users: w, plan: wp.describe, start: t0, json: 'warmup.json' }, r);
       log(`  warm-up  ${suite} ${w} clients: ${oneLine(path.join(dir, 'warmup.json'))}`);
       sampler.setPhase('settle');
       await sleep(2000);
@@ -289,16 +280,7 @@ async function runHeld({
         sampler.setLoadgen(pid);
       },
     });
-    runs.measured = {
-      users: clients,
-      plan: mp.describe,
-      exitCode: r.exitCode,
-      checks: r.checks,
-      command: r.command,
-      start: t0,
-      end: Date.now(),
-      json: 'measured.json',
-    };
+    runs.measured = runRecord({ users: clients, plan: mp.describe, start: t0, json: 'measured.json' }, r);
     sampler.setPhase('after');
     await sleep(1000);
   } finally {
