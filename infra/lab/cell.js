@@ -39,6 +39,7 @@ import { parseChecks, oneLine, runRecord } from '../../artillery/lib/run-case.js
 import { plan, RAMP_S } from '../../artillery/lib/plans.js';
 import { createSampler } from '../../artillery/lib/sampler.js';
 import { caseRows, machineStats } from '../../artillery/lib/report.js';
+import { usageOf } from '../../artillery/lib/usage.js';
 
 export const LAB_OUT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'out');
 export const SUITES = ['ws', 'sse', 'poll', 'page'];
@@ -455,13 +456,7 @@ async function main() {
     },
   });
   if (o.help) {
-    process.stdout.write(
-      `${readFileSync(fileURLToPath(import.meta.url), 'utf8')
-        .split('\n')
-        .slice(1, 15)
-        .map((l) => l.replace(/^\/\/ ?/, ''))
-        .join('\n')}\n`,
-    );
+    process.stdout.write(`${usageOf(import.meta.url, 15)}\n`);
     return 0;
   }
   try {

@@ -38,6 +38,7 @@ import {
   routerRuleset,
   toxicsFor,
 } from './topology.js';
+import { usageOf } from '../../artillery/lib/usage.js';
 
 export const LAB_DIR = path.dirname(fileURLToPath(import.meta.url));
 /** toxiproxy is built here by `go install` (gitignored). */
@@ -339,11 +340,7 @@ function status() {
   return lines.join('\n');
 }
 
-const USAGE = readFileSync(fileURLToPath(import.meta.url), 'utf8')
-  .split('\n')
-  .slice(1, 14)
-  .map((l) => l.replace(/^\/\/ ?/, ''))
-  .join('\n');
+const USAGE = usageOf(import.meta.url, 14);
 
 async function main() {
   const [cmd, ...rest] = process.argv.slice(2);
