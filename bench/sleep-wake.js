@@ -23,6 +23,7 @@ import { chromium } from '@playwright/test';
 import { quantile } from '../core/stats.js';
 import { LATE_LIMIT_MS } from '../client/src/sound/audio.js';
 import { parseDuration } from './latency-stats.js';
+import { CHROMIUM, quietArgs } from '../playwright/chromium.js';
 import { freePort, startServer } from '../playwright/server.js';
 import { backInBeat, clickTrackScore, clipFaults, streamFaults } from '../playwright/sleep-wake.js';
 import { lockPhone } from '../playwright/suspend.js';
@@ -57,17 +58,8 @@ const loadBefore = os.loadavg();
 const score = clickTrackScore({ bars: 120 });
 const server = await startServer({ port: await freePort(), score: path.relative(ROOT, score), timeoutMs: 60_000 });
 const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-  ],
+  executablePath: CHROMIUM,
+  args: quietArgs(),
 });
 
 /** @type {number[]} */

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { chromium } from '@playwright/test';
+import { CHROMIUM, quietArgs } from '../playwright/chromium.js';
 import { startServer, stopChild, waitFor } from './servers.js';
 import { startLagProxy } from './lag-proxy.js';
 import { quantileSorted as quantile } from '../core/stats.js';
@@ -250,17 +251,8 @@ async function main() {
   const root = path.resolve(values.root);
   const label = values.label ?? path.basename(root);
   const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
+    executablePath: CHROMIUM,
+    args: quietArgs(),
   });
   const results = [];
   try {

@@ -2,6 +2,7 @@
 // Playwright cannot download browsers here, and must not try.
 
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM, quietArgs } from './chromium.js';
 
 /** The tag of a test whose assertions are timing bounds: it runs alone (the `timing` project). */
 const TIMING_TAG = /@timing/;
@@ -34,17 +35,8 @@ export default defineConfig({
   outputDir: '../test-results',
   use: {
     launchOptions: {
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-      ],
+      executablePath: CHROMIUM,
+      args: quietArgs(),
     },
     screenshot: 'only-on-failure',
   },

@@ -22,6 +22,7 @@ import { SCENARIOS, soakPlan } from '../lib/plans.js';
 import { createSampler } from '../lib/sampler.js';
 import { soakRss } from '../lib/soak.js';
 import { writeReport } from '../lib/report.js';
+import { usageOf } from '../lib/usage.js';
 
 const argv = process.argv.slice(2);
 const command = argv[0]?.startsWith('-') ? 'help' : argv[0];
@@ -410,11 +411,7 @@ async function cmdSmoke() {
 
 // ---------------------------------------------------------------- main
 
-const HELP = readFileSync(new URL(import.meta.url), 'utf8')
-  .split('\n')
-  .slice(1, 15)
-  .map((l) => l.replace(/^\/\/ ?/, ''))
-  .join('\n');
+const HELP = usageOf(import.meta.url, 15);
 
 async function main() {
   if (opt.help || !command || command === 'help') {

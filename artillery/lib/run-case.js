@@ -123,6 +123,16 @@ export function runArtillery({
 }
 
 /**
+ * What a run of Artillery did, for the case's record: ended now.
+ * @param {{ users: number, plan: string, start: number, json: string }} o  json: its report's name
+ * @param {{ exitCode: number | null, checks: import('./records.js').Check[], command: string }} r  runArtillery's answer
+ * @returns {import('./records.js').RunRecord}
+ */
+export function runRecord({ users, plan, start, json }, r) {
+  return { users, plan, exitCode: r.exitCode, checks: r.checks, command: r.command, start, end: Date.now(), json };
+}
+
+/**
  * A one-line summary of an Artillery report for the terminal.
  * @param {string} jsonFile
  */
@@ -235,16 +245,7 @@ export async function runCase({
         traceFile: path.join(dir, 'warmup-trace.jsonl'),
         onSpawn: (pid) => sampler.setLoadgen(pid),
       });
-      runs.warmup = {
-        users: wUsers,
-        plan: p.describe,
-        exitCode: r.exitCode,
-        checks: r.checks,
-        command: r.command,
-        start: t0,
-        end: Date.now(),
-        json: 'warmup.json',
-      };
+      runs.warmup = runRecord({ users: wUsers, plan: p.describe, start: t0, json: 'warmup.json' }, r);
       log(`  warm-up  ${scenario} ${wUsers} users: ${oneLine(path.join(dir, 'warmup.json'))}`);
       sampler.setPhase('settle');
       await sleep(3000);
@@ -264,16 +265,7 @@ export async function runCase({
       traceFile: path.join(dir, 'trace.jsonl'),
       onSpawn: (pid) => sampler.setLoadgen(pid),
     });
-    runs.measured = {
-      users,
-      plan: p.describe,
-      exitCode: r.exitCode,
-      checks: r.checks,
-      command: r.command,
-      start: t0,
-      end: Date.now(),
-      json: 'measured.json',
-    };
+    runs.measured = runRecord({ users, plan: p.describe, start: t0, json: 'measured.json' }, r);
     sampler.setPhase('after');
     await sleep(1500);
   } finally {

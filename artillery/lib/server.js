@@ -1,7 +1,7 @@
 // Starts the scorecast server under test on a loopback port: `node server/commands/start.js --score
 // scores/seed-profile --host 127.0.0.1 --autoplay`, forked with IPC so it tells us its port.
 
-import { fork, spawnSync } from 'node:child_process';
+import { fork, spawn, spawnSync } from 'node:child_process';
 import { existsSync, createWriteStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -51,9 +51,14 @@ export function ensureBuilt(root, { log = console.log } = {}) {
  * (`{type: 'listening', port}`). The one way the QA suite, the benchmarks, the browser tests and
  * the cluster tests start a server process; forkServer waits for it.
  * @param {{ root: string, args: string[], env?: NodeJS.ProcessEnv, entry?: string,
- *   timeoutMs?: number, logFile?: string, execArgv?: string[], echoErrors?: boolean }} options
+ *   timeoutMs?: number, logFile?: string, execArgv?: string[], echoErrors?: boolean, netns?: string }} options
  *   env: added to this process's environment, a key set to undefined taken out (SCORECAST_QR=0 is
- *   always set: no QR code in logs); echoErrors: its stderr also goes to this process's
+ *   always set: no QR code in logs); echoErrors: its stderr also goes to this process's; netns: a
+ *   network namespace to run it in (`ip netns exec`, which execs: the IPC channel stays)
+ * @returns {{ child: import('node:child_process').ChildProcess, listening: Promise<number>,
+ *   message: Promise<{ type: 'listening', port: number, url: string, token?: string, httpPort?: number | null }>,
+ *   output: () => string }} listening: its port; message: the whole message it listens with
+ *   (server/commands/start.js sends all of these)
  */
 export function spawnServer({
   root,
@@ -64,15 +69,19 @@ export function spawnServer({
   logFile,
   execArgv,
   echoErrors = false,
+  netns,
 }) {
   const merged = /** @type {NodeJS.ProcessEnv} */ (childEnv({ SCORECAST_QR: '0', ...env }));
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
-  const child = fork(path.join(root, entry), args, {
-    cwd: root,
-    env: merged,
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    ...(execArgv ? { execArgv } : {}),
-  });
+  /** @type {import('node:child_process').SpawnOptions} */
+  const options = { cwd: root, env: merged, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] };
+  const child = netns
+    ? spawn(
+        'ip',
+        ['netns', 'exec', netns, process.execPath, ...(execArgv ?? []), path.join(root, entry), ...args],
+        options,
+      )
+    : fork(path.join(root, entry), args, { ...options, ...(execArgv ? { execArgv } : {}) });
   const out = logFile ? createWriteStream(logFile) : null;
   let tail = '';
   /** @param {Buffer} d */
@@ -86,8 +95,8 @@ export function spawnServer({
     if (echoErrors) process.stderr.write(d);
   });
   child.once('exit', () => out?.end());
-  /** @type {Promise<number>} */
-  const listening = new Promise((resolve, reject) => {
+  /** @type {Promise<any>} */
+  const message = new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`server did not start in ${timeoutMs} ms:\n${tail}`));
@@ -96,7 +105,7 @@ export function spawnServer({
       const m = /** @type {{ type?: string, port?: number } | null} */ (/** @type {unknown} */ (msg));
       if (m && m.type === 'listening') {
         clearTimeout(timer);
-        resolve(/** @type {number} */ (m.port));
+        resolve(m);
       }
     });
     child.once('exit', (code, signal) => {
@@ -104,9 +113,12 @@ export function spawnServer({
       reject(new Error(`server exited (${code ?? signal}) before listening:\n${tail}`));
     });
   });
-  // A caller that waits on the child itself (the benchmarks' waitFor) need not await this.
+  /** @type {Promise<number>} */
+  const listening = message.then((m) => m.port);
+  // A caller that waits on the child itself (the benchmarks' waitFor) need not await these.
+  message.catch(() => {});
   listening.catch(() => {});
-  return { child, listening, output: () => tail };
+  return { child, listening, message, output: () => tail };
 }
 
 /**

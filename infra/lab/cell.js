@@ -35,10 +35,11 @@ import {
   sleep,
 } from '../../artillery/lib/env.js';
 import { ensureBuilt } from '../../artillery/lib/server.js';
-import { parseChecks, oneLine } from '../../artillery/lib/run-case.js';
+import { parseChecks, oneLine, runRecord } from '../../artillery/lib/run-case.js';
 import { plan, RAMP_S } from '../../artillery/lib/plans.js';
 import { createSampler } from '../../artillery/lib/sampler.js';
 import { caseRows, machineStats } from '../../artillery/lib/report.js';
+import { usageOf } from '../../artillery/lib/usage.js';
 
 export const LAB_OUT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'out');
 export const SUITES = ['ws', 'sse', 'poll', 'page'];
@@ -259,16 +260,7 @@ async function runHeld({
           sampler.setLoadgen(pid);
         },
       });
-      runs.warmup = {
-        users: w,
-        plan: wp.describe,
-        exitCode: r.exitCode,
-        checks: r.checks,
-        command: r.command,
-        start: t0,
-        end: Date.now(),
-        json: 'warmup.json',
-      };
+      runs.warmup = runRecord({ users: w, plan: wp.describe, start: t0, json: 'warmup.json' }, r);
       log(`  warm-up  ${suite} ${w} clients: ${oneLine(path.join(dir, 'warmup.json'))}`);
       sampler.setPhase('settle');
       await sleep(2000);
@@ -289,16 +281,7 @@ async function runHeld({
         sampler.setLoadgen(pid);
       },
     });
-    runs.measured = {
-      users: clients,
-      plan: mp.describe,
-      exitCode: r.exitCode,
-      checks: r.checks,
-      command: r.command,
-      start: t0,
-      end: Date.now(),
-      json: 'measured.json',
-    };
+    runs.measured = runRecord({ users: clients, plan: mp.describe, start: t0, json: 'measured.json' }, r);
     sampler.setPhase('after');
     await sleep(1000);
   } finally {
@@ -473,13 +456,7 @@ async function main() {
     },
   });
   if (o.help) {
-    process.stdout.write(
-      `${readFileSync(fileURLToPath(import.meta.url), 'utf8')
-        .split('\n')
-        .slice(1, 15)
-        .map((l) => l.replace(/^\/\/ ?/, ''))
-        .join('\n')}\n`,
-    );
+    process.stdout.write(`${usageOf(import.meta.url, 15)}\n`);
     return 0;
   }
   try {

@@ -28,8 +28,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { nginxConfig } from '../cluster/run.js';
-import { labIdFrom, testOwner } from './instance.js';
-import { alive, existingNamespaces, have, inNs, labSupport } from './lab.js';
+import { alive, endedRuns, labIdFrom, testCopyIn } from './instance.js';
+import { testCa } from './test-ca.js';
+import { existingNamespaces, have, inNs, labSupport } from './lab.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SYSTEMD = path.join(ROOT, 'infra', 'systemd');
@@ -85,15 +86,22 @@ export function clusterHosts(id, edges) {
 /** Every namespace of a copy. @param {ClusterHosts} h */
 const allNamespaces = (h) => [h.sw, h.redis, h.nginx, h.phones, ...h.nodes.map((n) => n.ns)];
 
+/**
+ * The copy a namespace belongs to ('' for the default copy), or null when it is not the cluster lab's.
+ * @param {string} ns
+ */
+function copyOf(ns) {
+  const m = /^scx-(?:([a-z0-9]{1,12})-)?[a-z0-9]+$/.exec(ns);
+  return m ? (m[1] ?? '') : null;
+}
+
 /** The namespaces of every copy on this machine, by id. */
 function copiesHere() {
   /** @type {Map<string, string[]>} */
   const ids = new Map();
   for (const ns of existingNamespaces()) {
-    const m = /^scx-(?:([a-z0-9]{1,12})-)?[a-z0-9]+$/.exec(ns);
-    if (!m) continue;
-    const id = m[1] ?? '';
-    ids.set(id, [...(ids.get(id) ?? []), ns]);
+    const id = copyOf(ns);
+    if (id !== null) ids.set(id, [...(ids.get(id) ?? []), ns]);
   }
   return ids;
 }
@@ -222,57 +230,18 @@ export function parseUnit(text, { instance, host, credentialsDir }) {
   return { env, envFile, credentials, exec, cwd };
 }
 
-/** A test CA and Redis's certificate for `ip` (the README's "test CA with openssl"). @param {string} dir @param {string} ip */
+/**
+ * A test CA and Redis's certificate for `ip` (the README's "test CA with openssl"), under the
+ * names the README's redis.conf gives them: ca.crt, redis.crt (the chain) and redis.key.
+ * @param {string} dir @param {string} ip
+ */
 function makeCertificates(dir, ip) {
-  mkdirSync(dir, { recursive: true });
+  const { ca, leaf } = testCa({ dir, name: 'scorecast lab CA', days: 1 });
+  const redis = leaf({ name: ip, file: 'redis', days: 1 });
   const f = (/** @type {string} */ n) => path.join(dir, n);
-  const ssl = (/** @type {string[]} */ args) => run('openssl', args);
-  ssl([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=scorecast lab CA',
-    '-keyout',
-    f('ca.key'),
-    '-out',
-    f('ca.crt'),
-  ]);
-  ssl([
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-subj',
-    `/CN=${ip}`,
-    '-keyout',
-    f('redis.key'),
-    '-out',
-    f('redis.csr'),
-  ]);
-  writeFileSync(f('san.ext'), `subjectAltName=IP:${ip}\n`);
-  ssl([
-    'x509',
-    '-req',
-    '-in',
-    f('redis.csr'),
-    '-CA',
-    f('ca.crt'),
-    '-CAkey',
-    f('ca.key'),
-    '-CAcreateserial',
-    '-days',
-    '1',
-    '-extfile',
-    f('san.ext'),
-    '-out',
-    f('redis.crt'),
-  ]);
-  return { ca: f('ca.crt'), cert: f('redis.crt'), key: f('redis.key') };
+  copyFileSync(ca, f('ca.crt'));
+  copyFileSync(redis.cert, f('redis.crt'));
+  return { ca: f('ca.crt'), cert: f('redis.crt'), key: redis.key };
 }
 
 /** @param {number} ms */
@@ -601,10 +570,7 @@ function removeNamespaces(id) {
  * @returns {string[]} the ids removed
  */
 export function pruneEndedClusters() {
-  const gone = [...copiesHere().keys()].filter((id) => {
-    const owner = testOwner(id);
-    return owner !== null && !alive(owner);
-  });
+  const gone = [...endedRuns(existingNamespaces(), testCopyIn(copyOf)).keys()];
   for (const id of gone) removeCopy(id);
   return gone;
 }

@@ -15,56 +15,25 @@
 //                                          reconnecting; -> { open, refused: { status: count } }
 //   probe { host, port, ms }               a TCP connection: 'connected', an error code, or 'timeout'
 
-import http from 'node:http';
 import net from 'node:net';
 import WebSocket from 'ws';
 import { phoneAddress } from './cluster-lab.js';
+import { requestFrom } from './json-request.js';
 
 const BASE = process.env.SCORECAST_AUDIENCE ?? 'http://10.21.0.1';
 
 /**
+ * A request from one phone's address; a failed one answers status 0 and why.
  * @param {{ phone: number, method?: string, path: string, headers?: Record<string, string>, body?: unknown }} r
  * @returns {Promise<{ status: number, body: any }>}
  */
-function request({ phone, method = 'GET', path, headers = {}, body }) {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve) => {
-    const req = http.request(
-      `${BASE}${path}`,
-      {
-        method,
-        agent: false,
-        localAddress: phoneAddress(phone),
-        timeout: 10_000,
-        headers: {
-          ...headers,
-          ...(text !== undefined
-            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }
-            : {}),
-        },
-      },
-      (res) => {
-        let data = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => {
-          data += c;
-        });
-        res.on('end', () => {
-          let parsed = data;
-          try {
-            parsed = JSON.parse(data);
-          } catch {
-            /* not JSON: the text, cut */
-            parsed = data.slice(0, 200);
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (e) => resolve({ status: 0, body: e.message }));
-    req.end(text);
-  });
+function request({ phone, path, ...r }) {
+  return requestFrom(`${BASE}${path}`, {
+    ...r,
+    localAddress: phoneAddress(phone),
+    timeoutMs: 10_000,
+    textMax: 200,
+  }).catch((e) => ({ status: 0, body: e.message }));
 }
 
 /**

@@ -95,3 +95,66 @@ export function testOwner(id) {
   const pid = Number.parseInt(m[1], 36);
   return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
 }
+
+/**
+ * Whether a process runs (a pid that signal 0 reaches).
+ * @param {number} pid
+ */
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How a test names the namespaces it makes: `<prefix><its pid in base 36>-<suffix>`. Reads a name's
+ * run id and owner, or null for a name that is not one of these.
+ * @param {string} prefix
+ * @param {string[]} suffixes
+ * @returns {(ns: string) => { id: string, pid: number } | null}
+ */
+export function ownerInName(prefix, suffixes) {
+  const re = new RegExp(`^${prefix}([0-9a-z]+)-(?:${suffixes.join('|')})$`);
+  return (ns) => {
+    const m = re.exec(ns);
+    return m ? { id: m[1], pid: Number.parseInt(m[1], 36) } : null;
+  };
+}
+
+/**
+ * How a lab copy's namespaces name their run: the copy's id, read by `idOf` (null: not the lab's),
+ * and its owner by `testOwner` (null: a copy of no test run, never pruned).
+ * @param {(ns: string) => string | null} idOf
+ * @returns {(ns: string) => { id: string, pid: number | null } | null}
+ */
+export function testCopyIn(idOf) {
+  return (ns) => {
+    const id = idOf(ns);
+    return id === null ? null : { id, pid: testOwner(id) };
+  };
+}
+
+/**
+ * The runs whose namespaces outlive them (killed before their teardown), each with its namespaces,
+ * for the caller to remove: prune by pid. A name's run and owner come from `ownerOf` (null: not a
+ * run's); a run is ended when its owner no longer runs, and with `mine` this process's runs count
+ * as ended too (a run that prunes its own before making them afresh).
+ * @param {Iterable<string>} names namespace names, as `ip netns list` gives them
+ * @param {(ns: string) => { id: string, pid: number | null } | null} ownerOf
+ * @param {{ mine?: boolean }} [o]
+ * @returns {Map<string, string[]>} run id -> its namespaces
+ */
+export function endedRuns(names, ownerOf, { mine = false } = {}) {
+  /** @type {Map<string, string[]>} */
+  const runs = new Map();
+  for (const ns of names) {
+    const run = ownerOf(ns);
+    if (run === null || run.pid === null) continue;
+    const ended = run.pid === process.pid ? mine : !alive(run.pid);
+    if (ended) runs.set(run.id, [...(runs.get(run.id) ?? []), ns]);
+  }
+  return runs;
+}

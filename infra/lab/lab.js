@@ -16,7 +16,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { idOfNamespace, namespacesFor, stateDirFor, testOwner } from './instance.js';
+import { alive, endedRuns, idOfNamespace, namespacesFor, stateDirFor, testCopyIn } from './instance.js';
 import { takeLock, lockOwner, busyMessage } from './lock.js';
 import {
   ADDR,
@@ -38,6 +38,7 @@ import {
   routerRuleset,
   toxicsFor,
 } from './topology.js';
+import { usageOf } from '../../artillery/lib/usage.js';
 
 export const LAB_DIR = path.dirname(fileURLToPath(import.meta.url));
 /** toxiproxy is built here by `go install` (gitignored). */
@@ -209,14 +210,10 @@ function removeCopy(id) {
  * @returns {string[]} the ids removed
  */
 export function pruneEnded() {
-  const ids = new Set();
-  for (const ns of existingNamespaces()) {
-    const id = idOfNamespace(ns);
-    const owner = id === null ? null : testOwner(id);
-    if (id !== null && owner !== null && !alive(owner) && lockOwner(lockFile(id)) === null) ids.add(id);
-  }
+  const ended = endedRuns(existingNamespaces(), testCopyIn(idOfNamespace));
+  const ids = [...ended.keys()].filter((id) => lockOwner(lockFile(id)) === null);
   for (const id of ids) removeCopy(id);
-  return [...ids];
+  return ids;
 }
 
 /**
@@ -226,16 +223,6 @@ export function pruneEnded() {
  */
 export function holdLab({ what, waitMs = 0, log }) {
   return takeLock({ file: lockFile(), id: LAB_ID, what, waitMs, log });
-}
-
-/** @param {number} pid */
-export function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function toxiPid(file = TOXI_PID) {
@@ -353,11 +340,7 @@ function status() {
   return lines.join('\n');
 }
 
-const USAGE = readFileSync(fileURLToPath(import.meta.url), 'utf8')
-  .split('\n')
-  .slice(1, 14)
-  .map((l) => l.replace(/^\/\/ ?/, ''))
-  .join('\n');
+const USAGE = usageOf(import.meta.url, 14);
 
 async function main() {
   const [cmd, ...rest] = process.argv.slice(2);

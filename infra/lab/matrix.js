@@ -10,12 +10,12 @@
 // cannot run here.
 
 import { parseArgs } from 'node:util';
-import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { runCell, cellRows, mdTable, LAB_OUT } from './cell.js';
 import { loadSeedRows, seedCells } from './seed-cells.js';
 import { isUp, down, holdLab } from './lab.js';
+import { usageOf } from '../../artillery/lib/usage.js';
 
 const stamp = () => new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 
@@ -30,13 +30,7 @@ async function main() {
     },
   });
   if (o.help) {
-    process.stdout.write(
-      `${readFileSync(fileURLToPath(import.meta.url), 'utf8')
-        .split('\n')
-        .slice(1, 10)
-        .map((l) => l.replace(/^\/\/ ?/, ''))
-        .join('\n')}\n`,
-    );
+    process.stdout.write(`${usageOf(import.meta.url, 10)}\n`);
     return 0;
   }
   const all = seedCells(loadSeedRows());

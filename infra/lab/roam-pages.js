@@ -7,6 +7,7 @@
 
 import { parseArgs } from 'node:util';
 import { chromium } from '@playwright/test';
+import { CHROMIUM, quietArgs } from '../../playwright/chromium.js';
 import { cut, restore } from './lab.js';
 
 /** A beat shown at most this long after it was due (server time) is on time. */
@@ -32,16 +33,9 @@ const random = () => {
 };
 
 const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
+  executablePath: CHROMIUM,
   args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE ${new URL(String(o.target)).hostname}`,
+    ...quietArgs({ exclude: new URL(String(o.target)).hostname }),
     // Chromium's own log of its network stack (socket pools, connect jobs, requests), to read what
     // the pages' requests waited for.
     ...(o.netlog ? [`--log-net-log=${o.netlog}`, '--net-log-capture-mode=Default'] : []),

@@ -9,11 +9,13 @@
 // its own store, not the system's: a profile with the test CA imported by NSS's certutil.
 // Needs root (namespaces, mounts); elsewhere `support()` says why the tests did not run.
 
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnServer } from '../../artillery/lib/server.js';
+import { endedRuns, ownerInName } from '../../infra/lab/instance.js';
 import { testCa, VENUE } from '../helpers/tls-certs.js';
 import { stop } from './processes.js';
 
@@ -60,20 +62,9 @@ function prune() {
   const names = ip(['netns', 'list'])
     .stdout.split('\n')
     .map((l) => l.split(' ')[0]);
-  for (const name of names) {
-    const m = name.match(new RegExp(`^${PREFIX}([0-9a-z]+)-srv$`));
-    if (!m) continue;
-    const pid = Number.parseInt(m[1], 36);
-    let alive = pid !== process.pid;
-    if (alive)
-      try {
-        process.kill(pid, 0);
-      } catch {
-        alive = false;
-      }
-    // Deleting the namespace deletes its end of the veth, and with it this machine's end.
-    if (!alive || m[1] === ID) ip(['netns', 'del', name]);
-  }
+  // Deleting the namespace deletes its end of the veth, and with it this machine's end.
+  for (const nss of endedRuns(names, ownerInName(PREFIX, ['srv']), { mine: true }).values())
+    for (const ns of nss) ip(['netns', 'del', ns]);
 }
 
 /**
@@ -98,18 +89,14 @@ function run(steps) {
 }
 
 /**
- * One scorecast in the server's namespace (ip netns exec keeps the IPC channel: it execs).
+ * One scorecast in the server's namespace.
  * @param {string[]} args
  */
 async function startServer(args) {
-  const child = spawn(
-    'ip',
-    [
-      'netns',
-      'exec',
-      NS,
-      process.execPath,
-      path.join(ROOT, 'server', 'commands', 'start.js'),
+  const { child, message, output } = spawnServer({
+    root: ROOT,
+    netns: NS,
+    args: [
       '--host',
       '0.0.0.0',
       '--score',
@@ -119,32 +106,9 @@ async function startServer(args) {
       'warn',
       ...args,
     ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_RESUME: '0', SCORECAST_QR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    },
-  );
-  let output = '';
-  const keep = (/** @type {Buffer} */ d) => {
-    output = (output + d).slice(-4000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  /** @type {{ url: string }} */
-  const listening = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 30 s\n${output}`)), 30_000);
-    child.on('message', (/** @type {any} */ m) => {
-      if (m?.type !== 'listening') return;
-      clearTimeout(timer);
-      resolve(m);
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code}\n${output}`));
-    });
+    env: { SCORECAST_TOKEN: TOKEN, SCORECAST_RESUME: '0' },
   });
-  return { child, url: listening.url, output: () => output };
+  return { child, url: (await message).url, output };
 }
 
 /**

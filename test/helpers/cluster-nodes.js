@@ -2,9 +2,9 @@
 
 import { forkServer } from '../../artillery/lib/server.js';
 import { fork } from 'node:child_process';
-import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { requestFrom } from '../../infra/lab/json-request.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLUSTER_SCORE = path.join(ROOT, 'test', 'fixtures', 'cluster');
@@ -89,28 +89,7 @@ export async function phone(base) {
      * @param {string} tile
      * @returns {Promise<{ status: number, body: any }>}
      */
-    tap: (at, tile) =>
-      new Promise((resolve, reject) => {
-        const body = JSON.stringify({ tile, device });
-        const req = http.request(
-          `${at}/api/tap`,
-          {
-            method: 'POST',
-            agent: false,
-            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-          },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (c) => {
-              text += c;
-            });
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      }),
+    tap: (at, tile) => requestFrom(`${at}/api/tap`, { method: 'POST', body: { tile, device } }),
   };
 }
 
@@ -172,44 +151,5 @@ export async function startCluster({ edges = 3 } = {}) {
 /**
  * One HTTP request on a connection of its own from `localAddress` (any 127.x.y.z: a phone of its
  * own to a server on loopback), answered with its status and body (JSON when it parses).
- * @param {string} url
- * @param {{ localAddress?: string, method?: string, headers?: Record<string, string>, body?: unknown }} [options]
- * @returns {Promise<{ status: number, body: any }>}
  */
-export function requestFrom(url, { localAddress, method = 'GET', headers = {}, body } = {}) {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method,
-        agent: false,
-        ...(localAddress ? { localAddress } : {}),
-        headers: {
-          ...headers,
-          ...(text !== undefined
-            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }
-            : {}),
-        },
-      },
-      (res) => {
-        let data = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => {
-          data += c;
-        });
-        res.on('end', () => {
-          let parsed = data;
-          try {
-            parsed = JSON.parse(data);
-          } catch {
-            /* not JSON: the text */
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
-}
+export { requestFrom };

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, waitForPort } from '../../server/lib/ports.js';
 import { REDIS_USERS, aclConfig } from '../../server/cluster/redis-acl.js';
+import { testCa } from './tls-certs.js';
 
 /** Whether redis-server is installed (test/setup/ensure-deps.sh installs it for `npm test`). */
 export const HAVE_REDIS = spawnSync('redis-server', ['--version']).status === 0;
@@ -22,43 +23,9 @@ export { freePort };
  * @param {string} dir
  */
 function makeCertificates(dir) {
-  const f = (/** @type {string} */ name) => path.join(dir, name);
-  const run = (/** @type {string[]} */ args) => {
-    const r = spawnSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    if (r.status !== 0) throw new Error(`openssl ${args[0]}: ${r.stderr}`);
-  };
-  run(
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=scorecast test CA'].concat([
-      '-keyout',
-      f('ca.key'),
-      '-out',
-      f('ca.crt'),
-    ]),
-  );
-  run([
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-subj',
-    '/CN=127.0.0.1',
-    '-keyout',
-    f('redis.key'),
-    '-out',
-    f('redis.csr'),
-  ]);
-  writeFileSync(f('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  run(
-    ['x509', '-req', '-in', f('redis.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial'].concat([
-      '-days',
-      '1',
-      '-extfile',
-      f('san.ext'),
-      '-out',
-      f('redis.crt'),
-    ]),
-  );
-  return { ca: f('ca.crt'), cert: f('redis.crt'), key: f('redis.key') };
+  const { ca, leaf } = testCa({ dir, days: 1 });
+  const { cert, key } = leaf({ name: '127.0.0.1', file: 'redis', days: 1 });
+  return { ca, cert, key };
 }
 
 /**

@@ -1,10 +1,15 @@
 // Copies of the venue lab side by side: each copy's namespaces and state are its own, and a test
 // run's copy is known by its owner's pid so that one left behind by a killed run can be removed.
 
+import { spawnSync } from 'node:child_process';
 import { describe, it, expect } from 'vitest';
 import {
+  alive,
+  endedRuns,
   labIdFrom,
   namespacesFor,
+  ownerInName,
+  testCopyIn,
   idOfNamespace,
   stateDirFor,
   testLabId,
@@ -54,5 +59,51 @@ describe('lab copies', () => {
     expect(testOwner(testLabId())).toBe(process.pid);
     expect(testOwner('ab12')).toBeNull();
     expect(testOwner('')).toBeNull();
+  });
+});
+
+describe('prune by pid', () => {
+  // A process that has ended: its pid names a run killed before its teardown.
+  const ended = /** @type {number} */ (spawnSync('true').pid);
+  const b36 = (/** @type {number} */ pid) => pid.toString(36);
+
+  it('reads a test’s namespace names: its pid in base 36 between a prefix and a suffix', () => {
+    const ownerOf = ownerInName('scvh', ['srv', 'phone']);
+    expect(ownerOf(`scvh${b36(4242)}-phone`)).toEqual({ id: b36(4242), pid: 4242 });
+    expect(ownerOf(`scvh${b36(4242)}-wifi`)).toBeNull();
+    expect(ownerOf(`scve${b36(4242)}-srv`)).toBeNull();
+  });
+
+  it('lists the runs whose owner has ended, with all their namespaces, and leaves the living ones', () => {
+    expect(alive(process.pid)).toBe(true);
+    expect(alive(ended)).toBe(false);
+    const names = [
+      `scvh${b36(ended)}-srv`,
+      `scvh${b36(ended)}-phone`,
+      `scvh${b36(process.pid)}-srv`,
+      `scvh${b36(process.ppid)}-srv`,
+      'scl-srv',
+    ];
+    const ownerOf = ownerInName('scvh', ['srv', 'phone']);
+    expect(endedRuns(names, ownerOf)).toEqual(new Map([[b36(ended), names.slice(0, 2)]]));
+    // A run that prunes before making its own namespaces afresh removes its own too.
+    expect(endedRuns(names, ownerOf, { mine: true })).toEqual(
+      new Map([
+        [b36(ended), names.slice(0, 2)],
+        [b36(process.pid), [names[2]]],
+      ]),
+    );
+  });
+
+  it('a lab copy is a test run’s only when its id names an owner', () => {
+    const names = [
+      ...Object.values(namespacesFor(testLabId(ended))),
+      ...Object.values(namespacesFor('ab12')),
+      'scl-srv',
+    ];
+    expect(endedRuns(names, testCopyIn(idOfNamespace))).toEqual(
+      new Map([[testLabId(ended), Object.values(namespacesFor(testLabId(ended)))]]),
+    );
+    expect(endedRuns(names, testCopyIn(idOfNamespace), { mine: true }).has('ab12')).toBe(false);
   });
 });

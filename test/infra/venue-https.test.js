@@ -9,16 +9,18 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { expect as expectPage } from '@playwright/test';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
+import { CHROMIUM, quietArgs } from '../../playwright/chromium.js';
+import { spawnServer } from '../../artillery/lib/server.js';
+import { endedRuns, ownerInName } from '../../infra/lab/instance.js';
 import { testCa, VENUE } from '../helpers/tls-certs.js';
 import { beatsOver, ON_TIME_MAX_MS, ON_TIME_MEDIAN_MS, ON_TIME_P95_MS } from '../engines/page-state.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
 /** This run's id in the namespaces' names: a killed run's are found by it and removed. */
 const ID = process.pid.toString(36);
 const PREFIX = 'scvh';
@@ -77,19 +79,8 @@ function prune() {
   const names = ip(['netns', 'list'])
     .stdout.split('\n')
     .map((l) => l.split(' ')[0]);
-  for (const name of names) {
-    const m = name.match(new RegExp(`^${PREFIX}([0-9a-z]+)-(srv|phone)$`));
-    if (!m) continue;
-    const pid = Number.parseInt(m[1], 36);
-    let alive = pid !== process.pid;
-    if (alive)
-      try {
-        process.kill(pid, 0);
-      } catch {
-        alive = false;
-      }
-    if (!alive || m[1] === ID) ip(['netns', 'del', name]);
-  }
+  for (const nss of endedRuns(names, ownerInName(PREFIX, ['srv', 'phone']), { mine: true }).values())
+    for (const ns of nss) ip(['netns', 'del', ns]);
 }
 
 /** The two namespaces and the link between them; every step checked. */
@@ -132,19 +123,15 @@ function makeNetwork() {
  */
 
 /**
- * Start scorecast in the server's namespace (ip netns exec keeps the IPC channel: it execs).
+ * Start scorecast in the server's namespace.
  * @param {string[]} args
  * @returns {Promise<Server>}
  */
 async function startServer(args) {
-  const child = spawn(
-    'ip',
-    [
-      'netns',
-      'exec',
-      NS.server,
-      process.execPath,
-      path.join(ROOT, 'server', 'commands', 'start.js'),
+  const { child, message, output } = spawnServer({
+    root: ROOT,
+    netns: NS.server,
+    args: [
       '--host',
       '0.0.0.0',
       '--score',
@@ -154,33 +141,11 @@ async function startServer(args) {
       'warn',
       ...args,
     ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, SCORECAST_TOKEN: 'venue-token-123' },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    },
-  );
+    env: { SCORECAST_TOKEN: 'venue-token-123' },
+  });
   servers.push(child);
-  let output = '';
-  child.stdout?.on('data', (d) => {
-    output += d;
-  });
-  child.stderr?.on('data', (d) => {
-    output += d;
-  });
-  const listening = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 30 s\n${output}`)), 30_000);
-    child.on('message', (/** @type {any} */ m) => {
-      if (m?.type !== 'listening') return;
-      clearTimeout(timer);
-      resolve(m);
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code}\n${output}`));
-    });
-  });
-  return { child, listening, output: () => output };
+  const { port, url, httpPort = null } = await message;
+  return { child, listening: { port, url, httpPort }, output };
 }
 
 /** @type {import('node:child_process').ChildProcess[]} */
@@ -226,17 +191,16 @@ describe.skipIf(!can.ok)(
         chromium.launch({
           executablePath: wrapper,
           args: [
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
             // The venue's DNS line (address=/score.venue.test/10.77.0.2); Apple's check host, as a
             // venue without internet answers it (the router NATs port 80 to the server anyway);
             // nothing else resolves.
-            `--host-resolver-rules=MAP ${VENUE} ${ADDR.server}, MAP ${CHECK_HOST} ${ADDR.server}, MAP * ~NOTFOUND, EXCLUDE ${ADDR.server}`,
+            ...quietArgs({
+              map: [
+                [VENUE, ADDR.server],
+                [CHECK_HOST, ADDR.server],
+              ],
+              exclude: ADDR.server,
+            }),
             // Trust this leaf only, as if the test CA were installed on the phone.
             `--ignore-certificate-errors-spki-list=${leaf.spki}`,
           ],

@@ -5,6 +5,7 @@
 
 import { Connection } from '../live/connection.js';
 import { browserEnv } from '../live/browser-env.js';
+import { exposeForTests } from '../live/test-view.js';
 import { createServerClock, httpTimeProbe } from '../time/clock.js';
 import { createBeatClock } from '../time/beat-clock.js';
 import { ControlError } from '../console/control-api.js';
@@ -232,17 +233,5 @@ function consoleFor(api) {
   });
 
   // For browser tests, as on the other pages.
-  Object.defineProperty(window, 'scorecast', {
-    value: Object.freeze({
-      get state() {
-        return connection.state;
-      },
-      get seq() {
-        return connection.seq;
-      },
-      get epoch() {
-        return connection.epoch;
-      },
-    }),
-  });
+  exposeForTests(window, connection);
 }

@@ -1,6 +1,8 @@
-// For browser tests: a read-only view of the page at window.scorecast. `events` lets a test check
-// that no change was missed or applied twice; `shown` when each beat was shown; `audio` every
-// clip started.
+// For browser tests: a read-only view of the audience page at window.scorecast (../live/test-view.js).
+// `events` lets a test check that no change was missed or applied twice; `shown` when each beat was
+// shown; `audio` every clip started.
+
+import { exposeForTests as exposeLive } from '../live/test-view.js';
 
 /**
  * @param {Window} window
@@ -21,70 +23,59 @@
  */
 export function exposeForTests(window, page) {
   const { connection, shown, clock, gate, awake, voter, now, audio, phoneSound, soundResume, output } = page;
-  Object.defineProperty(window, 'scorecast', {
-    value: Object.freeze({
-      get state() {
-        return connection.state;
-      },
-      get epoch() {
-        return connection.epoch;
-      },
-      get seq() {
-        return connection.seq;
-      },
-      get transport() {
-        return connection.transport;
-      },
-      get linkState() {
-        return connection.linkState;
-      },
-      get events() {
-        return connection.events;
-      },
-      get shown() {
-        return shown.slice();
-      },
-      get clock() {
-        return {
-          offset: clock.offset,
-          error: clock.error,
-          samples: clock.samples,
-          fresh: clock.fresh,
-          rate: clock.rate,
-        };
-      },
-      get join() {
-        return gate.state;
-      },
-      get audio() {
-        return audio.history;
-      },
-      // How the screen is kept on (awake.js): method 'wake-lock', 'video' or 'none', and whether held now.
-      get awake() {
-        return awake.status;
-      },
-      // The AudioContext's state, and whether the page asks for a tap to resume sound (sound-resume.js).
-      get sound() {
-        return { state: audio.context?.state ?? null, tapNeeded: soundResume.needed };
-      },
-      // Granulator starts (beat, server time, context time) and grains started (phone-sound.js).
-      get granulator() {
-        return { starts: phoneSound.history, grains: phoneSound.grains };
-      },
-      // Sound: what this device assumes of its output's delay, its calibration offset (ms; sounds
-      // start this much earlier still), and a tap-along that measures it (client/src/sound/tap-along.js).
-      get audioLatency() {
-        return audio.context ? output.describe(audio.context, now()) : null;
-      },
-      audioOffset: (/** @type {number | undefined} */ ms) => {
-        if (ms !== undefined) output.setOffset(ms);
-        return output.offsetMs;
-      },
-      tapAlong: page.tapAlong,
-      get device() {
-        return voter.device;
-      },
-      view: page.view,
-    }),
+  exposeLive(window, connection, {
+    get transport() {
+      return connection.transport;
+    },
+    get linkState() {
+      return connection.linkState;
+    },
+    get events() {
+      return connection.events;
+    },
+    get shown() {
+      return shown.slice();
+    },
+    get clock() {
+      return {
+        offset: clock.offset,
+        error: clock.error,
+        samples: clock.samples,
+        fresh: clock.fresh,
+        rate: clock.rate,
+      };
+    },
+    get join() {
+      return gate.state;
+    },
+    get audio() {
+      return audio.history;
+    },
+    // How the screen is kept on (awake.js): method 'wake-lock', 'video' or 'none', and whether held now.
+    get awake() {
+      return awake.status;
+    },
+    // The AudioContext's state, and whether the page asks for a tap to resume sound (sound-resume.js).
+    get sound() {
+      return { state: audio.context?.state ?? null, tapNeeded: soundResume.needed };
+    },
+    // Granulator starts (beat, server time, context time) and grains started (phone-sound.js).
+    get granulator() {
+      return { starts: phoneSound.history, grains: phoneSound.grains };
+    },
+    // Sound: what this device assumes of its output's delay, its calibration offset (ms; sounds
+    // start this much earlier still), and a tap-along that measures it (client/src/sound/tap-along.js).
+    get audioLatency() {
+      return audio.context ? output.describe(audio.context, now()) : null;
+    },
+    audioOffset: (/** @type {number | undefined} */ ms) => {
+      if (ms !== undefined) output.setOffset(ms);
+      return output.offsetMs;
+    },
+    tapAlong: page.tapAlong,
+    get device() {
+      return voter.device;
+    },
+    view: page.view,
   });
 }

@@ -7,6 +7,7 @@
 
 import { Connection } from '../live/connection.js';
 import { browserEnv } from '../live/browser-env.js';
+import { exposeForTests } from '../live/test-view.js';
 import { createServerClock, httpTimeProbe } from '../time/clock.js';
 import { createBeatClock } from '../time/beat-clock.js';
 import { ControlError } from '../console/control-api.js';
@@ -276,20 +277,9 @@ function preview(api) {
   }
 
   // For browser tests, as on the other pages: `history` holds the states this page was sent.
-  Object.defineProperty(window, 'scorecast', {
-    value: Object.freeze({
-      get state() {
-        return connection.state;
-      },
-      get epoch() {
-        return connection.epoch;
-      },
-      get seq() {
-        return connection.seq;
-      },
-      get history() {
-        return history.slice();
-      },
-    }),
+  exposeForTests(window, connection, {
+    get history() {
+      return history.slice();
+    },
   });
 }

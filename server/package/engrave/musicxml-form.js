@@ -63,6 +63,35 @@ export function endingNumbers(text) {
 }
 
 /**
+ * A measure with nothing on it yet: 4/4, no repeat, ending, jump or words; `o` sets what it has.
+ * @param {Partial<FormMeasure>} [o]
+ * @returns {FormMeasure}
+ */
+export function plainMeasure(o = {}) {
+  return {
+    n: '',
+    implicit: false,
+    quarters: 0,
+    nominal: 4,
+    parts: [],
+    time: [4, 4],
+    forward: false,
+    backward: 0,
+    endingStart: null,
+    endingStop: null,
+    doubleBar: false,
+    dacapo: false,
+    dalsegno: null,
+    segno: null,
+    coda: null,
+    tocoda: null,
+    fine: false,
+    words: [],
+    ...o,
+  };
+}
+
+/**
  * Read the form of a partwise MusicXML score.
  * @param {string} text  the document
  * @param {import('./xml.js').XmlElement} root  <score-partwise>
@@ -74,26 +103,7 @@ export function readMusicXmlForm(text, root) {
   /** @type {FormMeasure[]} */
   const form = [];
   for (let i = 0; i < count; i++) {
-    form.push({
-      n: '',
-      implicit: false,
-      quarters: 0,
-      nominal: 4,
-      parts: [],
-      time: [4, 4],
-      forward: false,
-      backward: 0,
-      endingStart: null,
-      endingStop: null,
-      doubleBar: false,
-      dacapo: false,
-      dalsegno: null,
-      segno: null,
-      coda: null,
-      tocoda: null,
-      fine: false,
-      words: [],
-    });
+    form.push(plainMeasure());
   }
   /** @type {number[][]} lengths[i] = each part's length of measure i */
   const lengths = form.map(() => []);

@@ -2,44 +2,22 @@
 // context, so the server serves HTTPS from a certificate and key (--cert, --key).
 
 import { describe, it, expect, afterEach } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import tlsLib from 'node:tls';
-import os from 'node:os';
-import path from 'node:path';
 import WebSocket from 'ws';
 import { buildApp } from '../../../server/app.js';
 import { HTTP_TIMEOUTS } from '../../../server/http/connection-limit.js';
 import { packageOf, smallModel } from '../../helpers/fixtures.js';
+import { testCa } from '../../helpers/tls-certs.js';
 
-/** A self-signed certificate for 127.0.0.1, made for this test. */
-function selfSigned() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      path.join(dir, 'key.pem'),
-      '-out',
-      path.join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  const pair = { cert: readFileSync(path.join(dir, 'cert.pem')), key: readFileSync(path.join(dir, 'key.pem')) };
+/** A certificate for 127.0.0.1 from a test CA made for this test, and the CA the clients trust. */
+function certified() {
+  const { dir, ca, leaf } = testCa({ days: 1 });
+  const { cert, key } = leaf({ name: '127.0.0.1', days: 1 });
+  const made = { https: { cert: readFileSync(cert), key: readFileSync(key) }, ca: readFileSync(ca) };
   rmSync(dir, { recursive: true, force: true });
-  return pair;
+  return made;
 }
 
 /** @type {(() => Promise<unknown>)[]} */
@@ -51,11 +29,11 @@ afterEach(async () => {
 
 describe('HTTPS', () => {
   it('the connection cap and the timeouts hold over TLS too: past the cap, a connection is closed', async () => {
-    const tls = selfSigned();
+    const tls = certified();
     const { app } = await buildApp({
       score: packageOf(smallModel()),
       token: 'tls-token-123',
-      https: tls,
+      https: tls.https,
       connectionsPerAddress: 2,
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -66,7 +44,7 @@ describe('HTTPS', () => {
     /** @returns {Promise<{ socket: import('node:tls').TLSSocket, result: 'secure' | 'closed' }>} */
     const connect = () =>
       new Promise((resolve) => {
-        const socket = tlsLib.connect({ host: '127.0.0.1', port, ca: tls.cert });
+        const socket = tlsLib.connect({ host: '127.0.0.1', port, ca: tls.ca });
         socket.once('secureConnect', () => resolve({ socket, result: 'secure' }));
         socket.once('error', () => resolve({ socket, result: 'closed' }));
         socket.once('close', () => resolve({ socket, result: 'closed' }));
@@ -82,14 +60,14 @@ describe('HTTPS', () => {
   });
 
   it('serves the API and the live WebSocket over TLS', async () => {
-    const tls = selfSigned();
-    const { app } = await buildApp({ score: packageOf(smallModel()), token: 'tls-token-123', https: tls });
+    const tls = certified();
+    const { app } = await buildApp({ score: packageOf(smallModel()), token: 'tls-token-123', https: tls.https });
     await app.listen({ port: 0, host: '127.0.0.1' });
     cleanup.push(() => app.close());
     const { port } = /** @type {import('node:net').AddressInfo} */ (app.server.address());
     const body = await new Promise((resolve, reject) => {
       https
-        .get({ host: '127.0.0.1', port, path: '/healthz', ca: tls.cert }, (res) => {
+        .get({ host: '127.0.0.1', port, path: '/healthz', ca: tls.ca }, (res) => {
           let text = '';
           res.on('data', (d) => {
             text += d;
@@ -99,7 +77,7 @@ describe('HTTPS', () => {
         .on('error', reject);
     });
     expect(body).toMatchObject({ status: 'ok' });
-    const ws = new WebSocket(`wss://127.0.0.1:${port}/live`, { ca: tls.cert });
+    const ws = new WebSocket(`wss://127.0.0.1:${port}/live`, { ca: tls.ca });
     cleanup.push(async () => {
       ws.terminate();
     });

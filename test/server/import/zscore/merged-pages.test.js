@@ -40,36 +40,30 @@ function row(o) {
   };
 }
 
+/**
+ * The upbeat before `row`'s beat: the first beat row of page 2.
+ * @param {Partial<import('../../../../server/import/zscore/csv.js').BeatInfoRow>} [o]
+ */
+const upbeat = (o) => row({ beatNo: 12, startTimeMillis: 7200, xStartPxl: 30, xEndPxl: 68, isUpbeat: true, ...o });
+
 describe('merged exports: a page read from the master or its file', () => {
   const masterRows = [
-    row({
-      file: '1_Symphonea_BeatInfo.csv',
-      line: 80,
-      beatNo: 12,
-      startTimeMillis: 7200,
-      xStartPxl: 30,
-      xEndPxl: 68,
-      isUpbeat: true,
-    }),
+    upbeat({ file: '1_Symphonea_BeatInfo.csv', line: 80 }),
     row({ file: '1_Symphonea_BeatInfo.csv', line: 81 }),
     row({ file: '1_Symphonea_BeatInfo.csv', line: 82, resource: 'max:beat=1:play|b1', script: 'max' }),
   ];
   const master = indexMaster('1_Symphonea_BeatInfo.csv', masterRows);
+  /**
+   * Blue's page 2 of Symphonea, from the master or from its page file's rows.
+   * @param {ReturnType<typeof row>[]} rows @param {string} [csv] the page file's name
+   */
+  const pickPage2 = (rows, csv = 'p.csv') =>
+    pickPageRows({ master, scoreName: 'Symphonea', instrument: 'Blue', page: 2, csv, parsed: { rows, problems: [] } });
 
   it("reads a movement's original (another score name, the same numbering) from the master", () => {
-    const file = [
-      row({ scoreName: 'SymphoneaM1', beatNo: 12, startTimeMillis: 7200, xStartPxl: 30, xEndPxl: 68, isUpbeat: true }),
-      row({ scoreName: 'SymphoneaM1', line: 3 }),
-    ];
+    const file = [upbeat({ scoreName: 'SymphoneaM1' }), row({ scoreName: 'SymphoneaM1', line: 3 })];
     expect(isMergedExport(master, 'Symphonea', [{ rows: file }])).toBe(true);
-    const pick = pickPageRows({
-      master,
-      scoreName: 'Symphonea',
-      instrument: 'Blue',
-      page: 2,
-      csv: 'Symphonea_Blue_page2_BeatInfo.csv',
-      parsed: { rows: file, problems: [] },
-    });
+    const pick = pickPage2(file, 'Symphonea_Blue_page2_BeatInfo.csv');
     expect(pick.from).toBe('master');
     expect(pick.rows?.map((r) => r.line)).toEqual([80, 81]);
     expect(pick.movement).toEqual({ name: 'SymphoneaM1', page: 2 });
@@ -78,36 +72,19 @@ describe('merged exports: a page read from the master or its file', () => {
 
   it('reads a page file that agrees with the master as it is', () => {
     const file = [
-      row({ beatNo: 12, startTimeMillis: 7201, xStartPxl: 30, xEndPxl: 68, isUpbeat: true }),
+      upbeat({ startTimeMillis: 7201 }),
       row({ line: 3 }),
       row({ line: 4, resource: 'max:beat=1:play|b1', script: 'max' }),
     ];
     expect(isMergedExport(master, 'Symphonea', [{ rows: file }])).toBe(false);
-    const pick = pickPageRows({
-      master,
-      scoreName: 'Symphonea',
-      instrument: 'Blue',
-      page: 2,
-      csv: 'p.csv',
-      parsed: { rows: file, problems: [] },
-    });
+    const pick = pickPage2(file);
     expect(pick).toMatchObject({ from: 'file', movement: null, note: null });
     expect(pick.rows).toHaveLength(3);
   });
 
   it('names the first difference of a page file that disagrees', () => {
-    const file = [
-      row({ beatNo: 12, startTimeMillis: 7200, xStartPxl: 30, xEndPxl: 68, isUpbeat: true }),
-      row({ line: 3, startTimeMillis: 7805 }),
-    ];
-    const pick = pickPageRows({
-      master,
-      scoreName: 'Symphonea',
-      instrument: 'Blue',
-      page: 2,
-      csv: 'p.csv',
-      parsed: { rows: file, problems: [] },
-    });
+    const file = [upbeat(), row({ line: 3, startTimeMillis: 7805 })];
+    const pick = pickPage2(file);
     expect(pick.from).toBe('master');
     expect(pick.note).toBe(
       "warning: p.csv disagrees with the master: line 3 has startTimeMillis 7805 where 1_Symphonea_BeatInfo.csv line 81 has 7800; its beats were read from the master 1_Symphonea_BeatInfo.csv (lines 80–81), as ZScore's loader reads them",

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createToolkit, timeNotation } from '../../../../server/package/engrave/time-notation.js';
 import { performanceOrder } from '../../../../server/package/engrave/performance-order.js';
-import { endingNumbers } from '../../../../server/package/engrave/musicxml-form.js';
+import { endingNumbers, plainMeasure } from '../../../../server/package/engrave/musicxml-form.js';
 import { createTempoMapFromBars } from '../../../../core/tempo-map.js';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'notation', 'form');
@@ -121,28 +121,7 @@ describe('performance order of MusicXML', () => {
 
 describe('performanceOrder', () => {
   /** @param {Partial<import('../../../../server/package/engrave/musicxml-form.js').FormMeasure>[]} marks */
-  const form = (marks) =>
-    marks.map((m, i) => ({
-      n: String(i + 1),
-      implicit: false,
-      quarters: 4,
-      nominal: 4,
-      parts: [],
-      time: /** @type {[number, number]} */ ([4, 4]),
-      forward: false,
-      backward: 0,
-      endingStart: null,
-      endingStop: null,
-      doubleBar: false,
-      dacapo: false,
-      dalsegno: null,
-      segno: null,
-      coda: null,
-      tocoda: null,
-      fine: false,
-      words: [],
-      ...m,
-    }));
+  const form = (marks) => marks.map((m, i) => plainMeasure({ n: String(i + 1), quarters: 4, ...m }));
 
   it('takes an end repeat as many times as it says', () => {
     expect(performanceOrder(form([{}, { backward: 3 }, {}])).order).toEqual([0, 1, 0, 1, 0, 1, 2]);

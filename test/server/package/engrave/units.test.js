@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseXml, spliceText, textOf } from '../../../../server/package/engrave/xml.js';
 import { deriveTiming } from '../../../../server/package/engrave/timing.js';
+import { plainMeasure } from '../../../../server/package/engrave/musicxml-form.js';
 import { buildBeats } from '../../../../server/package/engrave/place-beats.js';
 import { extractStaves } from '../../../../server/package/engrave/parts.js';
 import { createTempoMapFromBars } from '../../../../core/tempo-map.js';
@@ -221,29 +222,16 @@ describe('timing', () => {
 
   it('sums up many overfull bars in one warning, so that the others are seen', () => {
     const ids = ['a', 'b', 'c', 'd', 'e'];
-    const form = ids.map((_id, i) => ({
-      n: String(i + 1),
-      implicit: false,
-      quarters: 8,
-      nominal: 4,
-      time: /** @type {[number, number]} */ ([4, 4]),
-      parts: [
-        { part: 'P1', quarters: 4 },
-        { part: 'P2', quarters: 8 },
-      ],
-      forward: false,
-      backward: 0,
-      endingStart: null,
-      endingStop: null,
-      doubleBar: false,
-      dacapo: false,
-      dalsegno: null,
-      segno: null,
-      coda: null,
-      tocoda: null,
-      fine: false,
-      words: [],
-    }));
+    const form = ids.map((_id, i) =>
+      plainMeasure({
+        n: String(i + 1),
+        quarters: 8,
+        parts: [
+          { part: 'P1', quarters: 4 },
+          { part: 'P2', quarters: 8 },
+        ],
+      }),
+    );
     const r = deriveTiming(
       mei(ids.map((id, i) => ({ id, n: String(i + 1), ...(i === 0 ? { tempo: ['midi.bpm="120"'] } : {}) }))),
       timemap(ids.map((id) => [id, 8])),
