@@ -17,6 +17,7 @@ export const TARGETS = Object.freeze({
  * @property {string} command
  * @property {string} server     which server code ran as `ours`
  * @property {string} [addressCaps]  whether and how the per-address caps were lifted
+ * @property {string} [clientsNote]  whether the load clients send clock-sync pings (--talk-every)
  * @property {{ cpus: number, model: string, memGiB: number, node: string, kernel: string }} machine
  * @property {string} profile
  * @property {import('./score-schedule.js').ScoreSchedule} schedule
@@ -60,6 +61,7 @@ export function formatReport({
   command,
   server,
   addressCaps,
+  clientsNote,
   machine,
   profile,
   schedule,
@@ -80,6 +82,8 @@ export function formatReport({
     `Our server: ${server}`,
     '',
     `Per-address caps: ${addressCaps ?? 'not recorded'}`,
+    '',
+    `Load clients: ${clientsNote ?? 'they only read (no client messages)'}`,
     '',
     `Machine: ${machine.cpus} x ${machine.model}, ${machine.memGiB} GiB, Node ${machine.node}, Linux ${machine.kernel}`,
     '',

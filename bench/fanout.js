@@ -9,12 +9,15 @@
 //                        [--client-procs 1] [--repeat 3] [--targets floor,ours] [--cpu-prof]
 //                        [--max-noise 25] [--retries 2] [--server-root DIR] [--base-root DIR]
 //                        [--settle 60s] [--grace 3s] [--ramp-every 50ms] [--ours-flags '--max-semi-space-size=2']
-//                        [--base-flags '…']
+//                        [--base-flags '…'] [--talk-every 0|4s]
 //   node bench/fanout.js --report bench/out/fanout-….json     print a saved run's report again
 //
 // --ramp-every: 100 clients are opened this often (all client processes together); on a machine
 // busy with other jobs, 10,000 clients opened 100 every 50 ms see handshakes fail (`connect`
 // errors), so a slower ramp lets every client in before the window.
+// --talk-every: each load client sends a clock-sync `ping` message this often, as an audience
+// page does (client/src/time/clock.js, every 4 s), and every server answers it with a `pong` (the
+// floor too); 0 (the default): the clients only read, as in the fan-out runs before.
 // --duration `loops` (the default) measures whole loops of the piece and whole 6 s steps of the
 // CPU timeline, at least 15 s (24 s for both profiles): a window that is not whole loops holds
 // more or fewer big deltas depending on where it starts.
@@ -90,6 +93,7 @@ const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({
  * @property {number} durationMs  measured window
  * @property {number} settleMs    wait after the last client is ready, before the window
  * @property {number} rampEveryMs  RAMP_BATCH clients are opened this often
+ * @property {number} [talkEveryMs] each client sends a clock-sync ping this often (0: never)
  * @property {number} graceMs     wait after the window for its last deltas to arrive
  * @property {string | null} cpuProfDir  run the server with --cpu-prof into this folder
  * @property {Record<string, string[]>} [nodeFlags]  more Node flags for a target's server (by target)
@@ -216,6 +220,7 @@ async function runTrial(o) {
         count,
         batch: Math.ceil(RAMP_BATCH / procs),
         everyMs: o.rampEveryMs,
+        talkEveryMs: o.talkEveryMs ?? 0,
         timeoutMs: connectTimeoutMs,
         maxSamples: count * (Math.ceil(o.durationMs / minGapMs) + 4),
         maxSeconds,
@@ -382,6 +387,7 @@ async function main() {
       targets: { type: 'string', default: 'floor,ours' },
       settle: { type: 'string', default: '60s' },
       'ramp-every': { type: 'string', default: '50ms' },
+      'talk-every': { type: 'string', default: '0' },
       grace: { type: 'string', default: '3s' },
       'max-noise': { type: 'string', default: '25' },
       retries: { type: 'string', default: '2' },
@@ -403,6 +409,7 @@ async function main() {
         ...saved,
         server: `${saved.serverRoot === ROOT ? 'this checkout' : saved.serverRoot} (${saved.serverCommit})`,
         addressCaps: saved.addressCaps ?? 'not recorded (a run from before the report said)',
+        clientsNote: saved.clientsNote ?? 'they only read (no client messages)',
         discarded: saved.discarded.length,
       }),
     );
@@ -455,6 +462,11 @@ async function main() {
   const discarded = [];
   const settleMs = parseDuration(/** @type {string} */ (values.settle));
   const rampEveryMs = parseDuration(/** @type {string} */ (values['ramp-every']));
+  const talkEveryMs = parseDuration(/** @type {string} */ (values['talk-every']));
+  const clientsNote =
+    talkEveryMs > 0
+      ? `each sends a clock-sync ping every ${talkEveryMs} ms (as an audience page does), answered by every server`
+      : 'they only read (no client messages)';
   /** @param {unknown} v */
   const flags = (v) =>
     String(v ?? '')
@@ -481,6 +493,7 @@ async function main() {
             durationMs,
             settleMs,
             rampEveryMs,
+            talkEveryMs,
             graceMs,
             cpuProfDir,
             nodeFlags,
@@ -525,6 +538,7 @@ async function main() {
         serverRoot,
         serverCommit,
         addressCaps: CAPS_NOTE,
+        clientsNote,
         profile: profileName,
         schedule,
         durationMs,
@@ -544,6 +558,7 @@ async function main() {
       machine,
       server: `${serverRoot === ROOT ? 'this checkout' : serverRoot} (${serverCommit})`,
       addressCaps: CAPS_NOTE,
+      clientsNote,
       profile: profileName,
       schedule,
       trials,

@@ -3,6 +3,8 @@
 // to push our traffic. On the schedule of a score (bench/score-schedule.js) it builds one
 // envelope per beat, of the size our delta for that beat has, and writes the same Buffer to every
 // socket. No hub, no history, no backpressure checks, no heartbeats, no pings, no HTTP routes.
+// A client's clock-sync `ping` message (bench/fanout.js --talk-every) is answered with a `pong`,
+// as our server answers it: the least a server does for a client that talks.
 //
 // It builds each envelope the way our hub does (JSON once, Buffer once, `t` = wall time when the
 // change is made) and sends text frames, so bench/load-client.js runs the same code path for
@@ -81,6 +83,21 @@ export async function startFloor({
   const sockets = new Set();
   let seq = 0;
 
+  /**
+   * A clock-sync ping answered as ours answers it (doc/protocol.md, "Clock sync").
+   * @this {import('ws').WebSocket} @param {Buffer} data
+   */
+  function answerPing(data) {
+    let msg;
+    try {
+      msg = JSON.parse(data.toString());
+    } catch {
+      return;
+    }
+    if (msg?.type === 'ping')
+      this.send(JSON.stringify({ type: 'pong', id: msg.id, t0: msg.t0, t: wall() }), { binary: false });
+  }
+
   wss.on('connection', (ws) => {
     sockets.add(ws);
     if (mode === 'ride' && keepaliveMs > 0) {
@@ -102,6 +119,7 @@ export async function startFloor({
     ws.on('error', () => {
       /* the close event follows */
     });
+    ws.on('message', answerPing);
     // The same two first messages as ours (sizes from the schedule): welcome, then a snapshot.
     ws.send(envelope('welcome', seq, schedule.welcomeBytes), { binary: false });
     ws.send(envelope('snapshot', seq, schedule.snapshotBytes), { binary: false });

@@ -10,7 +10,7 @@
 // UTF-8 validation. It measures; it does not apply the patches.
 //
 // IPC (advanced serialization), parent -> child:
-//   {type:'connect', url, count, batch, everyMs, timeoutMs, maxSamples, maxSeconds}
+//   {type:'connect', url, count, batch, everyMs, talkEveryMs, timeoutMs, maxSamples, maxSeconds}
 //   {type:'window', from, to}   record deltas whose `t` is in [from, to)
 //   {type:'collect'}            reply {type:'collected', ...ClientResult} and start afresh (the
 //                               sockets stay open: phases of one run, as in bench/hostile.js)
@@ -26,6 +26,8 @@ import WebSocket from 'ws';
  * @property {number} count       clients to open
  * @property {number} batch       opened together, every `everyMs`
  * @property {number} everyMs
+ * @property {number} [talkEveryMs]  each ready client sends a clock-sync `ping` message this often,
+ *   as an audience page does (client/src/time/clock.js); 0: never (the clients only read)
  * @property {number} timeoutMs   give up waiting for the last snapshots after this long
  * @property {number} maxSamples  latency samples kept (preallocated)
  * @property {number} maxSeconds  the process exits on its own after this long
@@ -64,6 +66,9 @@ import WebSocket from 'ws';
  * @property {ClientErrors} errors
  */
 
+/** The talking clients' timer: each client talks on one tick in talkEveryMs / TALK_TICK_MS. */
+const TALK_TICK_MS = 250;
+
 /** Bytes of a frame's head that hold `type`, `epoch` (at most 64 characters), `seq` and `t`. */
 const HEAD_BYTES = 200;
 
@@ -96,7 +101,16 @@ export function readHead(data) {
  * Open the clients and measure. Resolves when the clients are ready (or the timeout passed).
  * @param {ConnectOptions} options
  */
-export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples, localAddresses = [] }) {
+export function createLoad({
+  url,
+  count,
+  batch,
+  everyMs,
+  talkEveryMs = 0,
+  timeoutMs,
+  maxSamples,
+  localAddresses = [],
+}) {
   const samples = new Float64Array(maxSamples);
   const seqs = new Float64Array(maxSamples);
   const sizes = new Uint32Array(maxSamples);
@@ -213,6 +227,24 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples, 
   }, timeoutMs);
   giveUp.unref();
 
+  // Clock-sync pings, spread evenly: client i talks on the ticks where tick % slots = i % slots.
+  // One timer for every client, as the server's own timers are shared.
+  const slots = Math.max(1, Math.round(talkEveryMs / TALK_TICK_MS));
+  let talkTick = 0;
+  let talked = 0;
+  const talk =
+    talkEveryMs > 0
+      ? setInterval(() => {
+          const slot = talkTick++ % slots;
+          for (let i = slot; i < sockets.length; i += slots) {
+            const ws = sockets[i];
+            if (lastSeq[i] < 0 || ws.readyState !== ws.OPEN) continue;
+            ws.send(`{"type":"ping","id":${talkTick},"t0":${wall()}}`, { binary: false });
+            talked++;
+          }
+        }, TALK_TICK_MS)
+      : null;
+
   /**
    * What was recorded since the start (or the last collect), and start afresh.
    * @returns {ClientResult}
@@ -254,10 +286,15 @@ export function createLoad({ url, count, batch, everyMs, timeoutMs, maxSamples, 
       to = end;
     },
     collect,
+    /** Clock-sync pings sent so far. */
+    get talked() {
+      return talked;
+    },
     /** @returns {ClientResult} */
     stop() {
       stopping = true;
       clearInterval(ramp);
+      if (talk) clearInterval(talk);
       const result = collect();
       for (const ws of sockets) ws.terminate();
       return result;

@@ -5,6 +5,8 @@
 import { describe, it, expect } from 'vitest';
 import { formatReport } from '../../bench/fanout-report.js';
 import { wholeLoopsWindow } from '../../bench/score-schedule.js';
+import { startFloor } from '../../bench/floor-server.js';
+import { createLoad } from '../../bench/load-client.js';
 
 const latency = (/** @type {number} */ p99) => ({ avg: 10, p50: 10, p90: 20, p95: 25, p99, max: p99 + 5, count: 100 });
 
@@ -96,6 +98,14 @@ describe('fan-out report', () => {
     expect(text).toContain('- ours x 1500: 300 295 **185** **195**');
   });
 
+  it('says whether the load clients only read or talk as audience pages do', () => {
+    expect(formatReport(input([trial('floor', 300, [])]))).toContain(
+      'Load clients: they only read (no client messages)',
+    );
+    const talking = { ...input([trial('floor', 300, [])]), clientsNote: 'each sends a clock-sync ping every 4000 ms' };
+    expect(formatReport(talking)).toContain('Load clients: each sends a clock-sync ping every 4000 ms');
+  });
+
   it('prints no timeline for runs saved before it was recorded', () => {
     const old = input([trial('floor', 300, []), trial('ours', 380, [])]);
     expect(formatReport(old)).not.toContain('Server CPU ms per');
@@ -108,5 +118,50 @@ describe('fan-out window', () => {
     expect(wholeLoopsWindow(4000, 6000, 15_000)).toBe(24_000); // small deltas: 6 loops, 4 steps
     expect(wholeLoopsWindow(12_000.4, 6000, 15_000)).toBe(24_000); // a loop measured on the wire
     expect(wholeLoopsWindow(30_000, 6000, 15_000)).toBe(30_000);
+  });
+});
+
+describe('talking load clients (--talk-every)', () => {
+  it('send clock-sync pings, and the floor answers a ping with a pong', async () => {
+    const schedule = {
+      id: 't',
+      loopMs: 60_000,
+      atMs: [59_000],
+      deltaBytes: [200],
+      snapshotBytes: 300,
+      welcomeBytes: 150,
+    };
+    const floor = await startFloor({ schedule, maxSeconds: 30 });
+    let pongs = 0;
+    const load = createLoad({
+      url: `ws://127.0.0.1:${floor.port}/live`,
+      count: 4,
+      batch: 4,
+      everyMs: 10,
+      talkEveryMs: 500,
+      timeoutMs: 5000,
+      maxSamples: 10,
+      maxSeconds: 30,
+    });
+    try {
+      expect((await load.whenReady).ready).toBe(4);
+      // Count the pongs the clients get: the floor answers every ping it is sent.
+      const { WebSocket } = await import('ws');
+      const probe = new WebSocket(`ws://127.0.0.1:${floor.port}/live`);
+      await new Promise((r) => probe.once('open', r));
+      probe.on('message', (/** @type {Buffer} */ data) => {
+        if (JSON.parse(data.toString()).type === 'pong') pongs++;
+      });
+      probe.send(JSON.stringify({ type: 'ping', id: 7, t0: 1 }));
+      while (pongs === 0) await new Promise((r) => setTimeout(r, 10));
+      probe.close();
+      // Every client talks: the load goes on until each has sent two pings, and none was closed.
+      while (load.talked < 8) await new Promise((r) => setTimeout(r, 50));
+      expect(load.collect().errors).toMatchObject({ connect: 0, closed: 0, socket: 0, malformed: 0 });
+    } finally {
+      load.stop();
+      await floor.close();
+    }
+    expect(pongs).toBe(1);
   });
 });

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import * as wsLibrary from 'ws';
 import { decodeResyncQuery } from '../../../core/protocol.js';
-import { CLOSE, DEAD_LINK_MS, MAX_CLIENT_MESSAGE_BYTES, MAX_POLL_WAIT_MS } from '../../../core/constants.js';
+import { CLOSE, MAX_CLIENT_MESSAGE_BYTES, MAX_POLL_WAIT_MS } from '../../../core/constants.js';
 
 const { WebSocketServer } = wsLibrary;
 /**
@@ -44,19 +44,30 @@ export const ERROR_LOG_EVERY_MS = 1000;
  * message goes out before the silence reaches PING_ALONE_AFTER_MS, the ping goes alone, in a
  * write of its own. A socket silent for DEAD_AFTER_MS is cut. One timer checks every socket each
  * LIVENESS_TICK_MS, so a dead link is found at most DEAD_AFTER_MS + LIVENESS_TICK_MS =
- * DEAD_LINK_MS after its last frame, and the client has at least DEAD_AFTER_MS -
+ * SERVER_DEAD_LINK_MS after its last frame, and the client has at least DEAD_AFTER_MS -
  * PING_ALONE_AFTER_MS - LIVENESS_TICK_MS = 1,500 ms to answer a ping.
- * Why this shape (bench/RESULTS.md): at 1,500 clients, pinging every socket every 2 s cost as
+ * PING_AFTER_MS is longer than an audience page's clock-sync cadence (client/src/time/clock.js:
+ * a `ping` message every 4 s) with a second of slack for a phone's late timers, so a page that
+ * talks is never pinged for liveness: its own messages prove the link, and only the read proof
+ * (every READ_PROOF_MS or PROOF_BYTES) costs it a pong. At 1,500 clients the pongs of a 2 s rule
+ * (about 530 a second, each a read through libuv, the stream and ws's parser) cost a third to a
+ * half of a bare broadcast's CPU (bench/RESULTS.md, "the pongs of the 5 s rule"). The price is a
+ * later cut on the server's side (8 s after the last frame, was 5 s); a page finds a dead link
+ * on its own side as fast as before (nothing heard for DEAD_LINK_MS, and the link probe sooner),
+ * since the server's heartbeat rule is unchanged and a browser answers pings without its script.
+ * Why pings ride (bench/RESULTS.md): at 1,500 clients, pinging every socket every 2 s cost as
  * much CPU as the music itself; pinging only silent sockets halved that; then most pings still
  * went alone, each a system call, because they waited only one tick (250 ms) for a message while
- * the seed profile sends one every 750 ms, so the ride window is now a whole second. Riding with
+ * the seed profile sends one every 750 ms, so the ride window is a whole second. Riding with
  * big messages too saved a little more CPU but made the load client answer pongs in the middle of
  * reading the big messages, which raised push latency (p99 +20%).
  */
 export const LIVENESS_TICK_MS = 250;
-export const PING_AFTER_MS = 2000;
-export const PING_ALONE_AFTER_MS = 3000;
-export const DEAD_AFTER_MS = DEAD_LINK_MS - LIVENESS_TICK_MS;
+export const PING_AFTER_MS = 5000;
+export const PING_ALONE_AFTER_MS = 6000;
+/** A dead WebSocket link is cut at most this long after its last frame (ms). */
+export const SERVER_DEAD_LINK_MS = 8000;
+export const DEAD_AFTER_MS = SERVER_DEAD_LINK_MS - LIVENESS_TICK_MS;
 export const RIDE_MAX_BYTES = 4096;
 /** A socket must answer a ping at least this often, however much it sends (the hub's behindMs). */
 export const READ_PROOF_MS = 10_000;

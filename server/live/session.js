@@ -1,0 +1,194 @@
+// One connection as the hub sees it: its Link, its view, whether it keeps up (the "behind" rule,
+// doc/protocol.md "Backpressure"), its message rate, and what it asks for (hello, report, ping,
+// tap). Every session of a hub shares one SessionContext: no closures per connection.
+
+import { errorValue } from '../../core/errors.js';
+import { decodeClientMessage } from '../../core/protocol.js';
+import { createTokenBucket } from '../../core/token-bucket.js';
+import { CLIENT_RATE, CLOSE, FLOOD_CLOSE_AFTER, MAX_CLIENT_MESSAGE_BYTES } from '../../core/constants.js';
+import { isId } from '../../core/values.js';
+
+/** @typedef {import('./message.js').Message} Message */
+
+/**
+ * What a transport provides for one connection.
+ * @typedef {object} Link
+ * @property {string} kind                           transport name: 'ws' | 'sse'
+ * @property {(bytes: Buffer) => void} send         write one message in this kind's framing
+ * @property {() => number} buffered                bytes accepted but not yet on the network
+ * @property {(code: number, reason: string) => void} close
+ * @property {string} [address]                     the peer's network address (per-address caps)
+ */
+
+/**
+ * @typedef {object} TapSource  where a tap came from
+ * @property {string} address   the peer's network address
+ * @property {object | string} connection  the connection it came on (a WebSocket session, an HTTP
+ *   socket), or for an HTTP tap through a trusted proxy, whose sockets carry many phones' requests,
+ *   a string naming its client and device
+ */
+
+/**
+ * Who sent a client message: the peer's address, and what tells its sender apart (the
+ * connection's session, or for HTTP reports the address and page id).
+ * @typedef {{ address: string, connection: unknown }} Source
+ */
+
+/** @typedef {{ ok: true, id: string, tile?: string | null } | { ok: false, error: import('../../core/errors.js').ErrorValue }} TapResult */
+
+/**
+ * What every session of one hub shares.
+ * @typedef {object} SessionContext
+ * @property {Set<Session>} sessions     the hub's connections
+ * @property {() => number} now
+ * @property {number} behindBytes        a connection with more unsent bytes stops getting messages
+ * @property {import('../http/metrics.js').HubMetrics} metrics
+ * @property {(msg: Message, kind: string) => Buffer} framed
+ * @property {import('./history.js').History} history
+ * @property {((tap: import('../../core/protocol.js').TapMessage, from: TapSource) => TapResult | Promise<TapResult>) | undefined} onTap
+ * @property {((kind: string, view: string, report: import('../../core/protocol.js').ReportMessage, from: Source) => import('../../core/errors.js').ErrorValue | null | void) | undefined} onReport
+ */
+
+/** One connection's bookkeeping. */
+export class Session {
+  /** @param {SessionContext} hub @param {Link} link @param {string} view */
+  constructor(hub, link, view) {
+    this.hub = hub;
+    this.link = link;
+    this.view = view;
+    this.behind = false;
+    this.behindSince = 0;
+    this.bucket = createTokenBucket(CLIENT_RATE, hub.now());
+    this.rejected = 0;
+    this.closed = false;
+    /** Who sent what this connection receives: its address, and itself as the connection. */
+    this.source = { address: link.address ?? '', connection: this };
+  }
+
+  /** @param {Message} msg */
+  send(msg) {
+    if (!this.closed) this.link.send(this.hub.framed(msg, this.link.kind));
+  }
+
+  /**
+   * A direct answer to this client (pong, voted, error, a hello's resync). It obeys the
+   * "behind" rule like a broadcast (doc/protocol.md, "Backpressure"): a connection that is
+   * behind, or whose unsent bytes pass behindBytes, gets nothing more until it drains, and
+   * then the newest state whole; a client that never reads cannot grow our buffers by asking.
+   * @param {Message} msg
+   * @returns {boolean} whether it was sent
+   */
+  reply(msg) {
+    if (this.closed || this.behind) return false;
+    if (this.link.buffered() > this.hub.behindBytes) {
+      this.behind = true;
+      this.behindSince = this.hub.now();
+      return false;
+    }
+    this.send(msg);
+    return true;
+  }
+
+  /** @param {import('../../core/errors.js').ErrorValue} error */
+  sendError(error) {
+    this.reply(this.hub.history.message({ type: 'error', t: this.hub.now(), ...error }));
+  }
+
+  /**
+   * Bring this connection up to date from what it holds.
+   * @param {string | null} e
+   * @param {number} s
+   */
+  resync(e, s) {
+    for (const msg of this.hub.history.resync(e, s)) if (!this.reply(msg)) return;
+  }
+
+  /**
+   * A message from the client (WebSocket). Never throws; every refusal is an error envelope.
+   * @param {string | Buffer | ArrayBuffer | Buffer[]} raw
+   * @param {boolean} isBinary
+   */
+  receive(raw, isBinary) {
+    if (this.closed) return;
+    const { now, history, onReport, onTap } = this.hub;
+    if (!this.bucket.take(now())) {
+      this.rejected++;
+      if (this.rejected >= FLOOD_CLOSE_AFTER) {
+        this.close(CLOSE.FLOOD, 'SC_ERR_FLOOD');
+        return;
+      }
+      // Answer only the first refusals of a burst: a flood must not make us flood back.
+      if (this.rejected <= CLIENT_RATE.burst) this.sendError(errorValue('SC_ERR_RATE_LIMITED'));
+      return;
+    }
+    const data = Array.isArray(raw) ? Buffer.concat(raw) : raw;
+    const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+    if (size > MAX_CLIENT_MESSAGE_BYTES) {
+      this.sendError(errorValue('SC_ERR_TOO_BIG'));
+      return;
+    }
+    const decoded = decodeClientMessage(typeof data === 'string' ? data : new Uint8Array(data), isBinary);
+    if (!decoded.ok) {
+      this.sendError(decoded.error);
+      return;
+    }
+    const msg = decoded.value;
+    switch (msg.type) {
+      case 'hello':
+        if (isId(msg.view)) this.view = msg.view;
+        this.resync(msg.epoch, msg.seq);
+        break;
+      case 'report': {
+        const refused = onReport?.(this.link.kind, this.view, msg, this.source);
+        if (refused) this.sendError(refused);
+        break;
+      }
+      case 'ping':
+        this.reply(history.message({ type: 'pong', id: msg.id, t0: msg.t0, t: now() }));
+        break;
+      case 'tap': {
+        const answer = (/** @type {TapResult} */ result) => {
+          if (result.ok)
+            this.reply(
+              history.message({
+                type: 'voted',
+                t: now(),
+                window: result.id,
+                tile: result.tile !== undefined ? result.tile : String(msg.tile),
+              }),
+            );
+          else this.sendError(result.error);
+        };
+        const result = onTap
+          ? onTap(msg, this.source)
+          : { ok: /** @type {const} */ (false), error: errorValue('SC_ERR_NO_VOTE_WINDOW') };
+        if (result instanceof Promise)
+          result.then(answer, () => answer({ ok: false, error: errorValue('SC_ERR_INTERNAL') }));
+        else answer(result);
+        break;
+      }
+    }
+  }
+
+  /**
+   * @param {number} code
+   * @param {string} reason
+   */
+  close(code, reason) {
+    if (this.closed) return;
+    this.detach();
+    this.link.close(code, reason);
+  }
+
+  drop() {
+    this.hub.metrics.dropped?.(this.link.kind, 'too_slow');
+    this.close(CLOSE.TOO_SLOW, 'SC_ERR_TOO_SLOW');
+  }
+
+  detach() {
+    if (this.closed) return;
+    this.closed = true;
+    this.hub.sessions.delete(this);
+    this.hub.metrics.clients?.(this.link.kind, -1);
+  }
+}
