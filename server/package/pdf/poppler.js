@@ -1,0 +1,102 @@
+// Poppler's command-line tools (pdfinfo, pdftoppm, pdfdetach), run as child processes: never
+// through a shell, with the PDF's path as an argument after the options, under a time limit and
+// an address-space limit (prlimit), at a lower CPU priority (nice), so that a hostile or huge
+// PDF costs that process only and the beat's event loop never waits on it (doc/score-format.md,
+// "PDF pages", says why Poppler).
+
+import { execFile } from 'node:child_process';
+import { access, constants } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Each tool's address space: a 600 dpi A3 scan page decoded is about 200 MB. */
+export const TOOL_MEMORY_BYTES = 1024 ** 3;
+/** Each tool's time: 20 A4 pages render in about 2 s on a busy 2-core machine. */
+export const TOOL_TIMEOUT_MS = 60_000;
+
+/**
+ * The absolute path of an executable on PATH, or null.
+ * @param {string} name
+ * @param {string} [searchPath]
+ */
+export async function findTool(name, searchPath = process.env.PATH ?? '') {
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, name);
+    try {
+      await access(file, constants.X_OK);
+      return file;
+    } catch {
+      // not in this folder
+    }
+  }
+  return null;
+}
+
+/** @type {Map<string, Promise<string | null>>} */
+const found = new Map();
+
+/** @param {string} name */
+const tool = (name) => {
+  let p = found.get(name);
+  if (!p) {
+    p = findTool(name);
+    found.set(name, p);
+  }
+  return p;
+};
+
+/**
+ * The Poppler tools, or null when pdfinfo or pdftoppm is missing (SC_ERR_PDF_RENDERER_MISSING).
+ * @returns {Promise<{ pdfinfo: string, pdftoppm: string, version: string } | null>}
+ */
+export async function popplerTools() {
+  const [pdfinfo, pdftoppm] = await Promise.all([tool('pdfinfo'), tool('pdftoppm')]);
+  if (!pdfinfo || !pdftoppm) return null;
+  const v = await runTool(pdftoppm, ['-v'], { timeoutMs: 10_000 });
+  const version = /version\s+([\d.]+)/.exec(`${v.stdout}\n${v.stderr}`)?.[1] ?? 'unknown';
+  return { pdfinfo, pdftoppm, version };
+}
+
+/**
+ * @typedef {object} ToolResult
+ * @property {number | null} code  exit code (null when killed)
+ * @property {string} stdout
+ * @property {string} stderr
+ * @property {boolean} timedOut
+ * @property {boolean} outOfMemory  it failed for want of memory within its limit
+ */
+
+/**
+ * Run a tool with its arguments (no shell), within TOOL_MEMORY_BYTES and `timeoutMs`.
+ * @param {string} file  absolute path of the tool
+ * @param {string[]} args
+ * @param {{ timeoutMs?: number, memoryBytes?: number }} [options]
+ * @returns {Promise<ToolResult>}
+ */
+export async function runTool(file, args, { timeoutMs = TOOL_TIMEOUT_MS, memoryBytes = TOOL_MEMORY_BYTES } = {}) {
+  const [prlimit, nice] = await Promise.all([tool('prlimit'), tool('nice')]);
+  /** @type {string[]} */
+  let argv = [file, ...args];
+  if (nice) argv = [nice, '-n', '10', ...argv];
+  // Without prlimit (not Linux) the time limit still holds.
+  if (prlimit) argv = [prlimit, `--as=${memoryBytes}`, '--core=0', '--', ...argv];
+  const [cmd, ...rest] = argv;
+  return new Promise((resolve) => {
+    execFile(
+      cmd,
+      rest,
+      { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 8 * 1024 * 1024, encoding: 'utf8', windowsHide: true },
+      (err, stdout, stderr) => {
+        const e = /** @type {(Error & { code?: number | string, killed?: boolean, signal?: string }) | null} */ (err);
+        const code = e ? (typeof e.code === 'number' ? e.code : null) : 0;
+        resolve({
+          code,
+          stdout,
+          stderr,
+          timedOut: Boolean(e?.killed && e.signal === 'SIGKILL'),
+          outOfMemory: /bad_alloc|out of memory|Cannot allocate memory/i.test(stderr),
+        });
+      },
+    );
+  });
+}
