@@ -3,7 +3,8 @@
 # (Playwright cannot download its own browser here), redis-server and nginx for the cluster
 # tests (test/server/cluster/*.test.js; README, "Several machines"), and WebKitGTK's WebDriver,
 # Firefox ESR, Xvfb, PulseAudio (a sound card for them: a null sink) and NSS's certutil (a
-# Firefox profile that trusts the test CA) for the other engines (test/engines/). Run by `npm test`; idempotent and
+# Firefox profile that trusts the test CA) for the other engines (test/engines/), and Poppler's
+# pdfinfo and pdftoppm for PDF pages (test/server/package/load-pdf.test.js). Run by `npm test`; idempotent and
 # quiet: apt-get runs only when something is missing.
 set -euo pipefail
 
@@ -20,6 +21,8 @@ command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 command -v pulseaudio >/dev/null 2>&1 || need+=(pulseaudio)
 # NSS's certutil: the venue test's Firefox profile trusts the test CA (test/engines/venue-lab.js).
 command -v certutil >/dev/null 2>&1 || need+=(libnss3-tools)
+# Poppler renders a package's PDF pages (server/package/pdf/); the server needs it too.
+command -v pdftoppm >/dev/null 2>&1 && command -v pdfinfo >/dev/null 2>&1 || need+=(poppler-utils)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "test setup: installing ${need[*]} from Debian's packages" >&2
