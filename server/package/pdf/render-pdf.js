@@ -2,7 +2,7 @@
 // per PDF content: cached like engravings (one folder per content hash in the engraving cache,
 // written under a temporary name and renamed into place when whole, pruned with them). Rendering
 // runs in Poppler's pdftoppm, a child process with its own time and memory limits (poppler.js),
-// one render at a time, so a load never takes the beat's thread or both cores.
+// one PDF at a time, so a load never takes the beat's thread.
 
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -176,50 +176,11 @@ async function renderInto(tmp, bytes, wanted, { pdfinfo, pdftoppm }) {
   }
 
   const distinct = [...new Set(list)].sort((a, b) => a - b);
-  for (const width of PDF_WIDTHS) {
-    for (const [first, last] of runsOf(distinct)) {
-      const prefix = path.join(tmp, `r${width}`);
-      const r = await runTool(pdftoppm, [
-        '-png',
-        '-cropbox',
-        // Annotations (links, form fields, comments) are not the page's music: they are left out.
-        '-hide-annotations',
-        '-scale-to-x',
-        String(width),
-        '-scale-to-y',
-        '-1',
-        '-f',
-        String(first),
-        '-l',
-        String(last),
-        source,
-        prefix,
-      ]);
-      if (r.code !== 0 || r.timedOut) {
-        const memory = r.outOfMemory || r.code === null;
-        return {
-          ok: false,
-          code: memory && !r.timedOut ? 'SC_ERR_SCORE_OUT_OF_MEMORY' : 'SC_ERR_SCORE_PDF',
-          reason: r.timedOut
-            ? `pages ${first}-${last} took pdftoppm longer than its time limit to render; export the PDF again, or split it`
-            : memory
-              ? `pages ${first}-${last} took pdftoppm more than its memory limit to render; export the PDF at a lower resolution, or split it`
-              : `pages ${first}-${last} could not be rendered (${
-                  r.stderr
-                    .split('\n')
-                    .find((l) => l.trim())
-                    ?.trim()
-                    .slice(0, 200) ?? `pdftoppm exited with ${r.code}`
-                }); export it again`,
-        };
-      }
-    }
-    // pdftoppm names its pages prefix-N.png, N padded to the page count's digits.
-    for (const name of await readdir(tmp)) {
-      const m = new RegExp(`^r${width}-0*(\\d+)\\.png$`).exec(name);
-      if (m) await rename(path.join(tmp, name), path.join(tmp, imageName(Number(m[1]), width)));
-    }
-  }
+  // The widths render side by side, one pdftoppm each (two processes on a 2-core machine, at a
+  // lower priority than the server): the wall time of one width, not of both.
+  const failures = await Promise.all(PDF_WIDTHS.map((width) => renderWidth(tmp, source, pdftoppm, distinct, width)));
+  const failed = failures.find((f) => f !== null);
+  if (failed) return failed;
   await rm(source, { force: true });
   /** @type {RenderedPage[]} */
   const pages = [];
@@ -238,6 +199,62 @@ async function renderInto(tmp, bytes, wanted, { pdfinfo, pdftoppm }) {
     pages.push({ number: n, width, height, images });
   }
   return { ok: true, value: { pages, carries } };
+}
+
+/**
+ * Render the pages `distinct` (sorted) at one width into `tmp`, named by imageName; null when
+ * done, else why not.
+ * @param {string} tmp
+ * @param {string} source
+ * @param {string} pdftoppm
+ * @param {number[]} distinct
+ * @param {number} width
+ * @returns {Promise<{ ok: false, code: 'SC_ERR_SCORE_PDF' | 'SC_ERR_SCORE_OUT_OF_MEMORY', reason: string } | null>}
+ */
+async function renderWidth(tmp, source, pdftoppm, distinct, width) {
+  for (const [first, last] of runsOf(distinct)) {
+    const prefix = path.join(tmp, `r${width}`);
+    const r = await runTool(pdftoppm, [
+      '-png',
+      '-cropbox',
+      // Annotations (links, form fields, comments) are not the page's music: they are left out.
+      '-hide-annotations',
+      '-scale-to-x',
+      String(width),
+      '-scale-to-y',
+      '-1',
+      '-f',
+      String(first),
+      '-l',
+      String(last),
+      source,
+      prefix,
+    ]);
+    if (r.code !== 0 || r.timedOut) {
+      const memory = r.outOfMemory || r.code === null;
+      return {
+        ok: false,
+        code: memory && !r.timedOut ? 'SC_ERR_SCORE_OUT_OF_MEMORY' : 'SC_ERR_SCORE_PDF',
+        reason: r.timedOut
+          ? `pages ${first}-${last} took pdftoppm longer than its time limit to render; export the PDF again, or split it`
+          : memory
+            ? `pages ${first}-${last} took pdftoppm more than its memory limit to render; export the PDF at a lower resolution, or split it`
+            : `pages ${first}-${last} could not be rendered (${
+                r.stderr
+                  .split('\n')
+                  .find((l) => l.trim())
+                  ?.trim()
+                  .slice(0, 200) ?? `pdftoppm exited with ${r.code}`
+              }); export it again`,
+      };
+    }
+  }
+  // pdftoppm names its pages prefix-N.png, N padded to the page count's digits.
+  for (const name of await readdir(tmp)) {
+    const m = new RegExp(`^r${width}-0*(\\d+)\\.png$`).exec(name);
+    if (m) await rename(path.join(tmp, name), path.join(tmp, imageName(Number(m[1]), width)));
+  }
+  return null;
 }
 
 /** @param {number} page @param {number} width */
