@@ -10,7 +10,7 @@ import path from 'node:path';
 
 /** Each tool's address space: a 600 dpi A3 scan page decoded is about 200 MB. */
 export const TOOL_MEMORY_BYTES = 1024 ** 3;
-/** Each tool's time: 20 A4 pages render in about 2 s on a busy 2-core machine. */
+/** Each run's time: 5 A4 pages of engraved music at 1,600 px take about 10 s at nice 10 on a 2-core machine at load 20. */
 export const TOOL_TIMEOUT_MS = 60_000;
 
 /**

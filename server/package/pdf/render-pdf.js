@@ -22,8 +22,8 @@ export const PDF_WIDTHS = /** @type {const} */ ([1080, 1600]);
 /** Bump when the rendering or the entry's shape changes: old entries are then left unused. */
 const FORMAT = 1;
 
-/** Pages rendered by one pdftoppm: each run is within the tool's time limit. */
-const PAGES_PER_RUN = 20;
+/** Pages rendered by one pdftoppm: each run is within the tool's time limit on a loaded machine. */
+const PAGES_PER_RUN = 5;
 
 /**
  * @typedef {object} RenderedPage
