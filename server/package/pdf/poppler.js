@@ -1,8 +1,8 @@
 // Poppler's command-line tools (pdfinfo, pdftoppm, pdfdetach), run as child processes: never
-// through a shell, with the PDF's path as an argument after the options, under a time limit and
-// an address-space limit (prlimit), at a lower CPU priority (nice), so that a hostile or huge
-// PDF costs that process only and the beat's event loop never waits on it (doc/score-format.md,
-// "PDF pages", says why Poppler).
+// through a shell, with the PDF's path as an argument after the options, under an address-space
+// limit and a CPU-time limit (prlimit) and a wall-time backstop, at a lower CPU priority (nice),
+// so that a hostile or huge PDF costs that process only and the beat's event loop never waits on
+// it (doc/score-format.md, "PDF pages", says why Poppler).
 
 import { execFile } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
@@ -10,8 +10,15 @@ import path from 'node:path';
 
 /** Each tool's address space: a 600 dpi A3 scan page decoded is about 200 MB. */
 export const TOOL_MEMORY_BYTES = 1024 ** 3;
-/** Each run's time: 5 A4 pages of engraved music at 1,600 px take about 10 s at nice 10 on a 2-core machine at load 20. */
-export const TOOL_TIMEOUT_MS = 60_000;
+/**
+ * Each run's CPU time (RLIMIT_CPU, then SIGXCPU): 5 A4 pages of engraved music at 1,600 px take
+ * about 3 s of CPU. CPU time, not wall time: at nice 10 on a machine busy with other work a run
+ * waits for the CPU far longer than it works (5 pages took more than 60 s at load 20), and a
+ * hostile PDF is bounded by the work it makes, not by how busy the machine is.
+ */
+export const TOOL_CPU_SECONDS = 60;
+/** A backstop in wall time, for a tool stuck without using CPU. */
+export const TOOL_TIMEOUT_MS = 600_000;
 
 /**
  * The absolute path of an executable on PATH, or null.
@@ -52,7 +59,7 @@ const tool = (name) => {
 export async function popplerTools() {
   const [pdfinfo, pdftoppm] = await Promise.all([tool('pdfinfo'), tool('pdftoppm')]);
   if (!pdfinfo || !pdftoppm) return null;
-  const v = await runTool(pdftoppm, ['-v'], { timeoutMs: 10_000 });
+  const v = await runTool(pdftoppm, ['-v']);
   const version = /version\s+([\d.]+)/.exec(`${v.stdout}\n${v.stderr}`)?.[1] ?? 'unknown';
   return { pdfinfo, pdftoppm, version };
 }
@@ -62,24 +69,29 @@ export async function popplerTools() {
  * @property {number | null} code  exit code (null when killed)
  * @property {string} stdout
  * @property {string} stderr
- * @property {boolean} timedOut
+ * @property {boolean} timedOut  past its CPU time or its wall time
  * @property {boolean} outOfMemory  it failed for want of memory within its limit
  */
 
 /**
- * Run a tool with its arguments (no shell), within TOOL_MEMORY_BYTES and `timeoutMs`.
+ * Run a tool with its arguments (no shell), within `memoryBytes` of address space, `cpuSeconds`
+ * of CPU and `timeoutMs` of wall time.
  * @param {string} file  absolute path of the tool
  * @param {string[]} args
- * @param {{ timeoutMs?: number, memoryBytes?: number }} [options]
+ * @param {{ timeoutMs?: number, memoryBytes?: number, cpuSeconds?: number }} [options]
  * @returns {Promise<ToolResult>}
  */
-export async function runTool(file, args, { timeoutMs = TOOL_TIMEOUT_MS, memoryBytes = TOOL_MEMORY_BYTES } = {}) {
+export async function runTool(
+  file,
+  args,
+  { timeoutMs = TOOL_TIMEOUT_MS, memoryBytes = TOOL_MEMORY_BYTES, cpuSeconds = TOOL_CPU_SECONDS } = {},
+) {
   const [prlimit, nice] = await Promise.all([tool('prlimit'), tool('nice')]);
   /** @type {string[]} */
   let argv = [file, ...args];
   if (nice) argv = [nice, '-n', '10', ...argv];
   // Without prlimit (not Linux) the time limit still holds.
-  if (prlimit) argv = [prlimit, `--as=${memoryBytes}`, '--core=0', '--', ...argv];
+  if (prlimit) argv = [prlimit, `--as=${memoryBytes}`, `--cpu=${cpuSeconds}`, '--core=0', '--', ...argv];
   const [cmd, ...rest] = argv;
   return new Promise((resolve) => {
     execFile(
@@ -93,7 +105,7 @@ export async function runTool(file, args, { timeoutMs = TOOL_TIMEOUT_MS, memoryB
           code,
           stdout,
           stderr,
-          timedOut: Boolean(e?.killed && e.signal === 'SIGKILL'),
+          timedOut: Boolean((e?.killed && e.signal === 'SIGKILL') || e?.signal === 'SIGXCPU'),
           outOfMemory: /bad_alloc|out of memory|Cannot allocate memory/i.test(stderr),
         });
       },

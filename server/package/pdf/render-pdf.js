@@ -22,7 +22,7 @@ export const PDF_WIDTHS = /** @type {const} */ ([1080, 1600]);
 /** Bump when the rendering or the entry's shape changes: old entries are then left unused. */
 const FORMAT = 1;
 
-/** Pages rendered by one pdftoppm: each run is within the tool's time limit on a loaded machine. */
+/** Pages rendered by one pdftoppm: each run is held to the tool's CPU time (poppler.js). */
 const PAGES_PER_RUN = 5;
 
 /**
@@ -171,7 +171,7 @@ async function renderInto(tmp, bytes, wanted, { pdfinfo, pdftoppm }) {
   const carries = [...info.value.carries];
   const pdfdetach = await findTool('pdfdetach');
   if (pdfdetach) {
-    const d = await runTool(pdfdetach, ['-list', source], { timeoutMs: 20_000 });
+    const d = await runTool(pdfdetach, ['-list', source]);
     if (/^[1-9]\d* embedded files?/m.test(d.stdout)) carries.push('embedded files');
   }
 
@@ -236,7 +236,7 @@ async function renderWidth(tmp, source, pdftoppm, distinct, width) {
         ok: false,
         code: memory && !r.timedOut ? 'SC_ERR_SCORE_OUT_OF_MEMORY' : 'SC_ERR_SCORE_PDF',
         reason: r.timedOut
-          ? `pages ${first}-${last} took pdftoppm longer than its time limit to render; export the PDF again, or split it`
+          ? `pages ${first}-${last} took pdftoppm more than its time limit (60 s of CPU) to render; export the PDF again, or split it`
           : memory
             ? `pages ${first}-${last} took pdftoppm more than its memory limit to render; export the PDF at a lower resolution, or split it`
             : `pages ${first}-${last} could not be rendered (${
