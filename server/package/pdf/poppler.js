@@ -11,12 +11,14 @@ import path from 'node:path';
 /** Each tool's address space: a 600 dpi A3 scan page decoded is about 200 MB. */
 export const TOOL_MEMORY_BYTES = 1024 ** 3;
 /**
- * Each run's CPU time (RLIMIT_CPU, then SIGXCPU): 5 A4 pages of engraved music at 1,600 px take
- * about 3 s of CPU. CPU time, not wall time: at nice 10 on a machine busy with other work a run
+ * A run's CPU time (RLIMIT_CPU, then SIGXCPU) for each page it renders: an A4 page of dense
+ * engraved music at 1,600 px takes about 0.5 s of CPU. CPU time, not wall time: at nice 10 on a machine busy with other work a run
  * waits for the CPU far longer than it works (5 pages took more than 60 s at load 20), and a
  * hostile PDF is bounded by the work it makes, not by how busy the machine is.
  */
 export const TOOL_CPU_SECONDS = 60;
+/** CPU seconds a render may take per page, on top of TOOL_CPU_SECONDS. */
+export const CPU_SECONDS_PER_PAGE = 12;
 /** A backstop in wall time, for a tool stuck without using CPU. */
 export const TOOL_TIMEOUT_MS = 600_000;
 
@@ -59,10 +61,17 @@ const tool = (name) => {
 export async function popplerTools() {
   const [pdfinfo, pdftoppm] = await Promise.all([tool('pdfinfo'), tool('pdftoppm')]);
   if (!pdfinfo || !pdftoppm) return null;
-  const v = await runTool(pdftoppm, ['-v']);
-  const version = /version\s+([\d.]+)/.exec(`${v.stdout}\n${v.stderr}`)?.[1] ?? 'unknown';
-  return { pdfinfo, pdftoppm, version };
+  // Asked once per process: each child started costs the event loop a fork of this process.
+  let v = versions.get(pdftoppm);
+  if (!v) {
+    v = runTool(pdftoppm, ['-v']).then((r) => /version\s+([\d.]+)/.exec(`${r.stdout}\n${r.stderr}`)?.[1] ?? 'unknown');
+    versions.set(pdftoppm, v);
+  }
+  return { pdfinfo, pdftoppm, version: await v };
 }
+
+/** @type {Map<string, Promise<string>>} */
+const versions = new Map();
 
 /**
  * @typedef {object} ToolResult

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { INDEX, markUse, pruneCache, tempDir } from '../engrave/cache.js';
 import { PACKAGE_LIMITS as LIMITS } from '../../../core/package-limits.js';
 import { readPdfInfo } from './pdf-info.js';
-import { findTool, popplerTools, runTool } from './poppler.js';
+import { CPU_SECONDS_PER_PAGE, TOOL_CPU_SECONDS, findTool, popplerTools, runTool } from './poppler.js';
 
 /**
  * Pixel widths of each page's images: a phone in portrait (a 360-430 CSS px view at 2.5-3
@@ -22,8 +22,12 @@ export const PDF_WIDTHS = /** @type {const} */ ([1080, 1600]);
 /** Bump when the rendering or the entry's shape changes: old entries are then left unused. */
 const FORMAT = 1;
 
-/** Pages rendered by one pdftoppm: each run is held to the tool's CPU time (poppler.js). */
-const PAGES_PER_RUN = 5;
+/**
+ * Pages rendered by one pdftoppm, whose CPU time is bounded by its pages (poppler.js). Few runs:
+ * each child started costs the event loop a fork of the server's process (a 21-page part in runs
+ * of 5 held the beat's timer up to 50 ms late).
+ */
+const PAGES_PER_RUN = 50;
 
 /**
  * @typedef {object} RenderedPage
@@ -214,29 +218,33 @@ async function renderInto(tmp, bytes, wanted, { pdfinfo, pdftoppm }) {
 async function renderWidth(tmp, source, pdftoppm, distinct, width) {
   for (const [first, last] of runsOf(distinct)) {
     const prefix = path.join(tmp, `r${width}`);
-    const r = await runTool(pdftoppm, [
-      '-png',
-      '-cropbox',
-      // Annotations (links, form fields, comments) are not the page's music: they are left out.
-      '-hide-annotations',
-      '-scale-to-x',
-      String(width),
-      '-scale-to-y',
-      '-1',
-      '-f',
-      String(first),
-      '-l',
-      String(last),
-      source,
-      prefix,
-    ]);
+    const r = await runTool(
+      pdftoppm,
+      [
+        '-png',
+        '-cropbox',
+        // Annotations (links, form fields, comments) are not the page's music: they are left out.
+        '-hide-annotations',
+        '-scale-to-x',
+        String(width),
+        '-scale-to-y',
+        '-1',
+        '-f',
+        String(first),
+        '-l',
+        String(last),
+        source,
+        prefix,
+      ],
+      { cpuSeconds: TOOL_CPU_SECONDS + CPU_SECONDS_PER_PAGE * (last - first + 1) },
+    );
     if (r.code !== 0 || r.timedOut) {
       const memory = r.outOfMemory || r.code === null;
       return {
         ok: false,
         code: memory && !r.timedOut ? 'SC_ERR_SCORE_OUT_OF_MEMORY' : 'SC_ERR_SCORE_PDF',
         reason: r.timedOut
-          ? `pages ${first}-${last} took pdftoppm more than its time limit (60 s of CPU) to render; export the PDF again, or split it`
+          ? `pages ${first}-${last} took pdftoppm more than its time limit (60 s of CPU and 12 s a page) to render; export the PDF again, or split it`
           : memory
             ? `pages ${first}-${last} took pdftoppm more than its memory limit to render; export the PDF at a lower resolution, or split it`
             : `pages ${first}-${last} could not be rendered (${
