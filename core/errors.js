@@ -86,6 +86,18 @@ export const ERRORS = Object.freeze({
     message:
       'Reading a file of the score package took more memory than the server allows; the file was refused and the current performance plays on. Make the file smaller (split the piece into movements) or check that it is the right file.',
   },
+  SC_ERR_SCORE_PDF: {
+    code: 'SC_ERR_SCORE_PDF',
+    status: 422,
+    message:
+      'A PDF of the score package cannot be used: it is encrypted, damaged, or past a bound (file size, page count or page size, each named in the problem). Save an unencrypted copy from the program that made it, or split it, and try again.',
+  },
+  SC_ERR_PDF_RENDERER_MISSING: {
+    code: 'SC_ERR_PDF_RENDERER_MISSING',
+    status: 500,
+    message:
+      "The score package has PDF pages but this server cannot render them: Poppler's pdfinfo and pdftoppm are not installed. Install them (Debian and Ubuntu: apt-get install poppler-utils) and load the score again.",
+  },
   SC_ERR_SCORE_NOT_FOUND: {
     code: 'SC_ERR_SCORE_NOT_FOUND',
     status: 404,

@@ -8,6 +8,7 @@ import { checkPresets } from './presets.js';
 import { checkMarks, notationMarks } from './marks.js';
 import { PACKAGE_LIMITS as LIMITS, formatBytes } from './package-limits.js';
 import { isId, isObject } from './values.js';
+import { parsePageRanges } from './page-ranges.js';
 
 /**
  * @typedef {object} Cue
@@ -33,8 +34,10 @@ import { isId, isObject } from './values.js';
 
 /**
  * @typedef {object} PagesSpec  an image score view
- * @property {string[]} files   page images, in order
+ * @property {string[]} files   page images, in order (none when the pages come from a PDF)
  * @property {string} beatmap   CSV or JSON beat map
+ * @property {{ file: string, pages: number[] | null }} [pdf]  the pages as a PDF, rendered by the
+ *   server into page images: its pages in the view's order (from 1), or null for all of them
  */
 
 /**
@@ -118,6 +121,7 @@ export function isColour(v) {
 
 const NOTATION_RE = /\.(musicxml|xml|mxl|mei)$/i;
 const BEATMAP_RE = /\.(csv|json)$/i;
+const PDF_RE = /\.pdf$/i;
 
 /** @typedef {(field: string, message: string) => void} ProblemSink */
 
@@ -171,7 +175,9 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   /** @type {import('./page-choice.js').PageChoice[]} */
   const pageChoices = [];
   if (raw.pageChoices !== undefined && map) {
-    const pageCount = pages ? Math.min(...parts.map((p) => pages?.[p.id]?.files.length ?? 0)) : 0;
+    const pageCount = pages
+      ? Math.min(...parts.map((p) => pages?.[p.id]?.pdf?.pages?.length ?? pages?.[p.id]?.files.length ?? 0))
+      : 0;
     checkPageChoices(raw.pageChoices, { pageCount, votes, totalBeats: map.totalBeats, problem, out: pageChoices });
   }
 
@@ -291,8 +297,13 @@ function checkPages(raw, { notation, views, problem }) {
       problem(f, `"${view}" is not a score or part view (${views.slice(1).join(', ')})`);
       continue;
     }
+    if (isObject(spec) && spec.pdf !== undefined) {
+      const pdf = checkPdfPages(spec, f, problem);
+      if (pdf) pages[view] = { files: [], beatmap: spec.beatmap, pdf };
+      continue;
+    }
     if (!isObject(spec) || !Array.isArray(spec.files) || spec.files.length === 0) {
-      problem(`${f}.files`, 'must list the page images in order');
+      problem(`${f}.files`, 'must list the page images in order (or give a PDF: pdf: { file: part.pdf })');
       continue;
     }
     if (spec.files.length > LIMITS.pagesPerView) {
@@ -311,6 +322,43 @@ function checkPages(raw, { notation, views, problem }) {
     pages[view] = { files: spec.files, beatmap: spec.beatmap };
   }
   return pages;
+}
+
+/**
+ * A view whose pages come from a PDF: `pdf: { file: parts.pdf, pages: "3-4" }` (pages optional:
+ * all of them), and its beat map.
+ * @param {Record<string, any>} spec
+ * @param {string} f  the view's field, e.g. "pages.violin1"
+ * @param {ProblemSink} problem
+ * @returns {{ file: string, pages: number[] | null } | null}
+ */
+function checkPdfPages(spec, f, problem) {
+  const { pdf } = spec;
+  if (spec.files !== undefined) {
+    problem(`${f}.files`, 'a view has page images (files) or a PDF (pdf), not both; remove one');
+    return null;
+  }
+  if (!isObject(pdf) || !isSafeRelativePath(pdf.file) || !PDF_RE.test(pdf.file)) {
+    problem(
+      `${f}.pdf.file`,
+      'must be a .pdf file inside the package, e.g. pdf: { file: parts/violin1.pdf, pages: "1-4" }',
+    );
+    return null;
+  }
+  let pages = null;
+  if (pdf.pages !== undefined) {
+    const parsed = parsePageRanges(pdf.pages, LIMITS.pagesPerView);
+    if (!parsed.ok) {
+      problem(`${f}.pdf.pages`, parsed.message);
+      return null;
+    }
+    pages = parsed.value;
+  }
+  if (!isSafeRelativePath(spec.beatmap) || !BEATMAP_RE.test(spec.beatmap)) {
+    problem(`${f}.beatmap`, 'must be a .csv or .json file inside the package');
+    return null;
+  }
+  return { file: pdf.file, pages };
 }
 
 /**

@@ -57,6 +57,18 @@ export const PACKAGE_LIMITS = Object.freeze({
   beatMapBytes: 8 * MIB,
   /** One asset or audio clip (an hour of CD-quality WAV is 635 MB). */
   assetBytes: 1024 * MIB,
+  /**
+   * A PDF of pages (a part or the full score as a composer exports it). Sibelius, Dorico and
+   * LilyPond parts are well under 1 MiB a page; a 300-page 600 dpi scan is about 100 MiB.
+   */
+  pdfBytes: 128 * MIB,
+  /** Pages of one PDF file (the pages a view takes from it are also held to pagesPerView). */
+  pdfPages: 2_000,
+  /**
+   * A PDF page's width and height, in points (1/72 inch): 2,592 is 36 inches, past an A1 sheet's
+   * short side and a B3 score's long side; a page is rendered at most 2,048 pixels wide.
+   */
+  pdfPagePoints: 2_592,
   /** Every file of the package together (manifest, notation, pages, beat maps, assets). */
   packageBytes: 2048 * MIB,
 });

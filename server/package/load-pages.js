@@ -1,6 +1,6 @@
 // The load's image-page step (load.js): a score without notation has page images per view and a
 // beat map for each; every page is read within its bound, sized, and served at a content-hashed
-// URL (SVG pages cleaned), and the beat map is parsed in a worker and checked against the pages.
+// URL (SVG pages cleaned; a PDF's pages rendered into images, load-pdf.js), and the beat map is parsed in a worker and checked against the pages.
 
 import { createHash } from 'node:crypto';
 import { describeBeatMapProblem } from '../../core/beatmap.js';
@@ -9,6 +9,7 @@ import { readAll } from '../lib/contained-files.js';
 import { imageSize } from './image-size.js';
 import { parseBeatMap } from './parse.js';
 import { isSvg, typeOf } from './load-context.js';
+import { servePdfPages } from './load-pdf.js';
 
 /** @typedef {import('./load.js').ViewPages} ViewPages */
 
@@ -96,21 +97,24 @@ async function servePageFiles(context, scoreId, view, list) {
  * @param {import('./load-context.js').LoadContext} context
  * @param {import('../../core/manifest.js').ScoreModel} model
  * @param {Record<string, ViewPages>} views
+ * @param {{ cacheDir: string }} options  where PDF pages are rendered to (the engraving cache)
  */
-export async function serveImagePages(context, model, views) {
+export async function serveImagePages(context, model, views, { cacheDir }) {
+  const fromPdf = await servePdfPages(context, model, cacheDir);
   for (const [view, spec] of Object.entries(model.pages ?? {})) {
-    const pages = await servePageFiles(context, model.id, view, spec.files);
+    /** @type {ViewPages['pages'] | null | undefined} */
+    const pages = spec.pdf ? fromPdf.get(view) : await servePageFiles(context, model.id, view, spec.files);
+    if (!pages) continue;
+    const pageCount = spec.pdf ? pages.length : spec.files.length;
     const opened = await context.openPackageFile(spec.beatmap, `pages.${view}.beatmap`, LIMITS.beatMapBytes);
     if (!opened) continue;
     const bytes = await readAll(opened.handle);
     const parsed = await parseBeatMap(bytes, spec.beatmap.toLowerCase().endsWith('.csv') ? 'csv' : 'json', {
       file: spec.beatmap,
       totalBeats: model.map.totalBeats,
-      pageCount: spec.files.length,
+      pageCount,
       // Boxes are checked against the pages only when every page could be read.
-      ...(pages.length === spec.files.length
-        ? { pageSizes: pages.map(({ width, height }) => ({ width, height })) }
-        : {}),
+      ...(pages.length === pageCount ? { pageSizes: pages.map(({ width, height }) => ({ width, height })) } : {}),
     });
     if (!parsed.ok) {
       context.problems.push(...parsed.problems.map(describeBeatMapProblem));

@@ -29,7 +29,9 @@ import { serveImagePages } from './load-pages.js';
 
 /**
  * @typedef {object} ViewPages
- * @property {{ url: string, width: number, height: number }[]} pages
+ * @property {{ url: string, width: number, height: number, images?: { url: string, width: number, height: number }[] }[]} pages
+ *   `images`: a PDF page's renderings, narrowest first (`url` is the first's): the view draws
+ *   the narrowest at least as wide as it shows the page
  * @property {BeatPosition[]} beats
  * @property {number} [staff]  staff height in page units (engraved views)
  * @property {import('./engrave/place-beats.js').SystemInk[]} [ink]  how far each system's drawing
@@ -93,7 +95,7 @@ export async function loadPackage(packageDir, { cacheDir, deferLayouts = false }
   const { pendingLayouts, serveLater } = engraved
     ? await serveEngraved(context, model, engraved, views)
     : { pendingLayouts: [], serveLater: null };
-  await serveImagePages(context, model, views);
+  await serveImagePages(context, model, views, { cacheDir });
   if (context.problems.length > 0) throw await context.refuse();
   const { files, warnings } = context;
   const memory = await prepareServed(files);

@@ -3,8 +3,9 @@
 # (Playwright cannot download its own browser here), redis-server and nginx for the cluster
 # tests (test/server/cluster/*.test.js; README, "Several machines"), and WebKitGTK's WebDriver,
 # Firefox ESR, Xvfb, PulseAudio (a sound card for them: a null sink) and NSS's certutil (a
-# Firefox profile that trusts the test CA) for the other engines (test/engines/), and
-# PulseAudio's tools for the audio onset lab (infra/audio-lab/). Run by `npm test`; idempotent and
+# Firefox profile that trusts the test CA) for the other engines (test/engines/), PulseAudio's
+# tools for the audio onset lab (infra/audio-lab/), and Poppler's pdfinfo and pdftoppm for PDF
+# pages (test/server/package/load-pdf.test.js). Run by `npm test`; idempotent and
 # quiet: apt-get runs only when something is missing.
 set -euo pipefail
 
@@ -23,6 +24,8 @@ command -v pulseaudio >/dev/null 2>&1 || need+=(pulseaudio)
 command -v certutil >/dev/null 2>&1 || need+=(libnss3-tools)
 # The audio onset lab (infra/audio-lab/) records and plays with parec and pacat, asks with pactl.
 command -v parec >/dev/null 2>&1 || need+=(pulseaudio-utils)
+# Poppler renders a package's PDF pages (server/package/pdf/); the server needs it too.
+command -v pdftoppm >/dev/null 2>&1 && command -v pdfinfo >/dev/null 2>&1 || need+=(poppler-utils)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "test setup: installing ${need[*]} from Debian's packages" >&2

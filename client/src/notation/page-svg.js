@@ -1,8 +1,9 @@
 // A view's pages as SVG elements whose user units are page units, for the notation views to crop
 // (by viewBox) and draw the cursor over. Each page sits in a wrapper <svg> as a nested element
 // sized to the page: engraved pages are inlined (so their notes are in the DOM), image pages
-// (PNG, JPEG, ...) are an <image>. Cropping the wrapper leaves the page's own viewBox alone: a
-// nested <svg> without a size would be 100% of the crop, not of the page.
+// (PNG, JPEG, ...) are an <image>, a PDF page's rendering at the width that suits the screen.
+// Cropping the wrapper leaves the page's own viewBox alone: a nested <svg> without a size would
+// be 100% of the crop, not of the page.
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const RASTER_RE = /\.(png|jpe?g|gif|webp|avif)(?:[?#]|$)/i;
@@ -48,7 +49,8 @@ export function createPageSource(doc, loadPage) {
       let content;
       if (RASTER_RE.test(page.url)) {
         content = doc.createElementNS(SVG_NS, 'image');
-        content.setAttribute('href', page.url);
+        const win = doc.defaultView;
+        content.setAttribute('href', imageFor(page, doc.documentElement.clientWidth * (win?.devicePixelRatio || 1)));
       } else {
         content = doc.importNode(await template(page.url), true);
         // The server's page units are the page's own viewBox units: map the one onto the other.
@@ -65,6 +67,20 @@ export function createPageSource(doc, loadPage) {
       if (!RASTER_RE.test(page.url)) template(page.url).catch(() => {});
     },
   };
+}
+
+/**
+ * The image of a page to draw on a screen `pixels` device pixels wide: of a PDF page's
+ * renderings (narrowest first), the narrowest at least 0.8 times as wide (a part view draws the
+ * page a little wider than the screen, its systems across it; an image up to a fifth narrower
+ * than the glass is not seen as softer on a phone), else the widest; other pages have one.
+ * @param {import('./systems.js').NotationPage} page
+ * @param {number} pixels
+ */
+export function imageFor(page, pixels) {
+  const list = page.images;
+  if (!Array.isArray(list) || list.length === 0 || !(pixels > 0)) return page.url;
+  return (list.find((i) => i.width >= pixels * 0.8) ?? list[list.length - 1]).url;
 }
 
 /**

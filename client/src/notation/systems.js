@@ -9,8 +9,10 @@ import { isObject } from '../../../core/values.js';
  * A page of a view, as `GET /api/score/views/:view` lists it.
  * @typedef {object} NotationPage
  * @property {string} url
- * @property {number} width   page units (SVG user units or image pixels)
+ * @property {number} width   page units (SVG user units, image pixels, or a PDF page's points)
  * @property {number} height
+ * @property {{ url: string, width: number }[]} [images]  a PDF page's renderings, narrowest
+ *   first (page-svg.js draws the one that suits the screen; `url` is the narrowest)
  */
 
 /**
@@ -223,7 +225,20 @@ function checkNotation(notation) {
     if (!isObject(p) || typeof p.url !== 'string' || p.url === '' || !positive(p.width) || !positive(p.height)) {
       return fail(`pages[${i}] must be { url, width, height } with a URL and sizes > 0`);
     }
-    cleanPages.push({ url: p.url, width: p.width, height: p.height });
+    // A PDF page's renderings: kept when each is { url, width } (else the page has its url only).
+    const images = Array.isArray(p.images)
+      ? p.images.filter(
+          (/** @type {unknown} */ m) => isObject(m) && typeof m.url === 'string' && m.url !== '' && positive(m.width),
+        )
+      : [];
+    cleanPages.push({
+      url: p.url,
+      width: p.width,
+      height: p.height,
+      ...(images.length > 0 && images.length === p.images.length
+        ? { images: images.map((/** @type {any} */ m) => ({ url: m.url, width: m.width })) }
+        : {}),
+    });
   }
   if (!Array.isArray(beats)) return fail('"beats" must be a list with one entry per beat');
   /** @type {NotationBeat[]} */
