@@ -18,6 +18,7 @@
  * @param {{ needed: boolean }} page.soundResume
  * @param {{ describe: (ctx: any, now: number) => unknown, setOffset: (ms: number) => void, offsetMs: number }} page.output
  * @param {unknown} page.tapAlong
+ * @param {{ roster: unknown }} page.device  this device as the roster knows it
  */
 export function exposeForTests(window, page) {
   const { connection, shown, clock, gate, awake, voter, now, audio, phoneSound, soundResume, output } = page;
@@ -85,6 +86,10 @@ export function exposeForTests(window, page) {
         return voter.device;
       },
       view: page.view,
+      // This device as the roster knows it: id, name, and how many times the console asked for attention.
+      get roster() {
+        return page.device.roster;
+      },
     }),
   });
 }
