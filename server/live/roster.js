@@ -350,7 +350,7 @@ export function createRoster({ now, stream, parts, tell, tellAll, devicesPerAddr
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           waiter = null;
-          reject(notReadyError(`not ready after ${Math.round(ms / 1000)} s`));
+          reject(notReadyError(`not every part ready within ${ms} ms`));
         }, ms);
         timer.unref?.();
         waiter = { since, until: since + ms, resolve, reject, timer };
