@@ -9,6 +9,8 @@ const ID_KEY = 'scorecast.device';
 const NAME_KEY = 'scorecast.device-name';
 /** Latency samples go out at most this often (the server counts one report of them per 5 s). */
 export const SAMPLES_EVERY_MS = 10_000;
+/** The first status goes this soon after the page loads (ms). */
+const FIRST_STATUS_MS = 1500;
 
 /**
  * This tab's device id: the same after a reload (sessionStorage), another in another tab.
@@ -81,7 +83,7 @@ export function createDeviceName(storage) {
  * @property {() => { live: boolean, transport: string, client: string }} link
  * @property {(url: string, init: RequestInit) => Promise<Response>} fetch
  * @property {(commands: string[]) => void} onCommands  actions answered to an HTTP report
- * @property {{ setInterval: (fn: () => void, ms: number) => unknown }} timers
+ * @property {{ setInterval: (fn: () => void, ms: number) => unknown, setTimeout: (fn: () => void, ms: number) => unknown }} timers
  * @property {() => number} now
  */
 
@@ -92,7 +94,7 @@ export function createDeviceName(storage) {
 export function startDeviceReports(o) {
   const every = o.view === 'audience' ? AUDIENCE_STATUS_EVERY_MS : PART_STATUS_EVERY_MS;
   let samplesAt = o.now();
-  o.timers.setInterval(() => {
+  const send = () => {
     const link = o.link();
     if (!link.live) return;
     const due = o.now() - samplesAt >= SAMPLES_EVERY_MS - every / 2;
@@ -114,5 +116,9 @@ export function startDeviceReports(o) {
       .catch(() => {
         /* a lost report is no loss */
       });
-  }, every);
+  };
+  // The first status soon after the page loads (a phone shows in the roster within seconds), then
+  // at the pace of its view.
+  o.timers.setTimeout(send, Math.min(every, FIRST_STATUS_MS));
+  o.timers.setInterval(send, every);
 }
