@@ -47,7 +47,7 @@ export const READY_WAIT_MAX_MS = 120_000;
  * @property {() => { epoch: string, seq: number }} stream  the newest state the hub holds
  * @property {() => string[]} parts             the score's part ids
  * @property {(connection: unknown, envelope: { type: string, do: string }) => boolean} tell
- * @property {(envelope: { type: string, do: string }) => number} tellAll
+ * @property {(envelope: { type: string, do: string, all: true }) => number} tellAll
  * @property {number} [devicesPerAddress]      0: no limit
  */
 
@@ -299,7 +299,7 @@ export function createRoster({ now, stream, parts, tell, tellAll, devicesPerAddr
         return { ok: false, status: 404, error: errorValue('SC_ERR_UNKNOWN_ACTION', action.slice(0, 32)) };
       expire();
       if (id === 'all') {
-        let sent = tellAll({ type: 'command', do: action });
+        let sent = tellAll({ type: 'command', do: action, all: true });
         for (const d of devices.values())
           if (typeof d.connection === 'string' && d.gone === null && deliver(d, action)) sent++;
         return { ok: true, sent };

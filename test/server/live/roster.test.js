@@ -40,7 +40,7 @@ function setup({ parts = ['violin', 'cello'], devicesPerAddress = 0 } = {}) {
       return true;
     },
     tellAll: (envelope) => {
-      toldAll.push(envelope.do);
+      toldAll.push(`${envelope.do}${envelope.all ? ' (all)' : ''}`);
       return 3;
     },
     devicesPerAddress,
@@ -142,7 +142,7 @@ describe('roster: each device', () => {
     const s = setup();
     s.report('violin', { id: 'd1' }, '10.0.0.1 page1');
     expect(s.roster.act('all', 'resync')).toEqual({ ok: true, sent: 4 });
-    expect(s.toldAll).toEqual(['resync']);
+    expect(s.toldAll).toEqual(['resync (all)']);
     expect(s.roster.take('10.0.0.1 page1')).toEqual(['resync']);
   });
 
