@@ -136,6 +136,8 @@ async function pollRoster(everyMs) {
 
 /** @type {Record<string, number[]>} */
 const pct = { samples: [], status: [], console: [], 'console-x10': [] };
+/** Polls a second in each round's console-x10 window. @type {number[]} */
+const x10Rates = [];
 const loads = [];
 for (let r = 0; r < rounds; r++) {
   for (const phase of /** @type {const} */ (['samples', 'status', 'console', 'console-x10'])) {
@@ -149,9 +151,11 @@ for (let r = 0; r < rounds; r++) {
     await sleep(settleMs);
     const c0 = cpuMs(/** @type {number} */ (server.pid));
     const t0 = performance.now();
+    const p0 = polls;
     await sleep(windowMs);
     const used = cpuMs(/** @type {number} */ (server.pid)) - c0;
     const wall = performance.now() - t0;
+    if (phase === 'console-x10') x10Rates.push(((polls - p0) * 1000) / wall);
     polling = false;
     pct[phase].push((100 * used) / wall);
     loads.push(os.loadavg()[0]);

@@ -51,7 +51,7 @@ export const READY_WAIT_MAX_MS = 120_000;
  * @property {number} [devicesPerAddress]      0: no limit
  */
 
-/** @param {number[]} xs  sorted ascending */
+/** @param {ArrayLike<number>} xs  sorted ascending */
 const spread = (xs) =>
   xs.length === 0
     ? { n: 0, p50: null, p95: null, max: null }
@@ -125,38 +125,49 @@ function row(d, t) {
   };
 }
 
-/** @param {Map<string, Device>} devices @param {number} t */
+/**
+ * The audience in one pass (a console polls twice a second, 1,500 phones each time): counts,
+ * spreads from typed arrays (a numeric sort), and the worst rows kept as they come.
+ * @param {Map<string, Device>} devices @param {number} t
+ */
 function audienceSummary(devices, t) {
-  /** @type {Device[]} */
-  const phones = [];
+  const n = devices.size;
+  const clock = new Float64Array(n);
+  const behind = new Float64Array(n);
+  const rtt = new Float64Array(n);
+  let nc = 0;
+  let nb = 0;
+  let nr = 0;
   let live = 0;
   let silent = 0;
+  /** Worst first: silent, then furthest behind, then the largest clock error. @type {{ d: Device, s: number }[]} */
+  const worst = [];
   for (const d of devices.values()) {
     if (!isAudience(d) || d.gone !== null) continue;
-    phones.push(d);
-    if (linkOf(d, t) === 'live') live++;
+    const isLive = t - d.heard <= AUDIENCE_SILENT_AFTER_MS;
+    if (isLive) live++;
     else silent++;
+    const { clockError, rtt: r } = d.status;
+    if (clockError !== null) clock[nc++] = clockError;
+    if (d.behind !== null) behind[nb++] = d.behind;
+    if (r !== null) rtt[nr++] = r;
+    const s = (isLive ? 0 : 1e12) + (d.behind ?? 1e6) * 1e4 + (clockError ?? 1e3);
+    if (worst.length === WORST_ROWS && s <= worst[WORST_ROWS - 1].s) continue;
+    let i = worst.length;
+    while (i > 0 && worst[i - 1].s < s) i--;
+    worst.splice(i, 0, { d, s });
+    if (worst.length > WORST_ROWS) worst.pop();
   }
-  const asc = (/** @type {number} */ a, /** @type {number} */ b) => a - b;
-  const clock = phones.map((d) => d.status.clockError).filter((v) => v !== null);
-  const behind = phones.map((d) => d.behind).filter((v) => v !== null);
-  const rtt = phones.map((d) => d.status.rtt).filter((v) => v !== null);
-  // Worst first: silent, then furthest behind, then the largest clock error.
-  const score = (/** @type {Device} */ d) =>
-    (linkOf(d, t) === 'live' ? 0 : 1e12) + (d.behind ?? 1e6) * 1e4 + (d.status.clockError ?? 1e3);
-  const worst = phones
-    .map((d) => ({ d, s: score(d) }))
-    .sort((a, b) => b.s - a.s)
-    .slice(0, WORST_ROWS)
-    .map(({ d }) => row(d, t));
+  const sorted = (/** @type {Float64Array} */ xs, /** @type {number} */ k) =>
+    /** @type {number[]} */ (/** @type {unknown} */ (xs.subarray(0, k).sort()));
   return {
-    total: phones.length,
+    total: live + silent,
     live,
     silent,
-    clockError: spread(/** @type {number[]} */ (clock).sort(asc)),
-    behind: spread(/** @type {number[]} */ (behind).sort(asc)),
-    rtt: spread(/** @type {number[]} */ (rtt).sort(asc)),
-    worst,
+    clockError: spread(sorted(clock, nc)),
+    behind: spread(sorted(behind, nb)),
+    rtt: spread(sorted(rtt, nr)),
+    worst: worst.map(({ d }) => row(d, t)),
   };
 }
 
