@@ -179,6 +179,12 @@ console.log(
 console.log(
   `  per-round console - status: ${pct.console.map((v, i) => (v - pct.status[i]).toFixed(2)).join(', ')} points`,
 );
+// The console's cost from the many polls of console-x10: CPU points per poll a second, times 2
+// (the panel polls twice a second).
+const perPoll = pct['console-x10'].map((v, i) => (v - pct.status[i]) / x10Rates[i]);
+console.log(
+  `  the console, from its polls at ${median(x10Rates).toFixed(1)} a second: ${(2 * median(perPoll)).toFixed(2)} points at the panel's 2 polls a second (${(10 * median(perPoll)).toFixed(2)} ms of CPU a poll; per round: ${perPoll.map((v) => (2 * v).toFixed(2)).join(', ')})`,
+);
 console.log(`  GET /api/roster: ${polls} polls, largest answer ${rosterBytes} bytes`);
 console.log(
   `  load average during the windows: ${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)} (${os.cpus().length} cores)`,
