@@ -306,7 +306,8 @@ export async function buildApp({
   }
   await app.register(libraryRoutes, { scoresDir, token, auth, currentDir: () => current.dir, switchTo });
 
-  await app.register(controlRoutes, { conductor, token, auth, roster });
+  // In a cluster each node's roster holds its own devices: play when ready is refused there.
+  await app.register(controlRoutes, { conductor, token, auth, ...(cluster ? {} : { roster }) });
   await app.register(audienceRoutes, {
     hub,
     stats: clientStats,

@@ -104,7 +104,7 @@ function readyWait(a) {
 /**
  * @param {import('fastify').FastifyInstance} app
  * @param {{ conductor: import('./conductor.js').Conductor, token: string, auth?: import('../http/auth.js').SignInLimiter, roster?: import('../live/roster.js').Roster }} options
- *   roster: what `play {whenReady: true}` waits on
+ *   roster: what `play {whenReady: true}` waits on (none: whenReady is refused)
  */
 async function routes(app, { conductor, token, auth, roster }) {
   app.post('/api/control/:action', { onRequest: requireToken(token, auth) }, async (req) => {
@@ -116,7 +116,13 @@ async function routes(app, { conductor, token, auth, roster }) {
     // transport command meanwhile cancels the wait.
     const wait = action === 'play' ? readyWait(a) : null;
     if (action === 'play' || action === 'pause' || action === 'stop') roster?.cancelWait(`cancelled by ${action}`);
-    if (wait !== null && roster) {
+    if (wait !== null) {
+      // A cluster node's roster holds its own devices only: it cannot say that every part is ready.
+      if (!roster)
+        throw new ScorecastError(
+          'SC_ERR_BAD_CONTROL',
+          'play when ready is not available on a cluster node yet (each node sees only its own devices); play without whenReady',
+        );
       await roster.waitReady(wait);
       req.log.info({ action, whenReady: true }, 'every part ready');
     }

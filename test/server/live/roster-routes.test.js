@@ -13,7 +13,8 @@ const servers = useServers();
 const auth = { authorization: `Bearer ${TOKEN}` };
 const json = { 'content-type': 'application/json' };
 
-async function server() {
+/** @param {Partial<import('../../../server/app.js').AppOptions>} [options] */
+async function server(options = {}) {
   const r = buildScoreModel({
     id: 'rtest',
     title: 'Roster',
@@ -26,7 +27,7 @@ async function server() {
     cues: [],
   });
   if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  const { app, hub } = await buildApp({ score: packageOf(r.value), token: TOKEN });
+  const { app, hub } = await buildApp({ score: packageOf(r.value), token: TOKEN, ...options });
   await app.listen({ port: 0, host: '127.0.0.1' });
   servers.defer(() => app.close());
   const { port } = /** @type {import('node:net').AddressInfo} */ (app.server.address());
@@ -227,6 +228,24 @@ describe('POST /api/control/play {whenReady: true}', () => {
     expect(res.status).toBe(200);
     expect((await res.json()).state.transport).toBe('playing');
     expect((await roster(s.base)).waiting).toBeNull();
+  });
+
+  it('is refused on a cluster node, whose roster holds only its own devices', async () => {
+    const s = await server({
+      cluster: {
+        vote: async () => ({ ok: false, error: { code: 'SC_ERR_NO_VOTE_WINDOW', message: '' } }),
+        report: () => {},
+        round: () => null,
+      },
+    });
+    const res = await fetch(`${s.base}/api/control/play`, {
+      method: 'POST',
+      headers: { ...auth, ...json },
+      body: JSON.stringify({ whenReady: true }),
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toContain('not available on a cluster node');
+    expect(s.hub.state.transport).toBe('stopped');
   });
 
   it('a pause cancels the wait', async () => {
