@@ -105,14 +105,14 @@ test('two part pages and a phone; a cut part is silent within 2 s; reloading it 
   await expect(conduct.locator('#roster-waiting')).toContainText('waiting for every part');
   // Still waiting a while later, nothing played.
   await conduct.waitForTimeout(1500);
-  expect((await server.snapshot()).state.transport).toBe('stopped');
+  expect((await server.snapshot()).state.playback).toBe('stopped');
   await expect(conduct.locator('#roster-waiting')).toHaveAttribute('data-waiting', 'true');
   await test
     .info()
     .attach('roster-waiting', { body: await conduct.screenshot({ fullPage: true }), contentType: 'image/png' });
   // The cellist taps: every part ready, the piece plays.
   await cello.click('[data-testid=click-toggle]');
-  await expect.poll(async () => (await server.snapshot()).state.transport, { timeout: 10_000 }).toBe('playing');
+  await expect.poll(async () => (await server.snapshot()).state.playback, { timeout: 10_000 }).toBe('playing');
   await expect(conduct.locator('#roster-waiting')).toHaveAttribute('data-waiting', 'false');
   for (const c of contexts) await c.close();
 });

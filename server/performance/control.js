@@ -113,7 +113,7 @@ async function routes(app, { conductor, token, auth, roster }) {
     if (!run) throw new ScorecastError('SC_ERR_UNKNOWN_ACTION', action.slice(0, 32));
     const a = args(req.body);
     // Play when ready waits (the request stays open) until every part is ready; any other
-    // transport command meanwhile cancels the wait.
+    // playback command meanwhile cancels the wait.
     const wait = action === 'play' ? readyWait(a) : null;
     if (action === 'play' || action === 'pause' || action === 'stop') roster?.cancelWait(`cancelled by ${action}`);
     if (wait !== null) {

@@ -203,7 +203,7 @@ describe('POST /api/control/play {whenReady: true}', () => {
     const body = await res.json();
     expect(body.code).toBe('SC_ERR_NOT_READY');
     expect(body.problems).toEqual(['not every part ready within 300 ms', 'violin: no device', 'cello: no device']);
-    expect(s.hub.state.transport).toBe('stopped');
+    expect(s.hub.state.playback).toBe('stopped');
   });
 
   it('plays once the last part is ready; the roster shows the wait meanwhile', async () => {
@@ -219,14 +219,14 @@ describe('POST /api/control/play {whenReady: true}', () => {
       body: JSON.stringify({ whenReady: true, timeoutMs: 20_000 }),
     });
     await expect.poll(async () => (await roster(s.base)).waiting).not.toBeNull();
-    expect(s.hub.state.transport).toBe('stopped');
+    expect(s.hub.state.playback).toBe('stopped');
     await new Promise((r) => setTimeout(r, 450));
     // Both heard again now: a part device unheard for 1.5 s is silent, and not ready.
     v.ws.send(JSON.stringify({ type: 'report', device: deviceStatus({ id: 'dv' }) }));
     c.ws.send(JSON.stringify({ type: 'report', device: deviceStatus({ id: 'dc', audio: true }) }));
     const res = await played;
     expect(res.status).toBe(200);
-    expect((await res.json()).state.transport).toBe('playing');
+    expect((await res.json()).state.playback).toBe('playing');
     expect((await roster(s.base)).waiting).toBeNull();
   });
 
@@ -245,7 +245,7 @@ describe('POST /api/control/play {whenReady: true}', () => {
     });
     expect(res.status).toBe(400);
     expect((await res.json()).message).toContain('not available on a cluster node');
-    expect(s.hub.state.transport).toBe('stopped');
+    expect(s.hub.state.playback).toBe('stopped');
   });
 
   it('a pause cancels the wait', async () => {
