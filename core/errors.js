@@ -231,6 +231,24 @@ export const ERRORS = Object.freeze({
     status: 500,
     message: 'The HTTPS key does not belong to the certificate; give --key the key the certificate was issued for.',
   },
+  SC_ERR_BAD_NAME: {
+    code: 'SC_ERR_BAD_NAME',
+    status: 400,
+    message:
+      'The device name was refused: a name is at most 40 characters, with no control characters (line breaks, tabs, direction overrides); choose a shorter plain name.',
+  },
+  SC_ERR_NO_DEVICE: {
+    code: 'SC_ERR_NO_DEVICE',
+    status: 404,
+    message:
+      'No such device in the roster: it has gone (its page closed or its link was lost) or was never there; check GET /api/roster.',
+  },
+  SC_ERR_NOT_READY: {
+    code: 'SC_ERR_NOT_READY',
+    status: 409,
+    message:
+      'Play when ready did not play: not every part was ready in time (live, clock synced, audio unlocked, assets cached), or the wait was cancelled; the parts not ready are listed.',
+  },
   SC_ERR_TLS_EXPIRED: {
     code: 'SC_ERR_TLS_EXPIRED',
     status: 500,

@@ -4,6 +4,7 @@
 import { MAX_CLIENT_MESSAGE_BYTES } from './constants.js';
 import { errorValue } from './errors.js';
 import { isId } from './values.js';
+import { decodeDeviceStatus } from './roster.js';
 
 /**
  * @template T
@@ -14,15 +15,16 @@ import { isId } from './values.js';
  * @typedef {{ type: 'hello', epoch: string | null, seq: number, view?: string }} HelloMessage
  * @typedef {{ type: 'ping', id: number, t0: number }} PingMessage
  * @typedef {{ type: 'tap', tile: string | number, window?: string, device?: string }} TapMessage
- * @typedef {{ type: 'report', push: number[], display: number[] }} ReportMessage
+ * @typedef {{ type: 'report', push: number[], display: number[], device?: import('./roster.js').DeviceStatus }} ReportMessage
  *   what a client measured lately (ms): push latency (receipt on the synced clock minus the
- *   envelope's `t`) and display lag (when it showed a beat minus the beat's server time)
+ *   envelope's `t`) and display lag (when it showed a beat minus the beat's server time); and,
+ *   for the conductor's roster, the device's status (core/roster.js)
  * @typedef {HelloMessage | PingMessage | TapMessage | ReportMessage} ClientMessage
  */
 
 /**
  * @typedef {object} Envelope
- * @property {'welcome'|'snapshot'|'delta'|'heartbeat'|'pong'|'error'|'voted'} type
+ * @property {'welcome'|'snapshot'|'delta'|'heartbeat'|'pong'|'error'|'voted'|'command'} type
  * @property {string} [epoch]
  * @property {number} [seq]
  * @property {number} t
@@ -141,7 +143,14 @@ export function decodeClientMessage(raw, isBinary = false) {
           );
         lists.push(list);
       }
-      return ok({ type: 'report', push: lists[0], display: lists[1] });
+      /** @type {ReportMessage} */
+      const report = { type: 'report', push: lists[0], display: lists[1] };
+      if (msg.device !== undefined) {
+        const device = decodeDeviceStatus(msg.device);
+        if (!device.ok) return device;
+        report.device = device.value;
+      }
+      return ok(report);
     }
     case undefined:
       return fail('SC_ERR_BAD_MESSAGE', 'missing type');
@@ -190,6 +199,10 @@ export function checkEnvelope(msg) {
     case 'pong':
     case 'error':
     case 'voted':
+      return ok(msg);
+    case 'command':
+      // From the console, for this device alone or for all (core/roster.js DEVICE_ACTIONS).
+      if (typeof msg.do !== 'string') return fail('SC_ERR_BAD_MESSAGE', 'command.do must be a string');
       return ok(msg);
     default:
       return fail('SC_ERR_UNKNOWN_TYPE', String(msg.type).slice(0, MAX_ID_LEN));

@@ -13,6 +13,8 @@ import { createMetrics } from './http/metrics.js';
 import { controlRoutes } from './performance/control.js';
 import { createSignInLimiter, requireToken } from './http/auth.js';
 import { audienceRoutes, createClientStats } from './live/client-reports.js';
+import { createRoster } from './live/roster.js';
+import { rosterRoutes } from './live/roster-routes.js';
 import { libraryRoutes } from './package/library.js';
 import { tapRoutes } from './performance/taps.js';
 import { scoreRoutes } from './package/routes.js';
@@ -159,33 +161,22 @@ export async function buildApp({
     credentials,
     votesPerAddress: phonesPerAddress,
   });
-  /** A string that names a reporting connection in the conductor's figures, for a cluster. */
-  /** @type {WeakMap<object, string>} */
-  const clientKeys = new WeakMap();
-  let nextClientKey = 0;
-  const keyPrefix = randomUUID().slice(0, 8);
-  const clientKey = (/** @type {unknown} */ connection) => {
-    const c = /** @type {object} */ (connection);
-    let key = clientKeys.get(c);
-    if (key === undefined) {
-      key = `${keyPrefix}.${++nextClientKey}`;
-      clientKeys.set(c, key);
-    }
-    return key;
-  };
+  // Every device as it reports itself, for the console (server/live/roster.js); this node's own.
+  const roster = createRoster({
+    now: clock.wall,
+    stream: () => ({ epoch: hub.epoch, seq: hub.seq }),
+    parts: () => conductor.model.parts.map((p) => p.id),
+    tell: (connection, envelope) => hub.tell(connection, envelope),
+    tellAll: (envelope) => hub.tellAll(envelope),
+    devicesPerAddress: phonesPerAddress,
+  });
   hub = createHub({
     bus,
     now: clock.wall,
     metrics: metrics.hooks,
     onTap: (tap, from) => votes.cast(tap, from),
-    onReport: (kind, _view, report, from) => {
-      // This node's own figures hold its limits (one report per interval per client, clients per
-      // address); what passes goes to the active conductor in a cluster.
-      const refused = clientStats.add(kind, report, { address: from.address, client: from.connection });
-      if (!refused && cluster)
-        cluster.report(kind, report, { address: from.address, client: clientKey(from.connection) });
-      return refused;
-    },
+    onReport: reportsTo({ roster, clientStats, cluster }),
+    onClose: (from) => roster.closed(from),
     pollersPerAddress: phonesPerAddress,
     ...hubOptions,
   });
@@ -315,8 +306,18 @@ export async function buildApp({
   }
   await app.register(libraryRoutes, { scoresDir, token, auth, currentDir: () => current.dir, switchTo });
 
-  await app.register(controlRoutes, { conductor, token, auth });
-  await app.register(audienceRoutes, { hub, stats: clientStats, token, now: clock.wall, auth, phonesPerAddress });
+  // In a cluster each node's roster holds its own devices: play when ready is refused there.
+  await app.register(controlRoutes, { conductor, token, auth, ...(cluster ? {} : { roster }) });
+  await app.register(audienceRoutes, {
+    hub,
+    stats: clientStats,
+    token,
+    now: clock.wall,
+    auth,
+    phonesPerAddress,
+    commands: (connection) => roster.take(connection),
+  });
+  await app.register(rosterRoutes, { roster, token, auth });
   await app.register(tapRoutes, {
     guard: votes,
     credentials,
@@ -365,9 +366,48 @@ export async function buildApp({
     reload,
     resume,
     clientStats,
+    roster,
     auth,
     switchTo,
     currentDir: () => current.dir,
     scoresDir,
+  };
+}
+
+/**
+ * Where a client's report goes: its device status to the roster, its latency samples to this
+ * node's figures and, in a cluster, to the active conductor's. Each has its own rate (a part page
+ * sends its status twice a second, samples every 10 s).
+ * @param {{ roster: import('./live/roster.js').Roster, clientStats: ReturnType<typeof createClientStats>, cluster?: ClusterHooks }} o
+ * @returns {NonNullable<import('./live/hub.js').HubOptions['onReport']>}
+ */
+function reportsTo({ roster, clientStats, cluster }) {
+  /** A string that names a reporting connection in the conductor's figures, for a cluster. */
+  /** @type {WeakMap<object, string>} */
+  const clientKeys = new WeakMap();
+  let nextClientKey = 0;
+  const keyPrefix = randomUUID().slice(0, 8);
+  const clientKey = (/** @type {unknown} */ connection) => {
+    const c = /** @type {object} */ (connection);
+    let key = clientKeys.get(c);
+    if (key === undefined) {
+      key = `${keyPrefix}.${++nextClientKey}`;
+      clientKeys.set(c, key);
+    }
+    return key;
+  };
+  return (kind, view, report, from) => {
+    const refusedStatus = report.device ? roster.note(kind, view, report.device, from) : null;
+    if (report.push.length + report.display.length === 0 && report.device) return refusedStatus;
+    // This node's own figures hold its limits (one report per interval per client, clients per
+    // address); what passes goes to the active conductor in a cluster.
+    const refused = clientStats.add(kind, report, { address: from.address, client: from.connection });
+    if (!refused && cluster)
+      cluster.report(
+        kind,
+        { type: 'report', push: report.push, display: report.display },
+        { address: from.address, client: clientKey(from.connection) },
+      );
+    return refusedStatus ?? refused;
   };
 }

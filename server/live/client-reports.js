@@ -148,11 +148,13 @@ export function createClientStats({ now, reportersPerAddress = 0 }) {
  * `GET /api/clients` (token): connections by transport and view, and the clients' own latency
  * figures. `POST /api/report`: a report from a client without a WebSocket (same body as the
  * WebSocket `report` message, plus `transport` and `view`).
+ * The answer to a report is 204, or 200 with `{commands: ["reload", ...]}`: the console's actions
+ * on this page (server/live/roster.js), which a polling page holds no connection to receive.
  * @param {import('fastify').FastifyInstance} app
- * @param {{ hub: import('./hub.js').Hub, stats: ReturnType<typeof createClientStats>, token: string, now: () => number, auth?: import('../http/auth.js').SignInLimiter, phonesPerAddress: number }} options
+ * @param {{ hub: import('./hub.js').Hub, stats: ReturnType<typeof createClientStats>, token: string, now: () => number, auth?: import('../http/auth.js').SignInLimiter, phonesPerAddress: number, commands?: (connection: string) => string[] }} options
  *   phonesPerAddress sets the address's request rate (audienceRate; 0: no limit)
  */
-async function routes(app, { hub, stats, token, now, auth, phonesPerAddress }) {
+async function routes(app, { hub, stats, token, now, auth, phonesPerAddress, commands }) {
   app.get('/api/clients', { onRequest: requireToken(token, auth) }, async () => ({
     ...hub.audience(),
     latency: stats.summary(),
@@ -181,17 +183,19 @@ async function routes(app, { hub, stats, token, now, auth, phonesPerAddress }) {
       return reply
         .code(400)
         .send(errorValue('SC_ERR_BAD_MESSAGE', 'report.client must be the page id, 1-64 of [A-Za-z0-9_-]'));
-    const decoded = decodeClientMessage(JSON.stringify({ type: 'report', push: body.push, display: body.display }));
+    const decoded = decodeClientMessage(
+      JSON.stringify({ type: 'report', push: body.push, display: body.display, device: body.device }),
+    );
     if (!decoded.ok) return reply.code(400).send(decoded.error);
     if (decoded.value.type !== 'report') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));
     // A page is its address and its id: pages behind one NAT are told apart by their ids, and
     // an address has at most reportersPerAddress of them. A page whose IPv6 privacy address
     // changed is still the same page (addressKey).
-    const refused = hub.report(transport, view, decoded.value, {
-      address: req.ip,
-      connection: `${addressKey(req.ip)} ${client}`,
-    });
+    const connection = `${addressKey(req.ip)} ${client}`;
+    const refused = hub.report(transport, view, decoded.value, { address: req.ip, connection });
     if (refused) return reply.code(ERRORS[refused.code]?.status ?? 429).send(refused);
+    const queued = commands?.(connection) ?? [];
+    if (queued.length > 0) return reply.code(200).send({ commands: queued });
     return reply.code(204).send();
   });
 }

@@ -41,6 +41,7 @@ export { POLLER_TTL_MS } from './pollers.js';
  *   what a client measured (push latency, display lag), for the conductor's console; an error
  *   when the report was not counted (the client reports too often, its address has too many
  *   reporting clients)
+ * @property {(from: Source) => void} [onClose]  a connection closed (the roster marks its device gone)
  * @property {number} [pollersPerAddress]  polling client ids counted per address (0: no limit):
  *   invented ids cannot inflate the audience figure beyond it
  */
@@ -60,6 +61,7 @@ export function createHub({
   metrics = {},
   onTap,
   onReport,
+  onClose,
   pollersPerAddress = 0,
 }) {
   const framers = createFramers();
@@ -75,6 +77,7 @@ export function createHub({
     history,
     onTap,
     onReport,
+    onClose,
   };
   const { sessions } = context;
   const fanOut = createFanOut({ hub: context, dropBytes, behindMs });
@@ -188,6 +191,32 @@ export function createHub({
     },
 
     resync: history.resync,
+
+    /**
+     * A message for one connection alone (the console's action on one device): it obeys the
+     * behind rule like any direct answer.
+     * @param {unknown} connection  a Source's `connection`
+     * @param {{ type: string } & Record<string, unknown>} envelope  without `t` (added here)
+     * @returns {boolean} false when that connection is not open here, or is behind
+     */
+    tell(connection, envelope) {
+      const session = /** @type {Session} */ (connection);
+      if (!(session instanceof Session) || !sessions.has(session)) return false;
+      return session.reply(history.message({ ...envelope, t: now() }));
+    },
+
+    /**
+     * A message for every connection (the console's action on all devices), framed once per
+     * transport kind; connections that are behind skip it.
+     * @param {{ type: string } & Record<string, unknown>} envelope  without `t` (added here)
+     * @returns {number} connections it was written to
+     */
+    tellAll(envelope) {
+      let n = 0;
+      const msg = history.message({ ...envelope, t: now() });
+      for (const session of sessions) if (session.reply(msg)) n++;
+      return n;
+    },
 
     /** A heartbeat message for the current seq (polling answers it to a live client). */
     heartbeat: fanOut.heartbeat,

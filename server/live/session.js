@@ -47,6 +47,7 @@ import { isId } from '../../core/values.js';
  * @property {import('./history.js').History} history
  * @property {((tap: import('../../core/protocol.js').TapMessage, from: TapSource) => TapResult | Promise<TapResult>) | undefined} onTap
  * @property {((kind: string, view: string, report: import('../../core/protocol.js').ReportMessage, from: Source) => import('../../core/errors.js').ErrorValue | null | void) | undefined} onReport
+ * @property {((from: Source) => void) | undefined} onClose  a connection closed (the roster marks its device gone)
  */
 
 /** One connection's bookkeeping. */
@@ -190,5 +191,6 @@ export class Session {
     this.closed = true;
     this.hub.sessions.delete(this);
     this.hub.metrics.clients?.(this.link.kind, -1);
+    this.hub.onClose?.(this.source);
   }
 }

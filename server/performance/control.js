@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import { ScorecastError } from '../../core/errors.js';
 import { MARK_NAME_MAX, markBeat } from '../../core/marks.js';
 import { requireToken } from '../http/auth.js';
+import { READY_WAIT_MAX_MS, READY_WAIT_MS } from '../live/roster.js';
 
 /**
  * @param {unknown} body
@@ -88,15 +89,44 @@ const ACTIONS = {
 export const CONTROL_ACTIONS = Object.freeze(Object.keys(ACTIONS));
 
 /**
- * @param {import('fastify').FastifyInstance} app
- * @param {{ conductor: import('./conductor.js').Conductor, token: string, auth?: import('../http/auth.js').SignInLimiter }} options
+ * How long `play {whenReady: true}` may wait (ms): `timeoutMs`, or READY_WAIT_MS.
+ * @param {Record<string, unknown>} a
  */
-async function routes(app, { conductor, token, auth }) {
+function readyWait(a) {
+  if (a.whenReady === undefined || a.whenReady === false) return null;
+  if (a.whenReady !== true) throw new ScorecastError('SC_ERR_BAD_CONTROL', 'whenReady must be true or false');
+  const ms = a.timeoutMs ?? READY_WAIT_MS;
+  if (!Number.isInteger(ms) || /** @type {number} */ (ms) < 1 || /** @type {number} */ (ms) > READY_WAIT_MAX_MS)
+    throw new ScorecastError('SC_ERR_BAD_CONTROL', `timeoutMs must be an integer in 1..${READY_WAIT_MAX_MS} (ms)`);
+  return /** @type {number} */ (ms);
+}
+
+/**
+ * @param {import('fastify').FastifyInstance} app
+ * @param {{ conductor: import('./conductor.js').Conductor, token: string, auth?: import('../http/auth.js').SignInLimiter, roster?: import('../live/roster.js').Roster }} options
+ *   roster: what `play {whenReady: true}` waits on (none: whenReady is refused)
+ */
+async function routes(app, { conductor, token, auth, roster }) {
   app.post('/api/control/:action', { onRequest: requireToken(token, auth) }, async (req) => {
     const { action } = /** @type {{ action: string }} */ (req.params);
     const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
     if (!run) throw new ScorecastError('SC_ERR_UNKNOWN_ACTION', action.slice(0, 32));
-    run(conductor, args(req.body));
+    const a = args(req.body);
+    // Play when ready waits (the request stays open) until every part is ready; any other
+    // playback command meanwhile cancels the wait.
+    const wait = action === 'play' ? readyWait(a) : null;
+    if (action === 'play' || action === 'pause' || action === 'stop') roster?.cancelWait(`cancelled by ${action}`);
+    if (wait !== null) {
+      // A cluster node's roster holds its own devices only: it cannot say that every part is ready.
+      if (!roster)
+        throw new ScorecastError(
+          'SC_ERR_BAD_CONTROL',
+          'play when ready is not available on a cluster node yet (each node sees only its own devices); play without whenReady',
+        );
+      await roster.waitReady(wait);
+      req.log.info({ action, whenReady: true }, 'every part ready');
+    }
+    run(conductor, a);
     req.log.info({ action, epoch: conductor.epoch, seq: conductor.seq }, 'control');
     return { epoch: conductor.epoch, seq: conductor.seq, state: conductor.state };
   });

@@ -73,3 +73,24 @@ export function fakeLink(kind = 'ws') {
 export function packageOf(model) {
   return { dir: '.', model, assets: [], views: {}, files: new Map(), warnings: [] };
 }
+
+/**
+ * A valid device status for the roster (core/roster.js); `over` replaces fields.
+ * @param {Record<string, unknown>} [over]
+ * @returns {any}
+ */
+export const deviceStatus = (over = {}) => ({
+  id: 'dabc123',
+  name: 'cello desk 1',
+  link: 'live',
+  playback: 'stopped',
+  epoch: 'e1',
+  seq: 4,
+  clockError: 2.5,
+  rtt: 1.2,
+  audio: true,
+  awake: 'wake-lock',
+  assets: true,
+  app: '0.1.0+abc',
+  ...over,
+});

@@ -16,12 +16,15 @@ import { button, h, setText } from '../console/dom.js';
 import { renderAudience, renderCluster, renderScores, renderVotes } from './panels.js';
 import { renderNextChoice, renderPageChoices } from './pages-panel.js';
 import { renderPresets } from './presets-panel.js';
+import { createRosterPanel } from './roster-panel.js';
 
 /** @type {import('../live/transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast console] ${message}`, detail ?? '');
 
 /** How often the tallies and the audience panel are refreshed. */
 const PANEL_EVERY_MS = 1000;
+/** How often the roster is refreshed: a device's change shows within a second. */
+const ROSTER_EVERY_MS = 500;
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 const storage = (() => {
@@ -57,6 +60,14 @@ function consoleFor(api) {
   const pos = createPositionReadout();
   const transport = createTransportControls({ api, signOut: () => signOut(storage) });
   const { act } = transport;
+  const roster = createRosterPanel({
+    device: (device, action) =>
+      act(`${action[0].toUpperCase()}${action.slice(1)} ${device === 'all' ? 'every device' : device}`, () =>
+        api.deviceAction(device, /** @type {'resync' | 'reload' | 'attention'} */ (action)),
+      ),
+    playWhenReady: (timeoutMs) => act('Play when ready', () => api.play({ whenReady: true, timeoutMs })),
+    cancelWait: () => act('Cancel the wait', () => api.pause()),
+  });
   const seekBar = /** @type {HTMLInputElement} */ (
     h('input', { id: 'seek-bar', type: 'number', min: '0', step: '1', inputmode: 'numeric', 'aria-label': 'Bar' })
   );
@@ -133,6 +144,7 @@ function consoleFor(api) {
     ),
     h('section', { class: 'panel', 'aria-label': 'Presets', hidden: '' }, h('h2', {}, 'Presets'), el.presets),
     h('section', { class: 'panel', 'aria-label': 'Scores' }, h('h2', {}, 'Scores'), el.scores),
+    h('section', { class: 'panel wide', 'aria-label': 'Roster' }, h('h2', {}, 'Roster'), roster.box),
     h('section', { class: 'panel wide', 'aria-label': 'Audience' }, h('h2', {}, 'Audience'), el.audience),
     clusterPanel,
   );
@@ -199,8 +211,17 @@ function consoleFor(api) {
       if (err instanceof ControlError && err.status === 404) isCluster = false;
     }
   };
+  const refreshRoster = async () => {
+    try {
+      roster.show(await api.roster());
+    } catch (err) {
+      if (err instanceof ControlError && err.status === 401) signOut(storage);
+    }
+  };
   refresh();
+  refreshRoster();
   refreshCluster();
+  setInterval(refreshRoster, ROSTER_EVERY_MS);
   setInterval(refresh, PANEL_EVERY_MS);
   setInterval(refreshCluster, 2 * PANEL_EVERY_MS);
 

@@ -66,8 +66,16 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
     clients: () => call('GET', '/api/clients'),
     /** The cluster's nodes (404 on a server that is not a cluster node). */
     cluster: () => call('GET', '/api/cluster'),
-    /** @param {{ countIn?: number }} [o] */
+    /** @param {{ countIn?: number, whenReady?: boolean, timeoutMs?: number }} [o] whenReady: waits for every part */
     play: (o) => control('play', o),
+    /** Every device: parts one by one, the audience summed up (server/live/roster.js). */
+    roster: () => call('GET', '/api/roster'),
+    /**
+     * @param {string} device  a device id, or 'all'
+     * @param {'resync' | 'reload' | 'attention'} action
+     */
+    deviceAction: (device, action) =>
+      call('POST', `/api/roster/${encodeURIComponent(device)}/${encodeURIComponent(action)}`),
     pause: () => control('pause'),
     stop: () => control('stop'),
     /** @param {{ bar: number, beat?: number } | { beat: number }} to */

@@ -88,7 +88,8 @@ export const RESYNC_RETRY_MS = HEARTBEAT_MS;
 /**
  * What listeners receive: `state` and `link` pass the connection, `pong` the server's answer to
  * a ping (for clock sync, later).
- * @typedef {{ state: Connection, link: Connection, pong: import('../../../core/protocol.js').Envelope, message: import('../../../core/protocol.js').Envelope }} ConnectionEvents
+ * @typedef {{ state: Connection, link: Connection, pong: import('../../../core/protocol.js').Envelope, message: import('../../../core/protocol.js').Envelope, command: import('../../../core/protocol.js').Envelope }} ConnectionEvents
+ *   command: the console's action on this device (resync, reload, attention: server/live/roster.js)
  */
 
 /** A live connection to the scorecast server. Construct, subscribe with on(), then start(). */
@@ -295,6 +296,16 @@ export class Connection {
   }
 
   /**
+   * Forget the held position and take the whole state again (the console's resync): the next
+   * snapshot replaces the state, whatever its seq.
+   */
+  refresh() {
+    this.#stream.forget();
+    this.#resyncAt = null;
+    this.#resync(/** @type {any} */ ({ type: 'command', epoch: null, seq: 0 }));
+  }
+
+  /**
    * The page noticed it had been suspended for `awayMs` with no event to say so (a timer that
    * fired that late, client/src/time/wake-watch.js): check the link as on a return.
    * @param {number} awayMs
@@ -411,6 +422,10 @@ export class Connection {
     }
     if (envelope.type === 'error') {
       this.#log('the server refused a message', envelope);
+      return;
+    }
+    if (envelope.type === 'command') {
+      this.#emit('command', envelope);
       return;
     }
     const verdict = this.#stream.receive(envelope);

@@ -36,6 +36,12 @@ export class StreamState {
     return this.#state;
   }
 
+  /** Hold no position (the state is kept until a snapshot replaces it): the next snapshot applies. */
+  forget() {
+    this.#epoch = null;
+    this.#seq = 0;
+  }
+
   /**
    * Take one decoded envelope (checked by core checkEnvelope) into account.
    * @param {import('../../../core/protocol.js').Envelope} message

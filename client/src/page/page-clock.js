@@ -45,9 +45,10 @@ const PONG_WAIT_MS = 2000;
  * @param {import('../live/connection.js').Connection} o.connection
  * @param {(url: string, init?: RequestInit) => Promise<Response>} o.fetch
  * @param {PageClock} o.clock
+ * @param {(ms: number) => void} [o.onRoundTrip]  each measured round trip (ms), for the roster
  * @returns {() => Promise<import('../../../core/clock-sync.js').SyncSample | null>}
  */
-export function createClockProbe({ connection, fetch, clock }) {
+export function createClockProbe({ connection, fetch, clock, onRoundTrip }) {
   const { now } = clock;
   let pingId = 0;
   /** @type {Map<number, (pong: any) => void>} */
@@ -58,6 +59,11 @@ export function createClockProbe({ connection, fetch, clock }) {
     waiting.delete(id);
   });
   const timeOverHttp = httpTimeProbe((url, init) => fetch(url, init), now);
+  /** @param {import('../../../core/clock-sync.js').SyncSample | null} sample */
+  const measured = (sample) => {
+    if (sample) onRoundTrip?.(sample.t1 - sample.t0);
+    return sample;
+  };
   return async function probe() {
     if (connection.transport === 'ws' && connection.linkState === 'live') {
       const id = ++pingId;
@@ -71,10 +77,10 @@ export function createClockProbe({ connection, fetch, clock }) {
       });
       if (connection.send({ type: 'ping', id, t0 })) {
         const answer = /** @type {any} */ (await pong);
-        return answer && typeof answer.t === 'number' ? { t0, t: answer.t, t1: now() } : null;
+        return measured(answer && typeof answer.t === 'number' ? { t0, t: answer.t, t1: now() } : null);
       }
       waiting.delete(id);
     }
-    return timeOverHttp();
+    return measured(await timeOverHttp());
   };
 }

@@ -24,6 +24,7 @@ import { createPartView } from '../notation/part-view.js';
 import { createScoreView } from '../notation/score-view.js';
 import { createClockProbe } from './page-clock.js';
 import { startReports } from './page-reports.js';
+import { createPageDevice } from './page-device.js';
 import { createPageSound } from './page-sound.js';
 import { slowOutputNotice } from '../sound/audio-latency.js';
 import { watchLifecycle } from './page-lifecycle.js';
@@ -72,7 +73,16 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     probe: true,
   });
 
-  const probe = createClockProbe({ connection, fetch, clock: time });
+  /** The last clock round trip (ms), for the roster. @type {number | null} */
+  let lastRtt = null;
+  const probe = createClockProbe({
+    connection,
+    fetch,
+    clock: time,
+    onRoundTrip: (ms) => {
+      lastRtt = ms;
+    },
+  });
   const clock = createServerClock({ probe, now, timers: time, wall });
   // No beat until the clock is good enough, again after every reconnect and every return of the
   // tab; beats change on the animation frame nearest their server time.
@@ -87,7 +97,29 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
       if (gate.open) playClips(connection.state);
     },
   });
-  const reports = startReports({ connection, clock, timers: time, fetch, view: viewName, pageId });
+  // This device in the conductor's roster: its name, the console's actions, its status in every report.
+  const device = createPageDevice({
+    window,
+    document,
+    connection,
+    view: viewName,
+    timers: time,
+    log,
+    storage,
+    entryUrl: import.meta.url,
+  });
+  /** The score's preload assets are in the browser's cache (for the roster's "ready"). */
+  let assetsCached = false;
+  const reports = startReports({
+    connection,
+    clock,
+    timers: time,
+    fetch,
+    view: viewName,
+    pageId,
+    status: () => deviceStatus({ device: device.device, connection, clock, lastRtt, audio, awake, assetsCached }),
+    onCommands: (commands) => device.obeyAll(commands),
+  });
   const notation = mountNotation({ document, fetch, connection, viewName, mark, log });
   /** @param {import('../time/beat-clock.js').Position} pos */
   const drawCursor = (pos) => notation.drawCursor(pos);
@@ -232,7 +264,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     });
   }
 
-  exposeForTests(window, { connection, shown, clock, gate, awake, voter, view: viewName, now, ...sound });
+  exposeForTests(window, { connection, shown, clock, gate, awake, voter, view: viewName, now, device, ...sound });
 
   ui.renderLink(connection);
   connection.start();
@@ -245,6 +277,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
   loadScore((url) => fetch(url), log).then((info) => {
     // Every asset the score marks preload is in the browser's cache: the page-load budget's end.
     mark('scorecast:assets-loaded');
+    assetsCached = info !== null;
     if (info?.title) ui.setFallbackTitle(info.title);
     audioUrls = (info?.assets ?? [])
       .filter((a) => /\.(wav|mp3|ogg|oga|m4a|aac|flac|opus|webm)$/i.test(a.url))
@@ -252,6 +285,40 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     if (audio.unlocked) audio.preload(audioUrls);
   });
   return { connection, clock, gate };
+}
+
+/** Figures in the device status are capped at ten minutes (core/roster.js bounds them). */
+const STATUS_MS_MAX = 600_000;
+
+/**
+ * This device's status now, as the roster reads it (core/roster.js, DeviceStatus).
+ * @param {object} o
+ * @param {{ id: string, name: { value: string }, app: string }} o.device
+ * @param {import('../live/connection.js').Connection} o.connection
+ * @param {{ samples: number, error: number }} o.clock
+ * @param {number | null} o.lastRtt
+ * @param {{ unlocked: boolean }} o.audio
+ * @param {{ status: { method: string } }} o.awake
+ * @param {boolean} o.assetsCached
+ * @returns {import('../../../core/roster.js').DeviceStatus}
+ */
+function deviceStatus({ device, connection, clock, lastRtt, audio, awake, assetsCached }) {
+  const ms = (/** @type {number} */ x) => Math.min(STATUS_MS_MAX, Math.round(x * 10) / 10);
+  const playback = /** @type {any} */ (connection.state)?.playback;
+  return {
+    id: device.id,
+    name: device.name.value,
+    link: connection.linkState,
+    playback: typeof playback === 'string' ? playback : 'none',
+    epoch: connection.epoch,
+    seq: connection.seq,
+    clockError: clock.samples > 0 && Number.isFinite(clock.error) ? ms(clock.error) : null,
+    rtt: lastRtt === null ? null : ms(lastRtt),
+    audio: audio.unlocked,
+    awake: awake.status.method,
+    assets: assetsCached,
+    app: device.app,
+  };
 }
 
 /** @type {import('../live/transports/index.js').Log} */

@@ -20,6 +20,7 @@ import { exposeForTests as exposeLive } from '../live/test-view.js';
  * @param {{ needed: boolean }} page.soundResume
  * @param {{ describe: (ctx: any, now: number) => unknown, setOffset: (ms: number) => void, offsetMs: number }} page.output
  * @param {unknown} page.tapAlong
+ * @param {{ roster: unknown }} page.device  this device as the roster knows it
  */
 export function exposeForTests(window, page) {
   const { connection, shown, clock, gate, awake, voter, now, audio, phoneSound, soundResume, output } = page;
@@ -77,5 +78,9 @@ export function exposeForTests(window, page) {
       return voter.device;
     },
     view: page.view,
+    // This device as the roster knows it: id, name, and how many times the console asked for attention.
+    get roster() {
+      return page.device.roster;
+    },
   });
 }

@@ -122,6 +122,25 @@ describe('state stream', () => {
 });
 
 describe('resync', () => {
+  it("the console's resync: a command is passed on, and refresh() asks for the whole state, which replaces the held one at the same seq", () => {
+    const { conn, socket, onState } = live('E', 5, { beat: 5, text: 'stuck' });
+    /** @type {any[]} */
+    const commands = [];
+    conn.on('command', (c) => commands.push(c));
+    socket.serverSend({ type: 'command', t: 1, do: 'resync' });
+    expect(commands).toEqual([expect.objectContaining({ type: 'command', do: 'resync' })]);
+    expect(onState).toHaveBeenCalledTimes(1);
+    conn.refresh();
+    expect(socket.sent).toEqual([{ type: 'hello', epoch: null, seq: 0, view: 'audience' }]);
+    // Held until the snapshot comes: the page keeps showing what it had.
+    expect(conn.state).toEqual({ beat: 5, text: 'stuck' });
+    socket.serverSend(msg.snapshot('E', 5, { beat: 5, text: 'fresh' }));
+    expect(conn.state).toEqual({ beat: 5, text: 'fresh' });
+    expect(conn.seq).toBe(5);
+    socket.serverSend(msg.delta('E', 6, { beat: 6 }));
+    expect(conn.state).toEqual({ beat: 6, text: 'fresh' });
+  });
+
   it('on a gap, sends a hello on the WebSocket and applies the answer in order', () => {
     const { conn, socket } = live('E', 1, { beat: 1 });
     socket.serverSend(msg.delta('E', 3, { beat: 3 }));
