@@ -15,6 +15,7 @@ import { createSignInLimiter, requireToken } from './http/auth.js';
 import { audienceRoutes, createClientStats } from './live/client-reports.js';
 import { libraryRoutes } from './package/library.js';
 import { tapRoutes } from './performance/taps.js';
+import { openFormRoutes } from './performance/open-form-routes.js';
 import { scoreRoutes } from './package/routes.js';
 import { clientFileRoutes } from './http/client-files.js';
 import { securityHeaders } from './http/security-headers.js';
@@ -316,6 +317,8 @@ export async function buildApp({
   await app.register(libraryRoutes, { scoresDir, token, auth, currentDir: () => current.dir, switchTo });
 
   await app.register(controlRoutes, { conductor, token, auth });
+  // Always mounted: the package playing may be switched to one with sections (openForm).
+  await app.register(openFormRoutes, { conductor, token, auth });
   await app.register(audienceRoutes, { hub, stats: clientStats, token, now: clock.wall, auth, phonesPerAddress });
   await app.register(tapRoutes, {
     guard: votes,
