@@ -93,26 +93,36 @@ export function readOpenForm(raw, score) {
     bad('openForm.sections', `must list 1 to ${MAX_SECTIONS} sections`);
   /** @type {Section[]} */
   const sections = [];
+  /** Where each section is written, for the problems' field names. @type {Map<Section, string>} */
+  const where = new Map();
+  // Every id written, read or not: a section with a problem of its own is not "not a section".
+  const ids = new Set();
   raw.sections.slice(0, MAX_SECTIONS).forEach((/** @type {unknown} */ s, /** @type {number} */ i) => {
     const at = `openForm.sections[${i}]`;
+    if (isObject(s) && isId(s.id)) {
+      if (ids.has(s.id) || s.id === END) bad(`${at}.id`, `"${s.id}" is used by another section, or is "end"`);
+      ids.add(s.id);
+    }
     const section = readSection(s, at, score, bad);
-    if (section) sections.push(section);
+    if (section) {
+      sections.push(section);
+      where.set(section, at);
+    }
   });
-  const ids = new Set();
-  for (const s of sections) {
-    if (ids.has(s.id) || s.id === END) bad('openForm.sections', `the id "${s.id}" is used twice or is "end"`);
-    ids.add(s.id);
-  }
   sections.sort((a, b) => a.first - b.first);
   sections.forEach((s, k) => {
+    const at = where.get(s);
     if (s.default === '') s.default = sections[k + 1]?.id ?? END;
     else if (s.default !== END && !ids.has(s.default))
-      bad(`openForm.sections.${s.id}.default`, `"${s.default.slice(0, 64)}" is not a section (or "end")`);
+      bad(`${at}.default`, `"${s.default.slice(0, 64)}" is not a section (or "end")`);
     const before = sections[k - 1];
     if (before && s.first < before.end)
-      bad('openForm.sections', `"${s.id}" (beats ${s.first}..${s.end - 1}) overlaps "${before.id}"`);
+      bad(
+        `${at}`,
+        `"${s.id}" (beats ${s.first}..${s.end - 1}) overlaps "${before.id}" (beats ${before.first}..${before.end - 1})`,
+      );
     for (const n of s.next)
-      if (n !== END && !ids.has(n)) bad(`openForm.sections.${s.id}.next`, `"${n}" is not a section (or "end")`);
+      if (n !== END && !ids.has(n)) bad(`${at}.next`, `"${n.slice(0, 64)}" is not a section (or "end")`);
   });
   const start = raw.start ?? sections[0]?.id;
   if (!ids.has(start)) bad('openForm.start', `must be the id of a section; "${String(start).slice(0, 64)}" is not`);

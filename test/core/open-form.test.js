@@ -73,14 +73,13 @@ describe('open form: reading the sections', () => {
         field: 'openForm.sections[1].beats',
         message: 'must be [first, last], beats of the score (0..47), first <= last',
       },
+      { field: 'openForm.sections[2].id', message: '"a" is used by another section, or is "end"' },
       {
         field: 'openForm.sections[2].lights',
         message: 'is not a key of a section (id, name, beats, bars, next, chooser, owner, default)',
       },
-      { field: 'openForm.sections', message: 'the id "a" is used twice or is "end"' },
-      { field: 'openForm.sections.a.default', message: '"b" is not a section (or "end")' },
-      { field: 'openForm.sections.a.next', message: '"b" is not a section (or "end")' },
-      { field: 'openForm.sections.a.next', message: '"c" is not a section (or "end")' },
+      // "b" is a section, with a problem of its own: only "c" is unknown.
+      { field: 'openForm.sections[0].next', message: '"c" is not a section (or "end")' },
       { field: 'openForm.start', message: 'must be the id of a section; "nowhere" is not' },
     ]);
   });
@@ -107,6 +106,21 @@ describe('open form: sections in bars, and wrong types', () => {
       ['b', 8, 16],
     ]);
     expect(r.ok && r.value.start).toBe('a');
+  });
+
+  it('names overlapping sections where they are written', () => {
+    const r = readOpenForm(
+      {
+        sections: [
+          { id: 'b', bars: [2, 3] },
+          { id: 'a', bars: [1, 2] },
+        ],
+      },
+      shape,
+    );
+    expect(!r.ok && r.problems).toEqual([
+      { field: 'openForm.sections[0]', message: '"b" (beats 4..11) overlaps "a" (beats 0..7)' },
+    ]);
   });
 
   it('names each field of the wrong type', () => {
