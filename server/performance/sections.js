@@ -7,7 +7,17 @@
 // none.
 
 import { ScorecastError } from '../../core/errors.js';
-import { advance, choose, claim, offer, preview, restoreState, sectionById, startState } from '../../core/open-form.js';
+import {
+  END,
+  advance,
+  choose,
+  claim,
+  offer,
+  preview,
+  restoreState,
+  sectionById,
+  startState,
+} from '../../core/open-form.js';
 
 /** @typedef {import('../../core/performance.js').PerformanceState} PerformanceState */
 /** @typedef {import('../../core/open-form.js').OpenFormState} OpenFormState */
@@ -27,7 +37,8 @@ import { advance, choose, claim, offer, preview, restoreState, sectionById, star
  * @property {string} [owner]
  * @property {string} [claimedBy]
  * @property {{ section: string, by: string }} [chosen]
- * @property {{ section: string, by: string }[]} order
+ * @property {{ section: string, by: string, name: string }[]} order  the sections taken, each with
+ *   who chose it ("start", "conductor", "part:<id>", "default", "seek") and its name
  */
 
 /**
@@ -181,7 +192,8 @@ function view(form, state) {
     ...(o.owner !== null ? { owner: o.owner } : {}),
     ...(o.claimedBy !== null ? { claimedBy: o.claimedBy } : {}),
     ...(o.chosen !== null ? { chosen: { ...o.chosen } } : {}),
-    order: state.order.map((x) => ({ ...x })),
+    // With each section's name, for a timeline of the order taken.
+    order: state.order.map((x) => ({ ...x, name: x.section === END ? 'End' : sectionById(form, x.section).name })),
   };
 }
 

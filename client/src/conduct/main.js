@@ -15,6 +15,7 @@ import { button, h, setText } from '../console/dom.js';
 import { renderAudience, renderCluster, renderScores, renderVotes } from './panels.js';
 import { renderNextChoice, renderPageChoices } from './pages-panel.js';
 import { renderPresets } from './presets-panel.js';
+import { renderSections } from './sections-panel.js';
 
 /** @type {import('../live/transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast console] ${message}`, detail ?? '');
@@ -43,6 +44,7 @@ function consoleFor(api) {
     votes: h('div', { id: 'votes' }),
     pages: h('div', { id: 'page-choices' }),
     presets: h('div', { id: 'presets' }),
+    sections: h('div', { id: 'sections', 'data-testid': 'sections' }),
     scores: h('div', { id: 'scores' }),
     audience: h('div', { id: 'audience' }),
     cluster: h('div', { id: 'cluster' }),
@@ -130,6 +132,7 @@ function consoleFor(api) {
       el.pages,
       nextTiles,
     ),
+    h('section', { class: 'panel', 'aria-label': 'Sections', hidden: '' }, h('h2', {}, 'Sections'), el.sections),
     h('section', { class: 'panel', 'aria-label': 'Presets', hidden: '' }, h('h2', {}, 'Presets'), el.presets),
     h('section', { class: 'panel', 'aria-label': 'Scores' }, h('h2', {}, 'Scores'), el.scores),
     h('section', { class: 'panel wide', 'aria-label': 'Audience' }, h('h2', {}, 'Audience'), el.audience),
@@ -159,6 +162,9 @@ function consoleFor(api) {
     document.title = `Conductor · ${s?.score?.title ?? 'scorecast'}`;
     pos.showState(s);
     transport.showRate(s?.rate);
+    renderSections(el.sections, s?.section, (id, round, name) =>
+      act(`Next section: ${name}`, () => api.chooseSection(id, round)),
+    );
     renderPageChoices(
       el.pages,
       s?.pages,

@@ -69,7 +69,7 @@ describe('conductor: open-form sections', () => {
         { id: 'rhythm', name: 'Rhythm' },
       ],
       chooser: 'conductor',
-      order: [{ section: 'intro', by: 'start' }],
+      order: [{ section: 'intro', by: 'start', name: 'Intro' }],
     });
   });
 
@@ -89,8 +89,8 @@ describe('conductor: open-form sections', () => {
     ]);
     expect(sectionOf(p.conductor)).toMatchObject({ id: 'rhythm', round: 1, chooser: 'first' });
     expect(sectionOf(p.conductor).order).toEqual([
-      { section: 'intro', by: 'start' },
-      { section: 'rhythm', by: 'conductor' },
+      { section: 'intro', by: 'start', name: 'Intro' },
+      { section: 'rhythm', by: 'conductor', name: 'Rhythm' },
     ]);
   });
 
@@ -221,7 +221,7 @@ describe('conductor: open-form sections', () => {
     const p = proc();
     p.conductor.seek(30);
     expect(sectionOf(p.conductor)).toMatchObject({ id: 'rhythm', round: 1 });
-    expect(sectionOf(p.conductor).order.at(-1)).toEqual({ section: 'rhythm', by: 'seek' });
+    expect(sectionOf(p.conductor).order.at(-1)).toEqual({ section: 'rhythm', by: 'seek', name: 'Rhythm' });
     p.conductor.stop();
     expect(sectionOf(p.conductor)).toMatchObject({ id: 'intro', round: 0 });
   });
