@@ -19,6 +19,9 @@ import {
   startState,
 } from '../../core/open-form.js';
 
+/** The sections taken that the state shows (the latest). */
+export const ORDER_SHOWN = 32;
+
 /** @typedef {import('../../core/performance.js').PerformanceState} PerformanceState */
 /** @typedef {import('../../core/open-form.js').OpenFormState} OpenFormState */
 
@@ -192,8 +195,11 @@ function view(form, state) {
     ...(o.owner !== null ? { owner: o.owner } : {}),
     ...(o.claimedBy !== null ? { claimedBy: o.claimedBy } : {}),
     ...(o.chosen !== null ? { chosen: { ...o.chosen } } : {}),
-    // With each section's name, for a timeline of the order taken.
-    order: state.order.map((x) => ({ ...x, name: x.section === END ? 'End' : sectionById(form, x.section).name })),
+    // With each section's name, for a timeline of the order taken; the last ORDER_SHOWN only, so
+    // that a long performance's state stays small (the record and GET /api/section keep all).
+    order: state.order
+      .slice(-ORDER_SHOWN)
+      .map((x) => ({ ...x, name: x.section === END ? 'End' : sectionById(form, x.section).name })),
   };
 }
 

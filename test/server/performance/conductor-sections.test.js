@@ -226,6 +226,17 @@ describe('conductor: open-form sections', () => {
     expect(sectionOf(p.conductor)).toMatchObject({ id: 'intro', round: 0 });
   });
 
+  it('the state shows the latest sections taken, the record keeps them all', () => {
+    const p = proc();
+    for (let i = 0; i < 40; i++) p.conductor.seek(i % 2 === 0 ? 8 : 24);
+    const order = sectionOf(p.conductor).order;
+    expect(order).toHaveLength(32);
+    expect(order.at(-1)).toEqual({ section: 'rhythm', by: 'seek', name: 'Rhythm' });
+    expect(p.conductor.record().sections).toMatchObject({ order: expect.any(Array) });
+    expect(/** @type {any} */ (p.conductor.record().sections).order).toHaveLength(41);
+    expect(p.conductor.sectionOffer().order).toHaveLength(41);
+  });
+
   it('a score without openForm has no section, and refuses choices', () => {
     const r = buildScoreModel({ id: 'x', title: 'X', bars: 2, meter: [{ bar: 1, time: '4/4', tempo: 120 }] });
     if (!r.ok) throw new Error('model');
