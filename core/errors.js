@@ -65,6 +65,12 @@ export const ERRORS = Object.freeze({
     status: 404,
     message: 'Unknown control action; use play, pause, stop, seek, tempo, vote, preset or next.',
   },
+  SC_ERR_SECTION_REFUSED: {
+    code: 'SC_ERR_SECTION_REFUSED',
+    status: 409,
+    message:
+      'That choice of the next section is not yours to make now; the offer says who chooses and what may follow.',
+  },
   SC_ERR_BAD_CONTROL: {
     code: 'SC_ERR_BAD_CONTROL',
     status: 400,

@@ -6,6 +6,7 @@ import { createTempoMap, createTempoMapFromBars } from './tempo-map.js';
 import { checkOscCues } from './osc-cues.js';
 import { checkPresets } from './presets.js';
 import { checkMarks, notationMarks } from './marks.js';
+import { readOpenForm } from './open-form.js';
 import { PACKAGE_LIMITS as LIMITS, formatBytes } from './package-limits.js';
 import { isId, isObject } from './values.js';
 import { parsePageRanges } from './page-ranges.js';
@@ -57,6 +58,7 @@ import { parsePageRanges } from './page-ranges.js';
  * @property {import('./osc-cues.js').OscCue[]} osc  sorted by beat
  * @property {import('./presets.js').Preset[]} presets  audience patches the conductor fires by hand
  * @property {import('./marks.js').Mark[]} marks  rehearsal marks, every playing, sorted by beat
+ * @property {import('./open-form.js').OpenForm | null} openForm  sections whose order is chosen live
  */
 
 /**
@@ -188,6 +190,8 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
       (COLOUR_FIELDS.some((k) => set[k] !== undefined && set[k] !== null && !isColour(set[k])) ? COLOUR_HINT : null),
   });
 
+  const openForm = map ? checkOpenForm(raw.openForm, { map, parts, problem }) : null;
+
   if (problems.length > 0 || !map) return { ok: false, problems };
   return {
     ok: true,
@@ -207,8 +211,34 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
       osc,
       presets,
       marks,
+      openForm,
     },
   };
+}
+
+/**
+ * The open form (core/open-form.js): sections whose order is chosen live, in bars or beats of
+ * this score.
+ * @param {unknown} raw
+ * @param {{ map: import('./tempo-map.js').TempoMap, parts: { id: string }[], problem: ProblemSink }} ctx
+ * @returns {import('./open-form.js').OpenForm | null}
+ */
+function checkOpenForm(raw, { map, parts, problem }) {
+  if (raw === undefined) return null;
+  const read = readOpenForm(raw, {
+    totalBeats: map.totalBeats,
+    parts: parts.map((p) => p.id),
+    // A bar's first and last beat, the first time through.
+    barBeats: (bar) => {
+      const info = map.barInfo(bar);
+      return info ? [info.startBeat, info.startBeat + info.beats - 1] : null;
+    },
+  });
+  if (!read.ok) {
+    for (const p of read.problems) problem(p.field, p.message);
+    return null;
+  }
+  return read.value;
 }
 
 /**

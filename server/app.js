@@ -17,6 +17,7 @@ import { createRoster } from './live/roster.js';
 import { rosterRoutes } from './live/roster-routes.js';
 import { libraryRoutes } from './package/library.js';
 import { tapRoutes } from './performance/taps.js';
+import { openFormRoutes } from './performance/open-form-routes.js';
 import { scoreRoutes } from './package/routes.js';
 import { clientFileRoutes } from './http/client-files.js';
 import { securityHeaders } from './http/security-headers.js';
@@ -308,6 +309,8 @@ export async function buildApp({
 
   // In a cluster each node's roster holds its own devices: play when ready is refused there.
   await app.register(controlRoutes, { conductor, token, auth, ...(cluster ? {} : { roster }) });
+  // Always mounted: the package playing may be switched to one with sections (openForm).
+  await app.register(openFormRoutes, { conductor, token, auth });
   await app.register(audienceRoutes, {
     hub,
     stats: clientStats,

@@ -1,12 +1,14 @@
 // The conductor plays a score against a monotonic clock and publishes every state change to the
 // bus: play, pause, stop, seek, tempo, a new score. The beat grid and its timer are beat-grid.js,
-// what the votes decide is vote-state.js, the way back after a restart is resume.js.
+// what the votes decide is vote-state.js, an open-form piece's sections are sections.js, the way
+// back after a restart is resume.js.
 
 import { applyPatch, diffPatch } from '../../core/merge-patch.js';
 import { atBeat, initialState, withCountIn, withNext, withRate, withPlayback } from '../../core/performance.js';
 import { ScorecastError } from '../../core/errors.js';
 import { MAX_RATE, MIN_RATE, createBeatGrid, systemClock } from './beat-grid.js';
 import { createVoteState } from './vote-state.js';
+import { createSectionState, sectionCommands } from './sections.js';
 import { playOn, playbackOf, recordProblem, toRecord } from './resume.js';
 import { COUNTS_EVERY_MS, voteCommands } from './vote-commands.js';
 
@@ -58,11 +60,14 @@ export function createConductor({
   let model = firstModel;
   let map = model.map;
   let voting = createVoteState(model, { onVote });
+  let sections = createSectionState(model);
   const grid = createBeatGrid(clock);
   /** @type {number | null} A closed vote's jump, taken at the next beat (null: none). */
   let pendingJump = null;
   let epoch = firstEpoch;
-  let state = voting.withPages(initialState(model));
+  /** @param {PerformanceState} s */
+  const dress = (s) => dressed(s, voting, sections);
+  let state = dress(voting.withPages(initialState(model)));
   let seq = 0;
   /** Fractional beat position while not playing. */
   let pos = 0;
@@ -72,7 +77,7 @@ export function createConductor({
 
   /** @param {PerformanceState} next */
   function commit(next) {
-    next = voting.dress(next);
+    next = dress(next);
     const patch = diffPatch(state, next);
     state = next;
     if (patch === undefined) return;
@@ -94,51 +99,45 @@ export function createConductor({
    * @param {number} beat the beat sounding (or about to, after a count-in)
    */
   function announce(s, beat) {
-    const { to, dueAt } = following(beat, { pendingJump, loop, totalBeats: map.totalBeats, ballot: voting.ballot });
+    const { to, dueAt } = following(beat, { pendingJump, loop, totalBeats: map.totalBeats, voting, sections });
     return withNext(model, s, to, wallOf(dueMono(dueAt, s.rate)));
   }
 
   /** The position now: playing, within the beat sounding. */
   const currentPos = () => (state.playback === 'playing' ? grid.positionWithin(map, state.rate, state.beat) : pos);
 
-  /** @param {number} beat next beat due (totalBeats = the end) */
+  /** @param {number} beat next beat due (totalBeats = the end, unless a section's choice goes on) */
   function arm(beat) {
     grid.arm(
       () => dueMono(beat),
-      () => (beat < map.totalBeats ? fire(beat) : finish()),
+      () => (beat < map.totalBeats || sections?.endsSection(beat - 1) ? fire(beat) : finish()),
     );
   }
 
   /** @param {number} scheduled */
   function fire(scheduled) {
     const due = dueMono(scheduled);
-    let beat = scheduled;
-    let decided = voting.voteAt(scheduled, true);
-    if (pendingJump !== null) {
-      // A vote the conductor closed decides the beat after the one that was sounding.
-      decided = pendingJump;
-      pendingJump = null;
-      voting.ballot.at(decided);
-    }
-    if (decided !== null) {
-      // The decided beat sounds when the scheduled one would have: the grid goes on.
-      grid.anchorAt(decided, due);
-      beat = decided;
-    }
+    const decided = decideAt(scheduled, { voting, sections, pendingJump });
+    pendingJump = null;
+    if (decided === false) return stopAtEnd();
+    const beat = decided ?? scheduled;
+    // The decided beat sounds when the scheduled one would have: the grid goes on.
+    if (decided !== null) grid.anchorAt(decided, due);
     onBeat?.(beat, due);
     commit(announce(atBeat(model, state, beat, wallOf(due)), beat));
     arm(beat + 1);
   }
 
   function finish() {
-    const end = dueMono(map.totalBeats);
-    if (loop) {
-      // Re-anchor on the ideal end time, not on now: the loop keeps the beat grid.
-      grid.anchorAt(0, end);
-      onStart?.(0);
-      fire(0);
-      return;
-    }
+    if (!loop) return stopAtEnd();
+    // Re-anchor on the ideal end time, not on now: the loop keeps the beat grid.
+    grid.anchorAt(0, dueMono(map.totalBeats));
+    onStart?.(0);
+    fire(0);
+  }
+
+  /** The piece has ended: stopped on its last beat played. */
+  function stopAtEnd() {
     ended = true;
     pos = state.beat;
     commit(withPlayback(state, 'stopped', null));
@@ -154,10 +153,10 @@ export function createConductor({
     const nowMono = clock.now();
     const nowWall = clock.wall();
     const voteAt = (/** @type {number} */ b) => voting.voteAt(b, true);
-    const reached = playOn({ model, loop, rate: state.rate, from, beatT, nowWall, voteAt });
+    const reached = playOn({ model, loop, rate: state.rate, from, beatT, nowWall, voteAt, sections });
     if (reached.ended) {
       ended = true;
-      pos = map.totalBeats - 1;
+      pos = reached.at ?? map.totalBeats - 1;
       state = withPlayback(atBeat(model, state, pos, null), 'stopped', null);
       return;
     }
@@ -201,11 +200,12 @@ export function createConductor({
    * @param {import('./vote-state.js').VoteState} nextVoting
    * @param {string} nextEpoch
    */
-  function restart(next, nextVoting, nextEpoch) {
+  function restart(next, nextVoting, nextEpoch, nextSections = createSectionState(next)) {
     grid.cancel();
     model = next;
     map = next.map;
     voting = nextVoting;
+    sections = nextSections;
     pendingJump = null;
     epoch = nextEpoch;
     seq = 0;
@@ -242,9 +242,10 @@ export function createConductor({
       if (keepPosition) {
         pos = at;
         voting.voteAt(at, false);
+        sections?.seek(at);
         state = keptPlace(model, state, at, was);
       }
-      state = voting.withPages(state);
+      state = dress(voting.withPages(state));
       bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
       if (keepPosition && was.playback === 'playing') conductor.play();
       return state;
@@ -261,20 +262,15 @@ export function createConductor({
       if (ended) {
         pos = 0;
         ended = false;
+        sections?.reset();
       }
       const playing = withPlayback(state, 'playing', null);
       if (Number.isInteger(pos) && countIn > 0) {
         const beat = pos;
-        const { beats, beatMs } = countInOf(map, beat, countIn, state.rate);
         voting.voteAt(beat, false);
-        grid.anchor(beat, beats * beatMs);
+        const counting = countingIn(model, grid, playing, beat, countIn);
         onStart?.(beat);
-        const counting = withCountIn(atBeat(model, playing, beat, null), {
-          t: grid.wall - beats * beatMs,
-          beats,
-          beatMs,
-        });
-        commit(withNext(model, counting, beat, grid.wall));
+        commit(counting);
         arm(beat);
       } else if (Number.isInteger(pos)) {
         voting.voteAt(pos, false);
@@ -300,6 +296,7 @@ export function createConductor({
       pos = 0;
       ended = false;
       voting.voteAt(0, false);
+      sections?.reset();
       commit(atBeat(model, withPlayback(state, 'stopped', null), 0, null));
       return state;
     },
@@ -310,6 +307,7 @@ export function createConductor({
       pendingJump = null;
       ended = false;
       voting.voteAt(beat, false);
+      sections?.seek(beat);
       if (state.playback === 'playing') {
         grid.cancel();
         startAt(state, beat);
@@ -358,7 +356,7 @@ export function createConductor({
      */
     record() {
       const beatT = state.playback === 'playing' ? wallOf(dueMono(state.beat)) : null;
-      return toRecord({ state, pos, beatT, ended, votes: voting.record() });
+      return toRecord({ state, pos, beatT, ended, votes: voting.record(), sections: sections?.record() });
     },
 
     /**
@@ -372,7 +370,7 @@ export function createConductor({
      * @param {{ epoch?: string }} [options]
      */
     resume(record, { epoch: nextEpoch = newEpoch() } = {}) {
-      restart(model, restoredVotes(record, model, onVote), nextEpoch);
+      restart(model, restoredVotes(record, model, onVote), nextEpoch, restoredSections(record, model));
       const playback = playbackOf(record);
       ended = playback !== 'playing' && record.ended === true;
       pos = record.beat;
@@ -383,7 +381,7 @@ export function createConductor({
       } else {
         state = withPlayback(atBeat(model, state, Math.floor(pos), null), playback, null);
       }
-      state = voting.dress(state);
+      state = dress(state);
       bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
       return state;
     },
@@ -406,6 +404,12 @@ export function createConductor({
       clock,
       onVoteCast,
     }),
+
+    // A choice on a section's last beat changes the beat announced next.
+    ...sectionCommands({
+      sections: () => sections,
+      commit: () => commit(state.next ? announce(state, state.beat) : state),
+    }),
   };
   return conductor;
 }
@@ -425,16 +429,68 @@ function restoredVotes(record, model, onVote) {
 }
 
 /**
+ * Where the performance goes as the beat `scheduled` comes: the beat decided instead (a vote the
+ * conductor closed, a vote window closing there, the choice at an open-form section's end), null
+ * (`scheduled` sounds), or false (a section's choice ends the piece).
+ * @param {number} scheduled
+ * @param {{ voting: import('./vote-state.js').VoteState, sections: import('./sections.js').SectionState | null, pendingJump: number | null }} at
+ * @returns {number | null | false}
+ */
+function decideAt(scheduled, { voting, sections, pendingJump }) {
+  const decided = voting.voteAt(scheduled, true);
+  if (pendingJump !== null) {
+    // A vote the conductor closed decides the beat after the one that was sounding.
+    voting.ballot.at(pendingJump);
+    return pendingJump;
+  }
+  // An open-form section ends: the section chosen next starts on the grid, or the piece ends.
+  if (sections?.endsSection(scheduled - 1)) return sections.next() ?? false;
+  return decided;
+}
+
+/**
+ * The state as the pages see it: the votes, the pages chosen, the open form's section.
+ * @param {PerformanceState} s
+ * @param {import('./vote-state.js').VoteState} voting
+ * @param {import('./sections.js').SectionState | null} sections
+ */
+function dressed(s, voting, sections) {
+  const d = voting.dress(s);
+  return sections ? sections.dress(d) : d;
+}
+
+/**
+ * A recorded performance's open-form sections, for the score `model` (null: it has none). A
+ * record from before the score had them goes on in the section that holds its beat. Throws
+ * SC_ERR_SAVE_MISMATCH when the record does not fit the score.
+ * @param {PerformanceRecord} record
+ * @param {import('../../core/manifest.js').ScoreModel} model
+ */
+function restoredSections(record, model) {
+  const sections = createSectionState(model);
+  if (!sections) return null;
+  if (record.sections === undefined) sections.seek(Math.floor(record.beat));
+  else {
+    const problem = sections.restore(record.sections);
+    if (problem !== null) throw new ScorecastError('SC_ERR_SAVE_MISMATCH', problem);
+  }
+  return sections;
+}
+
+/**
  * What follows `beat` in performance order: the beat announced as next (after a vote window's
- * close, the jump the tally so far decides; after the end, the loop's first beat or none), and
- * the position whose due time it takes.
+ * close, the jump the tally so far decides; at an open-form section's end, the first beat of the
+ * section chosen so far; after the end, the loop's first beat or none), and the position whose
+ * due time it takes.
  * @param {number} beat
- * @param {{ pendingJump: number | null, loop: boolean, totalBeats: number, ballot: { preview: (beat: number) => import('../../core/votes.js').Outcome | null } }} options
+ * @param {{ pendingJump: number | null, loop: boolean, totalBeats: number, voting: import('./vote-state.js').VoteState, sections: import('./sections.js').SectionState | null }} options
  * @returns {{ to: number | null, dueAt: number }}
  */
-function following(beat, { pendingJump, loop, totalBeats, ballot }) {
+function following(beat, { pendingJump, loop, totalBeats, voting, sections }) {
+  const ballot = voting.ballot;
   const after = beat + 1;
   if (pendingJump !== null) return { to: pendingJump, dueAt: after };
+  if (sections?.endsSection(beat)) return { to: sections.after(beat), dueAt: after };
   if (after >= totalBeats) return { to: loop ? 0 : null, dueAt: totalBeats };
   const outcome = ballot.preview(after);
   return { to: outcome && outcome.seek !== null ? outcome.seek : after, dueAt: after };
@@ -451,6 +507,22 @@ function following(beat, { pendingJump, loop, totalBeats, ballot }) {
 function keptPlace(model, s, at, was) {
   const placed = atBeat(model, withRate(model, s, was.rate), at, null);
   return was.playback === 'paused' ? withPlayback(placed, 'paused', null) : placed;
+}
+
+/**
+ * The state counting in `countIn` bars before `beat`, the grid anchored on that beat after the
+ * clicks.
+ * @param {import('../../core/manifest.js').ScoreModel} model
+ * @param {import('./beat-grid.js').BeatGrid} grid
+ * @param {PerformanceState} playing
+ * @param {number} beat
+ * @param {number} countIn
+ */
+function countingIn(model, grid, playing, beat, countIn) {
+  const { beats, beatMs } = countInOf(model.map, beat, countIn, playing.rate);
+  grid.anchor(beat, beats * beatMs);
+  const counting = withCountIn(atBeat(model, playing, beat, null), { t: grid.wall - beats * beatMs, beats, beatMs });
+  return withNext(model, counting, beat, grid.wall);
 }
 
 /**

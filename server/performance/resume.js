@@ -21,6 +21,8 @@ import { MAX_RATE, MIN_RATE } from './beat-grid.js';
  * @property {import('../../core/page-choice.js').Decision[]} [pages] the page choices made so far
  * @property {{ slot: number, tiles: string[] }} [forced] tiles the conductor forced for a page
  *   choice not yet decided (POST /api/control/next)
+ * @property {unknown} [sections] an open-form piece's sections (sections.js): the section playing,
+ *   the choice made, the order taken; checked against the score by sections.js
  */
 
 const PLAYBACKS = ['playing', 'paused', 'stopped'];
@@ -73,9 +75,10 @@ export function recordProblem(record, model) {
  * @param {number | null} performance.beatT  playing: the wall time the beat sounding sounded
  * @param {boolean} performance.ended  stopped by reaching the end
  * @param {import('./vote-state.js').VotesRecord} performance.votes
+ * @param {unknown} [performance.sections]  an open-form piece's sections' record
  * @returns {PerformanceRecord}
  */
-export function toRecord({ state, pos, beatT, ended, votes }) {
+export function toRecord({ state, pos, beatT, ended, votes, sections }) {
   const playing = state.playback === 'playing';
   const { ballot, ...choices } = votes;
   return {
@@ -86,6 +89,7 @@ export function toRecord({ state, pos, beatT, ended, votes }) {
     ...(ended ? { ended } : {}),
     ballot,
     ...choices,
+    ...(sections !== undefined ? { sections } : {}),
   };
 }
 
@@ -99,30 +103,40 @@ export function toRecord({ state, pos, beatT, ended, votes }) {
  * @property {number} nowWall  wall time now
  * @property {(beat: number) => number | null} voteAt  the ballot reaches `beat` by playing on:
  *   the beat a closing window's tally sends the performance to, or null (vote-state.js)
+ * @property {Pick<import('./sections.js').SectionState, 'ends' | 'endsSection' | 'next'> | null} [sections]
+ *   an open-form piece's sections: at a section's end its choice decides where playing on goes
  */
 
 /**
  * Play on from a performance at `from`, which sounded at wall time `beatT`, through the time that
  * has passed since, exactly as the timers would have: vote windows open and close on the way (a
- * recorded tally decides its jump), the end loops or stops. Returns `ended` when the piece ended
- * meanwhile, else the beat reached by now and the grid to go on with: position `at` sounded at
- * wall time `t`.
+ * recorded tally decides its jump), open-form sections end and their choice (or default) decides
+ * where it goes, the end loops or stops. Returns `ended` (and, when a section's choice ended it,
+ * the beat it ended `at`) when the piece ended meanwhile, else the beat reached by now and the
+ * grid to go on with: position `at` sounded at wall time `t`.
  * @param {PlayOnOptions} options
- * @returns {{ ended: true } | { ended: false, at: number, t: number, beat: number }}
+ * @returns {{ ended: true, at?: number } | { ended: false, at: number, t: number, beat: number }}
  */
-export function playOn({ model, loop, rate, from, beatT, nowWall, voteAt }) {
+export function playOn({ model, loop, rate, from, beatT, nowWall, voteAt, sections = null }) {
   const map = model.map;
   const span = (/** @type {number} */ a, /** @type {number} */ b) => (map.timeAt(b) - map.timeAt(a)) / rate;
   let at = from;
   // Restarted before the beat was due (during a count-in): it sounds now.
   let t = Math.min(beatT, nowWall);
   let wrapped = false;
-  const edges = model.votes.flatMap((v) => [v.open, v.close]);
+  const edges = [...model.votes.flatMap((v) => [v.open, v.close]), ...(sections?.ends() ?? [])];
   let edge = map.totalBeats;
   for (;;) {
     edge = Math.min(map.totalBeats, ...edges.filter((b) => b > at));
     if (t + span(at, edge) > nowWall) break;
     t += span(at, edge);
+    if (sections?.endsSection(edge - 1)) {
+      // A section ended while the server was down: its choice decides, as it would have.
+      const to = sections.next();
+      if (to === null) return { ended: true, at: edge - 1 };
+      at = to;
+      continue;
+    }
     if (edge < map.totalBeats) {
       at = voteAt(edge) ?? edge;
       continue;

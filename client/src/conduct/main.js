@@ -17,6 +17,7 @@ import { renderAudience, renderCluster, renderScores, renderVotes } from './pane
 import { renderNextChoice, renderPageChoices } from './pages-panel.js';
 import { renderPresets } from './presets-panel.js';
 import { createRosterPanel } from './roster-panel.js';
+import { renderSections } from './sections-panel.js';
 
 /** @type {import('../live/transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast console] ${message}`, detail ?? '');
@@ -47,6 +48,7 @@ function consoleFor(api) {
     votes: h('div', { id: 'votes' }),
     pages: h('div', { id: 'page-choices' }),
     presets: h('div', { id: 'presets' }),
+    sections: h('div', { id: 'sections', 'data-testid': 'sections' }),
     scores: h('div', { id: 'scores' }),
     audience: h('div', { id: 'audience' }),
     cluster: h('div', { id: 'cluster' }),
@@ -142,6 +144,7 @@ function consoleFor(api) {
       el.pages,
       nextTiles,
     ),
+    h('section', { class: 'panel', 'aria-label': 'Sections', hidden: '' }, h('h2', {}, 'Sections'), el.sections),
     h('section', { class: 'panel', 'aria-label': 'Presets', hidden: '' }, h('h2', {}, 'Presets'), el.presets),
     h('section', { class: 'panel', 'aria-label': 'Scores' }, h('h2', {}, 'Scores'), el.scores),
     h('section', { class: 'panel wide', 'aria-label': 'Roster' }, h('h2', {}, 'Roster'), roster.box),
@@ -172,6 +175,9 @@ function consoleFor(api) {
     document.title = `Conductor · ${s?.score?.title ?? 'scorecast'}`;
     pos.showState(s);
     transport.showRate(s?.rate);
+    renderSections(el.sections, s?.section, (id, round, name) =>
+      act(`Next section: ${name}`, () => api.chooseSection(id, round)),
+    );
     renderPageChoices(
       el.pages,
       s?.pages,

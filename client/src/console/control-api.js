@@ -61,6 +61,12 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
     presets: () => call('GET', '/api/presets'),
     /** @param {string} id fire the score's preset `id` now */
     firePreset: (id) => control('preset', { id }),
+    /**
+     * Choose the open form's next section (the conductor's choice overrides a player's).
+     * @param {string} section  a section id, or "end"
+     * @param {number} round    the round of the offer (the state's section.round)
+     */
+    chooseSection: (section, round) => call('POST', '/api/section/choose', { section, round }),
     /** @param {string[]} tiles force the next page choice to these tiles' pages ([]: back to the votes) */
     forceNext: (tiles) => control('next', { tiles }),
     clients: () => call('GET', '/api/clients'),

@@ -2,6 +2,7 @@
 
 import { statusWords } from './status-line.js';
 import { instructionLines, showFittedLines } from './fit-lines.js';
+import { sectionOf, sectionWords } from '../console/section-words.js';
 
 /** Shown where a value is not known yet. */
 const UNKNOWN = '–';
@@ -46,6 +47,9 @@ export function createView(doc, viewName, { debug = false } = {}) {
   const seq = el('seq');
   const countIn = el('count-in');
   const joining = el('joining');
+  const section = doc.getElementById('section');
+  const sectionNow = doc.getElementById('section-now');
+  const sectionNext = doc.getElementById('section-next');
   let fallbackTitle = '';
   /** @type {any} */
   let lastState = null;
@@ -89,6 +93,14 @@ export function createView(doc, viewName, { debug = false } = {}) {
       painted.style.color = typeof c?.color === 'string' ? c.color : '';
       painted.style.background = typeof c?.background === 'string' ? c.background : '';
       setText(seq, epoch === null ? UNKNOWN : `${epoch}:${held}`);
+      // An open-form piece: the section playing and what follows (who chooses, or the choice).
+      const s = sectionOf(state?.section);
+      if (section && sectionNow && sectionNext) {
+        if (section.hidden !== (s === null)) section.hidden = s === null;
+        const words = s ? sectionWords(s) : { now: '', next: '' };
+        setText(sectionNow, words.now);
+        setText(sectionNext, words.next);
+      }
     },
     renderPosition(pos) {
       setText(bar, numberText(pos.bar));

@@ -401,6 +401,7 @@ export async function attachPersistence({
         'rate' in patch ||
         'countIn' in patch ||
         'pages' in patch ||
+        'section' in patch ||
         (typeof patch.beat === 'number' && patch.beat !== lastBeat + 1);
       lastBeat = beat;
       saver.changed(urgent);

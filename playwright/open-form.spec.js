@@ -1,0 +1,116 @@
+// An open-form piece (scores/open-form: intro, pitch, rhythm, chosen live) in real browsers: the
+// console shows the sections and the offer, chooses the next one, and the phones and a part see
+// the offer, the choice, and the chosen section start on the beat after the intro's last: bar 2
+// is followed by bar 7 (rhythm), never by bar 3 (pitch, the default).
+
+import { test, expect } from '@playwright/test';
+import { freePort, startServer, TOKEN } from './server.js';
+
+/** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
+
+/** @type {Server} */
+let server;
+test.beforeEach(async () => {
+  server = await startServer({ port: await freePort(), score: 'scores/open-form', autoplay: false });
+});
+test.afterEach(async () => {
+  await server.stop();
+});
+
+/**
+ * Every bar the page shows, in order, from now on (a repeated bar once).
+ * @param {import('@playwright/test').Page} page
+ */
+async function recordBars(page) {
+  await page.evaluate(() => {
+    const w = /** @type {any} */ (window);
+    const bar = /** @type {HTMLElement} */ (document.getElementById('bar'));
+    w.barsSeen = [];
+    const note = () => {
+      if (w.barsSeen.at(-1) !== bar.textContent) w.barsSeen.push(bar.textContent);
+    };
+    note();
+    new MutationObserver(note).observe(bar, { childList: true, characterData: true, subtree: true });
+  });
+  return async () => /** @type {string[]} */ (await page.evaluate(() => /** @type {any} */ (window).barsSeen));
+}
+
+test('the console chooses the next section; phones and a part see the offer, the choice, and the jump on the right beat', async ({
+  browser,
+}) => {
+  const console_ = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const phones = await Promise.all([0, 1].map(() => browser.newPage({ viewport: { width: 390, height: 844 } })));
+  const violin = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+  await console_.goto(`${server.base}/conduct`);
+  await console_.fill('#token', TOKEN);
+  await console_.click('#sign-in button[type=submit]');
+  for (const p of phones) await p.goto(`${server.base}/`);
+  await violin.goto(`${server.base}/view/violin`);
+
+  // Before playing: the intro, and the conductor chooses what follows.
+  await expect(console_.getByTestId('sections-now')).toHaveText('Now: Intro');
+  await expect(console_.getByTestId('sections-next')).toHaveText('Next: Pitch or Rhythm? The conductor chooses');
+  for (const p of [...phones, violin]) {
+    await expect(p.getByTestId('section-now')).toHaveText('Now: Intro');
+    await expect(p.getByTestId('section-next')).toHaveText('Next: Pitch or Rhythm? The conductor chooses');
+  }
+  const bars = await Promise.all(phones.map(recordBars));
+
+  await console_.click('#play');
+  await expect.poll(async () => (await server.snapshot()).state.playback).toBe('playing');
+  // Chosen during the intro (bars 1-2, 4 s): every page shows the choice at once.
+  await console_.click('#section-rhythm');
+  await expect(console_.locator('#section-rhythm')).toHaveAttribute('aria-pressed', 'true');
+  for (const p of [...phones, violin])
+    await expect(p.getByTestId('section-next')).toHaveText('Next: Rhythm, chosen by the conductor');
+  expect((await server.snapshot()).state.section.chosen).toEqual({ section: 'rhythm', by: 'conductor' });
+
+  // The intro's last beat is followed by rhythm's first: bar 7, beat 1.
+  for (const p of [...phones, violin]) {
+    await expect(p.getByTestId('section-now')).toHaveText('Now: Rhythm', { timeout: 15_000 });
+    await expect(p.getByTestId('section-next')).toHaveText('Next: Pitch or End? The first player to claim it chooses');
+  }
+  await expect(console_.getByTestId('sections-now')).toHaveText('Now: Rhythm');
+  await expect(console_.getByTestId('sections-order')).toHaveText('Order: Intro (start) → Rhythm (the conductor)');
+  const state = (await server.snapshot()).state;
+  expect(state.section).toMatchObject({ id: 'rhythm', round: 1, first: 24 });
+  expect(state.bar).toBeGreaterThanOrEqual(7);
+  for (const seen of bars) {
+    const list = await seen();
+    // What the phone showed: bars 1 and 2, then 7 straight after; pitch's bars 3-6 never.
+    const i = list.indexOf('2');
+    expect(i, `bars seen: ${list.join(' ')}`).toBeGreaterThanOrEqual(0);
+    expect(list[i + 1], `bars seen: ${list.join(' ')}`).toBe('7');
+    expect(list.filter((b) => ['3', '4', '5', '6'].includes(b ?? ''))).toEqual([]);
+  }
+  await test.info().attach('open-form-console', { body: await console_.screenshot(), contentType: 'image/png' });
+  await test.info().attach('open-form-phone', { body: await phones[0].screenshot(), contentType: 'image/png' });
+});
+
+test('a player claims a first-come choice and chooses; the console overrides it', async ({ browser }) => {
+  const console_ = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await console_.goto(`${server.base}/conduct`);
+  await console_.fill('#token', TOKEN);
+  await console_.click('#sign-in button[type=submit]');
+  await phone.goto(`${server.base}/`);
+  await console_.fill('#seek-bar', '7');
+  await console_.click('#seek button[type=submit]');
+  await expect(phone.getByTestId('section-now')).toHaveText('Now: Rhythm');
+  const round = (await server.snapshot()).state.section.round;
+  // A player's tablet signs in with the conductor's token (doc/open-form.md).
+  const post = (/** @type {string} */ path, /** @type {object} */ body) =>
+    fetch(`${server.base}/api/section/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  expect((await post('claim', { part: 'cello', round })).status).toBe(200);
+  await expect(phone.getByTestId('section-next')).toHaveText('Next: Pitch or End? Cello chooses');
+  expect((await post('choose', { part: 'cello', section: 'pitch', round })).status).toBe(200);
+  await expect(phone.getByTestId('section-next')).toHaveText('Next: Pitch, chosen by cello');
+  await expect(console_.locator('#section-pitch')).toHaveAttribute('aria-pressed', 'true');
+  await console_.click('#section-end');
+  await expect(phone.getByTestId('section-next')).toHaveText('Next: End, chosen by the conductor');
+  expect((await post('choose', { part: 'cello', section: 'pitch', round })).status).toBe(409);
+});

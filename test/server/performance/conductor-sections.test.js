@@ -1,0 +1,247 @@
+// The conductor playing an open-form piece (score.yaml `openForm`, sections.js): at a section's
+// end the performance goes to the section chosen (on the beat grid), an end chosen stops it, the
+// pages see the offer in the state's `section`, and a restart mid-section resumes in the same
+// section at the right beat, following a section that ended while the server was down.
+
+import { readFileSync } from 'node:fs';
+import { describe, it, expect } from 'vitest';
+import { parse } from 'yaml';
+import { buildScoreModel } from '../../../core/manifest.js';
+import { createMemoryBus } from '../../../server/live/bus.js';
+import { createConductor } from '../../../server/performance/conductor.js';
+import { createFakeClock } from '../../helpers/fake-clock.js';
+
+const FIXTURE = parse(readFileSync(new URL('../../fixtures/open-form/three-sections.yaml', import.meta.url), 'utf8'));
+
+/** 4/4 at 120 (500 ms a beat), 12 bars: the fixture's 48 beats. */
+function model() {
+  const r = buildScoreModel({
+    id: 'open',
+    title: 'Open',
+    parts: FIXTURE.parts.map((/** @type {string} */ id) => ({ id, name: id })),
+    bars: 12,
+    meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+    openForm: FIXTURE.openForm,
+  });
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.value;
+}
+
+/** A conductor in a "process" whose wall clock starts at `wall`. */
+function proc({ wall = 1_700_000_000_000, start = 1000 } = {}) {
+  const clock = createFakeClock({ start, wallStart: wall });
+  /** @type {{ beat: number, at: number }[]} */
+  const fired = [];
+  const conductor = createConductor({
+    model: model(),
+    bus: createMemoryBus(),
+    clock,
+    epoch: 'e',
+    onBeat: (beat) => fired.push({ beat, at: clock.now() }),
+  });
+  /**
+   * @param {string} section
+   * @param {number} round
+   * @param {string} [part]
+   */
+  const choose = (section, round, part) =>
+    conductor.chooseSection({
+      kind: 'choose',
+      request: { who: part ? { role: 'part', part } : { role: 'conductor' }, section, round },
+    });
+  return { clock, conductor, fired, choose };
+}
+
+/** @param {{ state: unknown }} c */
+const sectionOf = (c) => /** @type {any} */ (c.state).section;
+
+describe('conductor: open-form sections', () => {
+  it('shows the first section and its offer before playing', () => {
+    const p = proc();
+    expect(sectionOf(p.conductor)).toEqual({
+      id: 'intro',
+      name: 'Intro',
+      round: 0,
+      first: 0,
+      endsAt: 8,
+      options: [
+        { id: 'pitch', name: 'Pitch' },
+        { id: 'rhythm', name: 'Rhythm' },
+      ],
+      chooser: 'conductor',
+      order: [{ section: 'intro', by: 'start', name: 'Intro' }],
+    });
+  });
+
+  it('goes on to the section chosen when one ends, on the beat grid', () => {
+    const p = proc();
+    p.conductor.play();
+    p.choose('rhythm', 0);
+    expect(sectionOf(p.conductor).chosen).toEqual({ section: 'rhythm', by: 'conductor' });
+    p.clock.advance(3600); // beat 7 sounds at 3500 ms: the intro's last
+    expect(p.conductor.state.beat).toBe(7);
+    expect(p.conductor.state.next?.beat).toBe(24);
+    p.clock.advance(500);
+    expect(p.conductor.state.beat).toBe(24);
+    expect(p.fired.slice(-2)).toEqual([
+      { beat: 7, at: 1000 + 3500 },
+      { beat: 24, at: 1000 + 4000 },
+    ]);
+    expect(sectionOf(p.conductor)).toMatchObject({ id: 'rhythm', round: 1, chooser: 'first' });
+    expect(sectionOf(p.conductor).order).toEqual([
+      { section: 'intro', by: 'start', name: 'Intro' },
+      { section: 'rhythm', by: 'conductor', name: 'Rhythm' },
+    ]);
+  });
+
+  it('a choice made on the last beat of a section changes the beat announced next', () => {
+    const p = proc();
+    p.conductor.play();
+    p.clock.advance(3600);
+    expect(p.conductor.state.next?.beat).toBe(8); // the default: pitch
+    p.choose('rhythm', 0);
+    expect(p.conductor.state.next?.beat).toBe(24);
+    p.clock.advance(500);
+    expect(p.conductor.state.beat).toBe(24);
+  });
+
+  it('stops at the end a choice names, before the score ends', () => {
+    const p = proc();
+    p.conductor.play();
+    p.clock.advance(4100); // into pitch (the default after the intro)
+    expect(p.conductor.state.beat).toBe(8);
+    p.choose('end', 1, 'violin');
+    p.clock.advance(7500); // beat 23 at 11.5 s: pitch's last
+    expect(p.conductor.state.beat).toBe(23);
+    expect(p.conductor.state.next).toBe(undefined);
+    p.clock.advance(500);
+    expect(p.conductor.state.playback).toBe('stopped');
+    expect(p.fired.at(-1)?.beat).toBe(23);
+    expect(sectionOf(p.conductor)).toBe(undefined);
+    // play again: from the start, the first section
+    p.conductor.play();
+    expect(p.conductor.state.beat).toBe(0);
+    expect(sectionOf(p.conductor)).toMatchObject({ id: 'intro', round: 0 });
+  });
+
+  it('a section that ends on the score’s last beat goes where its choice says', () => {
+    const p = proc();
+    p.conductor.seek(24);
+    p.conductor.play();
+    p.choose('pitch', 1);
+    p.clock.advance(11_600); // beat 47: rhythm's last, the score's last
+    expect(p.conductor.state.beat).toBe(47);
+    expect(p.conductor.state.next?.beat).toBe(8);
+    p.clock.advance(500);
+    expect(p.conductor.state.beat).toBe(8);
+    expect(sectionOf(p.conductor).id).toBe('pitch');
+  });
+
+  it('a restart mid-section resumes in the same section at the right beat', () => {
+    const a = proc();
+    a.conductor.play();
+    a.choose('rhythm', 0);
+    a.clock.advance(4100); // beat 24: rhythm
+    a.conductor.chooseSection({ kind: 'claim', request: { part: 'cello', round: 1 } });
+    a.choose('pitch', 1, 'cello');
+    a.clock.advance(2000); // beat 28
+    expect(a.conductor.state.beat).toBe(28);
+    // the sections ride in the conductor's record, which the save file and a failover carry
+    const saved = JSON.parse(JSON.stringify(a.conductor.record()));
+    expect(saved.sections).toMatchObject({ current: 'rhythm', chosen: { section: 'pitch', by: 'part:cello' } });
+    a.conductor.dispose();
+
+    // back 3 s later: the same section, 6 beats on
+    const b = proc({ wall: a.clock.wall() + 3000, start: 42 });
+    b.conductor.resume(saved);
+    expect(b.conductor.state.beat).toBe(34);
+    expect(sectionOf(b.conductor)).toMatchObject({
+      id: 'rhythm',
+      claimedBy: 'cello',
+      chosen: { section: 'pitch', by: 'part:cello' },
+    });
+    // at rhythm's end, the cello's choice: pitch
+    b.clock.advance(6500);
+    expect(b.conductor.state.beat).toBe(47);
+    b.clock.advance(500);
+    expect(b.conductor.state.beat).toBe(8);
+    expect(sectionOf(b.conductor).id).toBe('pitch');
+  });
+
+  it('follows a section that ended while the server was down', () => {
+    const a = proc();
+    a.conductor.play();
+    a.choose('rhythm', 0);
+    a.clock.advance(2600); // beat 5 of the intro
+    const saved = JSON.parse(JSON.stringify(a.conductor.record()));
+    a.conductor.dispose();
+    // down 2 s: the intro ended at 4 s (beat 8's time), rhythm began at beat 24; 0.6 s later, 25
+    const b = proc({ wall: a.clock.wall() + 2000, start: 7 });
+    b.conductor.resume(saved);
+    expect(sectionOf(b.conductor).id).toBe('rhythm');
+    expect(b.conductor.state.beat).toBe(25);
+  });
+
+  it('stops on resume when an end was chosen and the section ended while down', () => {
+    const a = proc();
+    a.conductor.seek(8);
+    a.conductor.play();
+    a.choose('end', 1, 'violin');
+    const saved = JSON.parse(JSON.stringify(a.conductor.record()));
+    a.conductor.dispose();
+    const b = proc({ wall: a.clock.wall() + 60_000, start: 7 });
+    b.conductor.resume(saved);
+    expect(b.conductor.state.playback).toBe('stopped');
+    expect(b.conductor.state.beat).toBe(23);
+  });
+
+  it('refuses a record whose sections do not fit the score, changing nothing', () => {
+    const a = proc();
+    a.conductor.play();
+    a.clock.advance(1100);
+    const saved = JSON.parse(JSON.stringify(a.conductor.record()));
+    saved.sections.current = 'coda';
+    const b = proc({ wall: a.clock.wall(), start: 5 });
+    expect(() => b.conductor.resume(saved)).toThrow(/openForm: the score has no section "coda"/);
+    expect(b.conductor.state.playback).toBe('stopped');
+    expect(sectionOf(b.conductor).id).toBe('intro');
+  });
+
+  it('a record without sections goes on in the section that holds its beat', () => {
+    const a = proc();
+    a.conductor.seek(30);
+    const saved = JSON.parse(JSON.stringify(a.conductor.record()));
+    delete saved.sections;
+    const b = proc();
+    b.conductor.resume(saved);
+    expect(sectionOf(b.conductor)).toMatchObject({ id: 'rhythm', round: 1 });
+  });
+
+  it("a conductor's seek moves to the section of that beat; a stop goes back to the first", () => {
+    const p = proc();
+    p.conductor.seek(30);
+    expect(sectionOf(p.conductor)).toMatchObject({ id: 'rhythm', round: 1 });
+    expect(sectionOf(p.conductor).order.at(-1)).toEqual({ section: 'rhythm', by: 'seek', name: 'Rhythm' });
+    p.conductor.stop();
+    expect(sectionOf(p.conductor)).toMatchObject({ id: 'intro', round: 0 });
+  });
+
+  it('the state shows the latest sections taken, the record keeps them all', () => {
+    const p = proc();
+    for (let i = 0; i < 40; i++) p.conductor.seek(i % 2 === 0 ? 8 : 24);
+    const order = sectionOf(p.conductor).order;
+    expect(order).toHaveLength(32);
+    expect(order.at(-1)).toEqual({ section: 'rhythm', by: 'seek', name: 'Rhythm' });
+    expect(p.conductor.record().sections).toMatchObject({ order: expect.any(Array) });
+    expect(/** @type {any} */ (p.conductor.record().sections).order).toHaveLength(41);
+    expect(p.conductor.sectionOffer().order).toHaveLength(41);
+  });
+
+  it('a score without openForm has no section, and refuses choices', () => {
+    const r = buildScoreModel({ id: 'x', title: 'X', bars: 2, meter: [{ bar: 1, time: '4/4', tempo: 120 }] });
+    if (!r.ok) throw new Error('model');
+    const c = createConductor({ model: r.value, bus: createMemoryBus(), clock: createFakeClock({}), epoch: 'e' });
+    expect(sectionOf(c)).toBe(undefined);
+    expect(() => c.sectionOffer()).toThrow(/no open form/);
+  });
+});
