@@ -3,7 +3,7 @@
 // part view on C's downbeat together.
 
 import { test, expect } from '@playwright/test';
-import { freePort, startServer } from './server.js';
+import { freePort, startServer, TOKEN } from './server.js';
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
@@ -61,4 +61,32 @@ test("a jump to a mark while playing: a phone and a part view show the mark's do
   expect(Math.abs(a.at - b.at)).toBeLessThan(100);
   await test.info().attach('mark-C-part', { body: await part.screenshot(), contentType: 'image/png' });
   await context.close();
+});
+
+test("the console's marks: one press goes to a mark while stopped; while playing the first press asks and the second jumps", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 820, height: 1180 });
+  await server.control('stop');
+  await page.goto(`${server.base}/conduct`);
+  await page.fill('#token', TOKEN);
+  await page.click('#sign-in button[type=submit]');
+  const marks = page.locator('#marks .mark-go');
+  await expect(marks).toHaveText(['A', 'B', 'C', 'D']);
+  await expect(page.locator('#marks .mark-go[aria-current="true"]')).toHaveText('A');
+  // Stopped: one press.
+  await page.getByRole('button', { name: 'Go to mark B' }).click();
+  await expect.poll(async () => (await server.snapshot()).state.mark).toBe('B');
+  await expect(page.locator('#marks .mark-go[aria-current="true"]')).toHaveText('B');
+  // Playing: the first press only asks.
+  await server.control('play');
+  await expect.poll(async () => (await server.snapshot()).state.playback).toBe('playing');
+  const d = page.getByRole('button', { name: 'Go to mark D' });
+  await d.click();
+  await expect(d).toHaveText('D now?');
+  expect((await server.snapshot()).state.mark).not.toBe('D');
+  await d.click();
+  await expect.poll(async () => (await server.snapshot()).state.mark).toBe('D');
+  await expect(page.locator('#marks .mark-go[aria-current="true"]')).toHaveText('D');
+  await test.info().attach('console-marks', { body: await page.screenshot(), contentType: 'image/png' });
 });

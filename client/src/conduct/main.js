@@ -16,6 +16,7 @@ import { button, h, setText } from '../console/dom.js';
 import { renderAudience, renderCluster, renderScores, renderVotes } from './panels.js';
 import { renderNextChoice, renderPageChoices } from './pages-panel.js';
 import { renderPresets } from './presets-panel.js';
+import { createMarksRow } from './marks-row.js';
 import { createRosterPanel } from './roster-panel.js';
 import { renderSections } from './sections-panel.js';
 
@@ -102,6 +103,21 @@ function consoleFor(api) {
     );
   });
 
+  const marks = createMarksRow({ go: (mark) => act(`Go to mark ${mark}`, () => api.seek({ mark })) });
+  /** The score whose marks the row shows: fetched again when another score is loaded. */
+  let marksOf = '';
+  /** @param {string} scoreId */
+  const loadMarks = async (scoreId) => {
+    if (scoreId === marksOf) return;
+    marksOf = scoreId;
+    try {
+      const res = await fetch('/api/score', { cache: 'no-store' });
+      if (res.ok) marks.setMarks((await res.json())?.marks);
+    } catch {
+      marksOf = '';
+    }
+  };
+
   // ZScore's composer chose the next tile by hand: the next page choice plays the page of the
   // tile tapped here, whatever the votes.
   const nextTiles = h('div', { id: 'next-choice' });
@@ -133,6 +149,7 @@ function consoleFor(api) {
       { class: 'panel controls', 'aria-label': 'Transport' },
       transport.buttons,
       seekForm,
+      marks.box,
       transport.tempoForm,
       transport.result,
     ),
@@ -175,6 +192,8 @@ function consoleFor(api) {
     document.title = `Conductor · ${s?.score?.title ?? 'scorecast'}`;
     pos.showState(s);
     transport.showRate(s?.rate);
+    if (typeof s?.score?.id === 'string') loadMarks(`${s.score.id}@${c.epoch}`);
+    marks.showState(s);
     renderSections(el.sections, s?.section, (id, round, name) =>
       act(`Next section: ${name}`, () => api.chooseSection(id, round)),
     );

@@ -84,7 +84,7 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
       call('POST', `/api/roster/${encodeURIComponent(device)}/${encodeURIComponent(action)}`),
     pause: () => control('pause'),
     stop: () => control('stop'),
-    /** @param {{ bar: number, beat?: number } | { beat: number }} to */
+    /** @param {{ bar: number, beat?: number } | { beat: number } | { mark: string }} to a bar and beat, a beat index, or a rehearsal mark */
     seek: (to) => control('seek', to),
     /** @param {{ rate: number } | { bpm: number }} t */
     tempo: (t) => control('tempo', t),
