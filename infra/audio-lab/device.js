@@ -9,12 +9,11 @@
 // after it ends: the recording has no gaps, and sample n of it is n samples after sample 0.
 
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { start } from '../../test/engines/processes.js';
+import { startPulseServer } from '../../test/engines/sound-card.js';
 import { clickWave, referenceGapMs } from './onsets.js';
 
 const run = promisify(execFile);
@@ -38,8 +37,6 @@ export const POSITIONS = [
   'top-front-center',
   'top-rear-left',
 ];
-/** PulseAudio listens within half a second here. */
-const START_TIMEOUT_MS = 10_000;
 
 /**
  * @typedef {object} Recording
@@ -60,50 +57,33 @@ const START_TIMEOUT_MS = 10_000;
  */
 export async function startSoundDevice({ channels }) {
   if (channels > POSITIONS.length) throw new Error(`at most ${POSITIONS.length} channels`);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'scorecast-audio-lab-'));
-  const socket = path.join(dir, 'native');
-  const env = { ...process.env, HOME: dir, XDG_RUNTIME_DIR: dir, XDG_CONFIG_HOME: dir };
   const positions = POSITIONS.slice(0, channels);
-  const args = [
-    '-n',
-    '--daemonize=no',
-    '--exit-idle-time=-1',
-    '--use-pid-file=no',
-    '--log-target=stderr',
+  const server = await startPulseServer({
+    prefix: 'scorecast-audio-lab-',
     // Its threads real-time, as a phone's audio path is (root here; elsewhere it asks rtkit, or
     // goes on at normal priority).
-    '--realtime=yes',
-    '--high-priority=yes',
-    `--load=module-native-protocol-unix auth-anonymous=1 socket=${socket}`,
-    `--load=module-null-sink sink_name=lab rate=${RATE} format=s16le channels=${channels} channel_map=${positions.join(',')}`,
-    ...positions.map(
-      (pos, i) =>
-        `--load=module-remap-sink sink_name=ch${i} master=lab channels=1 master_channel_map=${pos} channel_map=mono remix=no`,
-    ),
-  ];
-  const pulse = start('pulseaudio', args, { env });
+    options: ['--realtime=yes', '--high-priority=yes'],
+    modules: [
+      `module-null-sink sink_name=lab rate=${RATE} format=s16le channels=${channels} channel_map=${positions.join(',')}`,
+      ...positions.map(
+        (pos, i) =>
+          `module-remap-sink sink_name=ch${i} master=lab channels=1 master_channel_map=${pos} channel_map=mono remix=no`,
+      ),
+    ],
+  });
+  const { pulse, dir, env, clientEnv } = server;
   /** @type {Set<ReturnType<typeof start>>} */
   const helpers = new Set();
   const stop = async () => {
     for (const h of helpers) await h.stop();
-    await pulse.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await server.stop();
   };
-  const clientEnv = { PULSE_SERVER: `unix:${socket}` };
-  const until = Date.now() + START_TIMEOUT_MS;
-  while (!existsSync(socket)) {
-    if (Date.now() > until || pulse.child.exitCode !== null) {
-      await stop();
-      throw new Error(`PulseAudio did not start within ${START_TIMEOUT_MS} ms:\n${pulse.output()}`);
-    }
-    await sleep(50);
-  }
   // Its main thread real-time too: it is the one that asks each stream for more sound. At normal
   // priority on a loaded machine it asks late, the streams underrun in PulseAudio (not in the
   // browser: Chromium's playbackStats showed no underrun while 1.1 s of 8 went missing), and every
   // browser's AudioContext falls behind the wall clock.
   await realtimeThreads(String(pulse.child.pid));
-  const pa = (/** @type {string[]} */ a) => run('pactl', a, { env: { ...env, ...clientEnv }, timeout: 5000 });
+  const pa = server.pactl;
 
   return {
     channels,

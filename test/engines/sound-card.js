@@ -22,9 +22,15 @@ const START_TIMEOUT_MS = 10_000;
  * @property {() => Promise<void>} stop
  */
 
-/** @returns {Promise<SoundCard>} */
-export async function startSoundCard() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'scorecast-pulse-'));
+/**
+ * A PulseAudio server of this run's own: its socket, configuration and state in a temporary
+ * folder, the native protocol on that socket, and `modules` loaded after it (`--load=` values).
+ * Resolves once it listens. Shared with the audio onset lab (infra/audio-lab/device.js).
+ * @param {{ prefix: string, options?: string[], modules: string[] }} o
+ *   prefix: the folder's name; options: more daemon options (e.g. real-time threads)
+ */
+export async function startPulseServer({ prefix, options = [], modules }) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   const socket = path.join(dir, 'native');
   const env = { ...process.env, HOME: dir, XDG_RUNTIME_DIR: dir, XDG_CONFIG_HOME: dir };
   const pulse = start(
@@ -35,8 +41,9 @@ export async function startSoundCard() {
       '--exit-idle-time=-1',
       '--use-pid-file=no',
       '--log-target=stderr',
+      ...options,
       `--load=module-native-protocol-unix auth-anonymous=1 socket=${socket}`,
-      '--load=module-null-sink sink_name=phone',
+      ...modules.map((m) => `--load=${m}`),
     ],
     { env },
   );
@@ -44,7 +51,6 @@ export async function startSoundCard() {
     await pulse.stop();
     rmSync(dir, { recursive: true, force: true });
   };
-  const clientEnv = { PULSE_SERVER: `unix:${socket}` };
   const until = Date.now() + START_TIMEOUT_MS;
   while (!existsSync(socket)) {
     if (Date.now() > until || pulse.child.exitCode !== null) {
@@ -53,15 +59,22 @@ export async function startSoundCard() {
     }
     await sleep(50);
   }
+  /** What a client needs to reach it. */
+  const clientEnv = { PULSE_SERVER: `unix:${socket}` };
+  /** pactl against it. @param {string[]} args */
+  const pactl = (args) => run('pactl', args, { env: { ...env, ...clientEnv }, timeout: 5000 });
+  return { pulse, dir, env, clientEnv, pactl, stop };
+}
+
+/** @returns {Promise<SoundCard>} */
+export async function startSoundCard() {
+  const server = await startPulseServer({ prefix: 'scorecast-pulse-', modules: ['module-null-sink sink_name=phone'] });
   return {
-    env: clientEnv,
+    env: server.clientEnv,
     async streams() {
-      const { stdout } = await run('pactl', ['list', 'short', 'sink-inputs'], {
-        env: { ...env, ...clientEnv },
-        timeout: 5000,
-      });
+      const { stdout } = await server.pactl(['list', 'short', 'sink-inputs']);
       return stdout.split('\n').filter((line) => line.trim() !== '').length;
     },
-    stop,
+    stop: server.stop,
   };
 }
