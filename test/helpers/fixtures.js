@@ -1,5 +1,7 @@
 // Small score models and fake transport links shared by server tests.
 
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { buildScoreModel } from '../../core/manifest.js';
 
 /**
@@ -13,6 +15,25 @@ export function smallModel({ tempo = 120, bars = 4 } = {}) {
     bars,
     meter: [{ bar: 1, time: '4/4', tempo }],
     cues: Array.from({ length: bars }, (_, i) => ({ bar: i + 1, set: { text: `bar ${i + 1}` } })),
+  });
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.value;
+}
+
+/** test/fixtures/open-form/three-sections.yaml: parts and the `openForm` of a 12-bar piece. */
+export const OPEN_FORM_FIXTURE = parse(
+  readFileSync(new URL('../fixtures/open-form/three-sections.yaml', import.meta.url), 'utf8'),
+);
+
+/** The open-form fixture's piece: 4/4 at 120 (500 ms a beat), 12 bars, 48 beats. */
+export function openFormModel() {
+  const r = buildScoreModel({
+    id: 'open',
+    title: 'Open',
+    parts: OPEN_FORM_FIXTURE.parts.map((/** @type {string} */ id) => ({ id, name: id })),
+    bars: 12,
+    meter: [{ bar: 1, time: '4/4', tempo: 120 }],
+    openForm: OPEN_FORM_FIXTURE.openForm,
   });
   if (!r.ok) throw new Error(JSON.stringify(r.problems));
   return r.value;

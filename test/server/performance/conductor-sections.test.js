@@ -3,29 +3,12 @@
 // pages see the offer in the state's `section`, and a restart mid-section resumes in the same
 // section at the right beat, following a section that ended while the server was down.
 
-import { readFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
-import { parse } from 'yaml';
 import { buildScoreModel } from '../../../core/manifest.js';
 import { createMemoryBus } from '../../../server/live/bus.js';
 import { createConductor } from '../../../server/performance/conductor.js';
 import { createFakeClock } from '../../helpers/fake-clock.js';
-
-const FIXTURE = parse(readFileSync(new URL('../../fixtures/open-form/three-sections.yaml', import.meta.url), 'utf8'));
-
-/** 4/4 at 120 (500 ms a beat), 12 bars: the fixture's 48 beats. */
-function model() {
-  const r = buildScoreModel({
-    id: 'open',
-    title: 'Open',
-    parts: FIXTURE.parts.map((/** @type {string} */ id) => ({ id, name: id })),
-    bars: 12,
-    meter: [{ bar: 1, time: '4/4', tempo: 120 }],
-    openForm: FIXTURE.openForm,
-  });
-  if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  return r.value;
-}
+import { openFormModel } from '../../helpers/fixtures.js';
 
 /** A conductor in a "process" whose wall clock starts at `wall`. */
 function proc({ wall = 1_700_000_000_000, start = 1000 } = {}) {
@@ -33,7 +16,7 @@ function proc({ wall = 1_700_000_000_000, start = 1000 } = {}) {
   /** @type {{ beat: number, at: number }[]} */
   const fired = [];
   const conductor = createConductor({
-    model: model(),
+    model: openFormModel(),
     bus: createMemoryBus(),
     clock,
     epoch: 'e',

@@ -2,30 +2,12 @@
 // parts' choices and claims with the conductor's token, and every kind of bad input refused with
 // the catalogue's code, changing nothing.
 
-import { readFileSync } from 'node:fs';
 import { describe, it, expect, afterEach } from 'vitest';
-import { parse } from 'yaml';
 import { buildApp } from '../../../server/app.js';
-import { buildScoreModel } from '../../../core/manifest.js';
-import { packageOf, smallModel } from '../../helpers/fixtures.js';
+import { openFormModel, packageOf, smallModel } from '../../helpers/fixtures.js';
 import { createMemoryBus } from '../../../server/live/bus.js';
 
 const TOKEN = 'right-token-123456';
-const FIXTURE = parse(readFileSync(new URL('../../fixtures/open-form/three-sections.yaml', import.meta.url), 'utf8'));
-
-function openModel() {
-  const r = buildScoreModel({
-    id: 'open',
-    title: 'Open',
-    parts: FIXTURE.parts.map((/** @type {string} */ id) => ({ id, name: id })),
-    bars: 12,
-    meter: [{ bar: 1, time: '4/4', tempo: 120 }],
-    openForm: FIXTURE.openForm,
-  });
-  if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  return r.value;
-}
-
 /** @type {Awaited<ReturnType<typeof buildApp>>[]} */
 let apps = [];
 afterEach(async () => {
@@ -33,7 +15,7 @@ afterEach(async () => {
   apps = [];
 });
 
-async function build(model = openModel()) {
+async function build(model = openFormModel()) {
   const bus = createMemoryBus();
   /** @type {unknown[]} */
   const patches = [];
