@@ -58,6 +58,45 @@ async function beatsOnTime(page) {
   expect(worst).toBeLessThanOrEqual(ON_TIME_MAX_MS);
 }
 
+/** Each browser step's own bound: a quiet run takes 0.1-2 s a step, a loaded CI machine ~4x. */
+const STEP_MS = 15_000;
+
+/**
+ * Times a test's steps and names the one that failed or stalled; prints the steps' times and the
+ * page's console (warnings and errors) when the test ends, so a slow CI run shows where it went.
+ */
+function stepClock() {
+  const start = performance.now();
+  /** @type {string[]} */
+  const lines = [];
+  return {
+    /**
+     * @template T
+     * @param {string} name
+     * @param {() => Promise<T>} fn
+     * @returns {Promise<T>}
+     */
+    async run(name, fn) {
+      const t0 = performance.now();
+      try {
+        const value = await fn();
+        lines.push(`${name}: ${(performance.now() - t0).toFixed(0)} ms`);
+        return value;
+      } catch (err) {
+        lines.push(`${name}: FAILED after ${(performance.now() - t0).toFixed(0)} ms`);
+        throw new Error(`step "${name}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
+    },
+    /** @param {string} type @param {string} text */
+    console(type, text) {
+      if (type === 'warning' || type === 'error') lines.push(`page ${type}: ${text}`);
+    },
+    report() {
+      console.info(`steps (${(performance.now() - start).toFixed(0)} ms in all):\n  ${lines.join('\n  ')}`);
+    },
+  };
+}
+
 /** @param {string[]} args */
 const ip = (args) => spawnSync('ip', args, { encoding: 'utf8', timeout: 10_000 });
 
@@ -163,7 +202,10 @@ describe.skipIf(!can.ok)(
   can.ok
     ? 'the audience page at the venue address (network namespaces, Chromium)'
     : `venue address: NOT RUN here because ${can.reasons.join('; ')}`,
-  { timeout: 30_000 },
+  // The browser tests' steps each have their own bound (STEP_MS, the polls' 10 s, 6 s of beats),
+  // and together (~95 s at worst) fit in this: a stalled step fails with its own name, not the
+  // test's timeout. A quiet run takes 7 s a test; CI's last run (beside other files) timed out at 30 s.
+  { timeout: 120_000 },
   () => {
     beforeAll(async () => {
       prune();
@@ -250,50 +292,69 @@ describe.skipIf(!can.ok)(
 
     it('over HTTPS under the venue name the page is a secure context: a service worker that takes over, and the join tap holds the Wake Lock; beats on time', async () => {
       const context = await /** @type {import('@playwright/test').Browser} */ (browser).newContext();
+      const steps = stepClock();
       try {
         const page = await context.newPage();
-        await page.goto(`https://${VENUE}/`);
+        page.on('console', (m) => steps.console(m.type(), m.text()));
+        await steps.run('load the page', () => page.goto(`https://${VENUE}/`, { timeout: STEP_MS }));
         expect(await page.evaluate(() => [window.isSecureContext, 'wakeLock' in navigator, location.origin])).toEqual([
           true,
           true,
           `https://${VENUE}`,
         ]);
-        const active = await page.evaluate(async () => {
-          const registration = await navigator.serviceWorker.ready;
-          return registration.active?.state ?? null;
-        });
+        // The worker registers after the page's load event and installs the shell: when it never
+        // gets ready, say how far it got rather than letting the test's own timeout fire.
+        const active = await steps.run('service worker ready', () =>
+          page.evaluate(async (ms) => {
+            const ready = navigator.serviceWorker.ready.then((r) => r.active?.state ?? null);
+            const late = new Promise((resolve) => setTimeout(resolve, ms, 'late'));
+            const first = await Promise.race([ready, late]);
+            if (first !== 'late') return first;
+            const r = await navigator.serviceWorker.getRegistration();
+            const states = r ? ['installing', 'waiting', 'active'].map((k) => `${k}: ${r[k]?.state ?? '-'}`) : [];
+            return `not ready within ${ms} ms (document ${document.readyState}; registration ${r ? states.join(', ') : 'none'})`;
+          }, STEP_MS),
+        );
         expect(['activating', 'activated']).toContain(active);
-        await page.reload();
+        await steps.run('reload under the worker', () => page.reload({ timeout: STEP_MS }));
         expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? null)).toBe(
           `https://${VENUE}/sw.js`,
         );
         await expectPage(page.getByTestId('no-offline')).toBeHidden();
         // The join tap holds the screen with the Wake Lock itself.
-        await page.click('#join-button');
-        await expect.poll(() => awake(page), { timeout: 10_000 }).toEqual({ method: 'wake-lock', held: true });
-        await beatsOnTime(page);
+        await steps.run('join tap', () => page.click('#join-button', { timeout: STEP_MS }));
+        await steps.run('wake lock held', () =>
+          expect.poll(() => awake(page), { timeout: 10_000 }).toEqual({ method: 'wake-lock', held: true }),
+        );
+        await steps.run('beats on time', () => beatsOnTime(page));
       } finally {
+        steps.report();
         await context.close();
       }
     });
 
     it('over plain HTTP at the same address the page is not: no Wake Lock, no service worker; the join tap plays the keep-awake video; beats on time', async () => {
       const context = await /** @type {import('@playwright/test').Browser} */ (browser).newContext();
+      const steps = stepClock();
       try {
         const page = await context.newPage();
-        await page.goto(`http://${ADDR.server}:${PORT.plain}/`);
+        page.on('console', (m) => steps.console(m.type(), m.text()));
+        await steps.run('load the page', () => page.goto(`http://${ADDR.server}:${PORT.plain}/`, { timeout: STEP_MS }));
         expect(
           await page.evaluate(() => [window.isSecureContext, 'wakeLock' in navigator, 'serviceWorker' in navigator]),
         ).toEqual([false, false, false]);
         // The join tap holds the screen with the keep-awake video instead.
-        await page.click('#join-button');
-        await expect.poll(() => awake(page), { timeout: 10_000 }).toEqual({ method: 'video', held: true });
-        await beatsOnTime(page);
+        await steps.run('join tap', () => page.click('#join-button', { timeout: STEP_MS }));
+        await steps.run('video playing', () =>
+          expect.poll(() => awake(page), { timeout: 10_000 }).toEqual({ method: 'video', held: true }),
+        );
+        await steps.run('beats on time', () => beatsOnTime(page));
         // And says so, once.
         await expectPage(page.getByTestId('no-offline')).toHaveText(
           "This page can't keep an offline copy over this connection; keep it open.",
         );
       } finally {
+        steps.report();
         await context.close();
       }
     });
