@@ -311,7 +311,9 @@ describe.skipIf(!can.ok)(
             const first = await Promise.race([ready, late]);
             if (first !== 'late') return first;
             const r = await navigator.serviceWorker.getRegistration();
-            const states = r ? ['installing', 'waiting', 'active'].map((k) => `${k}: ${r[k]?.state ?? '-'}`) : [];
+            const states = r
+              ? /** @type {const} */ (['installing', 'waiting', 'active']).map((k) => `${k}: ${r[k]?.state ?? '-'}`)
+              : [];
             return `not ready within ${ms} ms (document ${document.readyState}; registration ${r ? states.join(', ') : 'none'})`;
           }, STEP_MS),
         );
