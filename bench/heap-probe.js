@@ -99,6 +99,7 @@ async function main() {
       window: { type: 'string', default: '20s' },
       'talk-every': { type: 'string', default: '0' },
       trace: { type: 'string' },
+      gc: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -110,13 +111,20 @@ async function main() {
   const out = path.resolve(/** @type {string} */ (values.out));
   mkdirSync(out, { recursive: true });
   const schedule = target.startsWith('floor') ? await probeSchedule(scoreDir, ROOT) : null;
+  // The floor's process gets no env of ours (bench/servers.js): the watch's folder is inherited.
+  if (values.gc) process.env.GC_WATCH_DIR = out;
   const server = startServer({
     target,
     keepalive: target === 'floor-kr' ? 'ride' : null,
     scoreDir,
     root: ROOT,
     schedule,
-    execArgv: ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${out}`, ...(values['node-flag'] ?? [])],
+    execArgv: [
+      '--heapsnapshot-signal=SIGUSR2',
+      `--diagnostic-dir=${out}`,
+      ...(values.gc ? ['--import', path.join(BENCH, 'gc-watch.js')] : []),
+      ...(values['node-flag'] ?? []),
+    ],
   });
   try {
     const { port } = await waitFor(server, 'listening', 30_000, target);
@@ -147,10 +155,28 @@ async function main() {
     const pid = /** @type {number} */ (server.pid);
     // User and system CPU apart over a window: system is the kernel's work in our syscalls.
     const windowMs = parseDuration(/** @type {string} */ (values.window));
+    const gcFile = path.join(out, `gc-${pid}.json`);
+    const readGc = () => (values.gc && existsSync(gcFile) ? JSON.parse(readFileSync(gcFile, 'utf8')) : null);
     const t0 = userSystemMs(pid);
+    const gc0 = readGc();
     await sleep(windowMs);
     const t1 = userSystemMs(pid);
+    const gc1 = readGc();
     const cpu = { windowMs, userMs: t1.user - t0.user, systemMs: t1.system - t0.system };
+    /** @type {Record<string, unknown> | null} */
+    let gc = null;
+    if (gc0 && gc1) {
+      /** @type {Record<string, { n: number, ms: number }>} */
+      const kinds = {};
+      for (const [k, v] of Object.entries(gc1.gc)) {
+        const b = gc0.gc[k] ?? { n: 0, ms: 0 };
+        kinds[k] = { n: v.n - b.n, ms: Math.round((v.ms - b.ms) * 10) / 10 };
+      }
+      /** @type {Record<string, number>} */
+      const spacesMB = {};
+      for (const [k, v] of Object.entries(gc1.spaces)) if (v > 0) spacesMB[k] = Math.round((v / 2 ** 20) * 10) / 10;
+      gc = { kinds, spacesMB, heapUsedMB: Math.round((gc1.mem.heapUsed / 2 ** 20) * 10) / 10 };
+    }
     /** @type {string} */
     let syscalls = '';
     if (values.strace) {
@@ -220,7 +246,7 @@ async function main() {
       size = s;
     }
     process.stdout.write(
-      `${JSON.stringify({ target, clients, ready, rssMB: rss / 2 ** 20, smapsMB: maps, v8MB, cpu, file })}\n${syscalls}`,
+      `${JSON.stringify({ target, clients, ready, rssMB: rss / 2 ** 20, smapsMB: maps, v8MB, cpu, gc, file })}\n${syscalls}`,
     );
     await Promise.all(loads.map(stopChild));
   } finally {
