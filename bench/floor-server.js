@@ -17,11 +17,18 @@
 //   separate  [floor-ka] a heartbeat envelope and a protocol ping to every socket, each from its
 //             own timer: what server/live/hub.js and transports/websocket.js did until 409bec4.
 //   corked    [floor-kc] both from one timer, written to a corked socket: one syscall, not two.
-//   ride      [floor-kr] what ours does now (server/live/transports/websocket.js): a heartbeat only
-//             after keepaliveMs with no other message; a socket silent (no pong, no message) for
-//             keepaliveMs owes a ping, which rides in the same write as its next message of at
-//             most 4 KB, or goes alone once the silence reaches 1.5 x keepaliveMs; the silence is
-//             checked every tick (keepaliveMs / 8).
+//   ride      [floor-kr] our liveness rule as it is now (server/live/transports/websocket.js,
+//             doc/protocol.md "Heartbeats and dead links"): a heartbeat only after keepaliveMs
+//             with no other message; a socket silent (no pong, no message) for RIDE_RULE.pingAfterMs
+//             (5 s) owes a ping, which rides in the same write as its next message of at most 4 KB,
+//             or goes alone once the silence reaches 6 s; one silent for 7.75 s is cut (a dead link
+//             found within 8 s of its last frame); the read proof: a socket that has not answered a
+//             ping for 10 s counts as silent from 5 s after its last pong whatever it sends, and one
+//             sent 128 KB since its last pong owes a ping; at most one ping out per socket; one
+//             timer checks every socket each 250 ms. Until 2026-11-27 this variant pinged after 2 s
+//             of silence (alone at 3 s), the rule ours had before 54fdc58, so it cost more pongs
+//             than ours does. Pings carry an 8-byte payload as ours carry their token; the floor
+//             does not check it.
 // With an IPC channel it sends {type: 'listening', port} once listening, like server/commands/start.js.
 
 import http from 'node:http';
@@ -32,8 +39,22 @@ import { WebSocketServer } from 'ws';
 /** @typedef {import('./score-schedule.js').ScoreSchedule} ScoreSchedule */
 
 const EPOCH = 'floor';
-/** A ping rides only with messages up to this size ('ride' mode; as transports/websocket.js). */
-const RIDE_MAX_BYTES = 4096;
+/**
+ * Our liveness rule ('ride' mode), as server/live/transports/websocket.js has it (a test holds the
+ * two equal; the floor does not import the server, so that its memory is ws's alone).
+ */
+export const RIDE_RULE = Object.freeze({
+  /** A ping rides only with messages up to this size. */
+  rideMaxBytes: 4096,
+  tickMs: 250,
+  pingAfterMs: 5000,
+  pingAloneAfterMs: 6000,
+  deadAfterMs: 7750,
+  readProofMs: 10_000,
+  proofBytes: 128 * 1024,
+});
+/** A ping's payload, as long as our token. */
+const PING_PAYLOAD = Buffer.alloc(8);
 const wall = () => performance.timeOrigin + performance.now();
 
 /**
@@ -101,28 +122,26 @@ export async function startFloor({
   wss.on('connection', (ws) => {
     sockets.add(ws);
     if (mode === 'ride' && keepaliveMs > 0) {
-      const heard = () => {
-        heardAt.set(ws, performance.now());
-        pinged.delete(ws);
-        pingDue.delete(ws);
-      };
-      heard();
-      ws.on('pong', heard);
-      ws.on('message', heard);
+      const at = performance.now();
+      liveness.set(ws, { heardAt: at, pongAt: at, pinged: false, due: false, sent: 0, proven: 0, proofSent: -1 });
+      ws.on('pong', heardPong);
+      ws.on('message', heardMessage);
     }
     ws.on('close', () => {
       sockets.delete(ws);
-      pingDue.delete(ws);
-      pinged.delete(ws);
-      heardAt.delete(ws);
+      liveness.delete(ws);
     });
     ws.on('error', () => {
       /* the close event follows */
     });
     ws.on('message', answerPing);
     // The same two first messages as ours (sizes from the schedule): welcome, then a snapshot.
-    ws.send(envelope('welcome', seq, schedule.welcomeBytes), { binary: false });
-    ws.send(envelope('snapshot', seq, schedule.snapshotBytes), { binary: false });
+    const welcome = envelope('welcome', seq, schedule.welcomeBytes);
+    const snapshot = envelope('snapshot', seq, schedule.snapshotBytes);
+    ws.send(welcome, { binary: false });
+    ws.send(snapshot, { binary: false });
+    const l = liveness.get(ws);
+    if (l) l.sent += welcome.length + snapshot.length;
   });
 
   // Beat b of loop k is due at start + k * loopMs + atMs[b], computed from the start each time so
@@ -133,30 +152,55 @@ export async function startFloor({
   /** @type {NodeJS.Timeout | undefined} */
   let timer;
   const dueAt = (/** @type {number} */ i) => start + Math.floor(i / beats) * schedule.loopMs + schedule.atMs[i % beats];
-  /** Sockets whose next message carries a ping ('ride' mode). @type {Set<import('ws').WebSocket>} */
-  const pingDue = new Set();
-  /** Sockets pinged since their last frame ('ride' mode). @type {Set<import('ws').WebSocket>} */
-  const pinged = new Set();
-  /** performance.now() of each socket's last frame ('ride' mode). @type {Map<import('ws').WebSocket, number>} */
-  const heardAt = new Map();
+  /**
+   * Each socket's liveness ('ride' mode): last frame and last pong (performance.now()), whether a
+   * ping is out or owed, bytes sent, bytes a pong proved read, bytes sent before the ping out.
+   * @typedef {{ heardAt: number, pongAt: number, pinged: boolean, due: boolean, sent: number, proven: number, proofSent: number }} Liveness
+   */
+  /** @type {Map<import('ws').WebSocket, Liveness>} */
+  const liveness = new Map();
+  /** @param {Liveness} l @param {import('ws').WebSocket} ws */
+  function ping(l, ws) {
+    l.due = false;
+    l.pinged = true;
+    l.proofSent = l.sent;
+    ws.ping(PING_PAYLOAD);
+  }
+  /** @this {import('ws').WebSocket} */
+  function heardPong() {
+    const l = liveness.get(this);
+    if (!l) return;
+    l.heardAt = l.pongAt = performance.now();
+    if (l.proofSent >= 0) l.proven = l.proofSent;
+    l.proofSent = -1;
+    l.pinged = false;
+    l.due = false;
+  }
+  /** @this {import('ws').WebSocket} */
+  function heardMessage() {
+    const l = liveness.get(this);
+    if (l) l.heardAt = performance.now();
+  }
   let lastBroadcast = 0;
   /** @param {Buffer} buf */
   function broadcast(buf) {
     lastBroadcast = performance.now();
-    if (pingDue.size === 0 || buf.length > RIDE_MAX_BYTES) {
+    if (liveness.size === 0) {
       for (const ws of sockets) ws.send(buf, { binary: false });
       return;
     }
+    const rides = buf.length <= RIDE_RULE.rideMaxBytes;
     for (const ws of sockets) {
-      if (!pingDue.delete(ws)) {
+      const l = liveness.get(ws);
+      if (l) l.sent += buf.length;
+      if (!l?.due || !rides) {
         ws.send(buf, { binary: false });
         continue;
       }
-      pinged.add(ws);
       const raw = rawSocket(ws);
       raw.cork();
       ws.send(buf, { binary: false });
-      ws.ping();
+      ping(l, ws);
       raw.uncork();
     }
   }
@@ -204,22 +248,30 @@ export async function startFloor({
         if (performance.now() - lastBroadcast >= keepaliveMs) broadcast(heartbeat());
       }, keepaliveMs / 2),
     );
-    const tick = keepaliveMs / 8;
+    const r = RIDE_RULE;
     keepalive.push(
       setInterval(() => {
         const now = performance.now();
-        for (const ws of sockets) {
-          const silent = now - (heardAt.get(ws) ?? now);
-          if (silent < keepaliveMs || pinged.has(ws)) continue;
-          if (silent < keepaliveMs * 1.5) {
-            pingDue.add(ws);
+        for (const [ws, l] of liveness) {
+          const silent = Math.max(now - l.heardAt, now - l.pongAt - r.readProofMs + r.pingAfterMs);
+          if (silent >= r.deadAfterMs) {
+            ws.terminate();
             continue;
           }
-          pingDue.delete(ws);
-          pinged.add(ws);
-          ws.ping();
+          const byBytes = l.sent - l.proven >= r.proofBytes;
+          if (silent < r.pingAfterMs && !byBytes) {
+            l.pinged = false;
+            l.due = false;
+            continue;
+          }
+          if (l.pinged || l.proofSent >= 0) continue;
+          if (silent < r.pingAloneAfterMs && !(byBytes && l.due)) {
+            l.due = true;
+            continue;
+          }
+          ping(l, ws);
         }
-      }, tick),
+      }, r.tickMs),
     );
   }
   // Bounded even when orphaned: the benchmark never needs it longer.

@@ -5,7 +5,10 @@
 //
 //   node bench/heap-probe.js --target ours|floor [--clients 1500] [--profile seed|small]
 //                            [--settle 20s] [--window 20s] [--snapshot] [--strace 10s] [--out DIR]
-//                            [--node-flag=--max-semi-space-size=2 ...]
+//                            [--node-flag=--max-semi-space-size=2 ...] [--talk-every 4s] [--trace 10s]
+// --talk-every: each client sends a clock-sync ping this often (as bench/fanout.js --talk-every).
+// --trace: after the window, every write, read and wait of the server's threads over that time,
+// written whole to DIR/strace-TARGET.txt and summarized (calls and bytes per kind, per broadcast).
 // Prints RSS (by kind of mapping), user and system CPU over the window, and with --strace the
 // server's system calls counted over that time (strace -c, after the window: it slows the server).
 
@@ -50,6 +53,35 @@ function userSystemMs(pid) {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { user: (Number(f[11]) * 1000) / CLK_TCK, system: (Number(f[12]) * 1000) / CLK_TCK };
 }
+/** @param {string} dir */
+const probeScheduleOf = (dir) => probeSchedule(dir, ROOT);
+
+/**
+ * Calls and bytes per system call over a raw strace (`-o`), and per broadcast per client.
+ * @param {string} text @param {number} secs
+ * @param {import('./score-schedule.js').ScoreSchedule} schedule @param {number} clients
+ */
+function summarizeTrace(text, secs, schedule, clients) {
+  /** @type {Record<string, { calls: number, bytes: number }>} */
+  const by = {};
+  for (const line of text.split('\n')) {
+    const m = /^\d+\s+(?:<\.\.\. )?(\w+)(?:\(| resumed>).*\)?\s+= (-?\d+)/.exec(line);
+    if (!m) continue;
+    const k = (by[m[1]] ??= { calls: 0, bytes: 0 });
+    k.calls++;
+    if (/^(write|writev|read|readv|sendmsg|recvfrom)$/.test(m[1]) && Number(m[2]) > 0) k.bytes += Number(m[2]);
+  }
+  const beats = (secs * 1000 * schedule.atMs.length) / schedule.loopMs;
+  const rows = Object.entries(by)
+    .sort((a, b) => b[1].calls - a[1].calls)
+    .map(
+      ([k, v]) =>
+        `${k.padEnd(12)} ${String(v.calls).padStart(8)} calls ${String(v.bytes).padStart(11)} bytes ` +
+        `${(v.calls / beats / clients).toFixed(3).padStart(7)} calls/beat/client ${(v.bytes / Math.max(1, v.calls)).toFixed(0).padStart(7)} B/call`,
+    );
+  return `trace over ${secs} s (~${beats.toFixed(0)} beats, ${clients} clients):\n${rows.join('\n')}\n`;
+}
+
 /** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -65,6 +97,9 @@ async function main() {
       snapshot: { type: 'boolean', default: false },
       'node-flag': { type: 'string', multiple: true, default: [] },
       window: { type: 'string', default: '20s' },
+      'talk-every': { type: 'string', default: '0' },
+      trace: { type: 'string' },
+      gc: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -75,13 +110,21 @@ async function main() {
   if (!scoreDir) throw new Error('--profile: seed or small');
   const out = path.resolve(/** @type {string} */ (values.out));
   mkdirSync(out, { recursive: true });
-  const schedule = target === 'floor' ? await probeSchedule(scoreDir, ROOT) : null;
+  const schedule = target.startsWith('floor') ? await probeSchedule(scoreDir, ROOT) : null;
+  // The floor's process gets no env of ours (bench/servers.js): the watch's folder is inherited.
+  if (values.gc) process.env.GC_WATCH_DIR = out;
   const server = startServer({
     target,
+    keepalive: target === 'floor-kr' ? 'ride' : null,
     scoreDir,
     root: ROOT,
     schedule,
-    execArgv: ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${out}`, ...(values['node-flag'] ?? [])],
+    execArgv: [
+      '--heapsnapshot-signal=SIGUSR2',
+      `--diagnostic-dir=${out}`,
+      ...(values.gc ? ['--import', path.join(BENCH, 'gc-watch.js')] : []),
+      ...(values['node-flag'] ?? []),
+    ],
   });
   try {
     const { port } = await waitFor(server, 'listening', 30_000, target);
@@ -100,6 +143,7 @@ async function main() {
         count: Math.floor(clients / procs) + (p < clients % procs ? 1 : 0),
         batch: 50,
         everyMs: 50,
+        talkEveryMs: parseDuration(/** @type {string} */ (values['talk-every'])),
         timeoutMs: 120_000,
         maxSamples: 1000,
         maxSeconds: 600,
@@ -111,10 +155,28 @@ async function main() {
     const pid = /** @type {number} */ (server.pid);
     // User and system CPU apart over a window: system is the kernel's work in our syscalls.
     const windowMs = parseDuration(/** @type {string} */ (values.window));
+    const gcFile = path.join(out, `gc-${pid}.json`);
+    const readGc = () => (values.gc && existsSync(gcFile) ? JSON.parse(readFileSync(gcFile, 'utf8')) : null);
     const t0 = userSystemMs(pid);
+    const gc0 = readGc();
     await sleep(windowMs);
     const t1 = userSystemMs(pid);
+    const gc1 = readGc();
     const cpu = { windowMs, userMs: t1.user - t0.user, systemMs: t1.system - t0.system };
+    /** @type {Record<string, unknown> | null} */
+    let gc = null;
+    if (gc0 && gc1) {
+      /** @type {Record<string, { n: number, ms: number }>} */
+      const kinds = {};
+      for (const [k, v] of Object.entries(gc1.gc)) {
+        const b = gc0.gc[k] ?? { n: 0, ms: 0 };
+        kinds[k] = { n: v.n - b.n, ms: Math.round((v.ms - b.ms) * 10) / 10 };
+      }
+      /** @type {Record<string, number>} */
+      const spacesMB = {};
+      for (const [k, v] of Object.entries(gc1.spaces)) if (v > 0) spacesMB[k] = Math.round((v / 2 ** 20) * 10) / 10;
+      gc = { kinds, spacesMB, heapUsedMB: Math.round((gc1.mem.heapUsed / 2 ** 20) * 10) / 10 };
+    }
     /** @type {string} */
     let syscalls = '';
     if (values.strace) {
@@ -124,6 +186,38 @@ async function main() {
         timeout: (secs + 30) * 1000,
       });
       syscalls = r.stderr;
+    }
+    if (values.trace) {
+      const secs = Math.min(60, Math.max(1, parseDuration(values.trace) / 1000));
+      const file = path.join(out, `strace-${target}.txt`);
+      spawnSync(
+        'timeout',
+        [
+          '-s',
+          'INT',
+          String(secs),
+          'strace',
+          '-f',
+          '-qq',
+          '-o',
+          file,
+          '-e',
+          'trace=write,writev,read,readv,epoll_pwait,epoll_wait,sendmsg,recvfrom',
+          '-e',
+          'abbrev=all',
+          '-s',
+          '0',
+          '-p',
+          String(pid),
+        ],
+        { encoding: 'utf8', timeout: (secs + 30) * 1000 },
+      );
+      syscalls += summarizeTrace(
+        readFileSync(file, 'utf8'),
+        secs,
+        schedule ?? (await probeScheduleOf(scoreDir)),
+        clients,
+      );
     }
     const before = new Set(readdirSync(out));
     const rss = rssBytes(/** @type {number} */ (server.pid));
@@ -152,7 +246,7 @@ async function main() {
       size = s;
     }
     process.stdout.write(
-      `${JSON.stringify({ target, clients, ready, rssMB: rss / 2 ** 20, smapsMB: maps, v8MB, cpu, file })}\n${syscalls}`,
+      `${JSON.stringify({ target, clients, ready, rssMB: rss / 2 ** 20, smapsMB: maps, v8MB, cpu, gc, file })}\n${syscalls}`,
     );
     await Promise.all(loads.map(stopChild));
   } finally {

@@ -7,6 +7,15 @@ import { toMessage } from './message.js';
 /** @typedef {import('./message.js').Message} Message */
 
 /**
+ * The newest deltas keep their framings (one Buffer per transport kind, as large as the delta);
+ * older ones drop them and are framed again if a resync ever replays them. A resync replays at
+ * most replayBytes or the state's size of missed deltas (else it is a snapshot), so it is the
+ * newest few that a reconnecting phone gets; the 512 deltas held for it kept about 4.5 MB of
+ * framed copies per kind at the seed profile, never written again.
+ */
+const FRAMED_KEEP = 32;
+
+/**
  * @typedef {object} HistoryOptions
  * @property {() => number} now          wall clock (ms since the Unix epoch)
  * @property {number} historySize        deltas kept for resync
@@ -71,6 +80,7 @@ export function createHistory({ now, historySize, historyBytes, replayBytes }) {
   function remember(msg) {
     ring.push(msg);
     ringBytes += msg.text.length;
+    if (ring.length > FRAMED_KEEP) ring[ring.length - 1 - FRAMED_KEEP].bytes.clear();
     let drop = 0;
     while (ring.length - drop > historySize || (ringBytes > historyBytes && ring.length - drop > 1)) {
       ringBytes -= ring[drop].text.length;

@@ -2,6 +2,7 @@
 // doc/protocol.md "Backpressure"), its message rate, and what it asks for (hello, report, ping,
 // tap). Every session of a hub shares one SessionContext: no closures per connection.
 
+import { isUtf8 } from 'node:buffer';
 import { errorValue } from '../../core/errors.js';
 import { decodeClientMessage } from '../../core/protocol.js';
 import { createTokenBucket } from '../../core/token-bucket.js';
@@ -49,6 +50,13 @@ import { isId } from '../../core/values.js';
  * @property {((kind: string, view: string, report: import('../../core/protocol.js').ReportMessage, from: Source) => import('../../core/errors.js').ErrorValue | null | void) | undefined} onReport
  * @property {((from: Source) => void) | undefined} onClose  a connection closed (the roster marks its device gone)
  */
+
+/**
+ * The text of UTF-8 bytes: Buffer's decoder, for a Buffer (what ws hands over) or a view on it.
+ * @param {Uint8Array} bytes
+ */
+const textOf = (bytes) =>
+  (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('utf8');
 
 /** One connection's bookkeeping. */
 export class Session {
@@ -128,7 +136,13 @@ export class Session {
       this.sendError(errorValue('SC_ERR_TOO_BIG'));
       return;
     }
-    const decoded = decodeClientMessage(typeof data === 'string' ? data : new Uint8Array(data), isBinary);
+    // A text frame of valid UTF-8 goes to the decoder as a string (Node's own check and decoding,
+    // without copying the bytes); anything else as bytes, which the decoder refuses as before.
+    const bytes = typeof data === 'string' ? null : data instanceof Uint8Array ? data : new Uint8Array(data);
+    const decoded = decodeClientMessage(
+      bytes === null ? /** @type {string} */ (data) : !isBinary && isUtf8(bytes) ? textOf(bytes) : bytes,
+      isBinary,
+    );
     if (!decoded.ok) {
       this.sendError(decoded.error);
       return;

@@ -5,7 +5,8 @@
 import { describe, it, expect } from 'vitest';
 import { formatReport } from '../../bench/fanout-report.js';
 import { wholeLoopsWindow } from '../../bench/score-schedule.js';
-import { startFloor } from '../../bench/floor-server.js';
+import { RIDE_RULE, startFloor } from '../../bench/floor-server.js';
+import * as ws from '../../server/live/transports/websocket.js';
 import { createLoad } from '../../bench/load-client.js';
 
 const latency = (/** @type {number} */ p99) => ({ avg: 10, p50: 10, p90: 20, p95: 25, p99, max: p99 + 5, count: 100 });
@@ -163,5 +164,48 @@ describe('talking load clients (--talk-every)', () => {
       await floor.close();
     }
     expect(pongs).toBe(1);
+  });
+});
+
+describe('the floor with our liveness traffic (floor-kr)', () => {
+  it("follows the WebSocket transport's liveness rule as it is", () => {
+    expect(RIDE_RULE).toEqual({
+      rideMaxBytes: ws.RIDE_MAX_BYTES,
+      tickMs: ws.LIVENESS_TICK_MS,
+      pingAfterMs: ws.PING_AFTER_MS,
+      pingAloneAfterMs: ws.PING_ALONE_AFTER_MS,
+      deadAfterMs: ws.DEAD_AFTER_MS,
+      readProofMs: ws.READ_PROOF_MS,
+      proofBytes: ws.PROOF_BYTES,
+    });
+  });
+
+  it('pings a socket sent 128 KB with its next small message, once until it is owed again', async () => {
+    // Small deltas every 50 ms after a 200 KB snapshot: the snapshot alone owes a read proof.
+    const schedule = {
+      id: 't',
+      loopMs: 100,
+      atMs: [0, 50],
+      deltaBytes: [300, 300],
+      snapshotBytes: 200 * 1024,
+      welcomeBytes: 150,
+    };
+    const floor = await startFloor({ schedule, maxSeconds: 30, keepaliveMs: 2000, keepalive: 'ride' });
+    const { WebSocket } = await import('ws');
+    const client = new WebSocket(`ws://127.0.0.1:${floor.port}/live`);
+    /** @type {Buffer[]} */
+    const pings = [];
+    client.on('ping', (/** @type {Buffer} */ data) => pings.push(data));
+    try {
+      await new Promise((r) => client.once('open', r));
+      while (pings.length === 0) await new Promise((r) => setTimeout(r, 20));
+      expect(pings[0].length).toBe(8);
+      // ws answers the ping: the 200 KB are proven read, and 6 KB a second owes nothing more soon.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(pings.length).toBe(1);
+    } finally {
+      client.terminate();
+      await floor.close();
+    }
   });
 });

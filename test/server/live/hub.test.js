@@ -135,6 +135,25 @@ describe('hub resync', () => {
     expect(brief.ofType('delta').map((m) => m.seq)).toEqual([hub.seq - 1, hub.seq]);
   });
 
+  it('keeps the framings of the newest deltas only; an older one replayed is framed again, to the same bytes', () => {
+    const { clock, conductor, hub } = setup();
+    const live = fakeLink();
+    hub.attach(live, { epoch: null, seq: 0 });
+    conductor.play();
+    clock.advance(30_000);
+    const missed = hub.resync('ep1', 1);
+    expect(missed.length).toBeGreaterThan(40);
+    expect(missed.every((m) => m.type === 'delta')).toBe(true);
+    expect([...missed[0].bytes.keys()]).toEqual([]);
+    expect(missed.at(-1)?.bytes.size).toBe(1);
+    const back = fakeLink();
+    hub.attach(back, { epoch: 'ep1', seq: 1 });
+    const liveBySeq = new Map(live.messages.map((m, i) => [`${m.type}:${m.seq}`, live.sent[i]]));
+    const replayed = back.messages.map((m, i) => [m, back.sent[i]]).filter(([m]) => m.type === 'delta');
+    expect(replayed.map(([m]) => m.seq)).toEqual(missed.map((m) => m.seq));
+    for (const [m, bytes] of replayed) expect(bytes.equals(liveBySeq.get(`delta:${m.seq}`))).toBe(true);
+  });
+
   it('bounds the history by bytes as well as by count', () => {
     const { clock, conductor, hub } = setup({ historyBytes: 400 });
     conductor.play();
