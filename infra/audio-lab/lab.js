@@ -283,13 +283,17 @@ async function capture({
     /** Each page's clock error (its estimate of server time minus the machine's clock), ms. */
     /** @type {number[]} */
     const clockErrors = [];
+    /** Each page's performance.timeOrigin (the lab's clock at its page time 0). */
+    /** @type {number[]} */
+    const origins = [];
     const collect = async () => {
       await Promise.all(
         opened.map(async (page, i) => {
-          const { h, err } = await page.evaluate(() => {
+          const { h, err, origin } = await page.evaluate(() => {
             const s = /** @type {any} */ (window).scorecast;
-            return { h: s.audio, err: s.clock.offset - performance.timeOrigin };
+            return { h: s.audio, err: s.clock.offset - performance.timeOrigin, origin: performance.timeOrigin };
           });
+          origins[i] = origin;
           clockErrors.push(Math.abs(err));
           for (const e of h) if (String(e.url).startsWith('click') && !e.cancelled) scheduled[i].set(e.serverT, e);
         }),
@@ -333,7 +337,7 @@ async function capture({
       writeFileSync(`${dump}.raw`, raw);
       writeFileSync(
         `${dump}.json`,
-        JSON.stringify({ ...input, raw: undefined, entries: scheduled.map((m) => [...m.values()]) }),
+        JSON.stringify({ ...input, raw: undefined, origins, entries: scheduled.map((m) => [...m.values()]) }),
       );
     }
     return { input, stopped: stop() };
