@@ -24,6 +24,7 @@
 // context plays can stop the page for good; it gets the fixed 40 ms, and its offset corrects it.
 
 import { median } from '../../../core/stats.js';
+import { SLOW_OUTPUT_MS } from '../../../core/roster.js';
 import { createHeldMapping } from './output-clock.js';
 
 /** Output latency assumed where the browser reports none (s). */
@@ -55,8 +56,9 @@ export const TIMESTAMP_STALE_MS = 1000;
  * @property {number} offsetMs    the device's calibration offset, on top (ms)
  */
 
-/** An output this slow (ms, the delay and the device's offset together) is flagged to the player. */
-export const SLOW_OUTPUT_MS = 100;
+/** An output this slow (ms, the delay and the device's offset together) is flagged to the player
+ * and on the conductor's roster (core/roster.js). */
+export { SLOW_OUTPUT_MS };
 
 /**
  * What the player is told when the sound leaves the device late enough to be a Bluetooth headset
