@@ -93,7 +93,13 @@ async function main() {
   const main = results.loopback ?? first;
   const others = Object.fromEntries(profiles.filter((p) => results[p] !== main).map((p) => [p, pick(results[p])]));
   console.log(
-    JSON.stringify({ profile: main.profile, ...pick(main), clockErrorMs: main.clockErrorMs, profiles: others }),
+    JSON.stringify({
+      profile: main.profile,
+      ...pick(main),
+      clockErrorMs: main.clockErrorMs,
+      clockErrorAtClickMs: main.clockErrorAtClickMs,
+      profiles: others,
+    }),
   );
 }
 

@@ -315,6 +315,17 @@ async function capture({
     const reports = reference.reports();
     const load1 = Math.round(os.loadavg()[0] * 10) / 10;
 
+    // Each page's clock error when it placed each click (the click's page time minus the page
+    // time at which the server's clock read the beat's time): the part of an onset's offset that
+    // is the clock sync's. Pages whose client does not say (an older checkout) give none.
+    /** @type {number[]} */
+    const clockAtClick = [];
+    scheduled.forEach((m, i) => {
+      for (const e of m.values())
+        if (typeof e.local === 'number' && typeof origins[i] === 'number')
+          clockAtClick.push(Math.abs(e.local - (e.serverT - offset.offset - origins[i])));
+    });
+
     const input = {
       raw,
       channels: pages + 1,
@@ -331,6 +342,7 @@ async function capture({
         tie: { serverRttMs: Math.round(offset.rtt * 100) / 100 },
         latency: latencies.map((l) => (l ? { source: l.source, ms: Math.round(l.seconds * 10000) / 10 } : null)),
         clockErrorMs: summary(clockErrors),
+        clockErrorAtClickMs: summary(clockAtClick),
       },
     };
     if (dump) {
