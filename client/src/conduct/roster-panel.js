@@ -37,8 +37,11 @@ const ACTIONS = /** @type {const} */ ([
   ['attention', 'Attention'],
 ]);
 
-/** @param {string} key @param {any} d */
-function cell(key, d) {
+/**
+ * What a device's row shows in column `key`.
+ * @param {string} key @param {any} d  a device as GET /api/roster answers it
+ */
+export function cell(key, d) {
   const v = d?.[key];
   switch (key) {
     case 'name':
