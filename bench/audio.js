@@ -5,7 +5,7 @@
 // output is one JSON object: the loopback run's figures, the other profiles' under `profiles`.
 //
 //   node bench/audio.js [--pages 10] [--seconds 150] [--profiles loopback,wifi-busy]
-//                       [--out FILE] [--plot FILE.svg] [--dump PREFIX]
+//                       [--out FILE] [--plot FILE.svg] [--dump PREFIX] [--engines chromium,firefox]
 
 import { parseArgs } from 'node:util';
 import path from 'node:path';
@@ -28,6 +28,8 @@ path, as phones have) and Debian's chromium, xvfb, pulseaudio (test/setup/ensure
   --out FILE        also write the results as JSON (with the onsets, page by page)
   --plot FILE       an SVG of each page's onset offsets over time (the first profile)
   --dump PREFIX     keep each profile's recording: PREFIX-<profile>.raw and .json
+  --engines LIST    each page's browser in turn: chromium, firefox (default chromium); Firefox ESR
+                    on desktop Linux assumes the 40 ms fallback latency, audio at normal priority
   --root DIR        the checkout whose server and built client run (default this one): a baseline
   -h, --help        this text
 `;
@@ -42,6 +44,7 @@ async function main() {
       plot: { type: 'string' },
       dump: { type: 'string' },
       root: { type: 'string' },
+      engines: { type: 'string', default: 'chromium' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -52,6 +55,9 @@ async function main() {
   const profiles = /** @type {Array<keyof typeof PROFILES>} */ (values.profiles.split(','));
   for (const p of profiles)
     if (!(p in PROFILES)) throw new Error(`unknown profile ${p}: use ${Object.keys(PROFILES).join(', ')}`);
+  const engines = /** @type {Array<'chromium' | 'firefox'>} */ (values.engines.split(','));
+  for (const e of engines)
+    if (e !== 'chromium' && e !== 'firefox') throw new Error(`unknown engine ${e}: chromium, firefox`);
   /** @type {Record<string, any>} */
   const results = {};
   for (const profile of profiles) {
@@ -59,6 +65,7 @@ async function main() {
       pages: Number(values.pages),
       seconds: Number(values.seconds),
       profile,
+      engines,
       ...(values.root ? { root: path.resolve(values.root) } : {}),
       dump: values.dump ? `${values.dump}-${profile}` : undefined,
       log: (m) => console.error(`[${profile}] ${m}`),
@@ -93,7 +100,13 @@ async function main() {
   const main = results.loopback ?? first;
   const others = Object.fromEntries(profiles.filter((p) => results[p] !== main).map((p) => [p, pick(results[p])]));
   console.log(
-    JSON.stringify({ profile: main.profile, ...pick(main), clockErrorMs: main.clockErrorMs, profiles: others }),
+    JSON.stringify({
+      profile: main.profile,
+      ...pick(main),
+      clockErrorMs: main.clockErrorMs,
+      clockErrorAtClickMs: main.clockErrorAtClickMs,
+      profiles: others,
+    }),
   );
 }
 

@@ -40,6 +40,7 @@ function reportOf(c, now) {
       clockError: Math.round(Math.random() * 200) / 10,
       rtt: Math.round(Math.random() * 400) / 10,
       audio: true,
+      outputMs: 40,
       awake: 'wake-lock',
       assets: true,
       app: '0.1.0+bench',

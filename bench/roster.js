@@ -82,6 +82,7 @@ function timeView() {
     clockError: (i * 7) % 40,
     rtt: (i * 3) % 50,
     audio: true,
+    outputMs: 40 + (i % 5) * 30,
     awake: 'wake-lock',
     assets: true,
     app: '0.1.0+bench',

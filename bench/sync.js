@@ -40,6 +40,9 @@ minus first) of the time each beat changed, p50/p95/p99/max, from each page's fi
   --pages N         pages (default 10)
   --seconds S       measured after the last page joined (default 30)
   --stagger MS      between two pages joining (default 700)
+  --rejoins N       then N joins in a row: page 1, 2, ... reloaded in turn, --rejoin-gap apart;
+                    each one's first beat is compared with the other pages' (default 0)
+  --rejoin-gap MS   between two rejoins (default 3000)
   --profiles LIST   loopback, wifi-light (10 ± 5 ms each way), wifi-busy (35 ± 25 ms)
                     (default all three)
   --root DIR        the checkout whose server and built client run (default this one)
@@ -160,6 +163,49 @@ export function spreads(pages, field) {
 }
 
 /**
+ * How late each join showed its first beat: its first change minus the median time the other
+ * pages showed that beat (the same key within 2 s). A page that joined and showed no change has
+ * nothing here. `logs[i]` is one document's log (a page reloaded is two documents); only those
+ * `judged` are judged, against all the others.
+ * @param {Array<Array<{ key: string, write: number, frame: number }>>} logs
+ * @param {'write' | 'frame'} field
+ * @param {boolean[]} [judged]  default all
+ * @returns {{ joins: number, p50: number, max: number, overOneFrame: number, late: number[] }}
+ */
+export function firstBeatLateness(logs, field, judged = logs.map(() => true)) {
+  /** @type {number[]} */
+  const late = [];
+  logs.forEach((log, i) => {
+    if (!judged[i]) return;
+    const first = log[1];
+    if (!first || !Number.isFinite(first[field])) return;
+    /** @type {number[]} */
+    const peers = [];
+    logs.forEach((other, j) => {
+      if (j === i) return;
+      for (const r of other.slice(1))
+        if (r.key === first.key && Number.isFinite(r[field]) && Math.abs(r[field] - first[field]) < 2000)
+          peers.push(r[field]);
+    });
+    if (peers.length === 0) return;
+    peers.sort((a, b) => a - b);
+    const mid = peers.length >> 1;
+    const median = peers.length % 2 ? peers[mid] : (peers[mid - 1] + peers[mid]) / 2;
+    late.push(first[field] - median);
+  });
+  const sorted = [...late].sort((a, b) => a - b);
+  const r1 = (/** @type {number} */ x) => Math.round(x * 10) / 10;
+  return {
+    joins: late.length,
+    p50: r1(quantile(sorted, 0.5)),
+    max: r1(sorted[sorted.length - 1] ?? NaN),
+    // One 60 Hz frame, and a little for the frame timestamps' rounding.
+    overOneFrame: late.filter((x) => x > 1000 / 60 + 0.5).length,
+    late: late.map(r1),
+  };
+}
+
+/**
  * How far the pages' clocks were from the server's (ms): |error| over every page's samples.
  * @param {number[][]} pages
  */
@@ -179,10 +225,11 @@ export function clockError(pages) {
 }
 
 /**
- * One profile: a server, perhaps a proxy, N pages joining in turn.
- * @param {{ root: string, pages: number, seconds: number, stagger: number, profile: keyof typeof PROFILES, browser: import('@playwright/test').Browser }} o
+ * One profile: a server, perhaps a proxy, N pages joining in turn, then `rejoins` joins in a row.
+ * @param {{ root: string, pages: number, seconds: number, stagger: number, profile: keyof typeof PROFILES,
+ *   browser: import('@playwright/test').Browser, rejoins?: number, rejoinGap?: number }} o
  */
-async function runProfile({ root, pages, seconds, stagger, profile, browser }) {
+async function runProfile({ root, pages, seconds, stagger, profile, browser, rejoins = 0, rejoinGap = 3000 }) {
   const child = startServer({ target: 'base', root, scoreDir: path.join(root, 'scores', 'demo'), schedule: null });
   /** @type {import('./lag-proxy.js').LagProxy | null} */
   let proxy = null;
@@ -207,12 +254,36 @@ async function runProfile({ root, pages, seconds, stagger, profile, browser }) {
       opened.push(page);
       await new Promise((r) => setTimeout(r, stagger));
     }
-    await new Promise((r) => setTimeout(r, seconds * 1000));
-    const logs = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__beats)));
+    // Joins in a row: each page in turn reloaded (a phone that comes back), its old document's
+    // records kept as a log of their own.
+    /** @type {Array<Array<{ key: string, write: number, frame: number }>>} */
+    const before = [];
     /** @type {number[][]} */
-    const clockErrors = await Promise.all(
-      opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__clockErrors)),
-    );
+    const clockBefore = [];
+    for (let k = 0; k < rejoins; k++) {
+      const page = opened[k % pages];
+      const { beats, clock } = await page.evaluate(() => ({
+        beats: /** @type {any} */ (window).__beats,
+        clock: /** @type {any} */ (window).__clockErrors,
+      }));
+      before.push(beats);
+      clockBefore.push(clock);
+      await page.reload({ timeout: 30_000 });
+      await new Promise((r) => setTimeout(r, rejoinGap));
+    }
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const logs = [
+      ...before,
+      ...(await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__beats)))),
+    ];
+    /** @type {number[][]} */
+    const clockErrors = [
+      ...clockBefore,
+      ...(await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__clockErrors)))),
+    ];
+    // The documents a rejoin began: those replaced after each page's first, and each reloaded
+    // page's last.
+    const isRejoin = [...before.map((_, k) => k >= pages), ...opened.map((_, i) => i < rejoins)];
     // The machine is shared: the load average over the last minute says how noisy the run was.
     return {
       profile,
@@ -220,6 +291,12 @@ async function runProfile({ root, pages, seconds, stagger, profile, browser }) {
       written: spreads(logs, 'write'),
       drawn: spreads(logs, 'frame'),
       clock: clockError(clockErrors),
+      ...(rejoins > 0
+        ? {
+            // Each rejoin's first beat against the other pages' (drawn frames).
+            rejoins: firstBeatLateness(logs, 'frame', isRejoin),
+          }
+        : {}),
     };
   } finally {
     for (const c of contexts) await c.close().catch(() => {});
@@ -237,6 +314,8 @@ async function main() {
       profiles: { type: 'string', default: 'loopback,wifi-light,wifi-busy' },
       root: { type: 'string', default: ROOT },
       label: { type: 'string' },
+      rejoins: { type: 'string', default: '0' },
+      'rejoin-gap': { type: 'string', default: '3000' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -264,6 +343,8 @@ async function main() {
         stagger: Number(values.stagger),
         profile,
         browser,
+        rejoins: Number(values.rejoins),
+        rejoinGap: Number(values['rejoin-gap']),
       });
       const row = { label, pages: Number(values.pages), ...r };
       results.push(row);

@@ -27,6 +27,12 @@ export const DEVICE_ACTIONS = Object.freeze(['resync', 'reload', 'attention']);
 const WORD = /^[A-Za-z0-9._+-]{1,40}$/;
 /** Characters a name may not hold: control characters, and the bidirectional overrides and isolates. */
 const FORBIDDEN = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+/**
+ * A sound output this slow (ms) is flagged, to the player and on the roster: wired outputs report
+ * 10-50 ms, Bluetooth headsets 100-300.
+ */
+export const SLOW_OUTPUT_MS = 100;
+
 /** A clock figure (ms) a device may report. */
 const MAX_MS = 600_000;
 
@@ -41,6 +47,9 @@ const MAX_MS = 600_000;
  * @property {number | null} clockError  its clock estimate's error bound (ms), null before a round trip
  * @property {number | null} rtt  its last clock round trip (ms)
  * @property {boolean} audio      its audio is unlocked (a tap happened)
+ * @property {number | null} outputMs  its sound's delay from the context to the speaker as it
+ *   compensates it (ms: what the browser reports or the fallback, plus the device's calibration
+ *   offset); null before its audio runs, or from a page that does not say
  * @property {string} awake       how its screen is kept on: 'wake-lock', 'video' or 'none'
  * @property {boolean} assets     the score's assets are in its cache
  * @property {string} app         the build of the page it runs
@@ -95,6 +104,7 @@ export function decodeDeviceStatus(raw) {
   if (!isMs(d.clockError ?? null)) return bad(`clockError must be null or ms in 0..${MAX_MS}`);
   if (!isMs(d.rtt ?? null)) return bad(`rtt must be null or ms in 0..${MAX_MS}`);
   if (typeof d.audio !== 'boolean') return bad('audio must be true or false');
+  if (!isMs(d.outputMs ?? null)) return bad(`outputMs must be null or ms in 0..${MAX_MS}`);
   if (!isWord(d.awake)) return bad('awake must be a short word');
   if (typeof d.assets !== 'boolean') return bad('assets must be true or false');
   if (!isWord(d.app)) return bad('app must be a short version string');
@@ -110,6 +120,7 @@ export function decodeDeviceStatus(raw) {
       clockError: /** @type {number | null} */ (d.clockError ?? null),
       rtt: /** @type {number | null} */ (d.rtt ?? null),
       audio: d.audio,
+      outputMs: /** @type {number | null} */ (d.outputMs ?? null),
       awake: /** @type {string} */ (d.awake),
       assets: d.assets,
       app: /** @type {string} */ (d.app),

@@ -7,7 +7,7 @@
 //   node artillery/bin/qa.js campaign [--users 100,200,500,1000,1500] [--scenarios poll,ws,sse,page,mixed]
 //   node artillery/bin/qa.js stress   --transport ws|sse|poll [--max 3000] [--max-duration 30m]
 //   node artillery/bin/qa.js soak     [--duration 1h] [--users 200] [--warmup 5m]
-//   node artillery/bin/qa.js report   [--in DIR ...] [--out DIR]
+//   node artillery/bin/qa.js report   [--in DIR|bench-audio.json ...] [--out DIR]
 //   node artillery/bin/qa.js smoke
 // Common: [--target URL] test a running server instead (non-loopback only when given here),
 //         [--server-root DIR] the scorecast checkout to start (default: this repository),
@@ -390,11 +390,13 @@ async function cmdReport() {
   return 0;
 }
 
-/** The newest campaign, the newest stress run per transport, and the newest soak. */
+/** The newest campaign, the newest stress run per transport, the newest soak, and bench:audio's
+ * results where its documented command leaves them (bench/out/audio.json). */
 function latestResults() {
-  if (!existsSync(OUT_DIR)) return [];
+  const audio = path.join(REPO_ROOT, 'bench', 'out', 'audio.json');
+  const pick = existsSync(audio) ? [audio] : [];
+  if (!existsSync(OUT_DIR)) return pick;
   const dirs = readdirSync(OUT_DIR).sort();
-  const pick = [];
   /** @param {RegExp} re */
   const newest = (re) => dirs.filter((d) => re.test(d)).at(-1);
   for (const re of [/^campaign-/, /^stress-ws-/, /^stress-sse-/, /^stress-poll-/, /^soak-/]) {

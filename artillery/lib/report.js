@@ -26,6 +26,7 @@ import {
 import { esc, f0, f1, htmlTable, mb, mdTable, ms, pct } from './report/format.js';
 import { HEAD, clientLagMax, countersLine, machineLine, tableRows, warmupRow } from './report/case-lines.js';
 import { overTimePlot, pollSum, serverPlot, summaryOf, usersPlot } from './report/plots.js';
+import { onsetPlot } from '../../infra/audio-lab/plot.js';
 
 export { collect } from './report/load.js';
 export { loadSeed } from './report/seed.js';
@@ -454,6 +455,48 @@ export function writeReport(inputs, outDir) {
         const svg2 = serverPlot(k);
         html.push(`<div class="pair"><figure>${svg1}</figure><figure>${svg2}</figure></div>`);
       }
+    }
+  }
+
+  // ---- audio onsets (npm run bench:audio -- --out FILE)
+  for (const a of found.audio) {
+    h(2, `Audio onsets: ${path.basename(a.file)}`, 'audio');
+    p(
+      `From ${path.relative(QA_DIR, a.file)} (bench/audio.js, run ${a.at}): browser processes click on the beats into channels of one recorded sound device (infra/audio-lab/README.md). Spread = the latest minus the earliest onset of a beat heard on two pages or more; offset = |onset − the beat's server time|; clock = each page's clock error when it placed its clicks. Issue targets on loopback, 10 pages: spread p50 ≤ 1, p99 ≤ 5; offset p99 ≤ 5 ms; busy WiFi p99 ≤ 10 ms. A run whose tie did not hold (tie valid: no) measured the machine, not scorecast.`,
+    );
+    /** @param {any} x */
+    const q3 = (x) => (x ? `${x.p50 ?? '–'} / ${x.p99 ?? '–'} / ${x.max ?? '–'}` : '–');
+    table(
+      [
+        'profile',
+        'pages',
+        'beats',
+        'spread p50 / p99 / max',
+        'offset p50 / p99 / max',
+        'clock at click p50 / p99 / max',
+        'load1',
+        'sink lag',
+        'tie valid',
+      ],
+      Object.entries(a.results).map(([profile, r]) => [
+        profile,
+        String(r.pages),
+        String(r.beats),
+        q3(r.onsetSpreadMs),
+        q3(r.offsetMs),
+        q3(r.clockErrorAtClickMs),
+        String(r.load1 ?? '–'),
+        r.tie?.sinkLagMs === undefined ? '–' : `${r.tie.sinkLagMs} ms`,
+        r.tie?.valid === false ? 'no' : 'yes',
+      ]),
+    );
+    for (const [profile, r] of Object.entries(a.results)) {
+      if (!r.series.length) continue;
+      plot(
+        `audio-onsets-${profile}`,
+        onsetPlot(r.series, { title: `${profile}, ${r.pages} pages, load ${r.load1 ?? '?'}` }),
+        true,
+      );
     }
   }
 

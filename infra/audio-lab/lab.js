@@ -22,6 +22,7 @@ import { chromium } from '@playwright/test';
 import { startServer, stopChild, waitFor } from '../../bench/servers.js';
 import { startLagProxy } from '../../bench/lag-proxy.js';
 import { startXvfb } from '../../test/engines/xvfb.js';
+import { launchFirefox } from '../../test/engines/firefox.js';
 import { RATE, realtimeAudioThreads, startSoundDevice } from './device.js';
 import { channelOf, compare, findOnsets, matchReference, summary, trackClock } from './onsets.js';
 
@@ -119,9 +120,22 @@ async function serverOffset(base, n = 30) {
  * @property {string} [scoreDir]
  * @property {boolean} [realtime]  the browsers' audio services real-time, as a phone's audio path
  *   is (device.js, realtimeAudioThreads; default true)
+ * @property {Array<'chromium' | 'firefox'>} [engines]  each page's browser, in turn (default
+ *   chromium only). Firefox ESR (test/engines/firefox.js, headless) assumes the 40 ms fallback
+ *   latency on desktop Linux (audio-latency.js, outputReadsMayHang), and its audio threads are left
+ *   at normal priority (which of its threads carry the sound is not Chromium's audio service)
  * @property {string} [dump]  keep the recording (DUMP.raw: s16le, 48 kHz, one channel per page
  *   and the reference last) and what the analysis needs (DUMP.json), to look at again
  * @property {(msg: string) => void} [log]
+ */
+
+/**
+ * What the lab does with a page (a Playwright page is one; a Firefox page is wrapped to be one).
+ * @typedef {object} LabPage
+ * @property {(url: string, o?: { timeout?: number }) => Promise<unknown>} goto
+ * @property {(fn: any, arg?: any) => Promise<any>} evaluate
+ * @property {(fn: any, arg: any, o: { timeout: number }) => Promise<unknown>} waitForFunction
+ * @property {(css: string) => { click: () => Promise<void> }} locator
  */
 
 /**
@@ -153,6 +167,7 @@ async function capture({
   root = ROOT,
   scoreDir = path.join(root, 'scores', 'demo'),
   realtime = true,
+  engines = ['chromium'],
   dump,
   log = () => {},
 } = {}) {
@@ -209,21 +224,13 @@ async function capture({
 
     // The pages open side by side, OPEN_AT_ONCE at a time (one after another, three took 20 s at
     // load 20); their browsers close side by side too.
-    /** @type {import('@playwright/test').Browser[]} */
+    /** @type {Array<{ close: () => Promise<void> }>} */
     const browsers = [];
     cleanup.push(() => Promise.all(browsers.map((b) => b.close().catch(() => {}))).then(() => {}));
     /** @param {number} i */
     const open = async (i) => {
-      const browser = await chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        headless: false,
-        ignoreDefaultArgs: ['--mute-audio'],
-        args: CHROMIUM_ARGS,
-        env: { ...process.env, DISPLAY: xvfb.display, ...device.envFor(i) },
-        timeout: 60_000,
-      });
-      browsers.push(browser);
-      const page = await browser.newPage();
+      const engine = engines[i % engines.length];
+      const page = engine === 'firefox' ? await openFirefox(i) : await openChromium(i);
       const { base } = await addresses;
       await page.goto(`${base}/view/${VIEWS[i % VIEWS.length]}`, { timeout: 60_000 });
       // Joined ('on-time', or 'approximate' when the clock's error bound is still wide after 3 s).
@@ -239,11 +246,44 @@ async function capture({
       await page.waitForFunction(() => /** @type {any} */ (window).scorecast?.sound?.state === 'running', null, {
         timeout: 30_000,
       });
-      const threads = realtime ? await realtimeAudioThreads(`ch${i}`) : 0;
-      log(`page ${i} clicking (view ${VIEWS[i % VIEWS.length]})`);
+      const threads = realtime && engine !== 'firefox' ? await realtimeAudioThreads(`ch${i}`) : 0;
+      log(`page ${i} clicking (${engine}, view ${VIEWS[i % VIEWS.length]})`);
       return { page, threads };
     };
-    /** @type {Array<{ page: import('@playwright/test').Page, threads: number }>} */
+    /** @param {number} i */
+    const openChromium = async (i) => {
+      const browser = await chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        headless: false,
+        ignoreDefaultArgs: ['--mute-audio'],
+        args: CHROMIUM_ARGS,
+        env: { ...process.env, DISPLAY: xvfb.display, ...device.envFor(i) },
+        timeout: 60_000,
+      });
+      browsers.push(browser);
+      return /** @type {LabPage} */ (await browser.newPage());
+    };
+    /** Firefox through WebDriver BiDi, with the few calls the lab makes of a Playwright page. */
+    /** @param {number} i */
+    const openFirefox = async (i) => {
+      const fx = await launchFirefox({ env: device.envFor(i) });
+      browsers.push({ close: fx.close });
+      /** @type {LabPage} */
+      const page = {
+        goto: (url) => fx.goto(url),
+        evaluate: (fn, arg) => fx.evaluate(fn, arg),
+        async waitForFunction(fn, arg, { timeout }) {
+          const until = Date.now() + timeout;
+          while (!(await fx.evaluate(fn, arg))) {
+            if (Date.now() > until) throw new Error(`firefox page ${i}: not so within ${timeout} ms`);
+            await new Promise((r) => setTimeout(r, 200));
+          }
+        },
+        locator: (css) => ({ click: () => fx.click(css) }),
+      };
+      return page;
+    };
+    /** @type {Array<{ page: LabPage, threads: number }>} */
     const joined = [];
     let next = 0;
     const opener = async () => {
@@ -258,9 +298,13 @@ async function capture({
     await Promise.all(
       opened.map((page) =>
         page
-          .waitForFunction((ms) => /** @type {any} */ (window).scorecast.clock.error <= ms, SETTLED_MS, {
-            timeout: SETTLE_TIMEOUT_MS,
-          })
+          .waitForFunction(
+            (/** @type {number} */ ms) => /** @type {any} */ (window).scorecast.clock.error <= ms,
+            SETTLED_MS,
+            {
+              timeout: SETTLE_TIMEOUT_MS,
+            },
+          )
           .catch(() => log('a page clock did not settle')),
       ),
     );
@@ -283,13 +327,17 @@ async function capture({
     /** Each page's clock error (its estimate of server time minus the machine's clock), ms. */
     /** @type {number[]} */
     const clockErrors = [];
+    /** Each page's performance.timeOrigin (the lab's clock at its page time 0). */
+    /** @type {number[]} */
+    const origins = [];
     const collect = async () => {
       await Promise.all(
         opened.map(async (page, i) => {
-          const { h, err } = await page.evaluate(() => {
+          const { h, err, origin } = await page.evaluate(() => {
             const s = /** @type {any} */ (window).scorecast;
-            return { h: s.audio, err: s.clock.offset - performance.timeOrigin };
+            return { h: s.audio, err: s.clock.offset - performance.timeOrigin, origin: performance.timeOrigin };
           });
+          origins[i] = origin;
           clockErrors.push(Math.abs(err));
           for (const e of h) if (String(e.url).startsWith('click') && !e.cancelled) scheduled[i].set(e.serverT, e);
         }),
@@ -311,6 +359,17 @@ async function capture({
     const reports = reference.reports();
     const load1 = Math.round(os.loadavg()[0] * 10) / 10;
 
+    // Each page's clock error when it placed each click (the click's page time minus the page
+    // time at which the server's clock read the beat's time): the part of an onset's offset that
+    // is the clock sync's. Pages whose client does not say (an older checkout) give none.
+    /** @type {number[]} */
+    const clockAtClick = [];
+    scheduled.forEach((m, i) => {
+      for (const e of m.values())
+        if (typeof e.local === 'number' && typeof origins[i] === 'number')
+          clockAtClick.push(Math.abs(e.local - (e.serverT - offset.offset - origins[i])));
+    });
+
     const input = {
       raw,
       channels: pages + 1,
@@ -327,13 +386,14 @@ async function capture({
         tie: { serverRttMs: Math.round(offset.rtt * 100) / 100 },
         latency: latencies.map((l) => (l ? { source: l.source, ms: Math.round(l.seconds * 10000) / 10 } : null)),
         clockErrorMs: summary(clockErrors),
+        clockErrorAtClickMs: summary(clockAtClick),
       },
     };
     if (dump) {
       writeFileSync(`${dump}.raw`, raw);
       writeFileSync(
         `${dump}.json`,
-        JSON.stringify({ ...input, raw: undefined, entries: scheduled.map((m) => [...m.values()]) }),
+        JSON.stringify({ ...input, raw: undefined, origins, entries: scheduled.map((m) => [...m.values()]) }),
       );
     }
     return { input, stopped: stop() };

@@ -10,6 +10,7 @@ import {
   DEVICE_ACTIONS,
   PART_SILENT_AFTER_MS,
   READY_CLOCK_ERROR_MS,
+  SLOW_OUTPUT_MS,
   STATUS_MIN_INTERVAL_MS,
 } from '../../core/roster.js';
 import { quantileSorted } from '../../core/stats.js';
@@ -118,6 +119,9 @@ function row(d, t) {
     rtt: s.rtt,
     behind: d.behind,
     audio: s.audio,
+    outputMs: s.outputMs,
+    // Over SLOW_OUTPUT_MS: a Bluetooth headset, most likely (compensated, but looser).
+    slowOutput: s.outputMs !== null && s.outputMs > SLOW_OUTPUT_MS,
     awake: s.awake,
     assets: s.assets,
     app: s.app,

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import net from 'node:net';
-import { spreads, clockError } from '../../bench/sync.js';
+import { spreads, clockError, firstBeatLateness } from '../../bench/sync.js';
 import { startLagProxy } from '../../bench/lag-proxy.js';
 
 describe('bench:sync figures', () => {
@@ -27,6 +27,24 @@ describe('bench:sync figures', () => {
     );
     expect(r.beats).toBe(2);
     expect(r.max).toBe(5);
+  });
+});
+
+describe('bench:sync joins in a row', () => {
+  it("each judged join's first beat against the median of the other pages' same beat; its join record is no beat", () => {
+    const rec = (/** @type {string} */ key, /** @type {number} */ t) => ({ key, write: t, frame: t });
+    const logs = [
+      [rec('j', 0), rec('1.2', 1000), rec('1.3', 1500)],
+      [rec('j', 0), rec('1.2', 1002), rec('1.3', 1501), rec('2.1', 2000)],
+      // Rejoined during 1.2: its first beat 1.3, 20 ms after the others'.
+      [rec('1.2', 1200), rec('1.3', 1521)],
+      // Rejoined during 1.3: its first beat, 2.1, on time.
+      [rec('1.3', 1700), rec('2.1', 2001)],
+    ];
+    const r = firstBeatLateness(logs, 'frame', [false, false, true, true]);
+    expect(r.late).toEqual([20.5, 1]);
+    expect(r).toMatchObject({ joins: 2, max: 20.5, overOneFrame: 1 });
+    expect(firstBeatLateness(logs, 'frame').joins).toBe(4);
   });
 });
 

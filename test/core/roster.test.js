@@ -49,6 +49,9 @@ describe('device status', () => {
     expect(decodeDeviceStatus(status())).toEqual({ ok: true, value: status() });
     const early = decodeDeviceStatus(status({ clockError: null, rtt: undefined, epoch: null }));
     expect(early.ok && early.value).toMatchObject({ clockError: null, rtt: null, epoch: null });
+    // A page from before the sound output was reported: none.
+    const older = decodeDeviceStatus(status({ outputMs: undefined }));
+    expect(older.ok && older.value.outputMs).toBeNull();
   });
 
   it.each([
@@ -67,6 +70,8 @@ describe('device status', () => {
     ['clockError', 1e9],
     ['rtt', Number.NaN],
     ['audio', 'yes'],
+    ['outputMs', -1],
+    ['outputMs', '180'],
     ['awake', null],
     ['assets', 1],
     ['app', 'x'.repeat(41)],

@@ -110,6 +110,7 @@ export const deviceStatus = (over = {}) => ({
   clockError: 2.5,
   rtt: 1.2,
   audio: true,
+  outputMs: 45,
   awake: 'wake-lock',
   assets: true,
   app: '0.1.0+abc',

@@ -83,4 +83,35 @@ describe('writeReport', () => {
     expect(files.plots).toEqual([]);
     expect(existsSync(path.join(root, 'out', 'plots'))).toBe(true);
   });
+
+  it("shows bench:audio's results found beside the others: a table per run and the onsets of each page over time", () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'sc-report-'));
+    const run = (/** @type {number} */ late) => ({
+      pages: 2,
+      beats: 3,
+      onsetSpreadMs: { n: 3, p50: 0.8, p99: 1.9, max: 1.9 },
+      offsetMs: { n: 6, p50: 0.7, p99: late, max: late },
+      clockErrorAtClickMs: { n: 6, p50: 0.2, p99: 0.9, max: 0.9 },
+      load1: 12.5,
+      tie: { sinkLagMs: 3.1, valid: late < 10 },
+      series: [0, 1].flatMap((page) => [0, 600, 1200].map((t) => ({ page, t: T0 + t, offset: page ? late : 0.5 }))),
+    });
+    writeFileSync(
+      path.join(root, 'audio.json'),
+      JSON.stringify({ at: '2026-11-27T01:30:00.000Z', results: { loopback: run(2.5), 'wifi-busy': run(12) } }),
+    );
+    const files = writeReport([root], path.join(root, 'out'));
+    const md = readFileSync(files.md, 'utf8');
+    expect(md).toContain('## Audio onsets: audio.json');
+    expect(md).toMatch(
+      /\| loopback \| 2 \| 3 \| 0\.8 \/ 1\.9 \/ 1\.9 \| 0\.7 \/ 2\.5 \/ 2\.5 \| 0\.2 \/ 0\.9 \/ 0\.9 \| 12\.5 \| 3\.1 ms \| yes \|/,
+    );
+    expect(md).toMatch(/\| wifi-busy \| .* \| no \|/);
+    expect(files.plots).toEqual(['audio-onsets-loopback', 'audio-onsets-wifi-busy']);
+    const svg = readFileSync(path.join(root, 'out', 'plots', 'audio-onsets-loopback.svg'), 'utf8');
+    // One dot per onset, a legend per page.
+    expect(svg.match(/<circle/g)).toHaveLength(6);
+    expect(svg).toContain('page 1');
+    expect(readFileSync(files.html, 'utf8')).toContain('Audio onsets: audio.json');
+  });
 });

@@ -24,6 +24,15 @@ import path from 'node:path';
  * @property {string} [runLabel]  set by the report for a stress step's confirming run
  */
 
+/**
+ * A run of `npm run bench:audio -- --out FILE` (bench/audio.js): each profile's figures and its
+ * onsets page by page (`series`).
+ * @typedef {object} LoadedAudio
+ * @property {string} file
+ * @property {string} at
+ * @property {Record<string, any>} results  by profile
+ */
+
 /** @typedef {{ dir: string, rec: import('../records.js').CampaignRecord, cases: LoadedCase[] }} LoadedCampaign */
 /** @typedef {import('../records.js').StepRecord & { data: LoadedCase | null }} LoadedStep */
 /** @typedef {{ dir: string, rec: import('../records.js').StressRecord, steps: LoadedStep[] }} LoadedStress */
@@ -39,7 +48,28 @@ import path from 'node:path';
  * @property {TraceSecond[]} trace
  */
 
-/** @typedef {{ campaigns: LoadedCampaign[], stresses: LoadedStress[], soaks: LoadedSoak[], cases: LoadedCase[] }} Found */
+/** @typedef {{ campaigns: LoadedCampaign[], stresses: LoadedStress[], soaks: LoadedSoak[], cases: LoadedCase[], audio: LoadedAudio[] }} Found */
+
+/** The file name bench:audio's results are looked for under in a folder (`--out DIR/audio.json`). */
+export const AUDIO_FILE = 'audio.json';
+
+/**
+ * bench:audio's results, or null when the file is not such a run.
+ * @param {string} file
+ * @returns {LoadedAudio | null}
+ */
+function loadAudio(file) {
+  try {
+    const j = JSON.parse(readFileSync(file, 'utf8'));
+    const results = j?.results;
+    if (!results || typeof results !== 'object') return null;
+    const runs = Object.values(results);
+    if (runs.length === 0 || !runs.every((r) => r && Array.isArray(r.series) && r.onsetSpreadMs)) return null;
+    return { file, at: String(j.at ?? ''), results };
+  } catch {
+    return null;
+  }
+}
 
 /**
  * A JSON file, taken to hold a record of the type the caller names.
@@ -130,13 +160,21 @@ function mergeTrace(lines) {
  */
 export function collect(inputs) {
   /** @type {Found} */
-  const found = { campaigns: [], stresses: [], soaks: [], cases: [] };
+  const found = { campaigns: [], stresses: [], soaks: [], cases: [], audio: [] };
   /** @type {Set<string>} */
   const seen = new Set();
   /** @param {string} dir @param {number} depth */
   const visit = (dir, depth) => {
-    if (seen.has(dir) || !existsSync(dir) || !statSync(dir).isDirectory()) return;
+    if (seen.has(dir) || !existsSync(dir)) return;
+    // bench:audio's results, given as a file or found in a folder beside the others.
+    if (statSync(dir).isFile()) {
+      const a = dir.endsWith('.json') ? loadAudio(dir) : null;
+      if (a) found.audio.push(a);
+      seen.add(dir);
+      return;
+    }
     seen.add(dir);
+    if (existsSync(path.join(dir, AUDIO_FILE))) visit(path.join(dir, AUDIO_FILE), depth);
     if (existsSync(path.join(dir, 'campaign.json'))) {
       /** @type {import('../records.js').CampaignRecord} */
       const c = readJson(path.join(dir, 'campaign.json'));
@@ -176,7 +214,12 @@ export function collect(inputs) {
       found.cases.push(loadCase(dir));
       return;
     }
-    if (depth < 2) for (const d of readdirSync(dir).sort()) visit(path.join(dir, d), depth + 1);
+    if (depth < 2)
+      for (const d of readdirSync(dir).sort()) {
+        const sub = path.join(dir, d);
+        // Of the files, only bench:audio's are read (the others are records the folders above own).
+        if (statSync(sub).isDirectory()) visit(sub, depth + 1);
+      }
   };
   for (const i of inputs) visit(path.resolve(i), 0);
   return found;

@@ -25,6 +25,7 @@ const COLUMNS = [
   ['rtt', 'Round trip'],
   ['behind', 'Behind (seqs)'],
   ['audio', 'Audio'],
+  ['outputMs', 'Sound out'],
   ['awake', 'Awake'],
   ['assets', 'Assets'],
   ['app', 'App'],
@@ -36,8 +37,11 @@ const ACTIONS = /** @type {const} */ ([
   ['attention', 'Attention'],
 ]);
 
-/** @param {string} key @param {any} d */
-function cell(key, d) {
+/**
+ * What a device's row shows in column `key`.
+ * @param {string} key @param {any} d  a device as GET /api/roster answers it
+ */
+export function cell(key, d) {
   const v = d?.[key];
   switch (key) {
     case 'name':
@@ -47,6 +51,9 @@ function cell(key, d) {
       return ms(v);
     case 'audio':
       return v === true ? 'unlocked' : v === false ? 'locked' : '–';
+    case 'outputMs':
+      // The player sees the same flag beside the click toggle (audio-latency.js, slowOutputNotice).
+      return d?.slowOutput === true ? `${ms(v)} (Bluetooth?)` : ms(v);
     case 'assets':
       return yes(v);
     case 'lastSeenMs':
@@ -104,6 +111,7 @@ function deviceTable(id, onAction) {
       });
       tr.dataset.link = str(d?.link);
       tr.dataset.view = str(d?.view);
+      tr.dataset.slowOutput = String(d?.slowOutput === true);
       i++;
     }
     for (const tr of have.values()) tr.remove();

@@ -117,7 +117,17 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     fetch,
     view: viewName,
     pageId,
-    status: () => deviceStatus({ device: device.device, connection, clock, lastRtt, audio, awake, assetsCached }),
+    status: () =>
+      deviceStatus({
+        device: device.device,
+        connection,
+        clock,
+        lastRtt,
+        audio,
+        awake,
+        assetsCached,
+        outputMs: soundOutputMs(),
+      }),
     onCommands: (commands) => device.obeyAll(commands),
   });
   const notation = mountNotation({ document, fetch, connection, viewName, mark, log });
@@ -171,6 +181,13 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     onRunning: () => playClips(connection.state),
   });
   const { audio, phoneSound } = sound;
+  /** The sound output's delay as compensated (ms, with the device's offset), once the audio runs. */
+  function soundOutputMs() {
+    const c = audio.context;
+    if (c?.state !== 'running') return null;
+    const l = sound.output.describe(c, time.now());
+    return Math.max(0, Math.round(l.seconds * 1000 + l.offsetMs));
+  }
   // The screen stays on from the join tap to the end of the piece (awake.js).
   const awake = createAwake({
     secure: window.isSecureContext,
@@ -300,9 +317,10 @@ const STATUS_MS_MAX = 600_000;
  * @param {{ unlocked: boolean }} o.audio
  * @param {{ status: { method: string } }} o.awake
  * @param {boolean} o.assetsCached
+ * @param {number | null} o.outputMs  the sound output's delay as compensated, null before the audio runs
  * @returns {import('../../../core/roster.js').DeviceStatus}
  */
-function deviceStatus({ device, connection, clock, lastRtt, audio, awake, assetsCached }) {
+function deviceStatus({ device, connection, clock, lastRtt, audio, awake, assetsCached, outputMs }) {
   const ms = (/** @type {number} */ x) => Math.min(STATUS_MS_MAX, Math.round(x * 10) / 10);
   const playback = /** @type {any} */ (connection.state)?.playback;
   return {
@@ -315,6 +333,7 @@ function deviceStatus({ device, connection, clock, lastRtt, audio, awake, assets
     clockError: clock.samples > 0 && Number.isFinite(clock.error) ? ms(clock.error) : null,
     rtt: lastRtt === null ? null : ms(lastRtt),
     audio: audio.unlocked,
+    outputMs: outputMs === null ? null : Math.min(STATUS_MS_MAX, outputMs),
     awake: awake.status.method,
     assets: assetsCached,
     app: device.app,

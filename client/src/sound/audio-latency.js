@@ -10,6 +10,9 @@
 //   context's own buffering) and outputLatency (from there to the speaker). Safari before 18.4
 //   has no outputLatency: a fixed 40 ms is assumed then, as the Sendspin web player does
 //   (sendspin-js pull requests 159 and 171).
+// Timestamps are not taken one at a time: under load Chromium's swells for seconds with the delay
+// the audio server reports, while the sound does not move (output-clock.js, measured in the audio
+// lab); the mapping is the line through the last 30 s of them, which follows the device's drift.
 // A timestamp is used only while it is on the page's clock: WebKitGTK 2.50's performanceTime
 // runs at twice performance.now() (measured: 300 ms of page time, 600 ms of timestamp), so after a
 // second its mapping put every clip seconds in the past, and each was dropped as late. Chromium's
@@ -21,6 +24,8 @@
 // context plays can stop the page for good; it gets the fixed 40 ms, and its offset corrects it.
 
 import { median } from '../../../core/stats.js';
+import { SLOW_OUTPUT_MS } from '../../../core/roster.js';
+import { createHeldMapping } from './output-clock.js';
 
 /** Output latency assumed where the browser reports none (s). */
 export const FALLBACK_OUTPUT_LATENCY_S = 0.04;
@@ -51,8 +56,9 @@ export const TIMESTAMP_STALE_MS = 1000;
  * @property {number} offsetMs    the device's calibration offset, on top (ms)
  */
 
-/** An output this slow (ms, the delay and the device's offset together) is flagged to the player. */
-export const SLOW_OUTPUT_MS = 100;
+/** An output this slow (ms, the delay and the device's offset together) is flagged to the player
+ * and on the conductor's roster (core/roster.js). */
+export { SLOW_OUTPUT_MS };
 
 /**
  * What the player is told when the sound leaves the device late enough to be a Bluetooth headset
@@ -128,6 +134,16 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     /* storage refused: no offset */
   }
 
+  /** The context whose timestamps `held` follows. @type {OutputContext | null} */
+  let heldFor = null;
+  let held = createHeldMapping();
+  /**
+   * The last mapping's inputs, for the audio lab (each click carries the one it was placed by).
+   * @type {{ now: number, currentTime: number, contextTime?: number, performanceTime?: number,
+   *   outputLatency?: number, heldOffset?: number | null } | null}
+   */
+  let trace = null;
+
   /**
    * @param {OutputContext} ctx
    * @param {number} nowMs page time now (performance.now)
@@ -144,13 +160,30 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
       };
     }
     const ts = ctx.getOutputTimestamp?.();
+    trace = {
+      now: nowMs,
+      currentTime: ctx.currentTime,
+      contextTime: ts?.contextTime,
+      performanceTime: ts?.performanceTime,
+      outputLatency: ctx.outputLatency,
+    };
     if (onPageClock(ts, nowMs)) {
-      const contextTime = ts.contextTime;
-      const performanceTime = ts.performanceTime;
+      if (heldFor !== ctx) {
+        heldFor = ctx;
+        held = createHeldMapping();
+      }
+      held.add(ts.contextTime, ts.performanceTime);
+      const heldNow = held.offsetAt(nowMs);
+      trace.heldOffset = heldNow;
+      // Context ms minus page ms at page time t: the line through recent timestamps
+      // (output-clock.js), or the newest timestamp alone until there are enough of them.
+      const fresh = ts.contextTime * 1000 - ts.performanceTime;
+      const offsetAt = (/** @type {number} */ t) =>
+        heldNow === null ? fresh : /** @type {number} */ (held.offsetAt(t));
       // currentTime is ahead of what is heard by the output's whole delay.
-      const seconds = Math.max(0, ctx.currentTime - (contextTime + (nowMs - performanceTime) / 1000));
+      const seconds = Math.max(0, ctx.currentTime - (nowMs + offsetAt(nowMs)) / 1000);
       return {
-        at: (localMs) => contextTime + (localMs - performanceTime) / 1000 - extra,
+        at: (localMs) => (localMs + offsetAt(localMs)) / 1000 - extra,
         latency: { source: 'timestamp', seconds, offsetMs },
       };
     }
@@ -175,6 +208,10 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     /** @param {OutputContext} ctx @param {number} nowMs */
     describe(ctx, nowMs) {
       return mapping(ctx, nowMs).latency;
+    },
+    /** The last mapping's inputs (the audio lab keeps each click's). */
+    get trace() {
+      return trace;
     },
     /** The device's calibration offset (ms): sounds start this much earlier still. */
     get offsetMs() {

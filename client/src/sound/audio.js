@@ -31,6 +31,9 @@ export const CLICK_ACCENT_HZ = 1760;
  * @property {number} serverT   server time at which the clip should sound
  * @property {number} when      AudioContext time it was started at
  * @property {number} offset    seconds skipped into the clip (late by that much)
+ * @property {number} [local]  the click's page time (the server time on the page's clock)
+ * @property {object | null} [map]  the click's: what the output mapping read (audio-latency.js,
+ *   `trace`), for the audio lab
  * @property {boolean} [cancelled] stopped before it sounded (the page was hidden or frozen
  *   first); the same clip may be started again if it is still due when the page is back
  */
@@ -180,7 +183,8 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
       if (c?.state !== 'running' || !c.createOscillator || !c.createGain) return false;
       const key = `click@${Math.round(serverT)}`;
       if (started.has(key)) return false;
-      const when = contextTimeOf(c, clock.toLocal(serverT));
+      const local = clock.toLocal(serverT);
+      const when = contextTimeOf(c, local);
       if ((c.currentTime - when) * 1000 > LATE_LIMIT_MS) return false;
       started.add(key);
       if (started.size > 256) started.delete(started.values().next().value ?? '');
@@ -197,7 +201,7 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
       tone.start(at);
       tone.stop(at + 0.06);
       /** @type {Scheduled} */
-      const entry = { url: accent ? 'click:accent' : 'click', serverT, when, offset: 0 };
+      const entry = { url: accent ? 'click:accent' : 'click', serverT, when, offset: 0, local, map: output?.trace };
       history.push(entry);
       if (history.length > 100) history.shift();
       pending = pending.filter((p) => p.when > c.currentTime);

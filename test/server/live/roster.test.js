@@ -8,6 +8,7 @@ import {
   AUDIENCE_SILENT_AFTER_MS,
   PART_SILENT_AFTER_MS,
   READY_CLOCK_ERROR_MS,
+  SLOW_OUTPUT_MS,
   STATUS_MIN_INTERVAL_MS,
 } from '../../../core/roster.js';
 import { deviceStatus } from '../../helpers/fixtures.js';
@@ -84,6 +85,17 @@ describe('roster: each device', () => {
     expect(row).toMatchObject({ id: 'd1', name: 'back', link: 'live' });
     expect(s.roster.act('d1', 'reload')).toEqual({ ok: true, sent: 1 });
     expect(s.told.at(-1)).toEqual({ to: socket('new'), do: 'reload' });
+  });
+
+  it(`a sound output over ${SLOW_OUTPUT_MS} ms (a Bluetooth headset) is flagged on its row, as the player is told`, () => {
+    const s = setup();
+    s.report('violin', { id: 'd1', outputMs: 180 });
+    s.report('cello', { id: 'd2', outputMs: SLOW_OUTPUT_MS });
+    s.report('cello', { id: 'd3', outputMs: null });
+    const rows = Object.fromEntries(s.roster.view().devices.map((d) => [d.id, d]));
+    expect(rows.d1).toMatchObject({ outputMs: 180, slowOutput: true });
+    expect(rows.d2).toMatchObject({ outputMs: SLOW_OUTPUT_MS, slowOutput: false });
+    expect(rows.d3).toMatchObject({ outputMs: null, slowOutput: false });
   });
 
   it(`a part device unheard for ${PART_SILENT_AFTER_MS} ms is silent, a phone after ${AUDIENCE_SILENT_AFTER_MS} ms`, () => {
