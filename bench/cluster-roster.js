@@ -71,23 +71,34 @@ function writeScore(n) {
 const score = writeScore(partCount);
 const redis = await startRedis();
 const admin = connectRedis(redis.adminUrl, 'bench-admin');
-const common = { redis: redis.urls, score: score.dir, env: { ...LIFTED_CAPS } };
-const c1 = await startNode({ ...common, role: 'conductor', id: 'c1', args: ['--autoplay'] });
-const edges = [
-  await startNode({ ...common, role: 'edge', id: 'ea' }),
-  await startNode({ ...common, role: 'edge', id: 'eb' }),
-];
-const procs = {
-  c1: Number(c1.child.pid),
-  ea: Number(edges[0].child.pid),
-  eb: Number(edges[1].child.pid),
-};
 const redisPid = Number(
   /** @type {string} */ (await admin.info('server'))
     .split('\r\n')
     .find((l) => l.startsWith('process_id:'))
     ?.slice('process_id:'.length),
 );
+// Redis and the nodes go with this process, however it ends.
+const started = [redisPid];
+process.on('exit', () => {
+  for (const pid of started)
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {}
+});
+const common = { redis: redis.urls, score: score.dir, env: { ...LIFTED_CAPS }, startMs: 90_000 };
+/** @param {Parameters<typeof startNode>[0]} o */
+const node = async (o) => {
+  const n = await startNode(o);
+  started.push(Number(n.child.pid));
+  return n;
+};
+const c1 = await node({ ...common, role: 'conductor', id: 'c1', args: ['--autoplay'] });
+const edges = [await node({ ...common, role: 'edge', id: 'ea' }), await node({ ...common, role: 'edge', id: 'eb' })];
+const procs = {
+  c1: Number(c1.child.pid),
+  ea: Number(edges[0].child.pid),
+  eb: Number(edges[1].child.pid),
+};
 const call = async (/** @type {string} */ base, /** @type {string} */ url) => {
   const res = await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${CLUSTER_TOKEN}` } });
   return { status: res.status, text: await res.text() };

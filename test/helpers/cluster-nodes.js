@@ -16,12 +16,22 @@ export const CLUSTER_PARTS_SCORE = path.join(ROOT, 'test', 'fixtures', 'cluster-
  * Start one node; resolves when it listens. Its Redis URL, with the role's user and password,
  * goes in SCORECAST_REDIS (a password is never on a command line).
  * @param {{ redis: { edge: string, conductor: string }, role: 'conductor' | 'edge' | 'both', id: string,
- *   port?: number, args?: string[], env?: NodeJS.ProcessEnv, score?: string }} options
+ *   port?: number, args?: string[], env?: NodeJS.ProcessEnv, score?: string, startMs?: number }} options
+ *   startMs: how long it may take to listen
  */
-export async function startNode({ redis, role, id, port = 0, args = [], env = {}, score = CLUSTER_SCORE }) {
+export async function startNode({
+  redis,
+  role,
+  id,
+  port = 0,
+  args = [],
+  env = {},
+  score = CLUSTER_SCORE,
+  startMs = 15_000,
+}) {
   const server = await forkServer({
     root: ROOT,
-    timeoutMs: 15_000,
+    timeoutMs: startMs,
     env: { SCORECAST_REDIS: role === 'edge' ? redis.edge : redis.conductor, ...env },
     args: [
       '--score',
