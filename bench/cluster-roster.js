@@ -18,6 +18,7 @@
 
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,7 +27,7 @@ import { cpuMs } from './proc-stats.js';
 import { median, parseDuration } from './latency-stats.js';
 import { LIFTED_CAPS, waitFor } from './servers.js';
 import { connectRedis } from '../server/cluster/redis.js';
-import { WANTED_MS } from '../server/cluster/cluster-roster.js';
+import { SHARE_EVERY_MS, WANTED_MS } from '../server/cluster/cluster-roster.js';
 import { HAVE_REDIS, startRedis } from '../test/helpers/redis-server.js';
 import { CLUSTER_TOKEN, startNode, until } from '../test/helpers/cluster-nodes.js';
 
@@ -109,6 +110,7 @@ await until(async () => JSON.parse((await call(edges[0].base, '/api/cluster')).t
 const half = Math.ceil(partCount / 2);
 const loads = edges.map((edge, i) => {
   const child = fork(path.join(BENCH, 'roster-clients.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  started.push(Number(child.pid));
   child.send({
     type: 'connect',
     url: `${edge.wsBase}/live`,
@@ -128,19 +130,35 @@ console.log(`${open} of ${phones + partCount} clients connected to 2 edges; per-
  * channel, counted with their arguments (the request's bytes, RESP framing included) and, for
  * the answers, the hash's size for each HGETALL and the asked field's for each HMGET.
  */
-const monitor = await connectRedis(redis.adminUrl, 'bench-monitor').monitor();
 const seen = { bytes: 0, hset: 0, hgetall: 0, hmget: 0, other: 0 };
 let hashNow = { total: 0, wanted: 0, shareMean: 0 };
-monitor.on('monitor', (/** @type {string} */ _time, /** @type {string[]} */ argv) => {
-  if (!String(argv[1] ?? '').startsWith('scorecast:roster')) return;
-  const command = String(argv[0]).toLowerCase();
+/** One line of MONITOR's output: `+<time> [<db> <client>] "command" "key" ...`. @param {string} line */
+function monitored(line) {
+  const m = /^\+[\d.]+ \[[^\]]*\] "(\w+)" "([^"]*)"/.exec(line);
+  if (!m || !m[2].startsWith('scorecast:roster')) return;
+  const command = m[1].toLowerCase();
   if (command === 'hstrlen') return;
-  seen.bytes += argv.reduce((sum, a) => sum + String(a).length + 2 + 1 + String(String(a).length).length + 2, 4);
+  // the request: the quoted arguments stand for RESP's framing of them
+  seen.bytes += line.length - line.indexOf('"');
   if (command === 'hgetall') seen.bytes += hashNow.total + 16;
   else if (command === 'hmget') seen.bytes += hashNow.wanted + 16;
   else seen.bytes += 4;
   if (command === 'hset' || command === 'hgetall' || command === 'hmget') seen[command]++;
   else seen.other++;
+}
+// A plain socket: MONITOR's stream on an ioredis connection trips its reply queue.
+const monitor = net.connect(redis.port, '127.0.0.1');
+monitor.setEncoding('utf8');
+monitor.write(`AUTH admin ${redis.passwords.admin}\r\nMONITOR\r\n`);
+let pendingText = '';
+monitor.on('data', (/** @type {string} */ chunk) => {
+  pendingText += chunk;
+  let i = pendingText.indexOf('\r\n');
+  while (i >= 0) {
+    monitored(pendingText.slice(0, i));
+    pendingText = pendingText.slice(i + 2);
+    i = pendingText.indexOf('\r\n');
+  }
 });
 /** The roster's hash: its fields' sizes (bytes), by HSTRLEN (which the roster never sends). */
 const FIELDS = ['c1', 'ea', 'eb', '_wanted', '_waiting'];
@@ -190,6 +208,18 @@ const out = {
   console: { bytes: [], roster: [], cpu: { c1: [], ea: [], eb: [], redis: [] } },
 };
 let shareBytes = 0;
+/** @type {number[]} */
+const nominal = [];
+/**
+ * The roster's traffic at its nominal rates with the sizes measured: every node (3) writing its
+ * share every SHARE_EVERY_MS and asking for the small field as often, the console's two looks a
+ * second each reading the whole hash.
+ * @param {{ total: number, wanted: number, shareMean: number }} size
+ */
+const nominalBytes = (size) => {
+  const rounds = 1000 / SHARE_EVERY_MS;
+  return 3 * rounds * (size.shareMean + 40) + 3 * rounds * (size.wanted + 60) + 2 * (size.total + 60);
+};
 const loadAvg = [];
 const allPids = { ...procs, redis: redisPid };
 for (let r = 0; r < rounds; r++) {
@@ -218,6 +248,7 @@ for (let r = 0; r < rounds; r++) {
     const size = hashNow;
     out[phase].roster.push(rosterBytes);
     for (const [k, pid] of Object.entries(allPids)) out[phase].cpu[k].push((100 * (cpuMs(pid) - c0[k])) / wall);
+    if (phase === 'console') nominal.push(nominalBytes(size));
     if (phase === 'console')
       for (const id of ['ea', 'eb'])
         shareBytes = Math.max(shareBytes, Number(await admin.hstrlen('scorecast:roster', id)));
@@ -243,6 +274,9 @@ console.log(
 console.log(
   `  the roster's own traffic (shares written, the hash read at each look, the small fields asked): status ${(m(out.status.roster) / 1024).toFixed(2)} KB/s, console ${(m(out.console.roster) / 1024).toFixed(2)} KB/s (per round console: ${out.console.roster.map((v) => (v / 1024).toFixed(2)).join(', ')})`,
 );
+console.log(
+  `  the same at the nominal rates (3 nodes writing and asking every ${SHARE_EVERY_MS} ms, 2 looks a second) with the sizes measured: ${(m(nominal) / 1024).toFixed(2)} KB/s`,
+);
 for (const k of Object.keys(out.status.cpu))
   console.log(
     `  ${k.padEnd(5)} CPU: status ${m(out.status.cpu[k]).toFixed(2)}%, console ${m(out.console.cpu[k]).toFixed(2)}%, difference ${(m(out.console.cpu[k]) - m(out.status.cpu[k])).toFixed(2)} points (per round: ${out.console.cpu[k].map((v, i) => (v - out.status.cpu[k][i]).toFixed(2)).join(', ')})`,
@@ -255,7 +289,7 @@ console.log(
 );
 
 clearInterval(sizer);
-monitor.disconnect();
+monitor.destroy();
 for (const l of loads) l.send({ type: 'stop' });
 for (const n of [...edges, c1]) await n.stop('SIGKILL');
 admin.disconnect();
