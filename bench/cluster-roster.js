@@ -135,8 +135,8 @@ let hashNow = { total: 0, wanted: 0, shareMean: 0 };
 /** One line of MONITOR's output: `+<time> [<db> <client>] "command" "key" ...`. @param {string} line */
 function monitored(line) {
   const m = /^\+[\d.]+ \[[^\]]*\] "(\w+)" "([^"]*)"/.exec(line);
-  if (!m || !m[2].startsWith('scorecast:roster')) return;
-  const command = m[1].toLowerCase();
+  if (!m?.[2].startsWith('scorecast:roster')) return;
+  const command = String(m[1]).toLowerCase();
   if (command === 'hstrlen') return;
   // the request: the quoted arguments stand for RESP's framing of them
   seen.bytes += line.length - line.indexOf('"');
