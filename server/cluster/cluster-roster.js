@@ -368,10 +368,18 @@ export function createClusterRoster({
     async start() {
       await listen(onMessage);
       if (everyMs <= 0) return;
+      // One round at a time: while Redis is away its commands wait, and rounds must not pile up.
+      let ticking = false;
       timer = setInterval(() => {
-        tick().catch((err) => {
-          if (!closed) log.warn({ err: /** @type {Error} */ (err).message }, 'sharing the roster failed');
-        });
+        if (ticking) return;
+        ticking = true;
+        tick()
+          .catch((err) => {
+            if (!closed) log.warn({ err: /** @type {Error} */ (err).message }, 'sharing the roster failed');
+          })
+          .finally(() => {
+            ticking = false;
+          });
       }, everyMs);
       timer.unref();
     },

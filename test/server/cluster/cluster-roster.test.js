@@ -190,6 +190,17 @@ describe('the roster across a cluster (fake Redis)', () => {
     });
   });
 
+  it("shows this node's devices alone, marked partial, when Redis does not answer a look", async () => {
+    const c = cluster();
+    const a = await c.node('a');
+    a.report('violin', { id: 'dviolin' });
+    const never = new Promise(() => {});
+    c.redis.store.hgetall = () => /** @type {Promise<Record<string, string>>} */ (never);
+    const v = await a.roster.view();
+    expect(v.partial).toBe(true);
+    expect(v.devices.map((/** @type {{ id: string }} */ d) => d.id)).toEqual(['dviolin']);
+  });
+
   it('refuses a forged action (no valid MAC) and one replayed', async () => {
     const c = cluster();
     const a = await c.node('a');
