@@ -3,7 +3,8 @@
 // part tablets as WebSocket clients, reporting as the pages do (client/src/page/device-status.js).
 // It reads nothing it is sent (the server's fan-out is not what is measured here).
 //
-// IPC, parent -> child: {type:'connect', url, phones, parts: string[]}, {type:'mode', mode}
+// IPC, parent -> child: {type:'connect', url, phones, parts: string[], prefix?}, {type:'mode', mode}
+//   prefix: before every device id (several of these processes on the nodes of one cluster)
 //   mode 'samples': every client sends latency samples every 10 s (the reports before the roster)
 //   mode 'status':  as the pages send now: phones their status with samples every 10 s, part
 //                   tablets their status every 500 ms (samples every 10 s)
@@ -76,9 +77,10 @@ function open(url, view, id, offset) {
 process.on('message', async (/** @type {any} */ m) => {
   if (m.type === 'connect') {
     let ok = 0;
+    const prefix = typeof m.prefix === 'string' ? m.prefix : '';
     const all = [
-      ...m.parts.map((/** @type {string} */ p, /** @type {number} */ i) => [p, `dpart${i}`]),
-      ...Array.from({ length: m.phones }, (_, i) => ['audience', `dphone${i}`]),
+      ...m.parts.map((/** @type {string} */ p, /** @type {number} */ i) => [p, `${prefix}dpart${i}`]),
+      ...Array.from({ length: m.phones }, (_, i) => ['audience', `${prefix}dphone${i}`]),
     ];
     for (let i = 0; i < all.length; i += 100) {
       const batch = all.slice(i, i + 100);

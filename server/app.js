@@ -81,6 +81,8 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  *   a report this node's own limits let through, for the active conductor's figures
  * @property {() => string | null} round  the vote round open as this node sees the performance
  *   (a window opened again is a new round)
+ * @property {(local: import('./live/roster.js').Roster) => import('./cluster/cluster-roster.js').ClusterRoster} [roster]
+ *   the roster across the cluster, around this node's own
  */
 
 /**
@@ -307,8 +309,10 @@ export async function buildApp({
   }
   await app.register(libraryRoutes, { scoresDir, token, auth, currentDir: () => current.dir, switchTo });
 
-  // In a cluster each node's roster holds its own devices: play when ready is refused there.
-  await app.register(controlRoutes, { conductor, token, auth, ...(cluster ? {} : { roster }) });
+  // In a cluster each node's roster holds its own devices; the console's roster and play when
+  // ready see every node's (server/cluster/cluster-roster.js).
+  const rosters = cluster?.roster ? cluster.roster(roster) : roster;
+  await app.register(controlRoutes, { conductor, token, auth, roster: rosters });
   // Always mounted: the package playing may be switched to one with sections (openForm).
   await app.register(openFormRoutes, { conductor, token, auth });
   await app.register(audienceRoutes, {
@@ -320,7 +324,7 @@ export async function buildApp({
     phonesPerAddress,
     commands: (connection) => roster.take(connection),
   });
-  await app.register(rosterRoutes, { roster, token, auth });
+  await app.register(rosterRoutes, { roster: rosters, token, auth });
   await app.register(tapRoutes, {
     guard: votes,
     credentials,

@@ -10,7 +10,8 @@ import { errorValue } from '../../core/errors.js';
 import { createDeviceCredentials, secretFromToken } from '../performance/device-credential.js';
 import { inScoresFolder } from '../performance/save/persist.js';
 import { createRedisBus } from './redis-bus.js';
-import { redactUrl } from './redis.js';
+import { connectRedis, redactUrl } from './redis.js';
+import { createClusterRoster } from './cluster-roster.js';
 import { clusterKey, createSeal } from './seal.js';
 import { createLease } from './lease.js';
 import { createInboxClient, inboxEnd, serveInbox } from './inbox.js';
@@ -108,6 +109,8 @@ export async function startClusterNode({
     ...(askTimeoutMs ? { timeoutMs: askTimeoutMs } : {}),
   });
   const round = windowRounds(bus);
+  /** @type {ReturnType<typeof clusterRoster> | null} */
+  let rosters = null;
 
   /** Hooks for buildApp: votes and client reports go to the active conductor. */
   const hooks = {
@@ -129,6 +132,14 @@ export async function startClusterNode({
      */
     report(kind, report, from) {
       if (!bus.active) inbox.report(kind, report, from);
+    },
+    /**
+     * The roster across the cluster, around this node's own (server/cluster/cluster-roster.js).
+     * @param {import('../live/roster.js').Roster} local
+     */
+    roster(local) {
+      rosters = clusterRoster({ local, url, bus, seal, node, log });
+      return rosters.roster;
     },
   };
 
@@ -315,8 +326,10 @@ export async function startClusterNode({
         rejected: bus.rejected + inbox.rejected + (serving?.rejected ?? 0),
       }),
     });
+    void rosters?.roster.start().catch((err) => log.warn({ err: err.message }, 'the roster channel failed'));
     app.register(clusterRoutes, {
       active: () => bus.active,
+      ...(rosters ? { roster: rosters.roster } : {}),
       ask: inbox.ask,
       nodes: () => registry.nodes(bus.keys.lease),
       token,
@@ -328,6 +341,7 @@ export async function startClusterNode({
       await lease?.stop();
       await serving?.stop();
       await registry.close();
+      await rosters?.close();
       await inbox.close();
     });
   }
@@ -345,6 +359,40 @@ export async function startClusterNode({
 }
 
 /** @typedef {Awaited<ReturnType<typeof startClusterNode>>} ClusterNode */
+
+/**
+ * This node's roster with every other node's merged in, and the roster channel's subscription
+ * (a SUBSCRIBE holds its connection).
+ * @param {{ local: import('../live/roster.js').Roster, url: import('./redis.js').RedisTarget | string,
+ *   bus: import('./redis-bus.js').RedisBus, seal: import('./seal.js').Seal, node: string,
+ *   log: { warn: (o: object, msg: string) => void } }} options
+ */
+function clusterRoster({ local, url, bus, seal, node, log }) {
+  /** @type {import('./redis.js').RedisConnection | null} */
+  let sub = null;
+  const roster = createClusterRoster({
+    local,
+    redis: bus.redis,
+    listen: async (onMessage) => {
+      sub = connectRedis(url, `scorecast-${node}-roster`);
+      sub.on('error', () => {});
+      sub.on('message', (_channel, text) => onMessage(text));
+      await sub.subscribe(bus.keys.rosterChannel);
+    },
+    seal,
+    key: bus.keys.roster,
+    channel: bus.keys.rosterChannel,
+    node,
+    log,
+  });
+  return {
+    roster,
+    async close() {
+      await roster.close();
+      sub?.disconnect();
+    },
+  };
+}
 
 /**
  * The vote round open as this node sees the performance: the window's id, the epoch, and how

@@ -2,7 +2,8 @@
 // its work needs and nothing more, and Redis's default user is off, so a client without a
 // password is refused. An edge reads the state stream and the newest state, sees who holds the
 // lease (GET /api/cluster), appends to the inbox without reading it (the votes in it are not an
-// edge's to read), writes the node registry and hears its answers; a conductor (active or
+// edge's to read), writes the node registry and the roster's shares, hears its answers, and
+// sends and hears actions on devices (the roster channel, whose messages carry MACs); a conductor (active or
 // standby) does everything a conductor does, on the cluster's keys only. No role may run
 // FLUSHALL, CONFIG, KEYS, DEBUG or anything else outside this list.
 
@@ -31,7 +32,9 @@ export function aclRules(prefix = 'scorecast:') {
       `%R~${k('lease')}`,
       `%W~${k('inbox')}`,
       `~${k('nodes')}`,
+      `~${k('roster')}`,
       `&${k('reply:*')}`,
+      `&${k('roster:act')}`,
       '-@all',
       ...CONNECTION,
       '+xread',
@@ -42,12 +45,14 @@ export function aclRules(prefix = 'scorecast:') {
       '+hgetall',
       '+hdel',
       '+subscribe',
+      '+publish',
     ],
     conductor: [
       'resetkeys',
       'resetchannels',
       `~${prefix}*`,
       `&${k('reply:*')}`,
+      `&${k('roster:act')}`,
       '-@all',
       ...CONNECTION,
       '+eval',

@@ -23,6 +23,10 @@ export function clusterKeys(prefix) {
     inbox: `${prefix}inbox`,
     /** each node's status (a hash: node id -> JSON), refreshed every second */
     nodes: `${prefix}nodes`,
+    /** what each node's roster shares while the console looks (a hash: node id -> sealed JSON) */
+    roster: `${prefix}roster`,
+    /** actions on devices and their answers, between the nodes' rosters */
+    rosterChannel: `${prefix}roster:act`,
     /** @param {string} node the channel on which `node` gets the answers to its requests */
     replies: (node) => `${prefix}reply:${node}`,
   };

@@ -6,7 +6,10 @@ import { requireToken } from '../http/auth.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
- * @param {{ roster: import('./roster.js').Roster, token: string, auth?: import('../http/auth.js').SignInLimiter }} options
+ * @typedef {{ ok: true, sent: number } | { ok: false, error: import('../../core/errors.js').ErrorValue, status: number }} ActResult
+ * @param {{ roster: { view: () => unknown, act: (id: string, action: string) => ActResult | Promise<ActResult> },
+ *   token: string, auth?: import('../http/auth.js').SignInLimiter }} options
+ *   roster: this server's, or a cluster's (every node's devices)
  */
 async function routes(app, { roster, token, auth }) {
   app.get('/api/roster', { onRequest: requireToken(token, auth) }, async (_req, reply) => {
@@ -16,7 +19,7 @@ async function routes(app, { roster, token, auth }) {
 
   app.post('/api/roster/:device/:action', { onRequest: requireToken(token, auth) }, async (req, reply) => {
     const { device, action } = /** @type {{ device: string, action: string }} */ (req.params);
-    const done = roster.act(device, action);
+    const done = await roster.act(device, action);
     if (!done.ok) return reply.code(done.status).send(done.error);
     req.log.info({ device, action, sent: done.sent }, 'roster action');
     return reply.code(202).send({ device, action, sent: done.sent });

@@ -24,6 +24,10 @@ export const GONE_AFTER_MS = 60_000;
 const MAX_QUEUED = 4;
 /** Rows of the audience's worst devices. */
 export const WORST_ROWS = 10;
+/** Part devices one node shares with the rest of a cluster, at most (the rest are counted). */
+export const SHARE_ROWS = 64;
+/** Points of each audience distribution a node shares: its quantiles at 0, 1/32, ..., 1. */
+export const SHARE_POINTS = 33;
 /** Play when ready waits this long by default, and at most this long (ms). */
 export const READY_WAIT_MS = 30_000;
 export const READY_WAIT_MAX_MS = 120_000;
@@ -132,9 +136,11 @@ function row(d, t) {
 /**
  * The audience in one pass (a console polls twice a second, 1,500 phones each time): counts,
  * spreads from typed arrays (a numeric sort), and the worst rows kept as they come.
+ * @template S
  * @param {Map<string, Device>} devices @param {number} t
+ * @param {(xs: ArrayLike<number>) => S} summed  how each distribution is summed up
  */
-function audienceSummary(devices, t) {
+function audienceSummary(devices, t, summed) {
   const n = devices.size;
   const clock = new Float64Array(n);
   const behind = new Float64Array(n);
@@ -168,11 +174,23 @@ function audienceSummary(devices, t) {
     total: live + silent,
     live,
     silent,
-    clockError: spread(sorted(clock, nc)),
-    behind: spread(sorted(behind, nb)),
-    rtt: spread(sorted(rtt, nr)),
+    clockError: summed(sorted(clock, nc)),
+    behind: summed(sorted(behind, nb)),
+    rtt: summed(sorted(rtt, nr)),
     worst: worst.map(({ d }) => row(d, t)),
   };
+}
+
+/**
+ * A distribution as SHARE_POINTS quantiles (nearest rank), for merging with other nodes'.
+ * @param {ArrayLike<number>} xs  sorted ascending
+ * @returns {{ n: number, q: number[] }}
+ */
+function points(xs) {
+  const q = [];
+  if (xs.length > 0)
+    for (let i = 0; i < SHARE_POINTS; i++) q.push(Math.round(quantileSorted(xs, i / (SHARE_POINTS - 1)) * 100) / 100);
+  return { n: xs.length, q };
 }
 
 /** @param {RosterOptions} options */
@@ -339,13 +357,36 @@ export function createRoster({ now, stream, parts, tell, tellAll, devicesPerAddr
         seq,
         parts: partsReady(devices, parts(), now()),
         devices: rows,
-        audience: audienceSummary(devices, t),
+        audience: audienceSummary(devices, t, spread),
         waiting: waiter ? { since: waiter.since, until: waiter.until } : null,
         limits: {
           partSilentAfterMs: PART_SILENT_AFTER_MS,
           audienceSilentAfterMs: AUDIENCE_SILENT_AFTER_MS,
           readyClockErrorMs: READY_CLOCK_ERROR_MS,
         },
+      };
+    },
+
+    /**
+     * What this node tells the other nodes of a cluster (server/cluster/cluster-roster.js): its
+     * parts' readiness, at most SHARE_ROWS part devices (by view and id; the rest counted), and
+     * its audience summed up with each distribution as quantile points. Bounded whatever connects.
+     */
+    share() {
+      expire();
+      const t = now();
+      const rows = [];
+      for (const d of devices.values()) if (!isAudience(d)) rows.push(row(d, t));
+      rows.sort((a, b) => a.view.localeCompare(b.view) || a.id.localeCompare(b.id));
+      return {
+        t,
+        parts: partsReady(devices, parts(), t).map((p) => ({
+          ...p,
+          devices: p.devices.slice(0, SHARE_ROWS),
+        })),
+        devices: rows.slice(0, SHARE_ROWS),
+        omitted: Math.max(0, rows.length - SHARE_ROWS),
+        audience: audienceSummary(devices, t, points),
       };
     },
 

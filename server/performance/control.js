@@ -92,7 +92,7 @@ export const CONTROL_ACTIONS = Object.freeze(Object.keys(ACTIONS));
  * How long `play {whenReady: true}` may wait (ms): `timeoutMs`, or READY_WAIT_MS.
  * @param {Record<string, unknown>} a
  */
-function readyWait(a) {
+export function readyWait(a) {
   if (a.whenReady === undefined || a.whenReady === false) return null;
   if (a.whenReady !== true) throw new ScorecastError('SC_ERR_BAD_CONTROL', 'whenReady must be true or false');
   const ms = a.timeoutMs ?? READY_WAIT_MS;
@@ -103,8 +103,9 @@ function readyWait(a) {
 
 /**
  * @param {import('fastify').FastifyInstance} app
- * @param {{ conductor: import('./conductor.js').Conductor, token: string, auth?: import('../http/auth.js').SignInLimiter, roster?: import('../live/roster.js').Roster }} options
- *   roster: what `play {whenReady: true}` waits on (none: whenReady is refused)
+ * @param {{ conductor: import('./conductor.js').Conductor, token: string, auth?: import('../http/auth.js').SignInLimiter,
+ *   roster?: { waitReady: (ms: number) => Promise<void>, cancelWait: (why: string) => void } }} options
+ *   roster: what `play {whenReady: true}` waits on, this server's or a cluster's (none: whenReady is refused)
  */
 async function routes(app, { conductor, token, auth, roster }) {
   app.post('/api/control/:action', { onRequest: requireToken(token, auth) }, async (req) => {
@@ -117,12 +118,7 @@ async function routes(app, { conductor, token, auth, roster }) {
     const wait = action === 'play' ? readyWait(a) : null;
     if (action === 'play' || action === 'pause' || action === 'stop') roster?.cancelWait(`cancelled by ${action}`);
     if (wait !== null) {
-      // A cluster node's roster holds its own devices only: it cannot say that every part is ready.
-      if (!roster)
-        throw new ScorecastError(
-          'SC_ERR_BAD_CONTROL',
-          'play when ready is not available on a cluster node yet (each node sees only its own devices); play without whenReady',
-        );
+      if (!roster) throw new ScorecastError('SC_ERR_BAD_CONTROL', 'play when ready is not available here');
       await roster.waitReady(wait);
       req.log.info({ action, whenReady: true }, 'every part ready');
     }

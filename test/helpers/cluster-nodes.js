@@ -9,21 +9,33 @@ import { requestFrom } from '../../infra/lab/json-request.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLUSTER_SCORE = path.join(ROOT, 'test', 'fixtures', 'cluster');
 export const CLUSTER_TOKEN = 'cluster-token-0123456789';
+/** The cluster fixture with two parts (violin, cello), for the roster and play when ready. */
+export const CLUSTER_PARTS_SCORE = path.join(ROOT, 'test', 'fixtures', 'cluster-parts');
 
 /**
  * Start one node; resolves when it listens. Its Redis URL, with the role's user and password,
  * goes in SCORECAST_REDIS (a password is never on a command line).
  * @param {{ redis: { edge: string, conductor: string }, role: 'conductor' | 'edge' | 'both', id: string,
- *   port?: number, args?: string[], env?: NodeJS.ProcessEnv }} options
+ *   port?: number, args?: string[], env?: NodeJS.ProcessEnv, score?: string, startMs?: number }} options
+ *   startMs: how long it may take to listen
  */
-export async function startNode({ redis, role, id, port = 0, args = [], env = {} }) {
+export async function startNode({
+  redis,
+  role,
+  id,
+  port = 0,
+  args = [],
+  env = {},
+  score = CLUSTER_SCORE,
+  startMs = 15_000,
+}) {
   const server = await forkServer({
     root: ROOT,
-    timeoutMs: 15_000,
+    timeoutMs: startMs,
     env: { SCORECAST_REDIS: role === 'edge' ? redis.edge : redis.conductor, ...env },
     args: [
       '--score',
-      CLUSTER_SCORE,
+      score,
       '--host',
       '127.0.0.1',
       '--port',

@@ -58,6 +58,9 @@ export function cell(key, d) {
       return yes(v);
     case 'lastSeenMs':
       return ago(v);
+    case 'transport':
+      // On a cluster: the node the device is connected to.
+      return typeof d?.node === 'string' ? `${str(v)} on ${d.node}` : str(v);
     default:
       return str(v);
   }
@@ -193,7 +196,9 @@ export function createRosterPanel(act) {
   function show(r) {
     const ps = Array.isArray(r?.parts) ? r.parts : [];
     const ready = ps.filter((/** @type {any} */ p) => p?.ready === true).length;
-    setText(summary, `Parts ready: ${ready} of ${ps.length}`);
+    const nodes = Array.isArray(r?.nodes) ? `; ${r.nodes.length} nodes` : '';
+    const partial = r?.partial === true ? " (Redis did not answer: this node's devices only)" : '';
+    setText(summary, `Parts ready: ${ready} of ${ps.length}${nodes}${partial}`);
     // Parts, in place by id.
     /** @type {Map<string, HTMLElement>} */
     const have = new Map();

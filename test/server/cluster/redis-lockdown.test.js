@@ -96,6 +96,9 @@ describe.skipIf(!HAVE_REDIS)('Redis that only scorecast can touch', () => {
       await expect(edge.get('scorecast:record')).rejects.toThrow(/NOPERM/);
       await expect(edge.flushall()).rejects.toThrow(/NOPERM/);
       await expect(edge.config('GET', 'requirepass')).rejects.toThrow(/NOPERM/);
+      // It publishes actions on devices on the roster channel (they carry MACs), and nowhere else.
+      expect(await edge.publish('scorecast:roster:act', 'probe')).toBeGreaterThanOrEqual(0);
+      await expect(edge.publish('scorecast:stream', 'probe')).rejects.toThrow(/NOPERM/);
     } finally {
       anonymous.disconnect();
       edge.disconnect();

@@ -1,6 +1,7 @@
 // The roster over the wire: GET /api/roster and the actions need the token; devices report over
 // WebSocket and POST /api/report, bad reports are refused with their codes; an action reaches its
-// device on its link and a device gone answers 404 SC_ERR_NO_DEVICE; play when ready waits.
+// device on its link and a device gone answers 404 SC_ERR_NO_DEVICE; play when ready waits (on a
+// cluster node, for the parts on every node).
 
 import { describe, it, expect } from 'vitest';
 import WebSocket from 'ws';
@@ -8,6 +9,10 @@ import { buildApp } from '../../../server/app.js';
 import { buildScoreModel } from '../../../core/manifest.js';
 import { packageOf, deviceStatus } from '../../helpers/fixtures.js';
 import { useServers, TOKEN } from '../../helpers/server.js';
+import { fakeRedis } from '../../helpers/fake-redis.js';
+import { createRoster } from '../../../server/live/roster.js';
+import { createClusterRoster } from '../../../server/cluster/cluster-roster.js';
+import { clusterKey, createSeal } from '../../../server/cluster/seal.js';
 
 const servers = useServers();
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -230,22 +235,58 @@ describe('POST /api/control/play {whenReady: true}', () => {
     expect((await roster(s.base)).waiting).toBeNull();
   });
 
-  it('is refused on a cluster node, whose roster holds only its own devices', async () => {
+  it("on a cluster node, lists another node's device and waits for its part (a fake Redis between them)", async () => {
+    const redis = fakeRedis();
+    const seal = createSeal(clusterKey(TOKEN));
+    const common = { redis: redis.store, listen: redis.listen, seal, key: 'k', channel: 'c', everyMs: 50 };
+    /** @type {import('../../../server/cluster/cluster-roster.js').ClusterRoster[]} */
+    const rosters = [];
     const s = await server({
       cluster: {
         vote: async () => ({ ok: false, error: { code: 'SC_ERR_NO_VOTE_WINDOW', message: '' } }),
         report: () => {},
         round: () => null,
+        roster: (local) => {
+          const r = createClusterRoster({ local, node: 'here', ...common });
+          rosters.push(r);
+          return r;
+        },
       },
     });
-    const res = await fetch(`${s.base}/api/control/play`, {
+    // The other node: its own roster, with the cello on it.
+    const otherLocal = createRoster({
+      now: Date.now,
+      stream: () => ({ epoch: 'e', seq: 0 }),
+      parts: () => ['violin', 'cello'],
+      tell: () => true,
+      tellAll: () => 0,
+    });
+    const other = createClusterRoster({ local: otherLocal, node: 'there', ...common });
+    rosters.push(other);
+    for (const r of rosters) await r.start();
+    servers.defer(async () => {
+      for (const r of rosters) await r.close();
+    });
+    const cello = { connection: {}, address: '10.0.0.9' };
+    otherLocal.note('ws', 'cello', deviceStatus({ id: 'dc', audio: false }), cello);
+    const v = await device(`${s.wsBase}/live?view=violin`);
+    v.ws.send(JSON.stringify({ type: 'report', device: deviceStatus({ id: 'dv' }) }));
+    await expect
+      .poll(async () => (await roster(s.base)).devices.map((/** @type {any} */ d) => `${d.id}@${d.node}`))
+      .toEqual(['dc@there', 'dv@here']);
+    const played = fetch(`${s.base}/api/control/play`, {
       method: 'POST',
       headers: { ...auth, ...json },
-      body: JSON.stringify({ whenReady: true }),
+      body: JSON.stringify({ whenReady: true, timeoutMs: 20_000 }),
     });
-    expect(res.status).toBe(400);
-    expect((await res.json()).message).toContain('not available on a cluster node');
+    await expect.poll(async () => (await roster(s.base)).waiting).not.toBeNull();
     expect(s.hub.state.playback).toBe('stopped');
+    await new Promise((r) => setTimeout(r, 450));
+    v.ws.send(JSON.stringify({ type: 'report', device: deviceStatus({ id: 'dv' }) }));
+    otherLocal.note('ws', 'cello', deviceStatus({ id: 'dc', audio: true }), cello);
+    const res = await played;
+    expect(res.status).toBe(200);
+    expect((await res.json()).state.playback).toBe('playing');
   });
 
   it('a pause cancels the wait', async () => {
