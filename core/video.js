@@ -19,6 +19,20 @@ export const VIDEO_FORMATS = Object.freeze({
   webm: { type: 'video/webm', video: ['V_VP9', 'V_VP8'], audio: ['A_OPUS', 'A_VORBIS'] },
 });
 
+/** What a refusal calls the containers people most often bring (file-type's names). */
+const CONTAINER_NAMES = /** @type {Record<string, string>} */ ({
+  mkv: 'a Matroska (.mkv) file',
+  mov: 'a QuickTime (.mov) file',
+  avi: 'an AVI file',
+  mts: 'an MPEG transport stream',
+  mpg: 'an MPEG-1/2 file',
+  ogv: 'an Ogg video',
+  flv: 'a Flash video',
+  wmv: 'a Windows Media file',
+  asf: 'a Windows Media file',
+  '3gp': 'a 3GPP file',
+});
+
 /** How to make a file that plays everywhere, said in every refusal of a format. */
 export const VIDEO_HINT =
   'make an MP4 (H.264 and AAC: ffmpeg -i in -c:v libx264 -pix_fmt yuv420p -c:a aac -movflags +faststart out.mp4) or a WebM (VP9 and Opus: ffmpeg -i in -c:v libvpx-vp9 -c:a libopus out.webm)';
@@ -104,7 +118,7 @@ export function judgeVideo(probe, { maxPixels }) {
   if (!format)
     return {
       ok: false,
-      reason: `is ${probe.container ? `a ${probe.container.toUpperCase()} file` : 'not a video file browsers play'} (read from its first bytes, whatever its name); ${VIDEO_HINT}`,
+      reason: `is ${probe.container ? (CONTAINER_NAMES[probe.container] ?? `a ${probe.container} file`) : 'not a video file browsers play'} (read from its first bytes, whatever its name); ${VIDEO_HINT}`,
     };
   const video = probe.tracks.filter((t) => t.kind === 'video');
   const audio = probe.tracks.filter((t) => t.kind === 'audio');

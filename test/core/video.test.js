@@ -63,8 +63,8 @@ describe('what browsers play', () => {
 
   it('refuses other containers, codecs some browsers lack, no video, and frames past the bound, saying how to fix it', () => {
     const cases = [
-      [probe({ container: 'mkv', tracks: [vp9] }), /is a MKV file .*ffmpeg/],
-      [probe({ container: 'mov', tracks: [{ kind: 'video', codec: 'avc1' }] }), /is a MOV file/],
+      [probe({ container: 'mkv', tracks: [vp9] }), /is a Matroska \(\.mkv\) file .*ffmpeg/],
+      [probe({ container: 'mov', tracks: [{ kind: 'video', codec: 'avc1' }] }), /is a QuickTime \(\.mov\) file/],
       [probe({ container: null }), /not a video file browsers play/],
       [
         probe({ container: 'mp4', tracks: [{ kind: 'video', codec: 'hvc1' }] }),

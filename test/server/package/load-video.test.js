@@ -95,9 +95,9 @@ describe('video parts', () => {
     const cases = [
       [
         { 'video.webm': 'h264-aac.mkv' },
-        /video\.webm \(video\.violin, video\.cello\): is a MKV file .*ffmpeg -i in -c:v libx264/,
+        /video\.webm \(video\.violin, video\.cello\): is a Matroska \(\.mkv\) file .*ffmpeg -i in -c:v libx264/,
       ],
-      [{ 'video.webm': 'h264-aac.mov' }, /is a MOV file/],
+      [{ 'video.webm': 'h264-aac.mov' }, /is a QuickTime \(\.mov\) file/],
       [{ 'video.webm': 'vp9-in.mp4' }, /has video vp09, which not every browser plays in MP4/],
       [{ 'video.webm': Buffer.from('not a video at all\n') }, /is not a video file browsers play/],
       [{}, /video\.all\.file|video\.violin\.file: video\.webm does not exist/],
@@ -131,7 +131,7 @@ describe('video parts', () => {
       });
       expect(res.statusCode).toBe(422);
       expect(res.json()).toMatchObject({ code: 'SC_ERR_SCORE_VIDEO' });
-      expect(res.json().message).toMatch(/video\.webm \(video\.violin, video\.cello\): is a MKV file/);
+      expect(res.json().message).toMatch(/video\.webm \(video\.violin, video\.cello\): is a Matroska \(\.mkv\) file/);
       const part = await app.inject({ url: view.video.url, headers: { range: 'bytes=0-3' } });
       expect(part.statusCode).toBe(206);
       expect(part.headers['content-type']).toBe('video/webm');
