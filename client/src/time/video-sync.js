@@ -12,8 +12,8 @@
 //   whose decoder falls behind steadily (a busy phone) stays within CATCH_S x its shortfall;
 // - past SEEK_S, or with a browser that ignores the rate (`rateWorks` false: WebKit on some
 //   phones plays on at 1x), a seek, aimed ahead of the score by what the last seeks lost
-//   (seekAim). A start from a pause is a play() whose first frames come late: past SEEK_S
-//   that is a seek too. Without rate nudges the threshold is NO_RATE_SEEK_S (a frame and a half).
+//   (seekAim). A start from a pause is a play() whose first frames come late by about as much:
+//   it is started that far ahead too. Without rate nudges the threshold is NO_RATE_SEEK_S (a frame and a half).
 
 export const DEAD_S = 0.01;
 export const SEEK_S = 0.1;
@@ -21,9 +21,11 @@ export const CATCH_S = 0.3;
 export const MAX_NUDGE = 0.1;
 export const NO_RATE_SEEK_S = 0.06;
 /** A seek's aim ahead is at most this (a seek slower than it lands late and is nudged). */
-export const MAX_SEEK_LEAD_S = 0.5;
+export const MAX_SEEK_LEAD_S = 0.25;
+/** The aim moves by at most this after one seek. */
+export const LEARN_STEP_S = 0.04;
 /** How long after a seek landed its drift is read to learn the aim (the pipeline restarted). */
-export const SETTLE_MS = 150;
+export const SETTLE_MS = 300;
 /** A seek that has not settled after this is given up on: the next correction may come. */
 export const SETTLE_LIMIT_MS = 2000;
 /** A rate is written only when it moves by more than this. */
@@ -77,11 +79,17 @@ export function syncStep(video, wanted, { seekLead = 0, rateWorks = true } = {})
     return act;
   }
   const base = wanted.rate > 0 ? wanted.rate : 1;
-  if (video.paused) act.play = 'play';
+  const lead = Math.min(seekLead, MAX_SEEK_LEAD_S) * base;
+  if (video.paused) {
+    // A start: its first frames come late by about what a seek loses, so it starts that far on.
+    act.play = 'play';
+    if (!video.seeking && Math.abs(drift - lead) > DEAD_S) act.seek = Math.min(target + lead, end);
+    return act;
+  }
   if (video.seeking || video.busy) return act;
   const seekAt = rateWorks ? SEEK_S : NO_RATE_SEEK_S;
   if (Math.abs(drift) > seekAt) {
-    act.seek = Math.min(target + Math.min(seekLead, MAX_SEEK_LEAD_S) * base, end);
+    act.seek = Math.min(target + lead, end);
     if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     return act;
   }
@@ -130,8 +138,10 @@ export function seekAim() {
       if (!pending || landedAt === null || !playing || at - landedAt < SETTLE_MS) return;
       pending = false;
       landedAt = null;
-      // Behind (drift < 0) after the last seek: aim further ahead next time.
-      lead = Math.min(Math.max(lead - drift, 0), MAX_SEEK_LEAD_S);
+      // Behind (drift < 0) after the last seek: aim further ahead next time. Half the error, at
+      // most LEARN_STEP_S a seek: one seek that met a stall (a busy phone) does not throw the aim.
+      const step = Math.min(Math.max(-drift * 0.5, -LEARN_STEP_S), LEARN_STEP_S);
+      lead = Math.min(Math.max(lead + step, 0), MAX_SEEK_LEAD_S);
     },
     get lead() {
       return lead;

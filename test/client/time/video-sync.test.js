@@ -1,5 +1,13 @@
 import { describe, it, expect } from 'vitest';
-import { CATCH_S, MAX_NUDGE, SEEK_S, SETTLE_MS, seekAim, syncStep } from '../../../client/src/time/video-sync.js';
+import {
+  CATCH_S,
+  LEARN_STEP_S,
+  MAX_NUDGE,
+  SEEK_S,
+  SETTLE_MS,
+  seekAim,
+  syncStep,
+} from '../../../client/src/time/video-sync.js';
 
 /** @param {Partial<import('../../../client/src/time/video-sync.js').VideoNow>} v */
 const video = (v) => ({ currentTime: 10, paused: false, seeking: false, playbackRate: 1, duration: 60, ...v });
@@ -48,6 +56,11 @@ describe('keeping a video in step', () => {
       seek: null,
     });
     expect(syncStep(video({ paused: true, currentTime: 12 }), playing(12))).toMatchObject({ play: 'play', seek: null });
+    // Where a start is known to come late, it starts that far on.
+    expect(syncStep(video({ paused: true, currentTime: 12 }), playing(12), { seekLead: 0.05 })).toMatchObject({
+      play: 'play',
+      seek: 12.05,
+    });
   });
 
   it('holds the last frame past the video end, and never seeks before its start', () => {
@@ -65,18 +78,24 @@ describe('the aim of a seek', () => {
     aim.landed(60);
     aim.observe(60 + SETTLE_MS - 1, -0.07, true);
     expect(aim.settling(60 + SETTLE_MS - 1)).toBe(true);
-    aim.observe(60 + SETTLE_MS, -0.07, true);
-    expect(aim.lead).toBeCloseTo(0.07, 9);
+    aim.observe(60 + SETTLE_MS, -0.06, true);
+    // Half the error at a time.
+    expect(aim.lead).toBeCloseTo(0.03, 9);
     expect(aim.settling(60 + SETTLE_MS)).toBe(false);
     // Landed ahead the next time: aim less far.
     aim.started(1000);
     aim.landed(1050);
-    aim.observe(1300, 0.02, true);
-    expect(aim.lead).toBeCloseTo(0.05, 9);
+    aim.observe(1400, 0.02, true);
+    expect(aim.lead).toBeCloseTo(0.02, 9);
+    // A seek that met a stall moves it by LEARN_STEP_S at most.
+    aim.started(1500);
+    aim.landed(1550);
+    aim.observe(1900, -2, true);
+    expect(aim.lead).toBeCloseTo(0.02 + LEARN_STEP_S, 9);
     // A drift seen while paused teaches nothing; a seek that never lands stops holding corrections back.
     aim.started(2000);
     aim.observe(2500, -1, false);
-    expect(aim.lead).toBeCloseTo(0.05, 9);
+    expect(aim.lead).toBeCloseTo(0.02 + LEARN_STEP_S, 9);
     expect(aim.settling(2000 + 2001)).toBe(false);
   });
 });
