@@ -103,7 +103,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         busy: seeks.settling(now()) || video.readyState < 3,
       },
       w,
-      { seekLead: seeks.lead, rateWorks },
+      { seekLead: seeks.lead, rateWorks, canSeek: seeks.canSeek(now()) },
     );
     seeks.observe(now(), act.drift, w.playing && !video.paused && !video.seeking);
     if (act.rate !== null) {

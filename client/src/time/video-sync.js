@@ -22,6 +22,11 @@ export const MAX_NUDGE = 0.1;
 export const NO_RATE_SEEK_S = 0.06;
 /** A seek's aim ahead is at most this (a seek slower than it lands late and is nudged). */
 export const MAX_SEEK_LEAD_S = 0.25;
+/**
+ * Seeks while playing come at most one a SEEK_GAP_MS: a page that cannot keep up (a busy phone)
+ * would otherwise seek on every stall, and each seek costs it more than it wins.
+ */
+export const SEEK_GAP_MS = 1000;
 /** The aim moves by at most this after one seek. */
 export const LEARN_STEP_S = 0.04;
 /** How long after a seek landed its drift is read to learn the aim (the pipeline restarted). */
@@ -62,11 +67,12 @@ const RATE_STEP = 0.002;
  * What to do to the video now.
  * @param {VideoNow} video
  * @param {Wanted} wanted
- * @param {{ seekLead?: number, rateWorks?: boolean }} [o]  seekLead: seconds a seek takes here
- *   (measured, videoSyncer); rateWorks: false where the browser ignores playbackRate
+ * @param {{ seekLead?: number, rateWorks?: boolean, canSeek?: boolean }} [o]  seekLead: seconds a
+ *   seek loses here (seekAim); rateWorks: false where the browser ignores playbackRate; canSeek:
+ *   false within SEEK_GAP_MS of the last seek (seekAim.canSeek), when only the rate corrects
  * @returns {SyncAction}
  */
-export function syncStep(video, wanted, { seekLead = 0, rateWorks = true } = {}) {
+export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, canSeek = true } = {}) {
   const end = video.duration !== null && Number.isFinite(video.duration) ? video.duration : Infinity;
   const target = Math.min(Math.max(wanted.time, 0), end);
   const drift = video.currentTime - target;
@@ -88,7 +94,7 @@ export function syncStep(video, wanted, { seekLead = 0, rateWorks = true } = {})
   }
   if (video.seeking || video.busy) return act;
   const seekAt = rateWorks ? SEEK_S : NO_RATE_SEEK_S;
-  if (Math.abs(drift) > seekAt) {
+  if (Math.abs(drift) > seekAt && canSeek) {
     act.seek = Math.min(target + lead, end);
     if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     return act;
@@ -112,7 +118,7 @@ const clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
  * How far ahead of the score a seek must aim to land in step here: a seek takes its decode and
  * the pipeline's restart, during which the score moves on. Learnt from the drift each seek left
  * (measured SETTLE_MS after it landed, playing): what syncStep aims a seek ahead by.
- * @returns {{ started: (at: number) => void, landed: (at: number) => void, observe: (at: number, drift: number, playing: boolean) => void, settling: (at: number) => boolean, readonly lead: number }}
+ * @returns {{ started: (at: number) => void, landed: (at: number) => void, observe: (at: number, drift: number, playing: boolean) => void, settling: (at: number) => boolean, canSeek: (at: number) => boolean, readonly lead: number }}
  */
 export function seekAim() {
   let lead = 0;
@@ -120,11 +126,17 @@ export function seekAim() {
   let landedAt = null;
   let startedAt = 0;
   let pending = false;
+  let seeked = false;
   return {
     started(at) {
       pending = true;
+      seeked = true;
       startedAt = at;
       landedAt = null;
+    },
+    /** Whether SEEK_GAP_MS have passed since the last seek started. */
+    canSeek(at) {
+      return !seeked || at - startedAt >= SEEK_GAP_MS;
     },
     /** A seek is under way, or landed less than SETTLE_MS ago (at most SETTLE_LIMIT_MS in all). */
     settling(at) {

@@ -3,6 +3,7 @@ import {
   CATCH_S,
   LEARN_STEP_S,
   MAX_NUDGE,
+  SEEK_GAP_MS,
   SEEK_S,
   SETTLE_MS,
   seekAim,
@@ -42,6 +43,8 @@ describe('keeping a video in step', () => {
     expect(syncStep(video({}), playing(10 + SEEK_S + 0.01)).seek).not.toBeNull();
     expect(syncStep(video({ busy: true }), playing(22)).seek).toBeNull();
     expect(syncStep(video({ seeking: true }), playing(22)).seek).toBeNull();
+    // Within SEEK_GAP_MS of the last seek: the rate alone, at its most.
+    expect(syncStep(video({}), playing(22), { canSeek: false })).toMatchObject({ seek: null, rate: 1 + MAX_NUDGE });
   });
 
   it('seeks for a small drift where the browser ignores the rate', () => {
@@ -73,7 +76,10 @@ describe('the aim of a seek', () => {
   it('learns from the drift a seek left once it settled, within its bound', () => {
     const aim = seekAim();
     expect(aim.lead).toBe(0);
+    expect(aim.canSeek(0)).toBe(true);
     aim.started(0);
+    expect(aim.canSeek(SEEK_GAP_MS - 1)).toBe(false);
+    expect(aim.canSeek(SEEK_GAP_MS)).toBe(true);
     expect(aim.settling(10)).toBe(true);
     aim.landed(60);
     aim.observe(60 + SETTLE_MS - 1, -0.07, true);
