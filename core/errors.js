@@ -104,6 +104,12 @@ export const ERRORS = Object.freeze({
     message:
       "The score package has PDF pages but this server cannot render them: Poppler's pdfinfo and pdftoppm are not installed. Install them (Debian and Ubuntu: apt-get install poppler-utils) and load the score again.",
   },
+  SC_ERR_SCORE_VIDEO: {
+    code: 'SC_ERR_SCORE_VIDEO',
+    status: 422,
+    message:
+      'A video of the score package cannot be played by every browser, or is past a bound (file size or frame size, named in the problem). Make an MP4 with H.264 and AAC, or a WebM with VP9 and Opus, and try again.',
+  },
   SC_ERR_SCORE_NOT_FOUND: {
     code: 'SC_ERR_SCORE_NOT_FOUND',
     status: 404,

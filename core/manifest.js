@@ -10,6 +10,7 @@ import { readOpenForm } from './open-form.js';
 import { PACKAGE_LIMITS as LIMITS, formatBytes } from './package-limits.js';
 import { isId, isObject } from './values.js';
 import { parsePageRanges } from './page-ranges.js';
+import { checkVideo } from './video.js';
 
 /**
  * @typedef {object} Cue
@@ -59,6 +60,8 @@ import { parsePageRanges } from './page-ranges.js';
  * @property {import('./presets.js').Preset[]} presets  audience patches the conductor fires by hand
  * @property {import('./marks.js').Mark[]} marks  rehearsal marks, every playing, sorted by beat
  * @property {import('./open-form.js').OpenForm | null} openForm  sections whose order is chosen live
+ * @property {Record<string, import('./video.js').VideoSpec> | null} video  the views shown as a
+ *   video kept in step (core/video.js), `all` already spread over the parts
  */
 
 /**
@@ -191,6 +194,7 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
   });
 
   const openForm = map ? checkOpenForm(raw.openForm, { map, parts, problem }) : null;
+  const video = checkVideo(raw.video, { parts, safePath: isSafeRelativePath, problem });
 
   if (problems.length > 0 || !map) return { ok: false, problems };
   return {
@@ -212,6 +216,7 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
       presets,
       marks,
       openForm,
+      video,
     },
   };
 }

@@ -69,6 +69,13 @@ export const PACKAGE_LIMITS = Object.freeze({
    * short side and a B3 score's long side; a page is rendered at most 2,048 pixels wide.
    */
   pdfPagePoints: 2_592,
+  /**
+   * A video part's file: every phone of the part downloads it (a 10-minute 1080p guide at
+   * 4 Mbit/s is about 300 MB; a 720p one at 1.5 Mbit/s about 110 MB).
+   */
+  videoBytes: 512 * MIB,
+  /** Pixels of a video's frame: 3840 x 2160 (phones decode 4K at most, most only 1080p). */
+  videoPixels: 3840 * 2160,
   /** Every file of the package together (manifest, notation, pages, beat maps, assets). */
   packageBytes: 2048 * MIB,
 });

@@ -38,6 +38,8 @@ export function clockTime(ms) {
  * @property {number} seconds
  * @property {string} order          performedRanges
  * @property {string[]} views
+ * @property {{ view: string, file: string, type: string, width: number | null, height: number | null, seconds: number | null, start: number }[]} videos
+ *   the video parts, as the browsers will be given them
  * @property {number} cues
  * @property {number} votes
  * @property {string[]} warnings
@@ -62,6 +64,15 @@ export function checkReport(pkg, dir) {
     seconds: Math.round(map.durationMs) / 1000,
     order: performedRanges(map.bars),
     views: model.views,
+    videos: Object.entries(pkg.videos ?? {}).map(([view, v]) => ({
+      view,
+      file: /** @type {any} */ (model.video)?.[view]?.file ?? '',
+      type: v.video.type,
+      width: v.video.width,
+      height: v.video.height,
+      seconds: v.video.duration,
+      start: v.video.start,
+    })),
     cues: model.cues.length,
     votes: model.votes.length,
     warnings: pkg.warnings,
@@ -77,6 +88,10 @@ export function formatCheckReport(r) {
     `${r.dir}: "${r.title}"${r.composer ? ` by ${r.composer}` : ''} is valid: ${r.writtenBars} bars, ${r.beats} beats, ` +
       `${Math.round(r.seconds)} s, views ${r.views.join(', ')}, ${r.cues} cues, ${r.votes} votes`,
     `performed: ${r.playedBars} bars, ${clockTime(r.seconds * 1000)}: bars ${r.order}`,
+    ...(r.videos ?? []).map(
+      (v) =>
+        `video ${v.view}: ${v.file} (${v.type}${v.width ? `, ${v.width}x${v.height}` : ''}${v.seconds !== null ? `, ${Math.round(v.seconds * 10) / 10} s` : ''}${v.start ? `, from ${v.start} s` : ''})`,
+    ),
     ...r.warnings.map((w) => `warning: ${w}`),
   ];
   return `${lines.join('\n')}\n`;

@@ -73,7 +73,7 @@ export function createLoadContext(dir, manifest) {
     unread,
     /** The code of the refusal: a file that filled its worker's heap says so, and so does a PDF
      * that cannot be used or a server that cannot render one. */
-    /** @type {'SC_ERR_SCORE_INVALID' | 'SC_ERR_SCORE_OUT_OF_MEMORY' | 'SC_ERR_SCORE_PDF' | 'SC_ERR_PDF_RENDERER_MISSING'} */
+    /** @type {'SC_ERR_SCORE_INVALID' | 'SC_ERR_SCORE_OUT_OF_MEMORY' | 'SC_ERR_SCORE_PDF' | 'SC_ERR_PDF_RENDERER_MISSING' | 'SC_ERR_SCORE_VIDEO'} */
     refusal: 'SC_ERR_SCORE_INVALID',
     /** The bytes read so far, the manifest's included. */
     get totalBytes() {

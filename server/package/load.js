@@ -12,6 +12,7 @@ import { createLoadContext } from './load-context.js';
 import { listAssets, serveAssets } from './load-assets.js';
 import { engraveNotation, serveEngraved } from './load-notation.js';
 import { serveImagePages } from './load-pages.js';
+import { serveVideos } from './load-video.js';
 
 /** @typedef {import('../http/served-prepare.js').ServedFile} ServedFile */
 
@@ -55,6 +56,8 @@ import { serveImagePages } from './load-pages.js';
  * @property {import('../../core/manifest.js').ScoreModel} model
  * @property {LoadedAsset[]} assets
  * @property {Record<string, ViewPages>} views   the score and part views that have pages
+ * @property {Record<string, import('./load-video.js').VideoView>} videos  the views shown as a
+ *   video (in place of their pages, when they have both)
  * @property {Map<string, ServedFile>} files     URL path -> file
  * @property {string[]} warnings
  * @property {string[]} [pendingLayouts]  the parts' layouts still being engraved: when they are,
@@ -96,11 +99,12 @@ export async function loadPackage(packageDir, { cacheDir, deferLayouts = false }
     ? await serveEngraved(context, model, engraved, views)
     : { pendingLayouts: [], serveLater: null };
   await serveImagePages(context, model, views, { cacheDir });
+  const videos = await serveVideos(context, model);
   if (context.problems.length > 0) throw await context.refuse();
   const { files, warnings } = context;
   const memory = await prepareServed(files);
   /** @type {ScorePackage} */
-  const pkg = { dir, model, assets, views, files, warnings, pendingLayouts };
+  const pkg = { dir, model, assets, views, videos, files, warnings, pendingLayouts };
   pkg.layoutsReady = serveLater
     ? serveLater(pkg, memory.inMemory ? memory.bytes : MEMORY_BOUND_BYTES)
     : Promise.resolve();

@@ -88,7 +88,7 @@ function marksOf(model) {
  */
 async function routes(app, { current }) {
   app.get('/api/score', async () => {
-    const { model, assets, views } = current();
+    const { model, assets, views, videos } = current();
     return {
       id: model.id,
       title: model.title,
@@ -99,6 +99,7 @@ async function routes(app, { current }) {
       beats: model.map.totalBeats,
       marks: marksOf(model),
       notation: Object.fromEntries(Object.entries(views).map(([v, p]) => [v, { pages: p.pages.length }])),
+      video: Object.fromEntries(Object.entries(videos ?? {}).map(([v, p]) => [v, { url: p.video.url }])),
       assets: assets.map((a) => ({ path: a.path, url: a.url, bytes: a.bytes, preload: a.preload })),
     };
   });
@@ -115,6 +116,12 @@ async function routes(app, { current }) {
   app.get('/api/score/views/:view', async (req, reply) => {
     const { view } = /** @type {{ view: string }} */ (req.params);
     const { layout } = /** @type {{ layout?: unknown }} */ (req.query ?? {});
+    // A view with a video shows it (core/video.js), in place of any pages it has.
+    const videos = current().videos ?? {};
+    if (Object.hasOwn(videos, view)) {
+      if (layout !== undefined) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" is a video`);
+      return videos[view];
+    }
     const pages = Object.hasOwn(current().views, view) ? current().views[view] : undefined;
     if (!pages) throw new ScorecastError('SC_ERR_NOT_FOUND', `no pages for view "${view.slice(0, 64)}"`);
     if (!pages.layouts && !pages.pending) {

@@ -92,7 +92,7 @@ export function fakeLink(kind = 'ws') {
  * @returns {import('../../server/package/load.js').ScorePackage}
  */
 export function packageOf(model) {
-  return { dir: '.', model, assets: [], views: {}, files: new Map(), warnings: [] };
+  return { dir: '.', model, assets: [], views: {}, videos: {}, files: new Map(), warnings: [] };
 }
 
 /**

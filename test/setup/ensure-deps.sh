@@ -5,7 +5,8 @@
 # Firefox ESR, Xvfb, PulseAudio (a sound card for them: a null sink) and NSS's certutil (a
 # Firefox profile that trusts the test CA) for the other engines (test/engines/), PulseAudio's
 # tools for the audio onset lab (infra/audio-lab/), and Poppler's pdfinfo and pdftoppm for PDF
-# pages (test/server/package/load-pdf.test.js). Run by `npm test`; idempotent and
+# pages (test/server/package/load-pdf.test.js), and ffmpeg for the video parts' test files
+# (test/server/package/load-video.test.js, bench/video-part.js). Run by `npm test`; idempotent and
 # quiet: apt-get runs only when something is missing.
 set -euo pipefail
 
@@ -26,6 +27,8 @@ command -v certutil >/dev/null 2>&1 || need+=(libnss3-tools)
 command -v parec >/dev/null 2>&1 || need+=(pulseaudio-utils)
 # Poppler renders a package's PDF pages (server/package/pdf/); the server needs it too.
 command -v pdftoppm >/dev/null 2>&1 && command -v pdfinfo >/dev/null 2>&1 || need+=(poppler-utils)
+# ffmpeg encodes the video parts' test files in each container and codec (the server never runs it).
+command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "test setup: installing ${need[*]} from Debian's packages" >&2

@@ -22,6 +22,7 @@ import { registerServiceWorker } from './sw-register.js';
 import { createAwake, keepAwakeVideo } from './awake.js';
 import { createPartView } from '../notation/part-view.js';
 import { createScoreView } from '../notation/score-view.js';
+import { createVideoPart } from '../notation/video-part.js';
 import { createClockProbe } from './page-clock.js';
 import { startReports } from './page-reports.js';
 import { createPageDevice } from './page-device.js';
@@ -130,7 +131,15 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
       }),
     onCommands: (commands) => device.obeyAll(commands),
   });
-  const notation = mountNotation({ document, fetch, connection, viewName, mark, log });
+  const notation = mountNotation({
+    document,
+    fetch,
+    connection,
+    viewName,
+    mark,
+    log,
+    video: { serverNow: () => clock.serverNow(), ready: () => gate.open, requestFrame: time.requestFrame, now },
+  });
   /** @param {import('../time/beat-clock.js').Position} pos */
   const drawCursor = (pos) => notation.drawCursor(pos);
 
@@ -281,7 +290,19 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     });
   }
 
-  exposeForTests(window, { connection, shown, clock, gate, awake, voter, view: viewName, now, device, ...sound });
+  exposeForTests(window, {
+    connection,
+    shown,
+    clock,
+    gate,
+    awake,
+    voter,
+    view: viewName,
+    now,
+    device,
+    video: () => notation.videoStatus(),
+    ...sound,
+  });
 
   ui.renderLink(connection);
   connection.start();
@@ -411,9 +432,11 @@ function clickToggle(document, viewName, audio, log, latency) {
  * @param {string} o.viewName
  * @param {(name: string) => void} o.mark
  * @param {import('../live/transports/index.js').Log} o.log
+ * @param {{ serverNow: () => number, ready: () => boolean, requestFrame: (fn: (t: number) => void) => unknown, now: () => number }} o.video
+ *   what a video part keeps in step with (client/src/notation/video-part.js)
  */
-function mountNotation({ document, fetch, connection, viewName, mark, log }) {
-  /** @type {import('../notation/view-base.js').NotationView | null} */
+function mountNotation({ document, fetch, connection, viewName, mark, log, video }) {
+  /** @type {(import('../notation/view-base.js').NotationView & { status?: () => import('../notation/video-part.js').VideoStatus }) | null} */
   let notation = null;
   /** The epoch the notation was drawn for. */
   let notationEpoch = /** @type {string | null} */ (null);
@@ -437,7 +460,10 @@ function mountNotation({ document, fetch, connection, viewName, mark, log }) {
         return r.text();
       });
     notation?.destroy();
-    notation = (viewName === 'score' ? createScoreView : createPartView)(root, data, { loadPage });
+    notation = data.video
+      ? createVideoPart(root, data, { getState: () => connection.state, ...video })
+      : (viewName === 'score' ? createScoreView : createPartView)(root, data, { loadPage });
+    if (data.video) document.body.dataset.video = 'true';
     root.hidden = false;
     document.body.dataset.notation = 'true';
     notation.setPages?.(connection.state?.pages?.[viewName]);
@@ -446,6 +472,8 @@ function mountNotation({ document, fetch, connection, viewName, mark, log }) {
   }
   return {
     drawCursor,
+    /** A video part's status (for tests and the bench), or null for other views. */
+    videoStatus: () => notation?.status?.() ?? null,
     /**
      * The state drawn: the pages chosen; a new epoch mounts the notation again.
      * @param {() => number} serverNow

@@ -21,6 +21,7 @@ import { exposeForTests as exposeLive } from '../live/test-view.js';
  * @param {{ describe: (ctx: any, now: number) => unknown, setOffset: (ms: number) => void, offsetMs: number }} page.output
  * @param {unknown} page.tapAlong
  * @param {{ roster: unknown }} page.device  this device as the roster knows it
+ * @param {() => unknown} page.video  a video part's status (client/src/notation/video-part.js), or null
  */
 export function exposeForTests(window, page) {
   const { connection, shown, clock, gate, awake, voter, now, audio, phoneSound, soundResume, output } = page;
@@ -36,6 +37,10 @@ export function exposeForTests(window, page) {
     },
     get shown() {
       return shown.slice();
+    },
+    // A video part: its time, the score's time as the video's, whether it plays, its rate and seeks.
+    get video() {
+      return page.video();
     },
     get clock() {
       return {

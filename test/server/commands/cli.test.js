@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import net from 'node:net';
 import os from 'node:os';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 
 const run = promisify(execFile);
@@ -26,6 +26,30 @@ describe('scorecast check', () => {
     const r = await cli(['check', 'scores/seed-profile']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/is valid: 4 bars, 16 beats/);
+  });
+
+  it('lists the video parts, and refuses a video browsers cannot play by its bytes, whatever its name', async () => {
+    const r = await cli(['check', 'test/fixtures/video-part']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^video violin: video\/guide\.webm \(video\/webm, 192x108, 40 s\)$/m);
+    expect(r.stdout).toMatch(/^video cello: video\/guide\.webm/m);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
+    mkdirSync(path.join(dir, 'video'));
+    writeFileSync(
+      path.join(dir, 'score.yaml'),
+      'id: v\ntitle: T\nparts:\n  - { id: a }\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\nvideo:\n  a: video/a.webm\n',
+    );
+    // An AVI's RIFF header under a .webm name.
+    writeFileSync(
+      path.join(dir, 'video', 'a.webm'),
+      Buffer.concat([Buffer.from('RIFF\0\0\0\0AVI LIST'), Buffer.alloc(64)]),
+    );
+    const bad = await cli(['check', dir]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/SC_ERR_SCORE_VIDEO/);
+    expect(bad.stderr).toMatch(
+      /video\/a\.webm \(video\.a\): is an AVI file \(read from its first bytes, whatever its name\)/,
+    );
   });
 
   it('lists every problem of a broken package with file and line, and exits 1', async () => {

@@ -1,0 +1,161 @@
+// A video part: the view's content is a video (score.yaml `video:`, core/video.js), kept in
+// step with the performance on the synced clock. Every animation frame the score's time is read
+// from the beat clock's position (the beat and how far into it, on the server's clock) and the
+// tempo map, and the video is nudged or sought toward it (client/src/time/video-sync.js); it
+// pauses with the performance and waits where the score waits. It starts muted, which every
+// browser lets play without a tap; a tap on "Sound on" unmutes it.
+
+import { positionAt } from '../time/beat-clock.js';
+import { seekAim, syncStep } from '../time/video-sync.js';
+import { msAtBeat } from '../../../core/video.js';
+
+/**
+ * @typedef {object} VideoPartData  `/api/score/views/<view>` of a video part (server/package/load-video.js)
+ * @property {{ url: string, type: string, width: number | null, height: number | null, duration: number | null, start: number }} video
+ * @property {{ beat: number, ms: number, bpm: number }[]} tempo
+ */
+
+/**
+ * @typedef {object} VideoStatus  for browser tests and the bench
+ * @property {number} currentTime  the video's time now
+ * @property {number | null} scoreTime  the video time the score is at now, null before a state
+ * @property {boolean} playing   the performance plays
+ * @property {boolean} paused    the video is paused
+ * @property {number} rate       the video's playbackRate
+ * @property {number} seeks      seeks made to follow the score
+ * @property {number} seekLead   what a seek is aimed ahead by (s)
+ */
+
+/**
+ * @param {HTMLElement} root
+ * @param {VideoPartData} data
+ * @param {object} o
+ * @param {() => any} o.getState  the held performance state
+ * @param {() => number} o.serverNow  the server's time now (the synced clock)
+ * @param {() => boolean} o.ready  false while the clock is still being measured: the video waits
+ * @param {(fn: (t: number) => void) => unknown} o.requestFrame
+ * @param {() => number} o.now  page time (ms), for the seek timer
+ * @returns {import('./view-base.js').NotationView & { status: () => VideoStatus }}
+ */
+export function createVideoPart(root, data, { getState, serverNow, ready, requestFrame, now }) {
+  const doc = root.ownerDocument;
+  const box = doc.createElement('div');
+  box.className = 'sc-video-part';
+  const video = doc.createElement('video');
+  video.className = 'sc-video';
+  video.muted = true;
+  video.playsInline = true;
+  video.preload = 'auto';
+  video.disablePictureInPicture = true;
+  video.setAttribute('playsinline', '');
+  const source = doc.createElement('source');
+  source.src = data.video.url;
+  source.type = data.video.type;
+  video.append(source);
+  const sound = doc.createElement('button');
+  sound.type = 'button';
+  sound.className = 'sc-video-sound';
+  sound.textContent = 'Sound on';
+  sound.setAttribute('aria-pressed', 'false');
+  sound.addEventListener('click', () => {
+    video.muted = !video.muted;
+    sound.textContent = video.muted ? 'Sound on' : 'Sound off';
+    sound.setAttribute('aria-pressed', String(!video.muted));
+  });
+  box.append(video, sound);
+  root.append(box);
+
+  const seeks = seekAim();
+  let seekCount = 0;
+  /** A play() under way: not asked again until it settles. */
+  let starting = false;
+  /** Whether playbackRate is taken here: false once a rate set did not hold (some WebKit builds). */
+  let rateWorks = true;
+  video.addEventListener('seeked', () => seeks.landed(now()));
+
+  /** Where the score is now, as the video's time. */
+  function wanted() {
+    const state = getState();
+    const pos = positionAt(state, serverNow());
+    if (pos.beat === null || !ready()) return null;
+    const beat = Math.max(pos.beat, 0);
+    const ms = msAtBeat(data.tempo, beat + (pos.count > 0 ? 0 : pos.fraction));
+    const written = msAtBeat(data.tempo, beat + 1) - msAtBeat(data.tempo, beat);
+    const playing = state?.playback === 'playing' && pos.count === 0 && pos.beatMs > 0;
+    return {
+      time: data.video.start + ms / 1000,
+      playing,
+      rate: playing && written > 0 ? written / pos.beatMs : 1,
+    };
+  }
+
+  function tick() {
+    const w = wanted();
+    if (!w || video.readyState < 1) return;
+    const act = syncStep(
+      {
+        currentTime: video.currentTime,
+        paused: video.paused,
+        seeking: video.seeking,
+        playbackRate: video.playbackRate,
+        duration: Number.isFinite(video.duration) ? video.duration : null,
+        // HAVE_FUTURE_DATA: frames to play on with; below it the time stands still for data.
+        busy: seeks.settling(now()) || video.readyState < 3,
+      },
+      w,
+      { seekLead: seeks.lead, rateWorks, canSeek: seeks.canSeek(now()) },
+    );
+    seeks.observe(now(), act.drift, w.playing && !video.paused && !video.seeking);
+    if (act.rate !== null) {
+      video.playbackRate = act.rate;
+      if (Math.abs(video.playbackRate - act.rate) > 1e-3) rateWorks = false;
+    }
+    if (act.seek !== null) {
+      seekCount++;
+      seeks.started(now());
+      video.currentTime = act.seek;
+    }
+    if (act.play === 'pause') video.pause();
+    else if (act.play === 'play' && !starting) {
+      starting = true;
+      video
+        .play()
+        .catch(() => {})
+        .finally(() => {
+          starting = false;
+        });
+    }
+  }
+
+  let stopped = false;
+  requestFrame(function loop() {
+    if (stopped) return;
+    tick();
+    requestFrame(loop);
+  });
+
+  return {
+    update() {},
+    error: null,
+    status() {
+      const w = wanted();
+      return {
+        currentTime: video.currentTime,
+        scoreTime: w?.time ?? null,
+        playing: w?.playing ?? false,
+        paused: video.paused,
+        rate: video.playbackRate,
+        seeks: seekCount,
+        seekLead: seeks.lead,
+      };
+    },
+    destroy() {
+      stopped = true;
+      video.pause();
+      video.removeAttribute('src');
+      source.remove();
+      video.load();
+      box.remove();
+    },
+  };
+}

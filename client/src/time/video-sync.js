@@ -1,0 +1,162 @@
+// Keeping a video in step with the score's time (a video part: client/src/notation/video-part.js).
+// The score's time is what the synced clock says (beat-clock.js); the video follows it by a small
+// change of its playback rate for a small drift, and by a seek for a large one or a jump (a seek,
+// a loop, a late join). Pure: the caller reads the video and applies what this returns.
+//
+// Thresholds (doc/score-format.md, "Video parts"):
+// - within DEAD_S (10 ms, a quarter of a 25 fps frame) the rate is the performance's own: a
+//   rate that changes all the time costs Chromium's audio a resample on every change;
+// - up to SEEK_S (100 ms, two and a half frames) the rate is nudged: a drift of d seconds is
+//   taken out over CATCH_S (0.3 s), the nudge at most MAX_NUDGE (10%: speech and music stay
+//   recognisable, and browsers keep the pitch), so 100 ms is gone in about 1.3 s, and a page
+//   whose decoder falls behind steadily (a busy phone) stays within CATCH_S x its shortfall;
+// - past SEEK_S, or with a browser that ignores the rate (`rateWorks` false: WebKit on some
+//   phones plays on at 1x), a seek, aimed ahead of the score by what the last seeks lost
+//   (seekAim). A start from a pause is a play() whose first frames come late by about as much:
+//   it is started that far ahead too. Without rate nudges the threshold is NO_RATE_SEEK_S (a frame and a half).
+
+export const DEAD_S = 0.01;
+export const SEEK_S = 0.1;
+export const CATCH_S = 0.3;
+export const MAX_NUDGE = 0.1;
+export const NO_RATE_SEEK_S = 0.06;
+/** A seek's aim ahead is at most this (a seek slower than it lands late and is nudged). */
+export const MAX_SEEK_LEAD_S = 0.25;
+/**
+ * Seeks while playing come at most one a SEEK_GAP_MS: a page that cannot keep up (a busy phone)
+ * would otherwise seek on every stall, and each seek costs it more than it wins.
+ */
+export const SEEK_GAP_MS = 1000;
+/** The aim moves by at most this after one seek. */
+export const LEARN_STEP_S = 0.04;
+/** How long after a seek landed its drift is read to learn the aim (the pipeline restarted). */
+export const SETTLE_MS = 300;
+/** A seek that has not settled after this is given up on: the next correction may come. */
+export const SETTLE_LIMIT_MS = 2000;
+/** A rate is written only when it moves by more than this. */
+const RATE_STEP = 0.002;
+
+/**
+ * @typedef {object} VideoNow  what the video element says now
+ * @property {number} currentTime
+ * @property {boolean} paused
+ * @property {boolean} seeking
+ * @property {number} playbackRate
+ * @property {number | null} duration
+ * @property {boolean} [busy]  a seek not yet settled (seekAim) or data not there to play on
+ *   (readyState below HAVE_FUTURE_DATA): the time is not worth correcting until it is
+ */
+
+/**
+ * @typedef {object} Wanted  where the score is
+ * @property {number} time     the video's time the score is at now (seconds)
+ * @property {boolean} playing the performance is playing (not paused, stopped or counting in)
+ * @property {number} rate     the performance's rate against its written tempo (1 unless the
+ *   conductor changed it)
+ */
+
+/**
+ * @typedef {object} SyncAction
+ * @property {'play' | 'pause' | null} play
+ * @property {number | null} seek   set currentTime to this
+ * @property {number | null} rate   set playbackRate to this
+ * @property {number} drift         video minus score, seconds (before the action)
+ */
+
+/**
+ * What to do to the video now.
+ * @param {VideoNow} video
+ * @param {Wanted} wanted
+ * @param {{ seekLead?: number, rateWorks?: boolean, canSeek?: boolean }} [o]  seekLead: seconds a
+ *   seek loses here (seekAim); rateWorks: false where the browser ignores playbackRate; canSeek:
+ *   false within SEEK_GAP_MS of the last seek (seekAim.canSeek), when only the rate corrects
+ * @returns {SyncAction}
+ */
+export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, canSeek = true } = {}) {
+  const end = video.duration !== null && Number.isFinite(video.duration) ? video.duration : Infinity;
+  const target = Math.min(Math.max(wanted.time, 0), end);
+  const drift = video.currentTime - target;
+  /** @type {SyncAction} */
+  const act = { play: null, seek: null, rate: null, drift };
+  if (!wanted.playing || wanted.time >= end) {
+    if (!video.paused) act.play = 'pause';
+    // Held where the score holds, ready to start there.
+    if (!video.seeking && Math.abs(drift) > DEAD_S) act.seek = target;
+    return act;
+  }
+  const base = wanted.rate > 0 ? wanted.rate : 1;
+  const lead = Math.min(seekLead, MAX_SEEK_LEAD_S) * base;
+  if (video.paused) {
+    // A start: its first frames come late by about what a seek loses, so it starts that far on.
+    act.play = 'play';
+    if (!video.seeking && Math.abs(drift - lead) > DEAD_S) act.seek = Math.min(target + lead, end);
+    return act;
+  }
+  if (video.seeking || video.busy) return act;
+  const seekAt = rateWorks ? SEEK_S : NO_RATE_SEEK_S;
+  if (Math.abs(drift) > seekAt && canSeek) {
+    act.seek = Math.min(target + lead, end);
+    if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
+    return act;
+  }
+  if (!rateWorks) return act;
+  const nudge = Math.abs(drift) <= DEAD_S ? 0 : clamp(-drift / CATCH_S, -MAX_NUDGE, MAX_NUDGE);
+  const rate = base * (1 + nudge);
+  if (Math.abs(video.playbackRate - rate) > RATE_STEP || (nudge === 0 && video.playbackRate !== base))
+    act.rate = nudge === 0 ? base : rate;
+  return act;
+}
+
+/**
+ * @param {number} x
+ * @param {number} lo
+ * @param {number} hi
+ */
+const clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
+
+/**
+ * How far ahead of the score a seek must aim to land in step here: a seek takes its decode and
+ * the pipeline's restart, during which the score moves on. Learnt from the drift each seek left
+ * (measured SETTLE_MS after it landed, playing): what syncStep aims a seek ahead by.
+ * @returns {{ started: (at: number) => void, landed: (at: number) => void, observe: (at: number, drift: number, playing: boolean) => void, settling: (at: number) => boolean, canSeek: (at: number) => boolean, readonly lead: number }}
+ */
+export function seekAim() {
+  let lead = 0;
+  /** @type {number | null} */
+  let landedAt = null;
+  let startedAt = 0;
+  let pending = false;
+  let seeked = false;
+  return {
+    started(at) {
+      pending = true;
+      seeked = true;
+      startedAt = at;
+      landedAt = null;
+    },
+    /** Whether SEEK_GAP_MS have passed since the last seek started. */
+    canSeek(at) {
+      return !seeked || at - startedAt >= SEEK_GAP_MS;
+    },
+    /** A seek is under way, or landed less than SETTLE_MS ago (at most SETTLE_LIMIT_MS in all). */
+    settling(at) {
+      if (!pending || at - startedAt > SETTLE_LIMIT_MS) return false;
+      return landedAt === null || at - landedAt < SETTLE_MS;
+    },
+    landed(at) {
+      if (pending) landedAt = at;
+    },
+    observe(at, drift, playing) {
+      if (!pending || landedAt === null || !playing || at - landedAt < SETTLE_MS) return;
+      pending = false;
+      landedAt = null;
+      // Behind (drift < 0) after the last seek: aim further ahead next time. Half the error, at
+      // most LEARN_STEP_S a seek: one seek that met a stall (a busy phone) does not throw the aim.
+      const step = Math.min(Math.max(-drift * 0.5, -LEARN_STEP_S), LEARN_STEP_S);
+      lead = Math.min(Math.max(lead + step, 0), MAX_SEEK_LEAD_S);
+    },
+    get lead() {
+      return lead;
+    },
+  };
+}
