@@ -45,6 +45,19 @@ const LOG_SIZE = 500;
  */
 
 /**
+ * The sound output's delay as compensated (ms, with the device's offset), once the audio runs.
+ * @param {ReturnType<typeof createPageSound>} sound
+ * @param {number} now
+ * @returns {number | null}
+ */
+function soundOutputMs(sound, now) {
+  const c = sound.audio.context;
+  if (c?.state !== 'running') return null;
+  const l = sound.output.describe(c, now);
+  return Math.max(0, Math.round(l.seconds * 1000 + l.offsetMs));
+}
+
+/**
  * Start the page: connect, measure the clock, show the beats and the cues.
  * @param {PageDeps} deps
  */
@@ -127,7 +140,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
         audio,
         awake,
         assetsCached,
-        outputMs: soundOutputMs(),
+        outputMs: soundOutputMs(sound, time.now()),
       }),
     onCommands: (commands) => device.obeyAll(commands),
   });
@@ -190,13 +203,6 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     onRunning: () => playClips(connection.state),
   });
   const { audio, phoneSound } = sound;
-  /** The sound output's delay as compensated (ms, with the device's offset), once the audio runs. */
-  function soundOutputMs() {
-    const c = audio.context;
-    if (c?.state !== 'running') return null;
-    const l = sound.output.describe(c, time.now());
-    return Math.max(0, Math.round(l.seconds * 1000 + l.offsetMs));
-  }
   // The screen stays on from the join tap to the end of the piece (awake.js).
   const awake = createAwake({
     secure: window.isSecureContext,
