@@ -10,6 +10,8 @@ import { METER_DEFAULTS } from '../../core/audience-meter.js';
 import { createAddressLimiter } from '../http/address-limit.js';
 
 const BAD_DEVICE = Object.freeze(errorValue('SC_ERR_BAD_DEVICE'));
+/** Credentials remembered as verified (a phone thumbs twice a second: one HMAC for all of them). */
+const MAX_VERIFIED = 20_000;
 
 /**
  * @param {{
@@ -28,6 +30,19 @@ export function createThumbGuard({ thumb, credentials, phonesPerAddress, now }) 
   const overAddress = Object.freeze(
     errorValue('SC_ERR_RATE_LIMITED', `thumbs from this address: ${phonesPerAddress} phones' worth at most`),
   );
+  /** credential -> device id, in the order first verified (bounded: the oldest are forgotten). */
+  /** @type {Map<string, string>} */
+  const verified = new Map();
+  /** @param {unknown} credential */
+  const deviceOf = (credential) => {
+    const known = typeof credential === 'string' ? verified.get(credential) : undefined;
+    if (known !== undefined) return known;
+    const id = credentials.verify(credential);
+    if (id === null) return null;
+    if (verified.size >= MAX_VERIFIED) verified.delete(/** @type {string} */ (verified.keys().next().value));
+    verified.set(/** @type {string} */ (credential), id);
+    return id;
+  };
   return {
     /**
      * A thumb, counted or refused.
@@ -36,7 +51,7 @@ export function createThumbGuard({ thumb, credentials, phonesPerAddress, now }) 
      * @returns {import('../../core/errors.js').ErrorValue | null}  null: counted
      */
     cast(msg, from) {
-      const device = credentials.verify(msg.device);
+      const device = deviceOf(msg.device);
       if (device === null) return BAD_DEVICE;
       if (limiter && !limiter.take(from.address)) return overAddress;
       return thumb(device, msg.value);
