@@ -23,7 +23,7 @@ export const ERRORS = Object.freeze({
   SC_ERR_UNKNOWN_TYPE: {
     code: 'SC_ERR_UNKNOWN_TYPE',
     status: 400,
-    message: 'Unknown message type; client messages are hello, ping, tap and report.',
+    message: 'Unknown message type; client messages are hello, ping, tap, thumb and report.',
   },
   SC_ERR_TOO_BIG: {
     code: 'SC_ERR_TOO_BIG',
@@ -64,6 +64,11 @@ export const ERRORS = Object.freeze({
     code: 'SC_ERR_UNKNOWN_ACTION',
     status: 404,
     message: 'Unknown control action; use play, pause, stop, seek, tempo, vote, preset or next.',
+  },
+  SC_ERR_THUMBS_CLOSED: {
+    code: 'SC_ERR_THUMBS_CLOSED',
+    status: 409,
+    message: 'The score is not asking for thumbs now; they count only while the page shows them.',
   },
   SC_ERR_SECTION_REFUSED: {
     code: 'SC_ERR_SECTION_REFUSED',

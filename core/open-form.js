@@ -13,7 +13,13 @@
 //     sections:
 //       - { id: intro, name: Intro, bars: [1, 4], next: [pitch, rhythm], chooser: conductor }
 //       - { id: pitch, bars: [5, 12], next: [rhythm, end], chooser: { part: violin }, owner: violin }
-//       - { id: rhythm, beats: [48, 79], next: [pitch, end], chooser: first, default: end }
+//       - { id: rhythm, beats: [48, 79], next: [pitch, end], chooser: first, default: end,
+//           audience: { thumbs: true, meter: true } }
+//     audience: { vote: false }     # optional: every section's switches unless it says otherwise
+//
+// The audience page's switches (ZScore's publishAudienceViewState(notes, audio, thumbs, meter,
+// vote)): what the phones show in a section. Unset switches are what a page does without an open
+// form: audio and vote on, notes, thumbs and meter off.
 
 import { errorValue } from './errors.js';
 import { isId, isObject } from './values.js';
@@ -21,7 +27,9 @@ import { isId, isObject } from './values.js';
 /** The `next` entry that ends the performance. */
 export const END = 'end';
 /** The keys a section may have: any other is a typo worth a problem. */
-const SECTION_KEYS = ['id', 'name', 'beats', 'bars', 'next', 'chooser', 'owner', 'default'];
+const SECTION_KEYS = ['id', 'name', 'beats', 'bars', 'next', 'chooser', 'owner', 'default', 'audience'];
+/** The audience page's switches and what each is when neither the section nor the form sets it. */
+export const AUDIENCE_DEFAULTS = Object.freeze({ notes: false, audio: true, thumbs: false, meter: false, vote: true });
 /** At most this many sections: the state and the offer stay small. */
 export const MAX_SECTIONS = 64;
 
@@ -40,6 +48,11 @@ export const MAX_SECTIONS = 64;
  * @property {string | null} owner   the part that owns it; the others play their defaults
  * @property {string} default   taken when nobody chose by its end: as written, else the first of
  *   `next`, else the section after it in the score (END after the last)
+ * @property {AudienceSwitches} audience  what the audience page shows while it plays
+ */
+
+/**
+ * @typedef {{ notes: boolean, audio: boolean, thumbs: boolean, meter: boolean, vote: boolean }} AudienceSwitches
  */
 
 /**
@@ -88,7 +101,9 @@ export function readOpenForm(raw, score) {
     return { ok: false, problems };
   }
   for (const k of Object.keys(raw))
-    if (k !== 'start' && k !== 'sections') bad(`openForm.${k}`, 'is not a key of openForm (start, sections)');
+    if (k !== 'start' && k !== 'sections' && k !== 'audience')
+      bad(`openForm.${k}`, 'is not a key of openForm (start, sections, audience)');
+  const shown = readAudience(raw.audience, AUDIENCE_DEFAULTS, 'openForm.audience', bad);
   if (raw.sections.length === 0 || raw.sections.length > MAX_SECTIONS)
     bad('openForm.sections', `must list 1 to ${MAX_SECTIONS} sections`);
   /** @type {Section[]} */
@@ -103,7 +118,7 @@ export function readOpenForm(raw, score) {
       if (ids.has(s.id) || s.id === END) bad(`${at}.id`, `"${s.id}" is used by another section, or is "end"`);
       ids.add(s.id);
     }
-    const section = readSection(s, at, score, bad);
+    const section = readSection(s, at, score, bad, shown);
     if (section) {
       sections.push(section);
       where.set(section, at);
@@ -135,9 +150,10 @@ export function readOpenForm(raw, score) {
  * @param {string} at
  * @param {ScoreShape} score
  * @param {(field: string, message: string) => void} bad
+ * @param {AudienceSwitches} shown  the form's switches
  * @returns {Section | null}
  */
-function readSection(s, at, { totalBeats, parts, barBeats }, bad) {
+function readSection(s, at, { totalBeats, parts, barBeats }, bad, shown) {
   if (!isObject(s) || !isId(s.id)) {
     bad(at, 'must be {id, bars: [first, last], ...} with an id of letters, digits, _ and -');
     return null;
@@ -171,7 +187,32 @@ function readSection(s, at, { totalBeats, parts, barBeats }, bad) {
     chooser: chooser ?? { kind: 'conductor' },
     owner,
     default: fallback ?? '',
+    audience: readAudience(s.audience, shown, `${at}.audience`, bad),
   };
+}
+
+/**
+ * The audience switches of a section or the form: `under` with what `raw` sets.
+ * @param {unknown} raw
+ * @param {AudienceSwitches} under
+ * @param {string} at
+ * @param {(field: string, message: string) => void} bad
+ * @returns {AudienceSwitches}
+ */
+function readAudience(raw, under, at, bad) {
+  if (raw === undefined) return { ...under };
+  const names = Object.keys(AUDIENCE_DEFAULTS);
+  if (!isObject(raw)) {
+    bad(at, `must be {${names.map((n) => `${n}: true|false`).join(', ')}} (any of them)`);
+    return { ...under };
+  }
+  const out = { ...under };
+  for (const [k, v] of Object.entries(raw)) {
+    if (!names.includes(k)) bad(`${at}.${k}`, `is not an audience switch (${names.join(', ')})`);
+    else if (typeof v !== 'boolean') bad(`${at}.${k}`, 'must be true or false');
+    else out[/** @type {keyof AudienceSwitches} */ (k)] = v;
+  }
+  return out;
 }
 
 /**
@@ -378,6 +419,7 @@ export function offer(form, state) {
     options: nextOptions(form, current).map((id) => ({ id, name: id === END ? 'End' : sectionById(form, id).name })),
     chooser: current.chooser.kind === 'part' ? `part:${current.chooser.part}` : current.chooser.kind,
     owner: current.owner,
+    audience: { ...current.audience },
     claimedBy: state.claimedBy,
     chosen: state.chosen,
   };

@@ -19,7 +19,9 @@ import { decodeDeviceStatus } from './roster.js';
  *   what a client measured lately (ms): push latency (receipt on the synced clock minus the
  *   envelope's `t`) and display lag (when it showed a beat minus the beat's server time); and,
  *   for the conductor's roster, the device's status (core/roster.js)
- * @typedef {HelloMessage | PingMessage | TapMessage | ReportMessage} ClientMessage
+ * @typedef {{ type: 'thumb', value: 'up' | 'down', device: string }} ThumbMessage  a phone's opinion
+ *   for the audience meter (core/audience-meter.js); no answer but an error
+ * @typedef {HelloMessage | PingMessage | TapMessage | ThumbMessage | ReportMessage} ClientMessage
  */
 
 /**
@@ -125,6 +127,12 @@ export function decodeClientMessage(raw, isBinary = false) {
       if (msg.device !== undefined) tap.device = msg.device;
       return ok(tap);
     }
+    case 'thumb':
+      if (msg.value !== 'up' && msg.value !== 'down')
+        return fail('SC_ERR_BAD_MESSAGE', 'thumb.value must be "up" or "down"');
+      if (!(typeof msg.device === 'string' && msg.device.length > 0 && msg.device.length <= MAX_ID_LEN))
+        return fail('SC_ERR_BAD_MESSAGE', 'thumb.device must be the device credential from POST /api/device');
+      return ok({ type: 'thumb', value: msg.value, device: msg.device });
     case 'report': {
       /** @type {number[][]} */
       const lists = [];

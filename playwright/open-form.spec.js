@@ -114,3 +114,70 @@ test('a player claims a first-come choice and chooses; the console overrides it'
   await expect(phone.getByTestId('section-next')).toHaveText('Next: End, chosen by the conductor');
   expect((await post('choose', { part: 'cello', section: 'pitch', round })).status).toBe(409);
 });
+
+test('thumbs from several phones move the meter on a part’s page; the violin chooses the next section from its page, with its key', async ({
+  browser,
+}) => {
+  const keyOf = async (/** @type {string} */ part) =>
+    /** @type {{ key: string, url: string }} */ (
+      await (
+        await fetch(`${server.base}/api/part-key/${part}`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      ).json()
+    );
+  const violinKey = await keyOf('violin');
+  const violin = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+  const cello = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+  const phones = await Promise.all([0, 1, 2].map(() => browser.newPage({ viewport: { width: 390, height: 844 } })));
+  await violin.goto(`${server.base}${violinKey.url}`);
+  // The key is kept, and taken off the address bar.
+  await expect.poll(() => new URL(violin.url()).hash).toBe('');
+  await cello.goto(`${server.base}/view/cello`);
+  for (const p of phones) {
+    await p.goto(`${server.base}/`);
+    await p.click('#join-button');
+  }
+
+  // The intro shows thumbs and the meter; the musicians see the meter at rest.
+  for (const p of phones) await expect(p.getByTestId('thumbs')).toBeVisible();
+  await expect(violin.getByTestId('meter')).toBeVisible();
+  await expect(violin.getByTestId('thumbs')).toBeHidden();
+  await expect(violin.getByTestId('meter')).toHaveAttribute('data-value', '0');
+
+  // Two thumbs up and one down: the room is +1/3, and the parts' meter moves towards it.
+  await phones[0].click('#thumb-up');
+  await phones[1].click('#thumb-up');
+  await phones[2].click('#thumb-down');
+  await expect
+    .poll(async () => Number(await violin.getByTestId('meter').getAttribute('data-value')), { timeout: 10_000 })
+    .toBeGreaterThan(0.2);
+  const value = Number(await cello.getByTestId('meter').getAttribute('data-value'));
+  expect(value).toBeGreaterThan(0);
+  expect(value).toBeLessThanOrEqual(0.34);
+  // The phones see it too; one phone changing its mind replaces its voice, it does not add one.
+  await expect
+    .poll(async () => Number(await phones[2].getByTestId('meter').getAttribute('data-value')))
+    .toBeGreaterThan(0);
+  await phones[2].waitForTimeout(600);
+  await phones[2].click('#thumb-up');
+  await expect
+    .poll(async () => Number(await violin.getByTestId('meter').getAttribute('data-value')), { timeout: 10_000 })
+    .toBeGreaterThan(0.6);
+
+  // Pitch: the violin chooses what follows, from its page; the cello's page offers nothing.
+  await server.control('seek', { bar: 3 });
+  await expect(violin.getByTestId('section-now')).toHaveText('Now: Pitch (violin leads)');
+  await expect(violin.getByTestId('section-choice')).toBeVisible();
+  await expect(cello.getByTestId('section-choice')).toBeHidden();
+  await violin.getByTestId('choose-rhythm').click();
+  for (const p of [violin, cello, phones[0]])
+    await expect(p.getByTestId('section-next')).toHaveText('Next: Rhythm, chosen by violin');
+  expect((await server.snapshot()).state.section.chosen).toEqual({ section: 'rhythm', by: 'part:violin' });
+  await expect(violin.getByTestId('section-choice')).toBeHidden();
+
+  // Rhythm shows the meter but no thumbs.
+  await server.control('seek', { bar: 7 });
+  await expect(phones[0].getByTestId('section-now')).toHaveText('Now: Rhythm');
+  await expect(phones[0].getByTestId('thumbs')).toBeHidden();
+  await expect(phones[0].getByTestId('meter')).toBeVisible();
+  await test.info().attach('open-form-meter-violin', { body: await violin.screenshot(), contentType: 'image/png' });
+});

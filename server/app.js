@@ -27,6 +27,7 @@ import { attachPersistence } from './performance/save/persist.js';
 import { attachWebSocket } from './live/transports/websocket.js';
 import { createDeviceCredentials, secretFromToken } from './performance/device-credential.js';
 import { conductorRound, createVoteGuard } from './performance/vote-guard.js';
+import { createThumbGuard } from './performance/thumb-guard.js';
 import { CONNECTIONS_PER_ADDRESS, HTTP_TIMEOUTS, limitConnections } from './http/connection-limit.js';
 import { PHONES_PER_ADDRESS } from './http/address-limit.js';
 import { createClientAddress } from './http/client-address.js';
@@ -164,6 +165,7 @@ export async function buildApp({
     credentials,
     votesPerAddress: phonesPerAddress,
   });
+  const thumbs = cluster ? null : thumbGuard(conductor, credentials, phonesPerAddress, clock);
   // Every device as it reports itself, for the console (server/live/roster.js); this node's own.
   const roster = createRoster({
     now: clock.wall,
@@ -180,6 +182,7 @@ export async function buildApp({
     onTap: (tap, from) => votes.cast(tap, from),
     onReport: reportsTo({ roster, clientStats, cluster }),
     onClose: (from) => roster.closed(from),
+    onThumb: thumbs?.cast,
     pollersPerAddress: phonesPerAddress,
     ...hubOptions,
   });
@@ -314,7 +317,7 @@ export async function buildApp({
   const rosters = cluster?.roster ? cluster.roster(roster) : roster;
   await app.register(controlRoutes, { conductor, token, auth, roster: rosters });
   // Always mounted: the package playing may be switched to one with sections (openForm).
-  await app.register(openFormRoutes, { conductor, token, auth });
+  await app.register(openFormRoutes, { conductor, token, auth, thumbs });
   await app.register(audienceRoutes, {
     hub,
     stats: clientStats,
@@ -417,4 +420,16 @@ function reportsTo({ roster, clientStats, cluster }) {
       );
     return refusedStatus ?? refused;
   };
+}
+
+/**
+ * The guard of the audience meter's thumbs, for this process's conductor (a cluster takes no
+ * thumbs yet: its nodes answer SC_ERR_THUMBS_CLOSED).
+ * @param {import('./performance/conductor.js').Conductor} conductor
+ * @param {import('./performance/device-credential.js').DeviceCredentials} credentials
+ * @param {number} phonesPerAddress
+ * @param {import('./performance/beat-grid.js').Clock} clock
+ */
+function thumbGuard(conductor, credentials, phonesPerAddress, clock) {
+  return createThumbGuard({ thumb: conductor.thumb, credentials, phonesPerAddress, now: clock.wall });
 }

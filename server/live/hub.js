@@ -42,6 +42,8 @@ export { POLLER_TTL_MS } from './pollers.js';
  *   when the report was not counted (the client reports too often, its address has too many
  *   reporting clients)
  * @property {(from: Source) => void} [onClose]  a connection closed (the roster marks its device gone)
+ * @property {((thumb: import('../../core/protocol.js').ThumbMessage, from: Source) => import('../../core/errors.js').ErrorValue | null) | undefined} [onThumb]
+ *   a thumb for the audience meter; why it was not counted, or null (the sender gets no answer)
  * @property {number} [pollersPerAddress]  polling client ids counted per address (0: no limit):
  *   invented ids cannot inflate the audience figure beyond it
  */
@@ -62,6 +64,7 @@ export function createHub({
   onTap,
   onReport,
   onClose,
+  onThumb,
   pollersPerAddress = 0,
 }) {
   const framers = createFramers();
@@ -78,6 +81,7 @@ export function createHub({
     onTap,
     onReport,
     onClose,
+    onThumb,
   };
   const { sessions } = context;
   const fanOut = createFanOut({ hub: context, dropBytes, behindMs });

@@ -49,6 +49,8 @@ import { isId } from '../../core/values.js';
  * @property {((tap: import('../../core/protocol.js').TapMessage, from: TapSource) => TapResult | Promise<TapResult>) | undefined} onTap
  * @property {((kind: string, view: string, report: import('../../core/protocol.js').ReportMessage, from: Source) => import('../../core/errors.js').ErrorValue | null | void) | undefined} onReport
  * @property {((from: Source) => void) | undefined} onClose  a connection closed (the roster marks its device gone)
+ * @property {((thumb: import('../../core/protocol.js').ThumbMessage, from: Source) => import('../../core/errors.js').ErrorValue | null) | undefined} onThumb
+ *   a thumb for the audience meter: why it was not counted, or null (no answer then)
  */
 
 /**
@@ -57,6 +59,9 @@ import { isId } from '../../core/values.js';
  */
 const textOf = (bytes) =>
   (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('utf8');
+
+/** A thumb on a hub that takes none (a cluster's node, a test's hub). */
+const NO_THUMBS = Object.freeze(errorValue('SC_ERR_THUMBS_CLOSED', 'this server takes no thumbs'));
 
 /** One connection's bookkeeping. */
 export class Session {
@@ -119,7 +124,7 @@ export class Session {
    */
   receive(raw, isBinary) {
     if (this.closed) return;
-    const { now, history, onReport, onTap } = this.hub;
+    const { now, history, onReport, onTap, onThumb } = this.hub;
     if (!this.bucket.take(now())) {
       this.rejected++;
       if (this.rejected >= FLOOD_CLOSE_AFTER) {
@@ -161,6 +166,13 @@ export class Session {
       case 'ping':
         this.reply(history.message({ type: 'pong', id: msg.id, t0: msg.t0, t: now() }));
         break;
+      case 'thumb': {
+        // Counted without an answer (thousands a second must not make as many replies); a
+        // refusal is an error envelope like any other.
+        const refused = onThumb ? onThumb(msg, this.source) : NO_THUMBS;
+        if (refused) this.sendError(refused);
+        break;
+      }
       case 'tap': {
         const answer = (/** @type {TapResult} */ result) => {
           if (result.ok)

@@ -9,6 +9,7 @@ import { ScorecastError } from '../../core/errors.js';
 import { MAX_RATE, MIN_RATE, createBeatGrid, systemClock } from './beat-grid.js';
 import { createVoteState } from './vote-state.js';
 import { createSectionState, sectionCommands } from './sections.js';
+import { createMeterState, meterCommands } from './meter-state.js';
 import { playOn, playbackOf, recordProblem, toRecord } from './resume.js';
 import { COUNTS_EVERY_MS, voteCommands } from './vote-commands.js';
 
@@ -65,8 +66,8 @@ export function createConductor({
   /** @type {number | null} A closed vote's jump, taken at the next beat (null: none). */
   let pendingJump = null;
   let epoch = firstEpoch;
-  /** @param {PerformanceState} s */
-  const dress = (s) => dressed(s, voting, sections);
+  const meter = createMeterState({ clock, publish: () => commit(state), switches: () => sections?.audience() ?? null });
+  const dress = meter.dresser((s) => dressed(s, voting, sections));
   let state = dress(voting.withPages(initialState(model)));
   let seq = 0;
   /** Fractional beat position while not playing. */
@@ -386,11 +387,6 @@ export function createConductor({
       return state;
     },
 
-    /** Stop the timers; the conductor publishes nothing more. */
-    dispose() {
-      grid.cancel();
-    },
-
     ...voteCommands({
       state: () => state,
       voting: () => voting,
@@ -405,6 +401,9 @@ export function createConductor({
       onVoteCast,
     }),
 
+    // Thumbs for the audience meter, and `dispose()`: stop the timers (the beat's and the
+    // meter's); the conductor publishes nothing more.
+    ...meterCommands({ sections: () => sections, meter, grid }),
     // A choice on a section's last beat changes the beat announced next.
     ...sectionCommands({
       sections: () => sections,

@@ -2,17 +2,25 @@
 //   GET  /api/section          the current offer and the order taken (public: every page also
 //                              has it in the state's `section`)
 //   POST /api/section/choose   {section, round, part?} the next section: the console's choice
-//                              (no part; it overrides), or a part's (performers sign in with the
-//                              conductor's token, as the console does: phones cannot choose)
+//                              (no part; it overrides), or a part's
 //   POST /api/section/claim    {part, round} a part claims a first-come choice
+//   GET  /api/part-key/:part   the part's key and the link for its tablet (the conductor's token)
+//   POST /api/thumb            {value: "up" | "down", device} a phone's thumb for the audience
+//                              meter, from a page not on a WebSocket (thumb-guard.js; on a
+//                              WebSocket it is the `thumb` message): {type: "thumbed", value}
+// Who may choose: the conductor's token (`Authorization: Bearer <token>`: the console, or any
+// part), or a part's key (`Authorization: Part <key>`, part-keys.js: that part only, the body's
+// `part` must be it). A wrong key counts against the address's sign-in budget like a wrong token.
 // Refusals answer with the catalogue's code: SC_ERR_SECTION_REFUSED (409: not this chooser, not an
 // option, an offer that has passed, a score without sections), SC_ERR_BAD_CONTROL (400: a body of
-// the wrong shape or types), SC_ERR_UNAUTHORIZED (401).
+// the wrong shape or types), SC_ERR_UNAUTHORIZED (401: no token, or a key that is not this part's).
 
 import fp from 'fastify-plugin';
-import { ScorecastError } from '../../core/errors.js';
-import { requireToken } from '../http/auth.js';
+import { ERRORS, ScorecastError, errorValue } from '../../core/errors.js';
+import { requireToken, tokenMatches } from '../http/auth.js';
+import { createPartKeys } from './part-keys.js';
 import { END } from '../../core/open-form.js';
+import { decodeClientMessage } from '../../core/protocol.js';
 
 /**
  * @param {unknown} body
@@ -37,10 +45,29 @@ function checkRound(round) {
  *   conductor: import('./conductor.js').Conductor,
  *   token: string,
  *   auth?: import('../http/auth.js').SignInLimiter,
- * }} options
+ *   thumbs?: import('./thumb-guard.js').ThumbGuard | null,
+ * }} options  thumbs: null where thumbs are not taken (a cluster's node)
  */
-async function routes(app, { conductor, token, auth }) {
-  const performer = { onRequest: requireToken(token, auth), bodyLimit: 1024 };
+async function routes(app, { conductor, token, auth, thumbs }) {
+  const keys = createPartKeys({ token });
+  const performer = { onRequest: performerAuth(token, auth), bodyLimit: 1024 };
+  /**
+   * The part a request may act for: any (the conductor's token), or its key's part only.
+   * @param {import('fastify').FastifyRequest} req
+   * @param {unknown} p  the body's part
+   */
+  const mayActFor = (req, p) => {
+    const header = req.headers.authorization ?? '';
+    if (!header.startsWith('Part ')) return;
+    if (typeof p === 'string' && keys.verify(p, header.slice(5).trim())) return;
+    auth?.failed(req.ip);
+    throw new ScorecastError(
+      'SC_ERR_UNAUTHORIZED',
+      typeof p === 'string'
+        ? `that is not the key of the part ${p.slice(0, 64)}`
+        : 'a part key chooses for its part: send part',
+    );
+  };
   /** A part of the score playing now. @param {unknown} p */
   const part = (p) => {
     const parts = conductor.model.parts.map((x) => x.id);
@@ -48,6 +75,23 @@ async function routes(app, { conductor, token, auth }) {
       throw new ScorecastError('SC_ERR_BAD_CONTROL', `part must be one of ${parts.join(', ') || '(none)'}`);
     return p;
   };
+
+  app.get('/api/part-key/:part', { onRequest: requireToken(token, auth) }, async (req, reply) => {
+    const p = part(/** @type {{ part: string }} */ (req.params).part);
+    reply.header('cache-control', 'no-store');
+    return { part: p, key: keys.key(p), url: `/view/${encodeURIComponent(p)}#key=${keys.key(p)}` };
+  });
+
+  app.post('/api/thumb', { bodyLimit: 1024 }, async (req, reply) => {
+    const decoded = decodeClientMessage(JSON.stringify({ .../** @type {object} */ (req.body ?? {}), type: 'thumb' }));
+    if (!decoded.ok) return reply.code(400).send(decoded.error);
+    if (decoded.value.type !== 'thumb') return reply.code(400).send(errorValue('SC_ERR_BAD_MESSAGE'));
+    const refused = thumbs
+      ? thumbs.cast(decoded.value, { address: req.ip })
+      : errorValue('SC_ERR_THUMBS_CLOSED', 'this server takes no thumbs');
+    if (refused) return reply.code(ERRORS[refused.code]?.status ?? 400).send(refused);
+    return { type: 'thumbed', value: decoded.value.value };
+  });
 
   app.get('/api/section', async (_req, reply) => {
     reply.header('cache-control', 'no-store');
@@ -65,6 +109,7 @@ async function routes(app, { conductor, token, auth }) {
         'SC_ERR_BAD_CONTROL',
         `"${a.section.slice(0, 64)}" is not a section of this score (${known.join(', ')}, or "end")`,
       );
+    mayActFor(req, a.part);
     const who =
       a.part === undefined
         ? /** @type {const} */ ({ role: 'conductor' })
@@ -74,8 +119,29 @@ async function routes(app, { conductor, token, auth }) {
 
   app.post('/api/section/claim', performer, async (req) => {
     const a = args(req.body);
+    mayActFor(req, a.part);
     return conductor.chooseSection({ kind: 'claim', request: { part: part(a.part), round: checkRound(a.round) } });
   });
+}
+
+/**
+ * An onRequest hook: the conductor's token, or a part's key (checked against the body's part once
+ * it is read). A request with neither is refused before its body is read.
+ * @param {string} token
+ * @param {import('../http/auth.js').SignInLimiter} [limiter]
+ */
+function performerAuth(token, limiter) {
+  const conductorOnly = requireToken(token, limiter);
+  return async (/** @type {import('fastify').FastifyRequest} */ req) => {
+    const header = req.headers.authorization;
+    if (header?.startsWith('Part ')) {
+      if (limiter && !limiter.allowed(req.ip))
+        throw new ScorecastError('SC_ERR_RATE_LIMITED', 'too many wrong keys from this address; wait a minute');
+      return;
+    }
+    if (header?.startsWith('Bearer ') && tokenMatches(header.slice(7).trim(), token)) return;
+    return conductorOnly(req);
+  };
 }
 
 /** The routes as a Fastify plugin: `await app.register(openFormRoutes, options)`. */

@@ -38,6 +38,8 @@ export const ORDER_SHOWN = 32;
  * @property {{ id: string, name: string }[]} options
  * @property {string} chooser     "conductor", "first" or "part:<id>"
  * @property {string} [owner]
+ * @property {import('../../core/open-form.js').AudienceSwitches} audience  what the audience page
+ *   shows in this section (notes, audio, thumbs, meter, vote)
  * @property {string} [claimedBy]
  * @property {{ section: string, by: string }} [chosen]
  * @property {{ section: string, by: string, name: string }[]} order  the sections taken, each with
@@ -79,6 +81,11 @@ function sectionState(form) {
       const { section: _, ...rest } = /** @type {PerformanceState & { section?: unknown }} */ (s);
       if (state.ended) return rest;
       return /** @type {PerformanceState} */ ({ ...rest, section: view(form, state) });
+    },
+
+    /** What the audience page shows now (the current section's switches); null once ended. */
+    audience() {
+      return state.ended ? null : sectionById(form, state.current).audience;
     },
 
     /** The offer now, the order taken and every section of the score (GET /api/section). */
@@ -193,6 +200,7 @@ function view(form, state) {
     options: o.options,
     chooser: o.chooser,
     ...(o.owner !== null ? { owner: o.owner } : {}),
+    audience: o.audience,
     ...(o.claimedBy !== null ? { claimedBy: o.claimedBy } : {}),
     ...(o.chosen !== null ? { chosen: { ...o.chosen } } : {}),
     // With each section's name, for a timeline of the order taken; the last ORDER_SHOWN only, so

@@ -76,7 +76,7 @@ describe('open form: reading the sections', () => {
       { field: 'openForm.sections[2].id', message: '"a" is used by another section, or is "end"' },
       {
         field: 'openForm.sections[2].lights',
-        message: 'is not a key of a section (id, name, beats, bars, next, chooser, owner, default)',
+        message: 'is not a key of a section (id, name, beats, bars, next, chooser, owner, default, audience)',
       },
       // "b" is a section, with a problem of its own: only "c" is unknown.
       { field: 'openForm.sections[0].next', message: '"c" is not a section (or "end")' },
@@ -137,7 +137,7 @@ describe('open form: sections in bars, and wrong types', () => {
       shape,
     );
     expect(!r.ok && r.problems).toEqual([
-      { field: 'openForm.begin', message: 'is not a key of openForm (start, sections)' },
+      { field: 'openForm.begin', message: 'is not a key of openForm (start, sections, audience)' },
       { field: 'openForm.sections[0].bars', message: 'must be [first, last], bars of the score, first <= last' },
       { field: 'openForm.sections[1]', message: 'needs exactly one of beats: [first, last] or bars: [first, last]' },
       {
@@ -250,5 +250,50 @@ describe('open form: saved and restored', () => {
       restoreState(f, { current: 'intro', round: 0, order: [], chosen: { section: END, by: 'conductor' } }),
     ).toEqual({ ok: false, problem: 'openForm: the choice saved may not follow "intro"' });
     expect(restoreState(f, null)).toMatchObject({ ok: false });
+  });
+});
+
+describe('open form: the audience page switches', () => {
+  const sections = [
+    { id: 'a', beats: [0, 7], audience: { thumbs: true, meter: true } },
+    { id: 'b', beats: [8, 15], audience: { vote: true } },
+    { id: 'c', beats: [16, 23] },
+  ];
+
+  it('a section says what the phones show; unset switches are the form’s, then the defaults', () => {
+    const r = readOpenForm({ start: 'a', audience: { vote: false, audio: false }, sections }, SCORE);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    const [a, b, c] = r.value.sections;
+    expect(a.audience).toEqual({ notes: false, audio: false, thumbs: true, meter: true, vote: false });
+    expect(b.audience).toEqual({ notes: false, audio: false, thumbs: false, meter: false, vote: true });
+    expect(c.audience).toEqual({ notes: false, audio: false, thumbs: false, meter: false, vote: false });
+    expect(offer(r.value, startState(r.value)).audience).toEqual(a.audience);
+    const plain = readOpenForm({ sections: [{ id: 'x', beats: [0, 3] }] }, SCORE);
+    expect(plain.ok && plain.value.sections[0].audience).toEqual({
+      notes: false,
+      audio: true,
+      thumbs: false,
+      meter: false,
+      vote: true,
+    });
+  });
+
+  it('names a switch that is not one, and one that is not true or false', () => {
+    const r = readOpenForm(
+      { audience: 'all', sections: [{ id: 'a', beats: [0, 7], audience: { thumb: true, meter: 'yes' } }] },
+      SCORE,
+    );
+    expect(!r.ok && r.problems).toEqual([
+      {
+        field: 'openForm.audience',
+        message:
+          'must be {notes: true|false, audio: true|false, thumbs: true|false, meter: true|false, vote: true|false} (any of them)',
+      },
+      {
+        field: 'openForm.sections[0].audience.thumb',
+        message: 'is not an audience switch (notes, audio, thumbs, meter, vote)',
+      },
+      { field: 'openForm.sections[0].audience.meter', message: 'must be true or false' },
+    ]);
   });
 });

@@ -34,6 +34,13 @@ describe('decodeClientMessage', () => {
     });
   });
 
+  it('accepts a thumb up or down with its device, and nothing else of it', () => {
+    expect(decodeClientMessage('{"type":"thumb","value":"down","device":"a.b","extra":1}')).toEqual({
+      ok: true,
+      value: { type: 'thumb', value: 'down', device: 'a.b' },
+    });
+  });
+
   it.each([
     ['not json', 'SC_ERR_BAD_JSON'],
     ['', 'SC_ERR_BAD_JSON'],
@@ -54,6 +61,10 @@ describe('decodeClientMessage', () => {
     ['{"type":"tap","tile":""}', 'SC_ERR_BAD_MESSAGE'],
     ['{"type":"tap","tile":"x","window":7}', 'SC_ERR_BAD_MESSAGE'],
     [`{"type":"tap","tile":"${'x'.repeat(5000)}"}`, 'SC_ERR_TOO_BIG'],
+    ['{"type":"thumb","value":"sideways","device":"d"}', 'SC_ERR_BAD_MESSAGE'],
+    ['{"type":"thumb","value":1,"device":"d"}', 'SC_ERR_BAD_MESSAGE'],
+    ['{"type":"thumb","value":"up"}', 'SC_ERR_BAD_MESSAGE'],
+    [`{"type":"thumb","value":"up","device":"${'d'.repeat(65)}"}`, 'SC_ERR_BAD_MESSAGE'],
   ])('refuses %s with %s', (raw, expected) => {
     expect(code(decodeClientMessage(raw))).toBe(expected);
   });

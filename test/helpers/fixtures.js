@@ -25,15 +25,21 @@ export const OPEN_FORM_FIXTURE = parse(
   readFileSync(new URL('../fixtures/open-form/three-sections.yaml', import.meta.url), 'utf8'),
 );
 
-/** The open-form fixture's piece: 4/4 at 120 (500 ms a beat), 12 bars, 48 beats. */
-export function openFormModel() {
+/**
+ * The open-form fixture's piece: 4/4 at 120 (500 ms a beat), 12 bars, 48 beats.
+ * @param {Record<string, Partial<import('../../core/open-form.js').AudienceSwitches>>} [audience]
+ *   sections' audience switches, by section id
+ */
+export function openFormModel(audience = {}) {
+  const openForm = structuredClone(OPEN_FORM_FIXTURE.openForm);
+  for (const s of openForm.sections) if (audience[s.id]) s.audience = audience[s.id];
   const r = buildScoreModel({
     id: 'open',
     title: 'Open',
     parts: OPEN_FORM_FIXTURE.parts.map((/** @type {string} */ id) => ({ id, name: id })),
     bars: 12,
     meter: [{ bar: 1, time: '4/4', tempo: 120 }],
-    openForm: OPEN_FORM_FIXTURE.openForm,
+    openForm,
   });
   if (!r.ok) throw new Error(JSON.stringify(r.problems));
   return r.value;

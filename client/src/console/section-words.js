@@ -11,6 +11,8 @@
  * @property {{ id: string, name: string }[]} options
  * @property {string} chooser  "conductor", "first" or "part:<id>"
  * @property {string} [owner]
+ * @property {{ notes: boolean, audio: boolean, thumbs: boolean, meter: boolean, vote: boolean }} [audience]
+ *   what the audience page shows in this section
  * @property {string} [claimedBy]
  * @property {{ section: string, by: string }} [chosen]
  * @property {{ section: string, by: string, name?: string }[]} [order]

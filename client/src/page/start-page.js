@@ -30,6 +30,7 @@ import { createPageSound } from './page-sound.js';
 import { slowOutputNotice } from '../sound/audio-latency.js';
 import { watchLifecycle } from './page-lifecycle.js';
 import { exposeForTests } from './test-view.js';
+import { createOpenFormPage, partKeyOf } from './open-form-page.js';
 
 /** Entries kept in the logs that browser tests read. */
 const LOG_SIZE = 500;
@@ -223,16 +224,19 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
   let audioUrls = [];
 
   const voter = createVoter({ fetch: (url, init) => fetch(url, init), storage, log });
+  const openForm = openFormPage({ window, document, fetch, connection, voter, viewName, storage, now, log });
   const audience =
     viewName === DEFAULT_VIEW
       ? createAudienceView(document, {
-          onVote: async (tile, win) => audience?.voteAnswer(win, await voter.vote(tile, win)),
+          // The open form's section may switch votes off (its `audience.vote`).
+          onVote: async (tile, win) =>
+            openForm.allows('vote', connection.state) && audience?.voteAnswer(win, await voter.vote(tile, win)),
           onSpeak: (word, speech) => speakTile(window.speechSynthesis, window.SpeechSynthesisUtterance, speech, word),
         })
       : null;
   if (audience) voter.prepare();
 
-  const drawState = stateDrawer({ ui, connection, notation, audience, clock, mark });
+  const drawState = stateDrawer({ ui, connection, notation, audience, clock, mark, openForm });
   const drawLater = oncePerFrame((fn) => frames.next(fn), drawState);
   connection.on('state', (c) => {
     // The musicians' strip knows each change as it comes (the start signal shows on the beat the
@@ -253,8 +257,9 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
   const stemGains = new Map();
   /** @param {any} state */
   function playClips(state) {
-    // Not on a clock still being measured: a clip would sound off the beat.
-    if (!gate.open) return;
+    // Not on a clock still being measured: a clip would sound off the beat; nor on a phone whose
+    // open-form section switches the audience's sound off.
+    if (!gate.open || (viewName === DEFAULT_VIEW && !openForm.allows('audio', state))) return;
     for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT, clip.gain);
     if (click.on && state?.playback === 'playing' && typeof state.next?.t === 'number') {
       if (audio.click(state.next.t, state.next.beatInBar === 1)) click.checkOutput();
@@ -329,6 +334,34 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     if (audio.unlocked) audio.preload(audioUrls);
   });
   return { connection, clock, gate };
+}
+
+/**
+ * The open form's parts of this page (open-form-page.js): the meter, the phones' thumbs, a part's
+ * choice of the next section with its key.
+ * @param {object} o
+ * @param {Window} o.window
+ * @param {Document} o.document
+ * @param {(url: string, init?: RequestInit) => Promise<Response>} o.fetch
+ * @param {import('../live/connection.js').Connection} o.connection
+ * @param {ReturnType<typeof createVoter>} o.voter
+ * @param {string} o.viewName
+ * @param {import('../audience/audience-view.js').StorageLike | null} o.storage
+ * @param {() => number} o.now
+ * @param {import('../live/transports/index.js').Log} o.log
+ */
+function openFormPage({ window, document, fetch, connection, voter, viewName, storage, now, log }) {
+  const audience = viewName === DEFAULT_VIEW;
+  return createOpenFormPage(document, {
+    view: viewName,
+    audience,
+    fetch: (url, init) => fetch(url, init),
+    send: (message) => connection.send(message),
+    device: () => voter.prepare().then(() => voter.device),
+    partKey: audience ? null : partKeyOf(window, storage, viewName),
+    now,
+    log,
+  });
 }
 
 /** Figures in the device status are capped at ten minutes (core/roster.js bounds them). */
@@ -504,8 +537,9 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
  * @param {ReturnType<typeof createAudienceView> | null} o.audience
  * @param {{ serverNow: () => number }} o.clock
  * @param {(name: string) => void} o.mark
+ * @param {ReturnType<typeof createOpenFormPage>} o.openForm
  */
-function stateDrawer({ ui, connection: c, notation, audience, clock, mark }) {
+function stateDrawer({ ui, connection: c, notation, audience, clock, mark, openForm }) {
   let firstState = true;
   /** @type {{ epoch: string | null, state: any } | null} what the audience view drew last */
   let drawn = null;
@@ -518,6 +552,7 @@ function stateDrawer({ ui, connection: c, notation, audience, clock, mark }) {
       mark('scorecast:first-render');
     }
     const state = c.state;
+    openForm.render(state);
     if (audience) {
       // A seek, a restart, a late join or a return from a roam lands on its beat: the rose is
       // shown as it is there.

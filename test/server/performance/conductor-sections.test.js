@@ -51,6 +51,7 @@ describe('conductor: open-form sections', () => {
         { id: 'pitch', name: 'Pitch' },
         { id: 'rhythm', name: 'Rhythm' },
       ],
+      audience: { notes: false, audio: true, thumbs: false, meter: false, vote: true },
       chooser: 'conductor',
       order: [{ section: 'intro', by: 'start', name: 'Intro' }],
     });

@@ -173,3 +173,86 @@ describe('open form routes', () => {
     expect('section' in conductor.state).toBe(false);
   });
 });
+
+describe('part keys: a tablet chooses for its own part', () => {
+  /**
+   * @param {import('fastify').FastifyInstance} app
+   * @param {string} path
+   * @param {unknown} body
+   * @param {string} key
+   */
+  const withKey = (app, path, body, key) =>
+    app.inject({
+      method: 'POST',
+      url: `/api/section/${path}`,
+      headers: { authorization: `Part ${key}` },
+      payload: /** @type {any} */ (body),
+    });
+
+  it('the console hands out a part’s key and its link; without the token, nobody', async () => {
+    const { app } = await build();
+    const res = await app.inject({
+      method: 'GET',
+      url: '/api/part-key/violin',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(res.statusCode).toBe(200);
+    const { part, key, url } = res.json();
+    expect(part).toBe('violin');
+    expect(key).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(url).toBe(`/view/violin#key=${key}`);
+    expect((await app.inject({ method: 'GET', url: '/api/part-key/violin' })).statusCode).toBe(401);
+    const bad = await app.inject({
+      method: 'GET',
+      url: '/api/part-key/oboe',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().code).toBe('SC_ERR_BAD_CONTROL');
+  });
+
+  it('a part’s key chooses and claims for that part, and for no other', async () => {
+    const { app, conductor } = await build();
+    const key = async (/** @type {string} */ p) =>
+      (
+        await app.inject({ method: 'GET', url: `/api/part-key/${p}`, headers: { authorization: `Bearer ${TOKEN}` } })
+      ).json().key;
+    const violin = await key('violin');
+    const cello = await key('cello');
+    // the intro is the conductor's to choose: the key passes, the offer refuses
+    const intro = await withKey(app, 'choose', { section: 'pitch', round: 0, part: 'violin' }, violin);
+    expect(intro.statusCode).toBe(409);
+    expect(intro.json().code).toBe('SC_ERR_SECTION_REFUSED');
+    await post(app, 'choose', { section: 'pitch', round: 0 });
+    conductor.seek(8);
+    // pitch: the violin chooses; the cello's key cannot choose as the violin
+    const pretend = await withKey(app, 'choose', { section: 'end', round: 1, part: 'violin' }, cello);
+    expect(pretend.statusCode).toBe(401);
+    expect(pretend.json()).toMatchObject({
+      code: 'SC_ERR_UNAUTHORIZED',
+      message: expect.stringMatching(/not the key of the part violin/),
+    });
+    const noPart = await withKey(app, 'choose', { section: 'end', round: 1 }, violin);
+    expect(noPart.statusCode).toBe(401);
+    expect(noPart.json().message).toMatch(/send part/);
+    const made = await withKey(app, 'choose', { section: 'rhythm', round: 1, part: 'violin' }, violin);
+    expect(made.statusCode).toBe(200);
+    expect(made.json().chosen).toEqual({ section: 'rhythm', by: 'part:violin' });
+    conductor.seek(24);
+    // rhythm: first to claim; the cello's key claims for the cello
+    const claimed = await withKey(app, 'claim', { part: 'cello', round: 2 }, cello);
+    expect(claimed.statusCode).toBe(200);
+    expect(claimed.json().claimedBy).toBe('cello');
+  });
+
+  it('wrong keys count against the address’s sign-in budget', async () => {
+    const { app } = await build();
+    const codes = [];
+    for (let k = 0; k < 7; k++)
+      codes.push(
+        (await withKey(app, 'choose', { section: 'end', round: 0, part: 'violin' }, 'A'.repeat(22))).statusCode,
+      );
+    expect(codes.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(codes.at(-1)).toBe(429);
+  });
+});
