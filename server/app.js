@@ -195,29 +195,7 @@ export async function buildApp({
     admit: connections.admitUpgrade,
   });
 
-  app.setErrorHandler((err, req, reply) => {
-    if (err instanceof ScorecastError) {
-      return reply.code(err.statusCode).send({ code: err.code, message: err.message, problems: err.problems });
-    }
-    const e = /** @type {Error & { statusCode?: number }} */ (err);
-    const status = e.statusCode ?? 500;
-    if (status >= 500) req.log.error({ err: e }, 'request failed');
-    const code = status === 413 ? 'SC_ERR_TOO_BIG' : status < 500 ? 'SC_ERR_BAD_REQUEST' : 'SC_ERR_INTERNAL';
-    return reply.code(status).send({ code, message: status < 500 ? e.message : ERRORS.SC_ERR_INTERNAL.message });
-  });
-  // Every HTTP error body is {code, message, problems}: problems lists what was wrong, one entry
-  // each (a refused package's every problem), empty where the message says it all.
-  app.addHook('preSerialization', async (_req, reply, payload) => {
-    const body = /** @type {any} */ (payload);
-    if (reply.statusCode >= 400 && typeof body?.code === 'string' && !Array.isArray(body.problems))
-      return { ...body, problems: [] };
-    return payload;
-  });
-  app.setNotFoundHandler(
-    (req, reply) =>
-      methodNotAllowed(app, req, reply) ??
-      reply.code(404).send({ code: 'SC_ERR_NOT_FOUND', message: ERRORS.SC_ERR_NOT_FOUND.message }),
-  );
+  errorReplies(app);
 
   app.get('/healthz', async () => ({
     // The hub's state: on a cluster's edge, the performance's (its own conductor is idle).
@@ -382,6 +360,36 @@ export async function buildApp({
     currentDir: () => current.dir,
     scoresDir,
   };
+}
+
+/**
+ * Every error answer worded from the catalogue: a ScorecastError as it is, anything else by its
+ * status; every HTTP error body is {code, message, problems} (problems lists what was wrong, one
+ * entry each, e.g. a refused package's every problem; empty where the message says it all).
+ * @param {import('fastify').FastifyInstance} app
+ */
+function errorReplies(app) {
+  app.setErrorHandler((err, req, reply) => {
+    if (err instanceof ScorecastError) {
+      return reply.code(err.statusCode).send({ code: err.code, message: err.message, problems: err.problems });
+    }
+    const e = /** @type {Error & { statusCode?: number }} */ (err);
+    const status = e.statusCode ?? 500;
+    if (status >= 500) req.log.error({ err: e }, 'request failed');
+    const code = status === 413 ? 'SC_ERR_TOO_BIG' : status < 500 ? 'SC_ERR_BAD_REQUEST' : 'SC_ERR_INTERNAL';
+    return reply.code(status).send({ code, message: status < 500 ? e.message : ERRORS.SC_ERR_INTERNAL.message });
+  });
+  app.addHook('preSerialization', async (_req, reply, payload) => {
+    const body = /** @type {any} */ (payload);
+    if (reply.statusCode >= 400 && typeof body?.code === 'string' && !Array.isArray(body.problems))
+      return { ...body, problems: [] };
+    return payload;
+  });
+  app.setNotFoundHandler(
+    (req, reply) =>
+      methodNotAllowed(app, req, reply) ??
+      reply.code(404).send({ code: 'SC_ERR_NOT_FOUND', message: ERRORS.SC_ERR_NOT_FOUND.message }),
+  );
 }
 
 /**
