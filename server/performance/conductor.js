@@ -4,7 +4,7 @@
 // back after a restart is resume.js.
 
 import { applyPatch, diffPatch } from '../../core/merge-patch.js';
-import { atBeat, initialState, withCountIn, withNext, withRate, withPlayback } from '../../core/performance.js';
+import { atBeat, initialState, withNext, withRate, withPlayback } from '../../core/performance.js';
 import { ScorecastError } from '../../core/errors.js';
 import { MAX_RATE, MIN_RATE, createBeatGrid, systemClock } from './beat-grid.js';
 import { createVoteState } from './vote-state.js';
