@@ -112,7 +112,7 @@ export function createConductor({
   }
 
   /** Where the performance turns after `beat` instead of going on (turns.js), or null. */
-  const turnAfter = (/** @type {number} */ beat) => (pendingJump === null ? loops.after(beat) : null);
+  const turnAfter = (/** @type {number} */ b) => (pendingJump === null ? loops.after(b, dueMono(b + 1)) : null);
 
   /**
    * Play `beat` after `clicks` clicks, the first at monotonic time `mono` and wall time `wall`:
@@ -146,7 +146,7 @@ export function createConductor({
   function fire(scheduled) {
     const due = dueMono(scheduled);
     // A turn (the loop's next time round) or what the votes and sections decide.
-    const { decided, turn } = turnOrDecide(scheduled, { voting, sections, pendingJump, loops });
+    const { decided, turn } = turnOrDecide(scheduled, due, { voting, sections, pendingJump, loops });
     pendingJump = null;
     if (decided === false) return stopAtEnd();
     if (turn && turn.countIn > 0) return countInTo(state, turn.to, turn.countIn, due, wallOf(due));
@@ -169,8 +169,7 @@ export function createConductor({
 
   /** The piece has ended: stopped on its last beat played. */
   function stopAtEnd() {
-    ended = true;
-    pos = state.beat;
+    [ended, pos] = [true, state.beat];
     commit(withPlayback(state, 'stopped', null));
   }
 
@@ -239,7 +238,7 @@ export function createConductor({
     voting = nextVoting;
     sections = nextSections;
     pendingJump = null;
-    loops.set(null);
+    loops.reset();
     epoch = nextEpoch;
     seq = 0;
     ended = false;
@@ -315,6 +314,7 @@ export function createConductor({
       if (state.playback !== 'playing') return state;
       pos = currentPos();
       grid.cancel();
+      loops.cancelJump();
       commit(withPlayback(state, 'paused', null));
       return state;
     },
@@ -412,13 +412,12 @@ export function createConductor({
     ...placeCommands({
       now: () => ({ state, model, voting, sections, pos }),
       loops,
-      hold(beat) {
-        [pendingJump, ended, pos] = [null, false, beat];
-      },
+      hold: (beat) => ([pendingJump, ended, pos] = [null, false, beat]),
       cancel: () => grid.cancel(),
       commit,
       reannounce: () => commit(state.beatT !== undefined && state.next ? announce(state, state.beat) : state),
-      startAt,
+      due: (beat) => dueMono(beat),
+      nowMono: clock.now,
     }),
 
     // A choice on a section's last beat changes the beat announced next.
@@ -457,15 +456,16 @@ function goesOn(beat, map, sections, turn) {
 }
 
 /**
- * The beat `scheduled` comes: a turn taken there (the loop's next time round, when no vote's jump
- * is pending), or what the votes and sections decide (decideAt). A jump out of the loop ends the
+ * The beat `scheduled` comes, due at `due`: a turn taken there (a jump landing, the loop's next
+ * time round, when no vote's jump is pending), or what the votes and sections decide (decideAt). A jump out of the loop ends the
  * loop, as a seek out of it does.
  * @param {number} scheduled
+ * @param {number} due
  * @param {{ voting: import('./vote-state.js').VoteState, sections: import('./sections.js').SectionState | null, pendingJump: number | null, loops: import('./turns.js').Turns }} at
  * @returns {{ decided: number | null | false, turn: import('./turns.js').Turn | null }}
  */
-function turnOrDecide(scheduled, { voting, sections, pendingJump, loops }) {
-  const turn = pendingJump === null ? loops.take(scheduled, voting) : null;
+function turnOrDecide(scheduled, due, { voting, sections, pendingJump, loops }) {
+  const turn = pendingJump === null ? loops.take(scheduled, due, voting, sections) : null;
   if (turn) return { decided: turn.to, turn };
   const decided = decideAt(scheduled, { voting, sections, pendingJump });
   if (typeof decided === 'number') loops.goesTo(decided);

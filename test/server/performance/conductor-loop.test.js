@@ -334,3 +334,83 @@ describe('conductor: a passage loop across a restart', () => {
     });
   });
 });
+
+describe('conductor: a jump while playing lands on the beat grid', () => {
+  it('is announced as the beat that follows and taken where that beat would have sounded; the beats it replaces never sound', () => {
+    const s = setup();
+    const t0 = s.clock.now();
+    s.conductor.play();
+    s.clock.advance(1100); // beat 2 (sounded at 1000); beat 3 due at 1500, 400 ms ahead
+    s.conductor.seek(20);
+    const wall3 = /** @type {number} */ (s.conductor.state.beatT) + 500;
+    expect(s.conductor.state).toMatchObject({ beat: 2, next: { beat: 20, bar: 6, beatInBar: 1, t: wall3 } });
+    s.clock.advance(1000);
+    expect(s.fired.map((f) => [f.beat, f.due - t0])).toEqual([
+      [0, 0],
+      [1, 500],
+      [2, 1000],
+      [20, 1500],
+      [21, 2000],
+    ]);
+    expect(s.conductor.state.cues.audience.text).toBe('bar 5');
+    s.conductor.dispose();
+  });
+
+  it('lands a beat later when the next beat is too near for every page to hear of it first', () => {
+    const s = setup();
+    const t0 = s.clock.now();
+    s.conductor.play();
+    s.clock.advance(1400); // beat 2; beat 3 due in 100 ms, under the jump's lead
+    s.conductor.seek(20);
+    expect(s.conductor.state.next).toMatchObject({ beat: 3 });
+    s.clock.advance(100);
+    expect(s.conductor.state).toMatchObject({ beat: 3, next: { beat: 20 } });
+    s.clock.advance(500);
+    expect(s.fired.map((f) => [f.beat, f.due - t0]).slice(-2)).toEqual([
+      [3, 1500],
+      [20, 2000],
+    ]);
+    s.conductor.dispose();
+  });
+
+  it('a later seek replaces the jump; a pause before it lands forgets it', () => {
+    const s = setup();
+    s.conductor.play();
+    s.clock.advance(100);
+    s.conductor.seek(20);
+    s.conductor.seek(24);
+    expect(s.conductor.state.next).toMatchObject({ beat: 24 });
+    s.clock.advance(500);
+    expect(s.conductor.state.beat).toBe(24);
+    s.conductor.seek(8);
+    s.conductor.pause();
+    s.conductor.play();
+    s.clock.advance(1000);
+    expect(s.fired.map((f) => f.beat).includes(8)).toBe(false);
+    s.conductor.dispose();
+  });
+
+  it('a loop set from elsewhere while playing: the jump to its first beat, after its count-in, on the grid', () => {
+    const s = setup();
+    const t0 = s.clock.now();
+    s.conductor.play();
+    s.clock.advance(1100); // beat 2
+    s.conductor.setLoop({ from: { bar: 5 }, to: { bar: 5 }, countIn: 2 });
+    const wall3 = /** @type {number} */ (s.conductor.state.beatT) + 500;
+    expect(s.conductor.state).toMatchObject({
+      beat: 2,
+      loop: { from: 5, round: 1 },
+      next: { beat: 16, t: wall3 + 1000 },
+    });
+    expect(s.conductor.state.countIn).toEqual({ t: wall3, beats: 2, beatMs: 500 });
+    s.clock.advance(400 + 1000 + 2000 + 10);
+    expect(s.fired.map((f) => [f.beat, f.due - t0]).slice(2)).toEqual([
+      [2, 1000],
+      [16, 2500],
+      [17, 3000],
+      [18, 3500],
+      [19, 4000],
+    ]);
+    s.conductor.dispose();
+  });
+});

@@ -68,8 +68,9 @@ describe('control', () => {
     let res = await control(app, 'play');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ epoch: hub.epoch, seq: hub.seq, state: { transport: 'playing', beat: 0 } });
+    // While playing, a seek is announced as the beat that follows, landing on the beat grid.
     res = await control(app, 'seek', { bar: 3, beat: 2 });
-    expect(res.json().state).toMatchObject({ beat: 9, bar: 3, beatInBar: 2, transport: 'playing' });
+    expect(res.json().state).toMatchObject({ next: { beat: 9, bar: 3, beatInBar: 2 }, transport: 'playing' });
     res = await control(app, 'tempo', { bpm: 60 });
     expect(res.json().state).toMatchObject({ tempo: 60, rate: 0.5 });
     res = await control(app, 'tempo', { rate: 2 });
