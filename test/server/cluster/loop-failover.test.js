@@ -6,7 +6,9 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { HAVE_REDIS, startRedis } from '../../helpers/redis-server.js';
 import { call, startNode, until } from '../../helpers/cluster-nodes.js';
 
+/** @type {Awaited<ReturnType<typeof startRedis>> | undefined} */
 let redis;
+/** @type {import('../../helpers/cluster-nodes.js').TestNode[]} */
 const nodes = [];
 beforeAll(async () => {
   if (HAVE_REDIS) redis = await startRedis();
@@ -18,13 +20,13 @@ afterAll(async () => {
 
 describe.skipIf(!HAVE_REDIS)('a loop across a conductor failover', () => {
   it('the standby takes the loop up where it had got to, and goes on round it', async () => {
-    const c1 = await startNode({ redis: redis.urls, role: 'conductor', id: 'l1' });
+    const c1 = await startNode({ redis: /** @type {any} */ (redis).urls, role: 'conductor', id: 'l1' });
     nodes.push(c1);
     await until(async () =>
       (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 'l1' && n.active),
     );
-    const c2 = await startNode({ redis: redis.urls, role: 'conductor', id: 'l2' });
-    const e1 = await startNode({ redis: redis.urls, role: 'edge', id: 'le' });
+    const c2 = await startNode({ redis: /** @type {any} */ (redis).urls, role: 'conductor', id: 'l2' });
+    const e1 = await startNode({ redis: /** @type {any} */ (redis).urls, role: 'edge', id: 'le' });
     nodes.push(c2, e1);
     await until(async () => (await call(e1.base, '/api/cluster')).body.nodes?.length === 3);
     // Bar 3 looped (1 s a round at 240 bpm) with a 2-beat count-in, set and played through the edge.
