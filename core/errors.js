@@ -63,7 +63,7 @@ export const ERRORS = Object.freeze({
   SC_ERR_UNKNOWN_ACTION: {
     code: 'SC_ERR_UNKNOWN_ACTION',
     status: 404,
-    message: 'Unknown control action; use play, pause, stop, seek, tempo, vote, preset or next.',
+    message: 'Unknown control action; use play, pause, stop, seek, loop, tempo, vote, preset or next.',
   },
   SC_ERR_THUMBS_CLOSED: {
     code: 'SC_ERR_THUMBS_CLOSED',
@@ -85,6 +85,12 @@ export const ERRORS = Object.freeze({
     code: 'SC_ERR_NO_MARK',
     status: 404,
     message: 'The score has no rehearsal mark of that name.',
+  },
+  SC_ERR_BAD_LOOP: {
+    code: 'SC_ERR_BAD_LOOP',
+    status: 422,
+    message:
+      'That loop cannot be played: it must run forward (from a bar or mark to the same or a later one) within the piece, and not in an open-form piece.',
   },
   SC_ERR_SCORE_INVALID: {
     code: 'SC_ERR_SCORE_INVALID',

@@ -30,6 +30,8 @@ import { applyPatch } from './merge-patch.js';
  * @property {Record<string, Record<string, unknown>>} cues
  * @property {string} [mark]  the rehearsal mark in force at `beat` (the latest at or before it);
  *   absent before the first mark
+ * @property {import('./loop.js').LoopField} [loop]  the passage looped, and which time round;
+ *   absent when none is
  */
 
 /**

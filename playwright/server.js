@@ -13,11 +13,13 @@ export const TOKEN = 'playwright-token-123';
 export { freePort } from '../server/lib/ports.js';
 
 /**
- * @param {{ port: number, score?: string, autoplay?: boolean, timeoutMs?: number }} options
+ * @param {{ port: number, score?: string, autoplay?: boolean, timeoutMs?: number, stateFile?: string }} options
  *   timeoutMs: how long it may take to listen: a wait, not a bound (it takes 1-2 s alone; two
- *   test workers on a loaded CI machine, each with a browser, have seen 10 s and more)
+ *   test workers on a loaded CI machine, each with a browser, have seen 10 s and more);
+ *   stateFile: the save to resume from and write to (a restart with the same file goes on where
+ *   the performance was); without it, each start is fresh
  */
-export async function startServer({ port, score = 'scores/demo', autoplay = true, timeoutMs = 30_000 }) {
+export async function startServer({ port, score = 'scores/demo', autoplay = true, timeoutMs = 30_000, stateFile }) {
   const args = [
     '--port',
     String(port),
@@ -36,8 +38,8 @@ export async function startServer({ port, score = 'scores/demo', autoplay = true
     // Each start is a fresh performance, saved apart from the performances' saves in .cache/.
     env: {
       SCORECAST_TOKEN: TOKEN,
-      SCORECAST_RESUME: '0',
-      SCORECAST_STATE_FILE: path.join(os.tmpdir(), `scorecast-playwright-${port}.json`),
+      SCORECAST_RESUME: stateFile === undefined ? '0' : '1',
+      SCORECAST_STATE_FILE: stateFile ?? path.join(os.tmpdir(), `scorecast-playwright-${port}.json`),
     },
   });
   return serverHandle(server.child, server.url, TOKEN);

@@ -4,7 +4,7 @@
 // back after a restart is resume.js.
 
 import { applyPatch, diffPatch } from '../../core/merge-patch.js';
-import { atBeat, initialState, withCountIn, withNext, withRate, withPlayback } from '../../core/performance.js';
+import { atBeat, initialState, withNext, withRate, withPlayback } from '../../core/performance.js';
 import { ScorecastError } from '../../core/errors.js';
 import { MAX_RATE, MIN_RATE, createBeatGrid, systemClock } from './beat-grid.js';
 import { createVoteState } from './vote-state.js';
@@ -12,6 +12,9 @@ import { createSectionState, sectionCommands } from './sections.js';
 import { createMeterState, meterCommands } from './meter-state.js';
 import { playOn, playbackOf, recordProblem, toRecord } from './resume.js';
 import { COUNTS_EVERY_MS, voteCommands } from './vote-commands.js';
+import { loopFromRecord } from './passage-loop.js';
+import { placeCommands } from './place-commands.js';
+import { createTurns, loopRound } from './turns.js';
 
 export { systemClock };
 /** @typedef {import('./beat-grid.js').Clock} Clock */
@@ -65,9 +68,11 @@ export function createConductor({
   const grid = createBeatGrid(clock);
   /** @type {number | null} A closed vote's jump, taken at the next beat (null: none). */
   let pendingJump = null;
+  /** Where the performance turns instead of going on: the passage looped (turns.js). */
+  const loops = createTurns();
   let epoch = firstEpoch;
   const meter = createMeterState({ clock, publish: () => commit(state), switches: () => sections?.audience() ?? null });
-  const dress = meter.dresser((s) => dressed(s, voting, sections));
+  const dress = meter.dresser((s) => withLoop(dressed(s, voting, sections), loops.field(map)));
   let state = dress(voting.withPages(initialState(model)));
   let seq = 0;
   /** Fractional beat position while not playing. */
@@ -100,8 +105,31 @@ export function createConductor({
    * @param {number} beat the beat sounding (or about to, after a count-in)
    */
   function announce(s, beat) {
+    const sounding = s.countIn !== undefined && s.beatT !== undefined ? withoutCountIn(s) : s;
+    const turn = turnAfter(beat);
+    if (turn !== null) return withTurn(model, sounding, turn, wallOf(dueMono(beat + 1, s.rate)));
     const { to, dueAt } = following(beat, { pendingJump, loop, totalBeats: map.totalBeats, voting, sections });
-    return withNext(model, s, to, wallOf(dueMono(dueAt, s.rate)));
+    return withNext(model, sounding, to, wallOf(dueMono(dueAt, s.rate)));
+  }
+
+  /** Where the performance turns after `beat` instead of going on (turns.js), or null. */
+  const turnAfter = (/** @type {number} */ b) => (pendingJump === null ? loops.after(b, dueMono(b + 1)) : null);
+
+  /**
+   * Play `beat` after `clicks` clicks, the first at monotonic time `mono` and wall time `wall`:
+   * the grid anchored on `beat` after them.
+   * @param {PerformanceState} playing
+   * @param {number} beat
+   * @param {number} clicks
+   * @param {number} mono
+   * @param {number} wall
+   */
+  function countInTo(playing, beat, clicks, mono, wall) {
+    const beatMs = beatMsAt(map, beat, playing.rate);
+    grid.anchorAt(beat, mono + clicks * beatMs, wall + clicks * beatMs);
+    onStart?.(beat);
+    commit(withTurn(model, atBeat(model, playing, beat, null), { to: beat, countIn: clicks }, wall));
+    arm(beat);
   }
 
   /** The position now: playing, within the beat sounding. */
@@ -111,16 +139,19 @@ export function createConductor({
   function arm(beat) {
     grid.arm(
       () => dueMono(beat),
-      () => (beat < map.totalBeats || sections?.endsSection(beat - 1) ? fire(beat) : finish()),
+      () => (goesOn(beat, map, sections, turnAfter(beat - 1)) ? fire(beat) : finish()),
     );
   }
 
   /** @param {number} scheduled */
   function fire(scheduled) {
     const due = dueMono(scheduled);
-    const decided = decideAt(scheduled, { voting, sections, pendingJump });
+    // A turn (the loop's next time round) or what the votes and sections decide.
+    const { decided, turn } = turnOrDecide(scheduled, due, { voting, sections, pendingJump, loops });
     pendingJump = null;
     if (decided === false) return stopAtEnd();
+    if (turn && turn.countIn > 0) return countInTo(state, turn.to, turn.countIn, due, wallOf(due));
+    if (turn) onStart?.(turn.to);
     const beat = decided ?? scheduled;
     // The decided beat sounds when the scheduled one would have: the grid goes on.
     if (decided !== null) grid.anchorAt(decided, due);
@@ -139,8 +170,7 @@ export function createConductor({
 
   /** The piece has ended: stopped on its last beat played. */
   function stopAtEnd() {
-    ended = true;
-    pos = state.beat;
+    [ended, pos] = [true, state.beat];
     commit(withPlayback(state, 'stopped', null));
   }
 
@@ -153,18 +183,19 @@ export function createConductor({
   function playOnFrom(from, beatT) {
     const nowMono = clock.now();
     const nowWall = clock.wall();
-    const voteAt = (/** @type {number} */ b) => voting.voteAt(b, true);
-    const reached = playOn({ model, loop, rate: state.rate, from, beatT, nowWall, voteAt, sections });
+    const rules = playOnRules(voting, sections, loops);
+    const reached = playOn({ model, loop, rate: state.rate, from, beatT, nowWall, ...rules });
+    const placed = reachedState(model, state, reached, loops);
+    state = placed.state;
     if (reached.ended) {
       ended = true;
-      pos = reached.at ?? map.totalBeats - 1;
-      state = withPlayback(atBeat(model, state, pos, null), 'stopped', null);
+      pos = placed.beat;
       return;
     }
-    const { at, t, beat } = reached;
-    grid.anchorAt(at, nowMono - (nowWall - t), t);
-    state = announce(atBeat(model, withPlayback(state, 'playing', null), beat, wallOf(dueMono(beat))), beat);
-    arm(beat + 1);
+    grid.anchorAt(reached.at, nowMono - (nowWall - reached.t), reached.t);
+    if (!placed.countingIn)
+      state = announce(atBeat(model, state, placed.beat, wallOf(dueMono(placed.beat))), placed.beat);
+    arm(placed.countingIn ? placed.beat : placed.beat + 1);
   }
 
   /**
@@ -208,6 +239,7 @@ export function createConductor({
     voting = nextVoting;
     sections = nextSections;
     pendingJump = null;
+    loops.reset();
     epoch = nextEpoch;
     seq = 0;
     ended = false;
@@ -242,9 +274,7 @@ export function createConductor({
       restart(next, createVoteState(next, { onVote }), nextEpoch);
       if (keepPosition) {
         pos = at;
-        voting.voteAt(at, false);
-        sections?.seek(at);
-        state = keptPlace(model, state, at, was);
+        state = keptPlace(model, state, at, was, { voting, sections });
       }
       state = dress(voting.withPages(state));
       bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
@@ -266,13 +296,11 @@ export function createConductor({
         sections?.reset();
       }
       const playing = withPlayback(state, 'playing', null);
-      if (Number.isInteger(pos) && countIn > 0) {
-        const beat = pos;
-        voting.voteAt(beat, false);
-        const counting = countingIn(model, grid, playing, beat, countIn);
-        onStart?.(beat);
-        commit(counting);
-        arm(beat);
+      // From the loop's first beat, the loop's own count-in (beats) unless play asks for one.
+      const clicks = countIn > 0 ? countIn * map.positionOf(Math.floor(pos)).time[0] : loops.countInAt(pos);
+      if (Number.isInteger(pos) && clicks > 0) {
+        voting.voteAt(pos, false);
+        countInTo(playing, pos, clicks, clock.now(), clock.wall());
       } else if (Number.isInteger(pos)) {
         voting.voteAt(pos, false);
         startAt(playing, pos);
@@ -287,35 +315,8 @@ export function createConductor({
       if (state.playback !== 'playing') return state;
       pos = currentPos();
       grid.cancel();
+      loops.cancelJump();
       commit(withPlayback(state, 'paused', null));
-      return state;
-    },
-
-    stop() {
-      grid.cancel();
-      pendingJump = null;
-      pos = 0;
-      ended = false;
-      voting.voteAt(0, false);
-      sections?.reset();
-      commit(atBeat(model, withPlayback(state, 'stopped', null), 0, null));
-      return state;
-    },
-
-    /** @param {number} beat global beat index */
-    seek(beat) {
-      checkBeat(map, beat);
-      pendingJump = null;
-      ended = false;
-      voting.voteAt(beat, false);
-      sections?.seek(beat);
-      if (state.playback === 'playing') {
-        grid.cancel();
-        startAt(state, beat);
-      } else {
-        pos = beat;
-        commit(atBeat(model, state, beat, null));
-      }
       return state;
     },
 
@@ -357,7 +358,8 @@ export function createConductor({
      */
     record() {
       const beatT = state.playback === 'playing' ? wallOf(dueMono(state.beat)) : null;
-      return toRecord({ state, pos, beatT, ended, votes: voting.record(), sections: sections?.record() });
+      const votes = voting.record();
+      return toRecord({ state, pos, beatT, ended, votes, sections: sections?.record(), loop: loops.passage });
     },
 
     /**
@@ -372,6 +374,7 @@ export function createConductor({
      */
     resume(record, { epoch: nextEpoch = newEpoch() } = {}) {
       restart(model, restoredVotes(record, model, onVote), nextEpoch, restoredSections(record, model));
+      loops.set(record.loop === undefined ? null : loopFromRecord(record.loop));
       const playback = playbackOf(record);
       ended = playback !== 'playing' && record.ended === true;
       pos = record.beat;
@@ -404,6 +407,19 @@ export function createConductor({
     // Thumbs for the audience meter, and `dispose()`: stop the timers (the beat's and the
     // meter's); the conductor publishes nothing more.
     ...meterCommands({ sections: () => sections, meter, grid }),
+
+    // Stop, seek, loop: where the performance goes (place-commands.js).
+    ...placeCommands({
+      now: () => ({ state, model, voting, sections, pos }),
+      loops,
+      hold: (beat) => ([pendingJump, ended, pos] = [null, false, beat]),
+      cancel: () => grid.cancel(),
+      commit,
+      reannounce: () => commit(state.beatT !== undefined && state.next ? announce(state, state.beat) : state),
+      due: (beat) => dueMono(beat),
+      nowMono: clock.now,
+    }),
+
     // A choice on a section's last beat changes the beat announced next.
     ...sectionCommands({
       sections: () => sections,
@@ -425,6 +441,35 @@ function restoredVotes(record, model, onVote) {
   const problem = recordProblem(record, model) ?? voting.restore(record);
   if (problem !== null) throw new ScorecastError('SC_ERR_SAVE_MISMATCH', problem);
   return voting;
+}
+
+/**
+ * Whether the performance goes on to `beat` (else it has reached the end): a beat of the piece,
+ * the choice at an open-form section's end, or a turn after the beat before (turns.js).
+ * @param {number} beat
+ * @param {import('../../core/tempo-map.js').TempoMap} map
+ * @param {import('./sections.js').SectionState | null} sections
+ * @param {import('./turns.js').Turn | null} turn
+ */
+function goesOn(beat, map, sections, turn) {
+  return beat < map.totalBeats || sections?.endsSection(beat - 1) || turn !== null;
+}
+
+/**
+ * The beat `scheduled` comes, due at `due`: a turn taken there (a jump landing, the loop's next
+ * time round, when no vote's jump is pending), or what the votes and sections decide (decideAt). A jump out of the loop ends the
+ * loop, as a seek out of it does.
+ * @param {number} scheduled
+ * @param {number} due
+ * @param {{ voting: import('./vote-state.js').VoteState, sections: import('./sections.js').SectionState | null, pendingJump: number | null, loops: import('./turns.js').Turns }} at
+ * @returns {{ decided: number | null | false, turn: import('./turns.js').Turn | null }}
+ */
+function turnOrDecide(scheduled, due, { voting, sections, pendingJump, loops }) {
+  const turn = pendingJump === null ? loops.take(scheduled, due, voting, sections) : null;
+  if (turn) return { decided: turn.to, turn };
+  const decided = decideAt(scheduled, { voting, sections, pendingJump });
+  if (typeof decided === 'number') loops.goesTo(decided);
+  return { decided, turn: null };
 }
 
 /**
@@ -497,42 +542,59 @@ function following(beat, { pendingJump, loop, totalBeats, voting, sections }) {
 
 /**
  * A new score's state at the place the performance had reached in the previous one: `at`, at the
- * same rate, paused if it was (a composer's edit must not lose their place).
+ * same rate, paused if it was (a composer's edit must not lose their place); its votes and
+ * sections follow it there.
  * @param {import('../../core/manifest.js').ScoreModel} model
  * @param {PerformanceState} s  the new score's initial state
  * @param {number} at
  * @param {{ playback: string, rate: number }} was
+ * @param {{ voting: import('./vote-state.js').VoteState, sections: import('./sections.js').SectionState | null }} follow
  */
-function keptPlace(model, s, at, was) {
+function keptPlace(model, s, at, was, { voting, sections }) {
+  voting.voteAt(at, false);
+  sections?.seek(at);
   const placed = atBeat(model, withRate(model, s, was.rate), at, null);
   return was.playback === 'paused' ? withPlayback(placed, 'paused', null) : placed;
 }
 
 /**
- * The state counting in `countIn` bars before `beat`, the grid anchored on that beat after the
- * clicks.
- * @param {import('../../core/manifest.js').ScoreModel} model
- * @param {import('./beat-grid.js').BeatGrid} grid
- * @param {PerformanceState} playing
- * @param {number} beat
- * @param {number} countIn
+ * How playing on through the time a restart took follows the votes, the open form's sections and
+ * the loop (resume.js, playOn).
+ * @param {import('./vote-state.js').VoteState} voting
+ * @param {import('./sections.js').SectionState | null} sections
+ * @param {import('./turns.js').Turns} loops
  */
-function countingIn(model, grid, playing, beat, countIn) {
-  const { beats, beatMs } = countInOf(model.map, beat, countIn, playing.rate);
-  grid.anchor(beat, beats * beatMs);
-  const counting = withCountIn(atBeat(model, playing, beat, null), { t: grid.wall - beats * beatMs, beats, beatMs });
-  return withNext(model, counting, beat, grid.wall);
+function playOnRules(voting, sections, loops) {
+  return {
+    voteAt: (/** @type {number} */ b) => voting.voteAt(b, true),
+    sections,
+    passage: loops.passage,
+    round: (/** @type {number} */ start, /** @type {number} */ after) => loopRound(voting, start, after),
+  };
 }
 
 /**
- * A count-in of `countIn` bars before `beat`: its clicks, one per beat at the tempo of that beat.
- * @param {import('../../core/tempo-map.js').TempoMap} map
- * @param {number} beat
- * @param {number} countIn
- * @param {number} rate
+ * Where playing on through a restart got to (resume.js, playOn), as the state: ended (stopped on
+ * its last beat played), counting in to the loop's next time round (the clicks where they had got
+ * to), or at the beat reached (its state is announced once the grid is anchored). The loop's time
+ * round is updated.
+ * @param {import('../../core/manifest.js').ScoreModel} model
+ * @param {PerformanceState} state
+ * @param {ReturnType<typeof playOn>} reached
+ * @param {import('./turns.js').Turns} loops
+ * @returns {{ state: PerformanceState, beat: number, countingIn: boolean }}
  */
-function countInOf(map, beat, countIn, rate) {
-  return { beats: countIn * map.positionOf(beat).time[0], beatMs: (map.timeAt(beat + 1) - map.timeAt(beat)) / rate };
+function reachedState(model, state, reached, loops) {
+  if (reached.ended) {
+    const beat = reached.at ?? model.map.totalBeats - 1;
+    return { state: withPlayback(atBeat(model, state, beat, null), 'stopped', null), beat, countingIn: false };
+  }
+  if (reached.round !== undefined) loops.setRound(reached.round);
+  const playing = withPlayback(state, 'playing', null);
+  if (reached.countInT === undefined) return { state: playing, beat: reached.beat, countingIn: false };
+  const turn = { to: reached.beat, countIn: loops.passage?.countIn ?? 0 };
+  const counting = withTurn(model, atBeat(model, playing, reached.beat, null), turn, reached.countInT);
+  return { state: counting, beat: reached.beat, countingIn: true };
 }
 
 /** @param {unknown} countIn */
@@ -545,16 +607,6 @@ function checkCountIn(countIn) {
 function checkRate(rate) {
   if (!(typeof rate === 'number' && rate >= MIN_RATE && rate <= MAX_RATE))
     throw new ScorecastError('SC_ERR_BAD_CONTROL', `rate must be a number in ${MIN_RATE}..${MAX_RATE}`);
-}
-
-/**
- * @param {import('../../core/tempo-map.js').TempoMap} map
- * @param {number} beat
- */
-function checkBeat(map, beat) {
-  if (!(Number.isInteger(beat) && beat >= 0 && beat < map.totalBeats)) {
-    throw new ScorecastError('SC_ERR_BAD_CONTROL', `beat must be an integer in 0..${map.totalBeats - 1}`);
-  }
 }
 
 /**
@@ -588,6 +640,56 @@ function withPreset(model, state, id) {
     );
   const audience = /** @type {Record<string, unknown>} */ (applyPatch(state.cues.audience ?? {}, preset.set));
   return { ...state, cues: { ...state.cues, audience } };
+}
+
+/**
+ * The state with its `loop` field (null: none).
+ * @param {PerformanceState} s
+ * @param {import('../../core/loop.js').LoopField | null} field
+ * @returns {PerformanceState}
+ */
+function withLoop(s, field) {
+  if (field === null) {
+    if (s.loop === undefined) return s;
+    const { loop: _, ...rest } = s;
+    return rest;
+  }
+  return { ...s, loop: field };
+}
+
+/**
+ * The state announcing a turn: `turn.to` follows at wall time `t`, or after `turn.countIn` clicks
+ * from `t`. The clicks are announced with the beat before them, as a beat is: every page counts
+ * in together, whenever its message arrives.
+ * @param {import('../../core/manifest.js').ScoreModel} model
+ * @param {PerformanceState} s
+ * @param {{ to: number, countIn: number }} turn
+ * @param {number} t
+ */
+function withTurn(model, s, turn, t) {
+  if (turn.countIn === 0) return withNext(model, s, turn.to, t);
+  const beatMs = beatMsAt(model.map, turn.to, s.rate);
+  return withNext(model, { ...s, countIn: { t, beats: turn.countIn, beatMs } }, turn.to, t + turn.countIn * beatMs);
+}
+
+/**
+ * A sounding beat's state without the count-in announced with it (a loop turned off meanwhile).
+ * @param {PerformanceState} s
+ * @returns {PerformanceState}
+ */
+function withoutCountIn(s) {
+  const { countIn: _, ...rest } = s;
+  return rest;
+}
+
+/**
+ * The length of beat `beat` at `rate` (ms): a count-in's clicks before it are this far apart.
+ * @param {import('../../core/tempo-map.js').TempoMap} map
+ * @param {number} beat
+ * @param {number} rate
+ */
+function beatMsAt(map, beat, rate) {
+  return (map.timeAt(beat + 1) - map.timeAt(beat)) / rate;
 }
 
 /** @typedef {ReturnType<typeof createConductor>} Conductor */

@@ -58,6 +58,10 @@ const ACTIONS = {
       throw new ScorecastError('SC_ERR_BAD_CONTROL', 'seek needs {mark}, {bar, beat?} or {beat}');
     }
   },
+  // {from: {bar} | {mark}, to: {bar} | {mark}, countIn?: beats} loops the passage until {off: true}.
+  loop: (c, a) => {
+    c.setLoop(a);
+  },
   // {open: id} opens the score's vote window now; {close: true} closes the open one (its winner
   // decides as at the window's close).
   vote: (c, a) => {

@@ -3,6 +3,7 @@
 // (pure: the conductor gives it the time now).
 
 import { MAX_RATE, MIN_RATE } from './beat-grid.js';
+import { loopRecordProblem } from './passage-loop.js';
 
 /**
  * A performance as plain JSON, to go on from after a restart (server/performance/save/persist.js saves it).
@@ -23,6 +24,8 @@ import { MAX_RATE, MIN_RATE } from './beat-grid.js';
  *   choice not yet decided (POST /api/control/next)
  * @property {unknown} [sections] an open-form piece's sections (sections.js): the section playing,
  *   the choice made, the order taken; checked against the score by sections.js
+ * @property {import('./passage-loop.js').PassageLoop} [loop] the passage looped and its time
+ *   round (absent: none); a save from before loops has none
  */
 
 const PLAYBACKS = ['playing', 'paused', 'stopped'];
@@ -55,6 +58,8 @@ export function recordProblem(record, model) {
   if (!(typeof r.rate === 'number' && r.rate >= MIN_RATE && r.rate <= MAX_RATE))
     return `rate must be in ${MIN_RATE}..${MAX_RATE}`;
   if (r.ended !== undefined && typeof r.ended !== 'boolean') return 'ended must be true or false';
+  const loopProblem = loopRecordProblem(r.loop, model);
+  if (loopProblem !== null) return loopProblem;
   if (r.forced !== undefined) {
     const f = /** @type {{ slot?: unknown, tiles?: unknown }} */ (r.forced);
     const choice = model.pageChoices.find((c) => c.slot === f?.slot);
@@ -76,9 +81,10 @@ export function recordProblem(record, model) {
  * @param {boolean} performance.ended  stopped by reaching the end
  * @param {import('./vote-state.js').VotesRecord} performance.votes
  * @param {unknown} [performance.sections]  an open-form piece's sections' record
+ * @param {import('./passage-loop.js').PassageLoop | null} [performance.loop]  the passage looped
  * @returns {PerformanceRecord}
  */
-export function toRecord({ state, pos, beatT, ended, votes, sections }) {
+export function toRecord({ state, pos, beatT, ended, votes, sections, loop }) {
   const playing = state.playback === 'playing';
   const { ballot, ...choices } = votes;
   return {
@@ -90,6 +96,7 @@ export function toRecord({ state, pos, beatT, ended, votes, sections }) {
     ballot,
     ...choices,
     ...(sections !== undefined ? { sections } : {}),
+    ...(loop ? { loop: { ...loop } } : {}),
   };
 }
 
@@ -105,6 +112,11 @@ export function toRecord({ state, pos, beatT, ended, votes, sections }) {
  *   the beat a closing window's tally sends the performance to, or null (vote-state.js)
  * @property {Pick<import('./sections.js').SectionState, 'ends' | 'endsSection' | 'next'> | null} [sections]
  *   an open-form piece's sections: at a section's end its choice decides where playing on goes
+ * @property {import('./passage-loop.js').PassageLoop | null} [passage]  the passage looped: after
+ *   its last beat comes its first, after its count-in
+ * @property {(start: number, after: number) => void} [round]  a loop comes round to `start` from
+ *   its end (`after`, the beat after its last): the window closing there closes, the one at
+ *   `start` restarts (vote-state.js, restartAt)
  */
 
 /**
@@ -114,10 +126,13 @@ export function toRecord({ state, pos, beatT, ended, votes, sections }) {
  * where it goes, the end loops or stops. Returns `ended` (and, when a section's choice ended it,
  * the beat it ended `at`) when the piece ended meanwhile, else the beat reached by now and the
  * grid to go on with: position `at` sounded at wall time `t`.
+ * With a passage looped, also the time round reached (`round`) and, when the performance is
+ * counting in to a new time round now, the wall time its clicks started (`countInT`; `beat` is
+ * then the loop's first beat, which sounds at `t`, still to come).
  * @param {PlayOnOptions} options
- * @returns {{ ended: true, at?: number } | { ended: false, at: number, t: number, beat: number }}
+ * @returns {{ ended: true, at?: number } | { ended: false, at: number, t: number, beat: number, round?: number, countInT?: number }}
  */
-export function playOn({ model, loop, rate, from, beatT, nowWall, voteAt, sections = null }) {
+export function playOn({ model, loop, rate, from, beatT, nowWall, voteAt, sections = null, passage = null, round }) {
   const map = model.map;
   const span = (/** @type {number} */ a, /** @type {number} */ b) => (map.timeAt(b) - map.timeAt(a)) / rate;
   let at = from;
@@ -125,11 +140,34 @@ export function playOn({ model, loop, rate, from, beatT, nowWall, voteAt, sectio
   let t = Math.min(beatT, nowWall);
   let wrapped = false;
   const edges = [...model.votes.flatMap((v) => [v.open, v.close]), ...(sections?.ends() ?? [])];
+  let rounds = passage?.round ?? 0;
+  let looped = false;
   let edge = map.totalBeats;
   for (;;) {
     edge = Math.min(map.totalBeats, ...edges.filter((b) => b > at));
+    if (passage && at <= passage.end) edge = Math.min(edge, passage.end + 1);
     if (t + span(at, edge) > nowWall) break;
     t += span(at, edge);
+    if (passage && edge === passage.end + 1) {
+      // The loop comes round, as it would have: the window closing there closes, the loop's
+      // first beat sounds after its count-in.
+      round?.(passage.start, edge);
+      rounds += 1;
+      at = passage.start;
+      const countInMs = passage.countIn * span(at, at + 1);
+      if (t + countInMs > nowWall) return { ended: false, at, t: t + countInMs, beat: at, round: rounds, countInT: t };
+      t += countInMs;
+      // From the second time round, a loop with no vote window inside is the same every time:
+      // skip whole rounds.
+      if (looped && !edges.some((b) => b > passage.start && b <= passage.end)) {
+        const whole = span(passage.start, passage.end + 1) + countInMs;
+        const n = Math.floor((nowWall - t) / whole);
+        t += n * whole;
+        rounds += n;
+      }
+      looped = true;
+      continue;
+    }
     if (sections?.endsSection(edge - 1)) {
       // A section ended while the server was down: its choice decides, as it would have.
       const to = sections.next();
@@ -153,5 +191,5 @@ export function playOn({ model, loop, rate, from, beatT, nowWall, voteAt, sectio
   const p = map.beatAt(map.timeAt(at) + (nowWall - t) * rate);
   // 1e-9: a beat due exactly now has sounded, whatever the rounding of timeAt and beatAt.
   const beat = Math.max(at, Math.min(Math.floor(p + 1e-9), edge - 1));
-  return { ended: false, at, t, beat };
+  return passage ? { ended: false, at, t, beat, round: rounds } : { ended: false, at, t, beat };
 }

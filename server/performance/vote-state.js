@@ -176,6 +176,19 @@ export function createVoteState(model, { onVote } = {}) {
     },
 
     /**
+     * A loop comes round to `beat`: the window still open (one the loop's end cut short) closes
+     * with its tally as at its close, a jump it decides not taken, and the window the score has
+     * at `beat`, if any, opens afresh: each time round votes as written. A window the conductor
+     * opened by hand stays open.
+     * @param {number} beat
+     */
+    restartAt(beat) {
+      const closed = ballot.at(-1);
+      if (closed) onVote?.(closed);
+      ballot.at(beat);
+    },
+
+    /**
      * Open the score's vote window `id` now, whatever the beat.
      * @param {string} id
      */

@@ -32,7 +32,7 @@ describe('error catalogue', () => {
   it('the messages that list what a client may send name every message type and control action', () => {
     for (const type of ['hello', 'ping', 'tap', 'thumb', 'report'])
       expect(ERRORS.SC_ERR_UNKNOWN_TYPE.message).toContain(type);
-    for (const action of ['play', 'pause', 'stop', 'seek', 'tempo', 'vote'])
+    for (const action of ['play', 'pause', 'stop', 'seek', 'loop', 'tempo', 'vote'])
       expect(ERRORS.SC_ERR_UNKNOWN_ACTION.message).toContain(action);
   });
 

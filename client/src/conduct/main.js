@@ -17,6 +17,7 @@ import { renderAudience, renderCluster, renderScores, renderVotes } from './pane
 import { renderNextChoice, renderPageChoices } from './pages-panel.js';
 import { renderPresets } from './presets-panel.js';
 import { createMarksRow } from './marks-row.js';
+import { createLoopRow } from './loop-row.js';
 import { createRosterPanel } from './roster-panel.js';
 import { renderSections } from './sections-panel.js';
 
@@ -104,6 +105,12 @@ function consoleFor(api) {
   });
 
   const marks = createMarksRow({ go: (mark) => act(`Go to mark ${mark}`, () => api.seek({ mark })) });
+  /** @param {{ bar: number } | { mark: string }} end */
+  const endName = (end) => ('mark' in end ? end.mark : `bar ${end.bar}`);
+  const loopRow = createLoopRow({
+    set: (l) => act(`Loop ${endName(l.from)} to ${endName(l.to)}`, () => api.loop(l)),
+    off: () => act('Loop off', () => api.loop({ off: true })),
+  });
   /** The score whose marks the row shows: fetched again when another score is loaded. */
   let marksOf = '';
   /** @param {string} scoreId */
@@ -112,7 +119,11 @@ function consoleFor(api) {
     marksOf = scoreId;
     try {
       const res = await fetch('/api/score', { cache: 'no-store' });
-      if (res.ok) marks.setMarks((await res.json())?.marks);
+      if (res.ok) {
+        const score = await res.json();
+        marks.setMarks(score?.marks);
+        loopRow.setMarks(score?.marks);
+      }
     } catch {
       marksOf = '';
     }
@@ -150,6 +161,7 @@ function consoleFor(api) {
       transport.buttons,
       seekForm,
       marks.box,
+      loopRow.box,
       transport.tempoForm,
       transport.result,
     ),
@@ -194,6 +206,7 @@ function consoleFor(api) {
     transport.showRate(s?.rate);
     if (typeof s?.score?.id === 'string') loadMarks(`${s.score.id}@${c.epoch}`);
     marks.showState(s);
+    loopRow.showState(s);
     renderSections(el.sections, s?.section, (id, round, name) =>
       act(`Next section: ${name}`, () => api.chooseSection(id, round)),
     );

@@ -86,6 +86,12 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
     stop: () => control('stop'),
     /** @param {{ bar: number, beat?: number } | { beat: number } | { mark: string }} to a bar and beat, a beat index, or a rehearsal mark */
     seek: (to) => control('seek', to),
+    /**
+     * Loop a passage, each end a bar or a rehearsal mark, with a count-in (beats) before each
+     * time round; `{off: true}` turns the loop off.
+     * @param {{ from: { bar: number } | { mark: string }, to: { bar: number } | { mark: string }, countIn?: number } | { off: true }} body
+     */
+    loop: (body) => control('loop', body),
     /** @param {{ rate: number } | { bpm: number }} t */
     tempo: (t) => control('tempo', t),
     /** @param {string} id open the score's vote window `id` now */

@@ -13,7 +13,7 @@ import { createBeatClock, positionAt } from '../time/beat-clock.js';
 import { createFrameScheduler } from '../time/frame-scheduler.js';
 import { createJoinGate } from '../time/join-gate.js';
 import { oncePerFrame } from './once-per-frame.js';
-import { clipsOf, stemGainsOf } from '../sound/audio.js';
+import { clicksOf, clipKey, clipsOf, stemGainsOf } from '../sound/audio.js';
 import { createAudienceView, createVoter } from '../audience/audience-view.js';
 import { landed, msSinceBeat } from '../audience/rose-motion.js';
 import { speakTile } from '../sound/speech.js';
@@ -260,7 +260,10 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     // Not on a clock still being measured: a clip would sound off the beat; nor on a phone whose
     // open-form section switches the audience's sound off.
     if (!gate.open || (viewName === DEFAULT_VIEW && !openForm.allows('audio', state))) return;
-    for (const clip of clipsOf(state, viewName)) audio.play(clip.url, clip.serverT, clip.gain);
+    const clips = clipsOf(state, viewName);
+    // What this state does not ask for any more (a jump, a loop's turn, a pause) never sounds.
+    audio.retain([...clips.map((c) => clipKey(c.url, c.serverT)), ...clicksOf(state).map((t) => clipKey('click', t))]);
+    for (const clip of clips) audio.play(clip.url, clip.serverT, clip.gain);
     if (click.on && state?.playback === 'playing' && typeof state.next?.t === 'number') {
       if (audio.click(state.next.t, state.next.beatInBar === 1)) click.checkOutput();
     }

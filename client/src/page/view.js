@@ -3,6 +3,7 @@
 import { statusWords } from './status-line.js';
 import { instructionLines, showFittedLines } from './fit-lines.js';
 import { sectionOf, sectionWords } from '../console/section-words.js';
+import { loopLabel } from '../../../core/loop.js';
 
 /** Shown where a value is not known yet. */
 const UNKNOWN = '–';
@@ -38,6 +39,7 @@ export function createView(doc, viewName, { debug = false } = {}) {
   const composer = doc.getElementById('composer');
   const bar = el('bar');
   const mark = el('mark');
+  const loop = el('loop');
   const beat = el('beat');
   const transportState = el('transport-state');
   const cue = el('cue');
@@ -80,6 +82,10 @@ export function createView(doc, viewName, { debug = false } = {}) {
       const markName = typeof state?.mark === 'string' ? state.mark : '';
       setText(mark, markName);
       if (mark.hidden !== (markName === '')) mark.hidden = markName === '';
+      // The passage looped, and which time round ("loop 40-48, 3rd time").
+      const looped = loopLabel(state?.loop);
+      setText(loop, looped);
+      if (loop.hidden !== (looped === '')) loop.hidden = looped === '';
       const c = state?.cues?.[viewName];
       const text = typeof c?.text === 'string' ? c.text : '';
       // The audience's instructions: up to three lines, each fitted to the phone's width.

@@ -6,6 +6,13 @@
 
 import { onPageClock } from './audio-latency.js';
 
+/**
+ * The key of a clip (or, with url 'click', the click) started for server time `serverT`.
+ * @param {string} url
+ * @param {number} serverT
+ */
+export const clipKey = (url, serverT) => `${url}@${Math.round(serverT)}`;
+
 /** A clip learnt this late (ms after its beat) is skipped rather than played out of time. */
 export const LATE_LIMIT_MS = 120;
 /** The click's pitch (A5), and on a bar's first beat (A6). */
@@ -115,6 +122,37 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
     },
 
     /**
+     * Keep only the clips (and clicks) scheduled but not yet sounding that `keys` names
+     * (clipKey): the others are stopped and forgotten. Called with each state: after a jump (a
+     * seek, a loop's turn, a pause or stop) the beats scheduled that will not come never sound.
+     * @param {Iterable<string>} keys
+     * @returns {number} how many were stopped
+     */
+    retain(keys) {
+      const c = ctx;
+      if (!c) return 0;
+      const wanted = new Set(keys);
+      const kept = [];
+      let stopped = 0;
+      for (const p of pending) {
+        if (p.when <= c.currentTime || wanted.has(p.key)) {
+          if (p.when > c.currentTime) kept.push(p);
+          continue;
+        }
+        try {
+          p.source.stop();
+        } catch {
+          /* a source that never started cannot be stopped in some engines: it is silent anyway */
+        }
+        started.delete(p.key);
+        p.entry.cancelled = true;
+        stopped += 1;
+      }
+      pending = kept;
+      return stopped;
+    },
+
+    /**
      * Stop the clips scheduled but not yet sounding, and forget that they were started. Called
      * when the page is hidden or frozen: a context suspended meanwhile (iOS "interrupted", a
      * frozen page) would play them late, at the resumed context's time; when the page is back,
@@ -181,7 +219,7 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
     click(serverT, accent) {
       const c = ctx;
       if (c?.state !== 'running' || !c.createOscillator || !c.createGain) return false;
-      const key = `click@${Math.round(serverT)}`;
+      const key = clipKey('click', serverT);
       if (started.has(key)) return false;
       const local = clock.toLocal(serverT);
       const when = contextTimeOf(c, local);
@@ -217,7 +255,7 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
      * @returns {Promise<boolean>} whether it was started
      */
     async play(url, serverT, gain) {
-      const key = `${url}@${Math.round(serverT)}`;
+      const key = clipKey(url, serverT);
       // A suspended or interrupted context's clock stands still: a clip scheduled on it would
       // sound late when it resumes. playClips runs again once it does (sound-resume.js).
       if (ctx?.state !== 'running' || started.has(key)) return false;
@@ -287,6 +325,17 @@ export function clipsOf(state, view) {
     out.push(gain === undefined ? { url: a.src, serverT: state.beatT } : { url: a.src, serverT: state.beatT, gain });
   }
   return out;
+}
+
+/**
+ * The server times of the clicks a state asks for: the beat sounding's and the next one's, while
+ * playing (none otherwise).
+ * @param {any} state
+ * @returns {number[]}
+ */
+export function clicksOf(state) {
+  if (state?.playback !== 'playing') return [];
+  return [state.beatT, state.next?.t].filter((t) => typeof t === 'number');
 }
 
 /**

@@ -44,14 +44,22 @@ export function positionAt(state, now) {
   if (state.playback !== 'playing') return { ...NOTHING, ...held };
 
   const c = state.countIn;
-  if (c && typeof c.t === 'number' && c.beatMs > 0 && c.beats > 0 && next && now < next.t) {
+  // A count-in announced with the beat sounding before it (a loop's next time round): that beat
+  // shows until the clicks start.
+  const sounding = typeof state.beatT === 'number';
+  const counting = c && typeof c.t === 'number' && c.beatMs > 0 && c.beats > 0 && next && now < next.t;
+  if (counting && !(sounding && now < c.t)) {
     const k = Math.floor((now - c.t) / c.beatMs);
     if (k < 0) return { ...NOTHING, ...held };
-    return { ...NOTHING, ...held, count: k + 1, countOf: c.beats, changeAt: c.t + k * c.beatMs };
+    // The clicks count in to the beat they announce.
+    const to = sounding ? { beat: next.beat, bar: next.bar, beatInBar: next.beatInBar } : held;
+    return { ...NOTHING, ...to, count: k + 1, countOf: c.beats, changeAt: c.t + k * c.beatMs };
   }
   if (next && now >= next.t) {
-    // Shown ahead of its message. Its length is not known yet: assume the one before it.
-    const beatMs = typeof state.beatT === 'number' ? next.t - state.beatT : 0;
+    // Shown ahead of its message. Its length is not known yet: assume the one before it (after
+    // a count-in, a click's).
+    const clicked = c && sounding && typeof c.beatMs === 'number' ? c.beatMs : null;
+    const beatMs = clicked ?? (sounding ? next.t - state.beatT : 0);
     return {
       ...NOTHING,
       beat: next.beat,
@@ -65,7 +73,7 @@ export function positionAt(state, now) {
   }
   if (typeof state.beatT !== 'number') return { ...NOTHING, ...held };
   const beatMs = next
-    ? next.t - state.beatT
+    ? (counting ? c.t : next.t) - state.beatT
     : typeof state.tempo === 'number' && state.tempo > 0
       ? 60000 / state.tempo
       : 0;

@@ -1,6 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import {
   createAudioCues,
+  clicksOf,
+  clipKey,
   clipsOf,
   stemGainsOf,
   CLICK_ACCENT_HZ,
@@ -183,6 +185,42 @@ describe('audio cues across a sleep', () => {
     expect(await s.audio.play('/b.wav', later)).toBe(false);
     const sounded = s.audio.history.filter((h) => !h.cancelled).map((h) => h.url);
     expect(sounded).toEqual(['/now.wav', '/b.wav']);
+  });
+});
+
+describe('a jump: what was scheduled for beats that will not come', () => {
+  it('retain stops the clips not yet sounding that the state no longer asks for, and only those', async () => {
+    const s = setup();
+    await s.audio.unlock();
+    const sounding = s.page.t + s.offset - 20;
+    const next = s.page.t + s.offset + 400;
+    await s.audio.play('/now.wav', sounding);
+    await s.audio.play('/old-next.wav', next);
+    await s.audio.play('/kept.wav', next);
+    // The conductor jumped: the beat announced next is another one, with another clip.
+    const jumped = {
+      playback: 'playing',
+      beat: 7,
+      beatT: sounding,
+      next: { beat: 20, t: next, audio: { audience: ['/kept.wav'] } },
+      cues: {},
+    };
+    const keys = [...clipsOf(jumped, 'audience').map((c) => clipKey(c.url, c.serverT))];
+    expect(s.audio.retain(keys)).toBe(1);
+    expect(s.audio.history.map((h) => [h.url, h.cancelled === true])).toEqual([
+      ['/now.wav', false],
+      ['/old-next.wav', true],
+      ['/kept.wav', false],
+    ]);
+    // Stopped: nothing more is asked for; the clip already sounding is left alone.
+    expect(s.audio.retain(clipsOf({ playback: 'stopped' }, 'audience').map((c) => clipKey(c.url, c.serverT)))).toBe(1);
+    expect(s.stops).toHaveLength(2);
+  });
+
+  it("clicksOf: the beat sounding's and the next one's, while playing", () => {
+    expect(clicksOf({ playback: 'playing', beatT: T, next: { t: T + 500 } })).toEqual([T, T + 500]);
+    expect(clicksOf({ playback: 'playing', countIn: {}, next: { t: T + 500 } })).toEqual([T + 500]);
+    expect(clicksOf({ playback: 'paused', beatT: T })).toEqual([]);
   });
 });
 

@@ -95,6 +95,33 @@ describe('positionAt', () => {
     expect(nextChangeAt(s, T + 2000)).toBe(T + 2500);
   });
 
+  it("a loop's count-in announced with its last beat: that beat until the clicks, the clicks, then the loop's first beat", () => {
+    const s = {
+      playback: 'playing',
+      beat: 15,
+      bar: 4,
+      beatInBar: 4,
+      tempo: 120,
+      cues: {},
+      beatT: T - 500,
+      countIn: { t: T, beats: 2, beatMs: 500 },
+      next: { beat: 8, bar: 3, beatInBar: 1, t: T + 1000 },
+    };
+    expect(positionAt(s, T - 250)).toMatchObject({ beat: 15, bar: 4, count: 0, changeAt: T - 500, beatMs: 500 });
+    expect(positionAt(s, T - 250).fraction).toBeCloseTo(0.5, 6);
+    expect(positionAt(s, T + 10)).toMatchObject({ bar: 3, beatInBar: 1, count: 1, countOf: 2, changeAt: T });
+    expect(positionAt(s, T + 510)).toMatchObject({ count: 2, changeAt: T + 500 });
+    expect(positionAt(s, T + 1010)).toMatchObject({
+      beat: 8,
+      count: 0,
+      predicted: true,
+      changeAt: T + 1000,
+      beatMs: 500,
+    });
+    expect(nextChangeAt(s, T - 250)).toBe(T);
+    expect(nextChangeAt(s, T + 10)).toBe(T + 500);
+  });
+
   it('survives a state that is not one', () => {
     for (const bad of [null, undefined, 3, 'x', {}, { beat: 'one' }]) {
       expect(positionAt(bad, T)).toMatchObject({ beat: null, bar: null, count: 0 });

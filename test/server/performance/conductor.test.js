@@ -107,7 +107,13 @@ describe('conductor', () => {
     expect(s.conductor.state.cues.audience).toEqual({ text: 'half' });
     s.conductor.play();
     expect(s.fired.at(-1)).toMatchObject({ beat: 9 });
+    // While playing, a jump on the beat grid: announced as the next beat, taken where beat 10
+    // would have sounded (500 ms ahead, more than the jump's lead).
     s.conductor.seek(1);
+    expect(s.conductor.state).toMatchObject({ beat: 9, next: { beat: 1, bar: 1, beatInBar: 2 } });
+    expect(s.conductor.state.cues.audience).toEqual({ text: 'half' });
+    s.clock.advance(500);
+    expect(s.conductor.state.beat).toBe(1);
     expect(s.conductor.state.cues.audience).toEqual({ text: 'start' });
     s.clock.advance(500);
     expect(s.conductor.state.beat).toBe(2);
@@ -411,7 +417,9 @@ describe('conductor', () => {
         error: { code: 'SC_ERR_NO_VOTE_WINDOW' },
       });
       conductor.seek(0);
+      clock.advance(500); // the jump lands on the grid
       conductor.seek(4); // back into it later: it opens again
+      clock.advance(500);
       expect(conductor.state.cues.audience.vote).toMatchObject({ id: 'route' });
       conductor.dispose();
     });
@@ -473,6 +481,8 @@ describe('conductor: where a performance starts (onStart, for the set-up of the 
     s.clock.advance(1000); // beats 1, 2: played on, no new start
     expect(s.starts).toEqual([0]);
     s.conductor.seek(8);
+    expect(s.starts).toEqual([0]); // a jump while playing starts where it lands, on the grid
+    s.clock.advance(500);
     expect(s.starts).toEqual([0, 8]);
     expect(s.order.slice(-2)).toEqual(['start 8', 'beat 8']);
     s.conductor.pause();

@@ -68,8 +68,9 @@ describe('control', () => {
     let res = await control(app, 'play');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ epoch: hub.epoch, seq: hub.seq, state: { transport: 'playing', beat: 0 } });
+    // While playing, a seek is announced as the beat that follows, landing on the beat grid.
     res = await control(app, 'seek', { bar: 3, beat: 2 });
-    expect(res.json().state).toMatchObject({ beat: 9, bar: 3, beatInBar: 2, transport: 'playing' });
+    expect(res.json().state).toMatchObject({ next: { beat: 9, bar: 3, beatInBar: 2 }, transport: 'playing' });
     res = await control(app, 'tempo', { bpm: 60 });
     expect(res.json().state).toMatchObject({ tempo: 60, rate: 0.5 });
     res = await control(app, 'tempo', { rate: 2 });
@@ -264,6 +265,44 @@ describe('going to a rehearsal mark', () => {
       expect(res.json()).toMatchObject({ code: 'SC_ERR_BAD_CONTROL' });
     }
     expect(conductor.state).toBe(before);
+  });
+
+  it('loops a passage by bars or marks (the state says which and which time round), and turns it off', async () => {
+    const { app, conductor, hub } = await buildWithMarks();
+    const res = await control(app, 'loop', { from: { mark: 'A' }, to: { bar: 4 }, countIn: 4 });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().state.loop).toEqual({ from: 3, to: 4, start: 8, end: 15, round: 1, countIn: 4, fromMark: 'A' });
+    expect(hub.state.loop).toEqual(res.json().state.loop);
+    expect(conductor.state.beat).toBe(8);
+    const off = await control(app, 'loop', { off: true });
+    expect(off.statusCode).toBe(200);
+    expect('loop' in off.json().state).toBe(false);
+    expect((await control(app, 'loop', { from: { bar: 2 }, to: { bar: 2 } }, null)).statusCode).toBe(401);
+  });
+
+  it('refuses a loop that cannot be played (422 SC_ERR_BAD_LOOP, 404 SC_ERR_NO_MARK, 400 SC_ERR_BAD_CONTROL); the loop in force stays', async () => {
+    const { app, conductor } = await buildWithMarks();
+    await control(app, 'loop', { from: { bar: 2 }, to: { bar: 3 } });
+    const before = conductor.state;
+    /** @type {[unknown, number, string][]} */
+    const cases = [
+      [{ from: { bar: 4 }, to: { bar: 3 } }, 422, 'SC_ERR_BAD_LOOP'],
+      [{ from: { bar: 0 }, to: { bar: 3 } }, 422, 'SC_ERR_BAD_LOOP'],
+      [{ from: { bar: 2 }, to: { bar: 9 } }, 422, 'SC_ERR_BAD_LOOP'],
+      [{ from: { mark: 'Trio' }, to: { mark: 'A' } }, 422, 'SC_ERR_BAD_LOOP'],
+      [{ from: { mark: 'Z' }, to: { bar: 3 } }, 404, 'SC_ERR_NO_MARK'],
+      [{ from: { bar: 2 } }, 400, 'SC_ERR_BAD_CONTROL'],
+      [{ from: 2, to: 3 }, 400, 'SC_ERR_BAD_CONTROL'],
+      [{ from: { bar: 2 }, to: { bar: 3 }, countIn: 'four' }, 400, 'SC_ERR_BAD_CONTROL'],
+      [{ off: 'yes' }, 400, 'SC_ERR_BAD_CONTROL'],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await control(app, 'loop', body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(status);
+      expect(res.json()).toMatchObject({ code });
+    }
+    expect(conductor.state).toBe(before);
+    expect(before.loop).toMatchObject({ from: 2, to: 3 });
   });
 });
 

@@ -131,8 +131,10 @@ describe('OSC output', () => {
     clock.advance(500); // beat 1: its cue, not its set-up-only lines
     expect(await until(() => l.got.length === 1)).toBe(true);
     expect(l.got[0]).toEqual({ address: '/zs/b1', args: ['play'] });
-    // A seek to beat 3 while playing: the set of beat 1 (the latest at or before 3), then beat 3.
+    // A seek to beat 3 while playing, landing on the grid where beat 2 would have sounded: the
+    // set of beat 1 (the latest at or before 3), then beat 3.
     conductor.seek(3);
+    clock.advance(500);
     expect(await until(() => l.got.length === 3)).toBe(true);
     expect(l.got.slice(1)).toEqual([
       { address: '/zs/b1', args: ['setFile', 'a1.wav'] },
