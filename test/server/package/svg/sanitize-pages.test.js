@@ -32,7 +32,9 @@ describe('sanitizeSvgPages', () => {
   });
 
   it('fails a page with a reason when the worker runs out of time, and tries again next time', async () => {
-    const p = page('<rect id="slow"/>');
+    // A page that takes the worker well over 1 ms (2,000 elements, ~100 KB): a one-element page
+    // could be cleaned before a 1 ms timer fired on a busy machine.
+    const p = page(Array.from({ length: 2000 }, (_, i) => `<rect id="slow${i}" width="2" height="2"/>`).join(''));
     const [r] = await sanitizeSvgPages([p], { timeoutMs: 1 });
     expect(r).toEqual({ ok: false, reason: expect.stringMatching(/could not be checked within/) });
     const [again] = await sanitizeSvgPages([p]);
