@@ -14,9 +14,13 @@
 // when the phone's clock stood still meanwhile (a doze: the offset to the server moved).
 
 import { test, expect } from '@playwright/test';
+import { closeOtherContexts } from './contexts.js';
 import { freePort, startServer } from './server.js';
 import { quantile } from '../core/stats.js';
 import { startLagProxy } from '../bench/lag-proxy.js';
+
+// Pages opened with browser.newPage() or newContext() closed after each test (contexts.js).
+test.afterEach(closeOtherContexts);
 
 /** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
 

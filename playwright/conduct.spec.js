@@ -1,7 +1,11 @@
 // The conductor's console in a real browser: sign-in, controls, live panels, two consoles.
 
 import { test, expect } from '@playwright/test';
+import { closeOtherContexts } from './contexts.js';
 import { freePort, startServer, TOKEN } from './server.js';
+
+// Pages opened with browser.newPage() or newContext() closed after each test (contexts.js).
+test.afterEach(closeOtherContexts);
 
 /** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
 

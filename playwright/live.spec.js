@@ -2,9 +2,13 @@
 // back from WebSocket to SSE to polling, and resyncs after a server restart.
 
 import { test, expect } from '@playwright/test';
+import { closeOtherContexts } from './contexts.js';
 import { freePort, startServer } from './server.js';
 import { startFirewall } from './firewall.js';
 import { gapsOrRepeats } from '../test/helpers/stream-log.js';
+
+// Pages opened with browser.newPage() or newContext() closed after each test (contexts.js).
+test.afterEach(closeOtherContexts);
 
 /** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
 

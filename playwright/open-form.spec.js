@@ -4,7 +4,11 @@
 // is followed by bar 7 (rhythm), never by bar 3 (pitch, the default).
 
 import { test, expect } from '@playwright/test';
+import { closeOtherContexts } from './contexts.js';
 import { freePort, startServer, TOKEN } from './server.js';
+
+// Pages opened with browser.newPage() or newContext() closed after each test (contexts.js).
+test.afterEach(closeOtherContexts);
 
 /** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
 
