@@ -12,6 +12,11 @@
 // Roaming: on busy WiFi (bench/lag-proxy.js, 35 ± 25 ms each way), the link goes silent until the
 // page notices, and comes back; the clock estimate is right again within 2 s of the return, also
 // when the phone's clock stood still meanwhile (a doze: the offset to the server moved).
+//
+// The two run as one test: the roaming phone does its four roams (about a minute) while the
+// drifting pages gather the round trips they need before anything is measured (80 s), so the
+// timing phase, which runs one test at a time, waits once instead of twice. The roaming phone is
+// done before the drifting pages' measured stretch begins.
 
 import { test, expect } from '@playwright/test';
 import { closeOtherContexts } from './contexts.js';
@@ -176,10 +181,10 @@ const drawnBeats = (page, from) =>
       .filter((/** @type {any} */ r) => r.drawn >= from);
   }, from);
 
-test('pages whose clocks drift 1,500 ppm fast and slow, on a jittery link, keep beats on the server time, through a wall-clock step', {
+test("pages whose clocks drift 1,500 ppm fast and slow, on a jittery link, keep beats on the server time, through a wall-clock step; a phone roaming on busy WiFi meanwhile, also when its clock stood still, has its estimate right again within 2 s of the link's return", {
   tag: '@timing',
 }, async ({ browser }) => {
-  test.setTimeout(SETTLE_MS + MEASURE_MS + 60_000);
+  test.setTimeout(SETTLE_MS + MEASURE_MS + 150_000);
   /** @type {import('@playwright/test').Page[]} */
   const pages = [];
   for (const ppm of PAGES) {
@@ -195,7 +200,14 @@ test('pages whose clocks drift 1,500 ppm fast and slow, on a jittery link, keep 
     await expect
       .poll(() => page.evaluate(() => /** @type {any} */ (window).scorecast.join), { timeout: 15_000 })
       .not.toBe('joining');
-  await pages[0].waitForTimeout(SETTLE_MS);
+  // While they settle, a fourth phone roams; it is done before the measured stretch.
+  const settled = pages[0].waitForTimeout(SETTLE_MS);
+  const recoveries = await roamFourTimes(browser);
+  await settled;
+  for (const ms of recoveries)
+    expect
+      .soft(ms, `roaming phone: recovery after each return (ms): ${recoveries.join(', ')}`)
+      .toBeLessThanOrEqual(2000);
   const trueNow = () => pages[2].evaluate(() => /** @type {any} */ (window).__phone.trueNow());
   const from = await trueNow();
   await pages[0].waitForTimeout(MEASURE_MS / 2);
@@ -259,13 +271,16 @@ test('pages whose clocks drift 1,500 ppm fast and slow, on a jittery link, keep 
 /** Recovered when the page shows beats and its estimate is within this of the server's time (ms). */
 const RECOVERED_MS = 15;
 
-test("after a roam on busy WiFi, also when the phone's clock stood still meanwhile, the estimate is right again within 2 s of the link's return", {
-  tag: '@timing',
-}, async ({ browser }) => {
-  test.setTimeout(150_000);
+/**
+ * A phone on busy WiFi, a minute into the performance, roams four times (twice with its clock
+ * standing still meanwhile): how long after each return of the link its estimate is right again.
+ * @param {import('@playwright/test').Browser} browser
+ * @returns {Promise<number[]>} ms after each return
+ */
+async function roamFourTimes(browser) {
   const proxy = await startLagProxy({ target: Number(new URL(server.base).port), latencyMs: 35, jitterMs: 25 });
+  const context = await browser.newContext();
   try {
-    const context = await browser.newContext();
     const page = await context.newPage();
     await page.addInitScript(phoneClocks, 0);
     await page.goto(`http://127.0.0.1:${proxy.port}/`);
@@ -301,8 +316,10 @@ test("after a roam on busy WiFi, also when the phone's clock stood still meanwhi
       );
     }
     console.log(`recovery after the link's return (ms): ${recoveries.join(', ')}`);
-    for (const ms of recoveries) expect(ms).toBeLessThanOrEqual(2000);
+    return recoveries;
   } finally {
+    // Closed before the drifting pages' measured stretch: nothing of it is left to reconnect.
+    await context.close();
     await proxy.close();
   }
-});
+}
