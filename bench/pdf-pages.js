@@ -19,6 +19,8 @@
 // this thread (as server/performance/beat-grid.js schedules beats), its lateness while
 // packages with that PDF load cold, one after another, against the same timer idle, in
 // alternating windows of --beats-ms, as p99 and max, and their ratio.
+// CPU time of both beside their wall times (Poppler's processes and the PNG encoder against
+// Verovio's thread), which the machine's other load does not swell.
 // Targets (PDF pages, the tracker's): cold <= 1.5x verovio; warm < 200 ms; each phone image < 150 KB; the
 // beat's p99 lateness while loading within 1.5x of idle. Writes bench/out/pdf-pages.json.
 
@@ -77,17 +79,21 @@ try { require('node:os').setPriority(10); } catch {}
   const toolkit = new VerovioToolkit(await createVerovioModule());
   toolkit.setOptions(workerData.options);
   const ms = [];
+  const cpu = [];
   let svgs = [];
   for (let i = 0; i < workerData.repeat; i++) {
     const t0 = performance.now();
+    const c0 = process.threadCpuUsage();
     if (!toolkit.loadData(workerData.xml)) throw new Error('Verovio could not load the part');
     const pages = toolkit.getPageCount();
     svgs = [];
     for (let p = 1; p <= pages; p++) svgs.push(toolkit.renderToSVG(p));
     toolkit.renderToTimemap();
     ms.push(performance.now() - t0);
+    const c = process.threadCpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   }
-  parentPort.postMessage({ ms, svgs });
+  parentPort.postMessage({ ms, cpu, svgs });
 })();
 `;
 const xml = violinPart(Number(values.bars));
@@ -108,7 +114,11 @@ const engraved = await new Promise((resolve, reject) => {
   });
   worker.once('error', reject);
 });
-const { ms: verovioMs, svgs } = /** @type {{ ms: number[], svgs: string[] }} */ (engraved);
+const {
+  ms: verovioMs,
+  cpu: verovioCpuMs,
+  svgs,
+} = /** @type {{ ms: number[], cpu: number[], svgs: string[] }} */ (engraved);
 const svgFiles = svgs.map((svg, i) => {
   const file = path.join(tmp, `p${i + 1}.svg`);
   writeFileSync(file, svg);
@@ -122,16 +132,34 @@ console.log(
   `part: ${values.bars} bars, ${svgs.length} A4 pages; PDF ${round(bytes.length / 1024, 0)} KiB; verovio ${round(median(verovioMs), 0)} ms (runs ${verovioMs.map((m) => round(m, 0)).join(', ')}), load ${load()}`,
 );
 
-// Cold renders, each into an empty cache.
+/**
+ * CPU time of this process's children that have ended (pdfinfo, pdfdetach, pdftoppm), in ms:
+ * /proc/self/stat's cutime and cstime, in clock ticks (100 a second on Linux).
+ */
+function childCpuMs() {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) * 10;
+}
+
+// Cold renders, each into an empty cache. Also their CPU time (this process's threads, the PNG
+// encoder's included, and Poppler's processes), against Verovio's thread's: a measure that the
+// machine's other load does not swell as it swells the wall time.
 /** @type {number[]} */
 const coldMs = [];
+/** @type {number[]} */
+const coldCpuMs = [];
 /** @type {Awaited<ReturnType<typeof renderPdf>> | null} */
 let rendered = null;
 for (let i = 0; i < repeat; i++) {
   const cacheDir = path.join(tmp, `cold-${i}`);
   const t0 = performance.now();
+  const p0 = process.cpuUsage();
+  const k0 = childCpuMs();
   rendered = await renderPdf({ bytes, wanted: null, cacheDir });
   coldMs.push(performance.now() - t0);
+  const p = process.cpuUsage(p0);
+  coldCpuMs.push((p.user + p.system) / 1000 + childCpuMs() - k0);
   if (!rendered.ok) throw new Error(rendered.reason);
 }
 if (!rendered?.ok) throw new Error('no render');
@@ -140,6 +168,9 @@ const phone = rendered.value.pages.map((p) => statSync(path.join(dir, p.images[0
 const tablet = rendered.value.pages.map((p) => statSync(path.join(dir, p.images[1].file)).size);
 console.log(
   `cold render ${round(median(coldMs), 0)} ms (runs ${coldMs.map((m) => round(m, 0)).join(', ')}), ratio to verovio ${round(median(coldMs) / median(verovioMs), 2)}, load ${load()}`,
+);
+console.log(
+  `CPU time: cold render ${round(median(coldCpuMs), 0)} ms, verovio ${round(median(verovioCpuMs), 0)} ms, ratio ${round(median(coldCpuMs) / median(verovioCpuMs), 2)}`,
 );
 console.log(
   `phone images (1080 px): max ${round(Math.max(...phone) / 1024)} KiB, median ${round(median(phone) / 1024)} KiB; tablet (1600 px): max ${round(Math.max(...tablet) / 1024)} KiB`,
@@ -254,6 +285,9 @@ const result = {
   verovioMs,
   coldMs,
   coldRatio: median(coldMs) / median(verovioMs),
+  verovioCpuMs,
+  coldCpuMs,
+  coldCpuRatio: median(coldCpuMs) / median(verovioCpuMs),
   warmLoadMs: warmMs,
   warmRenderMs,
   phoneImageBytes: phone,

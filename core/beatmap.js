@@ -8,6 +8,23 @@ import { PACKAGE_LIMITS as LIMITS } from './package-limits.js';
 import { isObject } from './values.js';
 
 /**
+ * Bar numbers as ranges for a message: "3-5, 9".
+ * @param {number[]} bars  sorted, without repeats
+ */
+export function barRanges(bars) {
+  /** @type {string[]} */
+  const out = [];
+  let i = 0;
+  while (i < bars.length) {
+    let j = i;
+    while (j + 1 < bars.length && bars[j + 1] === bars[j] + 1) j++;
+    out.push(j > i ? `${bars[i]}-${bars[j]}` : String(bars[i]));
+    i = j + 1;
+  }
+  return out.join(', ');
+}
+
+/**
  * @typedef {object} BeatEntry
  * @property {number} beat    global beat index, 0-based in performance order
  * @property {number} page    index into the view's pages
@@ -51,6 +68,8 @@ import { isObject } from './values.js';
  * @property {number} [pageCount]    page files of the view; page indexes must be below it
  * @property {{ width: number, height: number }[]} [pageSizes]  of the view's page files, when
  *   known: every beat's box must lie on its page
+ * @property {{ bar: number, startBeat: number, beats: number }[]} [bars]  the tempo map's bars in
+ *   performance order, when known: a map short of beats names the bars without positions
  */
 
 /** The header of the CSV form, in order. */
@@ -120,7 +139,7 @@ export function parseCsv(text, maxRows = Infinity) {
  * @param {BeatMapOptions} options
  * @returns {BeatMapResult}
  */
-export function parseBeatMapCsv(text, { file, totalBeats, pageCount, pageSizes }) {
+export function parseBeatMapCsv(text, { file, totalBeats, pageCount, pageSizes, bars }) {
   /** @type {BeatMapProblem[]} */
   const problems = [];
   if (typeof text !== 'string')
@@ -190,6 +209,7 @@ export function parseBeatMapCsv(text, { file, totalBeats, pageCount, pageSizes }
     totalBeats,
     pageCount,
     pageSizes,
+    bars,
   });
   return more.length > 0 ? { ok: false, problems: more } : { ok: true, value: { beats } };
 }
@@ -201,7 +221,7 @@ export function parseBeatMapCsv(text, { file, totalBeats, pageCount, pageSizes }
  * @param {BeatMapOptions} options
  * @returns {BeatMapResult}
  */
-export function checkBeatMap(value, { file, totalBeats, pageCount, pageSizes }) {
+export function checkBeatMap(value, { file, totalBeats, pageCount, pageSizes, bars }) {
   /** @type {BeatMapProblem[]} */
   const problems = [];
   /** @param {string} field @param {string} message */
@@ -293,6 +313,7 @@ export function checkBeatMap(value, { file, totalBeats, pageCount, pageSizes }) 
     totalBeats,
     pageCount: known,
     pageSizes: sizes,
+    bars,
   });
   if (more.length > 0) return { ok: false, problems: more };
   return { ok: true, value: pages ? { pages, beats } : { beats } };
@@ -305,7 +326,7 @@ export function checkBeatMap(value, { file, totalBeats, pageCount, pageSizes }) 
  * @param {BeatMapOptions} options
  * @returns {BeatMapProblem[]}
  */
-function checkBeats(beats, atField, { file, totalBeats, pageCount, pageSizes }) {
+function checkBeats(beats, atField, { file, totalBeats, pageCount, pageSizes, bars }) {
   /** @type {BeatMapProblem[]} */
   const problems = [];
   /** @param {Omit<BeatMapProblem, 'message'>} where @param {string} message */
@@ -386,7 +407,15 @@ function checkBeats(beats, atField, { file, totalBeats, pageCount, pageSizes }) 
   if (totalBeats !== undefined && beats.length !== totalBeats) {
     const fix =
       beats.length < totalBeats ? 'add the missing beats or fix the meter' : 'remove the extra beats or fix the meter';
-    problems.push({ file, message: `has ${beats.length} beats but the score has ${totalBeats}; ${fix}` });
+    // Beats run 0..N-1 in order, so the bars without positions are those past the map's end.
+    const unplaced = [
+      ...new Set((bars ?? []).filter((b) => b.startBeat + b.beats > beats.length).map((b) => b.bar)),
+    ].sort((a, b) => a - b);
+    const which =
+      beats.length < totalBeats && unplaced.length > 0
+        ? `; bar${unplaced.length === 1 ? '' : 's'} ${barRanges(unplaced)} ha${unplaced.length === 1 ? 's' : 've'} no position (place them in the preview's bar-line mode)`
+        : '';
+    problems.push({ file, message: `has ${beats.length} beats but the score has ${totalBeats}${which}; ${fix}` });
   }
   return problems;
 }

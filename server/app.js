@@ -19,6 +19,7 @@ import { libraryRoutes } from './package/library.js';
 import { tapRoutes } from './performance/taps.js';
 import { openFormRoutes } from './performance/open-form-routes.js';
 import { scoreRoutes } from './package/routes.js';
+import { beatMapRoutes } from './package/beatmap-routes.js';
 import { clientFileRoutes } from './http/client-files.js';
 import { securityHeaders } from './http/security-headers.js';
 import { loadPackage } from './package/load.js';
@@ -253,6 +254,7 @@ export async function buildApp({
     }
   }
   await app.register(scoreRoutes, { current: () => current });
+  await app.register(beatMapRoutes, { current: () => current, token, auth });
   app.get('/api/status', { onRequest: requireToken(token, auth) }, async () => ({
     score: current.model.id,
     dir: current.dir,

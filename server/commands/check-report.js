@@ -2,6 +2,8 @@
 // (bars in performance order, as ranges of written bars), how long it lasts, and every warning
 // (the written bars alone hide repeats played wrong). Pure: takes a loaded package.
 
+import { barRanges } from '../../core/beatmap.js';
+
 /**
  * Bars in performance order as ranges of written bar numbers: "0-8 0-8 9-16".
  * @param {{ bar: number }[]} bars
@@ -77,6 +79,22 @@ export function checkReport(pkg, dir) {
     votes: model.votes.length,
     warnings: pkg.warnings,
   };
+}
+
+/**
+ * What `check` refuses in a package the server would still load: image views whose beat map is
+ * not made yet (the preview loads them so that their bars can be placed), with their bars.
+ * @param {import('../package/load.js').ScorePackage} pkg
+ * @returns {string[]}
+ */
+export function unplacedProblems(pkg) {
+  const bars = [...new Set(pkg.model.map.bars.map((b) => b.bar))].sort((a, b) => a - b);
+  return Object.entries(pkg.views)
+    .filter(([, v]) => v.unplaced)
+    .map(
+      ([view]) =>
+        `pages.${view}.beatmap: ${pkg.model.pages?.[view]?.beatmap} does not exist yet: bar${bars.length === 1 ? '' : 's'} ${barRanges(bars)} of ${view} ha${bars.length === 1 ? 's' : 've'} no position; place them in the preview's bar-line mode (scorecast preview, Beat map)`,
+    );
 }
 
 /**

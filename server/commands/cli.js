@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { main as start } from './start.js';
 import { loadPackage } from '../package/load.js';
 import { CACHE_DIR } from '../app.js';
-import { checkReport, formatCheckReport } from './check-report.js';
+import { checkReport, formatCheckReport, unplacedProblems } from './check-report.js';
 import { SCHEMA_PATH } from '../package/manifest-schema.js';
 
 /** This install's version, as package.json gives it. */
@@ -75,6 +75,12 @@ async function check(args) {
   }
   try {
     const pkg = await loadPackage(positionals[0], { cacheDir: CACHE_DIR });
+    const unplaced = unplacedProblems(pkg);
+    if (unplaced.length > 0)
+      throw Object.assign(new Error(`${unplaced.length} view(s) without a beat map:\n${unplaced.join('\n')}`), {
+        code: 'SC_ERR_SCORE_INVALID',
+        problems: unplaced,
+      });
     const report = checkReport(pkg, path.relative(process.cwd(), pkg.dir) || '.');
     process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report));
     return 0;

@@ -3,6 +3,8 @@
 // URL (SVG pages cleaned; a PDF's pages rendered into images, load-pdf.js), and the beat map is parsed in a worker and checked against the pages.
 
 import { createHash } from 'node:crypto';
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
 import { describeBeatMapProblem } from '../../core/beatmap.js';
 import { PACKAGE_LIMITS as LIMITS } from '../../core/package-limits.js';
 import { readAll } from '../lib/contained-files.js';
@@ -12,6 +14,21 @@ import { isSvg, typeOf } from './load-context.js';
 import { servePdfPages } from './load-pdf.js';
 
 /** @typedef {import('./load.js').ViewPages} ViewPages */
+
+/**
+ * Whether a package file is there at all (a link or a path out of the package counts as there:
+ * the beat map's own read refuses it with its reason).
+ * @param {string} root
+ * @param {string} rel
+ */
+async function fileExists(root, rel) {
+  try {
+    await lstat(path.join(root, rel));
+    return true;
+  } catch (err) {
+    return /** @type {NodeJS.ErrnoException} */ (err).code !== 'ENOENT';
+  }
+}
 
 /**
  * Hash a file's content in slices, giving the event loop a turn between them (hashing 32 MiB in
@@ -106,12 +123,22 @@ export async function serveImagePages(context, model, views, { cacheDir }) {
     const pages = spec.pdf ? fromPdf.get(view) : await servePageFiles(context, model.id, view, spec.files);
     if (!pages) continue;
     const pageCount = spec.pdf ? pages.length : spec.files.length;
+    // A beat map not made yet: the view's pages load without a cursor, for the preview's bar-line
+    // mode to place its bars on; `check` refuses the package until they are placed.
+    if (!(await fileExists(context.root, spec.beatmap))) {
+      views[view] = { pages, beats: [], unplaced: true };
+      context.warnings.push(
+        `pages.${view}.beatmap: ${spec.beatmap} does not exist yet; no bar of ${view} has a position: place them in the preview's bar-line mode (scorecast preview, Beat map)`,
+      );
+      continue;
+    }
     const opened = await context.openPackageFile(spec.beatmap, `pages.${view}.beatmap`, LIMITS.beatMapBytes);
     if (!opened) continue;
     const bytes = await readAll(opened.handle);
     const parsed = await parseBeatMap(bytes, spec.beatmap.toLowerCase().endsWith('.csv') ? 'csv' : 'json', {
       file: spec.beatmap,
       totalBeats: model.map.totalBeats,
+      bars: model.map.bars.map(({ bar, startBeat, beats }) => ({ bar, startBeat, beats })),
       pageCount,
       // Boxes are checked against the pages only when every page could be read.
       ...(pages.length === pageCount ? { pageSizes: pages.map(({ width, height }) => ({ width, height })) } : {}),

@@ -40,6 +40,7 @@ import { serveVideos } from './load-video.js';
  * @property {(ViewPages & { name: string, staff: number })[]} [layouts]  an engraved part's
  *   narrower layouts (server/package/engrave/options.js, PART_LAYOUTS)
  * @property {string[]} [pending]  an engraved part's layouts still being engraved
+ * @property {true} [unplaced]  an image view whose beat map is not made yet: no beats, no cursor
  */
 
 /**

@@ -19,7 +19,7 @@ export class ControlError extends Error {
  */
 export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(url, init) }) {
   /**
-   * @param {'GET' | 'POST'} method
+   * @param {'GET' | 'POST' | 'PUT'} method
    * @param {string} url
    * @param {object} [body]
    * @returns {Promise<any>}
@@ -103,6 +103,14 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
     scores: () => call('GET', '/api/scores'),
     /** @param {string} name a folder name from scores() */
     load: (name) => call('POST', '/api/load', { score: name }),
+    /** The image views whose bars the preview can place, and the written bars: `{ bars, views }`. */
+    beatMaps: () => call('GET', '/api/score/beatmaps'),
+    /**
+     * Write the beat map of `view` from its bars' positions (the preview's bar-line mode).
+     * @param {string} view
+     * @param {import('../../../core/bar-lines.js').BarPosition[]} bars
+     */
+    saveBeatMap: (view, bars) => call('PUT', `/api/score/beatmaps/${encodeURIComponent(view)}`, { bars }),
   };
 }
 

@@ -35,6 +35,19 @@ const SCORES_CACHE = `${CACHE_PREFIX}scores-v1`;
 /** Oldest entries go first beyond this (a composer's edits each make new URLs). */
 const SCORES_MAX_ENTRIES = 400;
 /**
+ * Video parts (doc/client-caching.md, "Videos"): a media element asks for byte ranges, which are
+ * not kept; the first range of a video of at most VIDEO_MAX_BYTES has the whole file fetched and
+ * kept beside, in a cache of its own holding the VIDEOS_MAX_ENTRIES last videos (a phone shows
+ * one part; the previous version of it may still be asked for). 128 MiB is a 10-minute guide at
+ * 1.5 Mbit/s; two of them stay well inside what phones' browsers give an origin. A longer video
+ * plays from the network only.
+ */
+const VIDEOS_CACHE = `${CACHE_PREFIX}videos-v1`;
+const VIDEO_MAX_BYTES = 128 * 1024 * 1024;
+const VIDEOS_MAX_ENTRIES = 2;
+/** Videos being fetched whole now: one download per video, whatever ranges are asked meanwhile. */
+const keeping = new Set();
+/**
  * How long a navigation waits for the network before the cached shell is shown. On a dead access
  * point a request can hang for tens of seconds; the page budget is 5 s.
  */
@@ -65,7 +78,7 @@ sw.addEventListener('install', (/** @type {SwExtendableEvent} */ event) => {
 sw.addEventListener('activate', (/** @type {SwExtendableEvent} */ event) => {
   event.waitUntil(
     (async () => {
-      const keep = new Set([SHELL_CACHE, SCORES_CACHE]);
+      const keep = new Set([SHELL_CACHE, SCORES_CACHE, VIDEOS_CACHE]);
       const names = await caches.keys();
       await Promise.all(names.filter((n) => n.startsWith(CACHE_PREFIX) && !keep.has(n)).map((n) => caches.delete(n)));
       // Control the page that registered us, so its next reload is already served from the cache.
@@ -186,12 +199,21 @@ async function cacheFirst(event, cacheName) {
  */
 async function rangeFromCache(event) {
   const m = /^bytes=(\d*)-(\d*)$/.exec((event.request.headers.get('range') ?? '').trim());
-  const cache = await caches.open(SCORES_CACHE);
-  const hit =
-    m && (m[1] !== '' || m[2] !== '') ? await cache.match(event.request.url, { ignoreVary: true }) : undefined;
-  if (!m || !hit) return fetch(event.request);
-  const body = await hit.arrayBuffer();
-  const size = body.byteLength;
+  const url = event.request.url;
+  /** @type {Response | undefined} */
+  let hit;
+  if (m && (m[1] !== '' || m[2] !== '')) {
+    hit = await (await caches.open(SCORES_CACHE)).match(url, { ignoreVary: true });
+    hit ??= await (await caches.open(VIDEOS_CACHE)).match(url, { ignoreVary: true });
+  }
+  if (!m || !hit) {
+    const response = await fetch(event.request);
+    keepVideo(event, url, response);
+    return response;
+  }
+  // A Blob's slice is not a copy: a range of a 100 MB video costs the range, not the video.
+  const body = await hit.blob();
+  const size = body.size;
   // bytes=a-b, bytes=a- or bytes=-n (the last n bytes); an end past the file is cut to it.
   const start = m[1] === '' ? Math.max(0, size - Number(m[2])) : Number(m[1]);
   const end = m[1] === '' || m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
@@ -207,6 +229,40 @@ async function rangeFromCache(event) {
       'accept-ranges': 'bytes',
     },
   });
+}
+
+/**
+ * After a video's first range from the network, fetch the whole file and keep it (when within
+ * VIDEO_MAX_BYTES), so that the phone plays it off the network next time. Best effort: a full
+ * storage or a failed download leaves the video to the network.
+ * @param {SwFetchEvent} event
+ * @param {string} url
+ * @param {Response} response  the network's answer to the range
+ */
+function keepVideo(event, url, response) {
+  if (response.status !== 206 || response.type !== 'basic' || keeping.has(url)) return;
+  if (!/^video\//.test(response.headers.get('content-type') ?? '')) return;
+  const total = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1]);
+  if (!(total > 0 && total <= VIDEO_MAX_BYTES)) return;
+  keeping.add(url);
+  event.waitUntil(
+    (async () => {
+      try {
+        const cache = await caches.open(VIDEOS_CACHE);
+        if (await cache.match(url, { ignoreVary: true })) return;
+        const whole = await fetch(url);
+        const length = Number(whole.headers.get('content-length') ?? total);
+        if (!storable(whole) || !(length <= VIDEO_MAX_BYTES)) return;
+        await cache.put(url, whole);
+        const keys = await cache.keys();
+        await Promise.all(keys.slice(0, Math.max(0, keys.length - VIDEOS_MAX_ENTRIES)).map((k) => cache.delete(k)));
+      } catch {
+        // The network plays it.
+      } finally {
+        keeping.delete(url);
+      }
+    })(),
+  );
 }
 
 /**

@@ -17,6 +17,7 @@ import { createPositionReadout } from '../console/position-readout.js';
 import { button, h, setText } from '../console/dom.js';
 import { createTimeline } from './timeline.js';
 import { createFrames } from './frames.js';
+import { createBarLineMode } from './bar-lines.js';
 
 /** @type {import('../live/transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast preview] ${message}`, detail ?? '');
@@ -52,6 +53,7 @@ function preview(api) {
     timeline: h('div', { id: 'timeline' }),
     phone: h('div', { id: 'phone', class: 'pv-phone' }),
     views: h('div', { id: 'views', class: 'pv-views' }),
+    beatmap: h('section', { id: 'beatmap', class: 'pv-beatmap', 'aria-label': 'Beat map', hidden: true }),
   };
   const pos = createPositionReadout();
   const transport = createTransportControls({ api, signOut: () => signOut(storage) });
@@ -97,6 +99,7 @@ function preview(api) {
         'Click or drag to seek to a barline (Shift: to the beat). Arrow keys: a bar (Shift: a beat).',
       ),
     ),
+    el.beatmap,
     h(
       'div',
       { class: 'pv-stage' },
@@ -111,6 +114,7 @@ function preview(api) {
     el.warnings,
   );
 
+  const barLines = createBarLineMode(el.beatmap, { api });
   const phone = createFrames(el.phone);
   phone.set([{ id: 'audience', url: '/', label: 'Audience', ...PHONE }]);
   const views = createFrames(el.views);
@@ -194,6 +198,7 @@ function preview(api) {
     setText(el.title, String(score.title ?? 'Preview'));
     document.title = `Preview · ${score.title ?? 'scorecast'}`;
     timeline.set(t);
+    barLines.refresh();
     /** @type {{ id: string, name?: string }[]} */
     const parts = Array.isArray(score.parts) ? score.parts : [];
     views.set([

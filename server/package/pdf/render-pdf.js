@@ -11,6 +11,7 @@ import { INDEX, markUse, pruneCache, tempDir } from '../engrave/cache.js';
 import { PACKAGE_LIMITS as LIMITS } from '../../../core/package-limits.js';
 import { readPdfInfo } from './pdf-info.js';
 import { CPU_SECONDS_PER_PAGE, TOOL_CPU_SECONDS, findTool, popplerTools, runTool } from './poppler.js';
+import { drawAndEncode } from './encode-png.js';
 
 /**
  * Pixel widths of each page's images: a phone in portrait (a 360-430 CSS px view at 2.5-3
@@ -20,7 +21,7 @@ import { CPU_SECONDS_PER_PAGE, TOOL_CPU_SECONDS, findTool, popplerTools, runTool
 export const PDF_WIDTHS = /** @type {const} */ ([1080, 1600]);
 
 /** Bump when the rendering or the entry's shape changes: old entries are then left unused. */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /**
  * Pages rendered by one pdftoppm, whose CPU time is bounded by its pages (poppler.js). Few runs:
@@ -217,26 +218,33 @@ async function renderInto(tmp, bytes, wanted, { pdfinfo, pdftoppm }) {
  */
 async function renderWidth(tmp, source, pdftoppm, distinct, width) {
   for (const [first, last] of runsOf(distinct)) {
-    const prefix = path.join(tmp, `r${width}`);
-    const r = await runTool(
-      pdftoppm,
-      [
-        '-png',
-        '-cropbox',
-        // Annotations (links, form fields, comments) are not the page's music: they are left out.
-        '-hide-annotations',
-        '-scale-to-x',
-        String(width),
-        '-scale-to-y',
-        '-1',
-        '-f',
-        String(first),
-        '-l',
-        String(last),
-        source,
-        prefix,
-      ],
-      { cpuSeconds: TOOL_CPU_SECONDS + CPU_SECONDS_PER_PAGE * (last - first + 1) },
+    const prefix = `r${width}`;
+    // PPM out, encoded into PNG by our own encoder as each page is done (encode-png.js): Poppler's
+    // PNG writer was three quarters of its time.
+    const { result: r, failed } = await drawAndEncode(
+      tmp,
+      prefix,
+      (n) => imageName(n, width),
+      () =>
+        runTool(
+          pdftoppm,
+          [
+            '-cropbox',
+            // Annotations (links, form fields, comments) are not the page's music: they are left out.
+            '-hide-annotations',
+            '-scale-to-x',
+            String(width),
+            '-scale-to-y',
+            '-1',
+            '-f',
+            String(first),
+            '-l',
+            String(last),
+            source,
+            path.join(tmp, prefix),
+          ],
+          { cpuSeconds: TOOL_CPU_SECONDS + CPU_SECONDS_PER_PAGE * (last - first + 1) },
+        ),
     );
     if (r.code !== 0 || r.timedOut) {
       const memory = r.outOfMemory || r.code === null;
@@ -256,11 +264,12 @@ async function renderWidth(tmp, source, pdftoppm, distinct, width) {
               }); export it again`,
       };
     }
-  }
-  // pdftoppm names its pages prefix-N.png, N padded to the page count's digits.
-  for (const name of await readdir(tmp)) {
-    const m = new RegExp(`^r${width}-0*(\\d+)\\.png$`).exec(name);
-    if (m) await rename(path.join(tmp, name), path.join(tmp, imageName(Number(m[1]), width)));
+    if (failed.length > 0)
+      return {
+        ok: false,
+        code: 'SC_ERR_SCORE_PDF',
+        reason: `page ${Math.min(...failed)} could not be made into an image; export the PDF again`,
+      };
   }
   return null;
 }

@@ -128,6 +128,30 @@ describe('scorecast check', () => {
     expect(report.problems).toContainEqual(expect.stringMatching(/score\.yaml line 7: cues\[0\]: no bar 7/));
   });
 
+  it('refuses a package whose image view has no beat map yet, naming its bars without positions, and exits 1', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
+    const png = Buffer.alloc(33);
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png);
+    png.writeUInt32BE(13, 8);
+    png.write('IHDR', 12, 'latin1');
+    png.writeUInt32BE(1200, 16);
+    png.writeUInt32BE(800, 20);
+    writeFileSync(path.join(dir, 'p1.png'), png);
+    writeFileSync(
+      path.join(dir, 'score.yaml'),
+      'id: unplaced\ntitle: T\nbars: 5\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\npages:\n  score: { files: [p1.png], beatmap: score.csv }\n',
+    );
+    const r = await cli(['check', dir, '--json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({ valid: false, code: 'SC_ERR_SCORE_INVALID' });
+    expect(report.problems).toEqual([
+      expect.stringMatching(
+        /^pages\.score\.beatmap: score\.csv does not exist yet: bars 1-5 of score have no position; place them in the preview's bar-line mode/,
+      ),
+    ]);
+  });
+
   it('--schema prints the absolute path of the JSON Schema of score.yaml, from any folder, and exits 0', async () => {
     const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'sc-schema-'));
     const { stdout } = await run(process.execPath, [CLI, 'check', '--schema'], { cwd: elsewhere });

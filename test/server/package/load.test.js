@@ -173,7 +173,7 @@ describe('score package loader', () => {
       ['beat,page,system,bar,x0,x1,y0,y1', ...rows.slice(0, 7)].join('\n'),
     );
     await expect(loadScore(dir)).rejects.toThrow(
-      /beatmaps\/score\.csv: has 7 beats but the score has 8; add the missing beats or fix the meter/,
+      /beatmaps\/score\.csv: has 7 beats but the score has 8; bar 2 has no position \(place them in the preview's bar-line mode\); add the missing beats or fix the meter/,
     );
   });
 

@@ -1,0 +1,95 @@
+// The pages pdftoppm draws (PPM files) made into PNG page images by png-worker.js, in a worker
+// thread with a bounded heap, while pdftoppm draws the next pages: the beat's thread only lists
+// the folder and passes file names.
+
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { createPool } from '../../lib/worker-pool.js';
+
+/** Heap of the encoder (a page's pixels are Buffers, outside it: an A4 page at 1,600 px is 11 MB). */
+const HEAP_MB = 64;
+/** How often the folder is looked at for pages pdftoppm has finished, while it runs. */
+const POLL_MS = 50;
+
+/** @type {ReturnType<typeof createPool> | null} */
+let pool = null;
+
+/**
+ * Encode one PPM file into a PNG file (the PPM is removed).
+ * @param {string} from
+ * @param {string} to
+ * @returns {Promise<boolean>}
+ */
+async function encode(from, to) {
+  pool ??= createPool({
+    size: 1,
+    idleMs: 10_000,
+    url: new URL('./png-worker.js', import.meta.url),
+    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: 16 },
+    name: 'PNG encoder',
+  });
+  try {
+    const r = /** @type {{ ok: boolean }} */ (await pool.run('png', { from, to }, { timeoutMs: 60_000 }));
+    return r.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Run `draw` (a pdftoppm writing `<prefix>-<n>.ppm` files in `dir`) and encode each page it
+ * finishes into `name(n)` as soon as the next one is begun (pdftoppm writes the pages in order),
+ * the rest when it ends. Resolves with draw's result, and the pages that could not be encoded.
+ * @template T
+ * @param {string} dir
+ * @param {string} prefix
+ * @param {(n: number) => string} name
+ * @param {() => Promise<T>} draw
+ * @returns {Promise<{ result: T, failed: number[] }>}
+ */
+export async function drawAndEncode(dir, prefix, name, draw) {
+  const pattern = new RegExp(`^${prefix}-0*(\\d+)\\.ppm$`);
+  /** @type {Set<number>} */
+  const taken = new Set();
+  /** @type {Promise<void>[]} */
+  const encodes = [];
+  /** @type {number[]} */
+  const failed = [];
+  /** @param {boolean} all  the drawing has ended: its last page too */
+  const take = async (all) => {
+    const pages = (await readdir(dir))
+      .map((f) => pattern.exec(f))
+      .filter((m) => m !== null)
+      .map((m) => ({ file: m[0], n: Number(m[1]) }))
+      .sort((a, b) => a.n - b.n);
+    const ready = all ? pages : pages.slice(0, -1);
+    for (const { file, n } of ready) {
+      if (taken.has(n)) continue;
+      taken.add(n);
+      encodes.push(
+        encode(path.join(dir, file), path.join(dir, name(n))).then((ok) => {
+          if (!ok) failed.push(n);
+        }),
+      );
+    }
+  };
+  let done = false;
+  const drawing = draw().finally(() => {
+    done = true;
+  });
+  while (!done) {
+    await Promise.race([drawing, new Promise((resolve) => setTimeout(resolve, POLL_MS))]);
+    if (!done) await take(false);
+  }
+  const result = await drawing;
+  await take(true);
+  await Promise.all(encodes);
+  return { result, failed };
+}
+
+/** Stop the encoder (tests and shutdown; the next encode starts a new one). */
+export async function closePngEncoder() {
+  const p = pool;
+  pool = null;
+  await p?.close();
+}
