@@ -152,6 +152,7 @@ export async function buildApp({
     onStart: (beat) => osc?.start(conductor.model, beat, (slot) => conductor.chosenPage(slot)),
     onVote: (outcome) => app.log.info({ vote: outcome }, 'vote closed'),
     onVoteCast: () => persistence?.changed(),
+    onJump: () => persistence?.changed(),
   });
   const clientStats = createClientStats({ now: clock.wall, reportersPerAddress: phonesPerAddress });
   const credentials = createDeviceCredentials({ secret: secretFromToken(token) });

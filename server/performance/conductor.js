@@ -43,6 +43,8 @@ export function newEpoch() {
  * @property {(outcome: import('../../core/votes.js').Outcome) => void} [onVote] a vote window closed
  * @property {() => void} [onVoteCast] a vote was counted, or the conductor forced a next tile
  *   (neither is all in the state: the save must hear of it)
+ * @property {() => void} [onJump] a jump while playing was asked for: the state shows it only from
+ *   the beat before it lands, and the save must hear of it before then
  */
 
 export { COUNTS_EVERY_MS };
@@ -60,6 +62,7 @@ export function createConductor({
   onStart,
   onVote,
   onVoteCast,
+  onJump,
 }) {
   let model = firstModel;
   let map = model.map;
@@ -177,14 +180,17 @@ export function createConductor({
   /**
    * Play on from a performance at `from`, which sounded at wall time `beatT`, to now (resume.js):
    * the beat reached sounds on the same grid.
+   * A count-in under way then, or now, starts over in full; a jump not landed by now lands on the
+   * same grid.
    * @param {number} from
    * @param {number} beatT
+   * @param {{ countIn?: number, jump?: import('./resume.js').SavedJump }} pending  the record's
    */
-  function playOnFrom(from, beatT) {
+  function playOnFrom(from, beatT, { countIn, jump }) {
     const nowMono = clock.now();
     const nowWall = clock.wall();
     const rules = playOnRules(voting, sections, loops);
-    const reached = playOn({ model, loop, rate: state.rate, from, beatT, nowWall, ...rules });
+    const reached = playOn({ model, loop, rate: state.rate, from, beatT, nowWall, countIn, jump, ...rules });
     const placed = reachedState(model, state, reached, loops);
     state = placed.state;
     if (reached.ended) {
@@ -193,6 +199,7 @@ export function createConductor({
       return;
     }
     grid.anchorAt(reached.at, nowMono - (nowWall - reached.t), reached.t);
+    if (reached.jump) loops.jumpTo(reached.jump.to, nowMono - (nowWall - reached.jump.t), reached.jump.countIn);
     if (!placed.countingIn)
       state = announce(atBeat(model, state, placed.beat, wallOf(dueMono(placed.beat))), placed.beat);
     arm(placed.countingIn ? placed.beat : placed.beat + 1);
@@ -356,11 +363,7 @@ export function createConductor({
      * beat sounded, so that the position after a restart follows from the time gone by.
      * @returns {PerformanceRecord}
      */
-    record() {
-      const beatT = state.playback === 'playing' ? wallOf(dueMono(state.beat)) : null;
-      const votes = voting.record();
-      return toRecord({ state, pos, beatT, ended, votes, sections: sections?.record(), loop: loops.passage });
-    },
+    record: () => performanceRecord(state, { pos, ended, voting, sections, loops, wallOf, dueMono }),
 
     /**
      * Go on with a recorded performance of this score, in a new epoch (clients resync by
@@ -380,7 +383,7 @@ export function createConductor({
       pos = record.beat;
       state = withRate(model, state, record.rate);
       if (playback === 'playing') {
-        playOnFrom(record.beat, /** @type {number} */ (record.beatT));
+        playOnFrom(record.beat, /** @type {number} */ (record.beatT), record);
         onStart?.(state.beat);
       } else {
         state = withPlayback(atBeat(model, state, Math.floor(pos), null), playback, null);
@@ -418,6 +421,7 @@ export function createConductor({
       reannounce: () => commit(state.beatT !== undefined && state.next ? announce(state, state.beat) : state),
       due: (beat) => dueMono(beat),
       nowMono: clock.now,
+      jumped: () => onJump?.(),
     }),
 
     // A choice on a section's last beat changes the beat announced next.
@@ -427,6 +431,32 @@ export function createConductor({
     }),
   };
   return conductor;
+}
+
+/**
+ * The performance as plain JSON (resume.js, toRecord): while playing, when its beat sounded (or
+ * sounds, counting in), the count-in under way and a jump not yet landed.
+ * @param {PerformanceState} state
+ * @param {{ pos: number, ended: boolean, voting: import('./vote-state.js').VoteState,
+ *   sections: import('./sections.js').SectionState | null, loops: import('./turns.js').Turns,
+ *   wallOf: (mono: number) => number, dueMono: (beat: number) => number }} performance
+ * @returns {PerformanceRecord}
+ */
+function performanceRecord(state, { pos, ended, voting, sections, loops, wallOf, dueMono }) {
+  const playing = state.playback === 'playing';
+  const jump = playing ? loops.jump : null;
+  return toRecord({
+    state,
+    pos,
+    beatT: playing ? wallOf(dueMono(state.beat)) : null,
+    ended,
+    votes: voting.record(),
+    sections: sections?.record(),
+    loop: loops.passage,
+    // Counting in: the beat counted in to has not sounded yet.
+    countIn: playing && state.beatT === undefined ? (state.countIn?.beats ?? 0) : 0,
+    jump: jump && { to: jump.to, t: wallOf(jump.atMono), countIn: jump.countIn },
+  });
 }
 
 /**
@@ -570,6 +600,10 @@ function playOnRules(voting, sections, loops) {
     sections,
     passage: loops.passage,
     round: (/** @type {number} */ start, /** @type {number} */ after) => loopRound(voting, start, after),
+    jumped: (/** @type {number} */ to) => {
+      voting.voteAt(to, false);
+      sections?.seek(to);
+    },
   };
 }
 
@@ -592,7 +626,7 @@ function reachedState(model, state, reached, loops) {
   if (reached.round !== undefined) loops.setRound(reached.round);
   const playing = withPlayback(state, 'playing', null);
   if (reached.countInT === undefined) return { state: playing, beat: reached.beat, countingIn: false };
-  const turn = { to: reached.beat, countIn: loops.passage?.countIn ?? 0 };
+  const turn = { to: reached.beat, countIn: reached.countIn ?? 0 };
   const counting = withTurn(model, atBeat(model, playing, reached.beat, null), turn, reached.countInT);
   return { state: counting, beat: reached.beat, countingIn: true };
 }

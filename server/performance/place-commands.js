@@ -29,12 +29,13 @@ export const JUMP_LEAD_MS = 300;
  * @property {() => void} reannounce  say again what follows the beat sounding (while playing)
  * @property {(beat: number) => number} due  when beat `beat` is due on the grid (monotonic ms)
  * @property {() => number} nowMono  the monotonic time now (ms)
+ * @property {() => void} [jumped]  a jump while playing was scheduled (not yet in the state)
  */
 
 /**
  * @param {PlaceContext} context
  */
-export function placeCommands({ now, loops, hold, cancel, commit, reannounce, due, nowMono }) {
+export function placeCommands({ now, loops, hold, cancel, commit, reannounce, due, nowMono, jumped }) {
   const commands = {
     /** Stop and go back to the first beat; with a loop set, to the loop's first beat, its first time round. */
     stop() {
@@ -63,6 +64,7 @@ export function placeCommands({ now, loops, hold, cancel, commit, reannounce, du
       if (state.playback === 'playing') {
         loops.jumpTo(beat, landing(state, model.map.totalBeats, loops.passage?.end), loops.countInAt(beat));
         reannounce();
+        jumped?.();
         return now().state;
       }
       voting.voteAt(beat, false);

@@ -3,7 +3,10 @@
 // (pure: the conductor gives it the time now).
 
 import { MAX_RATE, MIN_RATE } from './beat-grid.js';
-import { loopRecordProblem } from './passage-loop.js';
+import { MAX_LOOP_COUNT_IN, loopRecordProblem } from './passage-loop.js';
+
+/** @param {unknown} x @returns {x is number} */
+const whole = (x) => Number.isInteger(x);
 
 /**
  * A performance as plain JSON, to go on from after a restart (server/performance/save/persist.js saves it).
@@ -26,7 +29,20 @@ import { loopRecordProblem } from './passage-loop.js';
  *   the choice made, the order taken; checked against the score by sections.js
  * @property {import('./passage-loop.js').PassageLoop} [loop] the passage looped and its time
  *   round (absent: none); a save from before loops has none
+ * @property {number} [countIn] playing: the clicks of a count-in under way before `beat` (which
+ *   sounds after them, at `beatT`); absent: none (a save from before it was recorded: the beat
+ *   sounds at once on resume)
+ * @property {SavedJump} [jump] playing: a jump asked for and not yet landed (absent: none)
  */
+
+/**
+ * A jump while playing not yet landed: `to` sounds at the first beat of the grid due at or after
+ * wall time `t` (after `countIn` clicks from there).
+ * @typedef {{ to: number, t: number, countIn: number }} SavedJump
+ */
+
+/** The most clicks a recorded count-in may have: four bars of 32 beats. */
+const MAX_RECORD_COUNT_IN = 128;
 
 const PLAYBACKS = ['playing', 'paused', 'stopped'];
 
@@ -60,6 +76,23 @@ export function recordProblem(record, model) {
   if (r.ended !== undefined && typeof r.ended !== 'boolean') return 'ended must be true or false';
   const loopProblem = loopRecordProblem(r.loop, model);
   if (loopProblem !== null) return loopProblem;
+  if (
+    r.countIn !== undefined &&
+    !(playback === 'playing' && whole(r.countIn) && r.countIn >= 1 && r.countIn <= MAX_RECORD_COUNT_IN)
+  )
+    return `countIn must be a whole number of clicks in 1..${MAX_RECORD_COUNT_IN}, and only while playing`;
+  if (r.jump !== undefined) {
+    const j = /** @type {Record<string, unknown>} */ (r.jump);
+    if (
+      playback !== 'playing' ||
+      !j ||
+      typeof j !== 'object' ||
+      !(whole(j.to) && j.to >= 0 && j.to < map.totalBeats) ||
+      !Number.isFinite(j.t) ||
+      !(whole(j.countIn) && j.countIn >= 0 && j.countIn <= MAX_LOOP_COUNT_IN)
+    )
+      return `jump must be {to: a beat in 0..${map.totalBeats - 1}, t: a wall time, countIn: 0..${MAX_LOOP_COUNT_IN}}, and only while playing`;
+  }
   if (r.forced !== undefined) {
     const f = /** @type {{ slot?: unknown, tiles?: unknown }} */ (r.forced);
     const choice = model.pageChoices.find((c) => c.slot === f?.slot);
@@ -82,9 +115,11 @@ export function recordProblem(record, model) {
  * @param {import('./vote-state.js').VotesRecord} performance.votes
  * @param {unknown} [performance.sections]  an open-form piece's sections' record
  * @param {import('./passage-loop.js').PassageLoop | null} [performance.loop]  the passage looped
+ * @param {number} [performance.countIn]  playing: the clicks of a count-in under way (0: none)
+ * @param {SavedJump | null} [performance.jump]  playing: a jump not yet landed
  * @returns {PerformanceRecord}
  */
-export function toRecord({ state, pos, beatT, ended, votes, sections, loop }) {
+export function toRecord({ state, pos, beatT, ended, votes, sections, loop, countIn = 0, jump = null }) {
   const playing = state.playback === 'playing';
   const { ballot, ...choices } = votes;
   return {
@@ -97,6 +132,8 @@ export function toRecord({ state, pos, beatT, ended, votes, sections, loop }) {
     ...choices,
     ...(sections !== undefined ? { sections } : {}),
     ...(loop ? { loop: { ...loop } } : {}),
+    ...(playing && countIn > 0 ? { countIn } : {}),
+    ...(playing && jump ? { jump: { ...jump } } : {}),
   };
 }
 
@@ -117,35 +154,103 @@ export function toRecord({ state, pos, beatT, ended, votes, sections, loop }) {
  * @property {(start: number, after: number) => void} [round]  a loop comes round to `start` from
  *   its end (`after`, the beat after its last): the window closing there closes, the one at
  *   `start` restarts (vote-state.js, restartAt)
+ * @property {number} [countIn]  `from` comes after this many clicks, under way when the record
+ *   was made (`beatT`, still to come then, is when `from` was to sound after them)
+ * @property {SavedJump | null} [jump]  a jump not yet landed when the record was made
+ * @property {(to: number) => void} [jumped]  the jump lands: the votes and sections follow it
+ */
+
+/**
+ * Where playing on through a restart got to.
+ * @typedef {{ ended: true, at?: number }
+ *   | { ended: false, at: number, t: number, beat: number, round?: number, countInT?: number, countIn?: number, jump?: SavedJump }} Reached
  */
 
 /**
  * Play on from a performance at `from`, which sounded at wall time `beatT`, through the time that
  * has passed since, exactly as the timers would have: vote windows open and close on the way (a
  * recorded tally decides its jump), open-form sections end and their choice (or default) decides
- * where it goes, the end loops or stops. Returns `ended` (and, when a section's choice ended it,
- * the beat it ended `at`) when the piece ended meanwhile, else the beat reached by now and the
- * grid to go on with: position `at` sounded at wall time `t`.
- * With a passage looped, also the time round reached (`round`) and, when the performance is
- * counting in to a new time round now, the wall time its clicks started (`countInT`; `beat` is
- * then the loop's first beat, which sounds at `t`, still to come).
+ * where it goes, a jump asked for lands where it was to, the end loops or stops. Returns `ended`
+ * (and, when a section's choice ended it, the beat it ended `at`) when the piece ended meanwhile,
+ * else the beat reached by now and the grid to go on with: position `at` sounded at wall time `t`.
+ * With a passage looped, also the time round reached (`round`). A jump still to land is returned
+ * (`jump`), to land on the grid where it was to.
+ * A count-in under way now (one recorded under way, or one the timers would have started while the
+ * server was down: a loop's time round, a jump's) starts over in full now: players who lost its
+ * clicks wait for a whole count. Then `countInT` is now, `countIn` the clicks, `beat` (and `at`)
+ * the beat counted in to, which sounds at `t`; everything after it moves as much later (a jump
+ * still to land too).
  * @param {PlayOnOptions} options
- * @returns {{ ended: true, at?: number } | { ended: false, at: number, t: number, beat: number, round?: number, countInT?: number }}
+ * @returns {Reached}
  */
-export function playOn({ model, loop, rate, from, beatT, nowWall, voteAt, sections = null, passage = null, round }) {
+export function playOn({
+  model,
+  loop,
+  rate,
+  from,
+  beatT,
+  nowWall,
+  voteAt,
+  sections = null,
+  passage = null,
+  round,
+  countIn = 0,
+  jump = null,
+  jumped,
+}) {
   const map = model.map;
   const span = (/** @type {number} */ a, /** @type {number} */ b) => (map.timeAt(b) - map.timeAt(a)) / rate;
+  let rounds = passage?.round ?? 0;
+  /** @type {SavedJump | null} */
+  let pending = jump;
+  /**
+   * Counting in to `to` now, its clicks due to end at `end` had nobody stopped: they start over.
+   * @param {number} to
+   * @param {number} clicks
+   * @param {number} end
+   * @returns {Reached}
+   */
+  const countingIn = (to, clicks, end) => {
+    const t = nowWall + clicks * span(to, to + 1);
+    const shift = t - end;
+    return {
+      ended: false,
+      at: to,
+      t,
+      beat: to,
+      countInT: nowWall,
+      countIn: clicks,
+      ...(passage ? { round: rounds } : {}),
+      ...(pending ? { jump: { ...pending, t: pending.t + shift } } : {}),
+    };
+  };
+  // Restarted during a count-in: it starts over. (A record from before count-ins were recorded:
+  // the beat sounds now.)
+  if (beatT > nowWall && countIn > 0) return countingIn(from, countIn, beatT);
   let at = from;
-  // Restarted before the beat was due (during a count-in): it sounds now.
   let t = Math.min(beatT, nowWall);
   let wrapped = false;
   const edges = [...model.votes.flatMap((v) => [v.open, v.close]), ...(sections?.ends() ?? [])];
-  let rounds = passage?.round ?? 0;
   let looped = false;
   let edge = map.totalBeats;
   for (;;) {
     edge = Math.min(map.totalBeats, ...edges.filter((b) => b > at));
     if (passage && at <= passage.end) edge = Math.min(edge, passage.end + 1);
+    if (pending && pending.t <= nowWall && pending.t <= t + span(at, edge) + 1) {
+      // The jump lands on the first beat of the grid due at or after its time, before whatever
+      // the edge does (as turns.js takes it first).
+      let landing = at;
+      while (landing < edge && t + span(at, landing) < pending.t - 1) landing += 1;
+      t += span(at, landing);
+      at = pending.to;
+      const clicks = pending.countIn;
+      pending = null;
+      jumped?.(at);
+      const countInMs = clicks * span(at, at + 1);
+      if (t + countInMs > nowWall) return countingIn(at, clicks, t + countInMs);
+      t += countInMs;
+      continue;
+    }
     if (t + span(at, edge) > nowWall) break;
     t += span(at, edge);
     if (passage && edge === passage.end + 1) {
@@ -155,11 +260,11 @@ export function playOn({ model, loop, rate, from, beatT, nowWall, voteAt, sectio
       rounds += 1;
       at = passage.start;
       const countInMs = passage.countIn * span(at, at + 1);
-      if (t + countInMs > nowWall) return { ended: false, at, t: t + countInMs, beat: at, round: rounds, countInT: t };
+      if (t + countInMs > nowWall) return countingIn(at, passage.countIn, t + countInMs);
       t += countInMs;
       // From the second time round, a loop with no vote window inside is the same every time:
-      // skip whole rounds.
-      if (looped && !edges.some((b) => b > passage.start && b <= passage.end)) {
+      // skip whole rounds (none while a jump is still to land).
+      if (looped && !pending && !edges.some((b) => b > passage.start && b <= passage.end)) {
         const whole = span(passage.start, passage.end + 1) + countInMs;
         const n = Math.floor((nowWall - t) / whole);
         t += n * whole;
@@ -180,7 +285,7 @@ export function playOn({ model, loop, rate, from, beatT, nowWall, voteAt, sectio
       continue;
     }
     if (!loop) return { ended: true };
-    if (wrapped) {
+    if (wrapped && !pending) {
       // From the second time round nobody has voted: every round is the same, skip them.
       const round = span(0, map.totalBeats);
       t += Math.floor((nowWall - t) / round) * round;
@@ -191,5 +296,6 @@ export function playOn({ model, loop, rate, from, beatT, nowWall, voteAt, sectio
   const p = map.beatAt(map.timeAt(at) + (nowWall - t) * rate);
   // 1e-9: a beat due exactly now has sounded, whatever the rounding of timeAt and beatAt.
   const beat = Math.max(at, Math.min(Math.floor(p + 1e-9), edge - 1));
-  return passage ? { ended: false, at, t, beat, round: rounds } : { ended: false, at, t, beat };
+  const still = pending ? { jump: pending } : {};
+  return passage ? { ended: false, at, t, beat, round: rounds, ...still } : { ended: false, at, t, beat, ...still };
 }

@@ -33,6 +33,10 @@ export function createTurns() {
       return passage;
     },
     inside,
+    /** A jump not yet landed, or null. */
+    get jump() {
+      return jump;
+    },
     /** @param {PassageLoop | null} next */
     set(next) {
       passage = next;

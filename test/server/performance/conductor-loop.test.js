@@ -309,15 +309,49 @@ describe('conductor: a passage loop across a restart', () => {
     b.conductor.dispose();
   });
 
-  it('resumes in a count-in: the clicks go on where they had got to', () => {
+  it('resumes in a count-in the loop came round to while the server was down: the clicks start over in full', () => {
     // Bar 3 with 2 clicks: play's clicks (1 s), round 1 (2 s), clicks from 3 s to 4 s. Back at
-    // 3.6 s: counting in, the round's first beat at 4 s.
+    // 3.6 s: counting in, so two clicks from 3.6 s and the round's first beat at 4.6 s.
     const { b } = crash({ playMs: 2000, downMs: 1600, loop: { from: { bar: 3 }, to: { bar: 3 }, countIn: 2 } });
     expect(b.conductor.state).toMatchObject({ beat: 8, playback: 'playing', loop: { round: 2 } });
-    expect(b.conductor.state.countIn).toEqual({ t: 1_700_000_000_000 + 3000, beats: 2, beatMs: 500 });
-    expect(b.conductor.state.next).toMatchObject({ beat: 8, t: 1_700_000_000_000 + 4000 });
-    b.clock.advance(400 + 10);
-    expect(b.conductor.state).toMatchObject({ beat: 8, beatT: 1_700_000_000_000 + 4000 });
+    expect(b.conductor.state.countIn).toEqual({ t: 1_700_000_000_000 + 3600, beats: 2, beatMs: 500 });
+    expect(b.conductor.state.next).toMatchObject({ beat: 8, t: 1_700_000_000_000 + 4600 });
+    b.clock.advance(1000 + 10);
+    expect(b.conductor.state).toMatchObject({ beat: 8, beatT: 1_700_000_000_000 + 4600 });
+    expect(b.fired.at(-1)?.due).toBeCloseTo(50 + 1000, 6);
+    b.conductor.dispose();
+  });
+
+  it("crashed during the loop's count-in, it counts in again in full, then goes round as before", () => {
+    // Bar 3 with 2 clicks: crash at 3.3 s (the second round's clicks, 3 s to 4 s), back 0.5 s
+    // later: clicks from 3.8 s, beat 8 at 4.8 s, the round's end at 6.8 s, round 3 after clicks.
+    const { b, record } = crash({ playMs: 3300, downMs: 500, loop: { from: { bar: 3 }, to: { bar: 3 }, countIn: 2 } });
+    expect(record).toMatchObject({ beat: 8, countIn: 2, beatT: 1_700_000_000_000 + 4000, loop: { round: 2 } });
+    expect(b.conductor.state.countIn).toEqual({ t: 1_700_000_000_000 + 3800, beats: 2, beatMs: 500 });
+    b.clock.advance(1000);
+    expect(b.fired.map((f) => f.beat)).toEqual([8]);
+    b.clock.advance(2000 + 1000);
+    expect(b.fired.map((f) => f.beat)).toEqual([8, 9, 10, 11, 8]);
+    expect(b.conductor.state.loop).toMatchObject({ round: 3 });
+    b.conductor.dispose();
+  });
+
+  it('a jump to the loop pending at the crash lands after the restart, its count-in in full', () => {
+    const a = setup();
+    a.conductor.play();
+    a.clock.advance(1100);
+    // Playing bar 1, beat 3 (at 1 s): the loop set goes to its first beat, on the grid at 1.5 s.
+    a.conductor.setLoop({ from: { bar: 3 }, to: { bar: 3 }, countIn: 2 });
+    const record = JSON.parse(JSON.stringify(a.conductor.record()));
+    expect(record.jump).toEqual({ to: 8, t: 1_700_000_000_000 + 1500, countIn: 2 });
+    a.conductor.dispose();
+    // Back at 1.7 s: the jump landed at 1.5 s into its clicks, under way now: they start over.
+    const b = setup({ wall: 1_700_000_000_000 + 1700, start: 50 });
+    b.conductor.resume(record);
+    expect(b.conductor.state).toMatchObject({ beat: 8, loop: { round: 1 } });
+    expect(b.conductor.state.countIn).toEqual({ t: 1_700_000_000_000 + 1700, beats: 2, beatMs: 500 });
+    b.clock.advance(1000);
+    expect(b.fired).toEqual([{ beat: 8, at: 50 + 1000, due: 50 + 1000 }]);
     b.conductor.dispose();
   });
 

@@ -255,15 +255,100 @@ describe('conductor resume', () => {
     expect(after.conductor.state).toMatchObject({ transport: 'playing', beat: 0 });
   });
 
-  it('records a count-in by the time its beat will sound', () => {
+  it('records a count-in by the time its beat will sound and its clicks; restarted during it, the count-in starts over in full', () => {
     const p = proc();
     p.conductor.seek(4);
     p.conductor.play({ countIn: 1 });
-    expect(p.conductor.record()).toMatchObject({ transport: 'playing', beat: 4, beatT: WALL0 + 2000 });
-    // Restarted before the count-in was over: the beat sounds at once, on a new grid.
+    p.clock.advance(1200);
+    const record = JSON.parse(JSON.stringify(p.conductor.record()));
+    expect(record).toMatchObject({ transport: 'playing', beat: 4, beatT: WALL0 + 2000, countIn: 4 });
+    p.conductor.dispose();
+    // Back 0.3 s after the crash, still counting in: four clicks from now, then beat 4, on a grid
+    // anchored there.
+    const again = proc({ wall: WALL0 + 1500, start: 42 });
+    again.conductor.resume(record);
+    expect(again.conductor.state).toMatchObject({ transport: 'playing', beat: 4 });
+    expect(again.conductor.state.beatT).toBeUndefined();
+    expect(again.conductor.state.countIn).toEqual({ t: WALL0 + 1500, beats: 4, beatMs: 500 });
+    expect(again.conductor.state.next).toMatchObject({ beat: 4, t: WALL0 + 3500 });
+    again.clock.advance(1999);
+    expect(again.fired).toEqual([]);
+    again.clock.advance(1);
+    expect(again.fired).toEqual([{ beat: 4, at: 42 + 2000 }]);
+    expect(again.conductor.state).toMatchObject({ beat: 4, beatT: WALL0 + 3500 });
+    expect(again.conductor.state.countIn).toBeUndefined();
+    again.clock.advance(500);
+    expect(again.fired.at(-1)).toEqual({ beat: 5, at: 42 + 2500 });
+    again.conductor.dispose();
+    // Back after the beat would have sounded (0.7 s after it): the performance played on.
+    const later = proc({ wall: WALL0 + 2700, start: 42 });
+    later.conductor.resume(record);
+    expect(later.conductor.state).toMatchObject({ beat: 5, beatT: WALL0 + 2500 });
+    expect(later.conductor.state.countIn).toBeUndefined();
+    later.conductor.dispose();
+  });
+
+  it('a record from before count-ins were recorded: the beat counted in to sounds at once', () => {
     const again = proc({ wall: WALL0 + 500 });
-    again.conductor.resume(p.conductor.record());
+    const old = { transport: 'playing', beat: 4, beatT: WALL0 + 2000, rate: 1, ballot: { open: null, closed: [] } };
+    again.conductor.resume(/** @type {any} */ (old));
     expect(again.conductor.state).toMatchObject({ transport: 'playing', beat: 4, beatT: WALL0 + 500 });
+    again.conductor.dispose();
+  });
+
+  it('records a jump asked for while playing and not yet landed; back before it lands, it lands where it was to', () => {
+    const p = proc();
+    p.conductor.play();
+    p.clock.advance(1100);
+    // Beat 2 sounding (at 1000 ms), beat 3 due at 1500: 400 ms away, so the jump lands there.
+    p.conductor.seek(20);
+    const record = JSON.parse(JSON.stringify(p.conductor.record()));
+    expect(record).toMatchObject({ transport: 'playing', beat: 2, jump: { to: 20, t: WALL0 + 1500, countIn: 0 } });
+    p.conductor.dispose();
+    const again = proc({ wall: WALL0 + 1300, start: 42 });
+    again.conductor.resume(record);
+    expect(again.conductor.state).toMatchObject({ beat: 2, next: { beat: 20, t: WALL0 + 1500 } });
+    again.clock.advance(200);
+    expect(again.fired).toEqual([{ beat: 20, at: 42 + 200 }]);
+    expect(again.conductor.state).toMatchObject({
+      beat: 20,
+      beatT: WALL0 + 1500,
+      cues: cuesAt(again.conductor.model, 20),
+    });
+    again.clock.advance(500);
+    expect(again.fired.at(-1)).toEqual({ beat: 21, at: 42 + 700 });
+    again.conductor.dispose();
+  });
+
+  it('a jump that was to land while the server was down has landed: the performance plays on from its target', () => {
+    const p = proc();
+    p.conductor.play();
+    p.clock.advance(1100);
+    p.conductor.seek(20);
+    const record = JSON.parse(JSON.stringify(p.conductor.record()));
+    p.conductor.dispose();
+    // Back at 2.6 s: the jump landed at 1.5 s, beat 20 then, 22 at 2.5 s, 23 due at 3 s.
+    const again = proc({ wall: WALL0 + 2600, start: 42 });
+    again.conductor.resume(record);
+    expect(again.conductor.state).toMatchObject({ beat: 22, beatT: WALL0 + 2500, next: { beat: 23, t: WALL0 + 3000 } });
+    again.clock.advance(400);
+    expect(again.fired).toEqual([{ beat: 23, at: 42 + 400 }]);
+    again.conductor.dispose();
+  });
+
+  it('refuses a count-in or a jump in a record that is not playing, or out of the piece', () => {
+    const p = proc();
+    const good = { transport: 'playing', beat: 5, beatT: WALL0, rate: 1, ballot: { open: null, closed: [] } };
+    expect(() => p.conductor.resume(/** @type {any} */ ({ ...good, transport: 'paused', countIn: 2 }))).toThrow(
+      /countIn must be/,
+    );
+    expect(() => p.conductor.resume(/** @type {any} */ ({ ...good, countIn: 0.5 }))).toThrow(/countIn must be/);
+    expect(() => p.conductor.resume(/** @type {any} */ ({ ...good, jump: { to: 32, t: WALL0, countIn: 0 } }))).toThrow(
+      /jump must be/,
+    );
+    expect(() =>
+      p.conductor.resume(/** @type {any} */ ({ ...good, transport: 'paused', jump: { to: 3, t: WALL0, countIn: 0 } })),
+    ).toThrow(/jump must be/);
   });
 
   it.each([

@@ -114,6 +114,68 @@ describe('resume in the app', () => {
     expect(votes.nextChoice).toMatchObject({ slot: 4, forced: ['t1-3'] });
   });
 
+  it('a jump asked for while playing is saved at once, before it lands', async () => {
+    const file = path.join(tmpDir(), 'performance.json');
+    // A long interval: only a write asked for at once gets the jump on disk in time.
+    const model = smallModel({ tempo: 60, bars: 64 });
+    const first = await buildApp({ score: packageOf(model), token: TOKEN, persist: { file, intervalMs: 600_000 } });
+    cleanup.push(() => first.app.close());
+    await first.app.inject({ method: 'POST', url: '/api/control/play', headers: auth });
+    await first.app.inject({ method: 'POST', url: '/api/control/seek', headers: auth, payload: { bar: 40 } });
+    /** @type {any} */
+    let saved = null;
+    for (let i = 0; i < 50 && saved?.performance?.jump === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const read = await readSave(file);
+      saved = read.ok ? read.payload : null;
+    }
+    // 1 s a beat: the jump lands on the next beat due 300 ms or more from the seek.
+    expect(saved?.performance?.jump).toEqual({ to: 156, t: expect.any(Number), countIn: 0 });
+    expect(first.hub.state.beat).toBeLessThan(156);
+  });
+
+  it('comes back from a save with a jump that landed while it was down at its target, and from a save during a count-in counting in again', async () => {
+    const model = smallModel({ tempo: 240, bars: 64 });
+    const save = (/** @type {{ beat: number } & Record<string, unknown>} */ performance) => {
+      const file = path.join(tmpDir(), 'performance.json');
+      writeFileSync(
+        file,
+        encodeSave({
+          savedAt: Date.now() - 1000,
+          epoch: 'before',
+          seq: 9,
+          score: { id: model.id, title: model.title, dir: '.', fingerprint: scoreFingerprint(model) },
+          performance: { transport: 'playing', rate: 1, ballot: { open: null, closed: [] }, ...performance },
+        }),
+      );
+      return file;
+    };
+    const now = Date.now();
+    // Bar 2 sounding 1.2 s ago, a jump to bar 40 (beat 156) due 1 s ago: bar 40 has played 4 beats.
+    const jumped = await buildApp({
+      score: packageOf(model),
+      token: TOKEN,
+      persist: { file: save({ beat: 4, beatT: now - 1200, jump: { to: 156, t: now - 1000, countIn: 0 } }) },
+    });
+    cleanup.push(() => jumped.app.close());
+    expect(jumped.hub.state).toMatchObject({ playback: 'playing' });
+    expect(jumped.hub.state.beat).toBeGreaterThanOrEqual(156 + 4);
+    expect(jumped.hub.state.beat).toBeLessThan(156 + 12);
+    await jumped.app.close();
+    // Counting in 4 clicks to bar 9 (beat 32), which was to sound 0.5 s from now: four clicks again.
+    const counting = await buildApp({
+      score: packageOf(model),
+      token: TOKEN,
+      persist: { file: save({ beat: 32, beatT: now + 500, countIn: 4 }) },
+    });
+    cleanup.push(() => counting.app.close());
+    const state = counting.hub.state;
+    expect(state).toMatchObject({ playback: 'playing', beat: 32, countIn: { beats: 4, beatMs: 250 } });
+    expect(state.beatT).toBeUndefined();
+    expect(/** @type {any} */ (state.next).t - /** @type {any} */ (state.countIn).t).toBe(1000);
+    expect(/** @type {any} */ (state.countIn).t).toBeGreaterThanOrEqual(now);
+  });
+
   it('saves nothing unless asked (tests, the preview, the autoplay demo)', async () => {
     const { app } = await build(null);
     const { resume } = (await app.inject({ url: '/api/status', headers: auth })).json();
