@@ -1,5 +1,6 @@
 // The part view: two panes stacked, as in ZScore. While line k plays its pane
-// is active and the other pane already shows line k + 1, dimmed and labelled "next"; when play
+// is active and the other pane already shows line k + 1, dimmed and labelled "next" (or, once a
+// jump is announced, the line it lands on: its page turned before its downbeat); when play
 // reaches it, nothing under the player's eyes moves and only the pane just left is refilled
 // (systems.js, panePlan). A beat cursor follows the beat map. Per animation frame only the
 // cursor's transform is written; panes change on line changes only. An engraved part comes in
@@ -295,11 +296,15 @@ function createPanes(root, notation, { loadPage, reducedMotion }) {
 
   return {
     error: null,
-    update(b, f = 0) {
+    update(b, f = 0, following = NaN) {
       if (destroyed || !Number.isFinite(b) || lines.length === 0) return;
       const at = layout.lineOf(b);
       const current = at >= 0 ? at : b < 0 ? 0 : lines.length - 1;
-      if (!plan || plan.current !== current) apply(panePlan(current, lines.length, plan));
+      // The line a jump announced goes to (not the next in order): prepared in the other pane.
+      const to = Number.isFinite(following) && following !== b + 1 ? layout.lineOf(following) : -1;
+      const after = to >= 0 && to !== current ? to : current + 1 < lines.length ? current + 1 : -1;
+      if (!plan || plan.current !== current || plan.lines[1 - plan.active] !== after)
+        apply(panePlan(current, lines.length, plan, to));
       beat = b;
       fraction = f;
       place();

@@ -281,10 +281,13 @@ function checkNotation(notation) {
 }
 
 /**
- * What the part view's two panes show. Line k is always shown in pane k % 2: while line k plays,
- * its pane is active and the other pane prepares line k + 1. Moving on by one line leaves the
- * pane the player moves to as it was and refills only the pane just left (with k + 2); a jump
- * refills both. Before the first beat (a count-in) the plan is that of line 0.
+ * What the part view's two panes show. While line k plays, its pane is active and the other pane
+ * prepares the line that follows: k + 1, or the line a jump announced goes to (`following`: a
+ * seek, a mark, a loop's next time round), so that the page it lands on is drawn before its
+ * downbeat. The pane the player moves to is never refilled as play moves there: moving on by one
+ * line refills only the pane just left (with k + 2); an unannounced jump refills both. Without a
+ * previous plan, line k is in pane k % 2. Before the first beat (a count-in) the plan is that of
+ * line 0.
  * @typedef {object} PanePlan
  * @property {number} current               the playing line, -1 when there are no lines
  * @property {0 | 1} active                 the pane showing `current`
@@ -296,13 +299,19 @@ function checkNotation(notation) {
  * @param {number} current    the playing line (clamped into 0..lineCount-1)
  * @param {number} lineCount
  * @param {PanePlan | null} [previous]  the plan in force; null draws both panes
+ * @param {number} [following]  the line that follows `current` when it is not the next in order
+ *   (a jump announced); ignored unless a line of the piece other than `current`
  * @returns {PanePlan}
  */
-export function panePlan(current, lineCount, previous = null) {
+export function panePlan(current, lineCount, previous = null, following = -1) {
   const count = Number.isInteger(lineCount) && lineCount > 0 ? lineCount : 0;
   const k = count === 0 ? -1 : Math.min(Math.max(Number.isFinite(current) ? Math.floor(current) : 0, 0), count - 1);
-  const next = k >= 0 && k + 1 < count ? k + 1 : -1;
-  const active = /** @type {0 | 1} */ (k >= 0 ? k % 2 : 0);
+  const jumpsTo = Number.isInteger(following) && following >= 0 && following < count && following !== k;
+  const after = jumpsTo ? following : k + 1;
+  const next = k >= 0 && after < count ? after : -1;
+  // The pane that already shows line k stays where it is (a line prepared as the one following).
+  const kept = previous && k >= 0 ? previous.lines.indexOf(k) : -1;
+  const active = /** @type {0 | 1} */ (kept >= 0 ? kept : k >= 0 ? k % 2 : 0);
   /** @type {[number, number]} */
   const lines = active === 0 ? [k, next] : [next, k];
   return {

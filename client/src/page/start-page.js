@@ -486,7 +486,9 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
   /** @param {import('../time/beat-clock.js').Position} pos */
   const drawCursor = (pos) => {
     if (!notation || pos.beat === null) return;
-    notation.update(pos.beat, pos.count > 0 ? 0 : pos.fraction);
+    // The beat announced to follow the one shown: a jump's target has its page prepared.
+    const next = connection.state?.beat === pos.beat ? connection.state?.next?.beat : undefined;
+    notation.update(pos.beat, pos.count > 0 ? 0 : pos.fraction, next ?? Number.NaN);
   };
   /** @param {() => number} serverNow */
   async function mount(serverNow) {

@@ -190,6 +190,29 @@ describe('panePlan', () => {
     expect(panePlan(2, 9, at2).changed).toEqual([false, false]);
   });
 
+  it("prepares a jump's line in the other pane, and turns to it at the downbeat without drawing it again", () => {
+    const at2 = panePlan(2, 9);
+    // A jump to line 6 announced while line 2 plays: only the other pane changes, to line 6.
+    const announced = panePlan(2, 9, at2, 6);
+    expect(announced).toEqual({ current: 2, active: 0, lines: [2, 6], changed: [false, true] });
+    // The downbeat: line 6 plays in the pane that prepared it; the pane left gets line 7.
+    const landed = panePlan(6, 9, announced);
+    expect(landed).toEqual({ current: 6, active: 1, lines: [7, 6], changed: [true, false] });
+    // And on by one line from there, as ever.
+    expect(panePlan(7, 9, landed)).toEqual({ current: 7, active: 0, lines: [7, 8], changed: [false, true] });
+    // A loop back to line 1 announced on line 4 (the round's first line), then taken.
+    const back = panePlan(4, 9, panePlan(4, 9), 1);
+    expect(back.lines).toEqual([4, 1]);
+    expect(panePlan(1, 9, back)).toMatchObject({ active: 1, changed: [true, false] });
+  });
+
+  it('ignores a following line that is the current one or not in the piece', () => {
+    expect(panePlan(2, 9, null, 2).lines).toEqual([2, 3]);
+    expect(panePlan(2, 9, null, 99).lines).toEqual([2, 3]);
+    expect(panePlan(2, 9, null, -1).lines).toEqual([2, 3]);
+    expect(panePlan(8, 9, null, 0).lines).toEqual([8, 0]);
+  });
+
   it('leaves the other pane empty on the last line and clamps out-of-range lines', () => {
     expect(panePlan(4, 5).lines).toEqual([4, -1]);
     expect(panePlan(99, 5)).toMatchObject({ current: 4, lines: [4, -1] });
