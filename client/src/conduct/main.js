@@ -18,6 +18,7 @@ import { renderNextChoice, renderPageChoices } from './pages-panel.js';
 import { renderPresets } from './presets-panel.js';
 import { createMarksRow } from './marks-row.js';
 import { createLoopRow } from './loop-row.js';
+import { createTimelinePanel } from './timeline-panel.js';
 import { createRosterPanel } from './roster-panel.js';
 import { renderSections } from './sections-panel.js';
 
@@ -111,23 +112,8 @@ function consoleFor(api) {
     set: (l) => act(`Loop ${endName(l.from)} to ${endName(l.to)}`, () => api.loop(l)),
     off: () => act('Loop off', () => api.loop({ off: true })),
   });
-  /** The score whose marks the row shows: fetched again when another score is loaded. */
-  let marksOf = '';
-  /** @param {string} scoreId */
-  const loadMarks = async (scoreId) => {
-    if (scoreId === marksOf) return;
-    marksOf = scoreId;
-    try {
-      const res = await fetch('/api/score', { cache: 'no-store' });
-      if (res.ok) {
-        const score = await res.json();
-        marks.setMarks(score?.marks);
-        loopRow.setMarks(score?.marks);
-      }
-    } catch {
-      marksOf = '';
-    }
-  };
+  const timeline = createTimelinePanel({ seek: (target, words) => act(`Go to ${words}`, () => api.seek(target)) });
+  const loadMarks = scoreLoader({ marks, loopRow, timeline });
 
   // ZScore's composer chose the next tile by hand: the next page choice plays the page of the
   // tile tapped here, whatever the votes.
@@ -155,6 +141,7 @@ function consoleFor(api) {
       ),
       h('p', {}, pos.transport, ' · ', pos.tempo),
     ),
+    h('section', { class: 'panel wide', 'aria-label': 'Timeline' }, h('h2', {}, 'Timeline'), timeline.box),
     h(
       'section',
       { class: 'panel controls', 'aria-label': 'Transport' },
@@ -195,7 +182,10 @@ function consoleFor(api) {
     clock,
     timers: window,
     now,
-    onChange: pos.showPosition,
+    onChange: (p) => {
+      pos.showPosition(p);
+      if (p.beat !== null) timeline.show(p.beat, 0);
+    },
   });
   connection.on('state', (c) => {
     const s = /** @type {any} */ (c.state);
@@ -207,6 +197,7 @@ function consoleFor(api) {
     if (typeof s?.score?.id === 'string') loadMarks(`${s.score.id}@${c.epoch}`);
     marks.showState(s);
     loopRow.showState(s);
+    timeline.showState(s);
     renderSections(el.sections, s?.section, (id, round, name) =>
       act(`Next section: ${name}`, () => api.chooseSection(id, round)),
     );
@@ -293,4 +284,32 @@ function consoleFor(api) {
 
   // For browser tests, as on the other pages.
   exposeForTests(window, connection);
+}
+
+/**
+ * What the console knows of the score, fetched once per score (and epoch): the marks for the
+ * marks and loop rows, the timeline for its panel.
+ * @param {{ marks: ReturnType<typeof createMarksRow>, loopRow: ReturnType<typeof createLoopRow>, timeline: ReturnType<typeof createTimelinePanel> }} to
+ * @returns {(scoreId: string) => Promise<void>}
+ */
+function scoreLoader({ marks, loopRow, timeline }) {
+  /** The score whose marks the row shows: fetched again when another score is loaded. */
+  let marksOf = '';
+  return async (scoreId) => {
+    if (scoreId === marksOf) return;
+    marksOf = scoreId;
+    try {
+      const [res, line] = await Promise.all(
+        ['/api/score', '/api/score/timeline'].map((url) => fetch(url, { cache: 'no-store' })),
+      );
+      if (res.ok) {
+        const score = await res.json();
+        marks.setMarks(score?.marks);
+        loopRow.setMarks(score?.marks);
+      }
+      if (line.ok) timeline.set(await line.json());
+    } catch {
+      marksOf = '';
+    }
+  };
 }

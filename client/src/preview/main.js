@@ -15,7 +15,7 @@ import { controlErrorMessage, signIn, signOut } from '../console/sign-in.js';
 import { createTransportControls } from '../console/playback-controls.js';
 import { createPositionReadout } from '../console/position-readout.js';
 import { button, h, setText } from '../console/dom.js';
-import { createTimeline } from './timeline.js';
+import { createTimeline } from '../console/timeline.js';
 import { createFrames } from './frames.js';
 import { createBarLineMode } from './bar-lines.js';
 

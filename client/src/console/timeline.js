@@ -1,7 +1,10 @@
-// The composer's scrubber: the whole piece as one bar, beats spaced evenly, with the bars, the
-// time signature and tempo changes, the cues and the vote windows marked and the playhead moving.
-// Click or drag seeks to the nearest barline (Shift: to the beat); from the keyboard the arrows
-// step a bar (Shift: a beat), Home and End go to the first and last bar.
+// The timeline of the piece, shared by the composer preview's scrubber and the conductor's console
+// (conduct/timeline-panel.js): the whole piece as one bar, beats spaced evenly, with the bars, the
+// rehearsal marks, the time signature and tempo changes, the cues and the vote windows marked, the
+// loop region shaded and the playhead moving. Click or drag chooses the nearest barline (Shift:
+// the beat), a click on a rehearsal mark's label the mark; from the keyboard the arrows step a bar
+// (Shift: a beat), Home and End go to the first and last bar. What is chosen goes to `onSeek`
+// (`onMark`); the console may ask before it jumps, and marks the bar chosen meanwhile (`choose`).
 
 /** @typedef {{ bar: number, beat: number, time?: string, first?: number }} TimelineBar */
 /**
@@ -15,6 +18,8 @@
 
 /** Most bar numbers written under the track; more would run into each other. */
 const MAX_BAR_LABELS = 40;
+/** The room a bar number needs under the track (px): a narrow track (a phone) writes fewer. */
+const BAR_LABEL_PX = 28;
 /** Keyboard steps taken within this time build on each other, not on the (late) position. */
 const KEY_CHAIN_MS = 1000;
 
@@ -93,8 +98,10 @@ const describe = (t, beat) => {
  * @param {HTMLElement} root  the scrubber draws into it
  * @param {object} o
  * @param {(beat: number) => void} o.onSeek
+ * @param {(name: string, beat: number) => void} [o.onMark]  a mark's label clicked (without it,
+ *   the click chooses the barline under it, as anywhere else)
  */
-export function createTimeline(root, { onSeek }) {
+export function createTimeline(root, { onSeek, onMark }) {
   const doc = root.ownerDocument;
   /** @type {(tag: string, cls: string) => HTMLElement} */
   const div = (tag, cls) => {
@@ -109,7 +116,11 @@ export function createTimeline(root, { onSeek }) {
   const head = div('div', 'tl-head');
   const ghost = div('div', 'tl-ghost');
   const labels = div('div', 'tl-labels');
+  const loop = div('div', 'tl-loop');
+  const target = div('div', 'tl-target');
   ghost.hidden = true;
+  loop.hidden = true;
+  target.hidden = true;
   cues.setAttribute('aria-hidden', 'true');
   labels.setAttribute('aria-hidden', 'true');
   track.id = 'scrubber';
@@ -117,7 +128,7 @@ export function createTimeline(root, { onSeek }) {
   track.setAttribute('role', 'slider');
   track.setAttribute('aria-label', 'Position in the piece');
   track.setAttribute('aria-valuemin', '0');
-  track.append(marks, played, head);
+  track.append(marks, loop, played, target, head);
   const box = div('div', 'tl');
   box.append(cues, track, labels, ghost);
   root.replaceChildren(box);
@@ -127,6 +138,15 @@ export function createTimeline(root, { onSeek }) {
   let shown = 0;
   /** @type {{ beat: number, at: number } | null} */
   let keyTarget = null;
+  /** The track's width the labels were written for. */
+  let drawnFor = 0;
+  // A track that changes width (a tablet turned, a window resized) writes its bar numbers again.
+  if (typeof ResizeObserver !== 'undefined')
+    new ResizeObserver(() => {
+      if (timeline && track.clientWidth !== drawnFor) draw(timeline);
+    }).observe(track);
+  /** The loop asked for last (drawn once the piece is known). @type {{ start?: unknown, end?: unknown } | null} */
+  let loopAsked = null;
 
   /** @param {number} beat @param {HTMLElement} node */
   const place = (beat, node) => {
@@ -135,7 +155,10 @@ export function createTimeline(root, { onSeek }) {
 
   /** @param {Timeline} t */
   function draw(t) {
-    const step = [1, 2, 4, 5, 10, 20, 50, 100, 200, 500].find((s) => t.bars.length / s <= MAX_BAR_LABELS) ?? 1000;
+    const width = track.clientWidth;
+    const most = width > 0 ? Math.max(2, Math.min(MAX_BAR_LABELS, Math.floor(width / BAR_LABEL_PX))) : MAX_BAR_LABELS;
+    const step = [1, 2, 4, 5, 10, 20, 50, 100, 200, 500].find((s) => t.bars.length / s <= most) ?? 1000;
+    drawnFor = width;
     marks.replaceChildren();
     labels.replaceChildren();
     cues.replaceChildren();
@@ -163,7 +186,16 @@ export function createTimeline(root, { onSeek }) {
     for (const s of t.tempo) add(s.beat, `♩ = ${Math.round(s.bpm * 10) / 10}`);
     for (const [beat, texts] of changes) {
       const mark = div('span', 'tl-section');
-      mark.textContent = texts.join(' ');
+      const named = (t.marks ?? []).find((m) => m.beat === beat);
+      // The mark first; the time and tempo after it give way on a narrow track (timeline.css).
+      const first = named ? 1 : 0;
+      const more = div('span', 'tl-section-more');
+      more.textContent = `${first > 0 && texts.length > 1 ? ' ' : ''}${texts.slice(first).join(' ')}`;
+      mark.append(...(first > 0 ? [texts[0]] : []), more);
+      if (named) {
+        mark.dataset.mark = named.name;
+        mark.dataset.beat = String(beat);
+      }
       place(beat, mark);
       labels.append(mark);
     }
@@ -210,9 +242,19 @@ export function createTimeline(root, { onSeek }) {
   };
 
   let dragging = false;
+  /** The mark whose label the pointer went down on, with the beat under the pointer then. */
+  /** @type {{ name: string, beat: number, at: number } | null} */
+  let downOnMark = null;
   box.addEventListener('pointerdown', (e) => {
     if (!timeline || e.button !== 0) return;
     dragging = true;
+    const label = /** @type {HTMLElement | null} */ (
+      e.target instanceof Element ? e.target.closest('.tl-section[data-mark]') : null
+    );
+    downOnMark =
+      onMark && label?.dataset.mark
+        ? { name: label.dataset.mark, beat: Number(label.dataset.beat), at: beatOfPointer(e) }
+        : null;
     box.setPointerCapture(e.pointerId);
     track.focus({ preventScroll: true });
     showGhost(beatOfPointer(e));
@@ -225,7 +267,11 @@ export function createTimeline(root, { onSeek }) {
     if (!dragging) return;
     dragging = false;
     ghost.hidden = true;
-    onSeek(beatOfPointer(e));
+    const beat = beatOfPointer(e);
+    // A click on a mark's label (not a drag from it) chooses the mark.
+    if (downOnMark && onMark && downOnMark.at === beat) onMark(downOnMark.name, downOnMark.beat);
+    else onSeek(beat);
+    downOnMark = null;
   });
   box.addEventListener('pointercancel', () => {
     dragging = false;
@@ -247,11 +293,33 @@ export function createTimeline(root, { onSeek }) {
      * @param {number} beat
      */
     describe: (beat) => (timeline ? describe(timeline, beat) : `Beat ${beat}`),
+    /**
+     * The loop region (the state's `loop`: its first and last beats), or none.
+     * @param {{ start?: unknown, end?: unknown } | null | undefined} l
+     */
+    setLoop(l) {
+      loopAsked = l ?? null;
+      const ok = timeline && l && Number.isInteger(l.start) && Number.isInteger(l.end);
+      loop.hidden = !ok;
+      if (!ok || !timeline) return;
+      const [start, end] = [Number(l.start), Number(l.end)];
+      place(start, loop);
+      loop.style.width = `${(100 * (end + 1 - start)) / timeline.beats}%`;
+    },
+    /**
+     * Mark the beat chosen to go to (waiting for a confirmation), or none.
+     * @param {number | null} beat
+     */
+    choose(beat) {
+      target.hidden = beat === null || !timeline;
+      if (beat !== null) place(beat, target);
+    },
     /** @param {Timeline} t the piece (again, after a reload) */
     set(t) {
       if (!(t && t.beats > 0 && Array.isArray(t.bars) && t.bars.length > 0)) return;
       timeline = t;
       draw(t);
+      this.setLoop(loopAsked);
       this.show(Math.min(shown, t.beats - 1), 0);
     },
     /**

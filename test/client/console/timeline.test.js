@@ -1,9 +1,9 @@
 import { describe, it, expect } from 'vitest';
-import { barIndexAt, beatAtFraction, beatForKey, positionOf } from '../../../client/src/preview/timeline.js';
+import { barIndexAt, beatAtFraction, beatForKey, positionOf } from '../../../client/src/console/timeline.js';
 
 /**
  * A pickup of one beat (bar 0, its beat 4), three bars of 4/4, two of 3/4: 19 beats.
- * @type {import('../../../client/src/preview/timeline.js').Timeline}
+ * @type {import('../../../client/src/console/timeline.js').Timeline}
  */
 const T = {
   beats: 19,

@@ -1,0 +1,107 @@
+// The console's timeline panel (conduct/timeline-panel.js) on jsdom: a bar chosen while stopped is
+// gone to at once; while playing, it waits for "Jump" (or is dropped by "Cancel", by the wait
+// running out, or by the performance stopping); the loop region follows the state.
+
+import { describe, it, expect, afterEach } from 'vitest';
+import { JSDOM } from 'jsdom';
+import { CHOICE_WAITS_MS, createTimelinePanel } from '../../../client/src/conduct/timeline-panel.js';
+
+/** @type {import('../../../client/src/console/timeline.js').Timeline} */
+const T = {
+  beats: 16,
+  bars: [
+    { bar: 1, beat: 0, time: '4/4' },
+    { bar: 2, beat: 4 },
+    { bar: 3, beat: 8 },
+    { bar: 4, beat: 12 },
+  ],
+  tempo: [{ beat: 0, bpm: 120 }],
+  cues: [{ beat: 4, view: 'audience', kind: 'vote', close: 12 }],
+  marks: [{ name: 'B', beat: 8 }],
+};
+
+const saved = /** @type {any} */ (globalThis).document;
+afterEach(() => {
+  /** @type {any} */ (globalThis).document = saved;
+});
+
+function panel() {
+  const { window } = new JSDOM('<body></body>');
+  /** @type {any} */ (globalThis).document = window.document;
+  /** @type {Array<{ target: unknown, words: string }>} */
+  const seeks = [];
+  /** @type {Map<number, () => void>} */
+  const timers = new Map();
+  let id = 0;
+  const p = createTimelinePanel({
+    seek: (target, words) => seeks.push({ target, words }),
+    timers: /** @type {any} */ ({
+      setTimeout: (/** @type {() => void} */ fn) => {
+        timers.set(++id, fn);
+        return id;
+      },
+      clearTimeout: (/** @type {number} */ n) => timers.delete(n),
+    }),
+  });
+  window.document.body.append(p.box);
+  p.set(T);
+  const $ = (/** @type {string} */ sel) => /** @type {HTMLElement} */ (window.document.querySelector(sel));
+  const key = (/** @type {string} */ k) =>
+    $('#scrubber').dispatchEvent(new window.KeyboardEvent('keydown', { key: k, bubbles: true }));
+  return { p, seeks, timers, $, key };
+}
+
+describe('console: the timeline panel', () => {
+  it('goes to a bar chosen while stopped at once', () => {
+    const { p, seeks, $, key } = panel();
+    p.showState({ playback: 'stopped' });
+    key('ArrowRight');
+    expect(seeks).toEqual([{ target: { beat: 4 }, words: 'bar 2, beat 1' }]);
+    expect($('#timeline-confirm').hidden).toBe(true);
+  });
+
+  it('while playing, asks first: "Jump" goes there, "Cancel" does not', () => {
+    const { p, seeks, $, key } = panel();
+    p.showState({ playback: 'playing' });
+    key('End');
+    expect(seeks).toEqual([]);
+    expect($('#timeline-confirm').hidden).toBe(false);
+    expect($('#timeline-question').textContent).toBe('Jump to bar 4, beat 1 now?');
+    expect($('.tl-target').hidden).toBe(false);
+    $('#timeline-go').click();
+    expect(seeks).toEqual([{ target: { beat: 12 }, words: 'bar 4, beat 1' }]);
+    expect($('#timeline-confirm').hidden).toBe(true);
+    expect($('.tl-target').hidden).toBe(true);
+    key('Home');
+    $('#timeline-cancel').click();
+    expect(seeks).toHaveLength(1);
+    expect($('#timeline-confirm').hidden).toBe(true);
+  });
+
+  it('drops a question left unanswered, or one the performance stopping overtook', () => {
+    const { p, seeks, timers, $, key } = panel();
+    p.showState({ playback: 'playing' });
+    key('End');
+    expect(timers.size).toBe(1);
+    for (const fn of timers.values()) fn();
+    expect($('#timeline-confirm').hidden).toBe(true);
+    key('Home');
+    p.showState({ playback: 'paused' });
+    expect($('#timeline-confirm').hidden).toBe(true);
+    $('#timeline-go').click();
+    expect(seeks).toEqual([]);
+    expect(CHOICE_WAITS_MS).toBeGreaterThan(0);
+  });
+
+  it('shades the loop region the state names, and the rehearsal mark can be chosen', () => {
+    const { p, $ } = panel();
+    p.showState({ playback: 'stopped', loop: { start: 4, end: 11 } });
+    expect($('.tl-loop').hidden).toBe(false);
+    expect($('.tl-loop').style.left).toBe('25%');
+    expect($('.tl-loop').style.width).toBe('50%');
+    p.showState({ playback: 'stopped' });
+    expect($('.tl-loop').hidden).toBe(true);
+    expect($('.tl-section[data-mark="B"]').dataset.beat).toBe('8');
+    expect($('.tl-vote').style.width).toBe('50%');
+  });
+});
