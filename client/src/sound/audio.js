@@ -74,6 +74,23 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
   /** @type {Map<string, any>} */
   const gains = new Map();
 
+  /**
+   * Stop a clip scheduled and not yet sounding, and forget that it was started (a later state
+   * that asks for it again schedules it again); its history entry says it was cancelled.
+   * @param {{ source: any, key: string, entry: Scheduled }} p
+   * @returns {1} one clip stopped
+   */
+  function stopPending(p) {
+    try {
+      p.source.stop();
+    } catch {
+      /* a source that never started cannot be stopped in some engines: it is silent anyway */
+    }
+    started.delete(p.key);
+    p.entry.cancelled = true;
+    return 1;
+  }
+
   /** @param {string} url */
   function buffer(url) {
     let b = buffers.get(url);
@@ -135,18 +152,9 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
       const kept = [];
       let stopped = 0;
       for (const p of pending) {
-        if (p.when <= c.currentTime || wanted.has(p.key)) {
-          if (p.when > c.currentTime) kept.push(p);
-          continue;
-        }
-        try {
-          p.source.stop();
-        } catch {
-          /* a source that never started cannot be stopped in some engines: it is silent anyway */
-        }
-        started.delete(p.key);
-        p.entry.cancelled = true;
-        stopped += 1;
+        if (p.when <= c.currentTime) continue; // already sounding (or over): left alone
+        if (wanted.has(p.key)) kept.push(p);
+        else stopped += stopPending(p);
       }
       pending = kept;
       return stopped;
@@ -164,15 +172,7 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
       if (!c) return 0;
       let stopped = 0;
       for (const p of pending) {
-        if (p.when <= c.currentTime) continue; // already sounding (or over): left alone
-        try {
-          p.source.stop();
-        } catch {
-          /* a source that never started cannot be stopped in some engines: it is silent anyway */
-        }
-        started.delete(p.key);
-        p.entry.cancelled = true;
-        stopped += 1;
+        if (p.when > c.currentTime) stopped += stopPending(p); // else sounding (or over): left alone
       }
       pending = [];
       return stopped;

@@ -215,6 +215,10 @@ describe('a jump: what was scheduled for beats that will not come', () => {
     // Stopped: nothing more is asked for; the clip already sounding is left alone.
     expect(s.audio.retain(clipsOf({ playback: 'stopped' }, 'audience').map((c) => clipKey(c.url, c.serverT)))).toBe(1);
     expect(s.stops).toHaveLength(2);
+    // A clip stopped is forgotten: a state that asks for it again (a jump back) schedules it again.
+    expect(await s.audio.play('/old-next.wav', next)).toBe(true);
+    expect(s.audio.retain([])).toBe(1);
+    expect(s.audio.retain([])).toBe(0);
   });
 
   it("clicksOf: the beat sounding's and the next one's, while playing", () => {
