@@ -57,6 +57,36 @@ async function device(url) {
 /** @param {string} base */
 const roster = async (base) => (await fetch(`${base}/api/roster`, { headers: auth })).json();
 
+/**
+ * Play when ready on `s`, with the violin's device on `s` and the cello's reported by `cello`
+ * (its audio locked, then unlocked): once the roster lists both (`listed` gives `expected`), the
+ * play waits, shown in the roster, the performance stopped; both heard again with the cello's
+ * audio unlocked, it plays. Returns the play's answer.
+ * @param {Awaited<ReturnType<typeof server>>} s
+ * @param {{ cello: (audio: boolean) => void, listed: (r: any) => unknown, expected: unknown }} o
+ */
+async function playsWhenReady(s, { cello, listed, expected }) {
+  const v = await device(`${s.wsBase}/live?view=violin`);
+  const violin = () => v.ws.send(JSON.stringify({ type: 'report', device: deviceStatus({ id: 'dv' }) }));
+  violin();
+  cello(false);
+  await expect.poll(async () => listed(await roster(s.base))).toEqual(expected);
+  const played = fetch(`${s.base}/api/control/play`, {
+    method: 'POST',
+    headers: { ...auth, ...json },
+    body: JSON.stringify({ whenReady: true, timeoutMs: 20_000 }),
+  });
+  await expect.poll(async () => (await roster(s.base)).waiting).not.toBeNull();
+  expect(s.hub.state.playback).toBe('stopped');
+  await new Promise((r) => setTimeout(r, 450));
+  // Both heard again now: a part device unheard for 1.5 s is silent, and not ready.
+  violin();
+  cello(true);
+  const res = await played;
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
 describe('GET /api/roster and POST /api/roster/:device/:action', () => {
   it('need the token: 401 without it or with a wrong one', async () => {
     const s = await server();
@@ -213,25 +243,13 @@ describe('POST /api/control/play {whenReady: true}', () => {
 
   it('plays once the last part is ready; the roster shows the wait meanwhile', async () => {
     const s = await server();
-    const v = await device(`${s.wsBase}/live?view=violin`);
     const c = await device(`${s.wsBase}/live?view=cello`);
-    v.ws.send(JSON.stringify({ type: 'report', device: deviceStatus({ id: 'dv' }) }));
-    c.ws.send(JSON.stringify({ type: 'report', device: deviceStatus({ id: 'dc', audio: false }) }));
-    await expect.poll(async () => (await roster(s.base)).devices.length).toBe(2);
-    const played = fetch(`${s.base}/api/control/play`, {
-      method: 'POST',
-      headers: { ...auth, ...json },
-      body: JSON.stringify({ whenReady: true, timeoutMs: 20_000 }),
+    const answer = await playsWhenReady(s, {
+      cello: (audio) => c.ws.send(JSON.stringify({ type: 'report', device: deviceStatus({ id: 'dc', audio }) })),
+      listed: (r) => r.devices.length,
+      expected: 2,
     });
-    await expect.poll(async () => (await roster(s.base)).waiting).not.toBeNull();
-    expect(s.hub.state.playback).toBe('stopped');
-    await new Promise((r) => setTimeout(r, 450));
-    // Both heard again now: a part device unheard for 1.5 s is silent, and not ready.
-    v.ws.send(JSON.stringify({ type: 'report', device: deviceStatus({ id: 'dv' }) }));
-    c.ws.send(JSON.stringify({ type: 'report', device: deviceStatus({ id: 'dc', audio: true }) }));
-    const res = await played;
-    expect(res.status).toBe(200);
-    expect((await res.json()).state.playback).toBe('playing');
+    expect(answer.state.playback).toBe('playing');
     expect((await roster(s.base)).waiting).toBeNull();
   });
 
@@ -268,25 +286,12 @@ describe('POST /api/control/play {whenReady: true}', () => {
       for (const r of rosters) await r.close();
     });
     const cello = { connection: {}, address: '10.0.0.9' };
-    otherLocal.note('ws', 'cello', deviceStatus({ id: 'dc', audio: false }), cello);
-    const v = await device(`${s.wsBase}/live?view=violin`);
-    v.ws.send(JSON.stringify({ type: 'report', device: deviceStatus({ id: 'dv' }) }));
-    await expect
-      .poll(async () => (await roster(s.base)).devices.map((/** @type {any} */ d) => `${d.id}@${d.node}`))
-      .toEqual(['dc@there', 'dv@here']);
-    const played = fetch(`${s.base}/api/control/play`, {
-      method: 'POST',
-      headers: { ...auth, ...json },
-      body: JSON.stringify({ whenReady: true, timeoutMs: 20_000 }),
+    const answer = await playsWhenReady(s, {
+      cello: (audio) => otherLocal.note('ws', 'cello', deviceStatus({ id: 'dc', audio }), cello),
+      listed: (r) => r.devices.map((/** @type {any} */ d) => `${d.id}@${d.node}`),
+      expected: ['dc@there', 'dv@here'],
     });
-    await expect.poll(async () => (await roster(s.base)).waiting).not.toBeNull();
-    expect(s.hub.state.playback).toBe('stopped');
-    await new Promise((r) => setTimeout(r, 450));
-    v.ws.send(JSON.stringify({ type: 'report', device: deviceStatus({ id: 'dv' }) }));
-    otherLocal.note('ws', 'cello', deviceStatus({ id: 'dc', audio: true }), cello);
-    const res = await played;
-    expect(res.status).toBe(200);
-    expect((await res.json()).state.playback).toBe('playing');
+    expect(answer.state.playback).toBe('playing');
   });
 
   it('a pause cancels the wait', async () => {
