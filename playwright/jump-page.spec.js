@@ -71,6 +71,9 @@ test("a seek while playing to a bar on another page: the part view's pane shows 
   );
   expect(ready, 'a pane drew the target line').toBeTruthy();
   expect(/** @type {any} */ (ready).at, 'drawn before the downbeat showed').toBeLessThanOrEqual(first.at);
+  console.log(
+    `target page drawn ${Math.round(first.at - /** @type {any} */ (ready).at)} ms before its downbeat showed`,
+  );
   // And that pane was not drawn again at the downbeat (no 'loading' of the target line after it was ready).
   const reloaded = log.find(
     (e) => e.at > /** @type {any} */ (ready).at && e.panes.some((p) => p.line === line && p.state === 'loading'),
