@@ -185,3 +185,39 @@ test('thumbs from several phones move the meter on a part’s page; the violin c
   await expect(phones[0].getByTestId('meter')).toBeVisible();
   await test.info().attach('open-form-meter-violin', { body: await violin.screenshot(), contentType: 'image/png' });
 });
+
+test('the note buttons show on the phones in the section that has them, and a press sounds a note on the phone', async ({
+  browser,
+}) => {
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await phone.goto(`${server.base}/`);
+  await phone.click('#join-button');
+  // The intro: thumbs, no notes; every phone sees its user number.
+  await expect(phone.getByTestId('section-now')).toHaveText('Now: Intro');
+  await expect(phone.getByTestId('notes')).toBeHidden();
+  await expect(phone.getByTestId('user-number')).toHaveText(/^You are no\. [1-9][0-9]{2}$/);
+  // Rhythm switches the notes on.
+  await server.control('seek', { bar: 7 });
+  await expect(phone.getByTestId('section-now')).toHaveText('Now: Rhythm');
+  await expect(phone.getByTestId('notes')).toBeVisible();
+  await expect.poll(() => phone.evaluate(() => /** @type {any} */ (window).scorecast.sound.state)).toBe('running');
+  await phone.getByTestId('note-up').click();
+  await phone.waitForTimeout(300);
+  await phone.getByTestId('note-up').click();
+  await phone.waitForTimeout(300);
+  await phone.getByTestId('note-down').click();
+  const notes = await phone.evaluate(() => /** @type {any} */ (window).scorecast.notes);
+  expect(notes.map((/** @type {any} */ n) => [n.direction, n.step, n.engine])).toEqual([
+    ['up', 1, 'synth'],
+    ['up', 2, 'synth'],
+    ['down', 1, 'synth'],
+  ]);
+  expect(notes[0].hz).toBeCloseTo(440 * 2 ** (1 / 12), 3);
+  // Scheduled on the running context, just ahead of its clock.
+  const now = await phone.evaluate(() => /** @type {any} */ (window).scorecast.notes.at(-1).at);
+  expect(now).toBeGreaterThan(0);
+  // Back to the intro: the buttons go.
+  await server.control('seek', { bar: 1 });
+  await expect(phone.getByTestId('section-now')).toHaveText('Now: Intro');
+  await expect(phone.getByTestId('notes')).toBeHidden();
+});

@@ -224,7 +224,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
   let audioUrls = [];
 
   const voter = createVoter({ fetch: (url, init) => fetch(url, init), storage, log });
-  const openForm = openFormPage({ window, document, fetch, connection, voter, viewName, storage, now, log });
+  const openForm = openFormPage({ window, document, fetch, connection, voter, viewName, storage, now, log, sound });
   const audience =
     viewName === DEFAULT_VIEW
       ? createAudienceView(document, {
@@ -352,8 +352,9 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
  * @param {import('../audience/audience-view.js').StorageLike | null} o.storage
  * @param {() => number} o.now
  * @param {import('../live/transports/index.js').Log} o.log
+ * @param {{ phoneSound: { note(direction: 'up' | 'down'): unknown } }} o.sound  a note button sounds there
  */
-function openFormPage({ window, document, fetch, connection, voter, viewName, storage, now, log }) {
+function openFormPage({ window, document, fetch, connection, voter, viewName, storage, now, log, sound }) {
   const audience = viewName === DEFAULT_VIEW;
   return createOpenFormPage(document, {
     view: viewName,
@@ -363,6 +364,7 @@ function openFormPage({ window, document, fetch, connection, voter, viewName, st
     device: () => voter.prepare().then(() => voter.device),
     partKey: audience ? null : partKeyOf(window, storage, viewName),
     now,
+    onNote: (direction) => sound.phoneSound.note(direction),
     log,
   });
 }
