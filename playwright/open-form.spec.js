@@ -119,7 +119,7 @@ test('a player claims a first-come choice and chooses; the console overrides it'
   expect((await post('choose', { part: 'cello', section: 'pitch', round })).status).toBe(409);
 });
 
-test('thumbs from several phones move the meter on a part’s page; the violin chooses the next section from its page, with its key', async ({
+test('thumbs from several phones move the meter and the overlay bands on a part’s page; the violin chooses the next section from its page, with its key', async ({
   browser,
 }) => {
   const keyOf = async (/** @type {string} */ part) =>
@@ -146,6 +146,9 @@ test('thumbs from several phones move the meter on a part’s page; the violin c
   await expect(violin.getByTestId('meter')).toBeVisible();
   await expect(violin.getByTestId('thumbs')).toBeHidden();
   await expect(violin.getByTestId('meter')).toHaveAttribute('data-value', '0');
+  // The intro's overlays: the violin's dynamics band rests at the middle of its range.
+  await expect(violin.getByTestId('overlay-dynamics')).toHaveAttribute('data-value', '0.5');
+  await expect(violin.getByTestId('overlay-timbre')).toHaveAttribute('data-value', '0.3');
 
   // Two thumbs up and one down: the room is +1/3, and the parts' meter moves towards it.
   await phones[0].click('#thumb-up');
@@ -154,6 +157,13 @@ test('thumbs from several phones move the meter on a part’s page; the violin c
   await expect
     .poll(async () => Number(await violin.getByTestId('meter').getAttribute('data-value')), { timeout: 10_000 })
     .toBeGreaterThan(0.2);
+  // The violin's dynamics band follows the meter (0..1 over -1..1); the cello has no such band.
+  await expect
+    .poll(async () => Number(await violin.getByTestId('overlay-dynamics').getAttribute('data-value')))
+    .toBeGreaterThan(0.6);
+  expect(await violin.getByTestId('overlay-dynamics').getAttribute('data-source')).toBe('meter');
+  await expect(cello.getByTestId('overlay-dynamics')).toHaveCount(0);
+  await expect(cello.getByTestId('overlay-timbre')).toHaveAttribute('data-value', '0.3');
   const value = Number(await cello.getByTestId('meter').getAttribute('data-value'));
   expect(value).toBeGreaterThan(0);
   expect(value).toBeLessThanOrEqual(0.34);
@@ -171,6 +181,11 @@ test('thumbs from several phones move the meter on a part’s page; the violin c
   await server.control('seek', { bar: 3 });
   await expect(violin.getByTestId('section-now')).toHaveText('Now: Pitch (violin leads)');
   await expect(violin.getByTestId('section-choice')).toBeVisible();
+  // Pitch's overlay: the violin's pitch band, from the meter between 0.2 and 0.8; the intro's are gone.
+  await expect(violin.getByTestId('overlay-pitch')).toBeVisible();
+  await expect(violin.getByTestId('overlay-dynamics')).toHaveCount(0);
+  expect(Number(await violin.getByTestId('overlay-pitch').getAttribute('data-value'))).toBeGreaterThan(0.5);
+  await expect(cello.getByTestId('part-overlays')).toBeHidden();
   await expect(cello.getByTestId('section-choice')).toBeHidden();
   await violin.getByTestId('choose-rhythm').click();
   for (const p of [violin, cello, phones[0]])

@@ -5,9 +5,11 @@
 // buttons that choose the next section when the offer says this part may choose, sent with the
 // part's key (the console's link `/view/<part>#key=<key>`, kept in localStorage for that part).
 // The phones also get note-up and note-down buttons while the section's `notes` switch is on (they
-// sound on the phone itself, through phone-sound.js, at most four a second), and their user number.
+// sound on the phone itself, through phone-sound.js, at most four a second), and their user number;
+// a part's page draws the section's overlays (bands the score or the meter values) over the part.
 
 import { sectionOf } from '../console/section-words.js';
+import { createPartOverlays } from '../notation/part-overlays.js';
 
 const KEY_PREFIX = 'scorecast-part-key:';
 const KEY_RE = /^[A-Za-z0-9_-]{22}$/;
@@ -91,6 +93,8 @@ export function createOpenFormPage(
   const choice = byId('section-choice');
   const options = byId('section-options');
   const choiceStatus = byId('section-choice-status');
+  // A part's page draws the section's overlays (not the audience's, nor the full score's).
+  const overlays = audience || view === 'score' ? null : createPartOverlays(byId('part-overlays'), view);
   const notes = byId('notes');
   const userNumber = byId('user-number');
   let lastThumb = Number.NEGATIVE_INFINITY;
@@ -199,6 +203,7 @@ export function createOpenFormPage(
         fill.dataset.sign = value >= 0 ? 'up' : 'down';
       }
       hide(thumbs, !(audience && shows?.thumbs === true));
+      overlays?.render(state);
       notesOn = audience && shows?.notes === true;
       hide(notes, !notesOn);
       if (audience && section) showUserNumber();

@@ -509,6 +509,9 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
       : (viewName === 'score' ? createScoreView : createPartView)(root, data, { loadPage });
     if (data.video) document.body.dataset.video = 'true';
     root.hidden = false;
+    // The part's overlays (open-form-page.js) are drawn over its notation.
+    const overlays = document.getElementById('part-overlays');
+    if (overlays && viewName !== 'score') root.prepend(overlays);
     document.body.dataset.notation = 'true';
     notation.setPages?.(connection.state?.pages?.[viewName]);
     drawCursor(positionAt(connection.state, serverNow()));
