@@ -236,3 +236,31 @@ test('the note buttons show on the phones in the section that has them, and a pr
   await expect(phone.getByTestId('section-now')).toHaveText('Now: Intro');
   await expect(phone.getByTestId('notes')).toBeHidden();
 });
+
+test('the console shows each part’s link and QR code; the violin’s link opens a page that chooses for the violin', async ({
+  browser,
+}) => {
+  const console_ = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await console_.goto(`${server.base}/conduct`);
+  await console_.fill('#token', TOKEN);
+  await console_.click('#sign-in button[type=submit]');
+  const violinLink = console_.getByTestId('part-link-violin');
+  await expect(violinLink).toBeVisible();
+  await expect(console_.getByTestId('part-link-cello')).toBeVisible();
+  // The QR code is drawn (an SVG from the server, no CDN) and the link is this server's address.
+  await expect
+    .poll(() => violinLink.locator('img').evaluate((img) => /** @type {HTMLImageElement} */ (img).naturalWidth))
+    .toBeGreaterThan(0);
+  const href = /** @type {string} */ (await violinLink.locator('a').getAttribute('href'));
+  expect(href).toMatch(new RegExp(`^${server.base}/view/violin#key=[A-Za-z0-9_-]{22}$`));
+  // Opened by loopback: the console says a tablet cannot follow it.
+  await expect(console_.getByTestId('part-links-loopback')).toBeVisible();
+
+  const tablet = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+  await tablet.goto(href);
+  await expect.poll(() => new URL(tablet.url()).hash).toBe('');
+  await server.control('seek', { bar: 3 });
+  await expect(tablet.getByTestId('section-now')).toHaveText('Now: Pitch (violin leads)');
+  await tablet.getByTestId('choose-end').click();
+  await expect(tablet.getByTestId('section-next')).toHaveText('Next: End, chosen by violin');
+});

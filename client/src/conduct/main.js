@@ -20,6 +20,7 @@ import { createMarksRow } from './marks-row.js';
 import { createLoopRow } from './loop-row.js';
 import { createRosterPanel } from './roster-panel.js';
 import { renderSections } from './sections-panel.js';
+import { partLinksPanel } from './part-links-panel.js';
 
 /** @type {import('../live/transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast console] ${message}`, detail ?? '');
@@ -183,6 +184,7 @@ function consoleFor(api) {
 
   // The performance, live, as every view gets it.
   const connection = new Connection({ baseUrl: location.origin, env: browserEnv(log), view: 'conduct' });
+  app.append(partLinksPanel(api, (f) => connection.on('state', f), log));
   const now = () => performance.now();
   const clock = createServerClock({
     now,
