@@ -14,7 +14,8 @@
 //       - { id: intro, name: Intro, bars: [1, 4], next: [pitch, rhythm], chooser: conductor }
 //       - { id: pitch, bars: [5, 12], next: [rhythm, end], chooser: { part: violin }, owner: violin }
 //       - { id: rhythm, beats: [48, 79], next: [pitch, end], chooser: first, default: end,
-//           audience: { thumbs: true, meter: true } }
+//           audience: { thumbs: true, meter: true },
+//           overlays: [{ band: dynamics, parts: [violin], source: meter }] }   # core/part-overlays.js
 //     audience: { vote: false }     # optional: every section's switches unless it says otherwise
 //
 // The audience page's switches (ZScore's publishAudienceViewState(notes, audio, thumbs, meter,
@@ -23,11 +24,12 @@
 
 import { errorValue } from './errors.js';
 import { isId, isObject } from './values.js';
+import { readOverlays } from './part-overlays.js';
 
 /** The `next` entry that ends the performance. */
 export const END = 'end';
 /** The keys a section may have: any other is a typo worth a problem. */
-const SECTION_KEYS = ['id', 'name', 'beats', 'bars', 'next', 'chooser', 'owner', 'default', 'audience'];
+const SECTION_KEYS = ['id', 'name', 'beats', 'bars', 'next', 'chooser', 'owner', 'default', 'audience', 'overlays'];
 /** The audience page's switches and what each is when neither the section nor the form sets it. */
 export const AUDIENCE_DEFAULTS = Object.freeze({ notes: false, audio: true, thumbs: false, meter: false, vote: true });
 /** At most this many sections: the state and the offer stay small. */
@@ -49,6 +51,7 @@ export const MAX_SECTIONS = 64;
  * @property {string} default   taken when nobody chose by its end: as written, else the first of
  *   `next`, else the section after it in the score (END after the last)
  * @property {AudienceSwitches} audience  what the audience page shows while it plays
+ * @property {import('./part-overlays.js').Overlay[]} overlays  bands over the parts while it plays
  */
 
 /**
@@ -188,6 +191,7 @@ function readSection(s, at, { totalBeats, parts, barBeats }, bad, shown) {
     owner,
     default: fallback ?? '',
     audience: readAudience(s.audience, shown, `${at}.audience`, bad),
+    overlays: readOverlays(s.overlays, `${at}.overlays`, parts, bad),
   };
 }
 
@@ -420,6 +424,7 @@ export function offer(form, state) {
     chooser: current.chooser.kind === 'part' ? `part:${current.chooser.part}` : current.chooser.kind,
     owner: current.owner,
     audience: { ...current.audience },
+    overlays: current.overlays.map((o) => ({ ...o })),
     claimedBy: state.claimedBy,
     chosen: state.chosen,
   };

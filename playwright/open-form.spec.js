@@ -119,7 +119,7 @@ test('a player claims a first-come choice and chooses; the console overrides it'
   expect((await post('choose', { part: 'cello', section: 'pitch', round })).status).toBe(409);
 });
 
-test('thumbs from several phones move the meter on a part’s page; the violin chooses the next section from its page, with its key', async ({
+test('thumbs from several phones move the meter and the overlay bands on a part’s page; the violin chooses the next section from its page, with its key', async ({
   browser,
 }) => {
   const keyOf = async (/** @type {string} */ part) =>
@@ -146,6 +146,9 @@ test('thumbs from several phones move the meter on a part’s page; the violin c
   await expect(violin.getByTestId('meter')).toBeVisible();
   await expect(violin.getByTestId('thumbs')).toBeHidden();
   await expect(violin.getByTestId('meter')).toHaveAttribute('data-value', '0');
+  // The intro's overlays: the violin's dynamics band rests at the middle of its range.
+  await expect(violin.getByTestId('overlay-dynamics')).toHaveAttribute('data-value', '0.5');
+  await expect(violin.getByTestId('overlay-timbre')).toHaveAttribute('data-value', '0.3');
 
   // Two thumbs up and one down: the room is +1/3, and the parts' meter moves towards it.
   await phones[0].click('#thumb-up');
@@ -154,6 +157,13 @@ test('thumbs from several phones move the meter on a part’s page; the violin c
   await expect
     .poll(async () => Number(await violin.getByTestId('meter').getAttribute('data-value')), { timeout: 10_000 })
     .toBeGreaterThan(0.2);
+  // The violin's dynamics band follows the meter (0..1 over -1..1); the cello has no such band.
+  await expect
+    .poll(async () => Number(await violin.getByTestId('overlay-dynamics').getAttribute('data-value')))
+    .toBeGreaterThan(0.6);
+  expect(await violin.getByTestId('overlay-dynamics').getAttribute('data-source')).toBe('meter');
+  await expect(cello.getByTestId('overlay-dynamics')).toHaveCount(0);
+  await expect(cello.getByTestId('overlay-timbre')).toHaveAttribute('data-value', '0.3');
   const value = Number(await cello.getByTestId('meter').getAttribute('data-value'));
   expect(value).toBeGreaterThan(0);
   expect(value).toBeLessThanOrEqual(0.34);
@@ -171,6 +181,11 @@ test('thumbs from several phones move the meter on a part’s page; the violin c
   await server.control('seek', { bar: 3 });
   await expect(violin.getByTestId('section-now')).toHaveText('Now: Pitch (violin leads)');
   await expect(violin.getByTestId('section-choice')).toBeVisible();
+  // Pitch's overlay: the violin's pitch band, from the meter between 0.2 and 0.8; the intro's are gone.
+  await expect(violin.getByTestId('overlay-pitch')).toBeVisible();
+  await expect(violin.getByTestId('overlay-dynamics')).toHaveCount(0);
+  expect(Number(await violin.getByTestId('overlay-pitch').getAttribute('data-value'))).toBeGreaterThan(0.5);
+  await expect(cello.getByTestId('part-overlays')).toBeHidden();
   await expect(cello.getByTestId('section-choice')).toBeHidden();
   await violin.getByTestId('choose-rhythm').click();
   for (const p of [violin, cello, phones[0]])
@@ -184,4 +199,68 @@ test('thumbs from several phones move the meter on a part’s page; the violin c
   await expect(phones[0].getByTestId('thumbs')).toBeHidden();
   await expect(phones[0].getByTestId('meter')).toBeVisible();
   await test.info().attach('open-form-meter-violin', { body: await violin.screenshot(), contentType: 'image/png' });
+});
+
+test('the note buttons show on the phones in the section that has them, and a press sounds a note on the phone', async ({
+  browser,
+}) => {
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await phone.goto(`${server.base}/`);
+  await phone.click('#join-button');
+  // The intro: thumbs, no notes; every phone sees its user number.
+  await expect(phone.getByTestId('section-now')).toHaveText('Now: Intro');
+  await expect(phone.getByTestId('notes')).toBeHidden();
+  await expect(phone.getByTestId('user-number')).toHaveText(/^You are no\. [1-9][0-9]{2}$/);
+  // Rhythm switches the notes on.
+  await server.control('seek', { bar: 7 });
+  await expect(phone.getByTestId('section-now')).toHaveText('Now: Rhythm');
+  await expect(phone.getByTestId('notes')).toBeVisible();
+  await expect.poll(() => phone.evaluate(() => /** @type {any} */ (window).scorecast.sound.state)).toBe('running');
+  await phone.getByTestId('note-up').click();
+  await phone.waitForTimeout(300);
+  await phone.getByTestId('note-up').click();
+  await phone.waitForTimeout(300);
+  await phone.getByTestId('note-down').click();
+  const notes = await phone.evaluate(() => /** @type {any} */ (window).scorecast.notes);
+  expect(notes.map((/** @type {any} */ n) => [n.direction, n.step, n.engine])).toEqual([
+    ['up', 1, 'synth'],
+    ['up', 2, 'synth'],
+    ['down', 1, 'synth'],
+  ]);
+  expect(notes[0].hz).toBeCloseTo(440 * 2 ** (1 / 12), 3);
+  // Scheduled on the running context, just ahead of its clock.
+  const now = await phone.evaluate(() => /** @type {any} */ (window).scorecast.notes.at(-1).at);
+  expect(now).toBeGreaterThan(0);
+  // Back to the intro: the buttons go.
+  await server.control('seek', { bar: 1 });
+  await expect(phone.getByTestId('section-now')).toHaveText('Now: Intro');
+  await expect(phone.getByTestId('notes')).toBeHidden();
+});
+
+test('the console shows each part’s link and QR code; the violin’s link opens a page that chooses for the violin', async ({
+  browser,
+}) => {
+  const console_ = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await console_.goto(`${server.base}/conduct`);
+  await console_.fill('#token', TOKEN);
+  await console_.click('#sign-in button[type=submit]');
+  const violinLink = console_.getByTestId('part-link-violin');
+  await expect(violinLink).toBeVisible();
+  await expect(console_.getByTestId('part-link-cello')).toBeVisible();
+  // The QR code is drawn (an SVG from the server, no CDN) and the link is this server's address.
+  await expect
+    .poll(() => violinLink.locator('img').evaluate((img) => /** @type {HTMLImageElement} */ (img).naturalWidth))
+    .toBeGreaterThan(0);
+  const href = /** @type {string} */ (await violinLink.locator('a').getAttribute('href'));
+  expect(href).toMatch(new RegExp(`^${server.base}/view/violin#key=[A-Za-z0-9_-]{22}$`));
+  // Opened by loopback: the console says a tablet cannot follow it.
+  await expect(console_.getByTestId('part-links-loopback')).toBeVisible();
+
+  const tablet = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+  await tablet.goto(href);
+  await expect.poll(() => new URL(tablet.url()).hash).toBe('');
+  await server.control('seek', { bar: 3 });
+  await expect(tablet.getByTestId('section-now')).toHaveText('Now: Pitch (violin leads)');
+  await tablet.getByTestId('choose-end').click();
+  await expect(tablet.getByTestId('section-next')).toHaveText('Next: End, chosen by violin');
 });

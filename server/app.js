@@ -5,7 +5,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Fastify, { LogController } from 'fastify';
-import { ERRORS, ScorecastError } from '../core/errors.js';
+import { ERRORS, ScorecastError, errorValue } from '../core/errors.js';
 import { createMemoryBus } from './live/bus.js';
 import { createConductor, systemClock } from './performance/conductor.js';
 import { createHub } from './live/hub.js';
@@ -83,6 +83,8 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  *   a report this node's own limits let through, for the active conductor's figures
  * @property {() => string | null} round  the vote round open as this node sees the performance
  *   (a window opened again is a new round)
+ * @property {(credential: string, value: string) => boolean} [thumb]  a thumb the thumb guard let
+ *   through, sent on to the active conductor (batched); false: this node conducts, count it here
  * @property {(local: import('./live/roster.js').Roster) => import('./cluster/cluster-roster.js').ClusterRoster} [roster]
  *   the roster across the cluster, around this node's own
  */
@@ -167,7 +169,7 @@ export async function buildApp({
     credentials,
     votesPerAddress: phonesPerAddress,
   });
-  const thumbs = cluster ? null : thumbGuard(conductor, credentials, phonesPerAddress, clock);
+  const thumbs = thumbGuard({ conductor, credentials, phonesPerAddress, clock, cluster, state: () => hub?.state });
   // Every device as it reports itself, for the console (server/live/roster.js); this node's own.
   const roster = createRoster({
     now: clock.wall,
@@ -433,14 +435,27 @@ function reportsTo({ roster, clientStats, cluster }) {
   };
 }
 
+/** A thumb a cluster's node sent on while its copy of the state shows no thumbs. */
+const THUMBS_OFF_HERE = Object.freeze(errorValue('SC_ERR_THUMBS_CLOSED', 'this section shows no thumbs'));
+
 /**
- * The guard of the audience meter's thumbs, for this process's conductor (a cluster takes no
- * thumbs yet: its nodes answer SC_ERR_THUMBS_CLOSED).
- * @param {import('./performance/conductor.js').Conductor} conductor
- * @param {import('./performance/device-credential.js').DeviceCredentials} credentials
- * @param {number} phonesPerAddress
- * @param {import('./performance/beat-grid.js').Clock} clock
+ * The guard of the audience meter's thumbs. On a cluster's node that does not conduct, a thumb it
+ * let through (credential, address budget) goes on to the active conductor in a batch
+ * (server/cluster/node.js), which checks the credential again and counts it (the device's budget,
+ * one voice per device across the nodes); this node answers from its own copy of the state
+ * whether the section takes thumbs.
+ * @param {{ conductor: import('./performance/conductor.js').Conductor,
+ *   credentials: import('./performance/device-credential.js').DeviceCredentials, phonesPerAddress: number,
+ *   clock: import('./performance/beat-grid.js').Clock, cluster?: ClusterHooks, state: () => unknown }} o
  */
-function thumbGuard(conductor, credentials, phonesPerAddress, clock) {
-  return createThumbGuard({ thumb: conductor.thumb, credentials, phonesPerAddress, now: clock.wall });
+function thumbGuard({ conductor, credentials, phonesPerAddress, clock, cluster, state }) {
+  const forward = cluster?.thumb;
+  /** @type {(device: string, value: unknown, credential: string) => import('../core/errors.js').ErrorValue | null} */
+  const thumb = forward
+    ? (device, value, credential) => {
+        if (/** @type {any} */ (state())?.section?.audience?.thumbs !== true) return THUMBS_OFF_HERE;
+        return forward(credential, String(value)) ? null : conductor.thumb(device, value);
+      }
+    : (device, value) => conductor.thumb(device, value);
+  return createThumbGuard({ thumb, credentials, phonesPerAddress, now: clock.wall });
 }

@@ -21,6 +21,13 @@ const INBOX_MAX_LEN = 100_000;
 /** Reports are sent in batches, one every this many ms per node. */
 const REPORT_BATCH_MS = 500;
 /**
+ * Thumbs too, more often: the meter is published at most every 250 ms, and a batch every 100 ms
+ * adds at most that to a thumb's way to it. A batch holds each device's latest thumb only.
+ */
+const THUMB_BATCH_MS = 100;
+/** Devices in one batch of thumbs, at most (1,500 phones at 2 a second are 300 a batch). */
+const MAX_THUMBS_BATCH = 20_000;
+/**
  * A request written longer ago than this (ms, by the sender's clock) is refused: far beyond a
  * failover's wait (5 s), and it bounds the sessions a conductor has to remember.
  */
@@ -30,7 +37,7 @@ export const FRESH_MS = 120_000;
  * @typedef {object} InboxRequest
  * @property {string} [id]     set when the sender waits for an answer
  * @property {string} from     the sending node
- * @property {string} kind     'tap' | 'http' | 'reports'
+ * @property {string} kind     'tap' | 'http' | 'reports' | 'thumbs'
  * @property {any} body
  * @property {string} s        the sender's session
  * @property {number} n        the request's number in its session (1, 2, ...)
@@ -86,6 +93,15 @@ export async function createInboxClient({ url, keys, node, redis, seal, timeoutM
     send({ from: node, kind: 'reports', body }).catch(() => {});
   }, REPORT_BATCH_MS);
   flush.unref();
+  /** credential -> its latest thumb in this batch: one device, one voice. @type {Map<string, string>} */
+  let thumbs = new Map();
+  const flushThumbs = setInterval(() => {
+    if (thumbs.size === 0) return;
+    const body = [...thumbs];
+    thumbs = new Map();
+    send({ from: node, kind: 'thumbs', body }).catch(() => {});
+  }, THUMB_BATCH_MS);
+  flushThumbs.unref();
 
   // Numbered as they are given to the one command connection, which keeps their order (also
   // across a reconnect): the stream holds a session's requests in increasing order.
@@ -134,12 +150,21 @@ export async function createInboxClient({ url, keys, node, redis, seal, timeoutM
     report(kind, report, from) {
       if (reports.length < 10_000) reports.push([kind, report, from]);
     },
+    /**
+     * A phone's thumb for the audience meter (batched: each device's latest in a batch), with its
+     * credential: the conductor checks it again.
+     * @param {string} credential @param {string} value  "up" or "down"
+     */
+    thumb(credential, value) {
+      if (thumbs.size < MAX_THUMBS_BATCH || thumbs.has(credential)) thumbs.set(credential, value);
+    },
     /** Answers refused since start (no valid MAC). */
     get rejected() {
       return rejected;
     },
     async close() {
       clearInterval(flush);
+      clearInterval(flushThumbs);
       for (const resolve of pending.values()) resolve({ timeout: true });
       pending.clear();
       sub.disconnect();

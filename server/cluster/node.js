@@ -134,6 +134,18 @@ export async function startClusterNode({
       if (!bus.active) inbox.report(kind, report, from);
     },
     /**
+     * A thumb the thumb guard let through on this node: sent on to the active conductor (batched),
+     * unless this node is it. One device, one voice across the nodes: the conductor's meter keys
+     * voices by the device the credential names, whichever node the thumbs came through.
+     * @param {string} credential @param {string} value
+     * @returns {boolean} whether it was sent on (false: this node conducts; count it here)
+     */
+    thumb(credential, value) {
+      if (bus.active) return false;
+      inbox.thumb(credential, value);
+      return true;
+    },
+    /**
      * The roster across the cluster, around this node's own (server/cluster/cluster-roster.js).
      * @param {import('../live/roster.js').Roster} local
      */
@@ -179,6 +191,16 @@ export async function startClusterNode({
         if (device === null) return { ok: false, error: errorValue('SC_ERR_BAD_DEVICE') };
         const r = conductor.vote({ tile, device, ...(window !== undefined ? { window } : {}) });
         return r.ok ? { ok: true, id: r.id, tile: r.tile } : r;
+      }
+      if (req.kind === 'thumbs') {
+        // Each checked again here, as votes are; refusals are dropped (the edge answered the phone).
+        if (!Array.isArray(req.body)) return null;
+        for (const entry of req.body.slice(0, 20_000)) {
+          if (!Array.isArray(entry)) continue;
+          const device = credentials.verify(entry[0]);
+          if (device !== null) conductor.thumb(device, entry[1]);
+        }
+        return null;
       }
       if (req.kind === 'reports') {
         for (const [kind, report, from] of req.body) {

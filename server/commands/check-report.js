@@ -44,8 +44,21 @@ export function clockTime(ms) {
  *   the video parts, as the browsers will be given them
  * @property {number} cues
  * @property {number} votes
+ * @property {{ id: string, first: number, last: number, next: string[], overlays: string[] }[]} [sections]
+ *   an open-form piece's sections (beats first..last), with their overlays in words
  * @property {string[]} warnings
  */
+
+/**
+ * An overlay in words: "dynamics over violin, from the meter (0.2..1)", "timbre over every part at 0.3".
+ * @param {import('../../core/part-overlays.js').Overlay} o
+ */
+export function overlayWords(o) {
+  const over = o.parts === null ? 'every part' : o.parts.join(', ');
+  return o.source === 'meter'
+    ? `${o.band} over ${over}, from the meter (${o.range[0]}..${o.range[1]})`
+    : `${o.band} over ${over} at ${o.value}`;
+}
 
 /**
  * @param {import('../package/load.js').ScorePackage} pkg
@@ -77,6 +90,17 @@ export function checkReport(pkg, dir) {
     })),
     cues: model.cues.length,
     votes: model.votes.length,
+    ...(model.openForm
+      ? {
+          sections: model.openForm.sections.map((x) => ({
+            id: x.id,
+            first: x.first,
+            last: x.end - 1,
+            next: x.next,
+            overlays: x.overlays.map(overlayWords),
+          })),
+        }
+      : {}),
     warnings: pkg.warnings,
   };
 }
@@ -109,6 +133,11 @@ export function formatCheckReport(r) {
     ...(r.videos ?? []).map(
       (v) =>
         `video ${v.view}: ${v.file} (${v.type}${v.width ? `, ${v.width}x${v.height}` : ''}${v.seconds !== null ? `, ${Math.round(v.seconds * 10) / 10} s` : ''}${v.start ? `, from ${v.start} s` : ''})`,
+    ),
+    ...(r.sections ?? []).map(
+      (x) =>
+        `section ${x.id}: beats ${x.first}-${x.last}${x.next.length > 0 ? `, then ${x.next.join(' or ')}` : ''}` +
+        (x.overlays.length > 0 ? `; overlays: ${x.overlays.join('; ')}` : ''),
     ),
     ...r.warnings.map((w) => `warning: ${w}`),
   ];

@@ -4,7 +4,9 @@
 //   POST /api/section/choose   {section, round, part?} the next section: the console's choice
 //                              (no part; it overrides), or a part's
 //   POST /api/section/claim    {part, round} a part claims a first-come choice
-//   GET  /api/part-key/:part   the part's key and the link for its tablet (the conductor's token)
+//   GET  /api/part-key/:part   the part's key and the link for its tablet (the conductor's token),
+//                              with the whole address (`link`) and its QR code (`qr`, an SVG
+//                              data: URL drawn here by qrcode: the console shows it, no CDN)
 //   POST /api/thumb            {value: "up" | "down", device} a phone's thumb for the audience
 //                              meter, from a page not on a WebSocket (thumb-guard.js; on a
 //                              WebSocket it is the `thumb` message): {type: "thumbed", value}
@@ -16,6 +18,7 @@
 // the wrong shape or types), SC_ERR_UNAUTHORIZED (401: no token, or a key that is not this part's).
 
 import fp from 'fastify-plugin';
+import QRCode from 'qrcode';
 import { ERRORS, ScorecastError, errorValue } from '../../core/errors.js';
 import { requireToken, tokenMatches } from '../http/auth.js';
 import { createPartKeys } from './part-keys.js';
@@ -79,7 +82,18 @@ async function routes(app, { conductor, token, auth, thumbs }) {
   app.get('/api/part-key/:part', { onRequest: requireToken(token, auth) }, async (req, reply) => {
     const p = part(/** @type {{ part: string }} */ (req.params).part);
     reply.header('cache-control', 'no-store');
-    return { part: p, key: keys.key(p), url: `/view/${encodeURIComponent(p)}#key=${keys.key(p)}` };
+    const url = `/view/${encodeURIComponent(p)}#key=${keys.key(p)}`;
+    // The address the console reached this server by (behind a trusted proxy, the one it was
+    // given): open the console by the venue's address and the tablets can follow the link.
+    const link = `${req.protocol}://${req.host}${url}`;
+    const svg = await QRCode.toString(link, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+    return {
+      part: p,
+      key: keys.key(p),
+      url,
+      link,
+      qr: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`,
+    };
   });
 
   app.post('/api/thumb', { bodyLimit: 1024 }, async (req, reply) => {

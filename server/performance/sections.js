@@ -40,6 +40,8 @@ export const ORDER_SHOWN = 32;
  * @property {string} [owner]
  * @property {import('../../core/open-form.js').AudienceSwitches} audience  what the audience page
  *   shows in this section (notes, audio, thumbs, meter, vote)
+ * @property {{ band: string, parts?: string[], source?: 'meter', range?: number[], value: number }[]} [overlays]
+ *   bands over the parts in this section (core/part-overlays.js)
  * @property {string} [claimedBy]
  * @property {{ section: string, by: string }} [chosen]
  * @property {{ section: string, by: string, name: string }[]} order  the sections taken, each with
@@ -201,6 +203,9 @@ function view(form, state) {
     chooser: o.chooser,
     ...(o.owner !== null ? { owner: o.owner } : {}),
     audience: o.audience,
+    // Bands over the parts (core/part-overlays.js): only when the section has some, so that a
+    // section's state is as before without them.
+    ...(o.overlays.length > 0 ? { overlays: o.overlays.map(overlayView) } : {}),
     ...(o.claimedBy !== null ? { claimedBy: o.claimedBy } : {}),
     ...(o.chosen !== null ? { chosen: { ...o.chosen } } : {}),
     // With each section's name, for a timeline of the order taken; the last ORDER_SHOWN only, so
@@ -208,6 +213,19 @@ function view(form, state) {
     order: state.order
       .slice(-ORDER_SHOWN)
       .map((x) => ({ ...x, name: x.section === END ? 'End' : sectionById(form, x.section).name })),
+  };
+}
+
+/**
+ * An overlay as pages see it: absent keys, not nulls.
+ * @param {import('../../core/part-overlays.js').Overlay} o
+ */
+function overlayView(o) {
+  return {
+    band: o.band,
+    ...(o.parts !== null ? { parts: [...o.parts] } : {}),
+    ...(o.source !== null ? { source: o.source, range: [...o.range] } : {}),
+    value: o.value,
   };
 }
 

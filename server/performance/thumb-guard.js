@@ -15,11 +15,12 @@ const MAX_VERIFIED = 20_000;
 
 /**
  * @param {{
- *   thumb: (device: string, value: unknown) => import('../../core/errors.js').ErrorValue | null,
+ *   thumb: (device: string, value: unknown, credential: string) => import('../../core/errors.js').ErrorValue | null,
  *   credentials: import('./device-credential.js').DeviceCredentials,
  *   phonesPerAddress: number,
  *   now: () => number,
- * }} options  thumb: the conductor's; phonesPerAddress: 0 for no limit per address
+ * }} options  thumb: the conductor's (or, on a cluster's node, the way to the active one: it
+ *   checks the credential again); phonesPerAddress: 0 for no limit per address
  */
 export function createThumbGuard({ thumb, credentials, phonesPerAddress, now }) {
   const { perSecond, burst } = METER_DEFAULTS.perDevice;
@@ -54,7 +55,7 @@ export function createThumbGuard({ thumb, credentials, phonesPerAddress, now }) 
       const device = deviceOf(msg.device);
       if (device === null) return BAD_DEVICE;
       if (limiter && !limiter.take(from.address)) return overAddress;
-      return thumb(device, msg.value);
+      return thumb(device, msg.value, /** @type {string} */ (msg.device));
     },
   };
 }

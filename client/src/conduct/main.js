@@ -21,6 +21,7 @@ import { createLoopRow } from './loop-row.js';
 import { createTimelinePanel } from './timeline-panel.js';
 import { createRosterPanel } from './roster-panel.js';
 import { renderSections } from './sections-panel.js';
+import { partLinksPanel } from './part-links-panel.js';
 
 /** @type {import('../live/transports/index.js').Log} */
 const log = (message, detail) => console.info(`[scorecast console] ${message}`, detail ?? '');
@@ -177,6 +178,7 @@ function consoleFor(api) {
 
   // The performance, live, as every view gets it.
   const connection = new Connection({ baseUrl: location.origin, env: browserEnv(log), view: 'conduct' });
+  app.append(partLinksPanel(api, (f) => connection.on('state', f), log));
   const now = () => performance.now();
   const clock = createServerClock({
     now,

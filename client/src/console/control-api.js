@@ -67,6 +67,11 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
      * @param {number} round    the round of the offer (the state's section.round)
      */
     chooseSection: (section, round) => call('POST', '/api/section/choose', { section, round }),
+    /**
+     * A part's key, the link that opens its view on a tablet with it, and the link's QR code.
+     * @param {string} part
+     */
+    partLink: (part) => call('GET', `/api/part-key/${encodeURIComponent(part)}`),
     /** @param {string[]} tiles force the next page choice to these tiles' pages ([]: back to the votes) */
     forceNext: (tiles) => control('next', { tiles }),
     clients: () => call('GET', '/api/clients'),

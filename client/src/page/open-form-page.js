@@ -4,13 +4,36 @@
 // a WebSocket, or POST /api/thumb, with the phone's device credential); and on a part's page, the
 // buttons that choose the next section when the offer says this part may choose, sent with the
 // part's key (the console's link `/view/<part>#key=<key>`, kept in localStorage for that part).
+// The phones also get note-up and note-down buttons while the section's `notes` switch is on (they
+// sound on the phone itself, through phone-sound.js, at most four a second), and their user number;
+// a part's page draws the section's overlays (bands the score or the meter values) over the part.
 
 import { sectionOf } from '../console/section-words.js';
+import { createPartOverlays } from '../notation/part-overlays.js';
 
 const KEY_PREFIX = 'scorecast-part-key:';
 const KEY_RE = /^[A-Za-z0-9_-]{22}$/;
 /** A phone's thumbs, at most this often (the server takes 2 a second from a device). */
 const THUMB_GAP_MS = 500;
+/** A phone's notes, at most this often: a note is sounded on the phone only, but a stuck or
+ * scripted button must not make a drone of it. */
+export const NOTE_GAP_MS = 250;
+
+/**
+ * The number a phone shows its holder (ZScore's user number): from the device credential's id,
+ * 100-999, the same on every reload of this browser. Not unique across a big room (it names a
+ * phone for a person, it is not an identity: the credential is).
+ * @param {string} credential
+ * @returns {number | null}
+ */
+export function userNumberOf(credential) {
+  const m = /^([A-Za-z0-9_-]{22})\./.exec(credential);
+  if (!m) return null;
+  const digits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  let n = 0;
+  for (const ch of m[1].slice(0, 5)) n = n * 64 + digits.indexOf(ch);
+  return 100 + (n % 900);
+}
 
 /**
  * @typedef {import('../audience/audience-view.js').StorageLike} StorageLike
@@ -53,12 +76,16 @@ export function partKeyOf(window, storage, part) {
  *   device: () => Promise<string | null>,
  *   partKey: string | null,
  *   now: () => number,
+ *   onNote?: (direction: 'up' | 'down') => unknown,
  *   log?: (msg: string, err?: unknown) => void,
  * }} o  audience: the audience page (thumbs), else a part's or the score's (the choice);
  *   send: a message on the live connection (false: not a WebSocket); device: the phone's
- *   credential
+ *   credential; onNote: a note button pressed (and let through)
  */
-export function createOpenFormPage(document, { view, audience, fetch, send, device, partKey, now, log = () => {} }) {
+export function createOpenFormPage(
+  document,
+  { view, audience, fetch, send, device, partKey, now, onNote = () => {}, log = () => {} },
+) {
   const byId = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
   const meter = byId('meter');
   const fill = byId('meter-fill');
@@ -66,7 +93,15 @@ export function createOpenFormPage(document, { view, audience, fetch, send, devi
   const choice = byId('section-choice');
   const options = byId('section-options');
   const choiceStatus = byId('section-choice-status');
+  // A part's page draws the section's overlays (not the audience's, nor the full score's).
+  const overlays = audience || view === 'score' ? null : createPartOverlays(byId('part-overlays'), view);
+  const notes = byId('notes');
+  const userNumber = byId('user-number');
   let lastThumb = Number.NEGATIVE_INFINITY;
+  let lastNote = Number.NEGATIVE_INFINITY;
+  let notesOn = false;
+  /** Whether the user number was asked for (once: the credential does not change). */
+  let numbered = false;
   /** The offer drawn last: its round and options, so that buttons are made once per offer. */
   let drawnOffer = '';
   /** @type {any} */
@@ -92,6 +127,30 @@ export function createOpenFormPage(document, { view, audience, fetch, send, devi
   }
   byId('thumb-up').addEventListener('click', () => thumb('up'));
   byId('thumb-down').addEventListener('click', () => thumb('down'));
+
+  /** @param {'up' | 'down'} direction */
+  function note(direction) {
+    const t = now();
+    if (!notesOn || t - lastNote < NOTE_GAP_MS) return;
+    lastNote = t;
+    onNote(direction);
+  }
+  byId('note-up').addEventListener('click', () => note('up'));
+  byId('note-down').addEventListener('click', () => note('down'));
+
+  function showUserNumber() {
+    if (numbered) return;
+    numbered = true;
+    device()
+      .then((credential) => {
+        const n = credential ? userNumberOf(credential) : null;
+        if (n === null) return;
+        userNumber.textContent = `You are no. ${n}`;
+        userNumber.dataset.number = String(n);
+        userNumber.hidden = false;
+      })
+      .catch((err) => log('no user number', err));
+  }
 
   /** @param {string} id */
   async function choose(id) {
@@ -144,6 +203,10 @@ export function createOpenFormPage(document, { view, audience, fetch, send, devi
         fill.dataset.sign = value >= 0 ? 'up' : 'down';
       }
       hide(thumbs, !(audience && shows?.thumbs === true));
+      overlays?.render(state);
+      notesOn = audience && shows?.notes === true;
+      hide(notes, !notesOn);
+      if (audience && section) showUserNumber();
       const mine =
         !audience &&
         partKey !== null &&

@@ -224,7 +224,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
   let audioUrls = [];
 
   const voter = createVoter({ fetch: (url, init) => fetch(url, init), storage, log });
-  const openForm = openFormPage({ window, document, fetch, connection, voter, viewName, storage, now, log });
+  const openForm = openFormPage({ window, document, fetch, connection, voter, viewName, storage, now, log, sound });
   const audience =
     viewName === DEFAULT_VIEW
       ? createAudienceView(document, {
@@ -352,8 +352,9 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
  * @param {import('../audience/audience-view.js').StorageLike | null} o.storage
  * @param {() => number} o.now
  * @param {import('../live/transports/index.js').Log} o.log
+ * @param {{ phoneSound: { note(direction: 'up' | 'down'): unknown } }} o.sound  a note button sounds there
  */
-function openFormPage({ window, document, fetch, connection, voter, viewName, storage, now, log }) {
+function openFormPage({ window, document, fetch, connection, voter, viewName, storage, now, log, sound }) {
   const audience = viewName === DEFAULT_VIEW;
   return createOpenFormPage(document, {
     view: viewName,
@@ -363,6 +364,7 @@ function openFormPage({ window, document, fetch, connection, voter, viewName, st
     device: () => voter.prepare().then(() => voter.device),
     partKey: audience ? null : partKeyOf(window, storage, viewName),
     now,
+    onNote: (direction) => sound.phoneSound.note(direction),
     log,
   });
 }
@@ -509,6 +511,9 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
       : (viewName === 'score' ? createScoreView : createPartView)(root, data, { loadPage });
     if (data.video) document.body.dataset.video = 'true';
     root.hidden = false;
+    // The part's overlays (open-form-page.js) are drawn over its notation.
+    const overlays = document.getElementById('part-overlays');
+    if (overlays && viewName !== 'score') root.prepend(overlays);
     document.body.dataset.notation = 'true';
     notation.setPages?.(connection.state?.pages?.[viewName]);
     drawCursor(positionAt(connection.state, serverNow()));

@@ -16,7 +16,7 @@ import { exposeForTests as exposeLive } from '../live/test-view.js';
  * @param {string} page.view
  * @param {() => number} page.now
  * @param {any} page.audio
- * @param {{ history: unknown, grains: unknown }} page.phoneSound
+ * @param {{ history: unknown, grains: unknown, notes: unknown }} page.phoneSound
  * @param {{ needed: boolean }} page.soundResume
  * @param {{ describe: (ctx: any, now: number) => unknown, setOffset: (ms: number) => void, offsetMs: number }} page.output
  * @param {unknown} page.tapAlong
@@ -68,6 +68,10 @@ export function exposeForTests(window, page) {
     // Granulator starts (beat, server time, context time) and grains started (phone-sound.js).
     get granulator() {
       return { starts: phoneSound.history, grains: phoneSound.grains };
+    },
+    // The note buttons' notes sounded (phone-sound.js): direction, step, engine, context time.
+    get notes() {
+      return phoneSound.notes;
     },
     // Sound: what this device assumes of its output's delay, its calibration offset (ms; sounds
     // start this much earlier still), and a tap-along that measures it (client/src/sound/tap-along.js).

@@ -263,6 +263,33 @@ export function createGranulator({ context, buffer, timers, random = Math.random
     },
     stop,
     /**
+     * A note of `seconds` at context time `when`: a burst of grains read at `rate` times the
+     * config's pitch rate (the audience's note buttons), from where the position oscillator is
+     * (or the file's start), under the same master gain. Bounded like a loop's tick.
+     * @param {number} when @param {number} rate @param {number} seconds
+     * @returns {number} grains started
+     */
+    note(when, rate, seconds) {
+      const t0 = start === null ? 0 : Math.max(0, when - start);
+      const step = Math.max(config.grain.timeOffsetStepMs / 1000, config.grain.sizeMs / 1000 / config.maxGrains);
+      let n = 0;
+      for (let dt = 0; dt < seconds && n < MAX_GRAINS_PER_TICK; dt += step, n++) {
+        const { position, size } = grainAt(config, t0 + dt, buffer.duration);
+        const r = Math.min(4, Math.max(0.25, config.grain.pitchRate * rate));
+        const source = context.createBufferSource();
+        source.buffer = buffer;
+        source.playbackRate.value = r;
+        const gain = context.createGain();
+        gain.gain.setValueAtTime(0, when + dt);
+        for (const [d, v] of envelopePoints(config.envelope, size)) gain.gain.linearRampToValueAtTime(v, when + dt + d);
+        source.connect(gain);
+        gain.connect(master);
+        source.start(when + dt, position, size * r);
+        grains++;
+      }
+      return n;
+    },
+    /**
      * The master gain, reached linearly over `seconds` (ZScore's setGranulatorVolume and
      * granulatorRampLinear('masterGainVal', ...)).
      * @param {number} value @param {number} seconds

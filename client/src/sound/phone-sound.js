@@ -51,6 +51,43 @@ export function granulatorStart(state, view, g) {
   return null;
 }
 
+/** The note buttons' first note (A4), their range either side (semitones) and a note's length (s). */
+export const NOTE_BASE_HZ = 440;
+export const NOTE_RANGE = 24;
+export const NOTE_S = 0.4;
+/** A note starts this far ahead of the context's time, so that its envelope starts at zero. */
+const NOTE_AHEAD_S = 0.01;
+
+/**
+ * @typedef {object} NoteSounded
+ * @property {'up' | 'down'} direction
+ * @property {number} step     semitones from the first note
+ * @property {'synth' | 'granulator'} engine
+ * @property {number} [hz]     the synth's pitch
+ * @property {number} [rate]   the granulator's reading rate
+ * @property {number} at       context time it starts at
+ */
+
+/**
+ * A short synth note (a triangle wave under a soft envelope) at `at` on the context.
+ * @param {any} c an AudioContext
+ * @param {number} at
+ * @param {number} hz
+ */
+function synthNote(c, at, hz) {
+  const tone = c.createOscillator();
+  tone.type = 'triangle';
+  tone.frequency.value = hz;
+  const env = c.createGain();
+  env.gain.setValueAtTime(0.0001, at);
+  env.gain.exponentialRampToValueAtTime(0.5, at + 0.02);
+  env.gain.exponentialRampToValueAtTime(0.0001, at + NOTE_S);
+  tone.connect(env);
+  env.connect(c.destination);
+  tone.start(at);
+  tone.stop(at + NOTE_S + 0.02);
+}
+
 /**
  * @param {object} o
  * @param {{ unlocked: boolean, context: any, decode(url: string): Promise<any> | undefined }} o.audio  audio.js
@@ -92,7 +129,42 @@ export function createPhoneSound({
     granulator = lib.createGranulator({ context: audio.context, buffer, timers });
   }
 
+  /** The audience's note buttons: the step from the first note (semitones), and what sounded. */
+  let step = 0;
+  /** @type {NoteSounded[]} */
+  const notes = [];
+
   return {
+    /** Notes sounded by the note buttons (tests, debugging), oldest first. */
+    get notes() {
+      return notes.slice();
+    },
+    /**
+     * A note-up or note-down button pressed: the next note a semitone higher or lower (within two
+     * octaves of the first), sounded at once. Through the granulator's sound, its file read at the
+     * note's rate, when the section's cue has one loaded; else a short synth tone.
+     * @param {'up' | 'down'} direction
+     * @returns {NoteSounded | null} what sounded, or null (no sound yet: the page has not joined)
+     */
+    note(direction) {
+      const c = audio.context;
+      if (!audio.unlocked || !c) return null;
+      step = Math.max(-NOTE_RANGE, Math.min(NOTE_RANGE, step + (direction === 'up' ? 1 : -1)));
+      const at = c.currentTime + NOTE_AHEAD_S;
+      const rate = 2 ** (step / 12);
+      /** @type {NoteSounded} */
+      let sounded;
+      if (granulator && lib && src) {
+        granulator.note(at, rate, NOTE_S);
+        sounded = { direction, step, engine: 'granulator', rate, at };
+      } else {
+        synthNote(c, at, NOTE_BASE_HZ * rate);
+        sounded = { direction, step, engine: 'synth', hz: NOTE_BASE_HZ * rate, at };
+      }
+      notes.push(sounded);
+      if (notes.length > 50) notes.shift();
+      return sounded;
+    },
     /** Starts made so far (tests, debugging): beat, server time, context time. */
     get history() {
       return history.slice();

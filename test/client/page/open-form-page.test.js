@@ -6,10 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { JSDOM } from 'jsdom';
-import { createOpenFormPage, partKeyOf } from '../../../client/src/page/open-form-page.js';
+import { createOpenFormPage, partKeyOf, userNumberOf, NOTE_GAP_MS } from '../../../client/src/page/open-form-page.js';
 
 const html = readFileSync(new URL('../../../client/index.html', import.meta.url), 'utf8');
 const KEY = 'abcdefghijklmnopqrstuv';
+const CREDENTIAL = 'AAAAAAAAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBB';
 const SWITCHES = { notes: false, audio: true, thumbs: true, meter: true, vote: true };
 
 /** @param {{ audience?: boolean, view?: string, partKey?: string | null, sends?: boolean }} [o] */
@@ -18,6 +19,8 @@ function page({ audience = true, view = 'audience', partKey = null, sends = true
   const document = window.document;
   /** @type {unknown[]} */
   const sent = [];
+  /** @type {string[]} */
+  const notes = [];
   /** @type {{ url: string, init: any }[]} */
   const posted = [];
   let t = 0;
@@ -32,14 +35,15 @@ function page({ audience = true, view = 'audience', partKey = null, sends = true
       if (sends) sent.push(m);
       return sends;
     },
-    device: async () => 'dev.cred',
+    device: async () => CREDENTIAL,
     partKey,
     now: () => t,
+    onNote: (d) => notes.push(d),
   });
   const advance = (/** @type {number} */ ms) => {
     t += ms;
   };
-  return { document, form, sent, posted, advance };
+  return { document, form, sent, posted, advance, notes };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
@@ -55,11 +59,11 @@ describe('the open form on a page', () => {
     /** @type {HTMLElement} */ (document.getElementById('thumb-up')).click();
     /** @type {HTMLElement} */ (document.getElementById('thumb-down')).click();
     await settle();
-    expect(sent).toEqual([{ type: 'thumb', value: 'up', device: 'dev.cred' }]);
+    expect(sent).toEqual([{ type: 'thumb', value: 'up', device: CREDENTIAL }]);
     advance(500);
     /** @type {HTMLElement} */ (document.getElementById('thumb-down')).click();
     await settle();
-    expect(sent.at(-1)).toEqual({ type: 'thumb', value: 'down', device: 'dev.cred' });
+    expect(sent.at(-1)).toEqual({ type: 'thumb', value: 'down', device: CREDENTIAL });
     form.render({ section: { id: 'b', options: [], audience: { ...SWITCHES, thumbs: false, meter: false } } });
     expect(meter.hidden).toBe(true);
     expect(/** @type {HTMLElement} */ (document.getElementById('thumbs')).hidden).toBe(true);
@@ -69,13 +73,55 @@ describe('the open form on a page', () => {
     expect(form.allows('vote', {})).toBe(true);
   });
 
+  it('shows the note buttons while the section says, and passes presses on at most four a second', async () => {
+    const { document, form, notes, advance } = page();
+    const shown = /** @type {HTMLElement} */ (document.getElementById('notes'));
+    const up = /** @type {HTMLElement} */ (document.getElementById('note-up'));
+    const down = /** @type {HTMLElement} */ (document.getElementById('note-down'));
+    form.render({ section: { id: 'a', options: [], audience: SWITCHES } });
+    expect(shown.hidden).toBe(true);
+    up.click();
+    expect(notes).toEqual([]);
+    form.render({ section: { id: 'a', options: [], audience: { ...SWITCHES, notes: true } } });
+    expect(shown.hidden).toBe(false);
+    up.click();
+    down.click();
+    advance(NOTE_GAP_MS);
+    down.click();
+    expect(notes).toEqual(['up', 'down']);
+    form.render({ section: { id: 'b', options: [], audience: SWITCHES } });
+    advance(NOTE_GAP_MS);
+    up.click();
+    expect(shown.hidden).toBe(true);
+    expect(notes).toEqual(['up', 'down']);
+  });
+
+  it('shows a phone its user number on an open-form piece, the same for the same credential', async () => {
+    const { document, form } = page();
+    const n = /** @type {HTMLElement} */ (document.getElementById('user-number'));
+    form.render({});
+    await settle();
+    expect(n.hidden).toBe(true);
+    form.render({ section: { id: 'a', options: [], audience: SWITCHES } });
+    await settle();
+    expect(n.hidden).toBe(false);
+    expect(n.textContent).toBe(`You are no. ${userNumberOf(CREDENTIAL)}`);
+    expect(userNumberOf(CREDENTIAL)).toBe(100);
+    expect(userNumberOf(`AAAAB${'A'.repeat(17)}.x`)).toBe(101);
+    expect(userNumberOf('nope')).toBeNull();
+    const part = page({ audience: false, view: 'violin' });
+    part.form.render({ section: { id: 'a', options: [], audience: SWITCHES } });
+    await settle();
+    expect(/** @type {HTMLElement} */ (part.document.getElementById('user-number')).hidden).toBe(true);
+  });
+
   it('without a WebSocket, a thumb goes over HTTP', async () => {
     const { document, form, posted } = page({ sends: false });
     form.render({ section: { id: 'a', options: [], audience: SWITCHES }, meter: 0 });
     /** @type {HTMLElement} */ (document.getElementById('thumb-up')).click();
     await settle();
     expect(posted.map((p) => [p.url, JSON.parse(p.init.body)])).toEqual([
-      ['/api/thumb', { value: 'up', device: 'dev.cred' }],
+      ['/api/thumb', { value: 'up', device: CREDENTIAL }],
     ]);
   });
 

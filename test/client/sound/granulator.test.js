@@ -140,3 +140,25 @@ describe('granulator', () => {
     expect(master.at(-1)?.[1]).toBe(1);
   });
 });
+
+describe('the granulator: a note', () => {
+  it('is a burst of grains at the note rate times the pitch rate, from its start time on, bounded', () => {
+    const { ctx, grains } = fakeContext();
+    const g = createGranulator({
+      context: /** @type {any} */ (ctx),
+      buffer: { duration: 5 },
+      timers: /** @type {any} */ ({}),
+      random: () => 0.5,
+    });
+    g.configure(granulatorConfig({ grain: { pitchRate: 1 } }));
+    const n = g.note(10.5, 2, 0.4);
+    expect(n).toBe(grains.length);
+    expect(n).toBeGreaterThan(10);
+    expect(grains[0]).toMatchObject({ when: 10.5, rate: 2 });
+    expect(grains.every((x) => x.when >= 10.5 && x.when < 10.9 && x.rate === 2)).toBe(true);
+    expect(g.grains).toBe(n);
+    grains.length = 0;
+    g.note(11, 100, 0.1);
+    expect(grains.every((x) => x.rate === 4)).toBe(true);
+  });
+});

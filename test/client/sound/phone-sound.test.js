@@ -21,12 +21,36 @@ function setup() {
     gain(/** @type {number} */ v, /** @type {number} */ s) {
       calls.push(`gain ${v} ${s}`);
     },
+    note(/** @type {number} */ at, /** @type {number} */ rate, /** @type {number} */ s) {
+      calls.push(`note ${at} ${rate.toFixed(4)} ${s}`);
+      return 1;
+    },
   };
   const lib = /** @type {any} */ ({
     createGranulator: () => fakeGranulator,
     granulatorConfig: (/** @type {unknown} */ c) => c,
   });
-  const audio = { unlocked: true, context: {}, decode: async () => ({ duration: 5 }) };
+  /** @type {string[]} */
+  const tones = [];
+  const param = () => ({ value: 0, setValueAtTime() {}, exponentialRampToValueAtTime() {} });
+  const context = {
+    currentTime: 7,
+    destination: {},
+    createOscillator() {
+      const o = {
+        type: '',
+        frequency: { value: 0 },
+        connect() {},
+        start(/** @type {number} */ at) {
+          tones.push(`${o.type} ${o.frequency.value.toFixed(2)} @${at}`);
+        },
+        stop() {},
+      };
+      return o;
+    },
+    createGain: () => ({ gain: param(), connect() {} }),
+  };
+  const audio = { unlocked: true, context, decode: async () => ({ duration: 5 }) };
   const sound = createPhoneSound({
     audio,
     clock: { toLocal: (t) => t - T },
@@ -34,7 +58,7 @@ function setup() {
     timers: /** @type {any} */ ({}),
     load: async () => lib,
   });
-  return { sound, calls };
+  return { sound, calls, tones, audio };
 }
 
 /** @param {number} beat @param {object} granulator @param {object} [extra] */
@@ -95,5 +119,30 @@ describe('phone sound: the granulator cue', () => {
     expect(calls.at(-1)).toBe('stop');
     sound.update(state(7, { ...g, play: 7, gain: 0.5 }));
     expect(calls.at(-1)).toBe('play 3.5');
+  });
+});
+
+describe('phone sound: the note buttons', () => {
+  it('sounds a synth note a semitone up or down from A4, within two octaves', () => {
+    const { sound, tones } = setup();
+    expect(sound.note('up')).toMatchObject({ direction: 'up', step: 1, engine: 'synth', at: 7.01 });
+    sound.note('down');
+    sound.note('down');
+    expect(tones).toEqual(['triangle 466.16 @7.01', 'triangle 440.00 @7.01', 'triangle 415.30 @7.01']);
+    for (let i = 0; i < 40; i++) sound.note('down');
+    expect(sound.notes.at(-1)).toMatchObject({ step: -24, hz: 110 });
+  });
+
+  it('is silent before the page has sound, and goes through the granulator when its cue has one', async () => {
+    const { sound, calls, audio, tones } = setup();
+    audio.unlocked = false;
+    expect(sound.note('up')).toBeNull();
+    audio.unlocked = true;
+    sound.update(state(3, { src: '/a.mp3', play: null }));
+    await settle();
+    await settle();
+    expect(sound.note('down')).toMatchObject({ engine: 'granulator', step: -1 });
+    expect(calls.at(-1)).toBe(`note 7.01 ${(2 ** (-1 / 12)).toFixed(4)} 0.4`);
+    expect(tones).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
 // parts' choices and claims with the conductor's token, and every kind of bad input refused with
 // the catalogue's code, changing nothing.
 
+import QRCode from 'qrcode';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../../server/app.js';
 import { openFormModel, packageOf, smallModel } from '../../helpers/fixtures.js';
@@ -201,6 +202,20 @@ describe('part keys: a tablet chooses for its own part', () => {
     expect(part).toBe('violin');
     expect(key).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(url).toBe(`/view/violin#key=${key}`);
+    // The whole address, by the host the console reached, and its QR code drawn here.
+    const { link, qr } = res.json();
+    expect(link).toBe(`http://localhost:80/view/violin#key=${key}`);
+    expect(qr.startsWith('data:image/svg+xml;base64,')).toBe(true);
+    const svg = Buffer.from(qr.slice(qr.indexOf(',') + 1), 'base64').toString();
+    expect(svg).toBe(await QRCode.toString(link, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }));
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    const other = await app.inject({
+      method: 'GET',
+      url: '/api/part-key/violin',
+      headers: { authorization: `Bearer ${TOKEN}`, host: 'score.venue.test:8080' },
+    });
+    expect(other.json().link).toBe(`http://score.venue.test:8080/view/violin#key=${key}`);
+    expect(other.json().qr).not.toBe(qr);
     expect((await app.inject({ method: 'GET', url: '/api/part-key/violin' })).statusCode).toBe(401);
     const bad = await app.inject({
       method: 'GET',

@@ -1,0 +1,89 @@
+// Thumbs on a cluster: phones thumb through any node, the active conductor's meter counts them
+// (one device, one voice across the edges: a phone changing its mind through another edge replaces
+// its voice), every node's pages see the meter, and a node answers a thumb the section does not take.
+
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { HAVE_REDIS, startRedis } from '../../helpers/redis-server.js';
+import { call, startNode, until, requestFrom } from '../../helpers/cluster-nodes.js';
+import { openWs } from '../../helpers/live-clients.js';
+
+const OPEN_FORM = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../scores/open-form');
+
+/** @type {Awaited<ReturnType<typeof startRedis>>} */
+let redis;
+/** @type {import('../../helpers/cluster-nodes.js').TestNode[]} */
+const nodes = [];
+beforeAll(async () => {
+  if (HAVE_REDIS) redis = await startRedis();
+});
+afterAll(async () => {
+  for (const n of nodes) await n.stop('SIGKILL');
+  await redis?.stop();
+});
+
+/**
+ * The meter as a page on this connection has it now (the latest snapshot or patch that sets it).
+ * @param {any[]} messages
+ */
+function meterOf(messages) {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    const v = m.type === 'snapshot' ? m.state?.meter : m.type === 'delta' ? m.patch?.meter : undefined;
+    if (typeof v === 'number') return v;
+  }
+  return null;
+}
+
+describe.skipIf(!HAVE_REDIS)('cluster: thumbs', () => {
+  it('counts thumbs through every node on the active conductor, one voice per device across the edges', async () => {
+    const c1 = await startNode({ redis: redis.urls, role: 'conductor', id: 'c1', score: OPEN_FORM });
+    nodes.push(c1);
+    await until(async () =>
+      (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 'c1' && n.active),
+    );
+    const e1 = await startNode({ redis: redis.urls, role: 'edge', id: 'e1', score: OPEN_FORM });
+    const e2 = await startNode({ redis: redis.urls, role: 'edge', id: 'e2', score: OPEN_FORM });
+    nodes.push(e1, e2);
+    await until(async () => (await call(e1.base, '/api/cluster')).body.nodes?.length === 3);
+    const page = await openWs(e2.wsBase);
+    await until(() => meterOf(page.messages) === 0);
+
+    /** @param {string} at @param {string} device @param {string} value */
+    const thumb = (at, device, value) => requestFrom(`${at}/api/thumb`, { method: 'POST', body: { value, device } });
+    /** @type {string[]} */
+    const devices = [];
+    for (const at of [e1.base, e2.base, c1.base])
+      devices.push((await call(at, '/api/device', { method: 'POST', token: null })).body.device);
+
+    // Two up and one down, through both edges and the conductor: the room is +1/3.
+    expect((await thumb(e1.base, devices[0], 'up')).status).toBe(200);
+    expect((await thumb(e2.base, devices[1], 'up')).status).toBe(200);
+    const down = await thumb(e1.base, devices[2], 'down');
+    expect(down).toMatchObject({ status: 200, body: { type: 'thumbed', value: 'down' } });
+    await until(() => (meterOf(page.messages) ?? 0) > 0.2);
+    const report = await call(c1.base, '/api/section');
+    expect(report.status).toBe(200);
+    // Settled at a third: three voices, not more.
+    await new Promise((r) => setTimeout(r, 4000));
+    const third = /** @type {number} */ (meterOf(page.messages));
+    expect(third).toBeGreaterThan(0.2);
+    expect(third).toBeLessThanOrEqual(0.34);
+
+    // The third phone changes its mind through the other edge: its voice is replaced, the room is +1.
+    expect((await thumb(e2.base, devices[2], 'up')).status).toBe(200);
+    await until(() => (meterOf(page.messages) ?? 0) > 0.6, 10_000);
+
+    // A credential no node issued is refused where it arrives.
+    const forged = await thumb(e1.base, `${'A'.repeat(22)}.${'B'.repeat(22)}`, 'up');
+    expect(forged).toMatchObject({ status: 403, body: { code: 'SC_ERR_BAD_DEVICE' } });
+
+    // Rhythm shows no thumbs: an edge answers so from its copy of the state.
+    expect((await call(e1.base, '/api/control/seek', { method: 'POST', body: { bar: 7 } })).status).toBe(200);
+    await until(async () => (await thumb(e1.base, devices[0], 'down')).status === 409);
+    const closed = await thumb(e2.base, devices[0], 'down');
+    expect(closed).toMatchObject({ status: 409, body: { code: 'SC_ERR_THUMBS_CLOSED' } });
+    page.close();
+  }, 60_000);
+});
