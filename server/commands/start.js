@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 // Reads the configuration, builds the app, listens, and prints where the audience goes.
 
 import os from 'node:os';
