@@ -1,6 +1,8 @@
 // A token bucket: at most `perSecond` on average, `burst` at once. Time is passed in (core has
 // no clock), so the hub and the HTTP tap route share one rule and tests drive it by hand.
 
+import { WRAP_MS, wrapMs } from './wrapped-ms.js';
+
 /**
  * The bucket keeps one number: the time at which it will be full again (a token comes back every
  * 1000 / perSecond ms; it holds `burst - (full - now) / interval` tokens), and a reference to its
@@ -12,17 +14,9 @@
  * multiple of 2^30 ms (12.4 days) within `burst` tokens' time may look up to that much less full
  * than it is; every other reading is exact.
  */
-const WRAP = 2 ** 30;
-const HALF = 2 ** 29;
-
-/**
- * Whole ms modulo 2^30.
- * @param {number} t ms
- */
-function clock(t) {
-  const m = Math.floor(t) % WRAP;
-  return m < 0 ? m + WRAP : m;
-}
+const WRAP = WRAP_MS;
+const HALF = WRAP_MS / 2;
+const clock = wrapMs;
 
 /**
  * How far `full` is ahead of `now` (ms), both read modulo 2^30.
