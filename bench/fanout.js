@@ -42,7 +42,7 @@ import { wholeLoopsWindow } from './score-schedule.js';
 import { cpuMs, cpuSplitMs, machineMs, rssBytes } from './proc-stats.js';
 import { completion, parseDuration, summarize } from './latency-stats.js';
 import { formatReport } from './fanout-report.js';
-import { LIFTED_CAPS, children, probeSchedule, startServer, stopChild, waitFor } from './servers.js';
+import { LIFTED_CAPS, children, probeSchedule, shippedFlags, startServer, stopChild, waitFor } from './servers.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
@@ -522,11 +522,16 @@ async function main() {
     node: process.version,
     kernel: os.release(),
   };
+  // The flags each checkout ships with (bench/servers.js starts it with them), then the extra ones.
+  /** @param {string} root @param {string[]} extra */
+  const started = (root, extra) => {
+    const all = [...shippedFlags(root), ...extra];
+    return ` started with ${all.length ? all.join(' ') : 'no Node flags'}`;
+  };
   const serverCommit =
     gitCommit(serverRoot) +
-    (nodeFlags.ours.length ? ` with ${nodeFlags.ours.join(' ')}` : '') +
-    (baseRoot ? `; base: ${baseRoot} (${gitCommit(baseRoot)})` : '') +
-    (nodeFlags.base.length ? ` with ${nodeFlags.base.join(' ')}` : '');
+    started(serverRoot, nodeFlags.ours) +
+    (baseRoot ? `; base: ${baseRoot} (${gitCommit(baseRoot)})${started(baseRoot, nodeFlags.base)}` : '');
   const outFile = values.out ?? path.join(outDir, `fanout-${profileName}-${stamp}.json`);
   writeFileSync(
     outFile,

@@ -9,7 +9,7 @@
 // --talk-every: each client sends a clock-sync ping this often (as bench/fanout.js --talk-every).
 // --trace: after the window, every write, read and wait of the server's threads over that time,
 // written whole to DIR/strace-TARGET.txt and summarized (calls and bytes per kind, per broadcast).
-// Prints RSS (by kind of mapping), user and system CPU over the window, and with --strace the
+// Prints RSS (by kind of mapping; the anonymous mappings that hold the most, as `RSS of size`), user and system CPU over the window, and with --strace the
 // server's system calls counted over that time (strace -c, after the window: it slows the server).
 
 import { fork, spawnSync } from 'node:child_process';
@@ -43,6 +43,32 @@ function smapsRss(pid) {
   }
   for (const k of Object.keys(by)) by[k] = Math.round(by[k] * 10) / 10;
   return by;
+}
+/**
+ * The anonymous mappings holding the most RSS (MB), with their size: V8's heap is one large
+ * reservation (the pointer-compression cage), each thread's malloc arena a 64 MB one, stacks 8 MB.
+ * @param {number} pid
+ * @param {number} [top]
+ */
+function anonMappings(pid, top = 8) {
+  /** @type {{ sizeMB: number, rssMB: number }[]} */
+  const maps = [];
+  let anon = false;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      anon = head[3] === '';
+      if (anon)
+        maps.push({ sizeMB: (Number.parseInt(head[2], 16) - Number.parseInt(head[1], 16)) / 2 ** 20, rssMB: 0 });
+    } else if (anon && line.startsWith('Rss:')) maps[maps.length - 1].rssMB = Number(line.split(/\s+/)[1]) / 1024;
+  }
+  return maps
+    .sort((a, b) => b.rssMB - a.rssMB)
+    .slice(0, top)
+    .map(
+      (m) =>
+        `${m.rssMB.toFixed(1)} of ${m.sizeMB >= 1024 ? `${(m.sizeMB / 1024).toFixed(0)} GB` : `${m.sizeMB.toFixed(1)} MB`}`,
+    );
 }
 /**
  * User and system CPU time of a process so far (proc(5) fields 14, 15), ms.
@@ -222,6 +248,7 @@ async function main() {
     const before = new Set(readdirSync(out));
     const rss = rssBytes(/** @type {number} */ (server.pid));
     const maps = smapsRss(/** @type {number} */ (server.pid));
+    const anonTop = anonMappings(/** @type {number} */ (server.pid));
     // Ours exports V8's heap spaces (prom-client's default metrics): what of the RSS is V8's.
     /** @type {Record<string, number>} */
     const v8MB = {};
@@ -246,7 +273,7 @@ async function main() {
       size = s;
     }
     process.stdout.write(
-      `${JSON.stringify({ target, clients, ready, rssMB: rss / 2 ** 20, smapsMB: maps, v8MB, cpu, gc, file })}\n${syscalls}`,
+      `${JSON.stringify({ target, clients, ready, rssMB: rss / 2 ** 20, smapsMB: maps, anonTop, v8MB, cpu, gc, file })}\n${syscalls}`,
     );
     await Promise.all(loads.map(stopChild));
   } finally {

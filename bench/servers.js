@@ -3,7 +3,9 @@
 // Waits for their IPC messages, stops them with SIGTERM then SIGKILL, and never leaves one behind
 // when a benchmark exits early.
 
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { HEARTBEAT_MS } from '../core/constants.js';
 import { measureSchedule } from './score-schedule.js';
@@ -98,6 +100,17 @@ export async function stopChild(child) {
  */
 
 /**
+ * The Node flags a checkout's server ships with (its server/commands/node-flags.js; none before
+ * that file existed): ours and base run as they would be started, then with `execArgv`.
+ * @param {string} root
+ * @returns {readonly string[]}
+ */
+export function shippedFlags(root) {
+  const file = path.join(root, 'server', 'commands', 'node-flags.js');
+  return existsSync(file) ? createRequire(import.meta.url)(file).SERVER_NODE_FLAGS : [];
+}
+
+/**
  * Start a server; it sends `{type: 'listening', port}` over IPC once it listens.
  * @param {ServerSpec} o
  */
@@ -131,7 +144,7 @@ export function startServer(o) {
             SCORECAST_TOKEN: TOKEN,
             ...o.env,
           },
-          execArgv,
+          execArgv: [...shippedFlags(o.root), ...execArgv],
           echoErrors: true,
         });
   children.add(child);

@@ -13,7 +13,7 @@
 // thumbs decays to neutral within about 15 s of the last thumb.
 
 import { errorValue } from './errors.js';
-import { TokenBucket } from './token-bucket.js';
+import { createTokenBucket } from './token-bucket.js';
 
 /**
  * @typedef {object} MeterOptions
@@ -46,7 +46,7 @@ export class AudienceMeter {
     /** @type {MeterOptions} */
     this.options = { ...METER_DEFAULTS, ...options };
     /** device -> its voice: +1 or -1, since when */
-    /** @type {Map<string, { v: 1 | -1, t: number, bucket: TokenBucket }>} */
+    /** @type {Map<string, { v: 1 | -1, t: number, bucket: import('./token-bucket.js').TokenBucket }>} */
     this.voices = new Map();
     /** thumbs in arrival order, to expire them in O(1) each */
     /** @type {{ device: string, t: number }[]} */
@@ -97,7 +97,7 @@ export class AudienceMeter {
     const had = this.voices.get(device);
     if (!had && this.voices.size >= this.options.maxDevices)
       return { ok: false, error: errorValue('SC_ERR_RATE_LIMITED', 'the meter holds as many voices as it may') };
-    const bucket = had?.bucket ?? new TokenBucket(this.options.perDevice, now);
+    const bucket = had?.bucket ?? createTokenBucket(this.options.perDevice, now);
     if (!bucket.take(now)) return { ok: false, error: errorValue('SC_ERR_RATE_LIMITED', 'thumbs from this device') };
     this.smooth(now);
     if (had) {

@@ -4,6 +4,8 @@
 
 import { Redis } from 'ioredis';
 
+export { redactUrl } from './redact-url.js';
+
 /**
  * The keys of one cluster, all under one prefix (several clusters can share a Redis).
  * @param {string} prefix
@@ -43,20 +45,6 @@ export function clusterKeys(prefix) {
  * @property {string} [password]  wins over one in the URL
  * @property {string | Buffer} [ca]  PEM; with rediss://
  */
-
-/**
- * The URL with its password replaced by `***`: what logs, banners and errors may show.
- * @param {string} url
- */
-export function redactUrl(url) {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, '//***@');
-  }
-}
 
 /**
  * A connection that rides out a Redis restart: it reconnects every 100 ms to 1 s and keeps the

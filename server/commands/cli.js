@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 // `scorecast` command: start (default), preview <dir>, check <dir>, import-zscore <dir> <out>.
 
 import { readFileSync } from 'node:fs';

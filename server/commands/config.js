@@ -6,8 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PHONES_PER_ADDRESS } from '../http/address-limit.js';
 import { CONNECTIONS_PER_ADDRESS } from '../http/connection-limit.js';
-import { parseOscTarget } from '../performance/osc-out.js';
-import { redactUrl } from '../cluster/redis.js';
+import { parseOscTarget } from '../performance/osc-target.js';
+import { redactUrl } from '../cluster/redact-url.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 

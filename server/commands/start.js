@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 // Reads the configuration, builds the app, listens, and prints where the audience goes.
 
 import os from 'node:os';
@@ -6,16 +6,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readSave, switchedScore } from '../performance/save/persist.js';
 import { lockStateFile } from '../performance/save/state-lock.js';
-import QRCode from 'qrcode';
 import { readConfig, START_USAGE } from './config.js';
 import { nodeVersionProblem } from './node-version.js';
 import { pathToFileURL } from 'node:url';
 import { loadPackage } from '../package/load.js';
 import { buildApp, CACHE_DIR } from '../app.js';
-import { createOscOut } from '../performance/osc-out.js';
 import { openFilesLimit, openFilesWarning } from './open-files.js';
-import { startClusterNode } from '../cluster/node.js';
-import { redactUrl } from '../cluster/redis.js';
+import { redactUrl } from '../cluster/redact-url.js';
 import { readTls, watchTls } from '../http/tls.js';
 import { audienceLines, qrType } from './banner.js';
 
@@ -216,13 +213,18 @@ export async function main(argv) {
   let cluster = null;
   try {
     // A cluster node plays only once it holds the conductor lease (then autoplay applies).
-    if (config.cluster)
+    // Ioredis, node-osc and the QR code's encoder load only when used: a server that is not a
+    // cluster node, sends no OSC and prints no QR code never holds them (about 4 MB of heap).
+    if (config.cluster) {
+      const { startClusterNode } = await import('../cluster/node.js');
       cluster = await startClusterNode({
         url: redisTarget(config.cluster),
         token: config.token,
         role: config.cluster.role,
         ...(config.cluster.nodeId ? { node: config.cluster.nodeId } : {}),
       });
+    }
+    const createOscOut = config.osc ? (await import('../performance/osc-out.js')).createOscOut : null;
     const built = await buildApp({
       score,
       token: config.token,
@@ -238,15 +240,16 @@ export async function main(argv) {
       ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
       phonesPerAddress: config.phonesPerAddress,
       connectionsPerAddress: config.connectionsPerAddress,
-      osc: config.osc
-        ? createOscOut({
-            ...config.osc,
-            log: {
-              warn: (obj, msg) =>
-                process.stderr.write(`scorecast: ${msg} (${String(/** @type {any} */ (obj).err?.message ?? '')})\n`),
-            },
-          })
-        : null,
+      osc:
+        config.osc && createOscOut
+          ? createOscOut({
+              ...config.osc,
+              log: {
+                warn: (obj, msg) =>
+                  process.stderr.write(`scorecast: ${msg} (${String(/** @type {any} */ (obj).err?.message ?? '')})\n`),
+              },
+            })
+          : null,
       persist:
         config.stateFile && lock
           ? { file: config.stateFile, resume: config.resume, start: config.scoreDir, switchProblem, lock }
@@ -336,10 +339,12 @@ export async function main(argv) {
   const fdWarning = openFilesWarning(openFilesLimit());
   if (fdWarning) process.stderr.write(`scorecast: ${fdWarning}\n`);
   const qr = qrType({ isTTY: process.stderr.isTTY === true, env: process.env });
-  if (qr)
+  if (qr) {
+    const { default: QRCode } = await import('qrcode');
     process.stderr.write(
       `${await QRCode.toString(audienceUrl, qr === 'terminal' ? { type: 'terminal', small: true } : { type: 'utf8' })}\n`,
     );
+  }
 
   onHangup = () => {
     if (closing) return;

@@ -3,6 +3,7 @@
 // does not (doc/protocol.md, "Backpressure"). And the heartbeat, sent only when nothing else was.
 
 import { HEARTBEAT_MS } from '../../core/constants.js';
+import { msSince, wrapMs } from '../../core/wrapped-ms.js';
 
 /** @typedef {import('./message.js').Message} Message */
 
@@ -33,7 +34,7 @@ export function createFanOut({ hub, dropBytes, behindMs }) {
       const queued = link.buffered();
       let out = msg;
       if (session.behind) {
-        if (queued > dropBytes || t - session.behindSince > behindMs) {
+        if (queued > dropBytes || msSince(t, session.behindSince) > behindMs) {
           session.drop();
           continue;
         }
@@ -43,7 +44,7 @@ export function createFanOut({ hub, dropBytes, behindMs }) {
         out = history.snapshot();
       } else if (queued > behindBytes) {
         session.behind = true;
-        session.behindSince = t;
+        session.behindSince = wrapMs(t);
         continue;
       }
       const bytes = framed(out, link.kind);

@@ -6,6 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { errorValue } from '../../core/errors.js';
 import { decodeClientMessage } from '../../core/protocol.js';
 import { createTokenBucket } from '../../core/token-bucket.js';
+import { wrapMs } from '../../core/wrapped-ms.js';
 import { CLIENT_RATE, CLOSE, FLOOD_CLOSE_AFTER, MAX_CLIENT_MESSAGE_BYTES } from '../../core/constants.js';
 import { isId } from '../../core/values.js';
 
@@ -71,12 +72,29 @@ export class Session {
     this.link = link;
     this.view = view;
     this.behind = false;
+    /** When it fell behind: whole ms modulo 2^30 (core/wrapped-ms.js), a small integer. */
     this.behindSince = 0;
     this.bucket = createTokenBucket(CLIENT_RATE, hub.now());
     this.rejected = 0;
     this.closed = false;
-    /** Who sent what this connection receives: its address, and itself as the connection. */
-    this.source = { address: link.address ?? '', connection: this };
+  }
+
+  /**
+   * Who sent what this connection receives (a Source): the session itself, with its address and
+   * itself as the connection; no object of its own per connection.
+   */
+  get source() {
+    return this;
+  }
+
+  /** The peer's network address ('' when the transport has none). */
+  get address() {
+    return this.link.address ?? '';
+  }
+
+  /** This session, as the connection a message came on. */
+  get connection() {
+    return this;
   }
 
   /** @param {Message} msg */
@@ -96,7 +114,7 @@ export class Session {
     if (this.closed || this.behind) return false;
     if (this.link.buffered() > this.hub.behindBytes) {
       this.behind = true;
-      this.behindSince = this.hub.now();
+      this.behindSince = wrapMs(this.hub.now());
       return false;
     }
     this.send(msg);
