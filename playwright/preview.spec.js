@@ -172,6 +172,9 @@ test('frames, transport, scrubber; edits appear in every open view at the same p
   await page.locator('#scrubber').focus();
   await page.keyboard.press('Home');
   await expect.poll(async () => (await server.snapshot()).state.bar, { timeout: 3000 }).toBe(1);
+  // As a composer would: the arrows once the playhead shows the jump landed (the server has it
+  // as soon as it is asked; the page at its downbeat, up to a beat and 300 ms later).
+  await expect(page.locator('#scrubber')).toHaveAttribute('aria-valuetext', /^Bar 1, beat \d$/);
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   await expect.poll(async () => (await server.snapshot()).state.bar, { timeout: 3000 }).toBeGreaterThanOrEqual(3);
