@@ -8,6 +8,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SERVER_NODE_FLAGS } from '../../server/commands/node-flags.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const RECIPE = 'npm ci --omit=dev && npm run build';
@@ -21,10 +22,10 @@ describe('the documented production install', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('is the recipe the systemd README gives, and the unit starts server/commands/start.js', () => {
+  it("is the recipe the systemd README gives, and the unit starts server/commands/start.js with the server's Node flags", () => {
     expect(readFileSync(path.join(ROOT, 'infra/systemd/README.md'), 'utf8')).toContain(`\`${RECIPE}\``);
-    expect(readFileSync(path.join(ROOT, 'infra/systemd/scorecast@.service'), 'utf8')).toMatch(
-      /^ExecStart=\/usr\/bin\/node \/opt\/scorecast\/server\/commands\/start\.js$/m,
+    expect(readFileSync(path.join(ROOT, 'infra/systemd/scorecast@.service'), 'utf8')).toContain(
+      `\nExecStart=/usr/bin/node ${SERVER_NODE_FLAGS.join(' ')} /opt/scorecast/server/commands/start.js\n`,
     );
   });
 

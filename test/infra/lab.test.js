@@ -241,11 +241,7 @@ describe.skipIf(!support.ok)(
         for (const c of children.splice(0)) c.kill();
         const out = mkdtempSync(path.join(os.tmpdir(), 'lab-roam-'));
         try {
-          // At a higher priority than the rest of the suite (`nice -n -10`, inherited by the cell's
-          // server and Chromium): a phone has its own CPU and the venue's server its own machine,
-          // so the cell measures the link's return, not the suite's other test files sharing two
-          // cores with it (vitest runs three files at a time).
-          const r = spawnSync('nice', ['-n', '-10', process.execPath, 'infra/lab/roam.js', '--keep-up', '--out', out], {
+          const r = spawnSync(process.execPath, ['infra/lab/roam.js', '--keep-up', '--out', out], {
             encoding: 'utf8',
             timeout: 400_000,
           });
