@@ -12,7 +12,7 @@ export default defineConfig({
   testMatch: '*.spec.js',
   // The demo engraved with every layout before any server starts (engrave-cache.js).
   globalSetup: './engrave-cache.js',
-  // Two phases on two cores. The `functional` project first, three tests at a time, any test of any
+  // Two phases on two cores. The `functional` project first, two tests at a time, any test of any
   // file on either worker: what it asserts does not depend on how fast the machine is (an
   // expect's timeout is a wait, not a bound). Then `timing`, one test at a time with the machine
   // to itself: every test tagged '@timing', i.e. each that asserts a beat's timing, a latency or a
@@ -23,9 +23,7 @@ export default defineConfig({
   // `timing` is `functional`'s teardown rather than its dependent: a teardown runs after the
   // project it tears down whether or not its tests passed, where a dependent would be skipped
   // after one functional failure; either way the timed tests never share the machine with another.
-  // Three: a functional test mostly waits (on its server, a page's beats, a reconnect); a full
-  // `npm test` kept 0.6 of the two cores busy on average.
-  workers: 3,
+  workers: 2,
   projects: [
     { name: 'functional', grepInvert: TIMING_TAG, fullyParallel: true, teardown: 'timing' },
     { name: 'timing', grep: TIMING_TAG, workers: 1, fullyParallel: false },

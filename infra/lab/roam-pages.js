@@ -8,7 +8,6 @@
 import { parseArgs } from 'node:util';
 import { chromium } from '@playwright/test';
 import { CHROMIUM, quietArgs } from '../../playwright/chromium.js';
-import { raiseChildSessions } from './priority.js';
 import { cut, restore } from './lab.js';
 
 /** A beat shown at most this long after it was due (server time) is on time. */
@@ -42,10 +41,7 @@ const browser = await chromium.launch({
     ...(o.netlog ? [`--log-net-log=${o.netlog}`, '--net-log-capture-mode=Default'] : []),
   ],
 });
-// The browser's session above the machine's other jobs (priority.js).
-const raised = raiseChildSessions(process.pid, /^(chrome|chromium|headless_shell)/);
 const result = {
-  priority: { browserSessions: raised.length },
   target: o.target,
   pages: Number(o.pages),
   onTimeMs: ON_TIME_MS,

@@ -18,7 +18,6 @@ import { fileURLToPath } from 'node:url';
 import { labSupport, up, down, isUp, holdLab } from './lab.js';
 import { NS, PROFILES } from './topology.js';
 import { startLabServer, LAB_OUT } from './cell.js';
-import { CELL_NICE, raiseProcess } from './priority.js';
 import { REPO_ROOT, gitDescribe } from '../../artillery/lib/env.js';
 import { quantile } from '../../core/stats.js';
 
@@ -69,9 +68,6 @@ async function roam(o, p, dir, log) {
   const wasUp = isUp();
   await up({ profile: p.name, log });
   const server = await startLabServer({ dir, log, clientNs: p.ns, target: p.target });
-  // The server above the other processes of its session (priority.js); the page driver raises
-  // the browser it starts.
-  if (raiseProcess(server.pid)) log(`lab roam: the server and the pages' browser at nice ${CELL_NICE}`);
   let result;
   try {
     const driver = path.join(path.dirname(fileURLToPath(import.meta.url)), 'roam-pages.js');
