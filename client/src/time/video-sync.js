@@ -29,6 +29,13 @@ export const MAX_SEEK_LEAD_S = 0.25;
  * would otherwise seek on every stall, and each seek costs it more than it wins.
  */
 export const SEEK_GAP_MS = 1000;
+/**
+ * The aim of the first seek, before any was measured: Chromium's seeks here cost 38-49 ms
+ * (bench/RESULTS.md, video parts), and a first seek aimed at 0 showed the video 45-47 ms behind
+ * for the half second until the nudges caught up. Under what any browser's seek costs, so a fast
+ * one lands a little ahead and the aim learns down.
+ */
+export const FIRST_SEEK_LEAD_S = 0.03;
 /** The aim moves by at most this after one seek. */
 export const LEARN_STEP_S = 0.04;
 /** How long after a seek landed its drift is read to learn the aim (the pipeline restarted). */
@@ -120,10 +127,11 @@ const clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
  * How far ahead of the score a seek must aim to land in step here: a seek takes its decode and
  * the pipeline's restart, during which the score moves on. Learnt from the drift each seek left
  * (measured SETTLE_MS after it landed, playing): what syncStep aims a seek ahead by.
+ * @param {number} [first]  the aim before any seek was measured (seconds)
  * @returns {{ started: (at: number) => void, landed: (at: number) => void, observe: (at: number, drift: number, playing: boolean) => void, settling: (at: number) => boolean, canSeek: (at: number) => boolean, readonly lead: number }}
  */
-export function seekAim() {
-  let lead = 0;
+export function seekAim(first = FIRST_SEEK_LEAD_S) {
+  let lead = first;
   /** @type {number | null} */
   let landedAt = null;
   let startedAt = 0;

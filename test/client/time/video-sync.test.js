@@ -7,6 +7,7 @@ import {
   SEEK_S,
   SETTLE_MS,
   seekAim,
+  FIRST_SEEK_LEAD_S,
   syncStep,
 } from '../../../client/src/time/video-sync.js';
 
@@ -73,8 +74,14 @@ describe('keeping a video in step', () => {
 });
 
 describe('the aim of a seek', () => {
+  it("aims the first seek ahead by a prior under a browser seek's cost", () => {
+    expect(seekAim().lead).toBe(FIRST_SEEK_LEAD_S);
+    expect(FIRST_SEEK_LEAD_S).toBeGreaterThan(0);
+    expect(FIRST_SEEK_LEAD_S).toBeLessThan(0.04);
+  });
+
   it('learns from the drift a seek left once it settled, within its bound', () => {
-    const aim = seekAim();
+    const aim = seekAim(0);
     expect(aim.lead).toBe(0);
     expect(aim.canSeek(0)).toBe(true);
     aim.started(0);
