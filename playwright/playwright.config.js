@@ -7,11 +7,23 @@ import { CHROMIUM, quietArgs } from './chromium.js';
 /** The tag of a test whose assertions are timing bounds: it runs alone (the `timing` project). */
 const TIMING_TAG = /@timing/;
 
+/** @type {Record<'functional' | 'timing', import('@playwright/test').Project>} */
+const PROJECTS = {
+  functional: { name: 'functional', grepInvert: TIMING_TAG, fullyParallel: true },
+  timing: { name: 'timing', grep: TIMING_TAG, workers: 1, fullyParallel: false },
+};
+
+/** The one project this process runs (playwright/run.js), or undefined: both, one after the other. */
+const PHASE = /** @type {'functional' | 'timing' | undefined} */ (
+  ['functional', 'timing'].includes(process.env.SCORECAST_PW_PHASE ?? '') ? process.env.SCORECAST_PW_PHASE : undefined
+);
+
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.js',
   // The demo engraved with every layout before any server starts (engrave-cache.js).
-  globalSetup: './engrave-cache.js',
+  // (playwright/run.js engraves once itself and sets SCORECAST_PW_WARM for the two processes.)
+  globalSetup: process.env.SCORECAST_PW_WARM ? undefined : './engrave-cache.js',
   // Two phases on two cores. The `functional` project first, two tests at a time, any test of any
   // file on either worker: what it asserts does not depend on how fast the machine is (an
   // expect's timeout is a wait, not a bound). Then `timing`, one test at a time with the machine
@@ -23,16 +35,17 @@ export default defineConfig({
   // `timing` is `functional`'s teardown rather than its dependent: a teardown runs after the
   // project it tears down whether or not its tests passed, where a dependent would be skipped
   // after one functional failure; either way the timed tests never share the machine with another.
+  //
+  // `npm run test:browser` (playwright/run.js) runs the two projects in two processes side by side
+  // instead, the functional one in an idle CPU group, and names the one each runs in
+  // SCORECAST_PW_PHASE; its reports and results go to a folder per project.
   workers: 2,
-  projects: [
-    { name: 'functional', grepInvert: TIMING_TAG, fullyParallel: true, teardown: 'timing' },
-    { name: 'timing', grep: TIMING_TAG, workers: 1, fullyParallel: false },
-  ],
+  projects: PHASE ? [PROJECTS[PHASE]] : [{ ...PROJECTS.functional, teardown: 'timing' }, PROJECTS.timing],
   retries: 0,
   timeout: 90_000,
   // The HTML report keeps the screenshots each test attaches (playwright-report/index.html).
-  reporter: [['list'], ['html', { open: 'never', outputFolder: '../playwright-report' }]],
-  outputDir: '../test-results',
+  reporter: [['list'], ['html', { open: 'never', outputFolder: `../playwright-report${PHASE ? `/${PHASE}` : ''}` }]],
+  outputDir: `../test-results${PHASE ? `/${PHASE}` : ''}`,
   use: {
     launchOptions: {
       executablePath: CHROMIUM,

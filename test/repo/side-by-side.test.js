@@ -1,0 +1,61 @@
+// npm test's runner (test/setup/side-by-side.js): the untimed runs go into an idle cpu group (or,
+// without one, run first), every run runs whatever another did, and the failures are named.
+
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeIdleGroup, removeGroup, sideBySide } from '../setup/side-by-side.js';
+
+let dir = '';
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'sc-side-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+/** A run that writes its cpu group (or its label) to a file of its own, and exits with `code`. */
+const run = (/** @type {string} */ label, /** @type {number} */ code) => ({
+  label,
+  argv: [
+    process.execPath,
+    '-e',
+    `const fs = require('node:fs');
+     const line = fs.readFileSync('/proc/self/cgroup', 'utf8').split('\\n').find((l) => l.split(':')[1]?.split(',').includes('cpu')) ?? 'none';
+     fs.writeFileSync(${JSON.stringify(path.join('DIR', `${label}.txt`))}.replace('DIR', process.env.OUT), line);
+     process.exit(${code});`,
+  ],
+  env: { OUT: dir },
+});
+
+const idle = makeIdleGroup('probe');
+if ('dir' in idle) removeGroup(idle.dir);
+
+describe('side by side', () => {
+  it('runs every run, each once, and names the ones that failed', async () => {
+    const failed = await sideBySide({
+      name: 'probe',
+      cwd: process.cwd(),
+      timed: [run('t1', 0), run('t2', 3)],
+      untimed: [run('u1', 1), run('u2', 0)],
+    });
+    expect(failed.sort()).toEqual(['t2', 'u1']);
+    for (const label of ['t1', 't2', 'u1', 'u2'])
+      expect(await readFile(path.join(dir, `${label}.txt`), 'utf8')).not.toBe('');
+  });
+
+  it.runIf('dir' in idle)(
+    'where it can make an idle cpu group, the untimed runs are in it and the timed ones are not',
+    async () => {
+      await sideBySide({ name: 'probe', cwd: process.cwd(), timed: [run('t', 0)], untimed: [run('u', 0)] });
+      const own = readFileSync('/proc/self/cgroup', 'utf8');
+      const u = await readFile(path.join(dir, 'u.txt'), 'utf8');
+      const t = await readFile(path.join(dir, 't.txt'), 'utf8');
+      expect(u).toMatch(/scorecast-probe-\d+$/);
+      expect(own).toContain(t);
+      // The group is removed once its processes are gone.
+      const groupDir = path.join('/sys/fs/cgroup/cpu', u.split(':').slice(2).join(':'));
+      expect(() => readFileSync(path.join(groupDir, 'cpu.idle'))).toThrow();
+    },
+  );
+});

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// npm test's suites after the checks, each in its place on the CPU (test/setup/side-by-side.js):
+//
+//   foreground, one after the other   vitest's timed cells, Playwright's @timing tests, WebKit and
+//                                     Firefox (test/engines), the Artillery smoke
+//   beside them, in an idle cpu group vitest's other files (three at a time), Playwright's
+//                                     functional tests (two at a time)
+//
+// Every timed check keeps the CPU to itself; the untimed tests use what it leaves: a timed test
+// mostly waits (a clock settling, a window of beats, a radio cut), and alone it left the two
+// cores 75-80% idle. One after the other, the suites took 310 + 255 + 335 + 107 + 30 s on this
+// 2-core machine (17.5 minutes with the checks). Where there is no idle group (not root, no cgroup
+// v1 cpu controller), they run one after the other as before: the untimed ones, then the timed.
+//
+//   node test/setup/suites.js [all]   every suite (npm test)
+//   node test/setup/suites.js unit    vitest only (npm run test:unit) [vitest arguments...]
+//   node test/setup/suites.js browser Playwright only (npm run test:browser) [Playwright arguments...]
+//
+// Exits 1 naming every suite that failed; each suite runs to its end whatever the others did.
+
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import engraveCache from '../../playwright/engrave-cache.js';
+import { sideBySide } from './side-by-side.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = (/** @type {string} */ rel) => [process.execPath, path.join(ROOT, 'node_modules', ...rel.split('/'))];
+
+/** @param {'cells' | 'rest'} phase @param {string} label @param {string[]} args */
+const vitest = (phase, label, args) => ({
+  label,
+  argv: [...bin('vitest/vitest.mjs'), 'run', '--passWithNoTests', ...args],
+  env: { SCORECAST_VITEST_PHASE: phase },
+});
+
+/** @param {'functional' | 'timing'} phase @param {string[]} args */
+const playwright = (phase, args) => ({
+  label: `Playwright's ${phase} tests`,
+  argv: [...bin('@playwright/test/cli.js'), 'test', '-c', 'playwright/playwright.config.js', ...args],
+  // The demo is engraved once, before either starts (the config's global setup is skipped).
+  env: { SCORECAST_PW_PHASE: phase, SCORECAST_PW_WARM: '1' },
+});
+
+const [what = 'all', ...args] = process.argv.slice(2);
+/** @type {Record<string, () => { timed: import('./side-by-side.js').Run[], untimed: import('./side-by-side.js').Run[] }>} */
+const SUITES = {
+  all: () => ({
+    timed: [
+      vitest('cells', "vitest's timed cells", []),
+      playwright('timing', []),
+      {
+        label: 'WebKit and Firefox',
+        argv: [...bin('vitest/vitest.mjs'), 'run', '--config', 'test/engines/vitest.config.js'],
+      },
+      { label: 'the Artillery smoke', argv: [process.execPath, 'artillery/bin/qa.js', 'smoke'] },
+    ],
+    untimed: [vitest('rest', "vitest's other files", []), playwright('functional', [])],
+  }),
+  unit: () => ({
+    timed: [vitest('cells', "vitest's timed cells", args)],
+    untimed: [vitest('rest', "vitest's other files", args)],
+  }),
+  browser: () => ({ timed: [playwright('timing', args)], untimed: [playwright('functional', args)] }),
+};
+if (!(what in SUITES)) {
+  console.error(`usage: node test/setup/suites.js [all | unit | browser] [arguments...]`);
+  process.exit(2);
+}
+if (what !== 'unit') engraveCache();
+const failed = await sideBySide({ name: `npm test (${what})`, cwd: ROOT, ...SUITES[what]() });
+if (failed.length) console.log(`\nfailed: ${failed.join('; ')}`);
+else console.log(`\npassed: every suite (${what})`);
+process.exitCode = failed.length ? 1 : 0;
