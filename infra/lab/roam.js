@@ -115,17 +115,18 @@ async function roam(o, p, dir, log) {
   };
   // The pages of one cut share one radio: a cut whose retransmissions fell badly (or that the
   // machine starved) is late for most of its pages together, so the 100 page-cuts are 10 draws, not
-  // 100. `steady` leaves out the one worst cut (by its pages' p90): what a regression guard can hold
-  // on a loaded machine, where the worst cut alone decides the p99.
+  // 100. `steady` leaves out the one worst cut: what a regression guard can hold on a loaded
+  // machine, where the worst cut alone decides the p99. The worst cut is the one with the slowest
+  // page (a page never back counts as infinitely slow): the p99 of the other 90 page-cuts is their
+  // slowest (nearest rank), so leaving out the cut with the worst p90 instead kept a lone slow page
+  // of another cut as the figure (CI, 2026-11-27: one page of a 4.5 s cut at 1,877 ms, the rest of
+  // the run within 1,391 ms, while the cut left out was a 6 s cut whose p90 was 1,390 ms).
   const worstCut = result.cuts
-    .map((/** @type {any} */ c, /** @type {number} */ i) => ({
-      i,
-      p90: pctl(
-        c.perPage.map((/** @type {any} */ x) => x.backMs ?? Number.POSITIVE_INFINITY),
-        90,
-      ),
-    }))
-    .sort((/** @type {any} */ a, /** @type {any} */ b) => b.p90 - a.p90)[0];
+    .map((/** @type {any} */ c, /** @type {number} */ i) => {
+      const backs = c.perPage.map((/** @type {any} */ x) => x.backMs ?? Number.POSITIVE_INFINITY);
+      return { i, slowest: Math.max(...backs), p90: pctl(backs, 90) };
+    })
+    .sort((/** @type {any} */ a, /** @type {any} */ b) => b.slowest - a.slowest || b.p90 - a.p90)[0];
   const rest = result.cuts
     .filter((/** @type {any} */ _c, /** @type {number} */ i) => i !== worstCut?.i)
     .flatMap((/** @type {any} */ c) => c.perPage.map((/** @type {any} */ x) => x.backMs))
