@@ -113,14 +113,8 @@ function consoleFor(api) {
     set: (l) => act(`Loop ${endName(l.from)} to ${endName(l.to)}`, () => api.loop(l)),
     off: () => act('Loop off', () => api.loop({ off: true })),
   });
-  // Seeks from the timeline go one after another (as the preview's): two arrow presses are two
-  // requests, which on two connections could arrive in either order.
-  let seeking = Promise.resolve();
-  const timeline = createTimelinePanel({
-    seek: (target, words) => {
-      seeking = seeking.then(() => act(`Go to ${words}`, () => api.seek(target)));
-    },
-  });
+  // api.seek sends seeks one after another: two arrow presses reach the server in order.
+  const timeline = createTimelinePanel({ seek: (target, words) => act(`Go to ${words}`, () => api.seek(target)) });
   const loadMarks = scoreLoader({ marks, loopRow, timeline });
 
   // ZScore's composer chose the next tile by hand: the next page choice plays the page of the

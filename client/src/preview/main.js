@@ -118,13 +118,9 @@ function preview(api) {
   const phone = createFrames(el.phone);
   phone.set([{ id: 'audience', url: '/', label: 'Audience', ...PHONE }]);
   const views = createFrames(el.views);
-  // Seeks go to the server one after another: two arrow presses in a row are two requests, which
-  // on two connections could arrive in either order and leave the performance at the first.
-  let seeking = Promise.resolve();
+  // api.seek sends seeks one after another: two arrow presses reach the server in order.
   const timeline = createTimeline(el.timeline, {
-    onSeek: (beat) => {
-      seeking = seeking.then(() => act(`Seek to ${timeline.describe(beat).toLowerCase()}`, () => api.seek({ beat })));
-    },
+    onSeek: (beat) => act(`Seek to ${timeline.describe(beat).toLowerCase()}`, () => api.seek({ beat })),
   });
 
   // The performance, live, over the same stream as the views.
