@@ -95,7 +95,7 @@ test.describe('over plain HTTP to a venue address', () => {
     // The last bar (3 beats at q = 72): the piece ends, and the screen may sleep.
     await server.control('seek', { bar: 32 });
     await expect
-      .poll(() => page.evaluate(() => /** @type {any} */ (window).scorecast.state?.transport), { timeout: 15_000 })
+      .poll(() => page.evaluate(() => /** @type {any} */ (window).scorecast.state?.playback), { timeout: 15_000 })
       .toBe('stopped');
     await expect.poll(() => awake(page), { timeout: 2000 }).toEqual({ method: 'video', held: false });
     expect((await videoState(page))?.paused).toBe(true);

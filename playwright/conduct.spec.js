@@ -36,7 +36,7 @@ test('without the token only a sign-in form; a wrong token is refused; the right
   await signIn(page, 'not-the-token-123');
   await expect(page.locator('#sign-in-error')).toHaveText('That token is not right.');
   await expect(page.locator('#play')).toHaveCount(0);
-  expect((await server.snapshot()).state.transport).toBe('stopped');
+  expect((await server.snapshot()).state.playback).toBe('stopped');
   await signIn(page);
   await expect(page.locator('#play')).toBeVisible();
   await expect(page.locator('#score-title')).toHaveText('First Light');
@@ -71,8 +71,8 @@ test('each control changes the performance; two consoles converge', async ({ bro
   await expect(b.locator('#link')).toHaveText(/live/);
 
   await a.click('#play');
-  await expect.poll(async () => (await server.snapshot()).state.transport).toBe('playing');
-  await expect(b.locator('#transport-state')).toHaveText('playing');
+  await expect.poll(async () => (await server.snapshot()).state.playback).toBe('playing');
+  await expect(b.locator('#playback-state')).toHaveText('playing');
 
   await b.fill('#seek-bar', '9');
   await b.click('#seek button[type=submit]');
@@ -86,7 +86,7 @@ test('each control changes the performance; two consoles converge', async ({ bro
   // Commands from both consoles at once are applied in order; both end on the server's state.
   await Promise.all([a.click('#pause'), b.click('#stop')]);
   const final = (await server.snapshot()).state;
-  for (const page of [a, b]) await expect(page.locator('#transport-state')).toHaveText(final.transport);
+  for (const page of [a, b]) await expect(page.locator('#playback-state')).toHaveText(final.playback);
   await expect
     .poll(() => Promise.all([a, b].map((p) => p.evaluate(() => /** @type {any} */ (window).scorecast.seq))))
     .toEqual([(await server.snapshot()).seq, (await server.snapshot()).seq]);

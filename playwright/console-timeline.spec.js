@@ -61,7 +61,7 @@ test('a bar chosen on the console timeline while playing: asked, confirmed, and 
   await page.goto(`${server.base}/conduct`);
   await page.fill('#token', TOKEN);
   await page.click('#sign-in button[type=submit]');
-  await expect(page.locator('#transport-state')).toHaveText('playing');
+  await expect(page.locator('#playback-state')).toHaveText('playing');
   // Every bar, the marks, the vote window, and the playhead moving with the performance.
   await expect(page.locator('#timeline .tl-bar')).toHaveCount(32);
   await expect(page.locator('#timeline .tl-section[data-mark]')).toHaveCount(4);

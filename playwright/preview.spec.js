@@ -1,4 +1,4 @@
-// The composer preview (`scorecast preview DIR`, `/preview`): every view in its frame, transport
+// The composer preview (`scorecast preview DIR`, `/preview`): every view in its frame, playback
 // and scrubber, and hot reload as the composer saves: each open view updates in place at the
 // same position, a broken package shows its problems while the last good version keeps playing.
 
@@ -56,13 +56,13 @@ const held = (page) =>
     const sc = /** @type {any} */ (window).scorecast;
     return {
       epoch: /** @type {string} */ (sc.epoch),
-      history: /** @type {Array<{ epoch: string, transport: string, bar: number }>} */ (sc.history),
+      history: /** @type {Array<{ epoch: string, playback: string, bar: number }>} */ (sc.history),
     };
   });
 
 /**
  * Wait for the next version of the score in the page, and check the performance went on from
- * where it was: the state just before and the first one after in the same transport state are
+ * where it was: the state just before and the first one after in the same playback state are
  * within a bar of each other.
  * @param {Page} page
  * @param {string} epoch  the version before the edit
@@ -77,7 +77,7 @@ async function expectReloadKeepsPosition(page, epoch, timeout) {
         const { history } = await held(page);
         const last = history.findLastIndex((s) => s.epoch === epoch);
         const before = history[last];
-        const after = history.slice(last + 1).find((s) => s.transport === before?.transport);
+        const after = history.slice(last + 1).find((s) => s.playback === before?.playback);
         return before && after ? Math.abs(after.bar - before.bar) : null;
       },
       { timeout: 3000 },
@@ -99,7 +99,7 @@ async function screenshot(name, page) {
 const notationOf = (page, view) =>
   frameOf(page, view).evaluate(() => document.getElementById('notation')?.innerHTML ?? '');
 
-test('frames, transport, scrubber; edits appear in every open view at the same position; problems shown while the last good version plays', async ({
+test('frames, playback, scrubber; edits appear in every open view at the same position; problems shown while the last good version plays', async ({
   page,
 }) => {
   test.setTimeout(150_000);
@@ -135,9 +135,9 @@ test('frames, transport, scrubber; edits appear in every open view at the same p
 
   // Play: the page, the server and the views agree.
   await page.locator('#play').click();
-  await expect(page.locator('#transport-state')).toHaveText('playing');
-  expect((await server.snapshot()).state.transport).toBe('playing');
-  await expect(audience.locator('#transport-state')).toHaveText('playing');
+  await expect(page.locator('#playback-state')).toHaveText('playing');
+  expect((await server.snapshot()).state.playback).toBe('playing');
+  await expect(audience.locator('#playback-state')).toHaveText('playing');
   await expect(page.locator('#result')).toHaveText('Play: done');
 
   // Drag the scrubber from bar 20 back to bar 11: it seeks to bar 11 on release. (Bar 11, well
@@ -162,7 +162,7 @@ test('frames, transport, scrubber; edits appear in every open view at the same p
   expect((await server.snapshot()).state.bar).toBeLessThanOrEqual(12);
   await expect(page.locator('#bar')).toHaveText(/^1[12]$/);
   await expect(audience.locator('#bar')).toHaveText(/^1[12]$/);
-  expect((await server.snapshot()).state.transport).toBe('playing');
+  expect((await server.snapshot()).state.playback).toBe('playing');
   // The playhead is drawn where the position is.
   const head = /** @type {{ x: number }} */ (await page.locator('.tl-head').boundingBox());
   expect(head.x).toBeGreaterThan((await xOfBar(11)) - 2);
@@ -203,7 +203,7 @@ test('frames, transport, scrubber; edits appear in every open view at the same p
   await expectReloadKeepsPosition(page, epoch, 1000);
   for (const v of ['audience', 'violin1'])
     expect(await frameOf(page, v).evaluate(() => /** @type {any} */ (window).kept)).toBe(true);
-  expect((await server.snapshot()).state.transport).toBe('playing');
+  expect((await server.snapshot()).state.playback).toBe('playing');
 
   // Save a changed note (violin I, bar 2): re-engraved; the part and the full score redraw their
   // notation for the new version, in place, at the same position.
@@ -225,7 +225,7 @@ test('frames, transport, scrubber; edits appear in every open view at the same p
   await expect.poll(() => notationOf(page, 'violin1'), { timeout: 10_000 }).not.toBe(before.violin1);
   await expect.poll(() => notationOf(page, 'score'), { timeout: 10_000 }).not.toBe(before.score);
   expect(await frameOf(page, 'violin1').evaluate(() => /** @type {any} */ (window).kept)).toBe(true);
-  expect((await server.snapshot()).state.transport).toBe('playing');
+  expect((await server.snapshot()).state.playback).toBe('playing');
   const good = readFileSync(path.join(dir, 'score.yaml'), 'utf8');
 
   // Save a cue at a bar the piece does not have: refused, its problem shown, and the last good
@@ -237,9 +237,9 @@ test('frames, transport, scrubber; edits appear in every open view at the same p
   await expect(page.locator('#problem-list')).toContainText(/no bar 99/);
   const playing = await server.snapshot();
   expect(playing.epoch).toBe(epoch);
-  expect(playing.state.transport).toBe('playing');
+  expect(playing.state.playback).toBe('playing');
   await expect.poll(async () => (await server.snapshot()).seq, { timeout: 5000 }).toBeGreaterThan(playing.seq);
-  await expect(page.locator('#transport-state')).toHaveText('playing');
+  await expect(page.locator('#playback-state')).toHaveText('playing');
   await screenshot('preview-problem', page);
 
   // Save invalid YAML: that problem replaces the last one.
@@ -252,7 +252,7 @@ test('frames, transport, scrubber; edits appear in every open view at the same p
   writeFileSync(path.join(dir, 'score.yaml'), good);
   await expect(page.locator('#problems')).toBeHidden({ timeout: 10_000 });
   await expectReloadKeepsPosition(page, epoch, 5000);
-  expect((await server.snapshot()).state.transport).toBe('playing');
+  expect((await server.snapshot()).state.playback).toBe('playing');
   await expect(audience.locator('#cue-text')).not.toBeEmpty();
 });
 
@@ -274,7 +274,7 @@ test('without the token: a sign-in form; a wrong token gets a clear 401 message 
   const after = await server.snapshot();
   expect(after.epoch).toBe(before.epoch);
   expect(after.seq).toBe(before.seq);
-  expect(after.state.transport).toBe('stopped');
+  expect(after.state.playback).toBe('stopped');
   await page.goto(`${server.base}/preview`);
   await expect(page.locator('#sign-in-error')).toHaveText('');
   // The right one signs in.

@@ -85,7 +85,7 @@ test('the pages, their service worker and the preview of the demo run under the 
     await expect(page.locator('#play')).toBeVisible();
     await expect(page.locator('#link')).toHaveText(/live/);
     await page.click('#play');
-    await expect(page.locator('#transport-state')).toHaveText('playing');
+    await expect(page.locator('#playback-state')).toHaveText('playing');
 
     preview = await startPreview({ port: await freePort(), dir });
     await page.goto(preview.url);
@@ -97,7 +97,7 @@ test('the pages, their service worker and the preview of the demo run under the 
       ).toBeAttached({ timeout: 15_000 });
     }
     await page.locator('#play').click();
-    await expect(page.locator('#transport-state')).toHaveText('playing');
+    await expect(page.locator('#playback-state')).toHaveText('playing');
     expect(seen.violations).toEqual([]);
   } finally {
     await context.close();

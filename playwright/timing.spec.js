@@ -79,7 +79,7 @@ test('joining until the clock is good enough: no beat shown meanwhile, then beat
   // The performance is playing and the page holds it, but shows no beat while joining.
   for (let i = 0; i < 5; i++) {
     const s = await sc(page);
-    expect(s.state?.transport).toBe('playing');
+    expect(s.state?.playback).toBe('playing');
     expect(s.join).toBe('joining');
     await expect(page.locator('#beat')).toHaveText('–');
     expect(s.shown).toEqual([]);

@@ -26,13 +26,21 @@ export const OPEN_FORM_FIXTURE = parse(
 );
 
 /**
- * The open-form fixture's piece: 4/4 at 120 (500 ms a beat), 12 bars, 48 beats.
- * @param {Record<string, Partial<import('../../core/open-form.js').AudienceSwitches>>} [audience]
- *   sections' audience switches, by section id
+ * What a test sets on one section of the open-form fixture: its audience switches, its overlays.
+ * @typedef {{ audience?: Partial<import('../../core/open-form.js').AudienceSwitches>, overlays?: object[] }} SectionOverrides
  */
-export function openFormModel(audience = {}) {
+
+/**
+ * The open-form fixture's piece: 4/4 at 120 (500 ms a beat), 12 bars, 48 beats.
+ * @param {Record<string, SectionOverrides>} [sections]  what to set on each section, by section id
+ */
+export function openFormModel(sections = {}) {
   const openForm = structuredClone(OPEN_FORM_FIXTURE.openForm);
-  for (const s of openForm.sections) if (audience[s.id]) s.audience = audience[s.id];
+  for (const s of openForm.sections) {
+    const o = sections[s.id];
+    if (o?.audience) s.audience = o.audience;
+    if (o?.overlays) s.overlays = o.overlays;
+  }
   const r = buildScoreModel({
     id: 'open',
     title: 'Open',

@@ -1,5 +1,5 @@
 // The conductor's console (`/conduct`): without the token only a sign-in form; signed in, the
-// transport, seek and tempo controls, the vote tallies, and the audience as the server and the
+// playback, seek and tempo controls, the vote tallies, and the audience as the server and the
 // phones themselves see it. It follows the performance over the same live stream as the views,
 // so several consoles stay in step.
 
@@ -10,7 +10,7 @@ import { createServerClock, httpTimeProbe } from '../time/clock.js';
 import { createBeatClock } from '../time/beat-clock.js';
 import { ControlError } from '../console/control-api.js';
 import { controlErrorMessage, signIn, signOut } from '../console/sign-in.js';
-import { createTransportControls } from '../console/playback-controls.js';
+import { createPlaybackControls } from '../console/playback-controls.js';
 import { createPositionReadout } from '../console/position-readout.js';
 import { button, h, setText } from '../console/dom.js';
 import { renderAudience, renderCluster, renderScores, renderVotes } from './panels.js';
@@ -64,8 +64,8 @@ function consoleFor(api) {
     el.cluster,
   );
   const pos = createPositionReadout();
-  const transport = createTransportControls({ api, signOut: () => signOut(storage) });
-  const { act } = transport;
+  const playback = createPlaybackControls({ api, signOut: () => signOut(storage) });
+  const { act } = playback;
   const roster = createRosterPanel({
     device: (device, action) =>
       act(`${action[0].toUpperCase()}${action.slice(1)} ${device === 'all' ? 'every device' : device}`, () =>
@@ -113,14 +113,8 @@ function consoleFor(api) {
     set: (l) => act(`Loop ${endName(l.from)} to ${endName(l.to)}`, () => api.loop(l)),
     off: () => act('Loop off', () => api.loop({ off: true })),
   });
-  // Seeks from the timeline go one after another (as the preview's): two arrow presses are two
-  // requests, which on two connections could arrive in either order.
-  let seeking = Promise.resolve();
-  const timeline = createTimelinePanel({
-    seek: (target, words) => {
-      seeking = seeking.then(() => act(`Go to ${words}`, () => api.seek(target)));
-    },
-  });
+  // api.seek sends seeks one after another: two arrow presses reach the server in order.
+  const timeline = createTimelinePanel({ seek: (target, words) => act(`Go to ${words}`, () => api.seek(target)) });
   const loadMarks = scoreLoader({ marks, loopRow, timeline });
 
   // ZScore's composer chose the next tile by hand: the next page choice plays the page of the
@@ -147,18 +141,18 @@ function consoleFor(api) {
         ' ',
         pos.count,
       ),
-      h('p', {}, pos.transport, ' · ', pos.tempo),
+      h('p', {}, pos.playback, ' · ', pos.tempo),
     ),
     h('section', { class: 'panel wide', 'aria-label': 'Timeline' }, h('h2', {}, 'Timeline'), timeline.box),
     h(
       'section',
-      { class: 'panel controls', 'aria-label': 'Transport' },
-      transport.buttons,
+      { class: 'panel controls', 'aria-label': 'Playback' },
+      playback.buttons,
       seekForm,
       marks.box,
       loopRow.box,
-      transport.tempoForm,
-      transport.result,
+      playback.tempoForm,
+      playback.result,
     ),
     h('section', { class: 'panel', 'aria-label': 'Votes' }, h('h2', {}, 'Votes'), el.votes),
     h(
@@ -202,7 +196,7 @@ function consoleFor(api) {
     setText(el.title, typeof s?.score?.title === 'string' ? s.score.title : 'scorecast');
     document.title = `Conductor · ${s?.score?.title ?? 'scorecast'}`;
     pos.showState(s);
-    transport.showRate(s?.rate);
+    playback.showRate(s?.rate);
     if (typeof s?.score?.id === 'string') loadMarks(`${s.score.id}@${c.epoch}`);
     marks.showState(s);
     loopRow.showState(s);

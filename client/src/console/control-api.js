@@ -13,6 +13,25 @@ export class ControlError extends Error {
 }
 
 /**
+ * `fn` with its calls run one after another: each starts once the one before it has its answer
+ * (or has failed). Two requests sent at once may go on two connections and reach the server in
+ * either order: two seeks in a row could leave the performance at the first.
+ * @template {unknown[]} A
+ * @template T
+ * @param {(...args: A) => Promise<T>} fn
+ * @returns {(...args: A) => Promise<T>}
+ */
+export function oneAtATime(fn) {
+  /** @type {Promise<unknown>} */
+  let last = Promise.resolve();
+  return (...args) => {
+    const run = last.then(() => fn(...args));
+    last = run.catch(() => {});
+    return run;
+  };
+}
+
+/**
  * @param {object} o
  * @param {string} o.token
  * @param {(url: string, init?: RequestInit) => Promise<Response>} [o.fetch]
@@ -89,8 +108,13 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
       call('POST', `/api/roster/${encodeURIComponent(device)}/${encodeURIComponent(action)}`),
     pause: () => control('pause'),
     stop: () => control('stop'),
-    /** @param {{ bar: number, beat?: number } | { beat: number } | { mark: string }} to a bar and beat, a beat index, or a rehearsal mark */
-    seek: (to) => control('seek', to),
+    /**
+     * Go to a bar and beat, a beat index, or a rehearsal mark. Seeks go one after another
+     * (oneAtATime): the last one asked for is where the piece ends up.
+     */
+    seek: oneAtATime((/** @type {{ bar: number, beat?: number } | { beat: number } | { mark: string }} */ to) =>
+      control('seek', to),
+    ),
     /**
      * Loop a passage, each end a bar or a rehearsal mark, with a count-in (beats) before each
      * time round; `{off: true}` turns the loop off.

@@ -1,4 +1,4 @@
-// The transport controls of the console and the composer preview: Play (after the chosen
+// The playback controls of the console and the composer preview: Play (after the chosen
 // count-in), Pause, Stop, the tempo factor, and a line that says what came of the last call.
 // Each page lays the parts out its own way; `act` runs its other control calls (seek, votes,
 // loads) so that they report on the same line.
@@ -12,7 +12,7 @@ import { button, h, setText } from './dom.js';
  * @param {import('./control-api.js').ControlApi} o.api
  * @param {() => void} o.signOut  called instead of a message when the server refuses the token
  */
-export function createTransportControls({ api, signOut }) {
+export function createPlaybackControls({ api, signOut }) {
   const result = h('p', { id: 'result', class: 'result', role: 'status' });
   const countIn = /** @type {HTMLSelectElement} */ (
     h(
@@ -93,4 +93,4 @@ export function createTransportControls({ api, signOut }) {
   };
 }
 
-/** @typedef {ReturnType<typeof createTransportControls>} TransportControls */
+/** @typedef {ReturnType<typeof createPlaybackControls>} PlaybackControls */

@@ -1,5 +1,5 @@
 // Where the performance is, for the console and the composer preview: bar, beat and count-in
-// as the beat clock shows them, and the transport and tempo from the last state.
+// as the beat clock shows them, and the playback (playing, paused, stopped) and tempo from the last state.
 
 import { h, setText } from './dom.js';
 
@@ -8,13 +8,13 @@ export function createPositionReadout() {
   const bar = h('span', { id: 'bar', class: 'big' }, '–');
   const beat = h('span', { id: 'beat', class: 'big' }, '–');
   const count = h('span', { id: 'count-in' }, '');
-  const transport = h('span', { id: 'transport-state', 'data-state': '–' }, '–');
+  const playback = h('span', { id: 'playback-state', 'data-state': '–' }, '–');
   const tempo = h('span', { id: 'tempo' }, '–');
   return {
     bar,
     beat,
     count,
-    transport,
+    playback,
     tempo,
     /** @param {import('../time/beat-clock.js').Position} pos */
     showPosition(pos) {
@@ -24,8 +24,8 @@ export function createPositionReadout() {
     },
     /** @param {any} state the performance, as the stream sent it (null before the first) */
     showState(state) {
-      setText(transport, String(state?.playback ?? '–'));
-      transport.dataset.state = String(state?.playback ?? '–');
+      setText(playback, String(state?.playback ?? '–'));
+      playback.dataset.state = String(state?.playback ?? '–');
       setText(
         tempo,
         typeof state?.tempo === 'number' ? `♩ = ${Math.round(state.tempo * 10) / 10} (× ${state.rate})` : '–',

@@ -10,15 +10,15 @@
 /**
  * The start signal for a position: `startBeat` is the beat the performance started playing on
  * (null when not known), so that "go" shows on that beat only.
- * @param {string | undefined} transport
+ * @param {string | undefined} playback  playing, paused or stopped
  * @param {{ beat: number | null, count: number }} pos
  * @param {number | null} startBeat
  * @returns {Signal}
  */
-export function startSignal(transport, pos, startBeat) {
-  if (transport === 'stopped') return { signal: 'stopped', label: 'Stopped' };
-  if (transport === 'paused') return { signal: 'paused', label: 'Paused' };
-  if (transport !== 'playing') return { signal: '', label: '' };
+export function startSignal(playback, pos, startBeat) {
+  if (playback === 'stopped') return { signal: 'stopped', label: 'Stopped' };
+  if (playback === 'paused') return { signal: 'paused', label: 'Paused' };
+  if (playback !== 'playing') return { signal: '', label: '' };
   if (pos.count > 0) return { signal: 'ready', label: 'Ready' };
   if (pos.beat !== null && pos.beat === startBeat) return { signal: 'go', label: 'Go' };
   return { signal: '', label: '' };

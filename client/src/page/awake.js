@@ -28,7 +28,7 @@
 //   Under 5 s, Chromium counts the element as transient media: no media notification, and the
 //   music of other apps is not stopped.
 //
-// Held from the join tap until the piece ends (the state's playback `transport` turns 'stopped'
+// Held from the join tap until the piece ends (the state's `playback` turns 'stopped'
 // after playing), and again if it plays again.
 
 /** Where the video seeks back to the start (s): well before the 2 s file ends, so it never pauses at the end. */

@@ -8,7 +8,7 @@ import { loopLabel } from '../../../core/loop.js';
 /** Shown where a value is not known yet. */
 const UNKNOWN = '–';
 
-const TRANSPORT_STATES = new Set(['playing', 'paused', 'stopped']);
+const PLAYBACK_STATES = new Set(['playing', 'paused', 'stopped']);
 
 /**
  * @typedef {object} View
@@ -41,7 +41,7 @@ export function createView(doc, viewName, { debug = false } = {}) {
   const mark = el('mark');
   const loop = el('loop');
   const beat = el('beat');
-  const transportState = el('transport-state');
+  const playbackState = el('playback-state');
   const cue = el('cue');
   const cueText = el('cue-text');
   const link = el('link');
@@ -75,9 +75,9 @@ export function createView(doc, viewName, { debug = false } = {}) {
     renderState({ state, epoch, seq: held }) {
       lastState = state;
       renderTitle(state);
-      const ts = TRANSPORT_STATES.has(state?.playback) ? state.playback : UNKNOWN;
-      setText(transportState, ts);
-      transportState.dataset.state = ts;
+      const ts = PLAYBACK_STATES.has(state?.playback) ? state.playback : UNKNOWN;
+      setText(playbackState, ts);
+      playbackState.dataset.state = ts;
       // The rehearsal mark in force, boxed as on the page ("C").
       const markName = typeof state?.mark === 'string' ? state.mark : '';
       setText(mark, markName);

@@ -1,5 +1,5 @@
 // The composer preview (`/preview`): the audience view in a phone-sized frame, every
-// part and the full score side by side, transport controls and a scrubber over the whole piece.
+// part and the full score side by side, playback controls and a scrubber over the whole piece.
 // The server watches the package; on a new version every frame resyncs and redraws by itself
 // (a new epoch), and this page refreshes its own picture of the score. A version that fails
 // validation is refused by the server and the last good one keeps playing: its problems are
@@ -12,7 +12,7 @@ import { createServerClock, httpTimeProbe } from '../time/clock.js';
 import { createBeatClock } from '../time/beat-clock.js';
 import { ControlError } from '../console/control-api.js';
 import { controlErrorMessage, signIn, signOut } from '../console/sign-in.js';
-import { createTransportControls } from '../console/playback-controls.js';
+import { createPlaybackControls } from '../console/playback-controls.js';
 import { createPositionReadout } from '../console/position-readout.js';
 import { button, h, setText } from '../console/dom.js';
 import { createTimeline } from '../console/timeline.js';
@@ -24,7 +24,7 @@ const log = (message, detail) => console.info(`[scorecast preview] ${message}`, 
 
 /** How often the server is asked whether the last reload was refused. */
 const STATUS_EVERY_MS = 1000;
-/** States kept for browser tests (epoch, seq, transport, position). */
+/** States kept for browser tests (epoch, seq, playback, position). */
 const HISTORY_SIZE = 300;
 /** The sizes, in CSS pixels, the views are drawn at: a phone, and tablets on music stands. */
 const PHONE = { width: 390, height: 844 };
@@ -56,8 +56,8 @@ function preview(api) {
     beatmap: h('section', { id: 'beatmap', class: 'pv-beatmap', 'aria-label': 'Beat map', hidden: true }),
   };
   const pos = createPositionReadout();
-  const transport = createTransportControls({ api, signOut: () => signOut(storage) });
-  const { act } = transport;
+  const playback = createPlaybackControls({ api, signOut: () => signOut(storage) });
+  const { act } = playback;
 
   root.replaceChildren(
     h(
@@ -70,9 +70,9 @@ function preview(api) {
     el.problems,
     h(
       'section',
-      { class: 'pv-transport', 'aria-label': 'Transport' },
-      transport.buttons,
-      transport.tempoForm,
+      { class: 'pv-playback', 'aria-label': 'Playback' },
+      playback.buttons,
+      playback.tempoForm,
       h(
         'p',
         { class: 'pv-pos' },
@@ -83,11 +83,11 @@ function preview(api) {
         ' ',
         pos.count,
         ' ',
-        pos.transport,
+        pos.playback,
         ' · ',
         pos.tempo,
       ),
-      transport.result,
+      playback.result,
     ),
     h(
       'section',
@@ -118,13 +118,9 @@ function preview(api) {
   const phone = createFrames(el.phone);
   phone.set([{ id: 'audience', url: '/', label: 'Audience', ...PHONE }]);
   const views = createFrames(el.views);
-  // Seeks go to the server one after another: two arrow presses in a row are two requests, which
-  // on two connections could arrive in either order and leave the performance at the first.
-  let seeking = Promise.resolve();
+  // api.seek sends seeks one after another: two arrow presses reach the server in order.
   const timeline = createTimeline(el.timeline, {
-    onSeek: (beat) => {
-      seeking = seeking.then(() => act(`Seek to ${timeline.describe(beat).toLowerCase()}`, () => api.seek({ beat })));
-    },
+    onSeek: (beat) => act(`Seek to ${timeline.describe(beat).toLowerCase()}`, () => api.seek({ beat })),
   });
 
   // The performance, live, over the same stream as the views.
@@ -153,7 +149,7 @@ function preview(api) {
     },
   });
 
-  /** @type {Array<{ epoch: string, seq: number, transport: string, beat: number, bar: number, at: number }>} */
+  /** @type {Array<{ epoch: string, seq: number, playback: string, beat: number, bar: number, at: number }>} */
   const history = [];
   let epoch = /** @type {string | null} */ (null);
   connection.on('state', (c) => {
@@ -163,14 +159,14 @@ function preview(api) {
     history.push({
       epoch: String(c.epoch),
       seq: c.seq,
-      transport: s.transport,
+      playback: s.playback,
       beat: s.beat,
       bar: s.bar,
       at: Date.now(),
     });
     if (history.length > HISTORY_SIZE) history.shift();
     pos.showState(s);
-    transport.showRate(s.rate);
+    playback.showRate(s.rate);
     if (c.epoch !== epoch) {
       // A new version of the score (or a restarted server): its bars, cues and parts may differ.
       epoch = c.epoch;

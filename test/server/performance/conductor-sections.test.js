@@ -8,7 +8,7 @@ import { buildScoreModel } from '../../../core/manifest.js';
 import { createMemoryBus } from '../../../server/live/bus.js';
 import { createConductor } from '../../../server/performance/conductor.js';
 import { createFakeClock } from '../../helpers/fake-clock.js';
-import { openFormModel, OPEN_FORM_FIXTURE } from '../../helpers/fixtures.js';
+import { openFormModel } from '../../helpers/fixtures.js';
 
 /** A conductor in a "process" whose wall clock starts at `wall`. */
 function proc({ wall = 1_700_000_000_000, start = 1000 } = {}) {
@@ -230,21 +230,12 @@ describe('conductor: open-form sections', () => {
   });
 
   it("a section's overlays ride in the state's section, without nulls, and change with the section", () => {
-    const openForm = structuredClone(OPEN_FORM_FIXTURE.openForm);
-    openForm.sections[0].overlays = [
+    const overlays = [
       { band: 'dynamics', parts: ['violin'], source: 'meter', range: [0.2, 1] },
       { band: 'timbre', value: 0.3 },
     ];
-    const r = buildScoreModel({
-      id: 'open',
-      title: 'Open',
-      parts: OPEN_FORM_FIXTURE.parts.map((/** @type {string} */ id) => ({ id, name: id })),
-      bars: 12,
-      meter: [{ bar: 1, time: '4/4', tempo: 120 }],
-      openForm,
-    });
-    if (!r.ok) throw new Error(JSON.stringify(r.problems));
-    const c = createConductor({ model: r.value, bus: createMemoryBus(), clock: createFakeClock({}), epoch: 'e' });
+    const model = openFormModel({ intro: { overlays } });
+    const c = createConductor({ model, bus: createMemoryBus(), clock: createFakeClock({}), epoch: 'e' });
     expect(sectionOf(c).overlays).toEqual([
       { band: 'dynamics', parts: ['violin'], source: 'meter', range: [0.2, 1], value: 0.6 },
       { band: 'timbre', value: 0.3 },

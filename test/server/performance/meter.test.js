@@ -17,14 +17,14 @@ import { fakeLink, openFormModel, packageOf, smallModel } from '../../helpers/fi
 const THUMBS = { thumbs: true, meter: true };
 
 /** A conductor of the open-form fixture whose intro shows thumbs and the meter. */
-/** @param {Record<string, Partial<import('../../../core/open-form.js').AudienceSwitches>>} [audience] */
-function proc(audience = { intro: THUMBS }) {
+/** @param {Record<string, import('../../helpers/fixtures.js').SectionOverrides>} [sections] */
+function proc(sections = { intro: { audience: THUMBS } }) {
   const clock = createFakeClock();
   const bus = createMemoryBus();
   /** @type {unknown[]} */
   const patches = [];
   bus.subscribe((c) => patches.push(c.patch));
-  const conductor = createConductor({ model: openFormModel(audience), bus, clock, epoch: 'e' });
+  const conductor = createConductor({ model: openFormModel(sections), bus, clock, epoch: 'e' });
   const meterOf = () => /** @type {any} */ (conductor.state).meter;
   return { clock, conductor, patches, meterOf };
 }
@@ -86,7 +86,7 @@ describe('the meter in the conductor', () => {
   });
 
   it('refuses thumbs in a section that shows none, and forgets the voices when thumbs close', () => {
-    const { conductor, meterOf } = proc({ intro: THUMBS, pitch: { meter: true } });
+    const { conductor, meterOf } = proc({ intro: { audience: THUMBS }, pitch: { audience: { meter: true } } });
     conductor.thumb(dev(1), 'up');
     conductor.chooseSection({ kind: 'choose', request: { who: { role: 'conductor' }, section: 'pitch', round: 0 } });
     conductor.seek(8);
@@ -158,7 +158,10 @@ describe('thumbs over the wire', () => {
   });
 
   async function build() {
-    const built = await buildApp({ score: packageOf(openFormModel({ intro: THUMBS })), token: 'right-token-123456' });
+    const built = await buildApp({
+      score: packageOf(openFormModel({ intro: { audience: THUMBS } })),
+      token: 'right-token-123456',
+    });
     apps.push(built);
     const device = (await built.app.inject({ method: 'POST', url: '/api/device' })).json().device;
     return { ...built, device };
@@ -188,7 +191,7 @@ describe('thumbs over the wire', () => {
   it('a WebSocket thumb is counted without an answer; a refused one gets an error', async () => {
     const clock = createFakeClock();
     const bus = createMemoryBus();
-    const conductor = createConductor({ model: openFormModel({ intro: THUMBS }), bus, clock });
+    const conductor = createConductor({ model: openFormModel({ intro: { audience: THUMBS } }), bus, clock });
     const credentials = createDeviceCredentials({ secret: 's' });
     const guard = createThumbGuard({
       thumb: (d, v) => conductor.thumb(d, v),
