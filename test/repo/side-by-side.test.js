@@ -1,4 +1,4 @@
-// npm test's runner (test/setup/side-by-side.js): the untimed runs go into an idle cpu group (or,
+// npm test's runner (test/setup/side-by-side.js): the untimed runs go into a cpu group of low weight (or,
 // without one, run first), every run runs whatever another did, and the failures are named.
 
 import { readFileSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeIdleGroup, removeGroup, sideBySide } from '../setup/side-by-side.js';
+import { LOW_SHARES, makeLowGroup, removeGroup, sideBySide } from '../setup/side-by-side.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -14,7 +14,10 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-/** A run that writes its cpu group (or its label) to a file of its own, and exits with `code`. */
+/**
+ * A run that writes its cpu group's line of /proc/self/cgroup and the group's cpu.shares (or
+ * 'none') to a file of its own, and exits with `code`.
+ */
 const run = (/** @type {string} */ label, /** @type {number} */ code) => ({
   label,
   argv: [
@@ -22,14 +25,16 @@ const run = (/** @type {string} */ label, /** @type {number} */ code) => ({
     '-e',
     `const fs = require('node:fs');
      const line = fs.readFileSync('/proc/self/cgroup', 'utf8').split('\\n').find((l) => l.split(':')[1]?.split(',').includes('cpu')) ?? 'none';
-     fs.writeFileSync(${JSON.stringify(path.join('DIR', `${label}.txt`))}.replace('DIR', process.env.OUT), line);
+     let shares = 'none';
+     try { shares = fs.readFileSync('/sys/fs/cgroup/cpu' + line.split(':').slice(2).join(':') + '/cpu.shares', 'utf8').trim(); } catch {}
+     fs.writeFileSync(${JSON.stringify(path.join('DIR', `${label}.txt`))}.replace('DIR', process.env.OUT), line + '\\n' + shares);
      process.exit(${code});`,
   ],
   env: { OUT: dir },
 });
 
-const idle = makeIdleGroup('probe');
-if ('dir' in idle) removeGroup(idle.dir);
+const low = makeLowGroup('probe');
+if ('dir' in low) removeGroup(low.dir);
 
 describe('side by side', () => {
   it('runs every run, each once, and names the ones that failed', async () => {
@@ -44,18 +49,19 @@ describe('side by side', () => {
       expect(await readFile(path.join(dir, `${label}.txt`), 'utf8')).not.toBe('');
   });
 
-  it.runIf('dir' in idle)(
-    'where it can make an idle cpu group, the untimed runs are in it and the timed ones are not',
+  it.runIf('dir' in low)(
+    'where it can make a cpu group, the untimed runs are in it at low weight and the timed ones are not',
     async () => {
       await sideBySide({ name: 'probe', cwd: process.cwd(), timed: [run('t', 0)], untimed: [run('u', 0)] });
       const own = readFileSync('/proc/self/cgroup', 'utf8');
-      const u = await readFile(path.join(dir, 'u.txt'), 'utf8');
-      const t = await readFile(path.join(dir, 't.txt'), 'utf8');
+      const [u, uShares] = (await readFile(path.join(dir, 'u.txt'), 'utf8')).split('\n');
+      const [t] = (await readFile(path.join(dir, 't.txt'), 'utf8')).split('\n');
       expect(u).toMatch(/scorecast-probe-\d+$/);
+      expect(uShares).toBe(String(LOW_SHARES));
       expect(own).toContain(t);
       // The group is removed once its processes are gone.
       const groupDir = path.join('/sys/fs/cgroup/cpu', u.split(':').slice(2).join(':'));
-      expect(() => readFileSync(path.join(groupDir, 'cpu.idle'))).toThrow();
+      expect(() => readFileSync(path.join(groupDir, 'cpu.shares'))).toThrow();
     },
   );
 });

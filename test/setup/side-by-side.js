@@ -1,15 +1,21 @@
 // Two test runs at once, each in its own place on the CPU: the timed tests in the foreground, the
-// rest beside them in a CPU group marked idle (the kernel's SCHED_IDLE for a whole group: it gets
-// the cores only while nothing else wants them, and a timed test that wakes takes a core from it
-// at once). A timed test spends most of its time waiting (a clock settling, a window of beats, a
-// radio cut), so alone it leaves the cores mostly idle; the other tests keep them busy instead, and
-// the timed tests keep the machine to themselves as far as the CPU goes.
+// rest beside them in a cgroup v1 `cpu` group of low weight (cpu.shares LOW_SHARES, where every
+// process and session of the foreground weighs 1024): while the timed tests want the cores, the
+// rest gets about a ninth of a contended core, and otherwise all of them. A timed test spends
+// most of its time waiting (a clock settling, a window of beats, a radio cut), so alone it leaves
+// the cores mostly idle; the other tests keep them busy instead, and the timed ones keep most of
+// the CPU whenever they want it.
 //
-// The idle group needs the cgroup v1 `cpu` controller with `cpu.idle` (Linux 5.15+) and the right
-// to make a group (root: the venue lab's cells run as root, and so does CI). Where either is
-// missing, the two runs go one after the other (the untimed first, as before), and the first
-// line printed says why. Under autogroup scheduling a lower `nice` would not do: each browser
-// Playwright starts is a session of its own, and so a scheduling group of its own.
+// Not `cpu.idle` (a group the kernel runs only when nothing else wants a core): beside three other
+// helpers' work its tests were held up for seconds at a time (a server's 8 s liveness timer fired
+// 12.2 s after; a bench process ran out of its 90 s), where a ninth of a core keeps a waiting
+// test's timers within tens of milliseconds.
+//
+// The group needs the cgroup v1 `cpu` controller and the right to make a group (root: the venue
+// lab's cells run as root, and so does CI). Where either is missing, the two runs go one after
+// the other (the untimed first, as before), and the first line printed says why. Under autogroup
+// scheduling a higher `nice` would not do: each browser Playwright starts is a session of its own,
+// and so a scheduling group of its own.
 //
 // Used by test/setup/suites.js (`npm test`'s suites, `npm run test:unit`, `npm run test:browser`).
 
@@ -19,12 +25,16 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
+/** The weight of the untimed runs' group, against 1024 for a process or session at nice 0. */
+export const LOW_SHARES = 128;
+
 /**
- * A cgroup v1 `cpu` group marked idle, inside the group this process is in, or why there is none.
+ * A cgroup v1 `cpu` group of weight LOW_SHARES inside the group this process is in, or why there
+ * is none.
  * @param {string} name  part of the group's name
  * @returns {{ dir: string } | { why: string }}
  */
-export function makeIdleGroup(name) {
+export function makeLowGroup(name) {
   let own;
   try {
     const line = readFileSync('/proc/self/cgroup', 'utf8')
@@ -42,10 +52,10 @@ export function makeIdleGroup(name) {
     return { why: `cannot make a cpu group at ${dir} (${/** @type {NodeJS.ErrnoException} */ (e).code})` };
   }
   try {
-    writeFileSync(path.join(dir, 'cpu.idle'), '1');
+    writeFileSync(path.join(dir, 'cpu.shares'), String(LOW_SHARES));
   } catch (e) {
     removeGroup(dir);
-    return { why: `no cpu.idle in ${dir} (${/** @type {NodeJS.ErrnoException} */ (e).code})` };
+    return { why: `cannot set cpu.shares in ${dir} (${/** @type {NodeJS.ErrnoException} */ (e).code})` };
   }
   return { dir };
 }
@@ -105,32 +115,32 @@ async function inTurn(runs, cwd, o) {
 
 /**
  * The timed runs in the foreground, one after the other, with their output as it comes; the
- * untimed runs one after the other beside them in an idle group, their output printed whole at
- * the end. Where there is no idle group: the untimed runs, then the timed ones.
+ * untimed runs one after the other beside them in a group of low weight, their output printed
+ * whole at the end. Where there is no such group: the untimed runs, then the timed ones.
  * @param {{ name: string, cwd: string, timed: Run[], untimed: Run[] }} o
  * @returns {Promise<string[]>} the labels of the runs that failed (none: all passed)
  */
 export async function sideBySide({ name, cwd, timed, untimed }) {
   const names = (/** @type {Run[]} */ runs) => runs.map((r) => r.label).join(', ');
-  const idle = makeIdleGroup(name);
-  if ('why' in idle) {
-    console.log(`${name}: ${names(untimed)}; then ${names(timed)} (no idle cpu group: ${idle.why})`);
+  const low = makeLowGroup(name);
+  if ('why' in low) {
+    console.log(`${name}: ${names(untimed)}; then ${names(timed)} (no cpu group: ${low.why})`);
     return [...(await inTurn(untimed, cwd)), ...(await inTurn(timed, cwd))];
   }
   console.log(
-    `${name}: ${names(timed)} now; ${names(untimed)} beside them in an idle cpu group (their output follows)`,
+    `${name}: ${names(timed)} now; ${names(untimed)} beside them in a cpu group of low weight (their output follows)`,
   );
   const tmp = await mkdtemp(path.join(os.tmpdir(), `sc-${name.replace(/\W/g, '-')}-`));
   const file = path.join(tmp, 'untimed.log');
   const out = createWriteStream(file);
   try {
-    const [a, b] = await Promise.all([inTurn(untimed, cwd, { group: idle.dir, out }), inTurn(timed, cwd)]);
+    const [a, b] = await Promise.all([inTurn(untimed, cwd, { group: low.dir, out }), inTurn(timed, cwd)]);
     await new Promise((resolve) => out.end(resolve));
     process.stdout.write(`\n--- ${name}: ${names(untimed)} (run beside the timed ones) ---\n`);
     process.stdout.write(await readFile(file, 'utf8'));
     return [...a, ...b];
   } finally {
-    removeGroup(idle.dir);
+    removeGroup(low.dir);
     await rm(tmp, { recursive: true, force: true });
   }
 }

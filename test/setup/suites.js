@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 // npm test's suites after the checks, each in its place on the CPU (test/setup/side-by-side.js):
 //
-//   foreground, one after the other   vitest's timed cells, Playwright's @timing tests, WebKit and
-//                                     Firefox (test/engines), the Artillery smoke
-//   beside them, in an idle cpu group vitest's other files (three at a time), Playwright's
-//                                     functional tests (two at a time)
+//   foreground, one after the other   vitest's timed files (vitest.config.js, TIMED), Playwright's
+//                                     @timing tests, WebKit and Firefox (test/engines), the
+//                                     Artillery smoke
+//   beside them, in a cpu group of    vitest's other files (three at a time), Playwright's
+//   low weight                        functional tests (two at a time)
 //
-// Every timed check keeps the CPU to itself; the untimed tests use what it leaves: a timed test
+// Every timed check keeps most of the CPU; the untimed tests use what it leaves: a timed test
 // mostly waits (a clock settling, a window of beats, a radio cut), and alone it left the two
 // cores 75-80% idle. One after the other, the suites took 310 + 255 + 335 + 107 + 30 s on this
-// 2-core machine (17.5 minutes with the checks). Where there is no idle group (not root, no cgroup
-// v1 cpu controller), they run one after the other as before: the untimed ones, then the timed.
+// 2-core machine (17.5 minutes with the checks). Where no cpu group can be made (not root, no
+// cgroup v1 cpu controller), they run one after the other as before: the untimed ones, then the timed.
 //
 //   node test/setup/suites.js [all]   every suite (npm test)
 //   node test/setup/suites.js unit    vitest only (npm run test:unit) [vitest arguments...]
@@ -26,7 +27,7 @@ import { sideBySide } from './side-by-side.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = (/** @type {string} */ rel) => [process.execPath, path.join(ROOT, 'node_modules', ...rel.split('/'))];
 
-/** @param {'cells' | 'rest'} phase @param {string} label @param {string[]} args */
+/** @param {'timed' | 'rest'} phase @param {string} label @param {string[]} args */
 const vitest = (phase, label, args) => ({
   label,
   argv: [...bin('vitest/vitest.mjs'), 'run', '--passWithNoTests', ...args],
@@ -46,7 +47,7 @@ const [what = 'all', ...args] = process.argv.slice(2);
 const SUITES = {
   all: () => ({
     timed: [
-      vitest('cells', "vitest's timed cells", []),
+      vitest('timed', "vitest's timed files", []),
       playwright('timing', []),
       {
         label: 'WebKit and Firefox',
@@ -57,7 +58,7 @@ const SUITES = {
     untimed: [vitest('rest', "vitest's other files", []), playwright('functional', [])],
   }),
   unit: () => ({
-    timed: [vitest('cells', "vitest's timed cells", args)],
+    timed: [vitest('timed', "vitest's timed files", args)],
     untimed: [vitest('rest', "vitest's other files", args)],
   }),
   browser: () => ({ timed: [playwright('timing', args)], untimed: [playwright('functional', args)] }),
