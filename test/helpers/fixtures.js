@@ -29,10 +29,12 @@ export const OPEN_FORM_FIXTURE = parse(
  * The open-form fixture's piece: 4/4 at 120 (500 ms a beat), 12 bars, 48 beats.
  * @param {Record<string, Partial<import('../../core/open-form.js').AudienceSwitches>>} [audience]
  *   sections' audience switches, by section id
+ * @param {Record<string, unknown[]>} [when]  sections' meter rules, by section id
  */
-export function openFormModel(audience = {}) {
+export function openFormModel(audience = {}, when = {}) {
   const openForm = structuredClone(OPEN_FORM_FIXTURE.openForm);
   for (const s of openForm.sections) if (audience[s.id]) s.audience = audience[s.id];
+  for (const s of openForm.sections) if (when[s.id]) s.when = when[s.id];
   const r = buildScoreModel({
     id: 'open',
     title: 'Open',
