@@ -215,7 +215,7 @@ export function createConductor({
     grid.anchor(beat);
     onStart?.(beat);
     onBeat?.(beat, grid.mono);
-    commit(announce(atBeat(model, playing, beat, grid.wall), beat));
+    commit(announce(withCues(atBeat(model, playing, beat, grid.wall), meterCues(sections, beat, meter.value())), beat));
     arm(beat + 1);
   }
 

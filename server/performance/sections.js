@@ -169,12 +169,18 @@ function sectionState(form) {
 
     /**
      * The conductor moved the performance to `beat` by hand: the section that holds it plays, its
-     * choice afresh. A beat outside every section keeps the section (it plays on into it).
+     * choice and meter rules afresh. A beat outside every section, or in the section playing,
+     * keeps the section (it plays on into it).
      * @param {number} beat
      */
     seek(beat) {
       const s = form.sections.find((x) => beat >= x.first && beat < x.end);
-      if (!s || (s.id === state.current && !state.ended)) return;
+      if (!s || (s.id === state.current && !state.ended)) {
+        // Within the section: its rules go on, but the cues they fired are gone with the cue
+        // state the seek rebuilds from the score (a resume must not put them back).
+        if (!state.ended && state.rules.fired.length > 0) state = { ...state, rules: { ...state.rules, fired: [] } };
+        return;
+      }
       state = {
         current: s.id,
         round: state.round + 1,

@@ -301,6 +301,13 @@ describe('conductor: open-form sections', () => {
     b.conductor.resume(saved);
     expect(/** @type {any} */ (b.conductor.record().sections).rules).toEqual(saved.sections.rules);
     expect(b.conductor.state.cues.audience.text).toBe('The room is with you');
+    // A seek within the section rebuilds its cues from the score: the fired text is not kept for
+    // a resume to put back.
+    b.conductor.seek(2); // while playing: a jump landing on the grid
+    b.clock.advance(1000);
+    expect(b.conductor.state.beat).toBeLessThanOrEqual(3);
+    expect(b.conductor.state.cues.audience?.text).toBe(undefined);
+    expect(/** @type {any} */ (b.conductor.record().sections).rules.fired).toEqual([]);
     b.conductor.dispose();
   });
 });
