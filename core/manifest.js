@@ -186,14 +186,13 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
     checkPageChoices(raw.pageChoices, { pageCount, votes, totalBeats: map.totalBeats, problem, out: pageChoices });
   }
 
-  const presets = checkPresets(raw.presets, {
-    problem,
-    checkSet: (set) =>
-      patchTooBig(set) ??
-      (COLOUR_FIELDS.some((k) => set[k] !== undefined && set[k] !== null && !isColour(set[k])) ? COLOUR_HINT : null),
-  });
+  /** What is wrong with a patch fired by hand or by the meter (its size, its colours), or null. @param {Record<string, any>} set */
+  const checkSet = (set) =>
+    patchTooBig(set) ??
+    (COLOUR_FIELDS.some((k) => set[k] !== undefined && set[k] !== null && !isColour(set[k])) ? COLOUR_HINT : null);
+  const presets = checkPresets(raw.presets, { problem, checkSet });
 
-  const openForm = map ? checkOpenForm(raw.openForm, { map, parts, problem }) : null;
+  const openForm = map ? checkOpenForm(raw.openForm, { map, parts, views, checkSet, problem }) : null;
   const video = checkVideo(raw.video, { parts, safePath: isSafeRelativePath, problem });
 
   if (problems.length > 0 || !map) return { ok: false, problems };
@@ -225,14 +224,17 @@ export function buildScoreModel(raw, { bars, assetUrl = (p) => p } = {}) {
  * The open form (core/open-form.js): sections whose order is chosen live, in bars or beats of
  * this score.
  * @param {unknown} raw
- * @param {{ map: import('./tempo-map.js').TempoMap, parts: { id: string }[], problem: ProblemSink }} ctx
+ * @param {{ map: import('./tempo-map.js').TempoMap, parts: { id: string }[], views: string[],
+ *   checkSet: (set: Record<string, any>) => string | null, problem: ProblemSink }} ctx
  * @returns {import('./open-form.js').OpenForm | null}
  */
-function checkOpenForm(raw, { map, parts, problem }) {
+function checkOpenForm(raw, { map, parts, views, checkSet, problem }) {
   if (raw === undefined) return null;
   const read = readOpenForm(raw, {
     totalBeats: map.totalBeats,
     parts: parts.map((p) => p.id),
+    views,
+    checkSet,
     // A bar's first and last beat, the first time through.
     barBeats: (bar) => {
       const info = map.barInfo(bar);

@@ -15,7 +15,8 @@
 //       - { id: pitch, bars: [5, 12], next: [rhythm, end], chooser: { part: violin }, owner: violin }
 //       - { id: rhythm, beats: [48, 79], next: [pitch, end], chooser: first, default: end,
 //           audience: { thumbs: true, meter: true },
-//           overlays: [{ band: dynamics, parts: [violin], source: meter }] }   # core/part-overlays.js
+//           overlays: [{ band: dynamics, parts: [violin], source: meter }],   # core/part-overlays.js
+//           when: [{ meter: ">= 0.6", for: 2, set: { text: Louder } }] }      # core/meter-rules.js
 //     audience: { vote: false }     # optional: every section's switches unless it says otherwise
 //
 // The audience page's switches (ZScore's publishAudienceViewState(notes, audio, thumbs, meter,
@@ -25,11 +26,24 @@
 import { errorValue } from './errors.js';
 import { isId, isObject } from './values.js';
 import { readOverlays } from './part-overlays.js';
+import { readRules, restoreRules, startRules, stepRules } from './meter-rules.js';
 
 /** The `next` entry that ends the performance. */
 export const END = 'end';
 /** The keys a section may have: any other is a typo worth a problem. */
-const SECTION_KEYS = ['id', 'name', 'beats', 'bars', 'next', 'chooser', 'owner', 'default', 'audience', 'overlays'];
+const SECTION_KEYS = [
+  'id',
+  'name',
+  'beats',
+  'bars',
+  'next',
+  'chooser',
+  'owner',
+  'default',
+  'audience',
+  'overlays',
+  'when',
+];
 /** The audience page's switches and what each is when neither the section nor the form sets it. */
 export const AUDIENCE_DEFAULTS = Object.freeze({ notes: false, audio: true, thumbs: false, meter: false, vote: true });
 /** At most this many sections: the state and the offer stay small. */
@@ -52,6 +66,8 @@ export const MAX_SECTIONS = 64;
  *   `next`, else the section after it in the score (END after the last)
  * @property {AudienceSwitches} audience  what the audience page shows while it plays
  * @property {import('./part-overlays.js').Overlay[]} overlays  bands over the parts while it plays
+ * @property {import('./meter-rules.js').MeterRule[]} when  what the audience meter does while it
+ *   plays: cues it fires, the choice it makes
  */
 
 /**
@@ -75,6 +91,7 @@ export const MAX_SECTIONS = 64;
  * @property {{ section: string, by: string }[]} order  the sections taken, in order (the first
  *   `by` is "start"; then who chose each, or "default")
  * @property {boolean} ended      the piece has ended (END was taken)
+ * @property {import('./meter-rules.js').RulesState} rules  where the section's meter rules have got to
  */
 
 /**
@@ -84,7 +101,9 @@ export const MAX_SECTIONS = 64;
 /**
  * What readOpenForm needs of the score: its length, its parts and (for `bars`) the first and last
  * beat of a bar, or null when the score has no such bar.
- * @typedef {{ totalBeats: number, parts: string[], barBeats?: (bar: number) => [number, number] | null }} ScoreShape
+ * `views` and `checkSet` check a meter rule's cue (the score's views; what is wrong with a patch).
+ * @typedef {{ totalBeats: number, parts: string[], barBeats?: (bar: number) => [number, number] | null,
+ *   views?: string[], checkSet?: (set: Record<string, any>) => string | null }} ScoreShape
  */
 
 /**
@@ -141,6 +160,14 @@ export function readOpenForm(raw, score) {
       );
     for (const n of s.next)
       if (n !== END && !ids.has(n)) bad(`${at}.next`, `"${n.slice(0, 64)}" is not a section (or "end")`);
+    const options = s.next.length > 0 ? s.next : [...[...ids].filter((id) => id !== s.id), END];
+    s.when.forEach((r, i) => {
+      if (r.choose !== null && !options.includes(r.choose))
+        bad(
+          `${at}.when[${i}].choose`,
+          `"${r.choose.slice(0, 64)}" may not follow "${s.id}"; one of ${options.join(', ')}`,
+        );
+    });
   });
   const start = raw.start ?? sections[0]?.id;
   if (!ids.has(start)) bad('openForm.start', `must be the id of a section; "${String(start).slice(0, 64)}" is not`);
@@ -156,7 +183,7 @@ export function readOpenForm(raw, score) {
  * @param {AudienceSwitches} shown  the form's switches
  * @returns {Section | null}
  */
-function readSection(s, at, { totalBeats, parts, barBeats }, bad, shown) {
+function readSection(s, at, { totalBeats, parts, barBeats, views, checkSet }, bad, shown) {
   if (!isObject(s) || !isId(s.id)) {
     bad(at, 'must be {id, bars: [first, last], ...} with an id of letters, digits, _ and -');
     return null;
@@ -181,6 +208,7 @@ function readSection(s, at, { totalBeats, parts, barBeats }, bad, shown) {
   const fallback = typeof s.default === 'string' ? s.default : (next?.[0] ?? null);
   if (next && fallback !== null && !next.includes(fallback))
     bad(`${at}.default`, `must be one of next (${next.join(', ')})`);
+  const audience = readAudience(s.audience, shown, `${at}.audience`, bad);
   return {
     id: s.id,
     name: typeof s.name === 'string' ? s.name : s.id,
@@ -190,8 +218,9 @@ function readSection(s, at, { totalBeats, parts, barBeats }, bad, shown) {
     chooser: chooser ?? { kind: 'conductor' },
     owner,
     default: fallback ?? '',
-    audience: readAudience(s.audience, shown, `${at}.audience`, bad),
+    audience,
     overlays: readOverlays(s.overlays, `${at}.overlays`, parts, bad),
+    when: readRules(s.when, `${at}.when`, { views, checkSet, thumbs: audience.thumbs }, bad),
   };
 }
 
@@ -296,6 +325,7 @@ export function startState(form) {
     claimedBy: null,
     order: [{ section: form.start, by: 'start' }],
     ended: false,
+    rules: startRules(sectionById(form, form.start).when),
   };
 }
 
@@ -376,7 +406,14 @@ export function advance(form, state) {
   const by = state.chosen?.by ?? 'default';
   if (next === END)
     return {
-      state: { ...state, chosen: null, claimedBy: null, order: [...state.order, { section: END, by }], ended: true },
+      state: {
+        ...state,
+        chosen: null,
+        claimedBy: null,
+        order: [...state.order, { section: END, by }],
+        ended: true,
+        rules: startRules([]),
+      },
       beat: null,
     };
   const section = sectionById(form, next);
@@ -388,6 +425,7 @@ export function advance(form, state) {
       claimedBy: null,
       order: [...state.order, { section: next, by }],
       ended: false,
+      rules: startRules(section.when),
     },
     beat: section.first,
   };
@@ -455,6 +493,13 @@ export function restoreState(form, record) {
   )
     return no(`the choice saved may not follow "${current.id}"`);
   const claimedBy = typeof record.claimedBy === 'string' ? record.claimedBy : null;
+  // A record from before sections had meter rules starts them afresh.
+  const ended = record.ended === true;
+  const rules =
+    record.rules === undefined
+      ? startRules(ended ? [] : current.when)
+      : restoreRules(ended ? [] : current.when, record.rules);
+  if (!rules) return no(`the meter rules saved do not fit the ${current.when.length} rules of "${current.id}"`);
   return {
     ok: true,
     state: {
@@ -463,7 +508,45 @@ export function restoreState(form, record) {
       chosen: chosen && { section: chosen.section, by: chosen.by },
       claimedBy,
       order: record.order.map((o) => ({ section: o.section, by: o.by })),
-      ended: record.ended === true,
+      ended,
+      rules,
     },
   };
+}
+
+/**
+ * A beat of the current section sounds with the audience meter at `meter` (the value the pages
+ * have): its `when` rules step on (core/meter-rules.js). A rule that fires with `choose` is the
+ * meter's choice of what follows (`by: "meter"`) unless the conductor or a part has chosen; they
+ * may still override it. Returns the new state and the rules fired, in order.
+ * @param {OpenForm} form
+ * @param {OpenFormState} state
+ * @param {number} meter
+ * @returns {{ state: OpenFormState, fired: import('./meter-rules.js').MeterRule[] }}
+ */
+export function meterBeat(form, state, meter) {
+  if (state.ended) return { state, fired: [] };
+  const rules = sectionById(form, state.current).when;
+  if (rules.length === 0) return { state, fired: [] };
+  const r = stepRules(rules, state.rules, meter);
+  if (r.state === state.rules) return { state, fired: [] };
+  const fired = r.fired.map((i) => rules[i]);
+  let chosen = state.chosen;
+  for (const rule of fired)
+    if (rule.choose !== null && (chosen === null || chosen.by === 'meter'))
+      chosen = { section: rule.choose, by: 'meter' };
+  return { state: { ...state, rules: r.state, chosen }, fired };
+}
+
+/**
+ * The cues the current section's rules have fired so far, in order: a restart applies them again
+ * over the cue state of the beat it resumes at.
+ * @param {OpenForm} form
+ * @param {OpenFormState} state
+ * @returns {{ view: string, set: Record<string, unknown> }[]}
+ */
+export function firedCues(form, state) {
+  if (state.ended) return [];
+  const rules = sectionById(form, state.current).when;
+  return state.rules.fired.flatMap((i) => (rules[i]?.cue ? [rules[i].cue] : []));
 }

@@ -67,6 +67,9 @@ test('the console chooses the next section; phones and a part see the offer, the
   await expect(console_.locator('#section-rhythm')).toHaveAttribute('aria-pressed', 'true');
   for (const p of [...phones, violin])
     await expect(p.getByTestId('section-next')).toHaveText('Next: Rhythm, chosen by the conductor');
+  // The console's timeline: the order taken so far and the section chosen next.
+  const steps = console_.locator('#timeline .tl-order li');
+  await expect(steps).toHaveText(['Intro', 'next: Rhythm']);
   expect((await server.snapshot()).state.section.chosen).toEqual({ section: 'rhythm', by: 'conductor' });
 
   // The intro's last beat is followed by rhythm's first: bar 7, beat 1.
@@ -76,6 +79,9 @@ test('the console chooses the next section; phones and a part see the offer, the
   }
   await expect(console_.getByTestId('sections-now')).toHaveText('Now: Rhythm');
   await expect(console_.getByTestId('sections-order')).toHaveText('Order: Intro (start) → Rhythm (the conductor)');
+  // The timeline shows the order taken, not the declared one (pitch, bars 3-6, was skipped).
+  await expect(steps).toHaveText(['Intro', 'Rhythm']);
+  await expect(steps.nth(1)).toHaveAttribute('data-at', 'now');
   const state = (await server.snapshot()).state;
   expect(state.section).toMatchObject({ id: 'rhythm', round: 1, first: 24 });
   expect(state.bar).toBeGreaterThanOrEqual(7);

@@ -3,6 +3,7 @@
 // (the written bars alone hide repeats played wrong). Pure: takes a loaded package.
 
 import { barRanges } from '../../core/beatmap.js';
+import { ruleWords } from '../../core/meter-rules.js';
 
 /**
  * Bars in performance order as ranges of written bar numbers: "0-8 0-8 9-16".
@@ -44,8 +45,8 @@ export function clockTime(ms) {
  *   the video parts, as the browsers will be given them
  * @property {number} cues
  * @property {number} votes
- * @property {{ id: string, first: number, last: number, next: string[], overlays: string[] }[]} [sections]
- *   an open-form piece's sections (beats first..last), with their overlays in words
+ * @property {{ id: string, first: number, last: number, next: string[], overlays: string[], when: string[] }[]} [sections]
+ *   an open-form piece's sections (beats first..last), with their overlays and meter rules in words
  * @property {string[]} warnings
  */
 
@@ -98,6 +99,7 @@ export function checkReport(pkg, dir) {
             last: x.end - 1,
             next: x.next,
             overlays: x.overlays.map(overlayWords),
+            when: x.when.map(ruleWords),
           })),
         }
       : {}),
@@ -137,7 +139,8 @@ export function formatCheckReport(r) {
     ...(r.sections ?? []).map(
       (x) =>
         `section ${x.id}: beats ${x.first}-${x.last}${x.next.length > 0 ? `, then ${x.next.join(' or ')}` : ''}` +
-        (x.overlays.length > 0 ? `; overlays: ${x.overlays.join('; ')}` : ''),
+        (x.overlays.length > 0 ? `; overlays: ${x.overlays.join('; ')}` : '') +
+        (x.when.length > 0 ? `; when ${x.when.join('; ')}` : ''),
     ),
     ...r.warnings.map((w) => `warning: ${w}`),
   ];

@@ -159,7 +159,8 @@ export function createConductor({
     // The decided beat sounds when the scheduled one would have: the grid goes on.
     if (decided !== null) grid.anchorAt(decided, due);
     onBeat?.(beat, due);
-    commit(announce(atBeat(model, state, beat, wallOf(due)), beat));
+    const cues = meterCues(sections, beat, meter.value()); // a choice they make is announced now
+    commit(announce(withCues(atBeat(model, state, beat, wallOf(due)), cues), beat));
     arm(beat + 1);
   }
 
@@ -214,7 +215,7 @@ export function createConductor({
     grid.anchor(beat);
     onStart?.(beat);
     onBeat?.(beat, grid.mono);
-    commit(announce(atBeat(model, playing, beat, grid.wall), beat));
+    commit(announce(withCues(atBeat(model, playing, beat, grid.wall), meterCues(sections, beat, meter.value())), beat));
     arm(beat + 1);
   }
 
@@ -388,7 +389,8 @@ export function createConductor({
       } else {
         state = withPlayback(atBeat(model, state, Math.floor(pos), null), playback, null);
       }
-      state = dress(state);
+      // The cues the section's meter rules fired before the restart, over the beat's own.
+      state = dress(withCues(state, sections?.firedCues() ?? []));
       bus.publish({ epoch, seq, t: clock.wall(), patch: null, state });
       return state;
     },
@@ -674,6 +676,31 @@ function withPreset(model, state, id) {
     );
   const audience = /** @type {Record<string, unknown>} */ (applyPatch(state.cues.audience ?? {}, preset.set));
   return { ...state, cues: { ...state.cues, audience } };
+}
+
+/**
+ * Beat `beat` sounds with the audience meter at `meter` (the value the pages have): the section's
+ * meter rules step on (core/meter-rules.js); the cues of those that fired, in order.
+ * @param {import('./sections.js').SectionState | null} sections
+ * @param {number} beat
+ * @param {number} meter
+ */
+function meterCues(sections, beat, meter) {
+  return (sections?.meterBeat(beat, meter) ?? []).flatMap((r) => (r.cue ? [r.cue] : []));
+}
+
+/**
+ * The state with cues fired by the audience meter (core/meter-rules.js) merged into their views'
+ * cue state, as a preset is: they last until a cue changes what they set, or a jump or a seek
+ * rebuilds the cue state from the score.
+ * @param {PerformanceState} state
+ * @param {{ view: string, set: Record<string, unknown> }[]} fired
+ */
+function withCues(state, fired) {
+  let cues = state.cues;
+  for (const { view, set } of fired)
+    cues = { ...cues, [view]: /** @type {Record<string, unknown>} */ (applyPatch(cues[view] ?? {}, set)) };
+  return cues === state.cues ? state : { ...state, cues };
 }
 
 /**

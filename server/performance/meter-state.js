@@ -92,6 +92,9 @@ export function createMeterState({ clock, publish, switches, options = {} }) {
       return null;
     },
 
+    /** The value the pages have (0 while the meter is closed): what the score's meter rules read. */
+    value: () => shown,
+
     /** Voices counted now and the value shown, for the console and tests. */
     report() {
       const now = clock.now();

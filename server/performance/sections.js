@@ -7,11 +7,14 @@
 // none.
 
 import { ScorecastError } from '../../core/errors.js';
+import { startRules } from '../../core/meter-rules.js';
 import {
   END,
   advance,
   choose,
   claim,
+  firedCues,
+  meterBeat,
   offer,
   preview,
   restoreState,
@@ -140,6 +143,25 @@ function sectionState(form) {
       return r.beat;
     },
 
+    /**
+     * Beat `beat` sounds with the audience meter at `meter`: the current section's `when` rules
+     * step on when the beat is in it (core/meter-rules.js). The rules fired, in order: their cues
+     * for the conductor to apply (a `choose` is taken here).
+     * @param {number} beat
+     * @param {number} meter
+     */
+    meterBeat(beat, meter) {
+      if (state.ended) return [];
+      const s = sectionById(form, state.current);
+      if (s.when.length === 0 || beat < s.first || beat >= s.end) return [];
+      const r = meterBeat(form, state, meter);
+      state = r.state;
+      return r.fired;
+    },
+
+    /** The cues the current section's meter rules have fired, in order (applied again on a resume). */
+    firedCues: () => firedCues(form, state),
+
     /** The beat after each section's last: where playing on asks `endsSection`. */
     ends() {
       return form.sections.map((x) => x.end);
@@ -147,12 +169,18 @@ function sectionState(form) {
 
     /**
      * The conductor moved the performance to `beat` by hand: the section that holds it plays, its
-     * choice afresh. A beat outside every section keeps the section (it plays on into it).
+     * choice and meter rules afresh. A beat outside every section, or in the section playing,
+     * keeps the section (it plays on into it).
      * @param {number} beat
      */
     seek(beat) {
       const s = form.sections.find((x) => beat >= x.first && beat < x.end);
-      if (!s || (s.id === state.current && !state.ended)) return;
+      if (!s || (s.id === state.current && !state.ended)) {
+        // Within the section: its rules go on, but the cues they fired are gone with the cue
+        // state the seek rebuilds from the score (a resume must not put them back).
+        if (!state.ended && state.rules.fired.length > 0) state = { ...state, rules: { ...state.rules, fired: [] } };
+        return;
+      }
       state = {
         current: s.id,
         round: state.round + 1,
@@ -160,6 +188,7 @@ function sectionState(form) {
         claimedBy: null,
         order: [...state.order, { section: s.id, by: 'seek' }],
         ended: false,
+        rules: startRules(s.when),
       };
     },
 

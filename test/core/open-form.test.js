@@ -76,7 +76,8 @@ describe('open form: reading the sections', () => {
       { field: 'openForm.sections[2].id', message: '"a" is used by another section, or is "end"' },
       {
         field: 'openForm.sections[2].lights',
-        message: 'is not a key of a section (id, name, beats, bars, next, chooser, owner, default, audience, overlays)',
+        message:
+          'is not a key of a section (id, name, beats, bars, next, chooser, owner, default, audience, overlays, when)',
       },
       // "b" is a section, with a problem of its own: only "c" is unknown.
       { field: 'openForm.sections[0].next', message: '"c" is not a section (or "end")' },

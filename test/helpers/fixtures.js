@@ -26,8 +26,9 @@ export const OPEN_FORM_FIXTURE = parse(
 );
 
 /**
- * What a test sets on one section of the open-form fixture: its audience switches, its overlays.
- * @typedef {{ audience?: Partial<import('../../core/open-form.js').AudienceSwitches>, overlays?: object[] }} SectionOverrides
+ * What a test sets on one section of the open-form fixture: its audience switches, its overlays,
+ * its meter rules.
+ * @typedef {{ audience?: Partial<import('../../core/open-form.js').AudienceSwitches>, overlays?: object[], when?: unknown[] }} SectionOverrides
  */
 
 /**
@@ -40,6 +41,7 @@ export function openFormModel(sections = {}) {
     const o = sections[s.id];
     if (o?.audience) s.audience = o.audience;
     if (o?.overlays) s.overlays = o.overlays;
+    if (o?.when) s.when = o.when;
   }
   const r = buildScoreModel({
     id: 'open',

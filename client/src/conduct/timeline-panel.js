@@ -71,14 +71,16 @@ export function createTimelinePanel({ seek, timers = window }) {
     /** @param {import('../console/timeline.js').Timeline} t  GET /api/score/timeline */
     set: (t) => timeline.set(t),
     /**
-     * The performance as it is: whether it plays (a choice then waits for "Jump"), its loop.
-     * @param {{ playback?: unknown, loop?: { start?: unknown, end?: unknown } } | null | undefined} state
+     * The performance as it is: whether it plays (a choice then waits for "Jump"), its loop, an
+     * open-form piece's sections in the order taken.
+     * @param {{ playback?: unknown, loop?: { start?: unknown, end?: unknown }, section?: unknown } | null | undefined} state
      */
     showState(state) {
       playing = state?.playback === 'playing';
       // Stopped or paused meanwhile: the question no longer stands.
       if (!playing && pending) drop();
       timeline.setLoop(state?.loop);
+      timeline.setSection(state?.section);
     },
     /**
      * Where the performance is.

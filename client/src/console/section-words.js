@@ -19,12 +19,14 @@
  */
 
 /**
- * Who `by` names: "conductor", "part:<id>", "first", "default", "start", "seek".
+ * Who `by` names: "conductor", "part:<id>", "first", "meter" (a section's `when` rule), "default",
+ * "start", "seek".
  * @param {string} by
  */
 export function whoWords(by) {
   if (by === 'conductor') return 'the conductor';
   if (by === 'first') return 'the first player to claim it';
+  if (by === 'meter') return 'the audience meter';
   if (by.startsWith('part:')) return by.slice(5);
   return by;
 }

@@ -5,6 +5,8 @@
 // the beat), a click on a rehearsal mark's label the mark; from the keyboard the arrows step a bar
 // (Shift: a beat), Home and End go to the first and last bar. What is chosen goes to `onSeek`
 // (`onMark`); the console may ask before it jumps, and marks the bar chosen meanwhile (`choose`).
+// An open-form piece (the state's `section`) also shows its sections in the order taken so far,
+// and the one chosen next, under the track (`setSection`): the bars above are the declared order.
 
 /** @typedef {{ bar: number, beat: number, time?: string, first?: number }} TimelineBar */
 /**
@@ -15,6 +17,51 @@
  * @property {{ beat: number, view: string, kind: 'set' | 'audio' | 'vote', text?: string, close?: number }[]} cues
  * @property {{ name: string, beat: number }[]} [marks]  rehearsal marks, every playing
  */
+
+import { whoWords } from './section-words.js';
+
+/**
+ * A section in the order taken: played before, playing now, or chosen to come next.
+ * @typedef {{ id: string, name: string, by: string, at: 'played' | 'now' | 'next' }} OrderStep
+ */
+
+/**
+ * The sections of an open-form piece in the order taken, from the state's `section` (its `order`,
+ * the latest sections taken, the last of them the one playing, and its `chosen`): the steps
+ * played, the one playing and the one chosen next. None for a state without sections.
+ * @param {unknown} section  the state's `section`
+ * @returns {OrderStep[]}
+ */
+export function orderTaken(section) {
+  const s = /** @type {any} */ (section);
+  if (!s || typeof s !== 'object' || !Array.isArray(s.order)) return [];
+  /** @type {OrderStep[]} */
+  const steps = s.order
+    .filter((/** @type {any} */ o) => o && typeof o.section === 'string')
+    .map((/** @type {any} */ o, /** @type {number} */ i, /** @type {any[]} */ all) => ({
+      id: o.section,
+      name: typeof o.name === 'string' ? o.name : o.section,
+      by: typeof o.by === 'string' ? o.by : '',
+      at: i === all.length - 1 ? 'now' : 'played',
+    }));
+  const chosen = s.chosen;
+  if (chosen && typeof chosen.section === 'string') {
+    const option = Array.isArray(s.options) ? s.options.find((/** @type {any} */ o) => o?.id === chosen.section) : null;
+    const name = typeof option?.name === 'string' ? option.name : chosen.section === 'end' ? 'End' : chosen.section;
+    steps.push({ id: chosen.section, name, by: typeof chosen.by === 'string' ? chosen.by : '', at: 'next' });
+  }
+  return steps;
+}
+
+/**
+ * The order taken once the piece has ended (the state drops its `section`): every step played,
+ * nothing to come.
+ * @param {OrderStep[]} steps
+ * @returns {OrderStep[]}
+ */
+export function orderEnded(steps) {
+  return steps.filter((x) => x.at !== 'next').map((x) => ({ ...x, at: 'played' }));
+}
 
 /** Most bar numbers written under the track; more would run into each other. */
 const MAX_BAR_LABELS = 40;
@@ -118,6 +165,9 @@ export function createTimeline(root, { onSeek, onMark }) {
   const labels = div('div', 'tl-labels');
   const loop = div('div', 'tl-loop');
   const target = div('div', 'tl-target');
+  const order = div('ol', 'tl-order');
+  order.setAttribute('aria-label', 'Sections in the order taken');
+  order.hidden = true;
   ghost.hidden = true;
   loop.hidden = true;
   target.hidden = true;
@@ -131,7 +181,9 @@ export function createTimeline(root, { onSeek, onMark }) {
   track.append(marks, loop, played, target, head);
   const box = div('div', 'tl');
   box.append(cues, track, labels, ghost);
-  root.replaceChildren(box);
+  root.replaceChildren(box, order);
+  /** The order taken as drawn. @type {OrderStep[]} */
+  let steps = [];
 
   /** @type {Timeline | null} */
   let timeline = null;
@@ -314,9 +366,39 @@ export function createTimeline(root, { onSeek, onMark }) {
       target.hidden = beat === null || !timeline;
       if (beat !== null) place(beat, target);
     },
+    /**
+     * An open-form piece's sections in the order taken (the state's `section`; orderTaken): drawn
+     * under the track. When the state drops its section (the piece has ended) the order stays,
+     * all of it played, until another piece is set.
+     * @param {unknown} section
+     */
+    setSection(section) {
+      const next = section === undefined || section === null ? orderEnded(steps) : orderTaken(section);
+      if (JSON.stringify(next) === JSON.stringify(steps)) return;
+      steps = next;
+      order.hidden = steps.length === 0;
+      order.replaceChildren(
+        ...steps.map((x) => {
+          const li = div('li', `tl-step tl-step-${x.at}`);
+          li.dataset.section = x.id;
+          li.dataset.at = x.at;
+          li.dataset.by = x.by;
+          li.textContent = x.at === 'next' ? `next: ${x.name}` : x.name;
+          li.title = `${x.name}: ${x.by === 'start' ? 'the start' : x.by === 'seek' ? 'gone to by hand' : `chosen by ${whoWords(x.by)}`}`;
+          if (x.at === 'now') li.setAttribute('aria-current', 'step');
+          return li;
+        }),
+      );
+    },
     /** @param {Timeline} t the piece (again, after a reload) */
     set(t) {
       if (!(t && t.beats > 0 && Array.isArray(t.bars) && t.bars.length > 0)) return;
+      // Another piece (not the same one fetched again for a new epoch): its own order, if any.
+      if (timeline !== null && JSON.stringify(t.bars) !== JSON.stringify(timeline.bars)) {
+        steps = [];
+        order.replaceChildren();
+        order.hidden = true;
+      }
       timeline = t;
       draw(t);
       this.setLoop(loopAsked);

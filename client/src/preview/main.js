@@ -167,6 +167,7 @@ function preview(api) {
     if (history.length > HISTORY_SIZE) history.shift();
     pos.showState(s);
     playback.showRate(s.rate);
+    timeline.setSection(s.section);
     if (c.epoch !== epoch) {
       // A new version of the score (or a restarted server): its bars, cues and parts may differ.
       epoch = c.epoch;

@@ -104,4 +104,32 @@ describe('console: the timeline panel', () => {
     expect($('.tl-section[data-mark="B"]').dataset.beat).toBe('8');
     expect($('.tl-vote').style.width).toBe('50%');
   });
+
+  it("draws an open-form piece's sections in the order taken and the one chosen next, kept once it ends", () => {
+    const { p, $ } = panel();
+    const all = () =>
+      [...document.querySelectorAll('.tl-order li')].map((li) => `${li.textContent}|${li.getAttribute('data-at')}`);
+    expect($('.tl-order').hidden).toBe(true);
+    const section = {
+      id: 'rhythm',
+      options: [{ id: 'pitch', name: 'Pitch' }],
+      order: [
+        { section: 'intro', by: 'start', name: 'Intro' },
+        { section: 'rhythm', by: 'conductor', name: 'Rhythm' },
+      ],
+    };
+    p.showState({ playback: 'playing', section });
+    expect($('.tl-order').hidden).toBe(false);
+    expect(all()).toEqual(['Intro|played', 'Rhythm|now']);
+    expect($('.tl-order [aria-current="step"]').dataset.section).toBe('rhythm');
+    p.showState({ playback: 'playing', section: { ...section, chosen: { section: 'pitch', by: 'meter' } } });
+    expect(all()).toEqual(['Intro|played', 'Rhythm|now', 'next: Pitch|next']);
+    expect($('.tl-order [data-at="next"]').title).toBe('Pitch: chosen by the audience meter');
+    // the piece ended (the state drops its section): the order stays, all of it played
+    p.showState({ playback: 'stopped' });
+    expect(all()).toEqual(['Intro|played', 'Rhythm|played']);
+    // another piece: its own order (none)
+    p.set({ ...T, bars: T.bars.slice(0, 3), beats: 12 });
+    expect($('.tl-order').hidden).toBe(true);
+  });
 });

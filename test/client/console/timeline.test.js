@@ -1,5 +1,12 @@
 import { describe, it, expect } from 'vitest';
-import { barIndexAt, beatAtFraction, beatForKey, positionOf } from '../../../client/src/console/timeline.js';
+import {
+  barIndexAt,
+  beatAtFraction,
+  beatForKey,
+  orderEnded,
+  orderTaken,
+  positionOf,
+} from '../../../client/src/console/timeline.js';
 
 /**
  * A pickup of one beat (bar 0, its beat 4), three bars of 4/4, two of 3/4: 19 beats.
@@ -51,5 +58,34 @@ describe('preview timeline', () => {
     expect(beatForKey(T, 9, 'Home', false)).toBe(0);
     expect(beatForKey(T, 9, 'End', false)).toBe(16);
     expect(beatForKey(T, 9, 'a', false)).toBeNull();
+  });
+});
+
+describe('timeline: an open-form piece in the order taken', () => {
+  const section = {
+    id: 'pitch',
+    options: [
+      { id: 'rhythm', name: 'Rhythm' },
+      { id: 'end', name: 'End' },
+    ],
+    order: [
+      { section: 'intro', by: 'start', name: 'Intro' },
+      { section: 'rhythm', by: 'conductor', name: 'Rhythm' },
+      { section: 'pitch', by: 'part:cello', name: 'Pitch' },
+    ],
+  };
+
+  it('lists the sections played, the one playing and the one chosen next, not the declared order', () => {
+    expect(orderTaken(section)).toEqual([
+      { id: 'intro', name: 'Intro', by: 'start', at: 'played' },
+      { id: 'rhythm', name: 'Rhythm', by: 'conductor', at: 'played' },
+      { id: 'pitch', name: 'Pitch', by: 'part:cello', at: 'now' },
+    ]);
+    const chosen = orderTaken({ ...section, chosen: { section: 'end', by: 'meter' } });
+    expect(chosen.at(-1)).toEqual({ id: 'end', name: 'End', by: 'meter', at: 'next' });
+    // once the piece has ended: all of it played, nothing to come
+    expect(orderEnded(chosen).map((x) => `${x.id}:${x.at}`)).toEqual(['intro:played', 'rhythm:played', 'pitch:played']);
+    expect(orderTaken(undefined)).toEqual([]);
+    expect(orderTaken({ id: 'x', options: [] })).toEqual([]);
   });
 });

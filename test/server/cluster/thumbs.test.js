@@ -1,6 +1,8 @@
 // Thumbs on a cluster: phones thumb through any node, the active conductor's meter counts them
 // (one device, one voice across the edges: a phone changing its mind through another edge replaces
 // its voice), every node's pages see the meter, and a node answers a thumb the section does not take.
+// The meter as an input of the score (a section's `when` rule) fires on the conductor, and the
+// standby that takes over carries on with the rules' state and the cue fired.
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,8 +47,10 @@ describe.skipIf(!HAVE_REDIS)('cluster: thumbs', () => {
     );
     const e1 = await startNode({ redis: redis.urls, role: 'edge', id: 'e1', score: OPEN_FORM });
     const e2 = await startNode({ redis: redis.urls, role: 'edge', id: 'e2', score: OPEN_FORM });
-    nodes.push(e1, e2);
-    await until(async () => (await call(e1.base, '/api/cluster')).body.nodes?.length === 3);
+    // A standby conductor, for the failover at the end.
+    const c2 = await startNode({ redis: redis.urls, role: 'conductor', id: 'c2', score: OPEN_FORM });
+    nodes.push(e1, e2, c2);
+    await until(async () => (await call(e1.base, '/api/cluster')).body.nodes?.length === 4);
     const page = await openWs(e2.wsBase);
     await until(() => meterOf(page.messages) === 0);
 
@@ -75,6 +79,33 @@ describe.skipIf(!HAVE_REDIS)('cluster: thumbs', () => {
     expect((await thumb(e2.base, devices[2], 'up')).status).toBe(200);
     await until(() => (meterOf(page.messages) ?? 0) > 0.6, 10_000);
 
+    // Pitch, at a beat every 2 s: the meter at 0.6 or more for two beats sets the phones' text (its
+    // `when` rule). The conductor is killed; the standby takes up the record: pitch, the text put
+    // back over the beat's own cues (the rule fired before the failover, not again).
+    const control = (/** @type {string} */ action, /** @type {object} */ body = {}) =>
+      call(e1.base, `/api/control/${action}`, { method: 'POST', body });
+    const stateAt = async (/** @type {string} */ base) => (await fetch(`${base}/live/poll`).then((r) => r.json()))[0];
+    const FIRED = 'Pitch: the room is with the violin';
+    expect((await control('tempo', { rate: 0.25 })).status).toBe(200);
+    expect((await control('seek', { bar: 3 })).status).toBe(200);
+    // Every phone up again: the voices count for 10 s from now.
+    for (const [i, at] of [e1.base, e2.base, c1.base].entries())
+      expect((await thumb(at, devices[i], 'up')).status).toBe(200);
+    expect((await control('play')).status).toBe(200);
+    await until(async () => (await stateAt(e1.base)).state.cues?.audience?.text === FIRED, 20_000);
+    await c1.stop('SIGKILL');
+    const beatBefore = (await stateAt(e2.base)).state.beat;
+    await until(
+      async () =>
+        (await call(e2.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 'c2' && n.active),
+      20_000,
+    );
+    // The standby plays on: its beats reach the edge.
+    await until(async () => (await stateAt(e2.base)).state.beat > beatBefore, 10_000);
+    expect((await stateAt(e2.base)).state.section.id).toBe('pitch');
+    expect((await stateAt(e2.base)).state.cues.audience.text).toBe(FIRED);
+    expect((await control('stop')).status).toBe(200);
+
     // A credential no node issued is refused where it arrives.
     const forged = await thumb(e1.base, `${'A'.repeat(22)}.${'B'.repeat(22)}`, 'up');
     expect(forged).toMatchObject({ status: 403, body: { code: 'SC_ERR_BAD_DEVICE' } });
@@ -85,5 +116,5 @@ describe.skipIf(!HAVE_REDIS)('cluster: thumbs', () => {
     const closed = await thumb(e2.base, devices[0], 'down');
     expect(closed).toMatchObject({ status: 409, body: { code: 'SC_ERR_THUMBS_CLOSED' } });
     page.close();
-  }, 60_000);
+  }, 120_000);
 });

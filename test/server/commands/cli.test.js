@@ -56,13 +56,21 @@ describe('scorecast check', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
     writeFileSync(
       path.join(dir, 'score.yaml'),
-      'id: Bad\ntitle: T\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\ncues:\n  - { bar: 7, set: { text: x } }\n',
+      'id: Bad\ntitle: T\nbars: 2\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\ncues:\n  - { bar: 7, set: { text: x } }\n' +
+        'openForm:\n  sections:\n    - { id: a, bars: [1, 2], when: [{ meter: ">= 1.5", set: { text: x } }] }\n',
     );
     const r = await cli(['check', dir]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/SC_ERR_SCORE_INVALID/);
     expect(r.stderr).toMatch(/score\.yaml line 1: id: must be lower-case/);
     expect(r.stderr).toMatch(/score\.yaml line 7: cues\[0\]: no bar 7; the score has bars 1\.\.2/);
+    // A meter rule (an open-form section's `when`) out of the meter's range, in a section without thumbs.
+    expect(r.stderr).toMatch(
+      /openForm\.sections\[0\]\.when\[0\]\.meter: must be a test of the meter \(-1\.\.1\) like ">= 0\.6"/,
+    );
+    expect(r.stderr).toMatch(
+      /openForm\.sections\[0\]\.when: follows the audience meter, which moves only while the section takes thumbs/,
+    );
   });
 
   it('refuses a package of 100,000,000 bars with a clear error and exit code 1, not an abort', async () => {

@@ -244,4 +244,61 @@ describe('conductor: open-form sections', () => {
     expect(sectionOf(c).id).toBe('pitch');
     expect(sectionOf(c).overlays).toBe(undefined);
   });
+
+  it('the meter fires a section’s cue once per crossing and makes its choice, on the beat grid; a restart keeps both', () => {
+    const when = {
+      intro: [
+        { meter: '>= 0.6', for: 2, set: { text: 'The room is with you' } },
+        { meter: '>= 0.8', choose: 'rhythm' },
+      ],
+    };
+    const at = (/** @type {number} */ wall, /** @type {number} */ start) => {
+      const clock = createFakeClock({ start, wallStart: wall });
+      const bus = createMemoryBus();
+      /** @type {any[]} */
+      const changes = [];
+      bus.subscribe((c) => changes.push(c));
+      const model = openFormModel({ intro: { audience: { thumbs: true, meter: true }, when: when.intro } });
+      return { clock, changes, conductor: createConductor({ model, bus, clock, epoch: 'e' }) };
+    };
+    const a = at(1_700_000_000_000, 1000);
+    a.conductor.play();
+    for (let i = 0; i < 5; i++) a.conductor.thumb(`device-${String(i).padStart(16, '0')}`, 'up');
+    // The text is set on the second beat in a row the meter is at 0.6 or more, in a beat's patch.
+    const texts = () =>
+      a.changes.filter((c) => c.patch?.cues?.audience?.text === 'The room is with you').map((c) => c.state.beat);
+    a.clock.advance(2600); // beat 5
+    expect(a.conductor.state.cues.audience.text).toBe('The room is with you');
+    const fired = texts();
+    expect(fired).toHaveLength(1);
+    const meterAt = (/** @type {number} */ beat) =>
+      a.changes.filter((c) => c.state.beat === beat && c.patch?.beat !== undefined).map((c) => c.state.meter)[0];
+    expect(meterAt(fired[0])).toBeGreaterThanOrEqual(0.6);
+    expect(meterAt(fired[0] - 1)).toBeGreaterThanOrEqual(0.6);
+    expect(meterAt(fired[0] - 2) ?? 0).toBeLessThan(0.6);
+    const saved = JSON.parse(JSON.stringify(a.conductor.record()));
+    expect(saved.sections.rules).toEqual({ held: [0, expect.any(Number)], armed: [false, true], fired: [0] });
+    a.clock.advance(1000); // beat 7: the intro's last, the meter past 0.8
+    expect(texts()).toHaveLength(1);
+    expect(sectionOf(a.conductor).chosen).toEqual({ section: 'rhythm', by: 'meter' });
+    expect(a.conductor.state.next?.beat).toBe(24);
+    a.clock.advance(500);
+    expect(sectionOf(a.conductor)).toMatchObject({ id: 'rhythm', round: 1 });
+    expect(sectionOf(a.conductor).order.at(-1)).toEqual({ section: 'rhythm', by: 'meter', name: 'Rhythm' });
+    a.conductor.dispose();
+
+    // A restart at beat 5 (the save above): the same rules' state, the text fired put back.
+    const b = at(1_700_000_000_000 + 2600, 42);
+    b.conductor.resume(saved);
+    expect(/** @type {any} */ (b.conductor.record().sections).rules).toEqual(saved.sections.rules);
+    expect(b.conductor.state.cues.audience.text).toBe('The room is with you');
+    // A seek within the section rebuilds its cues from the score: the fired text is not kept for
+    // a resume to put back.
+    b.conductor.seek(2); // while playing: a jump landing on the grid
+    b.clock.advance(1000);
+    expect(b.conductor.state.beat).toBeLessThanOrEqual(3);
+    expect(b.conductor.state.cues.audience?.text).toBe(undefined);
+    expect(/** @type {any} */ (b.conductor.record().sections).rules.fired).toEqual([]);
+    b.conductor.dispose();
+  });
 });
