@@ -76,7 +76,7 @@ describe('tapping along', () => {
   it('follows a recording that slows down, and the meter plays back at the taps', () => {
     // Each bar 10% longer per beat than the one before.
     const taps = [0.25];
-    BARS.slice(1).forEach((b, i) => taps.push(taps[taps.length - 1] + b.beats * 0.5 * 1.1 ** i));
+    for (const [i, b] of BARS.slice(1).entries()) taps.push(taps[taps.length - 1] + b.beats * 0.5 * 1.1 ** i);
     expect(flagTaps(taps, BARS, 'bar')).toEqual([]);
     const m = meterFromBarTimes(barTimesFromTaps(taps, BARS, 'bar'), BARS);
     if (!m.ok) throw new Error(m.problems.join());
