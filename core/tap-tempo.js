@@ -22,6 +22,12 @@ export const MAX_TAP_SECONDS = 86_400;
 /** @typedef {'bar' | 'beat'} TapUnit  what one tap marks: a bar's downbeat, or every beat */
 
 /**
+ * @typedef {object} TapBar  a bar in performance order
+ * @property {number} bar
+ * @property {number} beats
+ */
+
+/**
  * @typedef {object} TimedBar  a bar in performance order, as the tempo map has it
  * @property {number} bar
  * @property {number} beats
@@ -40,7 +46,9 @@ export const MAX_TAP_SECONDS = 86_400;
 /**
  * The bars taps count: from bar 1 (an opening pickup bar is not tapped; it is played at bar 1's
  * tempo), in performance order.
- * @param {TimedBar[]} bars
+ * @template {TapBar} T
+ * @param {T[]} bars
+ * @returns {T[]}
  */
 export function tappedBars(bars) {
   return bars.filter((b) => b.bar !== 0);
@@ -49,7 +57,7 @@ export function tappedBars(bars) {
 /**
  * What each tap marks, in order: a bar's first beat, or each beat, and how many beats lie
  * between it and the next tap. The last target is the end of the last bar (an optional tap).
- * @param {TimedBar[]} bars
+ * @param {TapBar[]} bars
  * @param {TapUnit} unit
  * @returns {{ bar: number, beat: number, beats: number, end?: true }[]}
  */
@@ -102,7 +110,7 @@ function median(xs) {
  * one (an interval twice as long) is flagged, and so is a real fermata, which the composer then
  * keeps knowingly.
  * @param {number[]} taps
- * @param {TimedBar[]} bars
+ * @param {TapBar[]} bars
  * @param {TapUnit} unit
  * @returns {TapFlag[]}
  */
@@ -146,7 +154,7 @@ export function describeFlag(f) {
  * Bar onsets from taps: the time each tapped bar starts, and the end of the last bar when it was
  * tapped. Beat taps count from each bar's first beat.
  * @param {number[]} taps
- * @param {TimedBar[]} bars
+ * @param {TapBar[]} bars
  * @param {TapUnit} unit
  * @returns {{ times: number[], end: number | null }}
  */
@@ -177,7 +185,7 @@ const round2 = (/** @type {number} */ n) => Math.round(n * 100) / 100;
  * Check bar onsets sent to be written (untrusted): one time per tapped bar, in seconds of the
  * recording, rising. Returns a clean copy or the problems (never throws).
  * @param {unknown} value  `{ times: number[], end?: number | null }`
- * @param {TimedBar[]} bars
+ * @param {TapBar[]} bars
  * @returns {{ ok: true, value: { times: number[], end: number | null } } | { ok: false, problems: string[] }}
  */
 export function checkBarTimes(value, bars) {

@@ -257,8 +257,8 @@ describe('beat maps from bar lines', () => {
     expect((await put({ times: [0.5, 2.5, 4.5] })).statusCode).toBe(200);
     const twice = readFileSync(path.join(dir, 'score.yaml'), 'utf8');
     expect(twice.match(/tapped along/g)).toHaveLength(1);
-    expect(twice).toMatch(
-      /# meter tapped along to a recording: bar 1 at 0\.500 s of it\nmeter:\n  - \{ bar: 1, time: 4\/4, tempo: 120 \}\n  - \{ bar: 3, time: 3\/4 \}\n/,
+    expect(twice).toContain(
+      '# meter tapped along to a recording: bar 1 at 0.500 s of it\nmeter:\n  - { bar: 1, time: 4/4, tempo: 120 }\n  - { bar: 3, time: 3/4 }\n',
     );
   });
 });
