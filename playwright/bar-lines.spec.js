@@ -193,7 +193,12 @@ test('bar-line mode: the composer clicks the bar lines of a PDF part, undoes a s
   await expect(page.locator('#ta-prompt')).toHaveText('Press Play, then tap bar 1.');
   await page.keyboard.press(' ');
   await expect(count).toHaveText('0 of 32 bars tapped');
-  /** Taps the clicks from `from` on, `at` ms on this clock being second `second` of the recording. */
+  /**
+   * Taps the clicks from `from` on, `at` ms on this clock being second `second` of the
+   * recording; notes the second each press was sent at (a loaded machine sends some late).
+   * @type {number[]}
+   */
+  const sent = [];
   const tapFrom = async (
     /** @type {number} */ from,
     /** @type {number} */ at,
@@ -203,6 +208,7 @@ test('bar-line mode: the composer clicks the bar lines of a PDF part, undoes a s
     for (let i = from; i < until; i++) {
       const due = at + (CLICKS[i] - second) * 1000 - performance.now();
       if (due > 0) await new Promise((r) => setTimeout(r, due));
+      sent[i] = second + (performance.now() - at) / 1000;
       await page.keyboard.press(' ');
     }
   };
@@ -210,18 +216,25 @@ test('bar-line mode: the composer clicks the bar lines of a PDF part, undoes a s
   await tapFrom(0, performance.now(), 0, 5);
   await page.keyboard.press('t'); // bar 5 tapped twice
   await page.locator('#ta-play').click(); // pause
-  await expect(page.locator('#ta-flags li')).toHaveText([/^bar 6: tapped after \d+% .*a doubled tap/]);
+  // (A press sent late on a loaded machine may flag bar 5 as well: only bar 6's flag is asserted.)
+  const doubled = page.locator('#ta-flags li', { hasText: /^bar 6: tapped after \d+% .*a doubled tap/ });
+  await expect(doubled).toHaveCount(1);
   await expect(page.locator('#ta-save')).toBeDisabled();
   await page.keyboard.press('Backspace');
   await expect(count).toHaveText('5 of 32 bars tapped');
-  await expect(page.locator('#ta-flags li')).toHaveCount(0);
+  await expect(page.locator('#ta-flags li', { hasText: /^bar 6:/ })).toHaveCount(0);
   const paused = Number.parseFloat((await page.locator('#ta-time').textContent()) ?? '');
   expect(paused).toBeGreaterThan(CLICKS[4]);
   expect(paused).toBeLessThan(CLICKS[5]);
   await page.locator('#ta-play').click();
   await tapFrom(5, performance.now(), paused);
   await expect(page.locator('#ta-prompt')).toHaveText(/^Every bar and the end are tapped/);
-  await expect(page.locator('#ta-flags li')).toHaveCount(0);
+  // Taps sent on time (within 100 ms of their click) are never flagged; a machine too loaded to
+  // send them so gets flags it caused, which the composer's "keep" then accepts.
+  const late = Math.max(...sent.map((t, i) => t - CLICKS[i]));
+  test.info().annotations.push({ type: 'latest tap sent', description: `${Math.round(late * 1000)} ms` });
+  if (late < 0.1) await expect(page.locator('#ta-flags li')).toHaveCount(0);
+  else if ((await page.locator('#ta-flags li').count()) > 0) await page.locator('#ta-keep').check();
   await page.locator('#ta-save').click();
   await expect(page.locator('#ta-result')).toHaveText(
     /^Saved the tempo map in score\.yaml: 32 bars, \d+ meter entries; bar 1 at \d+\.\d\d s of take-1\.wav/,
@@ -239,7 +252,12 @@ test('bar-line mode: the composer clicks the bar lines of a PDF part, undoes a s
     })),
   });
   const at = (/** @type {number} */ bar) => tempo.timeAt(tempo.bars[bar - 1].startBeat) / 1000;
-  expect(Math.abs(at(17) - at(1) - 6.4)).toBeLessThan(0.2);
-  expect(Math.abs(at(25) - at(17) - 4)).toBeLessThan(0.2);
-  expect(Math.abs(tempo.durationMs / 1000 - at(25) - 3)).toBeLessThan(0.2);
+  // Bars 17 and 25 and the end, from bar 1, where the taps were sent (within 0.15 s: the press's
+  // way to the page), and so within 0.15 s of the clicks when they were sent on time.
+  expect(Math.abs(at(17) - at(1) - (sent[16] - sent[0]))).toBeLessThan(0.15);
+  expect(Math.abs(at(25) - at(1) - (sent[24] - sent[0]))).toBeLessThan(0.15);
+  expect(Math.abs(tempo.durationMs / 1000 - at(1) - (sent[32] - sent[0]))).toBeLessThan(0.15);
+  // Bar 1's second in the recording, from the tap's timeStamp: where its press was sent.
+  const first = Number(/bar 1 at ([\d.]+) s of it/.exec(yamlText)?.[1]);
+  expect(Math.abs(first - sent[0])).toBeLessThan(0.15);
 });
