@@ -14,8 +14,11 @@ import { isObject } from './values.js';
 export const TAP_SHORT = 0.5;
 /** An interval over this share of its neighbours' median is flagged: a missed tap (twice as long). */
 export const TAP_LONG = 1.75;
-/** Intervals either side of one that make its neighbours. */
-const NEIGHBOURS = 2;
+/** Intervals either side of one that make its neighbours: three, so that one doubled tap (a short
+ * interval and the rest of the one it split) does not move their median far. */
+const NEIGHBOURS = 3;
+/** Fewest neighbours an interval is judged against: with one, either of two could be the odd one. */
+const MIN_NEIGHBOURS = 2;
 /** The longest recording taps may come from: a day, in seconds. */
 export const MAX_TAP_SECONDS = 86_400;
 
@@ -105,7 +108,7 @@ function median(xs) {
 
 /**
  * The taps whose interval (seconds per beat since the tap before) is under TAP_SHORT or over
- * TAP_LONG of the median of the NEIGHBOURS intervals either side of it. A tempo that changes
+ * TAP_LONG of the median of the NEIGHBOURS intervals either side of it (judged once it has two). A tempo that changes
  * gradually passes; a doubled tap (a short interval, and every later tap a bar early) or a missed
  * one (an interval twice as long) is flagged, and so is a real fermata, which the composer then
  * keeps knowingly.
@@ -123,7 +126,7 @@ export function flagTaps(taps, bars, unit) {
   const flags = [];
   perBeat.forEach((d, k) => {
     const around = [...perBeat.slice(Math.max(0, k - NEIGHBOURS), k), ...perBeat.slice(k + 1, k + 1 + NEIGHBOURS)];
-    if (around.length === 0) return;
+    if (around.length < MIN_NEIGHBOURS) return;
     const ratio = d / median(around);
     if (ratio >= TAP_SHORT && ratio <= TAP_LONG) return;
     const t = targets[k + 1];

@@ -281,12 +281,13 @@ export function createTapAlong(root, { api }) {
      */
     set(timed, assets) {
       bars = timed;
-      const chosen = el.recording.value;
+      // The recording chosen before stays chosen; the first time, the score's own first.
+      const chosen = el.recording.options.length > 0 ? el.recording.value : null;
       el.recording.replaceChildren(
         ...assets.filter((a) => AUDIO.test(a.path)).map((a) => h('option', { value: a.url }, a.path)),
         h('option', { value: LOCAL }, 'A file on this computer…'),
       );
-      if ([...el.recording.options].some((o) => o.value === chosen)) el.recording.value = chosen;
+      if (chosen !== null && [...el.recording.options].some((o) => o.value === chosen)) el.recording.value = chosen;
       root.hidden = bars.length === 0;
       if (open) draw();
     },
