@@ -4,7 +4,9 @@
 // are checked as untrusted input (core/bar-lines.js), the beat map made from them is checked as
 // the loader checks it, and the file is replaced atomically (written beside, then renamed) at
 // the path score.yaml names, never through a link and never outside the package. The package
-// watcher then reloads it like any saved edit.
+// watcher then reloads it like any saved edit. Its tap-along writes the score's `meter` from the
+// time each bar starts in a recording (core/tap-tempo.js), into score.yaml, the rest of the file
+// kept as it was (edited in the parse worker), checked to give the same bars and beats.
 
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,10 +15,42 @@ import writeFileAtomic from 'write-file-atomic';
 import { beatMapCsv, beatsFromBarPositions, checkBarPositions, writtenBars } from '../../core/bar-lines.js';
 import { checkBeatMap, describeBeatMapProblem } from '../../core/beatmap.js';
 import { ScorecastError } from '../../core/errors.js';
+import { PACKAGE_LIMITS } from '../../core/package-limits.js';
+import { checkBarTimes, meterFromBarTimes } from '../../core/tap-tempo.js';
+import { createTempoMap } from '../../core/tempo-map.js';
 import { requireToken } from '../http/auth.js';
+import { openInPackage, readAll } from '../lib/contained-files.js';
+import { retempoManifest } from './parse.js';
 
 /** A bar's position is about 90 bytes of JSON: room for 40,000 bars. */
 export const BEATMAP_BODY_BYTES = 4 * 1024 * 1024;
+
+/** A bar's time is about 20 bytes of JSON: room for 50,000 bars. */
+export const TEMPO_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The tapped meter as the tempo map reads it, checked to give the score the bars and beats it
+ * has (a meter written here always loads).
+ * @param {{ bar: number, time?: string, tempo?: number }[]} meter
+ * @param {import('../../core/tempo-map.js').TempoMap} map
+ */
+function sameBars(meter, map) {
+  const pickup = map.bars[0]?.bar === 0 ? map.bars[0].beats : 0;
+  try {
+    const again = createTempoMap({
+      bars: map.bars[map.bars.length - 1].bar,
+      pickup,
+      changes: meter.map((c) => ({
+        bar: c.bar,
+        ...(c.time ? { time: /** @type {[number, number]} */ (c.time.split('/').map(Number)) } : {}),
+        ...(c.tempo !== undefined ? { tempo: c.tempo } : {}),
+      })),
+    });
+    return again.totalBeats === map.totalBeats && again.bars.length === map.bars.length;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Where the beat map of `view` is written, checked to stay inside the package: its folder's real
@@ -29,8 +63,6 @@ async function targetOf(dir, rel) {
   const refuse = (/** @type {string} */ why) => {
     throw new ScorecastError('SC_ERR_BAD_REQUEST', `${rel}: ${why}`);
   };
-  if (!rel.toLowerCase().endsWith('.csv'))
-    refuse('the bar-line mode writes the CSV form; name a .csv file as the beat map in score.yaml');
   if (path.isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) refuse('is not a path inside the package');
   const root = await realpath(dir);
   const file = path.join(root, rel);
@@ -96,10 +128,59 @@ async function routes(app, { current, token, auth }) {
         'SC_ERR_BAD_REQUEST',
         `bar lines: ${map.problems.slice(0, 5).map(describeBeatMapProblem).join('; ')}`,
       );
+    if (!spec.beatmap.toLowerCase().endsWith('.csv'))
+      throw new ScorecastError(
+        'SC_ERR_BAD_REQUEST',
+        `${spec.beatmap}: the bar-line mode writes the CSV form; name a .csv file as the beat map in score.yaml`,
+      );
     const target = await targetOf(pkg.dir, spec.beatmap);
     await writeFileAtomic(target, beatMapCsv(beats), { mode: 0o644 });
     req.log.info({ view, file: spec.beatmap, bars: checked.value.length }, 'beat map written from bar lines');
     return { view, file: spec.beatmap, bars: checked.value.length, beats: beats.length };
+  });
+
+  // Tapping along to a recording: the time each bar starts in it, written as the score's meter.
+  app.put('/api/score/tempo', { onRequest, bodyLimit: TEMPO_BODY_BYTES }, async (req) => {
+    const pkg = current();
+    if (!pkg.model.pages || pkg.model.notation)
+      throw new ScorecastError(
+        'SC_ERR_BAD_REQUEST',
+        'tapping along writes the meter of a score of pages; a score with notation takes its tempo from the notation',
+      );
+    const { map } = pkg.model;
+    const checked = checkBarTimes(req.body, map.bars);
+    if (!checked.ok) throw new ScorecastError('SC_ERR_BAD_REQUEST', `taps: ${checked.problems.join('; ')}`);
+    const made = meterFromBarTimes(checked.value, map.bars);
+    if (!made.ok) throw new ScorecastError('SC_ERR_BAD_REQUEST', `taps: ${made.problems.join('; ')}`);
+    if (made.meter.length > PACKAGE_LIMITS.meterChanges || !sameBars(made.meter, map))
+      throw new ScorecastError('SC_ERR_BAD_REQUEST', 'taps: the meter they make does not fit the score; tap again');
+    const body = /** @type {{ recording?: unknown }} */ (req.body);
+    const recording =
+      typeof body.recording === 'string' && body.recording.trim() !== ''
+        ? body.recording
+            .replace(/[\p{Cc}\u2028\u2029]/gu, ' ')
+            .trim()
+            .slice(0, 120)
+        : 'a recording';
+    const first = checked.value.times[0];
+    const comment = `meter tapped along to ${recording}: bar ${map.bars.find((b) => b.bar !== 0)?.bar} at ${first.toFixed(3)} s of it`;
+    const opened = await openInPackage(await realpath(pkg.dir), 'score.yaml', PACKAGE_LIMITS.manifestBytes);
+    if (!opened.ok) throw new ScorecastError('SC_ERR_BAD_REQUEST', `score.yaml: ${opened.reason}`);
+    const text = (await readAll(opened.handle)).toString('utf8');
+    const edited = await retempoManifest(text, made.meter, comment);
+    if (!edited.ok) throw new ScorecastError('SC_ERR_BAD_REQUEST', edited.problems.join('; '));
+    if (Buffer.byteLength(edited.text) > PACKAGE_LIMITS.manifestBytes)
+      throw new ScorecastError('SC_ERR_BAD_REQUEST', 'score.yaml would grow past the size a manifest may have');
+    const target = await targetOf(pkg.dir, 'score.yaml');
+    await writeFileAtomic(target, edited.text, { mode: 0o644 });
+    req.log.info({ changes: made.meter.length, first }, 'meter written from taps');
+    return {
+      file: 'score.yaml',
+      bars: checked.value.times.length,
+      changes: made.meter.length,
+      first,
+      meter: made.meter,
+    };
   });
 }
 

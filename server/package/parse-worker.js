@@ -5,7 +5,7 @@
 // server/lib/worker-pool.js).
 
 import { parentPort } from 'node:worker_threads';
-import { LineCounter, parseDocument, visit } from 'yaml';
+import { Document, LineCounter, isMap, isScalar, parseDocument, visit } from 'yaml';
 import { checkBeatMap, parseBeatMapCsv, BEATMAP_CSV_COLUMNS } from '../../core/beatmap.js';
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
@@ -144,8 +144,42 @@ function beatMap({ bytes, form, options }) {
   return { ok: true, packed };
 }
 
+/** The comment line the preview's tap-along writes above `meter`, replaced when it writes again. */
+const TAPPED = /^# meter tapped along to .*\n/;
+
+/**
+ * score.yaml with its `meter` replaced (the preview's tap-along), everything else as it was,
+ * byte for byte: only the lines of `meter` are spliced, one change a line in flow style.
+ * @param {{ text: string, meter: object[], comment: string }} task
+ * @returns {{ ok: true, text: string } | { ok: false, problems: string[] }}
+ */
+function retempo({ text, meter, comment }) {
+  const doc = parseDocument(text, { uniqueKeys: true });
+  if (doc.errors.length > 0 || !isMap(doc.contents))
+    return { ok: false, problems: ['score.yaml: is not a mapping of fields; fix it and tap again'] };
+  const pair = doc.contents.items.find((p) => isScalar(p.key) && p.key.value === 'meter');
+  const keyAt = isScalar(pair?.key) ? pair.key.range?.[0] : undefined;
+  const valueEnd = /** @type {any} */ (pair?.value)?.range?.[1];
+  if (typeof keyAt !== 'number' || typeof valueEnd !== 'number')
+    return {
+      ok: false,
+      problems: ['score.yaml: has no meter to replace (a score with notation takes its tempo from it)'],
+    };
+  const lineStart = text.lastIndexOf('\n', keyAt - 1) + 1;
+  if (text.slice(lineStart, keyAt).trim() !== '')
+    return { ok: false, problems: ['score.yaml: meter is not at the start of its line; write it so and tap again'] };
+  const after = text.indexOf('\n', valueEnd - 1);
+  const end = after === -1 ? text.length : after + 1;
+  let head = text.slice(0, lineStart);
+  const prev = head.lastIndexOf('\n', head.length - 2) + 1;
+  if (TAPPED.test(head.slice(prev))) head = head.slice(0, prev);
+  const block = new Document({ meter });
+  for (const item of /** @type {any} */ (block.get('meter')).items) item.flow = true;
+  return { ok: true, text: `${head}# ${comment}\n${block.toString({ lineWidth: 0 })}${text.slice(end)}` };
+}
+
 /** @type {Record<string, (task: any) => unknown>} */
-const KINDS = { manifest, lines: linesOf, beatmap: beatMap };
+const KINDS = { manifest, lines: linesOf, beatmap: beatMap, retempo };
 
 port.on('message', (/** @type {{ id: number, kind: string, task: any }} */ { id, kind, task }) => {
   try {

@@ -18,7 +18,7 @@ let pool = null;
 
 /**
  * Run a parse task; a worker that fails, runs out of memory or time becomes a package problem.
- * @param {'manifest' | 'lines' | 'beatmap'} kind
+ * @param {'manifest' | 'lines' | 'beatmap' | 'retempo'} kind
  * @param {object} task
  * @param {string} file  named in the problem
  */
@@ -94,6 +94,18 @@ export async function parseBeatMap(bytes, form, options) {
     });
   }
   return { ok: true, value: { beats } };
+}
+
+/**
+ * score.yaml's text with its `meter` replaced by `meter` and `comment` written above it, the rest
+ * as it was (the preview's tap-along).
+ * @param {string} text
+ * @param {object[]} meter
+ * @param {string} comment  one line
+ * @returns {Promise<{ ok: true, text: string } | { ok: false, problems: string[] }>}
+ */
+export function retempoManifest(text, meter, comment) {
+  return run('retempo', { text, meter, comment }, 'score.yaml');
 }
 
 /** Stop the parse worker (tests and shutdown; the next parse starts a new one). */

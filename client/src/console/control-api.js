@@ -140,6 +140,11 @@ export function createControlApi({ token, fetch: doFetch = (url, init) => fetch(
      * @param {import('../../../core/bar-lines.js').BarPosition[]} bars
      */
     saveBeatMap: (view, bars) => call('PUT', `/api/score/beatmaps/${encodeURIComponent(view)}`, { bars }),
+    /**
+     * Write the score's meter from the time each bar starts in a recording (the preview's tap-along).
+     * @param {{ times: number[], end: number | null, recording: string }} taps
+     */
+    saveTempo: (taps) => call('PUT', '/api/score/tempo', taps),
   };
 }
 

@@ -8,6 +8,7 @@
 import { barPositionsFromClicks, systemsOfClicks } from '../../../core/bar-lines.js';
 import { controlErrorMessage } from '../console/sign-in.js';
 import { button, h, setText } from '../console/dom.js';
+import { createTapAlong } from './tap-along.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -68,6 +69,7 @@ export function createBarLineMode(root, { api }) {
     el.result,
     el.work,
   );
+  const tapAlong = createTapAlong(root.appendChild(h('div', { id: 'tap-along', class: 'ta' })), { api });
 
   el.sheet.addEventListener('click', (e) => {
     if (!current) return;
@@ -190,8 +192,11 @@ export function createBarLineMode(root, { api }) {
   }
 
   return {
-    /** Ask again which views can be placed (a new version of the score). */
-    async refresh() {
+    /**
+     * Ask again which views can be placed (a new version of the score).
+     * @param {unknown} [assets]  GET /api/score's `assets`: the recordings to tap along to
+     */
+    async refresh(assets) {
       try {
         score = await api.beatMaps();
       } catch {
@@ -206,6 +211,7 @@ export function createBarLineMode(root, { api }) {
       if (score.views.some((v) => v.view === chosen)) el.select.value = chosen;
       const unplaced = score.views.filter((v) => !v.placed).map((v) => v.view);
       root.hidden = score.views.length === 0;
+      tapAlong.set(score.bars, Array.isArray(assets) ? assets : []);
       setText(el.state, unplaced.length > 0 ? `No beat map yet: ${unplaced.join(', ')}` : '');
       // A view being placed keeps its clicks across reloads while its pages stay the same.
       if (current) {

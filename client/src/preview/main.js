@@ -195,7 +195,7 @@ function preview(api) {
     setText(el.title, String(score.title ?? 'Preview'));
     document.title = `Preview · ${score.title ?? 'scorecast'}`;
     timeline.set(t);
-    barLines.refresh();
+    barLines.refresh(score.assets);
     /** @type {{ id: string, name?: string }[]} */
     const parts = Array.isArray(score.parts) ? score.parts : [];
     views.set([

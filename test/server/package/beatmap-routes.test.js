@@ -218,4 +218,47 @@ describe('beat maps from bar lines', () => {
     expect(folder.json().message).toMatch(/its folder is outside the package/);
     expect(readdirSync(outside)).toEqual(['victim.csv']);
   });
+
+  it('writes the meter tapped along to a recording into score.yaml, the rest kept, and refuses bad taps', async () => {
+    const { app: a, dir } = await app();
+    const put = (/** @type {unknown} */ payload, /** @type {Record<string, string>} */ headers = auth) =>
+      a.inject({ method: 'PUT', url: '/api/score/tempo', headers, payload: /** @type {any} */ (payload) });
+    const before = readFileSync(path.join(dir, 'score.yaml'), 'utf8');
+    expect((await put({ times: [1, 3, 5] }, {})).statusCode).toBe(401);
+    // Two bars of 4 at 120, then 3/4 slower, its end tapped: 3 beats in 2 s is 90.
+    /** @type {[unknown, RegExp][]} */
+    const refused = [
+      [{ times: [1, 3] }, /lists 2 bar times; the score has 3 bars/],
+      [{ times: [1, 3, 3] }, /times\[2\]: must come after/],
+      [{ times: [1, 1.1, 3] }, /bar 1: faster than 1000 beats a minute/],
+      [{ times: [1, 3, 5], end: -1 }, /end: must be seconds/],
+    ];
+    for (const [payload, message] of refused) {
+      const r = await put(payload);
+      expect(r.statusCode).toBe(400);
+      expect(r.json().message).toMatch(message);
+    }
+    expect(readFileSync(path.join(dir, 'score.yaml'), 'utf8')).toBe(before);
+    const res = await put({ times: [1, 3, 5], end: 7, recording: 'take 2.wav\n# not a line' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ file: 'score.yaml', bars: 3, changes: 2, first: 1 });
+    const text = readFileSync(path.join(dir, 'score.yaml'), 'utf8');
+    expect(text).toBe(
+      before.replace(
+        'meter:\n  - { bar: 1, time: 4/4, tempo: 120 }\n  - { bar: 3, time: 3/4 }\n',
+        '# meter tapped along to take 2.wav # not a line: bar 1 at 1.000 s of it\nmeter:\n  - { bar: 1, time: 4/4, tempo: 120 }\n  - { bar: 3, time: 3/4, tempo: 90 }\n',
+      ),
+    );
+    expect(readdirSync(dir).sort()).toEqual(['beatmaps', 'pages', 'score.yaml']); // no temp file left
+    const again = await loadPackage(dir, { cacheDir: CACHE });
+    expect(again.model.map.timeAt(8) - again.model.map.timeAt(0)).toBe(4000);
+    expect(again.model.map.timeAt(11) - again.model.map.timeAt(8)).toBe(2000);
+    // Tapped again: the comment is replaced, not added to.
+    expect((await put({ times: [0.5, 2.5, 4.5] })).statusCode).toBe(200);
+    const twice = readFileSync(path.join(dir, 'score.yaml'), 'utf8');
+    expect(twice.match(/tapped along/g)).toHaveLength(1);
+    expect(twice).toContain(
+      '# meter tapped along to a recording: bar 1 at 0.500 s of it\nmeter:\n  - { bar: 1, time: 4/4, tempo: 120 }\n  - { bar: 3, time: 3/4 }\n',
+    );
+  });
 });
