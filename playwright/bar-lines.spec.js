@@ -184,9 +184,17 @@ test('bar-line mode: the composer clicks the bar lines of a PDF part, undoes a s
     await test.info().attach(`bar-lines-${size.name}`, { body: await view.screenshot(), contentType: 'image/png' });
     await context.close();
   }
+});
 
-  // Tapping along: a tap before Play is ignored; a doubled tap at bar 5 is flagged (seen while
-  // paused) and undone; every bar and the end tapped, saved as score.yaml's meter.
+// Timed: what it checks is where the presses land in the recording's time (a press that reaches
+// a starved page late moves its tap), so it runs with the timed tests, not beside other work.
+test("tap-along: a tap before Play is ignored; a doubled tap at bar 5 is flagged (seen while paused) and undone; every bar and the end tapped, saved as score.yaml's meter, the bars where the taps were", {
+  tag: '@timing',
+}, async ({ page }) => {
+  test.setTimeout(90_000);
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await page.goto(server.url);
+  await expect(page.locator('#beatmap')).toBeVisible();
   await page.locator('#ta-recording').selectOption('');
   await page.locator('#ta-file').setInputFiles({ name: 'take-1.wav', mimeType: 'audio/wav', buffer: clickWav(CLICKS) });
   await page.locator('#ta-start').click();
