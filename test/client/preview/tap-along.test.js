@@ -3,7 +3,7 @@
 // latency taken off) or, without it, currentTime less outputLatency; a doubled tap flagged and
 // Save held until it is undone; what Save sends.
 
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import { JSDOM } from 'jsdom';
 import { createTapAlong } from '../../../client/src/preview/tap-along.js';
 
@@ -39,6 +39,9 @@ const saved = /** @type {unknown[]} */ ([]);
 /** @type {HTMLElement} */
 let root;
 beforeAll(() => {
+  // The page's clock stands still: a tap's age (now less its timeStamp) is what the test says,
+  // not how long a loaded machine took between the press and its handling.
+  vi.spyOn(performance, 'now').mockReturnValue(100_000);
   dom = new JSDOM('<main><div id="root"></div></main>');
   const g = /** @type {any} */ (globalThis);
   g.document = dom.window.document;
@@ -68,6 +71,7 @@ beforeAll(() => {
   );
 });
 afterAll(() => {
+  vi.restoreAllMocks();
   const g = /** @type {any} */ (globalThis);
   for (const k of ['document', 'requestAnimationFrame', 'AudioContext', 'fetch']) delete g[k];
 });
