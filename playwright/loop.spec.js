@@ -48,9 +48,10 @@ function roundStarts(page, beat, from) {
   );
 }
 
-test("a loop of two bars with a count-in plays three times round on two part views and a phone, each round's first beat on the same frame", async ({
-  browser,
-}) => {
+// Timed: each round's first beat on the same frame across the pages (100 ms) is a timing bound.
+test("a loop of two bars with a count-in plays three times round on two part views and a phone, each round's first beat on the same frame", {
+  tag: '@timing',
+}, async ({ browser }) => {
   const context = await browser.newContext();
   const phone = await context.newPage();
   await phone.setViewportSize({ width: 390, height: 844 });

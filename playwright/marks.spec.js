@@ -14,9 +14,10 @@ test.afterEach(async () => {
   await server.stop();
 });
 
-test("a jump to a mark while playing: a phone and a part view show the mark's downbeat at the same server time, the mark boxed in their headers", async ({
-  browser,
-}) => {
+// Timed: the two pages' downbeats within 100 ms of each other is a timing bound.
+test("a jump to a mark while playing: a phone and a part view show the mark's downbeat at the same server time, the mark boxed in their headers", {
+  tag: '@timing',
+}, async ({ browser }) => {
   const score = await (await fetch(`${server.base}/api/score`)).json();
   expect(score.marks.map((/** @type {any} */ m) => m.name)).toEqual(['A', 'B', 'C', 'D']);
   const c = score.marks.find((/** @type {any} */ m) => m.name === 'C');

@@ -28,9 +28,10 @@ const mark = (/** @type {import('@playwright/test').Page} */ page) =>
     /** @type {any} */ (window).__loadsSeen = 1;
   });
 
-test('two part pages and a phone; a cut part is silent within 2 s; reloading it alone brings it back; play when ready waits for locked audio', async ({
-  browser,
-}) => {
+// Timed: a cut part shown silent within 2 s is a timing bound.
+test('two part pages and a phone; a cut part is silent within 2 s; reloading it alone brings it back; play when ready waits for locked audio', {
+  tag: '@timing',
+}, async ({ browser }) => {
   test.setTimeout(120_000);
   const contexts = await Promise.all([0, 1, 2, 3].map(() => browser.newContext()));
   const [consoleCtx, violinCtx, celloCtx, phoneCtx] = contexts;
