@@ -7,34 +7,33 @@ import { CHROMIUM, quietArgs } from './chromium.js';
 /** The tag of a test whose assertions are timing bounds: it runs alone (the `timing` project). */
 const TIMING_TAG = /@timing/;
 
+/** The one project this process runs (test/setup/suites.js), or undefined: both, one after the other. */
+const PHASE = /** @type {'functional' | 'timing' | undefined} */ (
+  ['functional', 'timing'].includes(process.env.SCORECAST_PW_PHASE ?? '') ? process.env.SCORECAST_PW_PHASE : undefined
+);
+
 /** @type {Record<'functional' | 'timing', import('@playwright/test').Project>} */
 const PROJECTS = {
-  // An expect's timeout here is a wait, not a bound: 10 s rather than 5, since `npm test` runs this
-  // project beside the timed tests at a low CPU weight, where a page can be held up for seconds.
-  // Beside the timed tests (`npm test`) a functional test that fails is run once more, and Playwright
-  // lists it as flaky: at their low CPU weight a page can be held up for seconds while ten timed
-  // pages draw, and in four full runs one test or two a run failed so (a service worker's old cache
-  // still there after 10 s, a count skipped), each passing alone. A test that fails twice fails.
+  // `npm test` runs this project beside the timed tests at a low CPU weight, where a page can be
+  // held up for seconds while ten timed pages draw. So an expect waits 10 s rather than 5 (a wait,
+  // not a bound), and there a test that fails runs once more and Playwright lists it as flaky: in
+  // four full runs one test or two a run failed so (a service worker's old cache still there after
+  // 10 s, a count skipped), each passing alone. A test that fails twice fails.
   functional: {
     name: 'functional',
     grepInvert: TIMING_TAG,
     fullyParallel: true,
     expect: { timeout: 10_000 },
-    retries: process.env.SCORECAST_PW_PHASE === 'functional' ? 1 : 0,
+    retries: PHASE === 'functional' ? 1 : 0,
   },
   timing: { name: 'timing', grep: TIMING_TAG, workers: 1, fullyParallel: false },
 };
-
-/** The one project this process runs (playwright/run.js), or undefined: both, one after the other. */
-const PHASE = /** @type {'functional' | 'timing' | undefined} */ (
-  ['functional', 'timing'].includes(process.env.SCORECAST_PW_PHASE ?? '') ? process.env.SCORECAST_PW_PHASE : undefined
-);
 
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.js',
   // The demo engraved with every layout before any server starts (engrave-cache.js).
-  // (playwright/run.js engraves once itself and sets SCORECAST_PW_WARM for the two processes.)
+  // (test/setup/suites.js engraves once itself and sets SCORECAST_PW_WARM for the two processes.)
   globalSetup: process.env.SCORECAST_PW_WARM ? undefined : './engrave-cache.js',
   // Two phases on two cores. The `functional` project first, two tests at a time, any test of any
   // file on either worker: what it asserts does not depend on how fast the machine is (an
@@ -48,7 +47,7 @@ export default defineConfig({
   // project it tears down whether or not its tests passed, where a dependent would be skipped
   // after one functional failure; either way the timed tests never share the machine with another.
   //
-  // `npm run test:browser` (playwright/run.js) runs the two projects in two processes side by side
+  // `npm run test:browser` (test/setup/suites.js) runs the two projects in two processes side by side
   // instead, the functional one in an idle CPU group, and names the one each runs in
   // SCORECAST_PW_PHASE; its reports and results go to a folder per project.
   workers: 2,
