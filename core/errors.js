@@ -146,6 +146,11 @@ export const ERRORS = Object.freeze({
     status: 400,
     message: 'The request could not be read (malformed body or headers).',
   },
+  SC_ERR_EDIT_REFUSED: {
+    code: 'SC_ERR_EDIT_REFUSED',
+    status: 400,
+    message: 'The edit was read but refused, and nothing was written; the problem says what to change.',
+  },
   SC_ERR_INTERNAL: {
     code: 'SC_ERR_INTERNAL',
     status: 500,

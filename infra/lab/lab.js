@@ -156,6 +156,9 @@ export async function up({ profile = 'wired', log = () => {} } = {}) {
   const nss = existingNamespaces();
   for (const ns of Object.values(NS)) {
     if (!nss.has(ns)) run('ip', ['netns', 'add', ns]);
+    // IPv4 only: an IPv6 link-local address that appears a second or two after a link comes up
+    // is an address change to Chromium, which fails the navigation under way (ERR_NETWORK_CHANGED).
+    inNs(ns, ['sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1']);
     inNs(ns, ['ip', 'link', 'set', 'lo', 'up']);
   }
   for (const br of BRIDGES) {

@@ -61,7 +61,7 @@ function sameBars(meter, map) {
  */
 async function targetOf(dir, rel) {
   const refuse = (/** @type {string} */ why) => {
-    throw new ScorecastError('SC_ERR_BAD_REQUEST', `${rel}: ${why}`);
+    throw new ScorecastError('SC_ERR_EDIT_REFUSED', `${rel}: ${why}`);
   };
   if (path.isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) refuse('is not a path inside the package');
   const root = await realpath(dir);
@@ -116,7 +116,7 @@ async function routes(app, { current, token, auth }) {
       throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view.slice(0, 64)}" has no page images to place bars on`);
     const pageSizes = pages.map(({ width, height }) => ({ width, height }));
     const checked = checkBarPositions(req.body, { bars: writtenBars(pkg.model.map.bars), pageSizes });
-    if (!checked.ok) throw new ScorecastError('SC_ERR_BAD_REQUEST', `bar lines: ${checked.problems.join('; ')}`);
+    if (!checked.ok) throw new ScorecastError('SC_ERR_EDIT_REFUSED', `bar lines: ${checked.problems.join('; ')}`);
     const beats = beatsFromBarPositions(checked.value, pkg.model.map.bars);
     // The same rules the loader applies: a map written here always loads.
     const map = checkBeatMap(
@@ -125,12 +125,12 @@ async function routes(app, { current, token, auth }) {
     );
     if (!map.ok)
       throw new ScorecastError(
-        'SC_ERR_BAD_REQUEST',
+        'SC_ERR_EDIT_REFUSED',
         `bar lines: ${map.problems.slice(0, 5).map(describeBeatMapProblem).join('; ')}`,
       );
     if (!spec.beatmap.toLowerCase().endsWith('.csv'))
       throw new ScorecastError(
-        'SC_ERR_BAD_REQUEST',
+        'SC_ERR_EDIT_REFUSED',
         `${spec.beatmap}: the bar-line mode writes the CSV form; name a .csv file as the beat map in score.yaml`,
       );
     const target = await targetOf(pkg.dir, spec.beatmap);
@@ -144,16 +144,16 @@ async function routes(app, { current, token, auth }) {
     const pkg = current();
     if (!pkg.model.pages || pkg.model.notation)
       throw new ScorecastError(
-        'SC_ERR_BAD_REQUEST',
+        'SC_ERR_EDIT_REFUSED',
         'tapping along writes the meter of a score of pages; a score with notation takes its tempo from the notation',
       );
     const { map } = pkg.model;
     const checked = checkBarTimes(req.body, map.bars);
-    if (!checked.ok) throw new ScorecastError('SC_ERR_BAD_REQUEST', `taps: ${checked.problems.join('; ')}`);
+    if (!checked.ok) throw new ScorecastError('SC_ERR_EDIT_REFUSED', `taps: ${checked.problems.join('; ')}`);
     const made = meterFromBarTimes(checked.value, map.bars);
-    if (!made.ok) throw new ScorecastError('SC_ERR_BAD_REQUEST', `taps: ${made.problems.join('; ')}`);
+    if (!made.ok) throw new ScorecastError('SC_ERR_EDIT_REFUSED', `taps: ${made.problems.join('; ')}`);
     if (made.meter.length > PACKAGE_LIMITS.meterChanges || !sameBars(made.meter, map))
-      throw new ScorecastError('SC_ERR_BAD_REQUEST', 'taps: the meter they make does not fit the score; tap again');
+      throw new ScorecastError('SC_ERR_EDIT_REFUSED', 'taps: the meter they make does not fit the score; tap again');
     const body = /** @type {{ recording?: unknown }} */ (req.body);
     const recording =
       typeof body.recording === 'string' && body.recording.trim() !== ''
@@ -165,12 +165,12 @@ async function routes(app, { current, token, auth }) {
     const first = checked.value.times[0];
     const comment = `meter tapped along to ${recording}: bar ${map.bars.find((b) => b.bar !== 0)?.bar} at ${first.toFixed(3)} s of it`;
     const opened = await openInPackage(await realpath(pkg.dir), 'score.yaml', PACKAGE_LIMITS.manifestBytes);
-    if (!opened.ok) throw new ScorecastError('SC_ERR_BAD_REQUEST', `score.yaml: ${opened.reason}`);
+    if (!opened.ok) throw new ScorecastError('SC_ERR_EDIT_REFUSED', `score.yaml: ${opened.reason}`);
     const text = (await readAll(opened.handle)).toString('utf8');
     const edited = await retempoManifest(text, made.meter, comment);
-    if (!edited.ok) throw new ScorecastError('SC_ERR_BAD_REQUEST', edited.problems.join('; '));
+    if (!edited.ok) throw new ScorecastError('SC_ERR_EDIT_REFUSED', edited.problems.join('; '));
     if (Buffer.byteLength(edited.text) > PACKAGE_LIMITS.manifestBytes)
-      throw new ScorecastError('SC_ERR_BAD_REQUEST', 'score.yaml would grow past the size a manifest may have');
+      throw new ScorecastError('SC_ERR_EDIT_REFUSED', 'score.yaml would grow past the size a manifest may have');
     const target = await targetOf(pkg.dir, 'score.yaml');
     await writeFileAtomic(target, edited.text, { mode: 0o644 });
     req.log.info({ changes: made.meter.length, first }, 'meter written from taps');

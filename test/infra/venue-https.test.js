@@ -122,11 +122,19 @@ function prune() {
     for (const ns of nss) ip(['netns', 'del', ns]);
 }
 
-/** The two namespaces and the link between them; every step checked. */
+/**
+ * The two namespaces and the link between them; every step checked. IPv4 only: an interface that
+ * comes up gets an IPv6 link-local address a second or two later (once duplicate detection ends),
+ * and Chromium, seeing an address change, fails the navigation under way with
+ * ERR_NETWORK_CHANGED (a clean clone's first run here, the first page the phone opened).
+ */
 function makeNetwork() {
+  const noIpv6 = ['sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1'];
   const steps = [
     ['netns', 'add', NS.server],
     ['netns', 'add', NS.phone],
+    ['netns', 'exec', NS.server, ...noIpv6],
+    ['netns', 'exec', NS.phone, ...noIpv6],
     [
       'link',
       'add',

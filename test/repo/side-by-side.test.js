@@ -6,7 +6,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LOW_SHARES, makeLowGroup, removeGroup, sideBySide } from '../setup/side-by-side.js';
+import { vi } from 'vitest';
+import { failureDigest, LOW_SHARES, makeLowGroup, removeGroup, sideBySide } from '../setup/side-by-side.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -64,4 +65,66 @@ describe('side by side', () => {
       expect(() => readFileSync(path.join(groupDir, 'cpu.shares'))).toThrow();
     },
   );
+
+  it('prints last, after all the output, the lines of each failed run that name what failed', async () => {
+    const say = (/** @type {string} */ label, /** @type {string} */ text, /** @type {number} */ code) => ({
+      label,
+      argv: [process.execPath, '-e', `process.stdout.write(${JSON.stringify(text)}); process.exit(${code})`],
+    });
+    /** @type {string[]} */
+    const printed = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    try {
+      await sideBySide({
+        name: 'probe',
+        cwd: process.cwd(),
+        timed: [say('timed', ' ✓ test/a.test.js > passes\n', 0)],
+        untimed: [
+          say('other', ' ✓ test/b.test.js > passes\n FAIL  test/c.test.js > counts the votes\nlots of\nlog\n', 1),
+        ],
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    const tail = printed.join('').trimEnd().split('\n').slice(-2);
+    expect(tail).toEqual(['--- failed: other ---', ' FAIL  test/c.test.js > counts the votes']);
+  });
+});
+
+describe('the digest of a failed run', () => {
+  it("names vitest's and Playwright's failing tests and their first error lines, not the passing ones", () => {
+    const vitest = [
+      ' \u001b[32m✓\u001b[39m test/server/hub.test.js (12 tests) 300ms',
+      ' \u001b[31m×\u001b[39m test/infra/lab.test.js > roaming cell > p99 1877 ms',
+      '⎯⎯⎯ Failed Tests 1 ⎯⎯⎯',
+      ' FAIL  test/infra/lab.test.js > roaming cell > p99 1877 ms',
+      'AssertionError: expected 1877 to be less than 1500',
+      ' Test Files  1 failed | 80 passed (81)',
+      '      Tests  1 failed | 700 passed (701)',
+    ].join('\n');
+    expect(failureDigest(vitest)).toEqual([
+      ' × test/infra/lab.test.js > roaming cell > p99 1877 ms',
+      ' FAIL  test/infra/lab.test.js > roaming cell > p99 1877 ms',
+      'AssertionError: expected 1877 to be less than 1500',
+      ' Test Files  1 failed | 80 passed (81)',
+      '      Tests  1 failed | 700 passed (701)',
+    ]);
+    const playwright = [
+      '  ✓  51 [functional] › playwright/views.spec.js:97:1 › audience: join (6.0s)',
+      '  ✘  53 [functional] › playwright/views.spec.js:221:1 › part view (26.6s)',
+      '  1) [functional] › playwright/views.spec.js:221:1 › part view ',
+      '    Error: expect(locator).toHaveText(expected) failed',
+      '  1 flaky',
+      '  65 passed (7.1m)',
+    ].join('\n');
+    expect(failureDigest(playwright)).toEqual([
+      '  ✘  53 [functional] › playwright/views.spec.js:221:1 › part view (26.6s)',
+      '  1) [functional] › playwright/views.spec.js:221:1 › part view',
+      '    Error: expect(locator).toHaveText(expected) failed',
+      '  1 flaky',
+    ]);
+  });
 });

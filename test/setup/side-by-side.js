@@ -83,40 +83,94 @@ export function removeGroup(dir) {
  */
 
 /**
- * Run a command; resolves with its exit code.
+ * Run a command; resolves with its exit code and its output (kept for the digest of failures).
  * @param {Run} run
  * @param {string} cwd
  * @param {{ group?: string, out?: import('node:fs').WriteStream }} [o] group: a cpu group (`sh`
  *   moves itself there and then becomes the command, so that every process it starts, a browser
  *   in a session of its own too, is born in the group); out: where its output goes (default: ours)
- * @returns {Promise<number>}
+ * @returns {Promise<{ code: number, output: string }>}
  */
 function start(run, cwd, { group, out } = {}) {
   const env = { ...process.env, ...run.env };
   const argv = group ? ['sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', group, ...run.argv] : run.argv;
-  const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: out ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
-  if (out) {
-    child.stdout?.pipe(out, { end: false });
-    child.stderr?.pipe(out, { end: false });
+  const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** @type {Buffer[]} */
+  const kept = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.on('data', (/** @type {Buffer} */ chunk) => {
+      kept.push(chunk);
+      if (out) out.write(chunk);
+      else process.stdout.write(chunk);
+    });
   }
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? (signal ? 1 : 0), output: Buffer.concat(kept).toString('utf8') }),
+    ),
+  );
 }
 
+/** Lines of a vitest or Playwright report that say what failed (at most DIGEST_LINES of them). */
+const FAILURE_LINE =
+  /^\s*(FAIL\s|×|✘|\d+\) \[|Test Files\s|Tests\s+\d|\d+ (failed|flaky)\b|(Assertion)?Error\b|Expected|Received|Timeout|AssertionError|Error:)/;
+const DIGEST_LINES = 40;
+
 /**
- * Runs one after the other; resolves with the labels of those that failed.
+ * What a failed run's output says failed: its failing tests and their first error lines, so that
+ * the end of the output (all that a CI log may keep) names them.
+ * @param {string} output
+ * @returns {string[]}
+ */
+export function failureDigest(output) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes are removed
+  const lines = output.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
+  const picked = [];
+  const seen = new Set();
+  for (const line of lines) {
+    const text = line.trimEnd();
+    if (!FAILURE_LINE.test(text) || seen.has(text)) continue;
+    seen.add(text);
+    picked.push(text.length > 240 ? `${text.slice(0, 240)}…` : text);
+  }
+  return picked.length > DIGEST_LINES
+    ? [...picked.slice(0, DIGEST_LINES), `… and ${picked.length - DIGEST_LINES} more lines`]
+    : picked;
+}
+
+/** @typedef {{ label: string, output: string }} Failure */
+
+/**
+ * Runs one after the other; resolves with those that failed.
  * @param {Run[]} runs @param {string} cwd @param {{ group?: string, out?: import('node:fs').WriteStream }} [o]
- * @returns {Promise<string[]>}
+ * @returns {Promise<Failure[]>}
  */
 async function inTurn(runs, cwd, o) {
   const failed = [];
-  for (const run of runs) if (await start(run, cwd, o)) failed.push(run.label);
+  for (const run of runs) {
+    const { code, output } = await start(run, cwd, o);
+    if (code) failed.push({ label: run.label, output });
+  }
   return failed;
+}
+
+/**
+ * Print, last, what each failed run says failed.
+ * @param {Failure[]} failed
+ */
+function printDigest(failed) {
+  for (const { label, output } of failed) {
+    process.stdout.write(`\n--- failed: ${label} ---\n`);
+    const lines = failureDigest(output);
+    process.stdout.write(`${lines.length ? lines.join('\n') : '(no failing test named: its exit code only)'}\n`);
+  }
 }
 
 /**
  * The timed runs in the foreground, one after the other, with their output as it comes; the
  * untimed runs one after the other beside them in a group of low weight, their output printed
- * whole at the end. Where there is no such group: the untimed runs, then the timed ones.
+ * whole at the end. Where there is no such group: the untimed runs, then the timed ones. Last,
+ * for each run that failed, the lines of its output that name what failed.
  * @param {{ name: string, cwd: string, timed: Run[], untimed: Run[] }} o
  * @returns {Promise<string[]>} the labels of the runs that failed (none: all passed)
  */
@@ -125,7 +179,9 @@ export async function sideBySide({ name, cwd, timed, untimed }) {
   const low = makeLowGroup(name);
   if ('why' in low) {
     console.log(`${name}: ${names(untimed)}; then ${names(timed)} (no cpu group: ${low.why})`);
-    return [...(await inTurn(untimed, cwd)), ...(await inTurn(timed, cwd))];
+    const failed = [...(await inTurn(untimed, cwd)), ...(await inTurn(timed, cwd))];
+    printDigest(failed);
+    return failed.map((f) => f.label);
   }
   console.log(
     `${name}: ${names(timed)} now; ${names(untimed)} beside them in a cpu group of low weight (their output follows)`,
@@ -138,7 +194,8 @@ export async function sideBySide({ name, cwd, timed, untimed }) {
     await new Promise((resolve) => out.end(resolve));
     process.stdout.write(`\n--- ${name}: ${names(untimed)} (run beside the timed ones) ---\n`);
     process.stdout.write(await readFile(file, 'utf8'));
-    return [...a, ...b];
+    printDigest([...a, ...b]);
+    return [...a, ...b].map((f) => f.label);
   } finally {
     removeGroup(low.dir);
     await rm(tmp, { recursive: true, force: true });

@@ -161,7 +161,7 @@ describe('beat maps from bar lines', () => {
     const refusal = (r) => ({ status: r.statusCode, code: r.json().code, message: r.json().message });
     expect(refusal(await put({ bars: GOOD.slice(0, 2) }))).toMatchObject({
       status: 400,
-      code: 'SC_ERR_BAD_REQUEST',
+      code: 'SC_ERR_EDIT_REFUSED',
       message: expect.stringMatching(/bar 3 has no position/),
     });
     expect(refusal(await put({ bars: [{ ...GOOD[0], x1: 1300 }, ...GOOD.slice(1)] })).message).toMatch(
@@ -180,7 +180,8 @@ describe('beat maps from bar lines', () => {
       headers: { ...auth, 'content-type': 'application/json' },
       payload: '{"bars": [',
     });
-    expect(malformed.statusCode).toBe(400);
+    // A body that cannot be read is a bad request; one that reads but is refused is a refused edit.
+    expect([malformed.statusCode, malformed.json().code]).toEqual([400, 'SC_ERR_BAD_REQUEST']);
     expect(refusal(await put([GOOD]))).toMatchObject({
       status: 400,
       message: expect.stringMatching(/must be \{"bars"/),
@@ -235,8 +236,9 @@ describe('beat maps from bar lines', () => {
     ];
     for (const [payload, message] of refused) {
       const r = await put(payload);
-      expect(r.statusCode).toBe(400);
+      expect([r.statusCode, r.json().code]).toEqual([400, 'SC_ERR_EDIT_REFUSED']);
       expect(r.json().message).toMatch(message);
+      expect(r.json().message).toMatch(/^The edit was read but refused, and nothing was written/);
     }
     expect(readFileSync(path.join(dir, 'score.yaml'), 'utf8')).toBe(before);
     const res = await put({ times: [1, 3, 5], end: 7, recording: 'take 2.wav\n# not a line' });
