@@ -158,8 +158,17 @@ test('frames, playback, scrubber; edits appear in every open view at the same po
   await page.mouse.move(await xOfBar(11), y, { steps: 5 });
   await page.mouse.up();
   await expect(page.locator('.tl-ghost')).toBeHidden();
-  await expect.poll(async () => (await server.snapshot()).state.bar, { timeout: 3000 }).toBeGreaterThanOrEqual(11);
-  expect((await server.snapshot()).state.bar).toBeLessThanOrEqual(12);
+  // The seek lands on bar 11 or 12 (a held-up page may drag after play has passed bar 12: then
+  // the position comes back to them).
+  await expect
+    .poll(
+      async () => {
+        const { bar } = (await server.snapshot()).state;
+        return bar >= 11 && bar <= 12;
+      },
+      { timeout: 5000 },
+    )
+    .toBe(true);
   await expect(page.locator('#bar')).toHaveText(/^1[12]$/);
   await expect(audience.locator('#bar')).toHaveText(/^1[12]$/);
   expect((await server.snapshot()).state.playback).toBe('playing');
