@@ -1,11 +1,13 @@
-// The full score view (score-view.js) and a jump: the target's page is drawn once the jump is
-// announced, wherever it is in the score, and the view goes to the target at once (no smooth
-// scroll that would show the score from before the jump after its downbeat); an ordinary line
-// change still glides.
+// A jump's target in the paged views: the full score (score-view.js) draws the target's page once
+// the jump is announced, wherever it is in the score, and goes to the target at once (no smooth
+// scroll that would show the score from before the jump after its downbeat), while an ordinary
+// line change still glides; a part engraved in several layouts (part-view.js) prepares the
+// target's line in the pane the player moves to.
 
 import { afterEach, describe, it, expect, vi } from 'vitest';
 import { JSDOM } from 'jsdom';
 import { createScoreView } from '../../../client/src/notation/score-view.js';
+import { createPartView } from '../../../client/src/notation/part-view.js';
 
 /** Four pages of one system each, a bar of two beats a page: beats 2p and 2p + 1 on page p. */
 function notation() {
@@ -103,6 +105,50 @@ describe('the full score view and a jump', () => {
     expect(box.dataset.line).toBe('1');
     expect(box.dataset.next).toBeUndefined();
     expect(scrolls).toEqual(['smooth']);
+    view.destroy();
+  });
+});
+
+describe('a part engraved in several layouts and a jump', () => {
+  it("prepares the target's line in the other pane, as a part of one layout does", async () => {
+    const { window } = new JSDOM('<div id="notation"></div>');
+    const w = /** @type {any} */ (window);
+    vi.stubGlobal('DOMParser', w.DOMParser);
+    // A width to choose a layout for, said at once.
+    w.ResizeObserver = class {
+      /** @param {() => void} cb */
+      constructor(cb) {
+        this.cb = cb;
+      }
+      observe() {
+        this.cb();
+      }
+      disconnect() {}
+    };
+    const root = /** @type {HTMLElement} */ (window.document.getElementById('notation'));
+    Object.defineProperty(root, 'clientWidth', { value: 800 });
+    const data = {
+      ...notation(),
+      layout: 'page',
+      layouts: [{ name: 'page', staff: 60, width: 800, url: '/layouts/page.json' }],
+    };
+    const view = createPartView(root, data, {
+      reducedMotion: true,
+      loadPage: async (url) =>
+        `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 800 1100"><text>${url}</text></svg>`,
+    });
+    expect(root.dataset.layout).toBe('page');
+    const lineOf = (/** @type {string} */ role) =>
+      /** @type {HTMLElement} */ (root.querySelector(`.sc-pane[data-role=${role}]`)).dataset.line;
+    view.update(1, 0.5, 2);
+    expect([lineOf('active'), lineOf('next')]).toEqual(['0', '1']);
+    // Beat 6 (page 4) announced to follow beat 1: the other pane shows its line.
+    view.update(1, 0.5, 6);
+    expect([lineOf('active'), lineOf('next')]).toEqual(['0', '3']);
+    await settle();
+    expect(/** @type {HTMLElement} */ (root.querySelector('.sc-pane[data-line="3"]')).dataset.state).toBe('ready');
+    view.update(6, 0, 7);
+    expect(lineOf('active')).toBe('3');
     view.destroy();
   });
 });
