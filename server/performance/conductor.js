@@ -418,7 +418,7 @@ export function createConductor({
       now: () => ({ state, model, voting, sections, pos }),
       loops,
       hold: (beat) => ([pendingJump, ended, pos] = [null, false, beat]),
-      cancel: () => grid.cancel(),
+      ...gridHooks(grid, arm, onStart),
       commit,
       reannounce: () => commit(state.beatT !== undefined && state.next ? announce(state, state.beat) : state),
       due: (beat) => dueMono(beat),
@@ -731,6 +731,26 @@ function withTurn(model, s, turn, t) {
   if (turn.countIn === 0) return withNext(model, s, turn.to, t);
   const beatMs = beatMsAt(model.map, turn.to, s.rate);
   return withNext(model, { ...s, countIn: { t, beats: turn.countIn, beatMs } }, turn.to, t + turn.countIn * beatMs);
+}
+
+/**
+ * What place-commands.js does on the beat grid: cancel its timer; count the clicks under way in
+ * to `beat`, due at monotonic `mono` (a seek while counting in): the grid anchored there, playing
+ * starting there, its timer armed.
+ * @param {import('./beat-grid.js').BeatGrid} grid
+ * @param {(beat: number) => void} arm
+ * @param {((beat: number) => void) | undefined} onStart
+ */
+function gridHooks(grid, arm, onStart) {
+  return {
+    cancel: () => grid.cancel(),
+    /** @param {number} beat @param {number} mono */
+    countInTo(beat, mono) {
+      grid.anchorAt(beat, mono);
+      onStart?.(beat);
+      arm(beat);
+    },
+  };
 }
 
 /**
