@@ -426,10 +426,11 @@ export function createConductor({
       jumped: () => onJump?.(),
     }),
 
-    // A choice on a section's last beat changes the beat announced next.
+    // A choice on a section's last beat changes the beat announced next (counting in, the beat
+    // counted in to stays announced).
     ...sectionCommands({
       sections: () => sections,
-      commit: () => commit(state.next ? announce(state, state.beat) : state),
+      commit: () => commit(state.beatT !== undefined && state.next ? announce(state, state.beat) : state),
     }),
   };
   return conductor;
