@@ -328,10 +328,13 @@ export function createConductor({
       return state;
     },
 
-    /** @param {number} rate tempo factor, 1 = as written */
+    /**
+     * Counting in, the clicks go on as announced and the beat counted in to plays at the new rate.
+     * @param {number} rate tempo factor, 1 = as written
+     */
     setRate(rate) {
       checkRate(rate);
-      if (state.playback === 'playing') {
+      if (state.playback === 'playing' && state.beatT !== undefined) {
         const p = currentPos();
         grid.cancel();
         playFrom(withRate(model, state, rate), p, state.beat);

@@ -537,6 +537,24 @@ describe('conductor: a count-in interrupted', () => {
     s.conductor.dispose();
   });
 
+  it('a tempo factor set during a count-in: the clicks go on as announced, the beats after them at the new rate', () => {
+    const s = setup();
+    const t0 = s.clock.now();
+    s.conductor.play({ countIn: 1 });
+    const { countIn, next } = s.conductor.state;
+    s.clock.advance(700);
+    s.conductor.setRate(2);
+    expect(s.conductor.state).toMatchObject({ beat: 0, rate: 2, tempo: 240, countIn, next });
+    expect(s.conductor.state.beatT).toBeUndefined();
+    s.clock.advance(1800);
+    expect(s.fired.map((f) => [f.beat, f.due - t0])).toEqual([
+      [0, 2000],
+      [1, 2250],
+      [2, 2500],
+    ]);
+    s.conductor.dispose();
+  });
+
   it('a stop or a pause during a count-in: no click, no beat announced, nothing sounds after', () => {
     for (const how of /** @type {const} */ (['stop', 'pause'])) {
       const s = setup();
