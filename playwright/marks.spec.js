@@ -38,8 +38,10 @@ test("a jump to a mark while playing: a phone and a part view show the mark's do
     await expect(page.locator('#mark')).toHaveText('C');
     await expect(page.locator('#mark')).toBeVisible();
   }
-  // C's downbeat (bar 25, beat 1): both pages drew it, for the same server time, within a
-  // frame or two of each other (a bound for a loaded machine, not the timing tests' 15 ms).
+  // C's downbeat (bar 25, beat 1): both pages drew it, for the same server time, within a few
+  // frames of each other: a bound for a loaded 2-core machine, where in twelve runs it was drawn
+  // 0.4 to 6.8 ms apart but once 42.7 ms (beside other browser tests, a load of 17); the spread
+  // is printed, so that a full run's figures can tighten it.
   /** @param {import('@playwright/test').Page} page */
   const downbeat = async (page) => {
     await expect
@@ -59,6 +61,7 @@ test("a jump to a mark while playing: a phone and a part view show the mark's do
   };
   const [a, b] = [await downbeat(phone), await downbeat(part)];
   expect(a.due).toBe(b.due);
+  console.log(`mark C's downbeat drawn ${Math.abs(a.at - b.at).toFixed(1)} ms apart across the views`);
   expect(Math.abs(a.at - b.at)).toBeLessThan(100);
   await test.info().attach('mark-C-part', { body: await part.screenshot(), contentType: 'image/png' });
   await context.close();

@@ -328,10 +328,13 @@ export function createConductor({
       return state;
     },
 
-    /** @param {number} rate tempo factor, 1 = as written */
+    /**
+     * Counting in, the clicks go on as announced and the beat counted in to plays at the new rate.
+     * @param {number} rate tempo factor, 1 = as written
+     */
     setRate(rate) {
       checkRate(rate);
-      if (state.playback === 'playing') {
+      if (state.playback === 'playing' && state.beatT !== undefined) {
         const p = currentPos();
         grid.cancel();
         playFrom(withRate(model, state, rate), p, state.beat);
@@ -418,7 +421,7 @@ export function createConductor({
       now: () => ({ state, model, voting, sections, pos }),
       loops,
       hold: (beat) => ([pendingJump, ended, pos] = [null, false, beat]),
-      cancel: () => grid.cancel(),
+      ...gridHooks(grid, arm, onStart),
       commit,
       reannounce: () => commit(state.beatT !== undefined && state.next ? announce(state, state.beat) : state),
       due: (beat) => dueMono(beat),
@@ -426,10 +429,11 @@ export function createConductor({
       jumped: () => onJump?.(),
     }),
 
-    // A choice on a section's last beat changes the beat announced next.
+    // A choice on a section's last beat changes the beat announced next (counting in, the beat
+    // counted in to stays announced).
     ...sectionCommands({
       sections: () => sections,
-      commit: () => commit(state.next ? announce(state, state.beat) : state),
+      commit: () => commit(state.beatT !== undefined && state.next ? announce(state, state.beat) : state),
     }),
   };
   return conductor;
@@ -731,6 +735,26 @@ function withTurn(model, s, turn, t) {
   if (turn.countIn === 0) return withNext(model, s, turn.to, t);
   const beatMs = beatMsAt(model.map, turn.to, s.rate);
   return withNext(model, { ...s, countIn: { t, beats: turn.countIn, beatMs } }, turn.to, t + turn.countIn * beatMs);
+}
+
+/**
+ * What place-commands.js does on the beat grid: cancel its timer; count the clicks under way in
+ * to `beat`, due at monotonic `mono` (a seek while counting in): the grid anchored there, playing
+ * starting there, its timer armed.
+ * @param {import('./beat-grid.js').BeatGrid} grid
+ * @param {(beat: number) => void} arm
+ * @param {((beat: number) => void) | undefined} onStart
+ */
+function gridHooks(grid, arm, onStart) {
+  return {
+    cancel: () => grid.cancel(),
+    /** @param {number} beat @param {number} mono */
+    countInTo(beat, mono) {
+      grid.anchorAt(beat, mono);
+      onStart?.(beat);
+      arm(beat);
+    },
+  };
 }
 
 /**

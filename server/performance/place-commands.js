@@ -2,10 +2,12 @@
 // seek (a beat, a bar, a mark) and loop (passage-loop.js). While playing, a seek is a jump on the
 // beat grid (turns.js): it lands on the first beat due at least JUMP_LEAD_MS from now, announced
 // as the beat that follows, so every page shows it at the same time and nothing scheduled for the
-// beats it replaces sounds. The conductor (conductor.js) gives them its state, its way of
-// publishing a change and its beat grid.
+// beats it replaces sounds. Counting in, a seek that lands where the clicks end takes the place of
+// the beat they count in to: the clicks go on and count in to it, which the state says at once, so
+// that no page counts in to the beat replaced or shows it at the downbeat. The conductor
+// (conductor.js) gives them its state, its way of publishing a change and its beat grid.
 
-import { atBeat, withPlayback } from '../../core/performance.js';
+import { atBeat, withNext, withPlayback } from '../../core/performance.js';
 import { ScorecastError } from '../../core/errors.js';
 import { setLoop } from './passage-loop.js';
 
@@ -30,12 +32,14 @@ export const JUMP_LEAD_MS = 300;
  * @property {(beat: number) => number} due  when beat `beat` is due on the grid (monotonic ms)
  * @property {() => number} nowMono  the monotonic time now (ms)
  * @property {() => void} [jumped]  a jump while playing was scheduled (not yet in the state)
+ * @property {(beat: number, mono: number) => void} countInTo  the clicks under way count in to
+ *   `beat`, due at monotonic `mono`: the grid anchored there, playing starts there, its timer armed
  */
 
 /**
  * @param {PlaceContext} context
  */
-export function placeCommands({ now, loops, hold, cancel, commit, reannounce, due, nowMono, jumped }) {
+export function placeCommands({ now, loops, hold, cancel, commit, reannounce, due, nowMono, jumped, countInTo }) {
   const commands = {
     /** Stop and go back to the first beat; with a loop set, to the loop's first beat, its first time round. */
     stop() {
@@ -62,8 +66,13 @@ export function placeCommands({ now, loops, hold, cancel, commit, reannounce, du
       hold(beat);
       loops.goesTo(beat);
       if (state.playback === 'playing') {
-        loops.jumpTo(beat, landing(state, model.map.totalBeats, loops.passage?.end), loops.countInAt(beat));
-        reannounce();
+        const at = landing(state, model.map.totalBeats, loops.passage?.end);
+        if (state.countIn !== undefined && state.beatT === undefined && state.next && due(state.beat) >= at - 1) {
+          recount(beat);
+        } else {
+          loops.jumpTo(beat, at, loops.countInAt(beat));
+          reannounce();
+        }
         jumped?.();
         return now().state;
       }
@@ -86,6 +95,28 @@ export function placeCommands({ now, loops, hold, cancel, commit, reannounce, du
       return now().state;
     },
   };
+  /**
+   * Counting in (the clicks under way, the beat they count in to still to come), a jump landing
+   * where the clicks end: they count in to `beat` instead, at the same times, the grid anchored on
+   * it there. Their count-in stands for the jump's own (a loop's first beat), as when play counts
+   * in to it.
+   * @param {number} beat
+   */
+  function recount(beat) {
+    const { state, model, voting, sections } = now();
+    const end = due(state.beat);
+    cancel();
+    loops.cancelJump();
+    voting.voteAt(beat, false);
+    sections?.seek(beat);
+    countInTo(beat, end);
+    const counting = {
+      ...atBeat(model, state, beat, null),
+      countIn: /** @type {import('../../core/performance.js').CountIn} */ (state.countIn),
+    };
+    commit(withNext(model, counting, beat, /** @type {{ t: number }} */ (state.next).t));
+  }
+
   /**
    * When a jump asked for now lands: the first beat of the grid due at least JUMP_LEAD_MS from
    * now (counting in, the beat counted in to is the first), or the end of the piece or of the

@@ -54,6 +54,8 @@ export function createPartView(root, notation, options) {
   let destroyed = false;
   let beat = NaN;
   let fraction = 0;
+  /** The beat announced to follow (a jump's target has its page prepared), or NaN. */
+  let following = NaN;
   /** @type {{ chosen: unknown } | null} */
   let pages = null;
 
@@ -63,7 +65,7 @@ export function createPartView(root, notation, options) {
     inner = createPanes(root, data, options);
     root.dataset.layout = name;
     if (pages) inner.setPages?.(pages.chosen);
-    if (Number.isFinite(beat)) inner.update(beat, fraction);
+    if (Number.isFinite(beat)) inner.update(beat, fraction, following);
   };
 
   /**
@@ -149,10 +151,11 @@ export function createPartView(root, notation, options) {
     get error() {
       return inner?.error ?? null;
     },
-    update(b, f = 0) {
+    update(b, f = 0, next = NaN) {
       beat = b;
       fraction = f;
-      inner?.update(b, f);
+      following = next;
+      inner?.update(b, f, next);
     },
     setPages(chosen) {
       pages = { chosen };

@@ -2,6 +2,10 @@
 // scaled to the width, the current system tinted and the beat cursor across it. When play moves
 // to a system that is not wholly in sight it is scrolled into view: on line changes only, never
 // per beat, so a conductor who scrolls ahead is not pulled back until the next system begins.
+// A jump (a seek, a mark, a loop's next time round) is announced a beat or more ahead: its
+// target's page is drawn then, wherever it is in the score (the box's `data-next` names the line
+// it lands on); at the jump the view goes there at once, not gliding, so the frame that shows the
+// target's first beat shows its system, drawn, and nothing from before the jump.
 
 import { cropTo } from './page-svg.js';
 import { mountView } from './view-base.js';
@@ -47,6 +51,8 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
   });
 
   let current = -1;
+  /** The line a jump announced lands on, or -1. */
+  let prepared = -1;
   let beat = NaN;
   let fraction = 0;
   let destroyed = false;
@@ -100,7 +106,8 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
       load(i);
     });
 
-  const keepInView = () => {
+  /** @param {boolean} jumped  a jump: no smooth scroll, which would show the score before it */
+  const keepInView = (jumped) => {
     if (!win) return;
     // What stays on top of the score (the sticky bar and beat, and the musicians' strip in it)
     // is the band's scroll margin: measured, as the header's height depends on what it shows.
@@ -114,11 +121,30 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
     const top = Math.max(0, frame?.top ?? 0, covered);
     const bottom = Math.min(win.innerHeight, frame?.bottom ?? Infinity);
     const inView = r.top >= top && (r.bottom <= bottom || (r.height > bottom - top && r.top < bottom));
-    if (!inView) band.scrollIntoView({ block: 'start', behavior: reduce() ? 'instant' : 'smooth' });
+    if (!inView) band.scrollIntoView({ block: 'start', behavior: jumped || reduce() ? 'instant' : 'smooth' });
   };
 
-  /** @param {number} k */
-  const moveTo = (k) => {
+  /**
+   * The line a jump lands on: its page (and the next line's) drawn before the downbeat, the
+   * system marked; -1: none announced.
+   * @param {number} k
+   */
+  const prepare = (k) => {
+    if (k === prepared) return;
+    prepared = k;
+    const line = layout.lines[k];
+    if (!line) {
+      delete box.dataset.next;
+      return;
+    }
+    box.dataset.next = String(k);
+    load(line.page);
+    const after = layout.lines[k + 1];
+    if (after) load(after.page);
+  };
+
+  /** @param {number} k @param {boolean} jumped */
+  const moveTo = (k, jumped) => {
     const line = layout.lines[k];
     const previous = layout.lines[current];
     current = k;
@@ -134,16 +160,20 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
     const after = layout.lines[k + 1];
     if (after) load(after.page);
     cursor.attach(page.svg);
-    keepInView();
+    keepInView(jumped);
   };
 
   return {
     error: null,
-    update(b, f = 0) {
+    update(b, f = 0, following = NaN) {
       if (destroyed || !Number.isFinite(b) || layout.lines.length === 0) return;
       const at = layout.lineOf(b);
       const k = at >= 0 ? at : b < 0 ? 0 : layout.lines.length - 1;
-      if (k !== current) moveTo(k);
+      // The beat announced to follow, when it is not the next in order: a jump's target.
+      const to = Number.isFinite(following) && following !== b + 1 ? layout.lineOf(following) : -1;
+      prepare(to !== k ? to : -1);
+      // Not the next beat: a jump (or the first beat shown), never glided to.
+      if (k !== current) moveTo(k, !(Number.isFinite(beat) && b === beat + 1));
       beat = b;
       fraction = f;
       place();

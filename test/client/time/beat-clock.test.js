@@ -142,7 +142,7 @@ describe('createBeatClock', () => {
     clock.t = T - offset; // page time at server time T
     /** @type {any} */
     let state = null;
-    /** @type {Array<{ beat: number | null, server: number }>} */
+    /** @type {Array<{ beat: number | null, bar: number | null, count: number, server: number }>} */
     const shown = [];
     const server = serverClock(clock, offset);
     const beats = createBeatClock({
@@ -150,7 +150,7 @@ describe('createBeatClock', () => {
       clock: server,
       timers: clock,
       now: clock.now,
-      onChange: (pos) => shown.push({ beat: pos.beat, server: server.serverNow() }),
+      onChange: (pos) => shown.push({ beat: pos.beat, bar: pos.bar, count: pos.count, server: server.serverNow() }),
     });
     return {
       clock,
@@ -213,6 +213,72 @@ describe('createBeatClock', () => {
     );
     expect(p.shown.map((s) => s.beat)).toEqual([5, 6, 40]);
     expect(p.shown[2].server).toBe(T + 510);
+  });
+
+  /**
+   * Counting in to beat `beat` (bar `bar`): four clicks 500 ms apart from `t`, the beat after them.
+   * @param {number} t @param {number} beat @param {number} bar
+   */
+  const countingIn = (t, beat, bar) => ({
+    playback: 'playing',
+    beat,
+    bar,
+    beatInBar: 1,
+    tempo: 120,
+    cues: {},
+    countIn: { t, beats: 4, beatMs: 500 },
+    next: { beat, bar, beatInBar: 1, t: t + 2000 },
+  });
+  /** What a page showed from server time `from` on: [beat, bar, count, when]. */
+  const since = (
+    /** @type {{ shown: Array<{ beat: number | null, bar: number | null, count: number, server: number }> }} */ p,
+    /** @type {number} */ from,
+  ) => p.shown.filter((s) => s.server >= from).map((s) => [s.beat, s.bar, s.count, s.server - T]);
+
+  it('a count-in stopped: the held bar at once, no click after, no timer left', () => {
+    const p = page(0);
+    p.receive(countingIn(T, 0, 1));
+    p.clock.advance(1100);
+    p.receive({ playback: 'stopped', beat: 0, bar: 1, beatInBar: 1, cues: {} });
+    expect(p.clock.timers.size).toBe(0);
+    p.clock.advance(3000);
+    expect(since(p, T + 1)).toEqual([
+      [0, 1, 2, 500],
+      [0, 1, 3, 1000],
+      [0, 1, 0, 1100],
+    ]);
+  });
+
+  it('a seek during a count-in: the clicks go on to the new bar, shown at once; the bar replaced never shows', () => {
+    const p = page(0);
+    p.receive(countingIn(T, 0, 1));
+    p.clock.advance(1100);
+    // The conductor's answer to a seek that lands where the clicks end (place-commands.js).
+    p.receive({ ...countingIn(T, 20, 6), mark: 'C' });
+    p.clock.advance(1000);
+    expect(since(p, T + 1001)).toEqual([
+      [20, 6, 3, 1100],
+      [20, 6, 4, 1500],
+      [20, 6, 0, 2000],
+    ]);
+    expect(p.shown.some((s) => s.beat === 0 && s.count === 0)).toBe(false);
+  });
+
+  it('a restart from the save during a count-in: the restarted count-in shows from its first click, whatever the page showed meanwhile', () => {
+    const p = page(0);
+    p.receive(countingIn(T, 4, 2));
+    // The server goes down at T + 1100; back at T + 2600, counting in again in full (resume.js),
+    // in a new epoch whose snapshot replaces the state held.
+    p.clock.advance(2600);
+    p.receive(countingIn(T + 2600, 4, 2));
+    p.clock.advance(2100);
+    expect(since(p, T + 2600)).toEqual([
+      [4, 2, 1, 2600],
+      [4, 2, 2, 3100],
+      [4, 2, 3, 3600],
+      [4, 2, 4, 4100],
+      [4, 2, 0, 4600],
+    ]);
   });
 
   it('stops arming timers when paused, and after stop()', () => {

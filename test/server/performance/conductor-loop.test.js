@@ -9,6 +9,7 @@ import { loopLabel } from '../../../core/loop.js';
 import { createMemoryBus } from '../../../server/live/bus.js';
 import { createConductor } from '../../../server/performance/conductor.js';
 import { createFakeClock } from '../../helpers/fake-clock.js';
+import { positionAt } from '../../../client/src/time/beat-clock.js';
 
 /** 4/4 at 120 (500 ms a beat), 8 bars (32 beats), marks B at bar 3 and C at bar 5. @param {object} [extra] */
 function model(extra = {}) {
@@ -446,5 +447,134 @@ describe('conductor: a jump while playing lands on the beat grid', () => {
       [19, 4000],
     ]);
     s.conductor.dispose();
+  });
+});
+
+describe('conductor: a count-in interrupted', () => {
+  /**
+   * The state as a page holds it (every change applied) and what the page shows at wall times
+   * `ts` from it: the bar and the count-in click.
+   * @param {ReturnType<typeof setup>} s
+   * @param {number[]} ts
+   */
+  function shown(s, ts) {
+    let held = /** @type {any} */ (null);
+    for (const c of s.changes) held = c.patch === null ? c.state : applyPatch(held, c.patch);
+    expect(held).toEqual(s.conductor.state);
+    return ts.map((t) => {
+      const p = positionAt(held, t);
+      return [p.bar, p.beatInBar, p.count];
+    });
+  }
+
+  it("a seek during play's count-in: the clicks go on and count in to the target, said at once; the beat they counted in to never sounds", () => {
+    const s = setup();
+    const t0 = s.clock.now();
+    const wall0 = s.clock.wall();
+    s.conductor.play({ countIn: 1 }); // four clicks, then beat 0 at 2000
+    s.clock.advance(1100);
+    s.conductor.seek(20);
+    expect(s.conductor.state).toMatchObject({ beat: 20, bar: 6, playback: 'playing', mark: 'C' });
+    expect(s.conductor.state.countIn).toEqual({ t: wall0, beats: 4, beatMs: 500 });
+    expect(s.conductor.state.next).toMatchObject({ beat: 20, t: wall0 + 2000 });
+    expect(s.conductor.state.cues.audience.text).toBe('bar 5');
+    // Saved so: counting in to beat 20, no jump pending (a restart counts in to it again).
+    const record = JSON.parse(JSON.stringify(s.conductor.record()));
+    expect(record).toMatchObject({ transport: 'playing', beat: 20, beatT: wall0 + 2000, countIn: 4 });
+    expect(record.jump ?? null).toBeNull();
+    // A page counts in to bar 6 from the third click, and shows bar 6 at the downbeat.
+    expect(shown(s, [wall0 + 1200, wall0 + 1700, wall0 + 2000])).toEqual([
+      [6, 1, 3],
+      [6, 1, 4],
+      [6, 1, 0],
+    ]);
+    s.clock.advance(1400);
+    expect(s.fired.map((f) => [f.beat, f.due - t0])).toEqual([
+      [20, 2000],
+      [21, 2500],
+    ]);
+    expect(s.conductor.state).toMatchObject({ beat: 21, beatT: wall0 + 2500 });
+    expect(s.conductor.state.countIn).toBeUndefined();
+    s.conductor.dispose();
+  });
+
+  it("a seek during a loop round's count-in, out of the loop: the clicks count in to the target, the loop is off", () => {
+    const s = setup();
+    const t0 = s.clock.now();
+    const wall0 = s.clock.wall();
+    s.conductor.setLoop({ from: { bar: 3 }, to: { bar: 3 }, countIn: 4 });
+    s.conductor.play(); // clicks 0-2000, bar 3 at 2000-4000, clicks 4000-6000, bar 3 again at 6000
+    s.clock.advance(4600);
+    expect(s.conductor.state).toMatchObject({ beat: 8, loop: { round: 2 }, countIn: { t: wall0 + 4000 } });
+    s.conductor.seek(20);
+    expect(s.conductor.state).toMatchObject({ beat: 20, bar: 6, next: { beat: 20, t: wall0 + 6000 } });
+    expect(s.conductor.state.loop).toBeUndefined();
+    expect(shown(s, [wall0 + 4700, wall0 + 5600, wall0 + 6000])).toEqual([
+      [6, 1, 2],
+      [6, 1, 4],
+      [6, 1, 0],
+    ]);
+    s.clock.advance(1900);
+    expect(s.fired.map((f) => [f.beat, f.due - t0]).slice(4)).toEqual([
+      [20, 6000],
+      [21, 6500],
+    ]);
+    s.conductor.dispose();
+  });
+
+  it('a seek as the clicks end, too late for every page to hear of it first: the beat counted in to sounds, the jump lands after it', () => {
+    const s = setup();
+    const t0 = s.clock.now();
+    s.conductor.play({ countIn: 1 });
+    s.clock.advance(1800); // the last click; beat 0 due in 200 ms, under the jump's lead
+    s.conductor.seek(20);
+    expect(s.conductor.state).toMatchObject({ beat: 0, next: { beat: 0 } });
+    s.clock.advance(700);
+    expect(s.fired.map((f) => [f.beat, f.due - t0])).toEqual([
+      [0, 2000],
+      [20, 2500],
+    ]);
+    s.conductor.dispose();
+  });
+
+  it('a tempo factor set during a count-in: the clicks go on as announced, the beats after them at the new rate', () => {
+    const s = setup();
+    const t0 = s.clock.now();
+    s.conductor.play({ countIn: 1 });
+    const { countIn, next } = s.conductor.state;
+    s.clock.advance(700);
+    s.conductor.setRate(2);
+    expect(s.conductor.state).toMatchObject({ beat: 0, rate: 2, tempo: 240, countIn, next });
+    expect(s.conductor.state.beatT).toBeUndefined();
+    s.clock.advance(1800);
+    expect(s.fired.map((f) => [f.beat, f.due - t0])).toEqual([
+      [0, 2000],
+      [1, 2250],
+      [2, 2500],
+    ]);
+    s.conductor.dispose();
+  });
+
+  it('a stop or a pause during a count-in: no click, no beat announced, nothing sounds after', () => {
+    for (const how of /** @type {const} */ (['stop', 'pause'])) {
+      const s = setup();
+      const wall0 = s.clock.wall();
+      s.conductor.seek(16);
+      s.conductor.play({ countIn: 1 });
+      s.clock.advance(1100);
+      s.conductor[how]();
+      expect(s.conductor.state.playback).toBe(how === 'stop' ? 'stopped' : 'paused');
+      for (const key of ['countIn', 'next', 'beatT']) expect(s.conductor.state, how).not.toHaveProperty(key);
+      // The page shows where the performance holds, without a count, at the clicks' times and after.
+      const held = how === 'stop' ? 1 : 5;
+      expect(shown(s, [wall0 + 1200, wall0 + 1700, wall0 + 2500])).toEqual([
+        [held, 1, 0],
+        [held, 1, 0],
+        [held, 1, 0],
+      ]);
+      s.clock.advance(3000);
+      expect(s.fired, how).toEqual([]);
+      s.conductor.dispose();
+    }
   });
 });

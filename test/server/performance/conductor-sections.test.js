@@ -9,6 +9,7 @@ import { createMemoryBus } from '../../../server/live/bus.js';
 import { createConductor } from '../../../server/performance/conductor.js';
 import { createFakeClock } from '../../helpers/fake-clock.js';
 import { openFormModel } from '../../helpers/fixtures.js';
+import { positionAt } from '../../../client/src/time/beat-clock.js';
 
 /** A conductor in a "process" whose wall clock starts at `wall`. */
 function proc({ wall = 1_700_000_000_000, start = 1000 } = {}) {
@@ -87,6 +88,23 @@ describe('conductor: open-form sections', () => {
     expect(p.conductor.state.next?.beat).toBe(24);
     p.clock.advance(500);
     expect(p.conductor.state.beat).toBe(24);
+  });
+
+  it('a choice during a count-in leaves the clicks and the beat they count in to as announced', () => {
+    const p = proc();
+    p.conductor.play({ countIn: 1 });
+    const { countIn, next } = p.conductor.state;
+    p.clock.advance(700);
+    p.choose('rhythm', 0);
+    expect(sectionOf(p.conductor).chosen).toEqual({ section: 'rhythm', by: 'conductor' });
+    expect(p.conductor.state.countIn).toEqual(countIn);
+    expect(p.conductor.state.next).toEqual(next);
+    // A page reads four clicks, then the first beat at its time.
+    const t = /** @type {{ t: number }} */ (next).t;
+    expect(positionAt(p.conductor.state, t - 1).count).toBe(4);
+    expect(positionAt(p.conductor.state, t)).toMatchObject({ beat: 0, count: 0, predicted: true });
+    p.clock.advance(1300);
+    expect(p.fired).toEqual([{ beat: 0, at: 1000 + 2000 }]);
   });
 
   it('stops at the end a choice names, before the score ends', () => {
