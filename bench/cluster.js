@@ -11,15 +11,26 @@
 // measured in the same run, their costs per added client). Everything on loopback. Results and
 // how to read them: bench/RESULTS.md, "Cluster".
 //
-//   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--idle 8] [--score DIR]
+// The one process and every cluster node run with the Node flags the server ships with
+// (server/commands/node-flags.js, as the systemd unit starts it). With --profile DIR every Node
+// process (the one process, the cluster runner, the conductors and edges) writes a V8 CPU
+// profile to DIR, the measured windows are saved beside it (monotonic clock, for
+// bench/cluster-profile.js), and the storm and the kills are left out (a killed node writes no
+// profile).
+//
+//   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--idle 8] [--score DIR] [--profile DIR]
 
 import { fork, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { cpuMs, parentPid } from './proc-stats.js';
+import { cpuMs, cpuSplitMs, parentPid } from './proc-stats.js';
+import { SERVER_NODE_FLAGS } from '../server/commands/node-flags.js';
+import { freePort, waitForPort } from '../server/lib/ports.js';
+import { nginxConfig } from '../infra/cluster/run.js';
 import { summarize } from './latency-stats.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
@@ -33,12 +44,14 @@ const { values } = parseArgs({
     window: { type: 'string', default: '20' },
     idle: { type: 'string', default: '8' },
     score: { type: 'string' },
+    profile: { type: 'string' },
+    'via-nginx': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
   process.stdout.write(
-    'usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--idle 8 (seconds, the idle baselines)] [--score DIR]\n',
+    'usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--idle 8 (seconds, the idle baselines)] [--score DIR] [--profile DIR (V8 CPU profiles, no storm or kills)]\n',
   );
   process.exit(0);
 }
@@ -47,7 +60,14 @@ const EDGES = Number(values.edges);
 const WINDOW_MS = Number(values.window) * 1000;
 const IDLE_MS = Number(values.idle) * 1000;
 const SCORE = path.resolve(values.score ?? path.join(ROOT, 'scores', 'seed-profile'));
+const VIA_NGINX = values['via-nginx'] === true;
+const PROFILE = values.profile ? path.resolve(values.profile) : null;
+/** @param {string} sub */
+const profFlags = (sub) =>
+  PROFILE ? ['--cpu-prof', '--cpu-prof-interval=2000', `--cpu-prof-dir=${path.join(PROFILE, sub)}`] : [];
 
+const nginxBin = () =>
+  spawnSync('sh', ['-c', 'command -v nginx || echo /usr/sbin/nginx'], { encoding: 'utf8' }).stdout.trim();
 /** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -160,12 +180,14 @@ async function openClients(url, n) {
 
 /**
  * @param {string} script @param {string[]} args @param {string} readyType
+ * @param {{ execArgv?: string[], env?: Record<string, string> }} [options]
  * @returns {Promise<{ child: import('node:child_process').ChildProcess, msg: any }>}
  */
-function start(script, args, readyType) {
+function start(script, args, readyType, options = {}) {
   const child = fork(script, args, {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN },
+    env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN, ...options.env },
+    execArgv: options.execArgv ?? [],
   });
   return new Promise((resolve, reject) => {
     child.on('message', (m) => {
@@ -197,6 +219,20 @@ function treeCpuMs(pid) {
 }
 
 /**
+ * Kernel (system) CPU time of a process and its children: socket writes and reads, and on
+ * loopback the receiving side's TCP work done in the sender's system call.
+ * @param {number} pid
+ */
+function treeSystemMs(pid) {
+  let total = cpuSplitMs(pid).systemMs;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    if (parentPid(Number(entry)) === pid) total += cpuSplitMs(Number(entry)).systemMs;
+  }
+  return total;
+}
+
+/**
  * Measure a window: latency over every client, CPU of each named process, changes delivered.
  * @param {Awaited<ReturnType<typeof openClients>>} load
  * @param {Record<string, number>} pids
@@ -205,13 +241,26 @@ async function measure(load, pids, ms = WINDOW_MS) {
   load.reset();
   const seq0 = Math.max(...load.clients.map((c) => c.seq));
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid)]));
+  const sys0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid)]));
   const self0 = process.cpuUsage();
+  // The window on the monotonic clock V8's profiles use (µs), to cut the profiles to it.
+  const from = Number(process.hrtime.bigint() / 1000n);
   await sleep(ms);
+  const to = Number(process.hrtime.bigint() / 1000n);
   const self = process.cpuUsage(self0);
   const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid) - cpu0[k]]));
+  const sys = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid) - sys0[k]]));
   const changes = Math.max(...load.clients.map((c) => c.seq)) - seq0;
   const latency = summarize(load.clients.map((c) => Float64Array.from(c.lat)));
-  return { changes, latency, cpuMs: cpu, loadCpuMs: (self.user + self.system) / 1000, windowMs: ms };
+  return {
+    changes,
+    latency,
+    cpuMs: cpu,
+    systemMs: sys,
+    loadCpuMs: (self.user + self.system) / 1000,
+    windowMs: ms,
+    monotonicUs: [from, to],
+  };
 }
 
 /**
@@ -225,7 +274,7 @@ async function idleCpu(pids, ms) {
   return Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, ((treeCpuMs(pid) - cpu0[k]) / ms) * 1000]));
 }
 
-/** @type {{ date: string, load: string, clients: number, edges: number, windowMs: number, score: string, single: any, cluster: any }} */
+/** @type {{ date: string, load: string, clients: number, edges: number, windowMs: number, score: string, single: any, singleViaNginx?: any, cluster: any }} */
 const out = {
   date: new Date().toISOString(),
   load: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
@@ -237,23 +286,71 @@ const out = {
   cluster: null,
 };
 
-// One process, the same audience: first idle, then with every client.
-{
+/**
+ * The one process and the same audience: first idle, then with every client; with `viaNginx`,
+ * behind an nginx of the cluster's template (one upstream: this process, trusting it as the edges
+ * do), so that it serves its clients through the same proxy as the edges.
+ * @param {boolean} viaNginx
+ */
+async function onePhase(viaNginx) {
   const { child, msg } = await start(
     path.join(ROOT, 'server', 'commands', 'start.js'),
-    // The one process sees every client's own address, as it would on the venue's network.
-    ['--score', SCORE, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'],
+    // Direct, the one process sees every client's own address, as it would on the venue's network.
+    [
+      '--score',
+      SCORE,
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--autoplay',
+      '--log-level',
+      'warn',
+      ...(viaNginx ? ['--trust-proxy', '127.0.0.1'] : []),
+    ],
     'listening',
+    // As the systemd unit starts it (fork would otherwise give it this benchmark's flags: none).
+    { execArgv: [...SERVER_NODE_FLAGS, ...profFlags(viaNginx ? 'single-nginx' : 'single')] },
   );
+  /** @type {Record<string, number>} */
   const pids = { server: /** @type {number} */ (child.pid) };
+  let url = `http://127.0.0.1:${msg.port}`;
+  /** @type {import('node:child_process').ChildProcess | null} */
+  let nginx = null;
+  const dir = viaNginx ? mkdtempSync(path.join(os.tmpdir(), 'scorecast-bench-nginx-')) : '';
+  if (viaNginx) {
+    chmodSync(dir, 0o755);
+    for (const d of ['tmp', 'cache']) mkdirSync(path.join(dir, d));
+    const listen = await freePort();
+    writeFileSync(
+      path.join(dir, 'nginx.conf'),
+      nginxConfig({ ports: [msg.port], listen: `127.0.0.1:${listen}`, prefix: dir }),
+    );
+    nginx = spawn(nginxBin(), ['-c', path.join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
+    await waitForPort(listen, 5000);
+    pids.nginx = /** @type {number} */ (nginx.pid);
+    url = `http://127.0.0.1:${listen}`;
+  }
   await sleep(2000);
+  const idleFrom = Number(process.hrtime.bigint() / 1000n);
   const idle = await idleCpu(pids, IDLE_MS);
-  const load = await openClients(`http://127.0.0.1:${msg.port}`, CLIENTS);
+  const idleMonotonicUs = [idleFrom, Number(process.hrtime.bigint() / 1000n)];
+  const load = await openClients(url, CLIENTS);
   await sleep(3000);
-  out.single = { ...(await measure(load, pids)), idleCpuPerS: idle };
+  const result = { ...(await measure(load, pids)), idleCpuPerS: idle, idleMonotonicUs, pids };
   load.close();
   await stop(child);
+  if (nginx) {
+    const gone = new Promise((r) => nginx?.once('exit', r));
+    nginx.kill('SIGQUIT');
+    await Promise.race([gone, sleep(5000)]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return result;
 }
+
+out.single = await onePhase(false);
+if (VIA_NGINX) out.singleViaNginx = await onePhase(true);
 
 // The cluster.
 {
@@ -261,11 +358,15 @@ const out = {
     path.join(ROOT, 'infra', 'cluster', 'run.js'),
     ['--edges', String(EDGES), '--port', '0', '--token', TOKEN, '--score', SCORE],
     'ready',
+    // The runner starts every node with the server's flags; a profile is asked of each by NODE_OPTIONS.
+    PROFILE ? { env: { NODE_OPTIONS: profFlags('cluster').join(' ') } } : {},
   );
   /** @type {Record<string, number>} */
   const pids = Object.fromEntries(msg.procs.map((/** @type {any} */ p) => [p.name, p.pid]));
   await sleep(2000);
+  const idleFrom = Number(process.hrtime.bigint() / 1000n);
   const idle = await idleCpu(pids, IDLE_MS);
+  const idleMonotonicUs = [idleFrom, Number(process.hrtime.bigint() / 1000n)];
   const load = await openClients(msg.url, CLIENTS);
   await sleep(3000);
   // Each edge's WebSockets, from its own /metrics, at the window's start and end (GET
@@ -299,69 +400,78 @@ const out = {
     Object.keys(clientsAtStart).map((k) => [k, Math.round((clientsAtStart[k] + clientsAtEnd[k]) / 2)]),
   );
 
-  // The join storm: nginx stops (every client's socket closes) and starts again at once; every
-  // client reconnects (within 0.2 s of its close, then every 0.2 s while refused).
-  const nginx = msg.procs.find((/** @type {any} */ p) => p.name === 'nginx');
-  const before = load.clients.map((c) => c.reconnects);
-  const seqAtStop = Math.max(...load.clients.map((c) => c.seq));
-  process.kill(nginx.pid, 'SIGTERM');
-  await until(() => load.clients.every((c, i) => c.reconnects > before[i]), 15_000);
-  const restartedAt = Date.now();
-  const nginxBin = spawnSync('sh', ['-c', 'command -v nginx || echo /usr/sbin/nginx'], {
-    encoding: 'utf8',
-  }).stdout.trim();
-  const again = spawn(nginxBin, ['-c', path.join(msg.dir, 'nginx.conf'), '-p', msg.dir], { stdio: 'ignore' });
-  // This nginx is the benchmark's own child, not the cluster runner's: stopped however the run ends.
-  process.on('exit', () => again.kill('SIGQUIT'));
-  const allOpen = await until(() => load.clients.every((c) => c.openedAt >= restartedAt), 30_000);
-  const openMs = Date.now() - restartedAt;
-  const allLive = await until(() => load.clients.every((c) => c.seq > seqAtStop), 30_000);
-  const liveMs = Date.now() - restartedAt;
-  const storm = {
-    clients: CLIENTS,
-    allOpenMs: allOpen ? openMs : null,
-    allLiveMs: allLive ? liveMs : null,
-    lostStates: load.clients.reduce((n, c) => n + c.gaps, 0),
-  };
-  await sleep(3000);
+  // The join storm, then an edge and the active conductor killed (not while profiling, nor with
+  // one edge: its clients would have no other).
+  const failovers = async () => {
+    // The join storm: nginx stops (every client's socket closes) and starts again at once; every
+    // client reconnects (within 0.2 s of its close, then every 0.2 s while refused).
+    const nginx = msg.procs.find((/** @type {any} */ p) => p.name === 'nginx');
+    const before = load.clients.map((c) => c.reconnects);
+    const seqAtStop = Math.max(...load.clients.map((c) => c.seq));
+    process.kill(nginx.pid, 'SIGTERM');
+    await until(() => load.clients.every((c, i) => c.reconnects > before[i]), 15_000);
+    const restartedAt = Date.now();
+    const again = spawn(nginxBin(), ['-c', path.join(msg.dir, 'nginx.conf'), '-p', msg.dir], { stdio: 'ignore' });
+    // This nginx is the benchmark's own child, not the cluster runner's: stopped however the run ends.
+    process.on('exit', () => again.kill('SIGQUIT'));
+    const allOpen = await until(() => load.clients.every((c) => c.openedAt >= restartedAt), 30_000);
+    const openMs = Date.now() - restartedAt;
+    const allLive = await until(() => load.clients.every((c) => c.seq > seqAtStop), 30_000);
+    const liveMs = Date.now() - restartedAt;
+    const storm = {
+      clients: CLIENTS,
+      allOpenMs: allOpen ? openMs : null,
+      allLiveMs: allLive ? liveMs : null,
+      lostStates: load.clients.reduce((n, c) => n + c.gaps, 0),
+    };
+    await sleep(3000);
 
-  const edges = (await nodes()).filter((/** @type {any} */ n) => n.role === 'edge');
-  const victim = edges.sort((/** @type {any} */ a, /** @type {any} */ b) => b.clients - a.clients)[0];
-  // Kill the busiest edge: every client must have a state from after the kill.
-  const beforeKill = load.clients.map((c) => c.reconnects);
-  let killedAt = Date.now();
-  process.kill(victim.pid, 'SIGKILL');
-  await until(() => load.clients.some((c, i) => c.reconnects > beforeKill[i]), 10_000);
-  const seqAtKill = Math.max(...load.clients.map((c) => c.seq));
-  const edgeLive = await until(() => load.clients.every((c) => c.seq > seqAtKill), 30_000);
-  const edgeMs = Date.now() - killedAt;
-  // Counted once every client is back (counted at the first reconnect, it was that one alone).
-  const moved = load.clients.filter((c, i) => c.reconnects > beforeKill[i]);
-  // Kill the active conductor: how long until a new state reaches the clients.
-  await sleep(2000);
-  const active = (await nodes()).find((/** @type {any} */ n) => n.active);
-  const seqBefore = Math.max(...load.clients.map((c) => c.seq));
-  killedAt = Date.now();
-  process.kill(active.pid, 'SIGKILL');
-  await until(() => load.clients.some((c) => c.seq > seqBefore), 10_000);
-  const conductorMs = Date.now() - killedAt;
-  await sleep(3000);
+    const edges = (await nodes()).filter((/** @type {any} */ n) => n.role === 'edge');
+    const victim = edges.sort((/** @type {any} */ a, /** @type {any} */ b) => b.clients - a.clients)[0];
+    // Kill the busiest edge: every client must have a state from after the kill.
+    const beforeKill = load.clients.map((c) => c.reconnects);
+    let killedAt = Date.now();
+    process.kill(victim.pid, 'SIGKILL');
+    await until(() => load.clients.some((c, i) => c.reconnects > beforeKill[i]), 10_000);
+    const seqAtKill = Math.max(...load.clients.map((c) => c.seq));
+    const edgeLive = await until(() => load.clients.every((c) => c.seq > seqAtKill), 30_000);
+    const edgeMs = Date.now() - killedAt;
+    // Counted once every client is back (counted at the first reconnect, it was that one alone).
+    const moved = load.clients.filter((c, i) => c.reconnects > beforeKill[i]);
+    // Kill the active conductor: how long until a new state reaches the clients.
+    await sleep(2000);
+    const active = (await nodes()).find((/** @type {any} */ n) => n.active);
+    const seqBefore = Math.max(...load.clients.map((c) => c.seq));
+    killedAt = Date.now();
+    process.kill(active.pid, 'SIGKILL');
+    await until(() => load.clients.some((c) => c.seq > seqBefore), 10_000);
+    const conductorMs = Date.now() - killedAt;
+    await sleep(3000);
+    return {
+      storm,
+      edgeKill: { edge: victim.id, clientsMoved: moved.length, allLiveMs: edgeLive ? edgeMs : null },
+      conductorKill: {
+        conductor: active.id,
+        beatsResumedMs: conductorMs,
+        note: 'seed profile: a state change every 1.5 s or so, so this includes the wait for the next change',
+      },
+      again,
+    };
+  };
+  const { again, ...failed } =
+    PROFILE || EDGES < 2 ? { again: null, storm: null, edgeKill: null, conductorKill: null } : await failovers();
   out.cluster = {
     ...steady,
     idleCpuPerS: idle,
+    idleMonotonicUs,
+    pids,
     clientsOn,
-    storm,
-    edgeKill: { edge: victim.id, clientsMoved: moved.length, allLiveMs: edgeLive ? edgeMs : null },
-    conductorKill: {
-      conductor: active.id,
-      beatsResumedMs: conductorMs,
-      note: 'seed profile: a state change every 1.5 s or so, so this includes the wait for the next change',
-    },
+    ...failed,
     lostStates: load.clients.reduce((n, c) => n + c.gaps, 0),
     duplicateStates: load.clients.reduce((n, c) => n + c.dups, 0),
   };
   load.close();
-  again.kill('SIGQUIT');
+  again?.kill('SIGQUIT');
   await stop(child);
 }
 
@@ -369,6 +479,7 @@ const perChange = (/** @type {number} */ cpu, /** @type {number} */ changes) =>
   changes > 0 ? +(cpu / changes).toFixed(2) : null;
 const s = out.single;
 const c = out.cluster;
+const v = out.singleViaNginx;
 const perS = (/** @type {number} */ ms, /** @type {number} */ w) => (ms / w) * 1000;
 const edgeNames = Object.keys(c.cpuMs).filter((k) => k.startsWith('edge-'));
 const edgeCpu = edgeNames.reduce((a, k) => a + c.cpuMs[k], 0);
@@ -398,20 +509,36 @@ const lines = [
   '| | changes | push p50 ms | p95 | p99 | max |',
   '| --- | --- | --- | --- | --- | --- |',
   `| one process | ${s.changes} | ${f1(s.latency.p50)} | ${f1(s.latency.p95)} | ${f1(s.latency.p99)} | ${f1(s.latency.max)} |`,
+  ...(v
+    ? [
+        `| one process via nginx | ${v.changes} | ${f1(v.latency.p50)} | ${f1(v.latency.p95)} | ${f1(v.latency.p99)} | ${f1(v.latency.max)} |`,
+      ]
+    : []),
   `| cluster via nginx | ${c.changes} | ${f1(c.latency.p50)} | ${f1(c.latency.p95)} | ${f1(c.latency.p99)} | ${f1(c.latency.max)} |`,
   '',
-  '| process | idle CPU ms per s | CPU ms per s | CPU ms per change |',
-  '| --- | --- | --- | --- |',
-  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${perChange(s.cpuMs.server, s.changes)} |`,
+  '| process | idle CPU ms per s | CPU ms per s | of which system | CPU ms per change |',
+  '| --- | --- | --- | --- | --- |',
+  ...(v
+    ? Object.keys(v.cpuMs).map(
+        (k) =>
+          `| one process via nginx: ${k} | ${f1(v.idleCpuPerS[k])} | ${f1(perS(v.cpuMs[k], v.windowMs))} | ${f1(perS(v.systemMs[k], v.windowMs))} | ${perChange(v.cpuMs[k], v.changes)} |`,
+      )
+    : []),
+  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${f1(perS(s.systemMs.server, s.windowMs))} | ${perChange(s.cpuMs.server, s.changes)} |`,
   ...Object.entries(c.cpuMs).map(
     ([k, v]) =>
-      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${perChange(/** @type {number} */ (v), c.changes)} |`,
+      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${f1(perS(c.systemMs[k], c.windowMs))} | ${perChange(/** @type {number} */ (v), c.changes)} |`,
   ),
-  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | |`,
+  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | | |`,
   '',
   '| per client | clients | CPU us per s | efficiency | us per s above idle | efficiency above idle |',
   '| --- | --- | --- | --- | --- | --- |',
   `| one process | ${CLIENTS} | ${f1(singlePerClient * 1000)} | 1 | ${f1(singleMarginal * 1000)} | 1 |`,
+  ...(v
+    ? [
+        `| one process via nginx | ${CLIENTS} | ${f1((perS(v.cpuMs.server, v.windowMs) / CLIENTS) * 1000)} | ${f2(singlePerClient / (perS(v.cpuMs.server, v.windowMs) / CLIENTS))} | ${f1(((perS(v.cpuMs.server, v.windowMs) - v.idleCpuPerS.server) / CLIENTS) * 1000)} | ${f2(singleMarginal / ((perS(v.cpuMs.server, v.windowMs) - v.idleCpuPerS.server) / CLIENTS))} |`,
+      ]
+    : []),
   ...Object.entries(perEdge).map(
     ([k, e]) =>
       `| ${k} | ${e.clients} | ${f1(e.usPerClient)} | ${f2(e.efficiency)} | ${f1(e.marginalUs)} | ${f2(e.marginalEfficiency)} |`,
@@ -420,14 +547,23 @@ const lines = [
   '',
   `clients on the edges over the window (their /metrics, start and end averaged): ${Object.values(c.clientsOn).reduce((a, b) => a + b, 0)} of ${CLIENTS}${Object.values(c.clientsOn).reduce((a, b) => a + b, 0) < 0.98 * CLIENTS ? ' (clients dropped and reconnecting: the load process fell behind; the per-client figures above are not comparable)' : ''}`,
   `edges together / one process, CPU for the same clients: ${f2((edgeCpu / Math.max(1, s.cpuMs.server)) * (s.windowMs / c.windowMs))}`,
-  `join storm (nginx stopped and started again): every client's socket open again after ${c.storm.allOpenMs} ms, a newer state at every client after ${c.storm.allLiveMs} ms`,
-  `kill ${c.edgeKill.edge} (${c.edgeKill.clientsMoved} clients on it): all clients live again after ${c.edgeKill.allLiveMs} ms`,
-  `kill ${c.conductorKill.conductor}: a new state at the clients after ${c.conductorKill.beatsResumedMs} ms`,
+  ...(c.storm
+    ? [
+        `join storm (nginx stopped and started again): every client's socket open again after ${c.storm.allOpenMs} ms, a newer state at every client after ${c.storm.allLiveMs} ms`,
+        `kill ${c.edgeKill.edge} (${c.edgeKill.clientsMoved} clients on it): all clients live again after ${c.edgeKill.allLiveMs} ms`,
+        `kill ${c.conductorKill.conductor}: a new state at the clients after ${c.conductorKill.beatsResumedMs} ms`,
+      ]
+    : [`join storm and kills: not run (${PROFILE ? '--profile' : 'one edge: no other to fail over to'})`]),
   `states lost: ${c.lostStates}, states twice: ${c.duplicateStates}`,
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
-mkdirSync(path.join(BENCH, 'results'), { recursive: true });
-const file = path.join(BENCH, 'results', `cluster-${out.date.slice(0, 19).replace(/:/g, '')}.json`);
+// A profiled run (its nodes slowed by the profiler, no storm or kills) stays beside its profiles,
+// out of bench/results/ where `scorecast plan` takes the newest cluster run.
+const dir = PROFILE ?? path.join(BENCH, 'results');
+mkdirSync(dir, { recursive: true });
+const file = PROFILE
+  ? path.join(PROFILE, 'run.json')
+  : path.join(dir, `cluster-${out.date.slice(0, 19).replace(/:/g, '')}.json`);
 writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
 process.stdout.write(`saved ${path.relative(ROOT, file)}\n`);
 process.exit(0);

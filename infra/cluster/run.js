@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort, waitForPort } from '../../server/lib/ports.js';
 import { REDIS_USERS, aclConfig } from '../../server/cluster/redis-acl.js';
+import { SERVER_NODE_FLAGS } from '../../server/commands/node-flags.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TEMPLATE = path.join(ROOT, 'infra', 'nginx', 'scorecast.conf.template');
@@ -208,6 +209,9 @@ export async function main(argv) {
         id,
         process.execPath,
         [
+          // The flags the systemd unit and start.js's first line give the server: node is called
+          // on start.js here, so its first line's flags would not apply.
+          ...SERVER_NODE_FLAGS,
           path.join(ROOT, 'server', 'commands', 'start.js'),
           '--score',
           score,

@@ -84,24 +84,28 @@ export async function createInboxClient({ url, keys, node, redis, seal, timeoutM
     }
   });
   await sub.subscribe(keys.replies(node));
+  // Each batch is sent by a timer armed by its first item, not by a timer running all along: a
+  // node with nothing to send (an edge between votes) is not woken 12 times a second for nothing.
   /** @type {[string, unknown, { address: string, client: string }][]} */
   let reports = [];
-  const flush = setInterval(() => {
-    if (reports.length === 0) return;
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let flush = null;
+  const flushReports = () => {
+    flush = null;
     const body = reports;
     reports = [];
     send({ from: node, kind: 'reports', body }).catch(() => {});
-  }, REPORT_BATCH_MS);
-  flush.unref();
+  };
   /** credential -> its latest thumb in this batch: one device, one voice. @type {Map<string, string>} */
   let thumbs = new Map();
-  const flushThumbs = setInterval(() => {
-    if (thumbs.size === 0) return;
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let flushThumbs = null;
+  const sendThumbs = () => {
+    flushThumbs = null;
     const body = [...thumbs];
     thumbs = new Map();
     send({ from: node, kind: 'thumbs', body }).catch(() => {});
-  }, THUMB_BATCH_MS);
-  flushThumbs.unref();
+  };
 
   // Numbered as they are given to the one command connection, which keeps their order (also
   // across a reconnect): the stream holds a session's requests in increasing order.
@@ -149,6 +153,10 @@ export async function createInboxClient({ url, keys, node, redis, seal, timeoutM
      */
     report(kind, report, from) {
       if (reports.length < 10_000) reports.push([kind, report, from]);
+      if (flush === null) {
+        flush = setTimeout(flushReports, REPORT_BATCH_MS);
+        flush.unref();
+      }
     },
     /**
      * A phone's thumb for the audience meter (batched: each device's latest in a batch), with its
@@ -157,14 +165,18 @@ export async function createInboxClient({ url, keys, node, redis, seal, timeoutM
      */
     thumb(credential, value) {
       if (thumbs.size < MAX_THUMBS_BATCH || thumbs.has(credential)) thumbs.set(credential, value);
+      if (flushThumbs === null) {
+        flushThumbs = setTimeout(sendThumbs, THUMB_BATCH_MS);
+        flushThumbs.unref();
+      }
     },
     /** Answers refused since start (no valid MAC). */
     get rejected() {
       return rejected;
     },
     async close() {
-      clearInterval(flush);
-      clearInterval(flushThumbs);
+      if (flush !== null) clearTimeout(flush);
+      if (flushThumbs !== null) clearTimeout(flushThumbs);
       for (const resolve of pending.values()) resolve({ timeout: true });
       pending.clear();
       sub.disconnect();

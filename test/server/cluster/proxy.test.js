@@ -4,10 +4,12 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { HAVE_REDIS } from '../../helpers/redis-server.js';
 import { call, startCluster, until } from '../../helpers/cluster-nodes.js';
 import { openPoll, openSse } from '../../helpers/live-clients.js';
+import { SERVER_NODE_FLAGS } from '../../../server/commands/node-flags.js';
 
 const HAVE_NGINX = spawnSync('sh', ['-c', 'command -v nginx || test -x /usr/sbin/nginx']).status === 0;
 if (!HAVE_REDIS || !HAVE_NGINX)
@@ -87,6 +89,15 @@ function expectUnbroken(states) {
 const proc = (name) => /** @type {{ pid: number, port: number }} */ (ready.procs.find((p) => p.name === name));
 
 describe.skipIf(!HAVE_REDIS || !HAVE_NGINX)('a cluster behind nginx', () => {
+  it('runs every node with the Node flags the systemd unit gives the server', () => {
+    const nodes = ready.procs.filter((p) => /^(conductor|edge)-/.test(p.name));
+    expect(nodes).toHaveLength(5);
+    for (const p of nodes) {
+      const argv = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0');
+      expect(argv.slice(1, 1 + SERVER_NODE_FLAGS.length), p.name).toEqual([...SERVER_NODE_FLAGS]);
+    }
+  });
+
   it('gives every client the same states; an edge, Redis and the conductor die and no client misses a state', async () => {
     const { url } = ready;
     await until(async () => (await call(url, '/api/cluster')).body.nodes?.length === 5, 15_000);
