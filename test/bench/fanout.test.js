@@ -2,10 +2,11 @@
 // are judged on and the settling timeline that shows whether the window measured the steady
 // state, and the window it measures (whole loops of the piece).
 
+import { readFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { formatReport } from '../../bench/fanout-report.js';
 import { wholeLoopsWindow } from '../../bench/score-schedule.js';
-import { RIDE_RULE, startFloor } from '../../bench/floor-server.js';
+import { FLOOR_BACKLOG, RIDE_RULE, startFloor } from '../../bench/floor-server.js';
 import * as ws from '../../server/live/transports/websocket.js';
 import { createLoad } from '../../bench/load-client.js';
 
@@ -139,6 +140,8 @@ describe('talking load clients (--talk-every)', () => {
       count: 4,
       batch: 4,
       everyMs: 10,
+      // One handshake at a time: the ramp waits for each answer and still opens them all.
+      maxPending: 1,
       talkEveryMs: 500,
       timeoutMs: 5000,
       maxSamples: 10,
@@ -164,6 +167,14 @@ describe('talking load clients (--talk-every)', () => {
       await floor.close();
     }
     expect(pongs).toBe(1);
+  });
+});
+
+describe('the floor listens as ours does', () => {
+  it('with our listen backlog (a queue length, not work: the default of 511 lost clients at 10,000)', () => {
+    // Read from the source: importing start.js loads the whole server (a second of this suite).
+    const start = readFileSync(new URL('../../server/commands/start.js', import.meta.url), 'utf8');
+    expect(start).toMatch(new RegExp(`^export const LISTEN_BACKLOG = ${FLOOR_BACKLOG};$`, 'm'));
   });
 });
 
