@@ -32,6 +32,11 @@ import WebSocket from 'ws';
  * @property {number} [talkEveryMs]  each ready client sends a clock-sync `ping` message this often,
  *   as an audience page does (client/src/time/clock.js); 0: never (the clients only read)
  * @property {number} timeoutMs   give up waiting for the last snapshots after this long
+ * @property {number} [handshakeMs]  a handshake not answered within this long, or reset, is opened
+ *   again (a new connection), up to `connectRetries` times, each counted in `connectRetried`:
+ *   on a saturated machine a few connections sat in the server's accept queue unanswered for
+ *   longer than the whole connect phase, the floor's as ours' (default: timeoutMs)
+ * @property {number} [connectRetries]  default 0
  * @property {number} maxSamples  latency samples kept (preallocated)
  * @property {number} maxSeconds  the process exits on its own after this long
  * @property {string[]} [localAddresses]  client i connects from localAddresses[i % length]
@@ -43,8 +48,10 @@ import WebSocket from 'ws';
  * @property {number} ready      clients that got their snapshot
  * @property {number} failed     clients that did not (error, close or timeout)
  * @property {number} connectMs  from the first open to the last snapshot (or the timeout)
- * @property {Record<string, number>} connectWhy  the failed ones by cause: `error CODE`, `close CODE`
- *   or `no snapshot in time`
+ * @property {Record<string, number>} connectWhy  the failed ones by cause: `error CODE`, `close CODE`,
+ *   `not opened in time`, `handshake not answered in time` or `open, no snapshot in time`
+ * @property {Record<string, number>} connectRetried  connections opened again, by what ended the
+ *   attempt before (`handshake timeout`, `error CODE`)
  */
 
 /**
@@ -114,6 +121,8 @@ export function createLoad({
   maxPending = Infinity,
   talkEveryMs = 0,
   timeoutMs,
+  handshakeMs = timeoutMs,
+  connectRetries = 0,
   maxSamples,
   localAddresses = [],
 }) {
@@ -130,6 +139,8 @@ export function createLoad({
   /** Why connects failed: error code or close code, counted (for the report). */
   /** @type {Record<string, number>} */
   const connectWhy = {};
+  /** @type {Record<string, number>} */
+  const connectRetried = {};
   /** Per client: last seq held (-1: no snapshot yet). */
   const lastSeq = new Float64Array(count).fill(-1);
   /** Per client: deltas recorded in the window. */
@@ -149,21 +160,36 @@ export function createLoad({
   function settle() {
     if (settled || ready + failed < count) return;
     settled = true;
-    resolveReady({ ready, failed, connectMs: performance.now() - started, connectWhy });
+    resolveReady({ ready, failed, connectMs: performance.now() - started, connectWhy, connectRetried });
   }
 
-  /** @param {number} i */
-  function open(i) {
+  /** @param {number} i @param {number} [attempt] */
+  function open(i, attempt = 0) {
     const localAddress = localAddresses.length > 0 ? localAddresses[i % localAddresses.length] : undefined;
     const ws = new WebSocket(url, {
       perMessageDeflate: false,
       skipUTF8Validation: true,
-      handshakeTimeout: timeoutMs,
+      handshakeTimeout: handshakeMs,
       ...(localAddress ? { localAddress } : {}),
     });
-    sockets.push(ws);
+    sockets[i] = ws;
     let isReady = false;
     let isFailed = false;
+    /**
+     * Open client i again if this attempt never got an answer (or was reset) and retries are left.
+     * @param {any} err
+     */
+    const retry = (err) => {
+      const timedOut = /handshake has timed out/.test(String(err?.message));
+      if (isReady || isFailed || stopping || settled || attempt >= connectRetries) return false;
+      if (!timedOut && err?.code !== 'ECONNRESET' && err?.code !== 'ECONNREFUSED') return false;
+      const why = timedOut ? 'handshake timeout' : `error ${err.code}`;
+      connectRetried[why] = (connectRetried[why] ?? 0) + 1;
+      isFailed = true; // this attempt: the client goes on in the next
+      ws.terminate();
+      setTimeout(() => open(i, attempt + 1), 100 * 2 ** attempt);
+      return true;
+    };
     /** @param {string} why */
     const fail = (why) => {
       if (isReady || isFailed) return;
@@ -212,7 +238,7 @@ export function createLoad({
     });
     ws.on('error', (/** @type {any} */ err) => {
       if (isReady) errors.socket++;
-      else fail(`error ${err?.code ?? err?.message ?? '?'}`);
+      else if (!retry(err)) fail(`error ${err?.code ?? err?.message ?? '?'}`);
     });
     ws.on('close', (/** @type {number} */ code) => {
       if (isReady) {
@@ -250,7 +276,13 @@ export function createLoad({
     add('not opened in time', count - opened);
     add('handshake not answered in time', handshaking);
     add('open, no snapshot in time', openNoSnapshot);
-    resolveReady({ ready, failed: failed + missing, connectMs: performance.now() - started, connectWhy });
+    resolveReady({
+      ready,
+      failed: failed + missing,
+      connectMs: performance.now() - started,
+      connectWhy,
+      connectRetried,
+    });
   }, timeoutMs);
   giveUp.unref();
 

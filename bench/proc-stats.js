@@ -188,6 +188,11 @@ export function socketStates(port) {
     for (const line of out.split('\n')) {
       const f = line.trim().split(/\s+/);
       if (f.length < 5) continue;
+      if (f[0] === 'LISTEN') {
+        // A listening socket's queues are its accept queue and its backlog.
+        states[`LISTEN, accept queue ${f[1]} of ${f[2]}`] = 1;
+        continue;
+      }
       const side = f[3].endsWith(`:${port}`) ? 'server' : 'client';
       const key = `${f[0]} ${side}${Number(f[1]) > 0 ? ' unread' : ''}${Number(f[2]) > 0 ? ' unsent' : ''}`;
       states[key] = (states[key] ?? 0) + 1;
