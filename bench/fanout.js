@@ -12,9 +12,11 @@
 //                        [--base-flags '…'] [--talk-every 0|4s]
 //   node bench/fanout.js --report bench/out/fanout-….json     print a saved run's report again
 //
-// --ramp-every: 100 clients are opened this often (all client processes together); on a machine
-// busy with other jobs, 10,000 clients opened 100 every 50 ms see handshakes fail (`connect`
-// errors), so a slower ramp lets every client in before the window.
+// --ramp-every: 100 clients are opened this often (all client processes together), and never more
+// than MAX_PENDING handshakes at once: the ramp waits for the server's answers. Until 2026-11-27
+// the ramp was not bounded and the floor listened with Node's default backlog of 511: on a busy
+// machine thousands of 10,000 clients failed to connect to the floor (the kernel's listen queue
+// overflowed: reset, or no answer before the timeout). A trial that loses clients says why.
 // --talk-every: each load client sends a clock-sync `ping` message this often, as an audience
 // page does (client/src/time/clock.js, every 4 s), and every server answers it with a `pong` (the
 // floor too); 0 (the default): the clients only read, as in the fan-out runs before.
@@ -39,7 +41,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { wholeLoopsWindow } from './score-schedule.js';
-import { cpuMs, cpuSplitMs, machineMs, rssBytes } from './proc-stats.js';
+import { cpuMs, cpuSplitMs, listenOverflows, machineMs, rssBytes, socketStates } from './proc-stats.js';
 import { completion, parseDuration, summarize } from './latency-stats.js';
 import { formatReport } from './fanout-report.js';
 import { LIFTED_CAPS, children, probeSchedule, shippedFlags, startServer, stopChild, waitFor } from './servers.js';
@@ -61,6 +63,20 @@ const PROFILES = {
 
 /** Clients opened per --ramp-every (50 ms by default), over all client processes. */
 const RAMP_BATCH = 100;
+/**
+ * Handshakes under way at once, over all client processes: the ramp waits for answers beyond this,
+ * so a slow server or a starved machine is never handed more connections than its accept queue
+ * holds (both servers listen with a backlog of 4,096).
+ */
+const MAX_PENDING = 256;
+/**
+ * A handshake not answered within HANDSHAKE_MS (or reset) is opened again, at most
+ * CONNECT_RETRIES times; the report counts them. On a machine saturated by other jobs a few
+ * hundred of 10,000 connections sat in the server's accept queue for the whole connect phase, the
+ * floor's as ours' (bench/RESULTS.md, 2026-11-27 10:30).
+ */
+const HANDSHAKE_MS = 10_000;
+const CONNECT_RETRIES = 3;
 /** RSS is sampled this often during the window. */
 const RSS_EVERY_MS = 250;
 /** The CPU timeline's step: half a loop of the seed profile, so each step holds 4 of its big deltas. */
@@ -106,6 +122,12 @@ const KEEPALIVE_OF = /** @type {Record<string, string>} */ ({
  * @property {number} clientProcs
  * @property {number} ready         clients that got their snapshot
  * @property {number} connectMs
+ * @property {Record<string, number>} connectWhy  clients that did not connect, by cause (load-client.js)
+ * @property {number} listenOverflows  connections the kernel dropped from full listen queues while
+ *   the clients connected (the whole machine's count: other jobs' servers too)
+ * @property {Record<string, number>} connectRetried  connections opened again (load-client.js), by cause
+ * @property {Record<string, number>} connectStates  when clients are missing: the TCP sockets of the
+ *   server's port by state, side and whether bytes wait (proc-stats.js socketStates)
  * @property {number} msgs          deltas recorded in the window, all clients
  * @property {number} broadcasts    deltas the schedule sends in the window (msgs = clients x this)
  * @property {number} avgBytes      mean size of a recorded delta
@@ -197,11 +219,12 @@ async function runTrial(o) {
     const url = `ws://127.0.0.1:${listening.port}/live`;
 
     const procs = Math.max(1, Math.min(o.clientProcs, o.clients));
+    const overflows0 = listenOverflows();
     const minGapMs = Math.min(
       ...o.schedule.atMs.map((t, i, a) => (i + 1 < a.length ? a[i + 1] : o.schedule.loopMs) - t),
     );
     const rampMs = Math.ceil(o.clients / RAMP_BATCH) * o.rampEveryMs;
-    const connectTimeoutMs = START_TIMEOUT_MS + 2 * rampMs;
+    const connectTimeoutMs = START_TIMEOUT_MS + 2 * rampMs + CONNECT_RETRIES * HANDSHAKE_MS;
     const maxSeconds = Math.ceil((connectTimeoutMs + o.settleMs + o.durationMs + o.graceMs) / 1000) + 120;
     for (let p = 0; p < procs; p++) {
       const count = Math.floor(o.clients / procs) + (p < o.clients % procs ? 1 : 0);
@@ -219,6 +242,9 @@ async function runTrial(o) {
         url,
         count,
         batch: Math.ceil(RAMP_BATCH / procs),
+        maxPending: Math.ceil(MAX_PENDING / procs),
+        handshakeMs: HANDSHAKE_MS,
+        connectRetries: CONNECT_RETRIES,
         everyMs: o.rampEveryMs,
         talkEveryMs: o.talkEveryMs ?? 0,
         timeoutMs: connectTimeoutMs,
@@ -230,6 +256,25 @@ async function runTrial(o) {
       clientsList.map((c, p) => waitFor(c, 'ready', connectTimeoutMs + 5000, `load client ${p}`)),
     );
     const ready = readies.reduce((n, r) => n + r.ready, 0);
+    /** @type {Record<string, number>} */
+    const connectRetried = {};
+    for (const r of readies)
+      for (const [k, v] of Object.entries(r.connectRetried ?? {})) connectRetried[k] = (connectRetried[k] ?? 0) + v;
+    if (Object.keys(connectRetried).length > 0)
+      process.stderr.write(`(connections opened again: ${JSON.stringify(connectRetried)}) `);
+    /** @type {Record<string, number>} */
+    const connectWhy = {};
+    for (const r of readies)
+      for (const [k, v] of Object.entries(r.connectWhy ?? {})) connectWhy[k] = (connectWhy[k] ?? 0) + v;
+    const overflows = listenOverflows() - overflows0;
+    // Where the missing clients' connections were left (`ss`): the server's side not yet read
+    // (a request waiting in its receive queue), the client's SYN not answered, and so on.
+    const connectStates = ready < o.clients ? socketStates(listening.port) : {};
+    if (ready < o.clients)
+      process.stderr.write(
+        `(${o.clients - ready} not connected: ${JSON.stringify(connectWhy)}; listen overflows on the machine ${overflows}; ` +
+          `sockets of the port: ${JSON.stringify(connectStates)}) `,
+      );
     const connectMs = Math.max(...readies.map((r) => r.connectMs));
 
     // Announce the window now, a whole settle time ahead: a busy client process may read its IPC
@@ -302,6 +347,10 @@ async function runTrial(o) {
       clientProcs: procs,
       ready,
       connectMs,
+      connectWhy,
+      listenOverflows: overflows,
+      connectRetried,
+      connectStates,
       msgs,
       broadcasts: broadcastsIn(o.schedule, o.durationMs),
       avgBytes: msgs > 0 ? bytes / msgs : NaN,

@@ -40,6 +40,13 @@ import { WebSocketServer } from 'ws';
 
 const EPOCH = 'floor';
 /**
+ * The listen backlog, as our server's (LISTEN_BACKLOG in server/commands/start.js; a test holds the
+ * two equal). Node's default of 511 overflows when thousands of clients connect on a busy machine
+ * (`TcpExtListenOverflows`), and the clients dropped so wait for TCP's SYN retries or are reset:
+ * a queue length is configuration, not work, so the floor gets ours.
+ */
+export const FLOOR_BACKLOG = 4096;
+/**
  * Our liveness rule ('ride' mode), as server/live/transports/websocket.js has it (a test holds the
  * two equal; the floor does not import the server, so that its memory is ws's alone).
  */
@@ -282,7 +289,7 @@ export async function startFloor({
 
   await new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve(undefined));
+    server.listen({ port, host, backlog: FLOOR_BACKLOG }, () => resolve(undefined));
   });
   const address = server.address();
 

@@ -26,9 +26,17 @@ import WebSocket from 'ws';
  * @property {number} count       clients to open
  * @property {number} batch       opened together, every `everyMs`
  * @property {number} everyMs
+ * @property {number} [maxPending]  at most this many handshakes under way at once (opened, neither
+ *   ready nor failed): the ramp waits for the server to answer instead of piling connections into
+ *   its accept queue when its event loop or the machine is slow (default: no bound)
  * @property {number} [talkEveryMs]  each ready client sends a clock-sync `ping` message this often,
  *   as an audience page does (client/src/time/clock.js); 0: never (the clients only read)
  * @property {number} timeoutMs   give up waiting for the last snapshots after this long
+ * @property {number} [handshakeMs]  a handshake not answered within this long, or reset, is opened
+ *   again (a new connection), up to `connectRetries` times, each counted in `connectRetried`:
+ *   on a saturated machine a few connections sat in the server's accept queue unanswered for
+ *   longer than the whole connect phase, the floor's as ours' (default: timeoutMs)
+ * @property {number} [connectRetries]  default 0
  * @property {number} maxSamples  latency samples kept (preallocated)
  * @property {number} maxSeconds  the process exits on its own after this long
  * @property {string[]} [localAddresses]  client i connects from localAddresses[i % length]
@@ -40,6 +48,10 @@ import WebSocket from 'ws';
  * @property {number} ready      clients that got their snapshot
  * @property {number} failed     clients that did not (error, close or timeout)
  * @property {number} connectMs  from the first open to the last snapshot (or the timeout)
+ * @property {Record<string, number>} connectWhy  the failed ones by cause: `error CODE`, `close CODE`,
+ *   `not opened in time`, `handshake not answered in time` or `open, no snapshot in time`
+ * @property {Record<string, number>} connectRetried  connections opened again, by what ended the
+ *   attempt before (`handshake timeout`, `error CODE`)
  */
 
 /**
@@ -106,8 +118,11 @@ export function createLoad({
   count,
   batch,
   everyMs,
+  maxPending = Infinity,
   talkEveryMs = 0,
   timeoutMs,
+  handshakeMs = timeoutMs,
+  connectRetries = 0,
   maxSamples,
   localAddresses = [],
 }) {
@@ -121,6 +136,11 @@ export function createLoad({
   let stopping = false;
   /** @type {ClientErrors} */
   const errors = { connect: 0, closed: 0, socket: 0, gaps: 0, resyncs: 0, malformed: 0, overflow: 0 };
+  /** Why connects failed: error code or close code, counted (for the report). */
+  /** @type {Record<string, number>} */
+  const connectWhy = {};
+  /** @type {Record<string, number>} */
+  const connectRetried = {};
   /** Per client: last seq held (-1: no snapshot yet). */
   const lastSeq = new Float64Array(count).fill(-1);
   /** Per client: deltas recorded in the window. */
@@ -140,23 +160,40 @@ export function createLoad({
   function settle() {
     if (settled || ready + failed < count) return;
     settled = true;
-    resolveReady({ ready, failed, connectMs: performance.now() - started });
+    resolveReady({ ready, failed, connectMs: performance.now() - started, connectWhy, connectRetried });
   }
 
-  /** @param {number} i */
-  function open(i) {
+  /** @param {number} i @param {number} [attempt] */
+  function open(i, attempt = 0) {
     const localAddress = localAddresses.length > 0 ? localAddresses[i % localAddresses.length] : undefined;
     const ws = new WebSocket(url, {
       perMessageDeflate: false,
       skipUTF8Validation: true,
-      handshakeTimeout: timeoutMs,
+      handshakeTimeout: handshakeMs,
       ...(localAddress ? { localAddress } : {}),
     });
-    sockets.push(ws);
+    sockets[i] = ws;
     let isReady = false;
     let isFailed = false;
-    const fail = () => {
+    /**
+     * Open client i again if this attempt never got an answer (or was reset) and retries are left.
+     * @param {any} err
+     */
+    const retry = (err) => {
+      const timedOut = /handshake has timed out/.test(String(err?.message));
+      if (isReady || isFailed || stopping || settled || attempt >= connectRetries) return false;
+      if (!timedOut && err?.code !== 'ECONNRESET' && err?.code !== 'ECONNREFUSED') return false;
+      const why = timedOut ? 'handshake timeout' : `error ${err.code}`;
+      connectRetried[why] = (connectRetried[why] ?? 0) + 1;
+      isFailed = true; // this attempt: the client goes on in the next
+      ws.terminate();
+      setTimeout(() => open(i, attempt + 1), 100 * 2 ** attempt);
+      return true;
+    };
+    /** @param {string} why */
+    const fail = (why) => {
       if (isReady || isFailed) return;
+      connectWhy[why] = (connectWhy[why] ?? 0) + 1;
       isFailed = true;
       errors.connect++;
       failed++;
@@ -199,21 +236,21 @@ export function createLoad({
         }
       }
     });
-    ws.on('error', () => {
+    ws.on('error', (/** @type {any} */ err) => {
       if (isReady) errors.socket++;
-      else fail();
+      else if (!retry(err)) fail(`error ${err?.code ?? err?.message ?? '?'}`);
     });
-    ws.on('close', () => {
+    ws.on('close', (/** @type {number} */ code) => {
       if (isReady) {
         if (!stopping) errors.closed++;
-      } else fail();
+      } else fail(`close ${code}`);
     });
   }
 
-  // Ramp: `batch` clients every `everyMs`, bounded by `count`.
+  // Ramp: `batch` clients every `everyMs`, bounded by `count` and by `maxPending` under way.
   let opened = 0;
   const ramp = setInterval(() => {
-    const end = Math.min(count, opened + batch);
+    const end = Math.min(count, opened + batch, ready + failed + maxPending);
     for (; opened < end; opened++) open(opened);
     if (opened >= count) clearInterval(ramp);
   }, everyMs);
@@ -223,7 +260,29 @@ export function createLoad({
     clearInterval(ramp);
     const missing = count - ready - failed;
     errors.connect += missing;
-    resolveReady({ ready, failed: failed + missing, connectMs: performance.now() - started });
+    // Where the missing ones were: never opened (the ramp waited on maxPending), the handshake not
+    // answered, or open with no snapshot.
+    const add = (/** @type {string} */ why, /** @type {number} */ n) => {
+      if (n > 0) connectWhy[why] = (connectWhy[why] ?? 0) + n;
+    };
+    let handshaking = 0;
+    let openNoSnapshot = 0;
+    for (let i = 0; i < sockets.length; i++) {
+      if (lastSeq[i] >= 0) continue;
+      const ws = sockets[i];
+      if (ws.readyState === ws.CONNECTING) handshaking++;
+      else if (ws.readyState === ws.OPEN) openNoSnapshot++;
+    }
+    add('not opened in time', count - opened);
+    add('handshake not answered in time', handshaking);
+    add('open, no snapshot in time', openNoSnapshot);
+    resolveReady({
+      ready,
+      failed: failed + missing,
+      connectMs: performance.now() - started,
+      connectWhy,
+      connectRetried,
+    });
   }, timeoutMs);
   giveUp.unref();
 

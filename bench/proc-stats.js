@@ -147,3 +147,58 @@ export function unsentBytes(port) {
     return { bytes: NaN, connections: NaN };
   }
 }
+
+/**
+ * The kernel's count of connections dropped because a listen queue was full
+ * (`TcpExtListenOverflows` in /proc/net/netstat), for the whole network namespace: on a shared
+ * machine other jobs' servers add to it. NaN where it cannot be read.
+ * @returns {number}
+ */
+export function listenOverflows() {
+  try {
+    const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n');
+    for (let i = 0; i + 1 < lines.length; i += 2) {
+      if (!lines[i].startsWith('TcpExt:')) continue;
+      const names = lines[i].split(/\s+/);
+      const values = lines[i + 1].split(/\s+/);
+      const at = names.indexOf('ListenOverflows');
+      return at < 0 ? NaN : Number(values[at]);
+    }
+  } catch {
+    // not Linux
+  }
+  return NaN;
+}
+
+/**
+ * The TCP sockets of a local port (both ends on this machine: the server's and its loopback
+ * clients'), counted by state, side (`server` or `client`) and whether bytes wait in the receive
+ * queue (`unread`) or the send queue (`unsent`), from `ss`. Empty where `ss` is missing.
+ * @param {number} port
+ * @returns {Record<string, number>}
+ */
+export function socketStates(port) {
+  /** @type {Record<string, number>} */
+  const states = {};
+  try {
+    const out = execFileSync('ss', ['-tanH', `( dport = :${port} or sport = :${port} )`], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 2 ** 20,
+    });
+    for (const line of out.split('\n')) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 5) continue;
+      if (f[0] === 'LISTEN') {
+        // A listening socket's queues are its accept queue and its backlog.
+        states[`LISTEN, accept queue ${f[1]} of ${f[2]}`] = 1;
+        continue;
+      }
+      const side = f[3].endsWith(`:${port}`) ? 'server' : 'client';
+      const key = `${f[0]} ${side}${Number(f[1]) > 0 ? ' unread' : ''}${Number(f[2]) > 0 ? ' unsent' : ''}`;
+      states[key] = (states[key] ?? 0) + 1;
+    }
+  } catch {
+    // no ss
+  }
+  return states;
+}

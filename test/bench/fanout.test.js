@@ -2,10 +2,11 @@
 // are judged on and the settling timeline that shows whether the window measured the steady
 // state, and the window it measures (whole loops of the piece).
 
+import { readFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { formatReport } from '../../bench/fanout-report.js';
 import { wholeLoopsWindow } from '../../bench/score-schedule.js';
-import { RIDE_RULE, startFloor } from '../../bench/floor-server.js';
+import { FLOOR_BACKLOG, RIDE_RULE, startFloor } from '../../bench/floor-server.js';
 import * as ws from '../../server/live/transports/websocket.js';
 import { createLoad } from '../../bench/load-client.js';
 
@@ -139,6 +140,8 @@ describe('talking load clients (--talk-every)', () => {
       count: 4,
       batch: 4,
       everyMs: 10,
+      // One handshake at a time: the ramp waits for each answer and still opens them all.
+      maxPending: 1,
       talkEveryMs: 500,
       timeoutMs: 5000,
       maxSamples: 10,
@@ -164,6 +167,55 @@ describe('talking load clients (--talk-every)', () => {
       await floor.close();
     }
     expect(pongs).toBe(1);
+  });
+});
+
+describe('load clients connecting', () => {
+  it('open a connection again when its handshake is not answered in time, and count it', async () => {
+    const http = await import('node:http');
+    const { WebSocketServer } = await import('ws');
+    const wss = new WebSocketServer({ noServer: true });
+    let upgrades = 0;
+    const server = http.createServer();
+    /** @type {Set<import('node:net').Socket>} */
+    const conns = new Set();
+    server.on('connection', (c) => conns.add(c));
+    // The first handshake sits unanswered, as a connection left in a busy server's accept queue.
+    server.on('upgrade', (req, socket, head) => {
+      if (upgrades++ === 0) return;
+      wss.handleUpgrade(req, socket, head, (ws) => ws.send('{"type":"snapshot","epoch":"e","seq":1,"t":1}'));
+    });
+    await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+    const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
+    const load = createLoad({
+      url: `ws://127.0.0.1:${port}/live`,
+      count: 1,
+      batch: 1,
+      everyMs: 10,
+      maxPending: 1,
+      timeoutMs: 5000,
+      handshakeMs: 200,
+      connectRetries: 1,
+      maxSamples: 1,
+      maxSeconds: 30,
+    });
+    try {
+      const report = await load.whenReady;
+      expect(report).toMatchObject({ ready: 1, failed: 0, connectRetried: { 'handshake timeout': 1 } });
+      expect(upgrades).toBe(2);
+    } finally {
+      load.stop();
+      for (const c of conns) c.destroy();
+      await new Promise((r) => server.close(() => r(undefined)));
+    }
+  });
+});
+
+describe('the floor listens as ours does', () => {
+  it('with our listen backlog (a queue length, not work: the default of 511 lost clients at 10,000)', () => {
+    // Read from the source: importing start.js loads the whole server (a second of this suite).
+    const start = readFileSync(new URL('../../server/commands/start.js', import.meta.url), 'utf8');
+    expect(start).toMatch(new RegExp(`^export const LISTEN_BACKLOG = ${FLOOR_BACKLOG};$`, 'm'));
   });
 });
 
