@@ -20,8 +20,8 @@ import {
   tappedBars,
   undoTap,
 } from '../../../core/tap-tempo.js';
-import { controlErrorMessage } from '../console/sign-in.js';
 import { button, h, setText } from '../console/dom.js';
+import { saveWithStatus } from './save-status.js';
 
 const AUDIO = /\.(wav|mp3|ogg|oga|opus|flac|m4a|aac|webm)$/i;
 const LOCAL = '';
@@ -231,21 +231,14 @@ export function createTapAlong(root, { api }) {
 
   async function save() {
     const { times, end } = barTimesFromTaps(taps, bars, unit);
-    el.save.setAttribute('disabled', '');
-    setText(el.result, 'Saving…');
-    try {
-      const r = await api.saveTempo({ times, end, recording: name });
-      setText(
-        el.result,
-        `Saved the tempo map in ${r.file}: ${r.bars} bars, ${r.changes} meter entries; bar 1 at ${r.first.toFixed(2)} s of ${name}. The package reloads with it.`,
-      );
-      el.result.dataset.state = 'saved';
-      close();
-    } catch (err) {
-      setText(el.result, `Not saved: ${controlErrorMessage(err)}`);
-      el.result.dataset.state = 'refused';
-      el.save.removeAttribute('disabled');
-    }
+    const recording = name;
+    const saved = await saveWithStatus(
+      el,
+      () => api.saveTempo({ times, end, recording }),
+      (r) =>
+        `Saved the tempo map in ${r.file}: ${r.bars} bars, ${r.changes} meter entries; bar 1 at ${r.first.toFixed(2)} s of ${recording}. The package reloads with it.`,
+    );
+    if (saved) close();
   }
 
   function draw() {
