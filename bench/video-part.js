@@ -244,6 +244,7 @@ async function played({ engine, server, part, seconds, page }) {
       const p = play.call(this);
       p.catch((/** @type {Error} */ e) => {
         w.__plays.refused[e.name] = (w.__plays.refused[e.name] ?? 0) + 1;
+        w.__plays.first ??= e.message;
       });
       return p;
     };
@@ -288,7 +289,20 @@ async function played({ engine, server, part, seconds, page }) {
     })
   );
   const still = /** @type {number} */ (await page.evaluate(() => /** @type {any} */ (window).__stillVideo ?? 0));
-  const plays = await page.evaluate(() => /** @type {any} */ (window).__plays);
+  const plays = await page.evaluate(() => {
+    const w = /** @type {any} */ (window);
+    const v = document.querySelector('video');
+    const r = v?.getBoundingClientRect();
+    return {
+      ...w.__plays,
+      video:
+        v && r
+          ? { muted: v.muted, width: Math.round(r.width), height: Math.round(r.height), top: Math.round(r.top) }
+          : null,
+      viewport: [window.innerWidth, window.innerHeight],
+      visibility: document.visibilityState,
+    };
+  });
   const status = await page.evaluate(() => /** @type {any} */ (window).scorecast.video);
   const abs = drift.map(Math.abs).sort((a, b) => a - b);
   return {
