@@ -291,7 +291,7 @@ async function played({ engine, server, part, seconds, page }) {
   const still = /** @type {number} */ (await page.evaluate(() => /** @type {any} */ (window).__stillVideo ?? 0));
   const plays = await page.evaluate(() => {
     const w = /** @type {any} */ (window);
-    const v = document.querySelector('video');
+    const v = /** @type {HTMLVideoElement | null} */ (document.querySelector('video.sc-video'));
     const r = v?.getBoundingClientRect();
     return {
       ...w.__plays,
@@ -299,6 +299,7 @@ async function played({ engine, server, part, seconds, page }) {
         v && r
           ? { muted: v.muted, width: Math.round(r.width), height: Math.round(r.height), top: Math.round(r.top) }
           : null,
+      videos: document.querySelectorAll('video').length,
       viewport: [window.innerWidth, window.innerHeight],
       visibility: document.visibilityState,
     };
