@@ -2,25 +2,39 @@
 // score's time over a run with a start, a seek and a pause, and what the page costs in CPU with
 // a video part against an image part of the same piece, in the same run.
 //
-//   node bench/video-part.js [--seconds 60] [--trials 2] [--out bench/results/video-part.json]
+//   node bench/video-part.js [--engine chromium|webkit|firefox] [--seconds 60] [--trials 2]
+//                            [--out bench/results/video-part[-ENGINE].json]
 //
 // A package is made in a temporary folder: a 640x360 25 fps VP9/Opus video (ffmpeg) for the
-// part `video`, and one PNG page with a beat map for the part `image`; both parts play the same
-// meter. Each trial opens one Chromium page per part in turn (video, then image), plays for
-// --seconds: a seek to a third of the way in, at half a pause of 2 s, then on. The drift is
-// sampled in the page every 40 ms while the performance plays (video.currentTime against the
-// page's synced score time: window.scorecast.video); the CPU is that of the whole browser (every
-// process of it: the renderer, the GPU and the media decoders) from /proc, over the same span.
-// Ratios within a run, as bench/RESULTS.md asks on a shared machine: the image part is the base.
+// part `video`, and PNG pages with a beat map for the part `image`; both parts play the same
+// meter. Each trial opens one page per part in turn (video, then image), plays for --seconds: a
+// seek to a third of the way in, at half a pause of 2 s, then on. The drift is sampled in the
+// page every 40 ms while the performance plays (video.currentTime against the page's synced
+// score time: window.scorecast.video); the CPU is that of the whole browser (every process of
+// it: the renderer, the GPU and the media decoders) from /proc, over the same span. Ratios within
+// a run, as bench/RESULTS.md asks on a shared machine: the image part is the base.
+//
+// --engine: Debian's Chromium through Playwright (the default), WebKitGTK's MiniBrowser through
+// WebKitWebDriver under Xvfb (its CPU counted with the X server's), or Firefox ESR headless over
+// WebDriver BiDi, launched as the engine tests launch them (test/engines/), each with a sound card
+// of its own (a PulseAudio null sink), as every phone has one. WebKitGTK decodes through
+// GStreamer: Debian's plugins-base/good give it WebM, VP9 and Opus (the package's format), not
+// H.264. Beside the drift, each video trial says where the video's own seeks came (seeksBy), the
+// share of samples with the score playing and the video paused (pausedShare: a video held still
+// and sought to the score's time every frame also shows a small drift), and the play() calls the
+// part made and those the browser refused, by the error's name.
 
 import { parseArgs, promisify } from 'node:util';
 import { execFile } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { chromium } from '@playwright/test';
 import { CHROMIUM, quietArgs } from '../playwright/chromium.js';
+import { launchFirefox } from '../test/engines/firefox.js';
+import { startSoundCard } from '../test/engines/sound-card.js';
+import { launchWebKit } from '../test/engines/webkit.js';
 import { freePort, startServer } from '../playwright/server.js';
 import { cpuMs, parentPid } from './proc-stats.js';
 import { quantileSorted as quantile } from '../core/stats.js';
@@ -47,18 +61,22 @@ async function makePackage(seconds) {
     ...['-c:a', 'libopus', '-b:a', '48k'],
     path.join(dir, 'video', 'guide.webm'),
   ]);
+  // Ten systems of four bars on a page, the beats spread across each; as many pages as that takes.
+  const pages = Math.ceil(bars / 40);
+  const files = Array.from({ length: pages }, (_, i) => `page-${i + 1}.png`);
   await run('ffmpeg', [
     ...['-hide_banner', '-loglevel', 'error', '-y'],
     ...['-f', 'lavfi', '-i', `color=white:size=${PAGE.width}x${PAGE.height}`, '-frames:v', '1'],
-    path.join(dir, 'page.png'),
+    path.join(dir, files[0]),
   ]);
-  // Ten systems of four bars on the page, the beats spread across each.
+  for (const f of files.slice(1)) copyFileSync(path.join(dir, files[0]), path.join(dir, f));
   const rows = ['beat,page,system,bar,x0,x1,y0,y1'];
   for (let b = 0; b < bars * 4; b++) {
     const bar = Math.floor(b / 4);
+    const page = Math.floor(bar / 40);
     const system = Math.floor(bar / 4) % 10;
     const x0 = 50 + (b % 16) * 56;
-    rows.push(`${b},0,${system},${bar + 1},${x0},${x0 + 56},${60 + system * 130},${160 + system * 130}`);
+    rows.push(`${b},${page},${system},${bar + 1},${x0},${x0 + 56},${60 + system * 130},${160 + system * 130}`);
   }
   writeFileSync(path.join(dir, 'image.csv'), `${rows.join('\n')}\n`);
   writeFileSync(
@@ -73,7 +91,7 @@ async function makePackage(seconds) {
       'meter:',
       `  - { bar: 1, time: 4/4, tempo: ${TEMPO} }`,
       'pages:',
-      '  image: { files: [page.png], beatmap: image.csv }',
+      `  image: { files: [${files.join(', ')}], beatmap: image.csv }`,
       'video:',
       '  video: { file: video/guide.webm }',
       '',
@@ -98,8 +116,12 @@ function treeOf(root) {
   return out;
 }
 
-/** CPU ms of every Chromium process this bench started (the server, also a child, is not counted). */
-function browserCpuMs() {
+/**
+ * CPU ms of every process of the browser this bench started: the children of this process whose
+ * command line matches `which`, and everything under them (the server, also a child, is not counted).
+ * @param {RegExp} which
+ */
+function browserCpuMs(which) {
   let sum = 0;
   for (const name of readdirSync('/proc')) {
     const pid = Number(name);
@@ -110,51 +132,153 @@ function browserCpuMs() {
     } catch {
       continue;
     }
-    if (cmd.includes('chromium')) for (const p of treeOf(pid)) sum += cpuMs(p) || 0;
+    if (which.test(cmd)) for (const p of treeOf(pid)) sum += cpuMs(p) || 0;
   }
   return sum;
 }
 
 /**
+ * A page of one engine for one trial.
+ * @typedef {object} BenchPage
+ * @property {(url: string) => Promise<void>} goto
+ * @property {<T>(fn: () => T) => Promise<T>} evaluate  `fn`'s source run in the page
+ * @property {() => Promise<void>} close
+ */
+
+/**
+ * An engine to run the trials in. Chromium: one browser, a page per trial. WebKit and Firefox:
+ * the engine tests' launchers (one window each), a browser per trial, closed after it.
+ * @param {string} engine
+ * @returns {Promise<{ page: () => Promise<BenchPage>, close: () => Promise<void>, processes: RegExp }>}
+ */
+async function openEngine(engine) {
+  if (engine === 'chromium') {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: quietArgs() });
+    return {
+      async page() {
+        const page = await browser.newPage({ viewport: { width: 768, height: 1024 } });
+        return {
+          goto: async (url) => void (await page.goto(url)),
+          evaluate: (fn) => page.evaluate(fn),
+          close: () => page.close(),
+        };
+      },
+      close: () => browser.close(),
+      processes: /chromium/,
+    };
+  }
+  if (engine === 'webkit' || engine === 'firefox') {
+    const launch = engine === 'webkit' ? launchWebKit : launchFirefox;
+    // An output device, as every phone has: without one WebKitGTK's GStreamer pipeline for a
+    // video with a sound track never reaches PLAYING, and Firefox's audio never leaves suspended.
+    const sound = await startSoundCard();
+    return {
+      page: async () => launch({ env: sound.env }),
+      close: () => sound.stop(),
+      // WebKit: the driver, the MiniBrowser and its web and network processes under it, and the X
+      // server it draws into; Firefox: its parent process and its content processes.
+      processes: engine === 'webkit' ? /WebKitWebDriver|Xvfb/ : /firefox/,
+    };
+  }
+  throw new Error(`--engine ${engine}: chromium, webkit or firefox`);
+}
+
+/**
+ * Resolves once `fn` is true in the page; rejects after `ms`.
+ * @param {BenchPage} page
+ * @param {() => boolean} fn
+ * @param {number} ms
+ * @param {string} what
+ */
+async function until(page, fn, ms, what) {
+  const end = performance.now() + ms;
+  while (!(await page.evaluate(fn))) {
+    if (performance.now() > end) throw new Error(`${what}: not after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
  * One part played for `seconds` with a seek and a pause.
  * @param {object} o
- * @param {import('@playwright/test').Browser} o.browser
+ * @param {Awaited<ReturnType<typeof openEngine>>} o.engine
  * @param {Awaited<ReturnType<typeof startServer>>} o.server
  * @param {string} o.part
  * @param {number} o.seconds
  */
-async function trial({ browser, server, part, seconds }) {
+async function trial({ engine, server, part, seconds }) {
   await server.control('stop');
-  const page = await browser.newPage({ viewport: { width: 768, height: 1024 } });
+  const page = await engine.page();
+  try {
+    return await played({ engine, server, part, seconds, page });
+  } finally {
+    await page.close();
+  }
+}
+
+/**
+ * @param {object} o
+ * @param {Awaited<ReturnType<typeof openEngine>>} o.engine
+ * @param {Awaited<ReturnType<typeof startServer>>} o.server
+ * @param {string} o.part
+ * @param {number} o.seconds
+ * @param {BenchPage} o.page
+ */
+async function played({ engine, server, part, seconds, page }) {
   await page.goto(`${server.base}/view/${part}`);
   if (part === 'video') {
-    await page.waitForFunction(() => /** @type {any} */ (window).scorecast.video?.scoreTime === 0, null, {
-      timeout: 30_000,
-    });
+    await until(page, () => /** @type {any} */ (window).scorecast?.video?.scoreTime === 0, 30_000, 'the video part');
   } else {
-    await page.waitForSelector('div.sc-pane[data-state="ready"]', { timeout: 30_000 });
+    await until(page, () => document.querySelector('div.sc-pane[data-state="ready"]') !== null, 30_000, 'the page');
   }
   // The page's drift samples, kept in the page (nothing crosses to the bench while it plays).
   await page.evaluate(() => {
     const w = /** @type {any} */ (window);
     w.__drift = [];
+    w.__stillVideo = 0;
+    // Every play() the part asks for, and how the browser answered the ones it refused.
+    w.__plays = { asked: 0, refused: /** @type {Record<string, number>} */ ({}) };
+    const play = HTMLMediaElement.prototype.play;
+    HTMLMediaElement.prototype.play = function () {
+      w.__plays.asked++;
+      const p = play.call(this);
+      p.catch((/** @type {Error} */ e) => {
+        w.__plays.refused[e.name] = (w.__plays.refused[e.name] ?? 0) + 1;
+        w.__plays.first ??= e.message;
+      });
+      return p;
+    };
     w.__sampler = setInterval(() => {
       const s = w.scorecast.video;
-      if (s?.playing && s.scoreTime !== null) w.__drift.push(s.currentTime - s.scoreTime);
+      if (s?.playing && s.scoreTime !== null) {
+        w.__drift.push(s.currentTime - s.scoreTime);
+        if (s.paused) w.__stillVideo++;
+      }
     }, 40);
   });
-  const cpu0 = browserCpuMs();
+  const cpu0 = browserCpuMs(engine.processes);
   const t0 = performance.now();
   const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
+  // The video's own seeks by the end of each phase (start, after the seek, paused, to the end):
+  // where a browser's seeks go when its figure is off.
+  /** @type {Record<string, number | null>} */
+  const seeksBy = {};
+  const count = async (/** @type {string} */ phase) => {
+    seeksBy[phase] = await page.evaluate(() => /** @type {any} */ (window).scorecast.video?.seeks ?? null);
+  };
   await server.control('play');
   await sleep((seconds * 1000) / 3);
+  await count('start');
   await server.control('seek', { bar: Math.round((seconds * TEMPO) / 60 / 4 / 3) + 4 });
   await sleep((seconds * 1000) / 6);
+  await count('seek');
   await server.control('pause');
   await sleep(2000);
+  await count('pause');
   await server.control('play');
   await sleep(Math.max(0, seconds * 1000 - (performance.now() - t0)));
-  const cpu = browserCpuMs() - cpu0;
+  await count('end');
+  const cpu = browserCpuMs(engine.processes) - cpu0;
   const wall = performance.now() - t0;
   await server.control('pause');
   const drift = /** @type {number[]} */ (
@@ -164,8 +288,23 @@ async function trial({ browser, server, part, seconds }) {
       return w.__drift;
     })
   );
+  const still = /** @type {number} */ (await page.evaluate(() => /** @type {any} */ (window).__stillVideo ?? 0));
+  const plays = await page.evaluate(() => {
+    const w = /** @type {any} */ (window);
+    const v = /** @type {HTMLVideoElement | null} */ (document.querySelector('video.sc-video'));
+    const r = v?.getBoundingClientRect();
+    return {
+      ...w.__plays,
+      video:
+        v && r
+          ? { muted: v.muted, width: Math.round(r.width), height: Math.round(r.height), top: Math.round(r.top) }
+          : null,
+      videos: document.querySelectorAll('video').length,
+      viewport: [window.innerWidth, window.innerHeight],
+      visibility: document.visibilityState,
+    };
+  });
   const status = await page.evaluate(() => /** @type {any} */ (window).scorecast.video);
-  await page.close();
   const abs = drift.map(Math.abs).sort((a, b) => a - b);
   return {
     part,
@@ -181,40 +320,54 @@ async function trial({ browser, server, part, seconds }) {
           }
         : null,
     seeks: status?.seeks ?? null,
+    seeksBy,
+    // Samples where the score played and the video stood paused (a play() not yet taken).
+    pausedShare: drift.length > 0 ? Math.round((still / drift.length) * 1000) / 1000 : null,
+    plays,
+    rate: status?.rate ?? null,
   };
 }
 
 async function main() {
   const { values } = parseArgs({
     options: {
+      engine: { type: 'string', default: 'chromium' },
       seconds: { type: 'string', default: '60' },
       trials: { type: 'string', default: '2' },
-      out: { type: 'string', default: path.join(ROOT, 'bench', 'results', 'video-part.json') },
+      out: { type: 'string' },
     },
   });
+  const name = values.engine;
+  const out =
+    values.out ??
+    path.join(ROOT, 'bench', 'results', name === 'chromium' ? 'video-part.json' : `video-part-${name}.json`);
   const seconds = Number(values.seconds);
   const trials = Number(values.trials);
   const dir = await makePackage(seconds);
   const server = await startServer({ port: await freePort(), score: path.relative(ROOT, dir), autoplay: false });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: quietArgs() });
+  const engine = await openEngine(name).catch(async (err) => {
+    await server.stop();
+    throw err;
+  });
   const load0 = os.loadavg()[0];
   /** @type {Awaited<ReturnType<typeof trial>>[]} */
   const results = [];
   try {
     for (let i = 0; i < trials; i++)
       for (const part of ['video', 'image']) {
-        const r = await trial({ browser, server, part, seconds });
+        const r = await trial({ engine, server, part, seconds });
         console.log(JSON.stringify({ trial: i + 1, ...r }));
         results.push(r);
       }
   } finally {
-    await browser.close();
+    await engine.close();
     await server.stop();
   }
   const videos = results.filter((r) => r.part === 'video');
   const images = results.filter((r) => r.part === 'image');
   const sum = (/** @type {typeof results} */ xs) => xs.reduce((a, r) => a + r.cpuMs, 0);
   const summary = {
+    engine: name,
     seconds,
     trials,
     load: [Math.round(load0 * 100) / 100, Math.round(os.loadavg()[0] * 100) / 100],
@@ -223,10 +376,10 @@ async function main() {
     results,
   };
   console.log(
-    `video part over ${seconds} s (${trials} trials, load ${summary.load.join(' -> ')}): drift p95 ${summary.driftP95Ms.join(', ')} ms; browser CPU video/image ${summary.cpuVideoOverImage}x`,
+    `video part in ${name} over ${seconds} s (${trials} trials, load ${summary.load.join(' -> ')}): drift p95 ${summary.driftP95Ms.join(', ')} ms; browser CPU video/image ${summary.cpuVideoOverImage}x`,
   );
-  mkdirSync(path.dirname(values.out), { recursive: true });
-  writeFileSync(values.out, `${JSON.stringify(summary, null, 2)}\n`);
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

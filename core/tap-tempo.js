@@ -5,7 +5,9 @@
 // bar before it, the time signatures kept). Where bars are drawn still comes from clicks on the
 // page (core/bar-lines.js); tapping gives only their times. Taps are checked as they come: a tap
 // before Play is ignored, and an interval far off its neighbours' (a doubled or a missed tap) is
-// flagged, never silently accepted. Pure: no I/O; runs in Node and the browser.
+// flagged, never silently accepted. A seek back in the recording (a missed passage) keeps the
+// taps before the point sought and replaces those after it. Pure: no I/O; runs in Node and the
+// browser.
 
 import { barRanges } from './beatmap.js';
 import { isObject } from './values.js';
@@ -89,6 +91,35 @@ export function addTap(taps, { time, playing }, targets) {
   if (!playing || !Number.isFinite(time) || time < 0 || taps.length >= targets) return taps;
   if (taps.length > 0 && time <= taps[taps.length - 1]) return taps;
   return [...taps, time];
+}
+
+/**
+ * The taps kept when the recording is sought back to `time` (seconds) to tap again from there:
+ * those at or before it. The taps after it are the ones tapped again.
+ * @param {number[]} taps  rising
+ * @param {number} time
+ * @returns {number[]}
+ */
+export function tapsUpTo(taps, time) {
+  const keep = taps.findIndex((t) => t > time);
+  return keep < 0 ? taps : taps.slice(0, keep);
+}
+
+/**
+ * Tapping again from bar `bar`: the taps before its first beat are kept, and the recording
+ * resumes at the last of them (the bar's or beat's tap before it, heard again as a lead-in), or at
+ * 0 from the first bar. Null when the bar is not one that is tapped, or the taps have not reached
+ * the bar before it (play on to it instead).
+ * @param {number[]} taps
+ * @param {TapBar[]} bars
+ * @param {TapUnit} unit
+ * @param {number} bar
+ * @returns {{ time: number, taps: number[] } | null}
+ */
+export function seekToBar(taps, bars, unit, bar) {
+  const at = tapTargets(bars, unit).findIndex((t) => t.bar === bar && t.beat === 1 && !t.end);
+  if (at < 0 || at > taps.length) return null;
+  return { time: at === 0 ? 0 : taps[at - 1], taps: taps.slice(0, at) };
 }
 
 /**

@@ -188,7 +188,7 @@ test('bar-line mode: the composer clicks the bar lines of a PDF part, undoes a s
 
 // Timed: what it checks is where the presses land in the recording's time (a press that reaches
 // a starved page late moves its tap), so it runs with the timed tests, not beside other work.
-test("tap-along: a tap before Play is ignored; a doubled tap at bar 5 is flagged (seen while paused) and undone; every bar and the end tapped, saved as score.yaml's meter, the bars where the taps were", {
+test("tap-along: a tap before Play is ignored; a doubled tap at bar 5 is flagged (seen while paused) and undone; tapped again from bar 4; every bar and the end tapped, saved as score.yaml's meter, the bars where the taps were", {
   tag: '@timing',
 }, async ({ page }) => {
   test.setTimeout(90_000);
@@ -241,8 +241,15 @@ test("tap-along: a tap before Play is ignored; a doubled tap at bar 5 is flagged
   await expect(page.locator('#ta-flags li', { hasText: /^bar 6:/ })).toHaveCount(0);
   const paused = Number.parseFloat((await page.locator('#ta-time').textContent()) ?? '');
   expect(paused).toBeGreaterThan(CLICKS[4]); // paused after bar 5's tap (before bar 6's, unless late)
+  // Back to bar 4: bar 3's tap kept and the recording at it (where its press was sent); bars 4
+  // and 5 tapped again.
+  await page.locator('#ta-from-bar').fill('4');
+  await page.locator('#ta-from').click();
+  await expect(count).toHaveText('3 of 32 bars tapped');
+  const resumed = Number.parseFloat((await page.locator('#ta-time').textContent()) ?? '');
+  expect(Math.abs(resumed - sent[2])).toBeLessThan(0.15);
   await page.locator('#ta-play').click();
-  await tapFrom(5, performance.now(), paused);
+  await tapFrom(3, performance.now(), resumed);
   await expect(page.locator('#ta-prompt')).toHaveText(/^Every bar and the end are tapped/);
   // Taps sent on time (within 100 ms) are never flagged; a machine too loaded to send them so
   // gets flags it caused (an interval over 175% of its neighbours'), which "keep" then accepts.

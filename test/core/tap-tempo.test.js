@@ -6,7 +6,9 @@ import {
   describeFlag,
   flagTaps,
   meterFromBarTimes,
+  seekToBar,
   tapTargets,
+  tapsUpTo,
   undoTap,
 } from '../../core/tap-tempo.js';
 import { createTempoMap } from '../../core/tempo-map.js';
@@ -55,6 +57,33 @@ describe('tapping along', () => {
     expect(undoTap(taps)).toEqual([0.5]);
     expect(undoTap([])).toEqual([]);
     expect(addTap([1, 2], { time: 3, playing: true }, 2)).toEqual([1, 2]);
+  });
+
+  it('after a seek back keeps the taps up to the point sought and takes new ones after it', () => {
+    const taps = downbeats().slice(0, 6); // bars 1-6: 0.5, 2.5, ... 10.5
+    const kept = tapsUpTo(taps, 5);
+    expect(kept).toEqual([0.5, 2.5, 4.5]);
+    expect(tapsUpTo(taps, 20)).toEqual(taps);
+    expect(tapsUpTo(taps, 0)).toEqual([]);
+    // Bar 4 tapped again, later than before: the bars after it follow from the new taps.
+    const again = [6.7, 8.7].reduce((acc, time) => addTap(acc, { time, playing: true }, 9), kept);
+    expect(again).toEqual([0.5, 2.5, 4.5, 6.7, 8.7]);
+    expect(barTimesFromTaps(again, BARS, 'bar').times).toEqual(again);
+  });
+
+  it('seeks to a bar: the taps before it kept, the recording resumed at the tap before it', () => {
+    const taps = downbeats().slice(0, 6);
+    expect(seekToBar(taps, BARS, 'bar', 4)).toEqual({ time: 4.5, taps: [0.5, 2.5, 4.5] });
+    expect(seekToBar(taps, BARS, 'bar', 1)).toEqual({ time: 0, taps: [] });
+    // The next bar to tap: all kept, from the last tap; a bar further on, or not tapped (the
+    // pickup, a bar the score lacks): no seek.
+    expect(seekToBar(taps, BARS, 'bar', 7)).toEqual({ time: 10.5, taps });
+    expect(seekToBar(taps, BARS, 'bar', 8)).toBeNull();
+    expect(seekToBar(taps, BARS, 'bar', 0)).toBeNull();
+    expect(seekToBar(taps, BARS, 'bar', 99)).toBeNull();
+    // Beat taps: from bar 2's first beat, after bar 1's four beats; the lead-in is bar 1's last beat.
+    const beats = [1, 1.5, 2, 2.5, 3, 3.5];
+    expect(seekToBar(beats, BARS, 'beat', 2)).toEqual({ time: 2.5, taps: [1, 1.5, 2, 2.5] });
   });
 
   it('turns downbeat taps into bar times and a meter: tempo per bar where it changes, time signatures kept', () => {

@@ -57,8 +57,11 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
   sound.className = 'sc-video-sound';
   sound.textContent = 'Sound on';
   sound.setAttribute('aria-pressed', 'false');
+  /** Muted unless the performer pressed "Sound on": what the video is kept at. */
+  let muted = true;
   sound.addEventListener('click', () => {
-    video.muted = !video.muted;
+    muted = !muted;
+    video.muted = muted;
     sound.textContent = video.muted ? 'Sound on' : 'Sound off';
     sound.setAttribute('aria-pressed', String(!video.muted));
   });
@@ -109,6 +112,9 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
     if (act.rate !== null) {
       video.playbackRate = act.rate;
       if (Math.abs(video.playbackRate - act.rate) > 1e-3) rateWorks = false;
+      // WebKitGTK 2.50 unmutes a muted video when its rate is set, then refuses its play() without
+      // a gesture: it stood paused, sought every frame (bench/RESULTS.md, video parts in WebKit).
+      if (video.muted !== muted) video.muted = muted;
     }
     if (act.seek !== null) {
       seekCount++;

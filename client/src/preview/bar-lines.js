@@ -6,8 +6,8 @@
 // into the package, which then reloads like any saved edit.
 
 import { barPositionsFromClicks, systemsOfClicks } from '../../../core/bar-lines.js';
-import { controlErrorMessage } from '../console/sign-in.js';
 import { button, h, setText } from '../console/dom.js';
+import { saveWithStatus } from './save-status.js';
 import { createTapAlong } from './tap-along.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -124,19 +124,14 @@ export function createBarLineMode(root, { api }) {
 
   async function save() {
     if (!current) return;
+    const { view } = current;
     const bars = placed();
-    el.save.setAttribute('disabled', '');
-    setText(el.result, 'Saving…');
-    try {
-      const r = await api.saveBeatMap(current.view, bars);
-      setText(el.result, `Saved ${r.file}: ${r.bars} bars, ${r.beats} beats. The package reloads with it.`);
-      el.result.dataset.state = 'saved';
-      close();
-    } catch (err) {
-      setText(el.result, `Not saved: ${controlErrorMessage(err)}`);
-      el.result.dataset.state = 'refused';
-      el.save.removeAttribute('disabled');
-    }
+    const saved = await saveWithStatus(
+      el,
+      () => api.saveBeatMap(view, bars),
+      (r) => `Saved ${r.file}: ${r.bars} bars, ${r.beats} beats. The package reloads with it.`,
+    );
+    if (saved) close();
   }
 
   function draw() {

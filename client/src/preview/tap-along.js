@@ -2,29 +2,32 @@
 // declares, or one picked on this computer, decoded in the page) and taps each bar's downbeat,
 // or each beat, with the space bar, T or the Tap button; the taps become the time each bar
 // starts in the recording, and Save writes them as the score's meter (core/tap-tempo.js,
-// PUT /api/score/tempo). Where bars are drawn still comes from the bar-line clicks.
+// PUT /api/score/tempo). Where bars are drawn still comes from the bar-line clicks. A composer who
+// missed a passage goes back (Back 5 s, the left arrow, or Tap again from bar N) and taps on from
+// there: the taps before the point sought are kept, those after it dropped (core/tap-tempo.js).
 //
-// A tap is timed at its event's timeStamp (the moment of the key press or touch, on the
-// performance.now() clock), mapped to what the listener was hearing then: the AudioContext's
-// getOutputTimestamp() pairs the context time leaving the speakers with a performance.now()
-// time, so the output latency (tens of ms on Bluetooth and some laptops) is taken off; without
-// it, currentTime less outputLatency. An AudioContext and a decoded buffer, not an <audio>
-// element: its clock is the samples played, where an element's currentTime is coarse and late.
+// A tap is timed at its event's timeStamp, at what the listener was hearing then
+// (recording-player.js): a late handler does not make it late.
 
 import {
   addTap,
   barTimesFromTaps,
   describeFlag,
   flagTaps,
+  seekToBar,
   tapTargets,
   tappedBars,
+  tapsUpTo,
   undoTap,
 } from '../../../core/tap-tempo.js';
-import { controlErrorMessage } from '../console/sign-in.js';
 import { button, h, setText } from '../console/dom.js';
+import { createRecordingPlayer } from './recording-player.js';
+import { saveWithStatus } from './save-status.js';
 
 const AUDIO = /\.(wav|mp3|ogg|oga|opus|flac|m4a|aac|webm)$/i;
 const LOCAL = '';
+/** How far "Back" (and the left arrow) goes back in the recording, in seconds. */
+export const BACK_S = 5;
 
 /**
  * @param {HTMLElement} root  filled with the tap-along's controls
@@ -37,18 +40,9 @@ export function createTapAlong(root, { api }) {
   let unit = 'bar';
   /** @type {number[]} */
   let taps = [];
-  /** @type {AudioContext | null} */
-  let ctx = null;
-  /** @type {AudioBuffer | null} */
-  let buffer = null;
   let name = '';
-  /** @type {AudioBufferSourceNode | null} */
-  let source = null;
-  /** Context time at which the recording's 0 plays, while playing. */
-  let startedAt = 0;
-  /** Where the recording stands while paused, in its seconds. */
-  let offset = 0;
   let open = false;
+  const player = createRecordingPlayer({ changed: () => draw() });
 
   const el = {
     recording: /** @type {HTMLSelectElement} */ (h('select', { id: 'ta-recording', 'aria-label': 'Recording' })),
@@ -65,13 +59,17 @@ export function createTapAlong(root, { api }) {
     ),
     start: button('ta-start', 'Tap along', () => begin()),
     work: h('div', { id: 'ta-work', class: 'bl-work', hidden: true }),
-    play: button('ta-play', 'Play', () => (source ? pause() : play())),
+    play: button('ta-play', 'Play', () => (player.playing ? pause() : play())),
     tap: h('button', { id: 'ta-tap', type: 'button', class: 'ta-tap' }, 'Tap'),
     undo: button('ta-undo', 'Undo tap', () => change(undoTap(taps))),
+    back: button('ta-back', `Back ${BACK_S} s`, () => back()),
+    fromBar: /** @type {HTMLInputElement} */ (
+      h('input', { id: 'ta-from-bar', type: 'number', min: '1', step: '1', 'aria-label': 'Bar to tap again from' })
+    ),
+    from: button('ta-from', 'Tap again from bar', () => fromBar()),
     again: button('ta-again', 'Start again', () => {
-      pause();
-      offset = 0;
-      change([]);
+      player.pause();
+      seek(0, []);
     }),
     save: button('ta-save', 'Save tempo map', () => save()),
     close: button('ta-close', 'Close', () => close()),
@@ -85,6 +83,7 @@ export function createTapAlong(root, { api }) {
   el.keep.addEventListener('change', () => draw());
   el.work.append(
     h('div', { class: 'row' }, el.play, el.tap, el.undo, el.again, el.save, el.close, el.time, el.count),
+    h('div', { class: 'row' }, el.back, el.from, el.fromBar),
     el.prompt,
     el.flags,
     h('label', { class: 'muted' }, el.keep, ' Keep the flagged taps (a real pause or fermata)'),
@@ -95,7 +94,7 @@ export function createTapAlong(root, { api }) {
     h(
       'p',
       { class: 'muted hint' },
-      "Play a recording and tap the space bar, T or Tap on each bar's downbeat (or each beat) from bar 1: the taps give the time each bar starts, saved as the score's tempo map (meter in score.yaml). Backspace: undo the last tap.",
+      "Play a recording and tap the space bar, T or Tap on each bar's downbeat (or each beat) from bar 1: the taps give the time each bar starts, saved as the score's tempo map (meter in score.yaml). Backspace: undo the last tap. Missed a passage? Back 5 s (or the left arrow) goes back in the recording, and Tap again from bar N resumes at the tap before bar N: the taps before that point are kept, the ones after it are tapped again.",
     ),
     el.result,
     el.work,
@@ -116,6 +115,9 @@ export function createTapAlong(root, { api }) {
     } else if (e.key === 'Backspace') {
       e.preventDefault();
       change(undoTap(taps));
+    } else if (e.key === 'ArrowLeft') {
+      e.preventDefault();
+      back();
     }
   });
 
@@ -131,24 +133,9 @@ export function createTapAlong(root, { api }) {
 
   const targets = () => tapTargets(bars, unit).length;
 
-  /**
-   * The recording's second being heard at `stamp` (performance.now() time).
-   * @param {number} stamp
-   */
-  function heardAt(stamp) {
-    if (!ctx) return Number.NaN;
-    const out = typeof ctx.getOutputTimestamp === 'function' ? ctx.getOutputTimestamp() : null;
-    const latency = ctx.outputLatency || ctx.baseLatency || 0;
-    const contextTime =
-      out?.performanceTime && out.contextTime && out.contextTime <= ctx.currentTime
-        ? out.contextTime + (stamp - out.performanceTime) / 1000
-        : ctx.currentTime - latency - (performance.now() - stamp) / 1000;
-    return contextTime - startedAt;
-  }
-
   /** @param {number} stamp */
   function tapAt(stamp) {
-    change(addTap(taps, { time: heardAt(stamp), playing: source !== null }, targets()));
+    change(addTap(taps, { time: player.heardAt(stamp), playing: player.playing }, targets()));
   }
 
   /** @param {number[]} next */
@@ -161,9 +148,7 @@ export function createTapAlong(root, { api }) {
     const file = el.file.files?.[0];
     const url = el.recording.value;
     if (url === LOCAL && !file) throw new Error('choose a recording, or a file on this computer');
-    ctx ??= new AudioContext();
-    const bytes = url === LOCAL && file ? await file.arrayBuffer() : await (await fetch(url)).arrayBuffer();
-    buffer = await ctx.decodeAudioData(bytes);
+    await player.load(async () => (url === LOCAL && file ? file.arrayBuffer() : (await fetch(url)).arrayBuffer()));
     name = url === LOCAL && file ? file.name : (el.recording.selectedOptions[0]?.textContent ?? url);
   }
 
@@ -180,7 +165,6 @@ export function createTapAlong(root, { api }) {
     }
     unit = el.unit.value === 'beat' ? 'beat' : 'bar';
     taps = [];
-    offset = 0;
     open = true;
     el.keep.checked = false;
     setText(el.result, '');
@@ -189,32 +173,49 @@ export function createTapAlong(root, { api }) {
   }
 
   function play() {
-    if (!ctx || !buffer || source) return;
-    if (offset >= buffer.duration) offset = 0;
-    void ctx.resume();
-    source = ctx.createBufferSource();
-    source.buffer = buffer;
-    source.connect(ctx.destination);
-    const played = source;
-    played.onended = () => {
-      if (source !== played) return;
-      offset = buffer?.duration ?? 0;
-      source = null;
-      draw();
-    };
-    startedAt = ctx.currentTime - offset;
-    played.start(0, offset);
+    player.play();
     draw();
     tick();
   }
 
   function pause() {
-    if (!ctx || !source) return;
-    offset = Math.max(0, ctx.currentTime - startedAt);
-    const s = source;
-    source = null;
-    s.stop();
+    player.pause();
     draw();
+  }
+
+  /**
+   * Go to `time` in the recording (playing on if it played), the taps after it dropped to be
+   * tapped again.
+   * @param {number} time
+   * @param {number[]} kept
+   */
+  function seek(time, kept) {
+    player.seek(time);
+    taps = kept;
+    draw();
+  }
+
+  function back() {
+    if (!open) return;
+    const time = Math.max(0, player.position() - BACK_S);
+    seek(time, tapsUpTo(taps, time));
+  }
+
+  function fromBar() {
+    const bar = Number(el.fromBar.value);
+    const to = Number.isInteger(bar) ? seekToBar(taps, bars, unit, bar) : null;
+    if (!to) {
+      const next = tapTargets(bars, unit)[taps.length];
+      setText(
+        el.result,
+        `Cannot tap again from bar ${el.fromBar.value}: choose a bar from 1 to ${next ? next.bar : 'the last'} (the next one to tap).`,
+      );
+      el.result.dataset.state = 'refused';
+      return;
+    }
+    setText(el.result, '');
+    delete el.result.dataset.state;
+    seek(to.time, to.taps);
   }
 
   function close() {
@@ -224,28 +225,21 @@ export function createTapAlong(root, { api }) {
   }
 
   function tick() {
-    if (!source || !ctx) return;
-    setText(el.time, `${(ctx.currentTime - startedAt).toFixed(1)} s`);
+    if (!player.playing) return;
+    setText(el.time, `${player.position().toFixed(1)} s`);
     requestAnimationFrame(tick);
   }
 
   async function save() {
     const { times, end } = barTimesFromTaps(taps, bars, unit);
-    el.save.setAttribute('disabled', '');
-    setText(el.result, 'Saving…');
-    try {
-      const r = await api.saveTempo({ times, end, recording: name });
-      setText(
-        el.result,
-        `Saved the tempo map in ${r.file}: ${r.bars} bars, ${r.changes} meter entries; bar 1 at ${r.first.toFixed(2)} s of ${name}. The package reloads with it.`,
-      );
-      el.result.dataset.state = 'saved';
-      close();
-    } catch (err) {
-      setText(el.result, `Not saved: ${controlErrorMessage(err)}`);
-      el.result.dataset.state = 'refused';
-      el.save.removeAttribute('disabled');
-    }
+    const recording = name;
+    const saved = await saveWithStatus(
+      el,
+      () => api.saveTempo({ times, end, recording }),
+      (r) =>
+        `Saved the tempo map in ${r.file}: ${r.bars} bars, ${r.changes} meter entries; bar 1 at ${r.first.toFixed(2)} s of ${recording}. The package reloads with it.`,
+    );
+    if (saved) close();
   }
 
   function draw() {
@@ -255,8 +249,8 @@ export function createTapAlong(root, { api }) {
     const { times } = barTimesFromTaps(taps, bars, unit);
     const total = tappedBars(bars).length;
     const next = list[taps.length];
-    setText(el.play, source ? 'Pause' : 'Play');
-    if (!source && ctx) setText(el.time, `${offset.toFixed(3)} s`);
+    setText(el.play, player.playing ? 'Pause' : 'Play');
+    if (!player.playing && player.loaded) setText(el.time, `${player.position().toFixed(3)} s`);
     el.undo.toggleAttribute('disabled', taps.length === 0);
     el.flags.replaceChildren(...flags.map((f) => h('li', { class: 'ta-flag' }, describeFlag(f))));
     el.flags.dataset.flags = String(flags.length);
@@ -269,7 +263,7 @@ export function createTapAlong(root, { api }) {
         ? 'Every bar and the end are tapped: save the tempo map.'
         : next.end
           ? `Tap the end of bar ${next.bar} (or save: it keeps the tempo before it).`
-          : `${source ? 'Tap' : 'Press Play, then tap'} bar ${next.bar}${unit === 'beat' ? `, beat ${next.beat}` : ''}.`,
+          : `${player.playing ? 'Tap' : 'Press Play, then tap'} bar ${next.bar}${unit === 'beat' ? `, beat ${next.beat}` : ''}.`,
     );
   }
 

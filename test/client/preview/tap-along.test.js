@@ -1,7 +1,7 @@
 // The preview's tap-along (tap-along.js) on a fake AudioContext: the recordings offered, taps
 // before Play ignored, a tap timed at its event's timeStamp through getOutputTimestamp (output
 // latency taken off) or, without it, currentTime less outputLatency; a doubled tap flagged and
-// Save held until it is undone; what Save sends.
+// Save held until it is undone; what Save sends; going back in the recording.
 
 import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import { JSDOM } from 'jsdom';
@@ -151,5 +151,42 @@ describe('preview: tapping along to a recording', () => {
     expect(body.times.slice(1).map((/** @type {number} */ t) => Math.round(t * 100) / 100)).toEqual([3, 5, 7, 9, 11]);
     expect(body.end).toBeCloseTo(12.5, 2);
     await expect.poll(() => text('#ta-result')).toMatch(/^Saved the tempo map in score\.yaml: 6 bars/);
+  });
+
+  it('goes back 5 s (the left arrow) or to a bar, keeping the taps before that point and taking new ones after it', async () => {
+    $('#ta-start').click();
+    await expect.poll(() => text('#ta-prompt')).toBe('Press Play, then tap bar 1.');
+    ctx.currentTime = 30;
+    $('#ta-play').click(); // the recording's 0 at context time 30
+    /** Taps heard at these seconds of the recording, the recording's 0 at context time `zero`. */
+    const tapAt = (/** @type {number} */ zero, /** @type {number[]} */ seconds) => {
+      for (const t of seconds) {
+        ctx.currentTime = zero + t + ctx.outputLatency;
+        press(' ', performance.now());
+      }
+    };
+    tapAt(30, [1, 3, 5, 7, 9]);
+    expect(text('#ta-count')).toBe('5 of 6 bars tapped');
+    // At 9.05 s: back to 4.05 s, playing on; bars 3-5 are to tap again.
+    expect(press('ArrowLeft', performance.now()).defaultPrevented).toBe(true);
+    expect(text('#ta-count')).toBe('2 of 6 bars tapped');
+    expect(text('#ta-prompt')).toBe('Tap bar 3.');
+    tapAt(ctx.currentTime - 4.05, [5.2]);
+    expect(text('#ta-count')).toBe('3 of 6 bars tapped');
+    // From bar 2: the recording resumes at bar 1's tap, which is kept.
+    /** @type {HTMLInputElement} */ ($('#ta-from-bar')).value = '2';
+    $('#ta-from').click();
+    expect(text('#ta-count')).toBe('1 of 6 bars tapped');
+    $('#ta-play').click(); // pause: where it stands is bar 1's tap
+    expect(text('#ta-time')).toBe('1.000 s');
+    // A bar past the next one to tap: no seek, and why.
+    /** @type {HTMLInputElement} */ ($('#ta-from-bar')).value = '5';
+    $('#ta-from').click();
+    expect(text('#ta-result')).toBe('Cannot tap again from bar 5: choose a bar from 1 to 2 (the next one to tap).');
+    expect(text('#ta-count')).toBe('1 of 6 bars tapped');
+    // Back while paused, from 1 s: to the start, every tap to tap again.
+    $('#ta-back').click();
+    expect(text('#ta-time')).toBe('0.000 s');
+    expect(text('#ta-count')).toBe('0 of 6 bars tapped');
   });
 });
