@@ -59,7 +59,7 @@ async function start(args, env = {}) {
   });
   const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   const listening = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 15 s\n${stdout}${stderr}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`no start within 60 s\n${stdout}${stderr}`)), 60_000);
     child.on('message', (/** @type {any} */ m) => {
       if (m?.type !== 'listening') return;
       clearTimeout(timer);

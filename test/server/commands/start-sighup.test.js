@@ -54,7 +54,7 @@ async function start(args) {
   child.stdout?.resume();
   /** @type {{ port: number }} */
   const listening = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 15 s\n${stderr}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`no start within 60 s\n${stderr}`)), 60_000);
     child.on('message', (/** @type {any} */ m) => {
       if (m?.type !== 'listening') return;
       clearTimeout(timer);

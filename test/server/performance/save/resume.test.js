@@ -218,7 +218,7 @@ async function spawnServer(args) {
     return exited;
   });
   const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within 15 s\n${output}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start within 60 s\n${output}`)), 60_000);
     child.on('message', (/** @type {any} */ m) => {
       if (m?.type === 'listening') {
         clearTimeout(timer);
