@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // npm test's suites after the checks, each in its place on the CPU (test/setup/side-by-side.js):
 //
-//   foreground, one after the other   vitest's timed files (vitest.config.js, TIMED), Playwright's
+//   foreground, one after the other   vitest's timed files (vitest.config.js, TIMED_GROUPS: the
+//                                     venue lab's group, then the busy files), Playwright's
 //                                     @timing tests, WebKit and Firefox (test/engines), the
 //                                     Artillery smoke
 //   beside them, in a cpu group of    vitest's other files (three at a time), Playwright's
@@ -27,12 +28,21 @@ import { sideBySide } from './side-by-side.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = (/** @type {string} */ rel) => [process.execPath, path.join(ROOT, 'node_modules', ...rel.split('/'))];
 
-/** @param {'timed' | 'rest'} phase @param {string} label @param {string[]} args */
-const vitest = (phase, label, args) => ({
+/**
+ * @param {'timed' | 'rest'} phase @param {string} label @param {string[]} args
+ * @param {'lab' | 'busy'} [group]  with 'timed': one of vitest.config.js's TIMED_GROUPS
+ */
+const vitest = (phase, label, args, group) => ({
   label,
   argv: [...bin('vitest/vitest.mjs'), 'run', '--passWithNoTests', ...args],
-  env: { SCORECAST_VITEST_PHASE: phase },
+  env: { SCORECAST_VITEST_PHASE: phase, ...(group ? { SCORECAST_VITEST_GROUP: group } : {}) },
 });
+
+/** vitest's timed files, one group after the other (the venue lab never beside a busy file). */
+const timedVitest = (/** @type {string[]} */ args) => [
+  vitest('timed', "vitest's timed files (the venue lab)", args, 'lab'),
+  vitest('timed', "vitest's timed files (the busy ones)", args, 'busy'),
+];
 
 /** @param {'functional' | 'timing'} phase @param {string[]} args */
 const playwright = (phase, args) => ({
@@ -47,7 +57,7 @@ const [what = 'all', ...args] = process.argv.slice(2);
 const SUITES = {
   all: () => ({
     timed: [
-      vitest('timed', "vitest's timed files", []),
+      ...timedVitest([]),
       playwright('timing', []),
       {
         label: 'WebKit and Firefox',
@@ -58,7 +68,7 @@ const SUITES = {
     untimed: [vitest('rest', "vitest's other files", []), playwright('functional', [])],
   }),
   unit: () => ({
-    timed: [vitest('timed', "vitest's timed files", args)],
+    timed: timedVitest(args),
     untimed: [vitest('rest', "vitest's other files", args)],
   }),
   browser: () => ({ timed: [playwright('timing', args)], untimed: [playwright('functional', args)] }),

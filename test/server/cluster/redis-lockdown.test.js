@@ -221,7 +221,9 @@ describe.skipIf(!HAVE_REDIS)('Redis that only scorecast can touch', () => {
     tapper.close();
   });
 
-  it('refuses a saved record whose score lies outside the scores folder when the standby takes over', async () => {
+  it('refuses a saved record whose score lies outside the scores folder when the standby takes over', {
+    timeout: 40_000,
+  }, async () => {
     // A package that would load: a copy of the fixture in a folder of the attacker's choosing.
     const elsewhere = path.join(mkdtempSync(path.join(os.tmpdir(), 'sc-elsewhere-')), 'cluster');
     cpSync(CLUSTER_SCORE, elsewhere, { recursive: true });
@@ -238,16 +240,18 @@ describe.skipIf(!HAVE_REDIS)('Redis that only scorecast can touch', () => {
       async () =>
         (await call(n.e1.base, '/api/cluster')).body.nodes?.find((/** @type {any} */ x) => x.id === 'c2')?.active ===
         true,
-      5000,
+      15_000,
     );
     // The edge answers 503 for the moments it is still finding the new conductor (a loaded
-    // machine): asked again until it answers, within the same bound.
+    // machine): asked again until it answers. What is checked here is which score the standby
+    // plays, not how soon (node.test.js bounds the failover itself): the waits are hang guards,
+    // and beside the venue lab in npm test 5 s was once not enough (ci3).
     /** @type {any} */
     let status = null;
     await until(async () => {
       status = await call(n.e1.base, '/api/status');
       return status.status !== 503;
-    }, 5000);
+    }, 15_000);
     expect(status.status).toBe(200);
     expect(status.body.dir).toBe(CLUSTER_SCORE);
   });
