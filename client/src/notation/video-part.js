@@ -6,7 +6,7 @@
 // browser lets play without a tap; a tap on "Sound on" unmutes it.
 
 import { positionAt } from '../time/beat-clock.js';
-import { seekAim, syncStep } from '../time/video-sync.js';
+import { seekAim, stallWatch, syncStep } from '../time/video-sync.js';
 import { msAtBeat } from '../../../core/video.js';
 
 /**
@@ -23,6 +23,7 @@ import { msAtBeat } from '../../../core/video.js';
  * @property {boolean} paused    the video is paused
  * @property {number} rate       the video's playbackRate
  * @property {number} seeks      seeks made to follow the score
+ * @property {number} reloads    loads again after the video failed (`video.error`)
  * @property {number} seekLead   what a seek is aimed ahead by (s)
  */
 
@@ -69,7 +70,10 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
   root.append(box);
 
   const seeks = seekAim();
+  const stall = stallWatch();
   let seekCount = 0;
+  /** Loads again after the element failed. */
+  let reloads = 0;
   /** A play() under way: not asked again until it settles. */
   let starting = false;
   /** Whether playbackRate is taken here: false once a rate set did not hold (some WebKit builds). */
@@ -94,7 +98,9 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
 
   function tick() {
     const w = wanted();
-    if (!w || video.readyState < 1) return;
+    if (!w) return;
+    const failed = video.error !== null;
+    if (video.readyState < 1 && !failed) return;
     const act = syncStep(
       {
         currentTime: video.currentTime,
@@ -104,11 +110,20 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         duration: Number.isFinite(video.duration) ? video.duration : null,
         // HAVE_FUTURE_DATA: frames to play on with; below it the time stands still for data.
         busy: seeks.settling(now()) || video.readyState < 3,
+        stuckMs: stall.observe(now(), video, w.playing && !video.paused),
+        failed,
       },
       w,
       { seekLead: seeks.lead, rateWorks, canSeek: seeks.canSeek(now()) },
     );
     seeks.observe(now(), act.drift, w.playing && !video.paused && !video.seeking);
+    if (act.reload) {
+      // Timed as a seek: at most one a SEEK_GAP_MS; loaded, it starts paused and is sought then.
+      reloads++;
+      seeks.started(now());
+      video.load();
+      return;
+    }
     if (act.rate !== null) {
       video.playbackRate = act.rate;
       if (Math.abs(video.playbackRate - act.rate) > 1e-3) rateWorks = false;
@@ -152,6 +167,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         paused: video.paused,
         rate: video.playbackRate,
         seeks: seekCount,
+        reloads,
         seekLead: seeks.lead,
       };
     },

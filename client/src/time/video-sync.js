@@ -42,6 +42,12 @@ export const LEARN_STEP_S = 0.04;
 export const SETTLE_MS = 300;
 /** A seek that has not settled after this is given up on: the next correction may come. */
 export const SETTLE_LIMIT_MS = 2000;
+/**
+ * A video busy (seeking, or below HAVE_FUTURE_DATA) this long while the score plays is sought
+ * again to the score's time (at most one seek a SEEK_GAP_MS): a seek that never lands, or data
+ * that never comes, would otherwise leave it where it stands for good.
+ */
+export const STUCK_MS = 1000;
 /** A rate is written only when it moves by more than this. */
 const RATE_STEP = 0.002;
 
@@ -54,6 +60,10 @@ const RATE_STEP = 0.002;
  * @property {number | null} duration
  * @property {boolean} [busy]  a seek not yet settled (seekAim) or data not there to play on
  *   (readyState below HAVE_FUTURE_DATA): the time is not worth correcting until it is
+ * @property {number} [stuckMs]  how long the element itself has been seeking or below
+ *   HAVE_FUTURE_DATA while the score played (stallWatch)
+ * @property {boolean} [failed]  the element has an error (`video.error`): it neither plays nor
+ *   lands a seek until it is loaded again
  */
 
 /**
@@ -70,6 +80,7 @@ const RATE_STEP = 0.002;
  * @property {number | null} seek   set currentTime to this
  * @property {number | null} rate   set playbackRate to this
  * @property {number} drift         video minus score, seconds (before the action)
+ * @property {boolean} reload        load the video again (`video.load()`): it failed
  */
 
 /**
@@ -86,7 +97,13 @@ export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, canSee
   const target = Math.min(Math.max(wanted.time, 0), end);
   const drift = video.currentTime - target;
   /** @type {SyncAction} */
-  const act = { play: null, seek: null, rate: null, drift };
+  const act = { play: null, seek: null, rate: null, drift, reload: false };
+  // A failed element (Chromium: PIPELINE_ERROR_READ when its media cache answered a range with no
+  // data) stays seeking for good: loaded again, it comes back paused and the start below seeks it.
+  if (video.failed) {
+    act.reload = canSeek;
+    return act;
+  }
   if (!wanted.playing || wanted.time >= end) {
     if (!video.paused) act.play = 'pause';
     // Held where the score holds, ready to start there.
@@ -101,7 +118,11 @@ export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, canSee
     if (!video.seeking && Math.abs(drift - lead) > DEAD_S) act.seek = Math.min(target + lead, end);
     return act;
   }
-  if (video.seeking || video.busy) return act;
+  if (video.seeking || video.busy) {
+    // Busy too long: the seek is made again, to where the score is now.
+    if ((video.stuckMs ?? 0) >= STUCK_MS && canSeek) act.seek = Math.min(target + lead, end);
+    return act;
+  }
   const seekAt = rateWorks ? SEEK_S : NO_RATE_SEEK_S;
   if (Math.abs(drift) > seekAt && canSeek) {
     act.seek = Math.min(target + lead, end);
@@ -114,6 +135,26 @@ export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, canSee
   if (Math.abs(video.playbackRate - rate) > RATE_STEP || (nudge === 0 && video.playbackRate !== base))
     act.rate = nudge === 0 ? base : rate;
   return act;
+}
+
+/**
+ * How long a video has been stuck: seeking or below HAVE_FUTURE_DATA (readyState < 3) while the
+ * score played, in ms, from the frames it is told of; 0 once it is neither, or the score stops.
+ * @returns {{ observe: (at: number, el: { seeking: boolean, readyState: number }, playing: boolean) => number }}
+ */
+export function stallWatch() {
+  /** @type {number | null} */
+  let since = null;
+  return {
+    observe(at, el, playing) {
+      if (!playing || (!el.seeking && el.readyState >= 3)) {
+        since = null;
+        return 0;
+      }
+      since ??= at;
+      return at - since;
+    },
+  };
 }
 
 /**

@@ -7,6 +7,8 @@ import {
   SEEK_S,
   SETTLE_MS,
   seekAim,
+  stallWatch,
+  STUCK_MS,
   FIRST_SEEK_LEAD_S,
   syncStep,
 } from '../../../client/src/time/video-sync.js';
@@ -22,6 +24,7 @@ describe('keeping a video in step', () => {
       seek: null,
       rate: null,
       drift: expect.closeTo(-0.005, 9),
+      reload: false,
     });
     // The conductor's tempo at 1.25x: the video follows at that rate.
     expect(syncStep(video({}), playing(10, 1.25)).rate).toBe(1.25);
@@ -110,5 +113,62 @@ describe('the aim of a seek', () => {
     aim.observe(2500, -1, false);
     expect(aim.lead).toBeCloseTo(0.02 + LEARN_STEP_S, 9);
     expect(aim.settling(2000 + 2001)).toBe(false);
+  });
+});
+
+describe('a video that stays busy or fails', () => {
+  /**
+   * A media element that took a seek and never lands it (Chromium after its media cache answered
+   * a range with no data): seeking, HAVE_METADATA, its time where the seek put it.
+   */
+  const stuckElement = () => ({ currentTime: 47.8, paused: false, seeking: true, readyState: 1, playbackRate: 1 });
+
+  /**
+   * The sync's frames over `ms` of a playing score at 1x from 48 s, as video-part.js runs them.
+   * @param {ReturnType<typeof stuckElement>} el
+   * @param {number} ms
+   * @param {(at: number) => boolean} canSeek
+   */
+  function frames(el, ms, canSeek = () => true) {
+    const watch = stallWatch();
+    /** @type {{ at: number, seek: number }[]} */
+    const seeks = [];
+    for (let at = 0; at <= ms; at += 50) {
+      const stuckMs = watch.observe(at, el, true);
+      const act = syncStep({ ...el, duration: 130, busy: el.readyState < 3, stuckMs }, playing(48 + at / 1000), {
+        canSeek: canSeek(at),
+      });
+      if (act.seek !== null) seeks.push({ at, seek: act.seek });
+    }
+    return seeks;
+  }
+
+  it('seeks a video busy for STUCK_MS while the score plays again to the score, at most once a gap', () => {
+    // Before STUCK_MS: left to land its seek.
+    expect(frames(stuckElement(), STUCK_MS - 50)).toEqual([]);
+    const seeks = frames(stuckElement(), STUCK_MS);
+    expect(seeks).toEqual([{ at: STUCK_MS, seek: expect.closeTo(48 + STUCK_MS / 1000, 9) }]);
+    // Within SEEK_GAP_MS of the last seek: not yet.
+    expect(frames(stuckElement(), STUCK_MS, (at) => at < STUCK_MS / 2)).toEqual([]);
+    // Below HAVE_FUTURE_DATA without a seek under way counts too.
+    expect(frames({ ...stuckElement(), seeking: false }, STUCK_MS)).toHaveLength(1);
+  });
+
+  it('counts the time stuck only while the score plays and the element has no data', () => {
+    const watch = stallWatch();
+    const el = stuckElement();
+    expect(watch.observe(0, el, true)).toBe(0);
+    expect(watch.observe(600, el, true)).toBe(600);
+    expect(watch.observe(700, el, false)).toBe(0);
+    expect(watch.observe(800, el, true)).toBe(0);
+    expect(watch.observe(1500, el, true)).toBe(700);
+    expect(watch.observe(1600, { seeking: false, readyState: 4 }, true)).toBe(0);
+  });
+
+  it('loads a failed video again rather than seeking it, at most once a gap', () => {
+    const failed = { ...video({ seeking: true, currentTime: 47.8 }), failed: true, stuckMs: 5000 };
+    expect(syncStep(failed, playing(60))).toMatchObject({ reload: true, seek: null, play: null });
+    expect(syncStep(failed, playing(60), { canSeek: false })).toMatchObject({ reload: false, seek: null });
+    expect(syncStep(video({}), playing(10)).reload).toBe(false);
   });
 });
