@@ -138,11 +138,11 @@ export function createConductor({
   /** The position now: playing, within the beat sounding. */
   const currentPos = () => (state.playback === 'playing' ? grid.positionWithin(map, state.rate, state.beat) : pos);
 
-  /** @param {number} beat next beat due (totalBeats = the end, unless a section's choice goes on) */
+  /** @param {number} beat next beat due (totalBeats: the end, or the loop from its ideal time) */
   function arm(beat) {
     grid.arm(
       () => dueMono(beat),
-      () => (goesOn(beat, map, sections, turnAfter(beat - 1)) ? fire(beat) : finish()),
+      () => (goesOn(beat, map, sections, turnAfter(beat - 1)) ? fire(beat) : endOrLoop(dueMono(map.totalBeats))),
     );
   }
 
@@ -152,7 +152,7 @@ export function createConductor({
     // A turn (the loop's next time round) or what the votes and sections decide.
     const { decided, turn } = turnOrDecide(scheduled, due, { voting, sections, pendingJump, loops });
     pendingJump = null;
-    if (decided === false) return stopAtEnd();
+    if (decided === false) return endOrLoop(due);
     if (turn && turn.countIn > 0) return countInTo(state, turn.to, turn.countIn, due, wallOf(due));
     if (turn) onStart?.(turn.to);
     const beat = decided ?? scheduled;
@@ -164,10 +164,11 @@ export function createConductor({
     arm(beat + 1);
   }
 
-  function finish() {
+  /** The end at `due`; looping, the piece (an open form's too) starts over there. @param {number} due */
+  function endOrLoop(due) {
     if (!loop) return stopAtEnd();
-    // Re-anchor on the ideal end time, not on now: the loop keeps the beat grid.
-    grid.anchorAt(0, dueMono(map.totalBeats));
+    sections?.reset();
+    grid.anchorAt(0, due);
     onStart?.(0);
     fire(0);
   }
@@ -188,8 +189,7 @@ export function createConductor({
    * @param {{ countIn?: number, jump?: import('./resume.js').SavedJump }} pending  the record's
    */
   function playOnFrom(from, beatT, { countIn, jump }) {
-    const nowMono = clock.now();
-    const nowWall = clock.wall();
+    const [nowMono, nowWall] = [clock.now(), clock.wall()];
     const rules = playOnRules(voting, sections, loops);
     const reached = playOn({ model, loop, rate: state.rate, from, beatT, nowWall, countIn, jump, ...rules });
     const placed = reachedState(model, state, reached, loops);
@@ -570,7 +570,7 @@ function following(beat, { pendingJump, loop, totalBeats, voting, sections }) {
   const ballot = voting.ballot;
   const after = beat + 1;
   if (pendingJump !== null) return { to: pendingJump, dueAt: after };
-  if (sections?.endsSection(beat)) return { to: sections.after(beat), dueAt: after };
+  if (sections?.endsSection(beat)) return { to: sections.after(beat) ?? (loop ? 0 : null), dueAt: after };
   if (after >= totalBeats) return { to: loop ? 0 : null, dueAt: totalBeats };
   const outcome = ballot.preview(after);
   return { to: outcome && outcome.seek !== null ? outcome.seek : after, dueAt: after };

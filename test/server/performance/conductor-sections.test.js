@@ -12,7 +12,7 @@ import { openFormModel } from '../../helpers/fixtures.js';
 import { positionAt } from '../../../client/src/time/beat-clock.js';
 
 /** A conductor in a "process" whose wall clock starts at `wall`. */
-function proc({ wall = 1_700_000_000_000, start = 1000 } = {}) {
+function proc({ wall = 1_700_000_000_000, start = 1000, loop = false } = {}) {
   const clock = createFakeClock({ start, wallStart: wall });
   /** @type {{ beat: number, at: number }[]} */
   const fired = [];
@@ -21,6 +21,7 @@ function proc({ wall = 1_700_000_000_000, start = 1000 } = {}) {
     bus: createMemoryBus(),
     clock,
     epoch: 'e',
+    loop,
     onBeat: (beat) => fired.push({ beat, at: clock.now() }),
   });
   /**
@@ -124,6 +125,28 @@ describe('conductor: open-form sections', () => {
     p.conductor.play();
     expect(p.conductor.state.beat).toBe(0);
     expect(sectionOf(p.conductor)).toMatchObject({ id: 'intro', round: 0 });
+  });
+
+  it('looping (the autoplay demo), an end chosen starts the piece over from its first section, on the beat grid', () => {
+    const p = proc({ loop: true });
+    p.conductor.play();
+    p.clock.advance(4100); // into pitch (the default after the intro)
+    p.choose('end', 1, 'violin');
+    p.clock.advance(7500); // beat 23 at 11.5 s: pitch's last
+    expect(p.conductor.state.beat).toBe(23);
+    expect(p.conductor.state.next?.beat).toBe(0);
+    p.clock.advance(500);
+    expect(p.conductor.state.playback).toBe('playing');
+    expect(p.fired.slice(-2)).toEqual([
+      { beat: 23, at: 1000 + 11_500 },
+      { beat: 0, at: 1000 + 12_000 },
+    ]);
+    expect(sectionOf(p.conductor)).toMatchObject({ id: 'intro', round: 0 });
+    expect(sectionOf(p.conductor).order).toEqual([{ section: 'intro', by: 'start', name: 'Intro' }]);
+    // and the intro goes on to its default as the first time round
+    p.clock.advance(4000);
+    expect(p.conductor.state.beat).toBe(8);
+    expect(sectionOf(p.conductor).id).toBe('pitch');
   });
 
   it('a section that ends on the score’s last beat goes where its choice says', () => {
