@@ -15,13 +15,13 @@ import { indentFlowContinuations } from './yaml.js';
  * @property {import('./csv.js').SourceProblem[]} problems
  * @property {{ value: unknown, line: number } | null} rndStrategy       as written, for rose.js
  * @property {{ value: unknown, line: number } | null} pageRangeMapping  as written, for rose.js
+ * @property {{ value: unknown, line: number } | null} builderStrategy   as written, for open-form.js
  */
 
 /** What each known top-level key of ZScore's configuration is, and why it stays behind. */
 const KEY_REASONS = /** @type {Record<string, string>} */ ({
   pageRangeMapping: "assigns score pages to the tiles of ZScore's audience tile grid; scorecast has no tile grid",
   rndStrategy: "ZScore's random page order (open-form scores); scorecast plays pages in order",
-  builderStrategy: "ZScore's page builder for open-form scores; scorecast plays pages in order",
   transpositionStrategy: "ZScore's on-the-fly transposition of notation; scorecast shows the pages as drawn",
   dynamicsStrategy: "ZScore's dynamics overlays; scorecast has no overlays",
 });
@@ -42,6 +42,7 @@ export function readZScoreConfig(text, file) {
     problems: [],
     rndStrategy: null,
     pageRangeMapping: null,
+    builderStrategy: null,
   };
   let lineCounter = new LineCounter();
   let doc = parseDocument(text, { lineCounter, prettyErrors: true });
@@ -92,9 +93,11 @@ export function readZScoreConfig(text, file) {
     } else if (key === 'presets' && isSeq(value)) {
       for (const item of value.items) readPreset(item, engine);
     } else {
-      if (key === 'rndStrategy' || key === 'pageRangeMapping')
+      if (key === 'rndStrategy' || key === 'pageRangeMapping' || key === 'builderStrategy')
         out[key] = { value: /** @type {any} */ (value)?.toJSON?.() ?? null, line: lineOf(pair.key) };
-      skip(pair.key, key, KEY_REASONS[key] ?? `ZScore setting "${key}" has no scorecast counterpart`);
+      // The section builder becomes the package's open form, or is listed there (open-form.js).
+      if (key !== 'builderStrategy')
+        skip(pair.key, key, KEY_REASONS[key] ?? `ZScore setting "${key}" has no scorecast counterpart`);
     }
   }
   return out;

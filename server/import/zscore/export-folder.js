@@ -228,8 +228,9 @@ export function sortFiles(entries, score, log) {
 }
 
 /**
- * @typedef {Record<'rndStrategy' | 'pageRangeMapping', { value: unknown, line: number, file: string }[]>} RoseConfig
- *   the page strategy and the tile-to-page mapping, for the page choices (rose.js)
+ * @typedef {Record<'rndStrategy' | 'pageRangeMapping' | 'builderStrategy', { value: unknown, line: number, file: string }[]>} RoseConfig
+ *   the page strategy and the tile-to-page mapping, for the page choices (rose.js); the section
+ *   builder, for the open form (open-form.js)
  */
 
 /**
@@ -245,10 +246,10 @@ export async function readConfigs(inDir, configFiles, scoreName, log) {
   /** @type {Map<number, import('./script.js').Preset>} */
   const presets = new Map();
   /** @type {RoseConfig} */
-  const roseConfig = { rndStrategy: [], pageRangeMapping: [] };
+  const roseConfig = { rndStrategy: [], pageRangeMapping: [], builderStrategy: [] };
   for (const file of configFiles) {
     const config = readZScoreConfig((await readInput(path.join(inDir, file), 'config')).toString('utf8'), file);
-    for (const key of /** @type {const} */ (['rndStrategy', 'pageRangeMapping'])) {
+    for (const key of /** @type {const} */ (['rndStrategy', 'pageRangeMapping', 'builderStrategy'])) {
       const found = config[key];
       if (found) roseConfig[key].push({ ...found, file });
     }

@@ -18,6 +18,7 @@ import { listExport, readConfigs, readScoreLevel, readSoundOption, sortFiles } f
 import { readAudience } from './audience.js';
 import { buildBeatMaps, noteViews } from './beatmaps.js';
 import { indexMaster, isMergedExport, sectionsOf } from './merged.js';
+import { readOpenForm } from './open-form.js';
 
 /**
  * Import the ZScore export in `inDir` into a new package folder `outDir` (missing or empty).
@@ -70,6 +71,7 @@ export async function importZScore(inDir, outDir, { granulatorSound, beatInfo } 
 
   // The movements of a merged export, as named sections of the one score.
   const sections = sectionsOf(ref, ref.movements, score.name);
+  const openForm = readOpenForm({ view: ref, movements: sections, builder: roseConfig.builderStrategy, log });
   const id = slug(score.name, 'zscore-import');
   const manifest = renderManifest({
     comment: `Imported from ZScore's export of "${score.name}" by scorecast import-zscore; import-report.md lists what was and was not converted.${sections.length ? ` Sections (movements): ${sections.map((x) => `${x.name} from beat ${x.beat} (bar ${x.bar})`).join(', ')}.` : ''}`,
@@ -83,6 +85,7 @@ export async function importZScore(inDir, outDir, { granulatorSound, beatInfo } 
     cues: audience.cues,
     osc: audience.osc,
     presets: audience.presets,
+    openForm,
     pageChoices: audience.pageChoices.map((c) => ({
       slot: c.slot,
       at: c.at,

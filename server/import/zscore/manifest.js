@@ -17,6 +17,7 @@ import { parse } from 'yaml';
  * @property {{ at: number, set?: Record<string, unknown>, vote?: Record<string, unknown> }[]} cues
  * @property {Record<string, unknown>[]} [pageChoices]
  * @property {{ at: number, address: string, args: (string | number)[], setup?: 'only' | 'also' }[]} [osc]
+ * @property {{ start: string, sections: import('./open-form.js').OpenFormSection[] } | null} [openForm]
  * @property {{ id: number, name: string, set: Record<string, unknown> }[]} [presets]
  */
 
@@ -69,6 +70,7 @@ export function renderManifest(spec) {
     ...(spec.pageChoices?.length ? { pageChoices: spec.pageChoices } : {}),
     ...(spec.osc?.length ? { osc: spec.osc } : {}),
     ...(spec.presets?.length ? { presets: spec.presets } : {}),
+    ...(spec.openForm ? { openForm: spec.openForm } : {}),
   };
   const lines = [MODELINE, `# ${spec.comment}`];
   for (const [key, v] of Object.entries(value)) {

@@ -73,6 +73,8 @@ export async function readViews(inDir, scoreName, parts, filePrefix = scoreName,
   const problems = [];
   /** @type {string[]} */
   const notes = [];
+  /** beats whose tempo a merged export's lead-in gives (noted once, not once a view) */
+  const leadTempo = new Set();
   /** @type {import('./csv.js').BeatInfoRow[]} */
   const scriptRows = [];
   /** @type {View[]} */
@@ -183,6 +185,20 @@ export async function readViews(inDir, scoreName, parts, filePrefix = scoreName,
             notes.push(
               `${source}: beat ${row.beatNo} opens page ${page.no} again as ZScore's lead-in upbeat; the beat map keeps it where it is played (${earlier})`,
             );
+            // ZScore's ScoreMerger writes a movement's opening lead-in with that movement's
+            // tempo and upbeat length, not those of the beat it repeats (the last beat of the
+            // movement before), and times the movement from it: in the master that beat lasts
+            // as long as the lead-in says. Play it so, as the master's times do.
+            const prev = beats[beats.length - 1];
+            const ms = row.durationTimeMillis;
+            if (master && prev?.beatNo === row.beatNo && ms > 0 && Math.abs(60000 / prev.bpm - ms) >= 1) {
+              if (!leadTempo.has(row.beatNo))
+                notes.push(
+                  `${source}: the lead-in of page ${page.no} repeats beat ${row.beatNo} with tempo ${row.tempoBpm} and ${ms} ms, where it is played in ${Math.round(60000 / prev.bpm)} ms (${prev.source}); ZScore's ScoreMerger gives a movement's lead-in that movement's tempo and upbeat length and times the movement from it, so beat ${row.beatNo} lasts ${ms} ms, as the master's startTimeMillis have it`,
+                );
+              leadTempo.add(row.beatNo);
+              prev.bpm = 60000 / ms;
+            }
           } else
             problems.push(
               `${source}: beat ${row.beatNo} appears again (first at ${earlier}); each beat appears once, apart from the lead-in upbeat that opens a page`,

@@ -76,13 +76,34 @@ describe('import-zscore: a merged export of three movements', () => {
     const map = createTempoMap({
       bars: m.bars,
       pickup: m.pickup,
-      changes: m.meter.map((/** @type {{ bar: number, time?: string, tempo?: number }} */ e) => ({
+      changes: m.meter.map((/** @type {{ bar: number, beat?: number, time?: string, tempo?: number }} */ e) => ({
         bar: e.bar,
+        ...(e.beat !== undefined ? { beat: e.beat } : {}),
         ...(e.tempo !== undefined ? { tempo: e.tempo } : {}),
         ...(e.time ? { time: /** @type {[number, number]} */ (e.time.split('/').map(Number)) } : {}),
       })),
     });
     for (const [beatNo, ms] of starts) expect(Math.abs(map.timeAt(beatNo) - ms)).toBeLessThanOrEqual(1);
+    // The master times each movement from its lead-in, which has the new movement's tempo and
+    // upbeat length: the beat it repeats is played so (MergeRhythm's q=80 upbeat, 750 ms).
+    expect(m.meter).toContainEqual({ bar: 3, beat: 4, tempo: 80 });
+  });
+
+  it("makes ZScore's section builder the package's open form, the movements its sections", async () => {
+    const { report } = await imported;
+    const m = manifest(out);
+    expect(m.openForm).toEqual({
+      start: 'pitch',
+      sections: [
+        { id: 'pitch', name: 'pitch', beats: [0, 12], chooser: 'first' },
+        { id: 'rhythm', name: 'rhythm', beats: [13, 18], chooser: 'first' },
+        { id: 'noise', name: 'noise', beats: [19, 30], chooser: 'first' },
+      ],
+    });
+    expect(report.notConverted).toContainEqual(
+      expect.objectContaining({ source: 'strategyConfig.yml line 2', what: 'builderStrategy isStopOnSectionEnd' }),
+    );
+    expect(report.notConverted.map((/** @type {{ what: string }} */ x) => x.what)).not.toContain('builderStrategy');
   });
 
   it("reads the beats from the master, not from the movements' original page files", async () => {
