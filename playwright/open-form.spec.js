@@ -93,6 +93,16 @@ test('the console chooses the next section; phones and a part see the offer, the
     expect(list[i + 1], `bars seen: ${list.join(' ')}`).toBe('7');
     expect(list.filter((b) => ['3', '4', '5', '6'].includes(b ?? ''))).toEqual([]);
   }
+  // The composer's preview, opened after the choice was played, shows the same order taken; the
+  // next section chosen from the console appears on it as the one chosen next.
+  const preview = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await preview.goto(`${server.base}/preview#token=${TOKEN}`);
+  const previewSteps = preview.locator('#timeline .tl-order li');
+  await expect(previewSteps).toHaveText(['Intro', 'Rhythm']);
+  await expect(previewSteps.nth(1)).toHaveAttribute('data-at', 'now');
+  await console_.click('#section-pitch');
+  await expect(previewSteps).toHaveText(['Intro', 'Rhythm', 'next: Pitch']);
+  await expect(previewSteps.nth(2)).toHaveAttribute('data-by', 'conductor');
   await test.info().attach('open-form-console', { body: await console_.screenshot(), contentType: 'image/png' });
   await test.info().attach('open-form-phone', { body: await phones[0].screenshot(), contentType: 'image/png' });
 });
