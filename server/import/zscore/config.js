@@ -24,6 +24,9 @@ const KEY_REASONS = /** @type {Record<string, string>} */ ({
   rndStrategy: "ZScore's random page order (open-form scores); scorecast plays pages in order",
   transpositionStrategy: "ZScore's on-the-fly transposition of notation; scorecast shows the pages as drawn",
   dynamicsStrategy: "ZScore's dynamics overlays; scorecast has no overlays",
+  dynamicMovementStrategy:
+    "ZScore's dynamic movements (Symphonea): named movements, each a set of sections over page ranges with the parts that play them and Max and web presets, one selected live for the next round, stopping at a movement's end; ZScore's Symphonea pages draw them as regions that move to a play line, play and dissolve. scorecast has no counterpart: it plays the pages in order, the export's movements as sections the conductor may choose among",
+  scoreTitle: "ZScore's display title of the score; scorecast's title is the score name of the BeatInfo files",
 });
 
 /**

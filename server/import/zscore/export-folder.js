@@ -217,6 +217,13 @@ export function sortFiles(entries, score, log) {
         what: e.name,
         reason: "an INScore map: the beat positions of the BeatInfo CSV again, for ZScore's INScore clients",
       });
+    else if (e.name === `${filePrefix}_NoteInfo.txt`)
+      notConverted.push({
+        source: e.name,
+        what: e.name,
+        reason:
+          "ZScore's note names per page and part (text elements and their offsets) for its transposition strategy; scorecast shows the pages as drawn",
+      });
     else
       notConverted.push({
         source: e.name,

@@ -12,7 +12,7 @@ import { SCHEMA_FILE, renderManifest } from './manifest.js';
 import { SCHEMA_PATH } from '../../package/manifest-schema.js';
 import { renderReport } from './report.js';
 import { compareBeatTimes, meterFromBeats } from './timing.js';
-import { FULL_SCORE, compareViews, readPageCsv, readViews, slug } from './views.js';
+import { FULL_SCORE, compareViews, isAvLane, readPageCsv, readViews, slug } from './views.js';
 import { bySource, invalid, newImportLog } from './log.js';
 import { listExport, readConfigs, readScoreLevel, readSoundOption, sortFiles } from './export-folder.js';
 import { readAudience } from './audience.js';
@@ -186,9 +186,18 @@ function playableViews(inDir, allViews, log) {
       `${inDir}: the export has only the AV lane (${allViews.map((v) => v.instrument).join(', ')}); export the parts' pages too`,
     ]);
   for (const v of allViews.filter((x) => isAvLane(x.instrument))) {
+    const images = v.pages.filter((p) => p.png);
+    for (const p of v.pages.filter((x) => !x.png))
+      log.notConverted.push({
+        source: p.csv,
+        what: `page ${p.no} of ${v.instrument} (beat info with no page image)`,
+        reason:
+          "ZScore's AV lane is the composer's script lane, not shown to anyone: its beats and scripts were read, the missing image is not needed",
+      });
+    if (images.length === 0) continue;
     log.notConverted.push({
-      source: `${v.pages[0].png} … ${v.pages[v.pages.length - 1].png}`,
-      what: `the ${v.pages.length} page images of ${v.instrument}`,
+      source: `${images[0].png} … ${images[images.length - 1].png}`,
+      what: `the ${images.length} page images of ${v.instrument}`,
       reason:
         "ZScore's AV lane is the composer's script lane, not a part a musician plays: its scripts were read as cues, its pages are not shown",
     });
@@ -225,15 +234,6 @@ function readTiming(ref, log) {
     `ZScore numbers the beats of ${ref.instrument} from ${firstBeatNo}${firstBeatNo === 0 ? ' (the opening upbeat)' : ''}: scorecast beat = beatNo - ${firstBeatNo}, counted in performance order`,
   );
   return { map, meter: meter.value, mismatches };
-}
-
-/**
- * ZScore's audio-visual lane: an instrument named AV, which its strategies skip as they skip the
- * full score (Instrument.isAv in szcore).
- * @param {string} instrument
- */
-function isAvLane(instrument) {
-  return instrument.toUpperCase() === 'AV';
 }
 
 /**

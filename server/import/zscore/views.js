@@ -58,6 +58,15 @@ import { movementNote, pagesMissing, pickPageRows } from './merged.js';
 export const FULL_SCORE = 'FullScore';
 
 /**
+ * ZScore's audio-visual lane: an instrument named AV, the composer's script lane, which its
+ * strategies skip as they skip the full score (Instrument.isAv in szcore).
+ * @param {string} instrument
+ */
+export function isAvLane(instrument) {
+  return instrument.toUpperCase() === 'AV';
+}
+
+/**
  * Read every page of every part. Problems are "file line N: message" strings.
  * @param {string} inDir
  * @param {string} scoreName
@@ -107,6 +116,11 @@ export async function readViews(inDir, scoreName, parts, filePrefix = scoreName,
     for (const no of numbers) {
       const f = /** @type {{ csv?: string, png?: string }} */ (part.pages.get(no));
       const base = `${filePrefix}_${part.instrument}_page${no}`;
+      if (!f.png && isAvLane(part.instrument) && f.csv) {
+        // The script lane's pages are never shown: its beats and scripts are read without the image.
+        pages.push({ no, png: '', csv: f.csv, bytes: new Uint8Array(0), width: 0, height: 0, out: '' });
+        continue;
+      }
       if (!f.png) {
         problems.push(
           `${base}_BeatInfo.csv: there is no page image ${base}.png beside it; export the page images with the beat info`,

@@ -188,6 +188,27 @@ describe('import-zscore: a merged export that differs from its master, or is bro
     rmSync(c.root, { recursive: true, force: true });
   });
 
+  it("reads an AV page whose image is missing (Symphonea's export has none for its last), and lists what ZScore's later pieces add", async () => {
+    const c = copyFixture();
+    unlinkSync(path.join(c.dir, 'MiniMerge_AV_page4.png'));
+    // Symphonea's strategyConfig.yml: dynamic movements; its note names beside the pages.
+    writeFileSync(
+      path.join(c.dir, 'strategyConfig.yml'),
+      `${readFileSync(path.join(c.dir, 'strategyConfig.yml'), 'utf8')}dynamicMovementStrategy:\n  isActive: true\n  movements:\n    - { name: Fast }\n`,
+    );
+    writeFileSync(path.join(c.dir, 'MiniMerge_NoteInfo.txt'), '- { pageNo: 1, part: Violin, textElements: [  ] }\n');
+    const { report } = await importZScore(c.dir, c.out);
+    // The AV lane's beats and scripts are read all the same: the Noise movement's cue is there.
+    expect(JSON.stringify(manifest(c.out).cues)).toContain('Noise');
+    const why = (/** @type {string} */ what) =>
+      report.notConverted.find((/** @type {{ what: string }} */ x) => x.what === what)?.reason ?? '';
+    expect(why('page 4 of AV (beat info with no page image)')).toMatch(/script lane, not shown to anyone/);
+    expect(why('the 4 page images of AV')).toMatch(/script lane/);
+    expect(why('dynamicMovementStrategy')).toMatch(/regions that move to a play line, play and dissolve/);
+    expect(why('MiniMerge_NoteInfo.txt')).toMatch(/transposition strategy/);
+    rmSync(c.root, { recursive: true, force: true });
+  });
+
   it('refuses a broken row of a page file, naming the file and line', async () => {
     const c = copyFixture();
     editLines(path.join(c.dir, 'MiniMerge_Violin_page2_BeatInfo.csv'), (l, i) =>
