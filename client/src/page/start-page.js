@@ -9,7 +9,7 @@ import { loadScore } from './score-assets.js';
 import { createView } from './view.js';
 import { debugWanted } from './status-line.js';
 import { createServerClock } from '../time/clock.js';
-import { createBeatClock, positionAt } from '../time/beat-clock.js';
+import { announcedUntil, createBeatClock, positionAt } from '../time/beat-clock.js';
 import { createFrameScheduler } from '../time/frame-scheduler.js';
 import { createJoinGate } from '../time/join-gate.js';
 import { oncePerFrame } from './once-per-frame.js';
@@ -284,6 +284,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     ui,
     log,
     ...sound,
+    announcedUntil: () => clock.toLocal(announcedUntil(connection.state)), // a link lost counting in
   });
 
   if (audience) {

@@ -107,6 +107,31 @@ export function nextChangeAt(state, now) {
 }
 
 /**
+ * Server time until which the held state says what to show without another message: through a
+ * count-in's clicks and the beat announced next, to that beat's end (its length assumed as
+ * positionAt does: a click's after a count-in, else the beat before it's, else the tempo's).
+ * -Infinity when nothing is announced (paused, stopped, the last beat). What a page that lost
+ * its link may go on showing (client/src/time/join-gate.js, hold).
+ * @param {any} state
+ * @returns {number}
+ */
+export function announcedUntil(state) {
+  if (state?.playback !== 'playing') return -Infinity;
+  const next = validNext(state.next);
+  if (!next) return -Infinity;
+  const c = state.countIn;
+  const beatMs =
+    c && typeof c.beatMs === 'number' && c.beatMs > 0
+      ? c.beatMs
+      : typeof state.beatT === 'number' && next.t > state.beatT
+        ? next.t - state.beatT
+        : typeof state.tempo === 'number' && state.tempo > 0
+          ? 60000 / state.tempo
+          : 0;
+  return next.t + beatMs;
+}
+
+/**
  * @param {unknown} n
  * @returns {n is { beat: number, bar: number, beatInBar: number, t: number, audio?: string[] }}
  */

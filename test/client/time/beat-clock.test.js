@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { positionAt, nextChangeAt, createBeatClock } from '../../../client/src/time/beat-clock.js';
+import { positionAt, nextChangeAt, createBeatClock, announcedUntil } from '../../../client/src/time/beat-clock.js';
 import { FakeClock } from '../fakes.js';
 
 const T = 1_700_000_000_000;
@@ -120,6 +120,21 @@ describe('positionAt', () => {
     });
     expect(nextChangeAt(s, T - 250)).toBe(T);
     expect(nextChangeAt(s, T + 10)).toBe(T + 500);
+  });
+
+  it('announcedUntil: to the end of the beat announced next (a count-in, its clicks), or nothing', () => {
+    expect(announcedUntil(playing())).toBe(T + 1000);
+    const counting = {
+      playback: 'playing',
+      beat: 4,
+      countIn: { t: T, beats: 3, beatMs: 400 },
+      next: { beat: 4, t: T + 1200 },
+    };
+    expect(announcedUntil(counting)).toBe(T + 1600);
+    expect(announcedUntil({ ...playing(), beatT: undefined })).toBe(T + 1000); // the tempo's (120)
+    expect(announcedUntil({ ...playing(), playback: 'paused' })).toBe(-Infinity);
+    expect(announcedUntil({ ...playing(), next: undefined })).toBe(-Infinity);
+    expect(announcedUntil(null)).toBe(-Infinity);
   });
 
   it('survives a state that is not one', () => {
