@@ -241,5 +241,8 @@ describe('beat clock on animation frames, behind the join gate', () => {
     const after = p.frames.filter(([, at]) => at >= landed);
     expect(after.length, 'the cursor moved on after the jump').toBeGreaterThan(10);
     expect(after.filter(([beat]) => beat !== 108)).toEqual([]);
+    // Nor after the cursor first reached it (a frame may get there before the change is written).
+    const reached = p.frames.findIndex(([beat]) => beat === 108);
+    expect(p.frames.slice(reached).filter(([beat]) => beat !== 108)).toEqual([]);
   });
 });
