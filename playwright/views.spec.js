@@ -172,7 +172,20 @@ test('an output 150 ms behind (a Bluetooth headset) is flagged beside the click 
 
 // Timed: a page that gets the play late (a starved renderer, a slow link) rightly skips a count it
 // is past, so seeing all four depends on the page keeping time (it missed "1" beside other work).
-test('count-in: the clicks are shown, then the first beat', { tag: '@timing' }, async ({ page }) => {
+test('count-in: the clicks are shown, then the first beat; also when the server is lost during the clicks', {
+  tag: '@timing',
+}, async ({ page }) => {
+  // The page's link to the server, cut on demand (`cut`): its socket closed, and every way back
+  // (another socket, SSE, polling) refused.
+  /** @type {import('@playwright/test').WebSocketRoute[]} */
+  const sockets = [];
+  let cut = false;
+  await page.routeWebSocket(/\/live/, (ws) => {
+    if (cut) return ws.close({ code: 1001, reason: 'cut by test' });
+    ws.connectToServer();
+    sockets.push(ws);
+  });
+  await page.route(/\/live\/(sse|poll)/, (route) => (cut ? route.abort('connectionrefused') : route.continue()));
   await page.goto(`${server.base}/view/violin1`);
   await expect(page.locator('#link')).toHaveText('live');
   await server.control('stop');
@@ -196,6 +209,27 @@ test('count-in: the clicks are shown, then the first beat', { tag: '@timing' }, 
   const { shown } = await sc(page);
   const counts = shown.filter((/** @type {any} */ s) => s.count > 0).map((/** @type {any} */ s) => s.count);
   expect(counts.slice(-4)).toEqual([1, 2, 3, 4]);
+
+  // Again, the link cut at the first click: the page goes on counting on the clock it has, and
+  // shows the first beat at its announced time, then (nothing more announced) joining.
+  await expect.poll(() => page.evaluate(() => /** @type {any} */ (window).scorecast.join)).toBe('on-time');
+  await server.control('stop');
+  await page.evaluate(() => {
+    /** @type {any} */ (window).countInSeen.length = 0;
+  });
+  const { state } = await server.control('play', { countIn: 1 });
+  await expect(countIn).toHaveText('1');
+  cut = true;
+  for (const ws of sockets.splice(0)) await ws.close({ code: 1001, reason: 'cut by test' });
+  await expect(page.locator('#link')).not.toHaveText('live');
+  await expect(countIn).toBeHidden({ timeout: 6000 });
+  expect(await page.evaluate(() => /** @type {any} */ (window).countInSeen)).toEqual(['1', '2', '3', '4']);
+  const { shown: after } = await sc(page);
+  const downbeat = after.find((/** @type {any} */ s) => s.count === 0 && s.due === state.next.t);
+  expect(downbeat, 'the first beat shown at its announced time').toMatchObject({ bar: 1, beatInBar: 1 });
+  await expect(page.locator('#joining')).toBeVisible();
+  expect(await page.locator('#link').getAttribute('data-state')).not.toBe('live');
+  cut = false;
 });
 
 test('first render within 1 s of navigation on loopback', { tag: '@timing' }, async ({ page }) => {

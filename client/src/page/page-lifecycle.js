@@ -12,15 +12,29 @@ import { linkDiagnostics } from './status-line.js';
  * @param {Window & typeof globalThis} o.window
  * @param {Document} o.document
  * @param {import('./page-clock.js').PageClock} o.timers
+ * @param {() => number} [o.announcedUntil]  page time until which the held state says what to show
+ *   (a count-in under way): a link lost with the tab visible leaves beats on until then
  * @param {import('../live/connection.js').Connection} o.connection
- * @param {{ hold: (options?: { keepClock?: boolean }) => void, rejoin: () => void }} o.gate
+ * @param {{ hold: (options?: { keepClock?: boolean, until?: number }) => void, rejoin: () => void }} o.gate
  * @param {{ cancelPending: () => void }} o.audio
  * @param {{ refresh: () => void }} o.awake
  * @param {{ check: () => void }} o.soundResume
  * @param {{ renderLink: (c: import('../live/connection.js').Connection) => void }} o.ui
  * @param {import('../live/transports/index.js').Log} o.log
  */
-export function watchLifecycle({ window, document, timers, connection, gate, audio, awake, soundResume, ui, log }) {
+export function watchLifecycle({
+  window,
+  document,
+  timers,
+  connection,
+  gate,
+  audio,
+  awake,
+  soundResume,
+  ui,
+  log,
+  announcedUntil = () => -Infinity,
+}) {
   const live = () => connection.linkState === 'live';
   let wasLive = false;
   connection.on('link', (c) => {
@@ -29,9 +43,13 @@ export function watchLifecycle({ window, document, timers, connection, gate, aud
     const isLive = c.linkState === 'live';
     // Back after a loss (perhaps through another access point): measure the clock again at once,
     // and show beats again when it is good enough; a page that stayed visible meanwhile kept its
-    // clock, and shows beats at once if the estimate still meets the bound (join-gate.js).
+    // clock, and shows beats at once if the estimate still meets the bound (join-gate.js). Lost
+    // with the tab visible, what the held state announced (a count-in) goes on being shown.
     if (isLive && !wasLive && document.visibilityState === 'visible') gate.rejoin();
-    else if (!isLive && wasLive) gate.hold({ keepClock: document.visibilityState === 'visible' });
+    else if (!isLive && wasLive) {
+      const visible = document.visibilityState === 'visible';
+      gate.hold({ keepClock: visible, until: visible ? announcedUntil() : -Infinity });
+    }
     wasLive = isLive;
   });
   // Suspended with no event to say so (wake-watch.js): everything a return does.

@@ -9,11 +9,11 @@ import { loadScore } from './score-assets.js';
 import { createView } from './view.js';
 import { debugWanted } from './status-line.js';
 import { createServerClock } from '../time/clock.js';
-import { createBeatClock, positionAt } from '../time/beat-clock.js';
+import { announcedUntil, createBeatClock, positionAt } from '../time/beat-clock.js';
 import { createFrameScheduler } from '../time/frame-scheduler.js';
 import { createJoinGate } from '../time/join-gate.js';
 import { oncePerFrame } from './once-per-frame.js';
-import { clicksOf, clipKey, clipsOf, stemGainsOf } from '../sound/audio.js';
+import { clicksOf, clipKey, clipsOf, countInClicks, stemGainsOf } from '../sound/audio.js';
 import { createAudienceView, createVoter } from '../audience/audience-view.js';
 import { landed, msSinceBeat } from '../audience/rose-motion.js';
 import { speakTile } from '../sound/speech.js';
@@ -264,9 +264,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     // What this state does not ask for any more (a jump, a loop's turn, a pause) never sounds.
     audio.retain([...clips.map((c) => clipKey(c.url, c.serverT)), ...clicksOf(state).map((t) => clipKey('click', t))]);
     for (const clip of clips) audio.play(clip.url, clip.serverT, clip.gain);
-    if (click.on && state?.playback === 'playing' && typeof state.next?.t === 'number') {
-      if (audio.click(state.next.t, state.next.beatInBar === 1)) click.checkOutput();
-    }
+    if (click.on && clickBeats(audio, state)) click.checkOutput();
     // Volume ramps of the stems playing (a cue's `stems: {<name>: {gain, glide}}`).
     for (const s of stemGainsOf(state, viewName)) {
       const key = `${s.gain}/${s.glide}`;
@@ -284,6 +282,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     ui,
     log,
     ...sound,
+    announcedUntil: () => clock.toLocal(announcedUntil(connection.state)), // a link lost counting in
   });
 
   if (audience) {
@@ -464,6 +463,20 @@ function clickToggle(document, viewName, audio, log, latency) {
     if (state.on) audio.unlock().catch((err) => log('could not start audio for the click', err));
   });
   return state;
+}
+
+/**
+ * The musicians' click for what a state announces: a count-in's clicks (its first accented, all at
+ * once: they sound as announced even if the link is lost meanwhile), then the beat they count in
+ * to, or the next beat.
+ * @param {{ click: (serverT: number, accent: boolean) => boolean }} audio
+ * @param {any} state
+ * @returns {boolean} whether a click was scheduled
+ */
+function clickBeats(audio, state) {
+  if (state?.playback !== 'playing' || typeof state.next?.t !== 'number') return false;
+  const counted = countInClicks(state).map((t, k) => audio.click(t, k === 0));
+  return [...counted, audio.click(state.next.t, state.next.beatInBar === 1)].some(Boolean);
 }
 
 /**

@@ -327,15 +327,31 @@ export function clipsOf(state, view) {
   return out;
 }
 
+/** Most clicks a count-in may have (the server's longest: 4 bars of 12, or a loop's 16 beats). */
+const MAX_COUNT_IN_CLICKS = 64;
+
 /**
- * The server times of the clicks a state asks for: the beat sounding's and the next one's, while
- * playing (none otherwise).
+ * The server times of a count-in's clicks, while playing (doc/protocol.md: `countIn` with `t`,
+ * `beats`, `beatMs`): all announced at once, so they are scheduled at once and sound on time
+ * whether or not another message comes (a tablet that loses the server during the clicks).
+ * @param {any} state
+ * @returns {number[]}
+ */
+export function countInClicks(state) {
+  const c = state?.playback === 'playing' ? state.countIn : null;
+  if (!c || !Number.isFinite(c.t) || !(c.beatMs > 0) || !Number.isInteger(c.beats) || c.beats < 1) return [];
+  return Array.from({ length: Math.min(c.beats, MAX_COUNT_IN_CLICKS) }, (_, k) => c.t + k * c.beatMs);
+}
+
+/**
+ * The server times of the clicks a state asks for: the beat sounding's, a count-in's and the next
+ * beat's, while playing (none otherwise).
  * @param {any} state
  * @returns {number[]}
  */
 export function clicksOf(state) {
   if (state?.playback !== 'playing') return [];
-  return [state.beatT, state.next?.t].filter((t) => typeof t === 'number');
+  return [state.beatT, ...countInClicks(state), state.next?.t].filter((t) => typeof t === 'number');
 }
 
 /**

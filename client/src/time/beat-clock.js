@@ -107,6 +107,31 @@ export function nextChangeAt(state, now) {
 }
 
 /**
+ * Server time until which the held state says what to show without another message: through a
+ * count-in's clicks and the beat announced next, to that beat's end (its length assumed as
+ * positionAt does: a click's after a count-in, else the beat before it's, else the tempo's).
+ * -Infinity when nothing is announced (paused, stopped, the last beat). What a page that lost
+ * its link may go on showing (client/src/time/join-gate.js, hold).
+ * @param {any} state
+ * @returns {number}
+ */
+export function announcedUntil(state) {
+  if (state?.playback !== 'playing') return -Infinity;
+  const next = validNext(state.next);
+  if (!next) return -Infinity;
+  const c = state.countIn;
+  const beatMs =
+    c && typeof c.beatMs === 'number' && c.beatMs > 0
+      ? c.beatMs
+      : typeof state.beatT === 'number' && next.t > state.beatT
+        ? next.t - state.beatT
+        : typeof state.tempo === 'number' && state.tempo > 0
+          ? 60000 / state.tempo
+          : 0;
+  return next.t + beatMs;
+}
+
+/**
  * @param {unknown} n
  * @returns {n is { beat: number, bar: number, beatInBar: number, t: number, audio?: string[] }}
  */
@@ -126,6 +151,19 @@ function validNext(n) {
 const num = (n) => (typeof n === 'number' && Number.isFinite(n) ? n : null);
 /** @param {number} x */
 const clamp01 = (x) => Math.min(Math.max(x, 0), 0.999);
+
+/**
+ * The display's time never runs backwards by less than this (ms): a server time to show that is
+ * earlier than one already shown, by less, is shown as that one. Two things make it run back by a
+ * little: a round trip that moves the clock estimate back (a few ms, 20 on a jittery link), and a
+ * frame whose callbacks run after a change's timer on a busy page (the frame's timestamp is its
+ * start, so it stands for a time before the timer's). Either, just after an announced beat was
+ * shown ahead of its message, showed the beat before it again for a frame: after a jump, a beat
+ * from before the jump (the full score went back to the jump's first system, once, in a browser
+ * run on a loaded machine). A larger step back is no jitter: the estimate was wrong by that much,
+ * and the page shows where the server is.
+ */
+export const HOLD_BACK_MS = 1000;
 
 /** What a page shows while its clock is not yet good enough (client/src/time/join-gate.js). */
 export const JOINING = Object.freeze({ ...NOTHING, joining: true });
@@ -189,6 +227,22 @@ export function createBeatClock({
   let framePending = false;
   let lastKey = '';
   let stopped = false;
+  /** The latest server time beats were shown for (HOLD_BACK_MS); forgotten while joining. */
+  let shownT = -Infinity;
+
+  /**
+   * The server time a frame stands for: while beats are shown, never before one already shown
+   * (unless by more than HOLD_BACK_MS). While joining, the estimate is still moving and nothing
+   * is shown: the first beat after it is shown on the estimate as it is then, not held back.
+   * @param {number} frameTime
+   * @param {boolean} on  beats are shown (the join gate is open)
+   */
+  function timeOf(frameTime, on) {
+    const t = clock.serverNow() + (scheduler.shownAt(frameTime) - now());
+    if (on && t < shownT && shownT - t <= HOLD_BACK_MS) return shownT;
+    shownT = on ? t : -Infinity;
+    return t;
+  }
 
   /**
    * Show what is due at the page time a frame stands for.
@@ -196,9 +250,9 @@ export function createBeatClock({
    */
   function render(frameTime) {
     if (stopped) return;
-    const serverT = clock.serverNow() + (scheduler.shownAt(frameTime) - now());
     const state = getState();
     const on = ready();
+    const serverT = timeOf(frameTime, on);
     const pos = on ? positionAt(state, serverT) : JOINING;
     const key = `${pos.beat}|${pos.bar}|${pos.beatInBar}|${pos.count}|${state?.playback}|${on}`;
     if (key !== lastKey) {
@@ -219,8 +273,7 @@ export function createBeatClock({
     framePending = false;
     if (!onFrame || stopped) return;
     const state = getState();
-    const serverT = clock.serverNow() + (scheduler.shownAt(frameTime) - now());
-    if (ready()) onFrame(positionAt(state, serverT));
+    if (ready()) onFrame(positionAt(state, timeOf(frameTime, true)));
     if (state?.playback === 'playing' && ready()) {
       framePending = true;
       if (frames?.everyFrame) frames.everyFrame(frame);

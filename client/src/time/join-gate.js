@@ -21,6 +21,12 @@
 // time as soon as the link is back if that bound still holds, and the fresh burst refines it
 // meanwhile. Measured in the venue lab (infra/lab/roam.js): the burst cost a returning page
 // 250-400 ms, often enough to miss the next beat's window and wait a whole beat more.
+//
+// Nor does a link lost make the held state wrong until it runs out: a count-in was announced with
+// its clicks' server times and the beat they count in to. A musician whose tablet loses the server
+// during the clicks expects them to go on and the downbeat to land with everyone else's, so a page
+// on time that loses its link with its tab visible keeps showing beats until what the held state
+// announced has been shown (hold's `until`), and only then says it is joining.
 
 /** Round trips since the burst before the gate opens. */
 export const JOIN_MIN_SAMPLES = 3;
@@ -32,6 +38,13 @@ export const JOIN_MAX_WAIT_MS = 3000;
 export const REJOIN_ERROR_MS = 15;
 /** ... and after this long (ms) at the latest: a roam is ridden out within 2 s of the link's return. */
 export const REJOIN_MAX_WAIT_MS = 1200;
+
+/**
+ * A page on time that loses its link with its tab visible goes on showing what the held state
+ * announced (a count-in's clicks and the beat they count in to, with their server times) for at
+ * most this long (ms): over a minute the error bound widens by 6 ms at the assumed drift.
+ */
+export const COAST_MAX_MS = 60_000;
 
 /** @typedef {'joining' | 'on-time' | 'approximate'} JoinState */
 
@@ -68,6 +81,14 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
   let wait = JOIN_MAX_WAIT_MS;
   /** Held for the link only, after being on time: the estimate may serve again at once. */
   let kept = false;
+  /** While the link is lost, beats go on until this timer closes the gate (hold's `until`). */
+  /** @type {any} */
+  let coast = null;
+
+  function clearCoast() {
+    if (coast !== null) timers.clearTimeout(coast);
+    coast = null;
+  }
 
   /** @param {JoinState} next */
   function set(next) {
@@ -123,6 +144,7 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
      * a hold that kept the clock, opens at once when the held estimate still meets the bound.
      */
     rejoin() {
+      clearCoast();
       leaving();
       clearDeadline();
       const again = shownError !== null;
@@ -152,19 +174,39 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
     /**
      * Close and wait for rejoin(). `keepClock`: only the link was lost, the page kept running (its
      * tab visible), so an estimate that was on time may serve again when the link is back; without
-     * it (tab hidden, perhaps frozen or asleep) the estimate is measured afresh first.
-     * @param {{ keepClock?: boolean }} [o]
+     * it (tab hidden, perhaps frozen or asleep) the estimate is measured afresh first. `until` (page
+     * time), with `keepClock` on time: the held state announces what to show until then (a
+     * count-in under way, with its clicks' server times), so the gate stays open that long (at
+     * most COAST_MAX_MS) on the clock the page has; a rejoin() meanwhile keeps it open.
+     * @param {{ keepClock?: boolean, until?: number }} [o]
      */
-    hold({ keepClock = false } = {}) {
+    hold({ keepClock = false, until = -Infinity } = {}) {
       kept = keepClock && (state === 'on-time' || kept);
-      leaving();
       waiting = false;
       clearDeadline();
+      const left = Math.min(until - now(), COAST_MAX_MS);
+      if (kept && state !== 'joining' && left > 0) {
+        if (coast === null)
+          coast = timers.setTimeout(() => {
+            coast = null;
+            leaving();
+            set('joining');
+          }, left);
+        return;
+      }
+      clearCoast();
+      leaving();
       set('joining');
+    },
+
+    /** Whether the link is lost and beats go on from what the held state announced. */
+    get coasting() {
+      return coast !== null;
     },
 
     stop() {
       waiting = false;
+      clearCoast();
       clearDeadline();
       unsubscribe();
     },

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { JSDOM } from 'jsdom';
 import { buildScoreModel } from '../../../core/manifest.js';
-import { atBeat, initialState, withPlayback } from '../../../core/performance.js';
+import { atBeat, initialState, withCountIn, withNext, withPlayback } from '../../../core/performance.js';
 import { startPage } from '../../../client/src/page/start-page.js';
 import { FakeClock, fakeWebSocketClass, flush, msg } from '../fakes.js';
 
@@ -67,6 +67,36 @@ function model() {
   return r.value;
 }
 
+/** The page started on fakes: its window, clock, socket and an answer to every ping so far. */
+function started() {
+  const dom = new JSDOM(html, { url: 'http://venue.local/', pretendToBeVisual: true });
+  const window = /** @type {Window & typeof globalThis} */ (/** @type {unknown} */ (dom.window));
+  const clock = new PageClock();
+  const WebSocket = fakeWebSocketClass();
+  startPage({
+    window,
+    document: window.document,
+    fetch: fakeServerFetch(clock),
+    WebSocket: /** @type {any} */ (WebSocket),
+    clock: /** @type {any} */ (clock),
+    log: () => {},
+  });
+  const $ = (/** @type {string} */ id) => window.document.getElementById(id);
+  /** Turn the clock `ms` on, in 50 ms steps, the server answering every ping at once (its own time). */
+  const run = async (/** @type {number} */ ms) => {
+    for (let i = 0; i < ms / 50; i++) {
+      for (const ws of WebSocket.instances)
+        for (const sent of ws.sent.splice(0)) {
+          if (sent.type === 'ping' && ws.readyState === 1)
+            ws.serverSend({ type: 'pong', id: sent.id, t0: sent.t0, t: clock.t + SERVER_AHEAD_MS });
+        }
+      await flush();
+      clock.advance(50);
+    }
+  };
+  return { window, clock, WebSocket, $, run };
+}
+
 describe('the page started on fakes', () => {
   it('joins on a measured clock and shows the bar and beat of the first state the server sends', async () => {
     const dom = new JSDOM(html, { url: 'http://venue.local/', pretendToBeVisual: true });
@@ -108,5 +138,55 @@ describe('the page started on fakes', () => {
     expect($('beat')?.textContent).toBe('2');
     expect($('cue-text')?.textContent).toBe('Listen');
     expect($('title')?.textContent).toBe('Demo piece');
+  });
+
+  it('the server lost during a count-in: the clicks go on and the beat counted in to lands at its time, then joining', async () => {
+    const { window, clock, WebSocket, $, run } = started();
+    const ws = WebSocket.instances[0];
+    ws.serverOpen();
+    ws.serverSend(msg.welcome('e1', 0));
+    const m = model();
+    const server = () => clock.t + SERVER_AHEAD_MS;
+    ws.serverSend(msg.snapshot('e1', 0, atBeat(m, initialState(m), 3, null)));
+    await run(2000);
+    expect(/** @type {any} */ (window).scorecast.join).toBe('on-time');
+    // Play from bar 2 with a bar's count-in (three clicks, a second apart) from 1 s on; the link
+    // is cut during the second click and stays down.
+    const t = server() + 1000;
+    ws.serverSend(
+      msg.delta('e1', 1, withNext(m, withCountIn(/** @type {any} */ ({}), { t, beats: 3, beatMs: 1000 }), 3, t + 3000)),
+    );
+    /** What the page shows: count-in click, bar, beat, joining. */
+    const showing = () => [
+      $('count-in')?.textContent,
+      $('bar')?.textContent,
+      $('beat')?.textContent,
+      !$('joining')?.hidden,
+    ];
+    /** @type {Array<ReturnType<typeof showing>>} */
+    const seen = [];
+    /** Turn the clock to server time `at` (+1 ms), noting what shows then. */
+    const to = async (/** @type {number} */ at) => {
+      await run(Math.ceil((at - server()) / 50) * 50);
+      clock.advance(at + 1 - server());
+      await flush();
+      seen.push(showing());
+    };
+    await to(t);
+    await to(t + 1000);
+    ws.serverClose();
+    await flush();
+    expect($('link')?.dataset.state).not.toBe('live');
+    await to(t + 2000);
+    await to(t + 3000);
+    expect(seen).toEqual([
+      ['1', '2', '1', false],
+      ['2', '2', '1', false],
+      ['3', '2', '1', false],
+      ['', '2', '1', false],
+    ]);
+    // Where what the server announced ends (the beat's length after it), the page stops: joining.
+    await to(t + 4000);
+    expect(seen.at(-1)?.[3]).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import {
   createAudioCues,
   clicksOf,
+  countInClicks,
   clipKey,
   clipsOf,
   stemGainsOf,
@@ -221,10 +222,16 @@ describe('a jump: what was scheduled for beats that will not come', () => {
     expect(s.audio.retain([])).toBe(0);
   });
 
-  it("clicksOf: the beat sounding's and the next one's, while playing", () => {
+  it("clicksOf: the beat sounding's, a count-in's clicks and the next one's, while playing", () => {
     expect(clicksOf({ playback: 'playing', beatT: T, next: { t: T + 500 } })).toEqual([T, T + 500]);
     expect(clicksOf({ playback: 'playing', countIn: {}, next: { t: T + 500 } })).toEqual([T + 500]);
     expect(clicksOf({ playback: 'paused', beatT: T })).toEqual([]);
+    // Every click of a count-in at once, with the beat it counts in to (and a loop's last beat).
+    const counting = { playback: 'playing', countIn: { t: T, beats: 4, beatMs: 500 }, next: { t: T + 2000 } };
+    expect(clicksOf(counting)).toEqual([T, T + 500, T + 1000, T + 1500, T + 2000]);
+    expect(clicksOf({ ...counting, beatT: T - 700 })).toEqual([T - 700, T, T + 500, T + 1000, T + 1500, T + 2000]);
+    expect(countInClicks({ ...counting, playback: 'paused' })).toEqual([]);
+    expect(countInClicks({ ...counting, countIn: { t: T, beats: 1e9, beatMs: 500 } })).toHaveLength(64);
   });
 });
 

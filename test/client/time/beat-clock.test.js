@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { positionAt, nextChangeAt, createBeatClock } from '../../../client/src/time/beat-clock.js';
+import { positionAt, nextChangeAt, createBeatClock, announcedUntil } from '../../../client/src/time/beat-clock.js';
 import { FakeClock } from '../fakes.js';
 
 const T = 1_700_000_000_000;
@@ -120,6 +120,21 @@ describe('positionAt', () => {
     });
     expect(nextChangeAt(s, T - 250)).toBe(T);
     expect(nextChangeAt(s, T + 10)).toBe(T + 500);
+  });
+
+  it('announcedUntil: to the end of the beat announced next (a count-in, its clicks), or nothing', () => {
+    expect(announcedUntil(playing())).toBe(T + 1000);
+    const counting = {
+      playback: 'playing',
+      beat: 4,
+      countIn: { t: T, beats: 3, beatMs: 400 },
+      next: { beat: 4, t: T + 1200 },
+    };
+    expect(announcedUntil(counting)).toBe(T + 1600);
+    expect(announcedUntil({ ...playing(), beatT: undefined })).toBe(T + 1000); // the tempo's (120)
+    expect(announcedUntil({ ...playing(), playback: 'paused' })).toBe(-Infinity);
+    expect(announcedUntil({ ...playing(), next: undefined })).toBe(-Infinity);
+    expect(announcedUntil(null)).toBe(-Infinity);
   });
 
   it('survives a state that is not one', () => {
@@ -290,5 +305,101 @@ describe('createBeatClock', () => {
     p.receive(playing());
     p.beats.stop();
     expect(p.clock.timers.size).toBe(0);
+  });
+
+  it("a clock correction just after a jump does not take the page back before it: the target's beat stays, and the next change comes at its time", () => {
+    const clock = new FakeClock();
+    clock.t = T;
+    let offset = 0;
+    const server = /** @type {import('../../../client/src/time/clock.js').ServerClock} */ (
+      /** @type {unknown} */ ({
+        serverNow: () => clock.now() + offset,
+        toLocal: (/** @type {number} */ t) => t - offset,
+      })
+    );
+    /** @type {any} */
+    let state = playing({ beat: 9, bar: 3, beatInBar: 2, next: { beat: 108, bar: 28, beatInBar: 1, t: T + 500 } });
+    /** @type {Array<number | null>} */
+    const shown = [];
+    /** @type {Array<number | null>} */
+    const frames = [];
+    /** @type {Array<() => void>} */
+    let frameQueue = [];
+    const beats = createBeatClock({
+      getState: () => state,
+      clock: server,
+      timers: clock,
+      now: clock.now,
+      onChange: (pos) => shown.push(pos.beat),
+      onFrame: (pos) => frames.push(pos.beat),
+      requestFrame: (fn) => frameQueue.push(fn),
+    });
+    const frame = () => {
+      const q = frameQueue;
+      frameQueue = [];
+      for (const fn of q) fn();
+    };
+    beats.update();
+    clock.advance(505);
+    frame();
+    expect(shown).toEqual([9, 108]);
+    // A round trip moves the estimate of the server's clock 20 ms back.
+    offset = -20;
+    frame();
+    beats.update();
+    clock.advance(5);
+    frame();
+    expect(shown).toEqual([9, 108]);
+    expect(frames.filter((b) => b !== 108)).toEqual([]);
+    // The target's own message, then the beat after it on time by the corrected clock.
+    state = playing({
+      beat: 108,
+      bar: 28,
+      beatInBar: 1,
+      beatT: T + 500,
+      next: { beat: 109, bar: 28, beatInBar: 2, t: T + 1000 },
+    });
+    beats.update();
+    clock.advance(1000 - 510 + 20 - 1);
+    expect(shown).toEqual([9, 108]);
+    clock.advance(1);
+    expect(shown).toEqual([9, 108, 109]);
+  });
+
+  it('an estimate that moved back while joining is not held: the first beats after it are shown on time', () => {
+    const clock = new FakeClock();
+    clock.t = T;
+    // A first guess 600 ms ahead (no round trip yet), corrected before the gate opens.
+    let offset = 600;
+    let open = true;
+    const server = /** @type {import('../../../client/src/time/clock.js').ServerClock} */ (
+      /** @type {unknown} */ ({
+        serverNow: () => clock.now() + offset,
+        toLocal: (/** @type {number} */ t) => t - offset,
+      })
+    );
+    /** @type {Array<[number | null, number]>} */
+    const shown = [];
+    const beats = createBeatClock({
+      getState: () => playing(),
+      clock: server,
+      timers: clock,
+      now: clock.now,
+      ready: () => open,
+      onChange: (pos) => shown.push([pos.beat, clock.now() - T]),
+    });
+    beats.update(); // beat 6 shown (server time T + 600)
+    open = false;
+    beats.update();
+    offset = 0;
+    open = true;
+    beats.update();
+    clock.advance(600);
+    expect(shown).toEqual([
+      [6, 0],
+      [null, 0],
+      [5, 0],
+      [6, 500],
+    ]);
   });
 });

@@ -139,10 +139,10 @@ describe('beat clock on animation frames, behind the join gate', () => {
   const T = 1_700_000_000_000;
   /**
    * A page with a server clock `offset` ahead, on a display, joining until `ready` is set.
-   * @param {{ offset: number, lateness: number }} o
+   * @param {{ offset: number, lateness: number, cbDelay?: number }} o
    */
-  function page({ offset, lateness }) {
-    const d = display({ lateness, phase: 5 });
+  function page({ offset, lateness, cbDelay }) {
+    const d = display({ lateness, phase: 5, cbDelay });
     const server = /** @type {any} */ ({
       serverNow: () => d.clock.now() + offset,
       toLocal: (/** @type {number} */ t) => t - offset,
@@ -152,7 +152,11 @@ describe('beat clock on animation frames, behind the join gate', () => {
     let state = null;
     /** @type {Array<{ beat: number | null, joining: boolean, frame: number }>} */
     const shown = [];
+    /** What a moving cursor was given, frame by frame (beat, page time). */
+    /** @type {Array<[number | null, number]>} */
+    const frames = [];
     const beats = createBeatClock({
+      onFrame: (pos) => frames.push([pos.beat, d.clock.now()]),
       getState: () => state,
       clock: server,
       timers: d.timers,
@@ -165,6 +169,7 @@ describe('beat clock on animation frames, behind the join gate', () => {
       d,
       gate,
       shown,
+      frames,
       beats,
       offset,
       receive(/** @type {any} */ s) {
@@ -220,5 +225,24 @@ describe('beat clock on animation frames, behind the join gate', () => {
     p.beats.update();
     p.d.clock.advance(2000);
     expect(p.shown.map((s) => (s.joining ? 'joining' : s.beat))).toEqual([0, 1, 'joining']);
+  });
+
+  it("a jump on a busy page (frame callbacks late, changes run from timers): once the target's beat shows, no frame shows a beat from before the jump", () => {
+    // Frame callbacks run 12 ms into their frame (a busy main thread): more than half a frame, so
+    // a frame whose callback runs just after a change's timer stands for a time before it.
+    const p = page({ offset: 0, lateness: 0, cbDelay: 12 });
+    p.d.clock.t = T;
+    p.gate.ready = true;
+    // Beat 9 playing; the jump to bar 28 (beat 108) announced for T + 500.
+    p.receive({ ...beatState(9), beatT: T, next: { beat: 108, bar: 28, beatInBar: 1, t: T + 500 } });
+    p.d.clock.advance(1000);
+    expect(p.shown.map((s) => s.beat)).toEqual([9, 108]);
+    const landed = /** @type {number} */ (p.shown[1].frame);
+    const after = p.frames.filter(([, at]) => at >= landed);
+    expect(after.length, 'the cursor moved on after the jump').toBeGreaterThan(10);
+    expect(after.filter(([beat]) => beat !== 108)).toEqual([]);
+    // Nor after the cursor first reached it (a frame may get there before the change is written).
+    const reached = p.frames.findIndex(([beat]) => beat === 108);
+    expect(p.frames.slice(reached).filter(([beat]) => beat !== 108)).toEqual([]);
   });
 });

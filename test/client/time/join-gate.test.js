@@ -164,6 +164,42 @@ describe('join gate', () => {
     expect(s.changes).toEqual(['on-time', 'joining', 'on-time']);
   });
 
+  it('link lost with the tab visible while the held state announces beats (a count-in): beats go on until then, then joining; a link back meanwhile never closes the gate', async () => {
+    const s = setup({ rtt: () => 4 });
+    s.clock.start();
+    s.gate.rejoin();
+    await advance(s.page, 1000);
+    expect(s.gate.state).toBe('on-time');
+    s.link.down = true;
+    s.gate.hold({ keepClock: true, until: s.page.now() + 3000 });
+    expect(s.gate.state).toBe('on-time');
+    expect(s.gate.coasting).toBe(true);
+    await advance(s.page, 2990);
+    expect(s.gate.state).toBe('on-time');
+    await advance(s.page, 20);
+    expect(s.gate.state).toBe('joining');
+    expect(s.gate.coasting).toBe(false);
+    // Again, the link back before the announced beats run out: open throughout.
+    s.link.down = false;
+    s.gate.rejoin();
+    expect(s.gate.state).toBe('on-time');
+    s.gate.hold({ keepClock: true, until: s.page.now() + 3000 });
+    await advance(s.page, 1000);
+    s.gate.rejoin();
+    await advance(s.page, 5000);
+    expect(s.gate.state).toBe('on-time');
+    expect(s.gate.coasting).toBe(false);
+    // The tab hidden meanwhile: closed at once; nothing announced, or an approximate estimate: as before.
+    s.gate.hold({ keepClock: true, until: s.page.now() + 3000 });
+    s.gate.hold();
+    expect(s.gate.state).toBe('joining');
+    s.gate.rejoin();
+    await advance(s.page, 1000);
+    s.gate.hold({ keepClock: true, until: s.page.now() - 1 });
+    expect(s.gate.state).toBe('joining');
+    expect(s.changes).toEqual(['on-time', 'joining', 'on-time', 'joining', 'on-time', 'joining']);
+  });
+
   it('link lost for so long that the estimate no longer meets the bound: joins afresh', async () => {
     const s = setup({ rtt: () => 4 });
     s.clock.start();
