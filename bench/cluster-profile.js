@@ -11,6 +11,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { forEachSample } from './cpu-summary.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -39,31 +40,23 @@ function profileOf(sub, pid) {
 }
 
 /**
- * Self time (µs) per function and per file within [from, to] (µs, monotonic).
+ * Self time (µs) per function and per file within [from, to) (µs, monotonic).
  * @param {any} prof @param {[number, number]} window
  */
-function selfTimes(prof, [from, to]) {
-  /** @type {Map<number, any>} */
-  const nodes = new Map(prof.nodes.map((/** @type {any} */ n) => [n.id, n]));
+function selfTimes(prof, window) {
   /** @type {Map<string, number>} */
   const byFn = new Map();
   /** @type {Map<string, number>} */
   const byFile = new Map();
-  let t = prof.startTime;
   let total = 0;
-  for (let i = 0; i < prof.samples.length; i++) {
-    t += prof.timeDeltas[i];
-    const dt = prof.timeDeltas[i + 1] ?? 0;
-    if (t < from || t > to) continue;
-    const { callFrame: f } = nodes.get(prof.samples[i]);
-    if (f.functionName === '(idle)') continue;
+  forEachSample(prof, window, (f, dt) => {
     const file = f.url ? f.url.replace(/^file:\/\//, '').replace(/^.*?\/(node_modules|server|core)\//, '$1/') : '';
     const fn = `${f.functionName || '(anonymous)'} ${file ? `${file}:${f.lineNumber + 1}` : ''}`.trim();
     byFn.set(fn, (byFn.get(fn) ?? 0) + dt);
     const group = file ? file.replace(/^(node_modules\/(@[^/]+\/)?[^/]+).*/, '$1') : f.functionName;
     byFile.set(group, (byFile.get(group) ?? 0) + dt);
     total += dt;
-  }
+  });
   return { byFn, byFile, total };
 }
 

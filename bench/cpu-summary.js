@@ -40,33 +40,43 @@ export function areaOf(url, fn) {
 }
 
 /**
+ * Each sample of a V8 CPU profile taken within [from, to) (µs, the profile's clock) that is not
+ * idle: its call frame and its length (µs, up to the next sample: wall-clock time, longer when
+ * the process waited for a core).
+ * @param {any} prof @param {[number, number]} window
+ * @param {(frame: { url: string, functionName: string, lineNumber: number }, us: number) => void} visit
+ */
+export function forEachSample(prof, [from, to], visit) {
+  /** @type {Map<number, any>} */
+  const byId = new Map(prof.nodes.map((/** @type {any} */ n) => [n.id, n]));
+  let t = prof.startTime;
+  for (let i = 0; i < prof.samples.length; i++) {
+    t += prof.timeDeltas[i];
+    if (t < from || t >= to) continue;
+    const frame = byId.get(prof.samples[i]).callFrame;
+    if (frame.functionName !== '(idle)') visit(frame, prof.timeDeltas[i + 1] ?? 0);
+  }
+}
+
+/**
  * @param {string} file @param {number} lastMs @param {number} skipEndMs
  */
 export function summarizeProfile(file, lastMs, skipEndMs) {
   const prof = JSON.parse(readFileSync(file, 'utf8'));
-  /** @type {Map<number, any>} */
-  const byId = new Map(prof.nodes.map((/** @type {any} */ n) => [n.id, n]));
   const end = prof.endTime - skipEndMs * 1000;
-  const start = end - lastMs * 1000;
   /** @type {Map<string, number>} */
   const area = new Map();
   /** @type {Map<string, number>} */
   const fns = new Map();
-  let t = prof.startTime;
   let total = 0;
-  for (let i = 0; i < prof.samples.length; i++) {
-    t += prof.timeDeltas[i];
-    if (t < start || t >= end) continue;
-    const dt = (prof.timeDeltas[i + 1] ?? 0) / 1000;
-    const n = byId.get(prof.samples[i]);
-    const { url, functionName: fn, lineNumber } = n.callFrame;
+  forEachSample(prof, [end - lastMs * 1000, end], ({ url, functionName: fn, lineNumber }, us) => {
+    const dt = us / 1000;
     const a = areaOf(url, fn);
-    if (a === 'idle') continue;
     total += dt;
     area.set(a, (area.get(a) ?? 0) + dt);
     const key = `${fn || '(anonymous)'} ${url.replace(/^.*\/(node_modules|server|core|bench)\//, '$1/')}:${lineNumber + 1}`;
     fns.set(key, (fns.get(key) ?? 0) + dt);
-  }
+  });
   return { total, area, fns, windowMs: lastMs };
 }
 
