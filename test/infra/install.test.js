@@ -3,12 +3,13 @@
 // then the server the systemd unit starts serves the demo. The recipe once needed a
 // devDependency to build and failed with `vite: not found`, which no other test noticed.
 
-import { execFileSync, fork } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SERVER_NODE_FLAGS } from '../../server/commands/node-flags.js';
+import { forkStart } from '../helpers/fork-start.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const RECIPE = 'npm ci --omit=dev && npm run build';
@@ -46,26 +47,13 @@ describe('the documented production install', () => {
     });
     expect(() => execFileSync('npm', ['ls', 'vitest'], { cwd: dir, stdio: 'ignore' })).toThrow();
 
-    const proc = fork(path.join(dir, 'server/commands/start.js'), ['--port', '0', '--host', '127.0.0.1'], {
+    const started = forkStart(['--port', '0', '--host', '127.0.0.1'], {
+      script: path.join(dir, 'server/commands/start.js'),
       cwd: dir,
-      env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: 'install-test-token', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      env: { SCORECAST_TOKEN: 'install-test-token', LOG_LEVEL: 'warn' },
     });
-    server = proc;
-    let stderr = '';
-    proc.stderr?.on('data', (d) => {
-      stderr += d;
-    });
-    const port = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening message in 60 s:\n${stderr}`)), 60_000);
-      proc.on('message', (/** @type {any} */ m) => {
-        if (m?.type === 'listening') {
-          clearTimeout(timer);
-          resolve(m.port);
-        }
-      });
-      proc.on('exit', (code) => reject(new Error(`the server exited (${code}):\n${stderr}`)));
-    });
+    server = started.child;
+    const { port } = await started.listening;
     const page = await fetch(`http://127.0.0.1:${port}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toMatch(/<script type="module"[^>]* src="\/assets\/[^"]+\.js"/);

@@ -3,14 +3,13 @@
 // (exit 2, the file named) or is warned about, and a renewed one is taken up without a restart.
 
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
-import { fork } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import tls from 'node:tls';
 import path from 'node:path';
 import QRCode from 'qrcode';
 import { testCa, VENUE } from '../../helpers/tls-certs.js';
+import { forkStart } from '../../helpers/fork-start.js';
 
-const START = new URL('../../../server/commands/start.js', import.meta.url).pathname;
 const SCORE = new URL('../../../scores/seed-profile', import.meta.url).pathname;
 
 /** @type {ReturnType<typeof testCa>} */
@@ -36,44 +35,31 @@ afterEach(() => {
 /**
  * Start the server with these flags on loopback, port 0.
  * @param {string[]} args @param {Record<string, string>} [env]
- * @returns {Promise<{ child: import('node:child_process').ChildProcess, stdout: () => string, stderr: () => string,
- *   listening: Promise<{ port: number, url: string, httpPort: number | null }>, exited: Promise<number | null> }>}
+ * @returns {{ child: import('node:child_process').ChildProcess, stdout: () => string, stderr: () => string,
+ *   listening: Promise<{ port: number, url: string, httpPort: number | null }>, exited: Promise<number | null> }}
  */
-async function start(args, env = {}) {
-  const child = fork(
-    START,
+function start(args, env = {}) {
+  const s = forkStart(
     ['--port', '0', '--host', '127.0.0.1', '--score', SCORE, '--autoplay', '--log-level', 'warn', ...args],
-    {
-      env: { ...process.env, SCORECAST_TOKEN: 'tls-token-123', SCORECAST_QR: '0', NO_COLOR: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    },
+    { env: { SCORECAST_TOKEN: 'tls-token-123', NO_COLOR: '', ...env } },
   );
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  const listening = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 60 s\n${stdout}${stderr}`)), 60_000);
-    child.on('message', (/** @type {any} */ m) => {
-      if (m?.type !== 'listening') return;
-      clearTimeout(timer);
-      // The banner is written before the message; wait for it to arrive.
-      const wait = () => (stderr.includes('control:') ? resolve(m) : setTimeout(wait, 10));
-      wait();
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code}\n${stderr}`));
-    });
-  });
+  children.push(s.child);
+  // The banner is written before the message; wait for it to arrive.
+  const listening = s.listening.then(
+    (m) =>
+      new Promise((resolve) => {
+        const wait = () => (s.stderr().includes('control:') ? resolve(m) : setTimeout(wait, 10));
+        wait();
+      }),
+  );
   listening.catch(() => {});
-  return { child, stdout: () => stdout, stderr: () => stderr, listening: /** @type {any} */ (listening), exited };
+  return {
+    child: s.child,
+    stdout: s.stdout,
+    stderr: s.stderr,
+    listening: /** @type {any} */ (listening),
+    exited: s.exited,
+  };
 }
 
 /** The fingerprint a new TLS connection to `port` is shown. @param {number} port @returns {Promise<string>} */

@@ -4,12 +4,12 @@
 // covers a renewal taken up and a broken one refused).
 
 import { describe, it, expect, afterEach, afterAll } from 'vitest';
-import { fork, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { freePort } from '../../../server/lib/ports.js';
 import { testCa, VENUE } from '../../helpers/tls-certs.js';
+import { forkStart, START } from '../../helpers/fork-start.js';
 
-const START = new URL('../../../server/commands/start.js', import.meta.url).pathname;
 const SCORE = new URL('../../../scores/seed-profile', import.meta.url).pathname;
 
 /** @type {import('node:child_process').ChildProcess[]} */
@@ -38,34 +38,13 @@ afterAll(() => {
  * @param {string[]} args
  */
 async function start(args) {
-  const child = fork(
-    START,
+  const s = forkStart(
     ['--port', '0', '--host', '127.0.0.1', '--score', SCORE, '--autoplay', '--log-level', 'warn', ...args],
-    {
-      env: { ...process.env, SCORECAST_TOKEN: 'hup-token-123', SCORECAST_QR: '0', NO_COLOR: '' },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    },
+    { env: { SCORECAST_TOKEN: 'hup-token-123', NO_COLOR: '' } },
   );
-  children.push(child);
-  let stderr = '';
-  child.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  child.stdout?.resume();
-  /** @type {{ port: number }} */
-  const listening = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 60 s\n${stderr}`)), 60_000);
-    child.on('message', (/** @type {any} */ m) => {
-      if (m?.type !== 'listening') return;
-      clearTimeout(timer);
-      resolve(m);
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code ?? signal}\n${stderr}`));
-    });
-  });
-  return { child, port: listening.port, stderr: () => stderr };
+  children.push(s.child);
+  const { port } = await s.listening;
+  return { child: s.child, port, stderr: s.stderr };
 }
 
 describe('SIGHUP', { timeout: 30_000 }, () => {

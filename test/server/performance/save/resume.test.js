@@ -11,6 +11,7 @@ import { buildApp } from '../../../../server/app.js';
 import { encodeSave, readSave, scoreFingerprint } from '../../../../server/performance/save/persist.js';
 import { buildScoreModel } from '../../../../core/manifest.js';
 import { packageOf, smallModel } from '../../../helpers/fixtures.js';
+import { forkStart } from '../../../helpers/fork-start.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const TOKEN = 'resume-token-123456';
@@ -195,47 +196,22 @@ describe('resume in the app', () => {
  * @param {string[]} args
  */
 async function spawnServer(args) {
-  const child = fork(
-    path.join(ROOT, 'server', 'commands', 'start.js'),
-    ['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...args],
-    {
-      env: { ...process.env, SCORECAST_TOKEN: TOKEN, SCORECAST_QR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    },
-  );
-  // The log (pino, on stdout) and anything on stderr.
-  let output = '';
-  child.stdout?.on('data', (d) => {
-    output += d;
+  const s = forkStart(['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...args], {
+    env: { SCORECAST_TOKEN: TOKEN },
   });
-  child.stderr?.on('data', (d) => {
-    output += d;
-  });
-  /** @type {Promise<number | null>} */
-  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  const { child, exited } = s;
   cleanup.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     return exited;
   });
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within 60 s\n${output}`)), 60_000);
-    child.on('message', (/** @type {any} */ m) => {
-      if (m?.type === 'listening') {
-        clearTimeout(timer);
-        resolve(m.port);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}\n${output}`));
-    });
-  });
+  const { port } = await s.listening;
   const base = `http://127.0.0.1:${port}`;
   return {
     child,
     exited,
+    /** The log (pino, on stdout) and anything on stderr. */
     get output() {
-      return output;
+      return s.output();
     },
     /** @param {string} action */
     control: (action) =>
