@@ -99,19 +99,7 @@ function started() {
 
 describe('the page started on fakes', () => {
   it('joins on a measured clock and shows the bar and beat of the first state the server sends', async () => {
-    const dom = new JSDOM(html, { url: 'http://venue.local/', pretendToBeVisual: true });
-    const window = /** @type {Window & typeof globalThis} */ (/** @type {unknown} */ (dom.window));
-    const clock = new PageClock();
-    const WebSocket = fakeWebSocketClass();
-    startPage({
-      window,
-      document: window.document,
-      fetch: fakeServerFetch(clock),
-      WebSocket: /** @type {any} */ (WebSocket),
-      clock: /** @type {any} */ (clock),
-      log: () => {},
-    });
-    const $ = (/** @type {string} */ id) => window.document.getElementById(id);
+    const { window, clock, WebSocket, $ } = started();
     expect($('link')?.dataset.state).toBe('connecting');
 
     const ws = WebSocket.instances[0];
