@@ -30,7 +30,7 @@ path, as phones have) and Debian's chromium, xvfb, pulseaudio (test/setup/ensure
   --dump PREFIX     keep each profile's recording: PREFIX-<profile>.raw and .json
   --engines LIST    each page's browser in turn: chromium, firefox, webkit (default chromium);
                     Firefox ESR on desktop Linux assumes the 40 ms fallback latency; WebKitGTK's
-                    MiniBrowser (WebKitWebDriver, an Xvfb of its own); both audio at normal priority
+                    MiniBrowser (WebKitWebDriver, an Xvfb of its own, its audio threads real-time)
   --root DIR        the checkout whose server and built client run (default this one): a baseline
   -h, --help        this text
 `;

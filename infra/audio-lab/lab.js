@@ -125,9 +125,9 @@ async function serverOffset(base, n = 30) {
  *   (default chromium only). Firefox ESR (test/engines/firefox.js, headless) assumes the 40 ms
  *   fallback latency on desktop Linux (audio-latency.js, outputReadsMayHang). WebKitGTK's
  *   MiniBrowser (test/engines/webkit.js: WebKitWebDriver, an Xvfb of its own) plays through
- *   GStreamer's pulsesink, which takes PULSE_SINK from the environment the driver passes on. Both
- *   keep their audio threads at normal priority (which of their threads carry the sound is not
- *   Chromium's audio service)
+ *   GStreamer's pulsesink, which takes PULSE_SINK from the environment the driver passes on; its
+ *   audio threads (in its web process) are made real-time as Chromium's audio service's are.
+ *   Firefox's are left at normal priority (which of its threads carry the sound is not known)
  * @property {string} [dump]  keep the recording (DUMP.raw: s16le, 48 kHz, one channel per page
  *   and the reference last) and what the analysis needs (DUMP.json), to look at again
  * @property {(msg: string) => void} [log]
@@ -250,7 +250,7 @@ async function capture({
       await page.waitForFunction(() => /** @type {any} */ (window).scorecast?.sound?.state === 'running', null, {
         timeout: 30_000,
       });
-      const threads = realtime && engine === 'chromium' ? await realtimeAudioThreads(`ch${i}`) : 0;
+      const threads = realtime && engine !== 'firefox' ? await realtimeAudioThreads(`ch${i}`, engine) : 0;
       log(`page ${i} clicking (${engine}, view ${VIEWS[i % VIEWS.length]})`);
       return { page, threads };
     };
