@@ -59,8 +59,10 @@ export function repeatedMedianLine(pts) {
 
 /**
  * The held mapping of one AudioContext: feed it each output timestamp read, ask it the offset.
+ * @param {{ stepMs?: number }} [o]  stepMs: a reading this far from the line restarts the window
+ *   (default REMAP_STEP_MS)
  */
-export function createHeldMapping() {
+export function createHeldMapping({ stepMs = REMAP_STEP_MS } = {}) {
   /** @type {Array<{ t: number, y: number }>} */
   let readings = [];
   /** @type {{ t0: number, y0: number, slope: number } | null} */
@@ -84,7 +86,7 @@ export function createHeldMapping() {
         readings = [];
         line = null;
         restarts += 1;
-      } else if (line && Math.abs(y - onLine(performanceTime)) > REMAP_STEP_MS) {
+      } else if (line && Math.abs(y - onLine(performanceTime)) > stepMs) {
         readings = [];
         line = null;
         restarts += 1;
