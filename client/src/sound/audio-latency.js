@@ -23,7 +23,9 @@
 // is held as a line (output-clock.js) rather than read once: WebKitGTK 2.50 renders in bursts, and
 // a read during one finds currentTime 10-60 ms further ahead than the rest (measured in the audio
 // lab: one click in five 60 ms late, every other within a millisecond of the others). WebKitGTK
-// also reports outputLatency 0, which no output has: a 0 counts as not reported.
+// also reports outputLatency 0, which no output has: a 0 counts as not reported. (Firefox on
+// desktop Linux, which is not asked for its output, keeps the newest currentTime: its context
+// clock falls behind the page's in steps of 20-100 ms under load, and the sound with it.)
 // Browsers that under-report (Safari by about 100 ms, WebKit pull request 38923) or a headset
 // they know nothing of are corrected per device by a calibration offset, kept in localStorage
 // and set from the console (`scorecast.audioOffset(ms)`, or measured by `scorecast.tapAlong()`).
@@ -48,11 +50,13 @@ export const TIMESTAMP_AHEAD_MS = 50;
 /** A timestamp older than this (ms) is stale: the output has stopped reporting. */
 export const TIMESTAMP_STALE_MS = 1000;
 /**
- * currentTime read against performance.now(): a reading this far (ms) from the held line is a new
- * mapping (a context suspended and resumed). WebKitGTK's bursts put single readings 10-60 ms
- * ahead, and 150-250 ms off when its audio thread was starved: those are outvoted, not restarts.
+ * currentTime read against performance.now(): a reading this far (ms) ahead of the held line is a
+ * new mapping; WebKitGTK's bursts put single readings 10-60 ms ahead, and those are outvoted. A
+ * reading CURRENT_BEHIND_MS behind it is a context whose clock stood still (its audio thread
+ * starved, or suspended), and the sound with it: the new reading maps at once.
  */
-export const CURRENT_STEP_MS = 300;
+export const CURRENT_AHEAD_MS = 300;
+export const CURRENT_BEHIND_MS = 20;
 
 /**
  * @typedef {object} OutputContext the part of an AudioContext read here
@@ -153,7 +157,7 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
   let held = createHeldMapping();
   /** The context whose currentTime readings `current` follows. @type {OutputContext | null} */
   let currentFor = null;
-  let current = createHeldMapping({ stepMs: CURRENT_STEP_MS });
+  let current = createHeldMapping({ aheadMs: CURRENT_AHEAD_MS, behindMs: CURRENT_BEHIND_MS });
   /**
    * The last mapping's inputs, for the audio lab (each click carries the one it was placed by).
    * @type {{ now: number, currentTime: number, contextTime?: number, performanceTime?: number,
@@ -172,7 +176,7 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
   function currentOffset(ctx, nowMs, currentTime) {
     if (currentFor !== ctx) {
       currentFor = ctx;
-      current = createHeldMapping({ stepMs: CURRENT_STEP_MS });
+      current = createHeldMapping({ aheadMs: CURRENT_AHEAD_MS, behindMs: CURRENT_BEHIND_MS });
     }
     current.add(currentTime, nowMs);
     const fresh = currentTime * 1000 - nowMs;
@@ -192,10 +196,8 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     if (!readOutput) {
       const base = finite(ctx.baseLatency) ? /** @type {number} */ (ctx.baseLatency) : 0;
       const seconds = base + FALLBACK_OUTPUT_LATENCY_S;
-      trace = { now: nowMs, currentTime };
-      const offsetAt = currentOffset(ctx, nowMs, currentTime);
       return {
-        at: (localMs) => (localMs + offsetAt(localMs)) / 1000 - seconds - extra,
+        at: (localMs) => currentTime + (localMs - nowMs) / 1000 - seconds - extra,
         latency: { source: 'fallback', seconds, offsetMs },
       };
     }

@@ -59,10 +59,10 @@ export function repeatedMedianLine(pts) {
 
 /**
  * The held mapping of one AudioContext: feed it each output timestamp read, ask it the offset.
- * @param {{ stepMs?: number }} [o]  stepMs: a reading this far from the line restarts the window
- *   (default REMAP_STEP_MS)
+ * @param {{ aheadMs?: number, behindMs?: number }} [o]  a reading this far above the line (context
+ *   time ahead of it) or below it restarts the window (both REMAP_STEP_MS by default)
  */
-export function createHeldMapping({ stepMs = REMAP_STEP_MS } = {}) {
+export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_STEP_MS } = {}) {
   /** @type {Array<{ t: number, y: number }>} */
   let readings = [];
   /** @type {{ t0: number, y0: number, slope: number } | null} */
@@ -86,7 +86,7 @@ export function createHeldMapping({ stepMs = REMAP_STEP_MS } = {}) {
         readings = [];
         line = null;
         restarts += 1;
-      } else if (line && Math.abs(y - onLine(performanceTime)) > stepMs) {
+      } else if (line && (y - onLine(performanceTime) > aheadMs || onLine(performanceTime) - y > behindMs)) {
         readings = [];
         line = null;
         restarts += 1;
