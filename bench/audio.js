@@ -5,7 +5,7 @@
 // output is one JSON object: the loopback run's figures, the other profiles' under `profiles`.
 //
 //   node bench/audio.js [--pages 10] [--seconds 150] [--profiles loopback,wifi-busy]
-//                       [--out FILE] [--plot FILE.svg] [--dump PREFIX] [--engines chromium,firefox]
+//                       [--out FILE] [--plot FILE.svg] [--dump PREFIX] [--engines chromium,firefox,webkit]
 
 import { parseArgs } from 'node:util';
 import path from 'node:path';
@@ -28,8 +28,9 @@ path, as phones have) and Debian's chromium, xvfb, pulseaudio (test/setup/ensure
   --out FILE        also write the results as JSON (with the onsets, page by page)
   --plot FILE       an SVG of each page's onset offsets over time (the first profile)
   --dump PREFIX     keep each profile's recording: PREFIX-<profile>.raw and .json
-  --engines LIST    each page's browser in turn: chromium, firefox (default chromium); Firefox ESR
-                    on desktop Linux assumes the 40 ms fallback latency, audio at normal priority
+  --engines LIST    each page's browser in turn: chromium, firefox, webkit (default chromium);
+                    Firefox ESR on desktop Linux assumes the 40 ms fallback latency; WebKitGTK's
+                    MiniBrowser (WebKitWebDriver, an Xvfb of its own, its audio threads real-time)
   --root DIR        the checkout whose server and built client run (default this one): a baseline
   -h, --help        this text
 `;
@@ -55,9 +56,10 @@ async function main() {
   const profiles = /** @type {Array<keyof typeof PROFILES>} */ (values.profiles.split(','));
   for (const p of profiles)
     if (!(p in PROFILES)) throw new Error(`unknown profile ${p}: use ${Object.keys(PROFILES).join(', ')}`);
-  const engines = /** @type {Array<'chromium' | 'firefox'>} */ (values.engines.split(','));
+  const engines = /** @type {Array<'chromium' | 'firefox' | 'webkit'>} */ (values.engines.split(','));
   for (const e of engines)
-    if (e !== 'chromium' && e !== 'firefox') throw new Error(`unknown engine ${e}: chromium, firefox`);
+    if (e !== 'chromium' && e !== 'firefox' && e !== 'webkit')
+      throw new Error(`unknown engine ${e}: chromium, firefox, webkit`);
   /** @type {Record<string, any>} */
   const results = {};
   for (const profile of profiles) {

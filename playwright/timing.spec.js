@@ -145,7 +145,8 @@ test('after a return from the background, joining again until the clock is measu
   await expect(page.locator('#beat')).not.toHaveText('–');
 });
 
-for (const ms of [0, 40, 200]) {
+// (A report of 0 is no report: audio-latency.js assumes the fallback then, as WebKitGTK gives 0.)
+for (const ms of [3, 40, 200]) {
   test(`sound: an AudioContext reporting ${ms} ms of output latency gets its clip started ${ms} ms early`, {
     tag: '@timing',
   }, async ({ page }) => {

@@ -23,6 +23,7 @@ import { startServer, stopChild, waitFor } from '../../bench/servers.js';
 import { startLagProxy } from '../../bench/lag-proxy.js';
 import { startXvfb } from '../../test/engines/xvfb.js';
 import { launchFirefox } from '../../test/engines/firefox.js';
+import { launchWebKit } from '../../test/engines/webkit.js';
 import { RATE, realtimeAudioThreads, startSoundDevice } from './device.js';
 import { channelOf, compare, findOnsets, matchReference, summary, trackClock } from './onsets.js';
 
@@ -120,10 +121,13 @@ async function serverOffset(base, n = 30) {
  * @property {string} [scoreDir]
  * @property {boolean} [realtime]  the browsers' audio services real-time, as a phone's audio path
  *   is (device.js, realtimeAudioThreads; default true)
- * @property {Array<'chromium' | 'firefox'>} [engines]  each page's browser, in turn (default
- *   chromium only). Firefox ESR (test/engines/firefox.js, headless) assumes the 40 ms fallback
- *   latency on desktop Linux (audio-latency.js, outputReadsMayHang), and its audio threads are left
- *   at normal priority (which of its threads carry the sound is not Chromium's audio service)
+ * @property {Array<'chromium' | 'firefox' | 'webkit'>} [engines]  each page's browser, in turn
+ *   (default chromium only). Firefox ESR (test/engines/firefox.js, headless) assumes the 40 ms
+ *   fallback latency on desktop Linux (audio-latency.js, outputReadsMayHang). WebKitGTK's
+ *   MiniBrowser (test/engines/webkit.js: WebKitWebDriver, an Xvfb of its own) plays through
+ *   GStreamer's pulsesink, which takes PULSE_SINK from the environment the driver passes on; its
+ *   audio threads (in its web process) are made real-time as Chromium's audio service's are.
+ *   Firefox's are left at normal priority (which of its threads carry the sound is not known)
  * @property {string} [dump]  keep the recording (DUMP.raw: s16le, 48 kHz, one channel per page
  *   and the reference last) and what the analysis needs (DUMP.json), to look at again
  * @property {(msg: string) => void} [log]
@@ -230,7 +234,7 @@ async function capture({
     /** @param {number} i */
     const open = async (i) => {
       const engine = engines[i % engines.length];
-      const page = engine === 'firefox' ? await openFirefox(i) : await openChromium(i);
+      const page = engine === 'chromium' ? await openChromium(i) : await openEngine(i, engine);
       const { base } = await addresses;
       await page.goto(`${base}/view/${VIEWS[i % VIEWS.length]}`, { timeout: 60_000 });
       // Joined ('on-time', or 'approximate' when the clock's error bound is still wide after 3 s).
@@ -246,7 +250,7 @@ async function capture({
       await page.waitForFunction(() => /** @type {any} */ (window).scorecast?.sound?.state === 'running', null, {
         timeout: 30_000,
       });
-      const threads = realtime && engine !== 'firefox' ? await realtimeAudioThreads(`ch${i}`) : 0;
+      const threads = realtime && engine !== 'firefox' ? await realtimeAudioThreads(`ch${i}`, engine) : 0;
       log(`page ${i} clicking (${engine}, view ${VIEWS[i % VIEWS.length]})`);
       return { page, threads };
     };
@@ -263,23 +267,28 @@ async function capture({
       browsers.push(browser);
       return /** @type {LabPage} */ (await browser.newPage());
     };
-    /** Firefox through WebDriver BiDi, with the few calls the lab makes of a Playwright page. */
-    /** @param {number} i */
-    const openFirefox = async (i) => {
-      const fx = await launchFirefox({ env: device.envFor(i) });
-      browsers.push({ close: fx.close });
+    /**
+     * Firefox (WebDriver BiDi) or WebKitGTK (classic WebDriver), with the few calls the lab makes
+     * of a Playwright page.
+     * @param {number} i
+     * @param {'firefox' | 'webkit'} engine
+     */
+    const openEngine = async (i, engine) => {
+      const launch = engine === 'webkit' ? launchWebKit : launchFirefox;
+      const ep = await launch({ env: device.envFor(i) });
+      browsers.push({ close: ep.close });
       /** @type {LabPage} */
       const page = {
-        goto: (url) => fx.goto(url),
-        evaluate: (fn, arg) => fx.evaluate(fn, arg),
+        goto: (url) => ep.goto(url),
+        evaluate: (fn, arg) => ep.evaluate(fn, arg),
         async waitForFunction(fn, arg, { timeout }) {
           const until = Date.now() + timeout;
-          while (!(await fx.evaluate(fn, arg))) {
-            if (Date.now() > until) throw new Error(`firefox page ${i}: not so within ${timeout} ms`);
+          while (!(await ep.evaluate(fn, arg))) {
+            if (Date.now() > until) throw new Error(`${engine} page ${i}: not so within ${timeout} ms`);
             await new Promise((r) => setTimeout(r, 200));
           }
         },
-        locator: (css) => ({ click: () => fx.click(css) }),
+        locator: (css) => ({ click: () => ep.click(css) }),
       };
       return page;
     };

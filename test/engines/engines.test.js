@@ -221,10 +221,12 @@ describe.each(ENGINES)('%s', (_name, launch) => {
       expect(clip.url).toMatch(/bell\.wav$/);
       expect(Number.isFinite(clip.when)).toBe(true);
       // Firefox on Linux is never asked for its output's latency (a read there can hang the page:
-      // client/src/sound/audio-latency.js, outputReadsMayHang); the others report theirs.
+      // client/src/sound/audio-latency.js, outputReadsMayHang). WebKitGTK 2.50 is asked, but its
+      // outputLatency is 0 and its timestamp off the page's clock: the fallback there too, on top
+      // of the baseLatency it does report (128 frames).
       const latency = await page.evaluate(() => /** @type {any} */ (window).scorecast.audioLatency);
-      if (page.name === 'firefox') expect(latency.source).toBe('fallback');
-      else expect(latency.source).not.toBe('fallback');
+      expect(latency.source).toBe('fallback');
+      if (page.name === 'webkit') expect(latency.seconds).toBeGreaterThan(0.04);
     });
   });
 

@@ -14,9 +14,18 @@
 // the audio server reports, while the sound does not move (output-clock.js, measured in the audio
 // lab); the mapping is the line through the last 30 s of them, which follows the device's drift.
 // A timestamp is used only while it is on the page's clock: WebKitGTK 2.50's performanceTime
-// runs at twice performance.now() (measured: 300 ms of page time, 600 ms of timestamp), so after a
-// second its mapping put every clip seconds in the past, and each was dropped as late. Chromium's
+// is performance.now() plus the context time (in ms; measured in the audio lab, within 3 ms), so it
+// runs at twice the page's clock, and after a second its mapping put every clip seconds in the
+// past, and each was dropped as late (its contextTime is currentTime less baseLatency: no more
+// than currentTime says). Chromium's
 // lags now by under 10 ms, a suspended context's (Firefox) is now itself.
+// Without a usable timestamp the mapping is currentTime against performance.now(), and that too
+// is held as a line (output-clock.js) rather than read once: WebKitGTK 2.50 renders in bursts, and
+// a read during one finds currentTime 10-60 ms further ahead than the rest (measured in the audio
+// lab: one click in five 60 ms late, every other within a millisecond of the others). WebKitGTK
+// also reports outputLatency 0, which no output has: a 0 counts as not reported. (Firefox on
+// desktop Linux, which is not asked for its output, keeps the newest currentTime: its context
+// clock falls behind the page's in steps of 20-100 ms under load, and the sound with it.)
 // Browsers that under-report (Safari by about 100 ms, WebKit pull request 38923) or a headset
 // they know nothing of are corrected per device by a calibration offset, kept in localStorage
 // and set from the console (`scorecast.audioOffset(ms)`, or measured by `scorecast.tapAlong()`).
@@ -40,6 +49,14 @@ export const MAX_OFFSET_MS = 1000;
 export const TIMESTAMP_AHEAD_MS = 50;
 /** A timestamp older than this (ms) is stale: the output has stopped reporting. */
 export const TIMESTAMP_STALE_MS = 1000;
+/**
+ * currentTime read against performance.now(): a reading this far (ms) ahead of the held line is a
+ * new mapping; WebKitGTK's bursts put single readings 10-60 ms ahead, and those are outvoted. A
+ * reading CURRENT_BEHIND_MS behind it is a context whose clock stood still (its audio thread
+ * starved, or suspended), and the sound with it: the new reading maps at once.
+ */
+export const CURRENT_AHEAD_MS = 300;
+export const CURRENT_BEHIND_MS = 20;
 
 /**
  * @typedef {object} OutputContext the part of an AudioContext read here
@@ -115,7 +132,8 @@ export function onPageClock(ts, nowMs) {
  */
 export function reportedLatency(ctx) {
   const base = finite(ctx.baseLatency) ? /** @type {number} */ (ctx.baseLatency) : 0;
-  if (finite(ctx.outputLatency))
+  // No output plays with no delay at all: a 0 is a browser that does not know (WebKitGTK 2.50).
+  if (finite(ctx.outputLatency) && /** @type {number} */ (ctx.outputLatency) > 0)
     return { seconds: base + /** @type {number} */ (ctx.outputLatency), source: 'reported' };
   return { seconds: base + FALLBACK_OUTPUT_LATENCY_S, source: 'fallback' };
 }
@@ -137,6 +155,9 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
   /** The context whose timestamps `held` follows. @type {OutputContext | null} */
   let heldFor = null;
   let held = createHeldMapping();
+  /** The context whose currentTime readings `current` follows. @type {OutputContext | null} */
+  let currentFor = null;
+  let current = createHeldMapping({ aheadMs: CURRENT_AHEAD_MS, behindMs: CURRENT_BEHIND_MS });
   /**
    * The last mapping's inputs, for the audio lab (each click carries the one it was placed by).
    * @type {{ now: number, currentTime: number, contextTime?: number, performanceTime?: number,
@@ -145,24 +166,45 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
   let trace = null;
 
   /**
+   * currentTime against page time (context ms minus page ms) at page time t: the line through
+   * recent readings, or this reading alone until there are enough of them.
+   * @param {OutputContext} ctx
+   * @param {number} nowMs
+   * @param {number} currentTime  read now
+   * @returns {(t: number) => number}
+   */
+  function currentOffset(ctx, nowMs, currentTime) {
+    if (currentFor !== ctx) {
+      currentFor = ctx;
+      current = createHeldMapping({ aheadMs: CURRENT_AHEAD_MS, behindMs: CURRENT_BEHIND_MS });
+    }
+    current.add(currentTime, nowMs);
+    const fresh = currentTime * 1000 - nowMs;
+    const line = current.offsetAt(nowMs);
+    if (trace) trace.heldOffset = line;
+    return (t) => (line === null ? fresh : /** @type {number} */ (current.offsetAt(t)));
+  }
+
+  /**
    * @param {OutputContext} ctx
    * @param {number} nowMs page time now (performance.now)
    * @returns {{ at: (localMs: number) => number, latency: OutputLatency }}
    */
   function mapping(ctx, nowMs) {
     const extra = offsetMs / 1000;
+    const currentTime = ctx.currentTime;
     if (!readOutput) {
       const base = finite(ctx.baseLatency) ? /** @type {number} */ (ctx.baseLatency) : 0;
       const seconds = base + FALLBACK_OUTPUT_LATENCY_S;
       return {
-        at: (localMs) => ctx.currentTime + (localMs - nowMs) / 1000 - seconds - extra,
+        at: (localMs) => currentTime + (localMs - nowMs) / 1000 - seconds - extra,
         latency: { source: 'fallback', seconds, offsetMs },
       };
     }
     const ts = ctx.getOutputTimestamp?.();
     trace = {
       now: nowMs,
-      currentTime: ctx.currentTime,
+      currentTime,
       contextTime: ts?.contextTime,
       performanceTime: ts?.performanceTime,
       outputLatency: ctx.outputLatency,
@@ -181,15 +223,16 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
       const offsetAt = (/** @type {number} */ t) =>
         heldNow === null ? fresh : /** @type {number} */ (held.offsetAt(t));
       // currentTime is ahead of what is heard by the output's whole delay.
-      const seconds = Math.max(0, ctx.currentTime - (nowMs + offsetAt(nowMs)) / 1000);
+      const seconds = Math.max(0, currentTime - (nowMs + offsetAt(nowMs)) / 1000);
       return {
         at: (localMs) => (localMs + offsetAt(localMs)) / 1000 - extra,
         latency: { source: 'timestamp', seconds, offsetMs },
       };
     }
     const r = reportedLatency(ctx);
+    const offsetAt = currentOffset(ctx, nowMs, currentTime);
     return {
-      at: (localMs) => ctx.currentTime + (localMs - nowMs) / 1000 - r.seconds - extra,
+      at: (localMs) => (localMs + offsetAt(localMs)) / 1000 - r.seconds - extra,
       latency: { source: r.source, seconds: r.seconds, offsetMs },
     };
   }

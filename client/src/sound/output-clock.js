@@ -59,8 +59,10 @@ export function repeatedMedianLine(pts) {
 
 /**
  * The held mapping of one AudioContext: feed it each output timestamp read, ask it the offset.
+ * @param {{ aheadMs?: number, behindMs?: number }} [o]  a reading this far above the line (context
+ *   time ahead of it) or below it restarts the window (both REMAP_STEP_MS by default)
  */
-export function createHeldMapping() {
+export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_STEP_MS } = {}) {
   /** @type {Array<{ t: number, y: number }>} */
   let readings = [];
   /** @type {{ t0: number, y0: number, slope: number } | null} */
@@ -84,7 +86,7 @@ export function createHeldMapping() {
         readings = [];
         line = null;
         restarts += 1;
-      } else if (line && Math.abs(y - onLine(performanceTime)) > REMAP_STEP_MS) {
+      } else if (line && (y - onLine(performanceTime) > aheadMs || onLine(performanceTime) - y > behindMs)) {
         readings = [];
         line = null;
         restarts += 1;
