@@ -147,7 +147,7 @@ export function toRecord({ state, pos, beatT, ended, votes, sections, loop, coun
  * @property {number} nowWall  wall time now
  * @property {(beat: number) => number | null} voteAt  the ballot reaches `beat` by playing on:
  *   the beat a closing window's tally sends the performance to, or null (vote-state.js)
- * @property {Pick<import('./sections.js').SectionState, 'ends' | 'endsSection' | 'next'> | null} [sections]
+ * @property {Pick<import('./sections.js').SectionState, 'ends' | 'endsSection' | 'next' | 'reset'> | null} [sections]
  *   an open-form piece's sections: at a section's end its choice decides where playing on goes
  * @property {import('./passage-loop.js').PassageLoop | null} [passage]  the passage looped: after
  *   its last beat comes its first, after its count-in
@@ -276,8 +276,13 @@ export function playOn({
     if (sections?.endsSection(edge - 1)) {
       // A section ended while the server was down: its choice decides, as it would have.
       const to = sections.next();
-      if (to === null) return { ended: true, at: edge - 1 };
-      at = to;
+      if (to !== null) at = to;
+      else if (!loop) return { ended: true, at: edge - 1 };
+      else {
+        // Looping, the end chosen starts the piece over from its first section, as it would have.
+        sections.reset();
+        at = voteAt(0) ?? 0;
+      }
       continue;
     }
     if (edge < map.totalBeats) {

@@ -220,6 +220,27 @@ describe('conductor: open-form sections', () => {
     expect(b.conductor.state.beat).toBe(23);
   });
 
+  it('looping, a restart past an end chosen while down resumes where the live loop got to', () => {
+    /** @param {ReturnType<typeof proc>} p */
+    const endChosen = (p) => {
+      p.conductor.seek(8);
+      p.conductor.play();
+      p.choose('end', 1, 'violin');
+    };
+    const live = proc({ loop: true });
+    const a = proc({ loop: true });
+    endChosen(live);
+    endChosen(a);
+    const saved = JSON.parse(JSON.stringify(a.conductor.record()));
+    a.conductor.dispose();
+    live.clock.advance(60_000);
+    const b = proc({ wall: a.clock.wall() + 60_000, start: 7, loop: true });
+    b.conductor.resume(saved);
+    expect(b.conductor.state.playback).toBe('playing');
+    expect(b.conductor.state.beat).toBe(live.conductor.state.beat);
+    expect(sectionOf(b.conductor).id).toBe(sectionOf(live.conductor).id);
+  });
+
   it('refuses a record whose sections do not fit the score, changing nothing', () => {
     const a = proc();
     a.conductor.play();
