@@ -13,7 +13,7 @@ import { announcedUntil, createBeatClock, positionAt } from '../time/beat-clock.
 import { createFrameScheduler } from '../time/frame-scheduler.js';
 import { createJoinGate } from '../time/join-gate.js';
 import { oncePerFrame } from './once-per-frame.js';
-import { clicksOf, clipKey, clipsOf, countInClicks, stemGainsOf } from '../sound/audio.js';
+import { clipsOf, countInClicks, stemGainsOf, wantedKeys } from '../sound/audio.js';
 import { createAudienceView, createVoter } from '../audience/audience-view.js';
 import { landed, msSinceBeat } from '../audience/rose-motion.js';
 import { speakTile } from '../sound/speech.js';
@@ -249,20 +249,19 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     // The rest of the page on the next frame, from the state then (once-per-frame.js).
     drawLater();
   });
-  const click = clickToggle(document, viewName, audio, log, () =>
-    audio.context ? sound.output.describe(audio.context, time.now()) : null,
-  );
+  const outputNow = () => (audio.context ? sound.output.describe(audio.context, time.now()) : null);
+  const click = clickToggle(document, viewName, audio, log, outputNow, () => playClips(connection.state));
   /** The volume each stem was last given, by URL, so that a ramp is started once. */
   /** @type {Map<string, string>} */
   const stemGains = new Map();
   /** @param {any} state */
   function playClips(state) {
+    const clips = clipsOf(state, viewName);
+    // What the state no longer asks for never sounds (stopping needs no measured clock).
+    audio.retain(wantedKeys(clips, state, click.on));
     // Not on a clock still being measured: a clip would sound off the beat; nor on a phone whose
     // open-form section switches the audience's sound off.
     if (!gate.open || (viewName === DEFAULT_VIEW && !openForm.allows('audio', state))) return;
-    const clips = clipsOf(state, viewName);
-    // What this state does not ask for any more (a jump, a loop's turn, a pause) never sounds.
-    audio.retain([...clips.map((c) => clipKey(c.url, c.serverT)), ...clicksOf(state).map((t) => clipKey('click', t))]);
     for (const clip of clips) audio.play(clip.url, clip.serverT, clip.gain);
     if (click.on && clickBeats(audio, state)) click.checkOutput();
     // Volume ramps of the stems playing (a cue's `stems: {<name>: {gain, glide}}`).
@@ -430,8 +429,9 @@ function safeStorage(window) {
  * @param {() => import('../sound/audio-latency.js').OutputLatency | null} latency  the output's delay, once
  *   the audio is unlocked: over SLOW_OUTPUT_MS (a Bluetooth headset) the player is told beside
  *   the toggle (checkOutput)
+ * @param {() => void} changed  the toggle moved: clicks scheduled are kept or cancelled
  */
-function clickToggle(document, viewName, audio, log, latency) {
+function clickToggle(document, viewName, audio, log, latency, changed) {
   const state = {
     on: false,
     /** Tell the player whether the output is slow now (called on each beat clicked: the delay is
@@ -461,6 +461,7 @@ function clickToggle(document, viewName, audio, log, latency) {
     state.on = !state.on;
     toggle.setAttribute('aria-pressed', String(state.on));
     if (state.on) audio.unlock().catch((err) => log('could not start audio for the click', err));
+    changed();
   });
   return state;
 }

@@ -15,6 +15,12 @@ export const clipKey = (url, serverT) => `${url}@${Math.round(serverT)}`;
 
 /** A clip learnt this late (ms after its beat) is skipped rather than played out of time. */
 export const LATE_LIMIT_MS = 120;
+/**
+ * A click learnt this late is skipped: a tick that far off its beat is heard as a stutter (a
+ * count-in's clicks are all scheduled at once, so those already past when the audio unlocks or
+ * the page joins mid-count-in would otherwise sound together).
+ */
+export const CLICK_LATE_LIMIT_MS = 20;
 /** The click's pitch (A5), and on a bar's first beat (A6). */
 export const CLICK_HZ = 880;
 export const CLICK_ACCENT_HZ = 1760;
@@ -223,7 +229,7 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
       if (started.has(key)) return false;
       const local = clock.toLocal(serverT);
       const when = contextTimeOf(c, local);
-      if ((c.currentTime - when) * 1000 > LATE_LIMIT_MS) return false;
+      if ((c.currentTime - when) * 1000 > CLICK_LATE_LIMIT_MS) return false;
       started.add(key);
       if (started.size > 256) started.delete(started.values().next().value ?? '');
       const at = Math.max(when, c.currentTime);
@@ -352,6 +358,20 @@ export function countInClicks(state) {
 export function clicksOf(state) {
   if (state?.playback !== 'playing') return [];
   return [state.beatT, ...countInClicks(state), state.next?.t].filter((t) => typeof t === 'number');
+}
+
+/**
+ * The keys of what a state still asks to sound (audio.retain keeps those and stops the rest): its
+ * clips, and its clicks while the musicians' click is on (turned off, a count-in's clicks
+ * already scheduled are stopped).
+ * @param {Array<{ url: string, serverT: number }>} clips  clipsOf(state, view)
+ * @param {any} state
+ * @param {boolean} clickOn
+ * @returns {string[]}
+ */
+export function wantedKeys(clips, state, clickOn) {
+  const clicks = clickOn ? clicksOf(state).map((t) => clipKey('click', t)) : [];
+  return [...clips.map((c) => clipKey(c.url, c.serverT)), ...clicks];
 }
 
 /**

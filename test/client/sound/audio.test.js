@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import {
   createAudioCues,
   clicksOf,
+  wantedKeys,
   countInClicks,
   clipKey,
   clipsOf,
@@ -9,6 +10,7 @@ import {
   CLICK_ACCENT_HZ,
   CLICK_HZ,
   LATE_LIMIT_MS,
+  CLICK_LATE_LIMIT_MS,
 } from '../../../client/src/sound/audio.js';
 
 const T = 1_700_000_000_000;
@@ -222,6 +224,19 @@ describe('a jump: what was scheduled for beats that will not come', () => {
     expect(s.audio.retain([])).toBe(0);
   });
 
+  it("wantedKeys: the clips, and the clicks (a count-in's too) only while the click is on", () => {
+    const counting = { playback: 'playing', countIn: { t: T, beats: 2, beatMs: 500 }, next: { t: T + 1000 } };
+    const clips = [{ url: '/a.wav', serverT: T + 1000 }];
+    expect(wantedKeys(clips, counting, false)).toEqual([clipKey('/a.wav', T + 1000)]);
+    expect(wantedKeys(clips, counting, true)).toEqual([
+      clipKey('/a.wav', T + 1000),
+      clipKey('click', T),
+      clipKey('click', T + 500),
+      clipKey('click', T + 1000),
+    ]);
+    expect(wantedKeys([], { ...counting, playback: 'stopped' }, true)).toEqual([]);
+  });
+
   it("clicksOf: the beat sounding's, a count-in's clicks and the next one's, while playing", () => {
     expect(clicksOf({ playback: 'playing', beatT: T, next: { t: T + 500 } })).toEqual([T, T + 500]);
     expect(clicksOf({ playback: 'playing', countIn: {}, next: { t: T + 500 } })).toEqual([T + 500]);
@@ -400,6 +415,10 @@ describe("the musicians' click", () => {
     const { audio, tones, page, offset } = clickSetup();
     await audio.unlock();
     expect(audio.click(page.t + offset - LATE_LIMIT_MS - 50, false)).toBe(false);
+    // A count-in's clicks already past when the page joins: none sounds late, together.
+    expect(audio.click(page.t + offset - CLICK_LATE_LIMIT_MS - 10, true)).toBe(false);
     expect(tones).toEqual([]);
+    expect(audio.click(page.t + offset - CLICK_LATE_LIMIT_MS + 10, false)).toBe(true);
+    expect(tones.length).toBe(1);
   });
 });
