@@ -15,7 +15,9 @@
 // - past SEEK_S, or with a browser that ignores the rate (`rateWorks` false: WebKit on some
 //   phones plays on at 1x), a seek, aimed ahead of the score by what the last seeks lost
 //   (seekAim). A start from a pause is a play() whose first frames come late by about as much:
-//   it is started that far ahead too. Without rate nudges the threshold is NO_RATE_SEEK_S (a frame and a half).
+//   it is started that far ahead too. Without rate nudges the threshold is NO_RATE_SEEK_S (a frame and a half);
+// - where a rate write stalls the video (WebKitGTK pauses and unmutes the element at each write:
+//   rateCost), the rate is the performance's only, and a drift is sought as without rate nudges.
 
 export const DEAD_S = 0.01;
 export const SEEK_S = 0.1;
@@ -57,6 +59,8 @@ export const STUCK_MS = 1000;
  * Several frames of a 25 fps video: a time read every animation frame moves within it.
  */
 export const STILL_MS = 200;
+/** How many frames after a rate write the element is watched for a pause or an unmute of its own. */
+export const RATE_PROBE_FRAMES = 3;
 /** A rate is written only when it moves by more than this. */
 const RATE_STEP = 0.002;
 
@@ -187,9 +191,6 @@ export function stallWatch() {
     },
   };
 }
-
-/** How many frames after a rate write the element is watched for a pause or an unmute of its own. */
-export const RATE_PROBE_FRAMES = 3;
 
 /**
  * Whether a rate write costs this browser a stall: WebKitGTK (2.50, GStreamer) pauses the element
