@@ -145,10 +145,11 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
       seeks.started(now());
       video.currentTime = act.seek;
     }
-    if (act.play === 'pause') {
+    if (act.play === 'pause' || act.play === 'restart') {
       rateCosts.paused();
       video.pause();
-    } else if (act.play === 'play' && !starting) {
+    }
+    if ((act.play === 'play' || act.play === 'restart') && !starting) {
       starting = true;
       video
         .play()

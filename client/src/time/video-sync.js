@@ -89,7 +89,7 @@ const RATE_STEP = 0.002;
 
 /**
  * @typedef {object} SyncAction
- * @property {'play' | 'pause' | null} play
+ * @property {'play' | 'pause' | 'restart' | null} play  restart: pause, then play
  * @property {number | null} seek   set currentTime to this
  * @property {number | null} rate   set playbackRate to this
  * @property {number} drift         video minus score, seconds (before the action)
@@ -134,8 +134,13 @@ export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, nudge 
     return act;
   }
   if (video.seeking || video.busy) {
-    // Busy too long: the seek is made again, to where the score is now.
-    if ((video.stuckMs ?? 0) >= STUCK_MS && canSeek) act.seek = Math.min(target + lead, end);
+    // Busy too long: the seek is made again, to where the score is now; a video that stood still
+    // without seeking is also paused and played again (WebKitGTK's stayed still at HAVE_CURRENT_DATA,
+    // not paused, after a rate write paused and resumed it: a seek showed one frame each second).
+    if ((video.stuckMs ?? 0) >= STUCK_MS && canSeek) {
+      act.seek = Math.min(target + lead, end);
+      if (!video.seeking) act.play = 'restart';
+    }
     // A nudge is for a video that plays: left on, it runs ahead or behind once the video does.
     if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     return act;

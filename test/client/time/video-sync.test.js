@@ -176,6 +176,15 @@ describe('a video that stays busy or fails', () => {
     expect(frames({ ...stuckElement(), seeking: false }, STUCK_MS)).toHaveLength(1);
   });
 
+  it('pauses and plays again a video that stood still without seeking, besides seeking it', () => {
+    // WebKitGTK after a rate write: not paused, HAVE_CURRENT_DATA, its time still.
+    const still = { ...video({ currentTime: 47 }), busy: true, stuckMs: STUCK_MS };
+    expect(syncStep(still, playing(48))).toMatchObject({ play: 'restart', seek: 48 });
+    // A seek under way that never lands is sought again, not restarted; nor before the gap.
+    expect(syncStep({ ...still, seeking: true }, playing(48))).toMatchObject({ play: null, seek: 48 });
+    expect(syncStep(still, playing(48), { canSeek: false })).toMatchObject({ play: null, seek: null });
+  });
+
   it('counts the time stuck only while the score plays and the element has no data', () => {
     const watch = stallWatch();
     const el = stuckElement();
