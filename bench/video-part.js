@@ -4,6 +4,7 @@
 //
 //   node bench/video-part.js [--engine chromium|webkit|firefox] [--seconds 60] [--trials 2]
 //                            [--out bench/results/video-part[-ENGINE].json]
+//                            [--size 640x360] [--fps 25] [--parts video,image] [--trace]
 //
 // A package is made in a temporary folder: a 640x360 25 fps VP9/Opus video (ffmpeg) for the
 // part `video`, and PNG pages with a beat map for the part `image`; both parts play the same
@@ -48,14 +49,14 @@ const PAGE = { width: 1000, height: 1400 };
  * The bench's package: a video part and an image part of `seconds` + 10 s.
  * @param {number} seconds
  */
-async function makePackage(seconds) {
+async function makePackage(seconds, { size = '640x360', fps = 25 } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-video-bench-'));
   const length = seconds + 10;
   const bars = Math.ceil((length * TEMPO) / 60 / 4);
   mkdirSync(path.join(dir, 'video'));
   await run('ffmpeg', [
     ...['-hide_banner', '-loglevel', 'error', '-y'],
-    ...['-f', 'lavfi', '-i', `testsrc2=size=640x360:rate=25:duration=${length}`],
+    ...['-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=${fps}:duration=${length}`],
     ...['-f', 'lavfi', '-i', `sine=frequency=440:beep_factor=4:duration=${length}`],
     ...['-c:v', 'libvpx-vp9', '-b:v', '400k', '-deadline', 'realtime', '-cpu-used', '8', '-g', '50'],
     ...['-c:a', 'libopus', '-b:a', '48k'],
@@ -205,12 +206,13 @@ async function until(page, fn, ms, what) {
  * @param {Awaited<ReturnType<typeof startServer>>} o.server
  * @param {string} o.part
  * @param {number} o.seconds
+ * @param {boolean} [o.trace]  keep the page's sample series in the result
  */
-async function trial({ engine, server, part, seconds }) {
+async function trial({ engine, server, part, seconds, trace = false }) {
   await server.control('stop');
   const page = await engine.page();
   try {
-    return await played({ engine, server, part, seconds, page });
+    return await played({ engine, server, part, seconds, page, trace });
   } finally {
     await page.close();
   }
@@ -223,8 +225,9 @@ async function trial({ engine, server, part, seconds }) {
  * @param {string} o.part
  * @param {number} o.seconds
  * @param {BenchPage} o.page
+ * @param {boolean} o.trace
  */
-async function played({ engine, server, part, seconds, page }) {
+async function played({ engine, server, part, seconds, page, trace }) {
   await page.goto(`${server.base}/view/${part}`);
   if (part === 'video') {
     await until(page, () => /** @type {any} */ (window).scorecast?.video?.scoreTime === 0, 30_000, 'the video part');
@@ -236,6 +239,10 @@ async function played({ engine, server, part, seconds, page }) {
     const w = /** @type {any} */ (window);
     w.__drift = [];
     w.__stillVideo = 0;
+    // Samples with the element seeking, below HAVE_FUTURE_DATA, or at a nudged rate; and the
+    // series itself (time, drift, readyState, seeking, rate) for --trace.
+    w.__busy = { seeking: 0, lowData: 0, nudged: 0 };
+    w.__series = [];
     // Every play() the part asks for, and how the browser answered the ones it refused.
     w.__plays = { asked: 0, refused: /** @type {Record<string, number>} */ ({}) };
     const play = HTMLMediaElement.prototype.play;
@@ -253,6 +260,20 @@ async function played({ engine, server, part, seconds, page }) {
       if (s?.playing && s.scoreTime !== null) {
         w.__drift.push(s.currentTime - s.scoreTime);
         if (s.paused) w.__stillVideo++;
+        const v = /** @type {HTMLVideoElement | null} */ (document.querySelector('video.sc-video'));
+        if (v) {
+          if (v.seeking) w.__busy.seeking++;
+          if (v.readyState < 3) w.__busy.lowData++;
+          if (Math.abs(v.playbackRate - 1) > 0.01) w.__busy.nudged++;
+          w.__series.push([
+            Math.round(performance.now()),
+            Math.round((s.currentTime - s.scoreTime) * 1000),
+            v.readyState,
+            v.seeking ? 1 : 0,
+            Math.round(v.playbackRate * 1000) / 1000,
+            s.seeks,
+          ]);
+        }
       }
     }, 40);
   });
@@ -305,6 +326,8 @@ async function played({ engine, server, part, seconds, page }) {
     };
   });
   const status = await page.evaluate(() => /** @type {any} */ (window).scorecast.video);
+  const busy = await page.evaluate(() => /** @type {any} */ (window).__busy ?? null);
+  const series = trace ? await page.evaluate(() => /** @type {any} */ (window).__series ?? []) : undefined;
   const abs = drift.map(Math.abs).sort((a, b) => a - b);
   return {
     part,
@@ -323,8 +346,16 @@ async function played({ engine, server, part, seconds, page }) {
     seeksBy,
     // Samples where the score played and the video stood paused (a play() not yet taken).
     pausedShare: drift.length > 0 ? Math.round((still / drift.length) * 1000) / 1000 : null,
+    // Shares of the samples with the element seeking, below HAVE_FUTURE_DATA, at a nudged rate.
+    busyShare:
+      busy && drift.length > 0
+        ? Object.fromEntries(Object.entries(busy).map(([k, n]) => [k, Math.round((n / drift.length) * 1000) / 1000]))
+        : null,
     plays,
     rate: status?.rate ?? null,
+    seekLead: status?.seekLead ?? null,
+    nudges: status?.nudges ?? null,
+    series,
   };
 }
 
@@ -335,6 +366,12 @@ async function main() {
       seconds: { type: 'string', default: '60' },
       trials: { type: 'string', default: '2' },
       out: { type: 'string' },
+      // The video's size and frame rate (the default is a phone guide's; smaller tells the
+      // decoder's cost from the sync's), the parts played (video,image) and the sample series.
+      size: { type: 'string', default: '640x360' },
+      fps: { type: 'string', default: '25' },
+      parts: { type: 'string', default: 'video,image' },
+      trace: { type: 'boolean', default: false },
     },
   });
   const name = values.engine;
@@ -343,7 +380,7 @@ async function main() {
     path.join(ROOT, 'bench', 'results', name === 'chromium' ? 'video-part.json' : `video-part-${name}.json`);
   const seconds = Number(values.seconds);
   const trials = Number(values.trials);
-  const dir = await makePackage(seconds);
+  const dir = await makePackage(seconds, { size: values.size, fps: Number(values.fps) });
   const server = await startServer({ port: await freePort(), score: path.relative(ROOT, dir), autoplay: false });
   const engine = await openEngine(name).catch(async (err) => {
     await server.stop();
@@ -354,9 +391,11 @@ async function main() {
   const results = [];
   try {
     for (let i = 0; i < trials; i++)
-      for (const part of ['video', 'image']) {
-        const r = await trial({ engine, server, part, seconds });
-        console.log(JSON.stringify({ trial: i + 1, ...r }));
+      for (const part of values.parts.split(',')) {
+        const r = await trial({ engine, server, part, seconds, trace: values.trace });
+        console.log(
+          JSON.stringify({ trial: i + 1, ...r, series: r.series ? `${r.series.length} samples` : undefined }),
+        );
         results.push(r);
       }
   } finally {
@@ -369,10 +408,11 @@ async function main() {
   const summary = {
     engine: name,
     seconds,
+    video: { size: values.size, fps: Number(values.fps) },
     trials,
     load: [Math.round(load0 * 100) / 100, Math.round(os.loadavg()[0] * 100) / 100],
     driftP95Ms: videos.map((r) => r.driftMs?.p95),
-    cpuVideoOverImage: Math.round((sum(videos) / Math.max(1, sum(images))) * 100) / 100,
+    cpuVideoOverImage: images.length > 0 ? Math.round((sum(videos) / Math.max(1, sum(images))) * 100) / 100 : null,
     results,
   };
   console.log(

@@ -1,6 +1,7 @@
 // A video part in the service worker's offline copy (client/src/page/sw.js, doc/client-caching.md
 // "Videos"): the media element's first byte range has the whole video fetched and kept, and with
-// the network gone the worker answers the element's ranges from it, so the part still plays.
+// the network gone (or silent past the worker's timeout) the worker answers the element's ranges
+// from it, so the part still plays.
 
 import { test, expect } from '@playwright/test';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { loadPackage } from '../server/package/load.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** @type {{ base: string, seen: string[], close: () => Promise<void> } | undefined} */
+/** @type {{ base: string, seen: string[], hold: (on: boolean) => void, close: () => Promise<void> } | undefined} */
 let server;
 test.afterEach(async () => {
   await server?.close();
@@ -22,12 +23,31 @@ async function start() {
   const { app } = await buildApp({ score, token: 'offline-video-token', autoplay: false });
   /** @type {string[]} */
   const seen = [];
+  // A silent WiFi cut: while held, byte ranges reach the server and are never answered.
+  let holding = false;
+  /** @type {Array<() => void>} */
+  const held = [];
   app.addHook('onRequest', async (req) => {
     seen.push(`${req.method} ${req.url}${req.headers.range ? ` ${req.headers.range}` : ''}`);
+    if (holding && req.headers.range) await new Promise((resolve) => held.push(() => resolve(undefined)));
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = /** @type {import('node:net').AddressInfo} */ (app.server.address());
-  return { base: `http://127.0.0.1:${address.port}`, seen, close: () => app.close() };
+  const release = () => {
+    for (const go of held.splice(0)) go();
+  };
+  return {
+    base: `http://127.0.0.1:${address.port}`,
+    seen,
+    hold: (/** @type {boolean} */ on) => {
+      holding = on;
+      if (!on) release();
+    },
+    close: () => {
+      release();
+      return app.close();
+    },
+  };
 }
 
 test('a video part is kept whole by the service worker after its first range, and plays from it with the network gone', async ({
@@ -62,6 +82,21 @@ test('a video part is kept whole by the service worker after its first range, an
   }, url);
   expect(online).toEqual({ status: 206, bytes: 100 });
   expect(server.seen).toEqual([`GET ${url} bytes=100-199`]);
+  // A silent cut (the request sent, no answer ever): after the worker's timeout its copy answers.
+  server.seen.length = 0;
+  server.hold(true);
+  const cut = await page.evaluate(async (u) => {
+    const res = fetch(u, { headers: { range: 'bytes=200-299' }, cache: 'no-store' }).then(async (r) => ({
+      status: r.status,
+      range: r.headers.get('content-range'),
+      bytes: (await r.arrayBuffer()).byteLength,
+    }));
+    return Promise.race([res, new Promise((resolve) => setTimeout(resolve, 15_000, 'no answer'))]);
+  }, url);
+  server.hold(false);
+  expect(cut).toEqual({ status: 206, range: `bytes 200-299/${size}`, bytes: 100 });
+  // It went to the network first (the browser may also have checked /sw.js for an update).
+  expect(server.seen.filter((r) => r.startsWith(`GET ${url}`))).toEqual([`GET ${url} bytes=200-299`]);
 
   await context.setOffline(true);
   try {

@@ -6,7 +6,7 @@
 // browser lets play without a tap; a tap on "Sound on" unmutes it.
 
 import { positionAt } from '../time/beat-clock.js';
-import { seekAim, stallWatch, syncStep } from '../time/video-sync.js';
+import { rateCost, seekAim, stallWatch, syncStep } from '../time/video-sync.js';
 import { msAtBeat } from '../../../core/video.js';
 
 /**
@@ -25,6 +25,7 @@ import { msAtBeat } from '../../../core/video.js';
  * @property {number} seeks      seeks made to follow the score
  * @property {number} reloads    loads again after the video failed (`video.error`)
  * @property {number} seekLead   what a seek is aimed ahead by (s)
+ * @property {boolean} nudges    the rate is nudged (false once a rate write cost a seek here)
  */
 
 /**
@@ -71,6 +72,8 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
 
   const seeks = seekAim();
   const stall = stallWatch();
+  /** Whether a rate write stalls the video here (WebKitGTK): then the sync keeps to seeks. */
+  const rateCosts = rateCost();
   let seekCount = 0;
   /** Loads again after the element failed. */
   let reloads = 0;
@@ -101,6 +104,8 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
     if (!w) return;
     const failed = video.error !== null;
     if (video.readyState < 1 && !failed) return;
+    const nudge = !rateCosts.observe(video);
+    const held = stall.observe(now(), video, w.playing && !video.paused);
     const act = syncStep(
       {
         currentTime: video.currentTime,
@@ -108,13 +113,14 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         seeking: video.seeking,
         playbackRate: video.playbackRate,
         duration: Number.isFinite(video.duration) ? video.duration : null,
-        // HAVE_FUTURE_DATA: frames to play on with; below it the time stands still for data.
-        busy: seeks.settling(now()) || video.readyState < 3,
-        stuckMs: stall.observe(now(), video, w.playing && !video.paused),
+        // Waiting: below HAVE_FUTURE_DATA with its time standing still (WebKitGTK plays on at
+        // HAVE_CURRENT_DATA).
+        busy: seeks.settling(now()) || held.waiting,
+        stuckMs: held.stuckMs,
         failed,
       },
       w,
-      { seekLead: seeks.lead, rateWorks, canSeek: seeks.canSeek(now()) },
+      { seekLead: seeks.lead, rateWorks, nudge, canSeek: seeks.canSeek(now()) },
     );
     seeks.observe(now(), act.drift, w.playing && !video.paused && !video.seeking);
     if (act.reload) {
@@ -125,19 +131,25 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
       return;
     }
     if (act.rate !== null) {
+      const before = { paused: video.paused, muted: video.muted };
       video.playbackRate = act.rate;
       if (Math.abs(video.playbackRate - act.rate) > 1e-3) rateWorks = false;
-      // WebKitGTK 2.50 unmutes a muted video when its rate is set, then refuses its play() without
-      // a gesture: it stood paused, sought every frame (bench/RESULTS.md, video parts in WebKit).
-      if (video.muted !== muted) video.muted = muted;
+      rateCosts.wrote(before, video);
     }
+    // WebKitGTK 2.50 unmutes a muted video when its rate is set (at once or a few frames later),
+    // then pauses it and refuses its play() without a gesture: it stood paused, sought every frame
+    // (bench/RESULTS.md, video parts in WebKit). Put back on every frame, before any play().
+    if (video.muted !== muted) video.muted = muted;
     if (act.seek !== null) {
       seekCount++;
       seeks.started(now());
       video.currentTime = act.seek;
     }
-    if (act.play === 'pause') video.pause();
-    else if (act.play === 'play' && !starting) {
+    if (act.play === 'pause' || act.play === 'restart') {
+      rateCosts.paused();
+      video.pause();
+    }
+    if ((act.play === 'play' || act.play === 'restart') && !starting) {
       starting = true;
       video
         .play()
@@ -169,6 +181,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         seeks: seekCount,
         reloads,
         seekLead: seeks.lead,
+        nudges: !rateCosts.costly,
       };
     },
     destroy() {

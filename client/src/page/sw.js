@@ -52,6 +52,12 @@ const keeping = new Set();
  * point a request can hang for tens of seconds; the page budget is 5 s.
  */
 const NAVIGATION_TIMEOUT_MS = 3000;
+/**
+ * How long a score file's byte range waits for the network before the kept copy answers it, when
+ * there is one: on a silent WiFi cut the request hangs, and a video part would stand still for as
+ * long (its element asks for its next range a few seconds before it needs it).
+ */
+const RANGE_TIMEOUT_MS = 3000;
 /** The shell: the server sends the same index.html at / and at every view. */
 const SHELL_URL = '/';
 /**
@@ -92,7 +98,7 @@ sw.addEventListener('fetch', (/** @type {SwFetchEvent} */ event) => {
   if (route === 'page') event.respondWith(networkFirst(event));
   else if (route === 'asset') event.respondWith(cacheFirst(event, SHELL_CACHE));
   else if (route === 'score') event.respondWith(cacheFirst(event, SCORES_CACHE));
-  else if (route === 'score-range') event.respondWith(rangeFromCache(event));
+  else if (route === 'score-range') event.respondWith(rangeNetworkFirst(event));
   // Anything else: no respondWith, so the browser fetches it as if there were no worker.
 });
 
@@ -192,34 +198,69 @@ async function cacheFirst(event, cacheName) {
 /**
  * A media element's byte range of a score file (Safari's plays nothing without 206 answers): the
  * network's answer (the server does ranges, doc/score-format.md "Serving"), and when the network
- * fails, cut from the cached whole file when there is one, so a phone off the network still plays
- * what it has. Network first: Chromium's element that took its first ranges from the network
- * fails (PIPELINE_ERROR_READ, "data source error") on a later range made here, even with the
- * network's ETag and Last-Modified, and stands still for good (bench/RESULTS.md, video parts: the
- * stall after a seek in a 2-minute video, whose first range did not hold it all).
- * One range only, as the server: any other Range header goes to the network as it is.
+ * fails, or has not answered within RANGE_TIMEOUT_MS, cut from the cached whole file when there
+ * is one, so a phone off the network (or on a silent WiFi cut) still plays what it has. Network
+ * first: Chromium's element that took its first ranges from the network fails
+ * (PIPELINE_ERROR_READ, "data source error") on a later range made here, even with the network's
+ * ETag and Last-Modified, and stands still for good (bench/RESULTS.md, video parts: the stall
+ * after a seek in a 2-minute video, whose first range did not hold it all); after a timeout that
+ * risk is taken, as the network's answer may never come. Without a kept copy the network's answer
+ * is waited for. One range only, as the server: any other Range header goes to the network as it is.
  * @param {SwFetchEvent} event
  * @returns {Promise<Response>}
  */
-async function rangeFromCache(event) {
+async function rangeNetworkFirst(event) {
   const m = /^bytes=(\d*)-(\d*)$/.exec((event.request.headers.get('range') ?? '').trim());
   const url = event.request.url;
-  /** @type {unknown} */
-  let failure;
-  try {
-    const response = await fetch(event.request);
-    keepVideo(event, url, response);
-    return response;
-  } catch (err) {
-    failure = err;
-  }
+  const network = fetch(event.request);
+  // Registered while the event is still dispatching: the video's whole copy is fetched and kept
+  // after its first range from the network (keepVideo), even once the kept copy answered.
+  event.waitUntil(
+    network.then(
+      (response) => keepVideo(url, response),
+      () => {},
+    ),
+  );
+  const kept = m && (m[1] !== '' || m[2] !== '') ? keptCopy(url) : Promise.resolve(undefined);
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  /** @type {Promise<'timeout'>} */
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(resolve, RANGE_TIMEOUT_MS, 'timeout');
+  });
   /** @type {Response | undefined} */
   let hit;
-  if (m && (m[1] !== '' || m[2] !== '')) {
-    hit = await (await caches.open(SCORES_CACHE)).match(url, { ignoreVary: true });
-    hit ??= await (await caches.open(VIDEOS_CACHE)).match(url, { ignoreVary: true });
+  try {
+    const first = await Promise.race([network, timeout]);
+    if (first !== 'timeout') return first;
+    hit = await kept;
+    if (!m || !hit) return await network;
+  } catch (failure) {
+    hit = await kept;
+    if (!m || !hit) throw failure;
+  } finally {
+    clearTimeout(timer);
   }
-  if (!m || !hit) throw failure;
+  return sliceOf(hit, m);
+}
+
+/**
+ * The whole file kept for a score file's URL (score files, then videos), if any.
+ * @param {string} url
+ * @returns {Promise<Response | undefined>}
+ */
+async function keptCopy(url) {
+  const hit = await (await caches.open(SCORES_CACHE)).match(url, { ignoreVary: true });
+  return hit ?? (await caches.open(VIDEOS_CACHE)).match(url, { ignoreVary: true });
+}
+
+/**
+ * A range cut from a kept whole file: 206 with Content-Range, 416 past its end.
+ * @param {Response} hit
+ * @param {RegExpExecArray} m  the Range header's `bytes=(start)-(end)`
+ * @returns {Promise<Response>}
+ */
+async function sliceOf(hit, m) {
   // A Blob's slice is not a copy: a range of a 100 MB video costs the range, not the video.
   const body = await hit.blob();
   const size = body.size;
@@ -244,34 +285,32 @@ async function rangeFromCache(event) {
  * After a video's first range from the network, fetch the whole file and keep it (when within
  * VIDEO_MAX_BYTES), so that the phone plays it off the network next time. Best effort: a full
  * storage or a failed download leaves the video to the network.
- * @param {SwFetchEvent} event
  * @param {string} url
  * @param {Response} response  the network's answer to the range
+ * @returns {Promise<void> | undefined}  the download, for the fetch event's waitUntil
  */
-function keepVideo(event, url, response) {
+function keepVideo(url, response) {
   if (response.status !== 206 || response.type !== 'basic' || keeping.has(url)) return;
   if (!/^video\//.test(response.headers.get('content-type') ?? '')) return;
   const total = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1]);
   if (!(total > 0 && total <= VIDEO_MAX_BYTES)) return;
   keeping.add(url);
-  event.waitUntil(
-    (async () => {
-      try {
-        const cache = await caches.open(VIDEOS_CACHE);
-        if (await cache.match(url, { ignoreVary: true })) return;
-        const whole = await fetch(url);
-        const length = Number(whole.headers.get('content-length') ?? total);
-        if (!storable(whole) || !(length <= VIDEO_MAX_BYTES)) return;
-        await cache.put(url, whole);
-        const keys = await cache.keys();
-        await Promise.all(keys.slice(0, Math.max(0, keys.length - VIDEOS_MAX_ENTRIES)).map((k) => cache.delete(k)));
-      } catch {
-        // The network plays it.
-      } finally {
-        keeping.delete(url);
-      }
-    })(),
-  );
+  return (async () => {
+    try {
+      const cache = await caches.open(VIDEOS_CACHE);
+      if (await cache.match(url, { ignoreVary: true })) return;
+      const whole = await fetch(url);
+      const length = Number(whole.headers.get('content-length') ?? total);
+      if (!storable(whole) || !(length <= VIDEO_MAX_BYTES)) return;
+      await cache.put(url, whole);
+      const keys = await cache.keys();
+      await Promise.all(keys.slice(0, Math.max(0, keys.length - VIDEOS_MAX_ENTRIES)).map((k) => cache.delete(k)));
+    } catch {
+      // The network plays it.
+    } finally {
+      keeping.delete(url);
+    }
+  })();
 }
 
 /**

@@ -15,7 +15,9 @@
 // - past SEEK_S, or with a browser that ignores the rate (`rateWorks` false: WebKit on some
 //   phones plays on at 1x), a seek, aimed ahead of the score by what the last seeks lost
 //   (seekAim). A start from a pause is a play() whose first frames come late by about as much:
-//   it is started that far ahead too. Without rate nudges the threshold is NO_RATE_SEEK_S (a frame and a half).
+//   it is started that far ahead too. Without rate nudges the threshold is NO_RATE_SEEK_S (a frame and a half);
+// - where a rate write stalls the video (WebKitGTK pauses and unmutes the element at each write:
+//   rateCost), the rate is the performance's only, and a drift is sought as without rate nudges.
 
 export const DEAD_S = 0.01;
 export const SEEK_S = 0.1;
@@ -43,11 +45,22 @@ export const SETTLE_MS = 300;
 /** A seek that has not settled after this is given up on: the next correction may come. */
 export const SETTLE_LIMIT_MS = 2000;
 /**
- * A video busy (seeking, or below HAVE_FUTURE_DATA) this long while the score plays is sought
- * again to the score's time (at most one seek a SEEK_GAP_MS): a seek that never lands, or data
- * that never comes, would otherwise leave it where it stands for good.
+ * A video busy (seeking, or waiting: below HAVE_FUTURE_DATA with its time standing still) this
+ * long while the score plays is sought again to the score's time (at most one seek a
+ * SEEK_GAP_MS): a seek that never lands, or data that never comes, would otherwise leave it where
+ * it stands for good.
  */
 export const STUCK_MS = 1000;
+/**
+ * A video at HAVE_CURRENT_DATA is waiting for data only once its time has stood still this long:
+ * WebKitGTK's plays on at HAVE_CURRENT_DATA (readyState 2 in 98% of the samples of a playing
+ * video once its rate was set), and a video taken for waiting is neither nudged nor sought, so
+ * its rate stayed at the last nudge and it ran ahead (bench/RESULTS.md, video parts in WebKit).
+ * Several frames of a 25 fps video: a time read every animation frame moves within it.
+ */
+export const STILL_MS = 200;
+/** How many frames after a rate write the element is watched for a pause or an unmute of its own. */
+export const RATE_PROBE_FRAMES = 3;
 /** A rate is written only when it moves by more than this. */
 const RATE_STEP = 0.002;
 
@@ -59,9 +72,9 @@ const RATE_STEP = 0.002;
  * @property {number} playbackRate
  * @property {number | null} duration
  * @property {boolean} [busy]  a seek not yet settled (seekAim) or data not there to play on
- *   (readyState below HAVE_FUTURE_DATA): the time is not worth correcting until it is
- * @property {number} [stuckMs]  how long the element itself has been seeking or below
- *   HAVE_FUTURE_DATA while the score played (stallWatch)
+ *   (stallWatch's `waiting`): the time is not worth correcting until it is
+ * @property {number} [stuckMs]  how long the element itself has been seeking or waiting while
+ *   the score played (stallWatch)
  * @property {boolean} [failed]  the element has an error (`video.error`): it neither plays nor
  *   lands a seek until it is loaded again
  */
@@ -76,7 +89,7 @@ const RATE_STEP = 0.002;
 
 /**
  * @typedef {object} SyncAction
- * @property {'play' | 'pause' | null} play
+ * @property {'play' | 'pause' | 'restart' | null} play  restart: pause, then play
  * @property {number | null} seek   set currentTime to this
  * @property {number | null} rate   set playbackRate to this
  * @property {number} drift         video minus score, seconds (before the action)
@@ -87,12 +100,14 @@ const RATE_STEP = 0.002;
  * What to do to the video now.
  * @param {VideoNow} video
  * @param {Wanted} wanted
- * @param {{ seekLead?: number, rateWorks?: boolean, canSeek?: boolean }} [o]  seekLead: seconds a
- *   seek loses here (seekAim); rateWorks: false where the browser ignores playbackRate; canSeek:
- *   false within SEEK_GAP_MS of the last seek (seekAim.canSeek), when only the rate corrects
+ * @param {{ seekLead?: number, rateWorks?: boolean, nudge?: boolean, canSeek?: boolean }} [o]  seekLead:
+ *   seconds a seek loses here (seekAim); rateWorks: false where the browser ignores playbackRate;
+ *   nudge: false where a rate write stalls the video (rateCost), when the rate is only the
+ *   performance's and a drift is sought from NO_RATE_SEEK_S; canSeek: false within SEEK_GAP_MS
+ *   of the last seek (seekAim.canSeek), when only the rate corrects
  * @returns {SyncAction}
  */
-export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, canSeek = true } = {}) {
+export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, nudge = true, canSeek = true } = {}) {
   const end = video.duration !== null && Number.isFinite(video.duration) ? video.duration : Infinity;
   const target = Math.min(Math.max(wanted.time, 0), end);
   const drift = video.currentTime - target;
@@ -119,40 +134,106 @@ export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, canSee
     return act;
   }
   if (video.seeking || video.busy) {
-    // Busy too long: the seek is made again, to where the score is now.
-    if ((video.stuckMs ?? 0) >= STUCK_MS && canSeek) act.seek = Math.min(target + lead, end);
+    // Busy too long: the seek is made again, to where the score is now; a video that stood still
+    // without seeking is also paused and played again (WebKitGTK's stayed still at HAVE_CURRENT_DATA,
+    // not paused, after a rate write paused and resumed it: a seek showed one frame each second).
+    if ((video.stuckMs ?? 0) >= STUCK_MS && canSeek) {
+      act.seek = Math.min(target + lead, end);
+      if (!video.seeking) act.play = 'restart';
+    }
+    // A nudge is for a video that plays: left on, it runs ahead or behind once the video does.
+    if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     return act;
   }
-  const seekAt = rateWorks ? SEEK_S : NO_RATE_SEEK_S;
+  const seekAt = rateWorks && nudge ? SEEK_S : NO_RATE_SEEK_S;
   if (Math.abs(drift) > seekAt && canSeek) {
     act.seek = Math.min(target + lead, end);
     if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     return act;
   }
   if (!rateWorks) return act;
-  const nudge = Math.abs(drift) <= DEAD_S ? 0 : clamp(-drift / CATCH_S, -MAX_NUDGE, MAX_NUDGE);
-  const rate = base * (1 + nudge);
-  if (Math.abs(video.playbackRate - rate) > RATE_STEP || (nudge === 0 && video.playbackRate !== base))
-    act.rate = nudge === 0 ? base : rate;
+  if (!nudge) {
+    // The performance's rate alone (a conductor's tempo), and a nudge left over put back.
+    if (Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
+    return act;
+  }
+  const by = Math.abs(drift) <= DEAD_S ? 0 : clamp(-drift / CATCH_S, -MAX_NUDGE, MAX_NUDGE);
+  const rate = base * (1 + by);
+  if (Math.abs(video.playbackRate - rate) > RATE_STEP || (by === 0 && video.playbackRate !== base))
+    act.rate = by === 0 ? base : rate;
   return act;
 }
 
 /**
- * How long a video has been stuck: seeking or below HAVE_FUTURE_DATA (readyState < 3) while the
- * score played, in ms, from the frames it is told of; 0 once it is neither, or the score stops.
- * @returns {{ observe: (at: number, el: { seeking: boolean, readyState: number }, playing: boolean) => number }}
+ * Whether a video waits for data, and how long it has been stuck, from the frames it is told of.
+ * Waiting: no frame (readyState < 2), or HAVE_CURRENT_DATA with its time standing still for
+ * STILL_MS (a video that plays on at HAVE_CURRENT_DATA, as WebKitGTK's does, is not waiting).
+ * Stuck: seeking or waiting while the score played, in ms; 0 once it is neither, or the score
+ * stops.
+ * @returns {{ observe: (at: number, el: { seeking: boolean, readyState: number, currentTime: number }, playing: boolean) => { waiting: boolean, stuckMs: number } }}
  */
 export function stallWatch() {
   /** @type {number | null} */
   let since = null;
+  /** @type {number | null} */
+  let lastTime = null;
+  let movedAt = 0;
   return {
     observe(at, el, playing) {
-      if (!playing || (!el.seeking && el.readyState >= 3)) {
-        since = null;
-        return 0;
+      if (el.currentTime !== lastTime || !playing) {
+        lastTime = el.currentTime;
+        movedAt = at;
       }
-      since ??= at;
-      return at - since;
+      // No frame at all (HAVE_METADATA or less), or HAVE_CURRENT_DATA with the time standing still.
+      const waiting = playing && (el.readyState < 2 || (el.readyState < 3 && at - movedAt >= STILL_MS));
+      if (!playing || (!el.seeking && !waiting)) {
+        since = null;
+        return { waiting, stuckMs: 0 };
+      }
+      // Waiting counts from when the time stopped.
+      since ??= el.seeking ? at : movedAt;
+      return { waiting, stuckMs: at - since };
+    },
+  };
+}
+
+/**
+ * Whether a rate write costs this browser a stall: WebKitGTK (2.50, GStreamer) pauses the element
+ * at every playbackRate write (a `pause` event, `paused` true at once), unmutes a muted one, and
+ * plays on about 100 ms later at HAVE_CURRENT_DATA; its autoplay policy may then refuse the
+ * sync's play() of the unmuted video. It keeps the rate it was given (1.1 played at 1.10x), but a
+ * nudge a frame costs more than the drift it takes out (bench/RESULTS.md, video parts in WebKit):
+ * after one such write the sync keeps to seeks (syncStep's `nudge` false). Told of the element
+ * before and after each rate write, and every frame of the RATE_PROBE_FRAMES after it.
+ * @returns {{ wrote: (before: { paused: boolean, muted: boolean }, after: { paused: boolean, muted: boolean }) => void, paused: () => void, observe: (el: { paused: boolean, muted: boolean }) => boolean, readonly costly: boolean }}
+ */
+export function rateCost() {
+  let frames = 0;
+  let costly = false;
+  /** @type {{ paused: boolean, muted: boolean }} */
+  let was = { paused: true, muted: false };
+  /** @param {{ paused: boolean, muted: boolean }} el */
+  const moved = (el) => (!was.paused && el.paused) || (was.muted && !el.muted);
+  return {
+    wrote(before, after) {
+      was = { paused: before.paused, muted: before.muted };
+      frames = RATE_PROBE_FRAMES;
+      if (moved(after)) costly = true;
+    },
+    /** The sync paused the element itself: not the rate's doing. */
+    paused() {
+      frames = 0;
+    },
+    /** A frame: true once a rate write was seen to pause or unmute the element. */
+    observe(el) {
+      if (frames > 0 && !costly) {
+        frames--;
+        if (moved(el)) costly = true;
+      }
+      return costly;
+    },
+    get costly() {
+      return costly;
     },
   };
 }

@@ -3,11 +3,15 @@ import {
   CATCH_S,
   LEARN_STEP_S,
   MAX_NUDGE,
+  NO_RATE_SEEK_S,
+  RATE_PROBE_FRAMES,
+  rateCost,
   SEEK_GAP_MS,
   SEEK_S,
   SETTLE_MS,
   seekAim,
   stallWatch,
+  STILL_MS,
   STUCK_MS,
   FIRST_SEEK_LEAD_S,
   syncStep,
@@ -49,6 +53,24 @@ describe('keeping a video in step', () => {
     expect(syncStep(video({ seeking: true }), playing(22)).seek).toBeNull();
     // Within SEEK_GAP_MS of the last seek: the rate alone, at its most.
     expect(syncStep(video({}), playing(22), { canSeek: false })).toMatchObject({ seek: null, rate: 1 + MAX_NUDGE });
+  });
+
+  it('keeps to seeks and the performance rate where a rate write stalls the video', () => {
+    // No nudge for a small drift; a nudge left over is put back; a conductor's tempo still set.
+    expect(syncStep(video({}), playing(10.03), { nudge: false })).toMatchObject({ seek: null, rate: null });
+    expect(syncStep(video({ playbackRate: 1.1 }), playing(10.03), { nudge: false }).rate).toBe(1);
+    expect(syncStep(video({}), playing(10, 1.2), { nudge: false }).rate).toBe(1.2);
+    // Sought from NO_RATE_SEEK_S, not SEEK_S.
+    expect(syncStep(video({}), playing(10 + NO_RATE_SEEK_S + 0.01), { nudge: false }).seek).not.toBeNull();
+  });
+
+  it('puts a nudged rate back while the video is busy, so it does not run on at the nudge', () => {
+    expect(syncStep(video({ busy: true, playbackRate: 1 + MAX_NUDGE }), playing(10.3))).toMatchObject({
+      seek: null,
+      rate: 1,
+    });
+    expect(syncStep(video({ seeking: true, playbackRate: 0.9 }), playing(10, 1.1)).rate).toBe(1.1);
+    expect(syncStep(video({ busy: true }), playing(10.3)).rate).toBeNull();
   });
 
   it('seeks for a small drift where the browser ignores the rate', () => {
@@ -134,8 +156,8 @@ describe('a video that stays busy or fails', () => {
     /** @type {{ at: number, seek: number }[]} */
     const seeks = [];
     for (let at = 0; at <= ms; at += 50) {
-      const stuckMs = watch.observe(at, el, true);
-      const act = syncStep({ ...el, duration: 130, busy: el.readyState < 3, stuckMs }, playing(48 + at / 1000), {
+      const { waiting, stuckMs } = watch.observe(at, el, true);
+      const act = syncStep({ ...el, duration: 130, busy: waiting, stuckMs }, playing(48 + at / 1000), {
         canSeek: canSeek(at),
       });
       if (act.seek !== null) seeks.push({ at, seek: act.seek });
@@ -154,15 +176,41 @@ describe('a video that stays busy or fails', () => {
     expect(frames({ ...stuckElement(), seeking: false }, STUCK_MS)).toHaveLength(1);
   });
 
+  it('pauses and plays again a video that stood still without seeking, besides seeking it', () => {
+    // WebKitGTK after a rate write: not paused, HAVE_CURRENT_DATA, its time still.
+    const still = { ...video({ currentTime: 47 }), busy: true, stuckMs: STUCK_MS };
+    expect(syncStep(still, playing(48))).toMatchObject({ play: 'restart', seek: 48 });
+    // A seek under way that never lands is sought again, not restarted; nor before the gap.
+    expect(syncStep({ ...still, seeking: true }, playing(48))).toMatchObject({ play: null, seek: 48 });
+    expect(syncStep(still, playing(48), { canSeek: false })).toMatchObject({ play: null, seek: null });
+  });
+
   it('counts the time stuck only while the score plays and the element has no data', () => {
     const watch = stallWatch();
     const el = stuckElement();
-    expect(watch.observe(0, el, true)).toBe(0);
-    expect(watch.observe(600, el, true)).toBe(600);
-    expect(watch.observe(700, el, false)).toBe(0);
-    expect(watch.observe(800, el, true)).toBe(0);
-    expect(watch.observe(1500, el, true)).toBe(700);
-    expect(watch.observe(1600, { seeking: false, readyState: 4 }, true)).toBe(0);
+    const stuck = (/** @type {number} */ at, /** @type {any} */ e, /** @type {boolean} */ p) =>
+      watch.observe(at, e, p).stuckMs;
+    expect(stuck(0, el, true)).toBe(0);
+    expect(stuck(600, el, true)).toBe(600);
+    expect(stuck(700, el, false)).toBe(0);
+    expect(stuck(800, el, true)).toBe(0);
+    expect(stuck(1500, el, true)).toBe(700);
+    expect(stuck(1600, { seeking: false, readyState: 4, currentTime: 47.8 }, true)).toBe(0);
+    // At HAVE_CURRENT_DATA, not seeking: waiting once its time stood still STILL_MS, counted
+    // from when it stopped.
+    const still = { seeking: false, readyState: 2, currentTime: 50 };
+    expect(watch.observe(2000, still, true)).toEqual({ waiting: false, stuckMs: 0 });
+    expect(watch.observe(2000 + STILL_MS - 1, still, true)).toEqual({ waiting: false, stuckMs: 0 });
+    expect(watch.observe(2000 + STILL_MS, still, true)).toEqual({ waiting: true, stuckMs: STILL_MS });
+  });
+
+  it('does not take a video that plays on at HAVE_CURRENT_DATA for waiting (WebKitGTK)', () => {
+    // readyState 2 in 98% of the samples of a video that played on: its time moves every frame.
+    const watch = stallWatch();
+    for (let at = 0; at <= 3000; at += 50) {
+      const el = { seeking: false, readyState: 2, currentTime: 10 + at / 1000 };
+      expect(watch.observe(at, el, true)).toEqual({ waiting: false, stuckMs: 0 });
+    }
   });
 
   it('loads a failed video again rather than seeking it, at most once a gap', () => {
@@ -170,5 +218,38 @@ describe('a video that stays busy or fails', () => {
     expect(syncStep(failed, playing(60))).toMatchObject({ reload: true, seek: null, play: null });
     expect(syncStep(failed, playing(60), { canSeek: false })).toMatchObject({ reload: false, seek: null });
     expect(syncStep(video({}), playing(10)).reload).toBe(false);
+  });
+});
+
+describe('a browser where a rate write stalls the video', () => {
+  const playingEl = () => ({ paused: false, muted: true });
+
+  it('keeps to seeks once a rate write paused or unmuted the element, at once or in the next frames', () => {
+    // WebKitGTK 2.50: the write pauses the element and unmutes it at once.
+    const webkit = rateCost();
+    expect(webkit.observe(playingEl())).toBe(false);
+    webkit.wrote(playingEl(), { paused: true, muted: false });
+    expect(webkit.costly).toBe(true);
+    expect(webkit.observe(playingEl())).toBe(true);
+    // A few frames later.
+    const late = rateCost();
+    late.wrote(playingEl(), playingEl());
+    expect(late.observe(playingEl())).toBe(false);
+    expect(late.observe({ paused: false, muted: false })).toBe(true);
+  });
+
+  it('keeps nudging where a rate write leaves the element as it was', () => {
+    const chromium = rateCost();
+    for (let i = 0; i < 5; i++) {
+      chromium.wrote(playingEl(), playingEl());
+      for (let f = 0; f < RATE_PROBE_FRAMES + 2; f++) expect(chromium.observe(playingEl())).toBe(false);
+    }
+    // Paused by the sync itself (the score paused), or long after the write: not the rate's doing.
+    chromium.wrote(playingEl(), playingEl());
+    chromium.paused();
+    expect(chromium.observe({ paused: true, muted: true })).toBe(false);
+    chromium.wrote(playingEl(), playingEl());
+    for (let f = 0; f < RATE_PROBE_FRAMES; f++) chromium.observe(playingEl());
+    expect(chromium.observe({ paused: true, muted: false })).toBe(false);
   });
 });
