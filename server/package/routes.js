@@ -123,6 +123,9 @@ async function routes(app, { current }) {
       return videos[view];
     }
     const pages = Object.hasOwn(current().views, view) ? current().views[view] : undefined;
+    // A view of the score with nothing to draw (the audience's, a part of cue text only): no
+    // content, not an error, so that its page logs none.
+    if (!pages && layout === undefined && current().model.views.includes(view)) return reply.code(204).send();
     if (!pages) throw new ScorecastError('SC_ERR_NOT_FOUND', `no pages for view "${view.slice(0, 64)}"`);
     if (!pages.layouts && !pages.pending) {
       if (layout !== undefined) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" has one layout`);

@@ -511,7 +511,7 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
     if (viewName === DEFAULT_VIEW) return;
     const epoch = connection.epoch;
     const res = await fetch(`/api/score/views/${encodeURIComponent(viewName)}`);
-    if (!res.ok) return; // a view without notation (cue text only)
+    if (!res.ok || res.status === 204) return; // a view without notation (cue text only)
     const data = await res.json();
     if (epoch !== connection.epoch) return; // another score came meanwhile: its own mount follows
     const loadPage = (/** @type {string} */ url) =>

@@ -97,7 +97,11 @@ describe('score routes', () => {
       pages: [{ url, width: 10, height: 10 }],
       beats: [],
     });
-    expect((await app.inject('/api/score/views/audience')).statusCode).toBe(404);
+    // A view of the score without notation has nothing to draw; an unknown view is not found.
+    const audience = await app.inject('/api/score/views/audience');
+    expect(audience.statusCode).toBe(204);
+    expect(audience.body).toBe('');
+    expect((await app.inject('/api/score/views/nobody')).statusCode).toBe(404);
     expect((await app.inject('/api/score/views/__proto__')).statusCode).toBe(404);
   });
 
