@@ -16,9 +16,13 @@
 // process (the one process, the cluster runner, the conductors and edges) writes a V8 CPU
 // profile to DIR, the measured windows are saved beside it (monotonic clock, for
 // bench/cluster-profile.js), and the storm and the kills are left out (a killed node writes no
-// profile).
+// profile). With --pin (Linux, taskset) the one process, then edge-1, has CPU 1 to itself among
+// this run's processes, and everything else (this load process, nginx, the other edges, the
+// conductors, Redis) shares CPU 0: the one process and edge-1 measured in the same conditions,
+// without the other edges and nginx taking turns on their core. Other programs on the machine
+// are not moved.
 //
-//   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--idle 8] [--score DIR] [--profile DIR]
+//   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--idle 8] [--score DIR] [--profile DIR] [--via-nginx] [--pin]
 
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,12 +50,13 @@ const { values } = parseArgs({
     score: { type: 'string' },
     profile: { type: 'string' },
     'via-nginx': { type: 'boolean' },
+    pin: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
   process.stdout.write(
-    'usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--idle 8 (seconds, the idle baselines)] [--score DIR] [--profile DIR (V8 CPU profiles, no storm or kills)]\n',
+    'usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--idle 8 (seconds, the idle baselines)] [--score DIR] [--profile DIR (V8 CPU profiles, no storm or kills)] [--via-nginx (the one process behind nginx too)] [--pin (the one process and edge-1 alone on CPU 1, the rest on CPU 0)]\n',
   );
   process.exit(0);
 }
@@ -62,6 +67,22 @@ const IDLE_MS = Number(values.idle) * 1000;
 const SCORE = path.resolve(values.score ?? path.join(ROOT, 'scores', 'seed-profile'));
 const VIA_NGINX = values['via-nginx'] === true;
 const PROFILE = values.profile ? path.resolve(values.profile) : null;
+const PIN = values.pin === true;
+
+/**
+ * Run a process, all its threads and its children's (nginx's workers) on one CPU only (taskset).
+ * @param {number} pid @param {number} cpu
+ */
+function pinTree(pid, cpu) {
+  const pids = [pid];
+  for (const entry of readdirSync('/proc'))
+    if (/^\d+$/.test(entry) && parentPid(Number(entry)) === pid) pids.push(Number(entry));
+  for (const p of pids) {
+    const r = spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(p)], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`taskset on ${p} failed: ${r.stderr || r.error?.message}`);
+  }
+}
+if (PIN) pinTree(process.pid, 0);
 /** @param {string} sub */
 const profFlags = (sub) =>
   PROFILE ? ['--cpu-prof', '--cpu-prof-interval=2000', `--cpu-prof-dir=${path.join(PROFILE, sub)}`] : [];
@@ -274,7 +295,7 @@ async function idleCpu(pids, ms) {
   return Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, ((treeCpuMs(pid) - cpu0[k]) / ms) * 1000]));
 }
 
-/** @type {{ date: string, load: string, clients: number, edges: number, windowMs: number, score: string, single: any, singleViaNginx?: any, cluster: any }} */
+/** @type {{ date: string, load: string, clients: number, edges: number, windowMs: number, score: string, pinned: boolean, single: any, singleViaNginx?: any, cluster: any }} */
 const out = {
   date: new Date().toISOString(),
   load: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
@@ -282,6 +303,7 @@ const out = {
   edges: EDGES,
   windowMs: WINDOW_MS,
   score: path.relative(ROOT, SCORE),
+  pinned: PIN,
   single: null,
   cluster: null,
 };
@@ -314,6 +336,7 @@ async function onePhase(viaNginx) {
   );
   /** @type {Record<string, number>} */
   const pids = { server: /** @type {number} */ (child.pid) };
+  if (PIN) pinTree(pids.server, 1);
   let url = `http://127.0.0.1:${msg.port}`;
   /** @type {import('node:child_process').ChildProcess | null} */
   let nginx = null;
@@ -329,6 +352,7 @@ async function onePhase(viaNginx) {
     nginx = spawn(nginxBin(), ['-c', path.join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
     await waitForPort(listen, 5000);
     pids.nginx = /** @type {number} */ (nginx.pid);
+    if (PIN) pinTree(pids.nginx, 0);
     url = `http://127.0.0.1:${listen}`;
   }
   await sleep(2000);
@@ -363,6 +387,10 @@ if (VIA_NGINX) out.singleViaNginx = await onePhase(true);
   );
   /** @type {Record<string, number>} */
   const pids = Object.fromEntries(msg.procs.map((/** @type {any} */ p) => [p.name, p.pid]));
+  if (PIN) {
+    pinTree(/** @type {number} */ (child.pid), 0);
+    for (const [name, pid] of Object.entries(pids)) pinTree(pid, name === 'edge-1' ? 1 : 0);
+  }
   await sleep(2000);
   const idleFrom = Number(process.hrtime.bigint() / 1000n);
   const idle = await idleCpu(pids, IDLE_MS);
@@ -555,6 +583,11 @@ const lines = [
       ]
     : [`join storm and kills: not run (${PROFILE ? '--profile' : 'one edge: no other to fail over to'})`]),
   `states lost: ${c.lostStates}, states twice: ${c.duplicateStates}`,
+  ...(PIN
+    ? [
+        'pinned (--pin): the one process, then edge-1, alone on CPU 1; this load process, nginx, the other edges, the conductors and Redis on CPU 0. Compare edge-1 with the one process; the other edges shared a core with everything else',
+      ]
+    : []),
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
 // A profiled run (its nodes slowed by the profiler, no storm or kills) stays beside its profiles,
@@ -563,7 +596,9 @@ const dir = PROFILE ?? path.join(BENCH, 'results');
 mkdirSync(dir, { recursive: true });
 const file = PROFILE
   ? path.join(PROFILE, 'run.json')
-  : path.join(dir, `cluster-${out.date.slice(0, 19).replace(/:/g, '')}.json`);
+  : // A pinned run is not a deployment's figures (its other edges shared a core with the load):
+    // named so that `scorecast plan` does not take it.
+    path.join(dir, `${PIN ? 'pinned-' : ''}cluster-${out.date.slice(0, 19).replace(/:/g, '')}.json`);
 writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
 process.stdout.write(`saved ${path.relative(ROOT, file)}\n`);
 process.exit(0);

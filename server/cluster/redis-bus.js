@@ -6,6 +6,7 @@
 // they are the same on every node and a client moving between nodes resumes exactly.
 
 import { applyPatch, diffPatch } from '../../core/merge-patch.js';
+import { encode } from '../../core/protocol.js';
 import { ScorecastError } from '../../core/errors.js';
 import { clusterKeys, connectRedis } from './redis.js';
 import { sealed, unseal } from './seal.js';
@@ -49,6 +50,32 @@ const REPLAY_SKEW_MS = 30_000;
 const PAST_EPOCHS = 64;
 /** At most one warning about refused entries per this many ms. */
 const WARN_EVERY_MS = 10_000;
+
+/** The keys of a delta's envelope, in the order the hub writes them (server/live/history.js). */
+const DELTA_KEYS = 'type,epoch,seq,t,patch';
+
+/**
+ * Whether a stream entry is a delta's envelope as a hub would write it, nothing more: then its
+ * text can go to the clients as it is.
+ * @param {object & { type?: string }} c
+ */
+const isDeltaEnvelope = (c) => c.type === 'delta' && Object.keys(c).join() === DELTA_KEYS;
+
+/**
+ * A stream entry's change (c) and its MAC (m), from its fields as Buffers.
+ * @param {Buffer[]} fields
+ */
+function entryFields(fields) {
+  /** @type {{ raw?: Buffer, mac?: string }} */
+  const out = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const name = fields[i].toString();
+    // A field named twice: the first counts.
+    if (name === 'c') out.raw ??= fields[i + 1];
+    else if (name === 'm') out.mac ??= fields[i + 1].toString();
+  }
+  return out;
+}
 
 /**
  * Stream ids `ms-n`, compared as numbers.
@@ -182,35 +209,48 @@ export function createRedisBus({
     if (streamIdAfter(l.id, lastId)) lastId = l.id;
   }
 
-  /** @param {string[]} fields one stream entry's: c, the change; m, its MAC */
+  /**
+   * One stream entry's fields, as Buffers: c, the change; m, its MAC. The MAC is checked on the
+   * bytes as they came (no string made of them first). A delta the publisher wrote as the
+   * envelope every client gets (`{"type":"delta","epoch",...,"patch"}`, see send) is handed on
+   * with that text, so no hub encodes it again.
+   * @param {Buffer[]} fields
+   */
   async function handle(fields) {
-    const raw = fields[fields.indexOf('c') + 1];
-    if (!seal.verify(purpose.entry, raw, fields[fields.indexOf('m') + 1])) {
+    const { raw, mac } = entryFields(fields);
+    if (!raw || !seal.verify(purpose.entry, raw, mac)) {
       reject('a state stream entry');
       return;
     }
-    /** @type {import('../live/bus.js').StateChange} */
-    const c = JSON.parse(raw);
+    const text = raw.toString();
+    /** @type {import('../live/bus.js').StateChange & { type?: string }} */
+    const c = JSON.parse(text);
     const same = current !== null && c.epoch === current.epoch;
     if (same && c.seq <= /** @type {import('../live/bus.js').StateChange} */ (current).seq) return;
     if (c.patch === null && replayed(c)) reject('a state stream entry, an old one added again');
     else if (c.patch === null) deliver(c);
-    else if (same && c.seq === /** @type {import('../live/bus.js').StateChange} */ (current).seq + 1)
+    else if (same && c.seq === /** @type {import('../live/bus.js').StateChange} */ (current).seq + 1) {
+      const { epoch, seq, t, patch } = c;
       deliver({
-        ...c,
-        state: applyPatch(/** @type {import('../live/bus.js').StateChange} */ (current).state, c.patch),
+        epoch,
+        seq,
+        t,
+        patch,
+        state: applyPatch(/** @type {import('../live/bus.js').StateChange} */ (current).state, patch),
+        ...(isDeltaEnvelope(c) ? { text } : {}),
       });
-    else await resnapshot();
+    } else await resnapshot();
   }
 
   async function readLoop() {
     while (!closed) {
       try {
-        const res = /** @type {[string, [string, string[]][]][] | null} */ (
-          await reader.xread('BLOCK', BLOCK_MS, 'STREAMS', keys.stream, lastId)
+        const res = /** @type {[Buffer, [Buffer, Buffer[]][]][] | null} */ (
+          await reader.xreadBuffer('BLOCK', BLOCK_MS, 'STREAMS', keys.stream, lastId)
         );
         if (!res) continue;
-        for (const [id, fields] of res[0][1]) {
+        for (const [idBytes, fields] of res[0][1]) {
+          const id = idBytes.toString();
           const from = lastId;
           await handle(fields);
           // A re-snapshot may have moved past this entry already.
@@ -227,7 +267,12 @@ export function createRedisBus({
   /** @param {import('../live/bus.js').StateChange} change */
   function send(change) {
     const { epoch, seq, t, patch, state } = change;
-    const entry = JSON.stringify(patch === null ? { epoch, seq, t, patch, state } : { epoch, seq, t, patch });
+    // A delta goes as the envelope the hubs send their clients for it (server/live/history.js),
+    // made once here: every node hands the same text on instead of encoding it again.
+    const entry =
+      patch === null
+        ? JSON.stringify({ epoch, seq, t, patch, state })
+        : encode({ type: 'delta', epoch, seq, t, patch });
     const newest = JSON.stringify({ epoch, seq, t, state });
     const record = recordSource();
     cmd

@@ -5,7 +5,7 @@
 // every node of a cluster holds already: no new secret to hand out, and a new token makes every
 // entry written under the old one stop verifying. The token itself never goes to Redis.
 
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync, timingSafeEqual } from 'node:crypto';
 
 /** The derivation's label: a new entry format gets a new label. */
 const LABEL = 'scorecast cluster control v1';
@@ -25,12 +25,16 @@ export function clusterKey(token) {
  * @param {Buffer} key
  */
 export function createSeal(key) {
-  /** @param {string} purpose @param {string} text */
-  const mac = (purpose, text) => createHmac('sha256', key).update(`${purpose}\n`).update(text).digest();
+  // The key imported once: createHmac given a Buffer imports it again on every call, which on
+  // Node 24 cost more than the HMAC itself (20-30 µs of a 91-byte entry's 32 µs).
+  const secret = createSecretKey(key);
+  /** @param {string} purpose @param {string | Buffer} text */
+  const mac = (purpose, text) => createHmac('sha256', secret).update(`${purpose}\n`).update(text).digest();
   return {
     /**
-     * The MAC of `text` for `purpose`, base64url (43 characters).
-     * @param {string} purpose @param {string} text
+     * The MAC of `text` for `purpose`, base64url (43 characters). A Buffer is MACed as its
+     * bytes: the MAC of a string's UTF-8 bytes is the string's.
+     * @param {string} purpose @param {string | Buffer} text
      */
     sign: (purpose, text) => mac(purpose, text).toString('base64url'),
     /**
@@ -38,7 +42,8 @@ export function createSeal(key) {
      * @param {string} purpose @param {unknown} text @param {unknown} tag
      */
     verify(purpose, text, tag) {
-      if (typeof text !== 'string' || typeof tag !== 'string' || tag.length !== 43) return false;
+      if ((typeof text !== 'string' && !Buffer.isBuffer(text)) || typeof tag !== 'string' || tag.length !== 43)
+        return false;
       return timingSafeEqual(Buffer.from(tag), Buffer.from(mac(purpose, text).toString('base64url')));
     },
   };

@@ -10,6 +10,8 @@
  * @property {number} t       server time the change was made
  * @property {unknown} patch  merge patch from seq - 1 (null for the first state of an epoch)
  * @property {unknown} state
+ * @property {string} [text]  a delta's envelope as clients get it (`{"type":"delta",...}`), when
+ *   the bus carried it made already (server/cluster/redis-bus.js): the hub sends it as it is
  */
 
 /**

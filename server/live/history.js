@@ -106,7 +106,12 @@ export function createHistory({ now, historySize, historyBytes, replayBytes }) {
       ringBytes = 0;
       return snapshot();
     }
-    const msg = message({ type: 'delta', epoch, seq, t: change.t, patch: change.patch }, true);
+    // A delta whose envelope the bus brought made already (a cluster's publisher made it once for
+    // every node) is not encoded again.
+    const msg =
+      change.text === undefined
+        ? message({ type: 'delta', epoch, seq, t: change.t, patch: change.patch }, true)
+        : { type: 'delta', seq, id: `${epoch}:${seq}`, text: change.text, bytes: new Map() };
     remember(msg);
     return msg;
   }

@@ -85,6 +85,15 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
       expect(seen.every((x) => x.epoch === 'e1')).toBe(true);
       expect(seen[20].state).toEqual({ n: 20 });
     }
+    // Each delta arrives with the envelope clients get for it, made once by the publisher.
+    expect(JSON.parse(/** @type {string} */ (b.seen[7].text))).toEqual({
+      type: 'delta',
+      epoch: 'e1',
+      seq: 7,
+      t: b.seen[7].t,
+      patch: { n: 7 },
+    });
+    expect(b.seen[0].text).toBeUndefined();
     // A node joining later starts from the newest whole state.
     const late = await bus(prefix);
     expect(late.b.latest()).toMatchObject({ epoch: 'e1', seq: 20, state: { n: 20 }, patch: null });
@@ -99,6 +108,27 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
     expect(a.seen).toEqual([]);
     expect(b.seen).toEqual([]);
     expect(await admin.exists(a.b.keys.stream)).toBe(0);
+  });
+
+  it("hands on an entry's text only when it is a delta's envelope and nothing more; an entry without its MAC not at all", async () => {
+    const prefix = `t${n}:`;
+    const a = await bus(prefix);
+    const b = await bus(prefix);
+    await a.b.activate();
+    a.b.publish(changes().fresh());
+    await until(() => b.seen.length === 1);
+    const t = Date.now();
+    // Written with the key (as an older or newer node might): an extra field, so re-encoded here.
+    const extra = JSON.stringify({ type: 'delta', epoch: 'e1', seq: 1, t, patch: { n: 1 }, note: 'x' });
+    await admin.xadd(a.b.keys.stream, '*', 'c', extra, 'm', seal.sign(`${prefix}stream`, extra));
+    await until(() => b.seen.length === 2);
+    expect(b.seen[1]).toMatchObject({ seq: 1, state: { n: 1 } });
+    expect(b.seen[1].text).toBeUndefined();
+    // The same envelope without a valid MAC: refused.
+    const forged = JSON.stringify({ type: 'delta', epoch: 'e1', seq: 2, t, patch: { n: 'forged' } });
+    await admin.xadd(a.b.keys.stream, '*', 'c', forged, 'm', 'A'.repeat(43));
+    await until(() => b.b.rejected === 1);
+    expect(b.seen).toHaveLength(2);
   });
 
   it('refuses the publishes of a node whose lease another node holds, and says so', async () => {

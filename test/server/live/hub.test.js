@@ -185,6 +185,23 @@ describe('hub fan-out', () => {
     expect(lastOf[2]).toBe(lastOf[0]);
   });
 
+  it("sends a delta's envelope as the bus brought it, made once for every node, and resyncs with it", () => {
+    const bus = createMemoryBus();
+    const hub = createHub({ bus, now: () => 1000 });
+    cleanup.push(() => hub.close());
+    bus.publish({ epoch: 'e1', seq: 0, t: 1, patch: null, state: { n: 0 } });
+    const link = fakeLink();
+    hub.attach(link, { epoch: 'e1', seq: 0 });
+    // Key order and spacing a hub would not write: the text goes as it came.
+    const text = '{"type":"delta","epoch":"e1","seq":1,"t":2,"patch":{"n":1} }';
+    bus.publish({ epoch: 'e1', seq: 1, t: 2, patch: { n: 1 }, state: { n: 1 }, text });
+    expect(link.sent.at(-1)?.toString().endsWith(text)).toBe(true);
+    const late = fakeLink();
+    hub.attach(late, { epoch: 'e1', seq: 0 });
+    expect(late.sent.at(-1)?.toString().endsWith(text)).toBe(true);
+    expect(hub.state).toEqual({ n: 1 });
+  });
+
   it('a stalled connection delays nobody, skips to the newest snapshot, then goes on live', () => {
     const { clock, conductor, hub } = setup({ behindBytes: 1000 });
     const fast = fakeLink();
