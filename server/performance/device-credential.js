@@ -3,7 +3,7 @@
 // `<id>.<mac>`: 22 characters of random id (128 bits) and 22 of its MAC (128 bits), base64url.
 // The phone keeps it in localStorage and sends it as `device` with every tap.
 
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const CREDENTIAL_RE = /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})$/;
 /** The secret's derivation label: a new format gets a new label, and old credentials stop verifying. */
@@ -23,8 +23,10 @@ export function secretFromToken(token) {
  * @param {{ secret: Buffer | string }} options
  */
 export function createDeviceCredentials({ secret }) {
+  // The key made once, not on every MAC (as the cluster's seal does).
+  const key = createSecretKey(typeof secret === 'string' ? Buffer.from(secret) : secret);
   /** @param {string} id */
-  const mac = (id) => createHmac('sha256', secret).update(id).digest().subarray(0, 16).toString('base64url');
+  const mac = (id) => createHmac('sha256', key).update(id).digest().subarray(0, 16).toString('base64url');
   return {
     /**
      * A new credential and the device id it carries.

@@ -6,7 +6,7 @@
 // keys across restarts, and a new token revokes them all. A part page sends it as
 // `Authorization: Part <key>` with its choice (open-form-routes.js).
 
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 
 /** The secret's derivation label: a new format gets a new label, and old keys stop verifying. */
 const LABEL = 'scorecast part key v1';
@@ -16,7 +16,7 @@ const KEY_RE = /^[A-Za-z0-9_-]{22}$/;
  * @param {{ token: string }} options  the conductor's token
  */
 export function createPartKeys({ token }) {
-  const secret = createHmac('sha256', token).update(LABEL).digest();
+  const secret = createSecretKey(createHmac('sha256', token).update(LABEL).digest());
   /** @param {string} part */
   const keyOf = (part) => createHmac('sha256', secret).update(part).digest().subarray(0, 16).toString('base64url');
   return {
