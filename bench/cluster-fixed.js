@@ -11,17 +11,17 @@
 //
 //   node bench/cluster-fixed.js [--edges 3] [--window 40] [--clients 100] [--repeat 2] [--score DIR]
 
-import { fork } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { cpuSplitMs, parentPid } from './proc-stats.js';
+import { BENCH_TOKEN, startChild, stopChild } from './children.js';
 import { SERVER_NODE_FLAGS } from '../server/commands/node-flags.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const TOKEN = 'bench-cluster-token';
+const TOKEN = BENCH_TOKEN;
 const { values } = parseArgs({
   options: {
     edges: { type: 'string', default: '3' },
@@ -104,32 +104,6 @@ async function openClients(url, n) {
 }
 
 /**
- * @param {string} script @param {string[]} args @param {string} readyType @param {string[]} [execArgv]
- * @returns {Promise<{ child: import('node:child_process').ChildProcess, msg: any }>}
- */
-function start(script, args, readyType, execArgv = []) {
-  const child = fork(script, args, {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN },
-    execArgv,
-  });
-  return new Promise((resolve, reject) => {
-    child.on('message', (m) => {
-      if (/** @type {any} */ (m).type === readyType) resolve({ child, msg: m });
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited (${code})`)));
-  });
-}
-
-/** @param {import('node:child_process').ChildProcess} child */
-async function stop(child) {
-  if (child.exitCode !== null) return;
-  const gone = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([gone, sleep(15_000)]);
-}
-
-/**
  * Start, wait, measure idle then with clients, stop.
  * @param {() => Promise<{ child: import('node:child_process').ChildProcess, pids: Record<string, number>, url: string }>} up
  */
@@ -143,24 +117,24 @@ async function phase(up) {
   const withClients = await cpuOver(pids, WINDOW_MS);
   const result = { load: [load0, loadavg()], idle, withClients, open: load.open(), messages: load.messages() - m0 };
   load.close();
-  await stop(child);
+  await stopChild(child);
   return result;
 }
 
 const single = () =>
   phase(async () => {
-    const { child, msg } = await start(
+    const { child, msg } = await startChild(
       path.join(ROOT, 'server', 'commands', 'start.js'),
       ['--score', SCORE, '--port', '0', '--host', '127.0.0.1', '--autoplay', '--log-level', 'warn'],
       'listening',
-      [...SERVER_NODE_FLAGS],
+      { execArgv: [...SERVER_NODE_FLAGS] },
     );
     return { child, pids: { server: /** @type {number} */ (child.pid) }, url: `http://127.0.0.1:${msg.port}` };
   });
 
 const cluster = () =>
   phase(async () => {
-    const { child, msg } = await start(
+    const { child, msg } = await startChild(
       path.join(ROOT, 'infra', 'cluster', 'run.js'),
       ['--edges', String(EDGES), '--port', '0', '--token', TOKEN, '--score', SCORE],
       'ready',

@@ -24,7 +24,7 @@
 //
 //   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--idle 8] [--score DIR] [--profile DIR] [--via-nginx] [--pin]
 
-import { fork, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,10 +36,11 @@ import { SERVER_NODE_FLAGS } from '../server/commands/node-flags.js';
 import { freePort, waitForPort } from '../server/lib/ports.js';
 import { nginxConfig } from '../infra/cluster/run.js';
 import { summarize } from './latency-stats.js';
+import { BENCH_TOKEN, startChild, stopChild } from './children.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
-const TOKEN = 'bench-cluster-token';
+const TOKEN = BENCH_TOKEN;
 
 const { values } = parseArgs({
   options: {
@@ -200,33 +201,6 @@ async function openClients(url, n) {
 }
 
 /**
- * @param {string} script @param {string[]} args @param {string} readyType
- * @param {{ execArgv?: string[], env?: Record<string, string> }} [options]
- * @returns {Promise<{ child: import('node:child_process').ChildProcess, msg: any }>}
- */
-function start(script, args, readyType, options = {}) {
-  const child = fork(script, args, {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: { ...process.env, SCORECAST_QR: '0', SCORECAST_TOKEN: TOKEN, ...options.env },
-    execArgv: options.execArgv ?? [],
-  });
-  return new Promise((resolve, reject) => {
-    child.on('message', (m) => {
-      if (/** @type {any} */ (m).type === readyType) resolve({ child, msg: m });
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited (${code})`)));
-  });
-}
-
-/** @param {import('node:child_process').ChildProcess} child */
-async function stop(child) {
-  if (child.exitCode !== null) return;
-  const gone = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([gone, sleep(15_000)]);
-}
-
-/**
  * CPU time of a process and its children (nginx's workers do its work, not its master).
  * @param {number} pid
  */
@@ -315,7 +289,7 @@ const out = {
  * @param {boolean} viaNginx
  */
 async function onePhase(viaNginx) {
-  const { child, msg } = await start(
+  const { child, msg } = await startChild(
     path.join(ROOT, 'server', 'commands', 'start.js'),
     // Direct, the one process sees every client's own address, as it would on the venue's network.
     [
@@ -363,7 +337,7 @@ async function onePhase(viaNginx) {
   await sleep(3000);
   const result = { ...(await measure(load, pids)), idleCpuPerS: idle, idleMonotonicUs, pids };
   load.close();
-  await stop(child);
+  await stopChild(child);
   if (nginx) {
     const gone = new Promise((r) => nginx?.once('exit', r));
     nginx.kill('SIGQUIT');
@@ -378,7 +352,7 @@ if (VIA_NGINX) out.singleViaNginx = await onePhase(true);
 
 // The cluster.
 {
-  const { child, msg } = await start(
+  const { child, msg } = await startChild(
     path.join(ROOT, 'infra', 'cluster', 'run.js'),
     ['--edges', String(EDGES), '--port', '0', '--token', TOKEN, '--score', SCORE],
     'ready',
@@ -500,7 +474,7 @@ if (VIA_NGINX) out.singleViaNginx = await onePhase(true);
   };
   load.close();
   again?.kill('SIGQUIT');
-  await stop(child);
+  await stopChild(child);
 }
 
 const perChange = (/** @type {number} */ cpu, /** @type {number} */ changes) =>
