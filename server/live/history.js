@@ -39,9 +39,11 @@ export function createHistory({ now, historySize, historyBytes, replayBytes }) {
   /**
    * @param {Record<string, unknown> & { type: string }} envelope
    * @param {boolean} [withId] a state message: carries `epoch:seq` as its id
+   * @param {string} [text] its JSON, made already
    * @returns {Message}
    */
-  const message = (envelope, withId = false) => toMessage(envelope, seq, withId ? `${epoch}:${seq}` : '');
+  const message = (envelope, withId = false, text = undefined) =>
+    toMessage(envelope, seq, withId ? `${epoch}:${seq}` : '', text);
 
   function snapshot() {
     if (!snapshotCache || snapshotCache.id !== `${epoch}:${seq}`) {
@@ -108,10 +110,7 @@ export function createHistory({ now, historySize, historyBytes, replayBytes }) {
     }
     // A delta whose envelope the bus brought made already (a cluster's publisher made it once for
     // every node) is not encoded again.
-    const msg =
-      change.text === undefined
-        ? message({ type: 'delta', epoch, seq, t: change.t, patch: change.patch }, true)
-        : { type: 'delta', seq, id: `${epoch}:${seq}`, text: change.text, bytes: new Map() };
+    const msg = message({ type: 'delta', epoch, seq, t: change.t, patch: change.patch }, true, change.text);
     remember(msg);
     return msg;
   }

@@ -26,13 +26,15 @@ const frameText = (msg) => Buffer.from(msg.text);
  * @param {Record<string, unknown> & { type: string }} envelope
  * @param {number} seq
  * @param {string} id  `epoch:seq` for a state message, else ''
+ * @param {string} [text]  the envelope's JSON when it was made already (a cluster's publisher
+ *   makes a delta's once for every node): not encoded again
  * @returns {Message}
  */
-export const toMessage = (envelope, seq, id) => ({
+export const toMessage = (envelope, seq, id, text = encode(envelope)) => ({
   type: envelope.type,
   seq,
   id,
-  text: encode(envelope),
+  text,
   bytes: new Map(),
 });
 
