@@ -139,6 +139,24 @@ export function reportedLatency(ctx) {
 }
 
 /**
+ * A held mapping (output-clock.js) for one AudioContext at a time: a new context starts afresh.
+ * @param {Parameters<typeof createHeldMapping>[0]} [options]
+ * @returns {(ctx: OutputContext) => ReturnType<typeof createHeldMapping>}
+ */
+function linePerContext(options) {
+  /** @type {OutputContext | null} */
+  let of = null;
+  let line = createHeldMapping(options);
+  return (ctx) => {
+    if (of !== ctx) {
+      of = ctx;
+      line = createHeldMapping(options);
+    }
+    return line;
+  };
+}
+
+/**
  * @param {{ storage?: { getItem(k: string): string | null, setItem(k: string, v: string): void } | null,
  *   readOutput?: boolean }} [o]  readOutput false: neither outputLatency nor getOutputTimestamp is
  *   ever touched (outputReadsMayHang); the fallback latency is assumed
@@ -152,12 +170,9 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     /* storage refused: no offset */
   }
 
-  /** The context whose timestamps `held` follows. @type {OutputContext | null} */
-  let heldFor = null;
-  let held = createHeldMapping();
-  /** The context whose currentTime readings `current` follows. @type {OutputContext | null} */
-  let currentFor = null;
-  let current = createHeldMapping({ aheadMs: CURRENT_AHEAD_MS, behindMs: CURRENT_BEHIND_MS });
+  /** The lines through a context's output timestamps, and through its currentTime readings. */
+  const timestampLines = linePerContext();
+  const currentLines = linePerContext({ aheadMs: CURRENT_AHEAD_MS, behindMs: CURRENT_BEHIND_MS });
   /**
    * The last mapping's inputs, for the audio lab (each click carries the one it was placed by).
    * @type {{ now: number, currentTime: number, contextTime?: number, performanceTime?: number,
@@ -166,23 +181,23 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
   let trace = null;
 
   /**
-   * currentTime against page time (context ms minus page ms) at page time t: the line through
-   * recent readings, or this reading alone until there are enough of them.
+   * Context ms minus page ms at page time t, from a reading of the context's clock (`contextTime`
+   * s at page time `pageMs`): the line through the recent readings (output-clock.js), or this
+   * reading alone until there are enough of them.
+   * @param {(ctx: OutputContext) => ReturnType<typeof createHeldMapping>} lines
    * @param {OutputContext} ctx
+   * @param {number} contextTime
+   * @param {number} pageMs
    * @param {number} nowMs
-   * @param {number} currentTime  read now
    * @returns {(t: number) => number}
    */
-  function currentOffset(ctx, nowMs, currentTime) {
-    if (currentFor !== ctx) {
-      currentFor = ctx;
-      current = createHeldMapping({ aheadMs: CURRENT_AHEAD_MS, behindMs: CURRENT_BEHIND_MS });
-    }
-    current.add(currentTime, nowMs);
-    const fresh = currentTime * 1000 - nowMs;
-    const line = current.offsetAt(nowMs);
-    if (trace) trace.heldOffset = line;
-    return (t) => (line === null ? fresh : /** @type {number} */ (current.offsetAt(t)));
+  function offsetLine(lines, ctx, contextTime, pageMs, nowMs) {
+    const line = lines(ctx);
+    line.add(contextTime, pageMs);
+    const fresh = contextTime * 1000 - pageMs;
+    const lineNow = line.offsetAt(nowMs);
+    if (trace) trace.heldOffset = lineNow;
+    return (t) => (lineNow === null ? fresh : /** @type {number} */ (line.offsetAt(t)));
   }
 
   /**
@@ -210,18 +225,7 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
       outputLatency: ctx.outputLatency,
     };
     if (onPageClock(ts, nowMs)) {
-      if (heldFor !== ctx) {
-        heldFor = ctx;
-        held = createHeldMapping();
-      }
-      held.add(ts.contextTime, ts.performanceTime);
-      const heldNow = held.offsetAt(nowMs);
-      trace.heldOffset = heldNow;
-      // Context ms minus page ms at page time t: the line through recent timestamps
-      // (output-clock.js), or the newest timestamp alone until there are enough of them.
-      const fresh = ts.contextTime * 1000 - ts.performanceTime;
-      const offsetAt = (/** @type {number} */ t) =>
-        heldNow === null ? fresh : /** @type {number} */ (held.offsetAt(t));
+      const offsetAt = offsetLine(timestampLines, ctx, ts.contextTime, ts.performanceTime, nowMs);
       // currentTime is ahead of what is heard by the output's whole delay.
       const seconds = Math.max(0, currentTime - (nowMs + offsetAt(nowMs)) / 1000);
       return {
@@ -230,7 +234,7 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
       };
     }
     const r = reportedLatency(ctx);
-    const offsetAt = currentOffset(ctx, nowMs, currentTime);
+    const offsetAt = offsetLine(currentLines, ctx, currentTime, nowMs, nowMs);
     return {
       at: (localMs) => (localMs + offsetAt(localMs)) / 1000 - r.seconds - extra,
       latency: { source: r.source, seconds: r.seconds, offsetMs },
