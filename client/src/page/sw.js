@@ -148,16 +148,33 @@ async function networkFirst(event) {
       .catch(() => {}),
   );
 
-  /** @type {Promise<'timeout'>} */
-  const timeout = new Promise((resolve) => {
-    setTimeout(resolve, NAVIGATION_TIMEOUT_MS, 'timeout');
-  });
   try {
-    const first = await Promise.race([network, timeout]);
+    const first = await withinTime(network, NAVIGATION_TIMEOUT_MS);
     if (first !== 'timeout') return first.status >= 500 ? ((await cachedShell(key)) ?? first) : first;
     return (await cachedShell(key)) ?? (await network);
   } catch {
     return (await cachedShell(key)) ?? Response.error();
+  }
+}
+
+/**
+ * The network's answer, or 'timeout' when it has not come within `ms` (it may still come: the
+ * caller can wait for `network` again); rejects as the network does.
+ * @param {Promise<Response>} network
+ * @param {number} ms
+ * @returns {Promise<Response | 'timeout'>}
+ */
+async function withinTime(network, ms) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  /** @type {Promise<'timeout'>} */
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(resolve, ms, 'timeout');
+  });
+  try {
+    return await Promise.race([network, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -222,24 +239,16 @@ async function rangeNetworkFirst(event) {
     ),
   );
   const kept = m && (m[1] !== '' || m[2] !== '') ? keptCopy(url) : Promise.resolve(undefined);
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let timer;
-  /** @type {Promise<'timeout'>} */
-  const timeout = new Promise((resolve) => {
-    timer = setTimeout(resolve, RANGE_TIMEOUT_MS, 'timeout');
-  });
   /** @type {Response | undefined} */
   let hit;
   try {
-    const first = await Promise.race([network, timeout]);
+    const first = await withinTime(network, RANGE_TIMEOUT_MS);
     if (first !== 'timeout') return first;
     hit = await kept;
     if (!m || !hit) return await network;
   } catch (failure) {
     hit = await kept;
     if (!m || !hit) throw failure;
-  } finally {
-    clearTimeout(timer);
   }
   return sliceOf(hit, m);
 }
