@@ -145,6 +145,8 @@ export function createLoad({
   const lastSeq = new Float64Array(count).fill(-1);
   /** Per client: deltas recorded in the window. */
   const recorded = new Uint32Array(count);
+  /** Each client's last pong's proof token, not echoed yet (-1: none). */
+  const proofs = new Int32Array(count).fill(-1);
   /** @type {WebSocket[]} */
   const sockets = [];
   let ready = 0;
@@ -222,6 +224,10 @@ export function createLoad({
             recorded[i]++;
           } else errors.overflow++;
         }
+      } else if (head.type === 'pong') {
+        // Its proof token, echoed in the next clock-sync ping as a page does (client/src/page/page-clock.js).
+        const at = data.indexOf('"proof":');
+        if (at >= 0) proofs[i] = parseInt(data.toString('latin1', at + 8, at + 20), 10);
       } else if (head.type === 'snapshot') {
         if (head.seq < 0) {
           errors.malformed++;
@@ -298,7 +304,14 @@ export function createLoad({
           for (let i = slot; i < sockets.length; i += slots) {
             const ws = sockets[i];
             if (lastSeq[i] < 0 || ws.readyState !== ws.OPEN) continue;
-            ws.send(`{"type":"ping","id":${talkTick},"t0":${wall()}}`, { binary: false });
+            const proof = proofs[i];
+            proofs[i] = -1;
+            ws.send(
+              proof >= 0
+                ? `{"type":"ping","id":${talkTick},"t0":${wall()},"proof":${proof}}`
+                : `{"type":"ping","id":${talkTick},"t0":${wall()}}`,
+              { binary: false },
+            );
             talked++;
           }
         }, TALK_TICK_MS)

@@ -13,7 +13,8 @@ import { decodeDeviceStatus } from './roster.js';
 
 /**
  * @typedef {{ type: 'hello', epoch: string | null, seq: number, view?: string }} HelloMessage
- * @typedef {{ type: 'ping', id: number, t0: number }} PingMessage
+ * @typedef {{ type: 'ping', id: number, t0: number, proof?: number }} PingMessage  `proof`: the token of
+ *   the last `pong`, echoed (proof of reading on a WebSocket)
  * @typedef {{ type: 'tap', tile: string | number, window?: string, device?: string }} TapMessage
  * @typedef {{ type: 'report', push: number[], display: number[], device?: import('./roster.js').DeviceStatus }} ReportMessage
  *   what a client measured lately (ms): push latency (receipt on the synced clock minus the
@@ -35,6 +36,8 @@ import { decodeDeviceStatus } from './roster.js';
  */
 
 const MAX_ID_LEN = 64;
+/** The largest proof token a `pong` carries (30 bits: server/live/transports/websocket.js). */
+export const PROOF_TOKEN_MAX = 2 ** 30 - 1;
 /** Samples of each kind in one report, and the range a sample may take (ms). */
 export const REPORT_MAX_SAMPLES = 32;
 const REPORT_RANGE = [-60_000, 600_000];
@@ -110,7 +113,10 @@ export function decodeClientMessage(raw, isBinary = false) {
       if (!isSeq(msg.id)) return fail('SC_ERR_BAD_MESSAGE', 'ping.id must be an integer >= 0');
       if (typeof msg.t0 !== 'number' || !Number.isFinite(msg.t0))
         return fail('SC_ERR_BAD_MESSAGE', 'ping.t0 must be a number');
-      return ok({ type: 'ping', id: msg.id, t0: msg.t0 });
+      if (msg.proof === undefined) return ok({ type: 'ping', id: msg.id, t0: msg.t0 });
+      if (!isSeq(msg.proof) || msg.proof > PROOF_TOKEN_MAX)
+        return fail('SC_ERR_BAD_MESSAGE', `ping.proof must be an integer from 0 to ${PROOF_TOKEN_MAX}`);
+      return ok({ type: 'ping', id: msg.id, t0: msg.t0, proof: msg.proof });
     case 'tap': {
       const tile = msg.tile;
       const tileOk = (typeof tile === 'string' && tile.length > 0 && tile.length <= MAX_ID_LEN) || isSeq(tile);

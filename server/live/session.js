@@ -20,6 +20,8 @@ import { isId } from '../../core/values.js';
  * @property {() => number} buffered                bytes accepted but not yet on the network
  * @property {(code: number, reason: string) => void} close
  * @property {string} [address]                     the peer's network address (per-address caps)
+ * @property {() => number} [offerProof]             a token for a clock-sync pong that proves reading when echoed (WebSocket)
+ * @property {(token: number) => void} [proofEchoed] a clock-sync ping echoed a token
  */
 
 /**
@@ -181,9 +183,15 @@ export class Session {
         if (refused) this.sendError(refused);
         break;
       }
-      case 'ping':
-        this.reply(history.message({ type: 'pong', id: msg.id, t0: msg.t0, t: now() }));
+      case 'ping': {
+        // The echo of the last pong's token proves reading (websocket.js, PROOF_TOKEN_MAX); the
+        // answer offers the next one, on transports that prove reading.
+        const { link } = this;
+        if (msg.proof !== undefined) link.proofEchoed?.(msg.proof);
+        const pong = { type: 'pong', id: msg.id, t0: msg.t0, t: now() };
+        this.reply(history.message(link.offerProof ? { ...pong, proof: link.offerProof() } : pong));
         break;
+      }
       case 'thumb': {
         // Counted without an answer (thousands a second must not make as many replies); a
         // refusal is an error envelope like any other.

@@ -28,6 +28,10 @@ describe('decodeClientMessage', () => {
       ok: true,
       value: { type: 'ping', id: 1, t0: 12.5 },
     });
+    expect(decodeClientMessage('{"type":"ping","id":2,"t0":1,"proof":1073741823}')).toEqual({
+      ok: true,
+      value: { type: 'ping', id: 2, t0: 1, proof: 1073741823 },
+    });
     expect(decodeClientMessage(new TextEncoder().encode('{"type":"tap","tile":"t3"}'))).toEqual({
       ok: true,
       value: { type: 'tap', tile: 't3' },
@@ -57,6 +61,10 @@ describe('decodeClientMessage', () => {
     ['{"type":"hello","epoch":{"$gt":""}}', 'SC_ERR_BAD_MESSAGE'],
     ['{"type":"ping","id":1,"t0":"now"}', 'SC_ERR_BAD_MESSAGE'],
     ['{"type":"ping","t0":1}', 'SC_ERR_BAD_MESSAGE'],
+    ['{"type":"ping","id":1,"t0":1,"proof":"12"}', 'SC_ERR_BAD_MESSAGE'],
+    ['{"type":"ping","id":1,"t0":1,"proof":-1}', 'SC_ERR_BAD_MESSAGE'],
+    ['{"type":"ping","id":1,"t0":1,"proof":1073741824}', 'SC_ERR_BAD_MESSAGE'],
+    ['{"type":"ping","id":1,"t0":1,"proof":1.5}', 'SC_ERR_BAD_MESSAGE'],
     ['{"type":"tap","tile":{}}', 'SC_ERR_BAD_MESSAGE'],
     ['{"type":"tap","tile":""}', 'SC_ERR_BAD_MESSAGE'],
     ['{"type":"tap","tile":"x","window":7}', 'SC_ERR_BAD_MESSAGE'],

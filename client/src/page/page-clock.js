@@ -53,8 +53,16 @@ export function createClockProbe({ connection, fetch, clock, onRoundTrip }) {
   let pingId = 0;
   /** @type {Map<number, (pong: any) => void>} */
   const waiting = new Map();
+  /**
+   * The last pong's proof token, echoed once in the next ping: it tells the server this page
+   * reads what it is sent, so the server need not ping it for that (doc/protocol.md, "Heartbeats
+   * and dead links").
+   * @type {number | null}
+   */
+  let proof = null;
   connection.on('pong', (pong) => {
-    const id = /** @type {any} */ (pong).id;
+    const { id, proof: token } = /** @type {any} */ (pong);
+    if (Number.isSafeInteger(token)) proof = token;
     waiting.get(id)?.(pong);
     waiting.delete(id);
   });
@@ -75,7 +83,9 @@ export function createClockProbe({ connection, fetch, clock, onRoundTrip }) {
           resolve(null);
         }, PONG_WAIT_MS);
       });
-      if (connection.send({ type: 'ping', id, t0 })) {
+      const echo = proof;
+      proof = null;
+      if (connection.send(echo === null ? { type: 'ping', id, t0 } : { type: 'ping', id, t0, proof: echo })) {
         const answer = /** @type {any} */ (await pong);
         return measured(answer && typeof answer.t === 'number' ? { t0, t: answer.t, t1: now() } : null);
       }

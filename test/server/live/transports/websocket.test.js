@@ -4,6 +4,7 @@ import { describe, it, expect } from 'vitest';
 import { serversOf, useServers } from '../../../helpers/server.js';
 import { openWs } from '../../../helpers/live-clients.js';
 import { CLOSE, MAX_CLIENT_MESSAGE_BYTES } from '../../../../core/constants.js';
+import { PROOF_TOKEN_MAX } from '../../../../core/protocol.js';
 import { PROBE_EVERY_MS } from '../../../../client/src/time/clock.js';
 import {
   DEAD_AFTER_MS,
@@ -210,6 +211,47 @@ describe('WebSocket transport', () => {
     expect(link.proven).toBe(before);
     heardPong(link, pings[1]);
     expect(link.proven).toBe(link.sent);
+  });
+
+  it("a clock-sync pong's proof token, echoed, proves the bytes written before it, once; a wrong or stale echo proves nothing", () => {
+    /** @type {Buffer[]} */
+    const pings = [];
+    const ws = /** @type {any} */ ({
+      readyState: 1,
+      OPEN: 1,
+      bufferedAmount: 0,
+      ping: (/** @type {Buffer} */ data) => pings.push(Buffer.from(data)),
+      send() {},
+    });
+    const link = liveSocket(ws, null);
+    link.send(frameWs(/** @type {any} */ ({ text: 'x'.repeat(1000) })));
+    const first = link.offerProof();
+    const before = link.sent;
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(first).toBeLessThanOrEqual(PROOF_TOKEN_MAX);
+    link.send(frameWs(/** @type {any} */ ({ text: 'y'.repeat(1000) })));
+    // A ping goes out after the offer: the echo of the older offer does not answer it.
+    sendPing(link);
+    link.overdue = true;
+    link.proofEchoed(first ^ 1);
+    expect(link.proven).toBe(0);
+    link.proofEchoed(first);
+    expect(link.proven).toBe(before);
+    expect(link.proofAt).toBeGreaterThanOrEqual(0);
+    expect(link.buffered()).toBe(link.sent - before);
+    // Echoed once: the same token again proves nothing more.
+    link.proven = 0;
+    link.proofEchoed(first);
+    expect(link.proven).toBe(0);
+    // A newer offer covers the ping out: its echo answers the ping too.
+    const second = link.offerProof();
+    expect(second).not.toBe(first);
+    link.proofEchoed(second);
+    expect(link.proven).toBe(link.sent);
+    expect(link.proofAt).toBe(-1);
+    expect(link.overdue).toBe(false);
+    expect(link.buffered()).toBe(0);
+    expect(pings).toHaveLength(1);
   });
 
   it('a stalled reader delays nobody else and recovers with a snapshot', async () => {
@@ -425,6 +467,34 @@ describe('WebSocket transport', () => {
       expect(pings.length).toBe(1);
       expect(pings[0] - opened).toBeGreaterThanOrEqual(READ_PROOF_MS);
     }, 30_000);
+
+    it("a page that echoes each pong's proof token in its next clock-sync ping is never pinged, even past READ_PROOF_MS", async ({
+      onTestFinished,
+      expect,
+    }) => {
+      const { server, defer } = serversOf({ onTestFinished });
+      const s = await server();
+      const c = await client(s.wsBase, undefined, defer);
+      await c.waitFor((m) => m.type === 'snapshot');
+      let pings = 0;
+      c.ws.on('ping', () => {
+        pings++;
+      });
+      /** @type {number | undefined} */
+      let proof;
+      const rounds = Math.ceil((READ_PROOF_MS + PING_ALONE_AFTER_MS) / PROBE_EVERY_MS) + 1;
+      for (let i = 0; i < rounds; i++) {
+        c.ws.send(
+          JSON.stringify(proof === undefined ? { type: 'ping', id: i, t0: i } : { type: 'ping', id: i, t0: i, proof }),
+        );
+        const pong = await c.waitFor((m) => m.type === 'pong' && m.id === i);
+        expect(pong.proof).toEqual(expect.any(Number));
+        proof = pong.proof;
+        await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
+      }
+      expect(c.ws.readyState).toBe(c.ws.OPEN);
+      expect(pings).toBe(0);
+    }, 40_000);
 
     it('a talking client that falls silent and deaf is pinged once and cut within 8 s of its last frame', async ({
       onTestFinished,
