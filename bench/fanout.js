@@ -18,8 +18,10 @@
 // machine thousands of 10,000 clients failed to connect to the floor (the kernel's listen queue
 // overflowed: reset, or no answer before the timeout). A trial that loses clients says why.
 // --talk-every: each load client sends a clock-sync `ping` message this often, as an audience
-// page does (client/src/time/clock.js, every 4 s), and every server answers it with a `pong` (the
-// floor too); 0 (the default): the clients only read, as in the fan-out runs before.
+// page does (client/src/time/clock.js, every 4 s: the default), echoing the last `pong`'s proof
+// token as a page does, and every server answers it with a `pong` (the floor too); 0: the clients
+// only read, as in the fan-out runs before 2026-11-27 evening (no page does that: a reading-only
+// client costs ours a liveness ping and its pong every ~5.5 s, the floor nothing).
 // --duration `loops` (the default) measures whole loops of the piece and whole 6 s steps of the
 // CPU timeline, at least 15 s (24 s for both profiles): a window that is not whole loops holds
 // more or fewer big deltas depending on where it starts.
@@ -436,7 +438,7 @@ async function main() {
       targets: { type: 'string', default: 'floor,ours' },
       settle: { type: 'string', default: '60s' },
       'ramp-every': { type: 'string', default: '50ms' },
-      'talk-every': { type: 'string', default: '0' },
+      'talk-every': { type: 'string', default: '4s' },
       grace: { type: 'string', default: '3s' },
       'max-noise': { type: 'string', default: '25' },
       retries: { type: 'string', default: '2' },
