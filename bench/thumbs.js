@@ -7,7 +7,7 @@
 // server with the same clients, so that a change in the machine's load hits both.
 //
 //   node bench/thumbs.js [--phones 1500] [--rate 2] [--phase 20s] [--pairs 3] [--client-procs 2]
-//                        [--cpu-prof]
+//                        [--target ours|floor] [--cpu-prof]
 //
 // Each phase reports the push latency of the stream's deltas to every phone (receive time minus
 // the envelope's `t`, as bench/load-client.js records it for bench/fanout.js), p50, p99 and max;
@@ -30,6 +30,11 @@
 // (server/commands/start.js) with the per-address caps lifted (every client shares 127.0.0.1);
 // the thumb guard's per-device cap (2 a second) still holds. --cpu-prof writes the server's CPU
 // profile into bench/out/thumbs-prof-<time>/.
+//
+// --target floor runs the same phones and phases against the fan-out floor (bench/floor-server.js
+// replaying our stream's beats, measured from ours first): a bare `ws` server that reads each
+// thumb and parses it as JSON, and does nothing else with it. Its figures are the least any
+// server pays for the same thumbs and the same broadcast on this machine at this moment.
 
 import { fork } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -40,7 +45,7 @@ import { parseArgs } from 'node:util';
 import { createLoad } from './load-client.js';
 import { cpuMs, rssBytes } from './proc-stats.js';
 import { parseDuration, summarize } from './latency-stats.js';
-import { children, startServer, stopChild, waitFor } from './servers.js';
+import { children, probeSchedule, startServer, stopChild, waitFor } from './servers.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
@@ -60,6 +65,7 @@ const { values } = parseArgs({
     phase: { type: 'string', default: '20s' },
     pairs: { type: 'string', default: '3' },
     'client-procs': { type: 'string', default: '2' },
+    target: { type: 'string', default: 'ours' },
     'cpu-prof': { type: 'boolean', default: false },
     child: { type: 'boolean', default: false },
   },
@@ -97,7 +103,10 @@ function runChild() {
   process.on('message', async (/** @type {any} */ msg) => {
     if (msg.type === 'connect') {
       setTimeout(() => process.exit(3), msg.maxSeconds * 1000).unref();
-      const devices = await fetchDevices(msg.base, msg.count);
+      // The floor issues no credentials: its phones send a made-up one of the same length.
+      const devices = msg.floor
+        ? Array.from({ length: msg.count }, (_, i) => `${String(i).padStart(22, 'A')}.${'B'.repeat(22)}`)
+        : await fetchDevices(msg.base, msg.count);
       const l = createLoad({
         url: `${msg.ws}?view=audience`,
         count: msg.count,
@@ -269,9 +278,9 @@ function judge(phases, pooled) {
 
 /**
  * Start the load processes and connect every phone.
- * @param {{ phones: number, procs: number, port: number, rate: number, phaseMs: number, pairs: number }} o
+ * @param {{ phones: number, procs: number, port: number, rate: number, phaseMs: number, pairs: number, floor: boolean }} o
  */
-async function connectPhones({ phones, procs, port, rate, phaseMs, pairs }) {
+async function connectPhones({ phones, procs, port, rate, phaseMs, pairs, floor }) {
   const clients = Array.from({ length: procs }, () => {
     const c = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: 'inherit', serialization: 'advanced' });
     children.add(c);
@@ -288,6 +297,7 @@ async function connectPhones({ phones, procs, port, rate, phaseMs, pairs }) {
         ws: `ws://127.0.0.1:${port}/live`,
         count,
         rate,
+        floor,
         maxSeconds,
         // Every delta of a window to every phone: 2 beats and at most 4 meter deltas a second.
         maxSamples: Math.ceil(count * ((phaseMs + GRACE_MS) / 1000) * 8) + 1000,
@@ -309,10 +319,14 @@ async function main() {
   const profDir = values['cpu-prof'] ? path.join(BENCH, 'out', `thumbs-prof-${Date.now()}`) : null;
   if (profDir) mkdirSync(profDir, { recursive: true });
   const execArgv = profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
-  const server = startServer({ target: 'ours', root: ROOT, scoreDir: SCORE, schedule: null, execArgv });
+  const target = /** @type {string} */ (values.target);
+  const floor = target === 'floor';
+  if (!floor && target !== 'ours') throw new Error(`--target: ours or floor, not ${target}`);
+  const schedule = floor ? await probeSchedule(SCORE, ROOT) : null;
+  const server = startServer({ target, root: ROOT, scoreDir: SCORE, schedule, execArgv });
   const { port } = await waitFor(server, 'listening', 30_000, 'server');
-  const clients = await connectPhones({ phones, procs, port, rate, phaseMs, pairs });
-  process.stderr.write(`${phones} phones connected; load ${os.loadavg()[0].toFixed(1)}\n`);
+  const clients = await connectPhones({ phones, procs, port, rate, phaseMs, pairs, floor });
+  process.stderr.write(`${target}: ${phones} phones connected; load ${os.loadavg()[0].toFixed(1)}\n`);
   const pid = /** @type {number} */ (server.pid);
   /** @type {Phase[]} */
   const phases = [];
@@ -336,7 +350,7 @@ async function main() {
       `${profDir ? `; CPU profile in ${profDir}` : ''}\n`,
   );
   console.log(
-    JSON.stringify({ phones, ratePerPhone: rate, phaseSeconds: phaseMs / 1000, ...verdict, phases }, null, 2),
+    JSON.stringify({ target, phones, ratePerPhone: rate, phaseSeconds: phaseMs / 1000, ...verdict, phases }, null, 2),
   );
   process.exit(0);
 }
