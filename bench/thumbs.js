@@ -23,7 +23,7 @@
 // is the fan-out that bench/fanout.js bounds against the floor, so thumbs within 1.1x of it leave
 // the broadcast where that bench puts it. The CPU of the thumbs is not held to the fan-out's
 // 1.05x: reading 3,000 WebSocket frames a second is input work that any server taking thumbs
-// does (the floor takes none), so it is reported as µs of server CPU per thumb, with the RSS of
+// does (the floor of bench/fanout.js is sent none), so it is reported as µs of server CPU per thumb, with the RSS of
 // each phase beside it.
 //
 // The clients run in child processes (this file with --child), the server is ours
