@@ -63,6 +63,8 @@ import WebSocket from 'ws';
  * @property {number} gaps        a delta whose seq was not the previous seq + 1
  * @property {number} resyncs     a snapshot after the first one (the server thought us behind)
  * @property {number} malformed   a message whose head could not be read
+ * @property {number} envelopes   error envelopes from the server (`{"type":"error",…}`: a message
+ *   of ours it refused, as a thumb over a cap)
  * @property {number} overflow    samples dropped because the sample buffer was full (not an error)
  */
 
@@ -135,7 +137,7 @@ export function createLoad({
   let to = -Infinity;
   let stopping = false;
   /** @type {ClientErrors} */
-  const errors = { connect: 0, closed: 0, socket: 0, gaps: 0, resyncs: 0, malformed: 0, overflow: 0 };
+  const errors = { connect: 0, closed: 0, socket: 0, gaps: 0, resyncs: 0, malformed: 0, envelopes: 0, overflow: 0 };
   /** Why connects failed: error code or close code, counted (for the report). */
   /** @type {Record<string, number>} */
   const connectWhy = {};
@@ -224,6 +226,8 @@ export function createLoad({
             recorded[i]++;
           } else errors.overflow++;
         }
+      } else if (head.type === 'error') {
+        errors.envelopes++;
       } else if (head.type === 'pong') {
         // Its proof token, echoed in the next clock-sync ping as a page does (client/src/page/page-clock.js).
         const at = data.indexOf('"proof":');
@@ -358,6 +362,16 @@ export function createLoad({
       to = end;
     },
     collect,
+    /**
+     * Client i's socket once it holds its snapshot and is open, else null: for a benchmark whose
+     * clients also send (bench/thumbs.js sends thumbs on it, as phones do).
+     * @param {number} i
+     * @returns {WebSocket | null}
+     */
+    socket(i) {
+      const ws = sockets[i];
+      return ws && lastSeq[i] >= 0 && ws.readyState === ws.OPEN ? ws : null;
+    },
     /** Clock-sync pings sent so far. */
     get talked() {
       return talked;

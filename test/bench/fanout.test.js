@@ -211,6 +211,50 @@ describe('load clients connecting', () => {
   });
 });
 
+describe('load clients that send (bench/thumbs.js)', () => {
+  it('send on a ready socket, and count an error envelope the server answers with as an error', async () => {
+    const { WebSocketServer } = await import('ws');
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((r) => wss.once('listening', r));
+    /** @type {string[]} */
+    const heard = [];
+    wss.on('connection', (ws) => {
+      ws.send('{"type":"snapshot","epoch":"e","seq":1,"t":1}');
+      // Refuse every message, as our server refuses a thumb over a cap.
+      ws.on('message', (/** @type {Buffer} */ data) => {
+        heard.push(data.toString());
+        ws.send('{"type":"error","code":"SC_ERR_X","message":"no"}');
+      });
+    });
+    const port = /** @type {import('node:net').AddressInfo} */ (wss.address()).port;
+    const load = createLoad({
+      url: `ws://127.0.0.1:${port}/live`,
+      count: 1,
+      batch: 1,
+      everyMs: 10,
+      timeoutMs: 5000,
+      maxSamples: 1,
+      maxSeconds: 30,
+    });
+    try {
+      expect((await load.whenReady).ready).toBe(1);
+      expect(load.socket(1)).toBe(null);
+      load.socket(0)?.send('{"type":"thumb","value":"up"}');
+      while (heard.length === 0) await new Promise((r) => setTimeout(r, 10));
+      let errors = load.collect().errors;
+      while (errors.envelopes === 0) {
+        await new Promise((r) => setTimeout(r, 10));
+        errors = load.collect().errors;
+      }
+      expect(errors).toMatchObject({ envelopes: 1, malformed: 0, closed: 0 });
+      expect(heard).toEqual(['{"type":"thumb","value":"up"}']);
+    } finally {
+      load.stop();
+      await new Promise((r) => wss.close(() => r(undefined)));
+    }
+  });
+});
+
 describe('the floor listens as ours does', () => {
   it('with our listen backlog (a queue length, not work: the default of 511 lost clients at 10,000)', () => {
     // Read from the source: importing start.js loads the whole server (a second of this suite).

@@ -71,6 +71,11 @@ describe('the open form on a page', () => {
       false,
     );
     expect(form.allows('vote', {})).toBe(true);
+    // The audio switch: a section may silence the score's sound on the phones.
+    expect(form.allows('audio', { section: { id: 'c', options: [], audience: { ...SWITCHES, audio: false } } })).toBe(
+      false,
+    );
+    expect(form.allows('audio', { section: { id: 'a', options: [], audience: SWITCHES } })).toBe(true);
   });
 
   it('shows the note buttons while the section says, and passes presses on at most four a second', async () => {
