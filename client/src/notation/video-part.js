@@ -120,7 +120,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         failed,
       },
       w,
-      { seekLead: seeks.lead, rateWorks, nudge, canSeek: seeks.canSeek(now()) },
+      { seekLead: seeks.lead, rateWorks, nudge, canSeek: seeks.canSeek(now()), canJump: seeks.canJump(now(), w.time) },
     );
     seeks.observe(now(), act.drift, w.playing && !video.paused && !video.seeking);
     if (act.reload) {
@@ -142,7 +142,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
     if (video.muted !== muted) video.muted = muted;
     if (act.seek !== null) {
       seekCount++;
-      seeks.started(now());
+      seeks.started(now(), act.seek);
       video.currentTime = act.seek;
     }
     if (act.play === 'pause' || act.play === 'restart') {

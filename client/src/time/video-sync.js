@@ -24,6 +24,13 @@ export const SEEK_S = 0.1;
 export const CATCH_S = 0.2;
 export const MAX_NUDGE = 0.25;
 export const NO_RATE_SEEK_S = 0.06;
+/**
+ * A drift past this is a jump of the score's (a seek, a loop, a late join), not a drift: it is
+ * sought at once, within SEEK_GAP_MS of a correction seek or while one settles. Held back by the
+ * gap, a jump that came just after a correction seek left the video at the old place for up to a
+ * second. Far above what a stall or a late seek leaves, so a struggling page is not sought more.
+ */
+export const JUMP_S = 1;
 /** A seek's aim ahead is at most this (a seek slower than it lands late and is nudged). */
 export const MAX_SEEK_LEAD_S = 0.25;
 /**
@@ -100,14 +107,20 @@ const RATE_STEP = 0.002;
  * What to do to the video now.
  * @param {VideoNow} video
  * @param {Wanted} wanted
- * @param {{ seekLead?: number, rateWorks?: boolean, nudge?: boolean, canSeek?: boolean }} [o]  seekLead:
+ * @param {{ seekLead?: number, rateWorks?: boolean, nudge?: boolean, canSeek?: boolean, canJump?: boolean }} [o]  seekLead:
  *   seconds a seek loses here (seekAim); rateWorks: false where the browser ignores playbackRate;
  *   nudge: false where a rate write stalls the video (rateCost), when the rate is only the
  *   performance's and a drift is sought from NO_RATE_SEEK_S; canSeek: false within SEEK_GAP_MS
- *   of the last seek (seekAim.canSeek), when only the rate corrects
+ *   of the last seek (seekAim.canSeek), when only the rate corrects; canJump: false while the last
+ *   seek, made within SEEK_GAP_MS, was for where the score is now (seekAim.canJump), when a drift
+ *   past JUMP_S waits for it
  * @returns {SyncAction}
  */
-export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, nudge = true, canSeek = true } = {}) {
+export function syncStep(
+  video,
+  wanted,
+  { seekLead = 0, rateWorks = true, nudge = true, canSeek = true, canJump = true } = {},
+) {
   const end = video.duration !== null && Number.isFinite(video.duration) ? video.duration : Infinity;
   const target = Math.min(Math.max(wanted.time, 0), end);
   const drift = video.currentTime - target;
@@ -131,6 +144,11 @@ export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, nudge 
     // A start: its first frames come late by about what a seek loses, so it starts that far on.
     act.play = 'play';
     if (!video.seeking && Math.abs(drift - lead) > DEAD_S) act.seek = Math.min(target + lead, end);
+    return act;
+  }
+  if (Math.abs(drift) > JUMP_S && canJump) {
+    act.seek = Math.min(target + lead, end);
+    if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     return act;
   }
   if (video.seeking || video.busy) {
@@ -250,25 +268,38 @@ const clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
  * the pipeline's restart, during which the score moves on. Learnt from the drift each seek left
  * (measured SETTLE_MS after it landed, playing): what syncStep aims a seek ahead by.
  * @param {number} [first]  the aim before any seek was measured (seconds)
- * @returns {{ started: (at: number) => void, landed: (at: number) => void, observe: (at: number, drift: number, playing: boolean) => void, settling: (at: number) => boolean, canSeek: (at: number) => boolean, readonly lead: number }}
+ * @returns {{ started: (at: number, to?: number) => void, landed: (at: number) => void, observe: (at: number, drift: number, playing: boolean) => void, settling: (at: number) => boolean, canSeek: (at: number) => boolean, canJump: (at: number, time: number) => boolean, readonly lead: number }}
  */
 export function seekAim(first = FIRST_SEEK_LEAD_S) {
   let lead = first;
   /** @type {number | null} */
   let landedAt = null;
   let startedAt = 0;
+  /** Where the last seek went (seconds of the video), null if not said. */
+  /** @type {number | null} */
+  let aimedAt = null;
   let pending = false;
   let seeked = false;
+  /** @param {number} at */
+  const canSeek = (at) => !seeked || at - startedAt >= SEEK_GAP_MS;
   return {
-    started(at) {
+    started(at, to) {
       pending = true;
       seeked = true;
       startedAt = at;
+      aimedAt = to ?? null;
       landedAt = null;
     },
     /** Whether SEEK_GAP_MS have passed since the last seek started. */
-    canSeek(at) {
-      return !seeked || at - startedAt >= SEEK_GAP_MS;
+    canSeek,
+    /**
+     * Whether a drift past JUMP_S may be sought now: not while the last seek, made within
+     * SEEK_GAP_MS, went to within JUMP_S of where the video would now be had it landed at once
+     * (it was made for this jump; sought again each frame, a seek would never land).
+     */
+    canJump(at, time) {
+      if (canSeek(at) || aimedAt === null) return true;
+      return Math.abs(aimedAt + (at - startedAt) / 1000 - time) > JUMP_S;
     },
     /** A seek is under way, or landed less than SETTLE_MS ago (at most SETTLE_LIMIT_MS in all). */
     settling(at) {

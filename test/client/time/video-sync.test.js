@@ -14,6 +14,7 @@ import {
   STILL_MS,
   STUCK_MS,
   FIRST_SEEK_LEAD_S,
+  JUMP_S,
   syncStep,
 } from '../../../client/src/time/video-sync.js';
 
@@ -49,10 +50,21 @@ describe('keeping a video in step', () => {
     expect(jump.seek).toBeCloseTo(22.08, 9);
     expect(jump.rate).toBe(1);
     expect(syncStep(video({}), playing(10 + SEEK_S + 0.01)).seek).not.toBeNull();
-    expect(syncStep(video({ busy: true }), playing(22)).seek).toBeNull();
-    expect(syncStep(video({ seeking: true }), playing(22)).seek).toBeNull();
+    expect(syncStep(video({ busy: true }), playing(10.5)).seek).toBeNull();
+    expect(syncStep(video({ seeking: true }), playing(10.5)).seek).toBeNull();
     // Within SEEK_GAP_MS of the last seek: the rate alone, at its most.
-    expect(syncStep(video({}), playing(22), { canSeek: false })).toMatchObject({ seek: null, rate: 1 + MAX_NUDGE });
+    expect(syncStep(video({}), playing(10.5), { canSeek: false })).toMatchObject({ seek: null, rate: 1 + MAX_NUDGE });
+  });
+
+  it("seeks a jump of the score's at once, even just after a correction seek or while one settles", () => {
+    // The score sought from 10 s to 22 s within a second of a correction seek, that seek landing.
+    for (const v of [video({}), video({ busy: true }), video({ seeking: true, playbackRate: 1.2 })])
+      expect(syncStep(v, playing(22), { canSeek: false, seekLead: 0.05 })).toMatchObject({ seek: 22.05 });
+    expect(syncStep(video({ playbackRate: 1.2 }), playing(22), { canSeek: false }).rate).toBe(1);
+    expect(syncStep(video({}), playing(22), { canSeek: false, nudge: false }).seek).toBe(22);
+    // Not while the seek made for that jump is under way (seekAim.canJump), nor for a drift under JUMP_S.
+    expect(syncStep(video({ seeking: true }), playing(22), { canSeek: false, canJump: false }).seek).toBeNull();
+    expect(syncStep(video({ busy: true }), playing(10 + JUMP_S - 0.01), { canSeek: false }).seek).toBeNull();
   });
 
   it('keeps to seeks and the performance rate where a rate write stalls the video', () => {
@@ -136,6 +148,23 @@ describe('the aim of a seek', () => {
     expect(aim.lead).toBeCloseTo(0.02 + LEARN_STEP_S, 9);
     expect(aim.settling(2000 + 2001)).toBe(false);
   });
+
+  it('lets a jump be sought within the gap unless the last seek was made for it', () => {
+    const aim = seekAim(0);
+    expect(aim.canJump(0, 30)).toBe(true);
+    // A correction seek to 10.05 s; 300 ms later the score jumps to 22 s.
+    aim.started(1000, 10.05);
+    expect(aim.canSeek(1300)).toBe(false);
+    expect(aim.canJump(1300, 22)).toBe(true);
+    // The jump's own seek, still under way: not again while the score is where it aimed.
+    aim.started(1300, 22.05);
+    expect(aim.canJump(1500, 22.2)).toBe(false);
+    expect(aim.canJump(1500, 22.2 + JUMP_S + 0.1)).toBe(true);
+    expect(aim.canJump(1300 + SEEK_GAP_MS, 22)).toBe(true);
+    // A seek whose aim was not told (a load again): a jump may come.
+    aim.started(3000);
+    expect(aim.canJump(3100, 40)).toBe(true);
+  });
 });
 
 describe('a video that stays busy or fails', () => {
@@ -157,8 +186,10 @@ describe('a video that stays busy or fails', () => {
     const seeks = [];
     for (let at = 0; at <= ms; at += 50) {
       const { waiting, stuckMs } = watch.observe(at, el, true);
+      // The seek under way was made for this place (seekAim.canJump): only the stuck rule seeks again.
       const act = syncStep({ ...el, duration: 130, busy: waiting, stuckMs }, playing(48 + at / 1000), {
         canSeek: canSeek(at),
+        canJump: false,
       });
       if (act.seek !== null) seeks.push({ at, seek: act.seek });
     }
