@@ -24,7 +24,8 @@ import { msAtBeat } from '../../../core/video.js';
  * @property {number} rate       the video's playbackRate
  * @property {number} seeks      seeks made to follow the score
  * @property {number} reloads    loads again after the video failed (`video.error`)
- * @property {number} seekLead   what a seek is aimed ahead by (s)
+ * @property {number} seekLead   what a seek while playing is aimed ahead by (s)
+ * @property {number} startLead  what a start from a pause is aimed ahead by (s)
  * @property {boolean} nudges    the rate is nudged (false once a rate write cost a seek here)
  */
 
@@ -120,7 +121,14 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         failed,
       },
       w,
-      { seekLead: seeks.lead, rateWorks, nudge, canSeek: seeks.canSeek(now()), canJump: seeks.canJump(now(), w.time) },
+      {
+        seekLead: seeks.lead,
+        startLead: seeks.startLead,
+        rateWorks,
+        nudge,
+        canSeek: seeks.canSeek(now()),
+        canJump: seeks.canJump(now(), w.time),
+      },
     );
     seeks.observe(now(), act.drift, w.playing && !video.paused && !video.seeking);
     if (act.reload) {
@@ -142,7 +150,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
     if (video.muted !== muted) video.muted = muted;
     if (act.seek !== null) {
       seekCount++;
-      seeks.started(now(), act.seek);
+      seeks.started(now(), act.seek, act.play === 'play' || act.play === 'restart');
       video.currentTime = act.seek;
     }
     if (act.play === 'pause' || act.play === 'restart') {
@@ -181,6 +189,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         seeks: seekCount,
         reloads,
         seekLead: seeks.lead,
+        startLead: seeks.startLead,
         nudges: !rateCosts.costly,
       };
     },

@@ -107,8 +107,9 @@ const RATE_STEP = 0.002;
  * What to do to the video now.
  * @param {VideoNow} video
  * @param {Wanted} wanted
- * @param {{ seekLead?: number, rateWorks?: boolean, nudge?: boolean, canSeek?: boolean, canJump?: boolean }} [o]  seekLead:
- *   seconds a seek loses here (seekAim); rateWorks: false where the browser ignores playbackRate;
+ * @param {{ seekLead?: number, startLead?: number, rateWorks?: boolean, nudge?: boolean, canSeek?: boolean, canJump?: boolean }} [o]  seekLead:
+ *   seconds a seek loses here (seekAim); startLead: seconds a start from a pause loses (seekAim.startLead,
+ *   seekLead unless told); rateWorks: false where the browser ignores playbackRate;
  *   nudge: false where a rate write stalls the video (rateCost), when the rate is only the
  *   performance's and a drift is sought from NO_RATE_SEEK_S; canSeek: false within SEEK_GAP_MS
  *   of the last seek (seekAim.canSeek), when only the rate corrects; canJump: false while the last
@@ -119,7 +120,7 @@ const RATE_STEP = 0.002;
 export function syncStep(
   video,
   wanted,
-  { seekLead = 0, rateWorks = true, nudge = true, canSeek = true, canJump = true } = {},
+  { seekLead = 0, startLead = seekLead, rateWorks = true, nudge = true, canSeek = true, canJump = true } = {},
 ) {
   const end = video.duration !== null && Number.isFinite(video.duration) ? video.duration : Infinity;
   const target = Math.min(Math.max(wanted.time, 0), end);
@@ -140,10 +141,11 @@ export function syncStep(
   }
   const base = wanted.rate > 0 ? wanted.rate : 1;
   const lead = Math.min(seekLead, MAX_SEEK_LEAD_S) * base;
+  const ahead = Math.min(startLead, MAX_SEEK_LEAD_S) * base;
   if (video.paused) {
-    // A start: its first frames come late by about what a seek loses, so it starts that far on.
+    // A start: its first frames come late by what starts lose here, so it starts that far on.
     act.play = 'play';
-    if (!video.seeking && Math.abs(drift - lead) > DEAD_S) act.seek = Math.min(target + lead, end);
+    if (!video.seeking && Math.abs(drift - ahead) > DEAD_S) act.seek = Math.min(target + ahead, end);
     return act;
   }
   if (Math.abs(drift) > JUMP_S && canJump) {
@@ -156,7 +158,7 @@ export function syncStep(
     // without seeking is also paused and played again (WebKitGTK's stayed still at HAVE_CURRENT_DATA,
     // not paused, after a rate write paused and resumed it: a seek showed one frame each second).
     if ((video.stuckMs ?? 0) >= STUCK_MS && canSeek) {
-      act.seek = Math.min(target + lead, end);
+      act.seek = Math.min(target + (video.seeking ? lead : ahead), end);
       if (!video.seeking) act.play = 'restart';
     }
     // A nudge is for a video that plays: left on, it runs ahead or behind once the video does.
@@ -266,12 +268,18 @@ const clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
 /**
  * How far ahead of the score a seek must aim to land in step here: a seek takes its decode and
  * the pipeline's restart, during which the score moves on. Learnt from the drift each seek left
- * (measured SETTLE_MS after it landed, playing): what syncStep aims a seek ahead by.
+ * (measured SETTLE_MS after it landed, playing): what syncStep aims a seek ahead by. A start from
+ * a pause (a seek and a play()) is learnt apart from a seek while playing: in WebKitGTK a seek
+ * while playing cost 22-46 ms and a start about 80 ms, and one aim for both left every start
+ * 44 ms behind and the next seek 54 ms ahead (bench/RESULTS.md, video parts in WebKit).
  * @param {number} [first]  the aim before any seek was measured (seconds)
- * @returns {{ started: (at: number, to?: number) => void, landed: (at: number) => void, observe: (at: number, drift: number, playing: boolean) => void, settling: (at: number) => boolean, canSeek: (at: number) => boolean, canJump: (at: number, time: number) => boolean, readonly lead: number }}
+ * @returns {{ started: (at: number, to?: number, start?: boolean) => void, landed: (at: number) => void, observe: (at: number, drift: number, playing: boolean) => void, settling: (at: number) => boolean, canSeek: (at: number) => boolean, canJump: (at: number, time: number) => boolean, readonly lead: number, readonly startLead: number }}
  */
 export function seekAim(first = FIRST_SEEK_LEAD_S) {
   let lead = first;
+  let startLead = first;
+  /** Whether the seek under way came with a play() from a pause. */
+  let starting = false;
   /** @type {number | null} */
   let landedAt = null;
   let startedAt = 0;
@@ -283,8 +291,9 @@ export function seekAim(first = FIRST_SEEK_LEAD_S) {
   /** @param {number} at */
   const canSeek = (at) => !seeked || at - startedAt >= SEEK_GAP_MS;
   return {
-    started(at, to) {
+    started(at, to, start = false) {
       pending = true;
+      starting = start;
       seeked = true;
       startedAt = at;
       aimedAt = to ?? null;
@@ -316,10 +325,16 @@ export function seekAim(first = FIRST_SEEK_LEAD_S) {
       // Behind (drift < 0) after the last seek: aim further ahead next time. Half the error, at
       // most LEARN_STEP_S a seek: one seek that met a stall (a busy phone) does not throw the aim.
       const step = Math.min(Math.max(-drift * 0.5, -LEARN_STEP_S), LEARN_STEP_S);
-      lead = Math.min(Math.max(lead + step, 0), MAX_SEEK_LEAD_S);
+      const learnt = (/** @type {number} */ x) => Math.min(Math.max(x + step, 0), MAX_SEEK_LEAD_S);
+      if (starting) startLead = learnt(startLead);
+      else lead = learnt(lead);
     },
     get lead() {
       return lead;
+    },
+    /** What a start from a pause is aimed ahead by. */
+    get startLead() {
+      return startLead;
     },
   };
 }

@@ -149,6 +149,29 @@ describe('the aim of a seek', () => {
     expect(aim.settling(2000 + 2001)).toBe(false);
   });
 
+  it('learns the aim of a start from a pause apart from that of a seek while playing', () => {
+    // WebKitGTK: a seek while playing lands 20-45 ms late, a start (a seek and a play()) about 80 ms.
+    const aim = seekAim(0.05);
+    aim.started(0, 10.05, true);
+    aim.landed(100);
+    aim.observe(100 + SETTLE_MS, -0.06, true);
+    expect(aim.startLead).toBeCloseTo(0.08, 9);
+    expect(aim.lead).toBeCloseTo(0.05, 9);
+    aim.started(2000, 20.05);
+    aim.landed(2040);
+    aim.observe(2040 + SETTLE_MS, 0.02, true);
+    expect(aim.lead).toBeCloseTo(0.04, 9);
+    expect(aim.startLead).toBeCloseTo(0.08, 9);
+    // Each is what syncStep aims by: a start, a seek while playing, a paused video stood still too long.
+    const o = { seekLead: aim.lead, startLead: aim.startLead, nudge: false };
+    expect(syncStep(video({ paused: true, currentTime: 12 }), playing(12), o).seek).toBeCloseTo(12.08, 9);
+    expect(syncStep(video({}), playing(12), o).seek).toBeCloseTo(12.04, 9);
+    expect(syncStep({ ...video({}), busy: true, stuckMs: STUCK_MS }, playing(11), o)).toMatchObject({
+      play: 'restart',
+      seek: expect.closeTo(11.08, 9),
+    });
+  });
+
   it('lets a jump be sought within the gap unless the last seek was made for it', () => {
     const aim = seekAim(0);
     expect(aim.canJump(0, 30)).toBe(true);
