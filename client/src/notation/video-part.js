@@ -6,7 +6,7 @@
 // browser lets play without a tap; a tap on "Sound on" unmutes it.
 
 import { positionAt } from '../time/beat-clock.js';
-import { rateCost, seekAim, stallWatch, syncStep } from '../time/video-sync.js';
+import { driftHold, rateCost, seekAim, stallWatch, syncStep } from '../time/video-sync.js';
 import { msAtBeat } from '../../../core/video.js';
 
 /**
@@ -73,6 +73,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
 
   const seeks = seekAim();
   const stall = stallWatch();
+  const hold = driftHold();
   /** Whether a rate write stalls the video here (WebKitGTK): then the sync keeps to seeks. */
   const rateCosts = rateCost();
   let seekCount = 0;
@@ -107,6 +108,8 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
     if (video.readyState < 1 && !failed) return;
     const nudge = !rateCosts.observe(video);
     const held = stall.observe(now(), video, w.playing && !video.paused);
+    const moving = w.playing && !video.paused && !video.seeking && !held.waiting;
+    const overMs = hold.observe(now(), video.currentTime - w.time, moving);
     const act = syncStep(
       {
         currentTime: video.currentTime,
@@ -118,6 +121,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         // HAVE_CURRENT_DATA).
         busy: seeks.settling(now()) || held.waiting,
         stuckMs: held.stuckMs,
+        overMs,
         failed,
       },
       w,

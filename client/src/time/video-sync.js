@@ -71,6 +71,13 @@ export const STUCK_MS = 1000;
  * Several frames of a 25 fps video: a time read every animation frame moves within it.
  */
 export const STILL_MS = 200;
+/**
+ * Where the rate is not nudged, a drift is sought once it has stayed past NO_RATE_SEEK_S this
+ * long (driftHold): WebKitGTK's currentTime, read on a loaded machine, jumps by 10-110 ms for a
+ * frame or two and comes back, and a seek there costs 0.3-0.4 s of a video standing still (a
+ * seek made on such a reading left the video 290 ms behind for two seconds).
+ */
+export const HOLD_MS = 250;
 /** How many frames after a rate write the element is watched for a pause or an unmute of its own. */
 export const RATE_PROBE_FRAMES = 3;
 /** A rate is written only when it moves by more than this. */
@@ -87,6 +94,9 @@ const RATE_STEP = 0.002;
  *   (stallWatch's `waiting`): the time is not worth correcting until it is
  * @property {number} [stuckMs]  how long the element itself has been seeking or waiting while
  *   the score played (stallWatch)
+ * @property {number} [overMs]  how long the drift has stayed past NO_RATE_SEEK_S while the video
+ *   played (driftHold); a drift where the rate is not nudged is sought from HOLD_MS (always, if
+ *   not told)
  * @property {boolean} [failed]  the element has an error (`video.error`): it neither plays nor
  *   lands a seek until it is loaded again
  */
@@ -170,8 +180,9 @@ export function syncStep(
     if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     return act;
   }
-  const seekAt = rateWorks && nudge ? SEEK_S : NO_RATE_SEEK_S;
-  if (Math.abs(drift) > seekAt && canSeek) {
+  const nudged = rateWorks && nudge;
+  const seekAt = nudged ? SEEK_S : NO_RATE_SEEK_S;
+  if (Math.abs(drift) > seekAt && canSeek && (nudged || (video.overMs ?? Infinity) >= HOLD_MS)) {
     act.seek = Math.min(target + lead, end);
     if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     return act;
@@ -218,6 +229,27 @@ export function stallWatch() {
       // Waiting counts from when the time stopped.
       since ??= el.seeking ? at : movedAt;
       return { waiting, stuckMs: at - since };
+    },
+  };
+}
+
+/**
+ * How long the drift has stayed past NO_RATE_SEEK_S, in ms of frames told while the video played;
+ * 0 once it is within, or the video does not play (paused, seeking: a seek's own drift is not
+ * a drift to seek again).
+ * @returns {{ observe: (at: number, drift: number, playing: boolean) => number }}
+ */
+export function driftHold() {
+  /** @type {number | null} */
+  let since = null;
+  return {
+    observe(at, drift, playing) {
+      if (!playing || Math.abs(drift) <= NO_RATE_SEEK_S) {
+        since = null;
+        return 0;
+      }
+      since ??= at;
+      return at - since;
     },
   };
 }

@@ -14,6 +14,8 @@ import {
   STILL_MS,
   STUCK_MS,
   FIRST_SEEK_LEAD_S,
+  driftHold,
+  HOLD_MS,
   JUMP_S,
   syncStep,
 } from '../../../client/src/time/video-sync.js';
@@ -78,6 +80,26 @@ describe('keeping a video in step', () => {
     expect(syncStep(video({}), playing(10.045), { nudge: false, seekLead: 0.03 }).seek).toBeCloseTo(10.075, 9);
     expect(syncStep(video({}), playing(9.95), { nudge: false }).seek).toBe(9.95);
     expect(syncStep(video({}), playing(10.035), { nudge: false }).seek).toBeNull();
+  });
+
+  it('seeks a drift where the rate is not nudged only once it has held HOLD_MS', () => {
+    // WebKitGTK's currentTime on a loaded machine: 110 ms off for a frame, then back.
+    const hold = driftHold();
+    const frames = [0.02, 0.11, 0.02, 0.02].map((d, i) => hold.observe(i * 40, d, true));
+    expect(frames).toEqual([0, 0, 0, 0]);
+    const over = (/** @type {number} */ ms) =>
+      syncStep({ ...video({}), overMs: ms }, playing(10.11), { nudge: false, seekLead: 0.03 }).seek;
+    expect(over(0)).toBeNull();
+    expect(over(HOLD_MS - 1)).toBeNull();
+    expect(over(HOLD_MS)).toBeCloseTo(10.14, 9);
+    // A drift that stays: held from its first frame; not counted while the video does not play.
+    expect(hold.observe(200, 0.08, true)).toBe(0);
+    expect(hold.observe(200 + HOLD_MS, 0.08, true)).toBe(HOLD_MS);
+    expect(hold.observe(500, 0.5, false)).toBe(0);
+    expect(hold.observe(540, 0.5, true)).toBe(0);
+    // A jump is not held back, and nudging browsers seek from SEEK_S as before.
+    expect(syncStep({ ...video({}), overMs: 0 }, playing(22), { nudge: false }).seek).toBe(22);
+    expect(syncStep({ ...video({}), overMs: 0 }, playing(10.2)).seek).toBe(10.2);
   });
 
   it('puts a nudged rate back while the video is busy, so it does not run on at the nudge', () => {
