@@ -74,9 +74,10 @@ export const STUCK_MS = 1000;
 export const STILL_MS = 200;
 /**
  * Where the rate is not nudged, a drift is sought once it has stayed past NO_RATE_SEEK_S this
- * long (driftHold): WebKitGTK's currentTime, read on a loaded machine, jumps by 10-110 ms for a
- * frame or two and comes back, and a seek there costs 0.3-0.4 s of a video standing still (a
- * seek made on such a reading left the video 290 ms behind for two seconds).
+ * long (driftHold): WebKitGTK's currentTime jumps 40-100 ms for one 40 ms sample and comes back
+ * (once a run in two runs' traces), and a seek there on a loaded machine costs 0.1-0.46 s of a
+ * video standing still (one made from 20 ms in step, most likely on such a reading, left the
+ * video 290 ms behind for two seconds).
  */
 export const HOLD_MS = 250;
 /** How many frames after a rate write the element is watched for a pause or an unmute of its own. */
