@@ -309,8 +309,9 @@ const clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
  * the pipeline's restart, during which the score moves on. Learnt from the drift each seek left
  * (measured SETTLE_MS after it landed, playing): what syncStep aims a seek ahead by. A start from
  * a pause (a seek and a play()) is learnt apart from a seek while playing: in WebKitGTK a seek
- * while playing cost 22-46 ms and a start about 80 ms, and one aim for both left every start
- * 44 ms behind and the next seek 54 ms ahead (bench/RESULTS.md, video parts in WebKit).
+ * while playing cost 22-46 ms and a start about 80 ms in a quiet run, and one aim for both left
+ * the score's seek 54 ms ahead and the start after the pause 44 ms behind, each for the rest of
+ * its phase (bench/RESULTS.md, video parts in WebKit).
  * @param {number} [first]  the aim before any seek was measured (seconds)
  * @returns {{ started: (at: number, to?: number, start?: boolean) => void, landed: (at: number) => void, observe: (at: number, drift: number, playing: boolean) => void, settling: (at: number) => boolean, canSeek: (at: number) => boolean, canJump: (at: number, time: number) => boolean, readonly lead: number, readonly startLead: number }}
  */
