@@ -240,7 +240,8 @@ async function played({ engine, server, part, seconds, page, trace }) {
     w.__drift = [];
     w.__stillVideo = 0;
     // Samples with the element seeking, below HAVE_FUTURE_DATA, or at a nudged rate; and the
-    // series itself (time, drift, readyState, seeking, rate) for --trace.
+    // series itself (time, drift, readyState, seeking, rate, seeks, paused, waiting and playing
+    // events so far) for --trace.
     w.__busy = { seeking: 0, lowData: 0, nudged: 0 };
     w.__series = [];
     // Every play() the part asks for, and how the browser answered the ones it refused.
@@ -255,6 +256,12 @@ async function played({ engine, server, part, seconds, page, trace }) {
       });
       return p;
     };
+    // The element's own waiting and playing events, counted, for --trace: whether a video that
+    // stands still after a seek was told to wait, or played and stopped.
+    w.__events = { waiting: 0, playing: 0 };
+    const el = document.querySelector('video.sc-video');
+    el?.addEventListener('waiting', () => w.__events.waiting++);
+    el?.addEventListener('playing', () => w.__events.playing++);
     w.__sampler = setInterval(() => {
       const s = w.scorecast.video;
       if (s?.playing && s.scoreTime !== null) {
@@ -272,6 +279,9 @@ async function played({ engine, server, part, seconds, page, trace }) {
             v.seeking ? 1 : 0,
             Math.round(v.playbackRate * 1000) / 1000,
             s.seeks,
+            v.paused ? 1 : 0,
+            w.__events.waiting,
+            w.__events.playing,
           ]);
         }
       }
@@ -354,6 +364,7 @@ async function played({ engine, server, part, seconds, page, trace }) {
     plays,
     rate: status?.rate ?? null,
     seekLead: status?.seekLead ?? null,
+    startLead: status?.startLead ?? null,
     nudges: status?.nudges ?? null,
     series,
   };

@@ -6,7 +6,7 @@
 // browser lets play without a tap; a tap on "Sound on" unmutes it.
 
 import { positionAt } from '../time/beat-clock.js';
-import { rateCost, seekAim, stallWatch, syncStep } from '../time/video-sync.js';
+import { driftHold, rateCost, seekAim, stallWatch, syncStep } from '../time/video-sync.js';
 import { msAtBeat } from '../../../core/video.js';
 
 /**
@@ -24,7 +24,8 @@ import { msAtBeat } from '../../../core/video.js';
  * @property {number} rate       the video's playbackRate
  * @property {number} seeks      seeks made to follow the score
  * @property {number} reloads    loads again after the video failed (`video.error`)
- * @property {number} seekLead   what a seek is aimed ahead by (s)
+ * @property {number} seekLead   what a seek while playing is aimed ahead by (s)
+ * @property {number} startLead  what a start from a pause is aimed ahead by (s)
  * @property {boolean} nudges    the rate is nudged (false once a rate write cost a seek here)
  */
 
@@ -72,6 +73,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
 
   const seeks = seekAim();
   const stall = stallWatch();
+  const hold = driftHold();
   /** Whether a rate write stalls the video here (WebKitGTK): then the sync keeps to seeks. */
   const rateCosts = rateCost();
   let seekCount = 0;
@@ -106,6 +108,8 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
     if (video.readyState < 1 && !failed) return;
     const nudge = !rateCosts.observe(video);
     const held = stall.observe(now(), video, w.playing && !video.paused);
+    const moving = w.playing && !video.paused && !video.seeking && !held.waiting;
+    const overMs = hold.observe(now(), video.currentTime - w.time, moving);
     const act = syncStep(
       {
         currentTime: video.currentTime,
@@ -117,10 +121,18 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         // HAVE_CURRENT_DATA).
         busy: seeks.settling(now()) || held.waiting,
         stuckMs: held.stuckMs,
+        overMs,
         failed,
       },
       w,
-      { seekLead: seeks.lead, rateWorks, nudge, canSeek: seeks.canSeek(now()) },
+      {
+        seekLead: seeks.lead,
+        startLead: seeks.startLead,
+        rateWorks,
+        nudge,
+        canSeek: seeks.canSeek(now()),
+        canJump: seeks.canJump(now(), w.time),
+      },
     );
     seeks.observe(now(), act.drift, w.playing && !video.paused && !video.seeking);
     if (act.reload) {
@@ -142,7 +154,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
     if (video.muted !== muted) video.muted = muted;
     if (act.seek !== null) {
       seekCount++;
-      seeks.started(now());
+      seeks.started(now(), act.seek, act.play === 'play' || act.play === 'restart');
       video.currentTime = act.seek;
     }
     if (act.play === 'pause' || act.play === 'restart') {
@@ -181,6 +193,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         seeks: seekCount,
         reloads,
         seekLead: seeks.lead,
+        startLead: seeks.startLead,
         nudges: !rateCosts.costly,
       };
     },

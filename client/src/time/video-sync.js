@@ -23,7 +23,20 @@ export const DEAD_S = 0.01;
 export const SEEK_S = 0.1;
 export const CATCH_S = 0.2;
 export const MAX_NUDGE = 0.25;
+/**
+ * Not one frame (40 ms): a seek in WebKitGTK on a loaded machine lands 50-110 ms either side of
+ * its aim (seeks a second apart landed ahead and behind in turn, as if the cost followed the
+ * target's place between the key frames, 2 s apart in the bench's video), and from 40 ms the sync
+ * sought once a second for six seconds after the score's seek (bench/RESULTS.md, video parts).
+ */
 export const NO_RATE_SEEK_S = 0.06;
+/**
+ * A drift past this is a jump of the score's (a seek, a loop, a late join), not a drift: it is
+ * sought at once, within SEEK_GAP_MS of a correction seek or while one settles. Held back by the
+ * gap, a jump that came just after a correction seek left the video at the old place for up to a
+ * second. Far above what a stall or a late seek leaves, so a struggling page is not sought more.
+ */
+export const JUMP_S = 1;
 /** A seek's aim ahead is at most this (a seek slower than it lands late and is nudged). */
 export const MAX_SEEK_LEAD_S = 0.25;
 /**
@@ -59,6 +72,14 @@ export const STUCK_MS = 1000;
  * Several frames of a 25 fps video: a time read every animation frame moves within it.
  */
 export const STILL_MS = 200;
+/**
+ * Where the rate is not nudged, a drift is sought once it has stayed past NO_RATE_SEEK_S this
+ * long (driftHold): WebKitGTK's currentTime jumps 40-100 ms for one 40 ms sample and comes back
+ * (once a run in two runs' traces), and a seek there on a loaded machine costs 0.1-0.46 s of a
+ * video standing still (one made from 20 ms in step, most likely on such a reading, left the
+ * video 290 ms behind for two seconds).
+ */
+export const HOLD_MS = 250;
 /** How many frames after a rate write the element is watched for a pause or an unmute of its own. */
 export const RATE_PROBE_FRAMES = 3;
 /** A rate is written only when it moves by more than this. */
@@ -75,6 +96,9 @@ const RATE_STEP = 0.002;
  *   (stallWatch's `waiting`): the time is not worth correcting until it is
  * @property {number} [stuckMs]  how long the element itself has been seeking or waiting while
  *   the score played (stallWatch)
+ * @property {number} [overMs]  how long the drift has stayed past NO_RATE_SEEK_S while the video
+ *   played (driftHold); a drift where the rate is not nudged is sought from HOLD_MS (always, if
+ *   not told)
  * @property {boolean} [failed]  the element has an error (`video.error`): it neither plays nor
  *   lands a seek until it is loaded again
  */
@@ -100,14 +124,21 @@ const RATE_STEP = 0.002;
  * What to do to the video now.
  * @param {VideoNow} video
  * @param {Wanted} wanted
- * @param {{ seekLead?: number, rateWorks?: boolean, nudge?: boolean, canSeek?: boolean }} [o]  seekLead:
- *   seconds a seek loses here (seekAim); rateWorks: false where the browser ignores playbackRate;
+ * @param {{ seekLead?: number, startLead?: number, rateWorks?: boolean, nudge?: boolean, canSeek?: boolean, canJump?: boolean }} [o]  seekLead:
+ *   seconds a seek loses here (seekAim); startLead: seconds a start from a pause loses (seekAim.startLead,
+ *   seekLead unless told); rateWorks: false where the browser ignores playbackRate;
  *   nudge: false where a rate write stalls the video (rateCost), when the rate is only the
  *   performance's and a drift is sought from NO_RATE_SEEK_S; canSeek: false within SEEK_GAP_MS
- *   of the last seek (seekAim.canSeek), when only the rate corrects
+ *   of the last seek (seekAim.canSeek), when only the rate corrects; canJump: false while the last
+ *   seek, made within SEEK_GAP_MS, was for where the score is now (seekAim.canJump), when a drift
+ *   past JUMP_S waits for it
  * @returns {SyncAction}
  */
-export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, nudge = true, canSeek = true } = {}) {
+export function syncStep(
+  video,
+  wanted,
+  { seekLead = 0, startLead = seekLead, rateWorks = true, nudge = true, canSeek = true, canJump = true } = {},
+) {
   const end = video.duration !== null && Number.isFinite(video.duration) ? video.duration : Infinity;
   const target = Math.min(Math.max(wanted.time, 0), end);
   const drift = video.currentTime - target;
@@ -127,10 +158,16 @@ export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, nudge 
   }
   const base = wanted.rate > 0 ? wanted.rate : 1;
   const lead = Math.min(seekLead, MAX_SEEK_LEAD_S) * base;
+  const ahead = Math.min(startLead, MAX_SEEK_LEAD_S) * base;
   if (video.paused) {
-    // A start: its first frames come late by about what a seek loses, so it starts that far on.
+    // A start: its first frames come late by what starts lose here, so it starts that far on.
     act.play = 'play';
-    if (!video.seeking && Math.abs(drift - lead) > DEAD_S) act.seek = Math.min(target + lead, end);
+    if (!video.seeking && Math.abs(drift - ahead) > DEAD_S) act.seek = Math.min(target + ahead, end);
+    return act;
+  }
+  if (Math.abs(drift) > JUMP_S && canJump) {
+    act.seek = Math.min(target + lead, end);
+    if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     return act;
   }
   if (video.seeking || video.busy) {
@@ -138,15 +175,16 @@ export function syncStep(video, wanted, { seekLead = 0, rateWorks = true, nudge 
     // without seeking is also paused and played again (WebKitGTK's stayed still at HAVE_CURRENT_DATA,
     // not paused, after a rate write paused and resumed it: a seek showed one frame each second).
     if ((video.stuckMs ?? 0) >= STUCK_MS && canSeek) {
-      act.seek = Math.min(target + lead, end);
+      act.seek = Math.min(target + (video.seeking ? lead : ahead), end);
       if (!video.seeking) act.play = 'restart';
     }
     // A nudge is for a video that plays: left on, it runs ahead or behind once the video does.
     if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     return act;
   }
-  const seekAt = rateWorks && nudge ? SEEK_S : NO_RATE_SEEK_S;
-  if (Math.abs(drift) > seekAt && canSeek) {
+  const nudged = rateWorks && nudge;
+  const seekAt = nudged ? SEEK_S : NO_RATE_SEEK_S;
+  if (Math.abs(drift) > seekAt && canSeek && (nudged || (video.overMs ?? Infinity) >= HOLD_MS)) {
     act.seek = Math.min(target + lead, end);
     if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     return act;
@@ -193,6 +231,27 @@ export function stallWatch() {
       // Waiting counts from when the time stopped.
       since ??= el.seeking ? at : movedAt;
       return { waiting, stuckMs: at - since };
+    },
+  };
+}
+
+/**
+ * How long the drift has stayed past NO_RATE_SEEK_S, in ms of frames told while the video played;
+ * 0 once it is within, or the video does not play (paused, seeking: a seek's own drift is not
+ * a drift to seek again).
+ * @returns {{ observe: (at: number, drift: number, playing: boolean) => number }}
+ */
+export function driftHold() {
+  /** @type {number | null} */
+  let since = null;
+  return {
+    observe(at, drift, playing) {
+      if (!playing || Math.abs(drift) <= NO_RATE_SEEK_S) {
+        since = null;
+        return 0;
+      }
+      since ??= at;
+      return at - since;
     },
   };
 }
@@ -248,27 +307,48 @@ const clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
 /**
  * How far ahead of the score a seek must aim to land in step here: a seek takes its decode and
  * the pipeline's restart, during which the score moves on. Learnt from the drift each seek left
- * (measured SETTLE_MS after it landed, playing): what syncStep aims a seek ahead by.
+ * (measured SETTLE_MS after it landed, playing): what syncStep aims a seek ahead by. A start from
+ * a pause (a seek and a play()) is learnt apart from a seek while playing: in WebKitGTK a seek
+ * while playing cost 22-46 ms and a start about 80 ms in a quiet run, and one aim for both left
+ * the score's seek 54 ms ahead and the start after the pause 44 ms behind, each for the rest of
+ * its phase (bench/RESULTS.md, video parts in WebKit).
  * @param {number} [first]  the aim before any seek was measured (seconds)
- * @returns {{ started: (at: number) => void, landed: (at: number) => void, observe: (at: number, drift: number, playing: boolean) => void, settling: (at: number) => boolean, canSeek: (at: number) => boolean, readonly lead: number }}
+ * @returns {{ started: (at: number, to?: number, start?: boolean) => void, landed: (at: number) => void, observe: (at: number, drift: number, playing: boolean) => void, settling: (at: number) => boolean, canSeek: (at: number) => boolean, canJump: (at: number, time: number) => boolean, readonly lead: number, readonly startLead: number }}
  */
 export function seekAim(first = FIRST_SEEK_LEAD_S) {
   let lead = first;
+  let startLead = first;
+  /** Whether the seek under way came with a play() from a pause. */
+  let starting = false;
   /** @type {number | null} */
   let landedAt = null;
   let startedAt = 0;
+  /** Where the last seek went (seconds of the video), null if not said. */
+  /** @type {number | null} */
+  let aimedAt = null;
   let pending = false;
   let seeked = false;
+  /** @param {number} at */
+  const canSeek = (at) => !seeked || at - startedAt >= SEEK_GAP_MS;
   return {
-    started(at) {
+    started(at, to, start = false) {
       pending = true;
+      starting = start;
       seeked = true;
       startedAt = at;
+      aimedAt = to ?? null;
       landedAt = null;
     },
     /** Whether SEEK_GAP_MS have passed since the last seek started. */
-    canSeek(at) {
-      return !seeked || at - startedAt >= SEEK_GAP_MS;
+    canSeek,
+    /**
+     * Whether a drift past JUMP_S may be sought now: not while the last seek, made within
+     * SEEK_GAP_MS, went to within JUMP_S of where the video would now be had it landed at once
+     * (it was made for this jump; sought again each frame, a seek would never land).
+     */
+    canJump(at, time) {
+      if (canSeek(at) || aimedAt === null) return true;
+      return Math.abs(aimedAt + (at - startedAt) / 1000 - time) > JUMP_S;
     },
     /** A seek is under way, or landed less than SETTLE_MS ago (at most SETTLE_LIMIT_MS in all). */
     settling(at) {
@@ -285,10 +365,16 @@ export function seekAim(first = FIRST_SEEK_LEAD_S) {
       // Behind (drift < 0) after the last seek: aim further ahead next time. Half the error, at
       // most LEARN_STEP_S a seek: one seek that met a stall (a busy phone) does not throw the aim.
       const step = Math.min(Math.max(-drift * 0.5, -LEARN_STEP_S), LEARN_STEP_S);
-      lead = Math.min(Math.max(lead + step, 0), MAX_SEEK_LEAD_S);
+      const learnt = (/** @type {number} */ x) => Math.min(Math.max(x + step, 0), MAX_SEEK_LEAD_S);
+      if (starting) startLead = learnt(startLead);
+      else lead = learnt(lead);
     },
     get lead() {
       return lead;
+    },
+    /** What a start from a pause is aimed ahead by. */
+    get startLead() {
+      return startLead;
     },
   };
 }
