@@ -3,8 +3,11 @@
 // /api/roster or a play when ready, in the last WANTED_MS), every node writes what it shares
 // (its part devices, its parts' readiness, its audience summed up: bounded, never one row per
 // phone) to one Redis hash every SHARE_EVERY_MS, under the cluster's MAC; the node asked merges
-// the fresh ones. A node not heard from for SHARE_STALE_MS (killed, cut off) drops out. With no
-// one looking, each node only reads two small fields a tick.
+// the fresh ones. A node not heard from for SHARE_STALE_MS (killed, cut off) drops out. A look
+// is announced on the roster channel every node already listens to (and kept in the hash for a
+// node that starts later): with no one looking a node sends Redis nothing and runs no timer,
+// where it used to ask the hash twice a second whether anyone looked; told, it writes its share
+// at once instead of on its next round.
 //
 // An action on a device goes to the node that holds it: the node asked tries its own roster,
 // then publishes the action on the cluster's roster channel; every other node tries its own and
@@ -204,8 +207,11 @@ export function createClusterRoster({
   const pending = new Map();
   /** @type {Set<string>} */
   const seen = new Set();
+  /** Runs only while the roster is wanted or a wait is open. */
   /** @type {ReturnType<typeof setInterval> | undefined} */
   let timer;
+  // One round at a time: while Redis is away its commands wait, and rounds must not pile up.
+  let ticking = false;
   let closed = false;
   let refused = 0;
   let bytesOut = 0;
@@ -252,6 +258,39 @@ export function createClusterRoster({
     if (wantedUntil - t > WANTED_MS / 2) return;
     wantedUntil = t + WANTED_MS;
     void redis.hset(key, WANTED, seal_(purpose.wanted, { until: wantedUntil })).catch(() => {});
+    void send({ op: 'want', id: newId(), until: wantedUntil });
+    arm();
+  }
+
+  /**
+   * Another node's look (its message, or the hash's field at start): write shares until `until`,
+   * at most WANTED_MS from now whatever a writer's clock says.
+   * @param {unknown} until
+   */
+  function wantedBy(until) {
+    if (typeof until !== 'number' || !(until > wantedUntil)) return;
+    wantedUntil = Math.min(until, now() + WANTED_MS);
+    arm();
+  }
+
+  function round() {
+    if (ticking) return;
+    ticking = true;
+    tick()
+      .catch((err) => {
+        if (!closed) log.warn({ err: /** @type {Error} */ (err).message }, 'sharing the roster failed');
+      })
+      .finally(() => {
+        ticking = false;
+      });
+  }
+
+  /** Write and check every everyMs from now (a first round at once) while wanted or waiting. */
+  function arm() {
+    if (everyMs <= 0 || closed || timer !== undefined) return;
+    timer = setInterval(round, everyMs);
+    timer.unref();
+    round();
   }
 
   /**
@@ -323,18 +362,19 @@ export function createClusterRoster({
     }
   }
 
-  /** One round: learn whether the roster is wanted, write this node's share if so, check a wait. */
+  /** One round: write this node's share while the roster is wanted, check a wait; idle after. */
   async function tick() {
     const t = now();
-    const text = wantedUntil > t ? packShare({ ...local.share(), t }) : null;
-    if (text !== null) bytesOut += text.length;
-    const [[wanted]] = await Promise.all([
-      redis.hmget(key, WANTED),
-      text === null ? null : redis.hset(key, node, text),
-    ]);
-    const w = open(purpose.wanted, wanted);
-    if (w && typeof w.until === 'number' && w.until > wantedUntil) wantedUntil = w.until;
+    if (wantedUntil > t) {
+      const text = packShare({ ...local.share(), t });
+      bytesOut += text.length;
+      await redis.hset(key, node, text);
+    }
     if (waiter) await check();
+    if (timer !== undefined && !(wantedUntil > now()) && !waiter) {
+      clearInterval(timer);
+      timer = undefined;
+    }
   }
 
   /** @param {object} message */
@@ -352,7 +392,8 @@ export function createClusterRoster({
     }
     seen.add(mark);
     if (seen.size > SEEN_MAX) seen.delete(/** @type {string} */ (seen.values().next().value));
-    if (m.op === 'act' && typeof m.device === 'string' && typeof m.action === 'string') {
+    if (m.op === 'want') wantedBy(m.until);
+    else if (m.op === 'act' && typeof m.device === 'string' && typeof m.action === 'string') {
       const r = local.act(m.device, m.action);
       void send({ op: 'done', id: m.id, to: m.from, ok: r.ok, sent: r.ok ? r.sent : 0 });
     } else if (m.op === 'done' && m.to === node) {
@@ -364,24 +405,11 @@ export function createClusterRoster({
   }
 
   return {
-    /** Start writing and listening. */
+    /** Listen, and write at once if someone looked before this node started. */
     async start() {
       await listen(onMessage);
-      if (everyMs <= 0) return;
-      // One round at a time: while Redis is away its commands wait, and rounds must not pile up.
-      let ticking = false;
-      timer = setInterval(() => {
-        if (ticking) return;
-        ticking = true;
-        tick()
-          .catch((err) => {
-            if (!closed) log.warn({ err: /** @type {Error} */ (err).message }, 'sharing the roster failed');
-          })
-          .finally(() => {
-            ticking = false;
-          });
-      }, everyMs);
-      timer.unref();
+      const [wanted] = await redis.hmget(key, WANTED).catch(() => [null]);
+      wantedBy(open(purpose.wanted, wanted)?.until);
     },
 
     /** One round now (tests drive it on their own time). */

@@ -23,7 +23,7 @@ export function clusterKeys(prefix) {
     lease: `${prefix}lease`,
     /** votes, reports and control requests from every node, for the active conductor */
     inbox: `${prefix}inbox`,
-    /** each node's status (a hash: node id -> JSON), refreshed every second */
+    /** each node's status (a hash: node id -> JSON), refreshed every 2 s (registry.js) */
     nodes: `${prefix}nodes`,
     /** what each node's roster shares while the console looks (a hash: node id -> sealed JSON) */
     roster: `${prefix}roster`,

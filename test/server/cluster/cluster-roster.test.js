@@ -5,7 +5,7 @@
 
 import { describe, it, expect } from 'vitest';
 import { createRoster, SHARE_POINTS, SHARE_ROWS, WORST_ROWS } from '../../../server/live/roster.js';
-import { createClusterRoster, mergePoints, SHARE_STALE_MS } from '../../../server/cluster/cluster-roster.js';
+import { createClusterRoster, mergePoints, SHARE_STALE_MS, WANTED_MS } from '../../../server/cluster/cluster-roster.js';
 import { createSeal, clusterKey, sealed } from '../../../server/cluster/seal.js';
 import { quantile } from '../../../core/stats.js';
 import { deviceStatus } from '../../helpers/fixtures.js';
@@ -19,8 +19,8 @@ const CHANNEL = 'sc:roster:act';
 function cluster(parts = ['violin', 'cello']) {
   const redis = fakeRedis();
   const clock = { t: 1_700_000_000_000 };
-  /** @param {string} name */
-  async function node(name) {
+  /** @param {string} name @param {{ everyMs?: number, store?: import('../../../server/cluster/cluster-roster.js').RosterStore }} [o] */
+  async function node(name, { everyMs = 0, store = redis.store } = {}) {
     /** @type {{ to: string, do: string }[]} */
     const told = [];
     const local = createRoster({
@@ -35,7 +35,7 @@ function cluster(parts = ['violin', 'cello']) {
     });
     const roster = createClusterRoster({
       local,
-      redis: redis.store,
+      redis: store,
       listen: redis.listen,
       seal,
       key: KEY,
@@ -43,7 +43,7 @@ function cluster(parts = ['violin', 'cello']) {
       node: name,
       now: () => clock.t,
       actWaitMs: 300,
-      everyMs: 0,
+      everyMs,
     });
     await roster.start();
     let n = 0;
@@ -77,8 +77,9 @@ function cluster(parts = ['violin', 'cello']) {
   };
 }
 
-/** Two rounds: the first learns that the roster is wanted, the second writes the share. */
+/** A look's message reaches the nodes (the fake channel delivers on the next turn), then two rounds. */
 const share = async (/** @type {{ roster: { tick: () => Promise<void> } }[]} */ ...nodes) => {
+  await new Promise((r) => setImmediate(r));
   for (let i = 0; i < 2; i++) for (const n of nodes) await n.roster.tick();
 };
 
@@ -118,7 +119,7 @@ describe('the roster across a cluster (fake Redis)', () => {
     const b = await c.node('b');
     b.report('cello', { id: 'dcello', name: 'cello desk' });
     await share(b);
-    // Nobody looked yet: b wrote nothing but asked whether to.
+    // Nobody looked yet: b wrote nothing.
     expect(c.redis.hashes.get(KEY)?.has('b') ?? false).toBe(false);
     const first = await a.roster.view();
     expect(first.devices).toEqual([]);
@@ -130,6 +131,47 @@ describe('the roster across a cluster (fake Redis)', () => {
       { part: 'cello', missing: false, ready: true, devices: ['dcello'] },
     ]);
     expect(v.nodes.map((/** @type {{ node: string }} */ n) => n.node)).toEqual(['a', 'b']);
+  });
+
+  it('with nobody looking a node sends Redis nothing; told of a look, it writes its share at once, and stops after', async () => {
+    const c = cluster();
+    /** @type {string[]} */
+    const sent = [];
+    // b's commands, counted: every method of the store, wrapped
+    const store = /** @type {typeof c.redis.store} */ (
+      Object.fromEntries(
+        Object.entries(c.redis.store).map(([k, fn]) => [
+          k,
+          (/** @type {any[]} */ ...args) => {
+            sent.push(`${k} ${args[1] ?? ''}`);
+            return /** @type {any} */ (fn)(...args);
+          },
+        ]),
+      )
+    );
+    const a = await c.node('a');
+    // rounds every 30 ms, or never within this test: the share must come from the look itself
+    const b = await c.node('b', { everyMs: 60_000, store });
+    const quiet = await c.node('q', { everyMs: 30, store });
+    b.report('cello', { id: 'dcello' });
+    const started = sent.length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sent.slice(started)).toEqual([]);
+
+    await a.roster.view();
+    // the look's message, then b's write (no round of b's own falls in this test)
+    await new Promise((r) => setTimeout(r, 20));
+    expect(c.redis.hashes.get(KEY)?.has('b')).toBe(true);
+    expect((await a.roster.view()).devices).toMatchObject([{ id: 'dcello', node: 'b' }]);
+
+    // The look over: the rounds stop, and nothing more is sent.
+    c.advance(WANTED_MS + 1);
+    await new Promise((r) => setTimeout(r, 100));
+    const after = sent.length;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(sent.slice(after)).toEqual([]);
+    await quiet.roster.close();
+    await b.roster.close();
   });
 
   it(`drops a node not heard from for ${SHARE_STALE_MS} ms, and its share from the hash`, async () => {
