@@ -1,0 +1,60 @@
+import { describe, it, expect } from 'vitest';
+import { landingFigures, landingOn, viewPage } from '../../bench/sync-landings.js';
+
+/** A shown change: beat, drawn at `at`, due at server time `due`. */
+const shown = (/** @type {number} */ beat, /** @type {number} */ at, /** @type {number | null} */ due, count = 0) => ({
+  beat,
+  count,
+  at,
+  due,
+});
+
+describe('bench:sync landings', () => {
+  /** A jump to beat 96, due at 10_000, asked for at 9_500; the next asked for at 12_500. */
+  const jump = { kind: /** @type {const} */ ('jump'), label: 'C', beat: 96, due: 10_000, from: 9_500, to: 12_500 };
+
+  it("a page's landing: its first drawing of the beat due at the server time, not a count-in click, not before the ask", () => {
+    const log = [
+      shown(96, 9_000, 9_000), // before the ask: the piece passing by
+      shown(12, 9_600, 9_600),
+      shown(96, 9_990, 9_990, 1), // a click, not the beat
+      shown(96, 10_004, 10_000),
+      shown(96, 10_300, 10_000),
+    ];
+    expect(landingOn(jump, log)).toEqual({ at: 10_004, due: 10_000, sameDue: true, predicted: false });
+    // Drawn for another server time: found, and said so.
+    expect(landingOn(jump, [shown(96, 10_630, 10_625)])).toMatchObject({ at: 10_630, sameDue: false });
+    expect(landingOn(jump, [shown(96, 12_600, 12_600)])).toBeNull();
+  });
+
+  it('spread across pages, each page late against the server time, misses and other server times counted', () => {
+    const round = { ...jump, label: 'B', due: 20_000, from: 19_500, to: 22_500 };
+    const logs = [
+      [shown(96, 9_992, 10_000), shown(96, 19_992, 20_000)],
+      [shown(96, 9_992.2, 10_000), shown(96, 20_025, 20_025)],
+      [shown(96, 10_008.6, 10_000)], // missed the second
+    ];
+    const r = landingFigures([jump, round], logs, ['phone', 'violin1', 'phone']);
+    expect(r.landings).toBe(2);
+    // Spreads 16.6 (under a frame) and 33.
+    expect(r.spread).toEqual({ p50: 16.6, p95: 33, p99: 33, max: 33 });
+    expect(r.sameFrame).toBe(1);
+    expect(r.late).toEqual({ min: -8, p50: -7.8, p95: 25, p99: 25, max: 25 });
+    expect(r.lateByView).toEqual({ phone: { p50: -8, max: 8.6 }, violin1: { p50: -7.8, max: 25 } });
+    expect(r).toMatchObject({ missed: 1, otherDue: 1, predicted: 0 });
+    expect(r.each[1]).toEqual({ label: 'B', due: 20_000, spread: 33, late: [-8, 25, null] });
+  });
+
+  it('a landing whose server time the server did not say takes the one most pages drew', () => {
+    const unknown = { ...jump, due: null };
+    const logs = [[shown(96, 10_001, 10_000)], [shown(96, 10_002, 10_000)], [shown(96, 10_630, 10_625)]];
+    const r = landingFigures([unknown], logs, ['phone', 'phone', 'cello']);
+    expect(r.each[0]).toMatchObject({ due: 10_000, late: [1, 2, 630] });
+    expect(r.otherDue).toBe(1);
+  });
+
+  it('phones at the audience page, parts at their views, at the tests’ sizes', () => {
+    expect(viewPage('phone')).toEqual({ path: '/', viewport: { width: 390, height: 844 } });
+    expect(viewPage('cello')).toEqual({ path: '/view/cello', viewport: { width: 820, height: 1180 } });
+  });
+});
