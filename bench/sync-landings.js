@@ -40,7 +40,10 @@ export function viewPage(view) {
  */
 
 /**
- * @typedef {{ beat: number | null, count: number, at: number, due: number | null, predicted?: boolean }} Shown
+ * @typedef {{ beat: number | null, bar?: number | null, beatInBar?: number | null, count: number, at: number,
+ *   due: number | null, predicted?: boolean }} Shown
+ * @typedef {{ key: string, write: number, frame: number }} Change  the bench's record of a change
+ *   of the page's bar, beat or click (bar.beat.click): written at `write`, in display frame `frame`
  */
 
 const r1 = (/** @type {number} */ x) => Math.round(x * 10) / 10;
@@ -61,7 +64,8 @@ function quantiles(xs) {
  * beat in the window at all (drawn for another server time), else none (missed).
  * @param {Landing} landing
  * @param {Shown[]} log
- * @returns {{ at: number, due: number | null, sameDue: boolean, predicted: boolean } | null}
+ * @returns {{ at: number, due: number | null, sameDue: boolean, predicted: boolean, key: string } | null}
+ *   key: the change's bar.beat.click, as the bench records it
  */
 export function landingOn(landing, log) {
   const inWindow = log.filter(
@@ -71,7 +75,26 @@ export function landingOn(landing, log) {
   const right = due === null ? undefined : inWindow.find((s) => s.due !== null && Math.abs(s.due - due) < 1);
   const s = right ?? inWindow[0];
   if (!s) return null;
-  return { at: s.at, due: s.due, sameDue: right !== undefined, predicted: s.predicted === true };
+  return {
+    at: s.at,
+    due: s.due,
+    sameDue: right !== undefined,
+    predicted: s.predicted === true,
+    key: `${s.bar}.${s.beatInBar}.`,
+  };
+}
+
+/**
+ * The display frame a page's landing was drawn in, from the bench's own records: the change to
+ * the landing's bar and beat (no click) written from `at` (its frame's start, or its timer's
+ * time) up to 100 ms later. `at` is the page's wall clock (whole milliseconds) and the records
+ * its high-resolution origin: 2 ms allowed between them. NaN when there is none.
+ * @param {{ at: number, key: string }} drawn
+ * @param {Change[]} changes
+ */
+export function frameOf(drawn, changes) {
+  const c = changes.find((x) => x.key === drawn.key && x.write >= drawn.at - 2 && x.write <= drawn.at + 100);
+  return c ? c.frame : NaN;
 }
 
 /**
@@ -82,18 +105,26 @@ export function landingOn(landing, log) {
  * @param {Landing[]} landings
  * @param {Shown[][]} logs  each page's `scorecast.shown`
  * @param {string[]} views  each page's view
+ * @param {Change[][]} [changes]  each page's records of its changes: with them, `drawn` has the
+ *   spread of the display frames the landings were drawn in, and how many were written from a
+ *   timer (outside a frame: `at` is then the timer's time, and the frame the next one)
  */
-export function landingFigures(landings, logs, views) {
+export function landingFigures(landings, logs, views, changes) {
   /** @type {number[]} */
   const spreads = [];
   /** @type {number[]} */
   const late = [];
+  /** @type {number[]} */
+  const frameSpreads = [];
+  let fromTimer = 0;
+  let unmatched = 0;
   /** @type {Record<string, number[]>} */
   const lateByView = {};
   let missed = 0;
   let otherDue = 0;
   let predicted = 0;
-  /** @type {Array<{ label: string, due: number | null, spread: number | null, late: Array<number | null> }>} */
+  /** @type {Array<{ label: string, due: number | null, spread: number | null, late: Array<number | null>,
+   *   frameLate?: Array<number | null>, predicted: Array<boolean | null> }>} */
   const each = [];
   for (const landing of landings) {
     const drawn = logs.map((log) => landingOn(landing, log));
@@ -101,6 +132,18 @@ export function landingFigures(landings, logs, views) {
     const ats = drawn.flatMap((d) => (d ? [d.at] : []));
     const spread = ats.length >= 2 ? Math.max(...ats) - Math.min(...ats) : null;
     if (spread !== null) spreads.push(spread);
+    /** @type {number[] | null} */
+    let pageFrames = null;
+    if (changes) {
+      const frames = drawn.map((d, i) => (d ? frameOf(d, changes[i]) : NaN));
+      pageFrames = frames;
+      const ok = frames.filter((f) => Number.isFinite(f));
+      unmatched += drawn.filter((d) => d).length - ok.length;
+      drawn.forEach((d, i) => {
+        if (d && Number.isFinite(frames[i]) && Math.abs(frames[i] - d.at) > 2) fromTimer++;
+      });
+      if (ok.length >= 2) frameSpreads.push(Math.max(...ok) - Math.min(...ok));
+    }
     /** @type {Array<number | null>} */
     const pageLate = drawn.map((d, i) => {
       if (!d) {
@@ -115,7 +158,18 @@ export function landingFigures(landings, logs, views) {
       (lateByView[views[i]] ??= []).push(x);
       return r1(x);
     });
-    each.push({ label: landing.label, due, spread: spread === null ? null : r1(spread), late: pageLate });
+    each.push({
+      label: landing.label,
+      due,
+      spread: spread === null ? null : r1(spread),
+      late: pageLate,
+      // Each page's drawn frame against the server time, and whether it was shown ahead of its
+      // own message (from the state's `next`).
+      ...(pageFrames && due !== null
+        ? { frameLate: pageFrames.map((f) => (Number.isFinite(f) ? r1(f - due) : null)) }
+        : {}),
+      predicted: drawn.map((d) => d?.predicted ?? null),
+    });
   }
   return {
     landings: landings.length,
@@ -128,6 +182,16 @@ export function landingFigures(landings, logs, views) {
     missed,
     otherDue,
     predicted,
+    ...(changes
+      ? {
+          drawn: {
+            spread: quantiles(frameSpreads),
+            sameFrame: frameSpreads.filter((x) => x < FRAME_MS).length,
+            fromTimer,
+            unmatched,
+          },
+        }
+      : {}),
     each,
   };
 }

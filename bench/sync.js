@@ -53,7 +53,9 @@ minus first) of the time each beat changed, p50/p95/p99/max, from each page's fi
                     Each landing (a jump's target, a round's first beat): the spread across pages
                     of the time it was drawn and each page's lateness against the server time it
                     was due, p50/p95/p99/max, in \`landings\` (sameFrame: spreads under 16.7 ms;
-                    otherDue: drawn for another server time; missed: not drawn)
+                    otherDue: drawn for another server time; missed: not drawn; drawn: the
+                    spread of the display frames the bench saw them drawn in, and fromTimer:
+                    written from a timer, outside a frame)
   --views LIST      the pages' views in turn: phone (/, 390x844) or a part (/view/NAME, 820x1180)
                     (default: / at the browser's size; with --jumps or --loops phone,violin1,cello)
   --profiles LIST   loopback, wifi-light (10 ± 5 ms each way), wifi-busy (35 ± 25 ms)
@@ -101,12 +103,30 @@ function recordBeats() {
         });
       }
     });
+  // Every change of bar, beat or count-in click, for the landings (a loop's first beat after its
+  // count-in changes only the click): bar.beat.click, the click empty on a beat.
+  /** @type {Array<{ key: string, write: number, frame: number }>} */
+  const changes = [];
+  w.__changes = changes;
   const start = () => {
     const bar = document.getElementById('bar');
     const beat = document.getElementById('beat');
+    const count = document.getElementById('count-in');
     if (!bar || !beat) return;
     let last = `${bar.textContent}.${beat.textContent}`;
+    let lastChange = '';
     new MutationObserver(() => {
+      const change = `${bar.textContent}.${beat.textContent}.${count?.textContent ?? ''}`;
+      if (change !== lastChange) {
+        lastChange = change;
+        const rec = { key: change, write: origin + performance.now(), frame: NaN };
+        if (inFrame !== null) rec.frame = origin + inFrame;
+        else
+          raf((ts) => {
+            rec.frame = origin + ts;
+          });
+        changes.push(rec);
+      }
       const key = `${bar.textContent}.${beat.textContent}`;
       if (key === last) return;
       last = key;
@@ -354,6 +374,7 @@ async function measureLandings({ origin, opened, views, jumps, jumpGap, loops })
     }
   const landings = await driveLandings({ origin, jumps, loops, jumpGap });
   const shown = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).scorecast.shown)));
+  const changes = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__changes)));
   // The page keeps its last 500 changes: a log full and begun after the first landing lost some.
   const first = Math.min(...landings.map((l) => l.from));
   if (shown.some((log) => log.length >= 500 && log[0].at > first))
@@ -365,6 +386,7 @@ async function measureLandings({ origin, opened, views, jumps, jumpGap, loops })
       landings.filter((l) => l.kind === kind),
       shown,
       pageViews,
+      changes,
     );
   return { ...(jumps > 0 ? { jumps: of('jump') } : {}), ...(loops > 0 ? { rounds: of('round') } : {}) };
 }

@@ -1,9 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { landingFigures, landingOn, viewPage } from '../../bench/sync-landings.js';
+import { frameOf, landingFigures, landingOn, viewPage } from '../../bench/sync-landings.js';
 
-/** A shown change: beat, drawn at `at`, due at server time `due`. */
+/** A shown change: beat (bar 25, its first beat), drawn at `at`, due at server time `due`. */
 const shown = (/** @type {number} */ beat, /** @type {number} */ at, /** @type {number | null} */ due, count = 0) => ({
   beat,
+  bar: 25,
+  beatInBar: 1,
   count,
   at,
   due,
@@ -21,7 +23,7 @@ describe('bench:sync landings', () => {
       shown(96, 10_004, 10_000),
       shown(96, 10_300, 10_000),
     ];
-    expect(landingOn(jump, log)).toEqual({ at: 10_004, due: 10_000, sameDue: true, predicted: false });
+    expect(landingOn(jump, log)).toEqual({ at: 10_004, due: 10_000, sameDue: true, predicted: false, key: '25.1.' });
     // Drawn for another server time: found, and said so.
     expect(landingOn(jump, [shown(96, 10_630, 10_625)])).toMatchObject({ at: 10_630, sameDue: false });
     expect(landingOn(jump, [shown(96, 12_600, 12_600)])).toBeNull();
@@ -42,7 +44,14 @@ describe('bench:sync landings', () => {
     expect(r.late).toEqual({ min: -8, p50: -7.8, p95: 25, p99: 25, max: 25 });
     expect(r.lateByView).toEqual({ phone: { p50: -8, max: 8.6 }, violin1: { p50: -7.8, max: 25 } });
     expect(r).toMatchObject({ missed: 1, otherDue: 1, predicted: 0 });
-    expect(r.each[1]).toEqual({ label: 'B', due: 20_000, spread: 33, late: [-8, 25, null] });
+    expect(r.each[1]).toEqual({
+      label: 'B',
+      due: 20_000,
+      spread: 33,
+      late: [-8, 25, null],
+      predicted: [false, false, null],
+    });
+    expect(r.drawn).toBeUndefined();
   });
 
   it('a landing whose server time the server did not say takes the one most pages drew', () => {
@@ -51,6 +60,30 @@ describe('bench:sync landings', () => {
     const r = landingFigures([unknown], logs, ['phone', 'phone', 'cello']);
     expect(r.each[0]).toMatchObject({ due: 10_000, late: [1, 2, 630] });
     expect(r.otherDue).toBe(1);
+  });
+
+  it("with the bench's records, the display frame each landing was drawn in: a change written from a timer is drawn in the next frame", () => {
+    const logs = [[shown(96, 9_992, 10_000)], [shown(96, 10_003, 10_000)]];
+    const changes = [
+      // Written in the frame that began at 9_992 (the page's wall clock is whole ms: 9_991.6).
+      [
+        { key: '25.1.', write: 9_000, frame: 9_000 },
+        { key: '25.1.', write: 9_993.1, frame: 9_991.6 },
+      ],
+      // Written from a timer at 10_003, drawn in the next frame.
+      [{ key: '25.1.', write: 10_003.2, frame: 10_008.3 }],
+    ];
+    expect(frameOf({ at: 9_992, key: '25.1.' }, changes[0])).toBe(9_991.6);
+    expect(frameOf({ at: 9_992, key: '5.1.' }, changes[0])).toBeNaN();
+    const r = landingFigures([jump], logs, ['phone', 'cello'], changes);
+    expect(r.spread.max).toBe(11);
+    expect(r.drawn).toEqual({
+      spread: { p50: 16.7, p95: 16.7, p99: 16.7, max: 16.7 },
+      sameFrame: 0,
+      fromTimer: 1,
+      unmatched: 0,
+    });
+    expect(r.each[0].frameLate).toEqual([-8.4, 8.3]);
   });
 
   it('phones at the audience page, parts at their views, at the tests’ sizes', () => {
