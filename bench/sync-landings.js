@@ -41,7 +41,8 @@ export function viewPage(view) {
 
 /**
  * @typedef {{ beat: number | null, bar?: number | null, beatInBar?: number | null, count: number, at: number,
- *   due: number | null, predicted?: boolean }} Shown
+ *   due: number | null, predicted?: boolean, server?: number }} Shown  `server`: the page's estimate
+ *   of the server's clock at `at`
  * @typedef {{ key: string, write: number, frame: number }} Change  the bench's record of a change
  *   of the page's bar, beat or click (bar.beat.click): written at `write`, in display frame `frame`
  */
@@ -64,8 +65,9 @@ function quantiles(xs) {
  * beat in the window at all (drawn for another server time), else none (missed).
  * @param {Landing} landing
  * @param {Shown[]} log
- * @returns {{ at: number, due: number | null, sameDue: boolean, predicted: boolean, key: string } | null}
- *   key: the change's bar.beat.click, as the bench records it
+ * @returns {{ at: number, due: number | null, sameDue: boolean, predicted: boolean, key: string, clock: number } | null}
+ *   key: the change's bar.beat.click, as the bench records it; clock: the page's clock error then
+ *   (its estimate of the server's clock minus the machine's, which the server's is; NaN unknown)
  */
 export function landingOn(landing, log) {
   const inWindow = log.filter(
@@ -81,6 +83,7 @@ export function landingOn(landing, log) {
     sameDue: right !== undefined,
     predicted: s.predicted === true,
     key: `${s.bar}.${s.beatInBar}.`,
+    clock: s.server === undefined ? NaN : s.server - s.at,
   };
 }
 
@@ -117,6 +120,8 @@ export function landingFigures(landings, logs, views, changes) {
   /** @type {number[]} */
   const frameSpreads = [];
   let fromTimer = 0;
+  /** @type {number[]} */
+  const clockErrors = [];
   let unmatched = 0;
   /** @type {Record<string, number[]>} */
   const lateByView = {};
@@ -124,12 +129,13 @@ export function landingFigures(landings, logs, views, changes) {
   let otherDue = 0;
   let predicted = 0;
   /** @type {Array<{ label: string, due: number | null, spread: number | null, late: Array<number | null>,
-   *   frameLate?: Array<number | null>, predicted: Array<boolean | null> }>} */
+   *   frameLate?: Array<number | null>, predicted: Array<boolean | null>, clock: Array<number | null> }>} */
   const each = [];
   for (const landing of landings) {
     const drawn = logs.map((log) => landingOn(landing, log));
     const due = landing.due ?? majorityDue(drawn);
     const ats = drawn.flatMap((d) => (d ? [d.at] : []));
+    for (const d of drawn) if (d && Number.isFinite(d.clock)) clockErrors.push(Math.abs(d.clock));
     const spread = ats.length >= 2 ? Math.max(...ats) - Math.min(...ats) : null;
     if (spread !== null) spreads.push(spread);
     /** @type {number[] | null} */
@@ -169,6 +175,7 @@ export function landingFigures(landings, logs, views, changes) {
         ? { frameLate: pageFrames.map((f) => (Number.isFinite(f) ? r1(f - due) : null)) }
         : {}),
       predicted: drawn.map((d) => d?.predicted ?? null),
+      clock: drawn.map((d) => (d && Number.isFinite(d.clock) ? r1(d.clock) : null)),
     });
   }
   return {
@@ -182,6 +189,9 @@ export function landingFigures(landings, logs, views, changes) {
     missed,
     otherDue,
     predicted,
+    // How far the pages' clocks were off as they drew the landings (|error|, ms): a page whose
+    // estimate is behind by more than the frame's distance to the due time draws the next frame.
+    clock: quantiles(clockErrors),
     ...(changes
       ? {
           drawn: {

@@ -23,7 +23,16 @@ describe('bench:sync landings', () => {
       shown(96, 10_004, 10_000),
       shown(96, 10_300, 10_000),
     ];
-    expect(landingOn(jump, log)).toEqual({ at: 10_004, due: 10_000, sameDue: true, predicted: false, key: '25.1.' });
+    expect(landingOn(jump, log)).toEqual({
+      at: 10_004,
+      due: 10_000,
+      sameDue: true,
+      predicted: false,
+      key: '25.1.',
+      clock: NaN,
+    });
+    // The page's estimate of the server's clock then, against its own: its clock error.
+    expect(landingOn(jump, [{ ...shown(96, 10_004, 10_000), server: 10_001 }])?.clock).toBe(-3);
     // Drawn for another server time: found, and said so.
     expect(landingOn(jump, [shown(96, 10_630, 10_625)])).toMatchObject({ at: 10_630, sameDue: false });
     expect(landingOn(jump, [shown(96, 12_600, 12_600)])).toBeNull();
@@ -50,6 +59,7 @@ describe('bench:sync landings', () => {
       spread: 33,
       late: [-8, 25, null],
       predicted: [false, false, null],
+      clock: [null, null, null],
     });
     expect(r.drawn).toBeUndefined();
   });
