@@ -111,8 +111,10 @@ export function frameOf(drawn, changes) {
  * @param {Change[][]} [changes]  each page's records of its changes: with them, `drawn` has the
  *   spread of the display frames the landings were drawn in, and how many were written from a
  *   timer (outside a frame: `at` is then the timer's time, and the frame the next one)
+ * @param {Array<Array<{ frame: number, lag: number }>>} [lateFrames]  each page's frames whose
+ *   callbacks ran late: with them, each landing says how late each page's main thread was
  */
-export function landingFigures(landings, logs, views, changes) {
+export function landingFigures(landings, logs, views, changes, lateFrames) {
   /** @type {number[]} */
   const spreads = [];
   /** @type {number[]} */
@@ -129,7 +131,8 @@ export function landingFigures(landings, logs, views, changes) {
   let otherDue = 0;
   let predicted = 0;
   /** @type {Array<{ label: string, due: number | null, spread: number | null, late: Array<number | null>,
-   *   frameLate?: Array<number | null>, predicted: Array<boolean | null>, clock: Array<number | null> }>} */
+   *   frameLate?: Array<number | null>, predicted: Array<boolean | null>, clock: Array<number | null>,
+   *   busy?: number[] }>} */
   const each = [];
   for (const landing of landings) {
     const drawn = logs.map((log) => landingOn(landing, log));
@@ -176,6 +179,7 @@ export function landingFigures(landings, logs, views, changes) {
         : {}),
       predicted: drawn.map((d) => d?.predicted ?? null),
       clock: drawn.map((d) => (d && Number.isFinite(d.clock) ? r1(d.clock) : null)),
+      ...(lateFrames && due !== null ? { busy: lateFrames.map((frames) => busyNear(due, frames)) } : {}),
     });
   }
   return {
@@ -204,6 +208,18 @@ export function landingFigures(landings, logs, views, changes) {
       : {}),
     each,
   };
+}
+
+/**
+ * How late the page's main thread ran the callbacks of a frame beginning within 50 ms of `due`
+ * (the most, ms; 0: none more than half a frame late).
+ * @param {number} due
+ * @param {Array<{ frame: number, lag: number }>} lateFrames
+ */
+export function busyNear(due, lateFrames) {
+  let most = 0;
+  for (const f of lateFrames) if (Math.abs(f.frame - due) <= 50 && f.lag > most) most = f.lag;
+  return r1(most);
 }
 
 /**

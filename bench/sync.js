@@ -91,8 +91,20 @@ function recordBeats() {
   const raf = window.requestAnimationFrame.bind(window);
   /** @type {number | null} */
   let inFrame = null;
+  // Frames whose callbacks ran more than half a frame after the frame began (the main thread was
+  // busy): when, and how late (ms). The last 2,000.
+  /** @type {Array<{ frame: number, lag: number }>} */
+  const lateFrames = [];
+  w.__lateFrames = lateFrames;
+  let lastLate = NaN;
   window.requestAnimationFrame = (cb) =>
     raf((ts) => {
+      const lag = performance.now() - ts;
+      if (lag > 8 && ts !== lastLate) {
+        lastLate = ts;
+        lateFrames.push({ frame: origin + ts, lag });
+        if (lateFrames.length > 2000) lateFrames.shift();
+      }
       inFrame = ts;
       try {
         cb(ts);
@@ -375,6 +387,7 @@ async function measureLandings({ origin, opened, views, jumps, jumpGap, loops })
   const landings = await driveLandings({ origin, jumps, loops, jumpGap });
   const shown = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).scorecast.shown)));
   const changes = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__changes)));
+  const lateFrames = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__lateFrames)));
   // The page keeps its last 500 changes: a log full and begun after the first landing lost some.
   const first = Math.min(...landings.map((l) => l.from));
   if (shown.some((log) => log.length >= 500 && log[0].at > first))
@@ -387,6 +400,7 @@ async function measureLandings({ origin, opened, views, jumps, jumpGap, loops })
       shown,
       pageViews,
       changes,
+      lateFrames,
     );
   return { ...(jumps > 0 ? { jumps: of('jump') } : {}), ...(loops > 0 ? { rounds: of('round') } : {}) };
 }

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { frameOf, landingFigures, landingOn, viewPage } from '../../bench/sync-landings.js';
+import { busyNear, frameOf, landingFigures, landingOn, viewPage } from '../../bench/sync-landings.js';
 
 /** A shown change: beat (bar 25, its first beat), drawn at `at`, due at server time `due`. */
 const shown = (/** @type {number} */ beat, /** @type {number} */ at, /** @type {number | null} */ due, count = 0) => ({
@@ -94,6 +94,18 @@ describe('bench:sync landings', () => {
       unmatched: 0,
     });
     expect(r.each[0].frameLate).toEqual([-8.4, 8.3]);
+  });
+
+  it("how late a page's main thread ran the frames about a landing: the most within 50 ms", () => {
+    const frames = [
+      { frame: 9_900, lag: 40 },
+      { frame: 9_992, lag: 9 },
+      { frame: 10_008.3, lag: 21.25 },
+    ];
+    expect(busyNear(10_000, frames)).toBe(21.3);
+    expect(busyNear(20_000, frames)).toBe(0);
+    const logs = [[shown(96, 9_992, 10_000)]];
+    expect(landingFigures([jump], logs, ['cello'], undefined, [frames]).each[0].busy).toEqual([21.3]);
   });
 
   it('phones at the audience page, parts at their views, at the tests’ sizes', () => {
