@@ -53,9 +53,11 @@ minus first) of the time each beat changed, p50/p95/p99/max, from each page's fi
                     Each landing (a jump's target, a round's first beat): the spread across pages
                     of the time it was drawn and each page's lateness against the server time it
                     was due, p50/p95/p99/max, in \`landings\` (sameFrame: spreads under 16.7 ms;
-                    otherDue: drawn for another server time; missed: not drawn; drawn: the
-                    spread of the display frames the bench saw them drawn in, and fromTimer:
-                    written from a timer, outside a frame)
+                    otherDue: drawn for another server time; missed: not drawn; clock: the
+                    pages' |clock error| then; drawn: the spread of the display frames the
+                    bench saw them drawn in, the same frame under half a frame apart, and
+                    fromTimer: written from a timer, outside a frame). --out adds each landing:
+                    per page its lateness, frame, clock error and main-thread lag (busy)
   --views LIST      the pages' views in turn: phone (/, 390x844) or a part (/view/NAME, 820x1180)
                     (default: / at the browser's size; with --jumps or --loops phone,violin1,cello)
   --profiles LIST   loopback, wifi-light (10 ± 5 ms each way), wifi-busy (35 ± 25 ms)
