@@ -7,10 +7,12 @@
 // is in the figures. Each page also samples its clock error (its estimate of server time minus
 // the machine's clock), reported as `clock`. Profiles: loopback, and through bench/lag-proxy.js (latency and jitter on
 // each direction, in order). `--root DIR` runs another checkout's server and client (built there)
-// for a same-run baseline. Loopback only; every wait is bounded.
+// for a same-run baseline. `--jumps N` and `--loops R` then measure landings (bench/sync-landings.js):
+// jumps to marks and a loop's time rounds, each one's first beat across the pages. Loopback only;
+// every wait is bounded.
 //
 //   node bench/sync.js [--pages 10] [--seconds 30] [--stagger 700] [--profiles loopback,wifi-light,wifi-busy]
-//                      [--root DIR] [--label NAME] [--out FILE]
+//                      [--jumps N] [--loops R] [--views LIST] [--root DIR] [--label NAME] [--out FILE]
 
 import { parseArgs } from 'node:util';
 import os from 'node:os';
@@ -22,6 +24,7 @@ import { CHROMIUM, quietArgs } from '../playwright/chromium.js';
 import { startServer, stopChild, waitFor } from './servers.js';
 import { startLagProxy } from './lag-proxy.js';
 import { quantileSorted as quantile } from '../core/stats.js';
+import { LANDING_VIEWS, driveLandings, landingFigures, viewPage } from './sync-landings.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -43,6 +46,20 @@ minus first) of the time each beat changed, p50/p95/p99/max, from each page's fi
   --rejoins N       then N joins in a row: page 1, 2, ... reloaded in turn, --rejoin-gap apart;
                     each one's first beat is compared with the other pages' (default 0)
   --rejoin-gap MS   between two rejoins (default 3000)
+  --jumps N         then, while playing, N jumps to the score's marks (A, B, C, D, A, ...),
+                    --jump-gap apart (default 0)
+  --jump-gap MS     between two jumps (default 3000)
+  --loops R         then a loop of bars 5-6 with a count-in of two beats, R times round (default 0)
+                    Each landing (a jump's target, a round's first beat): the spread across pages
+                    of the time it was drawn and each page's lateness against the server time it
+                    was due, p50/p95/p99/max, in \`landings\` (sameFrame: spreads under 16.7 ms;
+                    otherDue: drawn for another server time; missed: not drawn; clock: the
+                    pages' |clock error| then; drawn: the spread of the display frames the
+                    bench saw them drawn in, the same frame under half a frame apart, and
+                    fromTimer: written from a timer, outside a frame). --out adds each landing:
+                    per page its lateness, frame, clock error and main-thread lag (busy)
+  --views LIST      the pages' views in turn: phone (/, 390x844) or a part (/view/NAME, 820x1180)
+                    (default: / at the browser's size; with --jumps or --loops phone,violin1,cello)
   --profiles LIST   loopback, wifi-light (10 ± 5 ms each way), wifi-busy (35 ± 25 ms)
                     (default all three)
   --root DIR        the checkout whose server and built client run (default this one)
@@ -76,8 +93,20 @@ function recordBeats() {
   const raf = window.requestAnimationFrame.bind(window);
   /** @type {number | null} */
   let inFrame = null;
+  // Frames whose callbacks ran more than half a frame after the frame began (the main thread was
+  // busy): when, and how late (ms). The last 2,000.
+  /** @type {Array<{ frame: number, lag: number }>} */
+  const lateFrames = [];
+  w.__lateFrames = lateFrames;
+  let lastLate = NaN;
   window.requestAnimationFrame = (cb) =>
     raf((ts) => {
+      const lag = performance.now() - ts;
+      if (lag > 8 && ts !== lastLate) {
+        lastLate = ts;
+        lateFrames.push({ frame: origin + ts, lag });
+        if (lateFrames.length > 2000) lateFrames.shift();
+      }
       inFrame = ts;
       try {
         cb(ts);
@@ -88,12 +117,30 @@ function recordBeats() {
         });
       }
     });
+  // Every change of bar, beat or count-in click, for the landings (a loop's first beat after its
+  // count-in changes only the click): bar.beat.click, the click empty on a beat.
+  /** @type {Array<{ key: string, write: number, frame: number }>} */
+  const changes = [];
+  w.__changes = changes;
   const start = () => {
     const bar = document.getElementById('bar');
     const beat = document.getElementById('beat');
+    const count = document.getElementById('count-in');
     if (!bar || !beat) return;
     let last = `${bar.textContent}.${beat.textContent}`;
+    let lastChange = '';
     new MutationObserver(() => {
+      const change = `${bar.textContent}.${beat.textContent}.${count?.textContent ?? ''}`;
+      if (change !== lastChange) {
+        lastChange = change;
+        const rec = { key: change, write: origin + performance.now(), frame: NaN };
+        if (inFrame !== null) rec.frame = origin + inFrame;
+        else
+          raf((ts) => {
+            rec.frame = origin + ts;
+          });
+        changes.push(rec);
+      }
       const key = `${bar.textContent}.${beat.textContent}`;
       if (key === last) return;
       last = key;
@@ -225,11 +272,26 @@ export function clockError(pages) {
 }
 
 /**
- * One profile: a server, perhaps a proxy, N pages joining in turn, then `rejoins` joins in a row.
+ * One profile: a server, perhaps a proxy, N pages joining in turn, then `rejoins` joins in a row,
+ * then the landings (`jumps`, `loops`).
  * @param {{ root: string, pages: number, seconds: number, stagger: number, profile: keyof typeof PROFILES,
- *   browser: import('@playwright/test').Browser, rejoins?: number, rejoinGap?: number }} o
+ *   browser: import('@playwright/test').Browser, rejoins?: number, rejoinGap?: number,
+ *   views?: string[] | null, jumps?: number, jumpGap?: number, loops?: number }} o
  */
-async function runProfile({ root, pages, seconds, stagger, profile, browser, rejoins = 0, rejoinGap = 3000 }) {
+async function runProfile({
+  root,
+  pages,
+  seconds,
+  stagger,
+  profile,
+  browser,
+  rejoins = 0,
+  rejoinGap = 3000,
+  views = null,
+  jumps = 0,
+  jumpGap = 3000,
+  loops = 0,
+}) {
   const child = startServer({ target: 'base', root, scoreDir: path.join(root, 'scores', 'demo'), schedule: null });
   /** @type {import('./lag-proxy.js').LagProxy | null} */
   let proxy = null;
@@ -246,11 +308,12 @@ async function runProfile({ root, pages, seconds, stagger, profile, browser, rej
     const opened = [];
     for (let i = 0; i < pages; i++) {
       // A context each: its own renderer, like a phone of its own.
-      const context = await browser.newContext();
+      const view = views ? viewPage(views[i % views.length]) : { path: '/', viewport: null };
+      const context = await browser.newContext(view.viewport ? { viewport: view.viewport } : {});
       contexts.push(context);
       const page = await context.newPage();
       await page.addInitScript(recordBeats);
-      await page.goto(`${base}/`, { timeout: 30_000 });
+      await page.goto(`${base}${view.path}`, { timeout: 30_000 });
       opened.push(page);
       await new Promise((r) => setTimeout(r, stagger));
     }
@@ -284,6 +347,10 @@ async function runProfile({ root, pages, seconds, stagger, profile, browser, rej
     // The documents a rejoin began: those replaced after each page's first, and each reloaded
     // page's last.
     const isRejoin = [...before.map((_, k) => k >= pages), ...opened.map((_, i) => i < rejoins)];
+    const landings =
+      jumps > 0 || loops > 0
+        ? await measureLandings({ origin: `http://127.0.0.1:${port}`, opened, views, jumps, jumpGap, loops })
+        : null;
     // The machine is shared: the load average over the last minute says how noisy the run was.
     return {
       profile,
@@ -297,12 +364,47 @@ async function runProfile({ root, pages, seconds, stagger, profile, browser, rej
             rejoins: firstBeatLateness(logs, 'frame', isRejoin),
           }
         : {}),
+      ...(landings ? { landings } : {}),
     };
   } finally {
     for (const c of contexts) await c.close().catch(() => {});
     await proxy?.close();
     await stopChild(child);
   }
+}
+
+/**
+ * The landings on pages already joined: once every page shows beats, the jumps and loop rounds
+ * are driven, then each page's `scorecast.shown` is read; jumps and rounds reported apart.
+ * @param {{ origin: string, opened: import('@playwright/test').Page[], views: string[] | null,
+ *   jumps: number, jumpGap: number, loops: number }} o
+ */
+async function measureLandings({ origin, opened, views, jumps, jumpGap, loops }) {
+  const joined = Date.now() + 30_000;
+  for (const page of opened)
+    while ((await page.evaluate(() => /** @type {any} */ (window).scorecast?.join ?? 'joining')) === 'joining') {
+      if (Date.now() > joined) throw new Error('a page still joining after 30 s');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  const landings = await driveLandings({ origin, jumps, loops, jumpGap });
+  const shown = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).scorecast.shown)));
+  const changes = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__changes)));
+  const lateFrames = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__lateFrames)));
+  // The page keeps its last 500 changes: a log full and begun after the first landing lost some.
+  const first = Math.min(...landings.map((l) => l.from));
+  if (shown.some((log) => log.length >= 500 && log[0].at > first))
+    console.error('sync: a page dropped changes older than its last 500: fewer --jumps or --loops');
+  const pageViews = opened.map((_, i) => (views ? views[i % views.length] : 'phone'));
+  /** @param {'jump' | 'round'} kind */
+  const of = (kind) =>
+    landingFigures(
+      landings.filter((l) => l.kind === kind),
+      shown,
+      pageViews,
+      changes,
+      lateFrames,
+    );
+  return { ...(jumps > 0 ? { jumps: of('jump') } : {}), ...(loops > 0 ? { rounds: of('round') } : {}) };
 }
 
 async function main() {
@@ -316,6 +418,10 @@ async function main() {
       label: { type: 'string' },
       rejoins: { type: 'string', default: '0' },
       'rejoin-gap': { type: 'string', default: '3000' },
+      jumps: { type: 'string', default: '0' },
+      'jump-gap': { type: 'string', default: '3000' },
+      loops: { type: 'string', default: '0' },
+      views: { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -327,6 +433,9 @@ async function main() {
   const profiles = /** @type {Array<keyof typeof PROFILES>} */ (values.profiles.split(','));
   for (const p of profiles)
     if (!(p in PROFILES)) throw new Error(`unknown profile ${p}: use ${Object.keys(PROFILES).join(', ')}`);
+  const jumps = Number(values.jumps);
+  const loops = Number(values.loops);
+  const views = values.views ? values.views.split(',') : jumps > 0 || loops > 0 ? LANDING_VIEWS : null;
   const root = path.resolve(values.root);
   const label = values.label ?? path.basename(root);
   const browser = await chromium.launch({
@@ -345,10 +454,15 @@ async function main() {
         browser,
         rejoins: Number(values.rejoins),
         rejoinGap: Number(values['rejoin-gap']),
+        views,
+        jumps,
+        jumpGap: Number(values['jump-gap']),
+        loops,
       });
-      const row = { label, pages: Number(values.pages), ...r };
+      const row = { label, pages: Number(values.pages), ...(views ? { views } : {}), ...r };
       results.push(row);
-      console.log(JSON.stringify(row));
+      // Each landing's own figures go to --out only: the line stays one row of figures.
+      console.log(JSON.stringify(row, (k, v) => (k === 'each' ? undefined : v)));
     }
   } finally {
     await browser.close();
