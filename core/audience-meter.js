@@ -48,9 +48,14 @@ export class AudienceMeter {
     /** device -> its voice: +1 or -1, since when */
     /** @type {Map<string, { v: 1 | -1, t: number, bucket: import('./token-bucket.js').TokenBucket }>} */
     this.voices = new Map();
-    /** thumbs in arrival order, to expire them in O(1) each */
-    /** @type {{ device: string, t: number }[]} */
-    this.queue = [];
+    // Thumbs in arrival order, to expire them in O(1) each: a device's every thumb of the last
+    // `windowMs` is here (20 at 2 a second), not only its voice. Two flat arrays, not an object
+    // per thumb: 12 bytes a thumb (a pointer to the device's string, an unboxed double) against
+    // about 60 (an object of two fields and a boxed time), 1.5 KB a device at 2 thumbs a second.
+    /** @type {string[]} */
+    this.queueDevices = [];
+    /** @type {number[]} */
+    this.queueTimes = [];
     this.head = 0;
     this.up = 0;
     this.down = 0;
@@ -71,7 +76,8 @@ export class AudienceMeter {
   setOpen(open, now) {
     if (!open && this.open) {
       this.voices.clear();
-      this.queue = [];
+      this.queueDevices = [];
+      this.queueTimes = [];
       this.head = 0;
       this.up = 0;
       this.down = 0;
@@ -106,8 +112,12 @@ export class AudienceMeter {
     }
     if (v === 1) this.up++;
     else this.down++;
-    this.voices.set(device, { v, t: now, bucket });
-    this.queue.push({ device, t: now });
+    if (had) {
+      had.v = v;
+      had.t = now;
+    } else this.voices.set(device, { v, t: now, bucket });
+    this.queueDevices.push(device);
+    this.queueTimes.push(now);
     return { ok: true };
   }
 
@@ -157,8 +167,11 @@ export class AudienceMeter {
   /** @param {number} now */
   expire(now) {
     const limit = now - this.options.windowMs;
-    while (this.head < this.queue.length && this.queue[this.head].t <= limit) {
-      const { device, t } = this.queue[this.head++];
+    const devices = this.queueDevices;
+    const times = this.queueTimes;
+    while (this.head < times.length && times[this.head] <= limit) {
+      const device = devices[this.head];
+      const t = times[this.head++];
       const voice = this.voices.get(device);
       // A device's newer thumb replaced this one: its voice stays.
       if (!voice || voice.t !== t) continue;
@@ -167,8 +180,9 @@ export class AudienceMeter {
       // The device keeps its budget only while it has a voice: memory stays bounded by voices.
       this.voices.delete(device);
     }
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
+    if (this.head > 1024 && this.head * 2 > times.length) {
+      this.queueDevices = devices.slice(this.head);
+      this.queueTimes = times.slice(this.head);
       this.head = 0;
     }
   }

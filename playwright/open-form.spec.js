@@ -1,8 +1,12 @@
 // An open-form piece (scores/open-form: intro, pitch, rhythm, chosen live) in real browsers: the
 // console shows the sections and the offer, chooses the next one, and the phones and a part see
 // the offer, the choice, and the chosen section start on the beat after the intro's last: bar 2
-// is followed by bar 7 (rhythm), never by bar 3 (pitch, the default).
+// is followed by bar 7 (rhythm), never by bar 3 (pitch, the default). A server restarted from its
+// save file mid-section goes on in the same section, at the beat the save implies.
 
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test, expect } from '@playwright/test';
 import { closeOtherContexts } from './contexts.js';
 import { freePort, startServer, TOKEN } from './server.js';
@@ -279,4 +283,125 @@ test('the console shows each part’s link and QR code; the violin’s link open
   await expect(tablet.getByTestId('section-now')).toHaveText('Now: Pitch (violin leads)');
   await tablet.getByTestId('choose-end').click();
   await expect(tablet.getByTestId('section-next')).toHaveText('Next: End, chosen by violin');
+});
+
+/**
+ * Every state the page's link shows, in order, from now on (a repeated state once).
+ * @param {import('@playwright/test').Page} page
+ */
+async function recordLink(page) {
+  await page.evaluate(() => {
+    const w = /** @type {any} */ (window);
+    const link = /** @type {HTMLElement} */ (document.getElementById('link'));
+    w.linkSeen = [];
+    const note = () => {
+      if (w.linkSeen.at(-1) !== link.dataset.state) w.linkSeen.push(link.dataset.state);
+    };
+    note();
+    new MutationObserver(note).observe(link, { attributes: true, attributeFilter: ['data-state'] });
+  });
+  return async () => /** @type {string[]} */ (await page.evaluate(() => /** @type {any} */ (window).linkSeen));
+}
+
+/**
+ * Whether the page has drawn a beat after `beat` (not a count-in click) since wall time `since`.
+ * @param {import('@playwright/test').Page} page
+ * @param {number} beat
+ * @param {number} since
+ */
+function drewBeatAfter(page, beat, since) {
+  return page.evaluate(
+    ([b, t]) =>
+      /** @type {any} */ (window).scorecast.shown.some(
+        (/** @type {any} */ s) => s.beat > b && s.count === 0 && s.at >= t,
+      ),
+    [beat, since],
+  );
+}
+
+test('a restart mid-section resumes in the same section at the beat its save implies, with the order taken; the pages reconnect to it and play on', async ({
+  browser,
+}) => {
+  await server.stop();
+  const stateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'scorecast-open-form-')), 'state.json');
+  const port = await freePort();
+  server = await startServer({ port, score: 'scores/open-form', autoplay: false, stateFile });
+  const violinKey = /** @type {{ url: string }} */ (
+    await (await fetch(`${server.base}/api/part-key/violin`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()
+  );
+  const violin = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await violin.goto(`${server.base}${violinKey.url}`);
+  await phone.goto(`${server.base}/`);
+  await expect(violin.getByTestId('section-now')).toHaveText('Now: Intro');
+
+  // Played from the start: the intro (nobody chooses: pitch, its default), then the violin chooses
+  // rhythm from its page during pitch, so the performance is in a section neither first nor default.
+  await server.control('play');
+  await expect(violin.getByTestId('section-now')).toHaveText('Now: Pitch (violin leads)', { timeout: 15_000 });
+  await violin.getByTestId('choose-rhythm').click();
+  await expect(phone.getByTestId('section-next')).toHaveText('Next: Rhythm, chosen by violin');
+  // Rhythm is bars 7-10 (beats 24-39). Two beats into it, slowed to a beat every 2 s, so that the
+  // restart (1-2 s alone, 10 s and more on a loaded machine) lands well inside it: 28 s are left.
+  await expect.poll(async () => (await server.snapshot()).state.beat, { timeout: 20_000 }).toBeGreaterThanOrEqual(26);
+  await server.control('tempo', { rate: 0.25 });
+  const before = (await server.snapshot()).state;
+  expect(before.section).toMatchObject({ id: 'rhythm', first: 24, endsAt: 40 });
+  expect(before.beat).toBeGreaterThanOrEqual(26);
+  expect(before.beat).toBeLessThan(40);
+  const order = [
+    { section: 'intro', by: 'start', name: 'Intro' },
+    { section: 'pitch', by: 'default', name: 'Pitch' },
+    { section: 'rhythm', by: 'part:violin', name: 'Rhythm' },
+  ];
+  expect(before.section.order).toEqual(order);
+  const links = await Promise.all([violin, phone].map(recordLink));
+
+  // SIGTERM flushes the save: the beat sounding, when it sounded, the rate, the sections' record.
+  await server.stop();
+  const saved = JSON.parse(fs.readFileSync(stateFile, 'utf8')).payload.performance;
+  expect(saved).toMatchObject({ transport: 'playing', rate: 0.25 });
+  expect(saved.sections).toMatchObject({ current: 'rhythm', chosen: null });
+  const restarted = Date.now();
+  server = await startServer({ port, score: 'scores/open-form', autoplay: false, stateFile });
+  const asked = Date.now();
+  const after = (await server.snapshot()).state;
+  const answered = Date.now();
+
+  // The same section, round, offer and order taken.
+  expect(after.playback).toBe('playing');
+  expect(after.section).toEqual(before.section);
+  // The right beat: the one the save implies by now (q = 120 at a quarter speed: 2 s a beat from
+  // the saved beat's time), inside rhythm, never back to its first beat or the piece's.
+  const implied = (/** @type {number} */ t) => saved.beat + Math.floor(((t - saved.beatT) * saved.rate) / 500);
+  expect(after.beat).toBeGreaterThanOrEqual(before.beat);
+  expect(after.beat).toBeGreaterThanOrEqual(implied(asked));
+  expect(after.beat).toBeLessThanOrEqual(implied(answered));
+  expect(after.beat).toBeLessThan(40);
+
+  // The pages lost the server and came back to it: rhythm, its offer, and its beats going on.
+  for (const [i, page] of [violin, phone].entries()) {
+    await expect
+      .poll(
+        async () => {
+          const seen = await links[i]();
+          return seen.length > 1 && seen.at(-1) === 'live';
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(true);
+    await expect(page.getByTestId('section-now')).toHaveText('Now: Rhythm');
+    await expect(page.getByTestId('section-next')).toHaveText(
+      'Next: Pitch or End? The first player to claim it chooses',
+    );
+    await expect.poll(() => drewBeatAfter(page, after.beat, restarted), { timeout: 15_000 }).toBe(true);
+  }
+  // A phone that comes in after the restart sees the same.
+  const late = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await late.goto(`${server.base}/`);
+  await expect(late.getByTestId('section-now')).toHaveText('Now: Rhythm');
+  await expect.poll(() => drewBeatAfter(late, after.beat, restarted), { timeout: 15_000 }).toBe(true);
+  const now = (await server.snapshot()).state;
+  expect(now.section.id).toBe('rhythm');
+  expect(now.beat).toBeGreaterThan(after.beat);
 });

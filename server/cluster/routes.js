@@ -9,6 +9,10 @@ import { readyWait } from '../performance/control.js';
 /** Routes served by the active conductor wherever they arrive (they read or change the performance). */
 export const FORWARDED_ROUTES = new Set([
   'POST /api/control/:action',
+  // The next section of an open-form piece: a part's tablet or the console on any node chooses
+  // on the conductor, not on this node's idle copy of the sections.
+  'POST /api/section/choose',
+  'POST /api/section/claim',
   'GET /api/votes',
   'POST /api/reload',
   'GET /api/status',

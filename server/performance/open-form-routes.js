@@ -10,6 +10,8 @@
 //   POST /api/thumb            {value: "up" | "down", device} a phone's thumb for the audience
 //                              meter, from a page not on a WebSocket (thumb-guard.js; on a
 //                              WebSocket it is the `thumb` message): {type: "thumbed", value}
+// On a cluster, the choice and the claim are forwarded to the active conductor wherever they
+// arrive (cluster/routes.js), as control requests are.
 // Who may choose: the conductor's token (`Authorization: Bearer <token>`: the console, or any
 // part), or a part's key (`Authorization: Part <key>`, part-keys.js: that part only, the body's
 // `part` must be it). A wrong key counts against the address's sign-in budget like a wrong token.
@@ -53,7 +55,6 @@ function checkRound(round) {
  */
 async function routes(app, { conductor, token, auth, thumbs }) {
   const keys = createPartKeys({ token });
-  const performer = { onRequest: performerAuth(token, auth), bodyLimit: 1024 };
   /**
    * The part a request may act for: any (the conductor's token), or its key's part only.
    * @param {import('fastify').FastifyRequest} req
@@ -70,6 +71,14 @@ async function routes(app, { conductor, token, auth, thumbs }) {
         ? `that is not the key of the part ${p.slice(0, 64)}`
         : 'a part key chooses for its part: send part',
     );
+  };
+  const performer = {
+    onRequest: performerAuth(token, auth),
+    // The key is checked against the body's part before any preHandler: a cluster node that is
+    // not conducting forwards the request from there (cluster/routes.js) with the token alone,
+    // so the part a key may act for must be settled where the request arrived.
+    preValidation: async (/** @type {import('fastify').FastifyRequest} */ req) => mayActFor(req, args(req.body).part),
+    bodyLimit: 1024,
   };
   /** A part of the score playing now. @param {unknown} p */
   const part = (p) => {
@@ -123,7 +132,6 @@ async function routes(app, { conductor, token, auth, thumbs }) {
         'SC_ERR_BAD_CONTROL',
         `"${a.section.slice(0, 64)}" is not a section of this score (${known.join(', ')}, or "end")`,
       );
-    mayActFor(req, a.part);
     const who =
       a.part === undefined
         ? /** @type {const} */ ({ role: 'conductor' })
@@ -133,7 +141,6 @@ async function routes(app, { conductor, token, auth, thumbs }) {
 
   app.post('/api/section/claim', performer, async (req) => {
     const a = args(req.body);
-    mayActFor(req, a.part);
     return conductor.chooseSection({ kind: 'claim', request: { part: part(a.part), round: checkRound(a.round) } });
   });
 }

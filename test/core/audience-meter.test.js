@@ -38,6 +38,37 @@ describe('audience meter: thumbs into one bounded value', () => {
     expect(m.count(1600)).toBe(0);
   });
 
+  it('keeps each voice for exactly the window with 1,500 devices thumbing twice a second, at wall-clock times', () => {
+    // Enough thumbs that the queue of thumbs to expire is compacted many times over (30,000 held at
+    // once), at times such as Date.now() gives, which are not small integers.
+    const t0 = 1.8e12 + 0.5;
+    const m = new AudienceMeter({ smoothingMs: 0 }, t0);
+    m.setOpen(true, t0);
+    let t = t0;
+    let refused = 0;
+    for (let step = 0; step < 60; step++) {
+      t = t0 + step * 500;
+      for (let i = 0; i < 1500; i++) {
+        // Devices 0-499 change their minds every time; the rest hold up (even) or down (odd).
+        const value = i < 500 ? (step % 2 ? 'down' : 'up') : i % 2 ? 'down' : 'up';
+        if (!m.thumb(dev(i), value, t).ok) refused++;
+      }
+      expect(m.count(t)).toBe(1500);
+    }
+    expect(refused).toBe(0);
+    // The last round was all down for devices 0-499: 500 ups (even of 500-1499) and 1,000 downs.
+    expect(m.raw(t)).toBeCloseTo((500 - 1000) / 1500, 12);
+    // Devices 0-749 thumb once more, 250 ms later; then nobody.
+    const last = t + 250;
+    for (let i = 0; i < 750; i++) m.thumb(dev(i), 'up', last);
+    expect(m.count(t + 10_000 - 1)).toBe(1500);
+    expect(m.count(t + 10_000)).toBe(750);
+    expect(m.raw(t + 10_000)).toBe(1);
+    expect(m.count(last + 10_000 - 1)).toBe(750);
+    expect(m.count(last + 10_000)).toBe(0);
+    expect(m.raw(last + 10_000)).toBe(0);
+  });
+
   it('caps the thumbs of a device, and refuses them while the score shows no thumbs', () => {
     const m = new AudienceMeter({ perDevice: { perSecond: 2, burst: 2 } }, 0);
     expect(m.thumb(dev(1), 'up', 0)).toMatchObject({ ok: false, error: { code: 'SC_ERR_THUMBS_CLOSED' } });
