@@ -78,6 +78,23 @@ function deafSocket(wsBase, closeAfter = defer) {
 const earliestCut = (lastFrame, opened) =>
   Math.min(lastFrame + DEAD_AFTER_MS, opened + READ_PROOF_MS - PING_AFTER_MS + DEAD_AFTER_MS);
 
+/**
+ * A Link on a stand-in for ws's socket, open, with no raw socket (the `ws.send` path): the pings
+ * it is sent are recorded.
+ */
+function offlineLink() {
+  /** @type {Buffer[]} */
+  const pings = [];
+  const ws = /** @type {any} */ ({
+    readyState: 1,
+    OPEN: 1,
+    bufferedAmount: 0,
+    ping: (/** @type {Buffer} */ data) => pings.push(Buffer.from(data)),
+    send() {},
+  });
+  return { link: liveSocket(ws, null), pings };
+}
+
 /** Seqs of state messages must run +1 with no gap or repeat. @param {any[]} messages */
 function assertContiguous(messages) {
   let seq = -1;
@@ -168,16 +185,7 @@ describe('WebSocket transport', () => {
   });
 
   it('one ping out at a time; only the pong that echoes its token proves the bytes written before it', () => {
-    /** @type {Buffer[]} */
-    const pings = [];
-    const ws = /** @type {any} */ ({
-      readyState: 1,
-      OPEN: 1,
-      bufferedAmount: 0,
-      ping: (/** @type {Buffer} */ data) => pings.push(Buffer.from(data)),
-      send() {},
-    });
-    const link = liveSocket(ws, null);
+    const { link, pings } = offlineLink();
     link.send(frameWs(/** @type {any} */ ({ text: 'x'.repeat(1000) })));
     const before = link.sent;
     sendPing(link);
@@ -214,16 +222,7 @@ describe('WebSocket transport', () => {
   });
 
   it("a clock-sync pong's proof token, echoed, proves the bytes written before it, once; a wrong or stale echo proves nothing", () => {
-    /** @type {Buffer[]} */
-    const pings = [];
-    const ws = /** @type {any} */ ({
-      readyState: 1,
-      OPEN: 1,
-      bufferedAmount: 0,
-      ping: (/** @type {Buffer} */ data) => pings.push(Buffer.from(data)),
-      send() {},
-    });
-    const link = liveSocket(ws, null);
+    const { link, pings } = offlineLink();
     link.send(frameWs(/** @type {any} */ ({ text: 'x'.repeat(1000) })));
     const first = link.offerProof();
     const before = link.sent;
