@@ -188,6 +188,9 @@ test('count-in: the clicks are shown, then the first beat; also when the server 
   await page.route(/\/live\/(sse|poll)/, (route) => (cut ? route.abort('connectionrefused') : route.continue()));
   await page.goto(`${server.base}/view/violin1`);
   await expect(page.locator('#link')).toHaveText('live');
+  // A page still joining shows no beat and no click until it is on time (a first beat on time or
+  // not at all): on a loaded machine the first click could fall before that.
+  await expect.poll(() => page.evaluate(() => /** @type {any} */ (window).scorecast.join)).toBe('on-time');
   await server.control('stop');
   // Every number the count-in element shows, as the page draws it: each shows for one beat
   // (625 ms), shorter than the gaps between a locator's later polls, which could miss one.

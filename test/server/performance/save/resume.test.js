@@ -331,6 +331,15 @@ describe('the real server restarted mid-piece', () => {
     expect(loaded).toMatchObject({ score: 'second-piece' });
     await first.control('play');
     await sleep(600);
+    // The kill comes once the switch and the play are on disk (written at once, but on a loaded
+    // machine the atomic write can take longer than the 600 ms above: a kill before it restarts
+    // the first piece, stopped, which is right for a crash before the write).
+    for (let tries = 0; tries < 100; tries++) {
+      const read = existsSync(file) ? await readSave(file) : null;
+      if (read?.ok && read.payload.score.id === 'second-piece' && read.payload.performance.transport === 'playing')
+        break;
+      await sleep(100);
+    }
     const before = await first.snapshot();
     first.child.kill('SIGKILL');
     await first.exited;
