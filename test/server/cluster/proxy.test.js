@@ -107,12 +107,17 @@ describe.skipIf(!HAVE_REDIS || !HAVE_NGINX)('a cluster behind nginx', () => {
     const sse = await openSse(url);
     const poll = await openPoll(url, { wait: 5000 });
     await until(() => ws.every((c) => c.states.length >= 8), 10_000);
-    // Spread over the edges by nginx (by a hash of each client's address).
-    const nodes = (await call(url, '/api/cluster')).body.nodes;
+    // Spread over the edges by nginx (by a hash of each client's address). Each node writes its
+    // status every 2 s, so the registry's client counts may be that old: read until it has them.
     /** @type {[string, number][]} */
-    const byEdge = nodes
-      .filter((/** @type {any} */ n) => n.role === 'edge')
-      .map((/** @type {any} */ n) => [n.id, n.clients]);
+    let byEdge = [];
+    await until(async () => {
+      const nodes = (await call(url, '/api/cluster')).body.nodes;
+      byEdge = nodes
+        .filter((/** @type {any} */ n) => n.role === 'edge')
+        .map((/** @type {any} */ n) => [n.id, n.clients]);
+      return byEdge.filter(([, n]) => n > 0).length >= 2;
+    }, 6000).catch(() => {});
     expect(byEdge.filter(([, n]) => n > 0).length).toBeGreaterThanOrEqual(2);
 
     // The same seq stream over every transport and edge.
