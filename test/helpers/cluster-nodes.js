@@ -118,6 +118,16 @@ export async function until(cond, ms = 10_000) {
 }
 
 /**
+ * Until `base`'s /api/cluster lists node `id` as the active conductor (it holds the lease).
+ * @param {string} base @param {string} id @param {number} [ms]
+ */
+export const untilActive = (base, id, ms) =>
+  until(
+    async () => (await call(base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === id && n.active),
+    ms,
+  );
+
+/**
  * @typedef {object} RunningCluster
  * @property {string} url  nginx's base URL
  * @property {number} redisPort

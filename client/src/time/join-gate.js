@@ -38,6 +38,14 @@ export const JOIN_MAX_WAIT_MS = 3000;
 export const REJOIN_ERROR_MS = 15;
 /** ... and after this long (ms) at the latest: a roam is ridden out within 2 s of the link's return. */
 export const REJOIN_MAX_WAIT_MS = 1200;
+/**
+ * A gate that opened approximate (the bound not met in time) goes on taking round trips as a burst
+ * does, not one every 4 s, for this long (ms) or until the bound is met: the estimate it opened on
+ * rests on the few round trips of one burst (after a doze moved the offset, the window restarted on
+ * them alone), and on busy WiFi its middle was more than 15 ms off until the next 4 s round trip
+ * (CI: 6 s to recover from a roam, against 1.2-1.6 s when the burst's middle happened to be close).
+ */
+export const REFINE_MS = 2500;
 
 /**
  * A page on time that loses its link with its tab visible goes on showing what the held state
@@ -81,6 +89,8 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
   let wait = JOIN_MAX_WAIT_MS;
   /** Held for the link only, after being on time: the estimate may serve again at once. */
   let kept = false;
+  /** Page time until which an approximate gate keeps asking for round trips (REFINE_MS). */
+  let refineUntil = -Infinity;
   /** While the link is lost, beats go on until this timer closes the gate (hold's `until`). */
   /** @type {any} */
   let coast = null;
@@ -102,8 +112,18 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
     deadline = null;
   }
 
+  /** Open approximate: more round trips, quickly, until the bound is met or REFINE_MS has passed. */
+  function refine() {
+    if (state !== 'approximate' || now() >= refineUntil) return;
+    if (clock.error <= bar) refineUntil = -Infinity;
+    else if (!clock.bursting) clock.more();
+  }
+
   function check() {
-    if (!waiting) return;
+    if (!waiting) {
+      refine();
+      return;
+    }
     if (clock.fresh >= JOIN_MIN_SAMPLES && clock.error <= bar) {
       open(clock.error <= JOIN_ERROR_MS ? 'on-time' : 'approximate');
     } else if (now() - since >= wait && clock.fresh > 0 && Number.isFinite(clock.error)) {
@@ -120,6 +140,8 @@ export function createJoinGate({ clock, now, timers, onChange = () => {} }) {
     shownError = null;
     clearDeadline();
     set(how);
+    refineUntil = how === 'approximate' ? now() + REFINE_MS : -Infinity;
+    refine();
   }
 
   /** Beats are about to be hidden: remember how good the estimate was. */

@@ -5,6 +5,7 @@ import {
   JOIN_ERROR_MS,
   JOIN_MAX_WAIT_MS,
   REJOIN_MAX_WAIT_MS,
+  REFINE_MS,
 } from '../../../client/src/time/join-gate.js';
 import { createServerClock, BURST_GAP_MS } from '../../../client/src/time/clock.js';
 import { FakeClock } from '../fakes.js';
@@ -142,6 +143,60 @@ describe('join gate', () => {
     expect(s.gate.state).toBe('joining');
     await advance(s.page, 100);
     expect(s.gate.state).toBe('approximate');
+  });
+
+  it('opened approximate after a roam: round trips go on coming quickly until the bound is met, then every 4 s', async () => {
+    let rtt = 24;
+    let trips = 0;
+    const s = setup({
+      rtt: () => {
+        trips += 1;
+        return rtt;
+      },
+    });
+    s.clock.start();
+    s.gate.rejoin();
+    await advance(s.page, JOIN_MAX_WAIT_MS + 100);
+    s.gate.hold();
+    rtt = 40;
+    s.link.offset += 250;
+    s.gate.rejoin();
+    await advance(s.page, REJOIN_MAX_WAIT_MS + 10);
+    expect(s.gate.state).toBe('approximate');
+    // Not one round trip in the next 4 s, as before: a burst's worth, spaced as a burst's.
+    const opened = trips;
+    await advance(s.page, 1000);
+    expect(trips - opened).toBeGreaterThanOrEqual(Math.floor(1000 / (BURST_GAP_MS + rtt)) - 1);
+    // A quicker path: the bound is met (as good as before the roam), and the quick round trips stop.
+    rtt = 20;
+    await advance(s.page, 1000);
+    expect(s.clock.error).toBeLessThanOrEqual(12);
+    const met = trips;
+    await advance(s.page, 3500);
+    expect(trips - met).toBeLessThanOrEqual(1 + 6);
+    await advance(s.page, 8000);
+    expect(trips - met).toBeLessThanOrEqual(1 + 6 + 2);
+  });
+
+  it('opened approximate on a link that never meets the bound: quick round trips for REFINE_MS only', async () => {
+    let trips = 0;
+    const s = setup({
+      rtt: () => {
+        trips += 1;
+        return 90;
+      },
+    });
+    s.clock.start();
+    s.gate.rejoin();
+    await advance(s.page, JOIN_MAX_WAIT_MS + 10);
+    expect(s.gate.state).toBe('approximate');
+    const opened = trips;
+    await advance(s.page, REFINE_MS);
+    expect(trips - opened).toBeGreaterThanOrEqual(Math.floor(REFINE_MS / (BURST_GAP_MS + 90)) - 1);
+    // Then the refresh's pace: a round trip every 4 s (and what was left of the last burst).
+    const after = trips;
+    await advance(s.page, 12_000);
+    expect(trips - after).toBeLessThanOrEqual(6 + 3);
   });
 
   it('link lost with the tab visible: on time again the moment the link is back, while a burst refines the estimate', async () => {

@@ -2,32 +2,19 @@
 // standby goes on in the loop (the same passage, the time round counting on) from the record the
 // conductor saved in Redis.
 
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { HAVE_REDIS, startRedis } from '../../helpers/redis-server.js';
-import { call, startNode, until } from '../../helpers/cluster-nodes.js';
+import { describe, it, expect } from 'vitest';
+import { HAVE_REDIS } from '../../helpers/redis-server.js';
+import { useCluster } from '../../helpers/use-cluster.js';
+import { call, until, untilActive } from '../../helpers/cluster-nodes.js';
 
-/** @type {Awaited<ReturnType<typeof startRedis>> | undefined} */
-let redis;
-/** @type {import('../../helpers/cluster-nodes.js').TestNode[]} */
-const nodes = [];
-beforeAll(async () => {
-  if (HAVE_REDIS) redis = await startRedis();
-});
-afterAll(async () => {
-  for (const n of nodes) await n.stop('SIGKILL');
-  await redis?.stop();
-});
+const cluster = useCluster();
 
 describe.skipIf(!HAVE_REDIS)('a loop across a conductor failover', () => {
   it('the standby takes the loop up where it had got to, and goes on round it', async () => {
-    const c1 = await startNode({ redis: /** @type {any} */ (redis).urls, role: 'conductor', id: 'l1' });
-    nodes.push(c1);
-    await until(async () =>
-      (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 'l1' && n.active),
-    );
-    const c2 = await startNode({ redis: /** @type {any} */ (redis).urls, role: 'conductor', id: 'l2' });
-    const e1 = await startNode({ redis: /** @type {any} */ (redis).urls, role: 'edge', id: 'le' });
-    nodes.push(c2, e1);
+    const c1 = await cluster.start({ role: 'conductor', id: 'l1' });
+    await untilActive(c1.base, 'l1');
+    await cluster.start({ role: 'conductor', id: 'l2' });
+    const e1 = await cluster.start({ role: 'edge', id: 'le' });
     await until(async () => (await call(e1.base, '/api/cluster')).body.nodes?.length === 3);
     // Bar 3 looped (1 s a round at 240 bpm) with a 2-beat count-in, set and played through the edge.
     const set = await call(e1.base, '/api/control/loop', {
@@ -43,11 +30,7 @@ describe.skipIf(!HAVE_REDIS)('a loop across a conductor failover', () => {
     await until(async () => (await loopNow())?.round >= 3, 10_000);
     await c1.stop('SIGKILL');
     // The standby conducts: still in the loop, the round counting on.
-    await until(
-      async () =>
-        (await call(e1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 'l2' && n.active),
-      10_000,
-    );
+    await untilActive(e1.base, 'l2', 10_000);
     const taken = await loopNow();
     expect(taken).toMatchObject({ from: 3, to: 3, start: 8, end: 11, countIn: 2 });
     expect(taken.round).toBeGreaterThanOrEqual(3);

@@ -1,25 +1,16 @@
 // Cluster nodes as real processes on one Redis: roles, forwarding, votes from any node, and the
 // standby taking over from a conductor that was killed.
 
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { HAVE_REDIS, startRedis } from '../../helpers/redis-server.js';
-import { call, phone, startNode, until } from '../../helpers/cluster-nodes.js';
+import { useCluster } from '../../helpers/use-cluster.js';
+import { call, phone, startNode, until, untilActive } from '../../helpers/cluster-nodes.js';
 import { openWs } from '../../helpers/live-clients.js';
 
 if (!HAVE_REDIS)
   console.warn('cluster tests skipped: redis-server is not installed (test/setup/ensure-deps.sh installs it)');
 
-/** @type {Awaited<ReturnType<typeof startRedis>>} */
-let redis;
-/** @type {import('../../helpers/cluster-nodes.js').TestNode[]} */
-const nodes = [];
-beforeAll(async () => {
-  if (HAVE_REDIS) redis = await startRedis();
-});
-afterAll(async () => {
-  for (const n of nodes) await n.stop('SIGKILL');
-  await redis?.stop();
-});
+const cluster = useCluster();
 
 /** The fixture plays 4 beats a second (4/4 at 240 bpm). */
 const BEAT_MS = 250;
@@ -29,14 +20,10 @@ const states = (messages) => messages.filter((m) => m.type === 'delta' || m.type
 
 describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
   it('forwards control from an edge, counts votes from every node once, and fails over to the standby within 2 s on the same grid', async () => {
-    const c1 = await startNode({ redis: redis.urls, role: 'conductor', id: 'c1' });
-    nodes.push(c1);
-    await until(async () =>
-      (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 'c1' && n.active),
-    );
-    const c2 = await startNode({ redis: redis.urls, role: 'conductor', id: 'c2' });
-    const e1 = await startNode({ redis: redis.urls, role: 'edge', id: 'e1' });
-    nodes.push(c2, e1);
+    const c1 = await cluster.start({ role: 'conductor', id: 'c1' });
+    await untilActive(c1.base, 'c1');
+    const c2 = await cluster.start({ role: 'conductor', id: 'c2' });
+    const e1 = await cluster.start({ role: 'edge', id: 'e1' });
     await until(async () => (await call(e1.base, '/api/cluster')).body.nodes?.length === 3);
     const listed = (await call(e1.base, '/api/cluster')).body.nodes;
     expect(listed.map((/** @type {any} */ n) => [n.id, n.role, n.active])).toEqual([
@@ -151,12 +138,10 @@ describe.skipIf(!HAVE_REDIS)('cluster nodes', () => {
     const own = await startRedis();
     try {
       const c1 = await startNode({ redis: own.urls, role: 'both', id: 's1', args: quiet });
-      nodes.push(c1);
-      await until(async () =>
-        (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 's1' && n.active),
-      );
+      cluster.nodes.push(c1);
+      await untilActive(c1.base, 's1');
       const c2 = await startNode({ redis: own.urls, role: 'both', id: 's2', args: quiet });
-      nodes.push(c2);
+      cluster.nodes.push(c2);
       const client = await openWs(c2.wsBase);
       expect((await call(c2.base, '/api/control/play', { method: 'POST' })).status).toBe(200);
       await until(() => states(client.messages).length >= 6);

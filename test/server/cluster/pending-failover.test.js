@@ -5,7 +5,7 @@
 
 import { describe, it, expect, afterAll } from 'vitest';
 import { HAVE_REDIS, startRedis } from '../../helpers/redis-server.js';
-import { call, startNode, until } from '../../helpers/cluster-nodes.js';
+import { call, startNode, until, untilActive } from '../../helpers/cluster-nodes.js';
 
 /** @type {Array<Awaited<ReturnType<typeof startRedis>>>} */
 const redises = [];
@@ -27,9 +27,7 @@ async function trio(name) {
   const urls = /** @type {any} */ (redis).urls;
   const c1 = await startNode({ redis: urls, role: 'conductor', id: `${name}1`, startMs: 45_000 });
   nodes.push(c1);
-  await until(async () =>
-    (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === `${name}1` && n.active),
-  );
+  await untilActive(c1.base, `${name}1`);
   const c2 = await startNode({ redis: urls, role: 'conductor', id: `${name}2`, startMs: 45_000 });
   const edge = await startNode({ redis: urls, role: 'edge', id: `${name}e`, startMs: 45_000 });
   nodes.push(c2, edge);

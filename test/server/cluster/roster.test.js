@@ -3,9 +3,10 @@
 // waits for that part, and when edge B is killed its device drops out and an action on it is
 // 404 SC_ERR_NO_DEVICE.
 
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { HAVE_REDIS, startRedis } from '../../helpers/redis-server.js';
-import { CLUSTER_PARTS_SCORE, call, startNode, until } from '../../helpers/cluster-nodes.js';
+import { describe, it, expect, afterAll } from 'vitest';
+import { HAVE_REDIS } from '../../helpers/redis-server.js';
+import { useCluster } from '../../helpers/use-cluster.js';
+import { CLUSTER_PARTS_SCORE, call, until, untilActive } from '../../helpers/cluster-nodes.js';
 import WebSocket from 'ws';
 import { deviceStatus } from '../../helpers/fixtures.js';
 import { SHARE_STALE_MS } from '../../../server/cluster/cluster-roster.js';
@@ -13,19 +14,11 @@ import { SHARE_STALE_MS } from '../../../server/cluster/cluster-roster.js';
 if (!HAVE_REDIS)
   console.warn('cluster roster tests skipped: redis-server is not installed (test/setup/ensure-deps.sh installs it)');
 
-/** @type {Awaited<ReturnType<typeof startRedis>>} */
-let redis;
-/** @type {import('../../helpers/cluster-nodes.js').TestNode[]} */
-const nodes = [];
+const cluster = useCluster();
 /** @type {ReturnType<typeof setInterval>[]} */
 const timers = [];
-beforeAll(async () => {
-  if (HAVE_REDIS) redis = await startRedis();
-});
-afterAll(async () => {
+afterAll(() => {
   for (const t of timers) clearInterval(t);
-  for (const n of nodes) await n.stop('SIGKILL');
-  await redis?.stop();
 });
 
 /**
@@ -63,15 +56,11 @@ async function partDevice(wsBase, view, status) {
 
 describe.skipIf(!HAVE_REDIS)('the roster across a cluster', () => {
   it('lists a device on edge B at edge A, reloads it through A, waits for its part to play, and drops it when B dies', async () => {
-    const common = { redis: redis.urls, score: CLUSTER_PARTS_SCORE };
-    const c1 = await startNode({ ...common, role: 'conductor', id: 'c1' });
-    nodes.push(c1);
-    await until(async () =>
-      (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 'c1' && n.active),
-    );
-    const a = await startNode({ ...common, role: 'edge', id: 'ea' });
-    const b = await startNode({ ...common, role: 'edge', id: 'eb' });
-    nodes.push(a, b);
+    const common = { score: CLUSTER_PARTS_SCORE };
+    const c1 = await cluster.start({ ...common, role: 'conductor', id: 'c1' });
+    await untilActive(c1.base, 'c1');
+    const a = await cluster.start({ ...common, role: 'edge', id: 'ea' });
+    const b = await cluster.start({ ...common, role: 'edge', id: 'eb' });
     await until(async () => (await call(a.base, '/api/cluster')).body.nodes?.length === 3);
 
     const cello = await partDevice(b.wsBase, 'cello', { id: 'dcello', name: 'cello desk', audio: false });

@@ -5,24 +5,15 @@
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { HAVE_REDIS, startRedis } from '../../helpers/redis-server.js';
-import { call, startNode, until } from '../../helpers/cluster-nodes.js';
+import { describe, it, expect } from 'vitest';
+import { HAVE_REDIS } from '../../helpers/redis-server.js';
+import { useCluster } from '../../helpers/use-cluster.js';
+import { call, until, untilActive } from '../../helpers/cluster-nodes.js';
 import { openWs } from '../../helpers/live-clients.js';
 
 const OPEN_FORM = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../scores/open-form');
 
-/** @type {Awaited<ReturnType<typeof startRedis>>} */
-let redis;
-/** @type {import('../../helpers/cluster-nodes.js').TestNode[]} */
-const nodes = [];
-beforeAll(async () => {
-  if (HAVE_REDIS) redis = await startRedis();
-});
-afterAll(async () => {
-  for (const n of nodes) await n.stop('SIGKILL');
-  await redis?.stop();
-});
+const cluster = useCluster();
 
 /**
  * The beats a page on this connection was shown, in order (a repeated beat once).
@@ -40,14 +31,10 @@ function beatsOf(messages) {
 
 describe.skipIf(!HAVE_REDIS)('cluster: the next section across a conductor failover', () => {
   it('the standby has the choice and the order taken, and goes into the chosen section at the boundary', async () => {
-    const c1 = await startNode({ redis: redis.urls, role: 'conductor', id: 's1', score: OPEN_FORM });
-    nodes.push(c1);
-    await until(async () =>
-      (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 's1' && n.active),
-    );
-    const c2 = await startNode({ redis: redis.urls, role: 'conductor', id: 's2', score: OPEN_FORM });
-    const e1 = await startNode({ redis: redis.urls, role: 'edge', id: 'se', score: OPEN_FORM });
-    nodes.push(c2, e1);
+    const c1 = await cluster.start({ role: 'conductor', id: 's1', score: OPEN_FORM });
+    await untilActive(c1.base, 's1');
+    const c2 = await cluster.start({ role: 'conductor', id: 's2', score: OPEN_FORM });
+    const e1 = await cluster.start({ role: 'edge', id: 'se', score: OPEN_FORM });
     await until(async () => (await call(e1.base, '/api/cluster')).body.nodes?.length === 3);
     const page = await openWs(e1.wsBase);
     const post = (/** @type {string} */ url, /** @type {object} */ body = {}) =>
@@ -96,11 +83,7 @@ describe.skipIf(!HAVE_REDIS)('cluster: the next section across a conductor failo
 
     // The active conductor dies mid-section: the standby takes up its record.
     await c1.stop('SIGKILL');
-    await until(
-      async () =>
-        (await call(e1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 's2' && n.active),
-      10_000,
-    );
+    await untilActive(e1.base, 's2', 10_000);
     const taken = await stateAt(c2.base);
     expect(taken.playback).toBe('playing');
     expect(taken.beat).toBeGreaterThanOrEqual(33);

@@ -6,24 +6,15 @@
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { HAVE_REDIS, startRedis } from '../../helpers/redis-server.js';
-import { call, startNode, until, requestFrom } from '../../helpers/cluster-nodes.js';
+import { describe, it, expect } from 'vitest';
+import { HAVE_REDIS } from '../../helpers/redis-server.js';
+import { useCluster } from '../../helpers/use-cluster.js';
+import { call, until, requestFrom, untilActive } from '../../helpers/cluster-nodes.js';
 import { openWs } from '../../helpers/live-clients.js';
 
 const OPEN_FORM = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../scores/open-form');
 
-/** @type {Awaited<ReturnType<typeof startRedis>>} */
-let redis;
-/** @type {import('../../helpers/cluster-nodes.js').TestNode[]} */
-const nodes = [];
-beforeAll(async () => {
-  if (HAVE_REDIS) redis = await startRedis();
-});
-afterAll(async () => {
-  for (const n of nodes) await n.stop('SIGKILL');
-  await redis?.stop();
-});
+const cluster = useCluster();
 
 /**
  * The meter as a page on this connection has it now (the latest snapshot or patch that sets it).
@@ -40,16 +31,12 @@ function meterOf(messages) {
 
 describe.skipIf(!HAVE_REDIS)('cluster: thumbs', () => {
   it('counts thumbs through every node on the active conductor, one voice per device across the edges', async () => {
-    const c1 = await startNode({ redis: redis.urls, role: 'conductor', id: 'c1', score: OPEN_FORM });
-    nodes.push(c1);
-    await until(async () =>
-      (await call(c1.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 'c1' && n.active),
-    );
-    const e1 = await startNode({ redis: redis.urls, role: 'edge', id: 'e1', score: OPEN_FORM });
-    const e2 = await startNode({ redis: redis.urls, role: 'edge', id: 'e2', score: OPEN_FORM });
+    const c1 = await cluster.start({ role: 'conductor', id: 'c1', score: OPEN_FORM });
+    await untilActive(c1.base, 'c1');
+    const e1 = await cluster.start({ role: 'edge', id: 'e1', score: OPEN_FORM });
+    const e2 = await cluster.start({ role: 'edge', id: 'e2', score: OPEN_FORM });
     // A standby conductor, for the failover at the end.
-    const c2 = await startNode({ redis: redis.urls, role: 'conductor', id: 'c2', score: OPEN_FORM });
-    nodes.push(e1, e2, c2);
+    await cluster.start({ role: 'conductor', id: 'c2', score: OPEN_FORM });
     await until(async () => (await call(e1.base, '/api/cluster')).body.nodes?.length === 4);
     const page = await openWs(e2.wsBase);
     await until(() => meterOf(page.messages) === 0);
@@ -95,11 +82,7 @@ describe.skipIf(!HAVE_REDIS)('cluster: thumbs', () => {
     await until(async () => (await stateAt(e1.base)).state.cues?.audience?.text === FIRED, 20_000);
     await c1.stop('SIGKILL');
     const beatBefore = (await stateAt(e2.base)).state.beat;
-    await until(
-      async () =>
-        (await call(e2.base, '/api/cluster')).body.nodes?.some((/** @type {any} */ n) => n.id === 'c2' && n.active),
-      20_000,
-    );
+    await untilActive(e2.base, 'c2', 20_000);
     // The standby plays on: its beats reach the edge.
     await until(async () => (await stateAt(e2.base)).state.beat > beatBefore, 10_000);
     expect((await stateAt(e2.base)).state.section.id).toBe('pitch');
