@@ -26,6 +26,7 @@ import { launchFirefox } from '../../test/engines/firefox.js';
 import { launchWebKit } from '../../test/engines/webkit.js';
 import { RATE, realtimeAudioThreads, startSoundDevice } from './device.js';
 import { channelOf, compare, findOnsets, matchReference, summary, trackClock } from './onsets.js';
+import { cpuBetween, readCpu } from './proc-cpu.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The lab's clock, defined as the server's is (server/live/hub.js): comparable to it to a fraction of a ms. */
@@ -119,6 +120,10 @@ async function serverOffset(base, n = 30) {
  * @property {keyof typeof PROFILES} [profile]
  * @property {string} [root]        checkout whose server and built client run
  * @property {string} [scoreDir]
+ * @property {boolean} [notation]  the pages paint their notation (default false: `?notation=off`,
+ *   client/src/page/route.js). The click is the same code on the same clock either way; ten pages
+ *   painting notation in software on two cores took the machine to load 35-38 by themselves (each
+ *   renderer 10-30% of a core), and the sound device fell 200 ms behind with them
  * @property {boolean} [realtime]  the browsers' audio services real-time, as a phone's audio path
  *   is (device.js, realtimeAudioThreads; default true)
  * @property {Array<'chromium' | 'firefox' | 'webkit'>} [engines]  each page's browser, in turn
@@ -171,6 +176,7 @@ async function capture({
   root = ROOT,
   scoreDir = path.join(root, 'scores', 'demo'),
   realtime = true,
+  notation = false,
   engines = ['chromium'],
   dump,
   log = () => {},
@@ -236,7 +242,9 @@ async function capture({
       const engine = engines[i % engines.length];
       const page = engine === 'chromium' ? await openChromium(i) : await openEngine(i, engine);
       const { base } = await addresses;
-      await page.goto(`${base}/view/${VIEWS[i % VIEWS.length]}`, { timeout: 60_000 });
+      await page.goto(`${base}/view/${VIEWS[i % VIEWS.length]}${notation ? '' : '?notation=off'}`, {
+        timeout: 60_000,
+      });
       // Joined ('on-time', or 'approximate' when the clock's error bound is still wide after 3 s).
       await page.waitForFunction(
         () => {
@@ -326,6 +334,8 @@ async function capture({
     const streams = await device.streams();
     if (streams.length < pages + 1)
       throw new Error(`${streams.length} streams play into the device, not ${pages + 1}: ${JSON.stringify(streams)}`);
+    const sinks = opened.map((_, i) => `ch${i}`);
+    const cpuFrom = readCpu(sinks);
     const measureFrom = now();
     log('measuring');
 
@@ -360,7 +370,11 @@ async function capture({
     const latencies = await Promise.all(
       opened.map((p) => p.evaluate(() => /** @type {any} */ (window).scorecast.audioLatency)),
     );
+    const cpuTo = readCpu(sinks);
     const measureTo = now();
+    // Each page's browser, process by process (% of one core over the measurement).
+    const cpuBySink = cpuBetween(cpuFrom, cpuTo, (measureTo - measureFrom) / 1000);
+    const cpuPerPage = sinks.map((sink) => cpuBySink[sink] ?? { total: 0 });
     const offsetAtEnd = await serverOffset(direct);
     const offset = offsetAtEnd.rtt < offsetAtStart.rtt ? offsetAtEnd : offsetAtStart;
     const raw = await recording.stop();
@@ -391,6 +405,12 @@ async function capture({
       extra: {
         profile,
         load1,
+        notation,
+        cpuPerPage,
+        cpuPercent: {
+          renderer: summary(cpuPerPage.map((c) => c.renderer ?? 0)),
+          total: summary(cpuPerPage.map((c) => c.total)),
+        },
         realtimeThreads: rtThreads,
         tie: { serverRttMs: Math.round(offset.rtt * 100) / 100 },
         latency: latencies.map((l) => (l ? { source: l.source, ms: Math.round(l.seconds * 10000) / 10 } : null)),
