@@ -115,6 +115,7 @@ async function main() {
       ...pick(main),
       clockErrorMs: main.clockErrorMs,
       clockErrorAtClickMs: main.clockErrorAtClickMs,
+      scheduledAheadMs: main.scheduledAheadMs,
       profiles: others,
     }),
   );

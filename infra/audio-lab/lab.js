@@ -27,6 +27,7 @@ import { launchWebKit } from '../../test/engines/webkit.js';
 import { RATE, realtimeAudioThreads, startSoundDevice } from './device.js';
 import { channelOf, compare, findOnsets, matchReference, summary, trackClock } from './onsets.js';
 import { cpuBetween, readCpu } from './proc-cpu.js';
+import { quantileSorted } from '../../core/stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The lab's clock, defined as the server's is (server/live/hub.js): comparable to it to a fraction of a ms. */
@@ -387,10 +388,17 @@ async function capture({
     // is the clock sync's. Pages whose client does not say (an older checkout) give none.
     /** @type {number[]} */
     const clockAtClick = [];
+    // How far ahead of its start on the context's clock each click was placed (its start time
+    // minus the context's currentTime when it was placed, ms): the main thread's share of an
+    // onset is over once the click is placed, the audio thread plays it on its own clock.
+    /** @type {number[]} */
+    const aheadOfContext = [];
     scheduled.forEach((m, i) => {
-      for (const e of m.values())
+      for (const e of m.values()) {
         if (typeof e.local === 'number' && typeof origins[i] === 'number')
           clockAtClick.push(Math.abs(e.local - (e.serverT - offset.offset - origins[i])));
+        if (typeof e.map?.currentTime === 'number') aheadOfContext.push((e.when - e.map.currentTime) * 1000);
+      }
     });
 
     const input = {
@@ -416,6 +424,7 @@ async function capture({
         latency: latencies.map((l) => (l ? { source: l.source, ms: Math.round(l.seconds * 10000) / 10 } : null)),
         clockErrorMs: summary(clockErrors),
         clockErrorAtClickMs: summary(clockAtClick),
+        scheduledAheadMs: lowSummary(aheadOfContext),
       },
     };
     if (dump) {
@@ -430,6 +439,16 @@ async function capture({
     await stop();
     throw err;
   }
+}
+
+/**
+ * The low end of some values (where small is what matters), rounded to 0.01.
+ * @param {number[]} values
+ */
+function lowSummary(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const r = (/** @type {number} */ v) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
+  return { n: s.length, min: r(s[0] ?? Number.NaN), p1: r(quantileSorted(s, 0.01)), p50: r(quantileSorted(s, 0.5)) };
 }
 
 /**
