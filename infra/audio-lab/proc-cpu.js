@@ -19,10 +19,11 @@ const read = (f) => {
 /**
  * A process's kind, from its command line: Chromium's `--type=` (a utility by its sub-type's
  * service: `audio`, `network`, ...), else the program's name (`browser` for Chromium's own).
- * @param {string} cmdline NUL-separated
+ * @param {string} cmdline NUL-separated, or one string with spaces: Chromium's zygote children
+ *   rewrite their title so
  */
 export function processKind(cmdline) {
-  const args = cmdline.split('\0');
+  const args = cmdline.split(/[\0 ]/);
   const type = args.find((a) => a.startsWith('--type='))?.slice(7);
   if (type === 'utility') {
     const sub = args.find((a) => a.startsWith('--utility-sub-type='))?.slice(19) ?? '';

@@ -12,6 +12,10 @@ describe('processKind', () => {
     expect(
       processKind('/usr/lib/chromium/chromium\0--type=utility\0--utility-sub-type=audio.mojom.AudioService\0'),
     ).toBe('audio');
+    // A zygote's child: its title rewritten, one string with spaces.
+    expect(
+      processKind('/usr/lib/chromium/chromium --type=renderer --user-data-dir=/tmp/playwright_x --lang=en-US\0\0'),
+    ).toBe('renderer');
     expect(processKind('/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/WebKitWebProcess\u00007\0')).toBe('WebKitWebProcess');
   });
 });
