@@ -125,6 +125,11 @@ async function serverOffset(base, n = 30) {
  *   client/src/page/route.js). The click is the same code on the same clock either way; ten pages
  *   painting notation in software on two cores took the machine to load 35-38 by themselves (each
  *   renderer 10-30% of a core), and the sound device fell 200 ms behind with them
+ * @property {number} [settleOutputS]  seconds each page's sound has run before the measurement
+ *   starts (default 0). In a page's first seconds of sound Chromium's output timestamps here
+ *   disagree with its later ones by tens of ms, and the held mapping (output-clock.js) carries
+ *   them until they leave its 30 s window: a page that had just joined clicked 40-97 ms early for
+ *   8 s, then 5-13 ms late until 20 s. The bench waits that out to measure the steady state
  * @property {boolean} [realtime]  the browsers' audio services real-time, as a phone's audio path
  *   is (device.js, realtimeAudioThreads; default true)
  * @property {Array<'chromium' | 'firefox' | 'webkit'>} [engines]  each page's browser, in turn
@@ -178,6 +183,7 @@ async function capture({
   scoreDir = path.join(root, 'scores', 'demo'),
   realtime = true,
   notation = false,
+  settleOutputS = 0,
   engines = ['chromium'],
   dump,
   log = () => {},
@@ -224,7 +230,7 @@ async function capture({
 
     // The reference plays from before the recording to after it: the sink never idles. (The
     // recording starts after the pages join: by then the reference has played for seconds.)
-    const joinBudgetS = 20 + pages * 6;
+    const joinBudgetS = 20 + pages * 6 + settleOutputS;
     const reference = device.reference({
       channel: refChannel,
       seconds: joinBudgetS + seconds + 30,
@@ -259,9 +265,10 @@ async function capture({
       await page.waitForFunction(() => /** @type {any} */ (window).scorecast?.sound?.state === 'running', null, {
         timeout: 30_000,
       });
+      const soundSince = now();
       const threads = realtime && engine !== 'firefox' ? await realtimeAudioThreads(`ch${i}`, engine) : 0;
       log(`page ${i} clicking (${engine}, view ${VIEWS[i % VIEWS.length]})`);
-      return { page, threads };
+      return { page, threads, soundSince };
     };
     /** @param {number} i */
     const openChromium = async (i) => {
@@ -301,7 +308,7 @@ async function capture({
       };
       return page;
     };
-    /** @type {Array<{ page: LabPage, threads: number }>} */
+    /** @type {Array<{ page: LabPage, threads: number, soundSince: number }>} */
     const joined = [];
     let next = 0;
     const opener = async () => {
@@ -327,6 +334,11 @@ async function capture({
       ),
     );
     log('clocks settled');
+    const soundSettled = Math.max(...joined.map((j) => j.soundSince)) + settleOutputS * 1000;
+    if (now() < soundSettled) {
+      log(`every page's sound running ${settleOutputS} s`);
+      await new Promise((r) => setTimeout(r, soundSettled - now()));
+    }
     const rtThreads = realtime ? joined.map((j) => j.threads) : [];
     // Recorded from here: the sink has played the reference all along, so the recording has no
     // gap from its first sample; the pages' joins are not recorded (nothing to analyse there).
@@ -414,6 +426,7 @@ async function capture({
         profile,
         load1,
         notation,
+        settleOutputS,
         cpuPerPage,
         cpuPercent: {
           renderer: summary(cpuPerPage.map((c) => c.renderer ?? 0)),
