@@ -6,6 +6,7 @@
 //
 //   node bench/audio.js [--pages 10] [--seconds 150] [--profiles loopback,wifi-busy]
 //                       [--out FILE] [--plot FILE.svg] [--dump PREFIX] [--engines chromium,firefox,webkit]
+//                       [--notation] [--settle-output S]
 
 import { parseArgs } from 'node:util';
 import path from 'node:path';
@@ -32,6 +33,12 @@ path, as phones have) and Debian's chromium, xvfb, pulseaudio (test/setup/ensure
                     Firefox ESR on desktop Linux assumes the 40 ms fallback latency; WebKitGTK's
                     MiniBrowser (WebKitWebDriver, an Xvfb of its own, its audio threads real-time)
   --root DIR        the checkout whose server and built client run (default this one): a baseline
+  --settle-output S each page's sound runs S seconds before the measurement (default 30: in a
+                    page's first seconds its clicks were 40-97 ms early here, see
+                    infra/audio-lab/lab.js; 0 measures the joins too)
+  --notation        the pages paint their notation too (default: ?notation=off, the click and the
+                    beat strip only, on the same clock and sound code; ten pages painting notation
+                    in software took this 2-core machine to load 35-38 by themselves)
   -h, --help        this text
 `;
 
@@ -46,6 +53,8 @@ async function main() {
       dump: { type: 'string' },
       root: { type: 'string' },
       engines: { type: 'string', default: 'chromium' },
+      notation: { type: 'boolean', default: false },
+      'settle-output': { type: 'string', default: '30' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -68,6 +77,8 @@ async function main() {
       seconds: Number(values.seconds),
       profile,
       engines,
+      notation: values.notation,
+      settleOutputS: Number(values['settle-output']),
       ...(values.root ? { root: path.resolve(values.root) } : {}),
       dump: values.dump ? `${values.dump}-${profile}` : undefined,
       log: (m) => console.error(`[${profile}] ${m}`),
@@ -96,6 +107,8 @@ async function main() {
     signedOffsetMs: r.signedOffsetMs,
     unmatched: r.unmatched,
     load1: r.load1,
+    notation: r.notation,
+    cpuPercent: r.cpuPercent,
     sinkLagMs: r.tie.sinkLagMs,
     tieValid: r.tie.valid,
   });
@@ -107,6 +120,7 @@ async function main() {
       ...pick(main),
       clockErrorMs: main.clockErrorMs,
       clockErrorAtClickMs: main.clockErrorAtClickMs,
+      scheduledAheadMs: main.scheduledAheadMs,
       profiles: others,
     }),
   );

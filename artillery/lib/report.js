@@ -462,7 +462,7 @@ export function writeReport(inputs, outDir) {
   for (const a of found.audio) {
     h(2, `Audio onsets: ${path.basename(a.file)}`, 'audio');
     p(
-      `From ${path.relative(QA_DIR, a.file)} (bench/audio.js, run ${a.at}): browser processes click on the beats into channels of one recorded sound device (infra/audio-lab/README.md). Spread = the latest minus the earliest onset of a beat heard on two pages or more; offset = |onset − the beat's server time|; clock = each page's clock error when it placed its clicks. Issue targets on loopback, 10 pages: spread p50 ≤ 1, p99 ≤ 5; offset p99 ≤ 5 ms; busy WiFi p99 ≤ 10 ms. A run whose tie did not hold (tie valid: no) measured the machine, not scorecast.`,
+      `From ${path.relative(QA_DIR, a.file)} (bench/audio.js, run ${a.at}): browser processes click on the beats into channels of one recorded sound device (infra/audio-lab/README.md). Spread = the latest minus the earliest onset of a beat heard on two pages or more; offset = |onset − the beat's server time|; clock = each page's clock error when it placed its clicks; notation = whether the pages painted their notation (off: \`?notation=off\`, the same click on the same clock); renderer CPU = % of one core each page's renderer used over the measurement. Issue targets on loopback, 10 pages: spread p50 ≤ 1, p99 ≤ 5; offset p99 ≤ 5 ms; busy WiFi p99 ≤ 10 ms. A run whose tie did not hold (tie valid: no) measured the machine, not scorecast.`,
     );
     /** @param {any} x */
     const q3 = (x) => (x ? `${x.p50 ?? '–'} / ${x.p99 ?? '–'} / ${x.max ?? '–'}` : '–');
@@ -474,6 +474,8 @@ export function writeReport(inputs, outDir) {
         'spread p50 / p99 / max',
         'offset p50 / p99 / max',
         'clock at click p50 / p99 / max',
+        'notation',
+        'renderer CPU p50 / max',
         'load1',
         'sink lag',
         'tie valid',
@@ -485,6 +487,9 @@ export function writeReport(inputs, outDir) {
         q3(r.onsetSpreadMs),
         q3(r.offsetMs),
         q3(r.clockErrorAtClickMs),
+        // Runs from before the flag painted it.
+        r.notation === false ? 'off' : 'painted',
+        r.cpuPercent ? `${r.cpuPercent.renderer.p50} / ${r.cpuPercent.renderer.max} %` : '–',
         String(r.load1 ?? '–'),
         r.tie?.sinkLagMs === undefined ? '–' : `${r.tie.sinkLagMs} ms`,
         r.tie?.valid === false ? 'no' : 'yes',

@@ -26,6 +26,8 @@ import { launchFirefox } from '../../test/engines/firefox.js';
 import { launchWebKit } from '../../test/engines/webkit.js';
 import { RATE, realtimeAudioThreads, startSoundDevice } from './device.js';
 import { channelOf, compare, findOnsets, matchReference, summary, trackClock } from './onsets.js';
+import { cpuBetween, readCpu } from './proc-cpu.js';
+import { quantileSorted } from '../../core/stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The lab's clock, defined as the server's is (server/live/hub.js): comparable to it to a fraction of a ms. */
@@ -119,6 +121,15 @@ async function serverOffset(base, n = 30) {
  * @property {keyof typeof PROFILES} [profile]
  * @property {string} [root]        checkout whose server and built client run
  * @property {string} [scoreDir]
+ * @property {boolean} [notation]  the pages paint their notation (default false: `?notation=off`,
+ *   client/src/page/route.js). The click is the same code on the same clock either way; ten pages
+ *   painting notation in software on two cores took the machine to load 35-38 by themselves (each
+ *   renderer 10-30% of a core), and the sound device fell 200 ms behind with them
+ * @property {number} [settleOutputS]  seconds each page's sound has run before the measurement
+ *   starts (default 0). In a page's first seconds of sound Chromium's output timestamps here
+ *   disagree with its later ones by tens of ms, and the held mapping (output-clock.js) carries
+ *   them until they leave its 30 s window: a page that had just joined clicked 40-97 ms early for
+ *   8 s, then 5-13 ms late until 20 s. The bench waits that out to measure the steady state
  * @property {boolean} [realtime]  the browsers' audio services real-time, as a phone's audio path
  *   is (device.js, realtimeAudioThreads; default true)
  * @property {Array<'chromium' | 'firefox' | 'webkit'>} [engines]  each page's browser, in turn
@@ -171,6 +182,8 @@ async function capture({
   root = ROOT,
   scoreDir = path.join(root, 'scores', 'demo'),
   realtime = true,
+  notation = false,
+  settleOutputS = 0,
   engines = ['chromium'],
   dump,
   log = () => {},
@@ -217,7 +230,7 @@ async function capture({
 
     // The reference plays from before the recording to after it: the sink never idles. (The
     // recording starts after the pages join: by then the reference has played for seconds.)
-    const joinBudgetS = 20 + pages * 6;
+    const joinBudgetS = 20 + pages * 6 + settleOutputS;
     const reference = device.reference({
       channel: refChannel,
       seconds: joinBudgetS + seconds + 30,
@@ -236,7 +249,9 @@ async function capture({
       const engine = engines[i % engines.length];
       const page = engine === 'chromium' ? await openChromium(i) : await openEngine(i, engine);
       const { base } = await addresses;
-      await page.goto(`${base}/view/${VIEWS[i % VIEWS.length]}`, { timeout: 60_000 });
+      await page.goto(`${base}/view/${VIEWS[i % VIEWS.length]}${notation ? '' : '?notation=off'}`, {
+        timeout: 60_000,
+      });
       // Joined ('on-time', or 'approximate' when the clock's error bound is still wide after 3 s).
       await page.waitForFunction(
         () => {
@@ -250,9 +265,10 @@ async function capture({
       await page.waitForFunction(() => /** @type {any} */ (window).scorecast?.sound?.state === 'running', null, {
         timeout: 30_000,
       });
+      const soundSince = now();
       const threads = realtime && engine !== 'firefox' ? await realtimeAudioThreads(`ch${i}`, engine) : 0;
       log(`page ${i} clicking (${engine}, view ${VIEWS[i % VIEWS.length]})`);
-      return { page, threads };
+      return { page, threads, soundSince };
     };
     /** @param {number} i */
     const openChromium = async (i) => {
@@ -292,7 +308,7 @@ async function capture({
       };
       return page;
     };
-    /** @type {Array<{ page: LabPage, threads: number }>} */
+    /** @type {Array<{ page: LabPage, threads: number, soundSince: number }>} */
     const joined = [];
     let next = 0;
     const opener = async () => {
@@ -318,6 +334,11 @@ async function capture({
       ),
     );
     log('clocks settled');
+    const soundSettled = Math.max(...joined.map((j) => j.soundSince)) + settleOutputS * 1000;
+    if (now() < soundSettled) {
+      log(`every page's sound running ${settleOutputS} s`);
+      await new Promise((r) => setTimeout(r, soundSettled - now()));
+    }
     const rtThreads = realtime ? joined.map((j) => j.threads) : [];
     // Recorded from here: the sink has played the reference all along, so the recording has no
     // gap from its first sample; the pages' joins are not recorded (nothing to analyse there).
@@ -326,6 +347,8 @@ async function capture({
     const streams = await device.streams();
     if (streams.length < pages + 1)
       throw new Error(`${streams.length} streams play into the device, not ${pages + 1}: ${JSON.stringify(streams)}`);
+    const sinks = opened.map((_, i) => `ch${i}`);
+    const cpuFrom = readCpu(sinks);
     const measureFrom = now();
     log('measuring');
 
@@ -360,7 +383,11 @@ async function capture({
     const latencies = await Promise.all(
       opened.map((p) => p.evaluate(() => /** @type {any} */ (window).scorecast.audioLatency)),
     );
+    const cpuTo = readCpu(sinks);
     const measureTo = now();
+    // Each page's browser, process by process (% of one core over the measurement).
+    const cpuBySink = cpuBetween(cpuFrom, cpuTo, (measureTo - measureFrom) / 1000);
+    const cpuPerPage = sinks.map((sink) => cpuBySink[sink] ?? { total: 0 });
     const offsetAtEnd = await serverOffset(direct);
     const offset = offsetAtEnd.rtt < offsetAtStart.rtt ? offsetAtEnd : offsetAtStart;
     const raw = await recording.stop();
@@ -373,10 +400,17 @@ async function capture({
     // is the clock sync's. Pages whose client does not say (an older checkout) give none.
     /** @type {number[]} */
     const clockAtClick = [];
+    // How far ahead of its start on the context's clock each click was placed (its start time
+    // minus the context's currentTime when it was placed, ms): the main thread's share of an
+    // onset is over once the click is placed, the audio thread plays it on its own clock.
+    /** @type {number[]} */
+    const aheadOfContext = [];
     scheduled.forEach((m, i) => {
-      for (const e of m.values())
+      for (const e of m.values()) {
         if (typeof e.local === 'number' && typeof origins[i] === 'number')
           clockAtClick.push(Math.abs(e.local - (e.serverT - offset.offset - origins[i])));
+        if (typeof e.map?.currentTime === 'number') aheadOfContext.push((e.when - e.map.currentTime) * 1000);
+      }
     });
 
     const input = {
@@ -391,11 +425,19 @@ async function capture({
       extra: {
         profile,
         load1,
+        notation,
+        settleOutputS,
+        cpuPerPage,
+        cpuPercent: {
+          renderer: summary(cpuPerPage.map((c) => c.renderer ?? 0)),
+          total: summary(cpuPerPage.map((c) => c.total)),
+        },
         realtimeThreads: rtThreads,
         tie: { serverRttMs: Math.round(offset.rtt * 100) / 100 },
         latency: latencies.map((l) => (l ? { source: l.source, ms: Math.round(l.seconds * 10000) / 10 } : null)),
         clockErrorMs: summary(clockErrors),
         clockErrorAtClickMs: summary(clockAtClick),
+        scheduledAheadMs: lowSummary(aheadOfContext),
       },
     };
     if (dump) {
@@ -410,6 +452,16 @@ async function capture({
     await stop();
     throw err;
   }
+}
+
+/**
+ * The low end of some values (where small is what matters), rounded to 0.01.
+ * @param {number[]} values
+ */
+function lowSummary(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const r = (/** @type {number} */ v) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
+  return { n: s.length, min: r(s[0] ?? Number.NaN), p1: r(quantileSorted(s, 0.01)), p50: r(quantileSorted(s, 0.5)) };
 }
 
 /**

@@ -92,6 +92,8 @@ describe('writeReport', () => {
       onsetSpreadMs: { n: 3, p50: 0.8, p99: 1.9, max: 1.9 },
       offsetMs: { n: 6, p50: 0.7, p99: late, max: late },
       clockErrorAtClickMs: { n: 6, p50: 0.2, p99: 0.9, max: 0.9 },
+      notation: false,
+      cpuPercent: { renderer: { n: 2, p50: 4.2, p99: 6.1, max: 6.1 }, total: { n: 2, p50: 9, p99: 11, max: 11 } },
       load1: 12.5,
       tie: { sinkLagMs: 3.1, valid: late < 10 },
       series: [0, 1].flatMap((page) => [0, 600, 1200].map((t) => ({ page, t: T0 + t, offset: page ? late : 0.5 }))),
@@ -104,7 +106,7 @@ describe('writeReport', () => {
     const md = readFileSync(files.md, 'utf8');
     expect(md).toContain('## Audio onsets: audio.json');
     expect(md).toMatch(
-      /\| loopback \| 2 \| 3 \| 0\.8 \/ 1\.9 \/ 1\.9 \| 0\.7 \/ 2\.5 \/ 2\.5 \| 0\.2 \/ 0\.9 \/ 0\.9 \| 12\.5 \| 3\.1 ms \| yes \|/,
+      /\| loopback \| 2 \| 3 \| 0\.8 \/ 1\.9 \/ 1\.9 \| 0\.7 \/ 2\.5 \/ 2\.5 \| 0\.2 \/ 0\.9 \/ 0\.9 \| off \| 4\.2 \/ 6\.1 % \| 12\.5 \| 3\.1 ms \| yes \|/,
     );
     expect(md).toMatch(/\| wifi-busy \| .* \| no \|/);
     expect(files.plots).toEqual(['audio-onsets-loopback', 'audio-onsets-wifi-busy']);

@@ -33,3 +33,15 @@ export function viewFromPath(pathname) {
 export function forcedTransport(search) {
   return new URLSearchParams(search).get('transport') ?? undefined;
 }
+
+/**
+ * Whether a part or score page paints its notation: `?notation=off` leaves it out and keeps the
+ * rest (the beat and its marks, the start signal, the cue text, the click on the same clock). For a
+ * player reading from paper who wants only the click and the cues, and for the audio lab: ten pages
+ * painting notation on one 2-core machine measure the machine's load, not the sound.
+ * @param {string} search `location.search`
+ * @returns {boolean}
+ */
+export function notationWanted(search) {
+  return new URLSearchParams(search).get('notation') !== 'off';
+}

@@ -4,7 +4,7 @@
 
 import { Connection } from '../live/connection.js';
 import { browserEnv } from '../live/browser-env.js';
-import { forcedTransport, viewFromPath, DEFAULT_VIEW } from './route.js';
+import { forcedTransport, notationWanted, viewFromPath, DEFAULT_VIEW } from './route.js';
 import { loadScore } from './score-assets.js';
 import { createView } from './view.js';
 import { debugWanted } from './status-line.js';
@@ -70,7 +70,9 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
   document.body.dataset.view = viewName;
   // Every view but the audience's is a part or the score: the compact strip above the notation
   // from the first paint, so the page does not jump when the notation arrives (layout shift).
-  if (viewName !== DEFAULT_VIEW) document.body.dataset.notation = 'true';
+  // Without notation (route.js) the beat stays large, as on the audience's page.
+  const painted = viewName !== DEFAULT_VIEW && notationWanted(window.location.search);
+  if (painted) document.body.dataset.notation = 'true';
   const ui = createView(document, viewName, { debug: debugWanted(window.location.search, storage) });
   // Musicians' start signal, beat indicator and tempo (part and score views: the audience page
   // has no such strip, and does no work for it on its beats).
@@ -145,7 +147,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
       }),
     onCommands: (commands) => device.obeyAll(commands),
   });
-  const notation = mountNotation({
+  const notation = (painted ? mountNotation : noNotation)({
     document,
     fetch,
     connection,
@@ -172,7 +174,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     now,
     frames,
     ready: () => gate.open,
-    onFrame: viewName === DEFAULT_VIEW ? null : drawCursor,
+    onFrame: painted ? drawCursor : null,
     onChange(pos, frameTime) {
       ui.renderPosition(pos);
       if (pos.joining) return;
@@ -549,6 +551,15 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
       }
     },
   };
+}
+
+/**
+ * A page without notation (the audience's, or a part's asked for none): nothing to draw.
+ * @param {Parameters<typeof mountNotation>[0]} _
+ * @returns {ReturnType<typeof mountNotation>}
+ */
+function noNotation(_) {
+  return { drawCursor: () => {}, videoStatus: () => null, update: () => {} };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { DEFAULT_VIEW, forcedTransport, viewFromPath } from '../../../client/src/page/route.js';
+import { DEFAULT_VIEW, forcedTransport, notationWanted, viewFromPath } from '../../../client/src/page/route.js';
 
 describe('viewFromPath', () => {
   it('maps / to the audience view and /view/X to X', () => {
@@ -22,5 +22,13 @@ describe('forcedTransport', () => {
     expect(forcedTransport('?transport=sse')).toBe('sse');
     expect(forcedTransport('?a=1&transport=poll')).toBe('poll');
     expect(forcedTransport('')).toBeUndefined();
+  });
+});
+
+describe('notationWanted', () => {
+  it('is true unless ?notation=off', () => {
+    expect(notationWanted('')).toBe(true);
+    expect(notationWanted('?notation=on')).toBe(true);
+    expect(notationWanted('?transport=ws&notation=off')).toBe(false);
   });
 });

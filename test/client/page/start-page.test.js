@@ -35,9 +35,10 @@ class PageClock extends FakeClock {
 }
 
 /** A fetch that answers like a server with no score files to give. */
-function fakeServerFetch(/** @type {PageClock} */ clock) {
+function fakeServerFetch(/** @type {PageClock} */ clock, /** @type {string[]} */ asked = []) {
   /** @param {string} url */
   return async (url) => {
+    asked.push(url);
     const json = (/** @type {unknown} */ body, status = 200) =>
       /** @type {Response} */ (
         /** @type {unknown} */ ({
@@ -67,16 +68,21 @@ function model() {
   return r.value;
 }
 
-/** The page started on fakes: its window, clock, socket and an answer to every ping so far. */
-function started() {
-  const dom = new JSDOM(html, { url: 'http://venue.local/', pretendToBeVisual: true });
+/**
+ * The page started on fakes: its window, clock, socket, the URLs it fetched and an answer to every
+ * ping so far.
+ */
+function started(url = 'http://venue.local/') {
+  const dom = new JSDOM(html, { url, pretendToBeVisual: true });
   const window = /** @type {Window & typeof globalThis} */ (/** @type {unknown} */ (dom.window));
   const clock = new PageClock();
   const WebSocket = fakeWebSocketClass();
+  /** @type {string[]} */
+  const fetched = [];
   startPage({
     window,
     document: window.document,
-    fetch: fakeServerFetch(clock),
+    fetch: fakeServerFetch(clock, fetched),
     WebSocket: /** @type {any} */ (WebSocket),
     clock: /** @type {any} */ (clock),
     log: () => {},
@@ -94,7 +100,7 @@ function started() {
       clock.advance(50);
     }
   };
-  return { window, clock, WebSocket, $, run };
+  return { window, clock, WebSocket, $, run, fetched };
 }
 
 describe('the page started on fakes', () => {
@@ -176,5 +182,37 @@ describe('the page started on fakes', () => {
     // Where what the server announced ends (the beat's length after it), the page stops: joining.
     await to(t + 4000);
     expect(seen.at(-1)?.[3]).toBe(true);
+  });
+
+  it('a part page with ?notation=off asks for no notation, keeps the large beat, and joins and shows the beat as with it', async () => {
+    /** @param {string} url */
+    const page = async (url) => {
+      const p = started(url);
+      const ws = p.WebSocket.instances[0];
+      ws.serverOpen();
+      ws.serverSend(msg.welcome('e1', 0));
+      const m = model();
+      const t = p.clock.t + SERVER_AHEAD_MS;
+      ws.serverSend(
+        msg.snapshot(
+          'e1',
+          0,
+          withNext(m, atBeat(m, withPlayback(initialState(m), 'playing', null), 4, t), 5, t + 1000),
+        ),
+      );
+      await p.run(2000);
+      return p;
+    };
+    const painted = await page('http://venue.local/view/violin1');
+    const bare = await page('http://venue.local/view/violin1?notation=off');
+    expect(painted.fetched).toContain('/api/score/views/violin1');
+    expect(bare.fetched.filter((u) => u.startsWith('/api/score/views'))).toEqual([]);
+    expect(painted.window.document.body.dataset.notation).toBe('true');
+    expect(bare.window.document.body.dataset.notation).toBeUndefined();
+    // Both joined, on the same clock, and show the same beat.
+    for (const p of [painted, bare]) {
+      expect(/** @type {any} */ (p.window).scorecast.join).toBe('on-time');
+      expect(p.$('beat')?.textContent).toBe(painted.$('beat')?.textContent);
+    }
   });
 });
