@@ -81,6 +81,37 @@ describe('frame scheduler', () => {
     expect(d.frames.frameMs).toBeCloseTo(1000 / 120, 6);
   });
 
+  it("a busy page that misses most frames still measures the display's frame, and takes the frame nearest a change for it", () => {
+    const period = DEFAULT_FRAME_MS;
+    const clock = new FakeClock();
+    const timers = {
+      /** @param {() => void} fn @param {number} ms */
+      setTimeout: (fn, ms) => clock.setTimeout(fn, ms),
+      /** @param {any} h */
+      clearTimeout: (h) => clock.clearTimeout(h),
+    };
+    // Of every five frames the page gets three (0, 2, 4): two intervals in three are two frames long.
+    const gets = (/** @type {number} */ k) => k % 5 !== 1 && k % 5 !== 3;
+    /** @param {(ts: number) => void} fn */
+    const requestFrame = (fn) => {
+      let k = Math.floor(clock.now() / period) + 1;
+      while (!gets(k)) k++;
+      const v = k * period;
+      clock.setTimeout(() => fn(v), v - clock.now() + 1);
+    };
+    const frames = createFrameScheduler({ requestFrame, now: clock.now, timers });
+    const loop = () => {
+      if (clock.now() < 1000) frames.everyFrame?.(loop);
+    };
+    frames.everyFrame?.(loop);
+    clock.advance(1200);
+    expect(frames.frameMs).toBeCloseTo(period, 6);
+    // A change due 5 ms before frame 100 is shown on it, not on frame 99 (11.7 ms before it).
+    const due = 100 * period - 5;
+    expect(frames.shownAt(99 * period)).toBeLessThan(due);
+    expect(frames.shownAt(100 * period)).toBeGreaterThanOrEqual(due);
+  });
+
   it('a page hidden after its frames came promptly still runs the change, from a timer', () => {
     const d = display();
     d.clock.t = 5000;
