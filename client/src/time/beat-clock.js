@@ -169,6 +169,14 @@ export const HOLD_BACK_MS = 1000;
 export const JOINING = Object.freeze({ ...NOTHING, joining: true });
 
 /**
+ * What makes a shown position a change: its beat, bar, click, the playback and whether beats are shown.
+ * @param {Position} pos
+ * @param {any} state
+ * @param {boolean} on
+ */
+const keyOf = (pos, state, on) => `${pos.beat}|${pos.bar}|${pos.beatInBar}|${pos.count}|${state?.playback}|${on}`;
+
+/**
  * Without a frame scheduler: each change at its timer, drawn at the browser's next frame.
  * @param {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (h: any) => void }} timers
  * @param {() => number} now
@@ -254,7 +262,7 @@ export function createBeatClock({
     const on = ready();
     const serverT = timeOf(frameTime, on);
     const pos = on ? positionAt(state, serverT) : JOINING;
-    const key = `${pos.beat}|${pos.bar}|${pos.beatInBar}|${pos.count}|${state?.playback}|${on}`;
+    const key = keyOf(pos, state, on);
     if (key !== lastKey) {
       lastKey = key;
       onChange(pos, frameTime);
@@ -273,7 +281,17 @@ export function createBeatClock({
     framePending = false;
     if (!onFrame || stopped) return;
     const state = getState();
-    if (ready()) onFrame(positionAt(state, timeOf(frameTime, true)));
+    if (ready()) {
+      const pos = positionAt(state, timeOf(frameTime, true));
+      // A change due by this frame's time is shown by this frame, whichever callback reaches it
+      // first: the page's text and what the frame callback draws (a part view's pane turn and
+      // cursor) then change in one frame, never the drawing a frame ahead of the text or after it.
+      if (keyOf(pos, state, true) !== lastKey) {
+        render(frameTime);
+        return;
+      }
+      onFrame(pos);
+    }
     if (state?.playback === 'playing' && ready()) {
       framePending = true;
       if (frames?.everyFrame) frames.everyFrame(frame);

@@ -258,6 +258,25 @@ describe('beat clock on animation frames, behind the join gate', () => {
     expect(p.shown.map((s) => (s.joining ? 'joining' : s.beat))).toEqual([0, 1, 'joining']);
   });
 
+  it("a change its own callback reaches late (its timers late) is shown by the moving cursor's frame nearest it: the text and the cursor change together", () => {
+    // Timers fire 130 ms late: the change's wake comes after its time, its frame later still,
+    // while the cursor's frames come every frame.
+    const p = page({ offset: 0, lateness: 130 });
+    p.d.clock.t = T;
+    p.gate.ready = true;
+    p.receive(beatState(0));
+    p.d.clock.advance(300);
+    p.receive({ ...beatState(9), beatT: T, next: { beat: 108, bar: 28, beatInBar: 1, t: T + 500 } });
+    p.d.clock.advance(700);
+    const landed = p.shown.find((s) => s.beat === 108);
+    expect(landed).toBeDefined();
+    const at = /** @type {{ frame: number }} */ (landed).frame;
+    // The frame nearest the beat's time (callbacks run 1 ms into their frame).
+    expect(Math.abs(at - 1 - (T + 500))).toBeLessThanOrEqual(DEFAULT_FRAME_MS / 2);
+    // No frame drew the target before the change was written.
+    expect(p.frames.filter(([beat, t]) => beat === 108 && t < at)).toEqual([]);
+  });
+
   it("a jump on a busy page (frame callbacks late, changes run from timers): once the target's beat shows, no frame shows a beat from before the jump", () => {
     // Frame callbacks run 12 ms into their frame (a busy main thread): more than half a frame, so
     // a frame whose callback runs just after a change's timer stands for a time before it.
