@@ -277,6 +277,21 @@ describe('beat clock on animation frames, behind the join gate', () => {
     expect(p.frames.filter(([beat, t]) => beat === 108 && t < at)).toEqual([]);
   });
 
+  it('a page without frames (its cursor moved from timers) shows no change before its time', () => {
+    for (let start = 0; start < 25; start += 1) {
+      const p = page({ offset: 0, lateness: 0 });
+      p.d.shown.visible = false;
+      p.d.clock.t = T + start;
+      p.gate.ready = true;
+      p.receive(beatState(0));
+      p.d.clock.advance(700);
+      const change = p.shown.find((s) => s.beat === 1);
+      expect(change, `from ${start}`).toBeDefined();
+      expect(/** @type {{ frame: number }} */ (change).frame, `from ${start}`).toBeGreaterThanOrEqual(T + 500);
+      expect(p.frames.filter(([beat, t]) => beat === 1 && t < T + 500)).toEqual([]);
+    }
+  });
+
   it("a jump on a busy page (frame callbacks late, changes run from timers): once the target's beat shows, no frame shows a beat from before the jump", () => {
     // Frame callbacks run 12 ms into their frame (a busy main thread): more than half a frame, so
     // a frame whose callback runs just after a change's timer stands for a time before it.
