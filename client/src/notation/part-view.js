@@ -254,9 +254,18 @@ function createPanes(root, notation, { loadPage, reducedMotion }) {
     pane.el.dataset.line = String(lineIndex);
     pane.el.dataset.state = 'loading';
     pane.el.dataset.page = String(drawn(line.page) + 1);
-    source.render(layout.pages[drawn(line.page)]).then(
+    // The page is copied in (a whole engraved page, every note of it) from a task of its own,
+    // after the frame that asked for it is drawn: a line change or a jump's landing turns the
+    // panes in the frame of its beat, and that frame is not held up by the refill of the pane just
+    // left (drawn a frame later, where nobody is reading yet).
+    const win = doc.defaultView;
+    const render = () => (destroyed || token !== pane.token ? null : source.render(layout.pages[drawn(line.page)]));
+    const deferred = win
+      ? new Promise((resolve) => win.setTimeout(() => resolve(render()), 0))
+      : Promise.resolve().then(render);
+    deferred.then(
       (p) => {
-        if (destroyed || token !== pane.token) return;
+        if (!p || destroyed || token !== pane.token) return;
         cropTo(p, line.crop);
         p.setAttribute('aria-hidden', 'true');
         pane.paper.replaceChildren(p);

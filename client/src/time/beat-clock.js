@@ -169,6 +169,14 @@ export const HOLD_BACK_MS = 1000;
 export const JOINING = Object.freeze({ ...NOTHING, joining: true });
 
 /**
+ * What makes a shown position a change: its beat, bar, click, the playback and whether beats are shown.
+ * @param {Position} pos
+ * @param {any} state
+ * @param {boolean} on
+ */
+const keyOf = (pos, state, on) => `${pos.beat}|${pos.bar}|${pos.beatInBar}|${pos.count}|${state?.playback}|${on}`;
+
+/**
  * Without a frame scheduler: each change at its timer, drawn at the browser's next frame.
  * @param {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (h: any) => void }} timers
  * @param {() => number} now
@@ -236,9 +244,13 @@ export function createBeatClock({
    * is shown: the first beat after it is shown on the estimate as it is then, not held back.
    * @param {number} frameTime
    * @param {boolean} on  beats are shown (the join gate is open)
+   * @param {boolean} [fromTimer]  run from a timer, not a frame
    */
-  function timeOf(frameTime, on) {
-    const t = clock.serverNow() + (scheduler.shownAt(frameTime) - now());
+  function timeOf(frameTime, on, fromTimer = false) {
+    // A frame stands for its middle (the frame nearest a change shows it). A change written from a
+    // timer, outside any frame, is drawn at the next frame, which begins after it: the timer's own
+    // time, so that it never shows a change before its time.
+    const t = clock.serverNow() + ((fromTimer ? frameTime : scheduler.shownAt(frameTime)) - now());
     if (on && t < shownT && shownT - t <= HOLD_BACK_MS) return shownT;
     shownT = on ? t : -Infinity;
     return t;
@@ -247,14 +259,15 @@ export function createBeatClock({
   /**
    * Show what is due at the page time a frame stands for.
    * @param {number} frameTime
+   * @param {boolean} [fromTimer]  run from a timer, not a frame
    */
-  function render(frameTime) {
+  function render(frameTime, fromTimer = false) {
     if (stopped) return;
     const state = getState();
     const on = ready();
-    const serverT = timeOf(frameTime, on);
+    const serverT = timeOf(frameTime, on, fromTimer);
     const pos = on ? positionAt(state, serverT) : JOINING;
-    const key = `${pos.beat}|${pos.bar}|${pos.beatInBar}|${pos.count}|${state?.playback}|${on}`;
+    const key = keyOf(pos, state, on);
     if (key !== lastKey) {
       lastKey = key;
       onChange(pos, frameTime);
@@ -268,12 +281,22 @@ export function createBeatClock({
     }
   }
 
-  /** @param {number} frameTime */
-  function frame(frameTime) {
+  /** @param {number} frameTime @param {boolean} [fromTimer] */
+  function frame(frameTime, fromTimer = false) {
     framePending = false;
     if (!onFrame || stopped) return;
     const state = getState();
-    if (ready()) onFrame(positionAt(state, timeOf(frameTime, true)));
+    if (ready()) {
+      const pos = positionAt(state, timeOf(frameTime, true, fromTimer));
+      // A change due by this frame's time is shown by this frame, whichever callback reaches it
+      // first: the page's text and what the frame callback draws (a part view's pane turn and
+      // cursor) then change in one frame, never the drawing a frame ahead of the text or after it.
+      if (keyOf(pos, state, true) !== lastKey) {
+        render(frameTime, fromTimer);
+        return;
+      }
+      onFrame(pos);
+    }
     if (state?.playback === 'playing' && ready()) {
       framePending = true;
       if (frames?.everyFrame) frames.everyFrame(frame);

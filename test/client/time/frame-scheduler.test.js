@@ -81,6 +81,37 @@ describe('frame scheduler', () => {
     expect(d.frames.frameMs).toBeCloseTo(1000 / 120, 6);
   });
 
+  it("a busy page that misses most frames still measures the display's frame, and takes the frame nearest a change for it", () => {
+    const period = DEFAULT_FRAME_MS;
+    const clock = new FakeClock();
+    const timers = {
+      /** @param {() => void} fn @param {number} ms */
+      setTimeout: (fn, ms) => clock.setTimeout(fn, ms),
+      /** @param {any} h */
+      clearTimeout: (h) => clock.clearTimeout(h),
+    };
+    // Of every five frames the page gets three (0, 2, 4): two intervals in three are two frames long.
+    const gets = (/** @type {number} */ k) => k % 5 !== 1 && k % 5 !== 3;
+    /** @param {(ts: number) => void} fn */
+    const requestFrame = (fn) => {
+      let k = Math.floor(clock.now() / period) + 1;
+      while (!gets(k)) k++;
+      const v = k * period;
+      clock.setTimeout(() => fn(v), v - clock.now() + 1);
+    };
+    const frames = createFrameScheduler({ requestFrame, now: clock.now, timers });
+    const loop = () => {
+      if (clock.now() < 1000) frames.everyFrame?.(loop);
+    };
+    frames.everyFrame?.(loop);
+    clock.advance(1200);
+    expect(frames.frameMs).toBeCloseTo(period, 6);
+    // A change due 5 ms before frame 100 is shown on it, not on frame 99 (11.7 ms before it).
+    const due = 100 * period - 5;
+    expect(frames.shownAt(99 * period)).toBeLessThan(due);
+    expect(frames.shownAt(100 * period)).toBeGreaterThanOrEqual(due);
+  });
+
   it('a page hidden after its frames came promptly still runs the change, from a timer', () => {
     const d = display();
     d.clock.t = 5000;
@@ -225,6 +256,40 @@ describe('beat clock on animation frames, behind the join gate', () => {
     p.beats.update();
     p.d.clock.advance(2000);
     expect(p.shown.map((s) => (s.joining ? 'joining' : s.beat))).toEqual([0, 1, 'joining']);
+  });
+
+  it("a change its own callback reaches late (its timers late) is shown by the moving cursor's frame nearest it: the text and the cursor change together", () => {
+    // Timers fire 130 ms late: the change's wake comes after its time, its frame later still,
+    // while the cursor's frames come every frame.
+    const p = page({ offset: 0, lateness: 130 });
+    p.d.clock.t = T;
+    p.gate.ready = true;
+    p.receive(beatState(0));
+    p.d.clock.advance(300);
+    p.receive({ ...beatState(9), beatT: T, next: { beat: 108, bar: 28, beatInBar: 1, t: T + 500 } });
+    p.d.clock.advance(700);
+    const landed = p.shown.find((s) => s.beat === 108);
+    expect(landed).toBeDefined();
+    const at = /** @type {{ frame: number }} */ (landed).frame;
+    // The frame nearest the beat's time (callbacks run 1 ms into their frame).
+    expect(Math.abs(at - 1 - (T + 500))).toBeLessThanOrEqual(DEFAULT_FRAME_MS / 2);
+    // No frame drew the target before the change was written.
+    expect(p.frames.filter(([beat, t]) => beat === 108 && t < at)).toEqual([]);
+  });
+
+  it('a page without frames (its cursor moved from timers) shows no change before its time', () => {
+    for (let start = 0; start < 25; start += 1) {
+      const p = page({ offset: 0, lateness: 0 });
+      p.d.shown.visible = false;
+      p.d.clock.t = T + start;
+      p.gate.ready = true;
+      p.receive(beatState(0));
+      p.d.clock.advance(700);
+      const change = p.shown.find((s) => s.beat === 1);
+      expect(change, `from ${start}`).toBeDefined();
+      expect(/** @type {{ frame: number }} */ (change).frame, `from ${start}`).toBeGreaterThanOrEqual(T + 500);
+      expect(p.frames.filter(([beat, t]) => beat === 1 && t < T + 500)).toEqual([]);
+    }
   });
 
   it("a jump on a busy page (frame callbacks late, changes run from timers): once the target's beat shows, no frame shows a beat from before the jump", () => {
