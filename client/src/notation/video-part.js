@@ -121,10 +121,11 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
     if (video.readyState < 1 && !failed) return;
     const nudge = !rateCosts.observe(video);
     if (!nudge && !reloadedForRate) {
-      // The first rate write here was seen to stall the element (WebKitGTK): its pipeline stays
-      // in another state from that write on (HAVE_CURRENT_DATA, a stall at each later rate write
-      // or seek, and in 1 of 4 bench runs never playing again), so it is loaded once more, at 1x,
-      // and kept to seeks from then (bench/RESULTS.md, video parts in WebKit).
+      // The first rate write here was seen to stall the element (WebKitGTK). Its rate is then the
+      // nudge's, and putting it back takes one more write, which stalls it again: one made during
+      // the start's seek left a bare page's video paused and still, and 1 in 4 bench runs never
+      // played again after the first write. Loaded again it comes back at 1x (its
+      // defaultPlaybackRate) with no write, and is kept to seeks from then on.
       reloadedForRate = true;
       reload();
       return;
