@@ -349,11 +349,14 @@ async function played({ engine, server, part, seconds, page, trace }) {
         ? {
             p50: Math.round(quantile(abs, 0.5) * 10000) / 10,
             p95: Math.round(quantile(abs, 0.95) * 10000) / 10,
+            p99: Math.round(quantile(abs, 0.99) * 10000) / 10,
             max: Math.round(abs[abs.length - 1] * 10000) / 10,
           }
         : null,
     seeks: status?.seeks ?? null,
     seeksBy,
+    // Loads again: after the element failed, or stood still after a revival (video-sync.js).
+    reloads: status?.reloads ?? null,
     // Samples where the score played and the video stood paused (a play() not yet taken).
     pausedShare: drift.length > 0 ? Math.round((still / drift.length) * 1000) / 1000 : null,
     // Shares of the samples with the element seeking, below HAVE_FUTURE_DATA, at a nudged rate.

@@ -6,7 +6,7 @@
 // browser lets play without a tap; a tap on "Sound on" unmutes it.
 
 import { positionAt } from '../time/beat-clock.js';
-import { driftHold, rateCost, seekAim, stallWatch, syncStep } from '../time/video-sync.js';
+import { driftHold, REVIVE_MS, rateCost, seekAim, STUCK_MS, stallWatch, syncStep } from '../time/video-sync.js';
 import { msAtBeat } from '../../../core/video.js';
 
 /**
@@ -81,9 +81,22 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
   let reloads = 0;
   /** A play() under way: not asked again until it settles. */
   let starting = false;
+  /** Whether the video was loaded again after a rate write was seen to stall it. */
+  let reloadedForRate = false;
+  /** When the stuck rule last sought the video (page ms). */
+  let revivedAt = -Infinity;
   /** Whether playbackRate is taken here: false once a rate set did not hold (some WebKit builds). */
   let rateWorks = true;
   video.addEventListener('seeked', () => seeks.landed(now()));
+
+  /** Loaded again: timed as a seek (at most one a SEEK_GAP_MS); it comes back paused, at 1x, and the sync's start seeks it. */
+  function reload() {
+    reloads++;
+    revivedAt = -Infinity;
+    seeks.started(now());
+    video.muted = muted;
+    video.load();
+  }
 
   /** Where the score is now, as the video's time. */
   function wanted() {
@@ -107,6 +120,16 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
     const failed = video.error !== null;
     if (video.readyState < 1 && !failed) return;
     const nudge = !rateCosts.observe(video);
+    if (!nudge && !reloadedForRate) {
+      // The first rate write here was seen to stall the element (WebKitGTK). Its rate is then the
+      // nudge's, and putting it back takes one more write, which stalls it again: one made during
+      // the start's seek left a bare page's video paused and still, and 1 in 4 bench runs never
+      // played again after the first write. Loaded again it comes back at 1x (its
+      // defaultPlaybackRate) with no write, and is kept to seeks from then on.
+      reloadedForRate = true;
+      reload();
+      return;
+    }
     const held = stall.observe(now(), video, w.playing && !video.paused);
     const moving = w.playing && !video.paused && !video.seeking && !held.waiting;
     const overMs = hold.observe(now(), video.currentTime - w.time, moving);
@@ -123,6 +146,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         stuckMs: held.stuckMs,
         overMs,
         failed,
+        revived: now() - revivedAt < REVIVE_MS,
       },
       w,
       {
@@ -136,10 +160,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
     );
     seeks.observe(now(), act.drift, w.playing && !video.paused && !video.seeking);
     if (act.reload) {
-      // Timed as a seek: at most one a SEEK_GAP_MS; loaded, it starts paused and is sought then.
-      reloads++;
-      seeks.started(now());
-      video.load();
+      reload();
       return;
     }
     if (act.rate !== null) {
@@ -153,6 +174,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
     // (bench/RESULTS.md, video parts in WebKit). Put back on every frame, before any play().
     if (video.muted !== muted) video.muted = muted;
     if (act.seek !== null) {
+      if (held.stuckMs >= STUCK_MS) revivedAt = now();
       seekCount++;
       seeks.started(now(), act.seek, act.play === 'play' || act.play === 'restart');
       video.currentTime = act.seek;

@@ -80,6 +80,15 @@ export const STILL_MS = 200;
  * video 290 ms behind for two seconds).
  */
 export const HOLD_MS = 250;
+/**
+ * A video stuck again within this long of the last time the stuck rule sought it (a seek, or a
+ * pause and play) is loaded again (`video.load()`: a new pipeline) rather than sought once more.
+ * WebKitGTK after a rate write sometimes stood still, not paused, at HAVE_CURRENT_DATA for the
+ * rest of a run, with the stuck rule's seek and pause/play each second showing one frame each
+ * (bench/RESULTS.md, video parts in WebKit); that rule comes about once a STUCK_MS plus a seek,
+ * so this lets one revival try before the reload.
+ */
+export const REVIVE_MS = 3000;
 /** How many frames after a rate write the element is watched for a pause or an unmute of its own. */
 export const RATE_PROBE_FRAMES = 3;
 /** A rate is written only when it moves by more than this. */
@@ -101,6 +110,8 @@ const RATE_STEP = 0.002;
  *   not told)
  * @property {boolean} [failed]  the element has an error (`video.error`): it neither plays nor
  *   lands a seek until it is loaded again
+ * @property {boolean} [revived]  the stuck rule sought it less than REVIVE_MS ago: stuck again,
+ *   it is loaded again
  */
 
 /**
@@ -162,6 +173,10 @@ export function syncStep(
   if (video.paused) {
     // A start: its first frames come late by what starts lose here, so it starts that far on.
     act.play = 'play';
+    // A nudge left over is put back here, before the play(): in WebKitGTK, where a rate write
+    // pauses the element, the write that put it back came next frame, during the start's seek,
+    // and such a write left a bare page's video paused, unmuted and still (3 of 3 tries).
+    if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     if (!video.seeking && Math.abs(drift - ahead) > DEAD_S) act.seek = Math.min(target + ahead, end);
     return act;
   }
@@ -174,12 +189,18 @@ export function syncStep(
     // Busy too long: the seek is made again, to where the score is now; a video that stood still
     // without seeking is also paused and played again (WebKitGTK's stayed still at HAVE_CURRENT_DATA,
     // not paused, after a rate write paused and resumed it: a seek showed one frame each second).
+    // Stuck again soon after that: loaded again, it comes back paused and the start above seeks it.
     if ((video.stuckMs ?? 0) >= STUCK_MS && canSeek) {
+      if (video.revived) {
+        act.reload = true;
+        return act;
+      }
       act.seek = Math.min(target + (video.seeking ? lead : ahead), end);
       if (!video.seeking) act.play = 'restart';
     }
     // A nudge is for a video that plays: left on, it runs ahead or behind once the video does.
-    if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
+    // Not where a write stalls the video (nudge false): a write during a seek is one more stall.
+    if (rateWorks && nudge && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
     return act;
   }
   const nudged = rateWorks && nudge;

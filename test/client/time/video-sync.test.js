@@ -105,6 +105,13 @@ describe('keeping a video in step', () => {
     });
     expect(syncStep(video({ seeking: true, playbackRate: 0.9 }), playing(10, 1.1)).rate).toBe(1.1);
     expect(syncStep(video({ busy: true }), playing(10.3)).rate).toBeNull();
+    // Where a rate write stalls the video, not during a seek: put back while paused, before the play().
+    expect(syncStep(video({ seeking: true, playbackRate: 1.1 }), playing(10), { nudge: false }).rate).toBeNull();
+    expect(syncStep(video({ paused: true, playbackRate: 1.1 }), playing(10), { nudge: false })).toMatchObject({
+      play: 'play',
+      rate: 1,
+    });
+    expect(syncStep(video({ paused: true }), playing(10)).rate).toBeNull();
   });
 
   it('seeks for a small drift where the browser ignores the rate', () => {
@@ -259,6 +266,12 @@ describe('a video that stays busy or fails', () => {
     // A seek under way that never lands is sought again, not restarted; nor before the gap.
     expect(syncStep({ ...still, seeking: true }, playing(48))).toMatchObject({ play: null, seek: 48 });
     expect(syncStep(still, playing(48), { canSeek: false })).toMatchObject({ play: null, seek: null });
+    // Stuck again within REVIVE_MS of that: loaded again instead (a new pipeline), once a gap.
+    const again = { ...still, revived: true };
+    expect(syncStep(again, playing(48))).toMatchObject({ reload: true, play: null, seek: null });
+    expect(syncStep({ ...again, seeking: true }, playing(48))).toMatchObject({ reload: true, seek: null });
+    expect(syncStep(again, playing(48), { canSeek: false })).toMatchObject({ reload: false, seek: null });
+    expect(syncStep({ ...video({}), revived: true }, playing(10)).reload).toBe(false);
   });
 
   it('counts the time stuck only while the score plays and the element has no data', () => {
