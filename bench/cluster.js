@@ -31,7 +31,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { cpuMs, cpuSplitMs, parentPid } from './proc-stats.js';
+import { contextSwitches, cpuMs, cpuSplitMs, parentPid } from './proc-stats.js';
 import { SERVER_NODE_FLAGS } from '../server/commands/node-flags.js';
 import { freePort, waitForPort } from '../server/lib/ports.js';
 import { nginxConfig } from '../infra/cluster/run.js';
@@ -228,6 +228,21 @@ function treeSystemMs(pid) {
 }
 
 /**
+ * Context switches of a process and its children (nginx's workers), every thread's.
+ * @param {number} pid
+ */
+function treeSwitches(pid) {
+  const total = contextSwitches(pid);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || parentPid(Number(entry)) !== pid) continue;
+    const child = contextSwitches(Number(entry));
+    total.voluntary += child.voluntary;
+    total.involuntary += child.involuntary;
+  }
+  return total;
+}
+
+/**
  * Measure a window: latency over every client, CPU of each named process, changes delivered.
  * @param {Awaited<ReturnType<typeof openClients>>} load
  * @param {Record<string, number>} pids
@@ -237,6 +252,7 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const seq0 = Math.max(...load.clients.map((c) => c.seq));
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid)]));
   const sys0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid)]));
+  const sw0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSwitches(pid)]));
   const self0 = process.cpuUsage();
   // The window on the monotonic clock V8's profiles use (µs), to cut the profiles to it.
   const from = Number(process.hrtime.bigint() / 1000n);
@@ -245,6 +261,12 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const self = process.cpuUsage(self0);
   const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid) - cpu0[k]]));
   const sys = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid) - sys0[k]]));
+  const switches = Object.fromEntries(
+    Object.entries(pids).map(([k, pid]) => {
+      const sw = treeSwitches(pid);
+      return [k, { voluntary: sw.voluntary - sw0[k].voluntary, involuntary: sw.involuntary - sw0[k].involuntary }];
+    }),
+  );
   const changes = Math.max(...load.clients.map((c) => c.seq)) - seq0;
   const latency = summarize(load.clients.map((c) => Float64Array.from(c.lat)));
   return {
@@ -252,6 +274,7 @@ async function measure(load, pids, ms = WINDOW_MS) {
     latency,
     cpuMs: cpu,
     systemMs: sys,
+    switches,
     loadCpuMs: (self.user + self.system) / 1000,
     windowMs: ms,
     monotonicUs: [from, to],
@@ -505,6 +528,9 @@ c.perEdge = perEdge;
 const nginxName = Object.keys(c.cpuMs).find((k) => k === 'nginx');
 const f1 = (/** @type {number} */ x) => x.toFixed(1);
 const f2 = (/** @type {number} */ x) => x.toFixed(2);
+/** A process's context switches per second over a phase's window. @param {any} phase @param {string} k */
+const switchesPerS = (phase, k) =>
+  `${Math.round(perS(phase.switches[k].voluntary, phase.windowMs))} / ${Math.round(perS(phase.switches[k].involuntary, phase.windowMs))}`;
 const lines = [
   `cluster benchmark ${out.date} (load average ${out.load}): ${CLIENTS} WebSocket clients from ${CLIENTS} addresses, ${EDGES} edges, window ${WINDOW_MS / 1000} s, ${out.score}`,
   '',
@@ -518,20 +544,20 @@ const lines = [
     : []),
   `| cluster via nginx | ${c.changes} | ${f1(c.latency.p50)} | ${f1(c.latency.p95)} | ${f1(c.latency.p99)} | ${f1(c.latency.max)} |`,
   '',
-  '| process | idle CPU ms per s | CPU ms per s | of which system | CPU ms per change |',
-  '| --- | --- | --- | --- | --- |',
+  '| process | idle CPU ms per s | CPU ms per s | of which system | CPU ms per change | switches per s, voluntary / involuntary |',
+  '| --- | --- | --- | --- | --- | --- |',
   ...(v
     ? Object.keys(v.cpuMs).map(
         (k) =>
-          `| one process via nginx: ${k} | ${f1(v.idleCpuPerS[k])} | ${f1(perS(v.cpuMs[k], v.windowMs))} | ${f1(perS(v.systemMs[k], v.windowMs))} | ${perChange(v.cpuMs[k], v.changes)} |`,
+          `| one process via nginx: ${k} | ${f1(v.idleCpuPerS[k])} | ${f1(perS(v.cpuMs[k], v.windowMs))} | ${f1(perS(v.systemMs[k], v.windowMs))} | ${perChange(v.cpuMs[k], v.changes)} | ${switchesPerS(v, k)} |`,
       )
     : []),
-  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${f1(perS(s.systemMs.server, s.windowMs))} | ${perChange(s.cpuMs.server, s.changes)} |`,
+  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${f1(perS(s.systemMs.server, s.windowMs))} | ${perChange(s.cpuMs.server, s.changes)} | ${switchesPerS(s, 'server')} |`,
   ...Object.entries(c.cpuMs).map(
     ([k, v]) =>
-      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${f1(perS(c.systemMs[k], c.windowMs))} | ${perChange(/** @type {number} */ (v), c.changes)} |`,
+      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${f1(perS(c.systemMs[k], c.windowMs))} | ${perChange(/** @type {number} */ (v), c.changes)} | ${switchesPerS(c, k)} |`,
   ),
-  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | | |`,
+  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | | | |`,
   '',
   '| per client | clients | CPU us per s | efficiency | us per s above idle | efficiency above idle |',
   '| --- | --- | --- | --- | --- | --- |',
