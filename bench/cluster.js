@@ -22,7 +22,11 @@
 // without the other edges and nginx taking turns on their core. Other programs on the machine
 // are not moved.
 //
-//   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--idle 8] [--score DIR] [--profile DIR] [--via-nginx] [--pin]
+// With --split the one process is measured a second time with as many clients as one edge holds
+// (the others closed): the one process at N against itself at N / edges tells what it saves by
+// spreading its per-change cost over more clients, apart from what an edge costs per client.
+//
+//   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--idle 8] [--score DIR] [--profile DIR] [--via-nginx] [--pin] [--split]
 
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,12 +56,13 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     'via-nginx': { type: 'boolean' },
     pin: { type: 'boolean' },
+    split: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
   process.stdout.write(
-    'usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--idle 8 (seconds, the idle baselines)] [--score DIR] [--profile DIR (V8 CPU profiles, no storm or kills)] [--via-nginx (the one process behind nginx too)] [--pin (the one process and edge-1 alone on CPU 1, the rest on CPU 0)]\n',
+    'usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--idle 8 (seconds, the idle baselines)] [--score DIR] [--profile DIR (V8 CPU profiles, no storm or kills)] [--via-nginx (the one process behind nginx too)] [--pin (the one process and edge-1 alone on CPU 1, the rest on CPU 0)] [--split (the one process again with clients/edges clients)]\n',
   );
   process.exit(0);
 }
@@ -69,6 +74,7 @@ const SCORE = path.resolve(values.score ?? path.join(ROOT, 'scores', 'seed-profi
 const VIA_NGINX = values['via-nginx'] === true;
 const PROFILE = values.profile ? path.resolve(values.profile) : null;
 const PIN = values.pin === true;
+const SPLIT = values.split === true;
 
 /**
  * Run a process, all its threads and its children's (nginx's workers) on one CPU only (taskset).
@@ -306,6 +312,32 @@ const out = {
 };
 
 /**
+ * The one process again with as many clients as one edge holds (the others closed), over a window
+ * of its own (--split). An edge's efficiency mixes what an edge costs per client with what the one
+ * process saves by spreading its per-change cost over EDGES times the clients: this window tells
+ * the two apart, in the same run.
+ * @param {Awaited<ReturnType<typeof openClients>>} load
+ * @param {Record<string, number>} pids
+ */
+async function splitWindow(load, pids) {
+  const kept = Math.round(CLIENTS / EDGES);
+  for (const c of load.clients.slice(kept)) {
+    c.closed = true;
+    c.ws?.terminate();
+  }
+  const part = load.clients.slice(0, kept);
+  await sleep(3000);
+  const sub = {
+    clients: part,
+    reset() {
+      for (const c of part) c.lat = [];
+    },
+    close() {},
+  };
+  return { clients: kept, ...(await measure(sub, pids)) };
+}
+
+/**
  * The one process and the same audience: first idle, then with every client; with `viaNginx`,
  * behind an nginx of the cluster's template (one upstream: this process, trusting it as the edges
  * do), so that it serves its clients through the same proxy as the edges.
@@ -358,7 +390,9 @@ async function onePhase(viaNginx) {
   const idleMonotonicUs = [idleFrom, Number(process.hrtime.bigint() / 1000n)];
   const load = await openClients(url, CLIENTS);
   await sleep(3000);
-  const result = { ...(await measure(load, pids)), idleCpuPerS: idle, idleMonotonicUs, pids };
+  const steady = await measure(load, pids);
+  const split = SPLIT && !viaNginx ? await splitWindow(load, pids) : null;
+  const result = { ...steady, idleCpuPerS: idle, idleMonotonicUs, pids, split };
   load.close();
   await stopChild(child);
   if (nginx) {
@@ -552,6 +586,11 @@ const lines = [
           `| one process via nginx: ${k} | ${f1(v.idleCpuPerS[k])} | ${f1(perS(v.cpuMs[k], v.windowMs))} | ${f1(perS(v.systemMs[k], v.windowMs))} | ${perChange(v.cpuMs[k], v.changes)} | ${switchesPerS(v, k)} |`,
       )
     : []),
+  ...(s.split
+    ? [
+        `| one process with ${s.split.clients} clients: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.split.cpuMs.server, s.split.windowMs))} | ${f1(perS(s.split.systemMs.server, s.split.windowMs))} | ${perChange(s.split.cpuMs.server, s.split.changes)} | ${switchesPerS(s.split, 'server')} |`,
+      ]
+    : []),
   `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${f1(perS(s.systemMs.server, s.windowMs))} | ${perChange(s.cpuMs.server, s.changes)} | ${switchesPerS(s, 'server')} |`,
   ...Object.entries(c.cpuMs).map(
     ([k, v]) =>
@@ -562,6 +601,11 @@ const lines = [
   '| per client | clients | CPU us per s | efficiency | us per s above idle | efficiency above idle |',
   '| --- | --- | --- | --- | --- | --- |',
   `| one process | ${CLIENTS} | ${f1(singlePerClient * 1000)} | 1 | ${f1(singleMarginal * 1000)} | 1 |`,
+  ...(s.split
+    ? [
+        `| one process with one edge's share (--split) | ${s.split.clients} | ${f1((perS(s.split.cpuMs.server, s.split.windowMs) / s.split.clients) * 1000)} | ${f2(singlePerClient / (perS(s.split.cpuMs.server, s.split.windowMs) / s.split.clients))} | ${f1(((perS(s.split.cpuMs.server, s.split.windowMs) - s.idleCpuPerS.server) / s.split.clients) * 1000)} | ${f2(singleMarginal / ((perS(s.split.cpuMs.server, s.split.windowMs) - s.idleCpuPerS.server) / s.split.clients))} |`,
+      ]
+    : []),
   ...(v
     ? [
         `| one process via nginx | ${CLIENTS} | ${f1((perS(v.cpuMs.server, v.windowMs) / CLIENTS) * 1000)} | ${f2(singlePerClient / (perS(v.cpuMs.server, v.windowMs) / CLIENTS))} | ${f1(((perS(v.cpuMs.server, v.windowMs) - v.idleCpuPerS.server) / CLIENTS) * 1000)} | ${f2(singleMarginal / ((perS(v.cpuMs.server, v.windowMs) - v.idleCpuPerS.server) / CLIENTS))} |`,
