@@ -22,7 +22,11 @@
 // without the other edges and nginx taking turns on their core. Other programs on the machine
 // are not moved.
 //
-//   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--idle 8] [--score DIR] [--profile DIR] [--via-nginx] [--pin]
+// With --split the one process is measured a second time with as many clients as one edge holds
+// (the others closed): the one process at N against itself at N / edges tells what it saves by
+// spreading its per-change cost over more clients, apart from what an edge costs per client.
+//
+//   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--idle 8] [--score DIR] [--profile DIR] [--via-nginx] [--pin] [--split]
 
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +35,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { cpuMs, cpuSplitMs, parentPid } from './proc-stats.js';
+import { contextSwitches, cpuMs, cpuSplitMs, parentPid } from './proc-stats.js';
 import { SERVER_NODE_FLAGS } from '../server/commands/node-flags.js';
 import { freePort, waitForPort } from '../server/lib/ports.js';
 import { nginxConfig } from '../infra/cluster/run.js';
@@ -52,12 +56,13 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     'via-nginx': { type: 'boolean' },
     pin: { type: 'boolean' },
+    split: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
   process.stdout.write(
-    'usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--idle 8 (seconds, the idle baselines)] [--score DIR] [--profile DIR (V8 CPU profiles, no storm or kills)] [--via-nginx (the one process behind nginx too)] [--pin (the one process and edge-1 alone on CPU 1, the rest on CPU 0)]\n',
+    'usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--idle 8 (seconds, the idle baselines)] [--score DIR] [--profile DIR (V8 CPU profiles, no storm or kills)] [--via-nginx (the one process behind nginx too)] [--pin (the one process and edge-1 alone on CPU 1, the rest on CPU 0)] [--split (the one process again with clients/edges clients)]\n',
   );
   process.exit(0);
 }
@@ -69,6 +74,7 @@ const SCORE = path.resolve(values.score ?? path.join(ROOT, 'scores', 'seed-profi
 const VIA_NGINX = values['via-nginx'] === true;
 const PROFILE = values.profile ? path.resolve(values.profile) : null;
 const PIN = values.pin === true;
+const SPLIT = values.split === true;
 
 /**
  * Run a process, all its threads and its children's (nginx's workers) on one CPU only (taskset).
@@ -228,6 +234,21 @@ function treeSystemMs(pid) {
 }
 
 /**
+ * Context switches of a process and its children (nginx's workers), every thread's.
+ * @param {number} pid
+ */
+function treeSwitches(pid) {
+  const total = contextSwitches(pid);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || parentPid(Number(entry)) !== pid) continue;
+    const child = contextSwitches(Number(entry));
+    total.voluntary += child.voluntary;
+    total.involuntary += child.involuntary;
+  }
+  return total;
+}
+
+/**
  * Measure a window: latency over every client, CPU of each named process, changes delivered.
  * @param {Awaited<ReturnType<typeof openClients>>} load
  * @param {Record<string, number>} pids
@@ -237,6 +258,7 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const seq0 = Math.max(...load.clients.map((c) => c.seq));
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid)]));
   const sys0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid)]));
+  const sw0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSwitches(pid)]));
   const self0 = process.cpuUsage();
   // The window on the monotonic clock V8's profiles use (µs), to cut the profiles to it.
   const from = Number(process.hrtime.bigint() / 1000n);
@@ -245,6 +267,12 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const self = process.cpuUsage(self0);
   const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid) - cpu0[k]]));
   const sys = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid) - sys0[k]]));
+  const switches = Object.fromEntries(
+    Object.entries(pids).map(([k, pid]) => {
+      const sw = treeSwitches(pid);
+      return [k, { voluntary: sw.voluntary - sw0[k].voluntary, involuntary: sw.involuntary - sw0[k].involuntary }];
+    }),
+  );
   const changes = Math.max(...load.clients.map((c) => c.seq)) - seq0;
   const latency = summarize(load.clients.map((c) => Float64Array.from(c.lat)));
   return {
@@ -252,6 +280,7 @@ async function measure(load, pids, ms = WINDOW_MS) {
     latency,
     cpuMs: cpu,
     systemMs: sys,
+    switches,
     loadCpuMs: (self.user + self.system) / 1000,
     windowMs: ms,
     monotonicUs: [from, to],
@@ -281,6 +310,32 @@ const out = {
   single: null,
   cluster: null,
 };
+
+/**
+ * The one process again with as many clients as one edge holds (the others closed), over a window
+ * of its own (--split). An edge's efficiency mixes what an edge costs per client with what the one
+ * process saves by spreading its per-change cost over EDGES times the clients: this window tells
+ * the two apart, in the same run.
+ * @param {Awaited<ReturnType<typeof openClients>>} load
+ * @param {Record<string, number>} pids
+ */
+async function splitWindow(load, pids) {
+  const kept = Math.round(CLIENTS / EDGES);
+  for (const c of load.clients.slice(kept)) {
+    c.closed = true;
+    c.ws?.terminate();
+  }
+  const part = load.clients.slice(0, kept);
+  await sleep(3000);
+  const sub = {
+    clients: part,
+    reset() {
+      for (const c of part) c.lat = [];
+    },
+    close() {},
+  };
+  return { clients: kept, ...(await measure(sub, pids)) };
+}
 
 /**
  * The one process and the same audience: first idle, then with every client; with `viaNginx`,
@@ -335,7 +390,9 @@ async function onePhase(viaNginx) {
   const idleMonotonicUs = [idleFrom, Number(process.hrtime.bigint() / 1000n)];
   const load = await openClients(url, CLIENTS);
   await sleep(3000);
-  const result = { ...(await measure(load, pids)), idleCpuPerS: idle, idleMonotonicUs, pids };
+  const steady = await measure(load, pids);
+  const split = SPLIT && !viaNginx ? await splitWindow(load, pids) : null;
+  const result = { ...steady, idleCpuPerS: idle, idleMonotonicUs, pids, split };
   load.close();
   await stopChild(child);
   if (nginx) {
@@ -505,6 +562,9 @@ c.perEdge = perEdge;
 const nginxName = Object.keys(c.cpuMs).find((k) => k === 'nginx');
 const f1 = (/** @type {number} */ x) => x.toFixed(1);
 const f2 = (/** @type {number} */ x) => x.toFixed(2);
+/** A process's context switches per second over a phase's window. @param {any} phase @param {string} k */
+const switchesPerS = (phase, k) =>
+  `${Math.round(perS(phase.switches[k].voluntary, phase.windowMs))} / ${Math.round(perS(phase.switches[k].involuntary, phase.windowMs))}`;
 const lines = [
   `cluster benchmark ${out.date} (load average ${out.load}): ${CLIENTS} WebSocket clients from ${CLIENTS} addresses, ${EDGES} edges, window ${WINDOW_MS / 1000} s, ${out.score}`,
   '',
@@ -518,24 +578,34 @@ const lines = [
     : []),
   `| cluster via nginx | ${c.changes} | ${f1(c.latency.p50)} | ${f1(c.latency.p95)} | ${f1(c.latency.p99)} | ${f1(c.latency.max)} |`,
   '',
-  '| process | idle CPU ms per s | CPU ms per s | of which system | CPU ms per change |',
-  '| --- | --- | --- | --- | --- |',
+  '| process | idle CPU ms per s | CPU ms per s | of which system | CPU ms per change | switches per s, voluntary / involuntary |',
+  '| --- | --- | --- | --- | --- | --- |',
   ...(v
     ? Object.keys(v.cpuMs).map(
         (k) =>
-          `| one process via nginx: ${k} | ${f1(v.idleCpuPerS[k])} | ${f1(perS(v.cpuMs[k], v.windowMs))} | ${f1(perS(v.systemMs[k], v.windowMs))} | ${perChange(v.cpuMs[k], v.changes)} |`,
+          `| one process via nginx: ${k} | ${f1(v.idleCpuPerS[k])} | ${f1(perS(v.cpuMs[k], v.windowMs))} | ${f1(perS(v.systemMs[k], v.windowMs))} | ${perChange(v.cpuMs[k], v.changes)} | ${switchesPerS(v, k)} |`,
       )
     : []),
-  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${f1(perS(s.systemMs.server, s.windowMs))} | ${perChange(s.cpuMs.server, s.changes)} |`,
+  ...(s.split
+    ? [
+        `| one process with ${s.split.clients} clients: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.split.cpuMs.server, s.split.windowMs))} | ${f1(perS(s.split.systemMs.server, s.split.windowMs))} | ${perChange(s.split.cpuMs.server, s.split.changes)} | ${switchesPerS(s.split, 'server')} |`,
+      ]
+    : []),
+  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${f1(perS(s.systemMs.server, s.windowMs))} | ${perChange(s.cpuMs.server, s.changes)} | ${switchesPerS(s, 'server')} |`,
   ...Object.entries(c.cpuMs).map(
     ([k, v]) =>
-      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${f1(perS(c.systemMs[k], c.windowMs))} | ${perChange(/** @type {number} */ (v), c.changes)} |`,
+      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${f1(perS(c.systemMs[k], c.windowMs))} | ${perChange(/** @type {number} */ (v), c.changes)} | ${switchesPerS(c, k)} |`,
   ),
-  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | | |`,
+  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | | | |`,
   '',
   '| per client | clients | CPU us per s | efficiency | us per s above idle | efficiency above idle |',
   '| --- | --- | --- | --- | --- | --- |',
   `| one process | ${CLIENTS} | ${f1(singlePerClient * 1000)} | 1 | ${f1(singleMarginal * 1000)} | 1 |`,
+  ...(s.split
+    ? [
+        `| one process with one edge's share (--split) | ${s.split.clients} | ${f1((perS(s.split.cpuMs.server, s.split.windowMs) / s.split.clients) * 1000)} | ${f2(singlePerClient / (perS(s.split.cpuMs.server, s.split.windowMs) / s.split.clients))} | ${f1(((perS(s.split.cpuMs.server, s.split.windowMs) - s.idleCpuPerS.server) / s.split.clients) * 1000)} | ${f2(singleMarginal / ((perS(s.split.cpuMs.server, s.split.windowMs) - s.idleCpuPerS.server) / s.split.clients))} |`,
+      ]
+    : []),
   ...(v
     ? [
         `| one process via nginx | ${CLIENTS} | ${f1((perS(v.cpuMs.server, v.windowMs) / CLIENTS) * 1000)} | ${f2(singlePerClient / (perS(v.cpuMs.server, v.windowMs) / CLIENTS))} | ${f1(((perS(v.cpuMs.server, v.windowMs) - v.idleCpuPerS.server) / CLIENTS) * 1000)} | ${f2(singleMarginal / ((perS(v.cpuMs.server, v.windowMs) - v.idleCpuPerS.server) / CLIENTS))} |`,

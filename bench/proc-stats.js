@@ -3,7 +3,7 @@
 // from outside, so the numbers include everything it does (event loop, GC, kernel time in its
 // socket writes).
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ; 100 on Linux unless told otherwise). */
@@ -52,6 +52,37 @@ export function cpuSplitMs(pid) {
   return f
     ? { userMs: (Number(f[11]) * 1000) / CLK_TCK, systemMs: (Number(f[12]) * 1000) / CLK_TCK }
     : { userMs: NaN, systemMs: NaN };
+}
+
+/**
+ * Context switches of a process so far, every thread's summed (voluntary_ctxt_switches and
+ * nonvoluntary_ctxt_switches of /proc/<pid>/task/<tid>/status): voluntary, it waited (epoll, a
+ * lock); involuntary, the scheduler took its core for another process. Many involuntary switches
+ * per second mean the process shares its core, and pays for the caches the others filled.
+ * @param {number} pid
+ * @returns {{ voluntary: number, involuntary: number }} NaN when the process is gone
+ */
+export function contextSwitches(pid) {
+  let voluntary = 0;
+  let involuntary = 0;
+  /** @type {string[]} */
+  let tids;
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return { voluntary: NaN, involuntary: NaN };
+  }
+  for (const tid of tids) {
+    let status = '';
+    try {
+      status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+    } catch {
+      continue; // a thread that ended since the listing
+    }
+    voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  }
+  return { voluntary, involuntary };
 }
 
 /**

@@ -343,7 +343,7 @@ export async function startClusterNode({
         active: bus.active,
         pid: process.pid,
         host: os.hostname(),
-        clients: hub.audience().total,
+        clients: hub.clients,
         lagMs: Math.round(bus.lagMs),
         rejected: bus.rejected + inbox.rejected + (serving?.rejected ?? 0),
       }),

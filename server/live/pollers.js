@@ -29,7 +29,22 @@ export function createPollers({ now, perAddress }) {
     else pollersAt.delete(p.address);
   }
 
+  /** Forget the ids that have not polled within POLLER_TTL_MS: the map is in order of last poll. */
+  function forgetStale() {
+    const since = now() - POLLER_TTL_MS;
+    for (const [other, p] of pollers) {
+      if (p.at >= since) break;
+      forgetPoller(other);
+    }
+  }
+
   return {
+    /** How many polling clients polled within POLLER_TTL_MS (one step per id forgotten). */
+    count() {
+      forgetStale();
+      return pollers.size;
+    },
+
     /**
      * The view of every polling client that polled within POLLER_TTL_MS (forgetting the others).
      * @param {(view: string) => void} add
@@ -54,11 +69,7 @@ export function createPollers({ now, perAddress }) {
       const address = addressKey(from);
       // The map is in order of last poll (a poll moves its id to the end): ids that stopped
       // polling are at the front, and go first, at a cost of one step per id forgotten.
-      const since = now() - POLLER_TTL_MS;
-      for (const [other, p] of pollers) {
-        if (p.at >= since) break;
-        forgetPoller(other);
-      }
+      forgetStale();
       const moved = pollers.get(id)?.address !== address;
       if (moved && perAddress > 0 && (pollersAt.get(address) ?? 0) >= perAddress) return false;
       forgetPoller(id);

@@ -1,6 +1,14 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { cpuCount, cpuMs, machineMs, parentPid, rssBytes, threadCount } from '../../bench/proc-stats.js';
+import {
+  contextSwitches,
+  cpuCount,
+  cpuMs,
+  machineMs,
+  parentPid,
+  rssBytes,
+  threadCount,
+} from '../../bench/proc-stats.js';
 
 describe.skipIf(process.platform !== 'linux')('/proc readers', () => {
   it('read this process: CPU time that grows with work, its memory, threads and parent', () => {
@@ -13,6 +21,17 @@ describe.skipIf(process.platform !== 'linux')('/proc readers', () => {
     expect(rssBytes(process.pid)).toBeGreaterThan(10 * 1024 * 1024);
     expect(threadCount(process.pid)).toBeGreaterThanOrEqual(1);
     expect(parentPid(process.pid)).toBe(process.ppid);
+  });
+
+  it('count context switches: a wait is a voluntary one, and a process that is gone gives NaN', async () => {
+    const before = contextSwitches(process.pid);
+    await new Promise((r) => setTimeout(r, 20));
+    const after = contextSwitches(process.pid);
+    expect(after.voluntary).toBeGreaterThan(before.voluntary);
+    expect(after.involuntary).toBeGreaterThanOrEqual(before.involuntary);
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await new Promise((r) => child.once('exit', r));
+    expect(contextSwitches(/** @type {number} */ (child.pid)).voluntary).toBeNaN();
   });
 
   it('name a child by its parent, and give NaN for a process that is gone', async () => {

@@ -290,6 +290,21 @@ describe('the audience figure', () => {
     expect(hub.audience().total).toBe(1);
   });
 
+  it('hub.clients counts what audience().total counts: connections, and pollers within their TTL', () => {
+    const { clock, hub } = setup();
+    hub.attach(fakeLink(), { epoch: null, seq: 0 });
+    hub.attach(fakeLink(), { epoch: null, seq: 0 });
+    hub.notePoller('a', 'audience', '10.9.0.1');
+    clock.advance(20_000);
+    hub.notePoller('b', 'audience', '10.9.0.2');
+    expect(hub.clients).toBe(4);
+    expect(hub.audience().total).toBe(4);
+    // 'a' polled 31 s ago, 'b' 11 s ago: only 'b' still counts.
+    clock.advance(11_000);
+    expect(hub.clients).toBe(3);
+    expect(hub.audience().total).toBe(3);
+  });
+
   it('IPv6: ids from every address of one /64 count against one cap (privacy addresses rotate freely)', () => {
     const { hub } = setup({ pollersPerAddress: 32 });
     for (let i = 0; i < 500; i++) hub.notePoller(`fake-${i}`, 'audience', `2001:db8:5:6:${i.toString(16)}::1`);
