@@ -8,12 +8,12 @@
 //                       [--out FILE] [--plot FILE.svg] [--dump PREFIX] [--engines chromium,firefox,webkit]
 //                       [--notation] [--settle-output S]
 
-import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { PROFILES, runAudioLab } from '../infra/audio-lab/lab.js';
 import { onsetPlot } from '../infra/audio-lab/plot.js';
+import { benchArgs } from './cli-args.js';
 
 const HELP = `Usage: node bench/audio.js [options]   (npm run bench:audio)
 
@@ -43,7 +43,7 @@ path, as phones have) and Debian's chromium, xvfb, pulseaudio (test/setup/ensure
 `;
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       pages: { type: 'string', default: '10' },
       seconds: { type: 'string', default: '150' },

@@ -13,16 +13,16 @@
 
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { cpuSplitMs, parentPid } from './proc-stats.js';
 import { BENCH_TOKEN, startChild, stopChild } from './children.js';
 import { SERVER_NODE_FLAGS } from '../server/commands/node-flags.js';
+import { benchArgs } from './cli-args.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TOKEN = BENCH_TOKEN;
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     edges: { type: 'string', default: '3' },
     window: { type: 'string', default: '40' },

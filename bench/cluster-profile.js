@@ -10,10 +10,10 @@
 
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { forEachSample } from './cpu-summary.js';
+import { benchArgs } from './cli-args.js';
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = benchArgs(import.meta.url, {
   allowPositionals: true,
   options: { top: { type: 'string', default: '25' } },
 });

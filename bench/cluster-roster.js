@@ -21,7 +21,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { cpuMs } from './proc-stats.js';
 import { median, parseDuration } from './latency-stats.js';
@@ -30,10 +29,11 @@ import { connectRedis } from '../server/cluster/redis.js';
 import { SHARE_EVERY_MS, WANTED_MS } from '../server/cluster/cluster-roster.js';
 import { HAVE_REDIS, startRedis } from '../test/helpers/redis-server.js';
 import { CLUSTER_TOKEN, startNode, until } from '../test/helpers/cluster-nodes.js';
+import { benchArgs } from './cli-args.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: {
     phones: { type: 'string', default: '1500' },
     parts: { type: 'string', default: '12' },

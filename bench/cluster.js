@@ -26,13 +26,13 @@
 // (the others closed): the one process at N against itself at N / edges tells what it saves by
 // spreading its per-change cost over more clients, apart from what an edge costs per client.
 //
-//   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20] [--idle 8] [--score DIR] [--profile DIR] [--via-nginx] [--pin] [--split]
+//   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20 (s)] [--idle 8 (s, the idle baselines)]
+//                         [--score DIR] [--profile DIR] [--via-nginx (the one process behind nginx too)] [--pin] [--split]
 
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { contextSwitches, cpuMs, cpuSplitMs, parentPid } from './proc-stats.js';
@@ -41,12 +41,13 @@ import { freePort, waitForPort } from '../server/lib/ports.js';
 import { nginxConfig } from '../infra/cluster/run.js';
 import { summarize } from './latency-stats.js';
 import { BENCH_TOKEN, startChild, stopChild } from './children.js';
+import { benchArgs } from './cli-args.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
 const TOKEN = BENCH_TOKEN;
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     clients: { type: 'string', default: '1000' },
     edges: { type: 'string', default: '3' },
@@ -57,15 +58,8 @@ const { values } = parseArgs({
     'via-nginx': { type: 'boolean' },
     pin: { type: 'boolean' },
     split: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
   },
 });
-if (values.help) {
-  process.stdout.write(
-    'usage: npm run bench:cluster -- [--clients 1000] [--edges 3] [--window 20 (seconds)] [--idle 8 (seconds, the idle baselines)] [--score DIR] [--profile DIR (V8 CPU profiles, no storm or kills)] [--via-nginx (the one process behind nginx too)] [--pin (the one process and edge-1 alone on CPU 1, the rest on CPU 0)] [--split (the one process again with clients/edges clients)]\n',
-  );
-  process.exit(0);
-}
 const CLIENTS = Number(values.clients);
 const EDGES = Number(values.edges);
 const WINDOW_MS = Number(values.window) * 1000;

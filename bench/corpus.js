@@ -13,11 +13,11 @@
 
 import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { createToolkit, timeNotation } from '../server/package/engrave/time-notation.js';
 import { createTempoMapFromBars } from '../core/tempo-map.js';
 import { performedRanges } from '../server/commands/check-report.js';
+import { benchArgs } from './cli-args.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(BENCH, '..');
@@ -41,7 +41,7 @@ function findCorpus() {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { corpus: { type: 'string' }, only: { type: 'string' } } });
+  const { values } = benchArgs(import.meta.url, { options: { corpus: { type: 'string' }, only: { type: 'string' } } });
   const corpus = values.corpus ?? process.env.SCORECAST_CORPUS ?? findCorpus();
   if (!corpus) {
     process.stderr.write(

@@ -7,8 +7,8 @@
 //   node bench/cpu-summary.js PROFILE [--last 27s] [--skip-end 3s] [--top 25]
 
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { parseDuration } from './latency-stats.js';
+import { benchArgs } from './cli-args.js';
 
 /**
  * The area of a frame, from its script and function.
@@ -81,7 +81,7 @@ export function summarizeProfile(file, lastMs, skipEndMs) {
 }
 
 function main() {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = benchArgs(import.meta.url, {
     options: {
       last: { type: 'string', default: '27s' },
       'skip-end': { type: 'string', default: '3s' },

@@ -17,11 +17,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_BARS, makeLargeScore } from './make-large-score.js';
 import { machineMs } from './proc-stats.js';
 import { median } from '../core/stats.js';
+import { benchArgs } from './cli-args.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(BENCH, 'out');
@@ -140,7 +140,7 @@ async function waitForQuiet(maxPct) {
 const fmt = (/** @type {number} */ ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       bars: { type: 'string', default: String(DEFAULT_BARS) },
       repeat: { type: 'string', default: '3' },

@@ -40,13 +40,13 @@ import { execFileSync, fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { wholeLoopsWindow } from './score-schedule.js';
 import { cpuMs, cpuSplitMs, listenOverflows, machineMs, rssBytes, socketStates } from './proc-stats.js';
 import { completion, parseDuration, summarize } from './latency-stats.js';
 import { formatReport } from './fanout-report.js';
 import { LIFTED_CAPS, children, probeSchedule, shippedFlags, startServer, stopChild, waitFor } from './servers.js';
+import { benchArgs } from './cli-args.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
@@ -428,7 +428,7 @@ async function waitForQuiet(maxPct, limitMs) {
 }
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       profile: { type: 'string', default: 'seed' },
       clients: { type: 'string' },

@@ -32,9 +32,9 @@
 // With an IPC channel it sends {type: 'listening', port} once listening, like server/commands/start.js.
 
 import http from 'node:http';
-import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { WebSocketServer } from 'ws';
+import { benchArgs } from './cli-args.js';
 
 /** @typedef {import('./score-schedule.js').ScoreSchedule} ScoreSchedule */
 
@@ -308,7 +308,7 @@ export async function startFloor({
 }
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       port: { type: 'string', default: '0' },
       host: { type: 'string', default: '127.0.0.1' },

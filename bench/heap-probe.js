@@ -15,11 +15,11 @@
 import { fork, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { parseDuration } from './latency-stats.js';
 import { children, probeSchedule, startServer, stopChild, waitFor } from './servers.js';
 import { CLK_TCK, rssBytes } from './proc-stats.js';
+import { benchArgs } from './cli-args.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
@@ -112,7 +112,7 @@ function summarizeTrace(text, secs, schedule, clients) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       target: { type: 'string', default: 'ours' },
       clients: { type: 'string', default: '1500' },

@@ -6,7 +6,7 @@
 //   node bench/heap-summary.js SNAPSHOT [--per 1500] [--base FLOOR_SNAPSHOT] [--top 40]
 
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './cli-args.js';
 
 /**
  * @param {string} file
@@ -49,7 +49,7 @@ export function summarize(file) {
 }
 
 function main() {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = benchArgs(import.meta.url, {
     options: {
       per: { type: 'string', default: '1' },
       base: { type: 'string' },

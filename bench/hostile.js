@@ -34,7 +34,6 @@
 
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
 import { cpuMs, rssBytes, unsentBytes } from './proc-stats.js';
@@ -42,6 +41,7 @@ import { median, parseDuration, summarize } from './latency-stats.js';
 import { children, startServer, stopChild, waitFor, TOKEN } from './servers.js';
 import { CONNECTIONS_PER_ADDRESS } from '../server/http/connection-limit.js';
 import { PHONES_PER_ADDRESS } from '../server/http/address-limit.js';
+import { benchArgs } from './cli-args.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
@@ -109,7 +109,7 @@ async function metrics(port) {
  */
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       clients: { type: 'string', default: '200' },
       phase: { type: 'string', default: '36s' },

@@ -13,11 +13,11 @@
 // the window after the warm-up. --base-root adds `base`, our server from another checkout.
 
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { cpuMs } from './proc-stats.js';
 import { median, parseDuration } from './latency-stats.js';
 import { probeSchedule, startServer, stopChild, waitFor } from './servers.js';
+import { benchArgs } from './cli-args.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SCORE = path.join(ROOT, 'scores', 'seed-profile');
@@ -30,7 +30,7 @@ const sleep = (ms) =>
   });
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       duration: { type: 'string', default: '60s' },
       warmup: { type: 'string', default: '40s' },

@@ -13,12 +13,12 @@
 //                          [--modes none,ping,frames]
 
 import { fork } from 'node:child_process';
-import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import http from 'node:http';
 import WebSocket, { WebSocketServer } from 'ws';
 import { median } from '../core/stats.js';
 import { cpuMs as procCpuMs } from './proc-stats.js';
+import { benchArgs } from './cli-args.js';
 
 const MODES = ['none', 'ping', 'frames'];
 const HARD_LIMIT_MS = 600_000;
@@ -134,7 +134,7 @@ async function trial(mode, count, everyMs, durationMs) {
 }
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       role: { type: 'string', default: 'main' },
       mode: { type: 'string', default: 'none' },

@@ -9,9 +9,9 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { seededRandom } from '../core/random.js';
+import { benchArgs } from './cli-args.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Bars that make about 56 pages of full score (measured with server/package/engrave's score layout). */
@@ -202,7 +202,7 @@ ${parts}
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       bars: { type: 'string', default: String(DEFAULT_BARS) },
       seed: { type: 'string', default: '7' },

@@ -6,11 +6,11 @@
 //
 //   node bench/meter.js [--phones 1500] [--rate 2] [--seconds 60] [--repeat 5]
 
-import { parseArgs } from 'node:util';
 import { AudienceMeter, meterPatch } from '../core/audience-meter.js';
 import { encode } from '../core/protocol.js';
+import { benchArgs } from './cli-args.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     phones: { type: 'string', default: '1500' },
     rate: { type: 'string', default: '2' },

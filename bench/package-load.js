@@ -22,7 +22,6 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { LineCounter, parseDocument } from 'yaml';
 import { parseBeatMapCsv } from '../core/beatmap.js';
 import { PACKAGE_LIMITS } from '../core/package-limits.js';
@@ -30,8 +29,9 @@ import { buildScoreModel } from '../core/manifest.js';
 import { loadPackage } from '../server/package/load.js';
 import { closeParser } from '../server/package/parse.js';
 import { median } from '../core/stats.js';
+import { benchArgs } from './cli-args.js';
 
-const { values: args } = parseArgs({ options: { repeat: { type: 'string', default: '3' } } });
+const { values: args } = benchArgs(import.meta.url, { options: { repeat: { type: 'string', default: '3' } } });
 const REPEAT = Math.max(1, Number(args.repeat) || 3);
 const root = mkdtempSync(path.join(os.tmpdir(), 'sc-bench-pkg-'));
 const cacheDir = path.join(root, 'cache');

@@ -19,11 +19,11 @@ import zlib from 'node:zlib';
 import path from 'node:path';
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startServer, stopChild, waitFor, children } from './servers.js';
 import { summarize, median, parseDuration } from './latency-stats.js';
 import { cpuMs } from './proc-stats.js';
+import { benchArgs } from './cli-args.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
@@ -190,7 +190,7 @@ async function round(plan, clients) {
 }
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       role: { type: 'string', default: 'main' },
       users: { type: 'string', default: '1500' },

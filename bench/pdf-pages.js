@@ -28,7 +28,6 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { rm } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
@@ -37,12 +36,13 @@ import { PART_LAYOUT } from '../server/package/engrave/options.js';
 import { renderPdf } from '../server/package/pdf/render-pdf.js';
 import { loadPackage } from '../server/package/load.js';
 import { medianSorted, quantileSorted } from '../core/stats.js';
+import { benchArgs } from './cli-args.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(BENCH, 'out');
 const BEAT_MS = 100;
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     bars: { type: 'string', default: '1000' },
     repeat: { type: 'string', default: '3' },

@@ -18,17 +18,17 @@ import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { cpuMs } from './proc-stats.js';
 import { median, parseDuration } from './latency-stats.js';
 import { TOKEN, startServer, stopChild, waitFor } from './servers.js';
 import { createRoster } from '../server/live/roster.js';
+import { benchArgs } from './cli-args.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: {
     phones: { type: 'string', default: '1500' },
     parts: { type: 'string', default: '12' },

@@ -12,7 +12,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { JSDOM } from 'jsdom';
 import { loadPackage } from '../server/package/load.js';
 import { closeEngraver } from '../server/package/engrave/index.js';
@@ -20,12 +19,13 @@ import { scoreLayout } from '../server/package/engrave/options.js';
 import { sanitizeSvg } from '../server/package/svg/sanitize.js';
 import { sanitizeSvgPages } from '../server/package/svg/sanitize-pages.js';
 import { median } from './latency-stats.js';
+import { benchArgs } from './cli-args.js';
 
 // By a computed name, as server/package/engrave/worker.js does: a static import makes tsc check
 // Verovio's 7 MB emscripten bundle.
 const VEROVIO = { module: 'verovio/wasm', toolkit: 'verovio/esm' };
 
-const { values } = parseArgs({ options: { repeat: { type: 'string', default: '15' } } });
+const { values } = benchArgs(import.meta.url, { options: { repeat: { type: 'string', default: '15' } } });
 const REPEAT = Number(values.repeat);
 
 /**

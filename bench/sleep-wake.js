@@ -17,7 +17,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
 import { quantile } from '../core/stats.js';
@@ -27,13 +26,14 @@ import { CHROMIUM, quietArgs } from '../playwright/chromium.js';
 import { freePort, startServer } from '../playwright/server.js';
 import { backInBeat, clickTrackScore, clipFaults, streamFaults } from '../playwright/sleep-wake.js';
 import { lockPhone } from '../playwright/suspend.js';
+import { benchArgs } from './cli-args.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HARD_LIMIT_MS = 40 * 60_000;
 /** A page not back in beat this long after its return counts as not back (ms). */
 const GIVE_UP_MS = 15_000;
 
-const { values: flags } = parseArgs({
+const { values: flags } = benchArgs(import.meta.url, {
   options: {
     pages: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },

@@ -19,13 +19,13 @@
 
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { cpuMs } from './proc-stats.js';
 import { waitFor } from './servers.js';
 import { forkServer } from '../artillery/lib/server.js';
 import { quantile } from '../core/stats.js';
+import { benchArgs } from './cli-args.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
@@ -191,7 +191,7 @@ async function clientsRole(o) {
 }
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       role: { type: 'string', default: 'main' },
       config: { type: 'string' },

@@ -14,7 +14,6 @@
 //   node bench/sync.js [--pages 10] [--seconds 30] [--stagger 700] [--profiles loopback,wifi-light,wifi-busy]
 //                      [--jumps N] [--loops R] [--views LIST] [--root DIR] [--label NAME] [--out FILE]
 
-import { parseArgs } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +24,7 @@ import { startServer, stopChild, waitFor } from './servers.js';
 import { startLagProxy } from './lag-proxy.js';
 import { quantileSorted as quantile } from '../core/stats.js';
 import { LANDING_VIEWS, driveLandings, landingFigures, viewPage } from './sync-landings.js';
+import { benchArgs } from './cli-args.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -408,7 +408,7 @@ async function measureLandings({ origin, opened, views, jumps, jumpGap, loops })
 }
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       pages: { type: 'string', default: '10' },
       seconds: { type: 'string', default: '30' },

@@ -41,11 +41,11 @@ import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { createLoad } from './load-client.js';
 import { cpuMs, rssBytes } from './proc-stats.js';
 import { parseDuration, summarize } from './latency-stats.js';
 import { children, probeSchedule, startServer, stopChild, waitFor } from './servers.js';
+import { benchArgs } from './cli-args.js';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
@@ -58,7 +58,7 @@ const GRACE_MS = 1000;
 /** Before each window: the meter's timer starts or winds down. */
 const SETTLE_MS = 2000;
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     phones: { type: 'string', default: '1500' },
     rate: { type: 'string', default: '2' },

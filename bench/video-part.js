@@ -25,7 +25,7 @@
 // and sought to the score's time every frame also shows a small drift), and the play() calls the
 // part made and those the browser refused, by the error's name.
 
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { execFile } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +39,7 @@ import { launchWebKit } from '../test/engines/webkit.js';
 import { freePort, startServer } from '../playwright/server.js';
 import { cpuMs, parentPid } from './proc-stats.js';
 import { quantileSorted as quantile } from '../core/stats.js';
+import { benchArgs } from './cli-args.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -374,7 +375,7 @@ async function played({ engine, server, part, seconds, page, trace }) {
 }
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       engine: { type: 'string', default: 'chromium' },
       seconds: { type: 'string', default: '60' },
