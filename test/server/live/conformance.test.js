@@ -45,6 +45,19 @@ function fold(messages) {
   return { state, seq };
 }
 
+/**
+ * Play until the hub has published at least `seq` (at most 10 s), then pause: a fixed time of play
+ * published too few changes on a loaded machine (CI: a history of 4 still held seq 1).
+ * @param {{ conductor: { play(): unknown, pause(): unknown }, hub: { seq: number } }} s
+ * @param {number} seq
+ */
+async function playUntil(s, seq) {
+  s.conductor.play();
+  const end = Date.now() + 10_000;
+  while (s.hub.seq < seq && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  s.conductor.pause();
+}
+
 describe.each(TRANSPORTS)('live protocol over %s', (kind) => {
   it('a fresh client gets a snapshot, then every delta in order, and ends equal to the server', async () => {
     const s = await server();
@@ -60,9 +73,7 @@ describe.each(TRANSPORTS)('live protocol over %s', (kind) => {
 
   it('a client inside the history gets exactly the missing deltas', async () => {
     const s = await server({ autoplay: false });
-    s.conductor.play();
-    await new Promise((r) => setTimeout(r, 450));
-    s.conductor.pause();
+    await playUntil(s, 5);
     const { epoch, seq } = s.hub;
     expect(seq).toBeGreaterThan(4);
     const c = await open(kind, s, { epoch, seq: seq - 3 });
@@ -79,9 +90,8 @@ describe.each(TRANSPORTS)('live protocol over %s', (kind) => {
     ['a seq older than the history', (/** @type {any} */ s) => ({ epoch: s.hub.epoch, seq: 1 })],
   ])('%s gets a snapshot equal to the server state', async (_, holds) => {
     const s = await server({ autoplay: false, hubOptions: { historySize: 4 } });
-    s.conductor.play();
-    await new Promise((r) => setTimeout(r, 900));
-    s.conductor.pause();
+    // Past the history of 4: seq 1 is no longer in it.
+    await playUntil(s, 7);
     const c = await open(kind, s, holds(s));
     const snap = await c.waitFor((m) => m.type === 'snapshot');
     expect(snap).toMatchObject({ epoch: s.hub.epoch, seq: s.hub.seq });
@@ -119,9 +129,7 @@ describe('all transports together', () => {
     const s = await server({ autoplay: false });
     const clients = await Promise.all(TRANSPORTS.map((k) => open(k, s)));
     await Promise.all(clients.map((c) => c.waitFor((m) => m.type === 'snapshot')));
-    s.conductor.play();
-    await new Promise((r) => setTimeout(r, 1500));
-    s.conductor.pause();
+    await playUntil(s, s.hub.seq + 11);
     const last = s.hub.seq;
     await Promise.all(clients.map((c) => c.waitFor((m) => m.type === 'delta' && m.seq === last)));
     const rows = clients.map((c) => stateRows(c.messages));
@@ -143,9 +151,7 @@ describe('all transports together', () => {
 
   it('SSE resumes from Last-Event-ID', async () => {
     const s = await server({ autoplay: false });
-    s.conductor.play();
-    await new Promise((r) => setTimeout(r, 450));
-    s.conductor.pause();
+    await playUntil(s, s.hub.seq + 3);
     const { epoch, seq } = s.hub;
     const { openSse } = await import('../../helpers/live-clients.js');
     const c = await openSse(s.base, { lastEventId: `${epoch}:${seq - 2}`, epoch: 'ignored', seq: 0 });
