@@ -4,7 +4,7 @@
 // so several consoles stay in step.
 
 import { Connection } from '../live/connection.js';
-import { browserEnv } from '../live/browser-env.js';
+import { browserEnv, sessionStore } from '../live/browser-env.js';
 import { exposeForTests } from '../live/test-view.js';
 import { createServerClock, httpTimeProbe } from '../time/clock.js';
 import { createBeatClock } from '../time/beat-clock.js';
@@ -32,13 +32,7 @@ const PANEL_EVERY_MS = 1000;
 const ROSTER_EVERY_MS = 500;
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
-const storage = (() => {
-  try {
-    return window.sessionStorage;
-  } catch {
-    return null;
-  }
-})();
+const storage = sessionStore();
 
 signIn(app, { title: 'Conductor', storage }).then(consoleFor);
 

@@ -37,3 +37,17 @@ export function browserEnv(
     log,
   };
 }
+
+/**
+ * This tab's sessionStorage, or null where the browser refuses it (storage blocked, a sandboxed
+ * frame): what a page keeps for a reload (its device id, the console's token).
+ * @param {Window} [window]
+ * @returns {Storage | null}
+ */
+export function sessionStore(window = globalThis.window) {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}

@@ -4,6 +4,7 @@
 
 import { DEFAULT_VIEW } from './route.js';
 import { appVersion, createDeviceName, deviceId } from './device-status.js';
+import { sessionStore } from '../live/browser-env.js';
 
 /** A reload asked of every device spreads the phones' reloads over this long (ms): not 1,500 page loads at once. */
 const RELOAD_ALL_SPREAD_MS = 5000;
@@ -98,16 +99,4 @@ export function createPageDevice({
       return { id: device.id, name: device.name.value, app: device.app, attention: device.attention };
     },
   };
-}
-
-/**
- * sessionStorage, or null where the browser refuses it.
- * @param {Window} window
- */
-function sessionStore(window) {
-  try {
-    return window.sessionStorage;
-  } catch {
-    return null;
-  }
 }

@@ -6,7 +6,7 @@
 // shown here until a saved fix clears them.
 
 import { Connection } from '../live/connection.js';
-import { browserEnv } from '../live/browser-env.js';
+import { browserEnv, sessionStore } from '../live/browser-env.js';
 import { exposeForTests } from '../live/test-view.js';
 import { createServerClock, httpTimeProbe } from '../time/clock.js';
 import { createBeatClock } from '../time/beat-clock.js';
@@ -32,13 +32,7 @@ const PART = { width: 1024, height: 600 };
 const SCORE = { width: 1024, height: 768 };
 
 const root = /** @type {HTMLElement} */ (document.getElementById('app'));
-const storage = (() => {
-  try {
-    return window.sessionStorage;
-  } catch {
-    return null;
-  }
-})();
+const storage = sessionStore();
 
 signIn(root, { title: 'Composer preview', storage }).then(preview);
 

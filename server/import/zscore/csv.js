@@ -35,27 +35,10 @@ export const BEAT_INFO_COLUMNS = Object.freeze([
 /** Whole numbers in ZScore's own parser (Integer.parseInt), and > 0 where a metre needs it. */
 const WHOLE = ['pageNo', 'barNo', 'timeSigDenom', 'tempoBeatValue', 'beatNo', 'isUpbeat'];
 const POSITIVE = ['timeSigDenom', 'tempoBpm', 'tempoBeatValue'];
-/** Numbers we read (ZScore writes them rounded; a decimal does no harm). */
-const NUMERIC = [
-  'pageNo',
-  'barNo',
-  'timeSigDenom',
-  'tempoBpm',
-  'tempoBeatValue',
-  'beatNo',
-  'startTimeMillis',
-  'durationTimeMillis',
-  'endTimeMillis',
-  'startBaseBeatUnits',
-  'durationBeatUnits',
-  'endBaseBeatUnits',
-  'xStartPxl',
-  'xEndPxl',
-  'yStartPxl',
-  'yEndPxl',
-  'isUpbeat',
-  'unitBeatNo',
-];
+/** Columns read as text (a metre's numerator may be additive: TIME_NUM_RE); every other is a number
+ * (ZScore writes them rounded; a decimal does no harm). */
+const TEXT = new Set(['scoreName', 'instrumentName', 'pageName', 'barName', 'timeSigNum', 'resource']);
+const NUMERIC = BEAT_INFO_COLUMNS.filter((c) => !TEXT.has(c));
 const NUMBER_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 /** Additive metres ("3+2") are summed, as ScoreLoader.parseTimeSigNum does. */
 const TIME_NUM_RE = /^\d+(\+\d+)*$/;
