@@ -5,6 +5,7 @@
 // server/lib/worker-pool.js).
 
 import { parentPort } from 'node:worker_threads';
+import { failAndLeave } from '../lib/worker-exit.js';
 import { Document, LineCounter, isMap, isScalar, parseDocument, visit } from 'yaml';
 import { checkBeatMap, parseBeatMapCsv, BEATMAP_CSV_COLUMNS } from '../../core/beatmap.js';
 
@@ -190,12 +191,6 @@ port.on('message', (/** @type {{ id: number, kind: string, task: any }} */ { id,
         : [];
     port.postMessage({ id, type: 'done', data }, transfer);
   } catch (err) {
-    port.postMessage({
-      id,
-      type: 'failed',
-      data: { message: err instanceof Error ? err.message : String(err), atStart: false },
-    });
-    port.close();
-    process.exit(1);
+    failAndLeave(port, id, err);
   }
 });

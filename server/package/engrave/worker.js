@@ -5,6 +5,7 @@
 
 import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
+import { failAndLeave } from '../../lib/worker-exit.js';
 import { layoutsTask, partTask, scoreTask } from './tasks.js';
 
 // Imported by a computed name: verovio ships no type declarations, and a static import makes
@@ -58,13 +59,7 @@ port.on(
     try {
       tk = await ready;
     } catch (err) {
-      port.postMessage({
-        id,
-        type: 'failed',
-        data: { message: `Verovio did not start: ${err instanceof Error ? err.message : String(err)}`, atStart: true },
-      });
-      port.close();
-      process.exit(1);
+      failAndLeave(port, id, err, { atStart: true, prefix: 'Verovio did not start: ' });
     }
     try {
       const result =
@@ -76,15 +71,8 @@ port.on(
       inputs.delete(id);
       port.postMessage({ id, type: 'done', data: result });
     } catch (err) {
-      port.postMessage({
-        id,
-        type: 'failed',
-        data: { message: err instanceof Error ? err.message : String(err), atStart: false },
-      });
-      // After an exception inside Verovio its wasm instance may be broken: leave, and let the
-      // pool start a fresh worker.
-      port.close();
-      process.exit(1);
+      // After an exception inside Verovio its wasm instance may be broken.
+      failAndLeave(port, id, err);
     }
   },
 );
