@@ -57,6 +57,11 @@ export const TIMESTAMP_STALE_MS = 1000;
  */
 export const CURRENT_AHEAD_MS = 300;
 export const CURRENT_BEHIND_MS = 20;
+/**
+ * The raw readings kept for the audio lab (each mapping's inputs; about three a beat): enough for
+ * the lab to collect every few seconds and replay other mappings against the recording offline.
+ */
+export const READINGS_KEPT = 1200;
 
 /**
  * @typedef {object} OutputContext the part of an AudioContext read here
@@ -179,6 +184,10 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
    *   outputLatency?: number, heldOffset?: number | null } | null}
    */
   let trace = null;
+  /** Every mapping's inputs, oldest first, at most READINGS_KEPT (outputReadings). */
+  /** @type {Array<{ now: number, currentTime: number, contextTime?: number, performanceTime?: number,
+   *   outputLatency?: number, baseLatency?: number }>} */
+  const readings = [];
 
   /**
    * Context ms minus page ms at page time t, from a reading of the context's clock (`contextTime`
@@ -224,6 +233,8 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
       performanceTime: ts?.performanceTime,
       outputLatency: ctx.outputLatency,
     };
+    readings.push({ ...trace, baseLatency: ctx.baseLatency });
+    if (readings.length > READINGS_KEPT) readings.splice(0, readings.length - READINGS_KEPT);
     if (onPageClock(ts, nowMs)) {
       const offsetAt = offsetLine(timestampLines, ctx, ts.contextTime, ts.performanceTime, nowMs);
       // currentTime is ahead of what is heard by the output's whole delay.
@@ -259,6 +270,14 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     /** The last mapping's inputs (the audio lab keeps each click's). */
     get trace() {
       return trace;
+    },
+    /**
+     * The raw readings (each mapping's inputs) taken after page time `since`, oldest first: the
+     * audio lab keeps them beside the recording's onsets to replay mappings offline.
+     * @param {number} [since]
+     */
+    readingsSince(since = -Infinity) {
+      return readings.filter((r) => r.now > since);
     },
     /** The device's calibration offset (ms): sounds start this much earlier still. */
     get offsetMs() {
