@@ -198,11 +198,13 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
    * @param {number} contextTime
    * @param {number} pageMs
    * @param {number} nowMs
+   * @param {number} [delayMs]  the output delay reported with the reading (output-clock.js: it
+   *   tells a swell of the report from a step of the sound)
    * @returns {(t: number) => number}
    */
-  function offsetLine(lines, ctx, contextTime, pageMs, nowMs) {
+  function offsetLine(lines, ctx, contextTime, pageMs, nowMs, delayMs) {
     const line = lines(ctx);
-    line.add(contextTime, pageMs);
+    line.add(contextTime, pageMs, delayMs);
     const fresh = contextTime * 1000 - pageMs;
     const lineNow = line.offsetAt(nowMs);
     if (trace) trace.heldOffset = lineNow;
@@ -236,7 +238,8 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     readings.push({ ...trace, baseLatency: ctx.baseLatency });
     if (readings.length > READINGS_KEPT) readings.splice(0, readings.length - READINGS_KEPT);
     if (onPageClock(ts, nowMs)) {
-      const offsetAt = offsetLine(timestampLines, ctx, ts.contextTime, ts.performanceTime, nowMs);
+      const reported = finite(ctx.outputLatency) ? /** @type {number} */ (ctx.outputLatency) * 1000 : undefined;
+      const offsetAt = offsetLine(timestampLines, ctx, ts.contextTime, ts.performanceTime, nowMs, reported);
       // currentTime is ahead of what is heard by the output's whole delay.
       const seconds = Math.max(0, currentTime - (nowMs + offsetAt(nowMs)) / 1000);
       return {
