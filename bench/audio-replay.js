@@ -35,7 +35,9 @@ function main() {
       const replayed = replayRun(run);
       console.log(`${file} ${profile}`);
       console.log(`  as run    ${line(seriesFigures(run.series))}`);
-      console.log(`  replayed  ${line(seriesFigures(replayed.series))} [${replayed.replayed} onsets moved]`);
+      console.log(
+        `  replayed  ${line(seriesFigures(replayed.series))} [${replayed.replayed} onsets moved, ${replayed.silenced} silent]`,
+      );
       if (run.joins) {
         const rows = (/** @type {Array<{ page: number, t: number, offset: number }>} */ s) =>
           s.map((x) => ({ page: x.page, beat: x.t, offset: x.offset }));

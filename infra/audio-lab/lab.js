@@ -272,6 +272,16 @@ async function capture({
       });
       const soundSince = now();
       const threads = realtime && engine !== 'firefox' ? await realtimeAudioThreads(`ch${i}`, engine) : 0;
+      // The page clicks once its output mapping is trusted (client/src/sound/audio-latency.js,
+      // ready: a few seconds of sound, at most 8 s): a page still silent is not measured as one
+      // that lost its clicks. An older checkout clicks at once.
+      await page
+        .waitForFunction(
+          () => /** @type {any} */ (window).scorecast.audio.some((/** @type {any} */ e) => e.url.startsWith('click')),
+          null,
+          { timeout: 20_000 },
+        )
+        .catch(() => log(`page ${i} placed no click in 20 s`));
       log(`page ${i} clicking (${engine}, view ${VIEWS[i % VIEWS.length]})`);
       return { page, threads, soundSince };
     };

@@ -89,52 +89,61 @@ function contextOf(r) {
  * placed a click asks for the click's start, the others are the page's other questions).
  * @param {{ readings: Array<Array<number | null>>, clicks: Array<Array<number | null>> }} page
  * @param {() => import('../../client/src/sound/audio-latency.js').OutputCompensation} [make]
- * @returns {Map<number, number>}  server time (rounded) -> context start (s), for the clicks it
- *   found the reading of
+ * @returns {Map<number, number | null>}  server time (rounded) -> context start (s), or null where
+ *   the mapping was not yet ready (the click would have stayed silent), for the clicks it found the
+ *   reading of
  */
 export function replayPage(page, make = () => createOutputCompensation()) {
   const byReading = new Map(page.clicks.map((c) => [c[3], c]));
   const out = make();
   /** One context for the page (a held mapping is per context). */
   const ctx = { ...contextOf(page.readings[0] ?? [0, 0]) };
-  /** @type {Map<number, number>} */
+  /** @type {Map<number, number | null>} */
   const starts = new Map();
   for (const r of page.readings) {
     Object.assign(ctx, contextOf(r));
     const now = /** @type {number} */ (r[0]);
     const click = byReading.get(now);
-    if (click && typeof click[2] === 'number')
-      starts.set(Math.round(/** @type {number} */ (click[0])), out.contextTimeFor(ctx, click[2], now));
-    else out.describe(ctx, now);
+    if (click && typeof click[2] === 'number') {
+      const t = Math.round(/** @type {number} */ (click[0]));
+      starts.set(t, out.ready(ctx, now) ? out.contextTimeFor(ctx, click[2], now) : null);
+    } else out.describe(ctx, now);
   }
   return starts;
 }
 
 /**
  * A run's onsets as they would have been under this checkout's mapping: each onset moved by its
- * click's new start minus its start as run. Onsets whose click has no recorded reading stay.
+ * click's new start minus its start as run, and left out where the mapping would not yet have
+ * placed it (`silenced`). Onsets whose click has no recorded reading stay.
  * @param {{ series: Array<{ page: number, t: number, offset: number }>, pagesRaw: Array<any> }} run
  * @param {Parameters<typeof replayPage>[1]} [make]
  */
 export function replayRun(run, make) {
-  /** @type {Map<string, number>} */
+  /** @type {Map<string, number | null>} */
   const moved = new Map();
   run.pagesRaw.forEach((page, i) => {
     const starts = replayPage(page, make);
     for (const c of page.clicks) {
       const t = Math.round(c[0]);
       const s = starts.get(t);
-      if (s !== undefined) moved.set(`${i}@${t}`, (s - c[1]) * 1000);
+      if (s !== undefined) moved.set(`${i}@${t}`, s === null ? null : (s - c[1]) * 1000);
     }
   });
   let replayed = 0;
-  const series = run.series.map((x) => {
+  let silenced = 0;
+  /** @type {typeof run.series} */
+  const series = [];
+  for (const x of run.series) {
     const d = moved.get(`${x.page}@${x.t}`);
-    if (d === undefined) return x;
-    replayed += 1;
-    return { ...x, offset: x.offset + d };
-  });
-  return { series, replayed };
+    if (d === null) silenced += 1;
+    else if (d === undefined) series.push(x);
+    else {
+      replayed += 1;
+      series.push({ ...x, offset: x.offset + d });
+    }
+  }
+  return { series, replayed, silenced };
 }
 
 /**

@@ -57,6 +57,9 @@ export const TIMESTAMP_STALE_MS = 1000;
  */
 export const CURRENT_AHEAD_MS = 300;
 export const CURRENT_BEHIND_MS = 20;
+/** currentTime read against performance.now() scatters by a render quantum and the main thread's
+ * delay: its line is trusted with its newest readings this close (ms; output-clock.js, TRUST_MS). */
+export const CURRENT_TRUST_MS = 10;
 /**
  * The raw readings kept for the audio lab (each mapping's inputs; about three a beat): enough for
  * the lab to collect every few seconds and replay other mappings against the recording offline.
@@ -177,7 +180,11 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
 
   /** The lines through a context's output timestamps, and through its currentTime readings. */
   const timestampLines = linePerContext();
-  const currentLines = linePerContext({ aheadMs: CURRENT_AHEAD_MS, behindMs: CURRENT_BEHIND_MS });
+  const currentLines = linePerContext({
+    aheadMs: CURRENT_AHEAD_MS,
+    behindMs: CURRENT_BEHIND_MS,
+    trustMs: CURRENT_TRUST_MS,
+  });
   /**
    * The last mapping's inputs, for the audio lab (each click carries the one it was placed by).
    * @type {{ now: number, currentTime: number, contextTime?: number, performanceTime?: number,
@@ -269,6 +276,19 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     /** @param {OutputContext} ctx @param {number} nowMs */
     describe(ctx, nowMs) {
       return mapping(ctx, nowMs).latency;
+    },
+    /**
+     * Whether a sound may be placed on this context now: its mapping is trusted (output-clock.js:
+     * the line stands and its newest readings agree with it), or has had TRUST_WITHIN_MS to become
+     * so. A page that has just joined, or whose context came back, is silent until then rather
+     * than early or late (its first timestamps can be tens of ms off). Takes a reading.
+     * @param {OutputContext} ctx
+     * @param {number} nowMs
+     */
+    ready(ctx, nowMs) {
+      if (!readOutput) return true;
+      const m = mapping(ctx, nowMs);
+      return (m.latency.source === 'timestamp' ? timestampLines(ctx) : currentLines(ctx)).trustedAt(nowMs);
     },
     /** The last mapping's inputs (the audio lab keeps each click's). */
     get trace() {

@@ -45,6 +45,16 @@ export const REMAP_STEP_MS = 80;
  * READING_EVERY_MS). Fewer readings followed a swell's edges; more held a step a beat longer. */
 export const STEP_MS = 3;
 export const STEP_READINGS = 3;
+/**
+ * A mapping is trusted once the line stands and its newest TRUST_READINGS readings lie within
+ * TRUST_MS of it; readings further off then are dropped (a join's first ones). A context's first
+ * timestamps here were 20-70 ms off its later ones for up to a second, and a mapping formed with
+ * them put a joining page's clicks 40-97 ms early, then 5-13 ms late for 20 s. After
+ * TRUST_WITHIN_MS of readings the mapping is used as it is, trusted or not.
+ */
+export const TRUST_READINGS = 3;
+export const TRUST_MS = 2;
+export const TRUST_WITHIN_MS = 8000;
 
 /**
  * Siegel's repeated median line through (t, y): for each point the median of its slopes to the
@@ -77,10 +87,11 @@ export function repeatedMedianLine(pts) {
 
 /**
  * The held mapping of one AudioContext: feed it each output timestamp read, ask it the offset.
- * @param {{ aheadMs?: number, behindMs?: number }} [o]  a reading this far above the line (context
- *   time ahead of it) or below it restarts the window (both REMAP_STEP_MS by default)
+ * @param {{ aheadMs?: number, behindMs?: number, trustMs?: number }} [o]  a reading this far above
+ *   the line (context time ahead of it) or below it restarts the window (both REMAP_STEP_MS by
+ *   default); the newest readings within `trustMs` of the line make it trusted (TRUST_MS)
  */
-export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_STEP_MS } = {}) {
+export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_STEP_MS, trustMs = TRUST_MS } = {}) {
   /** Each reading's offset `y`, and `z`: the offset plus the delay reported with it (NaN: none). */
   /** @type {Array<{ t: number, y: number, z: number }>} */
   let readings = [];
@@ -91,6 +102,9 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
   let zLine = null;
   let restarts = 0;
   let steps = 0;
+  let trusted = false;
+  /** Page time of the first reading since the mapping (re)started. */
+  let since = Number.NaN;
   /** The readings in a row that left both lines the same way: their departures (ms) and page time. */
   /** @type {Array<{ t: number, d: number }>} */
   let departed = [];
@@ -105,6 +119,26 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
     zLine = null;
     departed = [];
     restarts += 1;
+    trusted = false;
+    since = Number.NaN;
+  };
+  const refit = () => {
+    const span = readings[readings.length - 1].t - readings[0].t;
+    const enough = readings.length >= HOLD_MIN_READINGS && span >= HOLD_MIN_SPAN_MS;
+    line = enough ? repeatedMedianLine(readings) : null;
+    zLine = enough && readings.every((r) => !Number.isNaN(r.z)) ? repeatedMedianLine(readings.map(zOf)) : null;
+  };
+  /** Whether the newest readings agree with the line; then those far from it are dropped. */
+  const trust = () => {
+    if (trusted || !line || readings.length < TRUST_READINGS) return;
+    const off = (/** @type {{ t: number, y: number }} */ r) => Math.abs(r.y - onLine(r.t));
+    if (!readings.slice(-TRUST_READINGS).every((r) => off(r) <= trustMs)) return;
+    trusted = true;
+    const kept = readings.filter((r) => off(r) <= trustMs);
+    if (kept.length < readings.length) {
+      readings = kept;
+      refit();
+    }
   };
 
   /**
@@ -155,12 +189,19 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
       } else if (!stepped(performanceTime, y, z) && last && performanceTime - last.t < READING_EVERY_MS) {
         return;
       }
+      if (Number.isNaN(since)) since = performanceTime;
       readings.push({ t: performanceTime, y, z });
       while (readings.length > 1 && readings[0].t < performanceTime - HOLD_WINDOW_MS) readings.shift();
-      const span = readings[readings.length - 1].t - readings[0].t;
-      const enough = readings.length >= HOLD_MIN_READINGS && span >= HOLD_MIN_SPAN_MS;
-      line = enough ? repeatedMedianLine(readings) : null;
-      zLine = enough && readings.every((r) => !Number.isNaN(r.z)) ? repeatedMedianLine(readings.map(zOf)) : null;
+      refit();
+      trust();
+    },
+    /**
+     * Whether sounds may be placed by this mapping at page time `t`: it is trusted (see
+     * TRUST_READINGS), or it has had TRUST_WITHIN_MS of readings to become so.
+     * @param {number} t
+     */
+    trustedAt(t) {
+      return trusted || (!Number.isNaN(since) && t - since >= TRUST_WITHIN_MS);
     },
     /**
      * The held offset (context ms minus page ms) at page time `t`, or null while too few readings
