@@ -42,9 +42,11 @@ export const HOLD_MIN_SPAN_MS = 3000;
 export const REMAP_STEP_MS = 80;
 /** The sound stepped when the timestamp and the timestamp plus the reported delay both leave their
  * lines the same way by more than this (ms), STEP_READINGS readings in a row (one counted per
- * READING_EVERY_MS). Fewer readings followed a swell's edges; more held a step a beat longer. */
+ * READING_EVERY_MS). Replayed on two 10-page runs, 2 readings in a row rather than 3 left fewer
+ * beats off at a step's edge (spread p99 7.3 against 12.1 ms on one; offset p99 29 against 64 on
+ * the other, whose output jumped 72 ms); neither followed a swell. */
 export const STEP_MS = 3;
-export const STEP_READINGS = 3;
+export const STEP_READINGS = 2;
 /**
  * A mapping is trusted once the line stands and its newest TRUST_READINGS readings lie within
  * TRUST_MS of it; readings further off then are dropped (a join's first ones). A context's first
