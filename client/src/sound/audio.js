@@ -154,6 +154,9 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
     retain(keys) {
       const c = ctx;
       if (!c) return 0;
+      // A reading of the output's mapping with each state, sound or none: a page whose first cue
+      // comes minutes in finds its mapping trusted (audio-latency.js, ready), not still forming.
+      if (output && c.state === 'running') output.ready(c, now());
       const wanted = new Set(keys);
       const kept = [];
       let stopped = 0;

@@ -437,6 +437,20 @@ describe("the musicians' click", () => {
     expect(starts.length).toBe(1);
   });
 
+  it('each state takes a reading of the output mapping, sound or none (a late first cue finds it trusted)', async () => {
+    let readings = 0;
+    const { audio } = clickSetup(0, () => {
+      readings += 1;
+      return true;
+    });
+    audio.retain([]);
+    expect(readings).toBe(0); // no context yet
+    await audio.unlock();
+    audio.retain([]);
+    audio.retain([]);
+    expect(readings).toBe(2);
+  });
+
   it('a beat learnt too late is not clicked out of time', async () => {
     const { audio, tones, page, offset } = clickSetup();
     await audio.unlock();
