@@ -36,9 +36,9 @@ path, as phones have) and Debian's chromium, xvfb, pulseaudio (test/setup/ensure
                     Firefox ESR on desktop Linux assumes the 40 ms fallback latency; WebKitGTK's
                     MiniBrowser (WebKitWebDriver, an Xvfb of its own, its audio threads real-time)
   --root DIR        the checkout whose server and built client run (default this one): a baseline
-  --settle-output S each page's sound runs S seconds before the measurement (default 30: in a
-                    page's first seconds its clicks were 40-97 ms early here, see
-                    infra/audio-lab/lab.js; 0 measures the joins too)
+  --settle-output S each page's sound runs S seconds before the measurement (default 30: the
+                    steady state; a page's first 20 s of clicks were off by 5-97 ms here before
+                    it waited for a trusted output mapping, see infra/audio-lab/lab.js)
   --joins           record from before the first page clicks: each page's first clicks measured
                     (joinOffsets: |offset| over each page's first 10 s and the 20 s after)
   --notation        the pages paint their notation too (default: ?notation=off, the click and the

@@ -128,9 +128,9 @@ async function serverOffset(base, n = 30) {
  *   renderer 10-30% of a core), and the sound device fell 200 ms behind with them
  * @property {number} [settleOutputS]  seconds each page's sound has run before the measurement
  *   starts (default 0). In a page's first seconds of sound Chromium's output timestamps here
- *   disagree with its later ones by tens of ms, and the held mapping (output-clock.js) carries
- *   them until they leave its 30 s window: a page that had just joined clicked 40-97 ms early for
- *   8 s, then 5-13 ms late until 20 s. The bench waits that out to measure the steady state
+ *   disagree with its later ones by tens of ms: a page that had just joined clicked 40-97 ms
+ *   early for 8 s, then 5-13 ms late until 20 s, before it waited for a trusted mapping
+ *   (audio-latency.js, ready). The bench waits 30 s to measure the steady state
  * @property {boolean} [realtime]  the browsers' audio services real-time, as a phone's audio path
  *   is (device.js, realtimeAudioThreads; default true)
  * @property {Array<'chromium' | 'firefox' | 'webkit'>} [engines]  each page's browser, in turn
