@@ -6,7 +6,10 @@
 //
 //   node bench/audio.js [--pages 10] [--seconds 150] [--profiles loopback,wifi-busy]
 //                       [--out FILE] [--plot FILE.svg] [--dump PREFIX] [--engines chromium,firefox,webkit]
-//                       [--notation] [--settle-output S]
+//                       [--notation] [--settle-output S] [--joins]
+//
+// --out keeps, beside each page's onsets, the raw readings its output mapping took and the clicks
+// it placed: `node bench/audio-replay.js FILE` replays them through this checkout's mapping.
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,9 +36,11 @@ path, as phones have) and Debian's chromium, xvfb, pulseaudio (test/setup/ensure
                     Firefox ESR on desktop Linux assumes the 40 ms fallback latency; WebKitGTK's
                     MiniBrowser (WebKitWebDriver, an Xvfb of its own, its audio threads real-time)
   --root DIR        the checkout whose server and built client run (default this one): a baseline
-  --settle-output S each page's sound runs S seconds before the measurement (default 30: in a
-                    page's first seconds its clicks were 40-97 ms early here, see
-                    infra/audio-lab/lab.js; 0 measures the joins too)
+  --settle-output S each page's sound runs S seconds before the measurement (default 30: the
+                    steady state; a page's first 20 s of clicks were off by 5-97 ms here before
+                    it waited for a trusted output mapping, see infra/audio-lab/lab.js)
+  --joins           record from before the first page clicks: each page's first clicks measured
+                    (joinOffsets: |offset| over each page's first 10 s and the 20 s after)
   --notation        the pages paint their notation too (default: ?notation=off, the click and the
                     beat strip only, on the same clock and sound code; ten pages painting notation
                     in software took this 2-core machine to load 35-38 by themselves)
@@ -55,6 +60,7 @@ async function main() {
       engines: { type: 'string', default: 'chromium' },
       notation: { type: 'boolean', default: false },
       'settle-output': { type: 'string', default: '30' },
+      joins: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -79,12 +85,14 @@ async function main() {
       engines,
       notation: values.notation,
       settleOutputS: Number(values['settle-output']),
+      joins: values.joins,
       ...(values.root ? { root: path.resolve(values.root) } : {}),
       dump: values.dump ? `${values.dump}-${profile}` : undefined,
       log: (m) => console.error(`[${profile}] ${m}`),
     });
     results[profile] = r;
-    const { series, ...row } = r;
+    const { series, ...row } = /** @type {Record<string, any>} */ (r);
+    delete row.pagesRaw;
     console.log(JSON.stringify(row));
   }
   const first = results[profiles[0]];
@@ -121,6 +129,9 @@ async function main() {
       clockErrorMs: main.clockErrorMs,
       clockErrorAtClickMs: main.clockErrorAtClickMs,
       scheduledAheadMs: main.scheduledAheadMs,
+      ...(main.joinOffsets
+        ? { joinOffsets: { first10s: main.joinOffsets.first10s, next20s: main.joinOffsets.next20s } }
+        : {}),
       profiles: others,
     }),
   );

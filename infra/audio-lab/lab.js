@@ -27,6 +27,7 @@ import { launchWebKit } from '../../test/engines/webkit.js';
 import { RATE, realtimeAudioThreads, startSoundDevice } from './device.js';
 import { channelOf, compare, findOnsets, matchReference, summary, trackClock } from './onsets.js';
 import { cpuBetween, readCpu } from './proc-cpu.js';
+import { joinFigures, packClick, packReading } from './readings.js';
 import { quantileSorted } from '../../core/stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -127,9 +128,9 @@ async function serverOffset(base, n = 30) {
  *   renderer 10-30% of a core), and the sound device fell 200 ms behind with them
  * @property {number} [settleOutputS]  seconds each page's sound has run before the measurement
  *   starts (default 0). In a page's first seconds of sound Chromium's output timestamps here
- *   disagree with its later ones by tens of ms, and the held mapping (output-clock.js) carries
- *   them until they leave its 30 s window: a page that had just joined clicked 40-97 ms early for
- *   8 s, then 5-13 ms late until 20 s. The bench waits that out to measure the steady state
+ *   disagree with its later ones by tens of ms: a page that had just joined clicked 40-97 ms
+ *   early for 8 s, then 5-13 ms late until 20 s, before it waited for a trusted mapping
+ *   (audio-latency.js, ready). The bench waits 30 s to measure the steady state
  * @property {boolean} [realtime]  the browsers' audio services real-time, as a phone's audio path
  *   is (device.js, realtimeAudioThreads; default true)
  * @property {Array<'chromium' | 'firefox' | 'webkit'>} [engines]  each page's browser, in turn
@@ -139,6 +140,9 @@ async function serverOffset(base, n = 30) {
  *   GStreamer's pulsesink, which takes PULSE_SINK from the environment the driver passes on; its
  *   audio threads (in its web process) are made real-time as Chromium's audio service's are.
  *   Firefox's are left at normal priority (which of its threads carry the sound is not known)
+ * @property {boolean} [joins]  record from before the first page clicks, so that each page's first
+ *   clicks are measured (`joins` in the result: each page's offsets over its first seconds of
+ *   sound); the settle wait is skipped
  * @property {string} [dump]  keep the recording (DUMP.raw: s16le, 48 kHz, one channel per page
  *   and the reference last) and what the analysis needs (DUMP.json), to look at again
  * @property {(msg: string) => void} [log]
@@ -184,6 +188,7 @@ async function capture({
   realtime = true,
   notation = false,
   settleOutputS = 0,
+  joins = false,
   engines = ['chromium'],
   dump,
   log = () => {},
@@ -267,6 +272,16 @@ async function capture({
       });
       const soundSince = now();
       const threads = realtime && engine !== 'firefox' ? await realtimeAudioThreads(`ch${i}`, engine) : 0;
+      // The page clicks once its output mapping is trusted (client/src/sound/audio-latency.js,
+      // ready: a few seconds of sound, at most 8 s): a page still silent is not measured as one
+      // that lost its clicks. An older checkout clicks at once.
+      await page
+        .waitForFunction(
+          () => /** @type {any} */ (window).scorecast.audio.some((/** @type {any} */ e) => e.url.startsWith('click')),
+          null,
+          { timeout: 20_000 },
+        )
+        .catch(() => log(`page ${i} placed no click in 20 s`));
       log(`page ${i} clicking (${engine}, view ${VIEWS[i % VIEWS.length]})`);
       return { page, threads, soundSince };
     };
@@ -310,11 +325,56 @@ async function capture({
     };
     /** @type {Array<{ page: LabPage, threads: number, soundSince: number }>} */
     const joined = [];
+    // Each page's clicks as scheduled (server time): its history keeps the last 100, so it is read
+    // every 5 s; and the output mapping's raw readings, read as often.
+    /** @type {Array<Map<number, any>>} */
+    const scheduled = Array.from({ length: pages }, () => new Map());
+    /** @type {Array<Array<Array<number | null>>>} */
+    const readings = Array.from({ length: pages }, () => []);
+    /** Each page's clock error (its estimate of server time minus the machine's clock), ms. */
+    /** @type {number[]} */
+    const clockErrors = [];
+    /** Each page's performance.timeOrigin (the lab's clock at its page time 0). */
+    /** @type {number[]} */
+    const origins = [];
+    const collect = async () => {
+      await Promise.all(
+        joined.map(async ({ page }, i) => {
+          const since = readings[i].at(-1)?.[0] ?? -Infinity;
+          const { h, err, origin, rd } = await page.evaluate((/** @type {number} */ since) => {
+            const s = /** @type {any} */ (window).scorecast;
+            return {
+              h: s.audio,
+              err: s.clock.offset - performance.timeOrigin,
+              origin: performance.timeOrigin,
+              // An older checkout's client keeps none.
+              rd: s.outputReadings?.(since) ?? [],
+            };
+          }, since);
+          origins[i] = origin;
+          clockErrors.push(Math.abs(err));
+          for (const e of h) if (String(e.url).startsWith('click') && !e.cancelled) scheduled[i].set(e.serverT, e);
+          for (const r of rd) readings[i].push(packReading(r));
+        }),
+      );
+    };
+    // Joins measured: the recording runs from before the first page clicks, and the pages' clicks
+    // are collected as they join.
+    const early = joins ? { recording: device.record(), from: now() } : null;
+    let joining = joins;
+    const joinCollector = (async () => {
+      while (joining) {
+        await new Promise((r) => setTimeout(r, 5000));
+        if (joining) await collect();
+      }
+    })();
     let next = 0;
     const opener = async () => {
       for (let i = next++; i < pages; i = next++) joined[i] = await open(i);
     };
     await Promise.all(Array.from({ length: Math.min(OPEN_AT_ONCE, pages) }, opener));
+    joining = false;
+    await joinCollector;
     const opened = joined.map((j) => j.page);
     const { direct, offset: offsetAtStart } = await addresses;
     // Every page's clock within ±SETTLED_MS of the server's before the measurement (a page that
@@ -334,7 +394,7 @@ async function capture({
       ),
     );
     log('clocks settled');
-    const soundSettled = Math.max(...joined.map((j) => j.soundSince)) + settleOutputS * 1000;
+    const soundSettled = Math.max(...joined.map((j) => j.soundSince)) + (joins ? 0 : settleOutputS * 1000);
     if (now() < soundSettled) {
       log(`every page's sound running ${settleOutputS} s`);
       await new Promise((r) => setTimeout(r, soundSettled - now()));
@@ -342,39 +402,15 @@ async function capture({
     const rtThreads = realtime ? joined.map((j) => j.threads) : [];
     // Recorded from here: the sink has played the reference all along, so the recording has no
     // gap from its first sample; the pages' joins are not recorded (nothing to analyse there).
-    const recording = device.record();
+    const recording = early?.recording ?? device.record();
     await new Promise((r) => setTimeout(r, 500));
     const streams = await device.streams();
     if (streams.length < pages + 1)
       throw new Error(`${streams.length} streams play into the device, not ${pages + 1}: ${JSON.stringify(streams)}`);
     const sinks = opened.map((_, i) => `ch${i}`);
     const cpuFrom = readCpu(sinks);
-    const measureFrom = now();
+    const measureFrom = early?.from ?? now();
     log('measuring');
-
-    // Each page's clicks as scheduled (server time): its history keeps the last 100, so it is read
-    // every 20 s.
-    /** @type {Array<Map<number, any>>} */
-    const scheduled = opened.map(() => new Map());
-    /** Each page's clock error (its estimate of server time minus the machine's clock), ms. */
-    /** @type {number[]} */
-    const clockErrors = [];
-    /** Each page's performance.timeOrigin (the lab's clock at its page time 0). */
-    /** @type {number[]} */
-    const origins = [];
-    const collect = async () => {
-      await Promise.all(
-        opened.map(async (page, i) => {
-          const { h, err, origin } = await page.evaluate(() => {
-            const s = /** @type {any} */ (window).scorecast;
-            return { h: s.audio, err: s.clock.offset - performance.timeOrigin, origin: performance.timeOrigin };
-          });
-          origins[i] = origin;
-          clockErrors.push(Math.abs(err));
-          for (const e of h) if (String(e.url).startsWith('click') && !e.cancelled) scheduled[i].set(e.serverT, e);
-        }),
-      );
-    };
     const until = now() + seconds * 1000;
     while (now() < until) {
       await new Promise((r) => setTimeout(r, Math.min(5000, until - now())));
@@ -438,6 +474,15 @@ async function capture({
         clockErrorMs: summary(clockErrors),
         clockErrorAtClickMs: summary(clockAtClick),
         scheduledAheadMs: lowSummary(aheadOfContext),
+        // What a mapping can be replayed from offline (readings.js, bench/audio-replay.js): each
+        // page's raw readings and its clicks, beside the onsets in `series`.
+        pagesRaw: joined.map((j, i) => ({
+          soundSince: j.soundSince + offset.offset,
+          origin: origins[i],
+          readings: readings[i],
+          clicks: [...scheduled[i].values()].map(packClick),
+        })),
+        joins,
       },
     };
     if (dump) {
@@ -527,6 +572,7 @@ export function analyse(o) {
     scheduledBeats: beats.filter((t) => t >= from && t <= to).length,
     perPage: perPage.map((p, i) => ({ ...p, offsetMs: summary(perPageOffsets[i] ?? []) })),
     ...o.extra,
+    ...(o.extra.joins ? { joinOffsets: joinFigures(result.rows, o.extra.pagesRaw) } : {}),
     tie: {
       ...o.extra.tie,
       referenceClicks: ref.length,

@@ -18,7 +18,8 @@ import { exposeForTests as exposeLive } from '../live/test-view.js';
  * @param {any} page.audio
  * @param {{ history: unknown, grains: unknown, notes: unknown }} page.phoneSound
  * @param {{ needed: boolean }} page.soundResume
- * @param {{ describe: (ctx: any, now: number) => unknown, setOffset: (ms: number) => void, offsetMs: number }} page.output
+ * @param {{ describe: (ctx: any, now: number) => unknown, setOffset: (ms: number) => void, offsetMs: number,
+ *   readingsSince: (since?: number) => unknown[] }} page.output
  * @param {unknown} page.tapAlong
  * @param {{ roster: unknown }} page.device  this device as the roster knows it
  * @param {() => unknown} page.video  a video part's status (client/src/notation/video-part.js), or null
@@ -78,6 +79,8 @@ export function exposeForTests(window, page) {
     get audioLatency() {
       return audio.context ? output.describe(audio.context, now()) : null;
     },
+    // The output mapping's raw readings after page time `since` (audio-latency.js, for the audio lab).
+    outputReadings: (/** @type {number | undefined} */ since) => output.readingsSince(since),
     audioOffset: (/** @type {number | undefined} */ ms) => {
       if (ms !== undefined) output.setOffset(ms);
       return output.offsetMs;

@@ -57,6 +57,14 @@ export const TIMESTAMP_STALE_MS = 1000;
  */
 export const CURRENT_AHEAD_MS = 300;
 export const CURRENT_BEHIND_MS = 20;
+/** currentTime read against performance.now() scatters by a render quantum and the main thread's
+ * delay: its line is trusted with its newest readings this close (ms; output-clock.js, TRUST_MS). */
+export const CURRENT_TRUST_MS = 10;
+/**
+ * The raw readings kept for the audio lab (each mapping's inputs; about three a beat): enough for
+ * the lab to collect every few seconds and replay other mappings against the recording offline.
+ */
+export const READINGS_KEPT = 1200;
 
 /**
  * @typedef {object} OutputContext the part of an AudioContext read here
@@ -172,13 +180,21 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
 
   /** The lines through a context's output timestamps, and through its currentTime readings. */
   const timestampLines = linePerContext();
-  const currentLines = linePerContext({ aheadMs: CURRENT_AHEAD_MS, behindMs: CURRENT_BEHIND_MS });
+  const currentLines = linePerContext({
+    aheadMs: CURRENT_AHEAD_MS,
+    behindMs: CURRENT_BEHIND_MS,
+    trustMs: CURRENT_TRUST_MS,
+  });
   /**
    * The last mapping's inputs, for the audio lab (each click carries the one it was placed by).
    * @type {{ now: number, currentTime: number, contextTime?: number, performanceTime?: number,
    *   outputLatency?: number, heldOffset?: number | null } | null}
    */
   let trace = null;
+  /** Every mapping's inputs, oldest first, at most READINGS_KEPT (outputReadings). */
+  /** @type {Array<{ now: number, currentTime: number, contextTime?: number, performanceTime?: number,
+   *   outputLatency?: number, baseLatency?: number }>} */
+  const readings = [];
 
   /**
    * Context ms minus page ms at page time t, from a reading of the context's clock (`contextTime`
@@ -189,11 +205,13 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
    * @param {number} contextTime
    * @param {number} pageMs
    * @param {number} nowMs
+   * @param {number} [delayMs]  the output delay reported with the reading (output-clock.js: it
+   *   tells a swell of the report from a step of the sound)
    * @returns {(t: number) => number}
    */
-  function offsetLine(lines, ctx, contextTime, pageMs, nowMs) {
+  function offsetLine(lines, ctx, contextTime, pageMs, nowMs, delayMs) {
     const line = lines(ctx);
-    line.add(contextTime, pageMs);
+    line.add(contextTime, pageMs, delayMs);
     const fresh = contextTime * 1000 - pageMs;
     const lineNow = line.offsetAt(nowMs);
     if (trace) trace.heldOffset = lineNow;
@@ -224,8 +242,11 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
       performanceTime: ts?.performanceTime,
       outputLatency: ctx.outputLatency,
     };
+    readings.push({ ...trace, baseLatency: ctx.baseLatency });
+    if (readings.length > READINGS_KEPT) readings.splice(0, readings.length - READINGS_KEPT);
     if (onPageClock(ts, nowMs)) {
-      const offsetAt = offsetLine(timestampLines, ctx, ts.contextTime, ts.performanceTime, nowMs);
+      const reported = finite(ctx.outputLatency) ? /** @type {number} */ (ctx.outputLatency) * 1000 : undefined;
+      const offsetAt = offsetLine(timestampLines, ctx, ts.contextTime, ts.performanceTime, nowMs, reported);
       // currentTime is ahead of what is heard by the output's whole delay.
       const seconds = Math.max(0, currentTime - (nowMs + offsetAt(nowMs)) / 1000);
       return {
@@ -256,9 +277,30 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     describe(ctx, nowMs) {
       return mapping(ctx, nowMs).latency;
     },
+    /**
+     * Whether a sound may be placed on this context now: its mapping is trusted (output-clock.js:
+     * the line stands and its newest readings agree with it), or has had TRUST_WITHIN_MS to become
+     * so. A page that has just joined, or whose context came back, is silent until then rather
+     * than early or late (its first timestamps can be tens of ms off). Takes a reading.
+     * @param {OutputContext} ctx
+     * @param {number} nowMs
+     */
+    ready(ctx, nowMs) {
+      if (!readOutput) return true;
+      const m = mapping(ctx, nowMs);
+      return (m.latency.source === 'timestamp' ? timestampLines(ctx) : currentLines(ctx)).trustedAt(nowMs);
+    },
     /** The last mapping's inputs (the audio lab keeps each click's). */
     get trace() {
       return trace;
+    },
+    /**
+     * The raw readings (each mapping's inputs) taken after page time `since`, oldest first: the
+     * audio lab keeps them beside the recording's onsets to replay mappings offline.
+     * @param {number} [since]
+     */
+    readingsSince(since = -Infinity) {
+      return readings.filter((r) => r.now > since);
     },
     /** The device's calibration offset (ms): sounds start this much earlier still. */
     get offsetMs() {

@@ -154,6 +154,9 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
     retain(keys) {
       const c = ctx;
       if (!c) return 0;
+      // A reading of the output's mapping with each state, sound or none: a page whose first cue
+      // comes minutes in finds its mapping trusted (audio-latency.js, ready), not still forming.
+      if (output && c.state === 'running') output.ready(c, now());
       const wanted = new Set(keys);
       const kept = [];
       let stopped = 0;
@@ -227,6 +230,9 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
       if (c?.state !== 'running' || !c.createOscillator || !c.createGain) return false;
       const key = clipKey('click', serverT);
       if (started.has(key)) return false;
+      // Silent until the output's mapping is trusted (audio-latency.js, ready): a joining page's
+      // first clicks were 40-97 ms early. The beat's click is asked for again with the next state.
+      if (output && !output.ready(c, now())) return false;
       const local = clock.toLocal(serverT);
       const when = contextTimeOf(c, local);
       if ((c.currentTime - when) * 1000 > CLICK_LATE_LIMIT_MS) return false;
@@ -266,6 +272,8 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
       // sound late when it resumes. playClips runs again once it does (sound-resume.js).
       if (ctx?.state !== 'running' || started.has(key)) return false;
       if (clock.serverNow() - serverT > LATE_LIMIT_MS) return false;
+      // As the click: not on an output mapping still forming.
+      if (output && !output.ready(ctx, now())) return false;
       started.add(key);
       if (started.size > 256) started.delete(started.values().next().value ?? '');
       const c = ctx;

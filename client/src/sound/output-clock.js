@@ -13,7 +13,20 @@
 // holds while fewer than half the readings depart from it), evaluated at the sound's own page time,
 // which carries the device's drift forward. A departure that persists (a real change of route)
 // wins the median within half the window; a step larger than REMAP_STEP_MS (a context suspended and
-// resumed, a headset connected) restarts the window at once. Pure: no clock, no context.
+// resumed, a headset connected) restarts the window at once.
+//
+// The sound can also really step by a few ms (the audio lab, 10 pages at load 4-13: a page's
+// onsets 5-12 ms late for 10-15 s, in three episodes, while the line held the old level). A swell
+// and a step read differently once the reported delay is set beside the timestamp. Chromium's
+// timestamp is the frames rendered minus the reported delay: in a swell the delay reported rises
+// and the timestamp falls by as much, so the timestamp plus the delay (the rendering's own clock
+// against the page's) stays on its line; in a real step that sum moves with the timestamp and
+// stays moved (the device took or dropped frames). And the delay reported alone can move (8 ms up,
+// the timestamp unmoved, the sound too). So a step is followed only when both the timestamp and
+// the timestamp plus the delay leave their lines the same way by more than STEP_MS, STEP_READINGS
+// readings in a row: the readings held are moved by the step (their median departure), and the
+// line keeps its slope and its support. Replayed on that run's readings: offset p99 11.3 -> 4.2 ms.
+// Pure: no clock, no context.
 
 import { medianSorted } from '../../../core/stats.js';
 
@@ -27,6 +40,23 @@ export const HOLD_MIN_READINGS = 5;
 export const HOLD_MIN_SPAN_MS = 3000;
 /** A reading this far (ms) from the line is a new mapping, not a wobble: the window restarts. */
 export const REMAP_STEP_MS = 80;
+/** The sound stepped when the timestamp and the timestamp plus the reported delay both leave their
+ * lines the same way by more than this (ms), STEP_READINGS readings in a row (one counted per
+ * READING_EVERY_MS). Replayed on two 10-page runs, 2 readings in a row rather than 3 left fewer
+ * beats off at a step's edge (spread p99 7.3 against 12.1 ms on one; offset p99 29 against 64 on
+ * the other, whose output jumped 72 ms); neither followed a swell. */
+export const STEP_MS = 3;
+export const STEP_READINGS = 2;
+/**
+ * A mapping is trusted once the line stands and its newest TRUST_READINGS readings lie within
+ * TRUST_MS of it; readings further off then are dropped (a join's first ones). A context's first
+ * timestamps here were 20-70 ms off its later ones for up to a second, and a mapping formed with
+ * them put a joining page's clicks 40-97 ms early, then 5-13 ms late for 20 s. After
+ * TRUST_WITHIN_MS of readings the mapping is used as it is, trusted or not.
+ */
+export const TRUST_READINGS = 3;
+export const TRUST_MS = 2;
+export const TRUST_WITHIN_MS = 8000;
 
 /**
  * Siegel's repeated median line through (t, y): for each point the median of its slopes to the
@@ -59,44 +89,121 @@ export function repeatedMedianLine(pts) {
 
 /**
  * The held mapping of one AudioContext: feed it each output timestamp read, ask it the offset.
- * @param {{ aheadMs?: number, behindMs?: number }} [o]  a reading this far above the line (context
- *   time ahead of it) or below it restarts the window (both REMAP_STEP_MS by default)
+ * @param {{ aheadMs?: number, behindMs?: number, trustMs?: number }} [o]  a reading this far above
+ *   the line (context time ahead of it) or below it restarts the window (both REMAP_STEP_MS by
+ *   default); the newest readings within `trustMs` of the line make it trusted (TRUST_MS)
  */
-export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_STEP_MS } = {}) {
-  /** @type {Array<{ t: number, y: number }>} */
+export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_STEP_MS, trustMs = TRUST_MS } = {}) {
+  /** Each reading's offset `y`, and `z`: the offset plus the delay reported with it (NaN: none). */
+  /** @type {Array<{ t: number, y: number, z: number }>} */
   let readings = [];
   /** @type {{ t0: number, y0: number, slope: number } | null} */
   let line = null;
+  /** The line through the readings' `z`, while every reading has one. */
+  /** @type {{ t0: number, y0: number, slope: number } | null} */
+  let zLine = null;
   let restarts = 0;
+  let steps = 0;
+  let trusted = false;
+  /** Page time of the first reading since the mapping (re)started. */
+  let since = Number.NaN;
+  /** The readings in a row that left both lines the same way: their departures (ms) and page time. */
+  /** @type {Array<{ t: number, d: number }>} */
+  let departed = [];
 
+  /** @param {{ t0: number, y0: number, slope: number } | null} l @param {number} t */
+  const at = (l, t) => (l ? l.y0 + l.slope * (t - l.t0) : Number.NaN);
   /** @param {number} t */
-  const onLine = (t) => (line ? line.y0 + line.slope * (t - line.t0) : Number.NaN);
+  const onLine = (t) => at(line, t);
+  const restart = () => {
+    readings = [];
+    line = null;
+    zLine = null;
+    departed = [];
+    restarts += 1;
+    trusted = false;
+    since = Number.NaN;
+  };
+  const refit = () => {
+    const span = readings[readings.length - 1].t - readings[0].t;
+    const enough = readings.length >= HOLD_MIN_READINGS && span >= HOLD_MIN_SPAN_MS;
+    line = enough ? repeatedMedianLine(readings) : null;
+    zLine = enough && readings.every((r) => !Number.isNaN(r.z)) ? repeatedMedianLine(readings.map(zOf)) : null;
+  };
+  /** Whether the newest readings agree with the line; then those far from it are dropped. */
+  const trust = () => {
+    if (trusted || !line || readings.length < TRUST_READINGS) return;
+    const off = (/** @type {{ t: number, y: number }} */ r) => Math.abs(r.y - onLine(r.t));
+    if (!readings.slice(-TRUST_READINGS).every((r) => off(r) <= trustMs)) return;
+    trusted = true;
+    const kept = readings.filter((r) => off(r) <= trustMs);
+    if (kept.length < readings.length) {
+      readings = kept;
+      refit();
+    }
+  };
+
+  /**
+   * Whether this reading makes a step of the sound (see above); when it does, the readings held
+   * move by it.
+   * @param {number} t @param {number} y @param {number} z
+   */
+  function stepped(t, y, z) {
+    if (!line || !zLine || Number.isNaN(z)) return false;
+    const dy = y - onLine(t);
+    const dz = z - at(zLine, t);
+    const same = Math.sign(dy) === Math.sign(dz) && Math.abs(dy) > STEP_MS && Math.abs(dz) > STEP_MS;
+    if (!same || (departed.length && Math.sign(departed[0].d) !== Math.sign(dy))) {
+      departed = same ? [{ t, d: Math.sign(dy) * Math.min(Math.abs(dy), Math.abs(dz)) }] : [];
+      return false;
+    }
+    // One departure counted per READING_EVERY_MS: readings moments apart repeat one timestamp.
+    if (departed.length && t - departed[departed.length - 1].t < READING_EVERY_MS) return false;
+    departed.push({ t, d: Math.sign(dy) * Math.min(Math.abs(dy), Math.abs(dz)) });
+    if (departed.length < STEP_READINGS) return false;
+    const step = medianSorted(Float64Array.from(departed, (x) => x.d).sort());
+    for (const r of readings) {
+      r.y += step;
+      r.z += step;
+    }
+    departed = [];
+    steps += 1;
+    return true;
+  }
 
   return {
     /**
-     * One output timestamp: the speaker plays `contextTime` (s) at page time `performanceTime` (ms).
+     * One output timestamp: the speaker plays `contextTime` (s) at page time `performanceTime` (ms),
+     * with the output delay reported beside it (ms; Chromium's timestamp has it taken off).
      * @param {number} contextTime
      * @param {number} performanceTime
+     * @param {number} [delayMs]  none: steps are followed only as a change that stays
      */
-    add(contextTime, performanceTime) {
+    add(contextTime, performanceTime, delayMs) {
       const y = contextTime * 1000 - performanceTime;
+      const z = typeof delayMs === 'number' && Number.isFinite(delayMs) ? y + delayMs : Number.NaN;
       const last = readings[readings.length - 1];
       if (last && performanceTime < last.t) {
         // Time ran backwards: not the same output any more.
-        readings = [];
-        line = null;
-        restarts += 1;
+        restart();
       } else if (line && (y - onLine(performanceTime) > aheadMs || onLine(performanceTime) - y > behindMs)) {
-        readings = [];
-        line = null;
-        restarts += 1;
-      } else if (last && performanceTime - last.t < READING_EVERY_MS) {
+        restart();
+      } else if (!stepped(performanceTime, y, z) && last && performanceTime - last.t < READING_EVERY_MS) {
         return;
       }
-      readings.push({ t: performanceTime, y });
+      if (Number.isNaN(since)) since = performanceTime;
+      readings.push({ t: performanceTime, y, z });
       while (readings.length > 1 && readings[0].t < performanceTime - HOLD_WINDOW_MS) readings.shift();
-      const span = readings[readings.length - 1].t - readings[0].t;
-      line = readings.length >= HOLD_MIN_READINGS && span >= HOLD_MIN_SPAN_MS ? repeatedMedianLine(readings) : null;
+      refit();
+      trust();
+    },
+    /**
+     * Whether sounds may be placed by this mapping at page time `t`: it is trusted (see
+     * TRUST_READINGS), or it has had TRUST_WITHIN_MS of readings to become so.
+     * @param {number} t
+     */
+    trustedAt(t) {
+      return trusted || (!Number.isNaN(since) && t - since >= TRUST_WITHIN_MS);
     },
     /**
      * The held offset (context ms minus page ms) at page time `t`, or null while too few readings
@@ -115,7 +222,14 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
     get restarts() {
       return restarts;
     },
+    /** Times a step of the sound was followed (the readings held moved by it). */
+    get steps() {
+      return steps;
+    },
   };
 }
+
+/** @param {{ t: number, z: number }} r */
+const zOf = (r) => ({ t: r.t, y: r.z });
 
 /** @typedef {ReturnType<typeof createHeldMapping>} HeldMapping */

@@ -296,7 +296,15 @@ describe('audio cues leave the speaker on the beat', () => {
       output: createOutputCompensation(),
     });
     await audio.unlock();
-    expect(await audio.play('/bell.wav', page.t + 640)).toBe(true);
+    // Silent while the mapping forms (audio-latency.js, ready), then on it.
+    expect(await audio.play('/bell.wav', page.t + 640)).toBe(false);
+    for (let i = 0; i < 10; i++) {
+      page.t += 500;
+      await audio.play('/bell.wav', page.t + 640);
+      if (starts.length) break;
+    }
+    expect(starts.length).toBe(1);
+    expect(page.t).toBeLessThan(1_000 + 8_000);
     expect(starts[0].when).toBeCloseTo(c.currentTime + 0.64 - 0.21, 9);
   });
 });
@@ -355,7 +363,7 @@ describe('stems: clips with a volume that later cues ramp', () => {
 
 describe("the musicians' click", () => {
   /** A context that also makes oscillators and gains, recording each tone's pitch and start. */
-  function clickSetup(/** @type {number} */ outputMs = 0) {
+  function clickSetup(/** @type {number} */ outputMs = 0, ready = () => true) {
     const s = setup();
     /** @type {Array<{ hz: number, at: number, stop: number }>} */
     const tones = [];
@@ -390,6 +398,7 @@ describe("the musicians' click", () => {
       output: /** @type {any} */ ({
         contextTimeFor: (/** @type {any} */ c, /** @type {number} */ local, /** @type {number} */ now) =>
           c.currentTime + (local - now) / 1000 - outputMs / 1000,
+        ready,
       }),
     });
     return { ...s, audio, tones };
@@ -409,6 +418,37 @@ describe("the musicians' click", () => {
     expect(tones[1].at).toBeCloseTo(ctx.currentTime + 0.96, 6);
     expect(tones[0].stop - tones[0].at).toBeLessThan(0.1);
     expect(audio.history.filter((h) => h.url.startsWith('click')).length).toBe(2);
+  });
+
+  it('clicks and clips stay silent while the output mapping is not trusted, and sound once it is', async () => {
+    let trusted = false;
+    const { audio, tones, page, offset, starts } = clickSetup(0, () => trusted);
+    await audio.unlock();
+    const beat = page.t + offset + 500;
+    expect(audio.click(beat, true)).toBe(false);
+    expect(await audio.play('/cue.wav', beat)).toBe(false);
+    expect(tones).toEqual([]);
+    expect(starts).toEqual([]);
+    trusted = true;
+    // The same beat, asked for again with the next state, now sounds.
+    expect(audio.click(beat, true)).toBe(true);
+    expect(await audio.play('/cue.wav', beat)).toBe(true);
+    expect(tones.length).toBe(1);
+    expect(starts.length).toBe(1);
+  });
+
+  it('each state takes a reading of the output mapping, sound or none (a late first cue finds it trusted)', async () => {
+    let readings = 0;
+    const { audio } = clickSetup(0, () => {
+      readings += 1;
+      return true;
+    });
+    audio.retain([]);
+    expect(readings).toBe(0); // no context yet
+    await audio.unlock();
+    audio.retain([]);
+    audio.retain([]);
+    expect(readings).toBe(2);
   });
 
   it('a beat learnt too late is not clicked out of time', async () => {

@@ -4,32 +4,59 @@ import {
   repeatedMedianLine,
   HOLD_WINDOW_MS,
   REMAP_STEP_MS,
+  STEP_READINGS,
+  TRUST_WITHIN_MS,
 } from '../../../client/src/sound/output-clock.js';
 import { createOutputCompensation } from '../../../client/src/sound/audio-latency.js';
 
 /**
  * An audio device whose clock drifts from the page's by `ppm` and whose output is `delayMs`
  * behind what is rendered; its timestamps (Chromium's: rendered frames minus the delay the audio
- * server reports) read `swell(t)` ms more delay than there is, a callback every 10 ms.
- * @param {{ ppm: number, delayMs?: number, swell?: (t: number) => number }} o
+ * server reports) read `swell(t)` ms more delay than there is, and its outputLatency reads that
+ * delay too (as the audio lab saw: 32-40 ms, then 48-64 ms for 5-10 s, the timestamp falling by
+ * as much, the sound unmoved); `jump(t)` ms is a real step of the sound (the device took frames:
+ * the timestamp moves, the reported delay does not); `report(t)` ms moves the reported delay
+ * alone; `wrong(t)` ms is a timestamp that is plainly off (a context's first ones: 20-70 ms ahead
+ * of the later ones for up to a second in the audio lab). A callback every 10 ms.
+ * @param {{ ppm: number, delayMs?: number, swell?: (t: number) => number, jump?: (t: number) => number,
+ *   report?: (t: number) => number, wrong?: (t: number) => number }} o
  */
-function device({ ppm, delayMs = 40, swell = () => 0 }) {
+function device({ ppm, delayMs = 40, swell = () => 0, jump = () => 0, report = () => 0, wrong = () => 0 }) {
   /** Context time (s) the speaker plays at page time t (ms): the truth. */
-  const heard = (/** @type {number} */ t) => (10_000 + t * (1 + ppm / 1e6) - delayMs) / 1000;
+  const heard = (/** @type {number} */ t) => (10_000 + t * (1 + ppm / 1e6) - delayMs - jump(t)) / 1000;
   const page = { t: 0 };
+  // The last callback, 0-10 ms ago (a pattern that never lines up with the readings).
+  const callback = () => page.t - ((page.t * 7.3) % 10);
   const ctx = {
     get currentTime() {
       return heard(page.t) + delayMs / 1000;
     },
-    outputLatency: delayMs / 1000,
+    get outputLatency() {
+      const at = callback();
+      return (delayMs + swell(at) + report(at)) / 1000;
+    },
     baseLatency: 0,
     getOutputTimestamp() {
-      // The last callback, 0-10 ms ago (a pattern that never lines up with the readings).
-      const at = page.t - ((page.t * 7.3) % 10);
-      return { contextTime: heard(at) - swell(at) / 1000, performanceTime: at };
+      const at = callback();
+      return { contextTime: heard(at) + (wrong(at) - swell(at)) / 1000, performanceTime: at };
     },
   };
   return { ctx, page, heard };
+}
+
+/**
+ * Clicks every 650 ms for 90 s, each placed 500 ms ahead: each one's error (ms) at its page time.
+ * @param {ReturnType<typeof device>} d
+ */
+function clickErrors({ ctx, page, heard }) {
+  const out = createOutputCompensation();
+  /** @type {Array<{ t: number, error: number }>} */
+  const errors = [];
+  for (page.t = 1000; page.t < 90_000; page.t += 650) {
+    const when = out.contextTimeFor(ctx, page.t + 500, page.t);
+    errors.push({ t: page.t + 500, error: (when - heard(page.t + 500)) * 1000 });
+  }
+  return errors;
 }
 
 describe('repeatedMedianLine', () => {
@@ -81,6 +108,31 @@ describe('the held output mapping', () => {
     expect(worst).toBeLessThan(0.5);
   });
 
+  it('follows a real step of the sound (12 ms, then 5 ms back) within a few readings, where the held line kept the old level 10-15 s', () => {
+    // The audio lab's loopback run: a page's onsets stepped 12 ms and the line held them late
+    // until its median flipped; here the step comes with the reported delay swelling at its edge
+    // (16 ms for 2 s, as there), which alone must not be followed.
+    const jump = (/** @type {number} */ t) => (t > 40_000 ? 12 : 0) - (t > 65_000 ? 5 : 0);
+    const swell = (/** @type {number} */ t) => (t > 38_500 && t < 40_500 ? 16 : 0);
+    const errors = clickErrors(device({ ppm: 300, jump, swell }));
+    // Clicks placed before the step sound before it is seen; from STEP_READINGS + 1 readings on
+    // (a click a beat ahead of the third departing reading), each within a millisecond.
+    const settled = (/** @type {number} */ from) =>
+      errors.filter((e) => e.t > from + (STEP_READINGS + 2) * 650 && e.t < from + 25_000);
+    for (const from of [40_000, 65_000]) {
+      expect(settled(from).length).toBeGreaterThan(30);
+      for (const e of settled(from)) expect(Math.abs(e.error), `${e.t}`).toBeLessThan(1);
+    }
+    // Before the step, the swell at its edge held.
+    for (const e of errors.filter((x) => x.t > 5000 && x.t < 40_000)) expect(Math.abs(e.error)).toBeLessThan(0.5);
+  });
+
+  it('holds when only the reported delay moves (8 ms up for 20 s, the timestamp and the sound unmoved)', () => {
+    const report = (/** @type {number} */ t) => (t > 30_000 && t < 50_000 ? 8 : 0);
+    const errors = clickErrors(device({ ppm: -200, report }));
+    for (const e of errors.filter((x) => x.t > 5000)) expect(Math.abs(e.error)).toBeLessThan(0.5);
+  });
+
   it('follows a change that stays (a longer route) within half its window, and a step (a suspended context) at once', () => {
     const m = createHeldMapping();
     let t = 0;
@@ -114,5 +166,57 @@ describe('the held output mapping', () => {
     b.page.t = a.page.t;
     expect(out.contextTimeFor(b.ctx, b.page.t + 500, b.page.t)).toBeCloseTo(b.heard(b.page.t + 500), 9);
     expect(out.describe(b.ctx, b.page.t).seconds).toBeCloseTo(0.14, 2);
+  });
+});
+
+describe('a joining page: silent until its output mapping is trusted', () => {
+  it("a context's first timestamps 45 ms off for 0.9 s: no sound placed until the line stands on the good ones (about 3-4 s), then each within 0.5 ms", () => {
+    const d = device({ ppm: 400, wrong: (t) => (t < 900 ? 45 : 0) });
+    const out = createOutputCompensation();
+    /** @type {number[]} */
+    const placed = [];
+    let firstAt = Number.NaN;
+    // The page asks at each state (a beat every 650 ms) and in between (its reports).
+    for (d.page.t = 0; d.page.t < 40_000; d.page.t += 325) {
+      if (!out.ready(d.ctx, d.page.t)) continue;
+      if (Number.isNaN(firstAt)) firstAt = d.page.t;
+      const when = out.contextTimeFor(d.ctx, d.page.t + 500, d.page.t);
+      placed.push(Math.abs(when - d.heard(d.page.t + 500)) * 1000);
+    }
+    expect(firstAt).toBeGreaterThanOrEqual(3000);
+    expect(firstAt).toBeLessThan(4500);
+    expect(Math.max(...placed)).toBeLessThan(0.5);
+  });
+
+  it('readings that never agree (the reported delay swelling all along): sound after TRUST_WITHIN_MS at most', () => {
+    const d = device({ ppm: 0, swell: (t) => (Math.floor(t / 650) % 2) * 9 });
+    const out = createOutputCompensation();
+    let firstAt = Number.NaN;
+    for (d.page.t = 0; d.page.t < 20_000 && Number.isNaN(firstAt); d.page.t += 325)
+      if (out.ready(d.ctx, d.page.t)) firstAt = d.page.t;
+    expect(firstAt).toBeGreaterThanOrEqual(TRUST_WITHIN_MS);
+    expect(firstAt).toBeLessThan(TRUST_WITHIN_MS + 1000);
+  });
+
+  it('a context that came back (its clock 2 s behind: a new mapping) is silent again until trusted; no timestamps at all: the currentTime line, trusted as soon', () => {
+    const d = device({ ppm: 0 });
+    const out = createOutputCompensation();
+    for (d.page.t = 0; d.page.t < 10_000; d.page.t += 325) out.ready(d.ctx, d.page.t);
+    expect(out.ready(d.ctx, d.page.t)).toBe(true);
+    const back = device({ ppm: 0, jump: () => 2000 });
+    Object.defineProperty(d.ctx, 'currentTime', { get: () => back.ctx.currentTime });
+    d.ctx.getOutputTimestamp = () => {
+      back.page.t = d.page.t;
+      return back.ctx.getOutputTimestamp();
+    };
+    expect(out.ready(d.ctx, d.page.t)).toBe(false);
+    const bare = device({ ppm: 0 });
+    const c = /** @type {any} */ (bare.ctx);
+    delete c.getOutputTimestamp;
+    const out2 = createOutputCompensation();
+    let firstAt = Number.NaN;
+    for (bare.page.t = 0; bare.page.t < 10_000 && Number.isNaN(firstAt); bare.page.t += 325)
+      if (out2.ready(c, bare.page.t)) firstAt = bare.page.t;
+    expect(firstAt).toBeLessThan(4500);
   });
 });

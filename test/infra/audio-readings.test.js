@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { joinFigures, packClick, packReading, replayRun, seriesFigures } from '../../infra/audio-lab/readings.js';
+import { createOutputCompensation } from '../../client/src/sound/audio-latency.js';
+
+/**
+ * A page as the lab records it: its mapping's every reading, and the clicks it placed (a beat
+ * every 650 ms, 500 ms ahead), on a device whose timestamps are `wrong(t)` ms off.
+ * @param {(t: number) => number} wrong
+ */
+function recordedPage(wrong) {
+  const page = { t: 0 };
+  /** @type {any[]} */
+  const readings = [];
+  const ctx = {
+    get currentTime() {
+      return 5 + page.t / 1000;
+    },
+    outputLatency: 0.032,
+    baseLatency: 0.01,
+    getOutputTimestamp: () => ({ contextTime: 5 + (page.t - 40 + wrong(page.t)) / 1000, performanceTime: page.t }),
+  };
+  const out = createOutputCompensation();
+  /** @type {any[]} */
+  const clicks = [];
+  for (page.t = 0; page.t < 20_000; page.t += 650) {
+    const when = out.contextTimeFor(ctx, page.t + 500, page.t);
+    const map = out.trace;
+    readings.push(packReading({ ...map, now: page.t, currentTime: ctx.currentTime, baseLatency: 0.01 }));
+    clicks.push(packClick({ serverT: 1000 + page.t + 500, when, local: page.t + 500, map }));
+  }
+  // The sound as it came out: the truth is 40 ms behind the context's clock, so an onset's offset
+  // is where the mapping put it less that.
+  const series = clicks.map((c) => ({ page: 0, t: Math.round(c[0]), offset: (c[1] - 5) * 1000 - (c[2] - 40) }));
+  return { soundSince: 1000, readings, clicks, series };
+}
+
+describe('the audio lab kept readings, replayed', () => {
+  it("moves each onset by what this checkout's mapping moves its click, and leaves out what it would not play", () => {
+    // As run, the mapping took the newest (wrong) timestamp for the first second: 45 ms early.
+    const p = recordedPage((t) => (t < 1000 ? 45 : 0));
+    const run = { series: p.series, pagesRaw: [p] };
+    expect(Math.max(...p.series.map((x) => Math.abs(x.offset)))).toBeGreaterThan(40);
+    const r = replayRun(run);
+    // Replayed through today's mapping: silent until trusted, then on time.
+    expect(r.silenced).toBeGreaterThan(3);
+    expect(r.replayed + r.silenced).toBe(p.series.length);
+    expect(seriesFigures(r.series).offsetMs.max).toBeLessThan(0.5);
+    const rows = (/** @type {typeof p.series} */ s) => s.map((x) => ({ page: x.page, beat: x.t, offset: x.offset }));
+    const before = joinFigures(rows(p.series), [p]);
+    const after = joinFigures(rows(r.series), [p]);
+    expect(before.perPage[0].firstHeardS).toBeLessThan(1);
+    expect(before.first10s.max).toBeGreaterThan(40);
+    expect(after.perPage[0].firstHeardS).toBeGreaterThan(2.5);
+    expect(after.first10s.max).toBeLessThan(0.5);
+  });
+});
