@@ -78,27 +78,7 @@ export async function startClusterNode({
   };
   const seal = createSeal(clusterKey(token));
   const bus = createRedisBus({ url, seal, node, prefix, leaseMs, log, ...(maxLen ? { maxLen } : {}) });
-  /** @type {NodeJS.Timeout | undefined} */
-  let timer;
-  const unreachable = new Promise((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new Error(
-            `cannot reach Redis at ${redactUrl(typeof url === 'string' ? url : url.url)} within ${connectTimeoutMs / 1000} s (or it refused this node's user and password)`,
-          ),
-        ),
-      connectTimeoutMs,
-    );
-  });
-  try {
-    await Promise.race([bus.start(), unreachable]);
-  } catch (err) {
-    await bus.close();
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
+  await startBus(bus, url, connectTimeoutMs);
   const inbox = await createInboxClient({
     url,
     keys: bus.keys,
@@ -381,6 +361,37 @@ export async function startClusterNode({
 }
 
 /** @typedef {Awaited<ReturnType<typeof startClusterNode>>} ClusterNode */
+
+/**
+ * Start the bus (its first read of the newest state), or close it and throw when Redis is not
+ * reached in time.
+ * @param {import('./redis-bus.js').RedisBus} bus
+ * @param {import('./redis.js').RedisTarget | string} url
+ * @param {number} connectTimeoutMs
+ */
+async function startBus(bus, url, connectTimeoutMs) {
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  const unreachable = new Promise((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `cannot reach Redis at ${redactUrl(typeof url === 'string' ? url : url.url)} within ${connectTimeoutMs / 1000} s (or it refused this node's user and password)`,
+          ),
+        ),
+      connectTimeoutMs,
+    );
+  });
+  try {
+    await Promise.race([bus.start(), unreachable]);
+  } catch (err) {
+    await bus.close();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * This node's roster with every other node's merged in, and the roster channel's subscription
