@@ -16,6 +16,7 @@ import { clusterKey, createSeal } from './seal.js';
 import { createLease } from './lease.js';
 import { createInboxClient, inboxEnd, serveInbox } from './inbox.js';
 import { createRegistry } from './registry.js';
+import { createSectionOffers } from './section-offer.js';
 import { clusterRoutes, FORWARDED_HEADER } from './routes.js';
 
 /**
@@ -125,6 +126,8 @@ export async function startClusterNode({
       inbox.thumb(credential, value);
       return true;
     },
+    /** GET /api/section's answer while this node does not conduct (section-offer.js). */
+    section: createSectionOffers({ bus, ask: inbox.ask }).offer,
     /**
      * The roster across the cluster, around this node's own (server/cluster/cluster-roster.js).
      * @param {import('../live/roster.js').Roster} local
