@@ -67,8 +67,9 @@ export function createSectionOffers({ bus, ask }) {
   const take = (change) => {
     if (!change) return;
     const { patch } = change;
-    const whole = typeof patch !== 'object' || patch === null;
-    if (!whole && !('section' in patch) && seen?.epoch === change.epoch) return;
+    // A delta that leaves the sections as they were changes nothing here (a new epoch, or a node
+    // that fell behind, gets a whole state: patch null).
+    if (typeof patch === 'object' && patch !== null && !('section' in patch)) return;
     changed = `${change.epoch}:${change.seq}`;
     const view = /** @type {{ section?: unknown } | null} */ (change.state)?.section;
     // The end keeps the last section seen: the ended state is made from it.
