@@ -87,6 +87,8 @@ export const CACHE_DIR = path.join(ROOT, '.cache', 'engrave');
  *   through, sent on to the active conductor (batched); false: this node conducts, count it here
  * @property {(local: import('./live/roster.js').Roster) => import('./cluster/cluster-roster.js').ClusterRoster} [roster]
  *   the roster across the cluster, around this node's own
+ * @property {(form: import('../core/open-form.js').OpenForm, req: import('fastify').FastifyRequest) => Promise<object> | object | undefined} [section]
+ *   GET /api/section's answer while this node does not conduct (undefined: it conducts)
  */
 
 /**
@@ -300,7 +302,13 @@ export async function buildApp({
   const rosters = cluster?.roster ? cluster.roster(roster) : roster;
   await app.register(controlRoutes, { conductor, token, auth, roster: rosters });
   // Always mounted: the package playing may be switched to one with sections (openForm).
-  await app.register(openFormRoutes, { conductor, token, auth, thumbs });
+  await app.register(openFormRoutes, {
+    conductor,
+    token,
+    auth,
+    thumbs,
+    ...(cluster?.section ? { elsewhere: cluster.section } : {}),
+  });
   await app.register(audienceRoutes, {
     hub,
     stats: clientStats,

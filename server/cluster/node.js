@@ -16,6 +16,7 @@ import { clusterKey, createSeal } from './seal.js';
 import { createLease } from './lease.js';
 import { createInboxClient, inboxEnd, serveInbox } from './inbox.js';
 import { createRegistry } from './registry.js';
+import { createSectionOffers } from './section-offer.js';
 import { clusterRoutes, FORWARDED_HEADER } from './routes.js';
 
 /**
@@ -78,27 +79,7 @@ export async function startClusterNode({
   };
   const seal = createSeal(clusterKey(token));
   const bus = createRedisBus({ url, seal, node, prefix, leaseMs, log, ...(maxLen ? { maxLen } : {}) });
-  /** @type {NodeJS.Timeout | undefined} */
-  let timer;
-  const unreachable = new Promise((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new Error(
-            `cannot reach Redis at ${redactUrl(typeof url === 'string' ? url : url.url)} within ${connectTimeoutMs / 1000} s (or it refused this node's user and password)`,
-          ),
-        ),
-      connectTimeoutMs,
-    );
-  });
-  try {
-    await Promise.race([bus.start(), unreachable]);
-  } catch (err) {
-    await bus.close();
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
+  await startBus(bus, url, connectTimeoutMs);
   const inbox = await createInboxClient({
     url,
     keys: bus.keys,
@@ -145,6 +126,8 @@ export async function startClusterNode({
       inbox.thumb(credential, value);
       return true;
     },
+    /** GET /api/section's answer while this node does not conduct (section-offer.js). */
+    section: createSectionOffers({ bus, ask: inbox.ask }).offer,
     /**
      * The roster across the cluster, around this node's own (server/cluster/cluster-roster.js).
      * @param {import('../live/roster.js').Roster} local
@@ -381,6 +364,37 @@ export async function startClusterNode({
 }
 
 /** @typedef {Awaited<ReturnType<typeof startClusterNode>>} ClusterNode */
+
+/**
+ * Start the bus (its first read of the newest state), or close it and throw when Redis is not
+ * reached in time.
+ * @param {import('./redis-bus.js').RedisBus} bus
+ * @param {import('./redis.js').RedisTarget | string} url
+ * @param {number} connectTimeoutMs
+ */
+async function startBus(bus, url, connectTimeoutMs) {
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  const unreachable = new Promise((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `cannot reach Redis at ${redactUrl(typeof url === 'string' ? url : url.url)} within ${connectTimeoutMs / 1000} s (or it refused this node's user and password)`,
+          ),
+        ),
+      connectTimeoutMs,
+    );
+  });
+  try {
+    await Promise.race([bus.start(), unreachable]);
+  } catch (err) {
+    await bus.close();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * This node's roster with every other node's merged in, and the roster channel's subscription

@@ -11,7 +11,8 @@
 //                              meter, from a page not on a WebSocket (thumb-guard.js; on a
 //                              WebSocket it is the `thumb` message): {type: "thumbed", value}
 // On a cluster, the choice and the claim are forwarded to the active conductor wherever they
-// arrive (cluster/routes.js), as control requests are.
+// arrive (cluster/routes.js), as control requests are; GET /api/section on a node that does not
+// conduct answers what the conductor would, from the performance's state on the bus.
 // Who may choose: the conductor's token (`Authorization: Bearer <token>`: the console, or any
 // part), or a part's key (`Authorization: Part <key>`, part-keys.js: that part only, the body's
 // `part` must be it). A wrong key counts against the address's sign-in budget like a wrong token.
@@ -51,9 +52,11 @@ function checkRound(round) {
  *   token: string,
  *   auth?: import('../http/auth.js').SignInLimiter,
  *   thumbs?: import('./thumb-guard.js').ThumbGuard | null,
- * }} options  thumbs: null where thumbs are not taken (a cluster's node)
+ *   elsewhere?: (form: import('../../core/open-form.js').OpenForm, req: import('fastify').FastifyRequest) => Promise<object> | object | undefined,
+ * }} options  thumbs: null where thumbs are not taken (a cluster's node); elsewhere: GET
+ *   /api/section's answer on a cluster node that does not conduct (undefined while it does)
  */
-async function routes(app, { conductor, token, auth, thumbs }) {
+async function routes(app, { conductor, token, auth, thumbs, elsewhere }) {
   const keys = createPartKeys({ token });
   /**
    * The part a request may act for: any (the conductor's token), or its key's part only.
@@ -116,9 +119,13 @@ async function routes(app, { conductor, token, auth, thumbs }) {
     return { type: 'thumbed', value: decoded.value.value };
   });
 
-  app.get('/api/section', async (_req, reply) => {
+  app.get('/api/section', async (req, reply) => {
     reply.header('cache-control', 'no-store');
-    return conductor.sectionOffer();
+    // On a cluster node that does not conduct, this node's sections are an idle copy: the answer
+    // is the conductor's, made from the performance's state (cluster/section-offer.js).
+    const form = conductor.model.openForm;
+    const there = form && elsewhere?.(form, req);
+    return there ?? conductor.sectionOffer();
   });
 
   app.post('/api/section/choose', performer, async (req) => {

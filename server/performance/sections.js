@@ -72,6 +72,22 @@ export function createSectionState(model) {
 }
 
 /**
+ * What GET /api/section answers for the open form in `state`: the offer, the whole order taken and
+ * every section of the score. A cluster node that does not conduct makes the same answer from the
+ * state the bus brought it (server/cluster/section-offer.js).
+ * @param {import('../../core/open-form.js').OpenForm} form
+ * @param {OpenFormState} state
+ */
+export function offerOf(form, state) {
+  return {
+    ...offer(form, state),
+    order: state.order.map((o) => ({ ...o })),
+    ended: state.ended,
+    sections: form.sections.map((x) => ({ id: x.id, name: x.name, first: x.first, endsAt: x.end })),
+  };
+}
+
+/**
  * @param {import('../../core/open-form.js').OpenForm} form
  */
 function sectionState(form) {
@@ -94,14 +110,7 @@ function sectionState(form) {
     },
 
     /** The offer now, the order taken and every section of the score (GET /api/section). */
-    offer() {
-      return {
-        ...offer(form, state),
-        order: state.order.map((o) => ({ ...o })),
-        ended: state.ended,
-        sections: form.sections.map((x) => ({ id: x.id, name: x.name, first: x.first, endsAt: x.end })),
-      };
-    },
+    offer: () => offerOf(form, state),
 
     /**
      * A part or the console chooses the next section. Throws SC_ERR_SECTION_REFUSED.

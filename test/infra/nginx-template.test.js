@@ -49,6 +49,11 @@ describe('the nginx template', () => {
     expect(conf).toMatch(/worker_processes auto;/);
   });
 
+  it("moves a WebSocket's pushed changes through a 16k buffer (4k read and wrote one in five pieces)", () => {
+    const block = /location = \/live \{([^}]*)\}/.exec(conf);
+    expect(block?.[1]).toMatch(/proxy_buffer_size 16k;/);
+  });
+
   it("keeps the nodes' /metrics off the audience's side", () => {
     const block = /location = \/metrics \{([^}]*)\}/.exec(conf);
     expect(block?.[1]).toMatch(/return 404;/);

@@ -70,14 +70,40 @@ async function until(cond, ms = 5000) {
 /** @param {import('../../../server/live/bus.js').StateChange[]} seen */
 const seqs = (seen) => seen.map((c) => c.seq);
 
+/**
+ * Two nodes: `a` active, whose first state (`c.fresh()`) `b` has seen.
+ * @param {string} prefix
+ * @param {{ a?: Partial<import('../../../server/cluster/redis-bus.js').RedisBusOptions>,
+ *   b?: Partial<import('../../../server/cluster/redis-bus.js').RedisBusOptions> }} [options]
+ */
+async function publishing(prefix, options = {}) {
+  const a = await bus(prefix, options.a);
+  const b = await bus(prefix, options.b);
+  await a.b.activate();
+  const c = changes();
+  a.b.publish(c.fresh());
+  await until(() => b.seen.length === 1);
+  return { a, b, c };
+}
+
+/**
+ * As `publishing`, with `b` behind a proxy, then cut off from Redis: `proxy.restore()` gives it
+ * its link back. `seen`: what b has read.
+ * @param {string} prefix
+ * @param {Partial<import('../../../server/cluster/redis-bus.js').RedisBusOptions>} [options]  a's
+ */
+async function cutOff(prefix, options = {}) {
+  const proxy = await startCutProxy(redis.port, redis.url);
+  cleanup.push(() => proxy.close());
+  const { a, b, c } = await publishing(prefix, { a: options, b: { url: proxy.url } });
+  proxy.cut();
+  return { a, c, proxy, seen: b.seen };
+}
+
 describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
   it("delivers the active node's changes to every node, in order, with the same epoch and seq", async () => {
     const prefix = `t${n}:`;
-    const a = await bus(prefix);
-    const b = await bus(prefix);
-    await a.b.activate();
-    const c = changes();
-    a.b.publish(c.fresh());
+    const { a, b, c } = await publishing(prefix);
     for (let i = 0; i < 20; i++) a.b.publish(c.next());
     await until(() => a.seen.length === 21 && b.seen.length === 21);
     for (const { seen } of [a, b]) {
@@ -132,13 +158,7 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
   });
 
   it('refuses the publishes of a node whose lease another node holds, and says so', async () => {
-    const prefix = `t${n}:`;
-    const a = await bus(prefix);
-    const b = await bus(prefix);
-    await a.b.activate();
-    const c = changes();
-    a.b.publish(c.fresh());
-    await until(() => b.seen.length === 1);
+    const { a, b, c } = await publishing(`t${n}:`);
     let fenced = 0;
     a.b.onFenced(() => fenced++);
     await a.b.redis.set(a.b.keys.lease, 'someone-else');
@@ -151,21 +171,7 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
   });
 
   it('catches up from the stream after losing Redis: every change, none twice', async () => {
-    const prefix = `t${n}:`;
-    const a = await bus(prefix);
-    const proxy = await startCutProxy(redis.port, redis.url);
-    cleanup.push(() => proxy.close());
-    const b = createRedisBus({ url: proxy.url, seal, node: `n${++n}`, prefix });
-    cleanup.push(() => b.close());
-    await b.start();
-    /** @type {import('../../../server/live/bus.js').StateChange[]} */
-    const seen = [];
-    b.subscribe((x) => seen.push(x));
-    await a.b.activate();
-    const c = changes();
-    a.b.publish(c.fresh());
-    await until(() => seen.length === 1);
-    proxy.cut();
+    const { a, c, proxy, seen } = await cutOff(`t${n}:`);
     for (let i = 0; i < 30; i++) a.b.publish(c.next());
     await until(() => a.seen.length === 31);
     await new Promise((r) => setTimeout(r, 300));
@@ -178,21 +184,7 @@ describe.skipIf(!HAVE_REDIS)('Redis bus', () => {
   });
 
   it("takes the newest whole state when it fell out of the stream's range", async () => {
-    const prefix = `t${n}:`;
-    const a = await bus(prefix, { maxLen: 10 });
-    const proxy = await startCutProxy(redis.port, redis.url);
-    cleanup.push(() => proxy.close());
-    const b = createRedisBus({ url: proxy.url, seal, node: `n${++n}`, prefix });
-    cleanup.push(() => b.close());
-    await b.start();
-    /** @type {import('../../../server/live/bus.js').StateChange[]} */
-    const seen = [];
-    b.subscribe((x) => seen.push(x));
-    await a.b.activate();
-    const c = changes();
-    a.b.publish(c.fresh());
-    await until(() => seen.length === 1);
-    proxy.cut();
+    const { a, c, proxy, seen } = await cutOff(`t${n}:`, { maxLen: 10 });
     // Far more than the stream keeps (MAXLEN ~ trims whole nodes of 100 entries).
     for (let i = 0; i < 400; i++) a.b.publish(c.next());
     await until(() => a.seen.at(-1)?.seq === 400);
