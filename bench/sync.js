@@ -13,6 +13,7 @@
 //
 //   node bench/sync.js [--pages 10] [--seconds 30] [--stagger 700] [--profiles loopback,wifi-light,wifi-busy]
 //                      [--jumps N] [--loops R] [--views LIST] [--root DIR] [--label NAME] [--out FILE]
+//                      [--trace FILE]
 
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,7 @@ import { startLagProxy } from './lag-proxy.js';
 import { quantileSorted as quantile } from '../core/stats.js';
 import { LANDING_VIEWS, driveLandings, landingFigures, viewPage } from './sync-landings.js';
 import { benchArgs } from './cli-args.js';
+import { startTrace } from './landing-trace.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -65,6 +67,8 @@ minus first) of the time each beat changed, p50/p95/p99/max, from each page's fi
   --root DIR        the checkout whose server and built client run (default this one)
   --label NAME      name in the output (default: the root's folder name)
   --out FILE        also write the results as JSON
+  --trace FILE      with --jumps or --loops: a Chromium trace over the landings, written to FILE,
+                    and per page its main thread's CPU by kind of work (bench/landing-trace.js)
   -h, --help        this text
 `;
 
@@ -276,7 +280,8 @@ export function clockError(pages) {
  * then the landings (`jumps`, `loops`).
  * @param {{ root: string, pages: number, seconds: number, stagger: number, profile: keyof typeof PROFILES,
  *   browser: import('@playwright/test').Browser, rejoins?: number, rejoinGap?: number,
- *   views?: string[] | null, jumps?: number, jumpGap?: number, loops?: number }} o
+ *   views?: string[] | null, jumps?: number, jumpGap?: number, loops?: number,
+ *   trace?: string | null }} o  trace: with landings, the file a Chromium trace over them goes to
  */
 async function runProfile({
   root,
@@ -291,6 +296,7 @@ async function runProfile({
   jumps = 0,
   jumpGap = 3000,
   loops = 0,
+  trace = null,
 }) {
   const child = startServer({ target: 'base', root, scoreDir: path.join(root, 'scores', 'demo'), schedule: null });
   /** @type {import('./lag-proxy.js').LagProxy | null} */
@@ -349,7 +355,16 @@ async function runProfile({
     const isRejoin = [...before.map((_, k) => k >= pages), ...opened.map((_, i) => i < rejoins)];
     const landings =
       jumps > 0 || loops > 0
-        ? await measureLandings({ origin: `http://127.0.0.1:${port}`, opened, views, jumps, jumpGap, loops })
+        ? await measureLandings({
+            origin: `http://127.0.0.1:${port}`,
+            opened,
+            views,
+            jumps,
+            jumpGap,
+            loops,
+            browser,
+            trace,
+          })
         : null;
     // The machine is shared: the load average over the last minute says how noisy the run was.
     return {
@@ -377,16 +392,26 @@ async function runProfile({
  * The landings on pages already joined: once every page shows beats, the jumps and loop rounds
  * are driven, then each page's `scorecast.shown` is read; jumps and rounds reported apart.
  * @param {{ origin: string, opened: import('@playwright/test').Page[], views: string[] | null,
- *   jumps: number, jumpGap: number, loops: number }} o
+ *   jumps: number, jumpGap: number, loops: number, browser: import('@playwright/test').Browser,
+ *   trace: string | null }} o  trace: the file a Chromium trace over the landings goes to
  */
-async function measureLandings({ origin, opened, views, jumps, jumpGap, loops }) {
+async function measureLandings({ origin, opened, views, jumps, jumpGap, loops, browser, trace }) {
   const joined = Date.now() + 30_000;
   for (const page of opened)
     while ((await page.evaluate(() => /** @type {any} */ (window).scorecast?.join ?? 'joining')) === 'joining') {
       if (Date.now() > joined) throw new Error('a page still joining after 30 s');
       await new Promise((r) => setTimeout(r, 200));
     }
+  const stopTrace = trace ? await startTrace(browser, opened) : null;
   const landings = await driveLandings({ origin, jumps, loops, jumpGap });
+  /** @type {ReturnType<typeof import('./landing-trace.js').summarize> | null} */
+  let traced = null;
+  if (stopTrace && trace) {
+    const { text, summary } = await stopTrace();
+    mkdirSync(path.dirname(trace), { recursive: true });
+    writeFileSync(trace, text);
+    traced = summary;
+  }
   const shown = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).scorecast.shown)));
   const changes = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__changes)));
   const lateFrames = await Promise.all(opened.map((p) => p.evaluate(() => /** @type {any} */ (window).__lateFrames)));
@@ -404,7 +429,11 @@ async function measureLandings({ origin, opened, views, jumps, jumpGap, loops })
       changes,
       lateFrames,
     );
-  return { ...(jumps > 0 ? { jumps: of('jump') } : {}), ...(loops > 0 ? { rounds: of('round') } : {}) };
+  return {
+    ...(jumps > 0 ? { jumps: of('jump') } : {}),
+    ...(loops > 0 ? { rounds: of('round') } : {}),
+    ...(traced ? { trace: { ...traced, pages: traced.pages.map((p, i) => ({ view: pageViews[i], ...p })) } } : {}),
+  };
 }
 
 async function main() {
@@ -423,6 +452,7 @@ async function main() {
       loops: { type: 'string', default: '0' },
       views: { type: 'string' },
       out: { type: 'string' },
+      trace: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -458,6 +488,7 @@ async function main() {
         jumps,
         jumpGap: Number(values['jump-gap']),
         loops,
+        trace: values.trace ? path.resolve(values.trace) : null,
       });
       const row = { label, pages: Number(values.pages), ...(views ? { views } : {}), ...r };
       results.push(row);

@@ -174,9 +174,9 @@ test('bar-line mode: the composer clicks the bar lines of a PDF part, undoes a s
     // which lies within where the engraving drew bar 3.
     const b = map.beats.find((/** @type {any} */ x) => x.beat === 9);
     expect(b).toMatchObject({ bar: 3, system: 0 });
-    const cursor = active.locator('line.sc-cursor');
+    const cursor = active.locator('.sc-cursor');
     await expect(cursor).toHaveAttribute('data-beat', '9');
-    const x = Number(/translate\(([-\d.]+)/.exec((await cursor.getAttribute('transform')) ?? '')?.[1]);
+    const x = Number(await cursor.getAttribute('data-x'));
     expect(x).toBeGreaterThanOrEqual(b.x0 - 0.1);
     expect(x).toBeLessThanOrEqual(b.x1 + 0.1);
     expect(x).toBeGreaterThan(bar3.x0 + 1);

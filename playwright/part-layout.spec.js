@@ -124,9 +124,9 @@ for (const size of SIZES) {
       await fetch(`${server.base}/api/score/views/violin1${size.layout === 'page' ? '' : `?layout=${size.layout}`}`)
     ).json();
     const b = map.beats.find((/** @type {any} */ x) => x.beat === 9);
-    const cursor = active.locator('line.sc-cursor');
+    const cursor = active.locator('.sc-cursor');
     await expect(cursor).toHaveAttribute('data-beat', '9');
-    const x = Number(/translate\(([-\d.]+)/.exec((await cursor.getAttribute('transform')) ?? '')?.[1]);
+    const x = Number(await cursor.getAttribute('data-x'));
     expect(x).toBeGreaterThanOrEqual(b.x0 - 0.1);
     expect(x).toBeLessThanOrEqual(b.x1 + 0.1);
     expect(Number(await active.getAttribute('data-line'))).toBe(lineOf(map.beats, 9));
@@ -146,14 +146,14 @@ test('part view: turning a phone from portrait to landscape sets the panes side 
   await expect(active).toHaveAttribute('data-state', 'ready');
   const map = await (await fetch(`${server.base}/api/score/views/violin1?layout=narrow`)).json();
   const beat = map.beats.find((/** @type {any} */ x) => x.bar === 5).beat;
-  await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
+  await expect(active.locator('.sc-cursor')).toHaveAttribute('data-beat', String(beat));
   const stacked = [await active.boundingBox(), await next.boundingBox()];
   expect(stacked[0]?.x).toBe(stacked[1]?.x);
 
   await page.setViewportSize({ width: 844, height: 390 });
   await expect(page.locator('div.sc-pane')).toHaveCount(2);
   await expect(active).toHaveAttribute('data-state', 'ready');
-  await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
+  await expect(active.locator('.sc-cursor')).toHaveAttribute('data-beat', String(beat));
   // Both boxes read in one go: two reads apart could straddle the header settling into one line.
   const boxes = () =>
     page.evaluate(() =>
@@ -180,7 +180,7 @@ test('part view: a tablet turned, then a desktop, changes the layout and keeps t
   await expect(active).toHaveAttribute('data-state', 'ready');
   const map = await (await fetch(`${server.base}/api/score/views/violin1`)).json();
   const beat = map.beats.find((/** @type {any} */ x) => x.bar === 5).beat;
-  await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
+  await expect(active.locator('.sc-cursor')).toHaveAttribute('data-beat', String(beat));
 });
 
 test('part view on a phone: draws the A4 layout while the narrow one is engraved, then changes to it on the same beat', async ({
@@ -210,7 +210,7 @@ test('part view on a phone: draws the A4 layout while the narrow one is engraved
   await expect(active).toHaveAttribute('data-state', 'ready');
   const a4 = await (await fetch(`${server.base}/api/score/views/violin1`)).json();
   const beat = a4.beats.find((/** @type {any} */ x) => x.bar === 5).beat + 1;
-  await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
+  await expect(active.locator('.sc-cursor')).toHaveAttribute('data-beat', String(beat));
   /** The smallest staff height (top line to bottom line) in the active pane, in CSS px. */
   const staff = () =>
     active.evaluate((pane) => {
@@ -232,11 +232,11 @@ test('part view on a phone: draws the A4 layout while the narrow one is engraved
   expect(await staff()).toBeGreaterThanOrEqual(MIN_STAFF_PX);
   // Still on the beat the performance is at, and on the line that plays it in the narrow layout.
   const narrow = await (await fetch(`${server.base}/api/score/views/violin1?layout=narrow`)).json();
-  await expect(active.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat));
+  await expect(active.locator('.sc-cursor')).toHaveAttribute('data-beat', String(beat));
   expect(Number(await active.getAttribute('data-line'))).toBe(lineOf(narrow.beats, beat));
   const b = narrow.beats[beat];
-  const cursor = active.locator('line.sc-cursor');
-  const x = Number(/translate\(([-\d.]+)/.exec((await cursor.getAttribute('transform')) ?? '')?.[1]);
+  const cursor = active.locator('.sc-cursor');
+  const x = Number(await cursor.getAttribute('data-x'));
   expect(x).toBeGreaterThanOrEqual(b.x0 - 0.1);
   expect(x).toBeLessThanOrEqual(b.x1 + 0.1);
   // And it stops asking once it has them.

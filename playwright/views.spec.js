@@ -275,9 +275,9 @@ test('part view: two panes of real notation, the next line prepared, the cursor 
   // The cursor stands in the x-range the beat map gives for bar 3 beat 2 (global beat 9).
   const map = await beatMap('violin1');
   const b = map.beats.find((/** @type {any} */ x) => x.beat === 9);
-  const cursor = active.locator('line.sc-cursor');
+  const cursor = active.locator('.sc-cursor');
   await expect(cursor).toHaveAttribute('data-beat', '9');
-  const x = Number(/translate\(([-\d.]+)/.exec((await cursor.getAttribute('transform')) ?? '')?.[1]);
+  const x = Number(await cursor.getAttribute('data-x'));
   expect(x).toBeGreaterThanOrEqual(b.x0 - 0.1);
   expect(x).toBeLessThanOrEqual(b.x1 + 0.1);
   await attachScreenshot('part-violin1-desktop', page);
@@ -315,7 +315,7 @@ test('full score view: every staff drawn, the cursor follows the beat', async ({
   expect(await pageEl.locator('g.note').count()).toBeGreaterThan(50);
   const map = await beatMap('score');
   const beat = map.beats.find((/** @type {any} */ x) => x.bar === 5);
-  await expect(page.locator('line.sc-cursor')).toHaveAttribute('data-beat', String(beat.beat));
+  await expect(page.locator('.sc-cursor')).toHaveAttribute('data-beat', String(beat.beat));
   await attachScreenshot('score-desktop', page);
   await page.setViewportSize(PHONE);
   await attachScreenshot('score-phone', page);
@@ -353,9 +353,9 @@ test('reduced motion: the cursor steps from beat to beat instead of gliding', as
           const seen = {};
           const end = performance.now() + 1500;
           const sample = () => {
-            const c = document.querySelector('div.sc-pane[data-role="active"] line.sc-cursor');
+            const c = document.querySelector('div.sc-pane[data-role="active"] .sc-cursor');
             const beat = c?.getAttribute('data-beat');
-            if (c && beat) (seen[beat] ??= new Set()).add(c.getAttribute('transform') ?? '');
+            if (c && beat) (seen[beat] ??= new Set()).add(c.getAttribute('data-x') ?? '');
             if (performance.now() < end) requestAnimationFrame(sample);
             else resolve(Object.values(seen).map((s) => s.size));
           };
@@ -363,7 +363,7 @@ test('reduced motion: the cursor steps from beat to beat instead of gliding', as
         }),
     );
   await page.goto(`${server.base}/view/violin1`);
-  await expect(page.locator('div.sc-pane[data-role="active"] line.sc-cursor')).toHaveAttribute('data-beat', /\d+/);
+  await expect(page.locator('div.sc-pane[data-role="active"] .sc-cursor')).toHaveAttribute('data-beat', /\d+/);
   expect(Math.max(.../** @type {number[]} */ (await positionsPerBeat()))).toBeGreaterThan(3);
   await page.emulateMedia({ reducedMotion: 'reduce' });
   expect(Math.max(.../** @type {number[]} */ (await positionsPerBeat()))).toBe(1);

@@ -196,8 +196,8 @@ describe.each(ENGINES)('%s', (_name, launch) => {
       await expect.poll(() => exists(page, `${active} svg g.note`), POLL).toBe(true);
       const cursor = () =>
         page.evaluate((sel) => {
-          const c = document.querySelector(`${sel} line.sc-cursor`);
-          return c ? { beat: Number(c.getAttribute('data-beat')), transform: c.getAttribute('transform') } : null;
+          const c = document.querySelector(`${sel} .sc-cursor`);
+          return c ? { beat: Number(c.getAttribute('data-beat')), x: c.getAttribute('data-x') } : null;
         }, active);
       await expect.poll(cursor, POLL).not.toBeNull();
       const first = await cursor();

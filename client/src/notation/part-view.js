@@ -244,26 +244,30 @@ function createPanes(root, notation, { loadPage, reducedMotion }) {
     const pane = panes[i];
     const token = ++pane.token;
     pane.page = null;
-    pane.paper.replaceChildren();
+    // The page it showed goes, and the new one is copied in (a whole engraved page, every note of
+    // it), from a task of its own after the frame that asked for it is drawn: a line change or a
+    // jump's landing turns the panes in the frame of its beat, and that frame is not held up by the
+    // pane just left (drawn a frame later, where nobody is reading yet). Taking a page out of the
+    // document costs as much as putting one in: 8-12 ms at the median in a trace of part views on
+    // a loaded machine, up to 49, in the landing's own callback. Until then the style hides it.
+    const win = doc.defaultView;
+    /** @param {() => any} fn */
+    const later = (fn) =>
+      win ? new Promise((resolve) => win.setTimeout(() => resolve(fn()), 0)) : Promise.resolve().then(fn);
     if (lineIndex < 0) {
       pane.el.dataset.line = '';
       pane.el.dataset.state = 'empty';
+      later(() => {
+        if (!destroyed && token === pane.token) pane.paper.replaceChildren();
+      });
       return;
     }
     const line = lines[lineIndex];
     pane.el.dataset.line = String(lineIndex);
     pane.el.dataset.state = 'loading';
     pane.el.dataset.page = String(drawn(line.page) + 1);
-    // The page is copied in (a whole engraved page, every note of it) from a task of its own,
-    // after the frame that asked for it is drawn: a line change or a jump's landing turns the
-    // panes in the frame of its beat, and that frame is not held up by the refill of the pane just
-    // left (drawn a frame later, where nobody is reading yet).
-    const win = doc.defaultView;
     const render = () => (destroyed || token !== pane.token ? null : source.render(layout.pages[drawn(line.page)]));
-    const deferred = win
-      ? new Promise((resolve) => win.setTimeout(() => resolve(render()), 0))
-      : Promise.resolve().then(render);
-    deferred.then(
+    later(render).then(
       (p) => {
         if (!p || destroyed || token !== pane.token) return;
         cropTo(p, line.crop);

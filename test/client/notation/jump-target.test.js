@@ -149,6 +149,13 @@ describe('a part engraved in several layouts and a jump', () => {
     expect(/** @type {HTMLElement} */ (root.querySelector('.sc-pane[data-line="3"]')).dataset.state).toBe('ready');
     view.update(6, 0, 7);
     expect(lineOf('active')).toBe('3');
+    // The pane just left (the part ends after line 3) keeps its page, hidden by the style, until a
+    // task after the landing: the landing's frame does not take a whole page out of the document.
+    const left = /** @type {HTMLElement} */ (root.querySelector('.sc-pane[data-role=next]'));
+    expect(left.dataset.state).toBe('empty');
+    expect(left.querySelector('svg')?.textContent).toBe('/p1.svg');
+    await settle();
+    expect(left.querySelector('svg')).toBeNull();
     view.destroy();
   });
 });
