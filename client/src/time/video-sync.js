@@ -232,7 +232,12 @@ export function syncStep(
     if (!video.seeking && Math.abs(drift - startLeadS * base - skew) > DEAD_S) seekTo(startLeadS);
     return act;
   }
-  if (Math.abs(drift) > JUMP_S && canJump) {
+  // Stuck (a seek of ours given its time to land): the stuck rule below, even for a drift past
+  // JUMP_S. A WebKitGTK video that showed one frame after the score's seek and stood still
+  // gathered a jump's drift every two seconds; sought as a jump each time, it was never played
+  // again nor loaded again (12 s of it in a loaded run).
+  const stuck = (video.stuckMs ?? 0) >= STUCK_MS && !video.settling;
+  if (Math.abs(drift) > JUMP_S && canJump && !stuck) {
     seekTo(seekLeadS);
     if (putBack) act.rate = base;
     return act;
@@ -244,7 +249,7 @@ export function syncStep(
     // Stuck again soon after that: loaded again, it comes back paused and the start above seeks it.
     // A seek of ours is first given SETTLE_LIMIT_MS to land and play on (`settling`): where a
     // seek costs about a second, sought again at STUCK_MS it would never land.
-    if ((video.stuckMs ?? 0) >= STUCK_MS && canSeek && !video.settling) {
+    if (stuck && canSeek) {
       if (video.revived) {
         act.reload = true;
         return act;
@@ -417,8 +422,9 @@ const median = (xs) => {
  * starting from the other's until it has a measurement of its own.
  *
  * STORM_SEEKS seeks in a row that missed (landed more than NO_RATE_SEEK_S from where they meant,
- * or never played on steadily within SETTLE_LIMIT_MS) hold correction seeks back for STORM_MS
- * (`holding`); one more miss after that holds them back again, a hit ends it.
+ * their aim learnt from COSTS_KEPT measurements; or never played on steadily within
+ * SETTLE_LIMIT_MS) hold correction seeks back for STORM_MS (`holding`); one more miss after that
+ * holds them back again, a hit ends it.
  * @param {number} [first]  the aim before any seek was measured (seconds)
  * @returns {SeekAim}
  */
@@ -428,7 +434,7 @@ export function seekAim(first = FIRST_SEEK_LEAD_S) {
   const seekCosts = [];
   /** @type {number[]} */
   const startCosts = [];
-  /** @type {(SeekStart & { at: number }) | null} the seek whose landing is to be measured */
+  /** @type {(SeekStart & { at: number, learnt: boolean }) | null} the seek whose landing is to be measured */
   let pending = null;
   /** @type {number | null} */
   let landedAt = null;
@@ -474,7 +480,10 @@ export function seekAim(first = FIRST_SEEK_LEAD_S) {
       seeked = true;
       startedAt = at;
       aimedAt = o.to ?? null;
-      pending = { ...o, at };
+      // Whether its aim stood on COSTS_KEPT measurements of its kind: a miss before that is the
+      // aim still learning (a first seek aimed by the prior), not a storm.
+      const learnt = (o.start ? startCosts : seekCosts).length >= COSTS_KEPT;
+      pending = { ...o, at, learnt };
       landedAt = null;
       steady = null;
     },
@@ -536,7 +545,7 @@ export function seekAim(first = FIRST_SEEK_LEAD_S) {
       const costs = p.start ? startCosts : seekCosts;
       costs.push(cost);
       if (costs.length > COSTS_KEPT) costs.shift();
-      tally(at, Math.abs(rate * ((p.lead ?? 0) - cost)) > NO_RATE_SEEK_S);
+      if (p.learnt) tally(at, Math.abs(rate * ((p.lead ?? 0) - cost)) > NO_RATE_SEEK_S);
     },
     /** What a seek while playing is aimed ahead by (seconds). */
     get lead() {

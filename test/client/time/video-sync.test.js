@@ -252,25 +252,36 @@ describe('the aim of a seek', () => {
 
   it('holds correction seeks back after STORM_SEEKS in a row missed, and again after one more miss', () => {
     const aim = seekAim(0.03);
-    // Aimed at 0.2 s each, they cost 0.6 s: each lands 0.4 s late.
-    const miss = (/** @type {number} */ at) => seekOnce(aim, { at, ahead: 0.2, costMs: 600, until: at + 1200 });
-    miss(0);
-    miss(1500);
-    expect(aim.holding(3000)).toBe(false);
-    miss(3000);
-    // From the third's measurement (its cost, then STEADY_MS of the video playing on).
-    expect(aim.holding(4200)).toBe(true);
-    expect(aim.holding(3000 + 600 + STEADY_MS + STORM_MS - 1)).toBe(true);
-    expect(aim.holding(4200 + STORM_MS)).toBe(false);
-    // The aim meanwhile is what they cost.
+    // Aimed at 0.2 s while it learns, they cost 0.6 s: misses, but not yet counted.
+    for (const at of [0, 1500, 3000]) seekOnce(aim, { at, ahead: 0.2, costMs: 600, until: at + 1200 });
+    expect(aim.holding(4200)).toBe(false);
     expect(aim.lead).toBeCloseTo(0.6, 9);
-    miss(10_000);
-    expect(aim.holding(10_000 + 600 + STEADY_MS + STORM_MS - 1)).toBe(true);
+    // Aimed by what they cost, they now cost 0.75 s: each lands 150 ms late.
+    const miss = (/** @type {number} */ at) => seekOnce(aim, { at, ahead: 0.6, costMs: 750, until: at + 1400 });
+    miss(5000);
+    miss(7000);
+    expect(aim.holding(8400)).toBe(false);
+    miss(9000);
+    // From the third's measurement (its cost, then STEADY_MS of the video playing on).
+    expect(aim.holding(10_400)).toBe(true);
+    expect(aim.holding(9000 + 750 + STEADY_MS + STORM_MS - 1)).toBe(true);
+    expect(aim.holding(10_400 + STORM_MS)).toBe(false);
+    expect(aim.lead).toBeCloseTo(0.75, 9);
+    miss(16_000);
+    expect(aim.holding(16_000 + 750 + STEADY_MS + STORM_MS - 1)).toBe(true);
     // A hit ends it: the next miss alone does not hold.
-    seekOnce(aim, { at: 17_000, ahead: 0.6, costMs: 610, until: 18_200 });
-    seekOnce(aim, { at: 19_000, ahead: 0.6, costMs: 1100, until: 20_200 });
-    expect(aim.holding(20_200)).toBe(false);
+    seekOnce(aim, { at: 23_000, ahead: 0.75, costMs: 760, until: 24_400 });
+    seekOnce(aim, { at: 25_000, ahead: 0.75, costMs: 1100, until: 26_400 });
+    expect(aim.holding(26_400)).toBe(false);
     expect(STORM_SEEKS).toBe(3);
+    // A seek that never plays on steadily is a miss whatever its aim.
+    const fresh = seekAim(0.03);
+    for (const at of [0, 3000, 6000]) {
+      fresh.started(at, { to: 10, ahead: 0.03, lead: 0.03, rate: 1 });
+      fresh.landed(at + 40);
+      for (let t = at + 40; t <= at + SETTLE_LIMIT_MS + 40; t += 40) fresh.observe(t, -(t - at) / 1000, true);
+    }
+    expect(fresh.holding(6000 + SETTLE_LIMIT_MS + 40)).toBe(true);
     // What holding keeps from syncStep: a correction seek; not a jump, a start or the stuck rule.
     const o = { holding: true, nudge: false };
     expect(syncStep(video({}), playing(10.5), o).seek).toBeNull();
@@ -354,6 +365,12 @@ describe('a video that stays busy or fails', () => {
     expect(syncStep({ ...again, seeking: true }, playing(48))).toMatchObject({ reload: true, seek: null });
     expect(syncStep(again, playing(48), { canSeek: false })).toMatchObject({ reload: false, seek: null });
     expect(syncStep({ ...video({}), revived: true }, playing(10)).reload).toBe(false);
+    // Stood still long enough to have gathered a jump's drift: still the stuck rule, not a seek alone.
+    expect(syncStep(still, playing(49.5))).toMatchObject({ play: 'restart', seek: 49.5 });
+    expect(syncStep(again, playing(49.5))).toMatchObject({ reload: true, seek: null });
+    // While a seek of ours lands it waits (a jump of the score's is still sought at once).
+    expect(syncStep({ ...still, settling: true }, playing(48))).toMatchObject({ play: null, seek: null });
+    expect(syncStep({ ...again, settling: true }, playing(49.5))).toMatchObject({ reload: false, seek: 49.5 });
   });
 
   it('counts the time stuck only while the score plays and the element has no data', () => {
