@@ -414,12 +414,12 @@ const median = (xs) => {
  * the pipeline's restart, during which the score moves on. Measured from where each seek landed
  * once the video plays on at its pace (the drift steady for STEADY_MS, from SETTLE_MS after
  * `seeked`): the seek's cost is its aim ahead less the drift it left, and the aim is the median of
- * the last COSTS_KEPT costs. Read earlier, or stepped toward by a part of each error, the cost
+ * the last COSTS_KEPT costs (the ones not yet measured taken as the prior). Read earlier, or stepped toward by a part of each error, the cost
  * is read as more than it is: a WebKitGTK video stands still some time after `seeked`, and a
  * landing read then looked late, the aim grew a step a seek to its bound, and every seek after
  * missed (bench/RESULTS.md, video parts in WebKit). A start from a pause (a seek and a play()) is
  * learnt apart from a seek while playing (a start cost about 80 ms there, a seek 22-46 ms), each
- * starting from the other's until it has a measurement of its own.
+ * with the other's as its prior.
  *
  * STORM_SEEKS seeks in a row that missed (landed more than NO_RATE_SEEK_S from where they meant,
  * their aim learnt from COSTS_KEPT measurements; or never played on steadily within
@@ -448,11 +448,17 @@ export function seekAim(first = FIRST_SEEK_LEAD_S) {
   /** Seeks in a row that missed, and until when corrections are held back. */
   let misses = 0;
   let holdUntil = -Infinity;
+  /**
+   * The median of a kind's last COSTS_KEPT costs, the slots not yet measured taken by `prior`:
+   * one cost alone does not move the aim, two that agree do. The first seek after WebKitGTK's
+   * reload stood the video still a second, and the seeks after it cost 20-40 ms: taken alone,
+   * that second aimed the next two seeks 0.78 and 0.45 s ahead (two bench runs alike).
+   * @param {number[]} xs
+   * @param {number} prior
+   */
+  const filled = (xs, prior) => median([...xs, ...Array(Math.max(COSTS_KEPT - xs.length, 0)).fill(prior)]);
   /** @param {number[]} own @param {number[]} other */
-  const aimOf = (own, other) => {
-    const xs = own.length > 0 ? own : other;
-    return xs.length > 0 ? Math.min(Math.max(median(xs), 0), MAX_SEEK_LEAD_S) : first;
-  };
+  const aimOf = (own, other) => Math.min(Math.max(filled(own, filled(other, first)), 0), MAX_SEEK_LEAD_S);
   /** @param {number} at */
   const canSeek = (at) => !seeked || at - startedAt >= SEEK_GAP_MS;
   /**

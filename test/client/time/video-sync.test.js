@@ -188,18 +188,24 @@ describe('the aim of a seek', () => {
     expect(aim.settling(500 + STEADY_MS)).toBe(true);
     seekOnce(aim, { at: 0, costMs: 500, until: 540 + STEADY_MS });
     expect(aim.settling(540 + STEADY_MS)).toBe(false);
-    // The cost itself, not a step toward it.
+    // The median of the last COSTS_KEPT costs, those not yet measured taken as the prior: one
+    // alone does not move it (it may be a stall); two that agree do, to the cost itself, not a
+    // step toward it.
+    expect(aim.lead).toBe(0.03);
+    seekOnce(aim, { at: 2000, ahead: 0.03, costMs: 500, until: 3500 });
     expect(aim.lead).toBeCloseTo(0.5, 9);
-    // The median of the last COSTS_KEPT: one slow seek among quick ones does not move it.
-    seekOnce(aim, { at: 2000, costMs: 100, until: 3500 });
-    expect(aim.lead).toBeCloseTo(0.3, 9);
-    seekOnce(aim, { at: 4000, costMs: 120, until: 5500 });
+    // One quick seek among slow ones does not move it, nor one slow among quick ones.
+    seekOnce(aim, { at: 4000, costMs: 100, until: 5500 });
+    expect(aim.lead).toBeCloseTo(0.5, 9);
+    seekOnce(aim, { at: 6000, costMs: 120, until: 7500 });
     expect(aim.lead).toBeCloseTo(0.12, 9);
-    seekOnce(aim, { at: 6000, costMs: 110, until: 7500 });
+    seekOnce(aim, { at: 8000, costMs: 110, until: 9500 });
     expect(aim.lead).toBeCloseTo(0.11, 9);
+    seekOnce(aim, { at: 10_000, costMs: 400, until: 11_500 });
+    expect(aim.lead).toBeCloseTo(0.12, 9);
     expect(COSTS_KEPT).toBe(3);
     // Never past its bound.
-    for (let i = 0; i < 3; i++) seekOnce(aim, { at: 8000 + i * 3000, costMs: 1500, until: 8000 + i * 3000 + 1900 });
+    for (let i = 0; i < 3; i++) seekOnce(aim, { at: 12_000 + i * 3000, costMs: 1500, until: 12_000 + i * 3000 + 1900 });
     expect(aim.lead).toBe(MAX_SEEK_LEAD_S);
   });
 
@@ -211,8 +217,11 @@ describe('the aim of a seek', () => {
     for (let t = 40; t <= 40 + SETTLE_MS + STEADY_MS; t += 40) aim.observe(t, t === 400 ? 0.1 : 0.05, true);
     expect(aim.settling(40 + SETTLE_MS + STEADY_MS)).toBe(true);
     for (let t = 440; t <= 400 + STEADY_MS + 40; t += 40) aim.observe(t, 0.05, true);
+    expect(aim.settling(400 + STEADY_MS + 40)).toBe(false);
+    seekOnce(aim, { at: 500, ahead: 0.1, costMs: 50, until: 1400 });
+    // Measured twice at 50 ms (aimed 0.1 s ahead, landed 0.05 s ahead).
     expect(aim.lead).toBeCloseTo(0.05, 9);
-    seekOnce(aim, { at: 1000, costMs: 300, until: 2500, playing: false });
+    seekOnce(aim, { at: 1500, costMs: 300, until: 2500, playing: false });
     expect(aim.lead).toBeCloseTo(0.05, 9);
     aim.started(3000);
     aim.landed(3040);
@@ -229,10 +238,12 @@ describe('the aim of a seek', () => {
     // WebKitGTK: a seek while playing lands 20-45 ms late, a start (a seek and a play()) about 80 ms.
     const aim = seekAim(0.03);
     seekOnce(aim, { at: 0, costMs: 80, until: 1500, start: true });
-    // The seek's aim starts from the start's until it has a measurement of its own.
+    seekOnce(aim, { at: 1500, ahead: 0.03, costMs: 80, until: 3000, start: true });
+    // The seek's aim has the start's as its prior until it has measurements of its own.
     expect(aim.startLead).toBeCloseTo(0.08, 9);
     expect(aim.lead).toBeCloseTo(0.08, 9);
-    seekOnce(aim, { at: 2000, costMs: 40, until: 3500 });
+    seekOnce(aim, { at: 3000, costMs: 40, until: 4500 });
+    seekOnce(aim, { at: 4500, ahead: 0.08, costMs: 40, until: 6000 });
     expect(aim.lead).toBeCloseTo(0.04, 9);
     expect(aim.startLead).toBeCloseTo(0.08, 9);
     // Each is what syncStep aims by: a start, a seek while playing, a paused video stood still too long.
