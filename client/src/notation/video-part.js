@@ -93,7 +93,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
   function reload() {
     reloads++;
     revivedAt = -Infinity;
-    seeks.started(now());
+    seeks.started(now(), { reload: true });
     video.muted = muted;
     video.load();
   }

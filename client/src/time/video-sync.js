@@ -394,6 +394,8 @@ const median = (xs) => {
  * @property {number} [lead]   the part of `ahead` that was the aim for the seek's own cost
  *   (seconds); `ahead` less this is where it meant to land (syncStep's `aim`)
  * @property {number} [rate]   the performance's rate when it was made
+ * @property {boolean} [reload] a load again (`video.load()`), not a seek: a new pipeline, so the
+ *   misses of the old one no longer hold corrections back
  */
 
 /**
@@ -483,6 +485,12 @@ export function seekAim(first = FIRST_SEEK_LEAD_S) {
     started(at, o = {}) {
       // A seek made before the last one was measured: that one's landing is never seen.
       if (pending && pending.ahead !== undefined && landedAt !== null) tally(at, true);
+      // A WebKitGTK video that never played again after a seek missed its seeks, was loaded again
+      // and played; held back for those misses it then kept a 0.87 s offset for 5 s.
+      if (o.reload) {
+        misses = 0;
+        holdUntil = -Infinity;
+      }
       seeked = true;
       startedAt = at;
       aimedAt = o.to ?? null;

@@ -293,6 +293,9 @@ describe('the aim of a seek', () => {
       for (let t = at + 40; t <= at + SETTLE_LIMIT_MS + 40; t += 40) fresh.observe(t, -(t - at) / 1000, true);
     }
     expect(fresh.holding(6000 + SETTLE_LIMIT_MS + 40)).toBe(true);
+    // Loaded again (a new pipeline): those misses no longer hold corrections back.
+    fresh.started(6000 + SETTLE_LIMIT_MS + 80, { reload: true });
+    expect(fresh.holding(6000 + SETTLE_LIMIT_MS + 80)).toBe(false);
     // What holding keeps from syncStep: a correction seek; not a jump, a start or the stuck rule.
     const o = { holding: true, nudge: false };
     expect(syncStep(video({}), playing(10.5), o).seek).toBeNull();
