@@ -84,6 +84,12 @@ export const SETTLE_LIMIT_MS = 2000;
 export const STORM_SEEKS = 3;
 export const STORM_MS = 5000;
 /**
+ * A seek missed when it landed more than this from where it meant: WebKit's bound (100 ms at
+ * p95). From NO_RATE_SEEK_S (60 ms), WebKitGTK's seeks under load landing 70-80 ms either side
+ * made three misses and held an 80 ms offset for 5 s (one run of five).
+ */
+export const MISS_S = 0.1;
+/**
  * A video busy (seeking, or waiting: below HAVE_FUTURE_DATA with its time standing still) this
  * long while the score plays is sought again to the score's time (at most one seek a
  * SEEK_GAP_MS): a seek that never lands, or data that never comes, would otherwise leave it where
@@ -423,7 +429,7 @@ const median = (xs) => {
  * learnt apart from a seek while playing (a start cost about 80 ms there, a seek 22-46 ms), each
  * with the other's as its prior.
  *
- * STORM_SEEKS seeks in a row that missed (landed more than NO_RATE_SEEK_S from where they meant,
+ * STORM_SEEKS seeks in a row that missed (landed more than MISS_S from where they meant,
  * their aim learnt from COSTS_KEPT measurements; or never played on steadily within
  * SETTLE_LIMIT_MS) hold correction seeks back for STORM_MS (`holding`); one more miss after that
  * holds them back again, a hit ends it.
@@ -559,7 +565,7 @@ export function seekAim(first = FIRST_SEEK_LEAD_S) {
       const costs = p.start ? startCosts : seekCosts;
       costs.push(cost);
       if (costs.length > COSTS_KEPT) costs.shift();
-      if (p.learnt) tally(at, Math.abs(rate * ((p.lead ?? 0) - cost)) > NO_RATE_SEEK_S);
+      if (p.learnt) tally(at, Math.abs(rate * ((p.lead ?? 0) - cost)) > MISS_S);
     },
     /** What a seek while playing is aimed ahead by (seconds). */
     get lead() {

@@ -4,6 +4,7 @@ import {
   COSTS_KEPT,
   MAX_NUDGE,
   MAX_SEEK_LEAD_S,
+  MISS_S,
   NO_RATE_SEEK_S,
   RATE_PROBE_FRAMES,
   rateCost,
@@ -267,6 +268,10 @@ describe('the aim of a seek', () => {
     for (const at of [0, 1500, 3000]) seekOnce(aim, { at, ahead: 0.2, costMs: 600, until: at + 1200 });
     expect(aim.holding(4200)).toBe(false);
     expect(aim.lead).toBeCloseTo(0.6, 9);
+    // Landing 80 ms off is not a miss (under MISS_S).
+    for (const at of [4000, 4500, 5000]) seekOnce(aim, { at, ahead: 0.6, costMs: 680, until: at + 1300 });
+    expect(aim.holding(6300)).toBe(false);
+    expect(MISS_S).toBe(0.1);
     // Aimed by what they cost, they now cost 0.75 s: each lands 150 ms late.
     const miss = (/** @type {number} */ at) => seekOnce(aim, { at, ahead: 0.6, costMs: 750, until: at + 1400 });
     miss(5000);
