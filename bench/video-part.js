@@ -242,7 +242,7 @@ async function played({ engine, server, part, seconds, page, trace }) {
     w.__stillVideo = 0;
     // Samples with the element seeking, below HAVE_FUTURE_DATA, or at a nudged rate; and the
     // series itself (time, drift, readyState, seeking, rate, seeks, paused, waiting and playing
-    // events so far) for --trace.
+    // events so far, the seek and start aims in ms) for --trace.
     w.__busy = { seeking: 0, lowData: 0, nudged: 0 };
     w.__series = [];
     // Every play() the part asks for, and how the browser answered the ones it refused.
@@ -283,6 +283,8 @@ async function played({ engine, server, part, seconds, page, trace }) {
             v.paused ? 1 : 0,
             w.__events.waiting,
             w.__events.playing,
+            Math.round(s.seekLead * 1000),
+            Math.round(s.startLead * 1000),
           ]);
         }
       }

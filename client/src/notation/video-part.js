@@ -93,7 +93,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
   function reload() {
     reloads++;
     revivedAt = -Infinity;
-    seeks.started(now());
+    seeks.started(now(), { reload: true });
     video.muted = muted;
     video.load();
   }
@@ -147,6 +147,7 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         overMs,
         failed,
         revived: now() - revivedAt < REVIVE_MS,
+        settling: seeks.settling(now()),
       },
       w,
       {
@@ -156,9 +157,10 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
         nudge,
         canSeek: seeks.canSeek(now()),
         canJump: seeks.canJump(now(), w.time),
+        holding: seeks.holding(now()),
       },
     );
-    seeks.observe(now(), act.drift, w.playing && !video.paused && !video.seeking);
+    seeks.observe(now(), act.drift, w.playing && !video.paused && !video.seeking, video.playbackRate - w.rate);
     if (act.reload) {
       reload();
       return;
@@ -176,7 +178,15 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
     if (act.seek !== null) {
       if (held.stuckMs >= STUCK_MS) revivedAt = now();
       seekCount++;
-      seeks.started(now(), act.seek, act.play === 'play' || act.play === 'restart');
+      seeks.started(now(), {
+        to: act.seek,
+        start: act.play === 'play' || act.play === 'restart',
+        // Measured only where the score plays: a seek that holds the video where the score waits
+        // has no cost to learn.
+        ahead: w.playing ? act.seek - (video.currentTime - act.drift) : undefined,
+        lead: act.lead,
+        rate: w.rate,
+      });
       video.currentTime = act.seek;
     }
     if (act.play === 'pause' || act.play === 'restart') {

@@ -17,7 +17,8 @@
 //   (seekAim). A start from a pause is a play() whose first frames come late by about as much:
 //   it is started that far ahead too. Without rate nudges the threshold is NO_RATE_SEEK_S (a frame and a half);
 // - where a rate write stalls the video (WebKitGTK pauses and unmutes the element at each write:
-//   rateCost), the rate is the performance's only, and a drift is sought as without rate nudges.
+//   rateCost), the rate is never written again, not even for a conductor's tempo: the drift, and
+//   a tempo the video does not follow, are sought as without rate nudges.
 
 export const DEAD_S = 0.01;
 export const SEEK_S = 0.1;
@@ -37,8 +38,15 @@ export const NO_RATE_SEEK_S = 0.06;
  * second. Far above what a stall or a late seek leaves, so a struggling page is not sought more.
  */
 export const JUMP_S = 1;
-/** A seek's aim ahead is at most this (a seek slower than it lands late and is nudged). */
-export const MAX_SEEK_LEAD_S = 0.25;
+/**
+ * A seek's aim ahead is at most this. Not a quarter of a second, as it was: that bound held the
+ * aim under what a WebKitGTK seek cost in one run of four or five (about a second, each seek
+ * landing 0.7-0.8 s late), and from there every seek missed and was made again, a seek a second
+ * to the end of the run (bench/RESULTS.md, video parts in WebKit). The aim is a median of
+ * measured costs (seekAim), so a slow seek's own cost, not a step per late landing. Under JUMP_S
+ * with room to spare, so a seek aimed that far is not taken for a jump while it lands.
+ */
+export const MAX_SEEK_LEAD_S = 0.8;
 /**
  * Seeks while playing come at most one a SEEK_GAP_MS: a page that cannot keep up (a busy phone)
  * would otherwise seek on every stall, and each seek costs it more than it wins.
@@ -51,12 +59,36 @@ export const SEEK_GAP_MS = 1000;
  * one lands a little ahead and the aim learns down.
  */
 export const FIRST_SEEK_LEAD_S = 0.03;
-/** The aim moves by at most this after one seek. */
-export const LEARN_STEP_S = 0.04;
-/** How long after a seek landed its drift is read to learn the aim (the pipeline restarted). */
+/** How long after a seek landed (`seeked`) its drift starts to be read (the pipeline restarts). */
 export const SETTLE_MS = 300;
-/** A seek that has not settled after this is given up on: the next correction may come. */
+/**
+ * A landing is measured once the drift has stayed within STEADY_S for STEADY_MS: the video plays
+ * on at its pace. Read at a fixed time after `seeked`, a WebKitGTK video still standing still was
+ * read as a seek that landed late. Half a 25 fps frame, over five frames.
+ */
+export const STEADY_S = 0.02;
+export const STEADY_MS = 200;
+/** How many measured costs of each kind the aim is the median of: one that met a stall does not throw it. */
+export const COSTS_KEPT = 3;
+/**
+ * A seek that has not played on steadily after this is given up on (and counted as a miss): the
+ * next correction may come, and the stuck rule may seek again.
+ */
 export const SETTLE_LIMIT_MS = 2000;
+/**
+ * After this many seeks in a row that missed, correction seeks are held back for STORM_MS: a
+ * seek that misses costs a stand-still and lands no nearer, and a seek a second for a minute left
+ * a WebKitGTK video 0.7-0.8 s behind throughout (54 seeks after the pause in one run). Held back,
+ * the video plays on with the offset it has, and the aims keep what the misses measured.
+ */
+export const STORM_SEEKS = 3;
+export const STORM_MS = 5000;
+/**
+ * A seek missed when it landed more than this from where it meant: WebKit's bound (100 ms at
+ * p95). From NO_RATE_SEEK_S (60 ms), WebKitGTK's seeks under load landing 70-80 ms either side
+ * made three misses and held an 80 ms offset for 5 s (one run of five).
+ */
+export const MISS_S = 0.1;
 /**
  * A video busy (seeking, or waiting: below HAVE_FUTURE_DATA with its time standing still) this
  * long while the score plays is sought again to the score's time (at most one seek a
@@ -112,6 +144,8 @@ const RATE_STEP = 0.002;
  *   lands a seek until it is loaded again
  * @property {boolean} [revived]  the stuck rule sought it less than REVIVE_MS ago: stuck again,
  *   it is loaded again
+ * @property {boolean} [settling]  a seek of ours has not yet landed and played on steadily
+ *   (seekAim.settling): the stuck rule waits for it
  */
 
 /**
@@ -129,32 +163,44 @@ const RATE_STEP = 0.002;
  * @property {number | null} rate   set playbackRate to this
  * @property {number} drift         video minus score, seconds (before the action)
  * @property {boolean} reload        load the video again (`video.load()`): it failed
+ * @property {number} lead          what the seek was aimed ahead by for its own cost (seconds of
+ *   the page's time; seekAim's `lead` or `startLead`): the seek meant to land `lead` x the rate
+ *   short of where it went
  */
 
 /**
  * What to do to the video now.
  * @param {VideoNow} video
  * @param {Wanted} wanted
- * @param {{ seekLead?: number, startLead?: number, rateWorks?: boolean, nudge?: boolean, canSeek?: boolean, canJump?: boolean }} [o]  seekLead:
+ * @param {{ seekLead?: number, startLead?: number, rateWorks?: boolean, nudge?: boolean, canSeek?: boolean, canJump?: boolean, holding?: boolean }} [o]  seekLead:
  *   seconds a seek loses here (seekAim); startLead: seconds a start from a pause loses (seekAim.startLead,
  *   seekLead unless told); rateWorks: false where the browser ignores playbackRate;
- *   nudge: false where a rate write stalls the video (rateCost), when the rate is only the
- *   performance's and a drift is sought from NO_RATE_SEEK_S; canSeek: false within SEEK_GAP_MS
+ *   nudge: false where a rate write stalls the video (rateCost), when the rate is never written
+ *   and a drift is sought from NO_RATE_SEEK_S; canSeek: false within SEEK_GAP_MS
  *   of the last seek (seekAim.canSeek), when only the rate corrects; canJump: false while the last
  *   seek, made within SEEK_GAP_MS, was for where the score is now (seekAim.canJump), when a drift
- *   past JUMP_S waits for it
+ *   past JUMP_S waits for it; holding: seeks that missed in a row hold correction seeks back
+ *   (seekAim.holding): a jump, a start and the stuck rule still seek
  * @returns {SyncAction}
  */
 export function syncStep(
   video,
   wanted,
-  { seekLead = 0, startLead = seekLead, rateWorks = true, nudge = true, canSeek = true, canJump = true } = {},
+  {
+    seekLead = 0,
+    startLead = seekLead,
+    rateWorks = true,
+    nudge = true,
+    canSeek = true,
+    canJump = true,
+    holding = false,
+  } = {},
 ) {
   const end = video.duration !== null && Number.isFinite(video.duration) ? video.duration : Infinity;
   const target = Math.min(Math.max(wanted.time, 0), end);
   const drift = video.currentTime - target;
   /** @type {SyncAction} */
-  const act = { play: null, seek: null, rate: null, drift, reload: false };
+  const act = { play: null, seek: null, rate: null, drift, reload: false, lead: 0 };
   // A failed element (Chromium: PIPELINE_ERROR_READ when its media cache answered a range with no
   // data) stays seeking for good: loaded again, it comes back paused and the start below seeks it.
   if (video.failed) {
@@ -168,21 +214,38 @@ export function syncStep(
     return act;
   }
   const base = wanted.rate > 0 ? wanted.rate : 1;
-  const lead = Math.min(seekLead, MAX_SEEK_LEAD_S) * base;
-  const ahead = Math.min(startLead, MAX_SEEK_LEAD_S) * base;
+  // Where a rate write stalls the video (WebKitGTK: a conductor's tempo written once after the
+  // reload stood it still up to 1.5 s), it is never written: a tempo the video does not follow is
+  // kept to by seeks, each aimed to land ahead by as much as it will fall behind in a gap (or the
+  // reverse), so the drift passes through 0 between two seeks rather than starting from it.
+  const writes = rateWorks && nudge;
+  const skew = writes ? 0 : clamp((base - video.playbackRate) * (SEEK_GAP_MS / 1000), -NO_RATE_SEEK_S, NO_RATE_SEEK_S);
+  const seekLeadS = Math.min(seekLead, MAX_SEEK_LEAD_S);
+  const startLeadS = Math.min(startLead, MAX_SEEK_LEAD_S);
+  /** @param {number} aim  seconds the seek is aimed ahead for its own cost */
+  const seekTo = (aim) => {
+    act.lead = aim;
+    act.seek = Math.min(target + aim * base + skew, end);
+  };
+  const putBack = writes && Math.abs(video.playbackRate - base) > RATE_STEP;
   if (video.paused) {
     // A start: its first frames come late by what starts lose here, so it starts that far on.
     act.play = 'play';
     // A nudge left over is put back here, before the play(): in WebKitGTK, where a rate write
     // pauses the element, the write that put it back came next frame, during the start's seek,
     // and such a write left a bare page's video paused, unmuted and still (3 of 3 tries).
-    if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
-    if (!video.seeking && Math.abs(drift - ahead) > DEAD_S) act.seek = Math.min(target + ahead, end);
+    if (putBack) act.rate = base;
+    if (!video.seeking && Math.abs(drift - startLeadS * base - skew) > DEAD_S) seekTo(startLeadS);
     return act;
   }
-  if (Math.abs(drift) > JUMP_S && canJump) {
-    act.seek = Math.min(target + lead, end);
-    if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
+  // Stuck (a seek of ours given its time to land): the stuck rule below, even for a drift past
+  // JUMP_S. A WebKitGTK video that showed one frame after the score's seek and stood still
+  // gathered a jump's drift every two seconds; sought as a jump each time, it was never played
+  // again nor loaded again (12 s of it in a loaded run).
+  const stuck = (video.stuckMs ?? 0) >= STUCK_MS && !video.settling;
+  if (Math.abs(drift) > JUMP_S && canJump && !stuck) {
+    seekTo(seekLeadS);
+    if (putBack) act.rate = base;
     return act;
   }
   if (video.seeking || video.busy) {
@@ -190,32 +253,28 @@ export function syncStep(
     // without seeking is also paused and played again (WebKitGTK's stayed still at HAVE_CURRENT_DATA,
     // not paused, after a rate write paused and resumed it: a seek showed one frame each second).
     // Stuck again soon after that: loaded again, it comes back paused and the start above seeks it.
-    if ((video.stuckMs ?? 0) >= STUCK_MS && canSeek) {
+    // A seek of ours is first given SETTLE_LIMIT_MS to land and play on (`settling`): where a
+    // seek costs about a second, sought again at STUCK_MS it would never land.
+    if (stuck && canSeek) {
       if (video.revived) {
         act.reload = true;
         return act;
       }
-      act.seek = Math.min(target + (video.seeking ? lead : ahead), end);
+      seekTo(video.seeking ? seekLeadS : startLeadS);
       if (!video.seeking) act.play = 'restart';
     }
     // A nudge is for a video that plays: left on, it runs ahead or behind once the video does.
     // Not where a write stalls the video (nudge false): a write during a seek is one more stall.
-    if (rateWorks && nudge && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
+    if (putBack) act.rate = base;
     return act;
   }
-  const nudged = rateWorks && nudge;
-  const seekAt = nudged ? SEEK_S : NO_RATE_SEEK_S;
-  if (Math.abs(drift) > seekAt && canSeek && (nudged || (video.overMs ?? Infinity) >= HOLD_MS)) {
-    act.seek = Math.min(target + lead, end);
-    if (rateWorks && Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
+  const seekAt = writes ? SEEK_S : NO_RATE_SEEK_S;
+  if (Math.abs(drift) > seekAt && canSeek && !holding && (writes || (video.overMs ?? Infinity) >= HOLD_MS)) {
+    seekTo(seekLeadS);
+    if (putBack) act.rate = base;
     return act;
   }
-  if (!rateWorks) return act;
-  if (!nudge) {
-    // The performance's rate alone (a conductor's tempo), and a nudge left over put back.
-    if (Math.abs(video.playbackRate - base) > RATE_STEP) act.rate = base;
-    return act;
-  }
+  if (!writes) return act;
   const by = Math.abs(drift) <= DEAD_S ? 0 : clamp(-drift / CATCH_S, -MAX_NUDGE, MAX_NUDGE);
   const rate = base * (1 + by);
   if (Math.abs(video.playbackRate - rate) > RATE_STEP || (by === 0 && video.playbackRate !== base))
@@ -325,77 +384,196 @@ export function rateCost() {
  */
 const clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
 
+/** @param {number[]} xs */
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+
+/**
+ * @typedef {object} SeekStart  a seek being made (seekAim.started)
+ * @property {number} [to]     where it goes (seconds of the video)
+ * @property {boolean} [start] it comes with a play(): a start from a pause, or a restart
+ * @property {number} [ahead]  how far ahead of the score's time it goes (video seconds); unless
+ *   told, the seek teaches the aim nothing (a load again, a seek while the score holds)
+ * @property {number} [lead]   the part of `ahead` that was the aim for the seek's own cost
+ *   (seconds); `ahead` less this is where it meant to land (syncStep's `aim`)
+ * @property {number} [rate]   the performance's rate when it was made
+ * @property {boolean} [reload] a load again (`video.load()`), not a seek: a new pipeline, so the
+ *   misses of the old one no longer hold corrections back
+ */
+
+/**
+ * @typedef {object} SeekAim
+ * @property {(at: number, o?: SeekStart) => void} started  a seek is made now
+ * @property {(at: number) => void} landed  the element's `seeked`
+ * @property {(at: number, drift: number, playing: boolean, slope?: number) => void} observe  a frame
+ * @property {(at: number) => boolean} settling
+ * @property {(at: number) => boolean} canSeek
+ * @property {(at: number, time: number) => boolean} canJump
+ * @property {(at: number) => boolean} holding
+ * @property {number} lead
+ * @property {number} startLead
+ */
+
 /**
  * How far ahead of the score a seek must aim to land in step here: a seek takes its decode and
- * the pipeline's restart, during which the score moves on. Learnt from the drift each seek left
- * (measured SETTLE_MS after it landed, playing): what syncStep aims a seek ahead by. A start from
- * a pause (a seek and a play()) is learnt apart from a seek while playing: in WebKitGTK a seek
- * while playing cost 22-46 ms and a start about 80 ms in a quiet run, and one aim for both left
- * the score's seek 54 ms ahead and the start after the pause 44 ms behind, each for the rest of
- * its phase (bench/RESULTS.md, video parts in WebKit).
+ * the pipeline's restart, during which the score moves on. Measured from where each seek landed
+ * once the video plays on at its pace (the drift steady for STEADY_MS, from SETTLE_MS after
+ * `seeked`): the seek's cost is its aim ahead less the drift it left, and the aim is the median of
+ * the last COSTS_KEPT costs (the ones not yet measured taken as the prior). Read earlier, or stepped toward by a part of each error, the cost
+ * is read as more than it is: a WebKitGTK video stands still some time after `seeked`, and a
+ * landing read then looked late, the aim grew a step a seek to its bound, and every seek after
+ * missed (bench/RESULTS.md, video parts in WebKit). A start from a pause (a seek and a play()) is
+ * learnt apart from a seek while playing (a start cost about 80 ms there, a seek 22-46 ms), each
+ * with the other's as its prior.
+ *
+ * STORM_SEEKS seeks in a row that missed (landed more than MISS_S from where they meant,
+ * their aim learnt from COSTS_KEPT measurements; or never played on steadily within
+ * SETTLE_LIMIT_MS) hold correction seeks back for STORM_MS (`holding`); one more miss after that
+ * holds them back again, a hit ends it.
  * @param {number} [first]  the aim before any seek was measured (seconds)
- * @returns {{ started: (at: number, to?: number, start?: boolean) => void, landed: (at: number) => void, observe: (at: number, drift: number, playing: boolean) => void, settling: (at: number) => boolean, canSeek: (at: number) => boolean, canJump: (at: number, time: number) => boolean, readonly lead: number, readonly startLead: number }}
+ * @returns {SeekAim}
  */
 export function seekAim(first = FIRST_SEEK_LEAD_S) {
-  let lead = first;
-  let startLead = first;
-  /** Whether the seek under way came with a play() from a pause. */
-  let starting = false;
+  /** Measured costs (seconds), the last COSTS_KEPT of each kind. */
+  /** @type {number[]} */
+  const seekCosts = [];
+  /** @type {number[]} */
+  const startCosts = [];
+  /** @type {(SeekStart & { at: number, learnt: boolean }) | null} the seek whose landing is to be measured */
+  let pending = null;
   /** @type {number | null} */
   let landedAt = null;
+  /** The steady window's first frame: when, and the drift then less the slope's share. */
+  /** @type {{ at: number, drift: number } | null} */
+  let steady = null;
   let startedAt = 0;
-  /** Where the last seek went (seconds of the video), null if not said. */
   /** @type {number | null} */
   let aimedAt = null;
-  let pending = false;
   let seeked = false;
+  /** Seeks in a row that missed, and until when corrections are held back. */
+  let misses = 0;
+  let holdUntil = -Infinity;
+  /**
+   * The median of a kind's last COSTS_KEPT costs, the slots not yet measured taken by `prior`:
+   * one cost alone does not move the aim, two that agree do. The first seek after WebKitGTK's
+   * reload stood the video still a second, and the seeks after it cost 20-40 ms: taken alone,
+   * that second aimed the next two seeks 0.78 and 0.45 s ahead (two bench runs alike).
+   * @param {number[]} xs
+   * @param {number} prior
+   */
+  const filled = (xs, prior) => median([...xs, ...Array(Math.max(COSTS_KEPT - xs.length, 0)).fill(prior)]);
+  /** @param {number[]} own @param {number[]} other */
+  const aimOf = (own, other) => Math.min(Math.max(filled(own, filled(other, first)), 0), MAX_SEEK_LEAD_S);
   /** @param {number} at */
   const canSeek = (at) => !seeked || at - startedAt >= SEEK_GAP_MS;
+  /**
+   * A seek is under way, or landed and not yet playing on steadily (at most SETTLE_LIMIT_MS in all).
+   * @param {number} at
+   */
+  const settling = (at) => pending !== null && at - startedAt <= SETTLE_LIMIT_MS;
+  /** @param {number} at @param {boolean} missed */
+  const tally = (at, missed) => {
+    misses = missed ? misses + 1 : 0;
+    if (misses >= STORM_SEEKS) {
+      holdUntil = at + STORM_MS;
+      misses = STORM_SEEKS - 1;
+    }
+  };
   return {
-    started(at, to, start = false) {
-      pending = true;
-      starting = start;
+    /**
+     * A seek is made now.
+     * @param {number} at
+     * @param {SeekStart} [o]
+     */
+    started(at, o = {}) {
+      // A seek made before the last one was measured: that one's landing is never seen.
+      if (pending && pending.ahead !== undefined && landedAt !== null) tally(at, true);
+      // A WebKitGTK video that never played again after a seek missed its seeks, was loaded again
+      // and played; held back for those misses it then kept a 0.87 s offset for 5 s.
+      if (o.reload) {
+        misses = 0;
+        holdUntil = -Infinity;
+      }
       seeked = true;
       startedAt = at;
-      aimedAt = to ?? null;
+      aimedAt = o.to ?? null;
+      // Whether its aim stood on COSTS_KEPT measurements of its kind: a miss before that is the
+      // aim still learning (a first seek aimed by the prior), not a storm.
+      const learnt = (o.start ? startCosts : seekCosts).length >= COSTS_KEPT;
+      pending = { ...o, at, learnt };
       landedAt = null;
+      steady = null;
     },
     /** Whether SEEK_GAP_MS have passed since the last seek started. */
     canSeek,
+    /** Whether seeks that missed in a row hold correction seeks back now. */
+    holding(/** @type {number} */ at) {
+      return at < holdUntil;
+    },
     /**
      * Whether a drift past JUMP_S may be sought now: not while the last seek, made within
-     * SEEK_GAP_MS, went to within JUMP_S of where the video would now be had it landed at once
-     * (it was made for this jump; sought again each frame, a seek would never land).
+     * SEEK_GAP_MS or still settling, went to within JUMP_S of where the video would now be had it
+     * landed at once (it was made for this jump; sought again each frame, a seek would never land;
+     * and a seek that stands the video still a second drifts a second while it settles).
      */
-    canJump(at, time) {
-      if (canSeek(at) || aimedAt === null) return true;
+    canJump(/** @type {number} */ at, /** @type {number} */ time) {
+      if ((canSeek(at) && !settling(at)) || aimedAt === null) return true;
       return Math.abs(aimedAt + (at - startedAt) / 1000 - time) > JUMP_S;
     },
-    /** A seek is under way, or landed less than SETTLE_MS ago (at most SETTLE_LIMIT_MS in all). */
-    settling(at) {
-      if (!pending || at - startedAt > SETTLE_LIMIT_MS) return false;
-      return landedAt === null || at - landedAt < SETTLE_MS;
-    },
-    landed(at) {
+    settling,
+    /** The element's `seeked`. */
+    landed(/** @type {number} */ at) {
       if (pending) landedAt = at;
     },
-    observe(at, drift, playing) {
-      if (!pending || landedAt === null || !playing || at - landedAt < SETTLE_MS) return;
-      pending = false;
-      landedAt = null;
-      // Behind (drift < 0) after the last seek: aim further ahead next time. Half the error, at
-      // most LEARN_STEP_S a seek: one seek that met a stall (a busy phone) does not throw the aim.
-      const step = Math.min(Math.max(-drift * 0.5, -LEARN_STEP_S), LEARN_STEP_S);
-      const learnt = (/** @type {number} */ x) => Math.min(Math.max(x + step, 0), MAX_SEEK_LEAD_S);
-      if (starting) startLead = learnt(startLead);
-      else lead = learnt(lead);
+    /**
+     * A frame: the drift now, whether the video plays (not paused, not seeking, the score
+     * playing), and how fast the drift moves while both play (the video's rate less the
+     * performance's: not 0 where a conductor's tempo is not written to the video).
+     * @param {number} at
+     * @param {number} drift
+     * @param {boolean} playing
+     * @param {number} [slope]
+     */
+    observe(at, drift, playing, slope = 0) {
+      if (!pending) return;
+      const p = pending;
+      if (at - p.at > SETTLE_LIMIT_MS) {
+        // Never played on steadily: a miss, if it was one to measure and the score played on.
+        if (p.ahead !== undefined && playing) tally(at, true);
+        pending = null;
+        return;
+      }
+      if (landedAt === null || !playing || at - landedAt < SETTLE_MS) {
+        steady = null;
+        return;
+      }
+      // The drift as it would be without the slope since the seek: constant once the video plays on.
+      const flat = drift - (slope * (at - p.at)) / 1000;
+      if (steady === null || Math.abs(flat - steady.drift) > STEADY_S) {
+        steady = { at, drift: flat };
+        return;
+      }
+      if (at - steady.at < STEADY_MS) return;
+      pending = null;
+      if (p.ahead === undefined) return;
+      // Stood still `cost` seconds, then played on at the video's rate from where it was sought.
+      const rate = p.rate ?? 1;
+      const cost = Math.max((p.ahead - flat) / Math.max(rate + slope, 0.1), 0);
+      const costs = p.start ? startCosts : seekCosts;
+      costs.push(cost);
+      if (costs.length > COSTS_KEPT) costs.shift();
+      if (p.learnt) tally(at, Math.abs(rate * ((p.lead ?? 0) - cost)) > MISS_S);
     },
+    /** What a seek while playing is aimed ahead by (seconds). */
     get lead() {
-      return lead;
+      return aimOf(seekCosts, startCosts);
     },
     /** What a start from a pause is aimed ahead by. */
     get startLead() {
-      return startLead;
+      return aimOf(startCosts, seekCosts);
     },
   };
 }
