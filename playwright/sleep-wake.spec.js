@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
 import { LATE_LIMIT_MS } from '../client/src/sound/audio.js';
+import { TRUST_WITHIN_MS } from '../client/src/sound/output-clock.js';
 import { freePort, startServer } from './server.js';
 import { backInBeat, clickTrackScore, clipFaults, streamFaults } from './sleep-wake.js';
 import { lockPhone, setVisibility } from './suspend.js';
@@ -160,11 +161,12 @@ test('sound the browser will not resume by itself: "Tap to resume sound" until t
   await button.click();
   await expect(button).toBeHidden({ timeout: 3000 });
   expect((await scorecast(page)).sound).toEqual({ state: 'running', tapNeeded: false });
-  // Clips sound again.
+  // Clips sound again: once the resumed context's mapping of the speaker's time is trusted again
+  // (silent until then, TRUST_WITHIN_MS at most: output-clock.js), so the wait has that and more.
   const before = (await scorecast(page)).audio.filter((/** @type {any} */ a) => !a.cancelled).length;
   await expect
     .poll(async () => (await scorecast(page)).audio.filter((/** @type {any} */ a) => !a.cancelled).length, {
-      timeout: 5000,
+      timeout: TRUST_WITHIN_MS + 5000,
     })
     .toBeGreaterThan(before);
 });

@@ -331,11 +331,14 @@ export function createTimeline(root, { onSeek, onMark }) {
   });
   track.addEventListener('keydown', (e) => {
     if (!timeline || e.altKey || e.ctrlKey || e.metaKey) return;
-    const from = keyTarget && performance.now() - keyTarget.at < KEY_CHAIN_MS ? keyTarget.beat : shown;
+    // By when each key was pressed (the event's time), not when it is handled: on a busy page two
+    // quick presses can be handled more than KEY_CHAIN_MS apart, and the second then went from the
+    // position shown, which the first had not moved yet (two presses, one bar).
+    const from = keyTarget && e.timeStamp - keyTarget.at < KEY_CHAIN_MS ? keyTarget.beat : shown;
     const to = beatForKey(timeline, from, e.key, e.shiftKey);
     if (to === null) return;
     e.preventDefault();
-    keyTarget = { beat: to, at: performance.now() };
+    keyTarget = { beat: to, at: e.timeStamp };
     onSeek(to);
   });
 

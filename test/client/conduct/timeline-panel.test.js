@@ -2,7 +2,7 @@
 // gone to at once; while playing, it waits for "Jump" (or is dropped by "Cancel", by the wait
 // running out, or by the performance stopping); the loop region follows the state.
 
-import { describe, it, expect, afterEach } from 'vitest';
+import { describe, it, expect, afterEach, vi } from 'vitest';
 import { JSDOM } from 'jsdom';
 import { CHOICE_WAITS_MS, createTimelinePanel } from '../../../client/src/conduct/timeline-panel.js';
 
@@ -58,6 +58,24 @@ describe('console: the timeline panel', () => {
     key('ArrowRight');
     expect(seeks).toEqual([{ target: { beat: 4 }, words: 'bar 2, beat 1' }]);
     expect($('#timeline-confirm').hidden).toBe(true);
+  });
+
+  it('two quick presses go two bars on, however late the page handles the second', () => {
+    const { p, seeks, $ } = panel();
+    p.showState({ playback: 'stopped' });
+    const view = /** @type {any} */ ($('#scrubber').ownerDocument.defaultView);
+    const first = new view.KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true });
+    const second = new view.KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true });
+    // The page handles the second press 2 s after the first (a busy main thread); both were
+    // pressed together, and the position shown has not moved yet.
+    const now = vi.spyOn(performance, 'now').mockReturnValueOnce(0).mockReturnValue(2000);
+    try {
+      $('#scrubber').dispatchEvent(first);
+      $('#scrubber').dispatchEvent(second);
+    } finally {
+      now.mockRestore();
+    }
+    expect(seeks.map((s) => s.words)).toEqual(['bar 2, beat 1', 'bar 3, beat 1']);
   });
 
   it('while playing, asks first: "Jump" goes there, "Cancel" does not', () => {
