@@ -105,7 +105,7 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
   let restarts = 0;
   let steps = 0;
   let trusted = false;
-  /** Page time of the first reading since the mapping (re)started. */
+  /** Page time of the first reading since the mapping was last trusted (or made). */
   let since = Number.NaN;
   /** The readings in a row that left both lines the same way: their departures (ms) and page time. */
   /** @type {Array<{ t: number, d: number }>} */
@@ -121,8 +121,11 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
     zLine = null;
     departed = [];
     restarts += 1;
+    // The silence a page keeps while its mapping is not trusted is bounded from when it began, not
+    // from the last restart: on a loaded page whose readings kept restarting the mapping (a clip
+    // asked for after "Tap to resume sound" under load) the page stayed silent past 13 s.
+    if (trusted) since = Number.NaN;
     trusted = false;
-    since = Number.NaN;
   };
   const refit = () => {
     const span = readings[readings.length - 1].t - readings[0].t;

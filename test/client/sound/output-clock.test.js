@@ -198,6 +198,21 @@ describe('a joining page: silent until its output mapping is trusted', () => {
     expect(firstAt).toBeLessThan(TRUST_WITHIN_MS + 1000);
   });
 
+  it('a mapping that keeps restarting before it is trusted is used after TRUST_WITHIN_MS from its first reading all the same', () => {
+    const m = createHeldMapping();
+    let firstAt = Number.NaN;
+    // Readings 5 ms either side of their line by turns (never trusted; one kept per 650 ms), the
+    // line 100 ms on every 4 s (a restart each time).
+    for (let t = 0; t < 30_000 && Number.isNaN(firstAt); t += 325) {
+      const y = (Math.floor(t / 650) % 2 ? 5 : -5) + Math.floor(t / 4000) * 100;
+      m.add((t + y) / 1000, t);
+      if (m.trustedAt(t)) firstAt = t;
+    }
+    expect(m.restarts).toBeGreaterThan(0);
+    expect(firstAt).toBeGreaterThanOrEqual(TRUST_WITHIN_MS);
+    expect(firstAt).toBeLessThan(TRUST_WITHIN_MS + 1000);
+  });
+
   it('a context that came back (its clock 2 s behind: a new mapping) is silent again until trusted; no timestamps at all: the currentTime line, trusted as soon', () => {
     const d = device({ ppm: 0 });
     const out = createOutputCompensation();
