@@ -296,15 +296,8 @@ describe('audio cues leave the speaker on the beat', () => {
       output: createOutputCompensation(),
     });
     await audio.unlock();
-    // Silent while the mapping forms (audio-latency.js, ready), then on it.
-    expect(await audio.play('/bell.wav', page.t + 640)).toBe(false);
-    for (let i = 0; i < 10; i++) {
-      page.t += 500;
-      await audio.play('/bell.wav', page.t + 640);
-      if (starts.length) break;
-    }
-    expect(starts.length).toBe(1);
-    expect(page.t).toBeLessThan(1_000 + 8_000);
+    // A cue clip is not held back while the mapping forms (only clicks are): it sounds at once.
+    expect(await audio.play('/bell.wav', page.t + 640)).toBe(true);
     expect(starts[0].when).toBeCloseTo(c.currentTime + 0.64 - 0.21, 9);
   });
 });
@@ -420,21 +413,20 @@ describe("the musicians' click", () => {
     expect(audio.history.filter((h) => h.url.startsWith('click')).length).toBe(2);
   });
 
-  it('clicks and clips stay silent while the output mapping is not trusted, and sound once it is', async () => {
+  it('clicks stay silent while the output mapping is not trusted, and sound once it is; a cue clip is not held back', async () => {
     let trusted = false;
     const { audio, tones, page, offset, starts } = clickSetup(0, () => trusted);
     await audio.unlock();
     const beat = page.t + offset + 500;
     expect(audio.click(beat, true)).toBe(false);
-    expect(await audio.play('/cue.wav', beat)).toBe(false);
     expect(tones).toEqual([]);
-    expect(starts).toEqual([]);
+    // A sound of the piece, asked for once near its beat: not lost to a mapping still forming.
+    expect(await audio.play('/cue.wav', beat)).toBe(true);
+    expect(starts.length).toBe(1);
     trusted = true;
     // The same beat, asked for again with the next state, now sounds.
     expect(audio.click(beat, true)).toBe(true);
-    expect(await audio.play('/cue.wav', beat)).toBe(true);
     expect(tones.length).toBe(1);
-    expect(starts.length).toBe(1);
   });
 
   it('each state takes a reading of the output mapping, sound or none (a late first cue finds it trusted)', async () => {
