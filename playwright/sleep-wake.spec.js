@@ -161,8 +161,9 @@ test('sound the browser will not resume by itself: "Tap to resume sound" until t
   await button.click();
   await expect(button).toBeHidden({ timeout: 3000 });
   expect((await scorecast(page)).sound).toEqual({ state: 'running', tapNeeded: false });
-  // Clips sound again: once the resumed context's mapping of the speaker's time is trusted again
-  // (silent until then, TRUST_WITHIN_MS at most: output-clock.js), so the wait has that and more.
+  // Clips sound again, at the next cue (clips are not held back while the resumed context's
+  // mapping forms; clicks are, TRUST_WITHIN_MS at most: output-clock.js). The wait allows that much
+  // and more on a loaded machine.
   const before = (await scorecast(page)).audio.filter((/** @type {any} */ a) => !a.cancelled).length;
   await expect
     .poll(async () => (await scorecast(page)).audio.filter((/** @type {any} */ a) => !a.cancelled).length, {
