@@ -128,6 +128,9 @@ export async function buildApp({
         // Requests are logged at debug and summed up once a minute (http/request-log.js).
         logController: new LogController({ disableRequestLogging: true }),
         bodyLimit: 64 * 1024,
+        // A plugin's start may take more than Fastify's default 10 s on a starved machine (CI, a
+        // test server in a low-weight cpu group at load 11): a slow start should start, not fail.
+        pluginTimeout: 60_000,
         return503OnClosing: true,
         keepAliveTimeout,
         requestTimeout,
