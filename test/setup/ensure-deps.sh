@@ -6,7 +6,8 @@
 # Firefox profile that trusts the test CA) for the other engines (test/engines/), PulseAudio's
 # tools for the audio onset lab (infra/audio-lab/), and Poppler's pdfinfo and pdftoppm for PDF
 # pages (test/server/package/load-pdf.test.js), and ffmpeg for the video parts' test files
-# (test/server/package/load-video.test.js, bench/video-part.js). Run by `npm test`; idempotent and
+# (test/server/package/load-video.test.js, bench/video-part.js), and librsvg's rsvg-convert for
+# the PDF benchmark. Run by `npm test`; idempotent and
 # quiet: apt-get runs only when something is missing.
 set -euo pipefail
 
@@ -27,6 +28,9 @@ command -v certutil >/dev/null 2>&1 || need+=(libnss3-tools)
 command -v parec >/dev/null 2>&1 || need+=(pulseaudio-utils)
 # Poppler renders a package's PDF pages (server/package/pdf/); the server needs it too.
 command -v pdftoppm >/dev/null 2>&1 && command -v pdfinfo >/dev/null 2>&1 || need+=(poppler-utils)
+# librsvg's rsvg-convert makes the PDF parts of the fixture tool and bench:pdf from Verovio's SVG
+# (scores/tools/make-pdf-part.js, bench/pdf-pages.js), as a composer's program exports them.
+command -v rsvg-convert >/dev/null 2>&1 || need+=(librsvg2-bin)
 # ffmpeg encodes the video parts' test files in each container and codec (the server never runs it).
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 
