@@ -69,6 +69,8 @@ const MAX_BAR_LABELS = 40;
 const BAR_LABEL_PX = 28;
 /** Keyboard steps taken within this time build on each other, not on the (late) position. */
 const KEY_CHAIN_MS = 1000;
+/** How long a key's target not yet shown is still gone on from (a seek that never lands is let go). */
+const KEY_PENDING_MS = 5000;
 
 /**
  * Index of the bar holding `beat` (the last bar starting at or before it).
@@ -188,7 +190,11 @@ export function createTimeline(root, { onSeek, onMark }) {
   /** @type {Timeline | null} */
   let timeline = null;
   let shown = 0;
-  /** @type {{ beat: number, at: number } | null} */
+  /**
+   * The beat the last key went to, when it was pressed (the event's time), when it was handled,
+   * and whether the playhead has shown it yet.
+   * @type {{ beat: number, at: number, asked: number, landed: boolean } | null}
+   */
   let keyTarget = null;
   /** The track's width the labels were written for. */
   let drawnFor = 0;
@@ -331,14 +337,17 @@ export function createTimeline(root, { onSeek, onMark }) {
   });
   track.addEventListener('keydown', (e) => {
     if (!timeline || e.altKey || e.ctrlKey || e.metaKey) return;
-    // By when each key was pressed (the event's time), not when it is handled: on a busy page two
-    // quick presses can be handled more than KEY_CHAIN_MS apart, and the second then went from the
+    // A key goes on from the last key's target while that is recent by when each key was pressed
+    // (the event's time: a busy page can handle two quick presses over KEY_CHAIN_MS apart), or
+    // while the playhead has not shown it yet (a key sent only once the page took the last, as a
+    // remote or a test sends them, is pressed late too): otherwise the second press went from the
     // position shown, which the first had not moved yet (two presses, one bar).
-    const from = keyTarget && e.timeStamp - keyTarget.at < KEY_CHAIN_MS ? keyTarget.beat : shown;
+    const pending = keyTarget && !keyTarget.landed && performance.now() - keyTarget.asked < KEY_PENDING_MS;
+    const from = keyTarget && (pending || e.timeStamp - keyTarget.at < KEY_CHAIN_MS) ? keyTarget.beat : shown;
     const to = beatForKey(timeline, from, e.key, e.shiftKey);
     if (to === null) return;
     e.preventDefault();
-    keyTarget = { beat: to, at: e.timeStamp };
+    keyTarget = { beat: to, at: e.timeStamp, asked: performance.now(), landed: false };
     onSeek(to);
   });
 
@@ -419,6 +428,8 @@ export function createTimeline(root, { onSeek, onMark }) {
         track.setAttribute('aria-valuetext', describe(timeline, beat));
       }
       shown = beat;
+      // The last key's target shown (or the beat after it: a seek while playing lands, then plays on).
+      if (keyTarget && beat >= keyTarget.beat && beat <= keyTarget.beat + 1) keyTarget.landed = true;
       const x = `${(100 * (beat + fraction)) / timeline.beats}%`;
       head.style.left = x;
       played.style.width = x;
