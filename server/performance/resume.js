@@ -98,7 +98,7 @@ export function recordProblem(record, model) {
     const choice = model.pageChoices.find((c) => c.slot === f?.slot);
     if (!choice || !Array.isArray(f.tiles) || f.tiles.length > choice.groups.length)
       return 'forced must name a page choice of this score and at most as many tiles as it has groups';
-    const stray = f.tiles.find((t) => typeof t !== 'string' || choice.tiles[t] === undefined);
+    const stray = f.tiles.find((t) => typeof t !== 'string' || !Object.hasOwn(choice.tiles, t));
     if (stray !== undefined)
       return `forced tile ${JSON.stringify(stray)} is not a tile of the choice of page ${choice.slot}`;
   }

@@ -236,7 +236,8 @@ export function createVoteState(model, { onVote } = {}) {
       const choice = upcomingChoice(beat);
       if (!choice)
         throw new ScorecastError('SC_ERR_BAD_CONTROL', 'no page choice of this score is still to be decided');
-      const stray = tiles.find((t) => choice.tiles[t] === undefined);
+      // Own keys only: a name every object inherits (constructor, toString) is no tile.
+      const stray = tiles.find((t) => !Object.hasOwn(choice.tiles, t));
       if (stray !== undefined || tiles.length > choice.groups.length)
         throw new ScorecastError(
           'SC_ERR_BAD_CONTROL',

@@ -130,6 +130,19 @@ describe('conductor: page choices', () => {
     expect(changes.length).toBeGreaterThan(0);
   });
 
+  it('refuses a forced tile named like a property every object has (constructor, toString, __proto__)', () => {
+    for (const tile of ['constructor', 'toString', '__proto__']) {
+      const { clock, conductor } = proc();
+      expect(() => conductor.forceNext([tile])).toThrow(/takes at most 1 of its tiles/);
+      expect(conductor.nextChoice()?.forced).toEqual([]);
+      conductor.play();
+      clock.advance(13 * 500); // past beat 12: decided by the tally (none: the seeded choice)
+      const pages = Object.values(/** @type {any} */ (conductor.state).pages).map((p) => /** @type {any} */ (p)['4']);
+      expect(pages).toHaveLength(2);
+      for (const page of pages) expect([1, 2, 3]).toContain(page);
+    }
+  });
+
   it('the phones see the forced tile as next, and a tile no longer forced lit again, in one small patch', () => {
     const base = model();
     const lit = { state: 'lit', text: '' };
@@ -192,6 +205,9 @@ describe('conductor: page choices', () => {
     const record = { ...conductor.record(), forced: { slot: 4, tiles: ['t9-9'] } };
     expect(() => conductor.resume(record)).toThrow(/forced tile "t9-9"/);
     expect(() => conductor.resume({ ...record, forced: { slot: 7, tiles: [] } })).toThrow(/forced must name/);
+    expect(() => conductor.resume({ ...record, forced: { slot: 4, tiles: ['constructor'] } })).toThrow(
+      /forced tile "constructor"/,
+    );
   });
 
   it("a score's own next tile (ZScore's setPlayingNextTiles) decides its choice", () => {
