@@ -1,8 +1,8 @@
 // The roster across a cluster: each node's roster holds the devices connected to it
 // (server/live/roster.js); the console may ask any node. While someone looks (a console's GET
-// /api/roster or a play when ready, in the last WANTED_MS), every node writes what it shares
-// (its part devices, its parts' readiness, its audience summed up: bounded, never one row per
-// phone) to one Redis hash every SHARE_EVERY_MS, under the cluster's MAC; the node asked merges
+// /api/roster in the last WANTED_MS, or a play when ready still waiting), every node writes what
+// it shares (its part devices, its parts' readiness, its audience summed up: bounded, never one
+// row per phone) to one Redis hash every SHARE_EVERY_MS, under the cluster's MAC; the node asked merges
 // the fresh ones. A node not heard from for SHARE_STALE_MS (killed, cut off) drops out. A look
 // is announced on the roster channel every node already listens to (and kept in the hash for a
 // node that starts later): with no one looking a node sends Redis nothing and runs no timer,
@@ -364,6 +364,9 @@ export function createClusterRoster({
 
   /** One round: write this node's share while the roster is wanted, check a wait; idle after. */
   async function tick() {
+    // A wait may outlast a look (play when ready waits up to 120 s): while it is open the nodes
+    // keep sharing, or a part on another node that gets ready late is never seen.
+    if (waiter) want();
     const t = now();
     if (wantedUntil > t) {
       const text = packShare({ ...local.share(), t });
