@@ -344,11 +344,13 @@ export function createClusterRoster({
 
   /** Every part ready across the cluster? Resolves the wait, and takes its name from the hash. */
   async function check() {
+    const asked = waiter;
     const { shares, waiting, partial } = await read();
     const { parts } = mergeShares(shares);
     lastParts = parts;
-    // Redis did not answer: neither cancelled nor ready as far as this node can tell
-    if (!waiter || partial) return;
+    // Redis did not answer: neither cancelled nor ready as far as this node can tell. A wait
+    // begun during the read is not in what it read: its own check decides it.
+    if (!waiter || waiter !== asked || partial) return;
     if (waiting?.id !== waiter.id) {
       cancelHere('cancelled on another node (a play, pause or stop, or another play when ready)');
       return;

@@ -321,6 +321,51 @@ describe('the roster across a cluster (fake Redis)', () => {
     expect(err.problems[0]).toContain('cancelled on another node');
   });
 
+  it('a second play when ready is not cancelled by a round that read the hash before it', async () => {
+    const c = cluster(['violin', 'cello']);
+    /** Reads of the hash held back until released: what Redis answered in the order asked. */
+    /** @type {(() => void)[]} */
+    const held = [];
+    let hold = false;
+    const store = {
+      ...c.redis.store,
+      hgetall: async (/** @type {string} */ key) => {
+        const answer = await c.redis.store.hgetall(key);
+        if (hold) await new Promise((r) => held.push(() => r(undefined)));
+        return answer;
+      },
+    };
+    const a = await c.node('a', { store });
+    a.report('violin', { id: 'dviolin', audio: false });
+    const first = a.roster.waitReady(60_000).catch((e) => e);
+    await new Promise((r) => setImmediate(r));
+    hold = true;
+    const round = a.roster.tick(); // its read answers with the first wait in the hash
+    await new Promise((r) => setImmediate(r));
+    expect(held).toHaveLength(1);
+    hold = false;
+    let second = /** @type {string | null} */ (null);
+    const waiting = a.roster.waitReady(60_000).then(
+      () => {
+        second = 'ready';
+      },
+      (e) => {
+        second = e.problems[0];
+      },
+    );
+    await new Promise((r) => setImmediate(r));
+    for (const release of held) release();
+    await round;
+    expect((await first).problems[0]).toContain('another play when ready replaced this one');
+    expect(second).toBeNull();
+    c.advance(500);
+    a.report('violin', { id: 'dviolin' });
+    a.report('cello', { id: 'dcello' });
+    await a.roster.tick();
+    await waiting;
+    expect(second).toBe('ready');
+  });
+
   it('a play when ready longer than a look sees a part on another node get ready after the look ran out', async () => {
     const c = cluster(['violin', 'cello']);
     const a = await c.node('a');
