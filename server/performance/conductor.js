@@ -367,7 +367,7 @@ export function createConductor({
      * beat sounded, so that the position after a restart follows from the time gone by.
      * @returns {PerformanceRecord}
      */
-    record: () => performanceRecord(state, { pos, ended, voting, sections, loops, wallOf, dueMono }),
+    record: () => performanceRecord(state, { pos, ended, voting, sections, loops, pendingJump, wallOf, dueMono }),
 
     /**
      * Go on with a recorded performance of this score, in a new epoch (clients resync by
@@ -445,12 +445,17 @@ export function createConductor({
  * @param {PerformanceState} state
  * @param {{ pos: number, ended: boolean, voting: import('./vote-state.js').VoteState,
  *   sections: import('./sections.js').SectionState | null, loops: import('./turns.js').Turns,
- *   wallOf: (mono: number) => number, dueMono: (beat: number) => number }} performance
+ *   pendingJump: number | null, wallOf: (mono: number) => number, dueMono: (beat: number) => number }} performance
+ *   pendingJump: a closed vote's jump, taken on the next beat
  * @returns {PerformanceRecord}
  */
-function performanceRecord(state, { pos, ended, voting, sections, loops, wallOf, dueMono }) {
+function performanceRecord(state, { pos, ended, voting, sections, loops, pendingJump, wallOf, dueMono }) {
   const playing = state.playback === 'playing';
-  const jump = playing ? loops.jump : null;
+  // A closed vote's jump, due on the next beat of the grid, is a jump like a seek's: a restart
+  // before it landed must still take it (it lands first, as it does while playing).
+  const voted =
+    playing && pendingJump !== null ? { to: pendingJump, atMono: dueMono(state.beat + 1), countIn: 0 } : null;
+  const jump = playing ? (voted ?? loops.jump) : null;
   return toRecord({
     state,
     pos,

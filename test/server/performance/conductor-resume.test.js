@@ -193,6 +193,24 @@ describe('conductor resume', () => {
     expect(conductor.state.next).toMatchObject({ beat: 12 });
   });
 
+  it('a window the conductor closed takes its jump after a restart before the next beat sounded', () => {
+    // Beat 5 sounded at 2500 ms; closed at 2600 ms with 'a' ahead: bar 4 (beat 12) was to sound
+    // at 3000 ms instead of beat 6. Restarted at 2700 ms; at 3600 ms beat 13 (3500 ms) sounds.
+    const { second } = crashAndResume({
+      playMs: 2600,
+      downMs: 100,
+      extra: { cues: [{ bar: 2, vote: VOTE }] },
+      before: (p) => {
+        p.conductor.vote({ tile: 'a', device: 'phone-0001' });
+        p.conductor.closeVote();
+        expect(p.conductor.state.next).toMatchObject({ beat: 12 });
+      },
+    });
+    second.clock.advance(900);
+    expect(second.conductor.state).toMatchObject({ transport: 'playing', beat: 13, beatT: WALL0 + 3500 });
+    second.conductor.dispose();
+  });
+
   it('a window that closed while the server was down decides by its saved tally, on the grid', () => {
     const { second } = crashAndResume({
       playMs: 2100,
