@@ -21,6 +21,13 @@ export const CLIENT_RATE = Object.freeze({ perSecond: 20, burst: 40 });
 /** A connection that keeps flooding after this many rejected messages is closed (4002). */
 export const FLOOD_CLOSE_AFTER = 200;
 
+/**
+ * Rejected messages count toward FLOOD_CLOSE_AFTER only while each comes within this time (ms) of
+ * the one before: an honest page's burst long past (a reconnect's catch-up, a stuck button) is
+ * forgotten, so a phone in a two-hour performance is not closed for bursts hours apart.
+ */
+export const FLOOD_QUIET_MS = 10_000;
+
 /** Longest long-poll hold the server grants (ms); larger `wait` values are clamped. */
 export const MAX_POLL_WAIT_MS = 25000;
 

@@ -7,7 +7,13 @@ import { errorValue } from '../../core/errors.js';
 import { decodeClientMessage } from '../../core/protocol.js';
 import { createTokenBucket } from '../../core/token-bucket.js';
 import { wrapMs } from '../../core/wrapped-ms.js';
-import { CLIENT_RATE, CLOSE, FLOOD_CLOSE_AFTER, MAX_CLIENT_MESSAGE_BYTES } from '../../core/constants.js';
+import {
+  CLIENT_RATE,
+  CLOSE,
+  FLOOD_CLOSE_AFTER,
+  FLOOD_QUIET_MS,
+  MAX_CLIENT_MESSAGE_BYTES,
+} from '../../core/constants.js';
 import { isId } from '../../core/values.js';
 
 /** @typedef {import('./message.js').Message} Message */
@@ -78,6 +84,8 @@ export class Session {
     this.behindSince = 0;
     this.bucket = createTokenBucket(CLIENT_RATE, hub.now());
     this.rejected = 0;
+    /** When the last message was rejected (the hub's clock). */
+    this.rejectedAt = 0;
     this.closed = false;
   }
 
@@ -145,7 +153,11 @@ export class Session {
   receive(raw, isBinary) {
     if (this.closed) return;
     const { now, history, onReport, onTap, onThumb } = this.hub;
-    if (!this.bucket.take(now())) {
+    const t = now();
+    if (!this.bucket.take(t)) {
+      // A refusal after a quiet spell starts a new burst: the count, and its first answers, anew.
+      if (t - this.rejectedAt > FLOOD_QUIET_MS) this.rejected = 0;
+      this.rejectedAt = t;
       this.rejected++;
       if (this.rejected >= FLOOD_CLOSE_AFTER) {
         this.close(CLOSE.FLOOD, 'SC_ERR_FLOOD');

@@ -3,7 +3,7 @@ import { createMemoryBus } from '../../../server/live/bus.js';
 import { createConductor } from '../../../server/performance/conductor.js';
 import { createHub } from '../../../server/live/hub.js';
 import { applyPatch } from '../../../core/merge-patch.js';
-import { CLIENT_RATE, CLOSE, FLOOD_CLOSE_AFTER, HEARTBEAT_MS } from '../../../core/constants.js';
+import { CLIENT_RATE, CLOSE, FLOOD_CLOSE_AFTER, FLOOD_QUIET_MS, HEARTBEAT_MS } from '../../../core/constants.js';
 import { createFakeClock } from '../../helpers/fake-clock.js';
 import { fakeLink, smallModel } from '../../helpers/fixtures.js';
 
@@ -358,6 +358,27 @@ describe('hub client messages', () => {
     expect(link.closed).toEqual({ code: CLOSE.FLOOD, reason: 'SC_ERR_FLOOD' });
     expect(hub.size).toBe(1);
     expect(other.closed).toBeNull();
+  });
+
+  it('forgets a burst long past: bursts minutes apart never add up to a close, and each is told', () => {
+    const { hub, clock } = setup();
+    const link = fakeLink();
+    const session = hub.attach(link, { epoch: null, seq: 0 });
+    const ping = '{"type":"ping","id":1,"t0":1}';
+    // Ten bursts of 60 messages at once, a minute apart: 20 refused each time, 200 in all.
+    for (let burst = 0; burst < 10; burst++) {
+      for (let i = 0; i < CLIENT_RATE.burst + 20; i++) session.receive(ping, false);
+      clock.advance(60_000);
+    }
+    expect(link.closed).toBeNull();
+    expect(link.messages.filter((m) => m.code === 'SC_ERR_RATE_LIMITED')).toHaveLength(200);
+    // A flood at five times the rate, its refusals well within FLOOD_QUIET_MS of each other, is
+    // still closed.
+    for (let i = 0; i < 2 * FLOOD_CLOSE_AFTER + CLIENT_RATE.burst && !link.closed; i++) {
+      session.receive(ping, false);
+      clock.advance(200 / CLIENT_RATE.perSecond);
+    }
+    expect(link.closed).toEqual({ code: CLOSE.FLOOD, reason: 'SC_ERR_FLOOD' });
   });
 });
 
