@@ -3,7 +3,7 @@ import { createMemoryBus } from '../../../server/live/bus.js';
 import { createConductor } from '../../../server/performance/conductor.js';
 import { createHub } from '../../../server/live/hub.js';
 import { applyPatch } from '../../../core/merge-patch.js';
-import { CLIENT_RATE, CLOSE, FLOOD_CLOSE_AFTER, FLOOD_QUIET_MS, HEARTBEAT_MS } from '../../../core/constants.js';
+import { CLIENT_RATE, CLOSE, FLOOD_CLOSE_AFTER, HEARTBEAT_MS } from '../../../core/constants.js';
 import { createFakeClock } from '../../helpers/fake-clock.js';
 import { fakeLink, smallModel } from '../../helpers/fixtures.js';
 
