@@ -35,7 +35,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { contextSwitches, cpuMs, cpuSplitMs, parentPid } from './proc-stats.js';
+import { contextSwitches, cpuMs, cpuSplitMs, parentPid, v8WorkerCpuMs } from './proc-stats.js';
 import { SERVER_NODE_FLAGS } from '../server/commands/node-flags.js';
 import { freePort, waitForPort } from '../server/lib/ports.js';
 import { nginxConfig } from '../infra/cluster/run.js';
@@ -253,6 +253,7 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid)]));
   const sys0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid)]));
   const sw0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSwitches(pid)]));
+  const gc0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, v8WorkerCpuMs(pid)]));
   const self0 = process.cpuUsage();
   // The window on the monotonic clock V8's profiles use (µs), to cut the profiles to it.
   const from = Number(process.hrtime.bigint() / 1000n);
@@ -261,6 +262,7 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const self = process.cpuUsage(self0);
   const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid) - cpu0[k]]));
   const sys = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid) - sys0[k]]));
+  const v8Workers = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, v8WorkerCpuMs(pid) - gc0[k]]));
   const switches = Object.fromEntries(
     Object.entries(pids).map(([k, pid]) => {
       const sw = treeSwitches(pid);
@@ -274,6 +276,7 @@ async function measure(load, pids, ms = WINDOW_MS) {
     latency,
     cpuMs: cpu,
     systemMs: sys,
+    v8WorkerMs: v8Workers,
     switches,
     loadCpuMs: (self.user + self.system) / 1000,
     windowMs: ms,
@@ -559,6 +562,8 @@ const f2 = (/** @type {number} */ x) => x.toFixed(2);
 /** A process's context switches per second over a phase's window. @param {any} phase @param {string} k */
 const switchesPerS = (phase, k) =>
   `${Math.round(perS(phase.switches[k].voluntary, phase.windowMs))} / ${Math.round(perS(phase.switches[k].involuntary, phase.windowMs))}`;
+/** A process's V8 helper threads' CPU per second over a phase's window. @param {any} phase @param {string} k */
+const helpersPerS = (phase, k) => f1(perS(phase.v8WorkerMs[k], phase.windowMs));
 const lines = [
   `cluster benchmark ${out.date} (load average ${out.load}): ${CLIENTS} WebSocket clients from ${CLIENTS} addresses, ${EDGES} edges, window ${WINDOW_MS / 1000} s, ${out.score}`,
   '',
@@ -572,25 +577,25 @@ const lines = [
     : []),
   `| cluster via nginx | ${c.changes} | ${f1(c.latency.p50)} | ${f1(c.latency.p95)} | ${f1(c.latency.p99)} | ${f1(c.latency.max)} |`,
   '',
-  '| process | idle CPU ms per s | CPU ms per s | of which system | CPU ms per change | switches per s, voluntary / involuntary |',
-  '| --- | --- | --- | --- | --- | --- |',
+  '| process | idle CPU ms per s | CPU ms per s | of which system | of which V8 helper threads | CPU ms per change | switches per s, voluntary / involuntary |',
+  '| --- | --- | --- | --- | --- | --- | --- |',
   ...(v
     ? Object.keys(v.cpuMs).map(
         (k) =>
-          `| one process via nginx: ${k} | ${f1(v.idleCpuPerS[k])} | ${f1(perS(v.cpuMs[k], v.windowMs))} | ${f1(perS(v.systemMs[k], v.windowMs))} | ${perChange(v.cpuMs[k], v.changes)} | ${switchesPerS(v, k)} |`,
+          `| one process via nginx: ${k} | ${f1(v.idleCpuPerS[k])} | ${f1(perS(v.cpuMs[k], v.windowMs))} | ${f1(perS(v.systemMs[k], v.windowMs))} | ${helpersPerS(v, k)} | ${perChange(v.cpuMs[k], v.changes)} | ${switchesPerS(v, k)} |`,
       )
     : []),
   ...(s.split
     ? [
-        `| one process with ${s.split.clients} clients: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.split.cpuMs.server, s.split.windowMs))} | ${f1(perS(s.split.systemMs.server, s.split.windowMs))} | ${perChange(s.split.cpuMs.server, s.split.changes)} | ${switchesPerS(s.split, 'server')} |`,
+        `| one process with ${s.split.clients} clients: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.split.cpuMs.server, s.split.windowMs))} | ${f1(perS(s.split.systemMs.server, s.split.windowMs))} | ${helpersPerS(s.split, 'server')} | ${perChange(s.split.cpuMs.server, s.split.changes)} | ${switchesPerS(s.split, 'server')} |`,
       ]
     : []),
-  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${f1(perS(s.systemMs.server, s.windowMs))} | ${perChange(s.cpuMs.server, s.changes)} | ${switchesPerS(s, 'server')} |`,
+  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${f1(perS(s.systemMs.server, s.windowMs))} | ${helpersPerS(s, 'server')} | ${perChange(s.cpuMs.server, s.changes)} | ${switchesPerS(s, 'server')} |`,
   ...Object.entries(c.cpuMs).map(
     ([k, v]) =>
-      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${f1(perS(c.systemMs[k], c.windowMs))} | ${perChange(/** @type {number} */ (v), c.changes)} | ${switchesPerS(c, k)} |`,
+      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${f1(perS(c.systemMs[k], c.windowMs))} | ${helpersPerS(c, k)} | ${perChange(/** @type {number} */ (v), c.changes)} | ${switchesPerS(c, k)} |`,
   ),
-  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | | | |`,
+  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | | | | |`,
   '',
   '| per client | clients | CPU us per s | efficiency | us per s above idle | efficiency above idle |',
   '| --- | --- | --- | --- | --- | --- |',
