@@ -27,7 +27,7 @@
 // spreading its per-change cost over more clients, apart from what an edge costs per client.
 //
 //   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20 (s)] [--idle 8 (s, the idle baselines)]
-//                         [--score DIR] [--profile DIR] [--via-nginx (the one process behind nginx too)] [--pin] [--split]
+//                         [--score DIR] [--profile DIR] [--via-nginx (the one process behind nginx too)] [--pin] [--split] [--warmup 3 (s)]
 
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,6 +58,7 @@ const { values } = benchArgs(import.meta.url, {
     'via-nginx': { type: 'boolean' },
     pin: { type: 'boolean' },
     split: { type: 'boolean' },
+    warmup: { type: 'string', default: '3' },
   },
 });
 const CLIENTS = Number(values.clients);
@@ -69,6 +70,11 @@ const VIA_NGINX = values['via-nginx'] === true;
 const PROFILE = values.profile ? path.resolve(values.profile) : null;
 const PIN = values.pin === true;
 const SPLIT = values.split === true;
+// Seconds between the last client's connection and the measured window. V8 optimizes a process's
+// write path only once it carries load (its compiler runs on the V8 helper threads), so a longer
+// wait tells whether a window still holds that warm-up: each edge goes through it as the one
+// process does.
+const WARMUP_MS = Number(values.warmup) * 1000;
 
 /**
  * Run a process, all its threads and its children's (nginx's workers) on one CPU only (taskset).
@@ -386,7 +392,7 @@ async function onePhase(viaNginx) {
   const idle = await idleCpu(pids, IDLE_MS);
   const idleMonotonicUs = [idleFrom, Number(process.hrtime.bigint() / 1000n)];
   const load = await openClients(url, CLIENTS);
-  await sleep(3000);
+  await sleep(WARMUP_MS);
   const steady = await measure(load, pids);
   const split = SPLIT && !viaNginx ? await splitWindow(load, pids) : null;
   const result = { ...steady, idleCpuPerS: idle, idleMonotonicUs, pids, split };
@@ -424,7 +430,7 @@ if (VIA_NGINX) out.singleViaNginx = await onePhase(true);
   const idle = await idleCpu(pids, IDLE_MS);
   const idleMonotonicUs = [idleFrom, Number(process.hrtime.bigint() / 1000n)];
   const load = await openClients(msg.url, CLIENTS);
-  await sleep(3000);
+  await sleep(WARMUP_MS);
   // Each edge's WebSockets, from its own /metrics, at the window's start and end (GET
   // /api/cluster's counts lag, and were off by thousands at 3,000 and 5,000 clients).
   const edgeClients = async () => {
