@@ -27,7 +27,7 @@
 // spreading its per-change cost over more clients, apart from what an edge costs per client.
 //
 //   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20 (s)] [--idle 8 (s, the idle baselines)]
-//                         [--score DIR] [--profile DIR] [--via-nginx (the one process behind nginx too)] [--pin] [--split]
+//                         [--score DIR] [--profile DIR] [--via-nginx (the one process behind nginx too)] [--pin] [--split] [--warmup 3 (s)]
 
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,7 +35,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { contextSwitches, cpuMs, cpuSplitMs, parentPid } from './proc-stats.js';
+import { contextSwitches, cpuMs, cpuSplitMs, parentPid, v8WorkerCpuMs } from './proc-stats.js';
 import { SERVER_NODE_FLAGS } from '../server/commands/node-flags.js';
 import { freePort, waitForPort } from '../server/lib/ports.js';
 import { nginxConfig } from '../infra/cluster/run.js';
@@ -58,6 +58,7 @@ const { values } = benchArgs(import.meta.url, {
     'via-nginx': { type: 'boolean' },
     pin: { type: 'boolean' },
     split: { type: 'boolean' },
+    warmup: { type: 'string', default: '3' },
   },
 });
 const CLIENTS = Number(values.clients);
@@ -69,6 +70,11 @@ const VIA_NGINX = values['via-nginx'] === true;
 const PROFILE = values.profile ? path.resolve(values.profile) : null;
 const PIN = values.pin === true;
 const SPLIT = values.split === true;
+// Seconds between the last client's connection and the measured window. V8 optimizes a process's
+// write path only once it carries load (its compiler runs on the V8 helper threads), so a longer
+// wait tells whether a window still holds that warm-up: each edge goes through it as the one
+// process does.
+const WARMUP_MS = Number(values.warmup) * 1000;
 
 /**
  * Run a process, all its threads and its children's (nginx's workers) on one CPU only (taskset).
@@ -253,6 +259,7 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid)]));
   const sys0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid)]));
   const sw0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSwitches(pid)]));
+  const gc0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, v8WorkerCpuMs(pid)]));
   const self0 = process.cpuUsage();
   // The window on the monotonic clock V8's profiles use (µs), to cut the profiles to it.
   const from = Number(process.hrtime.bigint() / 1000n);
@@ -261,6 +268,7 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const self = process.cpuUsage(self0);
   const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid) - cpu0[k]]));
   const sys = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid) - sys0[k]]));
+  const v8Workers = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, v8WorkerCpuMs(pid) - gc0[k]]));
   const switches = Object.fromEntries(
     Object.entries(pids).map(([k, pid]) => {
       const sw = treeSwitches(pid);
@@ -274,6 +282,7 @@ async function measure(load, pids, ms = WINDOW_MS) {
     latency,
     cpuMs: cpu,
     systemMs: sys,
+    v8WorkerMs: v8Workers,
     switches,
     loadCpuMs: (self.user + self.system) / 1000,
     windowMs: ms,
@@ -383,7 +392,7 @@ async function onePhase(viaNginx) {
   const idle = await idleCpu(pids, IDLE_MS);
   const idleMonotonicUs = [idleFrom, Number(process.hrtime.bigint() / 1000n)];
   const load = await openClients(url, CLIENTS);
-  await sleep(3000);
+  await sleep(WARMUP_MS);
   const steady = await measure(load, pids);
   const split = SPLIT && !viaNginx ? await splitWindow(load, pids) : null;
   const result = { ...steady, idleCpuPerS: idle, idleMonotonicUs, pids, split };
@@ -421,7 +430,7 @@ if (VIA_NGINX) out.singleViaNginx = await onePhase(true);
   const idle = await idleCpu(pids, IDLE_MS);
   const idleMonotonicUs = [idleFrom, Number(process.hrtime.bigint() / 1000n)];
   const load = await openClients(msg.url, CLIENTS);
-  await sleep(3000);
+  await sleep(WARMUP_MS);
   // Each edge's WebSockets, from its own /metrics, at the window's start and end (GET
   // /api/cluster's counts lag, and were off by thousands at 3,000 and 5,000 clients).
   const edgeClients = async () => {
@@ -559,6 +568,8 @@ const f2 = (/** @type {number} */ x) => x.toFixed(2);
 /** A process's context switches per second over a phase's window. @param {any} phase @param {string} k */
 const switchesPerS = (phase, k) =>
   `${Math.round(perS(phase.switches[k].voluntary, phase.windowMs))} / ${Math.round(perS(phase.switches[k].involuntary, phase.windowMs))}`;
+/** A process's V8 helper threads' CPU per second over a phase's window. @param {any} phase @param {string} k */
+const helpersPerS = (phase, k) => f1(perS(phase.v8WorkerMs[k], phase.windowMs));
 const lines = [
   `cluster benchmark ${out.date} (load average ${out.load}): ${CLIENTS} WebSocket clients from ${CLIENTS} addresses, ${EDGES} edges, window ${WINDOW_MS / 1000} s, ${out.score}`,
   '',
@@ -572,25 +583,25 @@ const lines = [
     : []),
   `| cluster via nginx | ${c.changes} | ${f1(c.latency.p50)} | ${f1(c.latency.p95)} | ${f1(c.latency.p99)} | ${f1(c.latency.max)} |`,
   '',
-  '| process | idle CPU ms per s | CPU ms per s | of which system | CPU ms per change | switches per s, voluntary / involuntary |',
-  '| --- | --- | --- | --- | --- | --- |',
+  '| process | idle CPU ms per s | CPU ms per s | of which system | of which V8 helper threads | CPU ms per change | switches per s, voluntary / involuntary |',
+  '| --- | --- | --- | --- | --- | --- | --- |',
   ...(v
     ? Object.keys(v.cpuMs).map(
         (k) =>
-          `| one process via nginx: ${k} | ${f1(v.idleCpuPerS[k])} | ${f1(perS(v.cpuMs[k], v.windowMs))} | ${f1(perS(v.systemMs[k], v.windowMs))} | ${perChange(v.cpuMs[k], v.changes)} | ${switchesPerS(v, k)} |`,
+          `| one process via nginx: ${k} | ${f1(v.idleCpuPerS[k])} | ${f1(perS(v.cpuMs[k], v.windowMs))} | ${f1(perS(v.systemMs[k], v.windowMs))} | ${helpersPerS(v, k)} | ${perChange(v.cpuMs[k], v.changes)} | ${switchesPerS(v, k)} |`,
       )
     : []),
   ...(s.split
     ? [
-        `| one process with ${s.split.clients} clients: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.split.cpuMs.server, s.split.windowMs))} | ${f1(perS(s.split.systemMs.server, s.split.windowMs))} | ${perChange(s.split.cpuMs.server, s.split.changes)} | ${switchesPerS(s.split, 'server')} |`,
+        `| one process with ${s.split.clients} clients: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.split.cpuMs.server, s.split.windowMs))} | ${f1(perS(s.split.systemMs.server, s.split.windowMs))} | ${helpersPerS(s.split, 'server')} | ${perChange(s.split.cpuMs.server, s.split.changes)} | ${switchesPerS(s.split, 'server')} |`,
       ]
     : []),
-  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${f1(perS(s.systemMs.server, s.windowMs))} | ${perChange(s.cpuMs.server, s.changes)} | ${switchesPerS(s, 'server')} |`,
+  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${f1(perS(s.systemMs.server, s.windowMs))} | ${helpersPerS(s, 'server')} | ${perChange(s.cpuMs.server, s.changes)} | ${switchesPerS(s, 'server')} |`,
   ...Object.entries(c.cpuMs).map(
     ([k, v]) =>
-      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${f1(perS(c.systemMs[k], c.windowMs))} | ${perChange(/** @type {number} */ (v), c.changes)} | ${switchesPerS(c, k)} |`,
+      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${f1(perS(c.systemMs[k], c.windowMs))} | ${helpersPerS(c, k)} | ${perChange(/** @type {number} */ (v), c.changes)} | ${switchesPerS(c, k)} |`,
   ),
-  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | | | |`,
+  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | | | | |`,
   '',
   '| per client | clients | CPU us per s | efficiency | us per s above idle | efficiency above idle |',
   '| --- | --- | --- | --- | --- | --- |',

@@ -55,6 +55,35 @@ export function cpuSplitMs(pid) {
 }
 
 /**
+ * CPU time (user + system) a process's V8 helper threads have used so far: the threads named
+ * `V8Worker`, where the parallel scavenge, concurrent marking and sweeping and background
+ * compilation run, apart from the main thread's (the event loop and the GC pauses' own share).
+ * @param {number} pid
+ * @returns {number} milliseconds; NaN when the process is gone
+ */
+export function v8WorkerCpuMs(pid) {
+  /** @type {string[]} */
+  let tids;
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return NaN;
+  }
+  let ticks = 0;
+  for (const tid of tids) {
+    try {
+      if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() !== 'V8Worker') continue;
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // a thread that ended since the listing
+    }
+  }
+  return (ticks * 1000) / CLK_TCK;
+}
+
+/**
  * Context switches of a process so far, every thread's summed (voluntary_ctxt_switches and
  * nonvoluntary_ctxt_switches of /proc/<pid>/task/<tid>/status): voluntary, it waited (epoll, a
  * lock); involuntary, the scheduler took its core for another process. Many involuntary switches

@@ -8,6 +8,7 @@ import {
   parentPid,
   rssBytes,
   threadCount,
+  v8WorkerCpuMs,
 } from '../../bench/proc-stats.js';
 
 describe.skipIf(process.platform !== 'linux')('/proc readers', () => {
@@ -43,6 +44,15 @@ describe.skipIf(process.platform !== 'linux')('/proc readers', () => {
     expect(cpuMs(/** @type {number} */ (child.pid))).toBeNaN();
     expect(rssBytes(/** @type {number} */ (child.pid))).toBeNaN();
     expect(threadCount(/** @type {number} */ (child.pid))).toBeNaN();
+  });
+
+  it("read the V8 helper threads' CPU apart: part of the process's, NaN for a process that is gone", async () => {
+    const helpers = v8WorkerCpuMs(process.pid);
+    expect(helpers).toBeGreaterThanOrEqual(0);
+    expect(helpers).toBeLessThanOrEqual(cpuMs(process.pid));
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await new Promise((r) => child.once('exit', r));
+    expect(v8WorkerCpuMs(/** @type {number} */ (child.pid))).toBeNaN();
   });
 
   it('read the machine: busy within total, and its cores', () => {
