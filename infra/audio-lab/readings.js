@@ -107,8 +107,7 @@ export function replayPage(page, make = () => createOutputCompensation()) {
   /** The clicks placed and not yet sounding, as audio.js keeps them. */
   /** @type {Array<{ t: number, when: number, entry: { url: string, local: number, when: number } }>} */
   let pending = [];
-  out.onMapping?.(({ at, trusted }) => {
-    if (!trusted) return;
+  out.onMapping?.(({ at }) => {
     for (const { index, when } of clicksToPlaceAgain(/** @type {any} */ (pending), at, ctx.currentTime)) {
       const p = pending[index];
       p.when = when;

@@ -227,15 +227,12 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
    * asks for a context time takes a reading of its own).
    * @param {OutputContext} ctx
    * @param {(localMs: number) => number} at
-   * @param {ReturnType<typeof createHeldMapping>} line
-   * @param {number} nowMs
    */
-  function tell(ctx, at, line, nowMs) {
+  function tell(ctx, at) {
     if (telling || watchers.size === 0) return;
     telling = true;
     try {
-      const read = { ctx, at, trusted: line.trustedAt(nowMs) };
-      for (const w of watchers) w(read);
+      for (const w of watchers) w({ ctx, at });
     } finally {
       telling = false;
     }
@@ -273,13 +270,13 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
       // currentTime is ahead of what is heard by the output's whole delay.
       const seconds = Math.max(0, currentTime - (nowMs + offsetAt(nowMs)) / 1000);
       const at = (/** @type {number} */ localMs) => (localMs + offsetAt(localMs)) / 1000 - extra;
-      tell(ctx, at, timestampLines(ctx), nowMs);
+      tell(ctx, at);
       return { at, latency: { source: 'timestamp', seconds, offsetMs } };
     }
     const r = reportedLatency(ctx);
     const offsetAt = offsetLine(currentLines, ctx, currentTime, nowMs, nowMs);
     const at = (/** @type {number} */ localMs) => (localMs + offsetAt(localMs)) / 1000 - r.seconds - extra;
-    tell(ctx, at, currentLines(ctx), nowMs);
+    tell(ctx, at);
     return { at, latency: { source: r.source, seconds: r.seconds, offsetMs } };
   }
 
@@ -313,8 +310,8 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     },
     /**
      * Be told of every mapping read from now on (each reading of the output, whoever asked for it):
-     * the context, the context time at which a page time would now be placed, and whether the
-     * mapping is trusted (`ready`). Sounds already placed on the context can follow it
+     * the context, and the context time at which a page time would now be placed. Sounds already
+     * placed on the context can follow it
      * (audio.js: a step of the output moves the clicks placed before it). Not with `readOutput`
      * false: that mapping is currentTime read afresh, a render quantum's noise each time.
      * @param {(m: MappingRead) => void} watcher
@@ -362,7 +359,6 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
  * @property {OutputContext} ctx
  * @property {(localMs: number) => number} at  the context time (s) at which page time `localMs`
  *   leaves the speaker, by this mapping
- * @property {boolean} trusted  sounds may be placed by it (`ready`)
  */
 
 /** @typedef {ReturnType<typeof createOutputCompensation>} OutputCompensation */

@@ -156,10 +156,15 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
     return osc;
   }
 
-  // The clicks placed follow the output's mapping until they sound (PLACE_AGAIN_MS).
-  output?.onMapping?.(({ ctx: of, at, trusted }) => {
+  // The clicks placed follow the output's mapping until they sound (PLACE_AGAIN_MS), trusted or
+  // not: a mapping restarts (and is not trusted for a while) when a reading is 80 ms or more off
+  // its line, and the clicks placed before that are as far off (base1: the output jumped 72, then
+  // 78 ms, the mapping restarted, and following it moved the click two pages had placed by 80 ms,
+  // onto its beat). A page's clicks wait for trust before they are placed at all, so a join's
+  // first readings move none.
+  output?.onMapping?.(({ ctx: of, at }) => {
     const c = ctx;
-    if (!trusted || !c || of !== c || c.state !== 'running') return;
+    if (!c || of !== c || c.state !== 'running') return;
     for (const { index, when } of clicksToPlaceAgain(pending, at, c.currentTime)) {
       const p = pending[index];
       try {

@@ -486,13 +486,12 @@ describe("the musicians' click", () => {
     });
     /** The output's offset (ms): where page time lands on the context, moved by the test. */
     let shift = 0;
-    let trusted = true;
     /** @type {Array<(m: any) => void>} */
     const watchers = [];
     const at = (/** @type {number} */ local) => ctx.currentTime + (local - s.page.t + shift) / 1000;
     /** A reading of the output by anyone (the page's status report, the next state). */
-    const reading = () => {
-      for (const w of watchers) w({ ctx, at, trusted });
+    const reading = (of = ctx) => {
+      for (const w of watchers) w({ ctx: of, at });
     };
     const audio = createAudioCues({
       createContext: () => ctx,
@@ -541,10 +540,15 @@ describe("the musicians' click", () => {
     expect(tones.length).toBe(5);
     expect(tones[2].stopped).toBeNull();
     expect(tones[4].at).toBeCloseTo(placed[1] + 0.012, 6);
-    // A mapping not trusted (restarted) moves nothing.
-    trusted = false;
+    // Another context's mapping (the page made a new one) moves nothing on this one.
     shift = 30;
-    reading();
+    reading(/** @type {any} */ ({}));
     expect(tones.length).toBe(5);
+    // A jump of the size that restarts a mapping (80 ms or more) moves the click still ahead too.
+    s.page.t += 5;
+    shift = 95;
+    reading();
+    expect(tones.length).toBe(6);
+    expect(tones[5].at).toBeCloseTo(placed[1] + 0.095, 6);
   });
 });
