@@ -399,7 +399,20 @@ async function capture({
       log(`every page's sound running ${settleOutputS} s`);
       await new Promise((r) => setTimeout(r, soundSettled - now()));
     }
-    const rtThreads = realtime ? joined.map((j) => j.threads) : [];
+    // Real-time again just before the measurement: a thread the audio service starts after the
+    // page's join (its count at the join is the smaller) stays at normal priority otherwise, and
+    // that page's stream underruns. In one 10-page run, page 0 had 10 threads made real-time
+    // against 11 for every other page: its context clock fell 1.3 s behind the page's over the
+    // 150 s, in steps of 10-40 ms, its onsets ±20 ms (p99 67 ms) while the nine others held 1-8.
+    const rtThreads = realtime
+      ? await Promise.all(
+          joined.map(async (j, i) => {
+            const engine = engines[i % engines.length];
+            if (engine === 'firefox') return j.threads;
+            return Math.max(j.threads, await realtimeAudioThreads(`ch${i}`, engine));
+          }),
+        )
+      : [];
     // Recorded from here: the sink has played the reference all along, so the recording has no
     // gap from its first sample; the pages' joins are not recorded (nothing to analyse there).
     const recording = early?.recording ?? device.record();
