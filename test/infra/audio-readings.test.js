@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { joinFigures, packClick, packReading, replayRun, seriesFigures } from '../../infra/audio-lab/readings.js';
 import { createOutputCompensation } from '../../client/src/sound/audio-latency.js';
+import { contextBehind } from '../../infra/audio-lab/lab.js';
 
 /**
  * A page as the lab records it: its mapping's every reading, and the clicks it placed (a beat
@@ -94,5 +95,16 @@ describe('the audio lab kept readings, replayed', () => {
     const moved = late.filter((t) => Math.abs(/** @type {number} */ (after.get(t))) < 1);
     expect(moved.length).toBeGreaterThanOrEqual(1);
     expect(Math.max(...r.series.map((x) => Math.abs(x.offset)))).toBeLessThanOrEqual(20.5);
+  });
+
+  it("tells how far a page's context clock fell behind its page clock over the measurement", () => {
+    // Readings every 500 ms; the context loses 8 ms a second (a starved audio thread) from 10 s on.
+    const lost = (/** @type {number} */ t) => (t > 10_000 ? (t - 10_000) * 0.008 : 0);
+    const readings = [];
+    for (let t = 0; t <= 60_000; t += 500)
+      readings.push(packReading({ now: t, currentTime: 5 + (t - lost(t)) / 1000 }));
+    expect(contextBehind(readings, 0, 8_000)).toBeCloseTo(0, 6);
+    expect(contextBehind(readings, 10_000, 60_000)).toBeCloseTo(382 - 18, 0); // the middle of the last ten less that of the first ten
+    expect(contextBehind(readings.slice(0, 10), 0, 60_000)).toBeNull(); // too few to say
   });
 });
