@@ -165,7 +165,13 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
     departed.push({ t, d: Math.sign(dy) * Math.min(Math.abs(dy), Math.abs(dz)) });
     if (departed.length < STEP_READINGS) return false;
     const step = medianSorted(Float64Array.from(departed, (x) => x.d).sort());
+    // The readings from before the step move to its new level; those that departed are there
+    // already. Moving them too put each step's first reading twice as far off: over a page's join
+    // (its timestamps wandering in 5-7 ms steps) those outliers bent the line's slope until it ran
+    // 2 ms/s off its readings, and the step rule kept catching up, every 1.5-2.5 s for the whole
+    // run: 65 steps in 150 s, clicks 1-5 ms early in a sawtooth (10-page lab run, page 3).
     for (const r of readings) {
+      if (r.t >= departed[0].t) continue;
       r.y += step;
       r.z += step;
     }
