@@ -128,6 +128,17 @@ describe('the held output mapping', () => {
     for (const e of errors.filter((x) => x.t > 5000 && x.t < 40_000)) expect(Math.abs(e.error)).toBeLessThan(0.5);
   });
 
+  it('follows a jump of the output whole (62 ms, the reported delay 8 ms up with it), not by the smaller departure', () => {
+    // The audio lab: the output jumped 62 ms later and outputLatency read 40 ms from 32. The
+    // timestamp plus the delay moved 54 ms: taken as the step, it left the clicks 8 ms late for 15 s.
+    const jump = (/** @type {number} */ t) => (t > 40_000 ? 62 : 0);
+    const report = (/** @type {number} */ t) => (t > 40_000 ? 8 : 0);
+    const errors = clickErrors(device({ ppm: 300, jump, report }));
+    const settled = errors.filter((e) => e.t > 40_000 + (STEP_READINGS + 2) * 650 && e.t < 60_000);
+    expect(settled.length).toBeGreaterThan(20);
+    for (const e of settled) expect(Math.abs(e.error), `${e.t}`).toBeLessThan(1);
+  });
+
   it('holds when only the reported delay moves (8 ms up for 20 s, the timestamp and the sound unmoved)', () => {
     const report = (/** @type {number} */ t) => (t > 30_000 && t < 50_000 ? 8 : 0);
     const errors = clickErrors(device({ ppm: -200, report }));
