@@ -40,6 +40,14 @@ export const HOLD_MIN_READINGS = 5;
 export const HOLD_MIN_SPAN_MS = 3000;
 /** A reading this far (ms) from the line is a new mapping, not a wobble: the window restarts. */
 export const REMAP_STEP_MS = 80;
+/**
+ * The line's slope is held within this (ms of offset per ms: 2000 ppm). An audio device's clock
+ * drifts from the page's by tens to hundreds of ppm (the audio lab: about 550); a steeper line is
+ * a join's wild first readings, not drift. In a 10-page lab run one page's first readings sat 65 ms
+ * above the later ones, its line formed at -25 ms/s and, with each step moving the readings held
+ * (keeping the slope), stayed at -6 ms/s all run: its clicks 20-45 ms early for 150 s.
+ */
+export const MAX_SLOPE = 0.002;
 /** The sound stepped when the timestamp and the timestamp plus the reported delay both leave their
  * lines the same way by more than this (ms), STEP_READINGS readings in a row (one counted per
  * READING_EVERY_MS). Replayed on two 10-page runs, 2 readings in a row rather than 3 left fewer
@@ -69,11 +77,13 @@ export const TRUST_WITHIN_MS = 8000;
 
 /**
  * Siegel's repeated median line through (t, y): for each point the median of its slopes to the
- * others, the line's slope the median of those; its level the median of the points' levels.
+ * others, the line's slope the median of those (within ±`maxSlope`); its level the median of the
+ * points' levels.
  * @param {ReadonlyArray<{ t: number, y: number }>} pts  at least two, distinct t
+ * @param {number} [maxSlope]
  * @returns {{ t0: number, y0: number, slope: number }}  y = y0 + slope * (t - t0)
  */
-export function repeatedMedianLine(pts) {
+export function repeatedMedianLine(pts, maxSlope = Infinity) {
   const n = pts.length;
   const t0 = pts[n - 1].t;
   // Typed arrays sort numerically, without a comparator: a fit of 60 readings took 0.3 ms here
@@ -90,7 +100,7 @@ export function repeatedMedianLine(pts) {
     }
     if (k) slopes[ns++] = medianSorted(own.subarray(0, k).sort());
   }
-  const slope = ns ? medianSorted(slopes.subarray(0, ns).sort()) : 0;
+  const slope = Math.max(-maxSlope, Math.min(maxSlope, ns ? medianSorted(slopes.subarray(0, ns).sort()) : 0));
   const levels = new Float64Array(n);
   for (let i = 0; i < n; i++) levels[i] = pts[i].y - slope * (pts[i].t - t0);
   return { t0, y0: medianSorted(levels.sort()), slope };
@@ -139,8 +149,9 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
   const refit = () => {
     const span = readings[readings.length - 1].t - readings[0].t;
     const enough = readings.length >= HOLD_MIN_READINGS && span >= HOLD_MIN_SPAN_MS;
-    line = enough ? repeatedMedianLine(readings) : null;
-    zLine = enough && readings.every((r) => !Number.isNaN(r.z)) ? repeatedMedianLine(readings.map(zOf)) : null;
+    line = enough ? repeatedMedianLine(readings, MAX_SLOPE) : null;
+    zLine =
+      enough && readings.every((r) => !Number.isNaN(r.z)) ? repeatedMedianLine(readings.map(zOf), MAX_SLOPE) : null;
   };
   /** Whether the newest readings agree with the line; then those far from it are dropped. */
   const trust = () => {
