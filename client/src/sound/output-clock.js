@@ -24,9 +24,9 @@
 // stays moved (the device took or dropped frames). And the delay reported alone can move (8 ms up,
 // the timestamp unmoved, the sound too). So a step is followed only when both the timestamp and
 // the timestamp plus the delay leave their lines the same way by more than STEP_MS, STEP_READINGS
-// readings in a row: the readings held are moved by the step (their median departure), and the
-// line keeps its slope and its support. Replayed on that run's readings: offset p99 11.3 -> 4.2 ms.
-// Pure: no clock, no context.
+// readings in a row: the readings held from before it move by the step (the median departure), and
+// the line keeps its slope (within MAX_SLOPE) and its support. Replayed on that run's readings:
+// offset p99 11.3 -> 4.2 ms. Pure: no clock, no context.
 
 import { medianSorted } from '../../../core/stats.js';
 
