@@ -2,7 +2,8 @@
 // checkout's output mapping (client/src/sound/audio-latency.js, output-clock.js), and each onset
 // of the recording moves by what its click's start moves. Prints, per profile of each file, the
 // figures as run and as replayed (spread and |offset| p50 / p99 / max, ms), and for a `--joins`
-// run the offsets over each page's first 10 s and the 20 s after. A run's own mapping, replayed,
+// run the same after each page's first 30 s of sound, and the offsets over its first 10 s and the
+// 20 s after. A run's own mapping, replayed,
 // gives its figures back (to about 0.02 ms): what differs is the mapping's doing.
 //
 //   node bench/audio-replay.js FILE.json [FILE.json ...]    (files of node bench/audio.js --out)
@@ -39,6 +40,12 @@ function main() {
         `  replayed  ${line(seriesFigures(replayed.series))} [${replayed.replayed} onsets moved, ${replayed.silenced} silent]`,
       );
       if (run.joins) {
+        // A --joins run measures from before the first click: its steady part, each page's sound
+        // after its first 30 s, is the figure a --settle-output 30 run gives.
+        const settled = (/** @type {Array<{ page: number, t: number, offset: number }>} */ s) =>
+          s.filter((x) => x.t > run.pagesRaw[x.page].soundSince + 30_000);
+        console.log(`  after 30 s as run    ${line(seriesFigures(settled(run.series)))}`);
+        console.log(`  after 30 s replayed  ${line(seriesFigures(settled(replayed.series)))}`);
         const rows = (/** @type {Array<{ page: number, t: number, offset: number }>} */ s) =>
           s.map((x) => ({ page: x.page, beat: x.t, offset: x.offset }));
         console.log(`  joins as run    ${joinLine(joinFigures(rows(run.series), run.pagesRaw))}`);

@@ -119,6 +119,9 @@ async function main() {
     cpuPercent: r.cpuPercent,
     sinkLagMs: r.tie.sinkLagMs,
     tieValid: r.tie.valid,
+    // Each page's context clock behind its page clock over the measurement (lab.js): one page far
+    // above the others had its audio starved, and its onsets say so, not its mapping.
+    contextBehindMs: r.contextBehindMs,
   });
   const main = results.loopback ?? first;
   const others = Object.fromEntries(profiles.filter((p) => results[p] !== main).map((p) => [p, pick(results[p])]));

@@ -399,7 +399,20 @@ async function capture({
       log(`every page's sound running ${settleOutputS} s`);
       await new Promise((r) => setTimeout(r, soundSettled - now()));
     }
-    const rtThreads = realtime ? joined.map((j) => j.threads) : [];
+    // Real-time again just before the measurement: a thread the audio service starts after the
+    // page's join (its count at the join is the smaller) stays at normal priority otherwise, and
+    // that page's stream underruns. In one 10-page run, page 0 had 10 threads made real-time
+    // against 11 for every other page: its context clock fell 1.3 s behind the page's over the
+    // 150 s, in steps of 10-40 ms, its onsets ±20 ms (p99 67 ms) while the nine others held 1-8.
+    const rtThreads = realtime
+      ? await Promise.all(
+          joined.map(async (j, i) => {
+            const engine = engines[i % engines.length];
+            if (engine === 'firefox') return j.threads;
+            return Math.max(j.threads, await realtimeAudioThreads(`ch${i}`, engine));
+          }),
+        )
+      : [];
     // Recorded from here: the sink has played the reference all along, so the recording has no
     // gap from its first sample; the pages' joins are not recorded (nothing to analyse there).
     const recording = early?.recording ?? device.record();
@@ -474,6 +487,7 @@ async function capture({
         clockErrorMs: summary(clockErrors),
         clockErrorAtClickMs: summary(clockAtClick),
         scheduledAheadMs: lowSummary(aheadOfContext),
+        contextBehindMs: readings.map((r, i) => contextBehind(r, measureFrom - origins[i], measureTo - origins[i])),
         // What a mapping can be replayed from offline (readings.js, bench/audio-replay.js): each
         // page's raw readings and its clicks, beside the onsets in `series`.
         pagesRaw: joined.map((j, i) => ({
@@ -497,6 +511,30 @@ async function capture({
     await stop();
     throw err;
   }
+}
+
+/**
+ * How far a page's context clock fell behind its page clock over the measurement (ms): its
+ * currentTime less performance.now(), the median of the first ten readings from `from` less that
+ * of the last ten before `to` (page times). Every page's moves alike with the device (in three
+ * 10-page runs of 150 s each page's context clock gained 65-103 ms: -65 to -103 here); a page far
+ * above the others had its audio starved (one page +1,315 ms, when one of its audio threads had
+ * not been made real-time: its onsets p99 67 ms, the others' 1-8).
+ * @param {Array<Array<number | null>>} readings  packReading's
+ * @param {number} from @param {number} to
+ * @returns {number | null}
+ */
+export function contextBehind(readings, from, to) {
+  const lead = readings
+    .filter((r) => typeof r[0] === 'number' && typeof r[1] === 'number' && r[1] > 0 && r[0] >= from && r[0] <= to)
+    .map((r) => /** @type {number} */ (r[1]) * 1000 - /** @type {number} */ (r[0]));
+  if (lead.length < 20) return null;
+  const mid = (/** @type {number[]} */ v) =>
+    quantileSorted(
+      [...v].sort((a, b) => a - b),
+      0.5,
+    );
+  return Math.round((mid(lead.slice(0, 10)) - mid(lead.slice(-10))) * 10) / 10;
 }
 
 /**

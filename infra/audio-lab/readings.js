@@ -7,6 +7,7 @@
 // have had on the same sound (checked on a 10-page run: the mapping as run, replayed, matched what
 // each click used within 0.02 ms p50). Pure: no browser, no device.
 
+import { clicksToPlaceAgain } from '../../client/src/sound/audio.js';
 import { createOutputCompensation } from '../../client/src/sound/audio-latency.js';
 import { quantileSorted } from '../../core/stats.js';
 import { summary } from './onsets.js';
@@ -86,7 +87,10 @@ function contextOf(r) {
 /**
  * Each click's context start as this checkout's mapping would have placed it, from the page's
  * recorded readings: the readings go through `createOutputCompensation` in order (the one that
- * placed a click asks for the click's start, the others are the page's other questions).
+ * placed a click asks for the click's start, the others are the page's other questions), and a
+ * click placed moves as the page's would have (audio.js, clicksToPlaceAgain) with each reading
+ * taken before it sounds. A click's recorded start is where it sounded from, so a run whose page
+ * placed clicks again replays to its own figures too.
  * @param {{ readings: Array<Array<number | null>>, clicks: Array<Array<number | null>> }} page
  * @param {() => import('../../client/src/sound/audio-latency.js').OutputCompensation} [make]
  * @returns {Map<number, number | null>}  server time (rounded) -> context start (s), or null where
@@ -100,13 +104,28 @@ export function replayPage(page, make = () => createOutputCompensation()) {
   const ctx = { ...contextOf(page.readings[0] ?? [0, 0]) };
   /** @type {Map<number, number | null>} */
   const starts = new Map();
+  /** The clicks placed and not yet sounding, as audio.js keeps them. */
+  /** @type {Array<{ t: number, when: number, entry: { url: string, local: number, when: number } }>} */
+  let pending = [];
+  out.onMapping?.(({ at }) => {
+    for (const { index, when } of clicksToPlaceAgain(/** @type {any} */ (pending), at, ctx.currentTime)) {
+      const p = pending[index];
+      p.when = when;
+      p.entry.when = when;
+      starts.set(p.t, when);
+    }
+  });
   for (const r of page.readings) {
     Object.assign(ctx, contextOf(r));
     const now = /** @type {number} */ (r[0]);
+    pending = pending.filter((p) => p.when > ctx.currentTime);
     const click = byReading.get(now);
     if (click && typeof click[2] === 'number') {
       const t = Math.round(/** @type {number} */ (click[0]));
-      starts.set(t, out.ready(ctx, now) ? out.contextTimeFor(ctx, click[2], now) : null);
+      const when = out.ready(ctx, now) ? out.contextTimeFor(ctx, click[2], now) : null;
+      starts.set(t, when);
+      if (when !== null)
+        pending.push({ t, when: Math.max(when, ctx.currentTime), entry: { url: 'click', local: click[2], when } });
     } else out.describe(ctx, now);
   }
   return starts;

@@ -191,6 +191,10 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
    *   outputLatency?: number, heldOffset?: number | null } | null}
    */
   let trace = null;
+  /** Who is told of each mapping read (onMapping), and whether they are being told now. */
+  /** @type {Set<(m: MappingRead) => void>} */
+  const watchers = new Set();
+  let telling = false;
   /** Every mapping's inputs, oldest first, at most READINGS_KEPT (outputReadings). */
   /** @type {Array<{ now: number, currentTime: number, contextTime?: number, performanceTime?: number,
    *   outputLatency?: number, baseLatency?: number }>} */
@@ -216,6 +220,22 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     const lineNow = line.offsetAt(nowMs);
     if (trace) trace.heldOffset = lineNow;
     return (t) => (lineNow === null ? fresh : /** @type {number} */ (line.offsetAt(t)));
+  }
+
+  /**
+   * Tell the watchers of a mapping just read (not again while they are being told: a watcher that
+   * asks for a context time takes a reading of its own).
+   * @param {OutputContext} ctx
+   * @param {(localMs: number) => number} at
+   */
+  function tell(ctx, at) {
+    if (telling || watchers.size === 0) return;
+    telling = true;
+    try {
+      for (const w of watchers) w({ ctx, at });
+    } finally {
+      telling = false;
+    }
   }
 
   /**
@@ -249,17 +269,15 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
       const offsetAt = offsetLine(timestampLines, ctx, ts.contextTime, ts.performanceTime, nowMs, reported);
       // currentTime is ahead of what is heard by the output's whole delay.
       const seconds = Math.max(0, currentTime - (nowMs + offsetAt(nowMs)) / 1000);
-      return {
-        at: (localMs) => (localMs + offsetAt(localMs)) / 1000 - extra,
-        latency: { source: 'timestamp', seconds, offsetMs },
-      };
+      const at = (/** @type {number} */ localMs) => (localMs + offsetAt(localMs)) / 1000 - extra;
+      tell(ctx, at);
+      return { at, latency: { source: 'timestamp', seconds, offsetMs } };
     }
     const r = reportedLatency(ctx);
     const offsetAt = offsetLine(currentLines, ctx, currentTime, nowMs, nowMs);
-    return {
-      at: (localMs) => (localMs + offsetAt(localMs)) / 1000 - r.seconds - extra,
-      latency: { source: r.source, seconds: r.seconds, offsetMs },
-    };
+    const at = (/** @type {number} */ localMs) => (localMs + offsetAt(localMs)) / 1000 - r.seconds - extra;
+    tell(ctx, at);
+    return { at, latency: { source: r.source, seconds: r.seconds, offsetMs } };
   }
 
   return {
@@ -289,6 +307,19 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
       if (!readOutput) return true;
       const m = mapping(ctx, nowMs);
       return (m.latency.source === 'timestamp' ? timestampLines(ctx) : currentLines(ctx)).trustedAt(nowMs);
+    },
+    /**
+     * Be told of every mapping read from now on (each reading of the output, whoever asked for it):
+     * the context, and the context time at which a page time would now be placed. Sounds already
+     * placed on the context can follow it
+     * (audio.js: a step of the output moves the clicks placed before it). Not with `readOutput`
+     * false: that mapping is currentTime read afresh, a render quantum's noise each time.
+     * @param {(m: MappingRead) => void} watcher
+     * @returns {() => void}  stops telling it
+     */
+    onMapping(watcher) {
+      watchers.add(watcher);
+      return () => watchers.delete(watcher);
     },
     /** The last mapping's inputs (the audio lab keeps each click's). */
     get trace() {
@@ -322,6 +353,13 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     },
   };
 }
+
+/**
+ * @typedef {object} MappingRead a mapping just read (onMapping)
+ * @property {OutputContext} ctx
+ * @property {(localMs: number) => number} at  the context time (s) at which page time `localMs`
+ *   leaves the speaker, by this mapping
+ */
 
 /** @typedef {ReturnType<typeof createOutputCompensation>} OutputCompensation */
 

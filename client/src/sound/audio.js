@@ -21,6 +21,20 @@ export const LATE_LIMIT_MS = 120;
  * the page joins mid-count-in would otherwise sound together).
  */
 export const CLICK_LATE_LIMIT_MS = 20;
+/**
+ * A click placed on the context and not yet sounding is placed again when the output mapping,
+ * read since, puts it more than this (ms) elsewhere. A click is placed about a beat ahead (p50
+ * 577 ms in the audio lab), and the output can step meanwhile: in a 10-page lab run the device's
+ * output jumped 72 ms, and the two clicks each page had already placed came 63-84 ms late, ten
+ * pages at once (replayed with this: offset p99 63.5 -> 6.8 ms over that run's steady part).
+ */
+export const PLACE_AGAIN_MS = 1;
+/**
+ * ... but only while both its start and its new start are this far (s) ahead of currentTime: the
+ * audio thread renders a callback's worth (10-20 ms) ahead at a time, and a click stopped once
+ * begun would be cut, then heard twice.
+ */
+export const PLACE_AGAIN_AHEAD_S = 0.03;
 /** The click's pitch (A5), and on a bar's first beat (A6). */
 export const CLICK_HZ = 880;
 export const CLICK_ACCENT_HZ = 1760;
@@ -49,7 +63,33 @@ export const CLICK_ACCENT_HZ = 1760;
  *   `trace`), for the audio lab
  * @property {boolean} [cancelled] stopped before it sounded (the page was hidden or frozen
  *   first); the same clip may be started again if it is still due when the page is back
+ * @property {number} [placedAgain] the click's: times it was placed again as the output mapping
+ *   moved before it sounded (`when` is where it sounded from)
  */
+
+/**
+ * The clicks placed and not yet sounding that the output mapping `at` now puts more than
+ * PLACE_AGAIN_MS from where they were placed, with their new start; none within
+ * PLACE_AGAIN_AHEAD_S of `currentTime`.
+ * @param {ReadonlyArray<{ when: number, entry: Scheduled }>} pending  each click's start on the
+ *   context, and what it was placed for (its page time `local`)
+ * @param {(localMs: number) => number} at  the context time (s) of a page time, as mapped now
+ * @param {number} currentTime
+ * @returns {Array<{ index: number, when: number }>}
+ */
+export function clicksToPlaceAgain(pending, at, currentTime) {
+  /** @type {Array<{ index: number, when: number }>} */
+  const out = [];
+  pending.forEach((p, index) => {
+    const { entry } = p;
+    if (!entry.url.startsWith('click') || typeof entry.local !== 'number') return;
+    if (p.when - currentTime < PLACE_AGAIN_AHEAD_S) return;
+    const when = at(entry.local);
+    if (Math.abs(when - entry.when) * 1000 > PLACE_AGAIN_MS && when - currentTime >= PLACE_AGAIN_AHEAD_S)
+      out.push({ index, when });
+  });
+  return out;
+}
 
 /**
  * @param {object} o
@@ -96,6 +136,48 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
     p.entry.cancelled = true;
     return 1;
   }
+
+  /**
+   * The click's tone on `c`, from context time `at`: a 2 ms attack and a 50 ms decay (a tick, not a
+   * beep, and no click of its own at the edges).
+   * @param {AudioLike} c @param {number} at @param {boolean} accent
+   */
+  function tone(c, at, accent) {
+    const osc = /** @type {() => any} */ (c.createOscillator)();
+    osc.frequency.value = accent ? CLICK_ACCENT_HZ : CLICK_HZ;
+    const env = /** @type {() => any} */ (c.createGain)();
+    env.gain.setValueAtTime(0.0001, at);
+    env.gain.exponentialRampToValueAtTime(accent ? 0.6 : 0.4, at + 0.002);
+    env.gain.exponentialRampToValueAtTime(0.0001, at + 0.05);
+    osc.connect(env);
+    env.connect(c.destination);
+    osc.start(at);
+    osc.stop(at + 0.06);
+    return osc;
+  }
+
+  // The clicks placed follow the output's mapping until they sound (PLACE_AGAIN_MS), trusted or
+  // not: a mapping restarts (and is not trusted for a while) when a reading is 80 ms or more off
+  // its line, and the clicks placed before that are as far off (base1: the output jumped 72, then
+  // 78 ms, the mapping restarted, and following it moved the click two pages had placed by 80 ms,
+  // onto its beat). A page's clicks wait for trust before they are placed at all, so a join's
+  // first readings move none.
+  output?.onMapping?.(({ ctx: of, at }) => {
+    const c = ctx;
+    if (!c || of !== c || c.state !== 'running') return;
+    for (const { index, when } of clicksToPlaceAgain(pending, at, c.currentTime)) {
+      const p = pending[index];
+      try {
+        p.source.stop();
+      } catch {
+        /* not started: silent anyway */
+      }
+      p.source = tone(c, when, p.entry.url === 'click:accent');
+      p.when = when;
+      p.entry.when = when;
+      p.entry.placedAgain = (p.entry.placedAgain ?? 0) + 1;
+    }
+  });
 
   /** @param {string} url */
   function buffer(url) {
@@ -239,23 +321,13 @@ export function createAudioCues({ createContext, fetchBytes, clock, now, log = (
       started.add(key);
       if (started.size > 256) started.delete(started.values().next().value ?? '');
       const at = Math.max(when, c.currentTime);
-      const tone = c.createOscillator();
-      tone.frequency.value = accent ? CLICK_ACCENT_HZ : CLICK_HZ;
-      const env = c.createGain();
-      // A 2 ms attack and a 50 ms decay: a tick, not a beep, and no click of its own at the edges.
-      env.gain.setValueAtTime(0.0001, at);
-      env.gain.exponentialRampToValueAtTime(accent ? 0.6 : 0.4, at + 0.002);
-      env.gain.exponentialRampToValueAtTime(0.0001, at + 0.05);
-      tone.connect(env);
-      env.connect(c.destination);
-      tone.start(at);
-      tone.stop(at + 0.06);
+      const source = tone(c, at, accent);
       /** @type {Scheduled} */
       const entry = { url: accent ? 'click:accent' : 'click', serverT, when, offset: 0, local, map: output?.trace };
       history.push(entry);
       if (history.length > 100) history.shift();
       pending = pending.filter((p) => p.when > c.currentTime);
-      pending.push({ source: tone, key, when: at, entry });
+      pending.push({ source, key, when: at, entry });
       return true;
     },
 

@@ -24,9 +24,9 @@
 // stays moved (the device took or dropped frames). And the delay reported alone can move (8 ms up,
 // the timestamp unmoved, the sound too). So a step is followed only when both the timestamp and
 // the timestamp plus the delay leave their lines the same way by more than STEP_MS, STEP_READINGS
-// readings in a row: the readings held are moved by the step (their median departure), and the
-// line keeps its slope and its support. Replayed on that run's readings: offset p99 11.3 -> 4.2 ms.
-// Pure: no clock, no context.
+// readings in a row: the readings held from before it move by the step (the median departure), and
+// the line keeps its slope (within MAX_SLOPE) and its support. Replayed on that run's readings:
+// offset p99 11.3 -> 4.2 ms. Pure: no clock, no context.
 
 import { medianSorted } from '../../../core/stats.js';
 
@@ -40,6 +40,14 @@ export const HOLD_MIN_READINGS = 5;
 export const HOLD_MIN_SPAN_MS = 3000;
 /** A reading this far (ms) from the line is a new mapping, not a wobble: the window restarts. */
 export const REMAP_STEP_MS = 80;
+/**
+ * The line's slope is held within this (ms of offset per ms: 2000 ppm). An audio device's clock
+ * drifts from the page's by tens to hundreds of ppm (the audio lab: about 550); a steeper line is
+ * a join's wild first readings, not drift. In a 10-page lab run one page's first readings sat 65 ms
+ * above the later ones, its line formed at -25 ms/s and, with each step moving the readings held
+ * (keeping the slope), stayed at -6 ms/s all run: its clicks 20-45 ms early for 150 s.
+ */
+export const MAX_SLOPE = 0.002;
 /** The sound stepped when the timestamp and the timestamp plus the reported delay both leave their
  * lines the same way by more than this (ms), STEP_READINGS readings in a row (one counted per
  * READING_EVERY_MS). Replayed on two 10-page runs, 2 readings in a row rather than 3 left fewer
@@ -47,6 +55,15 @@ export const REMAP_STEP_MS = 80;
  * the other, whose output jumped 72 ms); neither followed a swell. */
 export const STEP_MS = 3;
 export const STEP_READINGS = 2;
+/**
+ * A step is the smaller of the two departures (the timestamp's, and the timestamp plus the delay
+ * reported), as the reported delay moves in 8 ms quanta and can swell at a step's edge; but when
+ * the timestamp plus the delay itself moved this far (ms), the rendering jumped (the device took
+ * or dropped frames) and the timestamp's departure is the step. In a 10-page lab run the output
+ * jumped 62 ms with outputLatency 32 -> 40: the smaller departure (54 ms) left six pages' clicks
+ * 3-8 ms late for 15 s; replayed with this: offset p99 7.7 -> 1.4 ms, and no other run worse.
+ */
+export const JUMP_MS = 20;
 /**
  * A mapping is trusted once the line stands and its newest TRUST_READINGS readings lie within
  * TRUST_MS of it; readings further off then are dropped (a join's first ones). A context's first
@@ -60,11 +77,13 @@ export const TRUST_WITHIN_MS = 8000;
 
 /**
  * Siegel's repeated median line through (t, y): for each point the median of its slopes to the
- * others, the line's slope the median of those; its level the median of the points' levels.
+ * others, the line's slope the median of those (within ±`maxSlope`); its level the median of the
+ * points' levels.
  * @param {ReadonlyArray<{ t: number, y: number }>} pts  at least two, distinct t
+ * @param {number} [maxSlope]
  * @returns {{ t0: number, y0: number, slope: number }}  y = y0 + slope * (t - t0)
  */
-export function repeatedMedianLine(pts) {
+export function repeatedMedianLine(pts, maxSlope = Infinity) {
   const n = pts.length;
   const t0 = pts[n - 1].t;
   // Typed arrays sort numerically, without a comparator: a fit of 60 readings took 0.3 ms here
@@ -81,7 +100,7 @@ export function repeatedMedianLine(pts) {
     }
     if (k) slopes[ns++] = medianSorted(own.subarray(0, k).sort());
   }
-  const slope = ns ? medianSorted(slopes.subarray(0, ns).sort()) : 0;
+  const slope = Math.max(-maxSlope, Math.min(maxSlope, ns ? medianSorted(slopes.subarray(0, ns).sort()) : 0));
   const levels = new Float64Array(n);
   for (let i = 0; i < n; i++) levels[i] = pts[i].y - slope * (pts[i].t - t0);
   return { t0, y0: medianSorted(levels.sort()), slope };
@@ -130,8 +149,9 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
   const refit = () => {
     const span = readings[readings.length - 1].t - readings[0].t;
     const enough = readings.length >= HOLD_MIN_READINGS && span >= HOLD_MIN_SPAN_MS;
-    line = enough ? repeatedMedianLine(readings) : null;
-    zLine = enough && readings.every((r) => !Number.isNaN(r.z)) ? repeatedMedianLine(readings.map(zOf)) : null;
+    line = enough ? repeatedMedianLine(readings, MAX_SLOPE) : null;
+    zLine =
+      enough && readings.every((r) => !Number.isNaN(r.z)) ? repeatedMedianLine(readings.map(zOf), MAX_SLOPE) : null;
   };
   /** Whether the newest readings agree with the line; then those far from it are dropped. */
   const trust = () => {
@@ -156,16 +176,23 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
     const dy = y - onLine(t);
     const dz = z - at(zLine, t);
     const same = Math.sign(dy) === Math.sign(dz) && Math.abs(dy) > STEP_MS && Math.abs(dz) > STEP_MS;
+    const d = Math.abs(dz) >= JUMP_MS ? dy : Math.sign(dy) * Math.min(Math.abs(dy), Math.abs(dz));
     if (!same || (departed.length && Math.sign(departed[0].d) !== Math.sign(dy))) {
-      departed = same ? [{ t, d: Math.sign(dy) * Math.min(Math.abs(dy), Math.abs(dz)) }] : [];
+      departed = same ? [{ t, d }] : [];
       return false;
     }
     // One departure counted per READING_EVERY_MS: readings moments apart repeat one timestamp.
     if (departed.length && t - departed[departed.length - 1].t < READING_EVERY_MS) return false;
-    departed.push({ t, d: Math.sign(dy) * Math.min(Math.abs(dy), Math.abs(dz)) });
+    departed.push({ t, d });
     if (departed.length < STEP_READINGS) return false;
     const step = medianSorted(Float64Array.from(departed, (x) => x.d).sort());
+    // The readings from before the step move to its new level; those that departed are there
+    // already. Moving them too put each step's first reading twice as far off: over a page's join
+    // (its timestamps wandering in 5-7 ms steps) those outliers bent the line's slope until it ran
+    // 2 ms/s off its readings, and the step rule kept catching up, every 1.5-2.5 s for the whole
+    // run: 65 steps in 150 s, clicks 1-5 ms early in a sawtooth (10-page lab run, page 3).
     for (const r of readings) {
+      if (r.t >= departed[0].t) continue;
       r.y += step;
       r.z += step;
     }

@@ -189,6 +189,36 @@ describe('output latency compensation', () => {
     expect(touched).toEqual([]);
   });
 
+  it('every reading of the output, whoever takes it, is told to the watchers: where a page time now lands', () => {
+    const page = { t: 1000 };
+    const ctx = context(page, { outputLatency: 0.04, timestamp: true });
+    const out = createOutputCompensation();
+    /** @type {Array<{ ctx: unknown, at: (local: number) => number }>} */
+    const told = [];
+    const stop = out.onMapping((m) => {
+      told.push(m);
+      // A watcher that asks for a context time itself is not told again from inside.
+      out.contextTimeFor(ctx, page.t + 500, page.t);
+    });
+    for (; page.t <= 5000; page.t += 500) out.describe(ctx, page.t);
+    expect(told.length).toBe(9); // once per reading, not again from inside
+    expect(told.every((m) => m.ctx === ctx)).toBe(true);
+    const last = /** @type {(typeof told)[number]} */ (told.at(-1));
+    stop();
+    // The speaker plays 40 ms behind currentTime: the same start contextTimeFor gives.
+    expect(last.at(page.t + 500)).toBeCloseTo(out.contextTimeFor(ctx, page.t + 500, page.t), 9);
+    expect(last.at(page.t + 500)).toBeCloseTo(ctx.currentTime + 0.5 - 0.04, 6);
+    expect(told.length).toBe(9); // none told once stopped
+    // readOutput false: currentTime read afresh each time, nothing to follow, no one told.
+    const fallback = createOutputCompensation({ readOutput: false });
+    let calls = 0;
+    fallback.onMapping(() => {
+      calls += 1;
+    });
+    fallback.describe(ctx, page.t);
+    expect(calls).toBe(0);
+  });
+
   it('outputReadsMayHang: Firefox on desktop Linux only', () => {
     const ua = {
       firefoxLinux: 'Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0',

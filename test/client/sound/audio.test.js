@@ -11,6 +11,8 @@ import {
   CLICK_HZ,
   LATE_LIMIT_MS,
   CLICK_LATE_LIMIT_MS,
+  PLACE_AGAIN_MS,
+  PLACE_AGAIN_AHEAD_S,
 } from '../../../client/src/sound/audio.js';
 
 const T = 1_700_000_000_000;
@@ -452,5 +454,101 @@ describe("the musicians' click", () => {
     expect(tones).toEqual([]);
     expect(audio.click(page.t + offset - CLICK_LATE_LIMIT_MS + 10, false)).toBe(true);
     expect(tones.length).toBe(1);
+  });
+
+  it('a click placed follows the output mapping until it sounds: a step moves it, a wobble under PLACE_AGAIN_MS does not', async () => {
+    const s = setup();
+    const ctx = /** @type {any} */ (s.ctx);
+    /** @type {Array<{ hz: number, at: number, stopped: number | null }>} */
+    const tones = [];
+    ctx.createOscillator = () => {
+      const t = { hz: 0, at: Number.NaN, stopped: /** @type {number | null} */ (null) };
+      tones.push(t);
+      return {
+        frequency: {
+          set value(/** @type {number} */ v) {
+            t.hz = v;
+          },
+        },
+        connect() {},
+        start: (/** @type {number} */ at) => {
+          t.at = at;
+        },
+        // Stopped with no time: at once (placed again); with one, the tick's own end.
+        stop: (/** @type {number | undefined} */ at) => {
+          if (at === undefined) t.stopped = ctx.currentTime;
+        },
+      };
+    };
+    ctx.createGain = () => ({
+      gain: { value: 1, setValueAtTime() {}, exponentialRampToValueAtTime() {} },
+      connect() {},
+    });
+    /** The output's offset (ms): where page time lands on the context, moved by the test. */
+    let shift = 0;
+    /** @type {Array<(m: any) => void>} */
+    const watchers = [];
+    const at = (/** @type {number} */ local) => ctx.currentTime + (local - s.page.t + shift) / 1000;
+    /** A reading of the output by anyone (the page's status report, the next state). */
+    const reading = (of = ctx) => {
+      for (const w of watchers) w({ ctx: of, at });
+    };
+    const audio = createAudioCues({
+      createContext: () => ctx,
+      fetchBytes: async () => new ArrayBuffer(8),
+      clock: /** @type {any} */ ({
+        serverNow: () => s.page.t + s.offset,
+        toLocal: (/** @type {number} */ t) => t - s.offset,
+      }),
+      now: () => s.page.t,
+      output: /** @type {any} */ ({
+        contextTimeFor: (/** @type {any} */ _c, /** @type {number} */ local) => at(local),
+        ready: () => true,
+        onMapping: (/** @type {(m: any) => void} */ w) => watchers.push(w),
+        get trace() {
+          return null;
+        },
+      }),
+    });
+    await audio.unlock();
+    const beat = s.page.t + s.offset + 600;
+    expect(audio.click(beat, true)).toBe(true);
+    expect(audio.click(beat + 500, false)).toBe(true);
+    const placed = tones.map((t) => t.at);
+    // A wobble of the mapping under the threshold: left where they are.
+    shift = PLACE_AGAIN_MS * 0.8;
+    reading();
+    expect(tones.length).toBe(2);
+    // The output stepped 6 ms before they sound: both stopped, both placed again 6 ms later.
+    s.page.t += 100;
+    shift = 6;
+    reading();
+    expect(tones.length).toBe(4);
+    expect(tones[0].stopped).not.toBeNull();
+    expect(tones[1].stopped).not.toBeNull();
+    expect(tones[2].at).toBeCloseTo(placed[0] + 0.006, 6);
+    expect(tones[3].at).toBeCloseTo(placed[1] + 0.006, 6);
+    expect(tones.slice(2).map((t) => t.hz)).toEqual([CLICK_ACCENT_HZ, CLICK_HZ]);
+    expect(audio.history.map((h) => [h.when, h.placedAgain])).toEqual([
+      [tones[2].at, 1],
+      [tones[3].at, 1],
+    ]);
+    // The first is about to sound (within PLACE_AGAIN_AHEAD_S): left alone; the second still moves.
+    s.page.t = beat - s.offset - (PLACE_AGAIN_AHEAD_S * 1000) / 2;
+    shift = 12;
+    reading();
+    expect(tones.length).toBe(5);
+    expect(tones[2].stopped).toBeNull();
+    expect(tones[4].at).toBeCloseTo(placed[1] + 0.012, 6);
+    // Another context's mapping (the page made a new one) moves nothing on this one.
+    shift = 30;
+    reading(/** @type {any} */ ({}));
+    expect(tones.length).toBe(5);
+    // A jump of the size that restarts a mapping (80 ms or more) moves the click still ahead too.
+    s.page.t += 5;
+    shift = 95;
+    reading();
+    expect(tones.length).toBe(6);
+    expect(tones[5].at).toBeCloseTo(placed[1] + 0.095, 6);
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import {
   createHeldMapping,
@@ -127,6 +128,17 @@ describe('the held output mapping', () => {
     for (const e of errors.filter((x) => x.t > 5000 && x.t < 40_000)) expect(Math.abs(e.error)).toBeLessThan(0.5);
   });
 
+  it('follows a jump of the output whole (62 ms, the reported delay 8 ms up with it), not by the smaller departure', () => {
+    // The audio lab: the output jumped 62 ms later and outputLatency read 40 ms from 32. The
+    // timestamp plus the delay moved 54 ms: taken as the step, it left the clicks 8 ms late for 15 s.
+    const jump = (/** @type {number} */ t) => (t > 40_000 ? 62 : 0);
+    const report = (/** @type {number} */ t) => (t > 40_000 ? 8 : 0);
+    const errors = clickErrors(device({ ppm: 300, jump, report }));
+    const settled = errors.filter((e) => e.t > 40_000 + (STEP_READINGS + 2) * 650 && e.t < 60_000);
+    expect(settled.length).toBeGreaterThan(20);
+    for (const e of settled) expect(Math.abs(e.error), `${e.t}`).toBeLessThan(1);
+  });
+
   it('holds when only the reported delay moves (8 ms up for 20 s, the timestamp and the sound unmoved)', () => {
     const report = (/** @type {number} */ t) => (t > 30_000 && t < 50_000 ? 8 : 0);
     const errors = clickErrors(device({ ppm: -200, report }));
@@ -153,6 +165,31 @@ describe('the held output mapping', () => {
     expect(m.restarts).toBe(1);
     expect(m.offsetAt(t)).toBeNull();
     expect(REMAP_STEP_MS).toBeLessThan(2000);
+  });
+
+  it.each([
+    // Timestamps wandering in 5-7 ms steps over the join: with every held reading moved by each
+    // step (those that had departed too), 65 steps in 150 s, the line 1.6 ms off at p50, 5.5 at most.
+    ['output-readings-page.json'],
+    // The first readings 65 ms above the later ones: the line formed at -25 ms/s and held -6 ms/s
+    // through its steps (MAX_SLOPE), 2-13 ms off its readings all run.
+    ['output-readings-join.json'],
+  ])("a page's recorded join leaves the line on its readings once it is over (%s)", (file) => {
+    // A Chromium page's output readings from a 10-page lab run (fixture: page ms, offset ms,
+    // outputLatency ms). Once the join was over its sound followed a steady line within 1 ms.
+    const { readings } = JSON.parse(readFileSync(new URL(`../../fixtures/audio-lab/${file}`, import.meta.url), 'utf8'));
+    const m = createHeldMapping();
+    /** @type {number[]} */
+    const off = [];
+    for (const [t, y, ol] of readings) {
+      m.add((100_000 + t + y) / 1000, 100_000 + t, ol);
+      if (t > 40_000) off.push(Math.abs(y - /** @type {number} */ (m.offsetAt(100_000 + t))));
+    }
+    off.sort((a, b) => a - b);
+    expect(m.steps).toBeLessThan(20);
+    expect(off[Math.floor(off.length / 2)]).toBeLessThan(0.5);
+    expect(off[Math.floor(off.length * 0.9)]).toBeLessThan(2.5);
+    expect(off.at(-1)).toBeLessThan(3.5);
   });
 
   it('the newest timestamp alone until five readings span 3 s; a new context starts afresh', () => {
