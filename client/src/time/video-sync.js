@@ -492,10 +492,16 @@ export function seekAim(first = FIRST_SEEK_LEAD_S) {
       // A seek made before the last one was measured: that one's landing is never seen.
       if (pending && pending.ahead !== undefined && landedAt !== null) tally(at, true);
       // A WebKitGTK video that never played again after a seek missed its seeks, was loaded again
-      // and played; held back for those misses it then kept a 0.87 s offset for 5 s.
+      // and played; held back for those misses it then kept a 0.87 s offset for 5 s. The starts'
+      // costs go too: a pipeline's first start prerolls it, and a load again makes a new one.
+      // The first start before WebKitGTK's load (0.39 s) and the first after it (0.34 s) agreed,
+      // so seeks that then cost 0-70 ms were aimed 0.34 s ahead, and so was the resume from the
+      // pause a minute later (a start there cost 50 ms): p95 148 ms in one run (bench/RESULTS.md,
+      // video parts). The seeks' costs (the same file's decode) are kept.
       if (o.reload) {
         misses = 0;
         holdUntil = -Infinity;
+        startCosts.length = 0;
       }
       seeked = true;
       startedAt = at;

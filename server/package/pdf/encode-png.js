@@ -15,10 +15,10 @@ const POLL_MS = 50;
 let pool = null;
 
 /**
- * Encode one PPM file into a PNG file (the PPM is removed).
+ * Encode one PPM file into a PNG file (the PPM is removed): the image's size, or null.
  * @param {string} from
  * @param {string} to
- * @returns {Promise<boolean>}
+ * @returns {Promise<{ width: number, height: number } | null>}
  */
 async function encode(from, to) {
   pool ??= createPool({
@@ -29,23 +29,26 @@ async function encode(from, to) {
     name: 'PNG encoder',
   });
   try {
-    const r = /** @type {{ ok: boolean }} */ (await pool.run('png', { from, to }, { timeoutMs: 60_000 }));
-    return r.ok;
+    const r = /** @type {{ ok: boolean, width: number, height: number }} */ (
+      await pool.run('png', { from, to }, { timeoutMs: 60_000 })
+    );
+    return r.ok ? { width: r.width, height: r.height } : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
 /**
  * Run `draw` (a pdftoppm writing `<prefix>-<n>.ppm` files in `dir`) and encode each page it
  * finishes into `name(n)` as soon as the next one is begun (pdftoppm writes the pages in order),
- * the rest when it ends. Resolves with draw's result, and the pages that could not be encoded.
+ * the rest when it ends. Resolves with draw's result, the pages that could not be encoded, and
+ * the size of each image made (as the encoder read it: the loading thread reads no image).
  * @template T
  * @param {string} dir
  * @param {string} prefix
  * @param {(n: number) => string} name
  * @param {() => Promise<T>} draw
- * @returns {Promise<{ result: T, failed: number[] }>}
+ * @returns {Promise<{ result: T, failed: number[], sizes: Map<number, { width: number, height: number }> }>}
  */
 export async function drawAndEncode(dir, prefix, name, draw) {
   const pattern = new RegExp(`^${prefix}-0*(\\d+)\\.ppm$`);
@@ -55,6 +58,8 @@ export async function drawAndEncode(dir, prefix, name, draw) {
   const encodes = [];
   /** @type {number[]} */
   const failed = [];
+  /** @type {Map<number, { width: number, height: number }>} */
+  const sizes = new Map();
   /** @param {boolean} all  the drawing has ended: its last page too */
   const take = async (all) => {
     const pages = (await readdir(dir))
@@ -67,8 +72,9 @@ export async function drawAndEncode(dir, prefix, name, draw) {
       if (taken.has(n)) continue;
       taken.add(n);
       encodes.push(
-        encode(path.join(dir, file), path.join(dir, name(n))).then((ok) => {
-          if (!ok) failed.push(n);
+        encode(path.join(dir, file), path.join(dir, name(n))).then((size) => {
+          if (size) sizes.set(n, size);
+          else failed.push(n);
         }),
       );
     }
@@ -84,7 +90,7 @@ export async function drawAndEncode(dir, prefix, name, draw) {
   const result = await drawing;
   await take(true);
   await Promise.all(encodes);
-  return { result, failed };
+  return { result, failed, sizes };
 }
 
 /** Stop the encoder (tests and shutdown; the next encode starts a new one). */

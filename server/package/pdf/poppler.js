@@ -1,12 +1,13 @@
 // Poppler's command-line tools (pdfinfo, pdftoppm, pdfdetach), run as child processes: never
 // through a shell, with the PDF's path as an argument after the options, under an address-space
 // limit and a CPU-time limit (prlimit) and a wall-time backstop, at a lower CPU priority (nice),
-// so that a hostile or huge PDF costs that process only and the beat's event loop never waits on
-// it (doc/score-format.md, "PDF pages", says why Poppler).
+// started from a thread of their own (tool-thread.js), so that a hostile or huge PDF costs that
+// process only and the beat's event loop never waits on it (doc/score-format.md, "PDF pages",
+// says why Poppler).
 
-import { execFile } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
+import { runInToolThread } from './tool-thread.js';
 
 /** Each tool's address space: a 600 dpi A3 scan page decoded is about 200 MB. */
 export const TOOL_MEMORY_BYTES = 1024 ** 3;
@@ -61,7 +62,7 @@ const tool = (name) => {
 export async function popplerTools() {
   const [pdfinfo, pdftoppm] = await Promise.all([tool('pdfinfo'), tool('pdftoppm')]);
   if (!pdfinfo || !pdftoppm) return null;
-  // Asked once per process: each child started costs the event loop a fork of this process.
+  // Asked once per process: each child started costs a fork of this process.
   let v = versions.get(pdftoppm);
   if (!v) {
     v = runTool(pdftoppm, ['-v']).then((r) => /version\s+([\d.]+)/.exec(`${r.stdout}\n${r.stderr}`)?.[1] ?? 'unknown');
@@ -75,7 +76,8 @@ const versions = new Map();
 
 /**
  * @typedef {object} ToolResult
- * @property {number | null} code  exit code (null when killed)
+ * @property {number | null} code  exit code (null when killed; -1 when the thread that started it
+ *   stopped: tool-thread.js)
  * @property {string} stdout
  * @property {string} stderr
  * @property {boolean} timedOut  past its CPU time or its wall time
@@ -102,22 +104,5 @@ export async function runTool(
   // Without prlimit (not Linux) the time limit still holds.
   if (prlimit) argv = [prlimit, `--as=${memoryBytes}`, `--cpu=${cpuSeconds}`, '--core=0', '--', ...argv];
   const [cmd, ...rest] = argv;
-  return new Promise((resolve) => {
-    execFile(
-      cmd,
-      rest,
-      { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 8 * 1024 * 1024, encoding: 'utf8', windowsHide: true },
-      (err, stdout, stderr) => {
-        const e = /** @type {(Error & { code?: number | string, killed?: boolean, signal?: string }) | null} */ (err);
-        const code = e ? (typeof e.code === 'number' ? e.code : null) : 0;
-        resolve({
-          code,
-          stdout,
-          stderr,
-          timedOut: Boolean((e?.killed && e.signal === 'SIGKILL') || e?.signal === 'SIGXCPU'),
-          outOfMemory: /bad_alloc|out of memory|Cannot allocate memory/i.test(stderr),
-        });
-      },
-    );
-  });
+  return runInToolThread(cmd, rest, timeoutMs);
 }

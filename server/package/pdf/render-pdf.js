@@ -4,7 +4,6 @@
 // runs in Poppler's pdftoppm, a child process with its own time and memory limits (poppler.js),
 // one PDF at a time, so a load never takes the beat's thread.
 
-import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX, markUse, pruneCache, tempDir } from '../engrave/cache.js';
@@ -12,6 +11,7 @@ import { PACKAGE_LIMITS as LIMITS } from '../../../core/package-limits.js';
 import { readPdfInfo } from './pdf-info.js';
 import { CPU_SECONDS_PER_PAGE, TOOL_CPU_SECONDS, findTool, popplerTools, runTool } from './poppler.js';
 import { drawAndEncode } from './encode-png.js';
+import { sha256InSlices } from '../../lib/hash-in-slices.js';
 
 /**
  * Pixel widths of each page's images: a phone in portrait (a 360-430 CSS px view at 2.5-3
@@ -25,8 +25,8 @@ const FORMAT = 2;
 
 /**
  * Pages rendered by one pdftoppm, whose CPU time is bounded by its pages (poppler.js). Few runs:
- * each child started costs the event loop a fork of the server's process (a 21-page part in runs
- * of 5 held the beat's timer up to 50 ms late).
+ * each child started costs a fork of the server's process (a 21-page part in runs of 5 held the
+ * beat's timer up to 50 ms late when the forks were made from its thread).
  */
 const PAGES_PER_RUN = 50;
 
@@ -80,11 +80,8 @@ export async function renderPdf({ bytes, wanted, cacheDir }) {
       reason:
         "cannot be rendered: Poppler's pdfinfo and pdftoppm are not installed on this server; install them (apt-get install poppler-utils) and load the score again",
     };
-  const hash = createHash('sha256')
-    .update(JSON.stringify({ kind: 'pdf', FORMAT, poppler: tools.version, widths: PDF_WIDTHS, wanted }))
-    .update(bytes)
-    .digest('hex')
-    .slice(0, 32);
+  const head = JSON.stringify({ kind: 'pdf', FORMAT, poppler: tools.version, widths: PDF_WIDTHS, wanted });
+  const hash = (await sha256InSlices(head, bytes)).slice(0, 32);
   const dir = path.join(cacheDir, hash);
   const cached = await readRendered(dir, hash);
   if (cached) {
@@ -183,7 +180,11 @@ async function renderInto(tmp, bytes, wanted, { pdfinfo, pdftoppm }) {
   const distinct = [...new Set(list)].sort((a, b) => a - b);
   // The widths render side by side, one pdftoppm each (two processes on a 2-core machine, at a
   // lower priority than the server): the wall time of one width, not of both.
-  const failures = await Promise.all(PDF_WIDTHS.map((width) => renderWidth(tmp, source, pdftoppm, distinct, width)));
+  /** @type {Map<string, { width: number, height: number }>} */
+  const made = new Map();
+  const failures = await Promise.all(
+    PDF_WIDTHS.map((width) => renderWidth(tmp, source, pdftoppm, distinct, width, made)),
+  );
   const failed = failures.find((f) => f !== null);
   if (failed) return failed;
   await rm(source, { force: true });
@@ -195,8 +196,7 @@ async function renderInto(tmp, bytes, wanted, { pdfinfo, pdftoppm }) {
     const images = [];
     for (const w of PDF_WIDTHS) {
       const file = imageName(n, w);
-      const png = await readFile(path.join(tmp, file)).catch(() => null);
-      const size = png && png.length > 24 ? { width: png.readUInt32BE(16), height: png.readUInt32BE(20) } : null;
+      const size = made.get(file);
       if (!size)
         return { ok: false, code: 'SC_ERR_SCORE_PDF', reason: `page ${n} could not be rendered; export the PDF again` };
       images.push({ file, ...size });
@@ -207,21 +207,26 @@ async function renderInto(tmp, bytes, wanted, { pdfinfo, pdftoppm }) {
 }
 
 /**
- * Render the pages `distinct` (sorted) at one width into `tmp`, named by imageName; null when
- * done, else why not.
+ * Render the pages `distinct` (sorted) at one width into `tmp`, named by imageName, each image's
+ * size into `sizes` by its name; null when done, else why not.
  * @param {string} tmp
  * @param {string} source
  * @param {string} pdftoppm
  * @param {number[]} distinct
  * @param {number} width
+ * @param {Map<string, { width: number, height: number }>} sizes
  * @returns {Promise<{ ok: false, code: 'SC_ERR_SCORE_PDF' | 'SC_ERR_SCORE_OUT_OF_MEMORY', reason: string } | null>}
  */
-async function renderWidth(tmp, source, pdftoppm, distinct, width) {
+async function renderWidth(tmp, source, pdftoppm, distinct, width, sizes) {
   for (const [first, last] of runsOf(distinct)) {
     const prefix = `r${width}`;
     // PPM out, encoded into PNG by our own encoder as each page is done (encode-png.js): Poppler's
     // PNG writer was three quarters of its time.
-    const { result: r, failed } = await drawAndEncode(
+    const {
+      result: r,
+      failed,
+      sizes: made,
+    } = await drawAndEncode(
       tmp,
       prefix,
       (n) => imageName(n, width),
@@ -270,6 +275,7 @@ async function renderWidth(tmp, source, pdftoppm, distinct, width) {
         code: 'SC_ERR_SCORE_PDF',
         reason: `page ${Math.min(...failed)} could not be made into an image; export the PDF again`,
       };
+    for (const [n, size] of made) sizes.set(imageName(n, width), size);
   }
   return null;
 }

@@ -262,6 +262,25 @@ describe('the aim of a seek', () => {
     expect(syncStep({ ...video({}), busy: true, stuckMs: STUCK_MS, settling: true }, playing(11), o).seek).toBeNull();
   });
 
+  it('forgets what starts cost once the video is loaded again (a new pipeline), not what seeks cost', () => {
+    // WebKitGTK: the first start of each pipeline stood the video still about a third of a
+    // second; the seeks and starts after the load cost 0-70 ms.
+    const aim = seekAim(0.03);
+    seekOnce(aim, { at: 0, costMs: 390, until: 1500, start: true });
+    aim.started(1600, { reload: true });
+    seekOnce(aim, { at: 2000, ahead: 0.03, costMs: 340, until: 3500, start: true });
+    // One slow start of this pipeline alone does not move either aim.
+    expect(aim.startLead).toBeCloseTo(0.03, 9);
+    expect(aim.lead).toBeCloseTo(0.03, 9);
+    seekOnce(aim, { at: 4000, costMs: 60, until: 5500 });
+    seekOnce(aim, { at: 6000, costMs: 70, until: 7500 });
+    expect(aim.lead).toBeCloseTo(0.06, 9);
+    // Loaded again, the seeks' costs stay: the next start is aimed by them.
+    aim.started(8000, { reload: true });
+    expect(aim.lead).toBeCloseTo(0.06, 9);
+    expect(aim.startLead).toBeCloseTo(0.06, 9);
+  });
+
   it('holds correction seeks back after STORM_SEEKS in a row missed, and again after one more miss', () => {
     const aim = seekAim(0.03);
     // Aimed at 0.2 s while it learns, they cost 0.6 s: misses, but not yet counted.
