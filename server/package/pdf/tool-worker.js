@@ -1,8 +1,9 @@
-// Worker entry for tool-thread.js: Poppler's tools are started from this thread, not from the
-// thread that plays the beats. Starting a child process forks this process, and the forking
+// Worker entry for tool-thread.js (the worker pool's messages): Poppler's tools are started from
+// this thread, not from the thread that plays the beats. Starting a child process forks this process, and the forking
 // thread waits until the child has begun its program; from the loading thread that held the beat
 // timer 8-33 ms per tool on a loaded machine (a CPU profile of cold PDF loads, bench/RESULTS.md).
-// Messages in: { id, cmd, args, timeoutMs }; out: { id, result } (a ToolResult of poppler.js).
+// Messages in: { id, task: { cmd, args, timeoutMs } }; out: { id, type: 'done', data } (a
+// ToolResult of poppler.js).
 
 import { execFile } from 'node:child_process';
 import { parentPort } from 'node:worker_threads';
@@ -36,6 +37,9 @@ export function execTool(cmd, args, timeoutMs) {
 }
 
 const port = parentPort;
-port?.on('message', async (/** @type {{ id: number, cmd: string, args: string[], timeoutMs: number }} */ m) => {
-  port.postMessage({ id: m.id, result: await execTool(m.cmd, m.args, m.timeoutMs) });
-});
+port?.on(
+  'message',
+  async (/** @type {{ id: number, task: { cmd: string, args: string[], timeoutMs: number } }} */ { id, task }) => {
+    port.postMessage({ id, type: 'done', data: await execTool(task.cmd, task.args, task.timeoutMs) });
+  },
+);
