@@ -587,11 +587,17 @@ describe('WebSocket transport', () => {
         hellos++;
       }, 100);
       defer(() => clearInterval(asking));
-      await new Promise((r) => setTimeout(r, 8000));
-      clearInterval(asking);
-      // What was offered: each beat's delta and each hello's snapshot, at least 10 KB each.
-      const offered = (s.hub.seq - seq0 + hellos) * 10_000;
+      // What was offered: each beat's delta and each hello's snapshot, at least 10 KB each. At
+      // least 8 s of it, and on until twice the bound was offered (a loaded machine's timers run
+      // late: at load 6 the 8 s offered 720 bytes short of it), at most 12 s (the test has 20).
       const bound = 512 * 1024 + PROOF_BYTES;
+      const offeredNow = () => (s.hub.seq - seq0 + hellos) * 10_000;
+      const asked = performance.now();
+      await new Promise((r) => setTimeout(r, 8000));
+      while (offeredNow() <= 2 * bound && performance.now() - asked < 12_000)
+        await new Promise((r) => setTimeout(r, 100));
+      clearInterval(asking);
+      const offered = offeredNow();
       expect(offered).toBeGreaterThan(2 * bound);
       // Now read what the server wrote to it (it never answers a ping, so nothing more comes).
       let received = 0;
