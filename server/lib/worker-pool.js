@@ -29,6 +29,7 @@ import { Worker } from 'node:worker_threads';
  * @property {Job | null} job
  * @property {NodeJS.Timeout | null} idleTimer
  * @property {string} failure  why the worker is going away, if it is
+ * @property {boolean} leaving  let go while idle: terminated, not exited yet (takes no task)
  * @property {boolean} failedAtStart  the worker could not start its engraver
  * @property {boolean} outOfMemory  the worker's heap reached its resourceLimits
  */
@@ -70,6 +71,7 @@ export function createPool({ size, url, resourceLimits, idleMs = 30_000, name = 
       job: null,
       idleTimer: null,
       failure: '',
+      leaving: false,
       failedAtStart: false,
       outOfMemory: false,
     };
@@ -112,6 +114,9 @@ export function createPool({ size, url, resourceLimits, idleMs = 30_000, name = 
     return slot;
   }
 
+  /** Workers not on their way out. */
+  const staying = () => slots.filter((s) => !s.leaving).length;
+
   /** @param {Slot} slot */
   function settle(slot) {
     const job = slot.job;
@@ -119,7 +124,12 @@ export function createPool({ size, url, resourceLimits, idleMs = 30_000, name = 
     slot.job = null;
     slot.worker.unref();
     if (slot.idleTimer) clearTimeout(slot.idleTimer);
-    slot.idleTimer = setTimeout(() => slot.worker.terminate(), idleMs);
+    // terminate() is asynchronous: until the worker has exited, the slot is leaving and no task
+    // is given to it (one given then failed as "stopped").
+    slot.idleTimer = setTimeout(() => {
+      slot.leaving = true;
+      slot.worker.terminate();
+    }, idleMs);
     slot.idleTimer.unref();
   }
 
@@ -136,7 +146,7 @@ export function createPool({ size, url, resourceLimits, idleMs = 30_000, name = 
         job.reject(new PoolError('aborted', `the ${name}'s task was abandoned`));
         continue;
       }
-      const slot = slots.find((s) => !s.job && !s.failure) ?? (slots.length < size ? spawn() : null);
+      const slot = slots.find((s) => !s.job && !s.failure && !s.leaving) ?? (staying() < size ? spawn() : null);
       if (!slot) return;
       queue.splice(at, 1);
       if (slot.idleTimer) clearTimeout(slot.idleTimer);
@@ -184,7 +194,7 @@ export function createPool({ size, url, resourceLimits, idleMs = 30_000, name = 
     },
     /** Start idle workers up to the pool's size now (Verovio takes 0.5 s to start), for tasks to come. */
     prestart() {
-      while (!closed && slots.length < size) settle(spawn());
+      while (!closed && staying() < size) settle(spawn());
     },
     /** Stop every worker; running and queued tasks fail with reason 'closed'. */
     async close() {

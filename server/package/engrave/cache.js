@@ -130,38 +130,56 @@ function unpack({ pages, staff, ink, beats, layouts }) {
 }
 
 /**
- * Read a complete cache entry, or null (a damaged entry is removed).
+ * Read a complete cache entry, or null (a damaged entry is removed). An index replaced while it
+ * was being checked (a pending entry completed: its `_pending` files go after the new index is in
+ * place) is read again, not taken for damage.
  * @param {string} dir
  * @param {string} hash
  * @returns {Promise<CacheEntry | null>}
  */
 export async function readEntry(dir, hash) {
-  let text;
-  try {
-    text = await readFile(path.join(dir, INDEX), 'utf8');
-  } catch {
-    return null;
-  }
-  try {
-    const entry = JSON.parse(text);
-    if (
-      entry.format !== FORMAT_VERSION ||
-      entry.hash !== hash ||
-      typeof entry.views?.score !== 'object' ||
-      !Array.isArray(entry.bars)
-    ) {
-      throw new Error('not an entry of this version');
+  const index = path.join(dir, INDEX);
+  const readIndex = () => readFile(index, 'utf8').catch(() => null);
+  let text = await readIndex();
+  for (let attempt = 0; text !== null; attempt++) {
+    try {
+      return await checkEntry(dir, hash, text);
+    } catch {
+      const now = await readIndex();
+      if (now !== null && now !== text && attempt < 3) {
+        text = now;
+        continue;
+      }
+      await rm(dir, { recursive: true, force: true });
+      return null;
     }
-    const sizes = await Promise.all(Object.keys(entry.files).map(async (f) => (await stat(path.join(dir, f))).size));
-    if (Object.values(entry.files).some((size, i) => size !== sizes[i])) throw new Error('a page file changed size');
-    return {
-      ...entry,
-      views: Object.fromEntries(Object.entries(entry.views).map(([k, v]) => [k, unpack(/** @type {any} */ (v))])),
-    };
-  } catch {
-    await rm(dir, { recursive: true, force: true });
-    return null;
   }
+  return null;
+}
+
+/**
+ * The entry an index describes, if its version, hash and files are right; throws otherwise.
+ * @param {string} dir
+ * @param {string} hash
+ * @param {string} text  the index
+ * @returns {Promise<CacheEntry>}
+ */
+async function checkEntry(dir, hash, text) {
+  const entry = JSON.parse(text);
+  if (
+    entry.format !== FORMAT_VERSION ||
+    entry.hash !== hash ||
+    typeof entry.views?.score !== 'object' ||
+    !Array.isArray(entry.bars)
+  ) {
+    throw new Error('not an entry of this version');
+  }
+  const sizes = await Promise.all(Object.keys(entry.files).map(async (f) => (await stat(path.join(dir, f))).size));
+  if (Object.values(entry.files).some((size, i) => size !== sizes[i])) throw new Error('a page file changed size');
+  return {
+    ...entry,
+    views: Object.fromEntries(Object.entries(entry.views).map(([k, v]) => [k, unpack(/** @type {any} */ (v))])),
+  };
 }
 
 /**

@@ -105,4 +105,17 @@ describe('worker pool', () => {
     expect(pool.size).toBe(0);
     expect(await pool.run('echo', 2)).toBe(2);
   });
+
+  it('a task given at the moment an idle worker is let go runs on a new worker, not on the one going', async () => {
+    // In CI the manifest's reader was let go 10 s after the first load, just as a reload asked it
+    // to read the edited manifest: the reload failed with "the package reader stopped".
+    const pool = makePool({ idleMs: 40 });
+    await pool.run('echo', 1);
+    // Same delay, set after the idle timer: runs right after it in the same turn, while the
+    // terminated worker has not exited yet.
+    const next = await new Promise((resolve) => {
+      setTimeout(() => resolve(pool.run('echo', 2).catch((e) => e)), 40);
+    });
+    expect(next).toBe(2);
+  });
 });

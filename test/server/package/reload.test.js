@@ -150,7 +150,7 @@ describe('reload while the parts are being engraved', () => {
     // An edit saved while the layouts are engraved: the same notation, so the same engraving.
     writeFileSync(path.join(dir, 'score.yaml'), yaml('Duo, edited'));
     const res = await app.inject({ method: 'POST', url: '/api/reload', headers: auth });
-    expect(res.statusCode).toBe(200);
+    expect(res.statusCode, res.body).toBe(200);
     expect(conductor.epoch).not.toBe(epoch);
     expect(conductor.state.transport).toBe('playing');
     const view = async () => (await app.inject('/api/score/views/violin')).json();

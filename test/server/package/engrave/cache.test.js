@@ -4,8 +4,34 @@ import path from 'node:path';
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { INDEX, markUse, pruneCache } from '../../../../server/package/engrave/cache.js';
+import { describe, expect, it, vi } from 'vitest';
+
+/** A test may hold the cache's stat() of a file until it lets it go (a reader caught mid-way). */
+const hold = vi.hoisted(() => ({ stat: /** @type {null | ((file: string) => Promise<void>)} */ (null) }));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const fs = /** @type {typeof import('node:fs/promises')} */ (await importOriginal());
+  return {
+    ...fs,
+    /** @type {typeof fs.stat} */
+    stat: /** @type {any} */ (
+      async (/** @type {string} */ file, /** @type {any} */ options) => {
+        if (hold.stat) await hold.stat(file);
+        return fs.stat(file, options);
+      }
+    ),
+  };
+});
+import {
+  INDEX,
+  PENDING_TIMING,
+  commitEntry,
+  completeEntry,
+  markUse,
+  pendingFile,
+  pruneCache,
+  readEntry,
+} from '../../../../server/package/engrave/cache.js';
+import { FORMAT_VERSION } from '../../../../server/package/engrave/options.js';
 
 const KB = 1024;
 
@@ -76,5 +102,53 @@ describe('engraving cache pruning', () => {
 
   it('an empty or missing cache folder is nothing to prune', async () => {
     expect(await pruneCache(path.join(os.tmpdir(), 'sc-cache-missing-folder'))).toEqual({ removed: [], keptBytes: 0 });
+  });
+
+  it("a reader caught between an entry's completion and its old index gets an entry, and never removes it", async () => {
+    // A reload read the pending entry's index, then stat'ed its _pending files just after the
+    // completion removed them, took the entry for damaged and removed the folder the
+    // performance's pages were served from.
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
+    const view = { pages: [{ file: 'score-1.svg', width: 10, height: 10 }], staff: 1, ink: [], beats: [] };
+    const base = { format: FORMAT_VERSION, verovio: 'test', bars: [], warnings: [], views: { score: view } };
+    const h = hash(1);
+    const dir = path.join(cacheDir, h);
+    const tmp = mkdtempSync(path.join(cacheDir, '.tmp-'));
+    writeFileSync(path.join(tmp, 'score-1.svg'), '<svg/>');
+    writeFileSync(path.join(tmp, PENDING_TIMING), '{}');
+    writeFileSync(path.join(tmp, pendingFile('p0')), '<mei/>');
+    await commitEntry(tmp, dir, { ...base, hash: h, pending: { layouts: ['narrow'], parts: ['p0'] } });
+    const layouts = mkdtempSync(path.join(cacheDir, '.tmp-'));
+    writeFileSync(path.join(layouts, 'p0-narrow-1.svg'), '<svg/>');
+
+    /** @type {() => void} */
+    let release = () => {};
+    const released = new Promise((/** @type {(v?: unknown) => void} */ r) => {
+      release = r;
+    });
+    /** @type {() => void} */
+    let reached = () => {};
+    const atStat = new Promise((/** @type {(v?: unknown) => void} */ r) => {
+      reached = r;
+    });
+    hold.stat = async (file) => {
+      if (!path.basename(file).startsWith('_pending-')) return;
+      reached();
+      await released;
+    };
+    try {
+      const reading = readEntry(dir, h); // has read the pending index; waits at its files
+      await atStat;
+      hold.stat = null;
+      await completeEntry(layouts, dir, { ...base, hash: h });
+      release();
+      expect(await reading).toMatchObject({ hash: h });
+    } finally {
+      hold.stat = null;
+      release();
+    }
+    const after = await readEntry(dir, h);
+    expect(after).toMatchObject({ hash: h });
+    expect(after?.pending).toBeUndefined();
   });
 });
