@@ -22,8 +22,19 @@ export const TIMED_GROUPS = {
     'test/server/live/transports/websocket.test.js',
     'test/server/cluster/*.test.js',
   ],
-  /** Files that load the CPU themselves: floods, Chromium pages with sound, HTTPS pages. */
-  busy: ['test/bench/hostile.test.js', 'test/infra/audio-lab.test.js', 'test/infra/venue-https.test.js'],
+  /**
+   * Files that load the CPU themselves: floods, a reconnect storm, Chromium pages with sound,
+   * HTTPS pages. The storm's 300 clients were back in 0.5 s in the foreground; in the CPU group of
+   * low weight (a local run at load 6) 299 of them were given a snapshot, as the server does
+   * for a client too slow to be sent deltas (history.js's resync rule, fan-out.js's behind rule),
+   * failing the check of none.
+   */
+  busy: [
+    'test/bench/hostile.test.js',
+    'test/bench/storm.test.js',
+    'test/infra/audio-lab.test.js',
+    'test/infra/venue-https.test.js',
+  ],
 };
 export const TIMED = [...TIMED_GROUPS.lab, ...TIMED_GROUPS.busy];
 
