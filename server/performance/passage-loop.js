@@ -138,6 +138,8 @@ export function loopField(map, loop) {
 export function loopRecordProblem(loop, model) {
   if (loop === undefined) return null;
   if (!loop || typeof loop !== 'object') return 'loop must be an object';
+  // As `POST /api/control/loop` refuses one there: an open form's sections decide what follows.
+  if (model.openForm) return 'an open-form piece has no loop (its sections decide what follows)';
   const l = /** @type {Record<string, unknown>} */ (loop);
   const total = model.map.totalBeats;
   const whole = (/** @type {unknown} */ x) => Number.isInteger(x);

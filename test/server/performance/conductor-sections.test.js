@@ -193,6 +193,30 @@ describe('conductor: open-form sections', () => {
     expect(sectionOf(b.conductor).id).toBe('pitch');
   });
 
+  it('refuses a saved loop on an open-form piece, as the loop control does', () => {
+    const a = proc();
+    a.conductor.play();
+    a.clock.advance(1100);
+    const saved = JSON.parse(JSON.stringify(a.conductor.record()));
+    a.conductor.dispose();
+    const b = proc({ wall: a.clock.wall() + 1000 });
+    /** @type {any} */
+    let err = null;
+    try {
+      b.conductor.resume({ ...saved, loop: { start: 0, end: 7, countIn: 0, round: 1 } });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({
+      code: 'SC_ERR_SAVE_MISMATCH',
+      message: expect.stringMatching(/open-form piece has no loop/),
+    });
+    // the same record without the loop resumes
+    b.conductor.resume(saved);
+    expect(b.conductor.state.transport).toBe('playing');
+    b.conductor.dispose();
+  });
+
   it('follows a section that ended while the server was down', () => {
     const a = proc();
     a.conductor.play();
