@@ -402,8 +402,11 @@ export function createConductor({
       state: () => state,
       voting: () => voting,
       commit,
-      // A closed window's jump while playing: taken on the next beat of the grid.
+      // A closed window's jump while playing: taken on the next beat of the grid. It replaces a
+      // seek not landed yet, as a seek replaces it (the last word wins; else the seek landed a
+      // beat after the vote's jump).
       jumpNext(beat) {
+        loops.cancelJump();
         pendingJump = beat;
         commit(announce(state, state.beat));
       },

@@ -401,6 +401,21 @@ describe('conductor', () => {
       conductor.dispose();
     });
 
+    it("a vote closed after a seek that has not landed yet replaces it: one jump, the vote's", () => {
+      const { clock, conductor, fired } = setupVote();
+      conductor.play();
+      conductor.openVote('route');
+      conductor.vote({ tile: 'a', device: 'phone-0001' });
+      clock.advance(1100); // beat 2 sounding; beat 3 due at 1500
+      conductor.seek(9); // lands on beat 3's time
+      clock.advance(100);
+      conductor.closeVote(); // the winner's jump: to beat 12 (the window's seek)
+      const landed = fired.length;
+      clock.advance(1000); // two beats of the grid
+      expect(fired.slice(landed).map((f) => f.beat)).toEqual([12, 13]);
+      conductor.dispose();
+    });
+
     it("closes the score's window early: it does not open again until the performance leaves its beats", () => {
       const { clock, conductor, outcomes } = setupVote();
       conductor.play();
