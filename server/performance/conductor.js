@@ -402,12 +402,9 @@ export function createConductor({
       state: () => state,
       voting: () => voting,
       commit,
-      // A closed window's jump while playing: taken on the next beat of the grid. It replaces a
-      // seek not landed yet, as a seek replaces it (the last word wins; else the seek landed a
-      // beat after the vote's jump).
+      // A closed window's jump while playing, on the next beat: it replaces a seek not landed.
       jumpNext(beat) {
-        loops.cancelJump();
-        pendingJump = beat;
+        [pendingJump] = [beat, loops.cancelJump()];
         commit(announce(state, state.beat));
       },
       seek: (beat) => conductor.seek(beat),
