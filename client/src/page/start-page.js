@@ -251,8 +251,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     // The rest of the page on the next frame, from the state then (once-per-frame.js).
     drawLater();
   });
-  const outputNow = () => (audio.context ? sound.output.describe(audio.context, time.now()) : null);
-  const click = clickToggle(document, viewName, audio, log, outputNow, () => playClips(connection.state));
+  const click = clickToggle({ document, viewName, sound, time, log, changed: () => playClips(connection.state) });
   /** The volume each stem was last given, by URL, so that a ramp is started once. */
   /** @type {Map<string, string>} */
   const stemGains = new Map();
