@@ -271,8 +271,9 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     };
     readings.push({ ...trace, baseLatency: ctx.baseLatency });
     if (readings.length > READINGS_KEPT) readings.splice(0, readings.length - READINGS_KEPT);
-    lastRead = { ctx, source: onPageClock(ts, nowMs) ? 'timestamp' : 'currentTime' };
-    if (onPageClock(ts, nowMs)) {
+    const stamped = onPageClock(ts, nowMs);
+    lastRead = { ctx, source: stamped ? 'timestamp' : 'currentTime' };
+    if (stamped) {
       const reported = finite(ctx.outputLatency) ? /** @type {number} */ (ctx.outputLatency) * 1000 : undefined;
       const offsetAt = offsetLine(timestampLines, ctx, ts.contextTime, ts.performanceTime, nowMs, reported);
       // currentTime is ahead of what is heard by the output's whole delay.
@@ -333,8 +334,9 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
       return trustOf(ctx, nowMs).trusted;
     },
     /**
-     * What ready() last found, and why, without taking a reading (nothing changes): the page asks
-     * it as often as it likes, to tell the player why the click is silent. `no-timestamps`: the
+     * Whether a sound may be placed on this context now, as ready() says, and why, from the
+     * readings taken so far: it takes none and changes nothing, so the page asks it as often as it
+     * likes, to tell the player why the click is silent. `no-timestamps`: the
      * line through currentTime readings is forming (the output gives no timestamps on the page's
      * clock); `unmeasured`: the output is never read (readOutput false), sounds are never held.
      * @param {OutputContext} ctx
