@@ -172,6 +172,77 @@ test('an output 150 ms behind (a Bluetooth headset) is flagged beside the click 
   await expect(page.locator('#slow-output')).toBeVisible();
 });
 
+/** @param {import('@playwright/test').Page} page @returns {Promise<number>} the clicks placed so far */
+const clicksPlaced = async (page) =>
+  (await sc(page)).audio.filter((/** @type {any} */ a) => a.url.startsWith('click')).length;
+
+test('a click held silent while the output settles says why beside the toggle, and the wait ends', async ({ page }) => {
+  // Output timestamps that jump 150 ms every 700 ms (a route that will not settle): the mapping
+  // restarts on them and is never trusted, so clicks wait until the bound (TRUST_WITHIN_MS, 8 s).
+  await page.addInitScript(() => {
+    AudioContext.prototype.getOutputTimestamp = function () {
+      const jump = Math.floor(performance.now() / 700) % 2 ? 0.15 : 0;
+      return { contextTime: this.currentTime - 0.04 - jump, performanceTime: performance.now() };
+    };
+  });
+  await page.setViewportSize(PHONE);
+  await page.goto(`${server.base}/view/violin1`);
+  await expect(page.locator('#link')).toHaveText('live');
+  const note = page.locator('#click-wait');
+  // Not with the click off.
+  await expect(note).toHaveCount(0);
+  await page.locator('#click-toggle').click();
+  await expect(note).toHaveText(/^Click waits/);
+  await expect(note).toHaveAttribute('role', 'status');
+  await expect(note).toHaveAttribute('aria-live', 'polite');
+  // Once the line through the readings stands, a jump restarts it: the output moved.
+  await expect(note).toHaveText(/^Click waits: the sound output moved/);
+  await expect(note).toBeVisible();
+  // Beside the toggle, over nothing: the strip wraps the words onto a line of their own.
+  const [noteBox, toggleBox] = [await note.boundingBox(), await page.locator('#click-toggle').boundingBox()];
+  expect(noteBox && toggleBox && noteBox.y >= toggleBox.y + toggleBox.height).toBe(true);
+  expect(noteBox && noteBox.x + noteBox.width <= PHONE.width).toBe(true);
+  await attachScreenshot('part-click-wait-phone', page);
+  await page.screenshot({ path: test.info().outputPath('part-click-wait-phone.png') });
+  await page.setViewportSize({ width: PHONE.height, height: PHONE.width });
+  await page.screenshot({ path: test.info().outputPath('part-click-wait-landscape.png') });
+  // The wait is bounded: the mapping is then used as it is, clicks are placed, the words go.
+  await expect.poll(() => clicksPlaced(page), { timeout: 20_000 }).toBeGreaterThan(0);
+  await expect(note).toBeHidden();
+  // Turned off and on again, the mapping is in use: nothing to wait for.
+  await page.locator('#click-toggle').click();
+  await page.locator('#click-toggle').click();
+  await expect(note).toBeHidden();
+});
+
+test('with a steady output the click waits a moment, then sounds and the words are gone', async ({ page }) => {
+  // Timestamps on a steady line 30 ms behind the context's time (what the mapping trusts), and a
+  // record of every text the note shows.
+  await page.addInitScript(() => {
+    /** @type {number | null} */
+    let at = null;
+    AudioContext.prototype.getOutputTimestamp = function () {
+      const now = performance.now();
+      at ??= this.currentTime - now / 1000;
+      return { contextTime: at + now / 1000 - 0.03, performanceTime: now };
+    };
+    const w = /** @type {any} */ (window);
+    w.__waitWords = [];
+    new MutationObserver(() => {
+      const words = document.getElementById('click-wait')?.textContent ?? '';
+      if (words && w.__waitWords.at(-1) !== words) w.__waitWords.push(words);
+    }).observe(document, { childList: true, subtree: true, characterData: true });
+  });
+  await page.goto(`${server.base}/view/violin1`);
+  await expect(page.locator('#link')).toHaveText('live');
+  await page.locator('#click-toggle').click();
+  await expect.poll(() => clicksPlaced(page)).toBeGreaterThan(0);
+  await expect(page.locator('#click-wait')).toBeHidden();
+  // It was told, in one wording, while the line through the readings formed (3 s at least).
+  const words = await page.evaluate(() => /** @type {any} */ (window).__waitWords);
+  expect(words).toEqual([expect.stringMatching(/^Click waits a few seconds for the sound output to settle/)]);
+});
+
 // Timed: a page that gets the play late (a starved renderer, a slow link) rightly skips a count it
 // is past, so seeing all four depends on the page keeping time (it missed "1" beside other work).
 test('count-in: the clicks are shown, then the first beat; also when the server is lost during the clicks', {

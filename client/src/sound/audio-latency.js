@@ -148,20 +148,24 @@ export function reportedLatency(ctx) {
 
 /**
  * A held mapping (output-clock.js) for one AudioContext at a time: a new context starts afresh.
+ * `peek` gives the one held for a context without starting one.
  * @param {Parameters<typeof createHeldMapping>[0]} [options]
- * @returns {(ctx: OutputContext) => ReturnType<typeof createHeldMapping>}
  */
 function linePerContext(options) {
   /** @type {OutputContext | null} */
   let of = null;
   let line = createHeldMapping(options);
-  return (ctx) => {
+  /** @param {OutputContext} ctx */
+  const get = (ctx) => {
     if (of !== ctx) {
       of = ctx;
       line = createHeldMapping(options);
     }
     return line;
   };
+  /** @param {OutputContext} ctx */
+  const peek = (ctx) => (of === ctx ? line : null);
+  return Object.assign(get, { peek });
 }
 
 /**
@@ -191,6 +195,9 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
    *   outputLatency?: number, heldOffset?: number | null } | null}
    */
   let trace = null;
+  /** The context last read, and which of its lines that reading went to (trust reads that line). */
+  /** @type {{ ctx: OutputContext, source: 'timestamp' | 'currentTime' } | null} */
+  let lastRead = null;
   /** Who is told of each mapping read (onMapping), and whether they are being told now. */
   /** @type {Set<(m: MappingRead) => void>} */
   const watchers = new Set();
@@ -204,7 +211,7 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
    * Context ms minus page ms at page time t, from a reading of the context's clock (`contextTime`
    * s at page time `pageMs`): the line through the recent readings (output-clock.js), or this
    * reading alone until there are enough of them.
-   * @param {(ctx: OutputContext) => ReturnType<typeof createHeldMapping>} lines
+   * @param {ReturnType<typeof linePerContext>} lines
    * @param {OutputContext} ctx
    * @param {number} contextTime
    * @param {number} pageMs
@@ -264,7 +271,9 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     };
     readings.push({ ...trace, baseLatency: ctx.baseLatency });
     if (readings.length > READINGS_KEPT) readings.splice(0, readings.length - READINGS_KEPT);
-    if (onPageClock(ts, nowMs)) {
+    const stamped = onPageClock(ts, nowMs);
+    lastRead = { ctx, source: stamped ? 'timestamp' : 'currentTime' };
+    if (stamped) {
       const reported = finite(ctx.outputLatency) ? /** @type {number} */ (ctx.outputLatency) * 1000 : undefined;
       const offsetAt = offsetLine(timestampLines, ctx, ts.contextTime, ts.performanceTime, nowMs, reported);
       // currentTime is ahead of what is heard by the output's whole delay.
@@ -278,6 +287,22 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
     const at = (/** @type {number} */ localMs) => (localMs + offsetAt(localMs)) / 1000 - r.seconds - extra;
     tell(ctx, at);
     return { at, latency: { source: r.source, seconds: r.seconds, offsetMs } };
+  }
+
+  /**
+   * Whether the line the last reading of `ctx` went to lets sounds be placed at `nowMs` (trust).
+   * @param {OutputContext} ctx
+   * @param {number} nowMs
+   * @returns {OutputTrust}
+   */
+  function trustOf(ctx, nowMs) {
+    if (!readOutput) return { trusted: true, why: 'unmeasured' };
+    if (lastRead?.ctx !== ctx) return { trusted: false, why: 'settling' };
+    const timestamps = lastRead.source === 'timestamp';
+    const line = (timestamps ? timestampLines : currentLines).peek(ctx);
+    /** @type {OutputTrust} */
+    const t = line ? line.trust(nowMs) : { trusted: false, why: 'settling' };
+    return !timestamps && t.why === 'settling' ? { trusted: false, why: 'no-timestamps' } : t;
   }
 
   return {
@@ -305,8 +330,21 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
      */
     ready(ctx, nowMs) {
       if (!readOutput) return true;
-      const m = mapping(ctx, nowMs);
-      return (m.latency.source === 'timestamp' ? timestampLines(ctx) : currentLines(ctx)).trustedAt(nowMs);
+      mapping(ctx, nowMs);
+      return trustOf(ctx, nowMs).trusted;
+    },
+    /**
+     * Whether a sound may be placed on this context now, as ready() says, and why, from the
+     * readings taken so far: it takes none and changes nothing, so the page asks it as often as it
+     * likes, to tell the player why the click is silent. `no-timestamps`: the
+     * line through currentTime readings is forming (the output gives no timestamps on the page's
+     * clock); `unmeasured`: the output is never read (readOutput false), sounds are never held.
+     * @param {OutputContext} ctx
+     * @param {number} nowMs
+     * @returns {OutputTrust}
+     */
+    trust(ctx, nowMs) {
+      return trustOf(ctx, nowMs);
     },
     /**
      * Be told of every mapping read from now on (each reading of the output, whoever asked for it):
@@ -359,6 +397,11 @@ export function createOutputCompensation({ storage = null, readOutput = true } =
  * @property {OutputContext} ctx
  * @property {(localMs: number) => number} at  the context time (s) at which page time `localMs`
  *   leaves the speaker, by this mapping
+ */
+
+/**
+ * @typedef {{ trusted: boolean, why: import('./output-clock.js').MappingTrust['why'] | 'no-timestamps' |
+ *   'unmeasured' }} OutputTrust  whether sounds may be placed on a context now (trust), and why
  */
 
 /** @typedef {ReturnType<typeof createOutputCompensation>} OutputCompensation */

@@ -126,6 +126,8 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
   let trusted = false;
   /** Page time of the first reading since the mapping was last trusted (or made). */
   let since = Number.NaN;
+  /** The window restarted since the mapping was last trusted (or made): the output moved. */
+  let moved = false;
   /** The readings in a row that left both lines the same way: their departures (ms) and page time. */
   /** @type {Array<{ t: number, d: number }>} */
   let departed = [];
@@ -145,6 +147,7 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
     // asked for after "Tap to resume sound" under load) the page stayed silent past 13 s.
     if (trusted) since = Number.NaN;
     trusted = false;
+    moved = true;
   };
   const refit = () => {
     const span = readings[readings.length - 1].t - readings[0].t;
@@ -159,11 +162,19 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
     const off = (/** @type {{ t: number, y: number }} */ r) => Math.abs(r.y - onLine(r.t));
     if (!readings.slice(-TRUST_READINGS).every((r) => off(r) <= trustMs)) return;
     trusted = true;
+    moved = false;
     const kept = readings.filter((r) => off(r) <= trustMs);
     if (kept.length < readings.length) {
       readings = kept;
       refit();
     }
+  };
+
+  /** @param {number} t @returns {MappingTrust} */
+  const standing = (t) => {
+    if (trusted) return { trusted: true, why: 'trusted' };
+    if (!Number.isNaN(since) && t - since >= TRUST_WITHIN_MS) return { trusted: true, why: 'waited' };
+    return { trusted: false, why: moved ? 'stepped' : 'settling' };
   };
 
   /**
@@ -233,7 +244,16 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
      * @param {number} t
      */
     trustedAt(t) {
-      return trusted || (!Number.isNaN(since) && t - since >= TRUST_WITHIN_MS);
+      return standing(t).trusted;
+    },
+    /**
+     * trustedAt with its reason, read from the readings held and nothing else (no reading taken,
+     * nothing changed): a page can ask it as often as it likes.
+     * @param {number} t  page time
+     * @returns {MappingTrust}
+     */
+    trust(t) {
+      return standing(t);
     },
     /**
      * The held offset (context ms minus page ms) at page time `t`, or null while too few readings
@@ -261,5 +281,15 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
 
 /** @param {{ t: number, z: number }} r */
 const zOf = (r) => ({ t: r.t, y: r.z });
+
+/**
+ * @typedef {object} MappingTrust whether sounds may be placed by a mapping now, and why
+ * @property {boolean} trusted
+ * @property {'trusted' | 'waited' | 'settling' | 'stepped'} why  `trusted`: the line stands and its
+ *   newest readings agree with it; `waited`: they have not agreed for TRUST_WITHIN_MS, and the
+ *   mapping is used as it is; `settling`: too few readings yet, or they do not agree yet; `stepped`:
+ *   as settling, after a reading far off the line restarted it (a context resumed, a headset
+ *   connected, or readings that jump about)
+ */
 
 /** @typedef {ReturnType<typeof createHeldMapping>} HeldMapping */

@@ -272,3 +272,108 @@ describe('a joining page: silent until its output mapping is trusted', () => {
     expect(firstAt).toBeLessThan(4500);
   });
 });
+
+describe('trust: why the mapping holds sounds back, read without taking a reading', () => {
+  it("a page's recorded join: settling until the line stands, then trusted; asking changes nothing", () => {
+    // The fixture above (output-readings-join.json): the first readings 65 ms above the later ones.
+    const { readings } = JSON.parse(
+      readFileSync(new URL('../../fixtures/audio-lab/output-readings-join.json', import.meta.url), 'utf8'),
+    );
+    const asked = createHeldMapping();
+    const left = createHeldMapping();
+    /** @type {string[]} */
+    const whys = [];
+    for (const [t, y, ol] of readings) {
+      for (const m of [asked, left]) m.add((100_000 + t + y) / 1000, 100_000 + t, ol);
+      // Asked again and again between readings, as a page polling it would.
+      for (let k = 0; k < 5; k++) {
+        const now = 100_000 + t + k * 50;
+        const trust = asked.trust(now);
+        expect(trust.trusted).toBe(asked.trustedAt(now));
+        if (whys.at(-1) !== trust.why) whys.push(trust.why);
+      }
+      expect(asked.offsetAt(100_000 + t)).toBe(left.offsetAt(100_000 + t));
+    }
+    expect(whys).toEqual(['settling', 'trusted']);
+    expect([asked.readings, asked.restarts, asked.steps]).toEqual([left.readings, left.restarts, left.steps]);
+  });
+
+  it("readings that restart the window (a context that came back): 'stepped' until the new line is trusted", () => {
+    const m = createHeldMapping();
+    let t = 0;
+    for (; t < 6000; t += 500) m.add((10_000 + t) / 1000, t);
+    expect(m.trust(t)).toEqual({ trusted: true, why: 'trusted' });
+    // The context stood still 2 s: a new mapping, no longer trusted.
+    const from = t;
+    m.add((10_000 + t - 2000) / 1000, t);
+    expect(m.trust(t)).toEqual({ trusted: false, why: 'stepped' });
+    for (t += 500; !m.trust(t).trusted; t += 500) {
+      expect(m.trust(t).why).toBe('stepped');
+      m.add((10_000 + t - 2000) / 1000, t);
+    }
+    expect(m.trust(t)).toEqual({ trusted: true, why: 'trusted' });
+    expect(t - from).toBeLessThan(TRUST_WITHIN_MS);
+  });
+
+  it("readings that never agree: 'settling', then used as they are ('waited') after TRUST_WITHIN_MS", () => {
+    const m = createHeldMapping();
+    /** @type {Array<[number, string]>} */
+    const changes = [];
+    for (let t = 0; t < 12_000; t += 325) {
+      // 5 ms either side of their line by turns (one kept per 650 ms).
+      m.add((t + (Math.floor(t / 650) % 2 ? 5 : -5)) / 1000, t);
+      const { why } = m.trust(t);
+      if (changes.at(-1)?.[1] !== why) changes.push([t, why]);
+    }
+    expect(changes.map(([, why]) => why)).toEqual(['settling', 'waited']);
+    expect(changes[1][0]).toBeGreaterThanOrEqual(TRUST_WITHIN_MS);
+    expect(changes[1][0]).toBeLessThan(TRUST_WITHIN_MS + 500);
+  });
+});
+
+describe('the output compensation: trust beside ready', () => {
+  it('agrees with ready at every moment of a join (first timestamps 45 ms off), and takes no reading itself', () => {
+    const d = device({ ppm: 400, wrong: (t) => (t < 900 ? 45 : 0) });
+    const out = createOutputCompensation();
+    // Before any reading of this context.
+    expect(out.trust(d.ctx, 0)).toEqual({ trusted: false, why: 'settling' });
+    let read = 0;
+    const { getOutputTimestamp } = d.ctx;
+    d.ctx.getOutputTimestamp = () => {
+      read += 1;
+      return getOutputTimestamp.call(d.ctx);
+    };
+    /** @type {string[]} */
+    const whys = [];
+    for (d.page.t = 0; d.page.t < 10_000; d.page.t += 325) {
+      const ready = out.ready(d.ctx, d.page.t);
+      const before = read;
+      const trust = out.trust(d.ctx, d.page.t);
+      expect(read).toBe(before);
+      expect(trust.trusted).toBe(ready);
+      if (whys.at(-1) !== trust.why) whys.push(trust.why);
+    }
+    // The first timestamp, at page time 0, is not on the page's clock (performanceTime 0, like
+    // Chromium's first after a resume): that reading went to the currentTime line.
+    expect(whys).toEqual(['no-timestamps', 'settling', 'trusted']);
+    expect(out.readingsSince().length).toBe(read);
+    // Another context, never read: its mapping is still to form.
+    expect(out.trust(device({ ppm: 0 }).ctx, d.page.t)).toEqual({ trusted: false, why: 'settling' });
+  });
+
+  it("no timestamps on the page's clock: 'no-timestamps' while the currentTime line forms; an output never read: 'unmeasured'", () => {
+    const bare = device({ ppm: 0 });
+    const c = /** @type {any} */ (bare.ctx);
+    delete c.getOutputTimestamp;
+    const out = createOutputCompensation();
+    /** @type {string[]} */
+    const whys = [];
+    for (bare.page.t = 0; bare.page.t < 6000; bare.page.t += 325) {
+      out.ready(c, bare.page.t);
+      const { why } = out.trust(c, bare.page.t);
+      if (whys.at(-1) !== why) whys.push(why);
+    }
+    expect(whys).toEqual(['no-timestamps', 'trusted']);
+    expect(createOutputCompensation({ readOutput: false }).trust(c, 0)).toEqual({ trusted: true, why: 'unmeasured' });
+  });
+});
