@@ -1,10 +1,23 @@
-// The engraving cache's size limit: least recently used entries go, entries in use stay.
+// The engraving cache: its size limit (least recently used entries go, entries in use stay), and
+// a reader meeting an entry's completion.
 
 import path from 'node:path';
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
+
+import {
+  INDEX,
+  PENDING_TIMING,
+  commitEntry,
+  completeEntry,
+  markUse,
+  pendingFile,
+  pruneCache,
+  readEntry,
+} from '../../../../server/package/engrave/cache.js';
+import { FORMAT_VERSION } from '../../../../server/package/engrave/options.js';
 
 /** A test may hold the cache's stat() of a file until it lets it go (a reader caught mid-way). */
 const hold = vi.hoisted(() => ({ stat: /** @type {null | ((file: string) => Promise<void>)} */ (null) }));
@@ -21,17 +34,6 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     ),
   };
 });
-import {
-  INDEX,
-  PENDING_TIMING,
-  commitEntry,
-  completeEntry,
-  markUse,
-  pendingFile,
-  pruneCache,
-  readEntry,
-} from '../../../../server/package/engrave/cache.js';
-import { FORMAT_VERSION } from '../../../../server/package/engrave/options.js';
 
 const KB = 1024;
 
