@@ -35,7 +35,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { contextSwitches, cpuMs, cpuSplitMs, parentPid, v8WorkerCpuMs } from './proc-stats.js';
+import { contextSwitches, cpuMs, cpuSplitMs, ioCounts, parentPid, v8WorkerCpuMs } from './proc-stats.js';
 import { SERVER_NODE_FLAGS } from '../server/commands/node-flags.js';
 import { freePort, waitForPort } from '../server/lib/ports.js';
 import { nginxConfig } from '../infra/cluster/run.js';
@@ -249,6 +249,23 @@ function treeSwitches(pid) {
 }
 
 /**
+ * Read and write system calls of a process and its children (nginx's workers), and their bytes.
+ * @param {number} pid
+ */
+function treeIo(pid) {
+  const total = ioCounts(pid);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || parentPid(Number(entry)) !== pid) continue;
+    const child = ioCounts(Number(entry));
+    total.reads += child.reads;
+    total.writes += child.writes;
+    total.readBytes += child.readBytes;
+    total.writtenBytes += child.writtenBytes;
+  }
+  return total;
+}
+
+/**
  * Measure a window: latency over every client, CPU of each named process, changes delivered.
  * @param {Awaited<ReturnType<typeof openClients>>} load
  * @param {Record<string, number>} pids
@@ -260,11 +277,14 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const sys0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid)]));
   const sw0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSwitches(pid)]));
   const gc0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, v8WorkerCpuMs(pid)]));
+  const io0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeIo(pid)]));
   const self0 = process.cpuUsage();
   // The window on the monotonic clock V8's profiles use (µs), to cut the profiles to it.
   const from = Number(process.hrtime.bigint() / 1000n);
+  const wallFrom = Date.now();
   await sleep(ms);
   const to = Number(process.hrtime.bigint() / 1000n);
+  const wallTo = Date.now();
   const self = process.cpuUsage(self0);
   const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid) - cpu0[k]]));
   const sys = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid) - sys0[k]]));
@@ -273,6 +293,20 @@ async function measure(load, pids, ms = WINDOW_MS) {
     Object.entries(pids).map(([k, pid]) => {
       const sw = treeSwitches(pid);
       return [k, { voluntary: sw.voluntary - sw0[k].voluntary, involuntary: sw.involuntary - sw0[k].involuntary }];
+    }),
+  );
+  const io = Object.fromEntries(
+    Object.entries(pids).map(([k, pid]) => {
+      const now = treeIo(pid);
+      return [
+        k,
+        {
+          reads: now.reads - io0[k].reads,
+          writes: now.writes - io0[k].writes,
+          readBytes: now.readBytes - io0[k].readBytes,
+          writtenBytes: now.writtenBytes - io0[k].writtenBytes,
+        },
+      ];
     }),
   );
   const changes = Math.max(...load.clients.map((c) => c.seq)) - seq0;
@@ -284,9 +318,12 @@ async function measure(load, pids, ms = WINDOW_MS) {
     systemMs: sys,
     v8WorkerMs: v8Workers,
     switches,
+    io,
     loadCpuMs: (self.user + self.system) / 1000,
     windowMs: ms,
     monotonicUs: [from, to],
+    // The same window by the wall clock (ms since the Unix epoch), to line it up with other logs.
+    wallMs: [wallFrom, wallTo],
   };
 }
 
@@ -570,6 +607,15 @@ const switchesPerS = (phase, k) =>
   `${Math.round(perS(phase.switches[k].voluntary, phase.windowMs))} / ${Math.round(perS(phase.switches[k].involuntary, phase.windowMs))}`;
 /** A process's V8 helper threads' CPU per second over a phase's window. @param {any} phase @param {string} k */
 const helpersPerS = (phase, k) => f1(perS(phase.v8WorkerMs[k], phase.windowMs));
+/**
+ * A process's system calls over a window, per client: reads per second, writes and KB per change.
+ * @param {string} name @param {any} phase @param {string} k @param {number} n  clients
+ */
+const ioRow = (name, phase, k, n) => {
+  const io = phase.io[k];
+  const per = (/** @type {number} */ x) => (n && phase.changes ? x / n / phase.changes : Number.NaN);
+  return `| ${name} | ${n} | ${f2(perS(io.reads, phase.windowMs) / n)} | ${f2(per(io.writes))} | ${f1(per(io.writtenBytes) / 1024)} |`;
+};
 const lines = [
   `cluster benchmark ${out.date} (load average ${out.load}): ${CLIENTS} WebSocket clients from ${CLIENTS} addresses, ${EDGES} edges, window ${WINDOW_MS / 1000} s, ${out.score}`,
   '',
@@ -621,6 +667,12 @@ const lines = [
       `| ${k} | ${e.clients} | ${f1(e.usPerClient)} | ${f2(e.efficiency)} | ${f1(e.marginalUs)} | ${f2(e.marginalEfficiency)} |`,
   ),
   ...(nginxName ? [`| nginx | ${CLIENTS} | ${f1((perS(c.cpuMs.nginx, c.windowMs) / CLIENTS) * 1000)} | | | |`] : []),
+  '',
+  '| system calls (/proc/PID/io) | clients | reads per client-second | writes per client per change | KB written per client per change |',
+  '| --- | --- | --- | --- | --- |',
+  ioRow('one process', s, 'server', CLIENTS),
+  ...(s.split ? [ioRow("one process with one edge's share", s.split, 'server', s.split.clients)] : []),
+  ...edgeNames.map((k) => ioRow(k, c, k, c.clientsOn[k] ?? 0)),
   '',
   `clients on the edges over the window (their /metrics, start and end averaged): ${Object.values(c.clientsOn).reduce((a, b) => a + b, 0)} of ${CLIENTS}${Object.values(c.clientsOn).reduce((a, b) => a + b, 0) < 0.98 * CLIENTS ? ' (clients dropped and reconnecting: the load process fell behind; the per-client figures above are not comparable)' : ''}`,
   `edges together / one process, CPU for the same clients: ${f2((edgeCpu / Math.max(1, s.cpuMs.server)) * (s.windowMs / c.windowMs))}`,

@@ -115,6 +115,26 @@ export function contextSwitches(pid) {
 }
 
 /**
+ * A process's read and write system calls so far, and the bytes they moved, all threads
+ * (/proc/<pid>/io: syscr, syscw, rchar, wchar). On a server those are its socket reads (client
+ * frames, pongs, Redis replies) and writes (a write or writev per socket per message, more when a
+ * write is taken in part): counts, so they compare two processes without CPU time's noise.
+ * @param {number} pid
+ * @returns {{ reads: number, writes: number, readBytes: number, writtenBytes: number }} NaN when
+ *   the process is gone or its io file cannot be read
+ */
+export function ioCounts(pid) {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    /** @param {string} k */
+    const field = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(io)?.[1] ?? Number.NaN);
+    return { reads: field('syscr'), writes: field('syscw'), readBytes: field('rchar'), writtenBytes: field('wchar') };
+  } catch {
+    return { reads: Number.NaN, writes: Number.NaN, readBytes: Number.NaN, writtenBytes: Number.NaN };
+  }
+}
+
+/**
  * The parent of a process (proc(5): field 4), or NaN when it is gone.
  * @param {number} pid
  */

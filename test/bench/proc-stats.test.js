@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   contextSwitches,
   cpuCount,
   cpuMs,
+  ioCounts,
   machineMs,
   parentPid,
   rssBytes,
@@ -33,6 +35,21 @@ describe.skipIf(process.platform !== 'linux')('/proc readers', () => {
     const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
     await new Promise((r) => child.once('exit', r));
     expect(contextSwitches(/** @type {number} */ (child.pid)).voluntary).toBeNaN();
+  });
+
+  it('count read and write system calls and their bytes, and give NaN for a process that is gone', async () => {
+    const before = ioCounts(process.pid);
+    readFileSync('/proc/self/stat');
+    const fd = openSync('/dev/null', 'w');
+    writeSync(fd, 'x'.repeat(100));
+    closeSync(fd);
+    const after = ioCounts(process.pid);
+    expect(after.reads).toBeGreaterThan(before.reads);
+    expect(after.writes).toBeGreaterThan(before.writes);
+    expect(after.writtenBytes - before.writtenBytes).toBeGreaterThanOrEqual(100);
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await new Promise((r) => child.once('exit', r));
+    expect(ioCounts(/** @type {number} */ (child.pid)).writes).toBeNaN();
   });
 
   it('name a child by its parent, and give NaN for a process that is gone', async () => {
