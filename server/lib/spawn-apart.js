@@ -81,8 +81,9 @@ function lowerGroup(pid, nice, tries = RETRIES) {
 
 /**
  * Spawn `cmd` with `args` (no shell) in a session of its own whose autogroup has the nice value
- * GROUP_NICE, killed (SIGKILL) when the calling thread ends. The returned child's pid is the
- * program's own: setpriv execs it in place, so killing the child kills the program.
+ * GROUP_NICE, killed (SIGKILL) when the calling thread ends where util-linux's setpriv is installed
+ * (without it the child's own limits end it). The returned child's pid is the program's own:
+ * setpriv execs it in place, so killing the child kills the program.
  * @param {string} cmd
  * @param {string[]} args
  * @param {import('node:child_process').SpawnOptions} [options]  `detached` is always set
