@@ -19,13 +19,13 @@
 // this thread (as server/performance/beat-grid.js schedules beats), its lateness while
 // packages with that PDF load cold, one after another, against the same timer idle, in
 // alternating windows of --beats-ms, as p99 and max, and their ratio.
-// CPU time of both beside their wall times (Poppler's processes and the PNG encoder against
+// CPU time of both beside their wall times (Poppler's processes and the PNG encoder's against
 // Verovio's thread), which the machine's other load does not swell.
 // Targets (PDF pages, the tracker's): cold <= 1.5x verovio; warm < 200 ms; each phone image < 150 KB; the
 // beat's p99 lateness while loading within 1.5x of idle. Writes bench/out/pdf-pages.json.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -132,18 +132,33 @@ console.log(
   `part: ${values.bars} bars, ${svgs.length} A4 pages; PDF ${round(bytes.length / 1024, 0)} KiB; verovio ${round(median(verovioMs), 0)} ms (runs ${verovioMs.map((m) => round(m, 0)).join(', ')}), load ${load()}`,
 );
 
-/**
- * CPU time of this process's children that have ended (pdfinfo, pdfdetach, pdftoppm), in ms:
- * /proc/self/stat's cutime and cstime, in clock ticks (100 a second on Linux).
- */
-function childCpuMs() {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
+/** utime + stime of a /proc/<pid>/stat line, and its parent's pid: fields 14, 15 and 4. */
+function statTimes(/** @type {string} */ stat) {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[13]) + Number(f[14])) * 10;
+  return { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), childTicks: Number(f[13]) + Number(f[14]) };
 }
 
-// Cold renders, each into an empty cache. Also their CPU time (this process's threads, the PNG
-// encoder's included, and Poppler's processes), against Verovio's thread's: a measure that the
+/**
+ * CPU time of this process's children, in ms (clock ticks, 100 a second on Linux): those that
+ * have ended and been waited for (pdfinfo, pdfdetach, pdftoppm: /proc/self/stat's cutime and
+ * cstime) and those still running (the PNG encoder's process, which outlives a render).
+ */
+function childCpuMs() {
+  let ticks = statTimes(readFileSync('/proc/self/stat', 'utf8')).childTicks;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const t = statTimes(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      if (t.ppid === process.pid) ticks += t.ticks;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return ticks * 10;
+}
+
+// Cold renders, each into an empty cache. Also their CPU time (this process's threads, Poppler's
+// processes and the PNG encoder's), against Verovio's thread's: a measure that the
 // machine's other load does not swell as it swells the wall time.
 /** @type {number[]} */
 const coldMs = [];

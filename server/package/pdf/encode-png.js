@@ -1,13 +1,11 @@
-// The pages pdftoppm draws (PPM files) made into PNG page images by png-worker.js, in a worker
-// thread with a bounded heap, while pdftoppm draws the next pages: the beat's thread only lists
-// the folder and passes file names.
+// The pages pdftoppm draws (PPM files) made into PNG page images by png-worker.js, a process with a
+// bounded heap in a scheduling group of its own (png-thread.js starts it and passes it the pages),
+// while pdftoppm draws the next pages: the beat's thread only lists the folder and passes file names.
 
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createPool } from '../../lib/worker-pool.js';
 
-/** Heap of the encoder (a page's pixels are Buffers, outside it: an A4 page at 1,600 px is 11 MB). */
-const HEAP_MB = 64;
 /** How often the folder is looked at for pages pdftoppm has finished, while it runs. */
 const POLL_MS = 50;
 
@@ -24,8 +22,9 @@ async function encode(from, to) {
   pool ??= createPool({
     size: 1,
     idleMs: 10_000,
-    url: new URL('./png-worker.js', import.meta.url),
-    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: 16 },
+    url: new URL('./png-thread.js', import.meta.url),
+    // The thread holds only file names: the encoder's own heap is bounded in png-thread.js.
+    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
     name: 'PNG encoder',
   });
   try {

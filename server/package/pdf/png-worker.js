@@ -1,23 +1,24 @@
-// Worker entry for encode-png.js: a page pdftoppm drew as a PPM file, written as a PNG file,
-// off the event loop that plays the beats. Poppler's own PNG writer lets libpng try every row
+// The PNG encoder's process (started by png-thread.js, for encode-png.js): a page pdftoppm drew as
+// a PPM file, written as a PNG file, in a process of its own so that its CPU time is charged to a
+// scheduling group other than the server's (server/lib/spawn-apart.js says why). Poppler's own PNG writer lets libpng try every row
 // filter at zlib's default level, three quarters of pdftoppm's time on a page of music; here a
 // page whose pixels are all grey (most scores) is written with one channel, rows unfiltered
 // (mostly white rows deflate well as they are), at zlib level 6: half the bytes for a fifth of
 // the time (bench/RESULTS.md). A page with colour keeps it. Messages in:
-// { id, kind: 'png', task: { from, to } }; out: { id, type: 'done', data } (the protocol of
-// server/lib/worker-pool.js).
+// { id, from, to } over its IPC channel; out: { id, ok, width, height }.
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 
-const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
+/** Run as the encoder's process, not imported (tests import the functions below). */
+const serving = process.argv[1] === fileURLToPath(import.meta.url) && typeof process.send === 'function';
 
-// At nice 10, as pdftoppm and the engraver (engrave/worker.js): on Linux the nice value is per
-// thread, so this thread yields the CPU to the beat's. Encoding at the server's own priority put
+// At nice 10, as pdftoppm and the engraver (engrave/worker.js): where the kernel has no autogroups
+// the nice value alone ranks it below the beat's thread. Encoding at the server's own priority put
 // the beat timer's p99 lateness at 217 ms while PDFs loaded (7.5 ms idle) at load 11.
-if (port)
+if (serving)
   try {
     os.setPriority(10);
   } catch {
@@ -72,13 +73,18 @@ export function encodePng({ width, height, rgb }) {
   return PNG.sync.write(/** @type {import('pngjs').PNG} */ (/** @type {unknown} */ ({ width, height, data })), options);
 }
 
-port?.on('message', (/** @type {{ id: number, task: { from: string, to: string } }} */ { id, task }) => {
-  const image = readPpm(readFileSync(task.from));
-  if (!image) {
-    port.postMessage({ id, type: 'done', data: { ok: false } });
-    return;
-  }
-  writeFileSync(task.to, encodePng(image));
-  rmSync(task.from, { force: true });
-  port.postMessage({ id, type: 'done', data: { ok: true, width: image.width, height: image.height } });
-});
+if (serving) {
+  const send = /** @type {NonNullable<typeof process.send>} */ (process.send).bind(process);
+  process.on('message', (/** @type {{ id: number, from: string, to: string }} */ { id, from, to }) => {
+    const image = readPpm(readFileSync(from));
+    if (!image) {
+      send({ id, ok: false });
+      return;
+    }
+    writeFileSync(to, encodePng(image));
+    rmSync(from, { force: true });
+    send({ id, ok: true, width: image.width, height: image.height });
+  });
+  // The thread that started it has let it go, or has ended.
+  process.on('disconnect', () => process.exit(0));
+}

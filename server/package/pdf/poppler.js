@@ -1,9 +1,9 @@
 // Poppler's command-line tools (pdfinfo, pdftoppm, pdfdetach), run as child processes: never
 // through a shell, with the PDF's path as an argument after the options, under an address-space
-// limit and a CPU-time limit (prlimit) and a wall-time backstop, at a lower CPU priority (nice),
-// started from a thread of their own (tool-thread.js), so that a hostile or huge PDF costs that
-// process only and the beat's event loop never waits on it (doc/score-format.md, "PDF pages",
-// says why Poppler).
+// limit and a CPU-time limit (prlimit) and a wall-time backstop, at a lower CPU priority (nice,
+// and a scheduling group of low weight: server/lib/spawn-apart.js), started from a thread of
+// their own (tool-thread.js), so that a hostile or huge PDF costs that process only and the
+// beat's event loop never waits on it (doc/score-format.md, "PDF pages", says why Poppler).
 
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';

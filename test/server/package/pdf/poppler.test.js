@@ -9,10 +9,39 @@ vi.mock('node:child_process', () => {
   return { execFile: refuse, spawn: refuse, default: { execFile: refuse, spawn: refuse } };
 });
 
+const { existsSync, mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+const os = await import('node:os');
+const path = await import('node:path');
 const { runTool } = await import('../../../../server/package/pdf/poppler.js');
 const { closeToolThread, toolThreadId } = await import('../../../../server/package/pdf/tool-thread.js');
 
-afterAll(() => closeToolThread());
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'sc-poppler-'));
+afterAll(async () => {
+  await closeToolThread();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A process's state letter and session id from /proc/<pid>/stat, or null when it is gone. */
+function statOf(/** @type {number} */ pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: f[0], session: Number(f[3]) };
+  } catch {
+    return null;
+  }
+}
+
+/** Running: there and not a zombie (killed, not yet waited for). */
+const running = (/** @type {number} */ pid) => {
+  const s = statOf(pid);
+  return s !== null && s.state !== 'Z';
+};
+
+/** Resolve when `check` holds, looking every 20 ms, at most `limitMs` (then resolve anyway). */
+async function until(/** @type {() => boolean} */ check, limitMs = 10_000) {
+  for (let t = 0; t < limitMs && !check(); t += 20) await new Promise((r) => setTimeout(r, 20));
+}
 
 describe("Poppler's tools, started off the calling thread", () => {
   it('runs a tool from the tool thread and gives its output and exit code', async () => {
@@ -30,11 +59,33 @@ describe("Poppler's tools, started off the calling thread", () => {
     expect(slow).toMatchObject({ code: null, timedOut: true });
   });
 
-  it('fails a tool whose thread stops, rather than waiting for it', async () => {
-    const running = runTool('/bin/sleep', ['5']);
-    await new Promise((r) => setTimeout(r, 100));
+  it("runs each tool in a session of its own, not the server's", async () => {
+    const r = await runTool('/bin/sh', ['-c', 'cat /proc/$$/stat']);
+    const f = r.stdout.slice(r.stdout.lastIndexOf(')') + 2).split(' ');
+    const pid = Number(r.stdout.split(' ')[0]);
+    expect(Number(f[3])).toBe(pid);
+    expect(Number(f[3])).not.toBe(statOf(process.pid)?.session);
+  });
+
+  it('kills a tool past its wall time, in its own session too', async () => {
+    const r = await runTool('/bin/sh', ['-c', 'echo $$; exec sleep 30'], { timeoutMs: 300 });
+    expect(r).toMatchObject({ code: null, timedOut: true });
+    expect(running(Number(r.stdout))).toBe(false);
+  });
+
+  it('fails a tool whose thread stops, rather than waiting for it, and the tool is killed', async () => {
+    const pidFile = path.join(tmp, 'pid');
+    const tool = runTool('/bin/sh', [
+      '-c',
+      `echo $$ > ${pidFile}.part && mv ${pidFile}.part ${pidFile}; exec sleep 30`,
+    ]);
+    await until(() => existsSync(pidFile));
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(running(pid)).toBe(true);
     await closeToolThread();
-    expect(await running).toMatchObject({ code: -1, timedOut: false });
+    expect(await tool).toMatchObject({ code: -1, timedOut: false });
+    await until(() => !running(pid));
+    expect(running(pid)).toBe(false);
     expect(toolThreadId()).toBeNull();
     expect(await runTool('/bin/echo', ['again'])).toMatchObject({ code: 0, stdout: 'again\n' });
   });

@@ -1,0 +1,100 @@
+// A child process whose CPU time is not charged to the server's scheduling group. Linux with
+// autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled, on in Debian's kernels) shares
+// the CPU between sessions first and between a session's threads after: a nice value ranks a
+// thread only within its own session. Poppler and the PNG encoder at nice 10 inside the server's
+// session still spent that session's share, so when other sessions were busy the beat's thread
+// waited for a CPU behind them (12 ms gaps of which 11 ms were run-queue wait, bench/RESULTS.md).
+// Here the child gets a session of its own (setsid, through spawn's `detached`), and that
+// session's group a low weight (its nice value in /proc/<pid>/autogroup): the server's group then
+// spends its share on the server alone. The child is also killed when the thread that started it
+// ends (setpriv's parent-death signal), since a child in another session gets no signal from the
+// server's terminal and would outlive a server that stops.
+//
+// Spawning blocks the calling thread until the child has begun its program: call this from a
+// worker thread, never from the one that plays the beats.
+
+import { spawn } from 'node:child_process';
+import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The nice value given to a child's own autogroup: weight 110 against the server group's 1,024
+ * (the kernel's nice-to-weight table), as the tools' own nice 10 ranks them in a single group.
+ */
+export const GROUP_NICE = 10;
+
+/** Without CAP_SYS_ADMIN the kernel allows one autogroup change in 100 ms (EAGAIN otherwise). */
+const RETRY_MS = 110;
+const RETRIES = 3;
+
+/** @type {string | null | undefined} */
+let setpriv;
+
+/** setpriv's absolute path (util-linux), or null. */
+function findSetpriv() {
+  if (setpriv !== undefined) return setpriv;
+  setpriv = null;
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(path.join(dir, 'setpriv'), constants.X_OK);
+      setpriv = path.join(dir, 'setpriv');
+      break;
+    } catch {
+      // not in this folder
+    }
+  }
+  return setpriv;
+}
+
+/**
+ * The autogroup a process is in ("/autogroup-12"), or null (no autogroup in this kernel, or the
+ * process is gone).
+ * @param {number | 'self'} pid
+ */
+export function autogroupOf(pid) {
+  try {
+    return /^(\S+)\s+nice\s+(-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Give the child's autogroup the nice value `nice`, only when the child is in a group other than
+ * this process's: the server's own group is never lowered. Best effort: without autogroups, or
+ * when the child has already ended, nothing is done.
+ * @param {number} pid
+ * @param {number} nice
+ * @param {number} [tries]
+ */
+function lowerGroup(pid, nice, tries = RETRIES) {
+  const theirs = autogroupOf(pid);
+  if (!theirs || theirs === autogroupOf('self')) return;
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(nice));
+  } catch (err) {
+    if (/** @type {NodeJS.ErrnoException} */ (err).code === 'EAGAIN' && tries > 0)
+      setTimeout(() => lowerGroup(pid, nice, tries - 1), RETRY_MS).unref();
+  }
+}
+
+/**
+ * Spawn `cmd` with `args` (no shell) in a session of its own whose autogroup has the nice value
+ * GROUP_NICE, killed (SIGKILL) when the calling thread ends where util-linux's setpriv is installed
+ * (without it the child's own limits end it). The returned child's pid is the program's own:
+ * setpriv execs it in place, so killing the child kills the program.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {import('node:child_process').SpawnOptions} [options]  `detached` is always set
+ * @returns {import('node:child_process').ChildProcess}
+ */
+export function spawnApart(cmd, args, options = {}) {
+  const wrap = findSetpriv();
+  const child = wrap
+    ? spawn(wrap, ['--pdeathsig', 'KILL', '--', cmd, ...args], { ...options, detached: true })
+    : spawn(cmd, args, { ...options, detached: true });
+  // spawn returns once the child has exec'd, so its setsid is done: its group is its own.
+  if (child.pid) lowerGroup(child.pid, GROUP_NICE);
+  return child;
+}
