@@ -26,17 +26,18 @@ export function execTool(cmd, args, timeoutMs) {
     /** @type {{ stdout: Buffer[], stderr: Buffer[] }} */
     const out = { stdout: [], stderr: [] };
     let bytes = 0;
-    let killed = false;
+    /** Why this thread killed the tool: its wall time ran out, or it wrote too much. */
+    let killedFor = '';
     const child = spawnApart(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
-    const kill = () => {
-      killed = true;
+    const kill = (/** @type {string} */ why) => {
+      killedFor ||= why;
       child.kill('SIGKILL');
     };
-    const timer = setTimeout(kill, timeoutMs);
+    const timer = setTimeout(() => kill('time'), timeoutMs);
     for (const name of /** @type {const} */ (['stdout', 'stderr']))
       child[name]?.on('data', (/** @type {Buffer} */ chunk) => {
         bytes += chunk.length;
-        if (bytes > MAX_OUTPUT) kill();
+        if (bytes > MAX_OUTPUT) kill('output');
         else out[name].push(chunk);
       });
     const text = (/** @type {Buffer[]} */ chunks) => Buffer.concat(chunks).toString('utf8');
@@ -46,12 +47,15 @@ export function execTool(cmd, args, timeoutMs) {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      const stderr = text(out.stderr) + why;
+      const stderr =
+        text(out.stderr) +
+        why +
+        (killedFor === 'output' ? `\nit wrote more than ${MAX_OUTPUT} bytes and was stopped` : '');
       resolve({
         code,
         stdout: text(out.stdout),
         stderr,
-        timedOut: (killed && signal === 'SIGKILL') || signal === 'SIGXCPU',
+        timedOut: (killedFor === 'time' && signal === 'SIGKILL') || signal === 'SIGXCPU',
         outOfMemory: /bad_alloc|out of memory|Cannot allocate memory/i.test(stderr),
       });
     };

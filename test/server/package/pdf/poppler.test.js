@@ -67,6 +67,12 @@ describe("Poppler's tools, started off the calling thread", () => {
     expect(Number(f[3])).not.toBe(statOf(process.pid)?.session);
   });
 
+  it('stops a tool that writes more than 8 MiB, and says so (not a timeout)', async () => {
+    const r = await runTool('/bin/sh', ['-c', 'exec yes scorecast'], { timeoutMs: 20_000 });
+    expect(r).toMatchObject({ code: null, timedOut: false });
+    expect(r.stderr).toMatch(/wrote more than 8388608 bytes and was stopped/);
+  });
+
   it('kills a tool past its wall time, in its own session too', async () => {
     const r = await runTool('/bin/sh', ['-c', 'echo $$; exec sleep 30'], { timeoutMs: 300 });
     expect(r).toMatchObject({ code: null, timedOut: true });
