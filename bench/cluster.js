@@ -234,36 +234,29 @@ function treeSystemMs(pid) {
 }
 
 /**
- * Context switches of a process and its children (nginx's workers), every thread's.
+ * A per-process reading summed over a process and its children (nginx's workers), field by field.
+ * @template {Record<string, number>} T
  * @param {number} pid
+ * @param {(pid: number) => T} read
+ * @returns {T}
  */
-function treeSwitches(pid) {
-  const total = contextSwitches(pid);
+function treeSum(pid, read) {
+  const total = read(pid);
+  /** @type {Record<string, number>} */
+  const sum = total;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || parentPid(Number(entry)) !== pid) continue;
-    const child = contextSwitches(Number(entry));
-    total.voluntary += child.voluntary;
-    total.involuntary += child.involuntary;
+    const child = read(Number(entry));
+    for (const k of Object.keys(sum)) sum[k] += child[k];
   }
   return total;
 }
 
-/**
- * Read and write system calls of a process and its children (nginx's workers), and their bytes.
- * @param {number} pid
- */
-function treeIo(pid) {
-  const total = ioCounts(pid);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || parentPid(Number(entry)) !== pid) continue;
-    const child = ioCounts(Number(entry));
-    total.reads += child.reads;
-    total.writes += child.writes;
-    total.readBytes += child.readBytes;
-    total.writtenBytes += child.writtenBytes;
-  }
-  return total;
-}
+/** Context switches of a process and its children, every thread's. @param {number} pid */
+const treeSwitches = (pid) => treeSum(pid, contextSwitches);
+
+/** Read and write system calls of a process and its children, and their bytes. @param {number} pid */
+const treeIo = (pid) => treeSum(pid, ioCounts);
 
 /**
  * Measure a window: latency over every client, CPU of each named process, changes delivered.

@@ -75,7 +75,23 @@ function setup(offset = 5_000) {
     clock,
     now: () => page.t,
   });
-  return { page, ctx, starts, stops, fetched, audio, offset };
+  return { page, ctx, starts, stops, fetched, audio, offset, clock };
+}
+
+/**
+ * Cues on a setup's context and clock through the output mapping `output` (a stand-in for
+ * audio-latency.js's compensation).
+ * @param {ReturnType<typeof setup>} s
+ * @param {any} output
+ */
+function cuesWithOutput(s, output) {
+  return createAudioCues({
+    createContext: () => s.ctx,
+    fetchBytes: async () => new ArrayBuffer(8),
+    clock: s.clock,
+    now: () => s.page.t,
+    output,
+  });
 }
 
 describe('audio cues', () => {
@@ -381,20 +397,11 @@ describe("the musicians' click", () => {
       gain: { value: 1, setValueAtTime() {}, exponentialRampToValueAtTime() {} },
       connect() {},
     });
-    const audio = createAudioCues({
-      createContext: () => ctx,
-      fetchBytes: async () => new ArrayBuffer(8),
-      clock: /** @type {any} */ ({
-        serverNow: () => s.page.t + s.offset,
-        toLocal: (/** @type {number} */ t) => t - s.offset,
-      }),
-      now: () => s.page.t,
-      // The device's output delay, compensated as for clips.
-      output: /** @type {any} */ ({
-        contextTimeFor: (/** @type {any} */ c, /** @type {number} */ local, /** @type {number} */ now) =>
-          c.currentTime + (local - now) / 1000 - outputMs / 1000,
-        ready,
-      }),
+    // The device's output delay, compensated as for clips.
+    const audio = cuesWithOutput(s, {
+      contextTimeFor: (/** @type {any} */ c, /** @type {number} */ local, /** @type {number} */ now) =>
+        c.currentTime + (local - now) / 1000 - outputMs / 1000,
+      ready,
     });
     return { ...s, audio, tones };
   }
@@ -493,22 +500,13 @@ describe("the musicians' click", () => {
     const reading = (of = ctx) => {
       for (const w of watchers) w({ ctx: of, at });
     };
-    const audio = createAudioCues({
-      createContext: () => ctx,
-      fetchBytes: async () => new ArrayBuffer(8),
-      clock: /** @type {any} */ ({
-        serverNow: () => s.page.t + s.offset,
-        toLocal: (/** @type {number} */ t) => t - s.offset,
-      }),
-      now: () => s.page.t,
-      output: /** @type {any} */ ({
-        contextTimeFor: (/** @type {any} */ _c, /** @type {number} */ local) => at(local),
-        ready: () => true,
-        onMapping: (/** @type {(m: any) => void} */ w) => watchers.push(w),
-        get trace() {
-          return null;
-        },
-      }),
+    const audio = cuesWithOutput(s, {
+      contextTimeFor: (/** @type {any} */ _c, /** @type {number} */ local) => at(local),
+      ready: () => true,
+      onMapping: (/** @type {(m: any) => void} */ w) => watchers.push(w),
+      get trace() {
+        return null;
+      },
     });
     await audio.unlock();
     const beat = s.page.t + s.offset + 600;
