@@ -48,8 +48,8 @@ function findSetpriv() {
 }
 
 /**
- * The autogroup a process is in ("/autogroup-12"), or null (no autogroup in this kernel, or the
- * process is gone).
+ * The autogroup a process is in ("/autogroup-12"), or null (no autogroup in this kernel, the
+ * process is in the default group of init's session, whose file is empty, or it is gone).
  * @param {number | 'self'} pid
  */
 export function autogroupOf(pid) {
