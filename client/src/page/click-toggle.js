@@ -27,29 +27,24 @@ export function clickWaitNotice(trust) {
 }
 
 /**
- * A line of the player strip, after the toggle, made when first needed: its words set only when
- * they change, hidden when there are none.
+ * A line of the player strip, after the toggle: a polite status, there from the start and empty
+ * until it has words (a live region added with its first words is missed by some screen readers),
+ * drawn only while it has them (style.css `.strip-note:empty`); its words set only when they change.
  * @param {Document} document
  * @param {HTMLElement} after
  * @param {string} id  also its class
  */
 function stripNote(document, after, id) {
+  const note = document.createElement('span');
+  note.id = id;
+  note.className = `strip-note ${id}`;
+  // Read out when it changes, without taking the player's focus.
+  note.setAttribute('role', 'status');
+  note.setAttribute('aria-live', 'polite');
+  after.after(note);
   /** @param {string | null} words */
   return (words) => {
-    let note = document.getElementById(id);
-    if (words && !note) {
-      note = document.createElement('span');
-      note.id = id;
-      note.className = id;
-      // A polite status: read out when it changes, without taking the player's focus.
-      note.setAttribute('role', 'status');
-      note.setAttribute('aria-live', 'polite');
-      after.after(note);
-    }
-    if (note && note.textContent !== (words ?? '')) {
-      note.textContent = words ?? '';
-      note.hidden = !words;
-    }
+    if (note.textContent !== (words ?? '')) note.textContent = words ?? '';
   };
 }
 

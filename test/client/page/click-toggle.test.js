@@ -61,14 +61,16 @@ function strip({ state = 'running' } = {}) {
 describe('the click held silent, told beside the toggle', () => {
   it('shows while the click is on and the mapping settles, as a polite status written once; gone once trusted', async () => {
     const s = strip();
-    expect(s.note()).toBeNull();
-    s.toggle.click();
-    expect(s.click.on).toBe(true);
+    // The live region is there, empty, before it has anything to say: a region added with its
+    // first words is missed by some screen readers.
     const note = /** @type {HTMLElement} */ (s.note());
-    expect(note.hidden).toBe(false);
-    expect(note.textContent).toMatch(/^Click waits a few seconds for the sound output to settle/);
+    expect(note.textContent).toBe('');
     expect(note.getAttribute('role')).toBe('status');
     expect(note.getAttribute('aria-live')).toBe('polite');
+    s.toggle.click();
+    expect(s.click.on).toBe(true);
+    expect(s.note()).toBe(note);
+    expect(note.textContent).toMatch(/^Click waits a few seconds for the sound output to settle/);
     // Beside the toggle, in its strip.
     expect(s.toggle.nextElementSibling).toBe(note);
     await s.flush();
@@ -83,23 +85,23 @@ describe('the click held silent, told beside the toggle', () => {
     expect(note.textContent).toMatch(/^Click waits: the sound output moved/);
     s.trust.now = { trusted: true, why: 'trusted' };
     s.time.advance(CLICK_WAIT_POLL_MS);
-    expect(note.hidden).toBe(true);
     expect(note.textContent).toBe('');
   });
 
   it('not shown with the click off, nor while no sound runs; turned off, no longer asked', () => {
     const s = strip({ state: 'suspended' });
+    const words = () => s.note()?.textContent;
     s.time.advance(5 * CLICK_WAIT_POLL_MS);
-    expect(s.note()).toBeNull();
+    expect(words()).toBe('');
     expect(s.trust.asked).toBe(0);
     s.toggle.click();
-    expect(s.note()).toBeNull();
+    expect(words()).toBe('');
     s.context.state = 'running';
     s.time.advance(CLICK_WAIT_POLL_MS);
-    expect(/** @type {HTMLElement} */ (s.note()).hidden).toBe(false);
+    expect(words()).toMatch(/^Click waits/);
     s.toggle.click();
     expect(s.click.on).toBe(false);
-    expect(/** @type {HTMLElement} */ (s.note()).hidden).toBe(true);
+    expect(words()).toBe('');
     const asked = s.trust.asked;
     s.time.advance(10 * CLICK_WAIT_POLL_MS);
     expect(s.trust.asked).toBe(asked);
