@@ -7,15 +7,36 @@
 // view's main thread spent a quarter of its time painting, 2.6 ms a frame at the median, tens of
 // ms at worst, and its frames came late or not at all: jumps landed there a frame or more after
 // the phones).
+//
+// Within a beat it glides by itself: an animation of its transform from the beat's start to its
+// end, timed by the beat's own times on the page's clock (the document timeline's), which the
+// browser runs on its compositor; started once a beat, and again only when the page's clock
+// moves the beat by more than GLIDE_SLACK_MS. A transform written on every frame instead cost a
+// part view's main thread about twice its time (Chromium: the page's layers worked out again on
+// every frame, 2-3 ms for an engraved page of many glyphs; bench/RESULTS.md, "The cursor's
+// glide"). Where elements cannot animate (jsdom), the transform is written each time.
 
 /**
  * @typedef {object} BeatCursor
  * @property {HTMLElement} el
  * @property {(svg: SVGSVGElement | null) => void} attach  draw over this page (from page-svg.js
  *   render, cropped, in a positioned parent whose box is the SVG's); null: nowhere
- * @property {(c: import('./systems.js').Cursor | null, pageWidth: number) => void} show
- *   place it; null hides it
+ * @property {(c: import('./systems.js').Cursor | null, pageWidth: number, span?: BeatSpan | null) => void} show
+ *   place it; null hides it. `span`: the beat's start and end on the page's clock while it plays,
+ *   over which the cursor glides from `c.x0` to `c.x1` by itself; null or absent: it stands at `c.x`
  */
+
+/**
+ * A beat's start and end (ms) on the page's clock (`performance.now()`, the document timeline's).
+ * @typedef {{ from: number, to: number }} BeatSpan
+ */
+
+/**
+ * A glide starts again when the page's clock moves the beat's start or end this much (ms) from
+ * the running glide's: a corrected clock, or a beat's length learnt from its message. Less than a
+ * pixel of glide on a phone.
+ */
+export const GLIDE_SLACK_MS = 12;
 
 /**
  * @param {Document} doc
@@ -32,6 +53,52 @@ export function createCursor(doc) {
   let view = { x: 0, y: 0, width: 1, height: 1 };
   let beat = NaN;
   let x = NaN;
+  /** The transform written, as a page x (NaN: none since the page was attached). */
+  let written = NaN;
+  /** @type {{ anim: Animation, x0: number, x1: number, from: number, to: number } | null} the running glide */
+  let glide = null;
+  const timeline = doc.timeline;
+  const canGlide = typeof el.animate === 'function' && timeline !== undefined;
+  /** @param {number} at page x @returns {string} */
+  const transformAt = (at) => `translateX(${pct((at - view.x) / view.width)}%)`;
+  const stopGlide = () => {
+    glide?.anim.cancel();
+    glide = null;
+  };
+  /** @param {number} at */
+  const stand = (at) => {
+    stopGlide();
+    if (at === written) return;
+    written = at;
+    el.style.transform = transformAt(at);
+  };
+  /**
+   * From x0 at span.from to x1 at span.to, unless the running glide already does so; where it is
+   * at timeline time `now`.
+   * @param {number} x0 @param {number} x1 @param {BeatSpan} span @param {number} now
+   */
+  const glideOver = (x0, x1, span, now) => {
+    const same =
+      glide &&
+      glide.x0 === x0 &&
+      glide.x1 === x1 &&
+      Math.abs(glide.from - span.from) <= GLIDE_SLACK_MS &&
+      Math.abs(glide.to - span.to) <= GLIDE_SLACK_MS;
+    if (!same) {
+      const before = glide;
+      const anim = el.animate([{ transform: transformAt(x0) }, { transform: transformAt(x1) }], {
+        duration: span.to - span.from,
+        // Before its start too: a beat is shown from the frame whose middle reaches it.
+        fill: 'both',
+      });
+      // On the beat's own time, not from when the browser first draws it.
+      anim.startTime = span.from;
+      glide = { anim, x0, x1, from: span.from, to: span.to };
+      before?.anim.cancel();
+    }
+    const g = /** @type {NonNullable<typeof glide>} */ (glide);
+    return g.x0 + (g.x1 - g.x0) * Math.min(Math.max((now - g.from) / (g.to - g.from), 0), 1);
+  };
 
   return {
     el,
@@ -39,6 +106,8 @@ export function createCursor(doc) {
       page = svg;
       beat = NaN;
       x = NaN;
+      written = NaN;
+      stopGlide();
       const parent = svg?.parentElement;
       if (!svg || !parent) {
         el.remove();
@@ -51,12 +120,13 @@ export function createCursor(doc) {
       if (vw > 0 && vh > 0) view = { x: vx || 0, y: vy || 0, width: vw, height: vh };
       if (el.parentElement !== parent || el.previousElementSibling !== svg) svg.after(el);
     },
-    show(c, pageWidth) {
+    show(c, pageWidth, span = null) {
       if (!c || !page) {
         if (!Number.isNaN(beat) || el.dataset.beat !== undefined) {
           el.style.visibility = 'hidden';
           delete el.dataset.beat;
         }
+        stopGlide();
         beat = NaN;
         return;
       }
@@ -71,12 +141,15 @@ export function createCursor(doc) {
         el.dataset.beat = String(c.beat);
         el.style.visibility = 'visible';
       }
-      const at = round(c.x);
+      const now = Number(timeline?.currentTime);
+      const glides =
+        canGlide && span && Number.isFinite(now) && now < span.to && span.to > span.from && c.x0 !== undefined;
+      // Where it is drawn in this frame: the glide's place at the frame's time, else where it stands.
+      const at = round(glides ? glideOver(round(/** @type {number} */ (c.x0)), round(c.x1 ?? c.x), span, now) : c.x);
+      if (!glides) stand(at);
       if (at !== x) {
         x = at;
-        // The element is as wide as the SVG: a percentage of its own width is one of the page's.
-        el.style.transform = `translateX(${pct((at - view.x) / view.width)}%)`;
-        // Where it stands in page units, for tests and tools (no style depends on it).
+        // Where it is in page units, for tests and tools (no style depends on it).
         el.dataset.x = String(at);
       }
     },

@@ -54,6 +54,8 @@ export function createPartView(root, notation, options) {
   let destroyed = false;
   let beat = NaN;
   let fraction = 0;
+  /** @type {import('./cursor.js').BeatSpan | null} */
+  let span = null;
   /** The beat announced to follow (a jump's target has its page prepared), or NaN. */
   let following = NaN;
   /** @type {{ chosen: unknown } | null} */
@@ -65,7 +67,7 @@ export function createPartView(root, notation, options) {
     inner = createPanes(root, data, options);
     root.dataset.layout = name;
     if (pages) inner.setPages?.(pages.chosen);
-    if (Number.isFinite(beat)) inner.update(beat, fraction, following);
+    if (Number.isFinite(beat)) inner.update(beat, fraction, following, span);
   };
 
   /**
@@ -151,11 +153,12 @@ export function createPartView(root, notation, options) {
     get error() {
       return inner?.error ?? null;
     },
-    update(b, f = 0, next = NaN) {
+    update(b, f = 0, next = NaN, s = null) {
       beat = b;
       fraction = f;
       following = next;
-      inner?.update(b, f, next);
+      span = s;
+      inner?.update(b, f, next, s);
     },
     setPages(chosen) {
       pages = { chosen };
@@ -229,14 +232,17 @@ function createPanes(root, notation, { loadPage, reducedMotion }) {
   let plan = null;
   let beat = NaN;
   let fraction = 0;
+  /** @type {import('./cursor.js').BeatSpan | null} */
+  let span = null;
   let destroyed = false;
   /** Layout page -> page drawn: the audience's page choices (chosen-pages.js). */
   let drawn = chosenPages(null, layout.pages.length);
   let drawnKey = '';
 
   const place = () => {
-    const c = plan && panes[plan.active].page ? layout.cursorAt(beat, reduce() ? 0 : fraction) : null;
-    cursor.show(c && c.line === plan?.current ? c : null, layout.pages[c?.page ?? 0].width);
+    const still = reduce();
+    const c = plan && panes[plan.active].page ? layout.cursorAt(beat, still ? 0 : fraction) : null;
+    cursor.show(c && c.line === plan?.current ? c : null, layout.pages[c?.page ?? 0].width, still ? null : span);
   };
 
   /** @param {number} i @param {number} lineIndex */
@@ -312,7 +318,7 @@ function createPanes(root, notation, { loadPage, reducedMotion }) {
 
   return {
     error: null,
-    update(b, f = 0, following = NaN) {
+    update(b, f = 0, following = NaN, s = null) {
       if (destroyed || !Number.isFinite(b) || lines.length === 0) return;
       const at = layout.lineOf(b);
       const current = at >= 0 ? at : b < 0 ? 0 : lines.length - 1;
@@ -323,6 +329,7 @@ function createPanes(root, notation, { loadPage, reducedMotion }) {
         apply(panePlan(current, lines.length, plan, to));
       beat = b;
       fraction = f;
+      span = s;
       place();
     },
     /**

@@ -55,12 +55,15 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
   let prepared = -1;
   let beat = NaN;
   let fraction = 0;
+  /** @type {import('./cursor.js').BeatSpan | null} */
+  let span = null;
   let destroyed = false;
 
   const place = () => {
-    const c = layout.cursorAt(beat, reduce() ? 0 : fraction);
+    const still = reduce();
+    const c = layout.cursorAt(beat, still ? 0 : fraction);
     const line = layout.lines[current];
-    cursor.show(c && line && pages[line.page].svg ? c : null, layout.pages[c?.page ?? 0].width);
+    cursor.show(c && line && pages[line.page].svg ? c : null, layout.pages[c?.page ?? 0].width, still ? null : span);
   };
 
   /** @param {number} i */
@@ -165,7 +168,7 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
 
   return {
     error: null,
-    update(b, f = 0, following = NaN) {
+    update(b, f = 0, following = NaN, s = null) {
       if (destroyed || !Number.isFinite(b) || layout.lines.length === 0) return;
       const at = layout.lineOf(b);
       const k = at >= 0 ? at : b < 0 ? 0 : layout.lines.length - 1;
@@ -176,6 +179,7 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
       if (k !== current) moveTo(k, !(Number.isFinite(beat) && b === beat + 1));
       beat = b;
       fraction = f;
+      span = s;
       place();
     },
     destroy() {

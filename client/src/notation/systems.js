@@ -88,6 +88,8 @@ import { isObject } from '../../../core/values.js';
  * @property {number} x
  * @property {number} y0
  * @property {number} y1
+ * @property {number} [x0]  where the beat starts (the cursor's x at its fraction 0)
+ * @property {number} [x1]  where it ends (at its fraction 1)
  */
 
 /**
@@ -202,7 +204,16 @@ export function buildSystems(notation) {
         if (line < 0) return null;
         const b = beats[Math.floor(beat)];
         const f = Number.isFinite(fraction) ? Math.min(Math.max(fraction, 0), 1) : 0;
-        return { beat: b.beat, line, page: b.page, x: b.x0 + (b.x1 - b.x0) * f, y0: b.y0, y1: b.y1 };
+        return {
+          beat: b.beat,
+          line,
+          page: b.page,
+          x: b.x0 + (b.x1 - b.x0) * f,
+          y0: b.y0,
+          y1: b.y1,
+          x0: b.x0,
+          x1: b.x1,
+        };
       },
     },
   };

@@ -14,11 +14,13 @@ import { createCursor } from './cursor.js';
 
 /**
  * @typedef {object} NotationView
- * @property {(beat: number, fraction?: number, following?: number) => void} update
+ * @property {(beat: number, fraction?: number, following?: number, span?: import('./cursor.js').BeatSpan | null) => void} update
  *   show global beat `beat` (performance order) with `fraction` of it gone, in [0, 1). A beat
  *   before 0 (count-in) shows the first line without a cursor; one past the end, the last line.
  *   `following`: the beat announced to follow (state.next); a part view prepares its page when it
- *   is not the next in order (a jump).
+ *   is not the next in order (a jump). `span`: the beat's start and end on the page's clock while
+ *   it plays, over which the cursor glides by itself (cursor.js); null or absent: the cursor
+ *   stands where `fraction` puts it.
  * @property {(chosen: unknown) => void} [setPages]  the pages the audience chose for this part
  *   (state.pages[part]; part view only)
  * @property {() => void} destroy  remove what the view added to its root

@@ -443,7 +443,11 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
     if (!notation || pos.beat === null) return;
     // The beat announced to follow the one shown: a jump's target has its page prepared.
     const next = connection.state?.beat === pos.beat ? connection.state?.next?.beat : undefined;
-    notation.update(pos.beat, pos.count > 0 ? 0 : pos.fraction, next ?? Number.NaN);
+    const counting = pos.count > 0;
+    // The beat's start and end on the page's clock, over which the cursor glides by itself.
+    const start = pos.changeAt === null ? Number.NaN : pos.changeAt - (video.serverNow() - video.now());
+    const span = !counting && pos.beatMs > 0 && Number.isFinite(start) ? { from: start, to: start + pos.beatMs } : null;
+    notation.update(pos.beat, counting ? 0 : pos.fraction, next ?? Number.NaN, span);
   };
   /** @param {() => number} serverNow */
   async function mount(serverNow) {

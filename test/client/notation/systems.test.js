@@ -134,10 +134,19 @@ describe('cursorAt', () => {
   const layout = layoutOf(buildSystems(repeatedMap()));
 
   it("goes from x0 to x1 with the fraction, on the beat's page and system height", () => {
-    expect(layout.cursorAt(5, 0)).toEqual({ beat: 5, line: 1, page: 0, x: 300, y0: 400, y1: 500 });
+    expect(layout.cursorAt(5, 0)).toEqual({ beat: 5, line: 1, page: 0, x: 300, y0: 400, y1: 500, x0: 300, x1: 500 });
     expect(layout.cursorAt(5, 0.25)?.x).toBe(350);
     expect(layout.cursorAt(5, 0.999)?.x).toBeCloseTo(499.8);
-    expect(layout.cursorAt(16, 0.5)).toEqual({ beat: 16, line: 4, page: 1, x: 200, y0: 300, y1: 380 });
+    expect(layout.cursorAt(16, 0.5)).toEqual({
+      beat: 16,
+      line: 4,
+      page: 1,
+      x: 200,
+      y0: 300,
+      y1: 380,
+      x0: 100,
+      x1: 300,
+    });
   });
 
   it('goes back in x where the repeat does', () => {
