@@ -1,0 +1,78 @@
+// A fixed piece of work, timed inside a server (`node --import ./bench/work-probe.js`, which
+// bench/cluster.js --probe adds to the one process and every cluster node). This machine's
+// virtual CPUs have no performance counters (`perf stat -e instructions,cycles` reports them not
+// supported), so whether two processes pay the same price for the same instructions is measured
+// here instead: four times a second each probed process runs the same instructions, once on
+// registers alone and once chasing pointers through 256 KB (the size of a core's L2 half over),
+// and adds the CPU time its own thread spent on each. The same count of runs costing more CPU in
+// one process than in another, in the same seconds, is the same work made dearer there (caches
+// refilled after other processes ran, a core shared), not more work.
+//
+// The totals go to SCORECAST_PROBE_DIR/<pid>.json once a second: { runs, computeUs, memoryUs }.
+
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
+
+const DIR = process.env.SCORECAST_PROBE_DIR;
+const SLOTS = 1 << 16; // 65,536 Uint32: 256 KB
+const STEPS = 20_000;
+const SPINS = 200_000;
+
+/**
+ * One cycle through every slot in a random order (Sattolo's shuffle), so that each step's load
+ * depends on the last and the prefetcher cannot guess it.
+ * @param {number} n
+ */
+function cycle(n) {
+  const next = new Uint32Array(n);
+  for (let i = 0; i < n; i++) next[i] = i;
+  let seed = 0x9e3779b9;
+  for (let i = n - 1; i > 0; i--) {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    const j = seed % i;
+    const t = next[i];
+    next[i] = next[j];
+    next[j] = t;
+  }
+  return next;
+}
+
+/** @param {Uint32Array} next @param {number} steps */
+function chase(next, steps) {
+  let at = 0;
+  for (let k = 0; k < steps; k++) at = next[at];
+  return at;
+}
+
+/** @param {number} spins */
+function spin(spins) {
+  let x = 1;
+  for (let k = 0; k < spins; k++) x = (Math.imul(x, 48271) + k) | 0;
+  return x;
+}
+
+/** CPU time of this thread in µs. */
+const threadUs = () => {
+  const t = process.threadCpuUsage();
+  return t.user + t.system;
+};
+
+// A server's worker threads (engraving, SVG cleaning) load it too: only the event loop's thread runs it.
+if (DIR && isMainThread) {
+  const next = cycle(SLOTS);
+  const totals = { runs: 0, computeUs: 0, memoryUs: 0 };
+  let sink = 0;
+  const file = path.join(DIR, `${process.pid}.json`);
+  setInterval(() => {
+    const t0 = threadUs();
+    sink ^= spin(SPINS);
+    const t1 = threadUs();
+    sink ^= chase(next, STEPS);
+    const t2 = threadUs();
+    totals.runs++;
+    totals.computeUs += t1 - t0;
+    totals.memoryUs += t2 - t1;
+    if (totals.runs % 4 === 0) writeFileSync(file, JSON.stringify({ ...totals, sink: sink & 1 }));
+  }, 250).unref();
+}
