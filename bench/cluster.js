@@ -103,6 +103,31 @@ const PROBE_DIR = values.probe ? mkdtempSync(path.join(os.tmpdir(), 'scorecast-b
 const PROBE_FLAGS = PROBE_DIR ? ['--import', path.join(BENCH, 'work-probe.js')] : [];
 /** @type {Record<string, string>} */
 const PROBE_ENV = PROBE_DIR ? { SCORECAST_PROBE_DIR: PROBE_DIR } : {};
+/**
+ * The median compute and memory µs of the work probe's runs in a process between two wall-clock
+ * times (ms since the epoch), and how many; NaN without --probe or runs.
+ * @param {number} pid @param {number} from @param {number} to
+ */
+function probeMedians(pid, from, to) {
+  /** @param {number[]} xs */
+  const median = (xs) => {
+    const v = xs.toSorted((a, b) => a - b);
+    return v.length ? (v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2) : Number.NaN;
+  };
+  try {
+    /** @type {[number, number, number][]} */
+    const recent = JSON.parse(readFileSync(path.join(/** @type {string} */ (PROBE_DIR), `${pid}.json`), 'utf8')).recent;
+    const inWindow = recent.filter(([at]) => at >= from && at <= to);
+    return {
+      sampled: inWindow.length,
+      medianComputeUs: median(inWindow.map((r) => r[1])),
+      medianMemoryUs: median(inWindow.map((r) => r[2])),
+    };
+  } catch {
+    return { sampled: 0, medianComputeUs: Number.NaN, medianMemoryUs: Number.NaN };
+  }
+}
+
 /** The work probe's totals in a process (bench/work-probe.js), zeros without --probe. @param {number} pid */
 function probeTotals(pid) {
   if (!PROBE_DIR) return { runs: 0, computeUs: 0, memoryUs: 0 };
@@ -349,7 +374,12 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const self = process.cpuUsage(self0);
   const machine = minus(machine0, machineMs());
   const sched = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, schedMinus(sched0[k], treeSched(pid))]));
-  const probe = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, minus(probe0[k], probeTotals(pid))]));
+  const probe = Object.fromEntries(
+    Object.entries(pids).map(([k, pid]) => [
+      k,
+      { ...minus(probe0[k], probeTotals(pid)), ...(PROBE_DIR ? probeMedians(pid, wallFrom, wallTo) : {}) },
+    ]),
+  );
   const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid) - cpu0[k]]));
   const sys = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid) - sys0[k]]));
   const v8Workers = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, v8WorkerCpuMs(pid) - gc0[k]]));
@@ -712,7 +742,9 @@ const ioRow = (name, phase, k, n) => {
 const schedRow = (name, phase, k, n) => {
   const sc = phase.sched[k];
   const pr = phase.probe[k];
-  const probe = PROBE_DIR ? ` ${pr.runs} | ${f1(pr.computeUs / pr.runs)} / ${f1(pr.memoryUs / pr.runs)} |` : '';
+  const probe = PROBE_DIR
+    ? ` ${pr.runs} | ${f1(pr.computeUs / pr.runs)} / ${f1(pr.memoryUs / pr.runs)} | ${f1(pr.medianComputeUs)} / ${f1(pr.medianMemoryUs)} |`
+    : '';
   return `| ${name} | ${n} | ${f1(perS(sc.runMs, phase.windowMs))} | ${f1(perS(sc.waitMs, phase.windowMs))} | ${f2(sc.waitMs / sc.runMs)} | ${f2(perS(sc.minorFaults, phase.windowMs) / n)} |${probe}`;
 };
 const lines = [
@@ -773,8 +805,8 @@ const lines = [
   ...(s.split ? [ioRow("one process with one edge's share", s.split, 'server', s.split.clients)] : []),
   ...edgeNames.map((k) => ioRow(k, c, k, c.clientsOn[k] ?? 0)),
   '',
-  `| the price of the same work | clients | CPU ms per s (schedstat) | waiting for a CPU, ms per s | waited per ms run | minor faults per client-second |${PROBE_DIR ? ' probe runs | probe µs per run: registers / 256 KB chase |' : ''}`,
-  `| --- | --- | --- | --- | --- | --- |${PROBE_DIR ? ' --- | --- |' : ''}`,
+  `| the price of the same work | clients | CPU ms per s (schedstat) | waiting for a CPU, ms per s | waited per ms run | minor faults per client-second |${PROBE_DIR ? ' probe runs | probe µs per run, mean: registers / 256 KB chase | median |' : ''}`,
+  `| --- | --- | --- | --- | --- | --- |${PROBE_DIR ? ' --- | --- | --- |' : ''}`,
   schedRow('one process', s, 'server', CLIENTS),
   ...(s.split ? [schedRow("one process with one edge's share", s.split, 'server', s.split.clients)] : []),
   ...(v

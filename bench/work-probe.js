@@ -8,7 +8,10 @@
 // one process than in another, in the same seconds, is the same work made dearer there (caches
 // refilled after other processes ran, a core shared), not more work.
 //
-// The totals go to SCORECAST_PROBE_DIR/<pid>.json once a second: { runs, computeUs, memoryUs }.
+// The totals go to SCORECAST_PROBE_DIR/<pid>.json once a second: { runs, computeUs, memoryUs,
+// recent }, recent holding the last 240 runs as [ms since the epoch, compute µs, memory µs]. A
+// reader takes the median of the runs in its window: a run that V8 interrupts (a GC step asked
+// for at a loop's back edge) or that outlasts a slice is an outlier, not the price of the work.
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -62,6 +65,8 @@ const threadUs = () => {
 if (DIR && isMainThread) {
   const next = cycle(SLOTS);
   const totals = { runs: 0, computeUs: 0, memoryUs: 0 };
+  /** @type {[number, number, number][]} */
+  const recent = [];
   let sink = 0;
   const file = path.join(DIR, `${process.pid}.json`);
   setInterval(() => {
@@ -73,6 +78,8 @@ if (DIR && isMainThread) {
     totals.runs++;
     totals.computeUs += t1 - t0;
     totals.memoryUs += t2 - t1;
-    if (totals.runs % 4 === 0) writeFileSync(file, JSON.stringify({ ...totals, sink: sink & 1 }));
+    recent.push([Date.now(), t1 - t0, t2 - t1]);
+    if (recent.length > 240) recent.shift();
+    if (totals.runs % 4 === 0) writeFileSync(file, JSON.stringify({ ...totals, recent, sink: sink & 1 }));
   }, 250).unref();
 }

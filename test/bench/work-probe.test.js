@@ -43,6 +43,13 @@ describe('bench/work-probe.js', () => {
     expect(t.runs % 4).toBe(0);
     expect(t.runs).toBeGreaterThanOrEqual(4);
     expect(t.computeUs).toBeGreaterThan(0);
+    // Each run, with when it ran, for a reader's median over its own window.
+    expect(t.recent).toHaveLength(t.runs);
+    for (const [at, computeUs, memoryUs] of t.recent) {
+      expect(at).toBeGreaterThan(Date.now() - 60_000);
+      expect(computeUs).toBeGreaterThanOrEqual(0);
+      expect(memoryUs).toBeGreaterThanOrEqual(0);
+    }
     expect(t.memoryUs).toBeGreaterThan(0);
   });
 
