@@ -415,7 +415,8 @@ async function measure(load, pids, ms = WINDOW_MS) {
     io,
     // Per process: ms on a CPU and ms runnable but waiting (schedstat), minor page faults.
     sched,
-    // Per process (--probe): the probe's runs over the window and the CPU µs they took.
+    // Per process (--probe): the probe's runs over the window, the µs they lasted (the monotonic
+    // clock: about their CPU, as a run never waits) and the median run's.
     probe,
     // The machine over the window: busy, total, softirq and steal ms (all cores).
     machine,
@@ -689,7 +690,7 @@ const perS = (/** @type {number} */ ms, /** @type {number} */ w) => (ms / w) * 1
 const edgeNames = Object.keys(c.cpuMs).filter((k) => k.startsWith('edge-'));
 const edgeCpu = edgeNames.reduce((a, k) => a + c.cpuMs[k], 0);
 // CPU per client per second: the one process's, and each edge's for the clients it held.
-/** The work probe's own CPU in a process over a phase's window (--probe), ms. @param {any} phase @param {string} k */
+/** The work probe's own CPU in a process over a phase's window (--probe; its runs' length by the clock), ms. @param {any} phase @param {string} k */
 const probeMs = (phase, k) => (PROBE_DIR ? (phase.probe[k].computeUs + phase.probe[k].memoryUs) / 1000 : 0);
 // A process's CPU per second less the probe's (the idle windows are not probed apart, so the
 // figures above idle keep it in both terms, where it cancels).

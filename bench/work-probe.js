@@ -4,9 +4,12 @@
 // supported), so whether two processes pay the same price for the same instructions is measured
 // here instead: four times a second each probed process runs the same instructions, once on
 // registers alone and once chasing pointers through 256 KB (the size of a core's L2 half over),
-// and adds the CPU time its own thread spent on each. The same count of runs costing more CPU in
-// one process than in another, in the same seconds, is the same work made dearer there (caches
-// refilled after other processes ran, a core shared), not more work.
+// and times each on the monotonic clock. The median run costing more in one process than in
+// another, in the same seconds, is the same work made dearer there (caches refilled after other
+// processes ran, a core shared), not more work. The clock, not the thread's CPU time: Linux
+// brings a running thread's CPU time (getrusage, schedstat) up to date only at a tick or a
+// switch, so a 50 µs run read that way shows 0 or the milliseconds before it; a run that loses
+// its core part way lasts longer by the wall clock, and the median leaves it out.
 //
 // The totals go to SCORECAST_PROBE_DIR/<pid>.json once a second: { runs, computeUs, memoryUs,
 // recent }, recent holding the last 240 runs as [ms since the epoch, compute µs, memory µs]. A
@@ -55,11 +58,8 @@ function spin(spins) {
   return x;
 }
 
-/** CPU time of this thread in µs. */
-const threadUs = () => {
-  const t = process.threadCpuUsage();
-  return t.user + t.system;
-};
+/** The monotonic clock in µs. */
+const nowUs = () => Number(process.hrtime.bigint()) / 1000;
 
 // A server's worker threads (engraving, SVG cleaning) load it too: only the event loop's thread runs it.
 if (DIR && isMainThread) {
@@ -70,11 +70,11 @@ if (DIR && isMainThread) {
   let sink = 0;
   const file = path.join(DIR, `${process.pid}.json`);
   setInterval(() => {
-    const t0 = threadUs();
+    const t0 = nowUs();
     sink ^= spin(SPINS);
-    const t1 = threadUs();
+    const t1 = nowUs();
     sink ^= chase(next, STEPS);
-    const t2 = threadUs();
+    const t2 = nowUs();
     totals.runs++;
     totals.computeUs += t1 - t0;
     totals.memoryUs += t2 - t1;
