@@ -690,8 +690,14 @@ const perS = (/** @type {number} */ ms, /** @type {number} */ w) => (ms / w) * 1
 const edgeNames = Object.keys(c.cpuMs).filter((k) => k.startsWith('edge-'));
 const edgeCpu = edgeNames.reduce((a, k) => a + c.cpuMs[k], 0);
 // CPU per client per second: the one process's, and each edge's for the clients it held.
-/** The work probe's own CPU in a process over a phase's window (--probe; its runs' length by the clock), ms. @param {any} phase @param {string} k */
-const probeMs = (phase, k) => (PROBE_DIR ? (phase.probe[k].computeUs + phase.probe[k].memoryUs) / 1000 : 0);
+/**
+ * The work probe's own CPU in a process over a phase's window (--probe), ms: its runs times the
+ * median run. The runs' summed lengths by the clock would count the time a run lost its core, and
+ * take more off the processes that wait most (the edges).
+ * @param {any} phase @param {string} k
+ */
+const probeMs = (phase, k) =>
+  PROBE_DIR ? (phase.probe[k].runs * (phase.probe[k].medianComputeUs + phase.probe[k].medianMemoryUs)) / 1000 : 0;
 // A process's CPU per second less the probe's (the idle windows are not probed apart, so the
 // figures above idle keep it in both terms, where it cancels).
 /** @param {any} phase @param {string} k */
