@@ -26,8 +26,16 @@
 // (the others closed): the one process at N against itself at N / edges tells what it saves by
 // spreading its per-change cost over more clients, apart from what an edge costs per client.
 //
+// With --probe every server (the one process, every cluster node) runs bench/work-probe.js: the
+// same instructions four times a second, timed on its own thread, so that the table says whether
+// the edges pay more than the one process for the same work (this machine's CPUs have no
+// instruction or cycle counters). Every window also reads each process's run-queue wait
+// (schedstat), its minor page faults and the machine's steal time. --name PREFIX saves the run as
+// PREFIX-cluster-….json, which `scorecast plan` does not take for the newest run.
+//
 //   node bench/cluster.js [--clients 1000] [--edges 3] [--window 20 (s)] [--idle 8 (s, the idle baselines)]
 //                         [--score DIR] [--profile DIR] [--via-nginx (the one process behind nginx too)] [--pin] [--split] [--warmup 3 (s)]
+//                         [--probe] [--name PREFIX]
 
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,7 +43,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { contextSwitches, cpuMs, cpuSplitMs, ioCounts, parentPid, v8WorkerCpuMs } from './proc-stats.js';
+import {
+  contextSwitches,
+  cpuMs,
+  cpuSplitMs,
+  ioCounts,
+  machineMs,
+  minorFaults,
+  parentPid,
+  schedDelta,
+  schedStats,
+  v8WorkerCpuMs,
+} from './proc-stats.js';
 import { SERVER_NODE_FLAGS } from '../server/commands/node-flags.js';
 import { freePort, waitForPort } from '../server/lib/ports.js';
 import { nginxConfig } from '../infra/cluster/run.js';
@@ -59,6 +78,8 @@ const { values } = benchArgs(import.meta.url, {
     pin: { type: 'boolean' },
     split: { type: 'boolean' },
     warmup: { type: 'string', default: '3' },
+    probe: { type: 'boolean' },
+    name: { type: 'string' },
   },
 });
 const CLIENTS = Number(values.clients);
@@ -75,6 +96,48 @@ const SPLIT = values.split === true;
 // wait tells whether a window still holds that warm-up: each edge goes through it as the one
 // process does.
 const WARMUP_MS = Number(values.warmup) * 1000;
+const NAME = values.name ?? '';
+if (NAME && !/^[a-z0-9][a-z0-9.-]*$/.test(NAME))
+  throw new Error(`--name ${NAME}: lower-case letters, digits, dots, dashes`);
+const PROBE_DIR = values.probe ? mkdtempSync(path.join(os.tmpdir(), 'scorecast-bench-probe-')) : null;
+const PROBE_FLAGS = PROBE_DIR ? ['--import', path.join(BENCH, 'work-probe.js')] : [];
+/** @type {Record<string, string>} */
+const PROBE_ENV = PROBE_DIR ? { SCORECAST_PROBE_DIR: PROBE_DIR } : {};
+/**
+ * The median compute and memory µs of the work probe's runs in a process between two wall-clock
+ * times (ms since the epoch), and how many; NaN without --probe or runs.
+ * @param {number} pid @param {number} from @param {number} to
+ */
+function probeMedians(pid, from, to) {
+  /** @param {number[]} xs */
+  const median = (xs) => {
+    const v = xs.toSorted((a, b) => a - b);
+    return v.length ? (v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2) : Number.NaN;
+  };
+  try {
+    /** @type {[number, number, number][]} */
+    const recent = JSON.parse(readFileSync(path.join(/** @type {string} */ (PROBE_DIR), `${pid}.json`), 'utf8')).recent;
+    const inWindow = recent.filter(([at]) => at >= from && at <= to);
+    return {
+      sampled: inWindow.length,
+      medianComputeUs: median(inWindow.map((r) => r[1])),
+      medianMemoryUs: median(inWindow.map((r) => r[2])),
+    };
+  } catch {
+    return { sampled: 0, medianComputeUs: Number.NaN, medianMemoryUs: Number.NaN };
+  }
+}
+
+/** The work probe's totals in a process (bench/work-probe.js), zeros without --probe. @param {number} pid */
+function probeTotals(pid) {
+  if (!PROBE_DIR) return { runs: 0, computeUs: 0, memoryUs: 0 };
+  try {
+    const t = JSON.parse(readFileSync(path.join(PROBE_DIR, `${pid}.json`), 'utf8'));
+    return { runs: t.runs, computeUs: t.computeUs, memoryUs: t.memoryUs };
+  } catch {
+    return { runs: Number.NaN, computeUs: Number.NaN, memoryUs: Number.NaN };
+  }
+}
 
 /**
  * Run a process, all its threads and its children's (nginx's workers) on one CPU only (taskset).
@@ -259,6 +322,33 @@ const treeSwitches = (pid) => treeSum(pid, contextSwitches);
 const treeIo = (pid) => treeSum(pid, ioCounts);
 
 /**
+ * Time on a CPU and waiting for one of a process's and its children's threads, thread by thread,
+ * and their minor page faults (which /proc keeps for ended threads too).
+ * @param {number} pid
+ */
+function treeSched(pid) {
+  const threads = schedStats(pid);
+  for (const entry of readdirSync('/proc'))
+    if (/^\d+$/.test(entry) && parentPid(Number(entry)) === pid)
+      for (const [k, t] of schedStats(Number(entry))) threads.set(k, t);
+  return { threads, minorFaults: treeSum(pid, (p) => ({ n: minorFaults(p) })).n };
+}
+
+/**
+ * @param {ReturnType<typeof treeSched>} a @param {ReturnType<typeof treeSched>} b
+ * @returns {{ runMs: number, waitMs: number, slices: number, minorFaults: number }}
+ */
+const schedMinus = (a, b) => ({ ...schedDelta(a.threads, b.threads), minorFaults: b.minorFaults - a.minorFaults });
+
+/**
+ * Every field of `b` less `a`'s.
+ * @template {Record<string, number>} T
+ * @param {T} a @param {T} b
+ * @returns {T}
+ */
+const minus = (a, b) => /** @type {T} */ (Object.fromEntries(Object.keys(a).map((k) => [k, b[k] - a[k]])));
+
+/**
  * Measure a window: latency over every client, CPU of each named process, changes delivered.
  * @param {Awaited<ReturnType<typeof openClients>>} load
  * @param {Record<string, number>} pids
@@ -271,6 +361,9 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const sw0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSwitches(pid)]));
   const gc0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, v8WorkerCpuMs(pid)]));
   const io0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeIo(pid)]));
+  const sched0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSched(pid)]));
+  const probe0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, probeTotals(pid)]));
+  const machine0 = machineMs();
   const self0 = process.cpuUsage();
   // The window on the monotonic clock V8's profiles use (µs), to cut the profiles to it.
   const from = Number(process.hrtime.bigint() / 1000n);
@@ -279,6 +372,14 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const to = Number(process.hrtime.bigint() / 1000n);
   const wallTo = Date.now();
   const self = process.cpuUsage(self0);
+  const machine = minus(machine0, machineMs());
+  const sched = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, schedMinus(sched0[k], treeSched(pid))]));
+  const probe = Object.fromEntries(
+    Object.entries(pids).map(([k, pid]) => [
+      k,
+      { ...minus(probe0[k], probeTotals(pid)), ...(PROBE_DIR ? probeMedians(pid, wallFrom, wallTo) : {}) },
+    ]),
+  );
   const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeCpuMs(pid) - cpu0[k]]));
   const sys = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, treeSystemMs(pid) - sys0[k]]));
   const v8Workers = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, v8WorkerCpuMs(pid) - gc0[k]]));
@@ -312,6 +413,14 @@ async function measure(load, pids, ms = WINDOW_MS) {
     v8WorkerMs: v8Workers,
     switches,
     io,
+    // Per process: ms on a CPU and ms runnable but waiting (schedstat), minor page faults.
+    sched,
+    // Per process (--probe): the probe's runs over the window, the µs they lasted (the monotonic
+    // clock: about their CPU, as a run never waits) and the median run's.
+    probe,
+    // The machine over the window: busy, total, softirq and steal ms (all cores).
+    machine,
+    loadAverageAtEnd: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     loadCpuMs: (self.user + self.system) / 1000,
     windowMs: ms,
     monotonicUs: [from, to],
@@ -394,7 +503,10 @@ async function onePhase(viaNginx) {
     ],
     'listening',
     // As the systemd unit starts it (fork would otherwise give it this benchmark's flags: none).
-    { execArgv: [...SERVER_NODE_FLAGS, ...profFlags(viaNginx ? 'single-nginx' : 'single')] },
+    {
+      execArgv: [...SERVER_NODE_FLAGS, ...PROBE_FLAGS, ...profFlags(viaNginx ? 'single-nginx' : 'single')],
+      env: PROBE_ENV,
+    },
   );
   /** @type {Record<string, number>} */
   const pids = { server: /** @type {number} */ (child.pid) };
@@ -447,7 +559,9 @@ if (VIA_NGINX) out.singleViaNginx = await onePhase(true);
     ['--edges', String(EDGES), '--port', '0', '--token', TOKEN, '--score', SCORE],
     'ready',
     // The runner starts every node with the server's flags; a profile is asked of each by NODE_OPTIONS.
-    PROFILE ? { env: { NODE_OPTIONS: profFlags('cluster').join(' ') } } : {},
+    PROFILE || PROBE_DIR
+      ? { env: { ...PROBE_ENV, NODE_OPTIONS: [...PROBE_FLAGS, ...profFlags('cluster')].join(' ') } }
+      : {},
   );
   /** @type {Record<string, number>} */
   const pids = Object.fromEntries(msg.procs.map((/** @type {any} */ p) => [p.name, p.pid]));
@@ -576,17 +690,35 @@ const perS = (/** @type {number} */ ms, /** @type {number} */ w) => (ms / w) * 1
 const edgeNames = Object.keys(c.cpuMs).filter((k) => k.startsWith('edge-'));
 const edgeCpu = edgeNames.reduce((a, k) => a + c.cpuMs[k], 0);
 // CPU per client per second: the one process's, and each edge's for the clients it held.
-const singlePerClient = perS(s.cpuMs.server, s.windowMs) / CLIENTS;
+/**
+ * The work probe's own CPU in a process over a phase's window (--probe), ms: its runs times the
+ * median run. The runs' summed lengths by the clock would count the time a run lost its core, and
+ * take more off the processes that wait most (the edges).
+ * @param {any} phase @param {string} k
+ */
+const probeMs = (phase, k) =>
+  PROBE_DIR ? (phase.probe[k].runs * (phase.probe[k].medianComputeUs + phase.probe[k].medianMemoryUs)) / 1000 : 0;
+// A process's CPU per second less the probe's (the idle windows are not probed apart, so the
+// figures above idle keep it in both terms, where it cancels).
+/** @param {any} phase @param {string} k */
+const busyPerS = (phase, k) => perS(phase.cpuMs[k] - probeMs(phase, k), phase.windowMs);
+const singlePerClient = busyPerS(s, 'server') / CLIENTS;
 const singleMarginal = (perS(s.cpuMs.server, s.windowMs) - s.idleCpuPerS.server) / CLIENTS;
-/** @type {Record<string, { clients: number, usPerClient: number, efficiency: number, marginalUs: number, marginalEfficiency: number }>} */
+// The one process behind nginx (--via-nginx) serves the same clients through the same proxy, with
+// the same load process and nginx beside it, as the edges do: the baseline measured under the
+// company the edges keep, printed beside the one process direct.
+const viaPerClient = v ? busyPerS(v, 'server') / CLIENTS : Number.NaN;
+/** @type {Record<string, { clients: number, usPerClient: number, efficiency: number, efficiencyViaNginx: number, marginalUs: number, marginalEfficiency: number }>} */
 const perEdge = {};
 for (const k of edgeNames) {
   const n = c.clientsOn[k] ?? 0;
   const cpuPerS = perS(c.cpuMs[k], c.windowMs);
+  const busy = busyPerS(c, k);
   perEdge[k] = {
     clients: n,
-    usPerClient: n ? (cpuPerS / n) * 1000 : Number.NaN,
-    efficiency: n ? singlePerClient / (cpuPerS / n) : Number.NaN,
+    usPerClient: n ? (busy / n) * 1000 : Number.NaN,
+    efficiency: n ? singlePerClient / (busy / n) : Number.NaN,
+    efficiencyViaNginx: n ? viaPerClient / (busy / n) : Number.NaN,
     marginalUs: n ? ((cpuPerS - c.idleCpuPerS[k]) / n) * 1000 : Number.NaN,
     marginalEfficiency: n ? singleMarginal / ((cpuPerS - c.idleCpuPerS[k]) / n) : Number.NaN,
   };
@@ -608,6 +740,19 @@ const ioRow = (name, phase, k, n) => {
   const io = phase.io[k];
   const per = (/** @type {number} */ x) => (n && phase.changes ? x / n / phase.changes : Number.NaN);
   return `| ${name} | ${n} | ${f2(perS(io.reads, phase.windowMs) / n)} | ${f2(per(io.writes))} | ${f1(per(io.writtenBytes) / 1024)} |`;
+};
+/**
+ * A process's time on a CPU and waiting for one over a window, its minor faults per client, and
+ * (--probe) what the probe's fixed work cost it.
+ * @param {string} name @param {any} phase @param {string} k @param {number} n  clients
+ */
+const schedRow = (name, phase, k, n) => {
+  const sc = phase.sched[k];
+  const pr = phase.probe[k];
+  const probe = PROBE_DIR
+    ? ` ${pr.runs} | ${f1(pr.computeUs / pr.runs)} / ${f1(pr.memoryUs / pr.runs)} | ${f1(pr.medianComputeUs)} / ${f1(pr.medianMemoryUs)} |`
+    : '';
+  return `| ${name} | ${n} | ${f1(perS(sc.runMs, phase.windowMs))} | ${f1(perS(sc.waitMs, phase.windowMs))} | ${f2(sc.waitMs / sc.runMs)} | ${f2(perS(sc.minorFaults, phase.windowMs) / n)} |${probe}`;
 };
 const lines = [
   `cluster benchmark ${out.date} (load average ${out.load}): ${CLIENTS} WebSocket clients from ${CLIENTS} addresses, ${EDGES} edges, window ${WINDOW_MS / 1000} s, ${out.score}`,
@@ -642,22 +787,22 @@ const lines = [
   ),
   `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | | | | |`,
   '',
-  '| per client | clients | CPU us per s | efficiency | us per s above idle | efficiency above idle |',
-  '| --- | --- | --- | --- | --- | --- |',
+  `| per client | clients | CPU us per s${PROBE_DIR ? ' (the probe taken off)' : ''} | efficiency | us per s above idle | efficiency above idle |${v ? ' efficiency against the one process via nginx |' : ''}`,
+  `| --- | --- | --- | --- | --- | --- |${v ? ' --- |' : ''}`,
   `| one process | ${CLIENTS} | ${f1(singlePerClient * 1000)} | 1 | ${f1(singleMarginal * 1000)} | 1 |`,
   ...(s.split
     ? [
-        `| one process with one edge's share (--split) | ${s.split.clients} | ${f1((perS(s.split.cpuMs.server, s.split.windowMs) / s.split.clients) * 1000)} | ${f2(singlePerClient / (perS(s.split.cpuMs.server, s.split.windowMs) / s.split.clients))} | ${f1(((perS(s.split.cpuMs.server, s.split.windowMs) - s.idleCpuPerS.server) / s.split.clients) * 1000)} | ${f2(singleMarginal / ((perS(s.split.cpuMs.server, s.split.windowMs) - s.idleCpuPerS.server) / s.split.clients))} |`,
+        `| one process with one edge's share (--split) | ${s.split.clients} | ${f1((busyPerS(s.split, 'server') / s.split.clients) * 1000)} | ${f2(singlePerClient / (busyPerS(s.split, 'server') / s.split.clients))} | ${f1(((perS(s.split.cpuMs.server, s.split.windowMs) - s.idleCpuPerS.server) / s.split.clients) * 1000)} | ${f2(singleMarginal / ((perS(s.split.cpuMs.server, s.split.windowMs) - s.idleCpuPerS.server) / s.split.clients))} |`,
       ]
     : []),
   ...(v
     ? [
-        `| one process via nginx | ${CLIENTS} | ${f1((perS(v.cpuMs.server, v.windowMs) / CLIENTS) * 1000)} | ${f2(singlePerClient / (perS(v.cpuMs.server, v.windowMs) / CLIENTS))} | ${f1(((perS(v.cpuMs.server, v.windowMs) - v.idleCpuPerS.server) / CLIENTS) * 1000)} | ${f2(singleMarginal / ((perS(v.cpuMs.server, v.windowMs) - v.idleCpuPerS.server) / CLIENTS))} |`,
+        `| one process via nginx | ${CLIENTS} | ${f1(viaPerClient * 1000)} | ${f2(singlePerClient / viaPerClient)} | ${f1(((perS(v.cpuMs.server, v.windowMs) - v.idleCpuPerS.server) / CLIENTS) * 1000)} | ${f2(singleMarginal / ((perS(v.cpuMs.server, v.windowMs) - v.idleCpuPerS.server) / CLIENTS))} |`,
       ]
     : []),
   ...Object.entries(perEdge).map(
     ([k, e]) =>
-      `| ${k} | ${e.clients} | ${f1(e.usPerClient)} | ${f2(e.efficiency)} | ${f1(e.marginalUs)} | ${f2(e.marginalEfficiency)} |`,
+      `| ${k} | ${e.clients} | ${f1(e.usPerClient)} | ${f2(e.efficiency)} | ${f1(e.marginalUs)} | ${f2(e.marginalEfficiency)} |${v ? ` ${f2(e.efficiencyViaNginx)} |` : ''}`,
   ),
   ...(nginxName ? [`| nginx | ${CLIENTS} | ${f1((perS(c.cpuMs.nginx, c.windowMs) / CLIENTS) * 1000)} | | | |`] : []),
   '',
@@ -666,6 +811,26 @@ const lines = [
   ioRow('one process', s, 'server', CLIENTS),
   ...(s.split ? [ioRow("one process with one edge's share", s.split, 'server', s.split.clients)] : []),
   ...edgeNames.map((k) => ioRow(k, c, k, c.clientsOn[k] ?? 0)),
+  '',
+  `| the price of the same work | clients | CPU ms per s (schedstat) | waiting for a CPU, ms per s | waited per ms run | minor faults per client-second |${PROBE_DIR ? ' probe runs | probe µs per run, mean: registers / 256 KB chase | median |' : ''}`,
+  `| --- | --- | --- | --- | --- | --- |${PROBE_DIR ? ' --- | --- | --- |' : ''}`,
+  schedRow('one process', s, 'server', CLIENTS),
+  ...(s.split ? [schedRow("one process with one edge's share", s.split, 'server', s.split.clients)] : []),
+  ...(v
+    ? [schedRow('one process via nginx', v, 'server', CLIENTS), schedRow('nginx in front of it', v, 'nginx', CLIENTS)]
+    : []),
+  ...edgeNames.map((k) => schedRow(k, c, k, c.clientsOn[k] ?? 0)),
+  ...(nginxName ? [schedRow('nginx in front of the edges', c, 'nginx', CLIENTS)] : []),
+  '',
+  ...[
+    ['one process', s],
+    ...(s.split ? [["one process with one edge's share", s.split]] : []),
+    ...(v ? [['one process via nginx', v]] : []),
+    ['cluster', c],
+  ].map(
+    ([name, phase]) =>
+      `machine over the ${name}'s window: ${f2(phase.machine.busyMs / phase.windowMs)} cores busy, softirq ${f1(perS(phase.machine.softirqMs, phase.windowMs))} ms/s, steal ${f1(perS(phase.machine.stealMs, phase.windowMs))} ms/s, load average at its end ${phase.loadAverageAtEnd}`,
+  ),
   '',
   `clients on the edges over the window (their /metrics, start and end averaged): ${Object.values(c.clientsOn).reduce((a, b) => a + b, 0)} of ${CLIENTS}${Object.values(c.clientsOn).reduce((a, b) => a + b, 0) < 0.98 * CLIENTS ? ' (clients dropped and reconnecting: the load process fell behind; the per-client figures above are not comparable)' : ''}`,
   `edges together / one process, CPU for the same clients: ${f2((edgeCpu / Math.max(1, s.cpuMs.server)) * (s.windowMs / c.windowMs))}`,
@@ -692,7 +857,11 @@ const file = PROFILE
   ? path.join(PROFILE, 'run.json')
   : // A pinned run is not a deployment's figures (its other edges shared a core with the load):
     // named so that `scorecast plan` does not take it.
-    path.join(dir, `${PIN ? 'pinned-' : ''}cluster-${out.date.slice(0, 19).replace(/:/g, '')}.json`);
+    path.join(
+      dir,
+      `${NAME ? `${NAME}-` : ''}${PIN ? 'pinned-' : ''}cluster-${out.date.slice(0, 19).replace(/:/g, '')}.json`,
+    );
 writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+if (PROBE_DIR) rmSync(PROBE_DIR, { recursive: true, force: true });
 process.stdout.write(`saved ${path.relative(ROOT, file)}\n`);
 process.exit(0);

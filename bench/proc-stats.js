@@ -135,6 +135,66 @@ export function ioCounts(pid) {
 }
 
 /**
+ * A process's time on a CPU and its time runnable but waiting for one, thread by thread
+ * (/proc/<pid>/task/<tid>/schedstat: ns on a CPU, ns in a run queue, slices run). The wait is the
+ * contention itself, in ns rather than /proc/<pid>/stat's 10 ms ticks: two processes that do the
+ * same work on a shared machine differ here first. By thread, because a thread that ends takes
+ * its figures with it: a sum over a process's threads can fall (see schedDelta).
+ * @param {number} pid
+ * @returns {Map<string, { runMs: number, waitMs: number, slices: number }>} empty when the process is gone
+ */
+export function schedStats(pid) {
+  /** @type {Map<string, { runMs: number, waitMs: number, slices: number }>} */
+  const threads = new Map();
+  /** @type {string[]} */
+  let tids;
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return threads;
+  }
+  for (const tid of tids) {
+    try {
+      const [run, wait, n] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ');
+      threads.set(`${pid}/${tid}`, { runMs: Number(run) / 1e6, waitMs: Number(wait) / 1e6, slices: Number(n) });
+    } catch {
+      // a thread that ended since the listing
+    }
+  }
+  return threads;
+}
+
+/**
+ * What the threads did between two readings of schedStats (merged over processes if need be):
+ * every thread alive at the second, less its figures at the first (a thread born since counts
+ * whole). A thread that ended between them is left out: its last part is lost, never negative.
+ * @param {Map<string, { runMs: number, waitMs: number, slices: number }>} before
+ * @param {Map<string, { runMs: number, waitMs: number, slices: number }>} after
+ */
+export function schedDelta(before, after) {
+  const d = { runMs: 0, waitMs: 0, slices: 0 };
+  for (const [tid, now] of after) {
+    const was = before.get(tid) ?? { runMs: 0, waitMs: 0, slices: 0 };
+    d.runMs += now.runMs - was.runMs;
+    d.waitMs += now.waitMs - was.waitMs;
+    d.slices += now.slices - was.slices;
+  }
+  return d;
+}
+
+/**
+ * Minor page faults of a process so far, all threads (proc(5): field 10): pages it touched for
+ * the first time, its heap's growth and the kernel's socket buffers it mapped, a count of memory
+ * work that does not move with the machine's load as CPU time does.
+ * @param {number} pid
+ * @returns {number} NaN when the process is gone
+ */
+export function minorFaults(pid) {
+  const f = statFields(pid);
+  return f ? Number(f[7]) : NaN;
+}
+
+/**
  * The parent of a process (proc(5): field 4), or NaN when it is gone.
  * @param {number} pid
  */

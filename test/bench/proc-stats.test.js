@@ -7,8 +7,11 @@ import {
   cpuMs,
   ioCounts,
   machineMs,
+  minorFaults,
   parentPid,
   rssBytes,
+  schedDelta,
+  schedStats,
   threadCount,
   v8WorkerCpuMs,
 } from '../../bench/proc-stats.js';
@@ -70,6 +73,45 @@ describe.skipIf(process.platform !== 'linux')('/proc readers', () => {
     const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
     await new Promise((r) => child.once('exit', r));
     expect(v8WorkerCpuMs(/** @type {number} */ (child.pid))).toBeNaN();
+  });
+
+  it('read the time on a CPU and waiting for one, thread by thread: run time that grows with work; nothing for a process that is gone', async () => {
+    const before = schedStats(process.pid);
+    expect(before.has(`${process.pid}/${process.pid}`)).toBe(true);
+    const until = Date.now() + 60;
+    let x = 0;
+    while (Date.now() < until) x += Math.sqrt(x + 1);
+    expect(x).toBeGreaterThan(0);
+    const d = schedDelta(before, schedStats(process.pid));
+    expect(d.runMs).toBeGreaterThan(0);
+    expect(d.waitMs).toBeGreaterThanOrEqual(0);
+    expect(d.slices).toBeGreaterThan(0);
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await new Promise((r) => child.once('exit', r));
+    expect(schedStats(/** @type {number} */ (child.pid)).size).toBe(0);
+  });
+
+  it('leave a thread that ended out of a delta rather than take its time off, and count a new one whole', () => {
+    const t = (/** @type {number} */ runMs) => ({ runMs, waitMs: runMs / 2, slices: 1 });
+    const before = new Map([
+      ['1/1', t(100)],
+      ['1/2', t(50)],
+    ]);
+    const after = new Map([
+      ['1/1', t(130)],
+      ['1/3', t(5)],
+    ]);
+    expect(schedDelta(before, after)).toEqual({ runMs: 35, waitMs: 17.5, slices: 1 });
+  });
+
+  it('count minor page faults: memory touched for the first time adds to them; NaN for a process that is gone', async () => {
+    const before = minorFaults(process.pid);
+    const pages = new Uint8Array(8 * 1024 * 1024);
+    for (let i = 0; i < pages.length; i += 4096) pages[i] = 1;
+    expect(minorFaults(process.pid)).toBeGreaterThan(before);
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await new Promise((r) => child.once('exit', r));
+    expect(minorFaults(/** @type {number} */ (child.pid))).toBeNaN();
   });
 
   it('read the machine: busy within total, and its cores', () => {
