@@ -22,7 +22,7 @@ async function encode(from, to) {
   pool ??= createPool({
     size: 1,
     idleMs: 10_000,
-    url: new URL('./png-thread.js', import.meta.url),
+    url: new URL('./helper-thread.js', import.meta.url),
     // The thread holds only file names: the encoder's own heap is bounded in png-thread.js.
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
     name: 'PNG encoder',

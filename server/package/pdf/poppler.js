@@ -7,7 +7,7 @@
 
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
-import { runInToolThread } from './tool-thread.js';
+import { runInToolThread } from './helper.js';
 
 /** Each tool's address space: a 600 dpi A3 scan page decoded is about 200 MB. */
 export const TOOL_MEMORY_BYTES = 1024 ** 3;

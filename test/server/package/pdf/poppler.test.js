@@ -13,7 +13,7 @@ const { existsSync, mkdtempSync, readFileSync, rmSync } = await import('node:fs'
 const os = await import('node:os');
 const path = await import('node:path');
 const { runTool } = await import('../../../../server/package/pdf/poppler.js');
-const { closeToolThread, toolThreadId } = await import('../../../../server/package/pdf/tool-thread.js');
+const { closeToolThread, toolThreadId } = await import('../../../../server/package/pdf/helper.js');
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sc-poppler-'));
 afterAll(async () => {

@@ -24,7 +24,7 @@ export async function runInToolThread(cmd, args, timeoutMs) {
   // The threads hold only the tools' output (maxBuffer 8 MB each, as text).
   pool ??= createPool({
     size: THREADS,
-    url: new URL('./tool-worker.js', import.meta.url),
+    url: new URL('./exec-tool.js', import.meta.url),
     resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
     name: 'thread that starts the PDF tools',
   });
