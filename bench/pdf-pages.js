@@ -19,7 +19,7 @@
 // this thread (as server/performance/beat-grid.js schedules beats), its lateness while
 // packages with that PDF load cold, one after another, against the same timer idle, in
 // alternating windows of --beats-ms, as p99 and max, and their ratio.
-// CPU time of both beside their wall times (Poppler's processes and the PNG encoder's against
+// CPU time of both beside their wall times (Poppler's processes and the PDF helper's against
 // Verovio's thread), which the machine's other load does not swell.
 // Targets (PDF pages, the tracker's): cold <= 1.5x verovio; warm < 200 ms; each phone image < 150 KB; the
 // beat's p99 lateness while loading within 1.5x of idle. Writes bench/out/pdf-pages.json.
@@ -140,8 +140,9 @@ function statTimes(/** @type {string} */ stat) {
 
 /**
  * CPU time of this process's children, in ms (clock ticks, 100 a second on Linux): those that
- * have ended and been waited for (pdfinfo, pdfdetach, pdftoppm: /proc/self/stat's cutime and
- * cstime) and those still running (the PNG encoder's process, which outlives a render).
+ * have ended and been waited for (/proc/self/stat's cutime and cstime) and those still running
+ * (the PDF helper process, which outlives a render), with the children they have waited for
+ * (pdfinfo, pdfdetach, pdftoppm, which the helper starts).
  */
 function childCpuMs() {
   let ticks = statTimes(readFileSync('/proc/self/stat', 'utf8')).childTicks;
@@ -149,7 +150,7 @@ function childCpuMs() {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const t = statTimes(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      if (t.ppid === process.pid) ticks += t.ticks;
+      if (t.ppid === process.pid) ticks += t.ticks + t.childTicks;
     } catch {
       // ended meanwhile
     }
@@ -158,7 +159,7 @@ function childCpuMs() {
 }
 
 // Cold renders, each into an empty cache. Also their CPU time (this process's threads, Poppler's
-// processes and the PNG encoder's), against Verovio's thread's: a measure that the
+// processes and the PDF helper's), against Verovio's thread's: a measure that the
 // machine's other load does not swell as it swells the wall time.
 /** @type {number[]} */
 const coldMs = [];
