@@ -18,7 +18,8 @@
 // Also the size of every phone-width (1080 px) image, and the beat: a timer due every 100 ms on
 // this thread (as server/performance/beat-grid.js schedules beats), its lateness while
 // packages with that PDF load cold, one after another, against the same timer idle, in
-// alternating windows of --beats-ms, as p99 and max, and their ratio.
+// alternating windows of --beats-ms, as p99 and max, and their ratio; and while the package loads
+// warm, one load after another (the load's own cost to the beat, without rendering).
 // CPU time of both beside their wall times (Poppler's processes and the PDF helper's against
 // Verovio's thread), which the machine's other load does not swell.
 // Targets (PDF pages, the tracker's): cold <= 1.5x verovio; warm < 200 ms; each phone image < 150 KB; the
@@ -260,7 +261,10 @@ async function beats(ms, work) {
 const idle = [];
 /** @type {number[]} */
 const loading = [];
+/** @type {number[]} */
+const warmLoading = [];
 let loads = 0;
+let warmLoads = 0;
 let k = 0;
 for (let round2 = 0; round2 < 2; round2++) {
   idle.push(...(await beats(windowMs, null)).late);
@@ -272,6 +276,11 @@ for (let round2 = 0; round2 < 2; round2++) {
   });
   loading.push(...r.late);
   loads += r.loads;
+  // The same package loaded from the cache, again and again: what the load costs the beat without
+  // any rendering (reading and checking the package, the page images read into memory to serve).
+  const w = await beats(windowMs, () => loadPackage(pkgDir, { cacheDir: warmCache }));
+  warmLoading.push(...w.late);
+  warmLoads += w.loads;
 }
 const stats = (/** @type {number[]} */ xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -284,12 +293,17 @@ const stats = (/** @type {number[]} */ xs) => {
 };
 const beatIdle = stats(idle);
 const beatLoading = stats(loading);
+const beatWarmLoading = stats(warmLoading);
 const ratio = round(beatLoading.p99 / Math.max(beatIdle.p99, 0.5), 2);
+const warmRatio = round(beatWarmLoading.p99 / Math.max(beatIdle.p99, 0.5), 2);
 console.log(
   `beat lateness idle: p50 ${beatIdle.p50} ms, p99 ${beatIdle.p99} ms, max ${beatIdle.max} ms (${beatIdle.beats} beats)`,
 );
 console.log(
   `beat lateness while ${loads} cold loads of the PDF package ran: p50 ${beatLoading.p50} ms, p99 ${beatLoading.p99} ms, max ${beatLoading.max} ms (${beatLoading.beats} beats); p99 ratio ${ratio} (idle p99 floored at 0.5 ms), load ${load()}`,
+);
+console.log(
+  `beat lateness while ${warmLoads} warm loads (from the cache, nothing rendered) ran: p50 ${beatWarmLoading.p50} ms, p99 ${beatWarmLoading.p99} ms, max ${beatWarmLoading.max} ms (${beatWarmLoading.beats} beats); p99 ratio ${warmRatio}`,
 );
 
 const result = {
@@ -312,6 +326,9 @@ const result = {
   beatLoading,
   beatP99Ratio: ratio,
   loads,
+  beatWarmLoading,
+  beatWarmP99Ratio: warmRatio,
+  warmLoads,
 };
 writeFileSync(path.join(OUT, 'pdf-pages.json'), `${JSON.stringify(result, null, 2)}\n`);
 rmSync(tmp, { recursive: true, force: true });
