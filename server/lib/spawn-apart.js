@@ -12,9 +12,10 @@
 //
 // The child also runs under SCHED_IDLE (chrt --idle): the kernel preempts an idle-policy task at
 // once when a normal one wakes on its CPU, whatever their groups, where a low group weight alone
-// lets the tool finish its slice first (the beat's thread waited 4-10 ms for a CPU behind the
-// tools on a quiet 2-core machine, bench/RESULTS.md). Alone in its session's group, the child's
-// share of the machine over time is still its group's weight: it is not starved.
+// may let the tool finish its slice first (with it, the beat timer's p99 while PDFs loaded went
+// from 6.1 and 4.9 ms to 5.0 and 3.7 in interleaved runs, bench/RESULTS.md). Alone in its
+// session's group, the child's share of the machine over time is still its group's weight: it is
+// not starved (the cold render's time was unchanged).
 //
 // Spawning blocks the calling thread until the child has begun its program: call this from a
 // worker thread, never from the one that plays the beats.
