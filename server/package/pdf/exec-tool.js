@@ -1,8 +1,8 @@
 // A Poppler tool run for the PDF helper process (helper-process.js), in a session of its own
 // (server/lib/spawn-apart.js), killed past its wall time or when it writes too much. It runs in the
-// helper, not the server: starting a child forks the starting process, and a fork of a 280 MB
-// process held its main thread 6-9 ms each time (about 1 ms at 100 MB), even when made from another
-// of its threads, since the fork holds the process's memory map while that thread faults a page in
+// helper, not the server: starting a child forks the starting process, and a fork of a 177 MB
+// process held its main thread about 5 ms each time (10 ms at 360 MB, 1 ms at 96 MB), even when
+// made from another of its threads, since the fork holds the process's memory map while that thread faults a page in
 // (bench/RESULTS.md); a fork of the helper costs the server nothing.
 
 import { spawnApart } from '../../lib/spawn-apart.js';

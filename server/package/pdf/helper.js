@@ -1,7 +1,7 @@
 // The PDF helper, as the loading thread sees it: one worker thread (helper-thread.js) holding one
 // helper process (helper-process.js) that starts Poppler's tools and encodes their pages, several
-// tasks at once. Starting it forks the server (a fork of a 280 MB process held its main thread
-// 6-9 ms, bench/RESULTS.md), so it is started once and kept for HELPER_IDLE_MS after its last
+// tasks at once. Starting it forks the server (a fork of a 177 MB process held its main thread
+// about 5 ms, bench/RESULTS.md), so it is started once and kept for HELPER_IDLE_MS after its last
 // task, not started again for each tool or each load; idle, it is one small process at the
 // lowest CPU priority.
 
