@@ -18,8 +18,9 @@
 // Also the size of every phone-width (1080 px) image, and the beat: a timer due every 100 ms on
 // this thread (as server/performance/beat-grid.js schedules beats), its lateness while
 // packages with that PDF load cold, one after another, against the same timer idle, in
-// alternating windows of --beats-ms, as p99 and max, and their ratio.
-// CPU time of both beside their wall times (Poppler's processes and the PNG encoder's against
+// alternating windows of --beats-ms, as p99 and max, and their ratio; and while the package loads
+// warm, one load after another (the load's own cost to the beat, without rendering).
+// CPU time of both beside their wall times (Poppler's processes and the PDF helper's against
 // Verovio's thread), which the machine's other load does not swell.
 // Targets (PDF pages, the tracker's): cold <= 1.5x verovio; warm < 200 ms; each phone image < 150 KB; the
 // beat's p99 lateness while loading within 1.5x of idle. Writes bench/out/pdf-pages.json.
@@ -140,8 +141,9 @@ function statTimes(/** @type {string} */ stat) {
 
 /**
  * CPU time of this process's children, in ms (clock ticks, 100 a second on Linux): those that
- * have ended and been waited for (pdfinfo, pdfdetach, pdftoppm: /proc/self/stat's cutime and
- * cstime) and those still running (the PNG encoder's process, which outlives a render).
+ * have ended and been waited for (/proc/self/stat's cutime and cstime) and those still running
+ * (the PDF helper process, which outlives a render), with the children they have waited for
+ * (pdfinfo, pdfdetach, pdftoppm, which the helper starts).
  */
 function childCpuMs() {
   let ticks = statTimes(readFileSync('/proc/self/stat', 'utf8')).childTicks;
@@ -149,7 +151,7 @@ function childCpuMs() {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const t = statTimes(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      if (t.ppid === process.pid) ticks += t.ticks;
+      if (t.ppid === process.pid) ticks += t.ticks + t.childTicks;
     } catch {
       // ended meanwhile
     }
@@ -158,7 +160,7 @@ function childCpuMs() {
 }
 
 // Cold renders, each into an empty cache. Also their CPU time (this process's threads, Poppler's
-// processes and the PNG encoder's), against Verovio's thread's: a measure that the
+// processes and the PDF helper's), against Verovio's thread's: a measure that the
 // machine's other load does not swell as it swells the wall time.
 /** @type {number[]} */
 const coldMs = [];
@@ -259,7 +261,10 @@ async function beats(ms, work) {
 const idle = [];
 /** @type {number[]} */
 const loading = [];
+/** @type {number[]} */
+const warmLoading = [];
 let loads = 0;
+let warmLoads = 0;
 let k = 0;
 for (let round2 = 0; round2 < 2; round2++) {
   idle.push(...(await beats(windowMs, null)).late);
@@ -271,6 +276,11 @@ for (let round2 = 0; round2 < 2; round2++) {
   });
   loading.push(...r.late);
   loads += r.loads;
+  // The same package loaded from the cache, again and again: what the load costs the beat without
+  // any rendering (reading and checking the package, the page images read into memory to serve).
+  const w = await beats(windowMs, () => loadPackage(pkgDir, { cacheDir: warmCache }));
+  warmLoading.push(...w.late);
+  warmLoads += w.loads;
 }
 const stats = (/** @type {number[]} */ xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -283,12 +293,17 @@ const stats = (/** @type {number[]} */ xs) => {
 };
 const beatIdle = stats(idle);
 const beatLoading = stats(loading);
+const beatWarmLoading = stats(warmLoading);
 const ratio = round(beatLoading.p99 / Math.max(beatIdle.p99, 0.5), 2);
+const warmRatio = round(beatWarmLoading.p99 / Math.max(beatIdle.p99, 0.5), 2);
 console.log(
   `beat lateness idle: p50 ${beatIdle.p50} ms, p99 ${beatIdle.p99} ms, max ${beatIdle.max} ms (${beatIdle.beats} beats)`,
 );
 console.log(
   `beat lateness while ${loads} cold loads of the PDF package ran: p50 ${beatLoading.p50} ms, p99 ${beatLoading.p99} ms, max ${beatLoading.max} ms (${beatLoading.beats} beats); p99 ratio ${ratio} (idle p99 floored at 0.5 ms), load ${load()}`,
+);
+console.log(
+  `beat lateness while ${warmLoads} warm loads (from the cache, nothing rendered) ran: p50 ${beatWarmLoading.p50} ms, p99 ${beatWarmLoading.p99} ms, max ${beatWarmLoading.max} ms (${beatWarmLoading.beats} beats); p99 ratio ${warmRatio}`,
 );
 
 const result = {
@@ -311,6 +326,9 @@ const result = {
   beatLoading,
   beatP99Ratio: ratio,
   loads,
+  beatWarmLoading,
+  beatWarmP99Ratio: warmRatio,
+  warmLoads,
 };
 writeFileSync(path.join(OUT, 'pdf-pages.json'), `${JSON.stringify(result, null, 2)}\n`);
 rmSync(tmp, { recursive: true, force: true });

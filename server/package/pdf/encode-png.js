@@ -1,16 +1,13 @@
-// The pages pdftoppm draws (PPM files) made into PNG page images by png-worker.js, a process with a
-// bounded heap in a scheduling group of its own (png-thread.js starts it and passes it the pages),
-// while pdftoppm draws the next pages: the beat's thread only lists the folder and passes file names.
+// The pages pdftoppm draws (PPM files) made into PNG page images by the PDF helper process (helper.js:
+// a process with a bounded heap in a scheduling group of its own), while pdftoppm draws the next
+// pages: the beat's thread only lists the folder and passes file names.
 
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { createPool } from '../../lib/worker-pool.js';
+import { runInHelper } from './helper.js';
 
 /** How often the folder is looked at for pages pdftoppm has finished, while it runs. */
 const POLL_MS = 50;
-
-/** @type {ReturnType<typeof createPool> | null} */
-let pool = null;
 
 /**
  * Encode one PPM file into a PNG file (the PPM is removed): the image's size, or null.
@@ -19,17 +16,9 @@ let pool = null;
  * @returns {Promise<{ width: number, height: number } | null>}
  */
 async function encode(from, to) {
-  pool ??= createPool({
-    size: 1,
-    idleMs: 10_000,
-    url: new URL('./png-thread.js', import.meta.url),
-    // The thread holds only file names: the encoder's own heap is bounded in png-thread.js.
-    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
-    name: 'PNG encoder',
-  });
   try {
     const r = /** @type {{ ok: boolean, width: number, height: number }} */ (
-      await pool.run('png', { from, to }, { timeoutMs: 60_000 })
+      await runInHelper({ kind: 'png', from, to }, 60_000)
     );
     return r.ok ? { width: r.width, height: r.height } : null;
   } catch {
@@ -90,11 +79,4 @@ export async function drawAndEncode(dir, prefix, name, draw) {
   await take(true);
   await Promise.all(encodes);
   return { result, failed, sizes };
-}
-
-/** Stop the encoder (tests and shutdown; the next encode starts a new one). */
-export async function closePngEncoder() {
-  const p = pool;
-  pool = null;
-  await p?.close();
 }

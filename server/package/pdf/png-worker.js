@@ -1,29 +1,11 @@
-// The PNG encoder's process (started by png-thread.js, for encode-png.js): a page pdftoppm drew as
-// a PPM file, written as a PNG file, in a process of its own so that its CPU time is charged to a
-// scheduling group other than the server's (server/lib/spawn-apart.js says why). Poppler's own PNG writer lets libpng try every row
-// filter at zlib's default level, three quarters of pdftoppm's time on a page of music; here a
-// page whose pixels are all grey (most scores) is written with one channel, rows unfiltered
-// (mostly white rows deflate well as they are), at zlib level 6: half the bytes for a fifth of
-// the time (bench/RESULTS.md). A page with colour keeps it. Messages in:
-// { id, from, to } over its IPC channel; out: { id, ok, width, height }.
+// A page pdftoppm drew as a PPM, made into a PNG (the PDF helper process, helper-process.js, runs
+// this for encode-png.js). Poppler's own PNG writer lets libpng try every row filter at zlib's
+// default level, three quarters of pdftoppm's time on a page of music; here a page whose pixels
+// are all grey (most scores) is written with one channel, rows unfiltered (mostly white rows
+// deflate well as they are), at zlib level 6: half the bytes for a fifth of the time
+// (bench/RESULTS.md). A page with colour keeps it.
 
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
-
-/** Run as the encoder's process, not imported (tests import the functions below). */
-const serving = process.argv[1] === fileURLToPath(import.meta.url) && typeof process.send === 'function';
-
-// At nice 10, as pdftoppm and the engraver (engrave/worker.js): where the kernel has no autogroups
-// the nice value alone ranks it below the beat's thread. Encoding at the server's own priority put
-// the beat timer's p99 lateness at 217 ms while PDFs loaded (7.5 ms idle) at load 11.
-if (serving)
-  try {
-    os.setPriority(10);
-  } catch {
-    // Not permitted here: the encoder runs at the server's priority.
-  }
 
 /** zlib's level for the pages: 6 (its default) is within 10% of 9's size at a tenth of its time. */
 const DEFLATE_LEVEL = 6;
@@ -71,20 +53,4 @@ export function encodePng({ width, height, rgb }) {
     deflateLevel: DEFLATE_LEVEL,
   };
   return PNG.sync.write(/** @type {import('pngjs').PNG} */ (/** @type {unknown} */ ({ width, height, data })), options);
-}
-
-if (serving) {
-  const send = /** @type {NonNullable<typeof process.send>} */ (process.send).bind(process);
-  process.on('message', (/** @type {{ id: number, from: string, to: string }} */ { id, from, to }) => {
-    const image = readPpm(readFileSync(from));
-    if (!image) {
-      send({ id, ok: false });
-      return;
-    }
-    writeFileSync(to, encodePng(image));
-    rmSync(from, { force: true });
-    send({ id, ok: true, width: image.width, height: image.height });
-  });
-  // The thread that started it has let it go, or has ended.
-  process.on('disconnect', () => process.exit(0));
 }

@@ -1,13 +1,13 @@
 // Poppler's command-line tools (pdfinfo, pdftoppm, pdfdetach), run as child processes: never
 // through a shell, with the PDF's path as an argument after the options, under an address-space
 // limit and a CPU-time limit (prlimit) and a wall-time backstop, at a lower CPU priority (nice,
-// and a scheduling group of low weight: server/lib/spawn-apart.js), started from a thread of
-// their own (tool-thread.js), so that a hostile or huge PDF costs that process only and the
-// beat's event loop never waits on it (doc/score-format.md, "PDF pages", says why Poppler).
+// and a scheduling group of low weight: server/lib/spawn-apart.js), started by the PDF helper
+// process (helper.js), so that a hostile or huge PDF costs that process only and the beat's event
+// loop never waits on it (doc/score-format.md, "PDF pages", says why Poppler).
 
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
-import { runInToolThread } from './tool-thread.js';
+import { runInHelper } from './helper.js';
 
 /** Each tool's address space: a 600 dpi A3 scan page decoded is about 200 MB. */
 export const TOOL_MEMORY_BYTES = 1024 ** 3;
@@ -76,8 +76,8 @@ const versions = new Map();
 
 /**
  * @typedef {object} ToolResult
- * @property {number | null} code  exit code (null when killed; -1 when the thread that started it
- *   stopped: tool-thread.js)
+ * @property {number | null} code  exit code (null when killed; -1 when the helper that started it
+ *   stopped: helper.js)
  * @property {string} stdout
  * @property {string} stderr
  * @property {boolean} timedOut  past its CPU time or its wall time
@@ -104,5 +104,14 @@ export async function runTool(
   // Without prlimit (not Linux) the time limit still holds.
   if (prlimit) argv = [prlimit, `--as=${memoryBytes}`, `--cpu=${cpuSeconds}`, '--core=0', '--', ...argv];
   const [cmd, ...rest] = argv;
-  return runInToolThread(cmd, rest, timeoutMs);
+  try {
+    return await runInHelper({ kind: 'tool', cmd, args: rest, timeoutMs }, timeoutMs + GRACE_MS);
+  } catch (err) {
+    // A tool whose helper stopped is not waited for (its limits, and its parent-death signal, end it).
+    const stderr = `the PDF helper stopped (${/** @type {Error} */ (err).message})`;
+    return { code: -1, stdout: '', stderr, timedOut: false, outOfMemory: false };
+  }
 }
+
+/** Past a tool's own wall-time limit (the helper kills it), the helper is stopped too. */
+const GRACE_MS = 5000;

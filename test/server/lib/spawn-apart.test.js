@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, vi } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { GROUP_NICE, autogroupOf, spawnApart } from '../../../server/lib/spawn-apart.js';
 
@@ -17,6 +17,17 @@ const groupNice = (/** @type {number} */ pid) => {
     return null;
   }
 };
+
+/** A process's scheduling policy: /proc/<pid>/stat's 41st field (5 is SCHED_IDLE). */
+const policyOf = (/** @type {number | 'self'} */ pid) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]);
+};
+const SCHED_IDLE = 5;
+
+/** Whether an executable is on PATH. */
+const onPath = (/** @type {string} */ name) =>
+  (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(`${dir}/${name}`));
 
 describe('a child process apart from the server', () => {
   it('runs in a session of its own, its autogroup (where the kernel has them) at low weight', async () => {
@@ -40,6 +51,23 @@ describe('a child process apart from the server', () => {
       }
     } finally {
       // The child's pid is the program's own (setpriv execs it): killing it ends the program.
+      child.kill('SIGKILL');
+    }
+    expect(await exited).toBe('SIGKILL');
+  });
+
+  it.runIf(onPath('chrt'))('runs under SCHED_IDLE, the server left under its own policy', async () => {
+    const own = policyOf('self');
+    const child = spawnApart('/bin/sleep', ['30'], { stdio: 'ignore' });
+    const pid = /** @type {number} */ (child.pid);
+    const exited = new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    try {
+      // The pid becomes sleep's own (setpriv and chrt exec in place, after spawn has returned),
+      // and the policy chrt set survives the exec.
+      await vi.waitFor(() => expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]).toBe('/bin/sleep'));
+      expect(policyOf(pid)).toBe(SCHED_IDLE);
+      expect(policyOf('self')).toBe(own);
+    } finally {
       child.kill('SIGKILL');
     }
     expect(await exited).toBe('SIGKILL');

@@ -3,11 +3,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
-import { closePngEncoder, drawAndEncode } from '../../../../server/package/pdf/encode-png.js';
+import { drawAndEncode } from '../../../../server/package/pdf/encode-png.js';
+import { closePdfHelper } from '../../../../server/package/pdf/helper.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sc-encode-png-'));
 afterAll(async () => {
-  await closePngEncoder();
+  await closePdfHelper();
   rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -38,7 +39,7 @@ const ownSession = () => {
 };
 
 describe("the pages' PNG encoder", () => {
-  it('encodes each page drawn, in a process of its own session, which ends with the encoder', async () => {
+  it('encodes each page drawn, in the helper process (a session of its own), which ends with the helper', async () => {
     const dir = path.join(tmp, 'pages');
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir);
@@ -59,14 +60,14 @@ describe("the pages' PNG encoder", () => {
     expect([png.width, png.height]).toEqual([40, 10]);
     expect(existsSync(path.join(dir, 'r-1.ppm'))).toBe(false);
 
-    const encoders = childrenWith('png-worker.js');
+    const encoders = childrenWith('helper-process.js');
     expect(encoders).toHaveLength(1);
     expect(encoders[0].session).toBe(encoders[0].pid);
     expect(encoders[0].session).not.toBe(ownSession());
 
-    await closePngEncoder();
-    for (let t = 0; t < 10_000 && childrenWith('png-worker.js').length > 0; t += 20)
+    await closePdfHelper();
+    for (let t = 0; t < 10_000 && childrenWith('helper-process.js').length > 0; t += 20)
       await new Promise((r) => setTimeout(r, 20));
-    expect(childrenWith('png-worker.js')).toEqual([]);
+    expect(childrenWith('helper-process.js')).toEqual([]);
   });
 });

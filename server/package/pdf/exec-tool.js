@@ -1,13 +1,10 @@
-// Worker entry for tool-thread.js (the worker pool's messages): Poppler's tools are started from
-// this thread, not from the thread that plays the beats. Starting a child process forks this
-// process, and the forking thread waits until the child has begun its program; from the loading
-// thread that held the beat timer 8-33 ms per tool on a loaded machine (a CPU profile of cold PDF
-// loads, bench/RESULTS.md). Each tool runs in a session of its own (server/lib/spawn-apart.js),
-// and is killed if this thread ends first.
-// Messages in: { id, task: { cmd, args, timeoutMs } }; out: { id, type: 'done', data } (a
-// ToolResult of poppler.js).
+// A Poppler tool run for the PDF helper process (helper-process.js), in a session of its own
+// (server/lib/spawn-apart.js), killed past its wall time or when it writes too much. It runs in the
+// helper, not the server: starting a child forks the starting process, and a fork of a 177 MB
+// process held its main thread about 5 ms each time (10 ms at 360 MB, 1 ms at 96 MB), even when
+// made from another of its threads, since the fork holds the process's memory map while that thread faults a page in
+// (bench/RESULTS.md); a fork of the helper costs the server nothing.
 
-import { parentPort } from 'node:worker_threads';
 import { spawnApart } from '../../lib/spawn-apart.js';
 
 /** Output kept of each stream; a tool that writes more is killed, as execFile's maxBuffer does. */
@@ -26,7 +23,7 @@ export function execTool(cmd, args, timeoutMs) {
     /** @type {{ stdout: Buffer[], stderr: Buffer[] }} */
     const out = { stdout: [], stderr: [] };
     let bytes = 0;
-    /** Why this thread killed the tool: its wall time ran out, or it wrote too much. */
+    /** Why the tool was killed: its wall time ran out, or it wrote too much. */
     let killedFor = '';
     const child = spawnApart(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
     const kill = (/** @type {string} */ why) => {
@@ -64,11 +61,3 @@ export function execTool(cmd, args, timeoutMs) {
     child.on('error', (err) => end(null, null, err.message));
   });
 }
-
-const port = parentPort;
-port?.on(
-  'message',
-  async (/** @type {{ id: number, task: { cmd: string, args: string[], timeoutMs: number } }} */ { id, task }) => {
-    port.postMessage({ id, type: 'done', data: await execTool(task.cmd, task.args, task.timeoutMs) });
-  },
-);
