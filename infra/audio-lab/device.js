@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { start } from '../../test/engines/processes.js';
 import { startPulseServer } from '../../test/engines/sound-card.js';
 import { clickWave, referenceGapMs } from './onsets.js';
+import { PULSE_LOG_OPTIONS, watchLatencies } from './pulse-watch.js';
 
 const run = promisify(execFile);
 export const RATE = 48_000;
@@ -53,16 +54,19 @@ export const POSITIONS = [
  */
 
 /**
- * @param {{ channels: number }} o  channels: pages plus one for the reference
+ * @param {{ channels: number, watch?: string, now?: () => number }} o  channels: pages plus one
+ *   for the reference; watch: a file prefix, the daemon's debug log (WATCH-pulse.log) and its
+ *   latencies sampled (WATCH-latency.jsonl) on the lab's clock `now` (pulse-watch.js)
  */
-export async function startSoundDevice({ channels }) {
+export async function startSoundDevice({ channels, watch, now = () => performance.timeOrigin + performance.now() }) {
   if (channels > POSITIONS.length) throw new Error(`at most ${POSITIONS.length} channels`);
   const positions = POSITIONS.slice(0, channels);
+  const startedAt = now();
   const server = await startPulseServer({
     prefix: 'scorecast-audio-lab-',
     // Its threads real-time, as a phone's audio path is (root here; elsewhere it asks rtkit, or
     // goes on at normal priority).
-    options: ['--realtime=yes', '--high-priority=yes'],
+    options: ['--realtime=yes', '--high-priority=yes', ...(watch ? PULSE_LOG_OPTIONS(`${watch}-pulse.log`) : [])],
     modules: [
       `module-null-sink sink_name=lab rate=${RATE} format=s16le channels=${channels} channel_map=${positions.join(',')}`,
       ...positions.map(
@@ -74,7 +78,11 @@ export async function startSoundDevice({ channels }) {
   const { pulse, dir, env, clientEnv } = server;
   /** @type {Set<ReturnType<typeof start>>} */
   const helpers = new Set();
+  const watcher = watch
+    ? watchLatencies({ file: `${watch}-latency.jsonl`, env: { ...server.env, ...server.clientEnv }, now })
+    : null;
   const stop = async () => {
+    await watcher?.stop();
     for (const h of helpers) await h.stop();
     await server.stop();
   };
@@ -87,6 +95,8 @@ export async function startSoundDevice({ channels }) {
 
   return {
     channels,
+    /** The lab's clock when the daemon was spawned (its log time counts from about then). */
+    startedAt,
     /** What a browser needs to play into channel i. */
     envFor: (/** @type {number} */ i) => ({ ...clientEnv, PULSE_SINK: `ch${i}` }),
     /** The streams playing now, with the sink each plays into. */

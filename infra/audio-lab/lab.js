@@ -145,6 +145,9 @@ async function serverOffset(base, n = 30) {
  *   sound); the settle wait is skipped
  * @property {string} [dump]  keep the recording (DUMP.raw: s16le, 48 kHz, one channel per page
  *   and the reference last) and what the analysis needs (DUMP.json), to look at again
+ * @property {string} [pulseWatch]  a file prefix: the lab's PulseAudio logs at debug level and its
+ *   latencies are sampled 5 times a second, on the lab's clock (pulse-watch.js); the daemon's
+ *   start on that clock is written to PREFIX-started.json
  * @property {(msg: string) => void} [log]
  */
 
@@ -191,6 +194,7 @@ async function capture({
   joins = false,
   engines = ['chromium'],
   dump,
+  pulseWatch,
   log = () => {},
 } = {}) {
   const refChannel = pages;
@@ -222,7 +226,7 @@ async function capture({
         cleanup.push(x.stop);
         return x;
       }),
-      startSoundDevice({ channels: pages + 1 }).then((d) => {
+      startSoundDevice({ channels: pages + 1, watch: pulseWatch, now }).then((d) => {
         cleanup.push(d.stop);
         return d;
       }),
@@ -232,6 +236,7 @@ async function capture({
       started.map((s) => /** @type {PromiseFulfilledResult<any>} */ (s).value)
     );
     log('device ready');
+    if (pulseWatch) writeFileSync(`${pulseWatch}-started.json`, JSON.stringify({ startedAt: device.startedAt }));
 
     // The reference plays from before the recording to after it: the sink never idles. (The
     // recording starts after the pages join: by then the reference has played for seconds.)
