@@ -65,20 +65,6 @@ export const STEP_READINGS = 2;
  */
 export const JUMP_MS = 20;
 /**
- * A real step can also look like a swell: the timestamp moves by one quantum of the reported delay
- * (8 ms here) and the delay moves by as much the other way, so the timestamp plus the delay holds.
- * Set against the sound in four 10-page lab runs, such one-quantum moves were real 322 times and not
- * 92 (moves of 16 ms or more: real 6 times, not 12). So a departure of the timestamp by more than
- * STEP_MS that the delay's own departure (from the median delay of the readings held) explains to
- * within QUANTUM_EXPLAINED_MS, the delay having moved between QUANTUM_MIN_MS and QUANTUM_MAX_MS,
- * is followed once it holds QUANTUM_READINGS readings in a row (2 s): a swell shorter than that
- * is still held. Replayed on nine runs: the sum of their offset p99 55.4 -> 52.2 ms, none worse.
- */
-export const QUANTUM_MIN_MS = 6;
-export const QUANTUM_MAX_MS = 10;
-export const QUANTUM_EXPLAINED_MS = 4;
-export const QUANTUM_READINGS = 4;
-/**
  * A mapping is trusted once the line stands and its newest TRUST_READINGS readings lie within
  * TRUST_MS of it; readings further off then are dropped (a join's first ones). A context's first
  * timestamps here were 20-70 ms off its later ones for up to a second, and a mapping formed with
@@ -145,9 +131,6 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
   /** The readings in a row that left both lines the same way: their departures (ms) and page time. */
   /** @type {Array<{ t: number, d: number }>} */
   let departed = [];
-  /** The readings in a row whose departure one quantum of the reported delay explains (QUANTUM_*). */
-  /** @type {Array<{ t: number, d: number }>} */
-  let explained = [];
 
   /** @param {{ t0: number, y0: number, slope: number } | null} l @param {number} t */
   const at = (l, t) => (l ? l.y0 + l.slope * (t - l.t0) : Number.NaN);
@@ -158,7 +141,6 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
     line = null;
     zLine = null;
     departed = [];
-    explained = [];
     restarts += 1;
     // The silence a page keeps while its mapping is not trusted is bounded from when it began, not
     // from the last restart: on a loaded page whose readings kept restarting the mapping (a clip
@@ -204,11 +186,6 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
     if (!line || !zLine || Number.isNaN(z)) return false;
     const dy = y - onLine(t);
     const dz = z - at(zLine, t);
-    const quantum = quantumStep(t, dy, z - y);
-    if (quantum) {
-      follow(quantum.step, quantum.from);
-      return true;
-    }
     const same = Math.sign(dy) === Math.sign(dz) && Math.abs(dy) > STEP_MS && Math.abs(dz) > STEP_MS;
     const d = Math.abs(dz) >= JUMP_MS ? dy : Math.sign(dy) * Math.min(Math.abs(dy), Math.abs(dz));
     if (!same || (departed.length && Math.sign(departed[0].d) !== Math.sign(dy))) {
@@ -219,54 +196,20 @@ export function createHeldMapping({ aheadMs = REMAP_STEP_MS, behindMs = REMAP_ST
     if (departed.length && t - departed[departed.length - 1].t < READING_EVERY_MS) return false;
     departed.push({ t, d });
     if (departed.length < STEP_READINGS) return false;
-    follow(medianSorted(Float64Array.from(departed, (x) => x.d).sort()), departed[0].t);
-    return true;
-  }
-
-  /**
-   * The step a departure of the timestamp by one quantum of the reported delay makes, once it has
-   * held QUANTUM_READINGS readings in a row (and the page time of its first); null until then.
-   * @param {number} t @param {number} dy  the timestamp's departure from its line
-   * @param {number} delay  the delay reported with it
-   * @returns {{ step: number, from: number } | null}
-   */
-  function quantumStep(t, dy, delay) {
-    const delays = Float64Array.from(readings, (r) => r.z - r.y).sort();
-    const moved = delay - medianSorted(delays);
-    const fits =
-      Math.abs(dy) > STEP_MS &&
-      Math.abs(moved) >= QUANTUM_MIN_MS &&
-      Math.abs(moved) <= QUANTUM_MAX_MS &&
-      Math.abs(dy + moved) <= QUANTUM_EXPLAINED_MS;
-    if (!fits || (explained.length && Math.sign(explained[0].d) !== Math.sign(dy))) {
-      explained = fits ? [{ t, d: dy }] : [];
-      return null;
-    }
-    if (explained.length && t - explained[explained.length - 1].t < READING_EVERY_MS) return null;
-    explained.push({ t, d: dy });
-    if (explained.length < QUANTUM_READINGS) return null;
-    return { step: medianSorted(Float64Array.from(explained, (x) => x.d).sort()), from: explained[0].t };
-  }
-
-  /**
-   * The sound stepped by `step` (ms) at page time `from`: the readings held from before move to
-   * its new level.
-   * @param {number} step @param {number} from
-   */
-  function follow(step, from) {
+    const step = medianSorted(Float64Array.from(departed, (x) => x.d).sort());
     // The readings from before the step move to its new level; those that departed are there
     // already. Moving them too put each step's first reading twice as far off: over a page's join
     // (its timestamps wandering in 5-7 ms steps) those outliers bent the line's slope until it ran
     // 2 ms/s off its readings, and the step rule kept catching up, every 1.5-2.5 s for the whole
     // run: 65 steps in 150 s, clicks 1-5 ms early in a sawtooth (10-page lab run, page 3).
     for (const r of readings) {
-      if (r.t >= from) continue;
+      if (r.t >= departed[0].t) continue;
       r.y += step;
       r.z += step;
     }
     departed = [];
-    explained = [];
     steps += 1;
+    return true;
   }
 
   return {
