@@ -64,6 +64,7 @@ for (const s of log.latencies) {
   for (const i of s.inputs) if (i.sink !== labIndex && i.bufferUs < 1000) emptyBuffer.push(s.from);
 }
 events.sinkConfiguredChange = configuredChanges;
+events.steal = log.steal.map((/** @type {any} */ s) => s.at);
 
 const from = run.series.length ? Math.min(...run.series.map((/** @type {any} */ r) => r.t)) : 0;
 const to = run.series.length ? Math.max(...run.series.map((/** @type {any} */ r) => r.t)) : 0;

@@ -50,12 +50,30 @@ export function watchLatencies({ file, env, now, everyMs = 200 }) {
       await new Promise((r) => setTimeout(r, everyMs));
     }
   })();
+  // The hypervisor's steal time (/proc/stat, 10 ms ticks), read every 10 ms and kept when it
+  // moves: a stall of the whole machine stalls every page's audio at once.
+  let steal = stealTicks();
+  const stealTimer = setInterval(() => {
+    const now2 = stealTicks();
+    if (now2 !== steal) appendFileSync(file, `${JSON.stringify({ steal: now2 - steal, at: now() })}\n`);
+    steal = now2;
+  }, 10);
   return {
     stop: async () => {
       on = false;
+      clearInterval(stealTimer);
       await loop;
     },
   };
+}
+
+/** Ticks of steal time of the machine so far (0 where /proc/stat does not say). */
+function stealTicks() {
+  try {
+    return Number(readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/)[8] ?? 0);
+  } catch {
+    return 0;
+  }
 }
 
 /** @param {string} text */
@@ -104,10 +122,12 @@ export function readPulseLog(logFile, samplesFile, startedAt) {
     const m = /^\(\s*([\d.]+)\|\s*[\d.]+\)\s?(.*)$/.exec(line);
     if (m) entries.push({ t: Number(m[1]) * 1000, text: m[2] });
   }
-  const samples = readFileSync(samplesFile, 'utf8')
+  const all = readFileSync(samplesFile, 'utf8')
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l));
+  const samples = all.filter((s) => s.sinks);
+  const steal = all.filter((s) => s.steal);
   const connects = entries.filter((e) => /Client authenticated anonymously/.test(e.text)).map((e) => e.t);
   /** @type {Array<[number, number]>} */
   const intervals = [];
@@ -134,5 +154,6 @@ export function readPulseLog(logFile, samplesFile, startedAt) {
     samples: samples.length,
     entries: entries.map((e) => ({ at: e.t + offset, text: e.text })),
     latencies: samples,
+    steal,
   };
 }
