@@ -68,6 +68,14 @@ const CHROMIUM_ARGS = [
   // Small windows: ten pages of notation painted in software on two cores leave little for the
   // rest (the 10-page run at 1280x900 took the machine to load 65).
   '--window-size=480,360',
+  // Each page's output stream buffered 1024 frames a callback (23 ms at 44.1 kHz; Chromium's own
+  // 512 on PulseAudio), as a phone's speaker path buffers 20-40 ms. Ten browsers on two shared
+  // cores stall together for 5-40 ms at a time (other sessions' work, the machine's own): with 512
+  // frames each stall underran the streams in the daemon, several pages at once, and every step
+  // of a page's output came with one (bench/RESULTS.md, "Audio: the device's steps are
+  // underruns"). A phone's audio path does not wait on nine other phones. The pages still report
+  // their output delay and the client compensates it as before.
+  '--audio-buffer-size=1024',
 ];
 
 /** @param {string} cmd */
