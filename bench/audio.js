@@ -6,7 +6,7 @@
 //
 //   node bench/audio.js [--pages 10] [--seconds 150] [--profiles loopback,wifi-busy]
 //                       [--out FILE] [--plot FILE.svg] [--dump PREFIX] [--engines chromium,firefox,webkit]
-//                       [--notation] [--settle-output S] [--joins]
+//                       [--notation] [--settle-output S] [--joins] [--pulse-watch PREFIX]
 //
 // --out keeps, beside each page's onsets, the raw readings its output mapping took and the clicks
 // it placed: `node bench/audio-replay.js FILE` replays them through this checkout's mapping.
@@ -41,6 +41,10 @@ path, as phones have) and Debian's chromium, xvfb, pulseaudio (test/setup/ensure
                     it waited for a trusted output mapping, see infra/audio-lab/lab.js)
   --joins           record from before the first page clicks: each page's first clicks measured
                     (joinOffsets: |offset| over each page's first 10 s and the 20 s after)
+  --pulse-watch PREFIX  the lab's PulseAudio at debug level (PREFIX-<profile>-pulse.log) and its
+                    sinks' and streams' latencies 5 times a second (-latency.jsonl), on the lab's
+                    clock (infra/audio-lab/pulse-watch.js): the device's own moves, to set
+                    against the onsets
   --notation        the pages paint their notation too (default: ?notation=off, the click and the
                     beat strip only, on the same clock and sound code; ten pages painting notation
                     in software took this 2-core machine to load 35-38 by themselves)
@@ -61,6 +65,7 @@ async function main() {
       notation: { type: 'boolean', default: false },
       'settle-output': { type: 'string', default: '30' },
       joins: { type: 'boolean', default: false },
+      'pulse-watch': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -88,6 +93,7 @@ async function main() {
       joins: values.joins,
       ...(values.root ? { root: path.resolve(values.root) } : {}),
       dump: values.dump ? `${values.dump}-${profile}` : undefined,
+      pulseWatch: values['pulse-watch'] ? `${values['pulse-watch']}-${profile}` : undefined,
       log: (m) => console.error(`[${profile}] ${m}`),
     });
     results[profile] = r;

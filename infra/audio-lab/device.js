@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { start } from '../../test/engines/processes.js';
 import { startPulseServer } from '../../test/engines/sound-card.js';
 import { clickWave, referenceGapMs } from './onsets.js';
+import { PULSE_LOG_OPTIONS, watchLatencies } from './pulse-watch.js';
 
 const run = promisify(execFile);
 export const RATE = 48_000;
@@ -53,16 +54,19 @@ export const POSITIONS = [
  */
 
 /**
- * @param {{ channels: number }} o  channels: pages plus one for the reference
+ * @param {{ channels: number, watch?: string, now?: () => number }} o  channels: pages plus one
+ *   for the reference; watch: a file prefix, the daemon's debug log (WATCH-pulse.log) and its
+ *   latencies sampled (WATCH-latency.jsonl) on the lab's clock `now` (pulse-watch.js)
  */
-export async function startSoundDevice({ channels }) {
+export async function startSoundDevice({ channels, watch, now = () => performance.timeOrigin + performance.now() }) {
   if (channels > POSITIONS.length) throw new Error(`at most ${POSITIONS.length} channels`);
   const positions = POSITIONS.slice(0, channels);
+  const startedAt = now();
   const server = await startPulseServer({
     prefix: 'scorecast-audio-lab-',
     // Its threads real-time, as a phone's audio path is (root here; elsewhere it asks rtkit, or
     // goes on at normal priority).
-    options: ['--realtime=yes', '--high-priority=yes'],
+    options: ['--realtime=yes', '--high-priority=yes', ...(watch ? PULSE_LOG_OPTIONS(`${watch}-pulse.log`) : [])],
     modules: [
       `module-null-sink sink_name=lab rate=${RATE} format=s16le channels=${channels} channel_map=${positions.join(',')}`,
       ...positions.map(
@@ -74,19 +78,31 @@ export async function startSoundDevice({ channels }) {
   const { pulse, dir, env, clientEnv } = server;
   /** @type {Set<ReturnType<typeof start>>} */
   const helpers = new Set();
+  const watcher = watch
+    ? watchLatencies({ file: `${watch}-latency.jsonl`, env: { ...server.env, ...server.clientEnv }, now })
+    : null;
   const stop = async () => {
+    await watcher?.stop();
     for (const h of helpers) await h.stop();
     await server.stop();
   };
-  // Its main thread real-time too: it is the one that asks each stream for more sound. At normal
-  // priority on a loaded machine it asks late, the streams underrun in PulseAudio (not in the
-  // browser: Chromium's playbackStats showed no underrun while 1.1 s of 8 went missing), and every
-  // browser's AudioContext falls behind the wall clock.
-  await realtimeThreads(String(pulse.child.pid));
+  // Its main thread real-time too: it is the one that asks each stream for more sound and hands
+  // what each browser writes to the null sink's thread. At normal priority on a loaded machine it
+  // asks late, the streams underrun in PulseAudio (not in the browser: Chromium's playbackStats
+  // showed no underrun while 1.1 s of 8 went missing), and every browser's AudioContext falls
+  // behind the wall clock. It runs above every browser's audio threads (FIFO 40; theirs RR 10),
+  // as a phone's audio server runs above the app that plays into it. Alone this did not stop the
+  // underruns that made each page's output step (a 10-page run still had ten streams underrun at
+  // once, three times in 150 s: the browsers' own audio threads stalled together); the browsers'
+  // larger buffer did (lab.js, --audio-buffer-size; bench/RESULTS.md, "Audio: the device's steps
+  // are underruns").
+  await realtimeThreads(String(pulse.child.pid), undefined, DAEMON_PRIORITY);
   const pa = server.pactl;
 
   return {
     channels,
+    /** The lab's clock when the daemon was spawned (its log time counts from about then). */
+    startedAt,
     /** What a browser needs to play into channel i. */
     envFor: (/** @type {number} */ i) => ({ ...clientEnv, PULSE_SINK: `ch${i}` }),
     /** The streams playing now, with the sink each plays into. */
@@ -204,13 +220,17 @@ export async function startSoundDevice({ channels }) {
   };
 }
 
+/** The daemon's threads other than the null sink's (chrt's policy and priority). */
+const DAEMON_PRIORITY = ['-f', '40'];
+
 /**
- * Every thread of process `pid` real-time (SCHED_RR 10), as far as allowed; with `only`, the
- * threads whose name it matches.
+ * Every thread of process `pid` real-time (SCHED_RR 10, or `policy`), as far as allowed; with
+ * `only`, the threads whose name it matches.
  * @param {string} pid
  * @param {RegExp} [only]
+ * @param {string[]} [policy]  chrt's policy and priority for threads other than the null sink's
  */
-async function realtimeThreads(pid, only) {
+async function realtimeThreads(pid, only, policy = ['-r', '10']) {
   const read = (/** @type {string} */ f) => {
     try {
       return readFileSync(f, 'utf8').trim();
@@ -234,7 +254,7 @@ async function realtimeThreads(pid, only) {
       const name = read(`/proc/${pid}/task/${tid}/comm`);
       if (only && !only.test(name)) continue;
       const clock = name === 'null-sink';
-      await run('chrt', clock ? ['-f', '-p', '50', tid] : ['-r', '-p', '10', tid], { timeout: 5000 });
+      await run('chrt', clock ? ['-f', '-p', '50', tid] : [policy[0], '-p', policy[1], tid], { timeout: 5000 });
       changed += 1;
     } catch {
       /* a thread that ended meanwhile, or not allowed */

@@ -68,6 +68,14 @@ const CHROMIUM_ARGS = [
   // Small windows: ten pages of notation painted in software on two cores leave little for the
   // rest (the 10-page run at 1280x900 took the machine to load 65).
   '--window-size=480,360',
+  // Each page's output stream buffered 1024 frames a callback (23 ms at 44.1 kHz; Chromium's own
+  // 512 on PulseAudio), as a phone's speaker path buffers 20-40 ms. Ten browsers on two shared
+  // cores stall together for 5-40 ms at a time (other sessions' work, the machine's own): with 512
+  // frames each stall underran the streams in the daemon, several pages at once, and every step
+  // of a page's output came with one (bench/RESULTS.md, "Audio: the device's steps are
+  // underruns"). A phone's audio path does not wait on nine other phones. The pages still report
+  // their output delay and the client compensates it as before.
+  '--audio-buffer-size=1024',
 ];
 
 /** @param {string} cmd */
@@ -145,6 +153,9 @@ async function serverOffset(base, n = 30) {
  *   sound); the settle wait is skipped
  * @property {string} [dump]  keep the recording (DUMP.raw: s16le, 48 kHz, one channel per page
  *   and the reference last) and what the analysis needs (DUMP.json), to look at again
+ * @property {string} [pulseWatch]  a file prefix: the lab's PulseAudio logs at debug level and its
+ *   latencies are sampled 5 times a second, on the lab's clock (pulse-watch.js); the daemon's
+ *   start on that clock is written to PREFIX-started.json
  * @property {(msg: string) => void} [log]
  */
 
@@ -191,6 +202,7 @@ async function capture({
   joins = false,
   engines = ['chromium'],
   dump,
+  pulseWatch,
   log = () => {},
 } = {}) {
   const refChannel = pages;
@@ -222,7 +234,7 @@ async function capture({
         cleanup.push(x.stop);
         return x;
       }),
-      startSoundDevice({ channels: pages + 1 }).then((d) => {
+      startSoundDevice({ channels: pages + 1, watch: pulseWatch, now }).then((d) => {
         cleanup.push(d.stop);
         return d;
       }),
@@ -232,6 +244,7 @@ async function capture({
       started.map((s) => /** @type {PromiseFulfilledResult<any>} */ (s).value)
     );
     log('device ready');
+    if (pulseWatch) writeFileSync(`${pulseWatch}-started.json`, JSON.stringify({ startedAt: device.startedAt }));
 
     // The reference plays from before the recording to after it: the sink never idles. (The
     // recording starts after the pages join: by then the reference has played for seconds.)
