@@ -410,7 +410,8 @@ async function capture({
     const soundSettled = Math.max(...joined.map((j) => j.soundSince)) + (joins ? 0 : settleOutputS * 1000);
     if (now() < soundSettled) {
       log(`every page's sound running ${settleOutputS} s`);
-      await new Promise((r) => setTimeout(r, soundSettled - now()));
+      // now() moves on between the check and here: never a negative delay (Node warns of one).
+      await new Promise((r) => setTimeout(r, Math.max(0, soundSettled - now())));
     }
     // Real-time again just before the measurement: a thread the audio service starts after the
     // page's join (its count at the join is the smaller) stays at normal priority otherwise, and
@@ -439,7 +440,7 @@ async function capture({
     log('measuring');
     const until = now() + seconds * 1000;
     while (now() < until) {
-      await new Promise((r) => setTimeout(r, Math.min(5000, until - now())));
+      await new Promise((r) => setTimeout(r, Math.max(0, Math.min(5000, until - now()))));
       await collect();
     }
     const latencies = await Promise.all(
