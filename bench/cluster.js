@@ -44,7 +44,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import {
-  contextSwitches,
   cpuMs,
   cpuSplitMs,
   ioCounts,
@@ -53,6 +52,8 @@ import {
   parentPid,
   schedDelta,
   schedStats,
+  switchesByThread,
+  threadDelta,
   v8WorkerCpuMs,
 } from './proc-stats.js';
 import { SERVER_NODE_FLAGS } from '../server/commands/node-flags.js';
@@ -315,8 +316,14 @@ function treeSum(pid, read) {
   return total;
 }
 
-/** Context switches of a process and its children, every thread's. @param {number} pid */
-const treeSwitches = (pid) => treeSum(pid, contextSwitches);
+/** Context switches of a process's and its children's threads, thread by thread. @param {number} pid */
+function treeSwitches(pid) {
+  const threads = switchesByThread(pid);
+  for (const entry of readdirSync('/proc'))
+    if (/^\d+$/.test(entry) && parentPid(Number(entry)) === pid)
+      for (const [k, t] of switchesByThread(Number(entry))) threads.set(k, t);
+  return threads;
+}
 
 /** Read and write system calls of a process and its children, and their bytes. @param {number} pid */
 const treeIo = (pid) => treeSum(pid, ioCounts);
@@ -385,8 +392,8 @@ async function measure(load, pids, ms = WINDOW_MS) {
   const v8Workers = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, v8WorkerCpuMs(pid) - gc0[k]]));
   const switches = Object.fromEntries(
     Object.entries(pids).map(([k, pid]) => {
-      const sw = treeSwitches(pid);
-      return [k, { voluntary: sw.voluntary - sw0[k].voluntary, involuntary: sw.involuntary - sw0[k].involuntary }];
+      // Thread by thread: a thread that ended in the window would take its whole count off a sum.
+      return [k, threadDelta(sw0[k], treeSwitches(pid), { voluntary: 0, involuntary: 0 })];
     }),
   );
   const io = Object.fromEntries(

@@ -84,22 +84,23 @@ export function v8WorkerCpuMs(pid) {
 }
 
 /**
- * Context switches of a process so far, every thread's summed (voluntary_ctxt_switches and
- * nonvoluntary_ctxt_switches of /proc/<pid>/task/<tid>/status): voluntary, it waited (epoll, a
- * lock); involuntary, the scheduler took its core for another process. Many involuntary switches
- * per second mean the process shares its core, and pays for the caches the others filled.
+ * Context switches of a process so far, thread by thread (voluntary_ctxt_switches and
+ * nonvoluntary_ctxt_switches of /proc/<pid>/task/<tid>/status), keyed `pid/tid` as schedStats:
+ * voluntary, it waited (epoll, a lock); involuntary, the scheduler took its core for another
+ * process. Many involuntary switches per second mean the process shares its core, and pays for
+ * the caches the others filled. Empty when the process is gone.
  * @param {number} pid
- * @returns {{ voluntary: number, involuntary: number }} NaN when the process is gone
+ * @returns {Map<string, { voluntary: number, involuntary: number }>}
  */
-export function contextSwitches(pid) {
-  let voluntary = 0;
-  let involuntary = 0;
+export function switchesByThread(pid) {
+  /** @type {Map<string, { voluntary: number, involuntary: number }>} */
+  const threads = new Map();
   /** @type {string[]} */
   let tids;
   try {
     tids = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return { voluntary: NaN, involuntary: NaN };
+    return threads;
   }
   for (const tid of tids) {
     let status = '';
@@ -108,10 +109,45 @@ export function contextSwitches(pid) {
     } catch {
       continue; // a thread that ended since the listing
     }
-    voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-    involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    threads.set(`${pid}/${tid}`, {
+      voluntary: Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0),
+      involuntary: Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0),
+    });
   }
-  return { voluntary, involuntary };
+  return threads;
+}
+
+/**
+ * Context switches of a process so far, every thread's summed (switchesByThread). A sum goes
+ * down when a thread ends: take the difference of two readings with switchDelta instead.
+ * @param {number} pid
+ * @returns {{ voluntary: number, involuntary: number }} NaN when the process is gone
+ */
+export function contextSwitches(pid) {
+  const threads = switchesByThread(pid);
+  if (threads.size === 0) return { voluntary: NaN, involuntary: NaN };
+  return threadDelta(new Map(), threads, { voluntary: 0, involuntary: 0 });
+}
+
+/**
+ * What the threads did between two readings keyed by thread (schedStats, switchesByThread; merged
+ * over processes if need be), field by field: every thread alive at the second, less its figures
+ * at the first (a thread born since counts whole). A thread that ended between them is left out:
+ * its last part is lost, never negative.
+ * @template {Record<string, number>} T
+ * @param {Map<string, T>} before
+ * @param {Map<string, T>} after
+ * @param {T} zero  every field at 0: the shape of the answer
+ * @returns {T}
+ */
+export function threadDelta(before, after, zero) {
+  /** @type {Record<string, number>} */
+  const d = { ...zero };
+  for (const [tid, now] of after) {
+    const was = before.get(tid);
+    for (const k of Object.keys(d)) d[k] += now[k] - (was?.[k] ?? 0);
+  }
+  return /** @type {T} */ (d);
 }
 
 /**
@@ -165,21 +201,12 @@ export function schedStats(pid) {
 }
 
 /**
- * What the threads did between two readings of schedStats (merged over processes if need be):
- * every thread alive at the second, less its figures at the first (a thread born since counts
- * whole). A thread that ended between them is left out: its last part is lost, never negative.
+ * What the threads did between two readings of schedStats (threadDelta).
  * @param {Map<string, { runMs: number, waitMs: number, slices: number }>} before
  * @param {Map<string, { runMs: number, waitMs: number, slices: number }>} after
  */
 export function schedDelta(before, after) {
-  const d = { runMs: 0, waitMs: 0, slices: 0 };
-  for (const [tid, now] of after) {
-    const was = before.get(tid) ?? { runMs: 0, waitMs: 0, slices: 0 };
-    d.runMs += now.runMs - was.runMs;
-    d.waitMs += now.waitMs - was.waitMs;
-    d.slices += now.slices - was.slices;
-  }
-  return d;
+  return threadDelta(before, after, { runMs: 0, waitMs: 0, slices: 0 });
 }
 
 /**

@@ -12,6 +12,8 @@ import {
   rssBytes,
   schedDelta,
   schedStats,
+  switchesByThread,
+  threadDelta,
   threadCount,
   v8WorkerCpuMs,
 } from '../../bench/proc-stats.js';
@@ -101,6 +103,29 @@ describe.skipIf(process.platform !== 'linux')('/proc readers', () => {
     const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
     await new Promise((r) => child.once('exit', r));
     expect(schedStats(/** @type {number} */ (child.pid)).size).toBe(0);
+  });
+
+  it('count context switches thread by thread: a worker thread that ends in between takes nothing off the delta', async () => {
+    const { Worker } = await import('node:worker_threads');
+    const worker = new Worker(
+      'const { parentPort } = require("node:worker_threads"); parentPort.once("message", () => process.exit(0)); setInterval(() => {}, 1);',
+      { eval: true },
+    );
+    await new Promise((r) => worker.once('online', r));
+    await new Promise((r) => setTimeout(r, 50));
+    const before = switchesByThread(process.pid);
+    const zero = { voluntary: 0, involuntary: 0 };
+    const summedBefore = threadDelta(new Map(), before, zero).voluntary;
+    worker.postMessage('go');
+    await new Promise((r) => worker.once('exit', r));
+    const after = switchesByThread(process.pid);
+    expect(after.size).toBeLessThan(before.size);
+    const d = threadDelta(before, after, zero);
+    expect(d.voluntary).toBeGreaterThanOrEqual(0);
+    expect(d.involuntary).toBeGreaterThanOrEqual(0);
+    // A difference of sums takes the ended thread's whole count off (its 1 ms timer woke it about
+    // fifty times): what the thread-by-thread delta leaves out instead.
+    expect(threadDelta(new Map(), after, zero).voluntary - summedBefore).toBeLessThan(d.voluntary);
   });
 
   it('leave a thread that ended out of a delta rather than take its time off, and count a new one whole', () => {
