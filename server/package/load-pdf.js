@@ -92,11 +92,16 @@ async function renderFile(context, scoreId, file, views, wanted, cacheDir) {
   for (const p of r.pages) {
     const images = p.images.map((img) => {
       const url = `/scores/${scoreId}/${r.hash}/${img.file}`;
+      // Its size and time as the cache's check found them; held in memory from its first
+      // request, not read at each load (server/http/served-prepare.js, `lazy`).
       context.files.set(url, {
         file: path.join(root, img.file),
         root,
         type: 'image/png',
         etag: `${r.hash}-${img.file}`,
+        size: r.files[img.file],
+        mtimeMs: r.mtimes[img.file],
+        lazy: true,
       });
       return { url, width: img.width, height: img.height };
     });

@@ -65,10 +65,16 @@ function oneAtATime(task) {
 }
 
 /**
+ * Each image file's modification time as the entry's check found it (not kept in the index): the
+ * loader serves the images with it (Last-Modified) without asking the file system again.
+ * @typedef {{ mtimes: Record<string, number> }} CheckedTimes
+ */
+
+/**
  * Render the pages `wanted` (from 1, in the view's order; null for all) of the PDF `bytes`, or
  * read them from the cache.
  * @param {{ bytes: Buffer, wanted: number[] | null, cacheDir: string }} options
- * @returns {Promise<{ ok: true, value: RenderedPdf & { dir: string, cached: boolean } } |
+ * @returns {Promise<{ ok: true, value: RenderedPdf & CheckedTimes & { dir: string, cached: boolean } } |
  *   { ok: false, code: 'SC_ERR_SCORE_PDF' | 'SC_ERR_PDF_RENDERER_MISSING' | 'SC_ERR_SCORE_OUT_OF_MEMORY', reason: string }>}
  */
 export async function renderPdf({ bytes, wanted, cacheDir }) {
@@ -97,7 +103,13 @@ export async function renderPdf({ bytes, wanted, cacheDir }) {
       if (!made.ok) return made;
       /** @type {Record<string, number>} */
       const files = {};
-      for (const name of (await readdir(tmp)).sort()) files[name] = (await stat(path.join(tmp, name))).size;
+      /** @type {Record<string, number>} */
+      const mtimes = {};
+      for (const name of (await readdir(tmp)).sort()) {
+        const info = await stat(path.join(tmp, name));
+        files[name] = info.size;
+        mtimes[name] = info.mtimeMs;
+      }
       /** @type {RenderedPdf} */
       const entry = { kind: 'pdf', format: FORMAT, hash, poppler: tools.version, ...made.value, files };
       await writeFile(path.join(tmp, INDEX), JSON.stringify(entry));
@@ -109,7 +121,7 @@ export async function renderPdf({ bytes, wanted, cacheDir }) {
       }
       await markUse(dir);
       pruneCache(cacheDir).catch(() => {});
-      return { ok: true, value: { ...entry, dir, cached: false } };
+      return { ok: true, value: { ...entry, mtimes, dir, cached: false } };
     } finally {
       await rm(tmp, { recursive: true, force: true });
     }
@@ -117,19 +129,24 @@ export async function renderPdf({ bytes, wanted, cacheDir }) {
 }
 
 /**
- * A whole cache entry, or null (missing, of another format, or damaged: a file gone or of
- * another size).
+ * A whole cache entry with its images' times, or null (missing, of another format, or damaged: a
+ * file gone or of another size).
  * @param {string} dir
  * @param {string} hash
- * @returns {Promise<RenderedPdf | null>}
+ * @returns {Promise<(RenderedPdf & CheckedTimes) | null>}
  */
 async function readRendered(dir, hash) {
   try {
     const entry = /** @type {RenderedPdf} */ (JSON.parse(await readFile(path.join(dir, INDEX), 'utf8')));
     if (entry.kind !== 'pdf' || entry.format !== FORMAT || entry.hash !== hash) return null;
-    for (const [name, size] of Object.entries(entry.files))
-      if ((await stat(path.join(dir, name))).size !== size) return null;
-    return entry;
+    /** @type {Record<string, number>} */
+    const mtimes = {};
+    for (const [name, size] of Object.entries(entry.files)) {
+      const info = await stat(path.join(dir, name));
+      if (info.size !== size) return null;
+      mtimes[name] = info.mtimeMs;
+    }
+    return { ...entry, mtimes };
   } catch {
     return null;
   }
