@@ -6,10 +6,12 @@
 
 import path from 'node:path';
 import os from 'node:os';
-import { mkdirSync, mkdtempSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readlinkSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadPackage } from '../../../server/package/load.js';
+import { fileIdentity } from '../../../server/package/load-pdf.js';
+import { tinyPdf } from '../../helpers/tiny-pdf.js';
 
 /** Every path the server's modules open, in order. */
 const opens = vi.hoisted(() => /** @type {string[]} */ ([]));
@@ -65,6 +67,8 @@ function png(/** @type {number} */ width, /** @type {number} */ height) {
 
 /** @param {string} suffix */
 const opensOf = (suffix) => opens.filter((f) => f.endsWith(suffix)).length;
+/** @param {string} suffix */
+const readsOf = (suffix) => reads.filter((f) => f.endsWith(suffix)).length;
 
 describe('what a load reads', () => {
   it('opens and reads each page image of a package once, and serves it as read', async () => {
@@ -82,5 +86,65 @@ describe('what a load reads', () => {
       expect(served).toMatchObject({ size: data.length, mtimeMs: statSync(path.join(dir, rel)).mtimeMs });
       expect(served?.read).toBeUndefined();
     }
+  });
+
+  it("opens none of a PDF's page images, and does not read a PDF loaded again unchanged; one changed since is read and rendered", async () => {
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
+    const A4 = { width: 595.28, height: 841.89 };
+    const dir = pkg(`${HEAD}pages:\n  score: { pdf: { file: score.pdf }, beatmap: score.csv }\n`, {
+      'score.pdf': tinyPdf({ pages: [A4] }),
+      'score.csv': BEATS,
+    });
+    const pdf = path.join(dir, 'score.pdf');
+    // The PDF was written seconds before the loads (a file changed in the last 2 s is not remembered).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 10_000);
+
+    reads.length = 0;
+    const first = await loadPackage(dir, { cacheDir });
+    expect(readsOf('/score.pdf')).toBe(1);
+    expect(first.views.score.pages[0]).toMatchObject(A4);
+
+    opens.length = 0;
+    reads.length = 0;
+    const again = await loadPackage(dir, { cacheDir });
+    expect(opensOf('/score.pdf')).toBe(1);
+    expect(readsOf('/score.pdf')).toBe(0);
+    expect(opens.filter((f) => f.endsWith('.png'))).toEqual([]);
+    expect(again.views.score.pages[0].images?.map((i) => i.url)).toEqual(
+      first.views.score.pages[0].images?.map((i) => i.url),
+    );
+    // Each image served with its size and time, read at its first request.
+    for (const served of again.files.values())
+      expect(served).toMatchObject({
+        lazy: true,
+        size: statSync(served.file).size,
+        mtimeMs: statSync(served.file).mtimeMs,
+      });
+
+    // Another cache: the hash is known, the pages are not, so the PDF is read (and hashed) again.
+    reads.length = 0;
+    await loadPackage(dir, { cacheDir: mkdtempSync(path.join(os.tmpdir(), 'sc-cache-')) });
+    expect(readsOf('/score.pdf')).toBe(1);
+
+    // Another PDF in its place, its modification time set back to the old one's.
+    const { atime, mtime } = statSync(pdf);
+    const letter = { width: 612, height: 792 };
+    writeFileSync(pdf, tinyPdf({ pages: [letter] }));
+    utimesSync(pdf, atime, mtime);
+    reads.length = 0;
+    const changed = await loadPackage(dir, { cacheDir });
+    expect(readsOf('/score.pdf')).toBe(1);
+    expect(changed.views.score.pages[0]).toMatchObject(letter);
+  });
+
+  it("gives a file's identity only once it has not changed for 2 s, and a new one for a new change time", () => {
+    const stats = /** @type {import('node:fs').Stats} */ (
+      /** @type {unknown} */ ({ dev: 1, ino: 2, size: 3, mtimeMs: 1000, ctimeMs: Date.now() - 3000 })
+    );
+    const id = fileIdentity(stats);
+    expect(id).toEqual(expect.any(String));
+    expect(fileIdentity({ ...stats, ctimeMs: stats.ctimeMs + 1 })).not.toBe(id);
+    expect(fileIdentity({ ...stats, ctimeMs: Date.now() - 500 })).toBeNull();
   });
 });
