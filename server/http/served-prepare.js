@@ -8,7 +8,9 @@
 // checked its render cache's entry) is not opened again to learn them; a file the loader read
 // whole is held as it read it, not read again; and a file marked `lazy` (a PDF's page images,
 // tens of them in the render cache) is read into memory at its first request (holdServed), not at
-// each load: reading them all held the beat's thread about 10 ms a load, the collector's included.
+// each load: with the checks' opens before it, reading them all cost the beat's thread about 20 ms
+// of CPU a load and the collector a major collection every two or three (bench/RESULTS.md, h35q).
+
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { openServed, readExactly } from '../lib/contained-files.js';
