@@ -277,7 +277,8 @@ for (let round2 = 0; round2 < 2; round2++) {
   loading.push(...r.late);
   loads += r.loads;
   // The same package loaded from the cache, again and again: what the load costs the beat without
-  // any rendering (reading and checking the package, the page images read into memory to serve).
+  // any rendering (reading and checking the package and the cache's entry; the page images are
+  // read at their first request, and an unchanged PDF is not read again).
   const w = await beats(windowMs, () => loadPackage(pkgDir, { cacheDir: warmCache }));
   warmLoading.push(...w.late);
   warmLoads += w.loads;

@@ -13,6 +13,7 @@
 import parseRange from 'range-parser';
 import { ScorecastError } from '../../core/errors.js';
 import { openServed } from '../lib/contained-files.js';
+import { holdServed } from './served-prepare.js';
 
 /**
  * Which precompressed variant to send for an Accept-Encoding header.
@@ -100,8 +101,6 @@ export async function sendServed(req, reply, served) {
       sent = enc;
     }
   }
-  source ??= served.body ? { body: served.body } : { file: served.file };
-
   const identityTag = `"${served.etag}"`;
   const etag = sent ? `"${served.etag}-${sent}"` : identityTag;
   reply.header('etag', etag);
@@ -116,25 +115,37 @@ export async function sendServed(req, reply, served) {
     return reply.code(304).send();
   }
 
-  // From disk: opened with the load's checks, its size read now.
+  // A file held in memory from its first request (served-prepare.js): read now, checked to be
+  // the file the load listed; one changed or gone since is not served under its URL.
+  if (served.lazy && !served.body && !(await holdServed(served))) {
+    req.log.warn(
+      { file: served.file },
+      'a score file changed, went, or became a link since the load; not served (load the score again)',
+    );
+    throw new ScorecastError('SC_ERR_NOT_FOUND');
+  }
+  source ??= served.body ? { body: served.body } : { file: served.file };
+
+  // From disk: opened with the load's checks, its size as the check found it.
   /** @type {import('node:fs/promises').FileHandle | null} */
   let handle = null;
   let size;
   if ('body' in source) {
     size = source.body.length;
   } else {
-    handle = await openServed(served.root, source.file);
-    if (!handle && sent) {
+    let opened = await openServed(served.root, source.file);
+    if (!opened && sent) {
       // The engraver's compressed copy is gone: the identity still is an answer.
-      handle = await openServed(served.root, served.file);
+      opened = await openServed(served.root, served.file);
       sent = null;
       reply.header('etag', identityTag);
     }
-    if (!handle) {
+    if (!opened) {
       req.log.warn({ file: source.file }, 'a score file became a link or left its folder since the load; not served');
       throw new ScorecastError('SC_ERR_NOT_FOUND');
     }
-    size = (await handle.stat()).size;
+    handle = opened.handle;
+    size = opened.size;
   }
   if (sent) reply.header('content-encoding', sent);
 

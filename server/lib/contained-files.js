@@ -14,9 +14,13 @@ import { formatBytes } from '../../core/package-limits.js';
 const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /**
- * @typedef {{ ok: true, handle: import('node:fs/promises').FileHandle, real: string, size: number }
- *   | { ok: false, missing: boolean, reason: string }} Opened
+ * An opened file with what its check found: its real path, its size, its modification time and
+ * the whole of the one fstat the check makes (a reader need not ask again).
+ * @typedef {{ handle: import('node:fs/promises').FileHandle, real: string, size: number, mtimeMs: number,
+ *   stats: import('node:fs').Stats }} OpenedFile
  */
+
+/** @typedef {({ ok: true } & OpenedFile) | { ok: false, missing: boolean, reason: string }} Opened */
 
 /**
  * @param {string} root  a real path
@@ -74,7 +78,7 @@ async function openChecked(root, file, maxBytes) {
     return refuse(
       `is ${formatBytes(info.size)}, more than the ${formatBytes(maxBytes)} a file of its kind may be (doc/score-format.md, "Limits")`,
     );
-  return { ok: true, handle, real: where ?? file, size: info.size };
+  return { ok: true, handle, real: where ?? file, size: info.size, mtimeMs: info.mtimeMs, stats: info };
 }
 
 /**
@@ -124,13 +128,38 @@ export async function readAll(handle) {
 }
 
 /**
+ * Read exactly `size` bytes of an opened file from its start, and close it: null when it has
+ * fewer (cut short since it was checked). One read where the file is whole, no second fstat
+ * (FileHandle.readFile asks the size again).
+ * @param {import('node:fs/promises').FileHandle} handle
+ * @param {number} size
+ * @returns {Promise<Buffer | null>}
+ */
+export async function readExactly(handle, size) {
+  try {
+    const data = Buffer.allocUnsafe(size);
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await handle.read(data, at, size - at, at);
+      if (bytesRead === 0) return null;
+      at += bytesRead;
+    }
+    return data;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * Open a file the loader listed, to serve it: the same checks as at load, so a file replaced by
  * a link after the load is refused, not followed.
  * @param {string} root  real path of the folder the file must be in
  * @param {string} file  its real path, as the loader found it
- * @returns {Promise<import('node:fs/promises').FileHandle | null>}
+ * @returns {Promise<OpenedFile | null>}  with its size and time as the check found them
  */
 export async function openServed(root, file) {
   const opened = await openChecked(root, file, Infinity);
-  return opened.ok ? opened.handle : null;
+  if (!opened.ok) return null;
+  const { ok, ...checked } = opened;
+  return checked;
 }

@@ -96,7 +96,15 @@ export async function serveAssets(context, raw, id) {
     const hash = await hashStream(opened.handle);
     const url = `/scores/${id}/${hash}/${rel}`;
     hashed.set(rel, { url, bytes: opened.size });
-    files.set(url, { file: opened.real, root, type: typeOf(rel), etag: hash });
+    // Its size and time from this open: not opened again to learn them (served-prepare.js).
+    files.set(url, {
+      file: opened.real,
+      root,
+      type: typeOf(rel),
+      etag: hash,
+      size: opened.size,
+      mtimeMs: opened.mtimeMs,
+    });
   }
   if (svgAssets.length > 0) await context.serveCleanSvgs(svgAssets, id);
   return hashed;

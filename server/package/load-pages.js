@@ -102,7 +102,16 @@ async function servePageFiles(context, scoreId, view, list) {
     }
     const hash = await hashInSlices(data);
     const url = `/scores/${scoreId}/${hash}/${rel}`;
-    files.set(url, { file: opened.real, root, type: typeOf(rel), etag: hash });
+    // Held as read here (its bytes hashed): not opened and read again to be served.
+    files.set(url, {
+      file: opened.real,
+      root,
+      type: typeOf(rel),
+      etag: hash,
+      size: data.length,
+      mtimeMs: opened.mtimeMs,
+      read: data,
+    });
     pages.push({ url, ...size });
   }
   if (svgPages.length > 0) await context.serveCleanSvgs(svgPages, scoreId);

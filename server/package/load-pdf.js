@@ -13,6 +13,24 @@ import { renderPdf } from './pdf/render-pdf.js';
  */
 
 /**
+ * A file changed within this long before it is opened may be changed again with the same change
+ * time (the kernel stamps times from a clock that moves a few ms at a time): its identity is not
+ * given, so its hash is not remembered.
+ */
+const SETTLED_MS = 2000;
+
+/**
+ * What changes whenever the file's content does, as its open's check found it: its device and
+ * inode, size, modification time and change time (set by every write, and by nothing a program
+ * can ask to set it back); null for a file changed too recently to tell (SETTLED_MS).
+ * @param {import('node:fs').Stats} stats
+ */
+export function fileIdentity(stats) {
+  if (Date.now() - stats.ctimeMs < SETTLED_MS) return null;
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+}
+
+/**
  * Render (or take from the cache) the pages of every PDF the views name, each PDF once with the
  * pages all its views take; a problem for a PDF that cannot be, whose views get null.
  * @param {import('./load-context.js').LoadContext} context
@@ -74,8 +92,17 @@ async function renderFile(context, scoreId, file, views, wanted, cacheDir) {
     }
     return null;
   }
-  const bytes = await readAll(opened.handle);
-  const rendered = await renderPdf({ bytes, wanted, cacheDir });
+  let rendered;
+  try {
+    rendered = await renderPdf({
+      bytes: () => readAll(opened.handle),
+      identity: fileIdentity(opened.stats),
+      wanted,
+      cacheDir,
+    });
+  } finally {
+    await opened.handle.close();
+  }
   if (!rendered.ok) {
     if (context.refusal === 'SC_ERR_SCORE_INVALID') context.refusal = rendered.code;
     context.problems.push(`${file} (${views.map((v) => `pages.${v}`).join(', ')}): ${rendered.reason}`);
@@ -92,11 +119,16 @@ async function renderFile(context, scoreId, file, views, wanted, cacheDir) {
   for (const p of r.pages) {
     const images = p.images.map((img) => {
       const url = `/scores/${scoreId}/${r.hash}/${img.file}`;
+      // Its size and time as the cache's check found them; held in memory from its first
+      // request, not read at each load (server/http/served-prepare.js, `lazy`).
       context.files.set(url, {
         file: path.join(root, img.file),
         root,
         type: 'image/png',
         etag: `${r.hash}-${img.file}`,
+        size: r.files[img.file],
+        mtimeMs: r.mtimes[img.file],
+        lazy: true,
       });
       return { url, width: img.width, height: img.height };
     });

@@ -92,7 +92,14 @@ async function serveOne(context, scoreId, file, views) {
     if (!judged.ok) return refuse(judged.reason);
     const hash = await hashStream(opened.handle);
     const url = `/scores/${scoreId}/${hash}/${file}`;
-    context.files.set(url, { file: opened.real, root: context.root, type: judged.type, etag: hash });
+    context.files.set(url, {
+      file: opened.real,
+      root: context.root,
+      type: judged.type,
+      etag: hash,
+      size: opened.size,
+      mtimeMs: opened.mtimeMs,
+    });
     return { url, type: judged.type, width: probe.width, height: probe.height, duration: probe.duration };
   } catch (err) {
     return refuse(

@@ -65,13 +65,31 @@ function oneAtATime(task) {
 }
 
 /**
+ * Content hashes of PDFs hashed before (at most KNOWN_MAX), by the entry's head and the file they
+ * were read from as it was then (renderPdf's `identity`): a PDF loaded again unchanged (a reload
+ * after its beat map was edited, the same score loaded again) is neither read nor hashed again.
+ * @type {Map<string, string>}
+ */
+const known = new Map();
+const KNOWN_MAX = 64;
+
+/**
+ * Each image file's modification time as the entry's check found it (not kept in the index): the
+ * loader serves the images with it (Last-Modified) without asking the file system again.
+ * @typedef {{ mtimes: Record<string, number> }} CheckedTimes
+ */
+
+/**
  * Render the pages `wanted` (from 1, in the view's order; null for all) of the PDF `bytes`, or
- * read them from the cache.
- * @param {{ bytes: Buffer, wanted: number[] | null, cacheDir: string }} options
- * @returns {Promise<{ ok: true, value: RenderedPdf & { dir: string, cached: boolean } } |
+ * read them from the cache. `bytes` may be a function that reads them, with the `identity` of the
+ * file it reads (what changes whenever its content does: server/package/load-pdf.js): a PDF whose
+ * hash is known by that identity and whose pages are in the cache is not read.
+ * @param {{ bytes: Buffer | (() => Promise<Buffer>), identity?: string | null, wanted: number[] | null,
+ *   cacheDir: string }} options
+ * @returns {Promise<{ ok: true, value: RenderedPdf & CheckedTimes & { dir: string, cached: boolean } } |
  *   { ok: false, code: 'SC_ERR_SCORE_PDF' | 'SC_ERR_PDF_RENDERER_MISSING' | 'SC_ERR_SCORE_OUT_OF_MEMORY', reason: string }>}
  */
-export async function renderPdf({ bytes, wanted, cacheDir }) {
+export async function renderPdf({ bytes: given, identity = null, wanted, cacheDir }) {
   const tools = await popplerTools();
   if (!tools)
     return {
@@ -81,7 +99,24 @@ export async function renderPdf({ bytes, wanted, cacheDir }) {
         "cannot be rendered: Poppler's pdfinfo and pdftoppm are not installed on this server; install them (apt-get install poppler-utils) and load the score again",
     };
   const head = JSON.stringify({ kind: 'pdf', FORMAT, poppler: tools.version, widths: PDF_WIDTHS, wanted });
+  const memo = identity === null ? null : `${head}\n${identity}`;
+  const remembered = memo === null ? undefined : known.get(memo);
+  if (remembered) {
+    const dir = path.join(cacheDir, remembered);
+    const cached = await readRendered(dir, remembered);
+    if (cached) {
+      await markUse(dir);
+      return { ok: true, value: { ...cached, dir, cached: true } };
+    }
+  }
+  // Read and hashed whenever not rendered from a remembered hash: what is rendered is what was hashed.
+  const bytes = typeof given === 'function' ? await given() : given;
   const hash = (await sha256InSlices(head, bytes)).slice(0, 32);
+  if (memo !== null) {
+    known.delete(memo);
+    known.set(memo, hash);
+    if (known.size > KNOWN_MAX) known.delete(/** @type {string} */ (known.keys().next().value));
+  }
   const dir = path.join(cacheDir, hash);
   const cached = await readRendered(dir, hash);
   if (cached) {
@@ -97,7 +132,13 @@ export async function renderPdf({ bytes, wanted, cacheDir }) {
       if (!made.ok) return made;
       /** @type {Record<string, number>} */
       const files = {};
-      for (const name of (await readdir(tmp)).sort()) files[name] = (await stat(path.join(tmp, name))).size;
+      /** @type {Record<string, number>} */
+      const mtimes = {};
+      for (const name of (await readdir(tmp)).sort()) {
+        const info = await stat(path.join(tmp, name));
+        files[name] = info.size;
+        mtimes[name] = info.mtimeMs;
+      }
       /** @type {RenderedPdf} */
       const entry = { kind: 'pdf', format: FORMAT, hash, poppler: tools.version, ...made.value, files };
       await writeFile(path.join(tmp, INDEX), JSON.stringify(entry));
@@ -109,7 +150,7 @@ export async function renderPdf({ bytes, wanted, cacheDir }) {
       }
       await markUse(dir);
       pruneCache(cacheDir).catch(() => {});
-      return { ok: true, value: { ...entry, dir, cached: false } };
+      return { ok: true, value: { ...entry, mtimes, dir, cached: false } };
     } finally {
       await rm(tmp, { recursive: true, force: true });
     }
@@ -117,19 +158,24 @@ export async function renderPdf({ bytes, wanted, cacheDir }) {
 }
 
 /**
- * A whole cache entry, or null (missing, of another format, or damaged: a file gone or of
- * another size).
+ * A whole cache entry with its images' times, or null (missing, of another format, or damaged: a
+ * file gone or of another size).
  * @param {string} dir
  * @param {string} hash
- * @returns {Promise<RenderedPdf | null>}
+ * @returns {Promise<(RenderedPdf & CheckedTimes) | null>}
  */
 async function readRendered(dir, hash) {
   try {
     const entry = /** @type {RenderedPdf} */ (JSON.parse(await readFile(path.join(dir, INDEX), 'utf8')));
     if (entry.kind !== 'pdf' || entry.format !== FORMAT || entry.hash !== hash) return null;
-    for (const [name, size] of Object.entries(entry.files))
-      if ((await stat(path.join(dir, name))).size !== size) return null;
-    return entry;
+    /** @type {Record<string, number>} */
+    const mtimes = {};
+    for (const [name, size] of Object.entries(entry.files)) {
+      const info = await stat(path.join(dir, name));
+      if (info.size !== size) return null;
+      mtimes[name] = info.mtimeMs;
+    }
+    return { ...entry, mtimes };
   } catch {
     return null;
   }

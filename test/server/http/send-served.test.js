@@ -1,7 +1,7 @@
 import path from 'node:path';
 import os from 'node:os';
 import zlib from 'node:zlib';
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { describe, it, expect, afterEach } from 'vitest';
 import Fastify from 'fastify';
 import { sendServed } from '../../../server/http/send-served.js';
@@ -159,5 +159,95 @@ describe.each(/** @type {const} */ (['memory', 'disk']))('a package file served 
     expect(part.statusCode).toBe(206);
     expect(part.headers['content-encoding']).toBeUndefined();
     expect(part.body).toBe(TEXT.slice(0, 10));
+  });
+});
+
+/** A file's time, in seconds. */
+const WHEN = 1_700_000_000;
+
+/**
+ * An app serving one lazy file (a PDF's page image in the render cache): its size and time given
+ * by the loader, held in memory from its first request (served-prepare.js).
+ * @param {number} memoryBytes
+ */
+async function lazySetup(memoryBytes = 1e6) {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'sc-lazy-')));
+  const file = path.join(dir, 'page-1-1080w.png');
+  writeFileSync(file, AUDIO);
+  // A whole second, which utimes can set again exactly.
+  utimesSync(file, WHEN, WHEN);
+  const { size, mtimeMs } = statSync(file);
+  /** @type {import('../../../server/package/load.js').ServedFile} */
+  const served = { file, root: dir, type: 'image/png', etag: 'pppp', size, mtimeMs, lazy: true };
+  expect(await prepareServed(new Map([['/p.png', served]]), { memoryBytes })).toEqual({
+    inMemory: memoryBytes >= size,
+    bytes: size,
+  });
+  const app = Fastify();
+  app.route({ method: ['GET', 'HEAD'], url: '/*', handler: (req, reply) => sendServed(req, reply, served) });
+  apps.push(app);
+  return { app, dir, file, served };
+}
+
+/** @param {import('light-my-request').Response} res @param {number} mtimeMs */
+function expectWhole(res, mtimeMs) {
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['content-length']).toBe('1000');
+  expect(res.headers.etag).toBe('"pppp"');
+  expect(res.headers['last-modified']).toBe(new Date(mtimeMs).toUTCString());
+  expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  expect(res.rawPayload.equals(AUDIO)).toBe(true);
+}
+
+describe('a file held in memory from its first request (a PDF page image)', () => {
+  it('is not read at load; its first requests read it once, checked, and the rest are from memory', async () => {
+    const { app, file, served } = await lazySetup();
+    expect(served.body).toBeUndefined();
+    const mtimeMs = /** @type {number} */ (served.mtimeMs);
+    for (const res of await Promise.all([app.inject('/p.png'), app.inject('/p.png'), app.inject('/p.png')]))
+      expectWhole(res, mtimeMs);
+    expect(served.body?.equals(AUDIO)).toBe(true);
+    expect(served.holding).toBeUndefined();
+    rmSync(file);
+    expectWhole(await app.inject('/p.png'), mtimeMs);
+    const part = await app.inject({ url: '/p.png', headers: { range: 'bytes=10-19' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.rawPayload.equals(AUDIO.subarray(10, 20))).toBe(true);
+    expect((await app.inject({ url: '/p.png', headers: { 'if-none-match': '"pppp"' } })).statusCode).toBe(304);
+  });
+
+  it('is refused (404), not served under its URL, when changed, gone or made a link since the load; a later request tries again', async () => {
+    // The same size, other bytes, another time.
+    const changed = await lazySetup();
+    writeFileSync(changed.file, Buffer.alloc(1000, 1));
+    utimesSync(changed.file, WHEN, WHEN + 5);
+    expect((await changed.app.inject('/p.png')).statusCode).toBe(404);
+    expect(changed.served.body).toBeUndefined();
+    // Another size at the same time.
+    const cut = await lazySetup();
+    writeFileSync(cut.file, AUDIO.subarray(0, 999));
+    utimesSync(cut.file, WHEN, WHEN);
+    expect((await cut.app.inject('/p.png')).statusCode).toBe(404);
+    // Put back as it was: served.
+    writeFileSync(cut.file, AUDIO);
+    utimesSync(cut.file, WHEN, WHEN);
+    expectWhole(await cut.app.inject('/p.png'), /** @type {number} */ (cut.served.mtimeMs));
+    // Gone, and a link to a file of the same size outside the folder.
+    const gone = await lazySetup();
+    rmSync(gone.file);
+    expect((await gone.app.inject('/p.png')).statusCode).toBe(404);
+    const outside = path.join(realpathSync(mkdtempSync(path.join(os.tmpdir(), 'sc-outside-'))), 'secret');
+    writeFileSync(outside, AUDIO);
+    utimesSync(outside, WHEN, WHEN);
+    symlinkSync(outside, gone.file);
+    expect((await gone.app.inject('/p.png')).statusCode).toBe(404);
+    expect((await gone.app.inject({ method: 'HEAD', url: '/p.png' })).statusCode).toBe(404);
+  });
+
+  it('is served from disk, as every file, when the package is past the memory bound', async () => {
+    const { app, served } = await lazySetup(10);
+    expect(served.lazy).toBeUndefined();
+    expectWhole(await app.inject('/p.png'), /** @type {number} */ (served.mtimeMs));
+    expect(served.body).toBeUndefined();
   });
 });

@@ -78,8 +78,9 @@ describe('package files', () => {
   it('serves a listed file only while it is still that file: not a link swapped in, not one moved out', async () => {
     const { dir, outside } = setup();
     const file = path.join(dir, 'a/page.svg');
-    const handle = await openServed(dir, file);
-    expect((await readAll(/** @type {any} */ (handle))).toString()).toBe('<svg/>');
+    const opened = await openServed(dir, file);
+    expect(opened).toMatchObject({ real: file, size: 6 });
+    expect((await readAll(/** @type {any} */ (opened?.handle))).toString()).toBe('<svg/>');
     renameSync(path.join(dir, 'a'), path.join(dir, 'moved'));
     symlinkSync(outside, path.join(dir, 'a'));
     writeFileSync(path.join(outside, 'page.svg'), 'secret');
