@@ -94,3 +94,66 @@ test("the console's marks: one press goes to a mark while stopped; while playing
   await expect(page.locator('#marks .mark-go[aria-current="true"]')).toHaveText('D');
   await test.info().attach('console-marks', { body: await page.screenshot(), contentType: 'image/png' });
 });
+
+test("a jump to a mark while playing: the part view's cursor is drawn at the mark's downbeat on the landing frame, never gliding there from where it was", async ({
+  page,
+}) => {
+  const score = await (await fetch(`${server.base}/api/score`)).json();
+  const c = score.marks.find((/** @type {any} */ m) => m.name === 'C');
+  await page.setViewportSize({ width: 820, height: 1180 });
+  await page.goto(`${server.base}/view/violin1`);
+  const active = page.locator('div.sc-pane[data-role="active"]');
+  await expect(active.locator('.sc-cursor')).toHaveAttribute('data-beat', /\d+/);
+  const layout = await page.locator('#notation').getAttribute('data-layout');
+  const map = await (
+    await fetch(`${server.base}/api/score/views/violin1${!layout || layout === 'page' ? '' : `?layout=${layout}`}`)
+  ).json();
+  // Every frame for 3 s, after the page's own frame work: the beat the active pane's cursor is at
+  // and where it is drawn, in page units (the SVG's viewBox), with a pixel in page units.
+  const sampling = page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        /** @type {Array<{ beat: number, x: number, px: number, t: number }>} */
+        const samples = [];
+        const end = performance.now() + 3000;
+        const next = () => requestAnimationFrame(() => setTimeout(sample, 0));
+        const sample = () => {
+          const cur = document.querySelector('div.sc-pane[data-role="active"] .sc-cursor');
+          const svg = cur?.previousElementSibling;
+          const beat = cur?.getAttribute('data-beat');
+          if (cur && svg && beat && getComputedStyle(cur).visibility === 'visible') {
+            const [vx, , vw] = (svg.getAttribute('viewBox') ?? '').split(/\s+/).map(Number);
+            const box = svg.getBoundingClientRect();
+            const drawn = cur.getBoundingClientRect().left;
+            samples.push({
+              beat: Number(beat),
+              x: vx + ((drawn - box.left) / box.width) * vw,
+              px: vw / box.width,
+              t: Number(document.timeline.currentTime),
+            });
+          }
+          if (performance.now() < end) next();
+          else resolve(samples);
+        };
+        next();
+      }),
+  );
+  await page.waitForTimeout(300);
+  await server.control('seek', { mark: 'C' });
+  const samples = /** @type {Array<{ beat: number, x: number, px: number, t: number }>} */ (await sampling);
+  const landed = samples.findIndex((s) => s.beat === c.at);
+  expect(landed).toBeGreaterThan(0);
+  // The landing frame: at the downbeat's start (a glide from it, begun at most a frame or two ago).
+  const beatOf = (/** @type {number} */ n) => map.beats.find((/** @type {any} */ b) => b.beat === n);
+  const target = beatOf(c.at);
+  const first = samples[landed];
+  expect(first.x).toBeGreaterThanOrEqual(target.x0 - first.px);
+  expect(first.x).toBeLessThanOrEqual(target.x0 + (target.x1 - target.x0) / 4);
+  // Every frame, before the jump and after: the cursor within the beat it says, never between.
+  for (const s of samples) {
+    const b = beatOf(s.beat);
+    expect(s.x, `beat ${s.beat} at ${s.t.toFixed(1)} ms`).toBeGreaterThanOrEqual(b.x0 - s.px);
+    expect(s.x, `beat ${s.beat} at ${s.t.toFixed(1)} ms`).toBeLessThanOrEqual(b.x1 + s.px);
+  }
+  await test.info().attach('mark-C-landing', { body: await page.screenshot(), contentType: 'image/png' });
+});

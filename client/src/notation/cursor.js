@@ -15,6 +15,13 @@
 // part view's main thread about twice its time (Chromium: the page's layers worked out again on
 // every frame, 2-3 ms for an engraved page of many glyphs; bench/RESULTS.md, "The cursor's
 // glide"). Where elements cannot animate (jsdom), the transform is written each time.
+//
+// A gliding cursor needs no frames of the page's own: `moving` says whether it does (it stands
+// where the frame's fraction of the beat puts it, where it cannot glide), and the page runs its
+// frame loop only then (client/src/time/beat-clock.js). An idle main thread between beats lets a
+// busy machine draw the next landing on time. `data-glide` says where it glides ("x0 x1 from to",
+// page units and timeline ms) and `data-x` where it was when the page last placed it; the place
+// in any frame follows from the two (tests and tools; no style depends on either).
 
 /**
  * @typedef {object} BeatCursor
@@ -24,6 +31,8 @@
  * @property {(c: import('./systems.js').Cursor | null, pageWidth: number, span?: BeatSpan | null) => void} show
  *   place it; null hides it. `span`: the beat's start and end on the page's clock while it plays,
  *   over which the cursor glides from `c.x0` to `c.x1` by itself; null or absent: it stands at `c.x`
+ * @property {boolean} moving  placed by the frame's fraction of a beat while playing (it cannot
+ *   glide): show it again every frame. False while it glides, stands still or is hidden.
  */
 
 /**
@@ -57,13 +66,16 @@ export function createCursor(doc) {
   let written = NaN;
   /** @type {{ anim: Animation, x0: number, x1: number, from: number, to: number } | null} the running glide */
   let glide = null;
+  let moving = false;
   const timeline = doc.timeline;
   const canGlide = typeof el.animate === 'function' && timeline !== undefined;
   /** @param {number} at page x @returns {string} */
   const transformAt = (at) => `translateX(${pct((at - view.x) / view.width)}%)`;
   const stopGlide = () => {
-    glide?.anim.cancel();
+    if (!glide) return;
+    glide.anim.cancel();
     glide = null;
+    delete el.dataset.glide;
   };
   /** @param {number} at */
   const stand = (at) => {
@@ -95,6 +107,7 @@ export function createCursor(doc) {
       anim.startTime = span.from;
       glide = { anim, x0, x1, from: span.from, to: span.to };
       before?.anim.cancel();
+      el.dataset.glide = `${x0} ${x1} ${span.from} ${span.to}`;
     }
     const g = /** @type {NonNullable<typeof glide>} */ (glide);
     return g.x0 + (g.x1 - g.x0) * Math.min(Math.max((now - g.from) / (g.to - g.from), 0), 1);
@@ -102,8 +115,12 @@ export function createCursor(doc) {
 
   return {
     el,
+    get moving() {
+      return moving;
+    },
     attach(svg) {
       page = svg;
+      moving = false;
       beat = NaN;
       x = NaN;
       written = NaN;
@@ -128,6 +145,7 @@ export function createCursor(doc) {
         }
         stopGlide();
         beat = NaN;
+        moving = false;
         return;
       }
       if (c.beat !== beat) {
@@ -147,6 +165,8 @@ export function createCursor(doc) {
       // Where it is drawn in this frame: the glide's place at the frame's time, else where it stands.
       const at = round(glides ? glideOver(round(/** @type {number} */ (c.x0)), round(c.x1 ?? c.x), span, now) : c.x);
       if (!glides) stand(at);
+      // Where it cannot glide, a playing beat's cursor is placed by each frame.
+      moving = !glides && span !== null && span.to > span.from && !(Number.isFinite(now) && now >= span.to);
       if (at !== x) {
         x = at;
         // Where it is in page units, for tests and tools (no style depends on it).

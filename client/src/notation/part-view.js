@@ -153,6 +153,9 @@ export function createPartView(root, notation, options) {
     get error() {
       return inner?.error ?? null;
     },
+    get moving() {
+      return inner?.moving ?? false;
+    },
     update(b, f = 0, next = NaN, s = null) {
       beat = b;
       fraction = f;
@@ -318,6 +321,9 @@ function createPanes(root, notation, { loadPage, reducedMotion }) {
 
   return {
     error: null,
+    get moving() {
+      return !destroyed && cursor.moving;
+    },
     update(b, f = 0, following = NaN, s = null) {
       if (destroyed || !Number.isFinite(b) || lines.length === 0) return;
       const at = layout.lineOf(b);

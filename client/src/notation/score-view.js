@@ -168,6 +168,9 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
 
   return {
     error: null,
+    get moving() {
+      return !destroyed && cursor.moving;
+    },
     update(b, f = 0, following = NaN, s = null) {
       if (destroyed || !Number.isFinite(b) || layout.lines.length === 0) return;
       const at = layout.lineOf(b);

@@ -9,7 +9,8 @@ import { createCursor } from './cursor.js';
  * @typedef {object} NotationViewOptions
  * @property {(url: string) => Promise<string>} loadPage  the SVG text of a page (not called for image pages)
  * @property {boolean} [reducedMotion]  no gliding cursor or smooth scrolling; default: the user's
- *   `prefers-reduced-motion`, read on every update so a change applies at once
+ *   `prefers-reduced-motion`, read on every update (each beat drawn) so a change applies from the
+ *   next beat
  */
 
 /**
@@ -21,6 +22,9 @@ import { createCursor } from './cursor.js';
  *   is not the next in order (a jump). `span`: the beat's start and end on the page's clock while
  *   it plays, over which the cursor glides by itself (cursor.js); null or absent: the cursor
  *   stands where `fraction` puts it.
+ * @property {boolean} [moving]  its cursor is placed by each frame's fraction of the beat (it
+ *   cannot glide by itself): update it every frame while playing. Absent or false: only on
+ *   changes (a beat, a click, a new state), the page's main thread idle between them.
  * @property {(chosen: unknown) => void} [setPages]  the pages the audience chose for this part
  *   (state.pages[part]; part view only)
  * @property {() => void} destroy  remove what the view added to its root

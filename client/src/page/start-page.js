@@ -156,7 +156,10 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
     log,
     video: { serverNow: () => clock.serverNow(), ready: () => gate.open, requestFrame: time.requestFrame, now },
   });
-  /** @param {import('../time/beat-clock.js').Position} pos */
+  /**
+   * @param {import('../time/beat-clock.js').Position} pos
+   * @returns {boolean} whether the notation wants the next frame too (a cursor that cannot glide)
+   */
   const drawCursor = (pos) => notation.drawCursor(pos);
 
   /**
@@ -438,9 +441,14 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
   /** The epoch the notation was drawn for. */
   let notationEpoch = /** @type {string | null} */ (null);
   const root = /** @type {HTMLElement} */ (document.getElementById('notation'));
-  /** @param {import('../time/beat-clock.js').Position} pos */
+  /**
+   * Show the position in the notation; whether the next frame must show it again (its cursor
+   * cannot glide by itself), else the page's frame loop stops until the next change.
+   * @param {import('../time/beat-clock.js').Position} pos
+   * @returns {boolean}
+   */
   const drawCursor = (pos) => {
-    if (!notation || pos.beat === null) return;
+    if (!notation || pos.beat === null) return false;
     // The beat announced to follow the one shown: a jump's target has its page prepared.
     const next = connection.state?.beat === pos.beat ? connection.state?.next?.beat : undefined;
     const counting = pos.count > 0;
@@ -448,6 +456,7 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
     const start = pos.changeAt === null ? Number.NaN : pos.changeAt - (video.serverNow() - video.now());
     const span = !counting && pos.beatMs > 0 && Number.isFinite(start) ? { from: start, to: start + pos.beatMs } : null;
     notation.update(pos.beat, counting ? 0 : pos.fraction, next ?? Number.NaN, span);
+    return notation.moving ?? false;
   };
   /** @param {() => number} serverNow */
   async function mount(serverNow) {
@@ -500,7 +509,7 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
  * @returns {ReturnType<typeof mountNotation>}
  */
 function noNotation(_) {
-  return { drawCursor: () => {}, videoStatus: () => null, update: () => {} };
+  return { drawCursor: () => false, videoStatus: () => null, update: () => {} };
 }
 
 /**

@@ -211,7 +211,11 @@ function timerScheduler(timers, now) {
  * @param {(pos: Position, frameTime: number) => void} o.onChange  the beat, bar or click shown
  *   changed; `frameTime` (page time) is the start of the display frame it is drawn in, or the
  *   time it was written when no frame is used (a timer)
- * @param {((pos: Position) => void) | null} [o.onFrame] every frame while playing
+ * @param {((pos: Position) => unknown) | null} [o.onFrame] every frame while playing, as
+ *   long as it does not return false: then until the next change (a beat, a click, update()).
+ *   A cursor the browser glides by itself needs no frame of the page's: the page's main thread
+ *   is then idle between changes (a part view spent 140-190 ms a second on frames that changed
+ *   nothing, and a busy one drew landings late).
  * @param {(fn: () => void) => any} [o.requestFrame]  for onFrame without a frame scheduler
  * @param {import('./frame-scheduler.js').FrameScheduler} [o.frames]
  * @param {() => boolean} [o.ready]                   false: show JOINING
@@ -295,7 +299,7 @@ export function createBeatClock({
         render(frameTime, fromTimer);
         return;
       }
-      onFrame(pos);
+      if (onFrame(pos) === false) return;
     }
     if (state?.playback === 'playing' && ready()) {
       framePending = true;

@@ -142,6 +142,32 @@ describe('the cursor gliding through a beat', () => {
     expect(g.anims[0].cancelled).toBe(true);
   });
 
+  it('asks for no frames of the page while it glides, and says where it glides', () => {
+    const g = gliding();
+    g.timeline.currentTime = 1010;
+    g.cursor.show(beat9(301.7), 1000, { from: 1000, to: 1600 });
+    expect(g.cursor.moving).toBe(false);
+    expect(g.cursor.el.dataset.glide).toBe('300 400 1000 1600');
+    // Standing (paused, reduced motion): no glide, no frames.
+    g.cursor.show(beat9(300), 1000, null);
+    expect(g.cursor.moving).toBe(false);
+    expect(g.cursor.el.dataset.glide).toBeUndefined();
+  });
+
+  it('where it cannot glide (no animations), a playing beat asks for every frame', () => {
+    const s = setup();
+    s.cursor.attach(s.svg);
+    expect(s.cursor.moving).toBe(false);
+    s.cursor.show({ ...beat9(320) }, 1000, { from: 1000, to: 1600 });
+    expect(s.cursor.moving).toBe(true);
+    expect(s.cursor.el.dataset.glide).toBeUndefined();
+    s.cursor.show(beat9(320), 1000, null);
+    expect(s.cursor.moving).toBe(false);
+    s.cursor.show(beat9(320), 1000, { from: 1000, to: 1600 });
+    s.cursor.show(null, 1000);
+    expect(s.cursor.moving).toBe(false);
+  });
+
   it("starts again only when the page's clock moves the beat by more than the slack", () => {
     const g = gliding();
     g.cursor.show(beat9(300), 1000, { from: 1000, to: 1600 });

@@ -366,6 +366,62 @@ describe('createBeatClock', () => {
     expect(shown).toEqual([9, 108, 109]);
   });
 
+  it('a frame callback that wants no more frames (a gliding cursor) is called again only after the next change', () => {
+    const clock = new FakeClock();
+    clock.t = T;
+    const server = serverClock(clock, 0);
+    /** @type {any} */
+    const state = playing();
+    /** @type {Array<number | null>} */
+    const shown = [];
+    /** @type {Array<number | null>} */
+    const frames = [];
+    /** @type {Array<() => void>} */
+    let frameQueue = [];
+    let wants = false;
+    const beats = createBeatClock({
+      getState: () => state,
+      clock: server,
+      timers: clock,
+      now: clock.now,
+      onChange: (pos) => shown.push(pos.beat),
+      onFrame: (pos) => {
+        frames.push(pos.beat);
+        return wants;
+      },
+      requestFrame: (fn) => frameQueue.push(fn),
+    });
+    /** Run the frames asked for, `n` times, 16 ms apart. */
+    const run = (/** @type {number} */ n) => {
+      for (let k = 0; k < n; k++) {
+        clock.advance(16);
+        const q = frameQueue;
+        frameQueue = [];
+        for (const fn of q) fn();
+      }
+    };
+    beats.update();
+    run(10);
+    // Beat 5 shown; the frame after it drew once and asked for no more.
+    expect(shown).toEqual([5]);
+    expect(frames).toEqual([5]);
+    expect(frameQueue).toHaveLength(0);
+    // The next beat (a timer at T + 500): one frame after it, then none.
+    clock.advance(500 - 160);
+    run(10);
+    expect(shown).toEqual([5, 6]);
+    expect(frames).toEqual([5, 6]);
+    // A new state (its message): drawn again once.
+    beats.update();
+    run(3);
+    expect(frames).toEqual([5, 6, 6]);
+    // A view that wants every frame gets every frame.
+    wants = true;
+    beats.update();
+    run(5);
+    expect(frames.length).toBeGreaterThanOrEqual(3 + 4);
+  });
+
   it('an estimate that moved back while joining is not held: the first beats after it are shown on time', () => {
     const clock = new FakeClock();
     clock.t = T;
