@@ -59,9 +59,9 @@ export const RATE_MIN_SPAN_MS = 60_000;
 /** A rate beyond this (0.2 %) is no clock's drift: it is not used. */
 export const RATE_MAX = 2000e-6;
 /**
- * The rate's history keeps one sample (the quickest round trip) per this many ms, so that a page
- * that samples more often (client/src/time/clock.js, on a jittery link) still measures its drift
- * over the same minutes, in RATE_SIZE samples.
+ * The rate's history keeps one entry per this many ms (the intersection of the slot's round trips),
+ * so that a page that samples more often (client/src/time/clock.js, on a jittery link) still
+ * measures its drift over the same minutes, in RATE_SIZE entries.
  */
 export const HISTORY_SLOT_MS = 3500;
 /** Samples kept for the estimate: a minute of one round trip a second. */
