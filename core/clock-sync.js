@@ -58,6 +58,14 @@ export const RATE_SIZE = 160;
 export const RATE_MIN_SPAN_MS = 60_000;
 /** A rate beyond this (0.2 %) is no clock's drift: it is not used. */
 export const RATE_MAX = 2000e-6;
+/**
+ * The rate's history keeps one entry per this many ms (the intersection of the slot's round trips),
+ * so that a page that samples more often (client/src/time/clock.js, on a jittery link) still
+ * measures its drift over the same minutes, in RATE_SIZE entries.
+ */
+export const HISTORY_SLOT_MS = 3500;
+/** Samples kept for the estimate: a minute of one round trip a second. */
+export const WINDOW_SIZE = 64;
 const NO_RATE = Object.freeze({ rate: 0, error: 0 });
 
 /**
@@ -94,11 +102,17 @@ function lineSlopes(list, perRun) {
  *   after which the window restarts (the phone roamed to another access point); driftPpm: how
  *   fast a sample's error bound widens with its age.
  */
-export function createClockSync({ size = 16, maxAgeMs = 60_000, outliersToReset = 3, driftPpm = DRIFT_PPM } = {}) {
+export function createClockSync({
+  size = WINDOW_SIZE,
+  maxAgeMs = 60_000,
+  outliersToReset = 3,
+  driftPpm = DRIFT_PPM,
+} = {}) {
   /** @type {{ offset: number, rtt: number, at: number }[]} */
   let samples = [];
   /** The longer history the rate is measured over; `run` counts the window's restarts. */
-  /** @type {{ offset: number, rtt: number, at: number, run: number }[]} */
+  /** `slot`: when its slot of HISTORY_SLOT_MS began; `ok`: the sample agreed with the window. */
+  /** @type {{ offset: number, rtt: number, at: number, run: number, slot: number, ok: boolean }[]} */
   let history = [];
   let rate = 0;
   /** The rate's standard error: the carried offsets' intervals widen by it too. */
@@ -230,7 +244,18 @@ export function createClockSync({ size = 16, maxAgeMs = 60_000, outliersToReset 
       samples.push(s);
       if (samples.length > size) samples.shift();
       history = history.filter((x) => t1 - x.at <= RATE_HISTORY_MS);
-      history.push({ ...s, run: resets });
+      const entry = { ...s, run: resets, slot: t1, ok: outliers === 0 };
+      const last = history[history.length - 1];
+      // Within the last entry's slot, the two stand as one: the intersection of their intervals
+      // (the older widened by the drift assumed since it was taken), or the quicker round trip.
+      // Outliers are kept apart: a restart relabels the streak's own entries.
+      if (last?.ok && entry.ok && last.run === entry.run && t1 - last.slot < HISTORY_SLOT_MS) {
+        const reach = last.rtt / 2 + phi * (t1 - last.at);
+        const lo = Math.max(last.offset - reach, s.offset - s.rtt / 2);
+        const hi = Math.min(last.offset + reach, s.offset + s.rtt / 2);
+        if (lo <= hi) history[history.length - 1] = { ...entry, offset: (lo + hi) / 2, rtt: hi - lo, slot: last.slot };
+        else if (s.rtt < last.rtt) history[history.length - 1] = { ...entry, slot: last.slot };
+      } else history.push(entry);
       if (history.length > RATE_SIZE) history.shift();
       ({ rate, error: rateError } = fitRate());
       return true;
@@ -255,6 +280,20 @@ export function createClockSync({ size = 16, maxAgeMs = 60_000, outliersToReset 
       rateError = 0;
       outliers = 0;
       resets += 1;
+    },
+
+    /**
+     * How much the last 8 round trips vary: their median minus the quickest (ms); 0 with fewer
+     * than 3 samples. On a link where it is large, more samples narrow the estimate; a path that
+     * got slower or quicker (a roam) is not jitter once 8 round trips have come over it.
+     */
+    get jitter() {
+      if (samples.length < 3) return 0;
+      const rtts = samples
+        .slice(-8)
+        .map((x) => x.rtt)
+        .sort((a, b) => a - b);
+      return rtts[Math.floor((rtts.length - 1) / 2)] - rtts[0];
     },
 
     /** How many times the window restarted (a roam, or reset()): samples before it no longer count. */

@@ -11,6 +11,17 @@ export const BURST = 6;
 export const BURST_GAP_MS = 120;
 /** Between bursts: one round trip every this many ms keeps the estimate fresh. */
 export const PROBE_EVERY_MS = 4000;
+/**
+ * On a jittery link (the last 8 round trips' median more than JITTERY_MS above their quickest),
+ * one every PROBE_JITTERY_MS instead. The estimate is as good as the quickest way out and the
+ * quickest way back among the last minute's round trips (core/clock-sync.js), and four times the
+ * round trips make those quicker: on busy WiFi (10-60 ms each way, each drawn on its own) the
+ * offset's error p99 over a page's first minutes falls from 6.4-6.9 ms to 2.8 in simulation
+ * (test/client/time/clock.test.js; bench/RESULTS.md, helper h34w). About 110 bytes a second more
+ * per page (a ping of about 60 bytes, a pong of about 92), only while its link is jittery.
+ */
+export const PROBE_JITTERY_MS = 1000;
+export const JITTERY_MS = 4;
 
 /**
  * @typedef {object} ClockDriverOptions
@@ -92,7 +103,10 @@ export function createServerClock({ probe, now, timers, wall = () => Date.now() 
     }
     // A burst() while this round trip was out has armed its own timer: one chain of steps only.
     if (!running || timer !== null) return;
-    timer = timers.setTimeout(step, left > 0 ? BURST_GAP_MS : PROBE_EVERY_MS);
+    timer = timers.setTimeout(
+      step,
+      left > 0 ? BURST_GAP_MS : sync.jitter > JITTERY_MS ? PROBE_JITTERY_MS : PROBE_EVERY_MS,
+    );
   }
 
   return {
