@@ -132,3 +132,19 @@ export const deviceStatus = (over = {}) => ({
   app: '0.1.0+abc',
   ...over,
 });
+
+/**
+ * The first bytes of a PNG of `width` x `height`: its signature and IHDR, enough for
+ * server/package/image-size.js to read its size (the pixels are never looked at).
+ * @param {number} [width]
+ * @param {number} [height]
+ */
+export function pngHeader(width = 1200, height = 800) {
+  const b = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b);
+  b.writeUInt32BE(13, 8);
+  b.write('IHDR', 12, 'latin1');
+  b.writeUInt32BE(width, 16);
+  b.writeUInt32BE(height, 20);
+  return b;
+}

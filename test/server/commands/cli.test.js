@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
+import { pngHeader } from '../../helpers/fixtures.js';
 
 const run = promisify(execFile);
 const CLI = new URL('../../../server/commands/cli.js', import.meta.url).pathname;
@@ -138,12 +139,7 @@ describe('scorecast check', () => {
 
   it('refuses a package whose image view has no beat map yet, naming its bars without positions, and exits 1', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-check-'));
-    const png = Buffer.alloc(33);
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png);
-    png.writeUInt32BE(13, 8);
-    png.write('IHDR', 12, 'latin1');
-    png.writeUInt32BE(1200, 16);
-    png.writeUInt32BE(800, 20);
+    const png = pngHeader(1200, 800);
     writeFileSync(path.join(dir, 'p1.png'), png);
     writeFileSync(
       path.join(dir, 'score.yaml'),

@@ -17,21 +17,11 @@ import { afterEach, describe, it, expect } from 'vitest';
 import { buildApp } from '../../../server/app.js';
 import { loadPackage } from '../../../server/package/load.js';
 import { unplacedProblems } from '../../../server/commands/check-report.js';
+import { pngHeader } from '../../helpers/fixtures.js';
 
 const TOKEN = 'test-token-beatmaps';
 const auth = { authorization: `Bearer ${TOKEN}` };
 const CACHE = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
-
-/** A PNG's first bytes, enough for its size to be read. */
-function png(width = 1200, height = 800) {
-  const b = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b);
-  b.writeUInt32BE(13, 8);
-  b.write('IHDR', 12, 'latin1');
-  b.writeUInt32BE(width, 16);
-  b.writeUInt32BE(height, 20);
-  return b;
-}
 
 /** Three bars (4/4, 4/4, 3/4), one page, no beat map yet. */
 function unplacedPackage() {
@@ -52,7 +42,7 @@ pages:
   );
   mkdirSync(path.join(dir, 'pages'));
   mkdirSync(path.join(dir, 'beatmaps'));
-  writeFileSync(path.join(dir, 'pages/v1.png'), png());
+  writeFileSync(path.join(dir, 'pages/v1.png'), pngHeader());
   return dir;
 }
 

@@ -1,4 +1,4 @@
-// What a package load asks of the file system, on the thread that plays the beats (issue 35: a
+// What a package load asks of the file system, on the thread that plays the beats (a
 // PDF package's load must not stall the beat): each page image of a package is opened and read
 // once; a PDF's rendered page images are not opened at all (held from their first request,
 // server/http/served-prepare.js); a PDF loaded again unchanged is not read again, and one changed
@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadPackage } from '../../../server/package/load.js';
 import { fileIdentity } from '../../../server/package/load-pdf.js';
 import { tinyPdf } from '../../helpers/tiny-pdf.js';
+import { pngHeader } from '../../helpers/fixtures.js';
 
 /** Every path the server's modules open, in order. */
 const opens = vi.hoisted(() => /** @type {string[]} */ ([]));
@@ -54,17 +55,6 @@ function pkg(yaml, files) {
 const HEAD = 'id: r\ntitle: R\nbars: 1\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\n';
 const BEATS = `beat,page,system,bar,x0,x1,y0,y1\n${[0, 1, 2, 3].map((b) => `${b},0,0,1,${40 + b * 100},${140 + b * 100},600,650`).join('\n')}\n`;
 
-/** A PNG header of `width` x `height` (what image-size.js reads). */
-function png(/** @type {number} */ width, /** @type {number} */ height) {
-  const b = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b);
-  b.writeUInt32BE(13, 8);
-  b.write('IHDR', 12, 'latin1');
-  b.writeUInt32BE(width, 16);
-  b.writeUInt32BE(height, 20);
-  return b;
-}
-
 /** @param {string} suffix */
 const opensOf = (suffix) => opens.filter((f) => f.endsWith(suffix)).length;
 /** @param {string} suffix */
@@ -72,7 +62,7 @@ const readsOf = (suffix) => reads.filter((f) => f.endsWith(suffix)).length;
 
 describe('what a load reads', () => {
   it('opens and reads each page image of a package once, and serves it as read', async () => {
-    const pages = { 'pages/p1.png': png(1200, 800), 'pages/p2.png': png(1000, 800) };
+    const pages = { 'pages/p1.png': pngHeader(1200, 800), 'pages/p2.png': pngHeader(1000, 800) };
     const dir = pkg(`${HEAD}pages:\n  score: { files: [pages/p1.png, pages/p2.png], beatmap: score.csv }\n`, {
       ...pages,
       'score.csv': BEATS,

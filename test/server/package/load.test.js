@@ -17,6 +17,7 @@ import { describe, it, expect } from 'vitest';
 import { loadPackage } from '../../../server/package/load.js';
 import { importZScore } from '../../../server/import/zscore/index.js';
 import { PACKAGE_LIMITS } from '../../../core/package-limits.js';
+import { pngHeader } from '../../helpers/fixtures.js';
 
 const CACHE = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
 /** @param {string} dir */
@@ -145,12 +146,7 @@ describe('score package loader', () => {
   });
 
   it('loads an image score: pages with their sizes and a CSV beat map checked against the score', async () => {
-    const png = Buffer.alloc(33);
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png);
-    png.writeUInt32BE(13, 8);
-    png.write('IHDR', 12, 'latin1');
-    png.writeUInt32BE(1200, 16);
-    png.writeUInt32BE(800, 20);
+    const png = pngHeader(1200, 800);
     const rows = Array.from(
       { length: 8 },
       (_, b) =>
