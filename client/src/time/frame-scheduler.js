@@ -7,8 +7,9 @@
 // to the spread, up to WAKE_AHEAD_MS of it. A page that gets no frames (a hidden tab) is not left
 // behind: a fallback timer runs the change without a frame. And a page whose frames come rarely
 // (Chromium gives a tab that is not the window's front one about one frame a second, though it
-// says it is visible) would be late on every beat: each frame says whether it came promptly, and
-// while frames do not, changes run from their timer at the due time, as without frames.
+// says it is visible) would be late on every beat: each wake checks whether its first frame came
+// promptly, and while frames do not, changes run from their timer at the due time, as without
+// frames.
 
 import { quantile } from '../../../core/stats.js';
 
@@ -66,7 +67,7 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
   const intervals = [];
   let lastFrame = NaN;
   let frameMs = DEFAULT_FRAME_MS;
-  /** Frames in a row that came promptly: until PROMPT_STREAK, timers run the changes at their time. */
+  /** Wakes in a row whose frames came promptly: until PROMPT_STREAK, timers run the changes. */
   let streak = 0;
   const isPrompt = () => streak >= PROMPT_STREAK;
 
