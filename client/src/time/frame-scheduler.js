@@ -19,13 +19,7 @@ export const DEFAULT_FRAME_MS = 1000 / 60;
 export const WAKE_AHEAD_MS = 100;
 /** A change is run from a timer if no frame came this long after it was due (ms). */
 export const FALLBACK_MS = 25;
-/**
- * Frames in a row that came promptly before frames are trusted again (after a stall or a slow
- * frame). Counted by frame, not by wake: a page whose own frame loop has stopped (a cursor the
- * browser glides) asks for frames only in the wakes before its changes, and one slow frame kept
- * it on timers for its next four changes, drawn from the change's timer in the frame after its
- * time where its wake's frames would have drawn the nearest.
- */
+/** Wakes in a row whose frames all came promptly before frames are trusted again (after a stall). */
 export const PROMPT_STREAK = 4;
 /** Frames are prompt when each runs within this many frames of its request. */
 const PROMPT_FRAMES = 1.5;
@@ -110,16 +104,19 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
       fn(ts, fromTimer);
     };
     let requestedAt = NaN;
+    /** Every frame of this wake came within PROMPT_FRAMES of its request (so far). */
+    let quick = true;
     let cancelled = false;
     let stalled = false;
     // The frames go on after a timer ran the change, to learn whether they come promptly.
     const frame = (/** @type {number} */ ts) => {
       if (cancelled) return;
-      // Each frame within PROMPT_FRAMES of its request counts towards trusting frames; one later resets.
-      if (!done || !stalled) streak = now() - requestedAt > PROMPT_FRAMES * frameMs ? 0 : streak + 1;
+      if (now() - requestedAt > PROMPT_FRAMES * frameMs) quick = false;
       measure(ts);
-      if (shownAt(ts) >= local) finish(ts);
-      else request();
+      if (shownAt(ts) >= local) {
+        if (!done || !stalled) streak = quick ? streak + 1 : 0;
+        finish(ts);
+      } else request();
     };
     const request = () => {
       requestedAt = now();
@@ -135,26 +132,19 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
         },
         local - WAKE_AHEAD_MS - t,
       );
-    /** Frames were trusted when the timer was set (it waits FALLBACK_MS for the frame). */
-    let trusted = isPrompt();
-    const fallbackAt = () => Math.max(local, t) + Math.max(atLeast, trusted ? FALLBACK_MS : 0);
-    const onFallback = () => {
-      fallback = null;
-      if (done) return;
-      // This wake's frames came promptly: the change waits for its frame, as on a page trusted all along.
-      if (!trusted && isPrompt()) {
-        trusted = true;
-        fallback = timers.setTimeout(onFallback, Math.max(0, fallbackAt() - now()));
-        return;
-      }
-      // No frame in time: frames are not to be waited for, until a wake shows they come again.
-      if (isPrompt()) {
-        streak = 0;
-        stalled = true;
-      }
-      finish(now(), true);
-    };
-    fallback = timers.setTimeout(onFallback, fallbackAt() - t);
+    const late = Math.max(atLeast, isPrompt() ? FALLBACK_MS : 0);
+    fallback = timers.setTimeout(
+      () => {
+        fallback = null;
+        // No frame in time: frames are not to be waited for, until a wake shows they come again.
+        if (isPrompt() && !done) {
+          streak = 0;
+          stalled = true;
+        }
+        finish(now(), true);
+      },
+      Math.max(local, t) + late - t,
+    );
     return () => {
       done = true;
       cancelled = true;

@@ -140,32 +140,6 @@ describe('frame scheduler', () => {
     expect(ran).toEqual([1000, 1600, 2200, 2800]);
   });
 
-  it('a page with no frame loop trusts its frames again after one wake whose frames came promptly: the next change on the frame nearest it, not from its timer', () => {
-    // Frame callbacks run 6 ms into their frame: a change due 3 ms after a frame began is drawn
-    // by that frame, its callback 3 ms after the change's time.
-    const d = display({ cbDelay: 6 });
-    warm(d, 5000);
-    expect(d.frames.prompt).toBe(true);
-    // A stall: no frame for a change, run from its timer; frames are not trusted.
-    d.shown.visible = false;
-    d.frames.at(5000, () => {});
-    d.clock.advance(5100 - d.clock.now());
-    expect(d.frames.prompt).toBe(false);
-    // Frames again: one wake (a change 100 ms after it), its frames prompt.
-    d.shown.visible = true;
-    d.frames.at(5500, () => {});
-    d.clock.advance(5600 - d.clock.now());
-    expect(d.frames.prompt).toBe(true);
-    const frameStart = 360 * DEFAULT_FRAME_MS; // 6000
-    /** @type {Array<[number, boolean | undefined]>} */
-    const ran = [];
-    d.frames.at(frameStart + 3, (ts, fromTimer) => ran.push([ts, fromTimer]));
-    d.clock.advance(6200 - d.clock.now());
-    expect(ran).toHaveLength(1);
-    expect(ran[0][1]).toBeFalsy();
-    expect(ran[0][0]).toBeCloseTo(frameStart, 6);
-  });
-
   it('a frame loop (a moving cursor) on a page with rare frames does not spin on timers', () => {
     const d = display({ every: 60 });
     let runs = 0;
