@@ -1,5 +1,6 @@
 // The built client (dist/client, from client/vite.config.js): index.html for every page, the
-// hashed files under /assets/ (immutable, sent precompressed), and the service worker at /sw.js.
+// hashed files under /assets/ (immutable, sent precompressed), and the service worker at /sw.js;
+// the pages and the worker compressed once at start (send-held.js).
 // What the server started with is what it serves: a rebuild needs a restart.
 
 import fp from 'fastify-plugin';
@@ -8,6 +9,7 @@ import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'n
 import path from 'node:path';
 import { ScorecastError } from '../../core/errors.js';
 import { prepareServed } from './served-prepare.js';
+import { holdAnswer, sendHeld } from './send-held.js';
 import { sendServed } from './send-served.js';
 
 /** Content types of what Vite writes to assets/. */
@@ -26,27 +28,27 @@ const TYPES = /** @type {Record<string, string>} */ ({
 
 const NOT_BUILT = 'The client is not built: run npm run build (npm start does it).';
 
+const HTML = 'text/html; charset=utf-8';
+const JS_TYPE = 'text/javascript; charset=utf-8';
+
 /**
+ * A build file held with its compressed copies (send-held.js), or null when the build has none.
  * @param {string} file
- * @returns {{ body: Buffer, etag: string } | null}
+ * @param {string} type
+ * @param {(body: Buffer) => Buffer} [edit]
  */
-function readOnce(file) {
-  if (!existsSync(file)) return null;
-  const body = readFileSync(file);
-  return { body, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"` };
+async function holdFile(file, type, edit = (b) => b) {
+  return existsSync(file) ? holdAnswer(edit(readFileSync(file)), type) : null;
 }
 
 /**
  * index.html with `data-notation="true"` on its body (client/src/page/style.css lays such a page out
- * for notation), under an ETag of its own.
+ * for notation).
  * @param {Buffer} body
- * @returns {{ body: Buffer, etag: string } | null}
  */
 function withNotationMark(body) {
   const text = body.toString('utf8');
-  if (!/<body>/.test(text)) return { body, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"` };
-  const marked = Buffer.from(text.replace('<body>', '<body data-notation="true">'));
-  return { body: marked, etag: `"${createHash('sha256').update(marked).digest('hex').slice(0, 16)}"` };
+  return /<body>/.test(text) ? Buffer.from(text.replace('<body>', '<body data-notation="true">')) : body;
 }
 
 /**
@@ -56,14 +58,14 @@ function withNotationMark(body) {
  * @param {(view: string) => boolean} options.hasView  whether the current score has this view
  */
 async function routes(app, { clientDir, hasView }) {
-  const index = readOnce(path.join(clientDir, 'index.html'));
+  const index = await holdFile(path.join(clientDir, 'index.html'), HTML);
   // The same page for a part or the score, marked as a notation view in its markup, so that its
   // first paint already has the compact strip above the notation: set later by the page's
   // script, the strip shrank under the reader's eyes (Lighthouse: layout shift 0.11-0.13).
-  const notationIndex = index && withNotationMark(index.body);
-  const conduct = readOnce(path.join(clientDir, 'conduct.html'));
-  const preview = readOnce(path.join(clientDir, 'preview.html'));
-  const worker = readOnce(path.join(clientDir, 'sw.js'));
+  const notationIndex = await holdFile(path.join(clientDir, 'index.html'), HTML, withNotationMark);
+  const conduct = await holdFile(path.join(clientDir, 'conduct.html'), HTML);
+  const preview = await holdFile(path.join(clientDir, 'preview.html'), HTML);
+  const worker = await holdFile(path.join(clientDir, 'sw.js'), JS_TYPE);
   const assetsDir = path.join(clientDir, 'assets');
 
   // The hashed build files, held in memory (the build is a few hundred KB) and sent like score
@@ -97,26 +99,15 @@ async function routes(app, { clientDir, hasView }) {
     }
   }
 
-  /**
-   * @param {import('fastify').FastifyRequest} req
-   * @param {import('fastify').FastifyReply} reply
-   * @param {{ body: Buffer, etag: string }} file
-   * @param {string} type
-   */
-  const sendFile = (req, reply, file, type) => {
-    // no-cache: revalidate every time (index.html names this build's hashed files; a stale
-    // sw.js would keep phones on an old build), cheap thanks to the ETag.
-    reply.header('cache-control', 'no-cache').header('etag', file.etag).type(type);
-    if (req.headers['if-none-match'] === file.etag) return reply.code(304).send();
-    return reply.send(file.body);
-  };
+  // no-cache (send-held.js): index.html names this build's hashed files, and a stale sw.js would
+  // keep phones on an old build; revalidating is cheap thanks to the ETag.
   /**
    * @param {import('fastify').FastifyRequest} req
    * @param {import('fastify').FastifyReply} reply
    */
   const sendIndex = (req, reply, file = index) => {
     if (!file) return reply.code(503).type('text/plain').send(NOT_BUILT);
-    return sendFile(req, reply, file, 'text/html; charset=utf-8');
+    return sendHeld(req, reply, file);
   };
 
   app.get('/', sendIndex);
@@ -133,13 +124,13 @@ async function routes(app, { clientDir, hasView }) {
   ])) {
     app.get(url, (req, reply) => {
       if (!file) return reply.code(503).type('text/plain').send(NOT_BUILT);
-      return sendFile(req, reply, file, 'text/html; charset=utf-8');
+      return sendHeld(req, reply, file);
     });
   }
   // Scope `/` comes from serving the worker at the root; client/src/page/sw-register.js registers it.
   app.get('/sw.js', (req, reply) => {
     if (!worker) throw new ScorecastError('SC_ERR_NOT_FOUND', 'no service worker in this build');
-    return sendFile(req, reply, worker, 'text/javascript; charset=utf-8');
+    return sendHeld(req, reply, worker);
   });
 }
 

@@ -45,7 +45,7 @@ const RANGE = /^bytes=\s*(\d+-\d*|-\d+)(\s*,\s*(\d+-\d*|-\d+))*\s*$/;
  * @param {string} header
  * @param {string} etag  quoted
  */
-function noneMatch(header, etag) {
+export function noneMatch(header, etag) {
   if (header.trim() === '*') return true;
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }

@@ -56,10 +56,11 @@ const gzip = promisify(zlib.gzip);
 const isText = (type) => /^(text\/|image\/svg\+xml|application\/(json|javascript|xml))/.test(type);
 
 /**
+ * Brotli and gzip copies of `body`, each kept only when it saves a tenth or more.
  * @param {Buffer} body
  * @returns {Promise<{ br?: Buffer, gzip?: Buffer }>}
  */
-async function compress(body) {
+export async function compress(body) {
   const quality = body.length <= BROTLI_BEST_BYTES ? zlib.constants.BROTLI_MAX_QUALITY : 9;
   const [b, g] = await Promise.all([
     brotli(body, {

@@ -4,6 +4,7 @@
 
 import fp from 'fastify-plugin';
 import { ScorecastError } from '../../core/errors.js';
+import { holdAnswer, sendHeld } from '../http/send-held.js';
 import { sendServed } from '../http/send-served.js';
 
 export { pickEncoding } from '../http/send-served.js';
@@ -25,6 +26,30 @@ export { pickEncoding } from '../http/send-served.js';
  * costs a small JSON each.
  */
 export const PENDING_RETRY_MS = 5000;
+
+/**
+ * Each view's notation answer as JSON with its compressed copies (send-held.js), by the view's
+ * pages (a reload, or layouts engraved later, put new objects in their place) and layout.
+ * @type {WeakMap<object, Map<string, Promise<import('../http/send-held.js').HeldAnswer>>>}
+ */
+const heldViews = new WeakMap();
+
+/**
+ * @param {object} pages  the view's pages or video as the package holds them
+ * @param {string} layout
+ * @param {() => unknown} answer
+ */
+function held(pages, layout, answer) {
+  let byLayout = heldViews.get(pages);
+  if (!byLayout) heldViews.set(pages, (byLayout = new Map()));
+  let known = byLayout.get(layout);
+  if (!known) {
+    known = holdAnswer(Buffer.from(JSON.stringify(answer())), 'application/json; charset=utf-8');
+    byLayout.set(layout, known);
+    known.catch(() => byLayout.delete(layout));
+  }
+  return known;
+}
 
 /** Cue text in the timeline is a reminder, not the cue. */
 const TIMELINE_TEXT = 60;
@@ -112,7 +137,8 @@ async function routes(app, { current }) {
   // own pages, and narrower ones a view picks by the screen's width from `layouts`, each
   // fetched by its own URL (?layout=<name>) so that a phone does not download every beat map.
   // The narrower layouts are engraved after the rest: until they are, `pending` names them and
-  // `layouts` lists those there are, so that a view draws the best it has and asks again.
+  // `layouts` lists those there are, so that a view draws the best it has and asks again. A
+  // settled answer is serialized and compressed once, and revalidated by its ETag.
   app.get('/api/score/views/:view', async (req, reply) => {
     const { view } = /** @type {{ view: string }} */ (req.params);
     const { layout } = /** @type {{ layout?: unknown }} */ (req.query ?? {});
@@ -120,7 +146,7 @@ async function routes(app, { current }) {
     const videos = current().videos ?? {};
     if (Object.hasOwn(videos, view)) {
       if (layout !== undefined) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" is a video`);
-      return videos[view];
+      return sendHeld(req, reply, await held(videos[view], '', () => videos[view]));
     }
     const pages = Object.hasOwn(current().views, view) ? current().views[view] : undefined;
     // A view of the score with nothing to draw (the audience's, a part of cue text only): no
@@ -129,7 +155,7 @@ async function routes(app, { current }) {
     if (!pages) throw new ScorecastError('SC_ERR_NOT_FOUND', `no pages for view "${view.slice(0, 64)}"`);
     if (!pages.layouts && !pages.pending) {
       if (layout !== undefined) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" has one layout`);
-      return pages;
+      return sendHeld(req, reply, await held(pages, '', () => pages));
     }
     const url = `/api/score/views/${encodeURIComponent(view)}`;
     const pending = pages.pending ? { pending: pages.pending, retryMs: PENDING_RETRY_MS } : {};
@@ -150,7 +176,7 @@ async function routes(app, { current }) {
         'SC_ERR_NOT_FOUND',
         `view "${view}" has no layout "${String(layout).slice(0, 32)}"; it has ${layouts.map((l) => l.name).join(', ')}${pages.pending ? ` (${pages.pending.join(', ')} still being engraved)` : ''}`,
       );
-    return {
+    const answer = () => ({
       pages: chosen.pages,
       beats: chosen.beats,
       staff: chosen.staff,
@@ -158,7 +184,9 @@ async function routes(app, { current }) {
       layout: layout ?? 'page',
       layouts,
       ...pending,
-    };
+    });
+    if (pages.pending) return answer();
+    return sendHeld(req, reply, await held(pages, String(layout ?? 'page'), answer));
   });
 
   // A URL either names a file the package loader listed, or nothing: no path is ever resolved

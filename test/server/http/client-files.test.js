@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
+import zlib, { brotliCompressSync, gzipSync } from 'node:zlib';
 import { describe, it, expect, afterEach } from 'vitest';
 import { buildApp } from '../../../server/app.js';
 import { loadPackage } from '../../../server/package/load.js';
@@ -89,6 +89,40 @@ describe('client files', () => {
       expect(res.headers['cache-control']).toBe('no-cache');
       const again = await app.inject({ url, headers: { 'if-none-match': String(res.headers.etag) } });
       expect(again.statusCode).toBe(304);
+    }
+  });
+
+  it('sends the pages and the worker compressed by Accept-Encoding, an ETag per encoding, 304 for a copy the phone has', async () => {
+    const dir = fakeBuild();
+    const html = `<!doctype html><title>scorecast</title><body>${'<p class="tile">a tile</p>'.repeat(100)}</body>`;
+    writeFileSync(path.join(dir, 'index.html'), html);
+    writeFileSync(path.join(dir, 'sw.js'), `${WORKER}${JS}`);
+    const app = await build(dir);
+    for (const [url, text] of [
+      ['/', html],
+      ['/view/score', html.replace('<body>', '<body data-notation="true">')],
+      ['/sw.js', `${WORKER}${JS}`],
+    ]) {
+      const br = await app.inject({ url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(br.headers.vary).toMatch(/accept-encoding/i);
+      expect(br.headers['cache-control']).toBe('no-cache');
+      expect(zlib.brotliDecompressSync(br.rawPayload).toString()).toBe(text);
+      expect(br.rawPayload.length).toBeLessThan(text.length / 2);
+      const gz = await app.inject({ url, headers: { 'accept-encoding': 'gzip' } });
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(zlib.gunzipSync(gz.rawPayload).toString()).toBe(text);
+      const plain = await app.inject(url);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.body).toBe(text);
+      // One ETag per encoding, so that no cache hands a phone bytes it cannot read.
+      expect(new Set([br.headers.etag, gz.headers.etag, plain.headers.etag]).size).toBe(3);
+      // A proxy that compresses (nginx's gzip) weakens the ETag: the phone's copy is still its copy.
+      const weak = `W/${br.headers.etag}`;
+      const again = await app.inject({ url, headers: { 'accept-encoding': 'br', 'if-none-match': weak } });
+      expect(again.statusCode).toBe(304);
+      const other = await app.inject({ url, headers: { 'if-none-match': String(br.headers.etag) } });
+      expect(other.statusCode).toBe(200);
     }
   });
 

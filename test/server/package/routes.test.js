@@ -105,6 +105,44 @@ describe('score routes', () => {
     expect((await app.inject('/api/score/views/__proto__')).statusCode).toBe(404);
   });
 
+  it("sends a view's notation compressed by Accept-Encoding, revalidated by its ETag, and a reloaded view's anew", async () => {
+    const { app, pkg } = setup();
+    const beats = Array.from({ length: 200 }, (_, i) => ({
+      beat: i,
+      page: 0,
+      system: 0,
+      bar: 1 + (i >> 2),
+      x0: i,
+      x1: i + 1,
+      y0: 3,
+      y1: 4,
+    }));
+    pkg.views.score = { pages: [{ url: '/scores/fixture/abc123/score-1.svg', width: 10, height: 10 }], beats };
+    const plain = await app.inject('/api/score/views/score');
+    const text = plain.body;
+    expect(plain.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(plain.headers['cache-control']).toBe('no-cache');
+    expect(JSON.parse(text)).toEqual(pkg.views.score);
+    const br = await app.inject({ url: '/api/score/views/score', headers: { 'accept-encoding': 'br, gzip' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers.vary).toMatch(/accept-encoding/i);
+    expect(zlib.brotliDecompressSync(br.rawPayload).toString()).toBe(text);
+    expect(br.rawPayload.length).toBeLessThan(text.length / 4);
+    const again = await app.inject({
+      url: '/api/score/views/score',
+      headers: { 'accept-encoding': 'br, gzip', 'if-none-match': String(br.headers.etag) },
+    });
+    expect(again.statusCode).toBe(304);
+    // A reload puts a new view in place: its answer is its own, and the old ETag no longer matches.
+    pkg.views.score = { ...pkg.views.score, beats: beats.slice(0, 100) };
+    const reloaded = await app.inject({
+      url: '/api/score/views/score',
+      headers: { 'accept-encoding': 'br, gzip', 'if-none-match': String(br.headers.etag) },
+    });
+    expect(reloaded.statusCode).toBe(200);
+    expect(JSON.parse(zlib.brotliDecompressSync(reloaded.rawPayload).toString()).beats).toHaveLength(100);
+  });
+
   it("lists an engraved part's layouts and serves each by ?layout=, with the list", async () => {
     const { app, url, pkg } = setup();
     const beat = { beat: 0, page: 0, system: 0, bar: 1, x0: 1, x1: 2, y0: 3, y1: 4 };
