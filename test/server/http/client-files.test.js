@@ -100,7 +100,7 @@ describe('client files', () => {
     const app = await build(dir);
     for (const [url, text] of [
       ['/', html],
-      ['/view/score', html.replace('<body>', '<body data-notation="true">')],
+      ['/view/score', html.replace('<body>', '<body data-notation="true" data-view="score">')],
       ['/sw.js', `${WORKER}${JS}`],
     ]) {
       const br = await app.inject({ url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
@@ -126,12 +126,12 @@ describe('client files', () => {
     }
   });
 
-  it('a part or the score comes marked as a notation view in its markup (no layout shift); the audience page does not', async () => {
+  it('a part or the score comes marked as a notation view in its markup, the score as itself (no layout shift); the audience page does not', async () => {
     const app = await build(fakeBuild());
     const audience = await app.inject('/');
     const score = await app.inject('/view/score');
     expect(audience.body).not.toContain('data-notation');
-    expect(score.body).toContain('<body data-notation="true">');
+    expect(score.body).toContain('<body data-notation="true" data-view="score">');
     expect(score.headers.etag).not.toBe(audience.headers.etag);
   });
 
