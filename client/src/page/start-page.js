@@ -102,8 +102,9 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
   });
   const clock = createServerClock({ probe, now, timers: time, wall });
   // No beat until the clock is good enough, again after every reconnect and every return of the
-  // tab; beats change on the animation frame nearest their server time.
-  const frames = createFrameScheduler({ requestFrame: time.requestFrame, now, timers: time });
+  // tab; beats change on the animation frame nearest their server time. A page with notation
+  // runs no frame loop between beats (its cursor glides): it counts trust in frames.
+  const frames = createFrameScheduler({ requestFrame: time.requestFrame, now, timers: time, trustByFrame: painted });
   const gate = createJoinGate({
     clock,
     now,

@@ -19,7 +19,10 @@ export const DEFAULT_FRAME_MS = 1000 / 60;
 export const WAKE_AHEAD_MS = 100;
 /** A change is run from a timer if no frame came this long after it was due (ms). */
 export const FALLBACK_MS = 25;
-/** Wakes in a row whose frames all came promptly before frames are trusted again (after a stall). */
+/**
+ * Wakes in a row whose frames all came promptly before frames are trusted again (after a stall or
+ * a slow frame); with `trustByFrame`, frames in a row that came promptly.
+ */
 export const PROMPT_STREAK = 4;
 /** Frames are prompt when each runs within this many frames of its request. */
 const PROMPT_FRAMES = 1.5;
@@ -54,14 +57,24 @@ const FRAME_QUANTILE = 0.25;
  * @param {(fn: (frameTime: number) => void) => any} o.requestFrame  requestAnimationFrame
  * @param {() => number} o.now   page time, the clock of the frames' timestamps (performance.now)
  * @param {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (h: any) => void }} o.timers
+ * @param {boolean} [o.trustByFrame=false]  count trust in prompt frames rather than wakes, and let
+ *   a change whose timer was set while frames were not trusted wait for its frame when they are
+ *   trusted again by its time. For a page whose frame loop stops between changes (a part view,
+ *   whose cursor the browser glides): it wakes 2-4 times a beat, and counted by wake one slow
+ *   frame left it on timers for its next four changes, each drawn a frame after the nearest where
+ *   the nearest frame began before the change's time (its frame loop, which it no longer runs
+ *   while the cursor glides, had counted each frame as a wake). Not for audience pages, which
+ *   never had a loop: where frames come irregularly (nine background tabs of one window) four
+ *   prompt frames in a row come often, and such pages then took a third of their beats on the
+ *   late frame they got instead of writing them from the timer at their time.
  * @returns {FrameScheduler}
  */
-export function createFrameScheduler({ requestFrame, now, timers }) {
+export function createFrameScheduler({ requestFrame, now, timers, trustByFrame = false }) {
   /** @type {number[]} */
   const intervals = [];
   let lastFrame = NaN;
   let frameMs = DEFAULT_FRAME_MS;
-  /** Wakes in a row whose frames came promptly: until PROMPT_STREAK, timers run the changes. */
+  /** Wakes (or frames) in a row that came promptly: until PROMPT_STREAK, timers run the changes. */
   let streak = 0;
   const isPrompt = () => streak >= PROMPT_STREAK;
 
@@ -111,10 +124,12 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
     // The frames go on after a timer ran the change, to learn whether they come promptly.
     const frame = (/** @type {number} */ ts) => {
       if (cancelled) return;
-      if (now() - requestedAt > PROMPT_FRAMES * frameMs) quick = false;
+      const slow = now() - requestedAt > PROMPT_FRAMES * frameMs;
+      if (slow) quick = false;
+      if (trustByFrame && (!done || !stalled)) streak = slow ? 0 : streak + 1;
       measure(ts);
       if (shownAt(ts) >= local) {
-        if (!done || !stalled) streak = quick ? streak + 1 : 0;
+        if (!trustByFrame && (!done || !stalled)) streak = quick ? streak + 1 : 0;
         finish(ts);
       } else request();
     };
@@ -132,19 +147,26 @@ export function createFrameScheduler({ requestFrame, now, timers }) {
         },
         local - WAKE_AHEAD_MS - t,
       );
-    const late = Math.max(atLeast, isPrompt() ? FALLBACK_MS : 0);
-    fallback = timers.setTimeout(
-      () => {
-        fallback = null;
-        // No frame in time: frames are not to be waited for, until a wake shows they come again.
-        if (isPrompt() && !done) {
-          streak = 0;
-          stalled = true;
-        }
-        finish(now(), true);
-      },
-      Math.max(local, t) + late - t,
-    );
+    /** Frames were trusted when the timer was set: it waits FALLBACK_MS for the frame. */
+    let trusted = isPrompt();
+    const fallbackAt = () => Math.max(local, t) + Math.max(atLeast, trusted ? FALLBACK_MS : 0);
+    const onFallback = () => {
+      fallback = null;
+      if (done) return;
+      // This wake's frames came promptly: the change waits for its frame, as on a page trusted all along.
+      if (trustByFrame && !trusted && isPrompt()) {
+        trusted = true;
+        fallback = timers.setTimeout(onFallback, Math.max(0, fallbackAt() - now()));
+        return;
+      }
+      // No frame in time: frames are not to be waited for, until a wake shows they come again.
+      if (isPrompt()) {
+        streak = 0;
+        stalled = true;
+      }
+      finish(now(), true);
+    };
+    fallback = timers.setTimeout(onFallback, fallbackAt() - t);
     return () => {
       done = true;
       cancelled = true;

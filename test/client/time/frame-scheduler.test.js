@@ -12,10 +12,19 @@ import { FakeClock } from '../fakes.js';
 /**
  * A page on a display with frames every `period` ms starting at `phase`, whose timers fire
  * `lateness` ms late (a busy main thread) and whose frame callbacks run `cbDelay` ms into the
- * frame. `visible: false`: no frames at all (a hidden tab).
- * @param {{ period?: number, phase?: number, lateness?: number, cbDelay?: number, visible?: boolean, every?: number }} [o]
+ * frame. `visible: false`: no frames at all (a hidden tab). `trustByFrame`: a page with no frame
+ * loop between changes (a part view).
+ * @param {{ period?: number, phase?: number, lateness?: number, cbDelay?: number, visible?: boolean, every?: number, trustByFrame?: boolean }} [o]
  */
-function display({ period = DEFAULT_FRAME_MS, phase = 0, lateness = 0, cbDelay = 1, visible = true, every = 1 } = {}) {
+function display({
+  period = DEFAULT_FRAME_MS,
+  phase = 0,
+  lateness = 0,
+  cbDelay = 1,
+  visible = true,
+  every = 1,
+  trustByFrame = false,
+} = {}) {
   const shown = { visible };
   const clock = new FakeClock();
   const timers = {
@@ -32,7 +41,7 @@ function display({ period = DEFAULT_FRAME_MS, phase = 0, lateness = 0, cbDelay =
     const v = phase + k * period;
     clock.setTimeout(() => fn(v), v - clock.now() + cbDelay);
   };
-  const frames = createFrameScheduler({ requestFrame, now: clock.now, timers });
+  const frames = createFrameScheduler({ requestFrame, now: clock.now, timers, trustByFrame });
   return { clock, timers, frames, requestFrame, shown };
 }
 
@@ -138,6 +147,62 @@ describe('frame scheduler', () => {
     d.clock.advance(1000);
     expect(d.frames.prompt).toBe(false);
     expect(ran).toEqual([1000, 1600, 2200, 2800]);
+  });
+
+  /**
+   * One stall (no frame for a change: run from its timer), then one wake whose frames came
+   * promptly, then a change due 3 ms after a frame begins whose callbacks run 6 ms into it. What
+   * ran it: [frame time, fromTimer].
+   * @param {{ trustByFrame: boolean }} o
+   */
+  function afterOneStall({ trustByFrame }) {
+    const d = display({ cbDelay: 6, trustByFrame });
+    warm(d, 5000);
+    expect(d.frames.prompt).toBe(true);
+    d.shown.visible = false;
+    d.frames.at(5000, () => {});
+    d.clock.advance(5100 - d.clock.now());
+    expect(d.frames.prompt).toBe(false);
+    d.shown.visible = true;
+    d.frames.at(5500, () => {});
+    d.clock.advance(5600 - d.clock.now());
+    const trustedAgain = d.frames.prompt;
+    /** @type {Array<[number, boolean | undefined]>} */
+    const ran = [];
+    d.frames.at(360 * DEFAULT_FRAME_MS + 3, (ts, fromTimer) => ran.push([ts, fromTimer]));
+    d.clock.advance(6200 - d.clock.now());
+    return { trustedAgain, ran };
+  }
+
+  it('a page with no frame loop between changes (trustByFrame) trusts its frames again after one wake of prompt frames: the next change on the frame nearest it, not from its timer a frame later', () => {
+    const { trustedAgain, ran } = afterOneStall({ trustByFrame: true });
+    expect(trustedAgain).toBe(true);
+    expect(ran).toHaveLength(1);
+    expect(ran[0][1]).toBeFalsy();
+    expect(ran[0][0]).toBeCloseTo(360 * DEFAULT_FRAME_MS, 6); // 6000: the frame 3 ms before it
+  });
+
+  it('with trustByFrame, a change armed while frames were not trusted waits for its frame when its own wake brought prompt frames', () => {
+    const d = display({ cbDelay: 6, trustByFrame: true });
+    warm(d, 5000);
+    d.shown.visible = false;
+    d.frames.at(5000, () => {});
+    d.clock.advance(5100 - d.clock.now());
+    d.shown.visible = true;
+    expect(d.frames.prompt).toBe(false);
+    // Armed now, untrusted (as a beat is armed when the one before it is drawn); due 3 ms after
+    // frame 360 begins, whose callbacks run 6 ms into it.
+    /** @type {Array<[number, boolean | undefined]>} */
+    const ran = [];
+    d.frames.at(360 * DEFAULT_FRAME_MS + 3, (ts, fromTimer) => ran.push([ts, fromTimer]));
+    d.clock.advance(6200 - d.clock.now());
+    expect(ran).toEqual([[360 * DEFAULT_FRAME_MS, false]]);
+  });
+
+  it('an audience page (trust counted by wake) still runs the change after one stall from its timer, at its time', () => {
+    const { trustedAgain, ran } = afterOneStall({ trustByFrame: false });
+    expect(trustedAgain).toBe(false);
+    expect(ran).toEqual([[360 * DEFAULT_FRAME_MS + 3, true]]);
   });
 
   it('a frame loop (a moving cursor) on a page with rare frames does not spin on timers', () => {
