@@ -1,6 +1,8 @@
 // Small score models and fake transport links shared by server tests.
 
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parse } from 'yaml';
 import { buildScoreModel } from '../../core/manifest.js';
 
@@ -147,4 +149,22 @@ export function pngHeader(width = 1200, height = 800) {
   b.writeUInt32BE(width, 16);
   b.writeUInt32BE(height, 20);
   return b;
+}
+
+/**
+ * A score package in a new temporary folder: its score.yaml and the files named (paths relative
+ * to the package, folders made as needed).
+ * @param {string} yaml
+ * @param {Record<string, string | Buffer>} [files]
+ * @param {string} [prefix]  of the folder's name
+ * @returns {string} the folder
+ */
+export function packageDir(yaml, files = {}, prefix = 'sc-pkg-') {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  writeFileSync(path.join(dir, 'score.yaml'), yaml);
+  for (const [name, body] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), body);
+  }
+  return dir;
 }

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import os from 'node:os';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, truncateSync } from 'node:fs';
+import { packageDir } from '../../helpers/fixtures.js';
 import { describe, it, expect } from 'vitest';
 import { loadPackage } from '../../../server/package/load.js';
 import { PDF_WIDTHS } from '../../../server/package/pdf/render-pdf.js';
@@ -12,15 +13,7 @@ const CACHE = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
 const FIXTURE = 'test/fixtures/pdf-part';
 
 /** @param {string} yaml @param {Record<string, string | Buffer>} [files] */
-function pkg(yaml, files = {}) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-pkg-'));
-  writeFileSync(path.join(dir, 'score.yaml'), yaml);
-  for (const [name, body] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), body);
-  }
-  return dir;
-}
+const pkg = (yaml, files = {}) => packageDir(yaml, files);
 
 /** A one-bar piece whose score view is `pdf` (pages as given) with a beat map on its first page. */
 function pdfPackage(/** @type {Buffer} */ pdf, pages = '') {

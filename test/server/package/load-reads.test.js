@@ -6,13 +6,13 @@
 
 import path from 'node:path';
 import os from 'node:os';
-import { mkdirSync, mkdtempSync, readlinkSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readlinkSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadPackage } from '../../../server/package/load.js';
 import { fileIdentity } from '../../../server/package/load-pdf.js';
 import { tinyPdf } from '../../helpers/tiny-pdf.js';
-import { pngHeader } from '../../helpers/fixtures.js';
+import { pngHeader, packageDir } from '../../helpers/fixtures.js';
 
 /** Every path the server's modules open, in order. */
 const opens = vi.hoisted(() => /** @type {string[]} */ ([]));
@@ -41,16 +41,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** @param {string} yaml @param {Record<string, string | Buffer>} files */
-function pkg(yaml, files) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-reads-'));
-  writeFileSync(path.join(dir, 'score.yaml'), yaml);
-  for (const [name, body] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), body);
-  }
-  return dir;
-}
+/** @param {string} yaml @param {Record<string, string | Buffer>} [files] */
+const pkg = (yaml, files = {}) => packageDir(yaml, files, 'sc-reads-');
 
 const HEAD = 'id: r\ntitle: R\nbars: 1\nmeter:\n  - { bar: 1, time: 4/4, tempo: 60 }\n';
 const BEATS = `beat,page,system,bar,x0,x1,y0,y1\n${[0, 1, 2, 3].map((b) => `${b},0,0,1,${40 + b * 100},${140 + b * 100},600,650`).join('\n')}\n`;

@@ -17,22 +17,14 @@ import { describe, it, expect } from 'vitest';
 import { loadPackage } from '../../../server/package/load.js';
 import { importZScore } from '../../../server/import/zscore/index.js';
 import { PACKAGE_LIMITS } from '../../../core/package-limits.js';
-import { pngHeader } from '../../helpers/fixtures.js';
+import { pngHeader, packageDir } from '../../helpers/fixtures.js';
 
 const CACHE = mkdtempSync(path.join(os.tmpdir(), 'sc-cache-'));
 /** @param {string} dir */
 const loadScore = (dir) => loadPackage(dir, { cacheDir: CACHE });
 
-/** @param {string} yaml @param {Record<string, string>} [files] */
-function pkg(yaml, files = {}) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sc-pkg-'));
-  writeFileSync(path.join(dir, 'score.yaml'), yaml);
-  for (const [name, body] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), body);
-  }
-  return dir;
-}
+/** @param {string} yaml @param {Record<string, string | Buffer>} [files] */
+const pkg = (yaml, files = {}) => packageDir(yaml, files);
 
 const GOOD = `id: ok
 title: OK
