@@ -31,15 +31,15 @@ const NOT_BUILT = 'The client is not built: run npm run build (npm start does it
 const HTML = 'text/html; charset=utf-8';
 const JS_TYPE = 'text/javascript; charset=utf-8';
 
+/** @param {string} file  a build file's bytes, or null when the build has none */
+const readBuilt = (file) => (existsSync(file) ? readFileSync(file) : null);
+
 /**
- * A build file held with its compressed copies (send-held.js), or null when the build has none.
- * @param {string} file
+ * A build file's bytes held with their compressed copies (send-held.js), or null when there are none.
+ * @param {Buffer | null} body
  * @param {string} type
- * @param {(body: Buffer) => Buffer} [edit]
  */
-async function holdFile(file, type, edit = (b) => b) {
-  return existsSync(file) ? holdAnswer(edit(readFileSync(file)), type) : null;
-}
+const hold = (body, type) => (body ? holdAnswer(body, type) : null);
 
 /**
  * index.html with `data-notation="true"` on its body (client/src/page/style.css lays such a page out
@@ -59,18 +59,19 @@ const withNotationMark = (view) => (/** @type {Buffer} */ body) => {
  * @param {(view: string) => boolean} options.hasView  whether the current score has this view
  */
 async function routes(app, { clientDir, hasView }) {
-  const index = await holdFile(path.join(clientDir, 'index.html'), HTML);
+  const indexHtml = readBuilt(path.join(clientDir, 'index.html'));
+  const index = await hold(indexHtml, HTML);
   // The same page for a part or the score, marked as a notation view in its markup, so that its
   // first paint already has the compact strip above the notation: set later by the page's
   // script, the strip shrank under the reader's eyes (Lighthouse: layout shift 0.11-0.13).
-  const notationIndex = await holdFile(path.join(clientDir, 'index.html'), HTML, withNotationMark());
+  const notationIndex = await hold(indexHtml && withNotationMark()(indexHtml), HTML);
   // The full score's page keeps the room its pages will take from the first paint (style.css):
   // the footer below the fold, not pushed down under the reader's eyes when the pages come
   // (Lighthouse: layout shift 0.02-0.07 on a phone).
-  const scoreIndex = await holdFile(path.join(clientDir, 'index.html'), HTML, withNotationMark('score'));
-  const conduct = await holdFile(path.join(clientDir, 'conduct.html'), HTML);
-  const preview = await holdFile(path.join(clientDir, 'preview.html'), HTML);
-  const worker = await holdFile(path.join(clientDir, 'sw.js'), JS_TYPE);
+  const scoreIndex = await hold(indexHtml && withNotationMark('score')(indexHtml), HTML);
+  const conduct = await hold(readBuilt(path.join(clientDir, 'conduct.html')), HTML);
+  const preview = await hold(readBuilt(path.join(clientDir, 'preview.html')), HTML);
+  const worker = await hold(readBuilt(path.join(clientDir, 'sw.js')), JS_TYPE);
   const assetsDir = path.join(clientDir, 'assets');
 
   // The hashed build files, held in memory (the build is a few hundred KB) and sent like score
