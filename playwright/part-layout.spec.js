@@ -167,6 +167,47 @@ test('part view: turning a phone from portrait to landscape sets the panes side 
   for (const b of await boxes()) expect(b.bottom).toBeLessThanOrEqual(390);
 });
 
+test('part view on a phone coming back: asks for the layout it drew last at that width at once, and one not served falls back', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  /** @type {string[]} */
+  const asked = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.startsWith('/api/score/views/')) asked.push(u.pathname + u.search);
+  });
+  const notation = page.locator('#notation');
+  const ready = page.locator('div.sc-pane[data-role="active"][data-state="ready"]');
+  await page.goto(`${server.base}/view/violin1`);
+  await expect(notation).toHaveAttribute('data-layout', 'narrow');
+  await expect(ready).toHaveCount(1);
+  // A first visit: the default answer, then the narrow layout it lists.
+  expect(asked).toEqual(['/api/score/views/violin1', '/api/score/views/violin1?layout=narrow']);
+
+  // Back (a reload, as after a roam or a sleep): one answer, the narrow layout's.
+  asked.length = 0;
+  await page.reload();
+  await expect(notation).toHaveAttribute('data-layout', 'narrow');
+  await expect(ready).toHaveCount(1);
+  expect(asked).toEqual(['/api/score/views/violin1?layout=narrow']);
+
+  // A remembered layout this score does not serve (another score's): the default answer, then
+  // the layout that suits the phone, drawn as on a first visit.
+  await page.evaluate(() =>
+    localStorage.setItem('scorecast:layouts:violin1', JSON.stringify([{ width: 390, name: 'gone' }])),
+  );
+  asked.length = 0;
+  await page.reload();
+  await expect(notation).toHaveAttribute('data-layout', 'narrow');
+  await expect(ready).toHaveCount(1);
+  expect(asked).toEqual([
+    '/api/score/views/violin1?layout=gone',
+    '/api/score/views/violin1',
+    '/api/score/views/violin1?layout=narrow',
+  ]);
+});
+
 test('part view: a tablet turned, then a desktop, changes the layout and keeps the place', async ({ page }) => {
   await page.setViewportSize({ width: 768, height: 1024 });
   await server.control('pause');

@@ -66,6 +66,7 @@ export function createPartView(root, notation, options) {
     inner?.destroy();
     inner = createPanes(root, data, options);
     root.dataset.layout = name;
+    options.onLayout?.(name);
     if (pages) inner.setPages?.(pages.chosen);
     if (Number.isFinite(beat)) inner.update(beat, fraction, following, span);
   };

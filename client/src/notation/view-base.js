@@ -8,6 +8,7 @@ import { createCursor } from './cursor.js';
 /**
  * @typedef {object} NotationViewOptions
  * @property {(url: string) => Promise<string>} loadPage  the SVG text of a page (not called for image pages)
+ * @property {(name: string) => void} [onLayout]  a part view drew this layout (its name in `layouts`)
  * @property {boolean} [reducedMotion]  no gliding cursor or smooth scrolling; default: the user's
  *   `prefers-reduced-motion`, read on every update (each beat drawn) so a change applies from the
  *   next beat

@@ -151,6 +151,7 @@ export function startPage({ window, document, fetch, WebSocket, clock: time, log
   const notation = (painted ? mountNotation : noNotation)({
     document,
     fetch,
+    storage,
     connection,
     viewName,
     mark,
@@ -429,6 +430,7 @@ function safeStorage(window) {
  * @param {object} o
  * @param {Document} o.document
  * @param {(url: string) => Promise<Response>} o.fetch
+ * @param {Storage | null} o.storage  where the layout drawn last at this width is kept
  * @param {import('../live/connection.js').Connection} o.connection
  * @param {string} o.viewName
  * @param {(name: string) => void} o.mark
@@ -436,7 +438,7 @@ function safeStorage(window) {
  * @param {{ serverNow: () => number, ready: () => boolean, requestFrame: (fn: (t: number) => void) => unknown, now: () => number }} o.video
  *   what a video part keeps in step with (client/src/notation/video-part.js)
  */
-function mountNotation({ document, fetch, connection, viewName, mark, log, video }) {
+function mountNotation({ document, fetch, storage, connection, viewName, mark, log, video }) {
   /** @type {(import('../notation/view-base.js').NotationView & { status?: () => import('../notation/video-part.js').VideoStatus }) | null} */
   let notation = null;
   /** The epoch the notation was drawn for. */
@@ -463,7 +465,15 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
   async function mount(serverNow) {
     if (viewName === DEFAULT_VIEW) return;
     const epoch = connection.epoch;
-    const res = await fetch(`/api/score/views/${encodeURIComponent(viewName)}`);
+    const url = `/api/score/views/${encodeURIComponent(viewName)}`;
+    const width = document.defaultView?.innerWidth ?? 0;
+    const layouts = lastLayouts(storage, viewName);
+    // The layout this view drew last at this window width, asked for at once: a phone coming back
+    // (a reload, a roam) saves the round trip of the default layout's answer before its own. One
+    // not served (still engraving, or another score now) falls back to the default answer.
+    const hinted = layouts.find((l) => l.width === width)?.name;
+    let res = hinted ? await fetch(`${url}?layout=${encodeURIComponent(hinted)}`) : null;
+    if (!res?.ok) res = await fetch(url);
     if (!res.ok || res.status === 204) return; // a view without notation (cue text only)
     const data = await res.json();
     if (epoch !== connection.epoch) return; // another score came meanwhile: its own mount follows
@@ -475,7 +485,10 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
     notation?.destroy();
     notation = data.video
       ? createVideoPart(root, data, { getState: () => connection.state, ...video })
-      : (viewName === 'score' ? createScoreView : createPartView)(root, data, { loadPage });
+      : (viewName === 'score' ? createScoreView : createPartView)(root, data, {
+          loadPage,
+          onLayout: (name) => keepLayout(storage, viewName, document.defaultView?.innerWidth ?? 0, name),
+        });
     if (data.video) document.body.dataset.video = 'true';
     root.hidden = false;
     // The part's overlays (open-form-page.js) are drawn over its notation.
@@ -502,6 +515,45 @@ function mountNotation({ document, fetch, connection, viewName, mark, log, video
       }
     },
   };
+}
+
+/** The localStorage key of the layouts a part view drew last, by window width. */
+const LAYOUTS_KEY = 'scorecast:layouts:';
+/** Window widths remembered per view (a phone's two orientations, a tablet's, a desktop's). */
+const LAYOUTS_KEPT = 4;
+
+/**
+ * The layouts a part view drew last, newest first: `{ width, name }` each (the window's
+ * innerWidth then, the layout's name). Whatever storage holds that is not that reads as none.
+ * @param {Storage | null} storage
+ * @param {string} viewName
+ * @returns {{ width: number, name: string }[]}
+ */
+function lastLayouts(storage, viewName) {
+  try {
+    const list = JSON.parse(storage?.getItem(LAYOUTS_KEY + viewName) ?? '[]');
+    return Array.isArray(list)
+      ? list.filter((l) => typeof l?.width === 'number' && typeof l?.name === 'string' && /^[\w-]{1,32}$/.test(l.name))
+      : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Remember the layout a part view drew at this window width (best effort: storage may refuse).
+ * @param {Storage | null} storage
+ * @param {string} viewName
+ * @param {number} width
+ * @param {string} name
+ */
+function keepLayout(storage, viewName, width, name) {
+  const list = [{ width, name }, ...lastLayouts(storage, viewName).filter((l) => l.width !== width)];
+  try {
+    storage?.setItem(LAYOUTS_KEY + viewName, JSON.stringify(list.slice(0, LAYOUTS_KEPT)));
+  } catch {
+    // full or refused: the next load asks for the default layout first, as on a first visit
+  }
 }
 
 /**
