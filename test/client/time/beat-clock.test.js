@@ -29,6 +29,23 @@ function serverClock(/** @type {FakeClock} */ page, /** @type {number} */ offset
   );
 }
 
+/** Animation frames by hand: `request` queues a callback, `run` calls those queued so far. */
+function frameQueue() {
+  /** @type {Array<() => void>} */
+  let queued = [];
+  return {
+    /** @param {() => void} fn */
+    request: (fn) => {
+      queued.push(fn);
+    },
+    run: () => {
+      const q = queued;
+      queued = [];
+      for (const fn of q) fn();
+    },
+    size: () => queued.length,
+  };
+}
 describe('positionAt', () => {
   it('shows the held beat, and how far into it, until the next beat is due', () => {
     expect(positionAt(playing(), T + 125)).toMatchObject({
@@ -323,8 +340,8 @@ describe('createBeatClock', () => {
     const shown = [];
     /** @type {Array<number | null>} */
     const frames = [];
-    /** @type {Array<() => void>} */
-    let frameQueue = [];
+    const queue = frameQueue();
+    const frame = queue.run;
     const beats = createBeatClock({
       getState: () => state,
       clock: server,
@@ -332,13 +349,8 @@ describe('createBeatClock', () => {
       now: clock.now,
       onChange: (pos) => shown.push(pos.beat),
       onFrame: (pos) => frames.push(pos.beat),
-      requestFrame: (fn) => frameQueue.push(fn),
+      requestFrame: queue.request,
     });
-    const frame = () => {
-      const q = frameQueue;
-      frameQueue = [];
-      for (const fn of q) fn();
-    };
     beats.update();
     clock.advance(505);
     frame();
@@ -376,8 +388,7 @@ describe('createBeatClock', () => {
     const shown = [];
     /** @type {Array<number | null>} */
     const frames = [];
-    /** @type {Array<() => void>} */
-    let frameQueue = [];
+    const queue = frameQueue();
     let wants = false;
     const beats = createBeatClock({
       getState: () => state,
@@ -389,15 +400,13 @@ describe('createBeatClock', () => {
         frames.push(pos.beat);
         return wants;
       },
-      requestFrame: (fn) => frameQueue.push(fn),
+      requestFrame: queue.request,
     });
     /** Run the frames asked for, `n` times, 16 ms apart. */
     const run = (/** @type {number} */ n) => {
       for (let k = 0; k < n; k++) {
         clock.advance(16);
-        const q = frameQueue;
-        frameQueue = [];
-        for (const fn of q) fn();
+        queue.run();
       }
     };
     beats.update();
@@ -405,7 +414,7 @@ describe('createBeatClock', () => {
     // Beat 5 shown; the frame after it drew once and asked for no more.
     expect(shown).toEqual([5]);
     expect(frames).toEqual([5]);
-    expect(frameQueue).toHaveLength(0);
+    expect(queue.size()).toBe(0);
     // The next beat (a timer at T + 500): one frame after it, then none.
     clock.advance(500 - 160);
     run(10);
