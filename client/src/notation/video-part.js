@@ -6,7 +6,16 @@
 // browser lets play without a tap; a tap on "Sound on" unmutes it.
 
 import { positionAt } from '../time/beat-clock.js';
-import { driftHold, REVIVE_MS, rateCost, seekAim, STUCK_MS, stallWatch, syncStep } from '../time/video-sync.js';
+import {
+  driftHold,
+  REVIVE_MS,
+  rateCost,
+  rateStallsHere,
+  seekAim,
+  STUCK_MS,
+  stallWatch,
+  syncStep,
+} from '../time/video-sync.js';
 import { msAtBeat } from '../../../core/video.js';
 
 /**
@@ -74,15 +83,20 @@ export function createVideoPart(root, data, { getState, serverNow, ready, reques
   const seeks = seekAim();
   const stall = stallWatch();
   const hold = driftHold();
-  /** Whether a rate write stalls the video here (WebKitGTK): then the sync keeps to seeks. */
-  const rateCosts = rateCost();
+  /**
+   * Whether a rate write stalls the video here (WebKitGTK): then the sync keeps to seeks. Known
+   * before any write where the media engine is GStreamer (rateStallsHere): no probe write, no
+   * stall, no load again.
+   */
+  const stallKnown = rateStallsHere(video);
+  const rateCosts = rateCost(stallKnown);
   let seekCount = 0;
   /** Loads again after the element failed. */
   let reloads = 0;
   /** A play() under way: not asked again until it settles. */
   let starting = false;
-  /** Whether the video was loaded again after a rate write was seen to stall it. */
-  let reloadedForRate = false;
+  /** Whether the video was loaded again after a rate write was seen to stall it (or needs not be: none was written). */
+  let reloadedForRate = stallKnown;
   /** When the stuck rule last sought the video (page ms). */
   let revivedAt = -Infinity;
   /** Whether playbackRate is taken here: false once a rate set did not hold (some WebKit builds). */

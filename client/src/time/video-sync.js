@@ -343,12 +343,15 @@ export function driftHold() {
  * sync's play() of the unmuted video. It keeps the rate it was given (1.1 played at 1.10x), but a
  * nudge a frame costs more than the drift it takes out (bench/RESULTS.md, video parts in WebKit):
  * after one such write the sync keeps to seeks (syncStep's `nudge` false). Told of the element
- * before and after each rate write, and every frame of the RATE_PROBE_FRAMES after it.
+ * before and after each rate write, and every frame of the RATE_PROBE_FRAMES after it. With
+ * `known` (rateStallsHere: the media engine says so before any write) it is costly from the
+ * start, and the probe's write, its stall and the load again after it never happen.
+ * @param {boolean} [known]
  * @returns {{ wrote: (before: { paused: boolean, muted: boolean }, after: { paused: boolean, muted: boolean }) => void, paused: () => void, observe: (el: { paused: boolean, muted: boolean }) => boolean, readonly costly: boolean }}
  */
-export function rateCost() {
+export function rateCost(known = false) {
   let frames = 0;
-  let costly = false;
+  let costly = known;
   /** @type {{ paused: boolean, muted: boolean }} */
   let was = { paused: true, muted: false };
   /** @param {{ paused: boolean, muted: boolean }} el */
@@ -375,6 +378,23 @@ export function rateCost() {
       return costly;
     },
   };
+}
+
+/**
+ * Whether this page's rate writes will stall the video, told without writing one: WebKit's media
+ * stack (its `videoTracks`, which neither Chromium nor Firefox exposes by default) playing through
+ * GStreamer (WebKitGTK and WPE: GStreamer demuxes FLV and AVI, which no other engine's
+ * `canPlayType` owns to; Apple's WebKit plays through AVFoundation and says '' to both). Every
+ * WebKitGTK run of the bench wrote the rate once as the probe (rateCost), stood still and was
+ * loaded again: about a second of its start, and the write is what set off the video that never
+ * played again (bench/RESULTS.md, video parts in WebKit). A rate write on a paused element shows
+ * nothing there (no pause, no unmute), so a probe before the first start cannot tell it either.
+ * Not the user agent: the stall is GStreamer's (a rate change is a seek of its pipeline).
+ * @param {{ videoTracks?: unknown, canPlayType?: (type: string) => string }} el  the video element
+ */
+export function rateStallsHere(el) {
+  if (!el || !('videoTracks' in el) || typeof el.canPlayType !== 'function') return false;
+  return el.canPlayType('video/x-flv') !== '' || el.canPlayType('video/x-msvideo') !== '';
 }
 
 /**

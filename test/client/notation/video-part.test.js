@@ -13,9 +13,10 @@ import { createVideoPart } from '../../../client/src/notation/video-part.js';
  * @param {HTMLVideoElement} el
  * With `freezeAfter`, a seek made after that time (test ms) leaves it standing still for good,
  * not paused, until it is loaded again (WebKitGTK under load after the score's seek).
- * @param {{ seekMs?: number, costMs?: number | (() => number), freezeAfter?: number }} [o]
+ * With `gstreamer`, its canPlayType answers as WebKitGTK's does (GStreamer demuxes FLV and AVI).
+ * @param {{ seekMs?: number, costMs?: number | (() => number), freezeAfter?: number, gstreamer?: boolean }} [o]
  */
-function stallingElement(el, { seekMs = 0, costMs = 0, freezeAfter = Infinity } = {}) {
+function stallingElement(el, { seekMs = 0, costMs = 0, freezeAfter = Infinity, gstreamer = false } = {}) {
   const s = {
     time: 0,
     paused: true,
@@ -70,6 +71,7 @@ function stallingElement(el, { seekMs = 0, costMs = 0, freezeAfter = Infinity } 
     return Promise.resolve();
   };
   el.pause = () => void (s.paused = true);
+  if (gstreamer) el.canPlayType = (type) => (/^video\/(x-flv|x-msvideo|webm)/.test(type) ? 'maybe' : '');
   // A new pipeline: paused, at its defaultPlaybackRate, with no frame until the next one.
   el.load = () => {
     s.loads++;
@@ -168,6 +170,19 @@ describe('a video part where a rate write stalls the element', () => {
     expect(v.writes).toBe(1);
     expect(v.muted).toBe(true);
     expect(Math.abs(status.currentTime - /** @type {number} */ (status.scoreTime))).toBeLessThan(0.1);
+    part.destroy();
+  });
+
+  it('writes no rate and loads nothing again where the media engine tells the stall before any write', async () => {
+    // WebKitGTK: WebKit's track lists (jsdom has them too) and GStreamer's containers in canPlayType.
+    const { part, v, drift } = await playPart({ ms: 6000, element: { gstreamer: true } });
+    const status = part.status();
+    // Before: the probe's write (paused and unmuted the element) and a load again after it.
+    expect(v.writes).toBe(0);
+    expect(v.loads).toBe(0);
+    expect(status).toMatchObject({ reloads: 0, nudges: false, paused: false, rate: 1 });
+    expect(v.muted).toBe(true);
+    expect(quantileAbs(drift.slice(-100), 0.95)).toBeLessThan(0.1);
     part.destroy();
   });
 

@@ -8,6 +8,7 @@ import {
   NO_RATE_SEEK_S,
   RATE_PROBE_FRAMES,
   rateCost,
+  rateStallsHere,
   SEEK_GAP_MS,
   SEEK_S,
   SETTLE_LIMIT_MS,
@@ -462,6 +463,24 @@ describe('a browser where a rate write stalls the video', () => {
     late.wrote(playingEl(), playingEl());
     expect(late.observe(playingEl())).toBe(false);
     expect(late.observe({ paused: false, muted: false })).toBe(true);
+  });
+
+  it('knows the stall before any write where the media engine is GStreamer', () => {
+    /** @param {boolean} tracks @param {string[]} owns  the types canPlayType answers 'maybe' to */
+    const el = (tracks, owns) => ({
+      ...(tracks ? { videoTracks: [] } : {}),
+      canPlayType: (/** @type {string} */ t) => (owns.some((o) => t.startsWith(o)) ? 'maybe' : ''),
+    });
+    const webm = 'video/webm';
+    // WebKitGTK 2.50 (what its MiniBrowser answered): track lists, FLV and AVI.
+    expect(rateStallsHere(el(true, [webm, 'video/x-flv', 'video/x-msvideo']))).toBe(true);
+    // Apple's WebKit (track lists, AVFoundation's types), Chromium and Firefox (no track lists by default).
+    expect(rateStallsHere(el(true, [webm, 'video/mp4']))).toBe(false);
+    expect(rateStallsHere(el(false, [webm, 'video/mp4']))).toBe(false);
+    expect(rateStallsHere(el(false, [webm, 'video/x-flv']))).toBe(false);
+    const known = rateCost(true);
+    expect(known.costly).toBe(true);
+    expect(known.observe(playingEl())).toBe(true);
   });
 
   it('keeps nudging where a rate write leaves the element as it was', () => {
