@@ -50,6 +50,7 @@ import {
   machineMs,
   minorFaults,
   parentPid,
+  rssBytes,
   schedDelta,
   schedStats,
   switchesByThread,
@@ -410,6 +411,10 @@ async function measure(load, pids, ms = WINDOW_MS) {
       ];
     }),
   );
+  // Resident memory at the window's end (a process and its children: nginx's workers), MB.
+  const rssMB = Object.fromEntries(
+    Object.entries(pids).map(([k, pid]) => [k, treeSum(pid, (p) => ({ n: rssBytes(p) })).n / 2 ** 20]),
+  );
   const changes = Math.max(...load.clients.map((c) => c.seq)) - seq0;
   const latency = summarize(load.clients.map((c) => Float64Array.from(c.lat)));
   return {
@@ -420,6 +425,7 @@ async function measure(load, pids, ms = WINDOW_MS) {
     v8WorkerMs: v8Workers,
     switches,
     io,
+    rssMB,
     // Per process: ms on a CPU and ms runnable but waiting (schedstat), minor page faults.
     sched,
     // Per process (--probe): the probe's runs over the window, the µs they lasted (the monotonic
@@ -739,6 +745,8 @@ const switchesPerS = (phase, k) =>
   `${Math.round(perS(phase.switches[k].voluntary, phase.windowMs))} / ${Math.round(perS(phase.switches[k].involuntary, phase.windowMs))}`;
 /** A process's V8 helper threads' CPU per second over a phase's window. @param {any} phase @param {string} k */
 const helpersPerS = (phase, k) => f1(perS(phase.v8WorkerMs[k], phase.windowMs));
+/** A process's resident memory at the end of a phase's window, MB. @param {any} phase @param {string} k */
+const rssAt = (phase, k) => (phase.rssMB ? Math.round(phase.rssMB[k]) : '');
 /**
  * A process's system calls over a window, per client: reads per second, writes and KB per change.
  * @param {string} name @param {any} phase @param {string} k @param {number} n  clients
@@ -774,25 +782,25 @@ const lines = [
     : []),
   `| cluster via nginx | ${c.changes} | ${f1(c.latency.p50)} | ${f1(c.latency.p95)} | ${f1(c.latency.p99)} | ${f1(c.latency.max)} |`,
   '',
-  '| process | idle CPU ms per s | CPU ms per s | of which system | of which V8 helper threads | CPU ms per change | switches per s, voluntary / involuntary |',
-  '| --- | --- | --- | --- | --- | --- | --- |',
+  '| process | idle CPU ms per s | CPU ms per s | of which system | of which V8 helper threads | CPU ms per change | switches per s, voluntary / involuntary | RSS MB at the end |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- |',
   ...(v
     ? Object.keys(v.cpuMs).map(
         (k) =>
-          `| one process via nginx: ${k} | ${f1(v.idleCpuPerS[k])} | ${f1(perS(v.cpuMs[k], v.windowMs))} | ${f1(perS(v.systemMs[k], v.windowMs))} | ${helpersPerS(v, k)} | ${perChange(v.cpuMs[k], v.changes)} | ${switchesPerS(v, k)} |`,
+          `| one process via nginx: ${k} | ${f1(v.idleCpuPerS[k])} | ${f1(perS(v.cpuMs[k], v.windowMs))} | ${f1(perS(v.systemMs[k], v.windowMs))} | ${helpersPerS(v, k)} | ${perChange(v.cpuMs[k], v.changes)} | ${switchesPerS(v, k)} | ${rssAt(v, k)} |`,
       )
     : []),
   ...(s.split
     ? [
-        `| one process with ${s.split.clients} clients: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.split.cpuMs.server, s.split.windowMs))} | ${f1(perS(s.split.systemMs.server, s.split.windowMs))} | ${helpersPerS(s.split, 'server')} | ${perChange(s.split.cpuMs.server, s.split.changes)} | ${switchesPerS(s.split, 'server')} |`,
+        `| one process with ${s.split.clients} clients: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.split.cpuMs.server, s.split.windowMs))} | ${f1(perS(s.split.systemMs.server, s.split.windowMs))} | ${helpersPerS(s.split, 'server')} | ${perChange(s.split.cpuMs.server, s.split.changes)} | ${switchesPerS(s.split, 'server')} | ${rssAt(s.split, 'server')} |`,
       ]
     : []),
-  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${f1(perS(s.systemMs.server, s.windowMs))} | ${helpersPerS(s, 'server')} | ${perChange(s.cpuMs.server, s.changes)} | ${switchesPerS(s, 'server')} |`,
+  `| one process: server | ${f1(s.idleCpuPerS.server)} | ${f1(perS(s.cpuMs.server, s.windowMs))} | ${f1(perS(s.systemMs.server, s.windowMs))} | ${helpersPerS(s, 'server')} | ${perChange(s.cpuMs.server, s.changes)} | ${switchesPerS(s, 'server')} | ${rssAt(s, 'server')} |`,
   ...Object.entries(c.cpuMs).map(
     ([k, v]) =>
-      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${f1(perS(c.systemMs[k], c.windowMs))} | ${helpersPerS(c, k)} | ${perChange(/** @type {number} */ (v), c.changes)} | ${switchesPerS(c, k)} |`,
+      `| cluster: ${k} | ${f1(c.idleCpuPerS[k])} | ${f1(perS(/** @type {number} */ (v), c.windowMs))} | ${f1(perS(c.systemMs[k], c.windowMs))} | ${helpersPerS(c, k)} | ${perChange(/** @type {number} */ (v), c.changes)} | ${switchesPerS(c, k)} | ${rssAt(c, k)} |`,
   ),
-  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | | | | |`,
+  `| the load process (both runs' clients) | | ${f1(perS(s.loadCpuMs, s.windowMs))}, ${f1(perS(c.loadCpuMs, c.windowMs))} | | | | | |`,
   '',
   `| per client | clients | CPU us per s${PROBE_DIR ? ' (the probe taken off)' : ''} | efficiency | us per s above idle | efficiency above idle |${v ? ' efficiency against the one process via nginx |' : ''}`,
   `| --- | --- | --- | --- | --- | --- |${v ? ' --- |' : ''}`,
