@@ -44,9 +44,10 @@ const hold = (body, type) => (body ? holdAnswer(body, type) : null);
 /**
  * index.html with `data-notation="true"` on its body (client/src/page/style.css lays such a page out
  * for notation), and `data-view` for a view whose first paint differs (the full score's).
+ * @param {Buffer} body
  * @param {string} [view]
  */
-const withNotationMark = (view) => (/** @type {Buffer} */ body) => {
+const withNotationMark = (body, view) => {
   const text = body.toString('utf8');
   const mark = `<body data-notation="true"${view ? ` data-view="${view}"` : ''}>`;
   return /<body>/.test(text) ? Buffer.from(text.replace('<body>', mark)) : body;
@@ -64,11 +65,11 @@ async function routes(app, { clientDir, hasView }) {
   // The same page for a part or the score, marked as a notation view in its markup, so that its
   // first paint already has the compact strip above the notation: set later by the page's
   // script, the strip shrank under the reader's eyes (Lighthouse: layout shift 0.11-0.13).
-  const notationIndex = await hold(indexHtml && withNotationMark()(indexHtml), HTML);
+  const notationIndex = await hold(indexHtml && withNotationMark(indexHtml), HTML);
   // The full score's page keeps the room its pages will take from the first paint (style.css):
   // the footer below the fold, not pushed down under the reader's eyes when the pages come
   // (Lighthouse: layout shift 0.02-0.07 on a phone).
-  const scoreIndex = await hold(indexHtml && withNotationMark('score')(indexHtml), HTML);
+  const scoreIndex = await hold(indexHtml && withNotationMark(indexHtml, 'score'), HTML);
   const conduct = await hold(readBuilt(path.join(clientDir, 'conduct.html')), HTML);
   const preview = await hold(readBuilt(path.join(clientDir, 'preview.html')), HTML);
   const worker = await hold(readBuilt(path.join(clientDir, 'sw.js')), JS_TYPE);
