@@ -470,9 +470,10 @@ function mountNotation({ document, fetch, storage, connection, viewName, mark, l
     const layouts = lastLayouts(storage, viewName);
     // The layout this view drew last at this window width, asked for at once: a phone coming back
     // (a reload, a roam) saves the round trip of the default layout's answer before its own. One
-    // not served (still engraving, or another score now) falls back to the default answer.
+    // not served (still engraving, or another score now), or not fetched, falls back to the
+    // default answer.
     const hinted = layouts.find((l) => l.width === width)?.name;
-    let res = hinted ? await fetch(`${url}?layout=${encodeURIComponent(hinted)}`) : null;
+    let res = hinted ? await fetch(`${url}?layout=${encodeURIComponent(hinted)}`).catch(() => null) : null;
     if (!res?.ok) res = await fetch(url);
     if (!res.ok || res.status === 204) return; // a view without notation (cue text only)
     const data = await res.json();
