@@ -1,8 +1,8 @@
 // Parts a player can read on any screen: at phone, tablet and desktop sizes the part
-// view draws the layout whose staff is at least 40 CSS px tall (client/src/notation/
-// layout-choice.js), both panes are in sight without scrolling (on a phone on its side, side by
-// side), nothing of the notation is cut off at the pane's edges, and the cursor stands on the
-// beat the performance is at, in the layout drawn.
+// view draws the layout whose staff is at least 40 CSS px tall (core/layout-choice.js), both
+// panes are in sight without scrolling (on a phone on its side, side by side), nothing of the
+// notation is cut off at the pane's edges, and the cursor stands on the beat the performance is
+// at, in the layout drawn.
 
 import { test, expect } from '@playwright/test';
 import { mkdirSync } from 'node:fs';

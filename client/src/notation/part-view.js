@@ -5,13 +5,13 @@
 // (systems.js, panePlan). A beat cursor follows the beat map. Per animation frame only the
 // cursor's transform is written; panes change on line changes only. An engraved part comes in
 // layouts of several page widths: the view draws the one that suits its width
-// (layout-choice.js) and changes layout when its width changes, keeping its place. The narrower
+// (core/layout-choice.js) and changes layout when its width changes, keeping its place. The narrower
 // layouts are engraved after the rest: while the view's notation says some are `pending`, the
 // view draws the best it has and asks again, and changes to its own layout when it comes, on the
 // beat it is at (the bar being played stays in the active pane).
 
 import { panePlan } from './systems.js';
-import { chooseLayout, layoutsOf, pendingOf } from './layout-choice.js';
+import { chooseLayout, layoutsOf, pendingOf } from '../../../core/layout-choice.js';
 import { chosenKey, chosenPages } from './chosen-pages.js';
 import { cropTo } from './page-svg.js';
 import { mountView } from './view-base.js';

@@ -1,13 +1,7 @@
-// Choosing a part's layout by the width it is drawn at (client/src/notation/layout-choice.js).
+// Choosing a part's layout by the width it is drawn at (core/layout-choice.js).
 
 import { describe, expect, it } from 'vitest';
-import {
-  MIN_STAFF_PX,
-  PENDING_RETRY_MS,
-  chooseLayout,
-  layoutsOf,
-  pendingOf,
-} from '../../../client/src/notation/layout-choice.js';
+import { MIN_STAFF_PX, PENDING_RETRY_MS, chooseLayout, layoutsOf, pendingOf } from '../../core/layout-choice.js';
 
 /** What the server lists for an engraved part (server/package/engrave/options.js, PART_LAYOUTS). */
 const LAYOUTS = [
