@@ -183,6 +183,26 @@ export function createPartView(root, notation, options) {
 const MAX_ASKS = 120;
 
 /**
+ * The width, in whole CSS px, a part view mounted in `root` would draw a pane across, measured
+ * before the page asks for its notation (the root may still be hidden then, and without the
+ * `data-reflow` that sets a phone on its side in two columns): the page sends it, so that the
+ * server answers with the layout the view would choose (core/layout-choice.js). 0 without a width.
+ * @param {HTMLElement} root
+ */
+export function paneWidthAhead(root) {
+  const { hidden } = root;
+  const reflow = root.dataset.reflow;
+  root.hidden = false;
+  root.dataset.reflow = '';
+  try {
+    return Math.round(paneWidth(root));
+  } finally {
+    root.hidden = hidden;
+    if (reflow === undefined) delete root.dataset.reflow;
+  }
+}
+
+/**
  * The width one pane is drawn across: the root's, or a share of it where the style sets the
  * panes side by side (notation.css, `--sc-pane-columns`: a phone on its side).
  * @param {HTMLElement} root
