@@ -479,8 +479,10 @@ function mountNotation({ document, fetch, storage, connection, viewName, mark, l
     // view would choose there, so that a first visit makes one request rather than the default
     // layout's and then its own (a round trip of 100-300 ms on venue WiFi). The full score has one
     // layout.
-    const pane = viewName === 'score' ? 0 : paneWidthAhead(root);
-    if (!res?.ok) res = await fetch(pane > 0 && pane <= MAX_WIDTH_PX ? `${url}?width=${pane}` : url);
+    if (!res?.ok) {
+      const pane = viewName === 'score' ? 0 : paneWidthAhead(root);
+      res = await fetch(pane > 0 && pane <= MAX_WIDTH_PX ? `${url}?width=${pane}` : url);
+    }
     if (!res.ok || res.status === 204) return; // a view without notation (cue text only)
     const data = await res.json();
     if (epoch !== connection.epoch) return; // another score came meanwhile: its own mount follows
