@@ -53,7 +53,8 @@ export const ERRORS = Object.freeze({
   SC_ERR_BAD_QUERY: {
     code: 'SC_ERR_BAD_QUERY',
     status: 400,
-    message: 'Bad query parameter; epoch is a string, since is an integer >= 0, wait is milliseconds >= 0.',
+    message:
+      "Bad query parameter; epoch is a string, since is an integer >= 0, wait is milliseconds >= 0, a view's width is CSS px from 1 to 10000.",
   },
   SC_ERR_UNAUTHORIZED: {
     code: 'SC_ERR_UNAUTHORIZED',

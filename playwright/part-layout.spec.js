@@ -1,8 +1,8 @@
 // Parts a player can read on any screen: at phone, tablet and desktop sizes the part
-// view draws the layout whose staff is at least 40 CSS px tall (client/src/notation/
-// layout-choice.js), both panes are in sight without scrolling (on a phone on its side, side by
-// side), nothing of the notation is cut off at the pane's edges, and the cursor stands on the
-// beat the performance is at, in the layout drawn.
+// view draws the layout whose staff is at least 40 CSS px tall (core/layout-choice.js), both
+// panes are in sight without scrolling (on a phone on its side, side by side), nothing of the
+// notation is cut off at the pane's edges, and the cursor stands on the beat the performance is
+// at, in the layout drawn.
 
 import { test, expect } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -35,12 +35,13 @@ const SIZES = /** @type {const} */ ([
 const MIN_STAFF_PX = 40;
 
 for (const size of SIZES) {
-  test(`part view at ${size.width}x${size.height} (${size.name}): a staff of at least ${MIN_STAFF_PX} px, nothing clipped, the cursor on the beat`, async ({
+  test(`part view at ${size.width}x${size.height} (${size.name}): one request for its notation, a staff of at least ${MIN_STAFF_PX} px, nothing clipped, the cursor on the beat`, async ({
     page,
   }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
     await server.control('pause');
     await server.control('seek', { bar: 3, beat: 2 });
+    const asked = askedFor(page);
     await page.goto(`${server.base}/view/violin1`);
     await expect(page.locator('#bar')).toHaveText('3');
     const active = page.locator('div.sc-pane[data-role="active"]');
@@ -48,6 +49,10 @@ for (const size of SIZES) {
     await expect(active).toHaveAttribute('data-state', 'ready');
     await expect(next).toHaveAttribute('data-state', 'ready');
     await expect(page.locator('#notation')).toHaveAttribute('data-layout', size.layout);
+    // A first visit (nothing remembered): one request for the view's notation, which the server
+    // answers with the layout that suits the width the page says it has.
+    expect(asked, 'requests for the notation').toHaveLength(1);
+    expect(asked[0]).toMatch(/^\/api\/score\/views\/violin1\?width=\d+$/);
 
     const measured = await page.evaluate(() => {
       const rect = (/** @type {Element} */ el) => el.getBoundingClientRect();
@@ -167,23 +172,19 @@ test('part view: turning a phone from portrait to landscape sets the panes side 
   for (const b of await boxes()) expect(b.bottom).toBeLessThanOrEqual(390);
 });
 
-test('part view on a phone coming back: asks for the layout it drew last at that width at once, and one not served falls back', async ({
+test('part view on a phone: one request on a first visit, the layout it drew last at that width asked for at once when it comes back, and one not served falls back', async ({
   page,
 }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  /** @type {string[]} */
-  const asked = [];
-  page.on('request', (r) => {
-    const u = new URL(r.url());
-    if (u.pathname.startsWith('/api/score/views/')) asked.push(u.pathname + u.search);
-  });
+  const asked = askedFor(page);
   const notation = page.locator('#notation');
   const ready = page.locator('div.sc-pane[data-role="active"][data-state="ready"]');
   await page.goto(`${server.base}/view/violin1`);
   await expect(notation).toHaveAttribute('data-layout', 'narrow');
   await expect(ready).toHaveCount(1);
-  // A first visit: the default answer, then the narrow layout it lists.
-  expect(asked).toEqual(['/api/score/views/violin1', '/api/score/views/violin1?layout=narrow']);
+  // A first visit: the answer for the pane's width (390 less the page's 1 rem margins), the narrow
+  // layout's.
+  expect(asked).toEqual(['/api/score/views/violin1?width=358']);
 
   // Back (a reload, as after a roam or a sleep): one answer, the narrow layout's.
   asked.length = 0;
@@ -192,8 +193,8 @@ test('part view on a phone coming back: asks for the layout it drew last at that
   await expect(ready).toHaveCount(1);
   expect(asked).toEqual(['/api/score/views/violin1?layout=narrow']);
 
-  // A remembered layout this score does not serve (another score's): the default answer, then
-  // the layout that suits the phone, drawn as on a first visit.
+  // A remembered layout this score does not serve (another score's): then the answer for the
+  // pane's width, drawn as on a first visit.
   await page.evaluate(() =>
     localStorage.setItem('scorecast:layouts:violin1', JSON.stringify([{ width: 390, name: 'gone' }])),
   );
@@ -201,11 +202,7 @@ test('part view on a phone coming back: asks for the layout it drew last at that
   await page.reload();
   await expect(notation).toHaveAttribute('data-layout', 'narrow');
   await expect(ready).toHaveCount(1);
-  expect(asked).toEqual([
-    '/api/score/views/violin1?layout=gone',
-    '/api/score/views/violin1',
-    '/api/score/views/violin1?layout=narrow',
-  ]);
+  expect(asked).toEqual(['/api/score/views/violin1?layout=gone', '/api/score/views/violin1?width=358']);
 });
 
 test('part view: a tablet turned, then a desktop, changes the layout and keeps the place', async ({ page }) => {
@@ -232,13 +229,16 @@ test('part view on a phone: draws the A4 layout while the narrow one is engraved
   await server.control('seek', { bar: 5, beat: 2 });
   // The view's answer as the server gives it while the layouts are being engraved (right after a
   // start with a new score), until `engraved`: then the server's own answer, which lists them.
+  // Meanwhile the answer for a width is the A4 layout's, the one there is.
   let engraved = false;
   let asked = 0;
-  await page.route(`${server.base}/api/score/views/violin1`, async (route) => {
+  const described = (/** @type {URL} */ u) =>
+    u.pathname === '/api/score/views/violin1' && !u.searchParams.has('layout');
+  await page.route(described, async (route) => {
     asked++;
-    const res = await route.fetch();
+    if (engraved) return route.fulfill({ response: await route.fetch() });
+    const res = await route.fetch({ url: `${server.base}/api/score/views/violin1` });
     const body = await res.json();
-    if (engraved) return route.fulfill({ response: res, json: body });
     return route.fulfill({
       response: res,
       json: { ...body, layouts: body.layouts.slice(0, 1), pending: ['medium', 'narrow'], retryMs: 1000 },
@@ -285,6 +285,21 @@ test('part view on a phone: draws the A4 layout while the narrow one is engraved
   await page.waitForTimeout(2500);
   expect(asked).toBe(settled);
 });
+
+/**
+ * The requests the page makes for the view's notation description (`/api/score/views/...`), with
+ * their query, as they are sent.
+ * @param {import('@playwright/test').Page} page
+ */
+function askedFor(page) {
+  /** @type {string[]} */
+  const asked = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.startsWith('/api/score/views/')) asked.push(u.pathname + u.search);
+  });
+  return asked;
+}
 
 /**
  * The line (a stretch of beats on one system) that plays `beat`, counted as the view counts them.

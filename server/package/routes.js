@@ -4,6 +4,7 @@
 
 import fp from 'fastify-plugin';
 import { ScorecastError } from '../../core/errors.js';
+import { MAX_WIDTH_PX, chooseLayout, layoutsOf, widthOf } from '../../core/layout-choice.js';
 import { holdAnswer, sendHeld } from '../http/send-held.js';
 import { sendServed } from '../http/send-served.js';
 
@@ -139,22 +140,32 @@ async function routes(app, { current }) {
   // The narrower layouts are engraved after the rest: until they are, `pending` names them and
   // `layouts` lists those there are, so that a view draws the best it has and asks again. A
   // settled answer is serialized and compressed once, and revalidated by its ETag.
+  // `?width=` (the CSS px a page's view draws at) answers with the layout the view would choose
+  // there (core/layout-choice.js): a phone's first visit makes one request, not the default
+  // layout's and then its own (on venue WiFi a round trip is 100-300 ms). A layout named wins.
   app.get('/api/score/views/:view', async (req, reply) => {
     const { view } = /** @type {{ view: string }} */ (req.params);
-    const { layout } = /** @type {{ layout?: unknown }} */ (req.query ?? {});
+    const query = /** @type {{ layout?: unknown, width?: unknown }} */ (req.query ?? {});
+    const width = query.width === undefined ? undefined : widthOf(query.width);
+    if (width === null)
+      throw new ScorecastError(
+        'SC_ERR_BAD_QUERY',
+        `width is the CSS px the view draws at, a whole number from 1 to ${MAX_WIDTH_PX}; got "${String(query.width).slice(0, 32)}"`,
+      );
+    const { layout: named } = query;
     // A view with a video shows it (core/video.js), in place of any pages it has.
     const videos = current().videos ?? {};
     if (Object.hasOwn(videos, view)) {
-      if (layout !== undefined) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" is a video`);
+      if (named !== undefined) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" is a video`);
       return sendHeld(req, reply, await held(videos[view], '', () => videos[view]));
     }
     const pages = Object.hasOwn(current().views, view) ? current().views[view] : undefined;
     // A view of the score with nothing to draw (the audience's, a part of cue text only): no
     // content, not an error, so that its page logs none.
-    if (!pages && layout === undefined && current().model.views.includes(view)) return reply.code(204).send();
+    if (!pages && named === undefined && current().model.views.includes(view)) return reply.code(204).send();
     if (!pages) throw new ScorecastError('SC_ERR_NOT_FOUND', `no pages for view "${view.slice(0, 64)}"`);
     if (!pages.layouts && !pages.pending) {
-      if (layout !== undefined) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" has one layout`);
+      if (named !== undefined) throw new ScorecastError('SC_ERR_NOT_FOUND', `view "${view}" has one layout`);
       return sendHeld(req, reply, await held(pages, '', () => pages));
     }
     const url = `/api/score/views/${encodeURIComponent(view)}`;
@@ -170,6 +181,8 @@ async function routes(app, { current }) {
         url: `${url}?layout=${encodeURIComponent(l.name)}`,
       })),
     ];
+    // Without a name or a width: the A4 pages, as ever.
+    const layout = named ?? (width === undefined ? undefined : chooseLayout(layoutsOf({ layouts }), width)?.name);
     const chosen = layout === undefined || layout === 'page' ? pages : pages.layouts?.find((l) => l.name === layout);
     if (!chosen)
       throw new ScorecastError(

@@ -5,13 +5,13 @@
 // (systems.js, panePlan). A beat cursor follows the beat map. Per animation frame only the
 // cursor's transform is written; panes change on line changes only. An engraved part comes in
 // layouts of several page widths: the view draws the one that suits its width
-// (layout-choice.js) and changes layout when its width changes, keeping its place. The narrower
+// (core/layout-choice.js) and changes layout when its width changes, keeping its place. The narrower
 // layouts are engraved after the rest: while the view's notation says some are `pending`, the
 // view draws the best it has and asks again, and changes to its own layout when it comes, on the
 // beat it is at (the bar being played stays in the active pane).
 
 import { panePlan } from './systems.js';
-import { chooseLayout, layoutsOf, pendingOf } from './layout-choice.js';
+import { chooseLayout, layoutsOf, pendingOf } from '../../../core/layout-choice.js';
 import { chosenKey, chosenPages } from './chosen-pages.js';
 import { cropTo } from './page-svg.js';
 import { mountView } from './view-base.js';
@@ -181,6 +181,26 @@ export function createPartView(root, notation, options) {
 
 /** How many times a view asks again for layouts being engraved (about 10 minutes at 5 s). */
 const MAX_ASKS = 120;
+
+/**
+ * The width, in whole CSS px, a part view mounted in `root` would draw a pane across, measured
+ * before the page asks for its notation (the root may still be hidden then, and without the
+ * `data-reflow` that sets a phone on its side in two columns): the page sends it, so that the
+ * server answers with the layout the view would choose (core/layout-choice.js). 0 without a width.
+ * @param {HTMLElement} root
+ */
+export function paneWidthAhead(root) {
+  const { hidden } = root;
+  const reflow = root.dataset.reflow;
+  root.hidden = false;
+  root.dataset.reflow = '';
+  try {
+    return Math.round(paneWidth(root));
+  } finally {
+    root.hidden = hidden;
+    if (reflow === undefined) delete root.dataset.reflow;
+  }
+}
 
 /**
  * The width one pane is drawn across: the root's, or a share of it where the style sets the

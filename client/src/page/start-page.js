@@ -20,7 +20,8 @@ import { speakTile } from '../sound/speech.js';
 import { createPlayerSignals } from '../notation/player-signals.js';
 import { registerServiceWorker } from './sw-register.js';
 import { createAwake, keepAwakeVideo } from './awake.js';
-import { createPartView } from '../notation/part-view.js';
+import { createPartView, paneWidthAhead } from '../notation/part-view.js';
+import { MAX_WIDTH_PX } from '../../../core/layout-choice.js';
 import { createScoreView } from '../notation/score-view.js';
 import { createVideoPart } from '../notation/video-part.js';
 import { createClockProbe } from './page-clock.js';
@@ -469,12 +470,19 @@ function mountNotation({ document, fetch, storage, connection, viewName, mark, l
     const width = document.defaultView?.innerWidth ?? 0;
     const layouts = lastLayouts(storage, viewName);
     // The layout this view drew last at this window width, asked for at once: a phone coming back
-    // (a reload, a roam) saves the round trip of the default layout's answer before its own. One
-    // not served (still engraving, or another score now), or not fetched, falls back to the
-    // default answer.
+    // (a reload, a roam) asks for what it drew, whatever the width would choose. One not served
+    // (still engraving, or another score now), or not fetched, falls back to the answer for the
+    // pane's width.
     const hinted = layouts.find((l) => l.width === width)?.name;
     let res = hinted ? await fetch(`${url}?layout=${encodeURIComponent(hinted)}`).catch(() => null) : null;
-    if (!res?.ok) res = await fetch(url);
+    // A part says the width its panes are drawn across: the server answers with the layout the
+    // view would choose there, so that a first visit makes one request rather than the default
+    // layout's and then its own (a round trip of 100-300 ms on venue WiFi). The full score has one
+    // layout.
+    if (!res?.ok) {
+      const pane = viewName === 'score' ? 0 : paneWidthAhead(root);
+      res = await fetch(pane > 0 && pane <= MAX_WIDTH_PX ? `${url}?width=${pane}` : url);
+    }
     if (!res.ok || res.status === 204) return; // a view without notation (cue text only)
     const data = await res.json();
     if (epoch !== connection.epoch) return; // another score came meanwhile: its own mount follows

@@ -86,7 +86,7 @@ export const PART_LAYOUT = Object.freeze({
 /**
  * A part's layouts, widest first: the A4 page, and narrower pages for smaller screens with the
  * same 7.2 mm staff. The part view shows the widest whose staff is tall enough on the
- * screen (client/src/notation/layout-choice.js). A page width in staff heights (72 units) is
+ * screen (core/layout-choice.js). A page width in staff heights (72 units) is
  * what matters: 600 units (8.3 staff heights, 2-4 bars of 4/4) shown 358 CSS px wide, a phone
  * in portrait, gives a 43 px staff; 1200 (16.7) shown 736 px wide, a tablet in portrait or a
  * phone in landscape, 44 px. Narrow pages get narrow margins and slightly tighter spacing.

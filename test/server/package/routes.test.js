@@ -10,6 +10,7 @@ import { packageOf, smallModel } from '../../helpers/fixtures.js';
 import { buildScoreModel } from '../../../core/manifest.js';
 import { loadPackage } from '../../../server/package/load.js';
 import { closeEngraver } from '../../../server/package/engrave/index.js';
+import { chooseLayout, layoutsOf } from '../../../core/layout-choice.js';
 
 /** @type {import('fastify').FastifyInstance[]} */
 let apps = [];
@@ -40,6 +41,32 @@ function setup() {
   scoreRoutes(app, { current: () => pkg });
   apps.push(app);
   return { app, url, svg, pkg };
+}
+
+/**
+ * An engraved part `violin`: the A4 pages and a narrow layout, as the engraver lists them.
+ * @param {ReturnType<typeof setup>['pkg']} pkg
+ * @param {string} url  a page the package serves
+ */
+function engravedViolin(pkg, url) {
+  const beat = { beat: 0, page: 0, system: 0, bar: 1, x0: 1, x1: 2, y0: 3, y1: 4 };
+  const ink = [{ page: 0, system: 0, top: 1, bottom: 6 }];
+  pkg.views.violin = {
+    pages: [{ url, width: 2100, height: 2970 }],
+    beats: [beat],
+    staff: 72,
+    ink,
+    layouts: [
+      {
+        name: 'narrow',
+        staff: 72,
+        ink,
+        pages: [{ url: `${url}?n`, width: 600, height: 2970 }],
+        beats: [{ ...beat, x0: 5 }],
+      },
+    ],
+  };
+  return { beat, ink };
 }
 
 describe('score routes', () => {
@@ -145,23 +172,7 @@ describe('score routes', () => {
 
   it("lists an engraved part's layouts and serves each by ?layout=, with the list", async () => {
     const { app, url, pkg } = setup();
-    const beat = { beat: 0, page: 0, system: 0, bar: 1, x0: 1, x1: 2, y0: 3, y1: 4 };
-    const ink = [{ page: 0, system: 0, top: 1, bottom: 6 }];
-    pkg.views.violin = {
-      pages: [{ url, width: 2100, height: 2970 }],
-      beats: [beat],
-      staff: 72,
-      ink,
-      layouts: [
-        {
-          name: 'narrow',
-          staff: 72,
-          ink,
-          pages: [{ url: `${url}?n`, width: 600, height: 2970 }],
-          beats: [{ ...beat, x0: 5 }],
-        },
-      ],
-    };
+    const { beat, ink } = engravedViolin(pkg, url);
     const layouts = [
       { name: 'page', staff: 72, width: 2100, url: '/api/score/views/violin' },
       { name: 'narrow', staff: 72, width: 600, url: '/api/score/views/violin?layout=narrow' },
@@ -188,6 +199,56 @@ describe('score routes', () => {
     expect(unknown.json().message).toContain('page, narrow');
     expect((await app.inject('/api/score/views/score?layout=narrow')).statusCode).toBe(404);
   });
+
+  it('answers ?width= with the layout a part view that wide chooses (core/layout-choice.js), as ?layout= serves it', async () => {
+    const { app, url, pkg } = setup();
+    engravedViolin(pkg, url);
+    // A phone in portrait: a pane 358 CSS px across.
+    const phone = await app.inject('/api/score/views/violin?width=358');
+    const narrow = await app.inject('/api/score/views/violin?layout=narrow');
+    expect(phone.statusCode).toBe(200);
+    expect(phone.json()).toEqual(narrow.json());
+    expect(phone.headers.etag).toBe(narrow.headers.etag);
+    for (const width of [1, 200, 358, 590, 1000, 1248, 10_000]) {
+      const answer = (await app.inject(`/api/score/views/violin?width=${width}`)).json();
+      expect(answer.layout, `at ${width} px`).toBe(chooseLayout(layoutsOf(answer), width)?.name);
+    }
+    expect((await app.inject('/api/score/views/violin?width=1248')).json().layout).toBe('page');
+    // A layout asked for by name wins (a page drew it last at this width).
+    expect((await app.inject('/api/score/views/violin?layout=page&width=358')).json().layout).toBe('page');
+    // A view with one layout, and a video part, have nothing to choose: the answer without it.
+    const video = {
+      url: '/scores/fixture/film.webm',
+      type: 'video/webm',
+      width: 640,
+      height: 360,
+      duration: 60,
+      start: 0,
+    };
+    pkg.videos = { film: { video, tempo: [] } };
+    for (const view of ['score', 'film']) {
+      const plain = await app.inject(`/api/score/views/${view}`);
+      const wide = await app.inject(`/api/score/views/${view}?width=358`);
+      expect(wide.statusCode, view).toBe(200);
+      expect(wide.json(), view).toEqual(plain.json());
+    }
+    // A view of the score without notation (the audience's): no content, as without it.
+    expect((await app.inject('/api/score/views/audience?width=358')).statusCode).toBe(204);
+  });
+
+  it.each(['0', '-1', '3.5', '1e3', '10001', '0x10', 'wide', '358&width=400'])(
+    'refuses ?width=%s with 400 SC_ERR_BAD_QUERY, on any view',
+    async (width) => {
+      const { app, url, pkg } = setup();
+      engravedViolin(pkg, url);
+      for (const view of ['violin', 'score']) {
+        const res = await app.inject(`/api/score/views/${view}?width=${width}`);
+        expect(res.statusCode, view).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'SC_ERR_BAD_QUERY' });
+        expect(res.json().message).toContain('width');
+      }
+    },
+  );
 
   it.each([
     ['gzip, deflate, br', 'br'],
@@ -226,6 +287,8 @@ describe('layouts engraved after the rest', () => {
         retryMs: expect.any(Number),
       });
       expect(before.layouts).toHaveLength(1);
+      // A phone's width meanwhile: the best layout there is, saying the others are to come.
+      expect((await app.inject('/api/score/views/violin?width=358')).json()).toEqual(before);
       const early = await app.inject('/api/score/views/violin?layout=narrow');
       expect(early.statusCode).toBe(404);
       expect(early.json().message).toContain('still being engraved');
@@ -238,6 +301,7 @@ describe('layouts engraved after the rest', () => {
       expect(after.pending).toBeUndefined();
       expect(after.layouts.map((/** @type {{ name: string }} */ l) => l.name)).toEqual(['page', 'medium', 'narrow']);
       const narrow = (await app.inject('/api/score/views/violin?layout=narrow')).json();
+      expect((await app.inject('/api/score/views/violin?width=358')).json()).toEqual(narrow);
       expect(narrow.pages[0].width).toBe(600);
       expect(narrow.beats).toHaveLength(before.beats.length);
       const page = await app.inject({ url: narrow.pages[0].url, headers: { 'accept-encoding': 'br' } });

@@ -5,9 +5,28 @@
 // 65 mm of glass, 0.17 mm a CSS px) that is some 40 CSS px, and on a tablet or a laptop a 40 px
 // staff is 6-10 mm. So: the widest layout whose staff is at least MIN_STAFF_PX tall, and on a
 // screen too narrow for any, the one with the tallest staff. Pure.
+//
+// One rule on both sides: the part view chooses by it as its width changes, and the server by it
+// when a page's first request gives the width it draws at (`?width=`, doc/protocol.md, "Score
+// views"), so that a phone's first visit asks once, not for the default layout and then its own.
 
 /** The least staff height, five lines, in CSS px, that a layout is chosen for. */
 export const MIN_STAFF_PX = 40;
+
+/** The widest `?width=` the route takes, in CSS px: wider than any screen, a bound on the input. */
+export const MAX_WIDTH_PX = 10_000;
+
+/**
+ * The width a request says its view draws at (`?width=`, CSS px): a whole number from 1 to
+ * MAX_WIDTH_PX written in digits, else null (a query value is untrusted input).
+ * @param {unknown} value  as the query string gives it
+ * @returns {number | null}
+ */
+export function widthOf(value) {
+  if (typeof value !== 'string' || !/^[1-9]\d{0,4}$/.test(value)) return null;
+  const width = Number(value);
+  return width <= MAX_WIDTH_PX ? width : null;
+}
 
 /**
  * A layout as `GET /api/score/views/:view` lists it (doc/protocol.md, "Score views").

@@ -1,13 +1,15 @@
-// Choosing a part's layout by the width it is drawn at (client/src/notation/layout-choice.js).
+// Choosing a part's layout by the width it is drawn at (core/layout-choice.js).
 
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_WIDTH_PX,
   MIN_STAFF_PX,
   PENDING_RETRY_MS,
   chooseLayout,
   layoutsOf,
   pendingOf,
-} from '../../../client/src/notation/layout-choice.js';
+  widthOf,
+} from '../../core/layout-choice.js';
 
 /** What the server lists for an engraved part (server/package/engrave/options.js, PART_LAYOUTS). */
 const LAYOUTS = [
@@ -44,6 +46,34 @@ describe('chooseLayout', () => {
     expect(chooseLayout(LAYOUTS, 0)).toBeNull();
     expect(chooseLayout(LAYOUTS, Number.NaN)).toBeNull();
     expect(chooseLayout([], 400)).toBeNull();
+  });
+});
+
+describe('widthOf', () => {
+  it("reads a view's width from the query: a whole number of CSS px from 1 to MAX_WIDTH_PX, in digits", () => {
+    expect(widthOf('358')).toBe(358);
+    expect(widthOf('1')).toBe(1);
+    expect(widthOf(String(MAX_WIDTH_PX))).toBe(MAX_WIDTH_PX);
+  });
+
+  it('gives null for anything else', () => {
+    for (const bad of [
+      '',
+      '0',
+      '007',
+      '-1',
+      '3.5',
+      '1e3',
+      '0x10',
+      ' 358',
+      '10001',
+      '99999999',
+      'wide',
+      undefined,
+      358,
+      ['358'],
+    ])
+      expect(widthOf(bad), JSON.stringify(bad)).toBeNull();
   });
 });
 
