@@ -74,7 +74,12 @@ export function chooseLayout(layouts, width, minStaff = MIN_STAFF_PX) {
 /** @param {unknown} v @returns {v is number} */
 const positive = (v) => typeof v === 'number' && Number.isFinite(v) && v > 0;
 
-/** When a server gives no retry hint, ask again after this many ms. */
+/**
+ * How long a view with pending layouts waits before asking again, in ms: the hint the server
+ * sends (server/package/routes.js), and the wait when a server gives none. The layouts of a
+ * concert-length score take tens of seconds, and a room of phones asking every few seconds costs
+ * a small JSON each.
+ */
 export const PENDING_RETRY_MS = 5000;
 
 /**

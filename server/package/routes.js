@@ -4,7 +4,7 @@
 
 import fp from 'fastify-plugin';
 import { ScorecastError } from '../../core/errors.js';
-import { MAX_WIDTH_PX, chooseLayout, layoutsOf, widthOf } from '../../core/layout-choice.js';
+import { MAX_WIDTH_PX, PENDING_RETRY_MS, chooseLayout, layoutsOf, widthOf } from '../../core/layout-choice.js';
 import { holdAnswer, sendHeld } from '../http/send-held.js';
 import { sendServed } from '../http/send-served.js';
 
@@ -20,13 +20,6 @@ export { pickEncoding } from '../http/send-served.js';
  * @property {{ beat: number, view: string, kind: 'set' | 'audio' | 'vote', text?: string, close?: number }[]} cues
  *   `text` when the cue shows some (cut to TIMELINE_TEXT chars), `close` for a vote window
  */
-
-/**
- * How long a view with pending layouts waits before asking again, in ms: the layouts of a
- * concert-length score take tens of seconds, and a room of phones asking every few seconds
- * costs a small JSON each.
- */
-export const PENDING_RETRY_MS = 5000;
 
 /**
  * Each view's notation answer as JSON with its compressed copies (send-held.js), by the view's
