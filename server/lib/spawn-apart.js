@@ -28,6 +28,8 @@
 // before 5.15 without cpu.idle, cgroup v2 with processes in the server's group), the child runs
 // as before, in its session and under SCHED_IDLE. Under a busy machine the group's tools get
 // little CPU (an idle group's weight is 3 against 1,024), which a cold render's time shows.
+// In the group the session's autogroup no longer weighs (the kernel uses autogroups only for
+// tasks of the root cpu group); the session itself and the parent-death signal stay.
 //
 // Spawning blocks the calling thread until the child has begun its program: call this from a
 // worker thread, never from the one that plays the beats.
