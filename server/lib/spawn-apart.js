@@ -21,7 +21,9 @@
 // (cpu-group.js: `scorecast-tools` inside this process's own cpu group, cgroup v1 or v2, made
 // once per process and shared by the scorecast processes of that group): such a group is an idle
 // entity beside the server's, so the server's threads preempt it as soon as they wake, and the
-// tools take only the CPU nobody else wants. The child moves itself there (a shell's `echo $$ >
+// tools take only the CPU nobody else wants (on this 2-core VM, in the runs quiet enough to read:
+// beat p99 while PDFs loaded cold 0.42-0.88 ms with the group against 3.1-4.0 ms without, idle
+// 0.4-0.65 ms; bench/RESULTS.md, helper h35g). The child moves itself there (a shell's `echo $$ >
 // cgroup.procs` before it execs the rest) so that the processes it starts, pdftoppm started by
 // the helper, are born in the group; a helper already in an idle group leaves its children
 // where they are. Without the right to make the group (not root, a read-only cgroupfs, a kernel
