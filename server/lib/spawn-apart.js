@@ -10,12 +10,28 @@
 // ends (setpriv's parent-death signal), since a child in another session gets no signal from the
 // server's terminal and would outlive a server that stops.
 //
-// The child also runs under SCHED_IDLE (chrt --idle): the kernel preempts an idle-policy task at
-// once when a normal one wakes on its CPU, whatever their groups, where a low group weight alone
-// may let the tool finish its slice first (with it, the beat timer's p99 while PDFs loaded went
-// from 6.1 and 4.9 ms to 5.0 and 3.7 in interleaved runs, bench/RESULTS.md). Alone in its
-// session's group, the child's share of the machine over time is still its group's weight: it is
-// not starved (the cold render's time was unchanged).
+// The child also runs under SCHED_IDLE (chrt --idle). That alone does not make the kernel switch
+// to the beat's thread when it wakes: the "a waking task preempts an idle one" rule compares the
+// two where they share a run queue, and across sessions those are two autogroups, and an
+// autogroup is never idle. So while PDFs loaded the beat's thread was woken on time and then
+// waited for the next 4 ms tick behind the helper or pdftoppm on both cores (beat p99 2.1-4.9 ms
+// against 0.4-0.6 ms idle; perf sched, bench/RESULTS.md, helper h35s).
+//
+// Where it can, the child is therefore put in a cpu cgroup whose `cpu.idle` is 1
+// (cpu-group.js: `scorecast-tools` inside this process's own cpu group, cgroup v1 or v2, made
+// once per process and shared by the scorecast processes of that group): such a group is an idle
+// entity beside the server's, so the server's threads preempt it as soon as they wake, and the
+// tools take only the CPU nobody else wants (on this 2-core VM, in the runs quiet enough to read:
+// beat p99 while PDFs loaded cold 0.42-0.88 ms with the group against 3.1-4.0 ms without, idle
+// 0.4-0.65 ms; bench/RESULTS.md, helper h35g). The child moves itself there (a shell's `echo $$ >
+// cgroup.procs` before it execs the rest) so that the processes it starts, pdftoppm started by
+// the helper, are born in the group; a helper already in an idle group leaves its children
+// where they are. Without the right to make the group (not root, a read-only cgroupfs, a kernel
+// before 5.15 without cpu.idle, cgroup v2 with processes in the server's group), the child runs
+// as before, in its session and under SCHED_IDLE. Under a busy machine the group's tools get
+// little CPU (an idle group's weight is 3 against 1,024), which a cold render's time shows.
+// In the group the session's autogroup no longer weighs (the kernel uses autogroups only for
+// tasks of the root cpu group); the session itself and the parent-death signal stay.
 //
 // Spawning blocks the calling thread until the child has begun its program: call this from a
 // worker thread, never from the one that plays the beats.
@@ -23,6 +39,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { ownCpuGroup, toolsGroup } from './cpu-group.js';
 
 /**
  * The nice value given to a child's own autogroup: weight 110 against the server group's 1,024
@@ -100,9 +117,11 @@ function lowerGroup(pid, nice, tries = RETRIES) {
  * @param {string} cmd
  * @param {string[]} args
  * @param {import('node:child_process').SpawnOptions} [options]  `detached` is always set
+ * @param {{ own?: () => import('./cpu-group.js').CpuGroup | { why: string } }} [where]  own: this
+ *   process's cpu group (default: the one /proc/self says; tests give another)
  * @returns {import('node:child_process').ChildProcess}
  */
-export function spawnApart(cmd, args, options = {}) {
+export function spawnApart(cmd, args, options = {}, { own = ownCpuGroup } = {}) {
   /** @type {string[]} */
   let argv = [cmd, ...args];
   const chrt = findUtil('chrt');
@@ -110,9 +129,26 @@ export function spawnApart(cmd, args, options = {}) {
   if (chrt) argv = [chrt, '--idle', '0', ...argv];
   const setpriv = findUtil('setpriv');
   if (setpriv) argv = [setpriv, '--pdeathsig', 'KILL', '--', ...argv];
+  const group = toolsGroup(own);
+  const procs = 'dir' in group ? path.join(group.dir, 'cgroup.procs') : null;
+  const sh = procs && findUtil('sh');
+  // The child moves itself into the group before it runs the program, so that every process the
+  // program starts is born there; a failed move (the group removed since) is no failure.
+  if (sh) argv = [sh, '-c', '{ echo $$ > "$0"; } 2>/dev/null; exec "$@"', procs, ...argv];
   const [file, ...rest] = argv;
   const child = spawn(file, rest, { ...options, detached: true });
-  // spawn returns once the child has exec'd, so its setsid is done: its group is its own.
-  if (child.pid) lowerGroup(child.pid, GROUP_NICE);
+  if (child.pid) {
+    if (procs && !sh) {
+      // Without a shell, moved from here: spawn returns once the child has exec'd, which is as
+      // a rule before the program can have started a process of its own.
+      try {
+        writeFileSync(procs, String(child.pid));
+      } catch {
+        // it has ended already, or this process may make the group but not move into it
+      }
+    }
+    // Its setsid is done too: its autogroup is its own.
+    lowerGroup(child.pid, GROUP_NICE);
+  }
   return child;
 }

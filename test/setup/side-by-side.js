@@ -20,10 +20,11 @@
 // Used by test/setup/suites.js (`npm test`'s suites, `npm run test:unit`, `npm run test:browser`).
 
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { makeChildGroup, ownCpuGroup, removeGroup } from '../../server/lib/cpu-group.js';
 
 /** The weight of the untimed runs' group, against 1024 for a process or session at nice 0. */
 export const LOW_SHARES = 128;
@@ -35,45 +36,15 @@ export const LOW_SHARES = 128;
  * @returns {{ dir: string } | { why: string }}
  */
 export function makeLowGroup(name) {
-  let own;
-  try {
-    const line = readFileSync('/proc/self/cgroup', 'utf8')
-      .split('\n')
-      .find((l) => l.split(':')[1]?.split(',').includes('cpu'));
-    if (!line) return { why: 'no cgroup v1 cpu controller' };
-    own = line.split(':').slice(2).join(':') || '/';
-  } catch (e) {
-    return { why: `cannot read /proc/self/cgroup (${/** @type {Error} */ (e).message})` };
-  }
-  const dir = path.join('/sys/fs/cgroup/cpu', own, `scorecast-${name}-${process.pid}`);
-  try {
-    mkdirSync(dir);
-  } catch (e) {
-    return { why: `cannot make a cpu group at ${dir} (${/** @type {NodeJS.ErrnoException} */ (e).code})` };
-  }
-  try {
-    writeFileSync(path.join(dir, 'cpu.shares'), String(LOW_SHARES));
-  } catch (e) {
-    removeGroup(dir);
-    return { why: `cannot set cpu.shares in ${dir} (${/** @type {NodeJS.ErrnoException} */ (e).code})` };
-  }
-  return { dir };
+  const own = ownCpuGroup();
+  if ('why' in own) return own;
+  // cpu.shares is cgroup v1's (v2 has cpu.weight, and groups only where no process is).
+  if (own.version !== 1) return { why: 'no cgroup v1 cpu controller' };
+  const low = makeChildGroup(own, `scorecast-${name}-${process.pid}`, [['cpu.shares', String(LOW_SHARES)]]);
+  return 'why' in low ? low : { dir: low.dir };
 }
 
-/**
- * Remove a group once its processes have exited (a straggler keeps it until the next boot).
- * @param {string} dir
- */
-export function removeGroup(dir) {
-  for (let i = 0; i < 50; i++) {
-    try {
-      rmdirSync(dir);
-      return;
-    } catch {
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
-    }
-  }
-}
+export { removeGroup };
 
 /**
  * @typedef {object} Run

@@ -1,6 +1,8 @@
 import { describe, it, expect, vi } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { GROUP_NICE, autogroupOf, spawnApart } from '../../../server/lib/spawn-apart.js';
+import { ownCpuGroup, TOOLS_GROUP, toolsGroup } from '../../../server/lib/cpu-group.js';
 
 /** A process's session id: /proc/<pid>/stat's sixth field. */
 const sessionOf = (/** @type {number | 'self'} */ pid) => {
@@ -71,5 +73,95 @@ describe('a child process apart from the server', () => {
       child.kill('SIGKILL');
     }
     expect(await exited).toBe('SIGKILL');
+  });
+});
+
+/** The folder of a process's cpu group, read from its own /proc files. */
+const groupDirOf = (/** @type {number | 'self'} */ pid) => {
+  const group = ownCpuGroup({ cgroup: `/proc/${pid}/cgroup`, mountinfo: `/proc/${pid}/mountinfo` });
+  return 'dir' in group ? group.dir : null;
+};
+
+/** A group's cpu.idle, or null without one (no such file: the root group, a kernel before 5.15). */
+const cpuIdleOf = (/** @type {string | null} */ dir) => {
+  try {
+    return readFileSync(`${dir}/cpu.idle`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+};
+
+/** Where this process can make the tools' group: root with the cpu controller (here and in CI). */
+const tools = toolsGroup();
+
+/**
+ * A child that starts a child of its own (as the PDF helper starts pdftoppm), and the pids of
+ * both once the grandchild has started.
+ * @param {Parameters<typeof spawnApart>[3]} [where]
+ */
+async function childAndGrandchild(where) {
+  const child = spawnApart(
+    '/bin/sh',
+    ['-c', 'sleep 30 & echo $!; wait'],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+    where,
+  );
+  const exited = new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  const line = await new Promise((resolve) =>
+    child.stdout?.once('data', (/** @type {Buffer} */ b) => resolve(String(b))),
+  );
+  // The child is the leader of its own process group (its own session): this kills both.
+  const end = async () => {
+    process.kill(-(/** @type {number} */ (child.pid)), 'SIGKILL');
+    return exited;
+  };
+  return { pid: /** @type {number} */ (child.pid), grandchild: Number(line), end };
+}
+
+describe('the tools in an idle cpu group', () => {
+  it.runIf('dir' in tools)(
+    'where this process may make a cpu group (root, a cpu controller, cpu.idle): the child and its own children are in one whose cpu.idle is 1, the server is not',
+    async () => {
+      const own = groupDirOf('self');
+      const { pid, grandchild, end } = await childAndGrandchild();
+      try {
+        const theirs = groupDirOf(pid);
+        expect(theirs).toBe(path.join(/** @type {string} */ (own), TOOLS_GROUP));
+        expect(cpuIdleOf(theirs)).toBe('1');
+        expect(groupDirOf(grandchild)).toBe(theirs);
+        expect(groupDirOf('self')).toBe(own);
+        expect(cpuIdleOf(own)).not.toBe('1');
+      } finally {
+        expect(await end()).toBe('SIGKILL');
+      }
+    },
+  );
+
+  it.runIf('why' in tools)(
+    `where no group can be made (${'why' in tools ? tools.why : ''}), the child stays in the server's group`,
+    async () => {
+      const { pid, end } = await childAndGrandchild();
+      try {
+        expect(groupDirOf(pid)).toBe(groupDirOf('self'));
+      } finally {
+        expect(await end()).toBe('SIGKILL');
+      }
+    },
+  );
+
+  it("when the group cannot be made, the child starts as without it: its own session, SCHED_IDLE where chrt is, the server's cpu group", async () => {
+    // A base where no group can be made (no such folder), whatever this process's rights.
+    const where = { own: () => ({ dir: '/proc/self/no-such-group', version: /** @type {const} */ (1) }) };
+    expect(toolsGroup(where.own)).toHaveProperty('why');
+    const { pid, grandchild, end } = await childAndGrandchild(where);
+    try {
+      expect(sessionOf(pid)).toBe(pid);
+      if (onPath('chrt')) expect(policyOf(pid)).toBe(SCHED_IDLE);
+      expect(groupDirOf(pid)).toBe(groupDirOf('self'));
+      expect(groupDirOf(grandchild)).toBe(groupDirOf('self'));
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]).toBe('/bin/sh');
+    } finally {
+      expect(await end()).toBe('SIGKILL');
+    }
   });
 });
