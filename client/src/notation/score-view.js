@@ -9,6 +9,7 @@
 
 import { cropTo } from './page-svg.js';
 import { mountView } from './view-base.js';
+import { spanVertically } from './vertical-span.js';
 
 /**
  * @typedef {object} ScorePage
@@ -156,8 +157,7 @@ export function createScoreView(root, notation, { loadPage, reducedMotion }) {
     const page = pages[line.page];
     page.el.dataset.current = 'true';
     const { height } = layout.pages[line.page];
-    band.style.top = `${(line.crop.y / height) * 100}%`;
-    band.style.height = `${(line.crop.height / height) * 100}%`;
+    spanVertically(band, line.crop.y / height, line.crop.height / height);
     if (band.parentElement !== page.el) page.el.append(band);
     load(line.page);
     const after = layout.lines[k + 1];

@@ -88,7 +88,11 @@ describe('the full score view and a jump', () => {
     expect(box.dataset.line).toBe('3');
     expect(pageEl(3).dataset.current).toBe('true');
     expect(pageEl(0).dataset.current).toBeUndefined();
-    expect(pageEl(3).querySelector('.sc-system-band')).not.toBeNull();
+    const band = /** @type {HTMLElement} */ (pageEl(3).querySelector('.sc-system-band'));
+    expect(band).not.toBeNull();
+    // Over the page's one system (its crop), moved there by a transform, not by top and height.
+    expect(band.style.top).toBe('');
+    expect(band.style.translate).toMatch(/^0 \d+(\.\d+)?%$/);
     expect(pageEl(3).querySelector('.sc-cursor'), 'the cursor on the drawn target').not.toBeNull();
     expect(scrolls).toEqual(['instant']);
     expect(box.dataset.next, 'nothing announced any more').toBeUndefined();
