@@ -111,6 +111,32 @@ describe('the full score view and a jump', () => {
     expect(scrolls).toEqual(['smooth']);
     view.destroy();
   });
+
+  it('scrolls to the first line shown two frames after the score is laid out, not in that frame (the footer moved: a layout shift)', () => {
+    const { view, box, scrolls } = setup();
+    const w = /** @type {any} */ (box.ownerDocument.defaultView);
+    /** @type {Array<() => void>} */
+    let frames = [];
+    w.requestAnimationFrame = (/** @type {() => void} */ f) => frames.push(f);
+    w.cancelAnimationFrame = () => {};
+    const frame = () => {
+      const run = frames;
+      frames = [];
+      for (const f of run) f();
+    };
+    view.update(4, 0, 5);
+    expect(box.dataset.line).toBe('2');
+    expect(scrolls).toEqual([]);
+    frame();
+    expect(scrolls, 'not in the frame that lays the score out').toEqual([]);
+    frame();
+    expect(scrolls).toEqual(['instant']);
+    // Later lines at once, as before.
+    view.update(5, 0, 6);
+    view.update(6, 0, 7);
+    expect(scrolls).toEqual(['instant', 'smooth']);
+    view.destroy();
+  });
 });
 
 describe('a part engraved in several layouts and a jump', () => {
