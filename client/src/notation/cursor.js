@@ -22,6 +22,12 @@
 // busy machine draw the next landing on time. `data-glide` says where it glides ("x0 x1 from to",
 // page units and timeline ms) and `data-x` where it was when the page last placed it; the place
 // in any frame follows from the two (tests and tools; no style depends on either).
+//
+// Its rows (from above the top staff to below the bottom one) are set by `translate` and `scale`
+// (vertical-span.js), which compose with the glide's transform: a new system's cursor moves
+// nothing in the layout.
+
+import { pct, spanVertically } from './vertical-span.js';
 
 /**
  * @typedef {object} BeatCursor
@@ -154,8 +160,7 @@ export function createCursor(doc) {
         // the bar reads as crossing the staff; a beat map without height (ZScore full scores
         // give a point) still gets a visible bar.
         const pad = pageWidth * 0.01;
-        el.style.top = `${pct((c.y0 - pad - view.y) / view.height)}%`;
-        el.style.height = `${pct((c.y1 - c.y0 + 2 * pad) / view.height)}%`;
+        spanVertically(el, (c.y0 - pad - view.y) / view.height, (c.y1 - c.y0 + 2 * pad) / view.height);
         el.dataset.beat = String(c.beat);
         el.style.visibility = 'visible';
       }
@@ -178,5 +183,3 @@ export function createCursor(doc) {
 
 /** Tenths of a user unit: sub-pixel on any screen, and fewer writes when still. */
 const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;
-/** A share as a percentage to a thousandth of a percent (a hundredth of a pixel on a wall screen). */
-const pct = (/** @type {number} */ share) => Math.round(share * 100_000) / 1000;

@@ -36,10 +36,13 @@ describe('beat cursor', () => {
     expect(svg.contains(cursor.el)).toBe(false);
     cursor.show(at(9, 300), 1000);
     // (300 - 100) / 400 of the width; the bar from 10 page units (1% of the page's width) above
-    // the staves to 10 below, as a share of the crop's height.
+    // the staves to 10 below, as a share of the crop's height: moved down and scaled to it, not
+    // placed by top and height (a layout shift on every new system; vertical-span.js).
     expect(cursor.el.style.transform).toBe('translateX(50%)');
-    expect(cursor.el.style.top).toBe('20%');
-    expect(cursor.el.style.height).toBe('35%');
+    expect(cursor.el.style.translate).toBe('0 20%');
+    expect(cursor.el.style.scale).toBe('1 0.35');
+    expect(cursor.el.style.top).toBe('');
+    expect(cursor.el.style.height).toBe('');
     expect(cursor.el.dataset.beat).toBe('9');
     expect(cursor.el.dataset.x).toBe('300');
     expect(cursor.el.style.visibility).toBe('visible');
@@ -49,12 +52,13 @@ describe('beat cursor', () => {
     const { svg, cursor } = setup();
     cursor.attach(svg);
     cursor.show(at(9, 300), 1000);
-    const top = cursor.el.style.top;
+    const rows = [cursor.el.style.translate, cursor.el.style.scale];
     cursor.show(at(9, 340, 0, 190), 1000);
     expect(cursor.el.style.transform).toBe('translateX(60%)');
-    expect(cursor.el.style.top).toBe(top);
+    expect([cursor.el.style.translate, cursor.el.style.scale]).toEqual(rows);
     cursor.show(at(10, 120, 0, 190), 1000);
-    expect(cursor.el.style.top).toBe('-30%');
+    expect(cursor.el.style.translate).toBe('0 -30%');
+    expect(cursor.el.style.scale).toBe('1 1.05');
     expect(cursor.el.dataset.beat).toBe('10');
   });
 

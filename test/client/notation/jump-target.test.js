@@ -88,7 +88,11 @@ describe('the full score view and a jump', () => {
     expect(box.dataset.line).toBe('3');
     expect(pageEl(3).dataset.current).toBe('true');
     expect(pageEl(0).dataset.current).toBeUndefined();
-    expect(pageEl(3).querySelector('.sc-system-band')).not.toBeNull();
+    const band = /** @type {HTMLElement} */ (pageEl(3).querySelector('.sc-system-band'));
+    expect(band).not.toBeNull();
+    // Over the page's one system (its crop), moved there by a transform, not by top and height.
+    expect(band.style.top).toBe('');
+    expect(band.style.translate).toMatch(/^0 \d+(\.\d+)?%$/);
     expect(pageEl(3).querySelector('.sc-cursor'), 'the cursor on the drawn target').not.toBeNull();
     expect(scrolls).toEqual(['instant']);
     expect(box.dataset.next, 'nothing announced any more').toBeUndefined();
@@ -105,6 +109,32 @@ describe('the full score view and a jump', () => {
     expect(box.dataset.line).toBe('1');
     expect(box.dataset.next).toBeUndefined();
     expect(scrolls).toEqual(['smooth']);
+    view.destroy();
+  });
+
+  it('scrolls to the first line shown two frames after the score is laid out, not in that frame (the footer moved: a layout shift)', () => {
+    const { view, box, scrolls } = setup();
+    const w = /** @type {any} */ (box.ownerDocument.defaultView);
+    /** @type {Array<() => void>} */
+    let frames = [];
+    w.requestAnimationFrame = (/** @type {() => void} */ f) => frames.push(f);
+    w.cancelAnimationFrame = () => {};
+    const frame = () => {
+      const run = frames;
+      frames = [];
+      for (const f of run) f();
+    };
+    view.update(4, 0, 5);
+    expect(box.dataset.line).toBe('2');
+    expect(scrolls).toEqual([]);
+    frame();
+    expect(scrolls, 'not in the frame that lays the score out').toEqual([]);
+    frame();
+    expect(scrolls).toEqual(['instant']);
+    // Later lines at once, as before.
+    view.update(5, 0, 6);
+    view.update(6, 0, 7);
+    expect(scrolls).toEqual(['instant', 'smooth']);
     view.destroy();
   });
 });
